@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"webbench/agent/browser"
+	"webbench/agent/llm"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Hook is a guard: a named set of optional callbacks the loop calls in registry order (DESIGN.md "Hooks").
+// A hook implements Name and any of the interfaces below. State lives in the Attempt (Attempt.State), never in
+// the hook value, so one Hook may serve concurrent attempts.
+type Hook interface {
+	// Name is the guard's registry name ("repeat_guard").
+	Name() string
+}
+
+// BeforeAttempter runs once before the first model call.
+type BeforeAttempter interface {
+	BeforeAttempt(a *Attempt)
+}
+
+// BeforeModelCaller may edit the request: withhold tools (req.Tools = nil) or add a system section.
+type BeforeModelCaller interface {
+	BeforeModelCall(a *Attempt, req *ModelRequest)
+}
+
+// AfterModelCaller sees the response; returning true force-finishes the attempt without executing its tool
+// calls.
+type AfterModelCaller interface {
+	AfterModelCall(a *Attempt, resp *ModelResponse) (forceFinish bool)
+}
+
+// ToolWrapper is middleware around a tool's execution; it may replace it entirely (evaluate_isolation).
+type ToolWrapper interface {
+	WrapTool(a *Attempt, call ToolCall, next ToolFunc) ToolFunc
+}
+
+// AfterToolCaller may rewrite the model-facing text (res.Text) or set res.RefreshSnapshot so that a fresh
+// snapshot follows the result (stale_ref_refresh). res.Raw is never changed.
+type AfterToolCaller interface {
+	AfterToolCall(a *Attempt, call ToolCall, res *ToolResult)
+}
+
+// AfterSnapshotter sees every snapshot a tool or the loop captures and may replace it, e.g. by re-capturing
+// with a.Browser.Snapshot (snapshot_ready).
+type AfterSnapshotter interface {
+	AfterSnapshot(a *Attempt, snapshot string) string
+}
+
+// ProgressJudge is the stall detector's action predicate: given the default verdict for a successful call,
+// it returns whether the call counts as a browser action (visual_progress).
+type ProgressJudge interface {
+	IsProgress(a *Attempt, call ToolCall, res *ToolResult, dflt bool) bool
+}
+
+// Finisher sees how the loop ended and may change the outcome, e.g. by one more model call through a.Chat
+// (final_recovery).
+type Finisher interface {
+	OnFinish(a *Attempt, f *Finish)
+}
+
+// ToolCall is one tool call of a model response. Args is the raw JSON arguments string as the model sent it.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// ToolFunc executes a tool call.
+type ToolFunc func(ctx context.Context, call ToolCall) *ToolResult
+
+// ToolResult is one executed tool call.
+type ToolResult struct {
+	// Browser is the structured result of the browser tool.
+	Browser browser.Result `json:"-"`
+	// Raw is the text the tool produced (Browser.Format()); never rewritten.
+	Raw string `json:"raw"`
+	// Text is the model-facing text; hooks may rewrite it. Starts equal to Raw.
+	Text string `json:"text"`
+	// Failed reports whether the call failed (Browser.Error set, or a harness error).
+	Failed bool `json:"failed"`
+	// RefreshSnapshot asks the loop to append a fresh snapshot to the model-facing text.
+	RefreshSnapshot bool `json:"refresh_snapshot,omitempty"`
+	// DurationMS is the tool's wall time in ms.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// ModelRequest is what the loop is about to send.
+type ModelRequest struct {
+	Messages []openai.ChatCompletionMessage
+	// Tools offered; nil withholds tools.
+	Tools []openai.Tool
+	// SystemSections are appended to the conversation as extra system messages for this request only.
+	SystemSections []string
+}
+
+// ModelResponse is what came back.
+type ModelResponse struct {
+	Message      openai.ChatCompletionMessage
+	FinishReason string
+	Usage        llm.Usage
+}
+
+// Finish describes how the loop ended, before OnFinish hooks run.
+type Finish struct {
+	// Reason: "answered" (valid final JSON), "empty_output", "non_json_output", "max_steps",
+	// "stalled", "error_budget", "timeout", "context_overflow", "forced" (a hook force-finished), "model_error".
+	Reason string
+	// Output is the last assistant text.
+	Output string
+	// Final is the parsed final answer when Reason is "answered" (or a hook recovered one).
+	Final *FinalAnswer
+	// RecoveredFrom is set by final_recovery: the reason the answer was recovered from.
+	RecoveredFrom string
+}
+
+// Attempt is the handle hooks get: the browser session, the model, the conversation, the budget, and a
+// per-attempt state map for guard state.
+type Attempt struct {
+	// Task is the goal text and id.
+	TaskID, Goal string
+	// Browser is the attempt's browser session.
+	Browser *browser.Session
+	// Messages is the conversation so far (system, user, assistant, tool).
+	Messages []openai.ChatCompletionMessage
+	// Deadline is the attempt's wall-clock deadline.
+	Deadline time.Time
+	// Step is the number of model calls made so far.
+	Step int
+	// Ctx is the attempt's context.
+	Ctx context.Context
+
+	state  map[string]any
+	events *[]Event
+	counts map[string]int
+	chat   func(ctx context.Context, req ModelRequest) (*ModelResponse, error)
+	step   func() *Step
+}
+
+// Remaining is the time left before Deadline (never negative).
+func (a *Attempt) Remaining() time.Duration {
+	d := time.Until(a.Deadline)
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// State returns the guard's per-attempt state, creating it with mk on first use.
+func State[T any](a *Attempt, guard string, mk func() *T) *T {
+	if v, ok := a.state[guard]; ok {
+		return v.(*T)
+	}
+	v := mk()
+	a.state[guard] = v
+	return v
+}
+
+// Event records a guard action as a step event {guard, action, detail} and counts it under guard.
+func (a *Attempt) Event(guard, action, detail string) {
+	e := Event{Guard: guard, Action: action, Detail: detail, Step: a.Step, AtMS: time.Now().UnixMilli()}
+	*a.events = append(*a.events, e)
+	if st := a.step(); st != nil {
+		st.Events = append(st.Events, e)
+	}
+	a.counts[guard]++
+}
+
+// Chat makes one model call on behalf of a hook (final_recovery); it is recorded as a step.
+func (a *Attempt) Chat(req ModelRequest) (*ModelResponse, error) { return a.chat(a.Ctx, req) }
+
+// Event is a guard action, the mechanism evidence of an ablation.
+type Event struct {
+	Guard  string `json:"guard"`
+	Action string `json:"action"`
+	Detail string `json:"detail,omitempty"`
+	Step   int    `json:"step"`
+	AtMS   int64  `json:"at_ms"`
+}
+
+// FinalAnswer is the agent's closing JSON object (DESIGN.md "Final answer").
+type FinalAnswer struct {
+	OK    bool    `json:"ok"`
+	Final string  `json:"final"`
+	Page  string  `json:"page"`
+	Error *string `json:"error"`
+}
+
+// rawJSON is a helper for recording.
+type rawJSON = json.RawMessage

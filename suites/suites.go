@@ -1,0 +1,216 @@
+// Package suites defines tasks, the Suite interface every web-task suite implements, a registry of suites by
+// name, and task filters. One subpackage per suite (zoo, webvoyager) registers itself.
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Task is one web task: a goal the agent is told, where it starts, how it is judged, and (for suites that have
+// one) a solution the scripted policy plays. Durations are Go durations; MaxSteps counts model calls.
+type Task struct {
+	// ID is unique within the suite, e.g. "shop-checkout-yoga-mat-express" or "Allrecipes--0".
+	ID string `json:"id"`
+	// Suite is the name of the suite the task belongs to ("zoo", "webvoyager").
+	Suite string `json:"suite"`
+	// App is the Zoo app ("shop", …) or the WebVoyager site name ("Allrecipes").
+	App string `json:"app"`
+	// Cluster is the unit for clustered standard errors (STATS.md): the task id by default, the site for
+	// WebVoyager.
+	Cluster string `json:"cluster"`
+	// Goal is the text the agent is told. Unique within a suite.
+	Goal string `json:"goal"`
+	// Start is where the attempt begins: a path relative to the tenant's app root (Zoo) or an absolute URL.
+	Start string `json:"start"`
+	// Tags name the guards the task exercises (GUARDS.md), plus free labels.
+	Tags []string `json:"tags,omitempty"`
+	// Mutations are the Zoo page conditions switched on for this task (ZOO.md).
+	Mutations []string `json:"mutations,omitempty"`
+	// MaxSteps overrides the agent's model-call budget when > 0.
+	MaxSteps int `json:"max_steps,omitempty"`
+	// Timeout overrides the attempt's wall-clock budget when > 0.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Check says how the attempt is judged.
+	Check Check `json:"check"`
+	// Solution is the scripted policy's plan. Never shown to an agent.
+	Solution []Step `json:"-"`
+	// Source is "file:line" of the task's definition, for error messages.
+	Source string `json:"source,omitempty"`
+	// Meta holds suite-specific extras (e.g. WebVoyager's stale-date flags, original text).
+	Meta map[string]any `json:"meta,omitempty"`
+}
+
+// HasTag reports whether the task carries tag t.
+func (t Task) HasTag(tag string) bool {
+	for _, x := range t.Tags {
+		if x == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// Check is a task's success criterion: a state predicate (Zoo) and/or an answer rule.
+type Check struct {
+	// State is an expected subset of the app's state JSON, e.g. {"orders": [{"email": "a@b"}]}. Maps match
+	// as subsets; lists must have the same length and each expected item must match a distinct actual item.
+	State map[string]any `json:"state,omitempty" yaml:"state,omitempty"`
+	// Answer is a rule over the agent's final answer text.
+	Answer *AnswerRule `json:"answer,omitempty" yaml:"answer,omitempty"`
+}
+
+// AnswerRule matches a final answer against a reference. All set fields must hold.
+type AnswerRule struct {
+	// Exact: the answer, trimmed and case-folded, equals this.
+	Exact string `json:"exact,omitempty" yaml:"exact,omitempty"`
+	// MustInclude: every string appears in the answer (case-insensitive).
+	MustInclude []string `json:"must_include,omitempty" yaml:"must_include,omitempty"`
+	// Number: some number in the answer is within Tolerance (absolute) of it.
+	Number *float64 `json:"number,omitempty" yaml:"number,omitempty"`
+	// Tolerance for Number, absolute. Zero means exact.
+	Tolerance float64 `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
+	// Reference is a free-text reference answer (WebVoyager "possible" answers), for the LLM judge and reports.
+	Reference string `json:"reference,omitempty" yaml:"reference,omitempty"`
+	// Type is "golden" or "possible" for WebVoyager answers; empty elsewhere.
+	Type string `json:"type,omitempty" yaml:"type,omitempty"`
+}
+
+// Target finds one node in an AI-mode aria snapshot by role and accessible name (ZOO.md "solution").
+type Target struct {
+	Role      string  `json:"role,omitempty" yaml:"role,omitempty"`
+	Name      string  `json:"name,omitempty" yaml:"name,omitempty"`
+	NameRegex string  `json:"name_regex,omitempty" yaml:"name_regex,omitempty"`
+	Nth       int     `json:"nth,omitempty" yaml:"nth,omitempty"`
+	Within    *Target `json:"within,omitempty" yaml:"within,omitempty"`
+}
+
+// Step is one solution step. Kind is one of navigate, click, fill, select, press, hover, visual_click,
+// evaluate, answer (ZOO.md). In YAML a step is a one-key map: `- click: {role: link, name: Yoga Mat}`.
+type Step struct {
+	Kind string `json:"kind"`
+	// Target for click, fill, select, hover, visual_click; the node to read for answer (with NameRegex).
+	Target *Target `json:"target,omitempty"`
+	// Text for fill; URL for navigate (relative to the app root or absolute); Key for press.
+	Text string `json:"text,omitempty"`
+	URL  string `json:"url,omitempty"`
+	Key  string `json:"key,omitempty"`
+	// Values for select.
+	Values []string `json:"values,omitempty"`
+	// Function for evaluate (a JS function source).
+	Function string `json:"function,omitempty"`
+	// Literal answer for answer steps (when From is nil).
+	Literal string `json:"literal,omitempty"`
+}
+
+// Env is one attempt's environment, prepared by a suite: a Zoo tenant, or nothing for a live site.
+type Env interface {
+	// StartURL is the absolute URL the attempt's page opens first.
+	StartURL() string
+	// Allowed reports whether the browser may load url (the Zoo allows only its tenant's paths). A suite that
+	// allows everything returns true.
+	Allowed(url string) bool
+	// State returns the app's state as JSON for the state judge; (nil, nil) when the suite has no state.
+	State(ctx context.Context) (json.RawMessage, error)
+	// Close releases the environment (deletes the tenant). Safe to call twice.
+	Close(ctx context.Context) error
+}
+
+// Suite is a set of tasks and the means to run them. Implementations are safe for concurrent use.
+type Suite interface {
+	// Name is the registry name ("zoo", "webvoyager").
+	Name() string
+	// Tasks lists every task of the suite in a stable order.
+	Tasks() []Task
+	// Open prepares a fresh environment for one attempt of t. Errors are infrastructure errors.
+	Open(ctx context.Context, t Task, attemptID string) (Env, error)
+	// Close stops servers the suite started.
+	Close() error
+}
+
+// Options configure a suite at construction (flags and config): file paths and suite-specific settings.
+type Options map[string]string
+
+// Factory builds a suite from options. It returns an error naming the file and line of bad input.
+type Factory func(opts Options) (Suite, error)
+
+var (
+	mu        sync.Mutex
+	factories = map[string]Factory{}
+)
+
+// Register makes a suite available by name. Suites call it from init; a duplicate name panics.
+func Register(name string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := factories[name]; dup {
+		panic("suites: duplicate suite " + name)
+	}
+	factories[name] = f
+}
+
+// Names lists the registered suites, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	var out []string
+	for n := range factories {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Open builds the named suite. An unknown name is an error listing the valid names.
+func Open(name string, opts Options) (Suite, error) {
+	mu.Lock()
+	f, ok := factories[name]
+	mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown suite %q (valid: %s)", name, strings.Join(Names(), ", "))
+	}
+	return f(opts)
+}
+
+// Filter returns the tasks whose id matches any of the comma-separated globs (path.Match syntax; empty
+// matches all). A glob that matches nothing is an error, so a typo never silently runs zero tasks.
+func Filter(tasks []Task, globs string) ([]Task, error) {
+	if strings.TrimSpace(globs) == "" {
+		return tasks, nil
+	}
+	var pats []string
+	for _, g := range strings.Split(globs, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fmt.Errorf("--tasks: bad glob %q: %v", g, err)
+			}
+			pats = append(pats, g)
+		}
+	}
+	var out []Task
+	hit := make([]bool, len(pats))
+	for _, t := range tasks {
+		matched := false
+		for i, p := range pats {
+			if ok, _ := path.Match(p, t.ID); ok {
+				hit[i] = true
+				matched = true
+			}
+		}
+		if matched {
+			out = append(out, t)
+		}
+	}
+	for i, p := range pats {
+		if !hit[i] {
+			return nil, fmt.Errorf("--tasks: glob %q matches no task", p)
+		}
+	}
+	return out, nil
+}
