@@ -193,3 +193,23 @@ type FinalAnswer struct {
 
 // rawJSON is a helper for recording.
 type rawJSON = json.RawMessage
+
+// NewAttempt builds an Attempt outside the loop, for guard unit tests and tools: chat may be nil (Chat then
+// fails), b may be nil for hooks that do not touch the browser.
+func NewAttempt(ctx context.Context, taskID, goal string, b *browser.Session, deadline time.Time,
+	chat func(ctx context.Context, req ModelRequest) (*ModelResponse, error)) *Attempt {
+	evs := []Event{}
+	a := &Attempt{TaskID: taskID, Goal: goal, Browser: b, Deadline: deadline, Ctx: ctx,
+		state: map[string]any{}, events: &evs, counts: map[string]int{}, chat: chat}
+	a.step = func() *Step { return nil }
+	if a.chat == nil {
+		a.chat = func(context.Context, ModelRequest) (*ModelResponse, error) {
+			return nil, errNoChat
+		}
+	}
+	return a
+}
+
+// Events returns the guard events recorded so far; Counts the per-guard event counts.
+func (a *Attempt) Events() []Event        { return *a.events }
+func (a *Attempt) Counts() map[string]int { return a.counts }
