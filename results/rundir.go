@@ -1,0 +1,206 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// File names inside a run directory.
+const (
+	ManifestFile    = "manifest.json"
+	AttemptsFile    = "attempts.jsonl"
+	TrajectoriesDir = "trajectories"
+	ScreenshotsDir  = "screenshots"
+)
+
+// Writer appends attempt records to a run directory. Safe for concurrent use.
+type Writer struct {
+	dir string
+	mu  sync.Mutex
+	f   *os.File
+}
+
+// OpenWriter opens (creating) dir and its attempts.jsonl for appending. A torn last line left by a killed run
+// is truncated away first so the next record starts on its own line; the number of bytes dropped is returned
+// through Dropped for a warning.
+func OpenWriter(dir string) (*Writer, error) {
+	if err := os.MkdirAll(filepath.Join(dir, TrajectoriesDir), 0o755); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, AttemptsFile)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{dir: dir, f: f}
+	if _, err := w.repairTail(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// repairTail truncates an unterminated last line (a record torn by SIGKILL mid-write).
+func (w *Writer) repairTail() (int64, error) {
+	st, err := w.f.Stat()
+	if err != nil || st.Size() == 0 {
+		return 0, err
+	}
+	size := st.Size()
+	buf := make([]byte, 1)
+	if _, err := w.f.ReadAt(buf, size-1); err != nil {
+		return 0, err
+	}
+	if buf[0] == '\n' {
+		return 0, nil
+	}
+	// Find the previous newline.
+	const chunk = 64 * 1024
+	end := size
+	for end > 0 {
+		start := end - chunk
+		if start < 0 {
+			start = 0
+		}
+		b := make([]byte, end-start)
+		if _, err := w.f.ReadAt(b, start); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			keep := start + int64(i) + 1
+			return size - keep, w.f.Truncate(keep)
+		}
+		end = start
+	}
+	return size, w.f.Truncate(0)
+}
+
+// Dir is the run directory.
+func (w *Writer) Dir() string { return w.dir }
+
+// Append writes one record as a JSON line and fsyncs it before returning.
+func (w *Writer) Append(a Attempt) error {
+	a.SchemaVersion = SchemaVersion
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.f.Write(b); err != nil {
+		return fmt.Errorf("append %s: %w", AttemptsFile, err)
+	}
+	return w.f.Sync()
+}
+
+// WriteJSON writes v as indented JSON to rel (relative to the run directory) atomically (temp + rename).
+func (w *Writer) WriteJSON(rel string, v any) error { return WriteJSONFile(filepath.Join(w.dir, rel), v) }
+
+// WriteFile writes bytes to rel atomically, creating directories.
+func (w *Writer) WriteFile(rel string, b []byte) error {
+	return writeAtomic(filepath.Join(w.dir, rel), b)
+}
+
+// Close closes the attempts file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// WriteJSONFile writes v as indented JSON to path atomically.
+func WriteJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(b, '\n'))
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadResult is what ReadAttempts found.
+type ReadResult struct {
+	// Records are all lines in file order (retries included).
+	Records []Attempt
+	// Latest maps attempt_id to its last record.
+	Latest map[string]Attempt
+	// Order lists attempt ids in order of first appearance.
+	Order []string
+	// TornTail is true when the last line was incomplete and was ignored.
+	TornTail bool
+}
+
+// ReadAttempts reads dir/attempts.jsonl. A missing file is an empty result. A malformed line other than an
+// unterminated last one is an error naming the file and line.
+func ReadAttempts(dir string) (*ReadResult, error) {
+	p := filepath.Join(dir, AttemptsFile)
+	b, err := os.ReadFile(p)
+	rr := &ReadResult{Latest: map[string]Attempt{}}
+	if errors.Is(err, os.ErrNotExist) {
+		return rr, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	complete := len(b) == 0 || b[len(b)-1] == '\n'
+	nlines := bytes.Count(b, []byte{'\n'})
+	for sc.Scan() {
+		line++
+		txt := bytes.TrimSpace(sc.Bytes())
+		if len(txt) == 0 {
+			continue
+		}
+		var a Attempt
+		if err := json.Unmarshal(txt, &a); err != nil {
+			if !complete && line == nlines+1 {
+				rr.TornTail = true
+				break
+			}
+			return nil, fmt.Errorf("%s:%d: malformed record: %v", p, line, err)
+		}
+		if !complete && line == nlines+1 {
+			// A complete JSON object without its newline: treat as torn too (the writer never leaves one).
+			rr.TornTail = true
+			break
+		}
+		if a.SchemaVersion != SchemaVersion {
+			return nil, fmt.Errorf("%s:%d: schema_version %d, this bench reads %d", p, line, a.SchemaVersion, SchemaVersion)
+		}
+		if _, ok := rr.Latest[a.AttemptID]; !ok {
+			rr.Order = append(rr.Order, a.AttemptID)
+		}
+		rr.Latest[a.AttemptID] = a
+		rr.Records = append(rr.Records, a)
+	}
+	return rr, sc.Err()
+}
+
+// Final returns the latest record of every attempt id, in order of first appearance.
+func (r *ReadResult) Final() []Attempt {
+	out := make([]Attempt, 0, len(r.Order))
+	for _, id := range r.Order {
+		out = append(out, r.Latest[id])
+	}
+	return out
+}
