@@ -73,7 +73,9 @@ type Agent struct {
 }
 
 // New builds an agent.
-func New(cfg Config, client *llm.Client) *Agent { return &Agent{cfg: cfg.withDefaults(), client: client} }
+func New(cfg Config, client *llm.Client) *Agent {
+	return &Agent{cfg: cfg.withDefaults(), client: client}
+}
 
 // Task is what the agent is told: an id (for records) and the goal text.
 type Task struct {

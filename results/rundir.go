@@ -106,7 +106,9 @@ func (w *Writer) Append(a Attempt) error {
 }
 
 // WriteJSON writes v as indented JSON to rel (relative to the run directory) atomically (temp + rename).
-func (w *Writer) WriteJSON(rel string, v any) error { return WriteJSONFile(filepath.Join(w.dir, rel), v) }
+func (w *Writer) WriteJSON(rel string, v any) error {
+	return WriteJSONFile(filepath.Join(w.dir, rel), v)
+}
 
 // WriteFile writes bytes to rel atomically, creating directories.
 func (w *Writer) WriteFile(rel string, b []byte) error {

@@ -1,0 +1,66 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+)
+
+// Table is a rendered-agnostic table: a title, a header and rows of cells. Reports build Tables; Render and
+// Markdown print them.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// Render prints t as a terminal table (olekukonko/tablewriter) with its title above.
+func (t Table) Render(w io.Writer) error {
+	if t.Title != "" {
+		fmt.Fprintln(w, t.Title)
+	}
+	tw := tablewriter.NewWriter(w)
+	tw.Header(toAny(t.Header)...)
+	for _, r := range t.Rows {
+		if err := tw.Append(toAny(r)...); err != nil {
+			return err
+		}
+	}
+	return tw.Render()
+}
+
+// Markdown prints t as a GitHub-flavoured Markdown table (fit for PR comments and $GITHUB_STEP_SUMMARY).
+func (t Table) Markdown(w io.Writer) {
+	if t.Title != "" {
+		fmt.Fprintf(w, "**%s**\n\n", t.Title)
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	fmt.Fprintln(w, "| "+strings.Join(mapS(t.Header, esc), " | ")+" |")
+	seps := make([]string, len(t.Header))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	fmt.Fprintln(w, "|"+strings.Join(seps, "|")+"|")
+	for _, r := range t.Rows {
+		fmt.Fprintln(w, "| "+strings.Join(mapS(r, esc), " | ")+" |")
+	}
+	fmt.Fprintln(w)
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+func mapS(s []string, f func(string) string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = f(x)
+	}
+	return out
+}
