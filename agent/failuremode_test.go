@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"webbench/agent/browser"
+)
+
+// traj builds a trajectory with one step per tool record.
+func traj(reason string, final *FinalAnswer, recs ...*ToolRecord) *Trajectory {
+	t := &Trajectory{Finish: FinishRecord{Reason: reason, Final: final},
+		FirstObservation: "### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- button \"Go\" [ref=e1]\n```"}
+	for i, r := range recs {
+		t.Steps = append(t.Steps, &Step{Index: i, ToolCalls: []ToolCall{r.Call}, Results: []*ToolRecord{r}})
+	}
+	return t
+}
+
+func rec(name, args, raw string, failed bool) *ToolRecord {
+	return &ToolRecord{Call: ToolCall{Name: name, Args: args}, Raw: raw, Text: raw, Failed: failed,
+		Action: !failed && browser.ActionTools[name]}
+}
+
+func stale(ref string) *ToolRecord {
+	return rec("browser_click", `{"target":"`+ref+`"}`, "### Error\n"+browser.StaleRefMessage(ref), true)
+}
+
+const snapOK = "### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- button \"Go\" [ref=e2]\n```"
+const snapEmpty = "### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- generic [ref=e1]:\n  - img [ref=e2]\n```"
+const interceptErr = "### Error\nTimeout 5000ms exceeded.\nCall log:\n  - locator resolved to <button>Go</button>\n  - <div id=\"onetrust-consent-sdk\"></div> intercepts pointer events"
+
+func TestFailureMode(t *testing.T) {
+	yes := &FinalAnswer{OK: true, Final: "42"}
+	no := &FinalAnswer{OK: false, Error: nil}
+	ok := func() *ToolRecord { return rec("browser_click", `{"target":"e2"}`, snapOK, false) }
+	evalOK := func(fn, out string) *ToolRecord {
+		return rec("browser_evaluate", `{"function":"`+fn+`"}`, "### Result\n"+out, false)
+	}
+	loop := []*ToolRecord{ok()}
+	for i := 0; i < 5; i++ {
+		loop = append(loop, evalOK("() => 'ok'", `"ok"`))
+	}
+	counter := []*ToolRecord{ok()}
+	for i := 19; i < 24; i++ {
+		counter = append(counter, evalOK("() => 'done"+strings.Repeat("1", i%3+1)+"'", `"done"`))
+	}
+	hung := traj("timeout", nil, ok())
+	hung.Steps = append(hung.Steps, &Step{ToolCalls: []ToolCall{{Name: "browser_evaluate", Args: `{"function":"() => new Promise(()=>{})"}`}}})
+	cutOff := traj("timeout", nil, ok(), rec("browser_evaluate", `{"function":"() => { while(true){} }"}`,
+		"### Error\nattempt deadline reached while browser_evaluate was running", true))
+	overflow := traj("model_error", nil, ok())
+	overflow.Finish.ErrorClass = "context_overflow"
+	overflow.Finish.Reason = "context_overflow"
+	infra := traj("model_error", nil, ok())
+	infra.Finish.ErrorClass = "infra"
+	modelErr := traj("model_error", nil, ok())
+	modelErr.Finish.ErrorClass = "agent"
+
+	cases := []struct {
+		name string
+		t    *Trajectory
+		pass bool
+		want string
+	}{
+		{"pass", traj("answered", yes, ok()), true, ""},
+		{"stale ref deadlock", traj("error_budget", nil, ok(), stale("e3"), stale("e44"), rec("browser_type", `{}`, "### Error\nboom", true), stale("e45"), rec("browser_click", `{}`, "### Error\nboom", true)), false, "stale_ref_deadlock"},
+		{"error budget with 2 stale refs", traj("error_budget", nil, ok(), stale("e3"), rec("browser_type", `{}`, "### Error\nboom", true), rec("browser_type", `{}`, "### Error\nboom2", true), stale("e45"), rec("browser_click", `{}`, "### Error\nboom3", true)), false, "error_budget"},
+		{"empty snapshot", traj("answered", no, rec("browser_navigate", `{"url":"/login"}`, snapEmpty, false)), false, "empty_snapshot"},
+		{"empty first observation", func() *Trajectory {
+			t := traj("answered", no)
+			t.FirstObservation = snapEmpty
+			return t
+		}(), false, "empty_snapshot"},
+		{"empty snapshot but ok=true", traj("answered", yes, rec("browser_navigate", `{}`, snapEmpty, false)), false, "wrong_answer"},
+		{"intercepted", traj("stalled", nil, ok(), rec("browser_click", `{"target":"e2"}`, interceptErr, true), rec("browser_snapshot", `{}`, snapOK, false), rec("browser_click", `{"target":"e2"}`, interceptErr, true)), false, "intercepted"},
+		{"intercept recovered", traj("answered", no, rec("browser_click", `{"target":"e2"}`, interceptErr, true), ok()), false, "gave_up"},
+		{"hung evaluate (running at timeout)", hung, false, "hung_evaluate"},
+		{"hung evaluate (cut off by the loop)", cutOff, false, "hung_evaluate"},
+		{"evaluate timed out last", traj("answered", no, ok(), rec("browser_evaluate", `{"function":"() => { while(true){} }"}`, "### Error\nevaluate timed out after 5000 ms; page script was terminated", true)), false, "hung_evaluate"},
+		{"loop", traj("max_steps", nil, loop...), false, "loop"},
+		{"counter loop", traj("answered", yes, counter...), false, "loop"},
+		{"4 repeats is not a loop", traj("max_steps", nil, loop[:5]...), false, "max_steps"},
+		{"stalled", traj("stalled", nil, ok(), rec("browser_click", `{}`, "### Error\nx", true)), false, "stalled"},
+		{"max steps", traj("max_steps", nil, ok()), false, "max_steps"},
+		{"timeout", traj("timeout", nil, ok()), false, "timeout"},
+		{"context overflow", overflow, false, "context_overflow"},
+		{"no json", traj("non_json_output", nil, ok()), false, "no_json"},
+		{"empty output", traj("empty_output", nil, ok()), false, "no_json"},
+		{"gave up", traj("answered", no, ok()), false, "gave_up"},
+		{"wrong answer", traj("answered", yes, ok()), false, "wrong_answer"},
+		{"infra", infra, false, "infra"},
+		{"model error", modelErr, false, "model_error"},
+	}
+	for _, c := range cases {
+		if got := FailureMode(c.t, c.pass); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestResultFingerprintAndCallKey(t *testing.T) {
+	base := "### Result\n\"ok\"\n### Page\n- Page URL: u\n- Page Title: t"
+	same := []string{
+		base + "\n### Events\n- [ERROR] a",
+		base + "\n### Events\n- [ERROR] b\n- [ERROR] c",
+		base + "\n### Repeated call\nThis call repeats …",
+		base + "\nNew console entries: 3",
+		base + "\nConsole: 2 errors, 1 warning",
+	}
+	for _, s := range same {
+		if ResultFingerprint(s) != ResultFingerprint(base) {
+			t.Errorf("volatile part not ignored: %q", s)
+		}
+	}
+	if ResultFingerprint(base) == ResultFingerprint(strings.Replace(base, `"ok"`, `"ko"`, 1)) {
+		t.Error("content change not seen")
+	}
+	if CallKey(ToolCall{Name: "mcp__pw__browser_click", Args: `{"target":"e1","button":"left"}`}) != `browser_click {"button":"left","target":"e1"}` {
+		t.Error(CallKey(ToolCall{Name: "mcp__pw__browser_click", Args: `{"target":"e1","button":"left"}`}))
+	}
+	if CallKey(ToolCall{Name: "browser_evaluate", Args: `{"function":"() =>  34"}`}) != `browser_evaluate {"function":"()=>#"}` {
+		t.Error(CallKey(ToolCall{Name: "browser_evaluate", Args: `{"function":"() =>  34"}`}))
+	}
+	if CallKey(ToolCall{Name: "browser_type", Args: `{"text":"a1"}`}) == CallKey(ToolCall{Name: "browser_type", Args: `{"text":"a2"}`}) {
+		t.Error("digits masked outside evaluate")
+	}
+}

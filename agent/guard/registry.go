@@ -1,0 +1,122 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+
+	"webbench/agent"
+)
+
+// registry lists every guard in registry order (the order the loop calls their hooks) with its constructor.
+var registry = []struct {
+	name string
+	mk   func() agent.Hook
+}{
+	{NameInterceptHint, func() agent.Hook { return InterceptHint{} }},
+	{NameRepeatGuard, func() agent.Hook { return RepeatGuard{} }},
+	{NameFinalRecovery, func() agent.Hook { return FinalRecovery{} }},
+	{NameSnapshotReady, func() agent.Hook { return SnapshotReady{} }},
+	{NameStaleRefRefresh, func() agent.Hook { return StaleRefRefresh{} }},
+	{NameEvaluateIsolation, func() agent.Hook { return EvaluateIsolation{} }},
+	{NameVisualProgress, func() agent.Hook { return VisualProgress{} }},
+}
+
+// Names returns the guard names in registry order: intercept_hint, repeat_guard, final_recovery,
+// snapshot_ready, stale_ref_refresh, evaluate_isolation, visual_progress.
+func Names() []string {
+	out := make([]string, len(registry))
+	for i, g := range registry {
+		out[i] = g.name
+	}
+	return out
+}
+
+// Default returns the default settings: every guard on.
+func Default() map[string]bool {
+	m := make(map[string]bool, len(registry))
+	for _, g := range registry {
+		m[g.name] = true
+	}
+	return m
+}
+
+func known(name string) bool {
+	for _, g := range registry {
+		if g.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func unknownErr(name string) error {
+	return fmt.Errorf("guard: unknown guard %q (valid: %s)", name, strings.Join(Names(), ", "))
+}
+
+// ParseSwitch parses an on/off value: on|true|yes|1 and off|false|no|0 (case-insensitive).
+func ParseSwitch(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("guard: %q is not on/off", v)
+}
+
+// Parse reads a --guards spec: comma-separated items applied left to right over Default(). An item is
+// "name=on|off" (also true/false, yes/no, 1/0), a bare "name" (= on), "all=on|off", or "none" (= all off).
+// An empty spec is Default(). An unknown name or value is an error that lists the valid names.
+// Example: "repeat_guard=off,intercept_hint=on"; "none,visual_progress=on".
+func Parse(spec string) (map[string]bool, error) {
+	m := Default()
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, val, hasVal := strings.Cut(item, "=")
+		name = strings.TrimSpace(name)
+		on := true
+		if hasVal {
+			v, err := ParseSwitch(val)
+			if err != nil {
+				return nil, fmt.Errorf("%w in %q", err, item)
+			}
+			on = v
+		}
+		switch {
+		case name == "none" && !hasVal:
+			on = false
+			fallthrough
+		case name == "all":
+			for k := range m {
+				m[k] = on
+			}
+		case known(name):
+			m[name] = on
+		default:
+			return nil, unknownErr(name)
+		}
+	}
+	return m, nil
+}
+
+// Build returns the hooks of the guards that are on, in registry order. Names absent from settings take their
+// default (on); a nil map is Default(). An unknown name is an error listing the valid names. A guard that is
+// off is simply absent: the agent then behaves exactly as before its fix.
+func Build(settings map[string]bool) ([]agent.Hook, error) {
+	for name := range settings {
+		if !known(name) {
+			return nil, unknownErr(name)
+		}
+	}
+	var hooks []agent.Hook
+	for _, g := range registry {
+		if on, ok := settings[g.name]; ok && !on {
+			continue
+		}
+		hooks = append(hooks, g.mk())
+	}
+	return hooks, nil
+}

@@ -1,0 +1,69 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+
+	"webbench/agent"
+	"webbench/agent/browser"
+)
+
+// RepeatGuard stops no-progress loops (GUARDS.md §2, seed 001 first change). Per attempt it tracks two
+// streaks (agent.Streaks): identical calls (agent.CallKey) with identical results (agent.ResultFingerprint of
+// the model-facing text), and no-op browser_evaluate calls (agent.IsNoopEvaluate). From the 3rd call of a
+// streak it appends a "### Repeated call" note to the tool's model-facing text (once per message); after the
+// 5th, the next model request carries no tools and one system section asking for the final JSON object (not a
+// user turn, as in the seed). Events: "note" and "withhold_tools".
+type RepeatGuard struct{}
+
+// Name implements agent.Hook.
+func (RepeatGuard) Name() string { return NameRepeatGuard }
+
+// RepeatNoteHeading starts the note appended to a repeated call's result.
+const RepeatNoteHeading = "### Repeated call"
+
+// RepeatSystemSection is the system section sent, with tools withheld, after the 5th call of a streak.
+const RepeatSystemSection = "You have repeated the same tool call several times without new information, so " +
+	"tools are withheld for this turn. Using what you have already seen, reply now with only the final JSON " +
+	`object: {"ok": true|false, "final": "<answer>", "page": "<url>", "error": null|"<reason>"}.`
+
+type repeatState struct {
+	streaks  agent.Streaks
+	withhold bool
+	length   int
+	kind     string
+}
+
+// AfterToolCall implements agent.AfterToolCaller.
+func (RepeatGuard) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *agent.ToolResult) {
+	st := agent.State(a, NameRepeatGuard, func() *repeatState { return &repeatState{} })
+	n := st.streaks.Observe(call, res.Text)
+	kind := "identical"
+	if st.streaks.Noop > st.streaks.Identical {
+		kind = "noop"
+	}
+	if n < agent.RepeatNoteAt {
+		return
+	}
+	if !strings.Contains(res.Text, RepeatNoteHeading+"\n") {
+		res.Text = strings.TrimRight(res.Text, "\n") + "\n" + RepeatNoteHeading + "\n" + fmt.Sprintf(
+			"This call repeats the previous ones (%d in a row) and shows nothing new. If you already have the "+
+				"answer, reply now with the final JSON object; otherwise do something different.", n)
+		a.Event(NameRepeatGuard, "note", fmt.Sprintf("kind=%s streak=%d tool=%s", kind, n, browser.ToolName(call.Name)))
+	}
+	if n >= agent.RepeatWithholdAt {
+		st.withhold, st.length, st.kind = true, n, kind
+	}
+}
+
+// BeforeModelCall implements agent.BeforeModelCaller.
+func (RepeatGuard) BeforeModelCall(a *agent.Attempt, req *agent.ModelRequest) {
+	st := agent.State(a, NameRepeatGuard, func() *repeatState { return &repeatState{} })
+	if !st.withhold {
+		return
+	}
+	st.withhold = false
+	req.Tools = nil
+	req.SystemSections = append(req.SystemSections, RepeatSystemSection)
+	a.Event(NameRepeatGuard, "withhold_tools", fmt.Sprintf("kind=%s streak=%d", st.kind, st.length))
+}

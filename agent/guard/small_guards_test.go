@@ -1,0 +1,246 @@
+package guard
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"webbench/agent"
+	"webbench/agent/browser"
+)
+
+func TestHasInteractiveRef(t *testing.T) {
+	cases := []struct {
+		snap string
+		want bool
+	}{
+		// The sparse pre-hydration shell of seed 002.
+		{"- generic [ref=e1]:\n  - img [ref=e2]\n  - img [ref=e3]", false},
+		{`- generic "button" [ref=e5]`, false},
+		{`- text "click the link below" [ref=e6]`, false},
+		{`- heading "button" [level=1] [ref=e3]`, false},
+		{`- button "Go"`, false}, // no ref
+		{`- tablist [ref=e4]`, false},
+		{`- table "links" [ref=e4]`, false},
+		{`- 'button "Go"' [ref=e2]`, true},
+		{`- 'button "Go: now" [ref=e2]'`, true},
+		{`- button "Go" [ref=e2] [cursor=pointer]`, true},
+		{"- generic [ref=e1]:\n  - link \"Home\" [ref=f1e4]:\n    - /url: /", true},
+		{"- main:\n    - textbox \"Email\" [ref=e3]", true},
+		{`- menuitemcheckbox "Bold" [checked] [ref=e9]`, true},
+		{`- tab "Settings" [selected] [ref=e7]`, true},
+		{`- switch [ref=e8]`, true},
+		{`- combobox "Sort" [ref=e10]`, true},
+		{`- spinbutton "Qty" [ref=e11]`, true},
+		{"", false},
+	}
+	for _, c := range cases {
+		if got := HasInteractiveRef(c.snap); got != c.want {
+			t.Errorf("HasInteractiveRef(%q) = %v", c.snap, got)
+		}
+	}
+}
+
+func TestSnapshotReady(t *testing.T) {
+	shell := "- generic [ref=e1]:\n  - img [ref=e2]"
+	form := "- generic [ref=e1]:\n  - textbox \"Email\" [ref=e3]\n  - button \"Log in\" [ref=e4]"
+
+	// Hydrates on the 2nd re-capture.
+	var calls int
+	g := SnapshotReady{Wait: 20 * time.Millisecond, capture: func(*agent.Attempt, bool) (string, error) {
+		calls++
+		if calls == 2 {
+			return form, nil
+		}
+		return shell, nil
+	}}
+	a := newAttempt(t)
+	t0 := time.Now()
+	if got := g.AfterSnapshot(a, shell); got != form {
+		t.Fatalf("got %q", got)
+	}
+	if calls != 2 || time.Since(t0) < 40*time.Millisecond {
+		t.Fatalf("calls %d after %v", calls, time.Since(t0))
+	}
+	if ev := a.Events(); len(ev) != 3 || ev[2].Action != "ready" || ev[2].Detail != "recaptures=2" {
+		t.Fatalf("events %+v", ev)
+	}
+
+	// Never hydrates: initial + 3 re-captures, then the last capture is handed over.
+	calls = 0
+	g.capture = func(*agent.Attempt, bool) (string, error) {
+		calls++
+		if calls == 2 {
+			return "", errors.New("snapshot failed")
+		}
+		return shell + strings.Repeat("\n  - img", calls), nil
+	}
+	a = newAttempt(t)
+	if got := g.AfterSnapshot(a, shell); got != shell+"\n  - img\n  - img\n  - img" {
+		t.Fatalf("got %q", got)
+	}
+	if ev := a.Events(); calls != 3 || ev[len(ev)-1].Action != "gave_up" {
+		t.Fatalf("calls %d events %+v", calls, ev)
+	}
+
+	// A snapshot with an actionable element is a no-op; boxes are kept on re-capture.
+	calls = 0
+	a = newAttempt(t)
+	if got := g.AfterSnapshot(a, form); got != form || calls != 0 || len(a.Events()) != 0 {
+		t.Fatalf("no-op expected: calls %d", calls)
+	}
+	var boxes bool
+	g.capture = func(_ *agent.Attempt, b bool) (string, error) { boxes = b; return form, nil }
+	g.AfterSnapshot(a, "- img [ref=e2] [box=0,0,10,10]")
+	if !boxes {
+		t.Fatal("boxes not kept")
+	}
+}
+
+func TestStaleRefRefresh(t *testing.T) {
+	a := newAttempt(t)
+	res := failed(browser.Result{Error: browser.StaleRefMessage("e44"), URL: "u"})
+	StaleRefRefresh{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click"}, res)
+	if !res.RefreshSnapshot || len(a.Events()) != 1 || a.Events()[0].Action != "refresh" {
+		t.Fatalf("refresh %v events %+v", res.RefreshSnapshot, a.Events())
+	}
+	// Hand-made result without the structured error: the raw "### Error" section counts.
+	res = &agent.ToolResult{Raw: "### Error\nRef e9 not found in the current page snapshot. Try capturing new snapshot.", Failed: true}
+	res.Text = res.Raw
+	StaleRefRefresh{}.AfterToolCall(a, agent.ToolCall{Name: "browser_type"}, res)
+	if !res.RefreshSnapshot {
+		t.Fatal("raw stale-ref error not refreshed")
+	}
+	// Other errors, and successful results quoting the phrase, keep the old behaviour.
+	for _, r := range []*agent.ToolResult{
+		failed(browser.Result{Error: "TimeoutError: locator.click: Timeout 5000ms exceeded."}),
+		{Raw: "### Result\n\"not found in the current page snapshot\"", Text: "x"},
+	} {
+		StaleRefRefresh{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click"}, r)
+		if r.RefreshSnapshot {
+			t.Fatalf("refreshed %q", r.Raw)
+		}
+	}
+	if len(a.Events()) != 2 {
+		t.Fatalf("events %+v", a.Events())
+	}
+}
+
+func TestVisualProgress(t *testing.T) {
+	a := newAttempt(t)
+	g := VisualProgress{}
+	ok := &agent.ToolResult{}
+	bad := &agent.ToolResult{Failed: true}
+	xy := agent.ToolCall{Name: "browser_mouse_click_xy", Args: `{"x":10,"y":20}`}
+	if !g.IsProgress(a, xy, ok, false) {
+		t.Fatal("a successful visual click is progress")
+	}
+	if !g.IsProgress(a, agent.ToolCall{Name: "mcp__playwright__browser_mouse_click_xy"}, ok, false) {
+		t.Fatal("prefixed name")
+	}
+	if g.IsProgress(a, xy, bad, false) {
+		t.Fatal("a failed visual click is not progress")
+	}
+	if !g.IsProgress(a, agent.ToolCall{Name: "browser_click"}, ok, true) || g.IsProgress(a, agent.ToolCall{Name: "browser_snapshot"}, ok, false) ||
+		g.IsProgress(a, agent.ToolCall{Name: "browser_evaluate"}, ok, false) {
+		t.Fatal("other tools keep the default")
+	}
+	if n := len(a.Events()); n != 2 {
+		t.Fatalf("%d events", n)
+	}
+	// Off (the guard absent), the loop's default for browser_mouse_click_xy is false.
+	if browser.ActionTools["browser_mouse_click_xy"] {
+		t.Fatal("mouse_click_xy must not be a default action")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	want := []string{"intercept_hint", "repeat_guard", "final_recovery", "snapshot_ready", "stale_ref_refresh",
+		"evaluate_isolation", "visual_progress"}
+	if got := strings.Join(Names(), ","); got != strings.Join(want, ",") {
+		t.Fatalf("names %s", got)
+	}
+	d := Default()
+	if len(d) != 7 {
+		t.Fatalf("default %v", d)
+	}
+	for _, n := range want {
+		if !d[n] {
+			t.Fatalf("%s off by default", n)
+		}
+	}
+	m, err := Parse("repeat_guard=off,intercept_hint=on")
+	if err != nil || m["repeat_guard"] || !m["intercept_hint"] || !m["visual_progress"] || len(m) != 7 {
+		t.Fatalf("%v %v", m, err)
+	}
+	for _, spec := range []string{"all=off", "none", " none "} {
+		m, err = Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, on := range m {
+			if on {
+				t.Fatalf("%s: %s on", spec, n)
+			}
+		}
+	}
+	m, err = Parse("none,visual_progress=on")
+	if err != nil || !m["visual_progress"] || m["repeat_guard"] {
+		t.Fatalf("%v %v", m, err)
+	}
+	m, err = Parse("")
+	if err != nil || len(m) != 7 || !m["final_recovery"] {
+		t.Fatalf("%v %v", m, err)
+	}
+	for _, spec := range []string{"bogus=off", "repeat_gaurd=off", "none=on"} {
+		_, err = Parse(spec)
+		if err == nil {
+			t.Fatalf("%s: no error", spec)
+		}
+		for _, n := range want {
+			if !strings.Contains(err.Error(), n) {
+				t.Fatalf("%s: error %q does not list %s", spec, err, n)
+			}
+		}
+	}
+	if _, err = Parse("repeat_guard=maybe"); err == nil {
+		t.Fatal("bad value accepted")
+	}
+
+	hooks, err := Build(nil)
+	if err != nil || len(hooks) != 7 {
+		t.Fatalf("%d %v", len(hooks), err)
+	}
+	for i, h := range hooks {
+		if h.Name() != want[i] {
+			t.Fatalf("hook %d is %s", i, h.Name())
+		}
+	}
+	hooks, err = Build(map[string]bool{"repeat_guard": false, "visual_progress": false, "final_recovery": true})
+	if err != nil || len(hooks) != 5 || hooks[1].Name() != "final_recovery" || hooks[4].Name() != "evaluate_isolation" {
+		t.Fatalf("%v %v", hooks, err)
+	}
+	off, _ := Parse("all=off")
+	if hooks, _ = Build(off); len(hooks) != 0 {
+		t.Fatalf("all off: %d hooks", len(hooks))
+	}
+	if _, err = Build(map[string]bool{"nope": true}); err == nil || !strings.Contains(err.Error(), "evaluate_isolation") {
+		t.Fatalf("unknown name: %v", err)
+	}
+
+	// Each guard implements exactly the hooks GUARDS.md gives it.
+	var (
+		_ agent.AfterToolCaller   = InterceptHint{}
+		_ agent.AfterToolCaller   = RepeatGuard{}
+		_ agent.BeforeModelCaller = RepeatGuard{}
+		_ agent.Finisher          = FinalRecovery{}
+		_ agent.AfterSnapshotter  = SnapshotReady{}
+		_ agent.AfterToolCaller   = StaleRefRefresh{}
+		_ agent.ToolWrapper       = EvaluateIsolation{}
+		_ agent.ProgressJudge     = VisualProgress{}
+	)
+	if _, ok := any(FinalRecovery{}).(agent.AfterToolCaller); ok {
+		t.Fatal("final_recovery must not touch tool results")
+	}
+}

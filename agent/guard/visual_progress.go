@@ -1,0 +1,25 @@
+package guard
+
+import (
+	"webbench/agent"
+	"webbench/agent/browser"
+)
+
+// VisualProgress makes a successful browser_mouse_click_xy count as a browser action for the stall detector
+// (GUARDS.md §7, seed 004): the coordinate click is the tool the prompt prescribes for a control without an
+// accessible name. Every other call keeps the default verdict. Event: "action".
+type VisualProgress struct{}
+
+// Name implements agent.Hook.
+func (VisualProgress) Name() string { return NameVisualProgress }
+
+// IsProgress implements agent.ProgressJudge.
+func (VisualProgress) IsProgress(a *agent.Attempt, call agent.ToolCall, res *agent.ToolResult, dflt bool) bool {
+	if browser.ToolName(call.Name) != "browser_mouse_click_xy" || res.Failed {
+		return dflt
+	}
+	if !dflt {
+		a.Event(NameVisualProgress, "action", "tool=browser_mouse_click_xy")
+	}
+	return true
+}
