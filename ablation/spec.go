@@ -1,0 +1,384 @@
+package ablation
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"webbench/agent/guard"
+	"webbench/runner"
+	"webbench/suites"
+)
+
+// Spec is an ablation spec (YAML). Unknown keys are errors naming the line.
+//
+//	name: guards-demo
+//	suite: zoo
+//	tasks: "*"                 # comma-separated id globs
+//	reps: 3
+//	workers: 2
+//	seed: 1
+//	baseline:
+//	  model: {kind: scripted, profile: observed}
+//	  guards: {}               # all on unless switched off
+//	design: leave-one-out      # or add-one, or explicit `variants:`
+//	scope: target              # generated variants run on their guard's target tasks
+//	alpha: 0.05
+//	power: 0.8
+//	min_effect: 0.15
+type Spec struct {
+	Name     string   `yaml:"name"`
+	Suite    string   `yaml:"suite"`
+	Tasks    string   `yaml:"tasks"`
+	Reps     int      `yaml:"reps"`
+	Workers  int      `yaml:"workers"`
+	Seed     int64    `yaml:"seed"`
+	Baseline Config   `yaml:"baseline"`
+	Design   string   `yaml:"design"`
+	Scope    string   `yaml:"scope"`
+	Variants []Config `yaml:"variants"`
+	// Alpha (default 0.05), Power (default 0.8) and MinEffect (default 0.1) size the power analysis.
+	Alpha     float64 `yaml:"alpha"`
+	Power     float64 `yaml:"power"`
+	MinEffect float64 `yaml:"min_effect"`
+	// FailIfWorse is the default --fail-if-worse margin (0 = no gate).
+	FailIfWorse float64 `yaml:"fail_if_worse"`
+	// SuiteOptions are passed to the suite (e.g. tasks_file for webvoyager).
+	SuiteOptions map[string]string `yaml:"suite_options"`
+	// Notes is free text (e.g. the predicted power of a nightly spec).
+	Notes string `yaml:"notes"`
+
+	file string
+}
+
+// Config is the baseline or a variant: a change to the baseline. Unset fields inherit from the baseline.
+type Config struct {
+	Name   string          `yaml:"name"`
+	Model  *runner.Model   `yaml:"model"`
+	Guards map[string]bool `yaml:"guards"`
+	Prompt string          `yaml:"prompt"`
+	// MaxSteps and Timeout override the agent budgets.
+	MaxSteps int           `yaml:"max_steps"`
+	Timeout  time.Duration `yaml:"timeout"`
+	// Seed: "" (derived per pair), "none", or a fixed number.
+	Seed string `yaml:"seed"`
+	// Scope: "all" (default for explicit variants) or "target" (only tasks tagged with a switched guard).
+	Scope string `yaml:"scope"`
+}
+
+// LoadSpec reads and validates a spec file. Errors name the file and line.
+func LoadSpec(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSpec(path, b)
+}
+
+// ParseSpec parses spec YAML; name is used in error messages.
+func ParseSpec(name string, b []byte) (*Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	s.file = name
+	line := lineFinder(b)
+	if s.Suite == "" {
+		s.Suite = "zoo"
+	}
+	if s.Reps == 0 {
+		s.Reps = 1
+	}
+	if s.Reps < 1 {
+		return nil, fmt.Errorf("%s:%d: reps must be at least 1 (got %d)", name, line("reps"), s.Reps)
+	}
+	if s.Alpha == 0 {
+		s.Alpha = 0.05
+	}
+	if s.Power == 0 {
+		s.Power = 0.8
+	}
+	if s.MinEffect == 0 {
+		s.MinEffect = 0.1
+	}
+	if s.Alpha <= 0 || s.Alpha >= 1 || s.Power <= 0 || s.Power >= 1 {
+		return nil, fmt.Errorf("%s:%d: alpha and power must be in (0, 1)", name, line("alpha"))
+	}
+	if s.Baseline.Name == "" {
+		s.Baseline.Name = "baseline"
+	}
+	if s.Baseline.Model == nil {
+		s.Baseline.Model = &runner.Model{Kind: "scripted", Name: "scripted", Profile: "clean"}
+	}
+	if err := normModel(s.Baseline.Model); err != nil {
+		return nil, fmt.Errorf("%s:%d: baseline.model: %v", name, line("model"), err)
+	}
+	for _, c := range append([]Config{s.Baseline}, s.Variants...) {
+		for g := range c.Guards {
+			if !knownGuard(g) {
+				return nil, fmt.Errorf("%s:%d: unknown guard %q (valid: %s)", name, line(g+":"), g,
+					strings.Join(guard.Names(), ", "))
+			}
+		}
+	}
+	switch s.Design {
+	case "", "explicit":
+		if len(s.Variants) == 0 {
+			return nil, fmt.Errorf("%s: no variants: give `variants:` or `design: leave-one-out|add-one`", name)
+		}
+	case "leave-one-out", "add-one":
+		if len(s.Variants) > 0 {
+			return nil, fmt.Errorf("%s:%d: give either design: %s or variants, not both", name, line("variants"), s.Design)
+		}
+	default:
+		return nil, fmt.Errorf("%s:%d: design %q: expected leave-one-out, add-one or explicit", name, line("design"), s.Design)
+	}
+	switch s.Scope {
+	case "", "all", "target":
+	default:
+		return nil, fmt.Errorf("%s:%d: scope %q: expected all or target", name, line("scope"), s.Scope)
+	}
+	for i, v := range s.Variants {
+		if v.Name == "" {
+			return nil, fmt.Errorf("%s: variants[%d] has no name", name, i)
+		}
+		if v.Model != nil {
+			if err := normModel(v.Model); err != nil {
+				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, line("name: "+v.Name), v.Name, err)
+			}
+		}
+		switch v.Scope {
+		case "", "all", "target":
+		default:
+			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
+		}
+	}
+	return &s, nil
+}
+
+func normModel(m *runner.Model) error {
+	switch m.Kind {
+	case "", "scripted":
+		if m.Kind == "" && m.BaseURL != "" {
+			m.Kind = "openai"
+			break
+		}
+		m.Kind = "scripted"
+		m.Name = "scripted"
+		if m.Profile == "" {
+			m.Profile = "clean"
+		}
+	case "openai":
+	default:
+		return fmt.Errorf("kind %q: expected scripted or openai", m.Kind)
+	}
+	if m.Kind == "openai" {
+		if m.Name == "" {
+			return errors.New("openai model needs a name")
+		}
+		if m.BaseURL == "" {
+			m.BaseURL = "https://api.openai.com/v1"
+		}
+	}
+	return nil
+}
+
+// lineFinder returns a function giving the 1-based line of the first occurrence of key in b (0 if absent).
+func lineFinder(b []byte) func(string) int {
+	lines := strings.Split(string(b), "\n")
+	return func(key string) int {
+		for i, l := range lines {
+			if strings.Contains(l, key) {
+				return i + 1
+			}
+		}
+		return 0
+	}
+}
+
+// Arms is the expanded spec: the baseline first, then the variants, each with its target task set.
+type Arms struct {
+	Variants []runner.Variant
+	// Switched maps a variant name to the guards it switches relative to the baseline.
+	Switched map[string][]string
+	// Warnings found while expanding (e.g. a variant equal to the baseline).
+	Warnings []string
+}
+
+// Expand turns the spec into runner variants over tasks. Generated designs: leave-one-out (baseline all guards
+// on; one arm per guard with it off), add-one (baseline all off; one arm per guard with it on). With scope
+// target a variant runs only on the tasks tagged with a guard it switches; the baseline runs on the union.
+func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
+	base := s.Baseline
+	baseGuards := guard.Default()
+	if s.Design == "add-one" {
+		for k := range baseGuards {
+			baseGuards[k] = false
+		}
+	}
+	for k, v := range base.Guards {
+		baseGuards[k] = v
+	}
+	configs := s.Variants
+	if s.Design == "leave-one-out" || s.Design == "add-one" {
+		configs = nil
+		for _, g := range guard.Names() {
+			on := s.Design == "add-one"
+			prefix := "no_"
+			if on {
+				prefix = "only_"
+			}
+			configs = append(configs, Config{Name: prefix + g, Guards: map[string]bool{g: on}, Scope: s.Scope})
+		}
+	}
+	out := &Arms{Switched: map[string][]string{}}
+	bv := toVariant(base, baseGuards, *base.Model)
+	bv.Name = base.Name
+	union := map[string]bool{}
+	allTasks := false
+	var vs []runner.Variant
+	for _, c := range configs {
+		if c.Name == base.Name {
+			return nil, fmt.Errorf("%s: variant %q has the baseline's name", s.file, c.Name)
+		}
+		g := map[string]bool{}
+		for k, v := range baseGuards {
+			g[k] = v
+		}
+		for k, v := range c.Guards {
+			g[k] = v
+		}
+		m := *base.Model
+		if c.Model != nil {
+			m = mergeModel(m, *c.Model)
+		}
+		v := toVariant(base, g, m)
+		v.Name = c.Name
+		if c.Prompt != "" {
+			v.PromptFile = c.Prompt
+		}
+		if c.MaxSteps != 0 {
+			v.MaxSteps = c.MaxSteps
+		}
+		if c.Timeout != 0 {
+			v.Timeout = c.Timeout
+		}
+		if c.Seed != "" {
+			v.Seed = c.Seed
+		}
+		var switched []string
+		for _, k := range guard.Names() {
+			if g[k] != baseGuards[k] {
+				switched = append(switched, k)
+			}
+		}
+		out.Switched[v.Name] = switched
+		scope := c.Scope
+		if scope == "" {
+			scope = s.Scope
+		}
+		v.Scope = "all"
+		if scope == "target" && len(switched) > 0 {
+			v.Scope = "target"
+			v.TaskIDs = map[string]bool{}
+			for _, t := range tasks {
+				for _, sw := range switched {
+					if t.HasTag(sw) {
+						v.TaskIDs[t.ID] = true
+						union[t.ID] = true
+					}
+				}
+			}
+			if len(v.TaskIDs) == 0 {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("variant %s: no task is tagged with %s; it runs on no task",
+					v.Name, strings.Join(switched, ", ")))
+			}
+		} else {
+			allTasks = true
+		}
+		if reflect.DeepEqual(stripName(v), stripName(bv)) {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("variant %s is identical to the baseline: it can only measure noise", v.Name))
+		}
+		vs = append(vs, v)
+	}
+	if !allTasks {
+		bv.TaskIDs = union
+		bv.Scope = "union of variant targets"
+	}
+	out.Variants = append([]runner.Variant{bv}, vs...)
+	return out, nil
+}
+
+func stripName(v runner.Variant) runner.Variant {
+	v.Name, v.Scope, v.TaskIDs = "", "", nil
+	return v
+}
+
+func toVariant(base Config, g map[string]bool, m runner.Model) runner.Variant {
+	return runner.Variant{Model: m, Guards: g, PromptFile: base.Prompt, MaxSteps: base.MaxSteps, Timeout: base.Timeout,
+		Seed: base.Seed}
+}
+
+// mergeModel overlays the set fields of o on m.
+func mergeModel(m, o runner.Model) runner.Model {
+	if o.Kind != "" {
+		m.Kind = o.Kind
+	}
+	if o.Name != "" {
+		m.Name = o.Name
+	}
+	if o.BaseURL != "" {
+		m.BaseURL = o.BaseURL
+	}
+	if o.Profile != "" {
+		m.Profile = o.Profile
+	}
+	if o.APIKeyEnv != "" {
+		m.APIKeyEnv = o.APIKeyEnv
+	}
+	if o.Temp != nil {
+		m.Temp = o.Temp
+	}
+	if o.TopP != nil {
+		m.TopP = o.TopP
+	}
+	if o.MaxTokens != nil {
+		m.MaxTokens = o.MaxTokens
+	}
+	return m
+}
+
+// TargetTasks maps each variant to its scope's task ids (nil = all tasks).
+func (a *Arms) TargetTasks() map[string][]string {
+	out := map[string][]string{}
+	for _, v := range a.Variants {
+		if v.TaskIDs == nil {
+			continue
+		}
+		var ids []string
+		for id := range v.TaskIDs {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		out[v.Name] = ids
+	}
+	return out
+}
+
+func knownGuard(name string) bool {
+	for _, g := range guard.Names() {
+		if g == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package ablation
+
+import (
+	"strings"
+	"testing"
+
+	"webbench/suites"
+)
+
+func TestParseSpecErrors(t *testing.T) {
+	cases := map[string]string{
+		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                         "line 3",
+		"name: x\nreps: 0\ndesign: leave-one-out\n":                                   "",
+		"name: x\nreps: -1\ndesign: leave-one-out\n":                                  "reps must be at least 1",
+		"name: x\nbaseline:\n  guards: {repeat_gaurd: false}\ndesign: leave-one-out\n": "unknown guard \"repeat_gaurd\"",
+		"name: x\ndesign: sideways\n":                                                 "design \"sideways\"",
+		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                          "line 4",
+		"name: x\n":                                                                   "no variants",
+	}
+	for src, want := range cases {
+		_, err := ParseSpec("spec.yaml", []byte(src))
+		if want == "" {
+			if err != nil {
+				t.Errorf("%q: unexpected error %v", src, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.yaml") {
+			t.Errorf("%q: error %v, want one naming spec.yaml and %q", src, err, want)
+		}
+	}
+}
+
+func TestExpandLeaveOneOutTargets(t *testing.T) {
+	s, err := ParseSpec("s.yaml", []byte("name: demo\nreps: 2\ndesign: leave-one-out\nscope: target\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := []suites.Task{{ID: "a", Tags: []string{"repeat_guard", "final_recovery"}}, {ID: "b", Tags: []string{"intercept_hint"}},
+		{ID: "c"}}
+	arms, err := s.Expand(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arms.Variants) != 8 || arms.Variants[0].Name != "baseline" {
+		t.Fatalf("want baseline + 7 arms, got %d", len(arms.Variants))
+	}
+	byName := map[string]int{}
+	for i, v := range arms.Variants {
+		byName[v.Name] = i
+	}
+	rg := arms.Variants[byName["no_repeat_guard"]]
+	if rg.Guards["repeat_guard"] || !rg.Guards["intercept_hint"] || !rg.TaskIDs["a"] || rg.TaskIDs["b"] {
+		t.Errorf("no_repeat_guard: %+v", rg)
+	}
+	base := arms.Variants[0]
+	if !base.TaskIDs["a"] || !base.TaskIDs["b"] || base.TaskIDs["c"] {
+		t.Errorf("baseline must run on the union of targets: %v", base.TaskIDs)
+	}
+	// Guards with no tagged task get a warning.
+	found := false
+	for _, w := range arms.Warnings {
+		if strings.Contains(w, "no_visual_progress") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("expected a warning for a variant with no target task: %v", arms.Warnings)
+	}
+}
+
+func TestExpandWarnsIdenticalVariant(t *testing.T) {
+	s, err := ParseSpec("s.yaml", []byte("name: x\nvariants:\n  - name: same\n    guards: {repeat_guard: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := s.Expand([]suites.Task{{ID: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arms.Warnings) != 1 || !strings.Contains(arms.Warnings[0], "identical to the baseline") {
+		t.Errorf("warnings: %v", arms.Warnings)
+	}
+}
+
+// FuzzParseSpec: the spec loader never panics on arbitrary input.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"name: x\ndesign: leave-one-out\n", "variants: [{name: a, guards: {repeat_guard: false}}]",
+		"reps: -3", "baseline: {model: {kind: openai}}", ":", "- - -", "design: add-one\nscope: target\nalpha: 2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sp, err := ParseSpec("fuzz.yaml", []byte(s))
+		if err == nil {
+			_, _ = sp.Expand([]suites.Task{{ID: "t", Tags: []string{"repeat_guard"}}})
+		}
+	})
+}

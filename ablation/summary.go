@@ -1,0 +1,164 @@
+package ablation
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"webbench/results"
+)
+
+// Arm summarises one variant's final records (the last record of each attempt id).
+type Arm struct {
+	// Name of the variant.
+	Name string `json:"name"`
+	// Attempts is the number of attempt ids recorded; N those judged (pass or fail); Errors those that
+	// ended in error (infra or judge), excluded from N.
+	Attempts int `json:"attempts"`
+	N        int `json:"n"`
+	Passes   int `json:"passes"`
+	Errors   int `json:"errors"`
+	// ErrorsByClass counts errors by error_class.
+	ErrorsByClass map[string]int `json:"errors_by_class,omitempty"`
+	// Rate = Passes/N (0 when N = 0); Wilson its 95% score interval [lo, hi].
+	Rate   float64    `json:"rate"`
+	Wilson [2]float64 `json:"wilson"`
+	// ClusteredSE is the cluster-robust SE (0 when fewer than two clusters) of the pass rate with tasks (or the suite's cluster) as clusters.
+	ClusteredSE float64 `json:"clustered_se"`
+	// Tasks is the number of distinct tasks.
+	Tasks int `json:"tasks"`
+	// MeanSteps, MeanTokens (prompt+completion), MeanWallMS over judged attempts; CostUSD total.
+	MeanSteps  float64 `json:"mean_steps"`
+	MeanTokens float64 `json:"mean_tokens"`
+	MeanWallMS float64 `json:"mean_wall_ms"`
+	CostUSD    float64 `json:"cost_usd"`
+	// FailureModes counts failure_mode over failed attempts.
+	FailureModes map[string]int `json:"failure_modes"`
+	// GuardEvents sums guard event counts; GuardFired counts attempts in which each guard acted, and
+	// GuardFiredPass how many of those passed.
+	GuardEvents    map[string]int `json:"guard_events"`
+	GuardFired     map[string]int `json:"guard_fired"`
+	GuardFiredPass map[string]int `json:"guard_fired_pass"`
+	// Recovered counts attempts whose final answer was recovered (final_recovery).
+	Recovered int `json:"recovered"`
+}
+
+// Summarize groups final records by variant (in order of first appearance) and summarises each.
+func Summarize(recs []results.Attempt) []Arm {
+	var order []string
+	by := map[string][]results.Attempt{}
+	for _, r := range recs {
+		if _, ok := by[r.Variant]; !ok {
+			order = append(order, r.Variant)
+		}
+		by[r.Variant] = append(by[r.Variant], r)
+	}
+	out := make([]Arm, 0, len(order))
+	for _, name := range order {
+		out = append(out, SummarizeArm(name, by[name]))
+	}
+	return out
+}
+
+// SummarizeArm summarises one variant's records.
+func SummarizeArm(name string, recs []results.Attempt) Arm {
+	a := Arm{Name: name, Attempts: len(recs), FailureModes: map[string]int{}, GuardEvents: map[string]int{},
+		GuardFired: map[string]int{}, GuardFiredPass: map[string]int{}, ErrorsByClass: map[string]int{}}
+	tasks := map[string]bool{}
+	var vals []float64
+	var clusters []string
+	var steps, toks, wall float64
+	for _, r := range recs {
+		tasks[r.TaskID] = true
+		a.CostUSD += r.CostUSD
+		if !r.Done() {
+			a.Errors++
+			a.ErrorsByClass[r.ErrorClass]++
+			continue
+		}
+		a.N++
+		pass := r.Status == results.StatusPass
+		v := 0.0
+		if pass {
+			a.Passes++
+			v = 1
+		} else if r.FailureMode != "" {
+			a.FailureModes[r.FailureMode]++
+		}
+		if r.RecoveredFrom != "" {
+			a.Recovered++
+		}
+		vals = append(vals, v)
+		c := r.Cluster
+		if c == "" {
+			c = r.TaskID
+		}
+		clusters = append(clusters, c)
+		steps += float64(r.Steps)
+		toks += float64(r.Tokens.Prompt + r.Tokens.Completion)
+		wall += float64(r.DurationMS)
+		for g, n := range r.GuardEvents {
+			a.GuardEvents[g] += n
+			if n > 0 {
+				a.GuardFired[g]++
+				if pass {
+					a.GuardFiredPass[g]++
+				}
+			}
+		}
+	}
+	a.Tasks = len(tasks)
+	if a.N > 0 {
+		a.Rate = float64(a.Passes) / float64(a.N)
+		a.MeanSteps, a.MeanTokens, a.MeanWallMS = steps/float64(a.N), toks/float64(a.N), wall/float64(a.N)
+		if se := ClusteredSE(vals, clusters); !math.IsNaN(se) && !math.IsInf(se, 0) {
+			a.ClusteredSE = se
+		}
+	}
+	lo, hi := Wilson(a.Passes, a.N, Z95)
+	a.Wilson = [2]float64{lo, hi}
+	return a
+}
+
+// RunTable renders arm summaries as the `bench report` table: attempts, passes, pass rate with its Wilson 95%
+// interval, errors, mean steps, tokens, wall time, failure modes.
+func RunTable(arms []Arm) results.Table {
+	t := results.Table{Header: []string{"variant", "attempts", "passes", "pass rate [Wilson 95%]", "errors",
+		"mean steps", "mean tokens", "mean wall", "failure modes"}}
+	for _, a := range arms {
+		t.Rows = append(t.Rows, []string{a.Name, fmt.Sprint(a.Attempts), fmt.Sprint(a.Passes),
+			fmt.Sprintf("%d/%d = %.1f%% [%.1f, %.1f]", a.Passes, a.N, 100*a.Rate, 100*a.Wilson[0], 100*a.Wilson[1]),
+			fmt.Sprint(a.Errors), fmt.Sprintf("%.1f", a.MeanSteps), fmt.Sprintf("%.0f", a.MeanTokens),
+			fmt.Sprintf("%.1fs", a.MeanWallMS/1000), countsString(a.FailureModes)})
+	}
+	return t
+}
+
+// countsString renders {"loop":3,"no_json":1} as "loop 3, no_json 1" (sorted by count, then name).
+func countsString(m map[string]int) string {
+	type kv struct {
+		k string
+		v int
+	}
+	var xs []kv
+	for k, v := range m {
+		if v > 0 {
+			xs = append(xs, kv{k, v})
+		}
+	}
+	sort.Slice(xs, func(i, j int) bool {
+		if xs[i].v != xs[j].v {
+			return xs[i].v > xs[j].v
+		}
+		return xs[i].k < xs[j].k
+	})
+	var parts []string
+	for _, x := range xs {
+		parts = append(parts, fmt.Sprintf("%s %d", x.k, x.v))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"webbench/ablation"
+	"webbench/results"
+	"webbench/runner"
+)
+
+func init() { extraCommands = append(extraCommands, compareCmd) }
+
+// taskDiff is one task's change between two runs.
+type taskDiff struct {
+	Task   string  `json:"task"`
+	PassA  int     `json:"passes_a"`
+	NA     int     `json:"n_a"`
+	PassB  int     `json:"passes_b"`
+	NB     int     `json:"n_b"`
+	Change string  `json:"change"` // new_failure | fixed | better | worse | same | only_a | only_b
+	Delta  float64 `json:"delta"`
+}
+
+// comparison is the JSON of bench compare.
+type comparison struct {
+	SchemaVersion int        `json:"schema_version"`
+	RunA          string     `json:"run_a"`
+	RunB          string     `json:"run_b"`
+	Variant       string     `json:"variant"`
+	RateA         float64    `json:"rate_a"`
+	RateB         float64    `json:"rate_b"`
+	NA            int        `json:"n_a"`
+	NB            int        `json:"n_b"`
+	Delta         float64    `json:"delta"`
+	DeltaCI       [2]float64 `json:"delta_ci"`
+	PFisher       float64    `json:"p_fisher"`
+	NewFailures   []string   `json:"new_failures"`
+	Fixed         []string   `json:"fixed"`
+	Tasks         []taskDiff `json:"tasks"`
+}
+
+func compareCmd() *cobra.Command {
+	var format, variant string
+	c := &cobra.Command{
+		Use:   "compare RUN_A RUN_B",
+		Short: "What changed between two runs: new failures, fixed tasks, pass-rate change with its interval",
+		Long: "Compares one variant (default: the baseline of an ablation, or the only variant) per task and overall.\n" +
+			"The overall change Δ = rate_B − rate_A has a Newcombe hybrid score interval; p is two-sided Fisher\n" +
+			"(runs are not paired across nights). Refuses runs of different schema versions.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			sets := [2][]results.Attempt{}
+			for i, d := range args {
+				var m runner.Manifest
+				if err := readJSON(d+"/"+results.ManifestFile, &m); err != nil {
+					return usageErr("%s: not a run directory: %v", d, err)
+				}
+				if m.SchemaVersion != results.SchemaVersion {
+					return usageErr("%s has schema_version %d but %s has %d: runs of different schema versions cannot be compared",
+						args[i], m.SchemaVersion, "this bench", results.SchemaVersion)
+				}
+				rr, err := results.ReadAttempts(d)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				sets[i] = rr.Final()
+			}
+			v := variant
+			if v == "" {
+				v = pickVariant(args[0], sets[0])
+			}
+			cmp := compareRuns(sets[0], sets[1], v)
+			cmp.RunA, cmp.RunB = args[0], args[1]
+			switch format {
+			case "json":
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(cmp)
+			case "md", "markdown":
+				summaryTable(cmp).Markdown(c.OutOrStdout())
+				taskTable(cmp).Markdown(c.OutOrStdout())
+				return nil
+			case "table", "":
+				if err := summaryTable(cmp).Render(c.OutOrStdout()); err != nil {
+					return err
+				}
+				return taskTable(cmp).Render(c.OutOrStdout())
+			}
+			return usageErr("--format %q: expected table, md or json", format)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "table", "table, md or json")
+	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: baseline or the only variant)")
+	return c
+}
+
+func pickVariant(dir string, recs []results.Attempt) string {
+	var meta ablationMeta
+	if err := readJSON(dir+"/"+ablationFile, &meta); err == nil && meta.Baseline != "" {
+		return meta.Baseline
+	}
+	if len(recs) > 0 {
+		return recs[0].Variant
+	}
+	return ""
+}
+
+func compareRuns(a, b []results.Attempt, variant string) comparison {
+	type acc struct{ k, n int }
+	per := [2]map[string]*acc{{}, {}}
+	var tot [2]acc
+	for i, recs := range [2][]results.Attempt{a, b} {
+		for _, r := range recs {
+			if r.Variant != variant || !r.Done() {
+				continue
+			}
+			x := per[i][r.TaskID]
+			if x == nil {
+				x = &acc{}
+				per[i][r.TaskID] = x
+			}
+			x.n++
+			tot[i].n++
+			if r.Status == results.StatusPass {
+				x.k++
+				tot[i].k++
+			}
+		}
+	}
+	cmp := comparison{SchemaVersion: results.SchemaVersion, Variant: variant, NA: tot[0].n, NB: tot[1].n,
+		NewFailures: []string{}, Fixed: []string{}}
+	if tot[0].n > 0 {
+		cmp.RateA = float64(tot[0].k) / float64(tot[0].n)
+	}
+	if tot[1].n > 0 {
+		cmp.RateB = float64(tot[1].k) / float64(tot[1].n)
+	}
+	cmp.Delta = cmp.RateB - cmp.RateA
+	lo, hi := ablation.Newcombe(tot[0].k, tot[0].n, tot[1].k, tot[1].n, ablation.Z95)
+	cmp.DeltaCI = [2]float64{lo, hi}
+	cmp.PFisher = 1
+	if tot[0].n > 0 && tot[1].n > 0 {
+		cmp.PFisher = ablation.FisherExact(tot[0].k, tot[0].n, tot[1].k, tot[1].n)
+	}
+	ids := map[string]bool{}
+	for i := range per {
+		for id := range per[i] {
+			ids[id] = true
+		}
+	}
+	var sorted []string
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Strings(sorted)
+	for _, id := range sorted {
+		x, y := per[0][id], per[1][id]
+		d := taskDiff{Task: id}
+		switch {
+		case x == nil:
+			d.Change, d.PassB, d.NB = "only_b", y.k, y.n
+		case y == nil:
+			d.Change, d.PassA, d.NA = "only_a", x.k, x.n
+		default:
+			d.PassA, d.NA, d.PassB, d.NB = x.k, x.n, y.k, y.n
+			ra, rb := float64(x.k)/float64(x.n), float64(y.k)/float64(y.n)
+			d.Delta = rb - ra
+			switch {
+			case ra == 1 && rb < 1:
+				d.Change = "new_failure"
+				cmp.NewFailures = append(cmp.NewFailures, id)
+			case ra < 1 && rb == 1:
+				d.Change = "fixed"
+				cmp.Fixed = append(cmp.Fixed, id)
+			case rb > ra:
+				d.Change = "better"
+			case rb < ra:
+				d.Change = "worse"
+			default:
+				d.Change = "same"
+			}
+		}
+		cmp.Tasks = append(cmp.Tasks, d)
+	}
+	return cmp
+}
+
+func summaryTable(c comparison) results.Table {
+	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.RunA, c.RunB, c.Variant),
+		Header: []string{"run A", "run B", "Δ [Newcombe 95%]", "p (Fisher)", "new failures", "fixed"},
+		Rows: [][]string{{fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateA, c.NA), fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateB, c.NB),
+			fmt.Sprintf("%+.1f pp [%+.1f, %+.1f]", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1]),
+			fmt.Sprintf("%.3g", c.PFisher), fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}
+}
+
+func taskTable(c comparison) results.Table {
+	t := results.Table{Header: []string{"task", "A", "B", "change"}}
+	for _, d := range c.Tasks {
+		if d.Change == "same" {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{d.Task, fmt.Sprintf("%d/%d", d.PassA, d.NA), fmt.Sprintf("%d/%d", d.PassB, d.NB), d.Change})
+	}
+	if len(t.Rows) == 0 {
+		t.Rows = append(t.Rows, []string{"(no task changed)", "", "", ""})
+	}
+	return t
+}

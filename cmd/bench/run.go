@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"webbench/ablation"
+	"webbench/agent/guard"
+	"webbench/results"
+	"webbench/runner"
+	"webbench/suites"
+)
+
+// suiteFlags are the flags that choose a suite and its tasks.
+type suiteFlags struct {
+	suite, tasks, tasksFile, answers, staleDates string
+}
+
+func (f *suiteFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.suite, "suite", "zoo", "suite name (bench suites lists them)")
+	c.Flags().StringVar(&f.tasks, "tasks", "", "comma-separated task id globs, e.g. 'shop-*' (default: all)")
+	c.Flags().StringVar(&f.tasksFile, "tasks-file", "", "task file (WebVoyager JSONL)")
+	c.Flags().StringVar(&f.answers, "answers", "", "reference answers file (WebVoyager reference_answer.json)")
+	c.Flags().StringVar(&f.staleDates, "stale-dates", "", "WebVoyager tasks naming past dates: skip|shift|keep")
+}
+
+func (f *suiteFlags) open() (suites.Suite, []suites.Task, error) {
+	opts := suites.Options{}
+	for k, v := range map[string]string{"tasks_file": f.tasksFile, "answers": f.answers, "stale_dates": f.staleDates} {
+		if v != "" {
+			opts[k] = v
+		}
+	}
+	s, err := suites.Open(f.suite, opts)
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	tasks, err := suites.Filter(s.Tasks(), f.tasks)
+	if err != nil {
+		s.Close()
+		return nil, nil, usageErr("%v", err)
+	}
+	return s, tasks, nil
+}
+
+// runFlags configure execution (shared by run and ablate).
+type runFlags struct {
+	workers, retries           int
+	out, shard                 string
+	driverDir, chromium, wsURL string
+	maxCost                    float64
+	dryRun, jsonOut            bool
+	screenshots                bool
+}
+
+func (f *runFlags) register(c *cobra.Command) {
+	c.Flags().IntVar(&f.workers, "workers", 0, "parallel workers, each with its own browser (default: number of cores)")
+	c.Flags().IntVar(&f.retries, "retries", 2, "retries of an attempt after infrastructure errors")
+	c.Flags().StringVar(&f.out, "out", "", "run directory (default runs/<timestamp>); re-running on it resumes")
+	c.Flags().StringVar(&f.shard, "shard", "", "run shard i/n of the plan (partitioned by pair_id); 'k8s/n' takes i from JOB_COMPLETION_INDEX")
+	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
+	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default /usr/lib/chromium/chromium, or $WEBBENCH_CHROMIUM)")
+	c.Flags().StringVar(&f.wsURL, "browser-endpoint", "", "connect to a remote Playwright browser server (ws://…) instead of launching Chromium")
+	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids) and exit")
+	c.Flags().BoolVar(&f.jsonOut, "json", false, "with --dry-run: print the plan as JSON")
+	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
+}
+
+func (f *runFlags) options(spec any) (runner.Options, error) {
+	sh, err := runner.ParseShard(f.shard)
+	if err != nil {
+		return runner.Options{}, usageErr("%v", err)
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("runs", time.Now().UTC().Format("20060102-150405"))
+	}
+	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
+		Chromium: f.chromium, BrowserEndpoint: f.wsURL, MaxCostUSD: f.maxCost, Spec: spec, Screenshots: f.screenshots}, nil
+}
+
+func runCmd() *cobra.Command {
+	var sf suiteFlags
+	var rf runFlags
+	var reps, maxSteps int
+	var model, baseURL, profile, guards, prompt, seed string
+	var baseSeed int64
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Run one agent configuration over a suite and report",
+		Example: "  bench run --suite zoo --reps 3 --workers 2 --model scripted --profile clean --out runs/zoo\n" +
+			"  bench run --suite zoo --model openai:gpt-4o-mini --base-url https://api.openai.com/v1",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if reps < 1 {
+				return usageErr("--reps must be at least 1 (got %d)", reps)
+			}
+			m, err := runner.ParseModel(model, baseURL, profile)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			g, err := guard.Parse(guards)
+			if err != nil {
+				return usageErr("--guards: %v", err)
+			}
+			s, tasks, err := sf.open()
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			v := runner.Variant{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
+				Timeout: timeout, Seed: seed}
+			plan := runner.Plan{Suite: s.Name(), Tasks: tasks, Reps: reps, Variants: []runner.Variant{v}, BaseSeed: baseSeed}
+			spec := map[string]any{"command": "run", "suite": sf.suite, "tasks": sf.tasks, "reps": reps,
+				"tasks_file": sf.tasksFile, "answers": sf.answers, "stale_dates": sf.staleDates,
+				"model": m.String(), "guards": guards, "seed": baseSeed}
+			opts, err := rf.options(spec)
+			if err != nil {
+				return err
+			}
+			if rf.dryRun {
+				return printPlan(c, plan, opts.Shard, rf.jsonOut)
+			}
+			return execute(c.Context(), c, plan, s, opts)
+		},
+	}
+	sf.register(c)
+	rf.register(c)
+	c.Flags().IntVar(&reps, "reps", 1, "repetitions per task")
+	c.Flags().StringVar(&model, "model", "scripted", "model: scripted[:PROFILE] (offline policy) or openai:NAME (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY)")
+	c.Flags().StringVar(&baseURL, "base-url", "", "endpoint for openai:NAME (default https://api.openai.com/v1)")
+	c.Flags().StringVar(&profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
+	c.Flags().StringVar(&guards, "guards", "", "guard switches, e.g. repeat_guard=off,intercept_hint=off (default: all on)")
+	c.Flags().StringVar(&prompt, "prompt", "", "system prompt file (default: the embedded prompt)")
+	c.Flags().StringVar(&seed, "seed-mode", "", "'' derives seeds per pair; 'none' sends no seed; a number fixes it")
+	c.Flags().Int64Var(&baseSeed, "seed", 1, "base seed; attempt seeds derive from it and pair_id")
+	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50)")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
+	return c
+}
+
+// printPlan prints the (sharded) plan.
+func printPlan(c *cobra.Command, plan runner.Plan, sh runner.Shard, asJSON bool) error {
+	atts, err := plan.Expand()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	atts = sh.Select(atts)
+	if asJSON {
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"shard": sh.String(), "attempts": atts, "count": len(atts)})
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%d attempt(s), shard %s\n", len(atts), sh)
+	for _, a := range atts {
+		fmt.Fprintf(c.OutOrStdout(), "%s  pair %s  %-14s %s rep %d\n", a.AttemptID, a.PairID, a.Variant, a.TaskID, a.Rep)
+	}
+	return nil
+}
+
+// execute runs the plan and prints the run report.
+func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.Suite, opts runner.Options) error {
+	fmt.Fprintf(c.ErrOrStderr(), "run directory: %s\n", opts.OutDir)
+	sum, err := runner.Run(ctx, plan, s, opts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &exitError{exitInterrupt, err}
+		}
+		if errors.Is(err, runner.ErrQuota) {
+			return withCode(exitInfra, fmt.Errorf("%v: stopped early; fix the key or credit and re-run to resume", err))
+		}
+		return withCode(exitInfra, err)
+	}
+	if sum.Stopped != "" {
+		fmt.Fprintf(c.ErrOrStderr(), "stopped early: %s\n", sum.Stopped)
+	}
+	return printRunReport(c, opts.OutDir, "table")
+}
+
+func printRunReport(c *cobra.Command, dir, format string) error {
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if rr.TornTail {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", dir, results.AttemptsFile)
+	}
+	arms := ablation.Summarize(rr.Final())
+	switch strings.ToLower(format) {
+	case "json":
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"schema_version": results.SchemaVersion, "run_dir": dir, "variants": arms})
+	case "md", "markdown":
+		ablation.RunTable(arms).Markdown(c.OutOrStdout())
+		return nil
+	case "table", "":
+		return ablation.RunTable(arms).Render(c.OutOrStdout())
+	}
+	return usageErr("--format %q: expected table, md or json", format)
+}
+
+func reportCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "report RUN_DIR",
+		Short: "Print the report of a run directory without re-running",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if _, err := os.Stat(filepath.Join(args[0], results.AttemptsFile)); err != nil {
+				return usageErr("%s is not a run directory (no %s)", args[0], results.AttemptsFile)
+			}
+			return reportDir(c, args[0], format)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "table", "table, md, json (html for ablation runs)")
+	return c
+}
+
+// reportDir is replaced by the ablation report when the run is an ablation.
+var reportDir = printRunReport

@@ -1,0 +1,260 @@
+// Package runner expands a plan of (variant × task × rep) attempts, schedules them on a sourcegraph/conc pool
+// where each worker owns one browser and opens a fresh context per attempt, enforces deadlines, retries
+// infrastructure errors, resumes interrupted runs, partitions plans into shards, and reports progress.
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"webbench/agent/llm"
+	"webbench/suites"
+)
+
+// Model selects the model of a variant. Kind "scripted" starts the scripted policy in-process with Profile;
+// kind "openai" talks to BaseURL (any OpenAI-compatible endpoint) with the key from APIKeyEnv.
+type Model struct {
+	Kind    string `json:"kind" yaml:"kind"`
+	Name    string `json:"name" yaml:"name"`
+	BaseURL string `json:"base_url,omitempty" yaml:"base_url"`
+	// Profile is the scripted policy's fault profile: a name (clean, observed, harsh) or a YAML file.
+	Profile   string   `json:"profile,omitempty" yaml:"profile"`
+	APIKeyEnv string   `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	Temp      *float32 `json:"temperature,omitempty" yaml:"temperature"`
+	TopP      *float32 `json:"top_p,omitempty" yaml:"top_p"`
+	MaxTokens *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`
+	PriceIn   float64  `json:"price_in,omitempty" yaml:"price_in"`
+	PriceOut  float64  `json:"price_out,omitempty" yaml:"price_out"`
+}
+
+// ParseModel parses the --model flag: "scripted", "scripted:PROFILE", "openai:NAME".
+func ParseModel(s, baseURL, profile string) (Model, error) {
+	kind, name, _ := strings.Cut(s, ":")
+	switch kind {
+	case "scripted":
+		if name != "" {
+			profile = name
+		}
+		if profile == "" {
+			profile = "clean"
+		}
+		return Model{Kind: "scripted", Name: "scripted", Profile: profile}, nil
+	case "openai":
+		if name == "" {
+			return Model{}, fmt.Errorf("--model openai:NAME needs a model name")
+		}
+		if baseURL == "" {
+			baseURL = "https://api.openai.com/v1"
+		}
+		return Model{Kind: "openai", Name: name, BaseURL: baseURL}, nil
+	}
+	return Model{}, fmt.Errorf("--model %q: expected scripted[:PROFILE] or openai:NAME", s)
+}
+
+// String is "scripted:PROFILE" or "openai:NAME" (no URL, no key).
+func (m Model) String() string {
+	if m.Kind == "scripted" {
+		return "scripted:" + m.Profile
+	}
+	return m.Kind + ":" + m.Name
+}
+
+// LLMConfig converts to the client config; baseURL overrides BaseURL (the scripted server's address).
+func (m Model) LLMConfig(baseURL string) llm.Config {
+	if baseURL == "" {
+		baseURL = m.BaseURL
+	}
+	return llm.Config{Model: m.Name, BaseURL: baseURL, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temp, TopP: m.TopP,
+		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut}
+}
+
+// Variant is one arm: a name and the agent configuration it runs.
+type Variant struct {
+	Name   string          `json:"name"`
+	Model  Model           `json:"model"`
+	Guards map[string]bool `json:"guards"`
+	// PromptFile is a system prompt file ("" = the default prompt).
+	PromptFile string `json:"prompt,omitempty"`
+	// MaxSteps, Timeout override the agent's defaults (0 = task or agent default).
+	MaxSteps int           `json:"max_steps,omitempty"`
+	Timeout  time.Duration `json:"timeout,omitempty"`
+	// Seed: "" derives the seed from pair_id and the base seed; "none" sends none; a number fixes it.
+	Seed string `json:"seed,omitempty"`
+	// TaskIDs, when non-nil, restricts the variant to these tasks (scope: target).
+	TaskIDs map[string]bool `json:"-"`
+	// Scope is "all" or "target" (documentation of TaskIDs for manifests).
+	Scope string `json:"scope,omitempty"`
+}
+
+// Plan is what to run.
+type Plan struct {
+	Suite    string
+	Tasks    []suites.Task
+	Reps     int
+	Variants []Variant
+	// BaseSeed is the spec's base seed; attempt seeds derive from it and pair_id.
+	BaseSeed int64
+}
+
+// Attempt is one planned attempt.
+type Attempt struct {
+	AttemptID string       `json:"attempt_id"`
+	PairID    string       `json:"pair_id"`
+	Variant   string       `json:"variant"`
+	TaskID    string       `json:"task_id"`
+	Rep       int          `json:"rep"`
+	Seed      *int         `json:"seed"`
+	Task      *suites.Task `json:"-"`
+	V         *Variant     `json:"-"`
+}
+
+func hash16(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
+	return hex.EncodeToString(h[:8])
+}
+
+// PairID is the stable id of (suite, task, rep): the first 16 hex digits of SHA-256.
+func PairID(suite, task string, rep int) string {
+	return hash16("pair", suite, task, strconv.Itoa(rep))
+}
+
+// AttemptID is the stable id of (variant, pair_id).
+func AttemptID(variant, pairID string) string { return hash16("attempt", variant, pairID) }
+
+// Seed derives an attempt seed from pair_id and the base seed, so every arm of a pair gets the same seed. The
+// value is in [0, 2^31).
+func Seed(pairID string, base int64) int {
+	h := sha256.Sum256([]byte(fmt.Sprintf("seed\x1f%s\x1f%d", pairID, base)))
+	return int(binary.BigEndian.Uint32(h[:4]) & 0x7fffffff)
+}
+
+// Expand lists the attempts of the plan: pairs in task order × rep, and within each pair the arms in an order
+// shuffled deterministically per pair (STATS.md "Pairing": arms of one pair run next to each other).
+func (p Plan) Expand() ([]Attempt, error) {
+	if p.Reps < 1 {
+		return nil, fmt.Errorf("reps must be at least 1 (got %d)", p.Reps)
+	}
+	if len(p.Variants) == 0 {
+		return nil, fmt.Errorf("plan has no variants")
+	}
+	seen := map[string]bool{}
+	for _, v := range p.Variants {
+		if v.Name == "" || seen[v.Name] {
+			return nil, fmt.Errorf("variant names must be unique and non-empty (%q)", v.Name)
+		}
+		seen[v.Name] = true
+	}
+	var out []Attempt
+	for ti := range p.Tasks {
+		t := &p.Tasks[ti]
+		for rep := 1; rep <= p.Reps; rep++ {
+			pid := PairID(p.Suite, t.ID, rep)
+			base := Seed(pid, p.BaseSeed)
+			var arms []Attempt
+			for vi := range p.Variants {
+				v := &p.Variants[vi]
+				if v.TaskIDs != nil && !v.TaskIDs[t.ID] {
+					continue
+				}
+				var seed *int
+				switch v.Seed {
+				case "":
+					s := base
+					seed = &s
+				case "none":
+				default:
+					n, err := strconv.Atoi(v.Seed)
+					if err != nil {
+						return nil, fmt.Errorf("variant %s: seed %q is not a number or \"none\"", v.Name, v.Seed)
+					}
+					seed = &n
+				}
+				arms = append(arms, Attempt{AttemptID: AttemptID(v.Name, pid), PairID: pid, Variant: v.Name,
+					TaskID: t.ID, Rep: rep, Seed: seed, Task: t, V: v})
+			}
+			r := rand.New(rand.NewPCG(uint64(base), 0x9e3779b97f4a7c15))
+			r.Shuffle(len(arms), func(i, j int) { arms[i], arms[j] = arms[j], arms[i] })
+			out = append(out, arms...)
+		}
+	}
+	return out, nil
+}
+
+// Shard is a deterministic partition of a plan by pair_id: shard I of N (1-based) holds the pairs whose
+// pair_id hash mod N is I−1, so every arm of a pair lands on the same shard.
+type Shard struct{ I, N int }
+
+// ParseShard parses "i/n". An empty string is the whole plan; "i" alone takes N from the flag and I from
+// JOB_COMPLETION_INDEX (0-based) when the index is "$JOB_COMPLETION_INDEX"-style empty.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{1, 1}, nil
+	}
+	is, ns, ok := strings.Cut(s, "/")
+	if !ok {
+		return Shard{}, fmt.Errorf("--shard %q: expected i/n", s)
+	}
+	n, err := strconv.Atoi(ns)
+	if err != nil || n < 1 {
+		return Shard{}, fmt.Errorf("--shard %q: n must be a positive integer", s)
+	}
+	var i int
+	if is == "" || is == "k8s" {
+		idx := os.Getenv("JOB_COMPLETION_INDEX")
+		k, err := strconv.Atoi(idx)
+		if err != nil {
+			return Shard{}, fmt.Errorf("--shard %q: JOB_COMPLETION_INDEX=%q is not a number", s, idx)
+		}
+		i = k + 1
+	} else if i, err = strconv.Atoi(is); err != nil {
+		return Shard{}, fmt.Errorf("--shard %q: i must be an integer", s)
+	}
+	if i < 1 || i > n {
+		return Shard{}, fmt.Errorf("--shard %q: i must be in 1..%d", s, n)
+	}
+	return Shard{i, n}, nil
+}
+
+// String is "i/n".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
+
+// Select keeps the attempts of this shard.
+func (s Shard) Select(atts []Attempt) []Attempt {
+	if s.N <= 1 {
+		return atts
+	}
+	var out []Attempt
+	for _, a := range atts {
+		b, _ := hex.DecodeString(a.PairID)
+		if int(binary.BigEndian.Uint64(b)%uint64(s.N)) == s.I-1 {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// VariantNames lists variant names in plan order.
+func (p Plan) VariantNames() []string {
+	var out []string
+	for _, v := range p.Variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"webbench/results"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// progress reports attempts done/total, pass rate so far, errors and ETA: a bar on a terminal, plain lines
+// every 10 s (and at the end) otherwise, e.g. in CI.
+type progress struct {
+	mu               sync.Mutex
+	out              io.Writer
+	bar              *progressbar.ProgressBar
+	total, finished  int
+	pass, fail, errs int
+	start, lastLine  time.Time
+}
+
+func newProgress(out io.Writer, total, skipped int) *progress {
+	p := &progress{out: out, total: total, start: time.Now(), lastLine: time.Now()}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(out), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetDescription("attempts"),
+			progressbar.OptionClearOnFinish())
+	}
+	if skipped > 0 {
+		fmt.Fprintf(out, "resuming: %d attempt(s) already recorded, %d to run\n", skipped, total)
+	} else {
+		fmt.Fprintf(out, "running %d attempt(s)\n", total)
+	}
+	return p
+}
+
+func (p *progress) done(r results.Attempt) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finished++
+	switch r.Status {
+	case results.StatusPass:
+		p.pass++
+	case results.StatusFail:
+		p.fail++
+	default:
+		p.errs++
+	}
+	judged := p.pass + p.fail
+	rate := 0.0
+	if judged > 0 {
+		rate = float64(p.pass) / float64(judged)
+	}
+	if p.bar != nil {
+		p.bar.Describe(fmt.Sprintf("pass %.0f%% errors %d", 100*rate, p.errs))
+		_ = p.bar.Add(1)
+		return
+	}
+	if time.Since(p.lastLine) >= 10*time.Second || p.finished == p.total {
+		p.lastLine = time.Now()
+		eta := time.Duration(0)
+		if p.finished > 0 {
+			eta = time.Duration(float64(time.Since(p.start)) / float64(p.finished) * float64(p.total-p.finished))
+		}
+		fmt.Fprintf(p.out, "progress: %d/%d attempts, pass rate %.1f%% (%d/%d), errors %d, ETA %s\n",
+			p.finished, p.total, 100*rate, p.pass, judged, p.errs, eta.Round(time.Second))
+	}
+}
+
+func (p *progress) close() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}
