@@ -1,16 +1,25 @@
 package browser
 
-// SKELETON: the browser helper replaces the bodies; the signatures are the contract the agent, guards and
-// runner compile against. Keep them (add, don't change).
-
 import (
-	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
-	openai "github.com/sashabaranov/go-openai"
+)
+
+// Defaults of SessionOptions (DESIGN.md "Scale beyond one machine", Playwright MCP's action timeout).
+const (
+	DefaultViewportWidth     = 1280
+	DefaultViewportHeight    = 720
+	DefaultLocale            = "en-US"
+	DefaultTimezoneID        = "UTC"
+	DefaultActionTimeout     = 5 * time.Second
+	DefaultNavigationTimeout = 15 * time.Second
+	DefaultKeepScreenshots   = 15
 )
 
 // SessionOptions configure one attempt's browser context and tools.
@@ -26,56 +35,585 @@ type SessionOptions struct {
 	KeepScreenshots int
 	// DisableEvaluate removes browser_evaluate from the tool list and refuses calls to it.
 	DisableEvaluate bool
+	// NavigationTimeout bounds browser_navigate, browser_navigate_back and Navigate (default 15 s).
+	NavigationTimeout time.Duration
+}
+
+func (o SessionOptions) withDefaults() SessionOptions {
+	if o.ViewportWidth <= 0 {
+		o.ViewportWidth = DefaultViewportWidth
+	}
+	if o.ViewportHeight <= 0 {
+		o.ViewportHeight = DefaultViewportHeight
+	}
+	if o.Locale == "" {
+		o.Locale = DefaultLocale
+	}
+	if o.TimezoneID == "" {
+		o.TimezoneID = DefaultTimezoneID
+	}
+	if o.ActionTimeout <= 0 {
+		o.ActionTimeout = DefaultActionTimeout
+	}
+	if o.NavigationTimeout <= 0 {
+		o.NavigationTimeout = DefaultNavigationTimeout
+	}
+	if o.KeepScreenshots <= 0 {
+		o.KeepScreenshots = DefaultKeepScreenshots
+	}
+	return o
 }
 
 // Session is one attempt's browser context + page and its tools, named and shaped like Playwright MCP.
-// Not safe for concurrent tool calls (tool calls of an attempt run in order).
+// Not safe for concurrent tool calls (tool calls of an attempt run in order); its accessors and Close are safe
+// to call from any goroutine, also while a cancelled call is still running.
 type Session struct {
 	ctx  playwright.BrowserContext
 	page playwright.Page
 	opts SessionOptions
 	// filter post-processes every snapshot a tool captures (the agent's AfterSnapshot hooks).
 	filter func(snapshot string) string
+
+	mu     sync.Mutex
+	refs   map[string]string // ref → role of the last snapshot
+	events []string          // pending Events for the next result
+	shots  [][]byte          // last KeepScreenshots screenshots
+	closed bool
+	net    netState
+	// newPages are pages (tabs, popups) opened in the context since the session started, not yet adopted.
+	newPages []playwright.Page
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
-var errTodo = errors.New("browser: not implemented")
-
-// ToolDefs returns the OpenAI tool definitions (JSON schema) of the session's tools, Playwright MCP names
-// and arguments. browser_mouse_click_xy is always offered.
-func (s *Session) ToolDefs() []openai.Tool { return nil }
-
-// Call executes one tool by name with its JSON arguments and returns the structured result. Unknown tools and
-// bad arguments are results with Error set, not Go errors. ctx cancellation returns at once with an error
-// result (the underlying Playwright call may still be running; closing the session releases it).
-func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) Result {
-	return Result{Error: errTodo.Error()}
+// netState tracks requests and main-frame navigations of the current page, to let an action settle.
+type netState struct {
+	seq       uint64                        // requests seen
+	pending   map[playwright.Request]uint64 // unfinished request → its seq
+	navSeq    uint64                        // seq of the last main-frame navigation request
+	commits   uint64                        // main-frame navigations committed
+	pageOpens uint64                        // pages opened in the context
 }
 
-// Navigate opens url in the page and waits for the load event (bounded by the navigation timeout).
-func (s *Session) Navigate(url string) error { return errTodo }
+// StaleRefError is the error for a ref that is not in the last snapshot or whose node is gone; its text is
+// StaleRefMessage(Ref).
+type StaleRefError struct{ Ref string }
+
+func (e *StaleRefError) Error() string { return StaleRefMessage(e.Ref) }
+
+// errClosed is returned by calls on a closed session.
+var errClosed = errors.New("browser: session closed")
+
+// NewSession opens a fresh context (viewport, locale, timezone from o, downloads accepted) and one page, sets
+// the default action timeout (o.ActionTimeout) and navigation timeout (o.NavigationTimeout), routes every
+// request through o.Allowed when it is set (aborting refused ones with net::ERR_BLOCKED_BY_CLIENT), and starts
+// collecting console errors, page errors, dialogs (dismissed at once) and downloads for the next result's Events.
+func (b *Browser) NewSession(o SessionOptions) (*Session, error) {
+	o = o.withDefaults()
+	bctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
+		Viewport:        &playwright.Size{Width: o.ViewportWidth, Height: o.ViewportHeight},
+		Locale:          playwright.String(o.Locale),
+		TimezoneId:      playwright.String(o.TimezoneID),
+		AcceptDownloads: playwright.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("browser: new context: %w", err)
+	}
+	s := &Session{ctx: bctx, opts: o, net: netState{pending: map[playwright.Request]uint64{}}}
+	bctx.SetDefaultTimeout(ms(o.ActionTimeout))
+	bctx.SetDefaultNavigationTimeout(ms(o.NavigationTimeout))
+	if o.Allowed != nil {
+		allowed := o.Allowed
+		err := bctx.Route("**/*", func(r playwright.Route) {
+			if allowed(r.Request().URL()) {
+				_ = r.Fallback()
+				return
+			}
+			_ = r.Abort("blockedbyclient")
+		})
+		if err != nil {
+			_ = bctx.Close()
+			return nil, fmt.Errorf("browser: route: %w", err)
+		}
+	}
+	bctx.OnPage(func(p playwright.Page) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.page == nil || p == s.page {
+			return
+		}
+		s.newPages = append(s.newPages, p)
+		s.net.pageOpens++
+	})
+	page, err := bctx.NewPage()
+	if err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("browser: new page: %w", err)
+	}
+	page.SetDefaultTimeout(ms(o.ActionTimeout))
+	page.SetDefaultNavigationTimeout(ms(o.NavigationTimeout))
+	s.mu.Lock()
+	s.page = page
+	s.mu.Unlock()
+	s.watch(page)
+	return s, nil
+}
+
+// ms converts a duration to Playwright's float milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// watch attaches the event and network listeners to p.
+func (s *Session) watch(p playwright.Page) {
+	p.OnConsole(func(m playwright.ConsoleMessage) {
+		if m.Type() != "error" {
+			return
+		}
+		e := "[ERROR] " + m.Text()
+		if l := m.Location(); l != nil && l.URL != "" {
+			e += fmt.Sprintf(" @ %s:%d", l.URL, l.Line)
+		}
+		s.addEvent(e)
+	})
+	p.OnPageError(func(err error) { s.addEvent("[ERROR] " + err.Error()) })
+	p.OnDialog(func(d playwright.Dialog) {
+		s.addEvent(fmt.Sprintf("Dialog (%s) %q was dismissed", d.Type(), d.Message()))
+		go func() { _ = d.Dismiss() }()
+	})
+	p.OnDownload(func(d playwright.Download) {
+		s.addEvent(fmt.Sprintf("Downloaded file %q from %s", d.SuggestedFilename(), d.URL()))
+	})
+	p.OnCrash(func(playwright.Page) { s.addEvent("Page crashed") })
+	p.OnRequest(func(r playwright.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.page != p {
+			return
+		}
+		s.net.seq++
+		s.net.pending[r] = s.net.seq
+		if r.IsNavigationRequest() && r.Frame() == p.MainFrame() {
+			s.net.navSeq = s.net.seq
+		}
+	})
+	done := func(r playwright.Request) {
+		s.mu.Lock()
+		delete(s.net.pending, r)
+		s.mu.Unlock()
+	}
+	p.OnRequestFinished(done)
+	p.OnRequestFailed(done)
+	p.OnFrameNavigated(func(f playwright.Frame) {
+		if f != p.MainFrame() {
+			return
+		}
+		s.mu.Lock()
+		if s.page == p {
+			s.net.commits++
+		}
+		s.mu.Unlock()
+	})
+}
+
+func (s *Session) addEvent(e string) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+}
+
+// drainEvents returns and clears the pending events.
+func (s *Session) drainEvents() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := s.events
+	s.events = nil
+	return ev
+}
+
+// cur is the current page.
+func (s *Session) cur() playwright.Page {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.page
+}
+
+// Options returns the session's options with defaults filled in.
+func (s *Session) Options() SessionOptions { return s.opts }
+
+// Navigate opens url in the page and waits for the load event (bounded by the navigation timeout): it waits
+// for DOMContentLoaded within the navigation timeout, then for load at most 5 s more, as Playwright MCP does.
+// The error is Playwright's, verbatim.
+func (s *Session) Navigate(url string) error {
+	p := s.cur()
+	if p == nil {
+		return errClosed
+	}
+	goto_ := func() error {
+		_, err := p.Goto(url, playwright.PageGotoOptions{
+			WaitUntil: playwright.WaitUntilStateDomcontentloaded,
+			Timeout:   playwright.Float(ms(s.opts.NavigationTimeout)),
+		})
+		return err
+	}
+	m := s.mark()
+	if err := goto_(); err != nil {
+		if strings.Contains(err.Error(), "net::ERR_") {
+			// Chromium commits its error page a few ms after the failure; wait for it so that the next
+			// navigation is not "interrupted by another navigation to chrome-error://chromewebdata/".
+			s.waitCommit(m, time.Second)
+		}
+		return err
+	}
+	_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+		State: playwright.LoadStateLoad, Timeout: playwright.Float(5000)})
+	return nil
+}
+
+// snapshotTimeout bounds snapshots and screenshots: the action timeout, at least 5 s.
+func (s *Session) snapshotTimeout() time.Duration {
+	return max(s.opts.ActionTimeout, 5*time.Second)
+}
 
 // Snapshot captures an AI-mode aria snapshot (with [box=…] when boxes) and records its refs as the current
-// ref set. It does not run the snapshot filter.
-func (s *Session) Snapshot(boxes bool) (string, error) { return "", errTodo }
+// ref set. It does not run the snapshot filter. A snapshot that races a navigation ("Execution context was
+// destroyed") is retried twice after waiting for the load event; other errors are Playwright's, verbatim.
+func (s *Session) Snapshot(boxes bool) (string, error) {
+	var snap string
+	var err error
+	for try := 0; try < 3; try++ {
+		p := s.cur()
+		if p == nil {
+			return "", errClosed
+		}
+		opt := playwright.PageAriaSnapshotOptions{
+			Mode:    playwright.AriaSnapshotModeAi,
+			Timeout: playwright.Float(ms(s.snapshotTimeout())),
+		}
+		if boxes {
+			opt.Boxes = playwright.Bool(true)
+		}
+		snap, err = p.AriaSnapshot(opt)
+		if err == nil {
+			break
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "Execution context was destroyed") && !strings.Contains(msg, "navigation") {
+			return "", err
+		}
+		_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+			State: playwright.LoadStateLoad, Timeout: playwright.Float(5000)})
+	}
+	if err != nil {
+		return "", err
+	}
+	refs := snapshotRoles(snap)
+	s.mu.Lock()
+	s.refs = refs
+	s.mu.Unlock()
+	return snap, nil
+}
+
+// roleLine matches a snapshot node line: indentation, "- ", an optional YAML quote, the role, and later a ref.
+var roleLine = regexp.MustCompile(`^\s*- ['"]?([A-Za-z]+)\b.*?\[ref=((?:f\d+)?e\d+)\]`)
+
+// snapshotRoles maps every ref of a snapshot to its node's role ("" when the line has no leading role).
+func snapshotRoles(snap string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(snap, "\n") {
+		if m := roleLine.FindStringSubmatch(line); m != nil {
+			out[m[2]] = m[1]
+			continue
+		}
+		for _, r := range Refs(line) {
+			out[r] = ""
+		}
+	}
+	return out
+}
+
+// Refs returns the ref set of the last snapshot, in no particular order.
+func (s *Session) Refs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.refs))
+	for r := range s.refs {
+		out = append(out, r)
+	}
+	return out
+}
 
 // Observe is what tools use: Snapshot followed by the filter set with SetSnapshotFilter.
-func (s *Session) Observe(boxes bool) (string, error) { return "", errTodo }
+func (s *Session) Observe(boxes bool) (string, error) {
+	snap, err := s.Snapshot(boxes)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	f := s.filter
+	s.mu.Unlock()
+	if f != nil {
+		snap = f(snap)
+	}
+	return snap, nil
+}
 
 // SetSnapshotFilter installs f to post-process every snapshot tools capture (nil removes it).
-func (s *Session) SetSnapshotFilter(f func(snapshot string) string) { s.filter = f }
+func (s *Session) SetSnapshotFilter(f func(snapshot string) string) {
+	s.mu.Lock()
+	s.filter = f
+	s.mu.Unlock()
+}
 
 // Page and Context expose Playwright objects for guards that need them (evaluate_isolation's CDP session).
-func (s *Session) Page() playwright.Page              { return s.page }
+// Page is the current page: a tab opened by an action becomes the current page (see Call).
+func (s *Session) Page() playwright.Page              { return s.cur() }
 func (s *Session) Context() playwright.BrowserContext { return s.ctx }
 
-// PageInfo returns the page's URL and title.
-func (s *Session) PageInfo() (url, title string) { return "", "" }
+// bounded runs f and waits at most d for it; false when it did not finish in time (f keeps running).
+func bounded(d time.Duration, f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// titleWait bounds PageInfo's title read (document.title blocks while page script runs).
+const titleWait = 2 * time.Second
+
+// PageInfo returns the page's URL and title. The title is "" when the page does not answer within 2 s (a busy
+// page script).
+func (s *Session) PageInfo() (url, title string) {
+	p := s.cur()
+	if p == nil {
+		return "", ""
+	}
+	url = p.URL()
+	var t string
+	if bounded(titleWait, func() { t, _ = p.Title() }) {
+		title = t
+	}
+	return url, title
+}
+
+// Locator resolves a target (a ref such as "e12" or "f1e3", also accepted as "ref=e12" or "[ref=e12]") to a
+// locator. A target that is not a ref, a ref not in the last snapshot, or a ref whose node is gone (count 0, or
+// its frame gone) fails at once with a *StaleRefError (text StaleRefMessage). When the page does not answer
+// the count within half the action timeout (at most 2 s; a busy page script), the locator is returned
+// unchecked so that the action itself times out with Playwright's error.
+func (s *Session) Locator(target string) (playwright.Locator, error) {
+	ref, ok := parseRef(target)
+	if !ok {
+		return nil, &StaleRefError{Ref: strings.TrimSpace(target)}
+	}
+	s.mu.Lock()
+	_, known := s.refs[ref]
+	p := s.page
+	closed := s.closed
+	s.mu.Unlock()
+	if closed || p == nil {
+		return nil, errClosed
+	}
+	if !known {
+		return nil, &StaleRefError{Ref: ref}
+	}
+	loc := p.GetByRef(ref)
+	var n int
+	var err error
+	if !bounded(min(s.opts.ActionTimeout/2, 2*time.Second), func() { n, err = loc.Count() }) {
+		return loc, nil
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "aria-ref") {
+			return nil, &StaleRefError{Ref: ref}
+		}
+		return nil, err
+	}
+	if n == 0 {
+		return nil, &StaleRefError{Ref: ref}
+	}
+	return loc, nil
+}
+
+var bareRef = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
+
+// parseRef extracts the ref from a target.
+func parseRef(target string) (string, bool) {
+	t := strings.TrimSpace(target)
+	if m := RefPattern.FindStringSubmatch(t); m != nil {
+		return m[1], true
+	}
+	t = strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(t, "["), "]"), "ref=")
+	if bareRef.MatchString(t) {
+		return t, true
+	}
+	return "", false
+}
 
 // Screenshot captures a PNG of the viewport and keeps it among the last KeepScreenshots.
-func (s *Session) Screenshot() ([]byte, error) { return nil, errTodo }
+func (s *Session) Screenshot() ([]byte, error) {
+	p := s.cur()
+	if p == nil {
+		return nil, errClosed
+	}
+	img, err := p.Screenshot(playwright.PageScreenshotOptions{
+		Type:    playwright.ScreenshotTypePng,
+		Timeout: playwright.Float(ms(s.snapshotTimeout())),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.shots = append(s.shots, img)
+	if over := len(s.shots) - s.opts.KeepScreenshots; over > 0 {
+		s.shots = append([][]byte(nil), s.shots[over:]...)
+	}
+	s.mu.Unlock()
+	return img, nil
+}
+
+// CaptureForJudge takes one viewport screenshot and keeps it (the runner calls it after each step).
+func (s *Session) CaptureForJudge() error {
+	_, err := s.Screenshot()
+	return err
+}
 
 // Screenshots returns the kept screenshots, oldest first.
-func (s *Session) Screenshots() [][]byte { return nil }
+func (s *Session) Screenshots() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.shots...)
+}
 
 // Close closes the context (releasing any Playwright call stuck on it). Safe to call twice.
-func (s *Session) Close() error { return nil }
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		err := s.ctx.Close()
+		if err != nil && errors.Is(err, playwright.ErrTargetClosed) {
+			err = nil
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
+}
+
+// netMark is the network state before an action.
+type netMark struct{ seq, commits, pageOpens uint64 }
+
+func (s *Session) mark() netMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return netMark{s.net.seq, s.net.commits, s.net.pageOpens}
+}
+
+// Settling bounds (after an action, before its snapshot).
+const (
+	settleFirst    = 100 * time.Millisecond // before looking: lets the action's requests start
+	settleRequests = 2 * time.Second        // at most, for requests started by the action
+	settleCommit   = 1 * time.Second        // at most, from a finished navigation request to its commit
+	settleLoad     = 5 * time.Second        // at most, for the load event after a navigation
+	settleLast     = 150 * time.Millisecond // after everything: lets the page render
+	settlePoll     = 30 * time.Millisecond
+)
+
+// settle waits for the page to settle after an action (as Playwright MCP's waitForCompletion): requests the
+// action started finish (≤2 s), a main-frame navigation it started commits (≤ the navigation timeout) and
+// loads (≤5 s); a tab the action opened becomes the current page; then a short render delay.
+func (s *Session) settle(m netMark) {
+	time.Sleep(settleFirst)
+	start := time.Now()
+	var navFinishedAt time.Time
+	navigated := false
+	for {
+		s.mu.Lock()
+		pending, navPending := 0, false
+		for _, seq := range s.net.pending {
+			if seq > m.seq {
+				pending++
+				if seq == s.net.navSeq {
+					navPending = true
+				}
+			}
+		}
+		navStarted := s.net.navSeq > m.seq
+		committed := s.net.commits > m.commits
+		s.mu.Unlock()
+		navigated = navigated || navStarted || committed
+		el := time.Since(start)
+		if navStarted && !committed {
+			if navPending && el < s.opts.NavigationTimeout {
+				time.Sleep(settlePoll)
+				continue
+			}
+			if navFinishedAt.IsZero() {
+				navFinishedAt = time.Now()
+			}
+			if time.Since(navFinishedAt) < settleCommit {
+				time.Sleep(settlePoll)
+				continue
+			}
+		}
+		if pending == 0 || el >= settleRequests {
+			break
+		}
+		time.Sleep(settlePoll)
+	}
+	s.adoptNewPage(m)
+	if navigated {
+		if p := s.cur(); p != nil {
+			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+		}
+	}
+	time.Sleep(settleLast)
+}
+
+// adoptNewPage makes the newest page opened since m the current page (a link with target=_blank, a popup),
+// as there are no tab tools, and reports it in Events.
+func (s *Session) adoptNewPage(m netMark) {
+	s.mu.Lock()
+	if s.net.pageOpens == m.pageOpens || len(s.newPages) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	p := s.newPages[len(s.newPages)-1]
+	s.newPages = nil
+	if p.IsClosed() {
+		s.mu.Unlock()
+		return
+	}
+	s.page = p
+	s.net.pending = map[playwright.Request]uint64{}
+	s.mu.Unlock()
+	p.SetDefaultTimeout(ms(s.opts.ActionTimeout))
+	p.SetDefaultNavigationTimeout(ms(s.opts.NavigationTimeout))
+	s.watch(p)
+	_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+		State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+	s.addEvent("A new tab opened and is now the current page: " + p.URL())
+}
+
+// waitCommit waits at most d for a main-frame navigation to commit after m.
+func (s *Session) waitCommit(m netMark, d time.Duration) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		s.mu.Lock()
+		c := s.net.commits
+		s.mu.Unlock()
+		if c > m.commits {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

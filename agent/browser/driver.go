@@ -1,0 +1,322 @@
+package browser
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	playwright "github.com/mxschmitt/playwright-go"
+)
+
+// Environment variables that locate the browser stack (DESIGN.md "Browser tools"). None is required when the
+// repository's `make setup` layout is used.
+const (
+	// EnvDriverDir names a directory holding node_modules/playwright-core/cli.js (the layout `make setup`
+	// creates in .cache/driver), or a playwright-core package directory itself.
+	EnvDriverDir = "WEBBENCH_DRIVER_DIR"
+	// EnvChromium names the Chromium executable to launch.
+	EnvChromium = "WEBBENCH_CHROMIUM"
+	// EnvNode names the Node.js executable that runs the driver (PLAYWRIGHT_NODEJS_PATH is honoured too).
+	EnvNode = "WEBBENCH_NODE"
+)
+
+// DefaultChromium is the Debian Chromium binary, tried after LaunchOptions.ExecutablePath and WEBBENCH_CHROMIUM.
+const DefaultChromium = "/usr/lib/chromium/chromium"
+
+// DefaultLaunchArgs are the Chromium flags every launch gets (before LaunchOptions.Args): no sandbox (containers),
+// no GPU, no QUIC, and no background traffic that would reach the network.
+var DefaultLaunchArgs = []string{
+	"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+	"--disable-component-update", "--disable-sync",
+}
+
+// driverRel is where cli.js lives below a driver directory made by `make setup`.
+var driverRel = filepath.Join("node_modules", "playwright-core", "cli.js")
+
+// DriverOptions locate the Playwright driver. Empty fields are discovered (see StartDriver).
+type DriverOptions struct {
+	// DriverDir holds node_modules/playwright-core/cli.js (or is a playwright-core directory).
+	DriverDir string
+	// NodePath is the Node.js executable.
+	NodePath string
+}
+
+// Driver is a running Playwright driver process (node cli.js run-driver) and its connection.
+type Driver struct {
+	pw      *playwright.Playwright
+	cliPath string
+	node    string
+	version string
+	stop    sync.Once
+	stopErr error
+}
+
+// envMu serialises the process-wide PLAYWRIGHT_* environment that playwright-go reads while starting a driver.
+var envMu sync.Mutex
+
+// StartDriver finds the driver and Node.js and starts Playwright, without downloading anything
+// (RunOptions{SkipInstallBrowsers: true}, PLAYWRIGHT_CLI_PATH / PLAYWRIGHT_NODEJS_PATH set for playwright-go).
+//
+// The driver is looked for in o.DriverDir, else $WEBBENCH_DRIVER_DIR, else $PLAYWRIGHT_CLI_PATH (a cli.js),
+// else a `.cache/driver` directory searched upward from the current directory and then from the directory of
+// the running executable. Node.js is o.NodePath, else $WEBBENCH_NODE, else $PLAYWRIGHT_NODEJS_PATH, else `node`
+// on PATH. Errors say what was looked for and how to fix it (`make setup`, or the variables above).
+func StartDriver(o DriverOptions) (*Driver, error) {
+	cli, err := findDriverCLI(o.DriverDir)
+	if err != nil {
+		return nil, err
+	}
+	node, err := findNode(o.NodePath)
+	if err != nil {
+		return nil, err
+	}
+	envMu.Lock()
+	defer envMu.Unlock()
+	if err := os.Setenv("PLAYWRIGHT_NODEJS_PATH", node); err != nil {
+		return nil, err
+	}
+	if err := os.Setenv("PLAYWRIGHT_CLI_PATH", cli); err != nil {
+		return nil, err
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true, Stdout: os.Stderr})
+	if err != nil {
+		return nil, fmt.Errorf("browser: could not start the Playwright driver %s with node %s (playwright-go "+
+			"expects playwright-core %s; run `make setup` to install it): %w", cli, node, pinnedCoreVersion, err)
+	}
+	return &Driver{pw: pw, cliPath: cli, node: node, version: packageVersion(cli)}, nil
+}
+
+// pinnedCoreVersion is the playwright-core version the Go module speaks to (playwright-go v0.6401.0).
+const pinnedCoreVersion = "1.64.1"
+
+// CLIPath is the driver's cli.js; NodePath the Node.js executable running it.
+func (d *Driver) CLIPath() string  { return d.cliPath }
+func (d *Driver) NodePath() string { return d.node }
+
+// Version is the driver's playwright-core version from its package.json ("1.64.1"), "" when unreadable.
+func (d *Driver) Version() string { return d.version }
+
+// Stop stops the driver process (closing every browser it launched). Safe to call twice.
+func (d *Driver) Stop() error {
+	d.stop.Do(func() { d.stopErr = d.pw.Stop() })
+	return d.stopErr
+}
+
+// PlaywrightVersion returns the playwright-core version of the driver StartDriver would use with empty
+// DriverOptions, read from its package.json ("1.64.1"); "" when no driver is found.
+func PlaywrightVersion() string {
+	cli, err := findDriverCLI("")
+	if err != nil {
+		return ""
+	}
+	return packageVersion(cli)
+}
+
+func packageVersion(cli string) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(cli), "package.json"))
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return ""
+	}
+	return p.Version
+}
+
+// cliIn returns the cli.js inside dir in any of the accepted layouts.
+func cliIn(dir string) (string, bool) {
+	for _, c := range []string{driverRel, "cli.js", filepath.Join("package", "cli.js")} {
+		p := filepath.Join(dir, c)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return p, true
+			}
+			return abs, true
+		}
+	}
+	return "", false
+}
+
+// findDriverCLI implements StartDriver's search order.
+func findDriverCLI(dir string) (string, error) {
+	const fix = "run `make setup` in the repository root (installs playwright-core " + pinnedCoreVersion +
+		" into .cache/driver), or set " + EnvDriverDir + " to a directory holding " +
+		"node_modules/playwright-core/cli.js"
+	if dir != "" {
+		if p, ok := cliIn(dir); ok {
+			return p, nil
+		}
+		return "", fmt.Errorf("browser: Playwright driver not found: DriverOptions.DriverDir %q has no %s; %s",
+			dir, driverRel, fix)
+	}
+	if env := os.Getenv(EnvDriverDir); env != "" {
+		if p, ok := cliIn(env); ok {
+			return p, nil
+		}
+		return "", fmt.Errorf("browser: Playwright driver not found: $%s=%q has no %s; %s",
+			EnvDriverDir, env, driverRel, fix)
+	}
+	if env := os.Getenv("PLAYWRIGHT_CLI_PATH"); env != "" {
+		if st, err := os.Stat(env); err == nil && !st.IsDir() {
+			return env, nil
+		}
+	}
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, s := range starts {
+		for d := s; ; d = filepath.Dir(d) {
+			if p, ok := cliIn(filepath.Join(d, ".cache", "driver")); ok {
+				return p, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", fmt.Errorf("browser: Playwright driver not found: looked for .cache/driver/%s in every directory "+
+		"above %s; %s", driverRel, strings.Join(starts, " and above "), fix)
+}
+
+// findNode implements StartDriver's Node.js search order.
+func findNode(path string) (string, error) {
+	for _, c := range []struct{ what, v string }{
+		{"DriverOptions.NodePath", path}, {"$" + EnvNode, os.Getenv(EnvNode)},
+		{"$PLAYWRIGHT_NODEJS_PATH", os.Getenv("PLAYWRIGHT_NODEJS_PATH")},
+	} {
+		if c.v == "" {
+			continue
+		}
+		if st, err := os.Stat(c.v); err == nil && !st.IsDir() {
+			return c.v, nil
+		}
+		return "", fmt.Errorf("browser: Node.js not found: %s=%q does not exist; install Node.js (`make setup` "+
+			"needs it too) or point %s at it", c.what, c.v, EnvNode)
+	}
+	p, err := exec.LookPath("node")
+	if err != nil {
+		return "", fmt.Errorf("browser: Node.js not found: no `node` on PATH and %s / PLAYWRIGHT_NODEJS_PATH "+
+			"unset; install Node.js (e.g. apt-get install nodejs) or set %s", EnvNode, EnvNode)
+	}
+	return p, nil
+}
+
+// findChromium implements Launch's Chromium search order.
+func findChromium(path string) (string, error) {
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("browser: Chromium not found: LaunchOptions.ExecutablePath %q: %w", path, err)
+		}
+		return path, nil
+	}
+	if env := os.Getenv(EnvChromium); env != "" {
+		if _, err := os.Stat(env); err != nil {
+			return "", fmt.Errorf("browser: Chromium not found: $%s=%q does not exist; set it to a Chromium "+
+				"executable or unset it to use %s", EnvChromium, env, DefaultChromium)
+		}
+		return env, nil
+	}
+	if _, err := os.Stat(DefaultChromium); err == nil {
+		return DefaultChromium, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("browser: Chromium not found: looked at $%s (unset), %s and `chromium` on PATH; run "+
+		"`make setup` (installs Debian chromium) or set %s to a Chromium executable", EnvChromium,
+		DefaultChromium, EnvChromium)
+}
+
+// LaunchOptions choose the browser.
+type LaunchOptions struct {
+	// ExecutablePath is the Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium, `chromium`
+	// on PATH). Ignored with Endpoint.
+	ExecutablePath string
+	// Headless runs without a window. A headed launch with neither DISPLAY nor WAYLAND_DISPLAY set runs
+	// headless instead (there is nowhere to draw).
+	Headless bool
+	// Endpoint "ws://…" / "wss://…" connects to a remote Playwright browser server (BrowserType.Connect,
+	// `playwright launch-server`) instead of launching.
+	Endpoint string
+	// Args are extra Chromium flags, after DefaultLaunchArgs.
+	Args []string
+}
+
+// Browser is a launched or connected Chromium.
+type Browser struct {
+	b      playwright.Browser
+	remote bool
+}
+
+// Launch starts Chromium (or connects to o.Endpoint). Errors name the executable looked for and the fix.
+func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
+	if o.Endpoint != "" {
+		if !strings.HasPrefix(o.Endpoint, "ws://") && !strings.HasPrefix(o.Endpoint, "wss://") {
+			return nil, fmt.Errorf("browser: endpoint %q is not a ws:// or wss:// Playwright browser server URL",
+				o.Endpoint)
+		}
+		b, err := d.pw.Chromium.Connect(o.Endpoint, playwright.BrowserTypeConnectOptions{
+			Timeout: playwright.Float(30000),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("browser: could not connect to the Playwright browser server %s (is it running, "+
+				"and of playwright %s?): %w", o.Endpoint, pinnedCoreVersion, err)
+		}
+		return &Browser{b: b, remote: true}, nil
+	}
+	exe, err := findChromium(o.ExecutablePath)
+	if err != nil {
+		return nil, err
+	}
+	headless := o.Headless || (os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "")
+	args := append(append([]string{}, DefaultLaunchArgs...), o.Args...)
+	b, err := d.pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(exe),
+		Headless:       playwright.Bool(headless),
+		Args:           args,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("browser: could not launch Chromium %s (set %s to another Chromium, or run `make "+
+			"setup`): %w", exe, EnvChromium, err)
+	}
+	return &Browser{b: b}, nil
+}
+
+// Version is the browser's version string ("156.0.8078.108").
+func (b *Browser) Version() string { return b.b.Version() }
+
+// IsConnected reports whether the browser is still usable (false after a crash, Close or a lost server).
+func (b *Browser) IsConnected() bool { return b.b.IsConnected() }
+
+// Remote reports whether the browser was reached through LaunchOptions.Endpoint.
+func (b *Browser) Remote() bool { return b.remote }
+
+// Playwright exposes the underlying Browser.
+func (b *Browser) Playwright() playwright.Browser { return b.b }
+
+// Close closes the browser (for a remote one, the connection). Closing a closed browser returns nil.
+func (b *Browser) Close() error {
+	err := b.b.Close()
+	if err != nil && (errors.Is(err, playwright.ErrTargetClosed) || !b.b.IsConnected()) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,584 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// One driver and one browser for the whole package (TestMain); each test opens its own session.
+var (
+	testDriver  *Driver
+	testBrowser *Browser
+	testServer  *httptest.Server
+	blockedHits atomic.Int64
+)
+
+const homePage = `<!doctype html><html><head><title>Home</title></head><body>
+<h1>Test page</h1>
+<a href="/next">Next page</a>
+<a href="/popup" target="_blank">Open popup</a>
+<form id="f" onsubmit="event.preventDefault(); document.getElementById('out').textContent='submitted:'+document.getElementById('q').value">
+  <label for="q">Query</label><input id="q" name="q">
+  <label for="color">Color</label><select id="color"><option value="r">Red</option><option value="g">Green</option></select>
+  <label><input type="checkbox" id="agree"> Agree</label>
+  <button type="submit">Search</button>
+</form>
+<p id="out">idle</p>
+<button id="hov" onmouseenter="document.getElementById('out').textContent='hovered'">Hover me</button>
+<button id="rerender" onclick="rerender()">Rerender</button>
+<button id="counter" onclick="this.textContent='Clicked '+(++n)">Count</button>
+<button id="dlg" onclick="alert('hello there'); console.error('oops from page')">Alert</button>
+<button id="covered" style="position:absolute;top:420px;left:20px">Covered</button>
+<div id="onetrust-consent-sdk"><div class="onetrust-pc-dark-filter"
+  style="position:fixed;top:400px;left:0;width:100%;height:100px;background:#0004;z-index:9"></div></div>
+<script>
+let n = 0;
+function rerender() { const b = document.getElementById('rerender'); const c = b.cloneNode(true); c.textContent = 'Rerendered'; b.replaceWith(c); }
+setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Late text'; document.body.append(p); }, 400);
+</script>
+</body></html>`
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	testServer = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch {
+		case r.URL.Path == "/":
+			fmt.Fprint(w, homePage)
+		case r.URL.Path == "/next":
+			fmt.Fprint(w, `<!doctype html><title>Next</title><h1>Second page</h1><a href="/">Home</a>`)
+		case r.URL.Path == "/popup":
+			fmt.Fprint(w, `<!doctype html><title>Popup</title><h1>Popup page</h1>`)
+		case r.URL.Path == "/embeds":
+			fmt.Fprint(w, `<!doctype html><title>Embeds</title><img src="/blocked/pixel.png"><p>ok</p>`)
+		case strings.HasPrefix(r.URL.Path, "/blocked"):
+			blockedHits.Add(1)
+			fmt.Fprint(w, `<!doctype html><title>Blocked</title>secret`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	var err error
+	testDriver, err = StartDriver(DriverOptions{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testBrowser, err = testDriver.Launch(LaunchOptions{Headless: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = testDriver.Stop()
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = testBrowser.Close()
+	_ = testDriver.Stop()
+	testServer.Close()
+	os.Exit(code)
+}
+
+// newSession opens a session on the home page and takes the first snapshot.
+func newSession(t *testing.T, o SessionOptions) (*Session, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test (needs Chromium)")
+	}
+	s, err := testBrowser.NewSession(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Navigate(testServer.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Observe(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, snap
+}
+
+// refOf returns the ref on the first snapshot line that contains all of parts.
+func refOf(t *testing.T, snap string, parts ...string) string {
+	t.Helper()
+lines:
+	for _, l := range strings.Split(snap, "\n") {
+		for _, p := range parts {
+			if !strings.Contains(l, p) {
+				continue lines
+			}
+		}
+		if m := RefPattern.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no ref for %q in snapshot:\n%s", parts, snap)
+	return ""
+}
+
+func call(t *testing.T, s *Session, tool string, args any) Result {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Call(context.Background(), tool, raw)
+}
+
+func mustOK(t *testing.T, r Result) Result {
+	t.Helper()
+	if r.IsError() {
+		t.Fatalf("unexpected error:\n%s", r.Error)
+	}
+	return r
+}
+
+func eval(t *testing.T, s *Session, fn string) string {
+	t.Helper()
+	return mustOK(t, call(t, s, ToolEvaluate, map[string]any{"function": fn})).Result
+}
+
+func TestNavigateSnapshotBack(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{})
+	if !strings.Contains(snap, `link "Next page"`) || !strings.Contains(snap, `[ref=`) {
+		t.Fatalf("first snapshot lacks the link:\n%s", snap)
+	}
+	r := mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/next"}))
+	if r.URL != testServer.URL+"/next" || r.Title != "Next" || !strings.Contains(r.Snapshot, "Second page") {
+		t.Fatalf("navigate result: %+v", r)
+	}
+	r = mustOK(t, call(t, s, ToolNavigateBack, map[string]any{}))
+	if r.URL != testServer.URL+"/" || r.Title != "Home" || !strings.Contains(r.Snapshot, "Test page") {
+		t.Fatalf("navigate_back result: %+v", r)
+	}
+	// browser_snapshot with and without boxes; MCP-prefixed name.
+	r = mustOK(t, s.Call(context.Background(), "mcp__playwright__browser_snapshot", nil))
+	if !strings.Contains(r.Snapshot, `button "Count"`) || strings.Contains(r.Snapshot, "[box=") || r.Title != "Home" {
+		t.Fatalf("snapshot result: %+v", r)
+	}
+	r = mustOK(t, call(t, s, ToolSnapshot, map[string]any{"boxes": true}))
+	if !regexp.MustCompile(`button "Count" \[ref=(?:f\d+)?e\d+\].*\[box=\d+,\d+,\d+,\d+\]`).MatchString(r.Snapshot) {
+		t.Fatalf("boxes snapshot lacks a box on the button:\n%s", r.Snapshot)
+	}
+}
+
+func TestClickLinkAndCounter(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{})
+	r := mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Count"`), "element": "Count button"}))
+	if !strings.Contains(r.Snapshot, `button "Clicked 1"`) {
+		t.Fatalf("click did not register:\n%s", r.Snapshot)
+	}
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, r.Snapshot, `button "Clicked 1"`),
+		"doubleClick": true}))
+	if !strings.Contains(r.Snapshot, `button "Clicked 3"`) {
+		t.Fatalf("double click did not register twice:\n%s", r.Snapshot)
+	}
+	// A click that navigates: the result is the new page, settled.
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": "[ref=" + refOf(t, r.Snapshot, `link "Next page"`) + "]"}))
+	if r.URL != testServer.URL+"/next" || r.Title != "Next" || !strings.Contains(r.Snapshot, "Second page") {
+		t.Fatalf("link click result: %+v", r)
+	}
+}
+
+func TestFormTools(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{})
+	q := refOf(t, snap, `textbox "Query"`)
+	r := mustOK(t, call(t, s, ToolType, map[string]any{"target": q, "text": "hello", "submit": true}))
+	if !strings.Contains(r.Snapshot, "submitted:hello") {
+		t.Fatalf("type+submit did not submit:\n%s", r.Snapshot)
+	}
+	r = mustOK(t, call(t, s, ToolType, map[string]any{"target": refOf(t, r.Snapshot, `textbox "Query"`), "text": "abc"}))
+	if strings.Contains(r.Snapshot, "submitted:abc") {
+		t.Fatal("type without submit submitted")
+	}
+	r = mustOK(t, call(t, s, ToolPressKey, map[string]any{"key": "Enter"}))
+	if !strings.Contains(r.Snapshot, "submitted:abc") {
+		t.Fatalf("press_key Enter did not submit:\n%s", r.Snapshot)
+	}
+	r = mustOK(t, call(t, s, ToolSelectOption, map[string]any{"target": refOf(t, r.Snapshot, `combobox "Color"`),
+		"values": []string{"Green"}}))
+	if got := eval(t, s, "() => document.getElementById('color').value"); got != `"g"` {
+		t.Fatalf("select_option by label: value %s", got)
+	}
+	// fill_form: type given for the textbox, inferred (checkbox, combobox) from the snapshot for the others.
+	r = mustOK(t, call(t, s, ToolFillForm, map[string]any{"fields": []map[string]any{
+		{"target": refOf(t, r.Snapshot, `textbox "Query"`), "name": "Query", "type": "textbox", "value": "filled"},
+		{"target": refOf(t, r.Snapshot, `checkbox "Agree"`), "name": "Agree", "value": true},
+		{"target": refOf(t, r.Snapshot, `combobox "Color"`), "name": "Color", "value": "Red"},
+	}}))
+	got := eval(t, s, "() => [document.getElementById('q').value, document.getElementById('agree').checked, document.getElementById('color').value]")
+	if want := "[\n  \"filled\",\n  true,\n  \"r\"\n]"; got != want {
+		t.Fatalf("fill_form state = %s, want %s", got, want)
+	}
+	if !strings.Contains(r.Snapshot, `checkbox "Agree" [checked]`) {
+		t.Fatalf("fill_form snapshot does not show the checked box:\n%s", r.Snapshot)
+	}
+	r = mustOK(t, call(t, s, ToolHover, map[string]any{"target": refOf(t, r.Snapshot, `button "Hover me"`)}))
+	if !strings.Contains(r.Snapshot, "hovered") {
+		t.Fatalf("hover did not fire mouseenter:\n%s", r.Snapshot)
+	}
+}
+
+func TestReadingTools(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{KeepScreenshots: 4})
+	r := mustOK(t, call(t, s, ToolEvaluate, map[string]any{"function": "() => ({title: document.title, n: 1 + 2, tag: '<b>'})"}))
+	if want := "{\n  \"n\": 3,\n  \"tag\": \"<b>\",\n  \"title\": \"Home\"\n}"; r.Result != want || r.Snapshot != "" || r.Title != "Home" {
+		t.Fatalf("evaluate = %+v, want Result %q", r, want)
+	}
+	r = mustOK(t, call(t, s, ToolEvaluate, map[string]any{"function": "(el) => el.id", "target": refOf(t, snap, `button "Count"`)}))
+	if r.Result != `"counter"` {
+		t.Fatalf("evaluate on element = %q", r.Result)
+	}
+	if got := eval(t, s, "() => { document.title; }"); got != "undefined" {
+		t.Fatalf("evaluate undefined = %q", got)
+	}
+	r = call(t, s, ToolEvaluate, map[string]any{"function": "() => { throw new Error('boom') }"})
+	if !strings.Contains(r.Error, "boom") {
+		t.Fatalf("evaluate error = %+v", r)
+	}
+	start := time.Now()
+	r = mustOK(t, call(t, s, ToolWaitFor, map[string]any{"text": "Late text"}))
+	if r.Result != "Waited for Late text" || r.Snapshot != "" {
+		t.Fatalf("wait_for text: %+v", r)
+	}
+	r = mustOK(t, call(t, s, ToolWaitFor, map[string]any{"textGone": "Never on the page"}))
+	if r.Result != "Waited for Never on the page" {
+		t.Fatalf("wait_for textGone: %+v", r)
+	}
+	r = mustOK(t, call(t, s, ToolWaitFor, map[string]any{"time": 0.3}))
+	if r.Result != "Waited for 0.3" {
+		t.Fatalf("wait_for time: %+v", r)
+	}
+	if el := time.Since(start); el < 300*time.Millisecond || el > 4*time.Second {
+		t.Fatalf("wait_for took %v", el)
+	}
+	if r := call(t, s, ToolWaitFor, map[string]any{}); r.Error != "Either time, text or textGone must be provided" {
+		t.Fatalf("wait_for without args: %+v", r)
+	}
+	r = mustOK(t, call(t, s, ToolTakeScreenshot, map[string]any{}))
+	if !bytes.HasPrefix(r.Image, []byte("\x89PNG\r\n\x1a\n")) || r.Result == "" {
+		t.Fatalf("screenshot: result %q, %d image bytes", r.Result, len(r.Image))
+	}
+	if n := len(s.Screenshots()); n != 1 {
+		t.Fatalf("kept %d screenshots after one, want 1", n)
+	}
+	var last []byte
+	for i := 0; i < 5; i++ {
+		mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot, `button "C`)}))
+		if err := s.CaptureForJudge(); err != nil {
+			t.Fatal(err)
+		}
+		last = s.Screenshots()[len(s.Screenshots())-1]
+	}
+	shots := s.Screenshots()
+	if len(shots) != 4 || !bytes.Equal(shots[3], last) || bytes.Equal(shots[0], shots[3]) {
+		t.Fatalf("kept %d screenshots, want the last 4 (distinct first/last)", len(shots))
+	}
+}
+
+func TestStaleRefsFailFast(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{})
+	for _, target := range []string{"e999", "f7e3", "not a ref"} {
+		start := time.Now()
+		r := call(t, s, ToolClick, map[string]any{"target": target})
+		if el := time.Since(start); el > time.Second {
+			t.Fatalf("unknown ref %q took %v", target, el)
+		}
+		if want := StaleRefMessage(target); r.Error != want {
+			t.Fatalf("unknown ref %q: error %q, want %q", target, r.Error, want)
+		}
+	}
+	old := refOf(t, snap, `button "Rerender"`)
+	// Re-render through evaluate (a reading tool: the ref set stays that of the snapshot above).
+	eval(t, s, "() => rerender()")
+	for _, tool := range []string{ToolClick, ToolHover, ToolEvaluate} {
+		start := time.Now()
+		r := call(t, s, tool, map[string]any{"target": old, "function": "(e) => e.id"})
+		if el := time.Since(start); el > time.Second {
+			t.Fatalf("%s on a gone node took %v", tool, el)
+		}
+		if r.Error != StaleRefMessage(old) || !strings.Contains(r.Error, StaleRefPhrase) {
+			t.Fatalf("%s on a gone node: %q", tool, r.Error)
+		}
+	}
+	if _, err := s.Locator(old); err == nil || err.Error() != StaleRefMessage(old) {
+		t.Fatalf("Locator(gone) err = %v", err)
+	}
+	loc, err := s.Locator(refOf(t, snap, `button "Count"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := loc.GetAttribute("id"); err != nil || id != "counter" {
+		t.Fatalf("Locator resolves to id %q, %v", id, err)
+	}
+	// A fresh snapshot has the re-rendered button under a new ref, and it works.
+	snap = mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot
+	nr := refOf(t, snap, `button "Rerendered"`)
+	if nr == old {
+		t.Fatalf("re-rendered node kept ref %s", old)
+	}
+	mustOK(t, call(t, s, ToolClick, map[string]any{"target": nr}))
+}
+
+func TestCoveredClickError(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{ActionTimeout: 1500 * time.Millisecond})
+	start := time.Now()
+	r := call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Covered"`)})
+	el := time.Since(start)
+	for _, want := range []string{"Timeout 1500ms exceeded", "locator resolved to", "intercepts pointer events",
+		"onetrust"} {
+		if !strings.Contains(r.Error, want) {
+			t.Fatalf("covered click error lacks %q:\n%s", want, r.Error)
+		}
+	}
+	if el < 1400*time.Millisecond || el > 5*time.Second || r.Snapshot != "" {
+		t.Fatalf("covered click took %v, snapshot %q", el, r.Snapshot)
+	}
+	f := r.Format()
+	if !strings.HasPrefix(f, "### Error\n"+r.Error+"\n### Page\n- Page URL: "+testServer.URL+"/\n- Page Title: Home") {
+		t.Fatalf("error Format:\n%s", f)
+	}
+}
+
+func TestMouseClickXY(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	snap := mustOK(t, call(t, s, ToolSnapshot, map[string]any{"boxes": true})).Snapshot
+	m := regexp.MustCompile(`button "Count" .*\[box=(\d+),(\d+),(\d+),(\d+)\]`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no box for Count:\n%s", snap)
+	}
+	n := make([]float64, 4)
+	for i := range n {
+		n[i], _ = strconv.ParseFloat(m[i+1], 64)
+	}
+	r := mustOK(t, call(t, s, ToolMouseClickXY, map[string]any{"x": n[0] + n[2]/2, "y": n[1] + n[3]/2}))
+	if !strings.Contains(r.Snapshot, `button "Clicked 1"`) {
+		t.Fatalf("xy click missed the button:\n%s", r.Snapshot)
+	}
+	if r := call(t, s, ToolMouseClickXY, map[string]any{"x": 1}); !strings.Contains(r.Error, `"y" is required`) {
+		t.Fatalf("missing y: %+v", r)
+	}
+}
+
+func TestEventsDialogConsolePopup(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{})
+	r := mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Alert"`)}))
+	ev := strings.Join(r.Events, "\n")
+	if !strings.Contains(ev, `Dialog (alert) "hello there" was dismissed`) || !strings.Contains(ev, "[ERROR] oops from page") {
+		t.Fatalf("events = %q", r.Events)
+	}
+	// Events are reported once.
+	if r := mustOK(t, call(t, s, ToolSnapshot, nil)); len(r.Events) != 0 {
+		t.Fatalf("events repeated: %q", r.Events)
+	}
+	f := r.Format()
+	if !strings.Contains(f, "\n### Snapshot\n```yaml\n- ") || !strings.HasSuffix(f, "### Events\n- "+strings.Join(r.Events, "\n- ")) ||
+		!strings.HasPrefix(f, "### Page\n- Page URL: "+testServer.URL+"/\n- Page Title: Home\n### Snapshot\n") {
+		t.Fatalf("Format layout:\n%s", f)
+	}
+	// A link opening a new tab: the tab becomes the current page.
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `link "Open popup"`)}))
+	if r.URL != testServer.URL+"/popup" || r.Title != "Popup" || !strings.Contains(r.Snapshot, "Popup page") {
+		t.Fatalf("popup result: %+v", r)
+	}
+}
+
+func TestAllowedBlocksRequests(t *testing.T) {
+	var asked atomic.Int64
+	s, _ := newSession(t, SessionOptions{Allowed: func(u string) bool {
+		asked.Add(1)
+		return !strings.Contains(u, "/blocked")
+	}})
+	before := blockedHits.Load()
+	r := call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/blocked/page"})
+	if !strings.Contains(r.Error, "net::ERR_BLOCKED_BY_CLIENT") {
+		t.Fatalf("blocked navigation: %+v", r)
+	}
+	mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/embeds"}))
+	if blockedHits.Load() != before {
+		t.Fatalf("blocked URLs reached the server %d times", blockedHits.Load()-before)
+	}
+	if asked.Load() < 3 {
+		t.Fatalf("Allowed asked %d times", asked.Load())
+	}
+	// Without Allowed the same URL loads.
+	s2, _ := newSession(t, SessionOptions{})
+	mustOK(t, call(t, s2, ToolNavigate, map[string]any{"url": testServer.URL + "/blocked/page"}))
+	if blockedHits.Load() == before {
+		t.Fatal("unrestricted session did not reach the server")
+	}
+}
+
+func TestCallCancelAndErrors(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r := s.Call(ctx, ToolEvaluate, json.RawMessage(`{"function":"() => new Promise(() => {})"}`))
+	if el := time.Since(start); el > 1500*time.Millisecond || !strings.Contains(r.Error, "deadline exceeded") {
+		t.Fatalf("cancelled evaluate: %v, %+v", el, r)
+	}
+	// The page is still usable afterwards.
+	if got := eval(t, s, "() => 40 + 2"); got != "42" {
+		t.Fatalf("after cancel: %q", got)
+	}
+	cases := map[string]string{
+		"browser_nope":   `Tool "browser_nope" not found`,
+		ToolClick:        `Invalid arguments for browser_click: "target" is required`,
+		ToolNavigate:     `Invalid arguments for browser_navigate: "url" is required`,
+		ToolSelectOption: `Invalid arguments for browser_select_option: "values" is required`,
+	}
+	for tool, want := range cases {
+		if r := s.Call(context.Background(), tool, json.RawMessage(`{}`)); r.Error != want {
+			t.Fatalf("%s: %q, want %q", tool, r.Error, want)
+		}
+	}
+	if r := s.Call(context.Background(), ToolClick, json.RawMessage(`{"target": 3`)); !strings.HasPrefix(r.Error, "Invalid arguments for browser_click: ") {
+		t.Fatalf("bad JSON: %q", r.Error)
+	}
+	d, _ := newSession(t, SessionOptions{DisableEvaluate: true})
+	if r := call(t, d, ToolEvaluate, map[string]any{"function": "() => 1"}); !strings.Contains(r.Error, "disabled") {
+		t.Fatalf("disabled evaluate: %+v", r)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if r := call(t, s, ToolSnapshot, nil); r.Error != "browser: session closed" {
+		t.Fatalf("after Close: %+v", r)
+	}
+}
+
+func TestSnapshotFilter(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	var seen int
+	s.SetSnapshotFilter(func(snap string) string { seen++; return "filtered\n" + snap })
+	r := mustOK(t, call(t, s, ToolPressKey, map[string]any{"key": "Tab"}))
+	if !strings.HasPrefix(r.Snapshot, "filtered\n") || seen != 1 {
+		t.Fatalf("action snapshot not filtered (seen %d): %q", seen, r.Snapshot[:min(40, len(r.Snapshot))])
+	}
+	raw, err := s.Snapshot(false)
+	if err != nil || strings.HasPrefix(raw, "filtered") || seen != 1 {
+		t.Fatalf("Snapshot ran the filter: %v", err)
+	}
+	s.SetSnapshotFilter(nil)
+	if r := mustOK(t, call(t, s, ToolSnapshot, nil)); strings.HasPrefix(r.Snapshot, "filtered") {
+		t.Fatal("filter not removed")
+	}
+}
+
+func TestSessionDefaultsAndBrowser(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	got := eval(t, s, "() => [innerWidth, innerHeight, navigator.language, Intl.DateTimeFormat().resolvedOptions().timeZone]")
+	if want := "[\n  1280,\n  720,\n  \"en-US\",\n  \"UTC\"\n]"; got != want {
+		t.Fatalf("context defaults = %s, want %s", got, want)
+	}
+	if o := s.Options(); o.ActionTimeout != 5*time.Second || o.NavigationTimeout != 15*time.Second || o.KeepScreenshots != 15 {
+		t.Fatalf("defaults: %+v", o)
+	}
+	if !testBrowser.IsConnected() || !regexp.MustCompile(`^\d+\.\d+`).MatchString(testBrowser.Version()) {
+		t.Fatalf("browser connected=%v version=%q", testBrowser.IsConnected(), testBrowser.Version())
+	}
+	if v := PlaywrightVersion(); v != "1.64.1" || testDriver.Version() != v {
+		t.Fatalf("PlaywrightVersion = %q, driver %q", v, testDriver.Version())
+	}
+}
+
+func TestToolDefs(t *testing.T) {
+	s := &Session{}
+	defs := s.ToolDefs()
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.Function.Name)
+		b, err := json.Marshal(d)
+		if err != nil || !bytes.Contains(b, []byte(`"parameters":{`)) {
+			t.Fatalf("%s: %s %v", d.Function.Name, b, err)
+		}
+	}
+	want := "browser_navigate browser_navigate_back browser_snapshot browser_click browser_type browser_hover " +
+		"browser_select_option browser_fill_form browser_press_key browser_evaluate browser_wait_for " +
+		"browser_take_screenshot browser_mouse_click_xy"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("tools = %s", got)
+	}
+	for a := range ActionTools {
+		if a != "browser_drag" && !strings.Contains(want, a) {
+			t.Fatalf("action tool %s not offered", a)
+		}
+	}
+	b, _ := json.Marshal(defs[3].Function.Parameters)
+	if string(b) != `{"additionalProperties":false,"properties":{"button":{"description":"Button to click, defaults to left","enum":["left","right","middle"],"type":"string"},"doubleClick":{"description":"Whether to perform a double click instead of a single click","type":"boolean"},"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, e.g. e12 or f1e3","type":"string"}},"required":["target"],"type":"object"}` {
+		t.Fatalf("click schema: %s", b)
+	}
+	s.opts.DisableEvaluate = true
+	for _, d := range s.ToolDefs() {
+		if d.Function.Name == ToolEvaluate {
+			t.Fatal("evaluate offered while disabled")
+		}
+	}
+	if len(s.ToolDefs()) != 12 {
+		t.Fatalf("%d tools with evaluate disabled", len(s.ToolDefs()))
+	}
+}
+
+func TestParseRefAndRoles(t *testing.T) {
+	for in, want := range map[string]string{"e12": "e12", " f1e3 ": "f1e3", "[ref=e7]": "e7", "ref=e8": "e8",
+		`button "Go" [ref=f2e9]`: "f2e9"} {
+		if got, ok := parseRef(in); !ok || got != want {
+			t.Fatalf("parseRef(%q) = %q, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"", "button", "e", "x12"} {
+		if _, ok := parseRef(in); ok {
+			t.Fatalf("parseRef(%q) accepted", in)
+		}
+	}
+	roles := snapshotRoles("- generic [ref=e1]:\n  - 'checkbox \"a: b\" [ref=e2]'\n  - text: x [ref=e3]\n  - /url: y")
+	if roles["e1"] != "generic" || roles["e2"] != "checkbox" || roles["e3"] != "text" || len(roles) != 3 {
+		t.Fatalf("roles = %v", roles)
+	}
+	if FormatValue(nil) != "undefined" || FormatValue("a<b") != `"a<b"` || FormatValue(1.5) != "1.5" {
+		t.Fatal("FormatValue")
+	}
+}
+
+func TestDiscoveryErrors(t *testing.T) {
+	t.Setenv(EnvDriverDir, "/nonexistent/driver")
+	_, err := StartDriver(DriverOptions{})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/driver") || !strings.Contains(err.Error(), "make setup") ||
+		!strings.Contains(err.Error(), EnvDriverDir) {
+		t.Fatalf("driver error: %v", err)
+	}
+	_, err = StartDriver(DriverOptions{DriverDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "node_modules/playwright-core/cli.js") {
+		t.Fatalf("DriverDir error: %v", err)
+	}
+	t.Setenv(EnvChromium, "/nonexistent/chromium")
+	if _, err := findChromium(""); err == nil || !strings.Contains(err.Error(), EnvChromium) {
+		t.Fatalf("chromium error: %v", err)
+	}
+	if p, err := findChromium(os.Args[0]); err != nil || p != os.Args[0] {
+		t.Fatalf("explicit executable: %q %v", p, err)
+	}
+	t.Setenv(EnvNode, "/nonexistent/node")
+	if _, err := findNode(""); err == nil || !strings.Contains(err.Error(), EnvNode) {
+		t.Fatalf("node error: %v", err)
+	}
+}

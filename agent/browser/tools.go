@@ -1,0 +1,608 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Tool names (Playwright MCP's, DESIGN.md "Browser tools").
+const (
+	ToolNavigate       = "browser_navigate"
+	ToolNavigateBack   = "browser_navigate_back"
+	ToolSnapshot       = "browser_snapshot"
+	ToolClick          = "browser_click"
+	ToolType           = "browser_type"
+	ToolHover          = "browser_hover"
+	ToolSelectOption   = "browser_select_option"
+	ToolFillForm       = "browser_fill_form"
+	ToolPressKey       = "browser_press_key"
+	ToolEvaluate       = "browser_evaluate"
+	ToolWaitFor        = "browser_wait_for"
+	ToolTakeScreenshot = "browser_take_screenshot"
+	ToolMouseClickXY   = "browser_mouse_click_xy"
+)
+
+// maxWait caps browser_wait_for's time argument, as Playwright MCP does.
+const maxWait = 30 * time.Second
+
+type schema = map[string]any
+
+func str(desc string) schema  { return schema{"type": "string", "description": desc} }
+func boolean(d string) schema { return schema{"type": "boolean", "description": d} }
+func number(d string) schema  { return schema{"type": "number", "description": d} }
+func object(props schema, required ...string) schema {
+	o := schema{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+const targetDesc = "Exact target element reference from the page snapshot, e.g. e12 or f1e3"
+
+// toolSpecs are the tool definitions in the order ToolDefs lists them; descriptions follow Playwright MCP.
+var toolSpecs = []struct {
+	name, desc string
+	params     schema
+}{
+	{ToolNavigate, "Navigate to a URL", object(schema{"url": str("The URL to navigate to")}, "url")},
+	{ToolNavigateBack, "Go back to the previous page in the history", object(schema{})},
+	{ToolSnapshot, "Capture accessibility snapshot of the current page, this is better than screenshot",
+		object(schema{"boxes": boolean("Append each element's bounding box as [box=x,y,width,height] in " +
+			"viewport CSS pixels (for browser_mouse_click_xy)")})},
+	{ToolClick, "Perform click on a web page", object(schema{
+		"element": str("Human-readable element description used to obtain permission to interact with the " +
+			"element"),
+		"target":      str(targetDesc),
+		"doubleClick": boolean("Whether to perform a double click instead of a single click"),
+		"button": schema{"type": "string", "enum": []string{"left", "right", "middle"},
+			"description": "Button to click, defaults to left"},
+	}, "target")},
+	{ToolType, "Type text into editable element", object(schema{
+		"target": str(targetDesc),
+		"text":   str("Text to type into the element"),
+		"submit": boolean("Whether to submit entered text (press Enter after)"),
+	}, "target", "text")},
+	{ToolHover, "Hover over element on page", object(schema{"target": str(targetDesc)}, "target")},
+	{ToolSelectOption, "Select an option in a dropdown", object(schema{
+		"target": str(targetDesc),
+		"values": schema{"type": "array", "items": schema{"type": "string"},
+			"description": "Array of values to select in the dropdown. This can be a single value or multiple values."},
+	}, "target", "values")},
+	{ToolFillForm, "Fill multiple form fields", object(schema{
+		"fields": schema{"type": "array", "description": "Fields to fill in", "items": object(schema{
+			"target": str(targetDesc),
+			"name":   str("Human-readable field name"),
+			"type": schema{"type": "string", "enum": []string{"textbox", "checkbox", "radio", "combobox", "slider"},
+				"description": "Type of the field"},
+			"value": str("Value to fill in the field. If the field is a checkbox, the value should be `true` or " +
+				"`false`. If the field is a combobox, the value should be the text of the option."),
+		}, "target", "value")},
+	}, "fields")},
+	{ToolPressKey, "Press a key on the keyboard", object(schema{
+		"key": str("Name of the key to press or a character to generate, such as `ArrowLeft` or `a`"),
+	}, "key")},
+	{ToolEvaluate, "Evaluate JavaScript expression on page or element", object(schema{
+		"function": str("() => { /* code */ } or (element) => { /* code */ } when element is provided"),
+		"target":   str(targetDesc + " (optional: the element passed to the function)"),
+	}, "function")},
+	{ToolWaitFor, "Wait for text to appear or disappear or a specified time to pass", object(schema{
+		"time":     number("The time to wait in seconds"),
+		"text":     str("The text to wait for"),
+		"textGone": str("The text to wait for to disappear"),
+	})},
+	{ToolTakeScreenshot, "Take a screenshot of the current page. You can't perform actions based on the " +
+		"screenshot, use browser_snapshot for actions.", object(schema{})},
+	{ToolMouseClickXY, "Click left mouse button at a given position (viewport CSS pixels, e.g. the centre of a " +
+		"[box=…] from browser_snapshot with boxes: true)", object(schema{
+		"x": number("X coordinate"),
+		"y": number("Y coordinate"),
+	}, "x", "y")},
+}
+
+// ToolDefs returns the OpenAI tool definitions (JSON schema) of the session's tools, Playwright MCP names
+// and arguments. browser_mouse_click_xy is always offered; browser_evaluate unless DisableEvaluate.
+func (s *Session) ToolDefs() []openai.Tool {
+	var out []openai.Tool
+	for _, t := range toolSpecs {
+		if t.name == ToolEvaluate && s.opts.DisableEvaluate {
+			continue
+		}
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.name, Description: t.desc, Parameters: t.params,
+		}})
+	}
+	return out
+}
+
+// Call executes one tool by name with its JSON arguments and returns the structured result. Unknown tools and
+// bad arguments are results with Error set, not Go errors. ctx cancellation returns at once with an error
+// result (the underlying Playwright call may still be running; closing the session releases it).
+//
+// name may carry an MCP prefix ("mcp__playwright__browser_click"). Action tools (ActionTools and
+// browser_mouse_click_xy) let the page settle and return Page + a fresh Snapshot (Observe, so the snapshot
+// filter runs); browser_snapshot returns Page + Snapshot; the reading tools return Result + Page;
+// browser_take_screenshot also Image. Errors are Playwright's text verbatim (with its call log); element tools
+// fail at once with StaleRefMessage for a ref not in the last snapshot or whose node is gone. Events collected
+// since the previous call are attached.
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) Result {
+	tool := ToolName(name)
+	if err := ctx.Err(); err != nil {
+		return Result{Error: fmt.Sprintf("browser: %s cancelled: %v", tool, err)}
+	}
+	done := make(chan Result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- Result{Error: fmt.Sprintf("browser: %s panicked: %v", tool, p)}
+			}
+		}()
+		done <- s.call(tool, args)
+	}()
+	select {
+	case r := <-done:
+		return r
+	case <-ctx.Done():
+		r := Result{Error: fmt.Sprintf("browser: %s cancelled: %v", tool, ctx.Err())}
+		if p := s.cur(); p != nil {
+			r.URL = p.URL()
+		}
+		return r
+	}
+}
+
+// Tool argument shapes.
+type (
+	navigateArgs struct {
+		URL string `json:"url"`
+	}
+	snapshotArgs struct {
+		Boxes bool `json:"boxes"`
+	}
+	clickArgs struct {
+		Target      string `json:"target"`
+		Element     string `json:"element"`
+		DoubleClick bool   `json:"doubleClick"`
+		Button      string `json:"button"`
+	}
+	typeArgs struct {
+		Target string `json:"target"`
+		Text   string `json:"text"`
+		Submit bool   `json:"submit"`
+	}
+	targetArgs struct {
+		Target string `json:"target"`
+	}
+	selectArgs struct {
+		Target string          `json:"target"`
+		Values json.RawMessage `json:"values"`
+	}
+	formField struct {
+		Target string          `json:"target"`
+		Name   string          `json:"name"`
+		Type   string          `json:"type"`
+		Value  json.RawMessage `json:"value"`
+	}
+	fillFormArgs struct {
+		Fields []formField `json:"fields"`
+	}
+	pressKeyArgs struct {
+		Key string `json:"key"`
+	}
+	evaluateArgs struct {
+		Function string `json:"function"`
+		Target   string `json:"target"`
+	}
+	waitForArgs struct {
+		Time     *float64 `json:"time"`
+		Text     string   `json:"text"`
+		TextGone string   `json:"textGone"`
+	}
+	xyArgs struct {
+		X *float64 `json:"x"`
+		Y *float64 `json:"y"`
+	}
+)
+
+// decode unmarshals tool arguments ("" and null mean {}).
+func decode(tool string, args json.RawMessage, v any) error {
+	a := bytes.TrimSpace(args)
+	if len(a) == 0 || string(a) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(a, v); err != nil {
+		return fmt.Errorf("Invalid arguments for %s: %v", tool, err)
+	}
+	return nil
+}
+
+func missing(tool, field string) Result {
+	return Result{Error: fmt.Sprintf("Invalid arguments for %s: %q is required", tool, field)}
+}
+
+// call runs a tool synchronously and adds Page and Events to its result.
+func (s *Session) call(tool string, args json.RawMessage) Result {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return Result{Error: errClosed.Error()}
+	}
+	return s.finish(s.run(tool, args))
+}
+
+// run runs a tool synchronously.
+func (s *Session) run(tool string, args json.RawMessage) Result {
+	var r Result
+	switch tool {
+	case ToolNavigate:
+		var a navigateArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		if a.URL == "" {
+			return missing(tool, "url")
+		}
+		r = s.act(func() error { return s.Navigate(a.URL) })
+	case ToolNavigateBack:
+		r = s.act(func() error {
+			_, err := s.cur().GoBack(playwright.PageGoBackOptions{
+				Timeout: playwright.Float(ms(s.opts.NavigationTimeout))})
+			return err
+		})
+	case ToolSnapshot:
+		var a snapshotArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		snap, err := s.Observe(a.Boxes)
+		r = Result{Snapshot: snap}
+		if err != nil {
+			r.Error = err.Error()
+		}
+	case ToolClick:
+		var a clickArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error {
+			var btn *playwright.MouseButton
+			switch a.Button {
+			case "", "left":
+			case "right":
+				btn = playwright.MouseButtonRight
+			case "middle":
+				btn = playwright.MouseButtonMiddle
+			default:
+				return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
+					tool, a.Button)
+			}
+			if a.DoubleClick {
+				if btn == nil {
+					// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+					return loc.Dblclick()
+				}
+				return loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+			}
+			return loc.Click(playwright.LocatorClickOptions{Button: btn})
+		})
+	case ToolType:
+		var a typeArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error {
+			if err := loc.Fill(a.Text); err != nil {
+				return err
+			}
+			if a.Submit {
+				return loc.Press("Enter")
+			}
+			return nil
+		})
+	case ToolHover:
+		var a targetArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error { return loc.Hover() })
+	case ToolSelectOption:
+		var a selectArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		values, err := stringList(a.Values)
+		if err != nil {
+			return Result{Error: fmt.Sprintf("Invalid arguments for %s: values: %v", tool, err)}
+		}
+		if len(values) == 0 {
+			return missing(tool, "values")
+		}
+		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error {
+			_, err := loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &values})
+			return err
+		})
+	case ToolFillForm:
+		var a fillFormArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		if len(a.Fields) == 0 {
+			return missing(tool, "fields")
+		}
+		r = s.fillForm(tool, a.Fields)
+	case ToolPressKey:
+		var a pressKeyArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		if a.Key == "" {
+			return missing(tool, "key")
+		}
+		r = s.act(func() error { return s.cur().Keyboard().Press(a.Key) })
+	case ToolEvaluate:
+		if s.opts.DisableEvaluate {
+			return Result{Error: fmt.Sprintf("Tool %q is disabled in this session", tool)}
+		}
+		var a evaluateArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		if strings.TrimSpace(a.Function) == "" {
+			return missing(tool, "function")
+		}
+		r = s.evaluate(a)
+	case ToolWaitFor:
+		var a waitForArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		r = s.waitFor(a)
+	case ToolTakeScreenshot:
+		img, err := s.Screenshot()
+		if err != nil {
+			r = Result{Error: err.Error()}
+		} else {
+			r = Result{Result: "Took a screenshot of the viewport (PNG).", Image: img}
+		}
+	case ToolMouseClickXY:
+		var a xyArgs
+		if r, ok := s.args(tool, args, &a); !ok {
+			return r
+		}
+		if a.X == nil {
+			return missing(tool, "x")
+		}
+		if a.Y == nil {
+			return missing(tool, "y")
+		}
+		r = s.act(func() error { return s.cur().Mouse().Click(*a.X, *a.Y) })
+	default:
+		return Result{Error: fmt.Sprintf("Tool %q not found", tool)}
+	}
+	return r
+}
+
+// args decodes tool arguments; on failure it returns the error result.
+func (s *Session) args(tool string, args json.RawMessage, v any) (Result, bool) {
+	if err := decode(tool, args, v); err != nil {
+		return Result{Error: err.Error()}, false
+	}
+	return Result{}, true
+}
+
+// finish adds Page and Events to r.
+func (s *Session) finish(r Result) Result {
+	r.URL, r.Title = s.PageInfo()
+	if ev := s.drainEvents(); len(ev) > 0 {
+		r.Events = append(r.Events, ev...)
+	}
+	return r
+}
+
+// act runs an action, lets the page settle and takes the post-action snapshot. A failed action returns its
+// error without a snapshot.
+func (s *Session) act(f func() error) Result {
+	m := s.mark()
+	if err := f(); err != nil {
+		return Result{Error: err.Error()}
+	}
+	s.settle(m)
+	snap, err := s.Observe(false)
+	if err != nil {
+		return Result{Error: err.Error()}
+	}
+	return Result{Snapshot: snap}
+}
+
+// onTarget resolves target (stale refs fail at once) and runs an action on it.
+func (s *Session) onTarget(tool, target string, f func(playwright.Locator) error) Result {
+	if strings.TrimSpace(target) == "" {
+		return missing(tool, "target")
+	}
+	loc, err := s.Locator(target)
+	if err != nil {
+		return Result{Error: err.Error()}
+	}
+	return s.act(func() error { return f(loc) })
+}
+
+// fillForm fills each field by its type (given, else the role of its ref in the last snapshot): textbox and
+// slider fill, checkbox and radio set checked to value == "true", combobox selects the option by value or label
+// (filling instead when it is not a <select>), as Playwright MCP. It stops at the first error.
+func (s *Session) fillForm(tool string, fields []formField) Result {
+	type resolved struct {
+		loc       playwright.Locator
+		kind, val string
+	}
+	var todo []resolved
+	for i, f := range fields {
+		if strings.TrimSpace(f.Target) == "" {
+			return missing(tool, fmt.Sprintf("fields[%d].target", i))
+		}
+		val, err := scalarString(f.Value)
+		if err != nil {
+			return Result{Error: fmt.Sprintf("Invalid arguments for %s: fields[%d].value: %v", tool, i, err)}
+		}
+		loc, err := s.Locator(f.Target)
+		if err != nil {
+			return Result{Error: err.Error()}
+		}
+		kind := f.Type
+		if kind == "" {
+			ref, _ := parseRef(f.Target)
+			s.mu.Lock()
+			kind = s.refs[ref]
+			s.mu.Unlock()
+		}
+		todo = append(todo, resolved{loc, kind, val})
+	}
+	return s.act(func() error {
+		for _, f := range todo {
+			var err error
+			switch f.kind {
+			case "checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio":
+				err = f.loc.SetChecked(strings.EqualFold(strings.TrimSpace(f.val), "true"))
+			case "combobox", "listbox":
+				vals := []string{f.val}
+				_, err = f.loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &vals})
+				if err != nil && strings.Contains(err.Error(), "not a <select>") {
+					err = f.loc.Fill(f.val)
+				}
+			default:
+				err = f.loc.Fill(f.val)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// evaluate runs the function with page.Evaluate (or locator.Evaluate with a target). Unbounded on purpose: this
+// is the pre-fix behaviour evaluate_isolation replaces. The value is rendered as JSON (2-space indent),
+// "undefined" for undefined/null.
+func (s *Session) evaluate(a evaluateArgs) Result {
+	var v any
+	var err error
+	if strings.TrimSpace(a.Target) != "" {
+		loc, lerr := s.Locator(a.Target)
+		if lerr != nil {
+			return Result{Error: lerr.Error()}
+		}
+		v, err = loc.Evaluate(a.Function, nil)
+	} else {
+		v, err = s.cur().Evaluate(a.Function)
+	}
+	if err != nil {
+		return Result{Error: err.Error()}
+	}
+	return Result{Result: FormatValue(v)}
+}
+
+// FormatValue renders an evaluate result as JSON with 2-space indentation and no HTML escaping (like
+// JSON.stringify(v, null, 2)); nil (JS undefined or null) is "undefined"; values JSON cannot hold (NaN) use
+// fmt's %v.
+func FormatValue(v any) string {
+	if v == nil {
+		return "undefined"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// waitFor implements browser_wait_for: sleep time seconds (≤30), then wait for textGone to be hidden and text
+// to be visible (each within the action timeout).
+func (s *Session) waitFor(a waitForArgs) Result {
+	if a.Time == nil && a.Text == "" && a.TextGone == "" {
+		return Result{Error: "Either time, text or textGone must be provided"}
+	}
+	if a.Time != nil && *a.Time > 0 {
+		time.Sleep(min(time.Duration(*a.Time*float64(time.Second)), maxWait))
+	}
+	p := s.cur()
+	if a.TextGone != "" {
+		if err := p.GetByText(a.TextGone).First().WaitFor(playwright.LocatorWaitForOptions{
+			State: playwright.WaitForSelectorStateHidden}); err != nil {
+			return Result{Error: err.Error()}
+		}
+	}
+	if a.Text != "" {
+		if err := p.GetByText(a.Text).First().WaitFor(playwright.LocatorWaitForOptions{
+			State: playwright.WaitForSelectorStateVisible}); err != nil {
+			return Result{Error: err.Error()}
+		}
+	}
+	what := a.Text
+	if what == "" {
+		what = a.TextGone
+	}
+	if what == "" {
+		what = strconv.FormatFloat(*a.Time, 'f', -1, 64)
+	}
+	return Result{Result: "Waited for " + what}
+}
+
+// stringList accepts a JSON array of scalars or a single scalar (models send both).
+func stringList(raw json.RawMessage) ([]string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '[' {
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, err
+		}
+		out := make([]string, 0, len(items))
+		for _, it := range items {
+			v, err := scalarString(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	v, err := scalarString(raw)
+	if err != nil {
+		return nil, err
+	}
+	return []string{v}, nil
+}
+
+// scalarString renders a JSON string, number or boolean as a string.
+func scalarString(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case '{', '[':
+		return "", fmt.Errorf("want a string, got %s", raw)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	return string(raw), nil
+}
