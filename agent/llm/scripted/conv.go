@@ -1,0 +1,275 @@
+package scripted
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"hash/fnv"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+
+	"webbench/agent/browser"
+	"webbench/suites"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// call is one tool call of an assistant message, with the model-facing result the agent sent back.
+type call struct {
+	id, name, base string // name as sent; base without any MCP prefix
+	argsRaw        string
+	args           map[string]any
+	result         string
+	hasResult      bool
+	msg            int // index of the tool message holding the result
+}
+
+func (c *call) failed() bool { return c.hasResult && hasSection(c.result, "Error") }
+
+func (c *call) str(key string) string {
+	s, _ := c.args[key].(string)
+	return s
+}
+
+// turn is one assistant message (one "step").
+type turn struct {
+	msg     int
+	content string
+	calls   []*call
+}
+
+// conv is a request read the way a model reads it: the task, the assistant's own messages and tool calls, the
+// tool results, the latest snapshot and page URL, and the tools on offer.
+type conv struct {
+	msgs     []openai.ChatCompletionMessage
+	texts    []string // content of each message (text parts joined)
+	seed     int64
+	task     *suites.Task
+	goal     string
+	turns    []*turn
+	step     int               // number of assistant messages so far
+	tools    map[string]string // offered: base name → name as offered
+	snapText string            // the latest whole snapshot YAML ("" when none)
+	snapMsg  int               // message holding it
+	snapAt   int               // offset of its "### Snapshot" header in that message
+	snapshot *snap
+	pageURL  string
+	firstURL string
+	prof     Profile
+}
+
+var (
+	snapshotRe = regexp.MustCompile("(?m)^### Snapshot[ \t]*\r?\n```yaml[ \t]*\r?\n")
+	pageURLRe  = regexp.MustCompile(`(?m)^- Page URL: *(\S*)`)
+	sectionRe  = regexp.MustCompile(`(?m)^### ([A-Za-z ]+?)[ \t]*$`)
+)
+
+// hasSection reports whether text has a "### <name>" header line.
+func hasSection(text, name string) bool {
+	for _, m := range sectionRe.FindAllStringSubmatch(text, -1) {
+		if m[1] == name {
+			return true
+		}
+	}
+	return false
+}
+
+func messageText(m openai.ChatCompletionMessage) string {
+	if m.Content != "" || len(m.MultiContent) == 0 {
+		return m.Content
+	}
+	var parts []string
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText {
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// readConv parses a request. tasks maps trimmed goal texts to tasks.
+func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, prof Profile) *conv {
+	c := &conv{msgs: req.Messages, tools: map[string]string{}, snapMsg: -1, prof: prof}
+	if req.Seed != nil {
+		c.seed = int64(*req.Seed)
+	}
+	for _, t := range req.Tools {
+		if t.Function != nil {
+			c.tools[browser.ToolName(t.Function.Name)] = t.Function.Name
+		}
+	}
+	byID := map[string]*call{}
+	for i, m := range req.Messages {
+		text := messageText(m)
+		c.texts = append(c.texts, text)
+		switch m.Role {
+		case openai.ChatMessageRoleUser:
+			if c.task == nil && c.goal == "" && strings.HasPrefix(text, "Task: ") {
+				c.goal, c.task = findTask(text, tasks)
+				if mm := pageURLRe.FindStringSubmatch(text); mm != nil {
+					c.firstURL = mm[1]
+				}
+			}
+		case openai.ChatMessageRoleAssistant:
+			t := &turn{msg: i, content: text}
+			for _, tc := range m.ToolCalls {
+				cl := &call{id: tc.ID, name: tc.Function.Name, base: browser.ToolName(tc.Function.Name),
+					argsRaw: tc.Function.Arguments, args: map[string]any{}, msg: -1}
+				_ = json.Unmarshal([]byte(tc.Function.Arguments), &cl.args)
+				t.calls = append(t.calls, cl)
+				if tc.ID != "" {
+					byID[tc.ID] = cl
+				}
+			}
+			c.turns = append(c.turns, t)
+		case openai.ChatMessageRoleTool:
+			cl := byID[m.ToolCallID]
+			if cl == nil || cl.hasResult {
+				cl = nil
+				// No (or a reused) id: the first call of the latest turn still without a result.
+				if n := len(c.turns); n > 0 {
+					for _, x := range c.turns[n-1].calls {
+						if !x.hasResult {
+							cl = x
+							break
+						}
+					}
+				}
+			}
+			if cl != nil {
+				cl.result, cl.hasResult, cl.msg = text, true, i
+			}
+		}
+		if m.Role == openai.ChatMessageRoleUser || m.Role == openai.ChatMessageRoleTool {
+			if locs := snapshotRe.FindAllStringIndex(text, -1); len(locs) > 0 {
+				last := locs[len(locs)-1]
+				body := text[last[1]:]
+				if end := strings.Index(body, "\n```"); end >= 0 {
+					body = body[:end]
+				} else {
+					body = strings.TrimSuffix(body, "```")
+				}
+				c.snapText, c.snapMsg, c.snapAt = body, i, last[0]
+			}
+			if ms := pageURLRe.FindAllStringSubmatch(text, -1); len(ms) > 0 {
+				c.pageURL = ms[len(ms)-1][1]
+			}
+		}
+	}
+	c.step = len(c.turns)
+	if c.snapMsg >= 0 {
+		c.snapshot = parseSnapshot(c.snapText)
+	}
+	return c
+}
+
+// findTask recognises the task by its goal: the text after "Task: " up to the first blank line (or the first
+// line), trimmed, compared exactly.
+func findTask(text string, tasks map[string]*suites.Task) (string, *suites.Task) {
+	body := strings.TrimPrefix(text, "Task: ")
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	candidates := []string{}
+	if i := strings.Index(body, "\n\n"); i >= 0 {
+		candidates = append(candidates, strings.TrimSpace(body[:i]))
+	} else {
+		candidates = append(candidates, strings.TrimSpace(body))
+	}
+	if i := strings.IndexByte(body, '\n'); i >= 0 {
+		candidates = append(candidates, strings.TrimSpace(body[:i]))
+	}
+	for _, g := range candidates {
+		if t := tasks[g]; t != nil {
+			return g, t
+		}
+	}
+	return candidates[0], nil
+}
+
+// lastTurn is the latest assistant message when the conversation has only tool (or system) messages after it,
+// i.e. the policy is being asked to react to its results; nil otherwise.
+func (c *conv) lastTurn() *turn {
+	if len(c.turns) == 0 {
+		return nil
+	}
+	t := c.turns[len(c.turns)-1]
+	for i := t.msg + 1; i < len(c.msgs); i++ {
+		if r := c.msgs[i].Role; r != openai.ChatMessageRoleTool && r != openai.ChatMessageRoleSystem {
+			return nil
+		}
+	}
+	return t
+}
+
+// lastNonSystem returns the role and text of the last message that is not a system message.
+func (c *conv) lastNonSystem() (string, string) {
+	for i := len(c.msgs) - 1; i >= 0; i-- {
+		if c.msgs[i].Role != openai.ChatMessageRoleSystem {
+			return c.msgs[i].Role, c.texts[i]
+		}
+	}
+	return "", ""
+}
+
+// snapshotAfter reports whether a "### Snapshot" section appears in the conversation after offset at of
+// message msg (a fresh view after an error).
+func (c *conv) snapshotAfter(msg, at int) bool {
+	for i := msg; i < len(c.msgs); i++ {
+		r := c.msgs[i].Role
+		if r != openai.ChatMessageRoleUser && r != openai.ChatMessageRoleTool {
+			continue
+		}
+		text := c.texts[i]
+		if i == msg {
+			if at > len(text) {
+				continue
+			}
+			text = text[at:]
+		}
+		if strings.Contains(text, "### Snapshot") {
+			return true
+		}
+	}
+	return false
+}
+
+// rng returns the PRNG for one draw: seeded from (request seed, step, purpose); perAttempt draws use step -1,
+// so they are the same for every request of an attempt.
+func (c *conv) rng(purpose string, perAttempt bool) *rand.Rand {
+	step := int64(c.step)
+	if perAttempt {
+		step = -1
+	}
+	h := fnv.New64a()
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(c.seed))
+	binary.LittleEndian.PutUint64(b[8:], uint64(step))
+	h.Write(b[:])
+	h.Write([]byte(purpose))
+	s1 := h.Sum64()
+	h.Write([]byte{0x5c})
+	return rand.New(rand.NewPCG(s1, h.Sum64()))
+}
+
+// coin draws true with probability p (p=1 always true, p=0 never).
+func (c *conv) coin(p float64, purpose string, perAttempt bool) bool {
+	return c.rng(purpose, perAttempt).Float64() < p
+}
+
+// trailingReads counts the latest assistant messages, newest first, whose calls are all reads
+// (browser_snapshot, browser_wait_for): how long the policy has been only looking.
+func (c *conv) trailingReads() int {
+	n := 0
+	for i := len(c.turns) - 1; i >= 0; i-- {
+		t := c.turns[i]
+		if len(t.calls) == 0 {
+			break
+		}
+		for _, cl := range t.calls {
+			if cl.base != "browser_snapshot" && cl.base != "browser_wait_for" {
+				return n
+			}
+		}
+		n++
+	}
+	return n
+}

@@ -1,0 +1,780 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"webbench/agent/browser"
+	"webbench/suites"
+)
+
+// Step kinds of a solution (suites.Step.Kind, ZOO.md).
+const (
+	kindNavigate    = "navigate"
+	kindClick       = "click"
+	kindFill        = "fill"
+	kindSelect      = "select"
+	kindPress       = "press"
+	kindHover       = "hover"
+	kindVisualClick = "visual_click"
+	kindEvaluate    = "evaluate"
+	kindAnswer      = "answer"
+)
+
+// Texts the policy writes or recognises.
+const (
+	// giveUpEmpty is the seed's words when a snapshot has no refs (seed 002).
+	giveUpEmpty = "the accessibility tree is incomplete; I cannot proceed without valid element references"
+	// recoveryPhrase starts final_recovery's user turn (GUARDS.md §3).
+	recoveryPhrase = "Tools are disabled now"
+	// repeatNote is repeat_guard's section header (GUARDS.md §2).
+	repeatNote = "Repeated call"
+	// hintPhrase starts intercept_hint's condensed error; rawIntercept is in Playwright's raw call log.
+	hintPhrase   = "Click not delivered:"
+	rawIntercept = "intercepts pointer events"
+	// recoveryActShare is the share of non-JSON recovery replies that still emit a tool call.
+	recoveryActShare = 0.25
+	// maxLooks bounds the snapshots the policy asks for while its target is missing (then it gives up);
+	// maxEmptyLooks the same for an empty snapshot.
+	maxLooks      = 2
+	maxEmptyLooks = 3
+)
+
+// toolCall is one call the policy makes.
+type toolCall struct {
+	name string
+	args map[string]any
+}
+
+// reply is the policy's answer to one request: content, tool calls, or both empty (empty output).
+type reply struct {
+	content string
+	calls   []toolCall
+}
+
+// finalAnswer is the closing JSON object (DESIGN.md "Final answer").
+type finalAnswer struct {
+	OK    bool    `json:"ok"`
+	Final string  `json:"final"`
+	Page  string  `json:"page"`
+	Error *string `json:"error"`
+}
+
+// progress is the plan's state, replayed from the assistant's tool calls and their results.
+type progress struct {
+	i         int  // next solution step; len(solution) when all are done
+	loopCalls int  // no-op evaluate calls made at the answer step (the post-answer loop)
+	vcMsgs    int  // messages of the visual-click sequence at the current step
+	vcMouse   bool // the visual click (browser_mouse_click_xy) was made at the current step
+	vcGuesses []string
+}
+
+var loopFuncRe = regexp.MustCompile(`^\(\)\s*=>\s*('ok'|document\.title|'done\d+')$`)
+
+// decide is the policy: what the model says to this request.
+func (c *conv) decide() reply {
+	if c.task == nil {
+		return c.jsonReply(finalAnswer{OK: false, Page: c.pageURL, Error: strp("unknown task")})
+	}
+	role, text := c.lastNonSystem()
+	if role == "user" && strings.Contains(text, recoveryPhrase) {
+		return c.recovery()
+	}
+	if len(c.tools) == 0 {
+		if role != "user" {
+			// Tools withheld with no user turn after the last tool result (repeat_guard's system section).
+			if c.coin(c.prof.WithheldNoUserTurnEmpty, "withheld_no_user_turn_empty", false) {
+				return reply{}
+			}
+		}
+		return c.jsonReply(c.forcedFinal())
+	}
+	return c.act()
+}
+
+// recovery answers final_recovery's user turn: valid JSON with probability withheld_user_turn_json, else prose
+// or, now and then when the plan is unfinished, a tool call anyway.
+func (c *conv) recovery() reply {
+	if c.coin(c.prof.WithheldUserTurnJSON, "withheld_user_turn_json", false) {
+		return c.jsonReply(c.forcedFinal())
+	}
+	f := c.forcedFinal()
+	if !f.OK || c.inLoop() {
+		if c.coin(recoveryActShare, "recovery_act", false) {
+			if r := c.act(); len(r.calls) > 0 {
+				return r
+			}
+		}
+	}
+	return reply{content: prose(f)}
+}
+
+// forcedFinal is the final answer from what was seen so far, for requests that ask for it.
+func (c *conv) forcedFinal() finalAnswer {
+	sol := c.task.Solution
+	pr := c.replay()
+	if pr.i >= len(sol) {
+		return finalAnswer{OK: true, Final: c.doneText(), Page: c.pageURL}
+	}
+	if st := sol[pr.i]; st.Kind == kindAnswer {
+		if ans, ok := c.answerText(&st); ok {
+			return finalAnswer{OK: true, Final: ans, Page: c.pageURL}
+		}
+		return finalAnswer{OK: false, Page: c.pageURL, Error: strp("the answer was not found on the page")}
+	}
+	return finalAnswer{OK: false, Page: c.pageURL,
+		Error: strp("the task is not finished: the next step was to " + c.stepDesc(&sol[pr.i]))}
+}
+
+func (c *conv) doneText() string {
+	return "Completed the task: " + c.goal
+}
+
+// inLoop reports whether the policy is in the post-answer loop.
+func (c *conv) inLoop() bool {
+	pr := c.replay()
+	return pr.loopCalls > 0
+}
+
+// offers reports whether the request offers tool name. A request without tools (withheld) counts as
+// offering all, so that the policy's idea of its plan does not change when tools are withheld.
+func (c *conv) offers(name string) bool {
+	if len(c.tools) == 0 {
+		return true
+	}
+	_, ok := c.tools[name]
+	return ok
+}
+
+// takeEvaluates is the per-attempt decision to play evaluate steps.
+func (c *conv) takeEvaluates() bool {
+	if !c.offers("browser_evaluate") {
+		return false
+	}
+	return c.coin(c.prof.EvaluateOnHungPages, "evaluate_on_hung_pages", true)
+}
+
+// replay works out the plan's state from the tool calls and results so far. A step is done when a call that
+// performs it succeeded (no "### Error"); detours (dismissals, snapshots, failed retries) do not advance it.
+// Evaluate steps are done once called (even when they fail) or skipped by the per-attempt draw; a visual-click
+// step is done after the message that follows its mouse click.
+func (c *conv) replay() progress {
+	sol := c.task.Solution
+	var pr progress
+	takeEval := c.takeEvaluates()
+	advance := func() {
+		pr.i++
+		pr.loopCalls, pr.vcMsgs, pr.vcMouse, pr.vcGuesses = 0, 0, false, nil
+		for pr.i < len(sol) && sol[pr.i].Kind == kindEvaluate && !takeEval {
+			pr.i++
+		}
+	}
+	pr.i = -1
+	advance()
+	for _, t := range c.turns {
+		vcMsg, mouse := false, false
+		for _, cl := range t.calls {
+			if pr.i >= len(sol) {
+				break
+			}
+			st := &sol[pr.i]
+			switch st.Kind {
+			case kindVisualClick:
+				switch {
+				case cl.base == "browser_mouse_click_xy":
+					vcMsg, mouse = true, true
+				case cl.base == "browser_click" && cl.str("element") == vcDesc(st.Target):
+					vcMsg = true
+					pr.vcGuesses = append(pr.vcGuesses, cl.str("target"))
+				}
+			case kindEvaluate:
+				if cl.base == "browser_evaluate" && sameFunc(cl.str("function"), st.Function) {
+					advance()
+				}
+			case kindAnswer:
+				if cl.base == "browser_evaluate" && loopFuncRe.MatchString(strings.TrimSpace(cl.str("function"))) {
+					pr.loopCalls++
+				}
+			default:
+				if c.performs(st, cl) && cl.hasResult && !cl.failed() {
+					advance()
+				}
+			}
+		}
+		if pr.i < len(sol) && sol[pr.i].Kind == kindVisualClick && vcMsg {
+			if pr.vcMouse && !mouse {
+				advance() // message (3), the verification, closes the sequence
+				continue
+			}
+			pr.vcMsgs++
+			pr.vcMouse = pr.vcMouse || mouse
+		}
+	}
+	return pr
+}
+
+func sameFunc(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) }
+
+// performs reports whether a tool call is an attempt at step st (by tool, element and arguments).
+func (c *conv) performs(st *suites.Step, cl *call) bool {
+	switch st.Kind {
+	case kindNavigate:
+		return cl.base == "browser_navigate" && (cl.str("url") == c.resolveURL(st.URL) || cl.str("url") == st.URL)
+	case kindPress:
+		return cl.base == "browser_press_key" && cl.str("key") == st.Key
+	case kindClick:
+		return cl.base == "browser_click" && elementMatches(cl.str("element"), st.Target, true)
+	case kindFill:
+		return cl.base == "browser_type" && elementMatches(cl.str("element"), st.Target, false) &&
+			cl.str("text") == st.Text
+	case kindSelect:
+		return cl.base == "browser_select_option" && elementMatches(cl.str("element"), st.Target, false)
+	case kindHover:
+		return cl.base == "browser_hover" && elementMatches(cl.str("element"), st.Target, false)
+	}
+	return false
+}
+
+var elementRe = regexp.MustCompile(`^(label of )?([A-Za-z]+)(?: (".*"))?$`)
+
+// elementMatches reports whether an `element` description the policy wrote (`role "name"`, or
+// `label of role "name"` for a click on an input's visible label) names target t.
+func elementMatches(el string, t *suites.Target, allowLabel bool) bool {
+	if t == nil {
+		return false
+	}
+	m := elementRe.FindStringSubmatch(el)
+	if m == nil || m[1] != "" && !allowLabel {
+		return false
+	}
+	if t.Role != "" && !strings.EqualFold(m[2], t.Role) {
+		return false
+	}
+	name := ""
+	if m[3] != "" {
+		u, err := strconv.Unquote(m[3])
+		if err != nil {
+			return false
+		}
+		name = u
+	}
+	return nameMatches(name, t)
+}
+
+// vcDesc is the element description of a visual-click target (role, plus its name when the target has one).
+func vcDesc(t *suites.Target) string {
+	if t == nil {
+		return ""
+	}
+	if t.Name != "" {
+		return t.Role + " " + strconv.Quote(t.Name)
+	}
+	return t.Role
+}
+
+// act is the policy with tools on offer.
+func (c *conv) act() reply {
+	sol := c.task.Solution
+	pr := c.replay()
+	var st *suites.Step
+	if pr.i < len(sol) {
+		st = &sol[pr.i]
+	}
+	if st != nil && st.Kind == kindVisualClick {
+		return c.visualClick(st, &pr)
+	}
+	if last := c.lastTurn(); last != nil && st != nil {
+		if r, ok := c.onBlocked(last, st); ok {
+			return r
+		}
+		if r, ok := c.onStale(last); ok {
+			return r
+		}
+	}
+	if st == nil {
+		return c.final(finalAnswer{OK: true, Final: c.doneText(), Page: c.pageURL})
+	}
+	switch st.Kind {
+	case kindNavigate:
+		return c.calls(toolCall{"browser_navigate", map[string]any{"url": c.resolveURL(st.URL)}})
+	case kindPress:
+		return c.calls(toolCall{"browser_press_key", map[string]any{"key": st.Key}})
+	case kindEvaluate:
+		return c.calls(toolCall{"browser_evaluate", map[string]any{"function": st.Function}})
+	case kindAnswer:
+		return c.answer(st, &pr)
+	case kindClick, kindFill, kindSelect, kindHover:
+		n, r, ok := c.locate(st)
+		if !ok {
+			return r
+		}
+		args := map[string]any{"target": n.ref, "element": n.desc()}
+		switch st.Kind {
+		case kindClick:
+			return c.calls(toolCall{"browser_click", args})
+		case kindFill:
+			args["text"] = st.Text
+			return c.calls(toolCall{"browser_type", args})
+		case kindSelect:
+			vals := append([]string{}, st.Values...)
+			args["values"] = vals
+			return c.calls(toolCall{"browser_select_option", args})
+		default:
+			return c.calls(toolCall{"browser_hover", args})
+		}
+	}
+	return c.final(finalAnswer{OK: false, Page: c.pageURL, Error: strp("unsupported solution step " + st.Kind)})
+}
+
+// locate finds an action step's target in the latest snapshot. When it cannot, it returns what to do instead:
+// give up on an empty snapshot (with the profile's probability) or look again (a bounded number of times).
+func (c *conv) locate(st *suites.Step) (*node, reply, bool) {
+	if c.snapshot == nil || !c.snapshot.hasInteractive() {
+		if c.snapshot != nil && c.coin(c.prof.EmptySnapshotGiveUp, "empty_snapshot_give_up", false) ||
+			c.trailingReads() >= maxEmptyLooks {
+			return nil, c.final(finalAnswer{OK: false, Page: c.pageURL, Error: strp(giveUpEmpty)}), false
+		}
+		calls := []toolCall{}
+		if c.offers("browser_wait_for") {
+			calls = append(calls, toolCall{"browser_wait_for", map[string]any{"time": 1}})
+		}
+		calls = append(calls, toolCall{"browser_snapshot", map[string]any{}})
+		return nil, c.calls(calls...), false
+	}
+	n := c.snapshot.find(st.Target, true)
+	if n == nil {
+		return nil, c.lookAgain("could not find " + targetDesc(st.Target) + " on the page"), false
+	}
+	return n, reply{}, true
+}
+
+// lookAgain asks for a snapshot, or gives up with reason after maxLooks snapshots in a row.
+func (c *conv) lookAgain(reason string) reply {
+	if c.trailingReads() >= maxLooks {
+		return c.final(finalAnswer{OK: false, Page: c.pageURL, Error: strp(reason)})
+	}
+	return c.calls(toolCall{"browser_snapshot", map[string]any{}})
+}
+
+// answer plays an answer step: on Q&A tasks perhaps the post-answer loop, else the final answer.
+func (c *conv) answer(st *suites.Step, pr *progress) reply {
+	ans, ok := c.answerText(st)
+	if !ok {
+		return c.lookAgain("the answer was not found on the page")
+	}
+	if c.task.Check.Answer != nil && c.offers("browser_evaluate") && c.coin(c.prof.PostAnswerLoop, "post_answer_loop", true) {
+		last := c.lastTurn()
+		noted := false
+		if last != nil {
+			for _, cl := range last.calls {
+				noted = noted || hasSection(cl.result, repeatNote)
+			}
+		}
+		if !noted || !c.coin(c.prof.HeedRepeatNote, "heed_repeat_note", false) {
+			return c.calls(toolCall{"browser_evaluate", map[string]any{"function": c.loopFunc(pr.loopCalls)}})
+		}
+	}
+	return c.final(finalAnswer{OK: true, Final: ans, Page: c.pageURL})
+}
+
+// loopFunc is the j-th no-op evaluate of the post-answer loop; the pattern is drawn per attempt
+// (seed 001: `() => 'ok'`, `() => document.title`, counters 'done19', 'done20' …).
+func (c *conv) loopFunc(j int) string {
+	switch c.rng("loop_pattern", true).IntN(4) {
+	case 0:
+		return "() => 'ok'"
+	case 1:
+		return "() => document.title"
+	case 2:
+		return fmt.Sprintf("() => 'done%d'", 19+j)
+	}
+	switch j {
+	case 0:
+		return "() => 'ok'"
+	case 1:
+		return "() => document.title"
+	}
+	return fmt.Sprintf("() => 'done%d'", 17+j)
+}
+
+// answerText is an answer step's value: the literal, or the first capture group of name_regex over the
+// target node's name (the whole name when the regex has no group, or there is no regex).
+func (c *conv) answerText(st *suites.Step) (string, bool) {
+	if st.Target == nil {
+		return st.Literal, st.Literal != ""
+	}
+	n := c.snapshot.find(st.Target, false)
+	if n == nil {
+		if st.Literal != "" {
+			return st.Literal, true
+		}
+		return "", false
+	}
+	name := n.label()
+	if st.Literal != "" {
+		return st.Literal, true
+	}
+	if st.Target.NameRegex != "" {
+		if re, err := regexp.Compile(st.Target.NameRegex); err == nil {
+			if m := re.FindStringSubmatch(name); len(m) > 1 {
+				return m[1], true
+			}
+		}
+	}
+	return name, true
+}
+
+// onBlocked reacts to a click intercepted by an overlay (raw call log or intercept_hint's message).
+func (c *conv) onBlocked(last *turn, st *suites.Step) (reply, bool) {
+	var failed *call
+	hint := false
+	for _, cl := range last.calls {
+		if !cl.failed() {
+			continue
+		}
+		if strings.Contains(cl.result, hintPhrase) {
+			failed, hint = cl, true
+			break
+		}
+		if strings.Contains(cl.result, rawIntercept) {
+			failed = cl
+			break
+		}
+	}
+	if failed == nil {
+		return reply{}, false
+	}
+	p, purpose := c.prof.BlockedClickRawUnderstood, "blocked_click_raw_understood"
+	if hint {
+		p, purpose = c.prof.BlockedClickHintUnderstood, "blocked_click_hint_understood"
+	}
+	if c.coin(p, purpose, false) {
+		if r, ok := c.dismiss(failed, st); ok {
+			return r, true
+		}
+		if hint {
+			return c.calls(toolCall{"browser_snapshot", map[string]any{}}), true
+		}
+	}
+	if c.coin(0.5, "blocked_click_fallback", false) {
+		return c.repeat(failed), true
+	}
+	return c.calls(toolCall{"browser_snapshot", map[string]any{}}), true
+}
+
+var dialogWords = []string{"onetrust", "cookie", "consent", "cmp", "didomi", "cookiebot", "usercentrics", "modal",
+	"dialog", "overlay", "backdrop", "popup", "banner", "geo", "region", "redirect", "filter", "locale"}
+
+// dismiss is the understood reaction to a blocker: close the dialog (Reject all / Close …), or, when an icon
+// covers the step's radio/checkbox, click the option's visible label instead.
+func (c *conv) dismiss(failed *call, st *suites.Step) (reply, bool) {
+	if c.snapshot == nil {
+		return reply{}, false
+	}
+	blocker := strings.ToLower(blockerText(failed.result))
+	dialogish := false
+	for _, w := range dialogWords {
+		dialogish = dialogish || strings.Contains(blocker, w)
+	}
+	var target *node
+	if st.Target != nil && st.Kind == kindClick {
+		switch strings.ToLower(st.Target.Role) {
+		case "radio", "checkbox", "switch":
+			target = c.snapshot.find(st.Target, true)
+		}
+	}
+	label := func() (reply, bool) {
+		if target == nil {
+			return reply{}, false
+		}
+		l := c.snapshot.findLabel(target)
+		if l == nil {
+			return reply{}, false
+		}
+		return c.calls(toolCall{"browser_click", map[string]any{"target": l.ref, "element": "label of " + target.desc()}}), true
+	}
+	closeIt := func() (reply, bool) {
+		b := c.snapshot.findDismiss()
+		if b == nil {
+			return reply{}, false
+		}
+		return c.calls(toolCall{"browser_click", map[string]any{"target": b.ref, "element": b.desc()}}), true
+	}
+	if target != nil && !dialogish {
+		if r, ok := label(); ok {
+			return r, true
+		}
+		return closeIt()
+	}
+	if r, ok := closeIt(); ok {
+		return r, true
+	}
+	return label()
+}
+
+// blockerText is the part of an intercepted-click error that names the blocker: intercept_hint's "covered by
+// …" clause, else the last "intercepts pointer events" line of the raw call log.
+func blockerText(errText string) string {
+	if i := strings.Index(errText, "is covered by"); i >= 0 {
+		rest := errText[i:]
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			rest = rest[:j]
+		}
+		return rest
+	}
+	lines := strings.Split(errText, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], rawIntercept) {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
+// onStale reacts to a stale-ref error: with a fresh snapshot after it, nothing special (the step is retried on
+// the new view); without one, act on the old view with probability stale_ref_without_refresh (repeat the
+// call with its old ref), else ask for a snapshot.
+func (c *conv) onStale(last *turn) (reply, bool) {
+	for _, cl := range last.calls {
+		if !cl.failed() {
+			continue
+		}
+		at := strings.Index(cl.result, browser.StaleRefPhrase)
+		if at < 0 {
+			continue
+		}
+		if c.snapshotAfter(cl.msg, at) {
+			return reply{}, false
+		}
+		if c.coin(c.prof.StaleRefWithoutRefresh, "stale_ref_without_refresh", false) {
+			return c.repeat(cl), true
+		}
+		return c.calls(toolCall{"browser_snapshot", map[string]any{}}), true
+	}
+	return reply{}, false
+}
+
+// repeat re-sends a call exactly (same tool, same arguments).
+func (c *conv) repeat(cl *call) reply {
+	args := cl.args
+	if args == nil {
+		args = map[string]any{}
+	}
+	return c.calls(toolCall{cl.base, args})
+}
+
+// visualClick plays the nameless-control sequence of ZOO.md / seed 004:
+//
+//	(1) two clicks on guessed refs (both fail) and a snapshot with boxes;
+//	(2) a snapshot with boxes, one more failed guess, and a browser_mouse_click_xy at the target's box centre
+//	    (from the boxes seen in (1): a model cannot read a result inside the message that asks for it);
+//	(3) a failed verification guess and a snapshot; then the plan goes on.
+func (c *conv) visualClick(st *suites.Step, pr *progress) reply {
+	if c.snapshot == nil || st.Target == nil {
+		return c.lookAgain("could not find " + targetDesc(st.Target) + " on the page")
+	}
+	n := c.snapshot.find(st.Target, false)
+	if n == nil {
+		return c.lookAgain("could not find " + targetDesc(st.Target) + " on the page")
+	}
+	desc := vcDesc(st.Target)
+	used := map[string]bool{}
+	for _, g := range pr.vcGuesses {
+		used[g] = true
+	}
+	guess := func() toolCall {
+		g := c.guessRef(n.ref, used)
+		used[g] = true
+		return toolCall{"browser_click", map[string]any{"target": g, "element": desc}}
+	}
+	boxes := toolCall{"browser_snapshot", map[string]any{"boxes": true}}
+	switch {
+	case pr.vcMsgs == 0:
+		return c.calls(guess(), guess(), boxes)
+	case !pr.vcMouse:
+		if n.box == nil {
+			if pr.vcMsgs >= maxEmptyLooks {
+				return c.final(finalAnswer{OK: false, Page: c.pageURL,
+					Error: strp("could not locate " + targetDesc(st.Target) + " on screen")})
+			}
+			return c.calls(boxes, guess())
+		}
+		x := math.Round(n.box[0] + n.box[2]/2)
+		y := math.Round(n.box[1] + n.box[3]/2)
+		return c.calls(boxes, guess(), toolCall{"browser_mouse_click_xy", map[string]any{"x": x, "y": y}})
+	default:
+		return c.calls(guess(), toolCall{"browser_snapshot", map[string]any{}})
+	}
+}
+
+var refNumRe = regexp.MustCompile(`^((?:f\d+)?e)(\d+)$`)
+
+// guessRef invents a near-miss ref for the visual-click sequence: a digit typo of the real ref (e11 → e110,
+// e111 …), else a number past the snapshot's; never a ref present in the latest snapshot or used before.
+func (c *conv) guessRef(real string, used map[string]bool) string {
+	present := c.snapshot.refs()
+	prefix, num := "e", 0
+	if m := refNumRe.FindStringSubmatch(real); m != nil {
+		prefix = m[1]
+		num, _ = strconv.Atoi(m[2])
+	}
+	free := func(r string) bool { return !present[r] && !used[r] }
+	for d := 0; d < 10; d++ {
+		if r := prefix + strconv.Itoa(num*10+d); num > 0 && free(r) {
+			return r
+		}
+	}
+	max := 0
+	for r := range present {
+		if m := refNumRe.FindStringSubmatch(r); m != nil {
+			if k, _ := strconv.Atoi(m[2]); k > max {
+				max = k
+			}
+		}
+	}
+	for k := max + 1; ; k++ {
+		if r := prefix + strconv.Itoa(k); free(r) {
+			return r
+		}
+	}
+}
+
+// resolveURL makes a navigate step's URL absolute: absolute URLs stay; others are relative to the app root,
+// derived from the first observation's URL minus the task's start path (ZOO.md: paths are relative to the
+// tenant's app root).
+func (c *conv) resolveURL(u string) string {
+	if pu, err := url.Parse(u); err == nil && pu.IsAbs() {
+		return u
+	}
+	root := c.appRoot()
+	if root == "" {
+		return u
+	}
+	return strings.TrimRight(root, "/") + "/" + strings.TrimLeft(u, "/")
+}
+
+var tenantRootRe = regexp.MustCompile(`^(https?://[^/]+/t/[^/]+/[^/?#]+)`)
+
+func (c *conv) appRoot() string {
+	first := c.firstURL
+	if first == "" {
+		return ""
+	}
+	first, _, _ = strings.Cut(first, "#")
+	start := strings.TrimLeft(c.task.Start, "/")
+	if pu, err := url.Parse(c.task.Start); err == nil && pu.IsAbs() {
+		start = ""
+		if fu, err := url.Parse(first); err == nil {
+			return fu.Scheme + "://" + fu.Host
+		}
+	}
+	if start != "" && strings.HasSuffix(first, "/"+start) {
+		return strings.TrimSuffix(first, start)
+	}
+	if start == "" {
+		if q := strings.IndexByte(first, '?'); q >= 0 {
+			first = first[:q]
+		}
+		if strings.HasSuffix(first, "/") {
+			return first
+		}
+	}
+	if m := tenantRootRe.FindStringSubmatch(first); m != nil {
+		return m[1]
+	}
+	if fu, err := url.Parse(first); err == nil && fu.Host != "" {
+		return fu.Scheme + "://" + fu.Host
+	}
+	return ""
+}
+
+// stepDesc describes a step in words, for give-up messages.
+func (c *conv) stepDesc(st *suites.Step) string {
+	t := targetDesc(st.Target)
+	switch st.Kind {
+	case kindNavigate:
+		return "open " + st.URL
+	case kindPress:
+		return "press " + st.Key
+	case kindEvaluate:
+		return "read data from the page"
+	case kindAnswer:
+		return "read the answer from " + t
+	case kindFill:
+		return "fill " + t
+	case kindSelect:
+		return "select in " + t
+	case kindHover:
+		return "hover " + t
+	}
+	return "click " + t
+}
+
+// targetDesc describes a target in words: `role "name"`, `role matching "regex"`, or the role.
+func targetDesc(t *suites.Target) string {
+	if t == nil {
+		return "the target"
+	}
+	d := t.Role
+	switch {
+	case t.Name != "":
+		d += " " + strconv.Quote(t.Name)
+	case t.NameRegex != "":
+		d += " matching " + strconv.Quote(t.NameRegex)
+	}
+	if t.Nth > 0 {
+		d += fmt.Sprintf(" (#%d)", t.Nth+1)
+	}
+	return d
+}
+
+// calls is a reply with tool calls, under the names the request offered.
+func (c *conv) calls(cs ...toolCall) reply {
+	for i := range cs {
+		if full, ok := c.tools[cs[i].name]; ok {
+			cs[i].name = full
+		}
+	}
+	return reply{calls: cs}
+}
+
+// final ends the attempt: the final JSON, or Markdown prose with probability prose_final (per attempt).
+func (c *conv) final(f finalAnswer) reply {
+	if c.coin(c.prof.ProseFinal, "prose_final", true) {
+		return reply{content: prose(f)}
+	}
+	return c.jsonReply(f)
+}
+
+func (c *conv) jsonReply(f finalAnswer) reply {
+	b, _ := json.Marshal(f)
+	return reply{content: string(b)}
+}
+
+// prose renders a final answer as Markdown prose, the way a model that ignores the JSON contract ends.
+func prose(f finalAnswer) string {
+	var b strings.Builder
+	if f.OK {
+		b.WriteString("## Done\n\nI completed the task.")
+		if f.Final != "" {
+			b.WriteString("\n\n**Answer:** " + f.Final)
+		}
+	} else {
+		b.WriteString("## Could not finish\n\nI was not able to complete the task")
+		if f.Error != nil {
+			b.WriteString(": " + *f.Error)
+		}
+		b.WriteString(".")
+	}
+	if f.Page != "" {
+		b.WriteString("\n\nLast page: " + f.Page)
+	}
+	return b.String()
+}
+
+func strp(s string) *string { return &s }
