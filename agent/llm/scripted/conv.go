@@ -61,17 +61,22 @@ type conv struct {
 var (
 	snapshotRe = regexp.MustCompile("(?m)^### Snapshot[ \t]*\r?\n```yaml[ \t]*\r?\n")
 	pageURLRe  = regexp.MustCompile(`(?m)^- Page URL: *(\S*)`)
-	sectionRe  = regexp.MustCompile(`(?m)^### ([A-Za-z ]+?)[ \t]*$`)
 )
 
-// hasSection reports whether text has a "### <name>" header line.
+// hasSection reports whether text has a line starting "### <name>" (a section header, possibly followed by
+// more words, e.g. "### Repeated call (3rd)").
 func hasSection(text, name string) bool {
-	for _, m := range sectionRe.FindAllStringSubmatch(text, -1) {
-		if m[1] == name {
+	h := "### " + name
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, h) && (len(line) == len(h) || !isWordByte(line[len(h)])) {
 			return true
 		}
 	}
 	return false
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
 }
 
 func messageText(m openai.ChatCompletionMessage) string {

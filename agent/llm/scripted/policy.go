@@ -81,6 +81,9 @@ func (c *conv) decide() reply {
 	if c.task == nil {
 		return c.jsonReply(finalAnswer{OK: false, Page: c.pageURL, Error: strp("unknown task")})
 	}
+	if len(c.task.Solution) == 0 {
+		return c.jsonReply(finalAnswer{OK: false, Page: c.pageURL, Error: strp("no scripted solution for this task")})
+	}
 	role, text := c.lastNonSystem()
 	if role == "user" && strings.Contains(text, recoveryPhrase) {
 		return c.recovery()

@@ -87,6 +87,12 @@ func TestUnknownTask(t *testing.T) {
 	if f.OK || f.Error == nil || *f.Error != "unknown task" || f.Page != origin+"/" {
 		t.Fatalf("unknown task: %+v", f)
 	}
+	// A known task without a solution (a live-site suite) is refused the same way.
+	h = newHarness(t, []suites.Task{{ID: "Allrecipes--0", Goal: "Find a vegetarian lasagna recipe."}}, Clean())
+	h.begin("Find a vegetarian lasagna recipe.", obs("/", "Allrecipes", snapHome))
+	if f := wantFinal(t, h.ask()); f.OK || *f.Error != "no scripted solution for this task" {
+		t.Fatalf("no solution: %+v", f)
+	}
 }
 
 // TestFullSolution plays a checkout from the first observation to the final answer, feeding each action's
@@ -775,5 +781,31 @@ func TestElidedSnapshotsAndLatency(t *testing.T) {
 	}
 	if d := time.Since(start); d < 45*time.Millisecond {
 		t.Fatalf("latency %v, want ≥ 50 ms", d)
+	}
+}
+
+func TestPrefixedToolNames(t *testing.T) {
+	h := newHarness(t, []suites.Task{shopTask()}, Clean())
+	for i := range h.tools {
+		h.tools[i].Function.Name = "mcp__playwright__" + h.tools[i].Function.Name
+	}
+	h.begin(goalShop, obs("/", "Shop", snapHome))
+	wantCall(t, h.ask(), "mcp__playwright__browser_click")
+	// The prefixed call in the history is recognised: the plan moves on to the colour.
+	if a := wantCall(t, h.results(obs("/product/ym-01", "Yoga Mat", snapProduct)), "mcp__playwright__browser_click"); a["element"] != `radio "Blue"` {
+		t.Fatalf("second call %v", a)
+	}
+}
+
+func TestSectionHeaders(t *testing.T) {
+	for text, want := range map[string]bool{
+		"### Result\n\"ok\"\n### Repeated call\nStop.":   true,
+		"### Result\nok\n### Repeated call (3rd)\nStop.": true,
+		"### Result\nthe text ### Repeated call":         false,
+		"### Repeated calls":                             false,
+	} {
+		if got := hasSection(text, "Repeated call"); got != want {
+			t.Errorf("hasSection(%q) = %v", text, got)
+		}
 	}
 }

@@ -305,7 +305,7 @@ func (s *snap) index(n *node) int {
 // dismissNames are the buttons a policy that understood a blocking dialog clicks, in order of preference
 // (GUARDS.md §1: prefer "Reject all" / "Close").
 var dismissNames = []string{"reject all", "close", "stay on this site", "no thanks", "no, thanks", "decline",
-	"dismiss", "not now", "continue without accepting", "reject", "accept all", "got it", "ok"}
+	"dismiss", "not now", "continue without accepting", "reject", "stay", "accept all", "got it", "ok"}
 
 // findDismiss returns the button or link that closes a blocking dialog: the most preferred name, exact
 // (case-insensitive) before prefix matches, inside a dialog before anywhere.
