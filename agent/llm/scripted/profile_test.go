@@ -95,6 +95,10 @@ func TestProfileErrors(t *testing.T) {
 			}
 		})
 	}
+	if _, err := ParseProfile([]byte("name: x\nprose_final: 2\n"), "inline.yaml"); err == nil ||
+		!strings.HasPrefix(err.Error(), `inline.yaml:2: field "prose_final"`) {
+		t.Fatalf("ParseProfile: %v", err)
+	}
 	if _, err := LoadProfile(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Fatalf("missing file: %v", err)
 	}
