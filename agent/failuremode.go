@@ -328,14 +328,14 @@ var evaluateTimeoutRE = regexp.MustCompile(`(?i)evaluate (?:timed out|cancelled)
 // evaluate that timed out), "loop" (ended inside a streak of ≥5 identical or no-op calls), "stalled",
 // "error_budget", "max_steps", "timeout", "context_overflow", "no_json" (empty or non-JSON output, or a
 // forced finish without an answer), "gave_up" (ok=false), "wrong_answer" (ok=true but the judge said no).
-// It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure or quota error
-// (not an agent failure), and "model_error" for any other model-call error.
+// It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure or quota error or by
+// Reason "browser_closed" (not an agent failure), and "model_error" for any other model-call error.
 func FailureMode(t *Trajectory, judgePass bool) string {
 	if judgePass {
 		return ""
 	}
 	f := t.Finish
-	if f.ErrorClass == "infra" || f.ErrorClass == "quota" {
+	if f.ErrorClass == "infra" || f.ErrorClass == "quota" || f.Reason == "browser_closed" {
 		return "infra"
 	}
 	type rec struct {

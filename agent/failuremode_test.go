@@ -54,6 +54,7 @@ func TestFailureMode(t *testing.T) {
 	overflow.Finish.Reason = "context_overflow"
 	infra := traj("model_error", nil, ok())
 	infra.Finish.ErrorClass = "infra"
+	closed := traj("browser_closed", nil, ok())
 	modelErr := traj("model_error", nil, ok())
 	modelErr.Finish.ErrorClass = "agent"
 
@@ -90,6 +91,7 @@ func TestFailureMode(t *testing.T) {
 		{"gave up", traj("answered", no, ok()), false, "gave_up"},
 		{"wrong answer", traj("answered", yes, ok()), false, "wrong_answer"},
 		{"infra", infra, false, "infra"},
+		{"browser closed", closed, false, "infra"},
 		{"model error", modelErr, false, "model_error"},
 	}
 	for _, c := range cases {

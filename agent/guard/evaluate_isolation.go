@@ -42,6 +42,9 @@ func (EvaluateIsolation) Name() string { return NameEvaluateIsolation }
 // termination (a clean CDP error) normally wins.
 const evalHeadroom = 150 * time.Millisecond
 
+// pageTimeoutSlack: a CDP error this close to the deadline is the page-side timeout.
+const pageTimeoutSlack = 25 * time.Millisecond
+
 // terminateWait bounds the termination (terminateExecution + draining evaluate) and detachWait the detach.
 const (
 	terminateWait = time.Second
@@ -213,8 +216,10 @@ func (g EvaluateIsolation) evaluate(ctx context.Context, a *agent.Attempt, fn, t
 	if y.err == errBudget || y.err == errCancelled {
 		return run.cutOff(cdp, y.err)
 	}
-	if y.err != nil && strings.Contains(y.err.Error(), "Execution was terminated") {
-		// The page-side timeout fired: V8 terminated the script.
+	if y.err != nil && (strings.Contains(y.err.Error(), "Execution was terminated") ||
+		time.Until(run.deadline) < pageTimeoutSlack) {
+		// The page-side timeout fired: V8 terminated the script (CDP reports "Execution was terminated", or
+		// "Internal error" when a promise was awaited).
 		return run.cutOff(cdp, errBudget)
 	}
 	go func() { _ = cdp.Detach() }()

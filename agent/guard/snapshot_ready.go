@@ -66,6 +66,9 @@ func (g SnapshotReady) AfterSnapshot(a *agent.Attempt, snapshot string) string {
 			time.Sleep(wait)
 		}
 		s, err := capture(a, boxes)
+		if a.Ctx != nil && a.Ctx.Err() != nil {
+			return best // the attempt ended meanwhile; the loop no longer waits for this result
+		}
 		if err != nil {
 			a.Event(NameSnapshotReady, "recapture", fmt.Sprintf("n=%d error=%v", i, err))
 			continue
