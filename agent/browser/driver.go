@@ -94,8 +94,10 @@ func StartDriver(o DriverOptions) (*Driver, error) {
 // pinnedCoreVersion is the playwright-core version the Go module speaks to (playwright-go v0.6401.0).
 const pinnedCoreVersion = "1.64.1"
 
-// CLIPath is the driver's cli.js; NodePath the Node.js executable running it.
-func (d *Driver) CLIPath() string  { return d.cliPath }
+// CLIPath is the absolute path of the driver's cli.js.
+func (d *Driver) CLIPath() string { return d.cliPath }
+
+// NodePath is the Node.js executable running the driver.
 func (d *Driver) NodePath() string { return d.node }
 
 // Version is the driver's playwright-core version from its package.json ("1.64.1"), "" when unreadable.

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -580,5 +583,108 @@ func TestDiscoveryErrors(t *testing.T) {
 	t.Setenv(EnvNode, "/nonexistent/node")
 	if _, err := findNode(""); err == nil || !strings.Contains(err.Error(), EnvNode) {
 		t.Fatalf("node error: %v", err)
+	}
+}
+
+func TestBusyEvaluateBlocksPage(t *testing.T) {
+	s, snap := newSession(t, SessionOptions{ActionTimeout: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r := s.Call(ctx, ToolEvaluate, json.RawMessage(`{"function":"() => { while (true) {} }"}`))
+	if el := time.Since(start); el > 1500*time.Millisecond || !strings.Contains(r.Error, "cancelled") {
+		t.Fatalf("busy evaluate: %v, %+v", el, r)
+	}
+	// Unbounded evaluate (the pre-fix behaviour): the tab is blocked, so a later click times out.
+	start = time.Now()
+	r = call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Count"`)})
+	if el := time.Since(start); el > 6*time.Second || !strings.Contains(r.Error, "Timeout 1000ms exceeded") {
+		t.Fatalf("click on a busy page after %v: %+v", el, r)
+	}
+	start = time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("Close of a busy page took %v", el)
+	}
+}
+
+// TestRemoteEndpoint connects to a Playwright browser server (`playwright launch-server`) through
+// LaunchOptions.Endpoint.
+func TestRemoteEndpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test (needs Chromium)")
+	}
+	cfg := filepath.Join(t.TempDir(), "server.json")
+	exe, err := findChromium("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"executablePath": exe, "headless": true, "args": DefaultLaunchArgs})
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(testDriver.NodePath(), testDriver.CLIPath(), "launch-server", "--browser", "chromium",
+		"--config", cfg)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(stopped) }()
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt) // the server closes its browser on SIGINT
+		select {
+		case <-stopped:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "ws://") {
+				lines <- sc.Text()
+			}
+		}
+	}()
+	var ws string
+	select {
+	case ws = <-lines:
+	case <-time.After(20 * time.Second):
+		t.Fatal("launch-server printed no ws:// endpoint")
+	}
+	if _, err := testDriver.Launch(LaunchOptions{Endpoint: "http://" + strings.TrimPrefix(ws, "ws://")}); err == nil ||
+		!strings.Contains(err.Error(), "ws://") {
+		t.Fatalf("http endpoint accepted: %v", err)
+	}
+	rb, err := testDriver.Launch(LaunchOptions{Endpoint: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rb.Remote() || !rb.IsConnected() || rb.Version() == "" {
+		t.Fatalf("remote browser: remote=%v connected=%v version=%q", rb.Remote(), rb.IsConnected(), rb.Version())
+	}
+	s, err := rb.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/next"}))
+	if r.Title != "Next" || !strings.Contains(r.Snapshot, "Second page") {
+		t.Fatalf("remote navigate: %+v", r)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rb.IsConnected() {
+		t.Fatal("still connected after Close")
 	}
 }
