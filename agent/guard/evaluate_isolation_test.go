@@ -18,6 +18,9 @@ import (
 const evalPage = `<!doctype html><html><head><title>Eval demo</title></head><body>
 <button id="go" onclick="this.textContent='done'">Go</button>
 <input id="q" aria-label="Query">
+<button id="covered" style="position:absolute;top:420px;left:20px">Covered</button>
+<div id="onetrust-consent-sdk"><div class="onetrust-pc-dark-filter ot-fade-in"
+  style="position:fixed;top:400px;left:0;width:100%;height:100px;background:#0004;z-index:9"></div></div>
 </body></html>`
 
 var (
@@ -30,6 +33,11 @@ var (
 // evalSession starts (once per test binary) a driver, Chromium and a page server, and opens a fresh session on
 // the page with its first snapshot taken.
 func evalSession(t *testing.T) (*browser.Session, string) {
+	t.Helper()
+	return evalSessionWith(t, browser.SessionOptions{})
+}
+
+func evalSessionWith(t *testing.T, o browser.SessionOptions) (*browser.Session, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test (needs Chromium)")
@@ -51,7 +59,7 @@ func evalSession(t *testing.T) (*browser.Session, string) {
 	if evalErr != nil {
 		t.Fatal(evalErr)
 	}
-	s, err := evalBrowser.NewSession(browser.SessionOptions{})
+	s, err := evalBrowser.NewSession(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +237,27 @@ func TestEvaluateIsolationValuesTargetsAndBudget(t *testing.T) {
 	g.WrapTool(b, call, next)(context.Background(), call)
 	if !called {
 		t.Fatal("evaluate disabled: the guard must leave the call to the tool")
+	}
+}
+
+// intercept_hint on a real covered click: Playwright's call log from this machine's stack is condensed.
+func TestInterceptHintRealClick(t *testing.T) {
+	s, snap := evalSessionWith(t, browser.SessionOptions{ActionTimeout: time.Second})
+	ref := refFor(t, snap, `button "Covered"`)
+	r := plain(s, "browser_click", fmt.Sprintf(`{"target":%q}`, ref))
+	if !r.IsError() || !strings.Contains(r.Error, "intercepts pointer events") {
+		t.Fatalf("expected an intercepted click, got %+v", r)
+	}
+	res := &agent.ToolResult{Browser: r, Raw: r.Format(), Failed: true}
+	res.Text = res.Raw
+	a := agent.NewAttempt(context.Background(), "t", "g", s, time.Now().Add(time.Minute), nil)
+	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click"}, res)
+	want := "### Error\nClick not delivered: button#covered is covered by div.onetrust-pc-dark-filter (inside " +
+		"div#onetrust-consent-sdk). This is a cookie-consent dialog"
+	if !strings.HasPrefix(res.Text, want) || !strings.HasSuffix(res.Text, "\n### Page\n- Page URL: "+r.URL+"\n- Page Title: Eval demo") {
+		t.Fatalf("text:\n%s\nraw:\n%s", res.Text, res.Raw)
+	}
+	if len(res.Text) >= len(res.Raw) {
+		t.Fatalf("not shorter: %d >= %d", len(res.Text), len(res.Raw))
 	}
 }
