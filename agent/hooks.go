@@ -109,7 +109,8 @@ type ModelResponse struct {
 // Finish describes how the loop ended, before OnFinish hooks run.
 type Finish struct {
 	// Reason: "answered" (valid final JSON), "empty_output", "non_json_output", "max_steps",
-	// "stalled", "error_budget", "timeout", "context_overflow", "forced" (a hook force-finished), "model_error".
+	// "stalled", "error_budget", "timeout", "context_overflow", "forced" (a hook force-finished), "model_error",
+	// "browser_closed" (the browser, context or page is gone: infrastructure).
 	Reason string
 	// Output is the last assistant text.
 	Output string

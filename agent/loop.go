@@ -228,6 +228,12 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 					x.AfterToolCall(a, call, res)
 				}
 			}
+			if res.Failed && BrowserGone(res.Browser.Error) {
+				st.Results = append(st.Results, toolRecord(call, res, false))
+				a.Messages = append(a.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
+					ToolCallID: tc.ID, Content: res.Text})
+				return r.fail("browser_closed", lastOutput, errors.New(firstLineOf(res.Browser.Error)), "infra")
+			}
 			refreshed := false
 			if res.RefreshSnapshot {
 				if snap, err := r.sess.Observe(false); err == nil {
@@ -434,4 +440,25 @@ func ElideSnapshots(msgs []openai.ChatCompletionMessage, keep int) []openai.Chat
 		out[i].Content = b.String()
 	}
 	return out
+}
+
+// browserGonePhrases are Playwright's errors when the page, context or browser process is gone (a crash or a
+// kill): an infrastructure fault, never the agent's.
+var browserGonePhrases = []string{"Target page, context or browser has been closed", "Target closed",
+	"Browser has been closed", "browser has disconnected", "Browser closed", "Connection closed",
+	"websocket: close", "Target crashed", "Page crashed"}
+
+// BrowserGone reports whether a tool error says the browser, context or page is gone.
+func BrowserGone(errText string) bool {
+	for _, p := range browserGonePhrases {
+		if strings.Contains(errText, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLineOf(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }

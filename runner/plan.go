@@ -33,6 +33,9 @@ type Model struct {
 	MaxTokens *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`
 	PriceIn   float64  `json:"price_in,omitempty" yaml:"price_in"`
 	PriceOut  float64  `json:"price_out,omitempty" yaml:"price_out"`
+	// CallTimeout bounds one model HTTP call including reading its body (default 120 s); a call that exceeds it
+	// is an infrastructure error (retried), so a hung or endless endpoint cannot eat an attempt's budget.
+	CallTimeout time.Duration `json:"call_timeout,omitempty" yaml:"call_timeout"`
 }
 
 // ParseModel parses the --model flag: "scripted", "scripted:PROFILE", "openai:NAME".
@@ -73,7 +76,7 @@ func (m Model) LLMConfig(baseURL string) llm.Config {
 		baseURL = m.BaseURL
 	}
 	return llm.Config{Model: m.Name, BaseURL: baseURL, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temp, TopP: m.TopP,
-		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut}
+		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut, CallTimeout: m.CallTimeout}
 }
 
 // Variant is one arm: a name and the agent configuration it runs.

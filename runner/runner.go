@@ -53,6 +53,8 @@ type Options struct {
 	RunID string
 	// DisableEvaluate removes browser_evaluate from the agent's tools.
 	DisableEvaluate bool
+	// BrowserArgs are extra Chromium command-line arguments.
+	BrowserArgs []string
 }
 
 // Summary is what Run did.
@@ -268,7 +270,7 @@ func (wk *worker) browser() (*browser.Browser, error) {
 		_ = wk.b.Close()
 	}
 	b, err := wk.drv.Launch(browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true,
-		Endpoint: wk.opts.BrowserEndpoint})
+		Endpoint: wk.opts.BrowserEndpoint, Args: wk.opts.BrowserArgs})
 	if err != nil {
 		return nil, err
 	}
@@ -361,6 +363,10 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	rec.DurationMS = time.Since(start).Milliseconds()
 	if runErr != nil {
 		return infra(runErr)
+	}
+	if !b.IsConnected() {
+		wk.b = nil
+		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
 	}
 	if st, err := env.State(context.Background()); err == nil {
 		tr.State = st

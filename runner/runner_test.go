@@ -169,4 +169,3 @@ func TestRunResumeAfterInterrupt(t *testing.T) {
 	}
 	_ = m
 }
-
