@@ -1,0 +1,166 @@
+package zoo
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"webbench/suites"
+)
+
+//go:embed tasks/*.yaml
+var taskFS embed.FS
+
+// BuiltinTasks loads the embedded task files (tasks/*.yaml).
+func BuiltinTasks() ([]suites.Task, error) { return LoadTasks(taskFS, "tasks") }
+
+func init() { suites.Register("zoo", NewSuite) }
+
+// Suite is the "zoo" suite: the loaded tasks and a lazily started Server. Safe for concurrent use.
+type Suite struct {
+	tasks []suites.Task
+	opts  Options
+
+	mu  sync.Mutex
+	srv *Server
+}
+
+// NewSuite is the suites.Factory of "zoo". Options (all optional):
+//
+//	tasks_dir       a directory of extra task files; a file with the same base name as an embedded file
+//	                replaces it, others are added. Ids and goals must stay unique across all files.
+//	builtin_tasks   "false" / "off" / "0" loads only tasks_dir.
+//	addr            the app listener address (default 127.0.0.1:0).
+//	control_addr    the control API address (default 127.0.0.1:0).
+//	churn_delay_ms  the ref_churn re-render delay (default 600).
+//
+// Errors name the file and line of bad task input. The server starts on the first Open (or Server()).
+func NewSuite(opts suites.Options) (suites.Suite, error) { return newSuite(opts) }
+
+func newSuite(opts suites.Options) (*Suite, error) {
+	s := &Suite{opts: Options{Addr: opts["addr"], ControlAddr: opts["control_addr"]}}
+	if v := opts["churn_delay_ms"]; v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return nil, fmt.Errorf("zoo: churn_delay_ms: want a positive integer, got %q", v)
+		}
+		s.opts.ChurnDelay = time.Duration(ms) * time.Millisecond
+	}
+	var files []taskFile
+	switch opts["builtin_tasks"] {
+	case "false", "off", "0", "no":
+	case "", "true", "on", "1", "yes":
+		b, err := readTaskFS(taskFS, "tasks")
+		if err != nil {
+			return nil, err
+		}
+		files = b
+	default:
+		return nil, fmt.Errorf("zoo: builtin_tasks: want true or false, got %q", opts["builtin_tasks"])
+	}
+	if dir := opts["tasks_dir"]; dir != "" {
+		extra, err := readTaskDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range extra {
+			replaced := false
+			for i := range files {
+				if filepath.Base(files[i].name) == filepath.Base(x.name) {
+					files[i], replaced = x, true
+				}
+			}
+			if !replaced {
+				files = append(files, x)
+			}
+		}
+	}
+	tasks, err := parseTaskFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	s.tasks = tasks
+	return s, nil
+}
+
+// Name implements suites.Suite.
+func (s *Suite) Name() string { return "zoo" }
+
+// Tasks implements suites.Suite: the loaded tasks in file order, then order within a file.
+func (s *Suite) Tasks() []suites.Task { return append([]suites.Task(nil), s.tasks...) }
+
+// Server returns the suite's Zoo server, starting it on first use.
+func (s *Suite) Server() (*Server, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil {
+		srv, err := Start(s.opts)
+		if err != nil {
+			return nil, err
+		}
+		s.srv = srv
+	}
+	return s.srv, nil
+}
+
+// Open implements suites.Suite: a fresh tenant of t.App with t.Mutations. attemptID is not used for the
+// tenant id (which is random); it only labels errors.
+func (s *Suite) Open(ctx context.Context, t suites.Task, attemptID string) (suites.Env, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	srv, err := s.Server()
+	if err != nil {
+		return nil, err
+	}
+	tn, err := srv.NewTenant(t.App, t.Mutations)
+	if err != nil {
+		return nil, fmt.Errorf("zoo: attempt %s task %s: %w", attemptID, t.ID, err)
+	}
+	start := t.Start
+	if start == "" {
+		start = "/"
+	}
+	return &env{t: tn, start: tn.URL(start)}, nil
+}
+
+// Close implements suites.Suite: stops the server if it was started.
+func (s *Suite) Close() error {
+	s.mu.Lock()
+	srv := s.srv
+	s.srv = nil
+	s.mu.Unlock()
+	if srv != nil {
+		return srv.Close()
+	}
+	return nil
+}
+
+// env is one attempt's tenant as a suites.Env.
+type env struct {
+	t     *Tenant
+	start string
+}
+
+// StartURL implements suites.Env.
+func (e *env) StartURL() string { return e.start }
+
+// Allowed implements suites.Env: only the tenant's own prefix on the Zoo origin.
+func (e *env) Allowed(url string) bool { return e.t.Allowed(url) }
+
+// State implements suites.Env: the app's state JSON.
+func (e *env) State(ctx context.Context) (json.RawMessage, error) { return e.t.State(), nil }
+
+// Close implements suites.Env: deletes the tenant. Safe to call twice.
+func (e *env) Close(ctx context.Context) error {
+	e.t.Close()
+	return nil
+}
+
+// Tenant exposes the env's tenant (tests, `bench zoo serve`).
+func (e *env) Tenant() *Tenant { return e.t }

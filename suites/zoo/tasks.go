@@ -1,0 +1,586 @@
+package zoo
+
+// Task files (tasks/*.yaml, embedded; more from Options "tasks_dir"). A file holds one task mapping or a
+// sequence of them. Schema (every key but the optional ones is required; unknown keys are errors):
+//
+//	id: shop-checkout-yoga-mat-express   # unique in the suite; [a-z0-9][a-z0-9._-]*
+//	app: shop                            # a registered app
+//	start: /                             # path relative to the tenant's app root, begins with "/"
+//	goal: Buy one blue Yoga Mat …        # what the agent is told; unique in the suite (whitespace/case-folded)
+//	mutations: [consent]                 # optional; registered names the app implements
+//	tags: [intercept_hint]               # optional; guards exercised + free labels
+//	max_steps: 40                        # optional, ≥ 0 (0 = the agent's default)
+//	timeout: 90s                         # optional Go duration > 0
+//	check:                               # at least one of state / answer
+//	  state: {orders: [{email: a@b.test, shipping: express}]}   # expected subset of the app's state JSON
+//	  answer: {exact: "MH-07"}           # or must_include: [..], number: 6, tolerance: 0.5, reference: ".."
+//	solution:                            # non-empty, ends with an answer step; one-key maps:
+//	  - navigate: /cart                  # or {url: /cart}
+//	  - click: {role: link, name: Yoga Mat}          # target keys: role, name | name_regex, nth, within
+//	  - hover: {role: link, name: Apparel}
+//	  - visual_click: {role: switch, nth: 0}
+//	  - fill: {role: textbox, name: Email, text: ana@example.test}
+//	  - select: {role: combobox, name: Shipping method, values: [Express]}
+//	  - press: Enter                     # or {key: Enter}
+//	  - evaluate: "() => document.title" # or {function: "…", role/name…: optional target}
+//	  - answer: {from: {role: heading, name_regex: 'Order #(\d+)'}}   # or {literal: "6 mm"}
+//
+// Errors name the file and line ("tasks/shop.yaml:12: task shop-x: mutations: unknown mutation …"); all
+// errors of a load are reported together.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"webbench/suites"
+)
+
+// StepKinds are the solution step kinds a task may use (ZOO.md).
+var StepKinds = []string{"navigate", "click", "fill", "select", "press", "hover", "visual_click", "evaluate",
+	"answer"}
+
+var taskKeys = []string{"id", "app", "start", "goal", "mutations", "tags", "max_steps", "timeout", "check",
+	"solution"}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// taskFile is one file's name (as shown in errors) and bytes.
+type taskFile struct {
+	name string
+	data []byte
+}
+
+// LoadTasks loads every *.yaml / *.yml file directly in dir of fsys, in name order, and checks them together
+// (duplicate ids and goals across files are errors). Source fields read "<dir>/<file>:<line>".
+func LoadTasks(fsys fs.FS, dir string) ([]suites.Task, error) {
+	files, err := readTaskFS(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	return parseTaskFiles(files)
+}
+
+func readTaskFS(fsys fs.FS, dir string) ([]taskFile, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("zoo tasks: %w", err)
+	}
+	var out []taskFile
+	for _, e := range ents {
+		if e.IsDir() || !isYAML(e.Name()) {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, fmt.Errorf("zoo tasks: %w", err)
+		}
+		out = append(out, taskFile{p, b})
+	}
+	return out, nil
+}
+
+// readTaskDir reads the YAML files of a directory on disk; names are the paths as joined with dir.
+func readTaskDir(dir string) ([]taskFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("zoo tasks_dir: %w", err)
+	}
+	var out []taskFile
+	for _, e := range ents {
+		if e.IsDir() || !isYAML(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("zoo tasks_dir: %w", err)
+		}
+		out = append(out, taskFile{p, b})
+	}
+	return out, nil
+}
+
+func isYAML(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+}
+
+// parseTaskFiles parses files in order and runs the cross-file checks.
+func parseTaskFiles(files []taskFile) ([]suites.Task, error) {
+	var errs []error
+	var tasks []suites.Task
+	for _, f := range files {
+		ts, es := parseTaskFile(f.name, f.data)
+		tasks = append(tasks, ts...)
+		errs = append(errs, es...)
+	}
+	ids := map[string]suites.Task{}
+	goals := map[string]suites.Task{}
+	for _, t := range tasks {
+		if prev, dup := ids[t.ID]; dup {
+			errs = append(errs, fmt.Errorf("%s: task %s: duplicate id, first defined at %s", t.Source, t.ID,
+				prev.Source))
+		} else {
+			ids[t.ID] = t
+		}
+		g := normGoal(t.Goal)
+		if prev, dup := goals[g]; dup {
+			errs = append(errs, fmt.Errorf("%s: task %s: duplicate goal, same as task %s at %s", t.Source, t.ID,
+				prev.ID, prev.Source))
+		} else {
+			goals[g] = t
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return tasks, nil
+}
+
+// normGoal folds case and collapses whitespace, so goals differing only in spacing count as duplicates.
+func normGoal(g string) string { return strings.ToLower(strings.Join(strings.Fields(g), " ")) }
+
+var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+
+// parseTaskFile parses one file into tasks; errors carry "name:line".
+func parseTaskFile(name string, data []byte) ([]suites.Task, []error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 1
+		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = yamlLineRe.ReplaceAllString(msg, "")
+		msg = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), ":")), ":")
+		return nil, []error{fmt.Errorf("%s:%d: malformed YAML: %s", name, line, strings.TrimSpace(msg))}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, nil // empty file
+	}
+	root := doc.Content[0]
+	var items []*yaml.Node
+	switch root.Kind {
+	case yaml.MappingNode:
+		items = []*yaml.Node{root}
+	case yaml.SequenceNode:
+		items = root.Content
+	default:
+		return nil, []error{fmt.Errorf("%s:%d: a task file holds a task mapping or a list of tasks, got %s", name,
+			root.Line, kindName(root))}
+	}
+	var tasks []suites.Task
+	var errs []error
+	for _, it := range items {
+		p := &taskParser{file: name}
+		t := p.task(it)
+		if len(p.errs) > 0 {
+			errs = append(errs, p.errs...)
+			continue
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, errs
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the scalar %q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "nothing"
+}
+
+// taskParser collects the errors of one task.
+type taskParser struct {
+	file string
+	id   string
+	errs []error
+}
+
+func (p *taskParser) errf(n *yaml.Node, field, format string, args ...any) {
+	where := fmt.Sprintf("%s:%d:", p.file, n.Line)
+	if p.id != "" {
+		where += " task " + p.id + ":"
+	}
+	if field != "" {
+		where += " " + field + ":"
+	}
+	p.errs = append(p.errs, fmt.Errorf("%s %s", where, fmt.Sprintf(format, args...)))
+}
+
+// fields returns a mapping's key → value nodes (and key nodes), reporting unknown and duplicate keys.
+func (p *taskParser) fields(n *yaml.Node, field string, allowed []string) (map[string]*yaml.Node,
+	map[string]*yaml.Node) {
+	vals, keys := map[string]*yaml.Node{}, map[string]*yaml.Node{}
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, field, "want a mapping, got %s", kindName(n))
+		return vals, keys
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !contains(allowed, k.Value) {
+			p.errf(k, field, "unknown key %q (valid: %s)", k.Value, strings.Join(allowed, ", "))
+			continue
+		}
+		if prev, dup := keys[k.Value]; dup {
+			p.errf(k, field, "duplicate key %q (first at line %d)", k.Value, prev.Line)
+			continue
+		}
+		vals[k.Value], keys[k.Value] = v, k
+	}
+	return vals, keys
+}
+
+func (p *taskParser) str(n *yaml.Node, field string) string {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		p.errf(n, field, "want a string, got %s", kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (p *taskParser) strs(n *yaml.Node, field string) []string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errf(n, field, "want a list of strings, got %s", kindName(n))
+		return nil
+	}
+	out := []string{}
+	for _, c := range n.Content {
+		if s := p.str(c, field); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (p *taskParser) num(n *yaml.Node, field string) float64 {
+	var f float64
+	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil {
+		p.errf(n, field, "want a number, got %s", kindName(n))
+	}
+	return f
+}
+
+func (p *taskParser) task(n *yaml.Node) suites.Task {
+	t := suites.Task{Suite: "zoo", Source: fmt.Sprintf("%s:%d", p.file, n.Line)}
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, "", "want a task mapping, got %s", kindName(n))
+		return t
+	}
+	f, _ := p.fields(n, "", taskKeys)
+	if v, ok := f["id"]; ok {
+		t.ID = p.str(v, "id")
+		if t.ID != "" && !idPattern.MatchString(t.ID) {
+			p.errf(v, "id", "%q must match %s", t.ID, idPattern)
+		}
+		p.id = t.ID
+	}
+	for _, req := range []string{"id", "app", "start", "goal", "check", "solution"} {
+		if _, ok := f[req]; !ok {
+			p.errf(n, "", "missing required key %q", req)
+		}
+	}
+	t.Cluster = t.ID
+	var app App
+	if v, ok := f["app"]; ok {
+		t.App = p.str(v, "app")
+		if a, ok := lookupApp(t.App); ok {
+			app = a
+		} else if t.App != "" {
+			p.errf(v, "app", "unknown app %q (valid: %s)", t.App, strings.Join(AppNames(), ", "))
+		}
+	}
+	if v, ok := f["start"]; ok {
+		t.Start = p.str(v, "start")
+		if t.Start != "" && !strings.HasPrefix(t.Start, "/") {
+			p.errf(v, "start", "%q must be a path relative to the app root, beginning with \"/\"", t.Start)
+		}
+	}
+	if v, ok := f["goal"]; ok {
+		t.Goal = strings.TrimSpace(p.str(v, "goal"))
+		if t.Goal == "" && v.Kind == yaml.ScalarNode {
+			p.errf(v, "goal", "empty goal")
+		}
+	}
+	if v, ok := f["mutations"]; ok {
+		if v.Kind != yaml.SequenceNode {
+			p.errf(v, "mutations", "want a list of mutation names, got %s", kindName(v))
+		} else {
+			for _, c := range v.Content {
+				m := p.str(c, "mutations")
+				if m == "" {
+					continue
+				}
+				if _, ok := LookupMutation(m); !ok {
+					p.errf(c, "mutations", "unknown mutation %q (valid: %s)", m, strings.Join(MutationNames(), ", "))
+				} else if app != nil && !contains(app.Mutations(), m) {
+					p.errf(c, "mutations", "app %s does not implement mutation %q (it implements: %s)", app.Name(), m,
+						strings.Join(app.Mutations(), ", "))
+				} else if !contains(t.Mutations, m) {
+					t.Mutations = append(t.Mutations, m)
+				}
+			}
+			sort.Strings(t.Mutations)
+		}
+	}
+	if v, ok := f["tags"]; ok {
+		t.Tags = p.strs(v, "tags")
+	}
+	if v, ok := f["max_steps"]; ok {
+		if v.Kind != yaml.ScalarNode || v.Decode(&t.MaxSteps) != nil || t.MaxSteps < 0 {
+			p.errf(v, "max_steps", "want an integer ≥ 0, got %s", kindName(v))
+		}
+	}
+	if v, ok := f["timeout"]; ok {
+		s := p.str(v, "timeout")
+		d, err := time.ParseDuration(s)
+		if s != "" && (err != nil || d <= 0) {
+			p.errf(v, "timeout", "want a positive Go duration like 90s, got %q", s)
+		}
+		t.Timeout = d
+	}
+	if v, ok := f["check"]; ok {
+		t.Check = p.check(v)
+	}
+	if v, ok := f["solution"]; ok {
+		t.Solution = p.solution(v)
+	}
+	return t
+}
+
+func (p *taskParser) check(n *yaml.Node) suites.Check {
+	var c suites.Check
+	f, _ := p.fields(n, "check", []string{"state", "answer"})
+	if n.Kind == yaml.MappingNode && len(f) == 0 && len(p.errs) == 0 {
+		p.errf(n, "check", "want state and/or answer")
+	}
+	if v, ok := f["state"]; ok {
+		if v.Kind != yaml.MappingNode {
+			p.errf(v, "check.state", "want a mapping (an expected subset of the app state), got %s", kindName(v))
+		} else {
+			var raw any
+			if err := v.Decode(&raw); err != nil {
+				p.errf(v, "check.state", "%v", err)
+			} else if b, err := json.Marshal(raw); err != nil {
+				p.errf(v, "check.state", "not representable as JSON: %v", err)
+			} else {
+				// Round-trip through JSON so the expected values have the judge's types (float64 numbers,
+				// map[string]any objects), exactly like the app's state JSON.
+				json.Unmarshal(b, &c.State)
+			}
+		}
+	}
+	if v, ok := f["answer"]; ok {
+		c.Answer = p.answerRule(v)
+	}
+	return c
+}
+
+func (p *taskParser) answerRule(n *yaml.Node) *suites.AnswerRule {
+	r := &suites.AnswerRule{}
+	f, _ := p.fields(n, "check.answer", []string{"exact", "must_include", "number", "tolerance", "reference"})
+	if v, ok := f["exact"]; ok {
+		r.Exact = p.str(v, "check.answer.exact")
+	}
+	if v, ok := f["must_include"]; ok {
+		r.MustInclude = p.strs(v, "check.answer.must_include")
+	}
+	if v, ok := f["number"]; ok {
+		x := p.num(v, "check.answer.number")
+		r.Number = &x
+	}
+	if v, ok := f["tolerance"]; ok {
+		r.Tolerance = p.num(v, "check.answer.tolerance")
+		if r.Tolerance < 0 {
+			p.errf(v, "check.answer.tolerance", "must be ≥ 0")
+		}
+		if r.Number == nil {
+			p.errf(v, "check.answer.tolerance", "tolerance needs number")
+		}
+	}
+	if v, ok := f["reference"]; ok {
+		r.Reference = p.str(v, "check.answer.reference")
+	}
+	if n.Kind == yaml.MappingNode && r.Exact == "" && len(r.MustInclude) == 0 && r.Number == nil {
+		p.errf(n, "check.answer", "want at least one of exact, must_include, number")
+	}
+	return r
+}
+
+func (p *taskParser) solution(n *yaml.Node) []suites.Step {
+	if n.Kind != yaml.SequenceNode {
+		p.errf(n, "solution", "want a list of steps, got %s", kindName(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		p.errf(n, "solution", "empty solution")
+		return nil
+	}
+	var steps []suites.Step
+	for i, sn := range n.Content {
+		field := fmt.Sprintf("solution[%d]", i)
+		if sn.Kind != yaml.MappingNode || len(sn.Content) != 2 {
+			p.errf(sn, field, "a step is a one-key mapping like `- click: {role: link, name: Cart}`, got %s",
+				kindName(sn))
+			continue
+		}
+		k, v := sn.Content[0], sn.Content[1]
+		if !contains(StepKinds, k.Value) {
+			p.errf(k, field, "unknown step kind %q (valid: %s)", k.Value, strings.Join(StepKinds, ", "))
+			continue
+		}
+		steps = append(steps, p.step(k.Value, v, field+"."+k.Value))
+	}
+	if len(steps) > 0 && steps[len(steps)-1].Kind != "answer" {
+		last := n.Content[len(n.Content)-1]
+		p.errf(last, "solution", "the last step must be an answer step (the policy's final answer)")
+	}
+	return steps
+}
+
+var targetKeys = []string{"role", "name", "name_regex", "nth", "within"}
+
+func (p *taskParser) step(kind string, n *yaml.Node, field string) suites.Step {
+	st := suites.Step{Kind: kind}
+	switch kind {
+	case "navigate":
+		if n.Kind == yaml.ScalarNode {
+			st.URL = p.str(n, field)
+		} else {
+			f, _ := p.fields(n, field, []string{"url"})
+			if v, ok := f["url"]; ok {
+				st.URL = p.str(v, field+".url")
+			}
+		}
+		if st.URL == "" {
+			p.errf(n, field, "missing url")
+		}
+	case "press":
+		if n.Kind == yaml.ScalarNode {
+			st.Key = p.str(n, field)
+		} else {
+			f, _ := p.fields(n, field, []string{"key"})
+			if v, ok := f["key"]; ok {
+				st.Key = p.str(v, field+".key")
+			}
+		}
+		if st.Key == "" {
+			p.errf(n, field, "missing key")
+		}
+	case "click", "hover", "visual_click":
+		f, _ := p.fields(n, field, targetKeys)
+		st.Target = p.target(n, f, field, true)
+	case "fill":
+		f, _ := p.fields(n, field, append([]string{"text"}, targetKeys...))
+		st.Target = p.target(n, f, field, true)
+		if v, ok := f["text"]; ok {
+			st.Text = p.str(v, field+".text")
+		} else {
+			p.errf(n, field, "missing text")
+		}
+	case "select":
+		f, _ := p.fields(n, field, append([]string{"values"}, targetKeys...))
+		st.Target = p.target(n, f, field, true)
+		if v, ok := f["values"]; ok {
+			st.Values = p.strs(v, field+".values")
+		}
+		if len(st.Values) == 0 {
+			p.errf(n, field, "missing values")
+		}
+	case "evaluate":
+		if n.Kind == yaml.ScalarNode {
+			st.Function = p.str(n, field)
+		} else {
+			f, _ := p.fields(n, field, append([]string{"function"}, targetKeys...))
+			if v, ok := f["function"]; ok {
+				st.Function = p.str(v, field+".function")
+			}
+			if _, ok := f["role"]; ok {
+				st.Target = p.target(n, f, field, true)
+			}
+		}
+		if strings.TrimSpace(st.Function) == "" {
+			p.errf(n, field, "missing function")
+		}
+	case "answer":
+		f, _ := p.fields(n, field, []string{"from", "literal"})
+		from, hasFrom := f["from"]
+		lit, hasLit := f["literal"]
+		switch {
+		case hasFrom && hasLit:
+			p.errf(n, field, "give either from or literal, not both")
+		case hasFrom:
+			tf, _ := p.fields(from, field+".from", targetKeys)
+			st.Target = p.target(from, tf, field+".from", true)
+		case hasLit:
+			st.Literal = p.str(lit, field+".literal")
+			if st.Literal == "" && lit.Kind == yaml.ScalarNode {
+				p.errf(lit, field+".literal", "empty literal")
+			}
+		case n.Kind == yaml.MappingNode:
+			p.errf(n, field, "want from: {role, name_regex} or literal: \"…\"")
+		}
+	}
+	return st
+}
+
+// target builds a Target from already-split fields of mapping n; needName demands name or name_regex.
+func (p *taskParser) target(n *yaml.Node, f map[string]*yaml.Node, field string, needName bool) *suites.Target {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	t := &suites.Target{}
+	if v, ok := f["role"]; ok {
+		t.Role = p.str(v, field+".role")
+	} else {
+		p.errf(n, field, "missing role")
+	}
+	if v, ok := f["name"]; ok {
+		t.Name = p.str(v, field+".name")
+	}
+	if v, ok := f["name_regex"]; ok {
+		t.NameRegex = p.str(v, field+".name_regex")
+		if _, err := regexp.Compile(t.NameRegex); err != nil {
+			p.errf(v, field+".name_regex", "bad regex: %v", err)
+		}
+	}
+	if t.Name != "" && t.NameRegex != "" {
+		p.errf(n, field, "give name or name_regex, not both")
+	}
+	_, hasNth := f["nth"]
+	if needName && t.Name == "" && t.NameRegex == "" && !hasNth {
+		p.errf(n, field, "missing name, name_regex or nth")
+	}
+	if v, ok := f["nth"]; ok {
+		if v.Kind != yaml.ScalarNode || v.Decode(&t.Nth) != nil || t.Nth < 0 {
+			p.errf(v, field+".nth", "want an integer ≥ 0")
+		}
+	}
+	if v, ok := f["within"]; ok {
+		wf, _ := p.fields(v, field+".within", targetKeys)
+		t.Within = p.target(v, wf, field+".within", true)
+	}
+	return t
+}
