@@ -1,0 +1,389 @@
+package zoo
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+)
+
+// Helpers of the chat and planner tests are prefixed "cp" (other test files of the package are written in
+// parallel; the prefix keeps the names apart).
+
+// cpTenant starts a Zoo server and creates a tenant of app with the given mutations.
+func cpTenant(t *testing.T, app string, muts ...string) (*Server, *Tenant) {
+	t.Helper()
+	srv, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	tn, err := srv.NewTenant(app, muts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, tn
+}
+
+// cpStateOf decodes a tenant's state JSON into v.
+func cpStateOf(t *testing.T, tn *Tenant, v any) {
+	t.Helper()
+	if err := json.Unmarshal(tn.State(), v); err != nil {
+		t.Fatalf("state: %v\n%s", err, tn.State())
+	}
+}
+
+type chatState struct {
+	Messages     []ChatMessage `json:"messages"`
+	Logins       []ChatLogin   `json:"logins"`
+	FailedLogins int           `json:"failed_logins"`
+	Zoo          struct {
+		Mutations []string `json:"mutations"`
+	} `json:"zoo"`
+}
+
+// chatCall sends a JSON request and returns the status and the decoded body.
+func chatCall(t *testing.T, c *http.Client, method, url string, body any) (int, map[string]any) {
+	t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out any
+	json.NewDecoder(res.Body).Decode(&out)
+	m, _ := out.(map[string]any)
+	if m == nil {
+		m = map[string]any{"_": out}
+	}
+	return res.StatusCode, m
+}
+
+func TestChatHTTP(t *testing.T) {
+	_, tn := cpTenant(t, "chat")
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+
+	// The shell: a loading screen and the script; no form in the HTML.
+	res, err := c.Get(tn.URL("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.ReadFrom(res.Body)
+	res.Body.Close()
+	html := buf.String()
+	if res.StatusCode != 200 || !strings.Contains(html, `<img class="loading-logo"`) ||
+		!strings.Contains(html, `data-hydration-delay-ms="0"`) || strings.Contains(html, "<form") ||
+		!strings.Contains(html, `<base href="`+tn.Prefix()+`">`) {
+		t.Fatalf("shell: %d\n%s", res.StatusCode, html)
+	}
+
+	// Logged out: the API refuses.
+	if code, _ := chatCall(t, c, "POST", tn.URL("api/v4/posts"), map[string]string{"channel": "off-topic",
+		"message": "hi"}); code != 401 {
+		t.Fatalf("post while logged out: %d", code)
+	}
+	// A wrong password is counted, not logged in.
+	if code, body := chatCall(t, c, "POST", tn.URL("api/v4/users/login"),
+		map[string]string{"login_id": "dana.kim", "password": "wrong"}); code != 401 ||
+		body["message"] != "Enter a valid email or username and/or password." {
+		t.Fatalf("bad login: %d %v", code, body)
+	}
+	// Login by email, case-insensitively.
+	code, body := chatCall(t, c, "POST", tn.URL("api/v4/users/login"),
+		map[string]string{"login_id": "Dana.Kim@northwind.test", "password": "Harbor-42"})
+	if code != 200 || body["username"] != "dana.kim" {
+		t.Fatalf("login: %d %v", code, body)
+	}
+	if code, body := chatCall(t, c, "GET", tn.URL("api/v4/users/me"), nil); code != 200 ||
+		body["first_name"] != "Dana" {
+		t.Fatalf("me: %d %v", code, body)
+	}
+	code, body = chatCall(t, c, "POST", tn.URL("api/v4/posts"),
+		map[string]string{"channel": "release-planning", "message": "  Build 7.4.1 is ready for QA \n"})
+	if code != 201 || body["message"] != "Build 7.4.1 is ready for QA" || body["author"] != "dana.kim" {
+		t.Fatalf("post: %d %v", code, body)
+	}
+	for _, bad := range []map[string]string{{"channel": "nope", "message": "x"},
+		{"channel": "off-topic", "message": "   "}} {
+		if code, _ := chatCall(t, c, "POST", tn.URL("api/v4/posts"), bad); code != 404 && code != 400 {
+			t.Fatalf("bad post %v accepted: %d", bad, code)
+		}
+	}
+	// The channel's posts: the 3 seeded ones, then ours.
+	code, body = chatCall(t, c, "GET", tn.URL("api/v4/channels/release-planning/posts"), nil)
+	posts, _ := body["_"].([]any)
+	if code != 200 || len(posts) != 4 {
+		t.Fatalf("posts: %d %v", code, body)
+	}
+	if last := posts[3].(map[string]any); last["message"] != "Build 7.4.1 is ready for QA" ||
+		last["author_display"] != "Dana Kim" || last["time"] != "Just now" {
+		t.Fatalf("last post: %v", last)
+	}
+
+	// The logged-in shell embeds the routed channel's data for the first render.
+	res, _ = c.Get(tn.URL("channels/release-planning"))
+	buf.Reset()
+	buf.ReadFrom(res.Body)
+	res.Body.Close()
+	if !strings.Contains(buf.String(), "Build 7.4.1 is ready for QA") ||
+		!strings.Contains(buf.String(), "release-planning") {
+		t.Fatalf("logged-in shell lacks the initial data:\n%s", buf.String())
+	}
+
+	var st chatState
+	cpStateOf(t, tn, &st)
+	want := []ChatMessage{{Channel: "release-planning", Author: "dana.kim", Text: "Build 7.4.1 is ready for QA"}}
+	if len(st.Messages) != 1 || st.Messages[0] != want[0] || len(st.Logins) != 1 ||
+		st.Logins[0].Username != "dana.kim" || st.FailedLogins != 1 {
+		t.Fatalf("state: %s", tn.State())
+	}
+
+	// Logout ends the session; reset empties the state.
+	chatCall(t, c, "POST", tn.URL("api/v4/users/logout"), nil)
+	if code, _ := chatCall(t, c, "GET", tn.URL("api/v4/users/me"), nil); code != 401 {
+		t.Fatalf("me after logout: %d", code)
+	}
+	if err := tn.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	cpStateOf(t, tn, &st)
+	if len(st.Messages) != 0 || len(st.Logins) != 0 {
+		t.Fatalf("state after reset: %s", tn.State())
+	}
+}
+
+func TestChatLateHydrationShell(t *testing.T) {
+	_, tn := cpTenant(t, "chat", "late_hydration")
+	res, err := http.Get(tn.URL("login"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.ReadFrom(res.Body)
+	res.Body.Close()
+	if !strings.Contains(buf.String(), `data-hydration-delay-ms="2000"`) {
+		t.Fatalf("late_hydration shell lacks the 2000 ms delay:\n%s", buf.String())
+	}
+}
+
+// --- real Chromium --------------------------------------------------------------------------------------
+
+// cpLaunchBrowser starts the Playwright driver and a headless Chromium for one test (stopped at cleanup).
+// The driver is $PLAYWRIGHT_CLI_PATH, else .cache/driver/node_modules/playwright-core/cli.js searched upward
+// from the working directory; Node is $PLAYWRIGHT_NODEJS_PATH or `node` on PATH. Skipped with -short.
+func cpLaunchBrowser(t *testing.T) playwright.Browser {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test (needs Chromium)")
+	}
+	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
+		dir, _ := os.Getwd()
+		for {
+			p := filepath.Join(dir, ".cache", "driver", "node_modules", "playwright-core", "cli.js")
+			if _, err := os.Stat(p); err == nil {
+				t.Setenv("PLAYWRIGHT_CLI_PATH", p)
+				break
+			}
+			up := filepath.Dir(dir)
+			if up == dir {
+				t.Fatal("no Playwright driver: set PLAYWRIGHT_CLI_PATH or run `make setup`")
+			}
+			dir = up
+		}
+	}
+	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
+		node, err := exec.LookPath("node")
+		if err != nil {
+			t.Fatal("no node on PATH: set PLAYWRIGHT_NODEJS_PATH")
+		}
+		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pw.Stop() })
+	exe := os.Getenv("WEBBENCH_CHROMIUM")
+	if exe == "" {
+		exe = "/usr/lib/chromium/chromium"
+	}
+	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(exe),
+		Headless:       playwright.Bool(true),
+		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// cpNewPage opens a fresh 1280×720 context and page.
+func cpNewPage(t *testing.T, b playwright.Browser) playwright.Page {
+	t.Helper()
+	ctx, err := b.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	p, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetDefaultTimeout(5000)
+	return p
+}
+
+// cpSnapshot is the page's AI-mode aria snapshot (with boxes when asked).
+func cpSnapshot(t *testing.T, p playwright.Page, boxes bool) string {
+	t.Helper()
+	o := playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi}
+	if boxes {
+		o.Boxes = playwright.Bool(true)
+	}
+	s, err := p.AriaSnapshot(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// cpInteractiveRe matches a snapshot line whose node role (GUARDS.md §4's list) carries a ref.
+var cpInteractiveRe = regexp.MustCompile(`(?m)^\s*- '?(button|link|textbox|searchbox|checkbox|radio|switch|` +
+	`combobox|listbox|option|menuitem|menuitemcheckbox|menuitemradio|tab|slider|spinbutton|treeitem)\b[^\n]*\[ref=`)
+
+// cpRef returns the ref on the first snapshot line matching re (a line fragment regexp).
+func cpRef(t *testing.T, snap, re string) string {
+	t.Helper()
+	m := regexp.MustCompile(re + `[^\n]*\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no node %s in:\n%s", re, snap)
+	}
+	return m[1]
+}
+
+func TestChatBrowser(t *testing.T) {
+	b := cpLaunchBrowser(t)
+
+	t.Run("late_hydration", func(t *testing.T) {
+		_, tn := cpTenant(t, "chat", "late_hydration")
+		p := cpNewPage(t, b)
+		start := time.Now()
+		if _, err := p.Goto(tn.URL("/")); err != nil {
+			t.Fatal(err)
+		}
+		snap := cpSnapshot(t, p, false)
+		el := time.Since(start)
+		if el > 1500*time.Millisecond {
+			t.Fatalf("first snapshot took %v; cannot check the shell", el)
+		}
+		if cpInteractiveRe.MatchString(snap) {
+			t.Fatalf("pre-hydration snapshot (after %v) has an interactive ref:\n%s", el, snap)
+		}
+		if !regexp.MustCompile(`(?m)^- generic [^\n]*:\n\s+- img "Huddle"`).MatchString(snap) {
+			t.Fatalf("pre-hydration snapshot is not generic > img:\n%s", snap)
+		}
+		t.Logf("pre-hydration snapshot:\n%s", snap)
+		// Still the shell just before 2 s …
+		time.Sleep(time.Until(start.Add(1700 * time.Millisecond)))
+		if s := cpSnapshot(t, p, false); cpInteractiveRe.MatchString(s) {
+			t.Fatalf("snapshot at %v has an interactive ref:\n%s", time.Since(start), s)
+		}
+		// … and the login form after 2.5 s.
+		time.Sleep(time.Until(start.Add(2500 * time.Millisecond)))
+		snap = cpSnapshot(t, p, false)
+		for _, want := range []string{`textbox "Email or Username"`, `textbox "Password"`, `button "Log in"`} {
+			if !strings.Contains(snap, want) {
+				t.Fatalf("hydrated snapshot lacks %s:\n%s", want, snap)
+			}
+		}
+		if !strings.HasSuffix(p.URL(), tn.Prefix()+"login") {
+			t.Fatalf("not routed to login: %s", p.URL())
+		}
+	})
+
+	t.Run("post_message", func(t *testing.T) {
+		_, tn := cpTenant(t, "chat")
+		p := cpNewPage(t, b)
+		if _, err := p.Goto(tn.URL("/")); err != nil {
+			t.Fatal(err)
+		}
+		// Without the mutation the form is there at once.
+		snap := cpSnapshot(t, p, false)
+		p.GetByRef(cpRef(t, snap, `textbox "Email or Username"`)).Fill("priya.nair")
+		p.GetByRef(cpRef(t, snap, `textbox "Password"`)).Fill("Comet-88")
+		if err := p.GetByRef(cpRef(t, snap, `button "Log in"`)).Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Design Reviews"}).WaitFor(); err != nil {
+			t.Fatal(err)
+		}
+		snap = cpSnapshot(t, p, false)
+		if err := p.GetByRef(cpRef(t, snap, `link "Design Reviews"`)).Click(); err != nil {
+			t.Fatal(err)
+		}
+		box := p.GetByRole("textbox", playwright.PageGetByRoleOptions{Name: "Write to Design Reviews"})
+		if err := box.WaitFor(); err != nil {
+			t.Fatal(err)
+		}
+		snap = cpSnapshot(t, p, false)
+		if !strings.Contains(snap, "New checkout mockups are up for review") || !strings.Contains(snap, `heading "Design Reviews"`) {
+			t.Fatalf("channel view lacks its history:\n%s", snap)
+		}
+		p.GetByRef(cpRef(t, snap, `textbox "Write to Design Reviews"`)).Fill("Mockups v3 are approved")
+		if err := p.GetByRef(cpRef(t, snap, `button "Send"`)).Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.GetByText("Mockups v3 are approved").WaitFor(); err != nil {
+			t.Fatal(err)
+		}
+		// Enter sends too.
+		box.Fill("Shipping it Monday")
+		box.Press("Enter")
+		if err := p.GetByText("Shipping it Monday").WaitFor(); err != nil {
+			t.Fatal(err)
+		}
+		var st chatState
+		cpStateOf(t, tn, &st)
+		want := []ChatMessage{{"design-reviews", "priya.nair", "Mockups v3 are approved"},
+			{"design-reviews", "priya.nair", "Shipping it Monday"}}
+		if len(st.Messages) != 2 || st.Messages[0] != want[0] || st.Messages[1] != want[1] {
+			t.Fatalf("state: %s", tn.State())
+		}
+		if !strings.HasSuffix(p.URL(), "channels/design-reviews") {
+			t.Fatalf("url: %s", p.URL())
+		}
+		// A reload keeps the session and the channel (server-embedded initial data).
+		if _, err := p.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		snap = cpSnapshot(t, p, false)
+		if !strings.Contains(snap, "Shipping it Monday") || !strings.Contains(snap, `textbox "Write to Design Reviews"`) {
+			t.Fatalf("after reload:\n%s", snap)
+		}
+		t.Logf("channel snapshot:\n%s", snap)
+	})
+}
