@@ -354,3 +354,37 @@ func randHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+func TestUnreachableModelEndpointIsInfra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s, tasks := zooShop(t, "shop-*")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/v1"
+	ln.Close() // nothing listens there now: connection refused
+	v := Variant{Name: "default", Guards: guard.Default(),
+		Model: Model{Kind: "openai", Name: "gpt-test", BaseURL: dead, CallTimeout: 2 * time.Second}}
+	plan := Plan{Suite: "zoo", Tasks: tasks[:1], Reps: 1, Variants: []Variant{v}}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, _ := results.ReadAttempts(dir)
+	exactlyOnce(t, rr, tasks[:1], 1)
+	for _, r := range rr.Latest {
+		if r.Status != results.StatusError || r.ErrorClass != results.ClassInfra {
+			t.Fatalf("unreachable endpoint recorded as %s/%s, want error/infra", r.Status, r.ErrorClass)
+		}
+		if !strings.Contains(r.Error, "connection refused") {
+			t.Errorf("error does not say why: %q", r.Error)
+		}
+	}
+	if sum.Errors != 1 || sum.Failed != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var benchBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bench-cli")
+	if err != nil {
+		panic(err)
+	}
+	benchBin = filepath.Join(dir, "bench")
+	if out, err := exec.Command("go", "build", "-o", benchBin, ".").CombinedOutput(); err != nil {
+		panic("build bench: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// bench runs the binary from the repository root and returns stdout, stderr and the exit code.
+func bench(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(benchBin, args...)
+	cmd.Dir = "../.."
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestBadInputExitsTwoWithClearErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--suite", "nope", "--dry-run"}, `unknown suite "nope"`},
+		{[]string{"run", "--suite", "zoo", "--tasks", "zzz-*", "--dry-run"}, `glob "zzz-*" matches no task`},
+		{[]string{"run", "--reps", "0", "--dry-run"}, "--reps must be at least 1"},
+		{[]string{"run", "--guards", "repeat_gaurd=off", "--dry-run"}, "repeat_gaurd"},
+		{[]string{"run", "--model", "gpt-4o", "--dry-run"}, "expected scripted[:PROFILE] or openai:NAME"},
+		{[]string{"report", "/nonexistent"}, "not a run directory"},
+		{[]string{"power"}, "give --target"},
+	}
+	for _, c := range cases {
+		_, stderr, code := bench(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("bench %v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestAblateSpecErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"unknown-guard.yaml": "name: x\nbaseline:\n  guards: {no_such_guard: false}\ndesign: leave-one-out\n",
+		"unknown-suite.yaml": "name: x\nsuite: atlantis\ndesign: leave-one-out\n",
+		"unknown-key.yaml":   "name: x\ndesign: leave-one-out\nvariants_typo: []\n",
+		"bad-reps.yaml":      "name: x\nreps: -2\ndesign: leave-one-out\n",
+	}
+	wants := map[string]string{"unknown-guard.yaml": `unknown guard "no_such_guard"`, "unknown-suite.yaml": `unknown suite "atlantis"`,
+		"unknown-key.yaml": "line 3", "bad-reps.yaml": "reps must be at least 1"}
+	for name, src := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(src), 0o644)
+		_, stderr, code := bench(t, "ablate", p, "--dry-run")
+		if code != 2 || !strings.Contains(stderr, wants[name]) || !strings.Contains(stderr, name) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming the file and %q", name, code, stderr, wants[name])
+		}
+	}
+	// A variant equal to the baseline is a warning, not an error.
+	p := filepath.Join(dir, "same.yaml")
+	os.WriteFile(p, []byte("name: same\nvariants:\n  - name: copy\n    guards: {repeat_guard: true}\n"), 0o644)
+	_, stderr, code := bench(t, "ablate", p, "--dry-run")
+	if code != 0 || !strings.Contains(stderr, "identical to the baseline") {
+		t.Errorf("identical variant: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestPowerMatchesStats(t *testing.T) {
+	out, _, code := bench(t, "power", "--base", "0.82", "--target", "1.0", "--n", "11")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"38.5", "0.120", "16"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bench power output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+type planJSON struct {
+	Attempts []struct {
+		AttemptID string `json:"attempt_id"`
+		PairID    string `json:"pair_id"`
+	} `json:"attempts"`
+}
+
+func dryPlan(t *testing.T, args ...string) planJSON {
+	t.Helper()
+	out, stderr, code := bench(t, append([]string{"ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("dry run %v: exit %d: %s", args, code, stderr)
+	}
+	var p planJSON
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The --dry-run --json plans of shards 1/3, 2/3, 3/3 are disjoint, together equal the unsharded plan, and keep
+// every pair whole.
+func TestShardPlansPartitionByPair(t *testing.T) {
+	all := dryPlan(t)
+	if len(all.Attempts) == 0 {
+		t.Fatal("empty plan")
+	}
+	seen := map[string]int{}
+	pairShard := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		p := dryPlan(t, "--shard", []string{"1/3", "2/3", "3/3"}[i-1])
+		for _, a := range p.Attempts {
+			seen[a.AttemptID]++
+			if s, ok := pairShard[a.PairID]; ok && s != i {
+				t.Fatalf("pair %s split across shards %d and %d", a.PairID, s, i)
+			}
+			pairShard[a.PairID] = i
+		}
+	}
+	var want, got []string
+	for _, a := range all.Attempts {
+		want = append(want, a.AttemptID)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("attempt %s in %d shards", id, n)
+		}
+		got = append(got, id)
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if strings.Join(want, ",") != strings.Join(got, ",") {
+		t.Fatalf("shards hold %d attempts, unsharded plan %d", len(got), len(want))
+	}
+}
+
+type recLine struct {
+	AttemptID string `json:"attempt_id"`
+	Status    string `json:"status"`
+	TaskID    string `json:"task_id"`
+	Rep       int    `json:"rep"`
+}
+
+func finalRecords(t *testing.T, dir string) map[string]recLine {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "attempts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]recLine{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r recLine
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		out[r.AttemptID] = r
+	}
+	return out
+}
+
+const twoShopTasks = "shop-qa-yoga-mat-thickness,shop-checkout-cork-blocks-standard"
+
+// Shards 1/3, 2/3, 3/3 run separately and merged equal one unsharded run, attempt for attempt.
+func TestShardsMergedEqualUnsharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	tmp := t.TempDir()
+	run := func(out string, extra ...string) {
+		args := append([]string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
+			"--model", "scripted", "--profile", "clean", "--out", out}, extra...)
+		if _, stderr, code := bench(t, args...); code != 0 {
+			t.Fatalf("bench %v: exit %d\n%s", args, code, stderr)
+		}
+	}
+	whole := filepath.Join(tmp, "whole")
+	run(whole)
+	var shards []string
+	for _, s := range []string{"1/3", "2/3", "3/3"} {
+		d := filepath.Join(tmp, "shard"+s[:1])
+		run(d, "--shard", s)
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(tmp, "merged")
+	if _, stderr, code := bench(t, append([]string{"merge", "--out", merged}, shards...)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	a, b := finalRecords(t, whole), finalRecords(t, merged)
+	if len(a) != 4 || len(a) != len(b) {
+		t.Fatalf("unsharded has %d attempts, merged %d", len(a), len(b))
+	}
+	for id, r := range a {
+		m, ok := b[id]
+		if !ok || m.Status != r.Status || m.TaskID != r.TaskID || m.Rep != r.Rep {
+			t.Errorf("attempt %s: unsharded %+v, merged %+v", id, r, m)
+		}
+	}
+	// Mixed specs are refused.
+	other := filepath.Join(tmp, "other")
+	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1",
+		"--out", other, "--dry-run"); code != 0 {
+		t.Fatal(stderr)
+	}
+	run(other, "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1")
+	if _, stderr, code := bench(t, "merge", "--out", filepath.Join(tmp, "bad"), whole, other); code != 2 ||
+		!strings.Contains(stderr, "mixed specs") {
+		t.Errorf("merging different plans: exit %d, %s", code, stderr)
+	}
+}
+
+// bench killed with SIGKILL mid-run, then resumed: exactly one record per planned attempt.
+func TestSigkillThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
+		"--model", "scripted", "--profile", "clean", "--out", out}
+	cmd := exec.Command(benchBin, args...)
+	cmd.Dir = "../.."
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(filepath.Join(out, "attempts.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the whole group: bench, its driver and browsers
+	cmd.Wait()
+	before := len(finalRecords(t, out))
+	if before == 0 || before >= 4 {
+		t.Logf("killed with %d of 4 attempts recorded", before)
+	}
+	_, stderr, code := bench(t, args...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	recs := finalRecords(t, out)
+	if len(recs) != 4 {
+		t.Fatalf("after resume %d attempt ids, want 4", len(recs))
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "attempts.jsonl"))
+	if n := strings.Count(strings.TrimSpace(string(b)), "\n") + 1; n != 4 {
+		t.Errorf("%d lines for 4 attempts (duplicates)", n)
+	}
+	for id, r := range recs {
+		if r.Status != "pass" {
+			t.Errorf("%s: %s", id, r.Status)
+		}
+	}
+}
