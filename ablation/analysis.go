@@ -1,0 +1,682 @@
+package ablation
+
+// The analysis of an ablation run (STATS.md): every variant against the
+// baseline on the same (task, rep) pairs, on all common tasks and on the
+// target tasks of each guard it switches, with power, MDE, Holm/BH, the
+// plain-words warnings and the mechanism evidence. The statistics themselves
+// live in stats.go, stats_paired.go and power.go; this file only matches
+// records, calls them and collects the results.
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"webbench/results"
+)
+
+// Defaults of Inputs.
+const (
+	// DefaultAlpha is the two-sided significance level when Inputs.Alpha is 0.
+	DefaultAlpha = 0.05
+	// DefaultPower is the target power when Inputs.Power is 0.
+	DefaultPower = 0.8
+	// FewTasks is the number of tasks (or clusters) below which the "few
+	// tasks" warning is printed (STATS.md §5: G < 10).
+	FewTasks = 10
+	// InfraWarnFraction is the share of an arm's attempts lost to infra
+	// errors above which a warning is printed (STATS.md §5: 10%).
+	InfraWarnFraction = 0.10
+	// maxPlanN bounds the exact-power search for the "≈0.87 at 40" clause.
+	maxPlanN = 5000
+)
+
+// Inputs configures Analyze.
+type Inputs struct {
+	// Baseline names the baseline arm (results.Attempt.Variant). Empty means
+	// the first variant appearing in the records.
+	Baseline string
+	// Variants lists the variants to compare with the baseline, in report
+	// order. Empty means every other variant in the records, in order of
+	// first appearance.
+	Variants []string
+	// Switched maps a variant to the guards it switches relative to the
+	// baseline (Arms.Switched); each gets a target-task comparison.
+	Switched map[string][]string
+	// Targets maps a variant to the task ids of its scope (Arms.TargetTasks);
+	// a missing or nil entry means all tasks. Baseline attempts outside a
+	// variant's scope are not counted as "unmatched".
+	Targets map[string][]string
+	// TaskTags maps a task id to its tags (suites.Task.Tags). A guard's
+	// target tasks are those tagged with its name. Nil disables the
+	// target-task comparisons.
+	TaskTags map[string][]string
+	// Alpha (default DefaultAlpha) is the two-sided level of every test and
+	// the level of the power analysis; Power (default DefaultPower) the
+	// target power of the MDE and of the planning clause.
+	Alpha, Power float64
+	// MinEffect is the change in failure rate the power analysis asks about:
+	// base → base−MinEffect (or base+MinEffect when base < MinEffect). 0
+	// means "all failures fixed": base → 0 (STATS.md §5's example).
+	MinEffect float64
+	// BH adds Benjamini–Hochberg adjusted p-values next to Holm's.
+	BH bool
+	// CMH adds the Cochran–Mantel–Haenszel test across tasks to every
+	// comparison.
+	CMH bool
+	// FailIfWorse is the gate margin the reports show (see Analysis.Gate);
+	// 0 means no gate is shown.
+	FailIfWorse float64
+	// ExtraWarnings are printed with the others (e.g. Arms.Warnings: "variant
+	// X is identical to the baseline").
+	ExtraWarnings []string
+}
+
+// Counts is one arm's side of a comparison: Passes of N judged attempts,
+// Rate = Passes/N (0 when N = 0) and its Wilson 95% interval.
+type Counts struct {
+	N, Passes int
+	Rate      float64
+	Wilson    [2]float64
+}
+
+func mkCounts(k, n int) Counts {
+	c := Counts{N: n, Passes: k}
+	if n > 0 {
+		c.Rate = float64(k) / float64(n)
+	}
+	c.Wilson[0], c.Wilson[1] = Wilson(k, n, Z95)
+	return c
+}
+
+// Comparison methods (Comparison.Method).
+const (
+	// MethodPairedT: per-task paired differences, Student's t (primary).
+	MethodPairedT = "paired_t"
+	// MethodPairedSignFlip: paired, but the t test is undefined (one task or
+	// zero spread of the differences); p is the exact sign-flip p.
+	MethodPairedSignFlip = "paired_signflip"
+	// MethodFisher: no common (task, rep) pair; Fisher exact p and the
+	// Newcombe interval.
+	MethodFisher = "fisher"
+	// MethodNone: an arm has no judged attempt in scope.
+	MethodNone = "none"
+)
+
+// Comparison is variant B against baseline A on one set of tasks.
+type Comparison struct {
+	// Guard is empty for the comparison on all common tasks, else the guard
+	// whose target tasks (tasks tagged with it) the comparison is limited to.
+	Guard string
+	// TaskIDs are the tasks compared (sorted): those with a usable pair, or
+	// in the unpaired fallback those with a judged attempt in either arm.
+	TaskIDs []string
+	// Matched is true when at least one (task, rep) pair was judged in both
+	// arms; the comparison is then paired, on those pairs only.
+	Matched bool
+	// Method is one of MethodPairedT, MethodPairedSignFlip, MethodFisher,
+	// MethodNone.
+	Method string
+	// A (baseline) and B (variant) are the counts entering the comparison:
+	// the matched pairs' outcomes, or every judged attempt in scope when
+	// unmatched.
+	A, B Counts
+	// Delta = p_B − p_A and CI its 95% interval: from PairedDiff (mean of
+	// per-task differences; t interval) when matched, else p_B − p_A with
+	// the Newcombe hybrid score interval.
+	Delta float64
+	CI    [2]float64
+	// P is the primary two-sided p-value: Paired.P when matched, PFisher
+	// otherwise, 1 for MethodNone. Holm and BH adjust it.
+	P float64
+	// Paired is the full paired result (zero when not Matched).
+	Paired PairedResult
+	// PMcNemar is the exact McNemar p on the matched pairs pooled over reps
+	// (secondary); Rescued (A fail, B pass) = b, Broke (A pass, B fail) = c.
+	PMcNemar        float64
+	Rescued, Broke  int
+	PFisher         float64 // two-sided Fisher exact p; NaN when matched (not computed)
+	PFisherComputed bool    // whether PFisher is set
+	// Informative is the number of compared tasks that carry information on
+	// Δ: when matched, tasks where the arms differ in at least one rep
+	// (PairedResult.Informative); when unmatched, tasks whose pooled
+	// outcomes are mixed (not all pass, not all fail).
+	Informative int
+	// Pairs is the number of usable matched pairs; DroppedPairs the common
+	// pairs dropped because either side ended in an error (infra, judge, …),
+	// by error class of the errored side(s) in DroppedByClass.
+	Pairs          int
+	DroppedPairs   int
+	DroppedByClass map[string]int
+	// UnmatchedA and UnmatchedB count judged attempts in the variant's scope
+	// without a counterpart in the other arm (different task sets or reps).
+	UnmatchedA, UnmatchedB int
+	// CMH is the Cochran–Mantel–Haenszel test over tasks (nil unless
+	// Inputs.CMH). It tests the baseline-vs-variant odds (arm 1 = baseline).
+	CMH *CMHResult
+	// Power is the post-hoc power analysis for this comparison's N and G.
+	Power PowerAnalysis
+}
+
+// G returns the number of compared tasks.
+func (c *Comparison) G() int { return len(c.TaskIDs) }
+
+// PowerAnalysis is the post-hoc power and minimum detectable effect of a
+// comparison, for its observed base rate, N and G (STATS.md §4). Rates here
+// are FAILURE rates unless named otherwise; NaN means undefined.
+type PowerAnalysis struct {
+	// N is the number of attempts per arm (the pairs when matched, the
+	// smaller arm when unmatched).
+	N int
+	// BaseFail is the baseline's observed failure rate in the comparison.
+	BaseFail float64
+	// From → To is the planned change in failure rate (Inputs.MinEffect)
+	// evaluated at the displayed precision: From is BaseFail rounded to a
+	// whole percent (so the printed arithmetic checks out). HasEffect is
+	// false when there is none to test (base 0% and MinEffect 0).
+	From, To  float64
+	HasEffect bool
+	// Exact is the exact power of the one-sided Fisher test at level Alpha
+	// with N per arm (ExactPowerFisher(From, To, N, Alpha)).
+	Exact float64
+	// NFor is the number of attempts per arm at which the exact power first
+	// reaches the target power, starting from the normal-approximation n
+	// (NUnpaired, rounded up) and stepping up; ExactAtNFor is the power
+	// there. NFor is 0 when not found below 5000.
+	NFor        int
+	ExactAtNFor float64
+	// PZero = (1−From)^N is the probability of a clean 0/N by chance with no
+	// improvement (ProbZeroFailures); MinRunsZero the smallest N at which a
+	// clean 0/N is significant at Alpha (MinRunsZeroFailures; −1 if never).
+	PZero       float64
+	MinRunsZero int
+	// MDE is the minimum detectable change in pass rate (absolute) for an
+	// unpaired comparison at the observed baseline pass rate and N per arm
+	// (MDEUnpaired); MDEPaired the McNemar one for the observed discordance
+	// ψ = (b+c)/pairs (MDEPaired; NaN when unmatched or ψ = 0); MDETasks
+	// the paired-t one on the observed per-task SE,
+	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless Method is paired_t).
+	MDE, MDEPaired, MDETasks float64
+}
+
+// VariantResult is everything computed for one variant.
+type VariantResult struct {
+	// Name of the variant; Switched the guards it switches; Scope the task
+	// ids of its scope (nil = all tasks).
+	Name     string
+	Switched []string
+	Scope    []string
+	// Arm summarises all of the variant's final records (SummarizeArm).
+	Arm Arm
+	// All compares it with the baseline on all common tasks.
+	All Comparison
+	// Targets holds one comparison per switched guard on that guard's target
+	// tasks, omitted when it would be the same task set as All or when no
+	// task tags are known.
+	Targets []Comparison
+	// PHolm is Holm's adjustment of All.P over all variants; PBH the
+	// Benjamini–Hochberg one (NaN unless Inputs.BH).
+	PHolm, PBH float64
+}
+
+// Warning is one plain-words warning (STATS.md §5).
+type Warning struct {
+	// Kind is a stable code: underpowered, few_tasks, perm_floor,
+	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors,
+	// no_target_tasks, empty_arm, no_baseline, extra.
+	Kind string
+	// Variants are the variants it concerns (empty for the whole run);
+	// identical warnings of several variants are merged into one.
+	Variants []string
+	// Text is the warning in plain words, with the real numbers.
+	Text string
+}
+
+// Analysis is the result of Analyze, the single input of every report.
+type Analysis struct {
+	// Baseline is the baseline's name; BaseArm its summary.
+	Baseline string
+	BaseArm  Arm
+	// Arms are the summaries of the baseline and the variants, in report
+	// order (baseline first).
+	Arms []Arm
+	// Variants are the comparisons, in Inputs.Variants order.
+	Variants []VariantResult
+	// Warnings are printed above the tables.
+	Warnings []Warning
+	// Alpha, Power, MinEffect, BH, CMH and FailIfWorse echo the inputs after
+	// defaults.
+	Alpha, Power, MinEffect float64
+	BH, CMH                 bool
+	FailIfWorse             float64
+	// Attempts is the number of final records analysed, Errors those that
+	// ended in an error (any class).
+	Attempts, Errors int
+}
+
+// Analyze compares every variant with the baseline (STATS.md). recs must be
+// the final records (the last per attempt id, results.ReadResult.Final).
+// Attempts are matched on pair_id (falling back to suite, task and rep when a
+// record has no pair_id). Pairs with an error on either side are dropped and
+// counted; unmatched arms fall back to Fisher/Newcombe. It never fails: data
+// problems become Warnings.
+func Analyze(recs []results.Attempt, in Inputs) *Analysis {
+	if in.Alpha <= 0 || in.Alpha >= 1 {
+		in.Alpha = DefaultAlpha
+	}
+	if in.Power <= 0 || in.Power >= 1 {
+		in.Power = DefaultPower
+	}
+	if in.MinEffect < 0 || in.MinEffect >= 1 {
+		in.MinEffect = 0
+	}
+	by := map[string][]results.Attempt{}
+	var seen []string
+	for _, r := range recs {
+		if _, ok := by[r.Variant]; !ok {
+			seen = append(seen, r.Variant)
+		}
+		by[r.Variant] = append(by[r.Variant], r)
+	}
+	if in.Baseline == "" && len(seen) > 0 {
+		in.Baseline = seen[0]
+	}
+	variants := in.Variants
+	if len(variants) == 0 {
+		for _, v := range seen {
+			if v != in.Baseline {
+				variants = append(variants, v)
+			}
+		}
+	}
+	a := &Analysis{Baseline: in.Baseline, Alpha: in.Alpha, Power: in.Power, MinEffect: in.MinEffect, BH: in.BH,
+		CMH: in.CMH, FailIfWorse: in.FailIfWorse, Attempts: len(recs)}
+	for _, r := range recs {
+		if !r.Done() {
+			a.Errors++
+		}
+	}
+	base := by[in.Baseline]
+	a.BaseArm = SummarizeArm(in.Baseline, base)
+	a.Arms = append(a.Arms, a.BaseArm)
+	for _, name := range variants {
+		vr := VariantResult{Name: name, Switched: in.Switched[name], Scope: in.Targets[name],
+			Arm: SummarizeArm(name, by[name]), PBH: math.NaN()}
+		a.Arms = append(a.Arms, vr.Arm)
+		var scope map[string]bool
+		if vr.Scope != nil {
+			scope = setOf(vr.Scope)
+		}
+		vr.All = compare(base, by[name], scope, "", in)
+		if in.TaskTags != nil {
+			for _, g := range vr.Switched {
+				tagged := map[string]bool{}
+				for id, tags := range in.TaskTags {
+					if (scope == nil || scope[id]) && contains(tags, g) {
+						tagged[id] = true
+					}
+				}
+				c := compare(base, by[name], tagged, g, in)
+				if sameStrings(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
+					continue
+				}
+				vr.Targets = append(vr.Targets, c)
+			}
+		}
+		a.Variants = append(a.Variants, vr)
+	}
+	ps := make([]float64, len(a.Variants))
+	for i := range a.Variants {
+		ps[i] = a.Variants[i].All.P
+	}
+	holm := Holm(ps)
+	var bh []float64
+	if in.BH {
+		bh = BH(ps)
+	}
+	for i := range a.Variants {
+		a.Variants[i].PHolm = holm[i]
+		if in.BH {
+			a.Variants[i].PBH = bh[i]
+		}
+	}
+	a.Warnings = buildWarnings(a, by, in)
+	return a
+}
+
+// pairKey identifies the (task, rep) of a record across arms.
+func pairKey(r results.Attempt) string {
+	if r.PairID != "" {
+		return r.PairID
+	}
+	return fmt.Sprintf("%s\x00%s\x00%d", r.Suite, r.TaskID, r.Rep)
+}
+
+// errClass names the error class of a record that is not Done.
+func errClass(r results.Attempt) string {
+	if r.ErrorClass != "" {
+		return r.ErrorClass
+	}
+	return "unknown"
+}
+
+// compare builds the comparison of variant records bRecs with baseline
+// records aRecs, restricted to the tasks in scope (nil = all).
+func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName string, in Inputs) Comparison {
+	c := Comparison{Guard: guardName, DroppedByClass: map[string]int{}, PFisher: math.NaN()}
+	inScope := func(r results.Attempt) bool { return scope == nil || scope[r.TaskID] }
+	idxA, keysA := index(aRecs, inScope)
+	idxB, keysB := index(bRecs, inScope)
+
+	// Cluster of each task, from the baseline first so both arms agree.
+	cluster := map[string]string{}
+	for _, rs := range [][]results.Attempt{aRecs, bRecs} {
+		for _, r := range rs {
+			if _, ok := cluster[r.TaskID]; !ok && r.Cluster != "" && r.Cluster != r.TaskID {
+				cluster[r.TaskID] = r.Cluster
+			}
+		}
+	}
+
+	var pairs []Pair
+	usedTR := map[string]bool{}
+	for _, k := range keysB {
+		rb := idxB[k]
+		ra, ok := idxA[k]
+		if !ok {
+			if rb.Done() {
+				c.UnmatchedB++
+			}
+			continue
+		}
+		if !ra.Done() || !rb.Done() {
+			c.DroppedPairs++
+			if !ra.Done() {
+				c.DroppedByClass[errClass(ra)]++
+			}
+			if !rb.Done() && (ra.Done() || errClass(rb) != errClass(ra)) {
+				c.DroppedByClass[errClass(rb)]++
+			}
+			continue
+		}
+		tr := fmt.Sprintf("%s\x00%d", ra.TaskID, ra.Rep)
+		if usedTR[tr] {
+			// Two pair ids with the same task and rep (e.g. the same task
+			// id in two suites): keep the first so PairedDiff stays valid.
+			c.DroppedPairs++
+			c.DroppedByClass["duplicate"]++
+			continue
+		}
+		usedTR[tr] = true
+		pairs = append(pairs, Pair{Task: ra.TaskID, Cluster: cluster[ra.TaskID], Rep: ra.Rep,
+			A: ra.Status == results.StatusPass, B: rb.Status == results.StatusPass})
+	}
+	for _, k := range keysA {
+		if _, ok := idxB[k]; !ok && idxA[k].Done() {
+			c.UnmatchedA++
+		}
+	}
+
+	strata := map[string]*Stratum{}
+	stratum := func(task string) *Stratum {
+		s := strata[task]
+		if s == nil {
+			s = &Stratum{}
+			strata[task] = s
+		}
+		return s
+	}
+	if len(pairs) > 0 {
+		sort.Slice(pairs, func(i, j int) bool {
+			if pairs[i].Task != pairs[j].Task {
+				return pairs[i].Task < pairs[j].Task
+			}
+			return pairs[i].Rep < pairs[j].Rep
+		})
+		c.Matched = true
+		c.Pairs = len(pairs)
+		pr, err := PairedDiff(pairs)
+		if err != nil {
+			// Cannot happen: (task, rep) are unique and clusters normalised.
+			panic(err)
+		}
+		c.Paired = pr
+		kA, kB := 0, 0
+		for _, p := range pairs {
+			s := stratum(p.Task)
+			s.N1++
+			s.N2++
+			if p.A {
+				kA++
+				s.K1++
+			}
+			if p.B {
+				kB++
+				s.K2++
+			}
+		}
+		c.A, c.B = mkCounts(kA, len(pairs)), mkCounts(kB, len(pairs))
+		c.Delta, c.CI, c.P = pr.Delta, pr.CI, pr.P
+		c.Method = MethodPairedSignFlip
+		if pr.Method == "t" {
+			c.Method = MethodPairedT
+		}
+		c.Rescued, c.Broke = pr.Rescued, pr.Broke
+		c.PMcNemar = McNemarExact(pr.Rescued, pr.Broke)
+		c.Informative = pr.Informative
+	} else {
+		// Unpaired fallback: every judged attempt in scope.
+		kA, nA, kB, nB := 0, 0, 0, 0
+		mixed := map[string][2]bool{}
+		add := func(r results.Attempt, arm int) {
+			s := stratum(r.TaskID)
+			m := mixed[r.TaskID]
+			pass := r.Status == results.StatusPass
+			if pass {
+				m[0] = true
+			} else {
+				m[1] = true
+			}
+			mixed[r.TaskID] = m
+			if arm == 1 {
+				nA++
+				s.N1++
+				if pass {
+					kA++
+					s.K1++
+				}
+			} else {
+				nB++
+				s.N2++
+				if pass {
+					kB++
+					s.K2++
+				}
+			}
+		}
+		for _, k := range keysA {
+			if r := idxA[k]; r.Done() {
+				add(r, 1)
+			}
+		}
+		for _, k := range keysB {
+			if r := idxB[k]; r.Done() {
+				add(r, 2)
+			}
+		}
+		for _, m := range mixed {
+			if m[0] && m[1] {
+				c.Informative++
+			}
+		}
+		c.A, c.B = mkCounts(kA, nA), mkCounts(kB, nB)
+		c.PMcNemar = math.NaN()
+		if nA == 0 || nB == 0 {
+			c.Method = MethodNone
+			c.P = 1
+			c.CI = [2]float64{-1, 1}
+		} else {
+			c.Method = MethodFisher
+			c.Delta = c.B.Rate - c.A.Rate
+			c.CI[0], c.CI[1] = Newcombe(kA, nA, kB, nB, Z95)
+			c.PFisher = FisherExact(kA, nA, kB, nB)
+			c.PFisherComputed = true
+			c.P = c.PFisher
+		}
+	}
+	for t := range strata {
+		c.TaskIDs = append(c.TaskIDs, t)
+	}
+	sort.Strings(c.TaskIDs)
+	if in.CMH {
+		ss := make([]Stratum, 0, len(c.TaskIDs))
+		for _, t := range c.TaskIDs {
+			ss = append(ss, *strata[t])
+		}
+		r := CMH(ss)
+		c.CMH = &r
+	}
+	c.Power = powerAnalysis(&c, in)
+	return c
+}
+
+// index maps pair keys to records (the last per key wins) and returns the
+// keys in order of first appearance.
+func index(rs []results.Attempt, keep func(results.Attempt) bool) (map[string]results.Attempt, []string) {
+	m := map[string]results.Attempt{}
+	var keys []string
+	for _, r := range rs {
+		if !keep(r) {
+			continue
+		}
+		k := pairKey(r)
+		if _, ok := m[k]; !ok {
+			keys = append(keys, k)
+		}
+		m[k] = r
+	}
+	return m, keys
+}
+
+// powerAnalysis fills the post-hoc power and MDE of c.
+func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
+	p := PowerAnalysis{N: c.A.N, MDE: math.NaN(), MDEPaired: math.NaN(), MDETasks: math.NaN(), PZero: math.NaN(),
+		MinRunsZero: -1, Exact: math.NaN(), ExactAtNFor: math.NaN()}
+	if c.Method == MethodFisher {
+		p.N = min(c.A.N, c.B.N)
+	}
+	if p.N < 1 {
+		return p
+	}
+	p.BaseFail = 1 - c.A.Rate
+	p.MDE = MDEUnpaired(c.A.Rate, p.N, in.Alpha, in.Power)
+	if c.Matched && c.Pairs > 0 && c.Rescued+c.Broke > 0 {
+		psi := float64(c.Rescued+c.Broke) / float64(c.Pairs)
+		p.MDEPaired = MDEPaired(psi, c.Pairs, in.Alpha, in.Power)
+	}
+	if c.Method == MethodPairedT && c.Paired.DF > 0 && c.Paired.SE > 0 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(c.Paired.DF)}
+		p.MDETasks = (t.Quantile(1-in.Alpha/2) + t.Quantile(in.Power)) * c.Paired.SE
+	}
+	// The planned effect, at the displayed (whole-percent) precision.
+	from := math.Round(p.BaseFail*100) / 100
+	if from == 0 && p.BaseFail > 0 {
+		from = p.BaseFail
+	}
+	p.From = from
+	switch {
+	case in.MinEffect > 0 && from-in.MinEffect >= -1e-12:
+		p.To = math.Max(0, from-in.MinEffect)
+		p.HasEffect = true
+	case in.MinEffect > 0:
+		p.To = math.Min(1, from+in.MinEffect)
+		p.HasEffect = true
+	case from > 0:
+		p.To = 0
+		p.HasEffect = true
+	}
+	if from > 0 {
+		p.PZero = ProbZeroFailures(from, p.N)
+		p.MinRunsZero = MinRunsZeroFailures(from, in.Alpha)
+	}
+	if !p.HasEffect {
+		return p
+	}
+	p.Exact = ExactPowerFisher(from, p.To, p.N, in.Alpha)
+	approx := NUnpaired(from, p.To, in.Alpha, in.Power)
+	if approx <= maxPlanN {
+		n := max(1, int(math.Ceil(approx)))
+		for i := 0; i < 200 && n <= maxPlanN; i, n = i+1, n+1 {
+			if pw := ExactPowerFisher(from, p.To, n, in.Alpha); pw >= in.Power {
+				p.NFor, p.ExactAtNFor = n, pw
+				break
+			}
+		}
+	}
+	return p
+}
+
+// Gate reports whether any variant is worse than the baseline by more than
+// margin (a proportion, e.g. 0.05 for 5 points): a variant fails when its
+// primary Δ (All.Delta, p_B − p_A) is below −margin AND the upper end of its
+// 95% Δ interval (All.CI[1]) is below zero. Variants without data (method
+// none) never fail. why has one plain-words line per failing variant.
+func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
+	for _, v := range a.Variants {
+		c := v.All
+		if gateFails(&c, margin) {
+			failed = true
+			why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts and its whole interval is below 0",
+				v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin))
+		}
+	}
+	return failed, why
+}
+
+// gateFails is the gate rule of Analysis.Gate for one comparison.
+func gateFails(c *Comparison, margin float64) bool {
+	return c.Method != MethodNone && c.Delta < -margin && c.CI[1] < 0
+}
+
+func setOf(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pts formats a proportion difference as signed percentage points, "+18.2".
+func pts(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	s := fmt.Sprintf("%+.1f", 100*x)
+	if s == "-0.0" || s == "+0.0" {
+		return "0.0"
+	}
+	return s
+}

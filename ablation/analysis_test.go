@@ -1,0 +1,617 @@
+package ablation
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"webbench/results"
+)
+
+// rec builds one final record. outcome: 'P' pass, 'F' fail, 'I' infra error,
+// 'J' judge error.
+func rec(variant, task string, rep int, outcome byte) results.Attempt {
+	r := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: fmt.Sprintf("%s-%s-%d", variant, task, rep),
+		PairID: fmt.Sprintf("%s#%d", task, rep), Variant: variant, TaskID: task, Suite: "synthetic", Cluster: task, Rep: rep,
+		Steps: 4, Tokens: results.Tokens{Prompt: 100, Completion: 20}, DurationMS: 2000, CostUSD: 0.001}
+	switch outcome {
+	case 'P':
+		r.Status = results.StatusPass
+	case 'F':
+		r.Status, r.ErrorClass, r.FailureMode = results.StatusFail, results.ClassAgent, "loop"
+	case 'I':
+		r.Status, r.ErrorClass, r.FailureMode = results.StatusError, results.ClassInfra, "infra"
+	case 'J':
+		r.Status, r.ErrorClass = results.StatusError, results.ClassJudge
+	default:
+		panic("bad outcome")
+	}
+	return r
+}
+
+// recs builds records of one variant on one task, one per character of
+// outcomes (rep = index + rep0).
+func recsOf(variant, task string, rep0 int, outcomes string) []results.Attempt {
+	var out []results.Attempt
+	for i := range len(outcomes) {
+		out = append(out, rec(variant, task, rep0+i, outcomes[i]))
+	}
+	return out
+}
+
+// tasksOf builds one rep per task t0..t(n-1) with outcomes[i] on task i.
+func tasksOf(variant string, outcomes string) []results.Attempt {
+	var out []results.Attempt
+	for i := range len(outcomes) {
+		out = append(out, rec(variant, fmt.Sprintf("t%d", i), 0, outcomes[i]))
+	}
+	return out
+}
+
+func cat(groups ...[]results.Attempt) []results.Attempt {
+	var out []results.Attempt
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+func approx(t *testing.T, name string, got, want, tol float64) {
+	t.Helper()
+	if math.IsNaN(got) || math.Abs(got-want) > tol {
+		t.Errorf("%s = %.6g, want %.6g (±%g)", name, got, want, tol)
+	}
+}
+
+func warningOf(a *Analysis, kind string) *Warning {
+	for i := range a.Warnings {
+		if a.Warnings[i].Kind == kind {
+			return &a.Warnings[i]
+		}
+	}
+	return nil
+}
+
+func mustJSON(t *testing.T, a *Analysis) map[string]any {
+	t.Helper()
+	var b strings.Builder
+	if err := JSONReport(&b, a); err != nil {
+		t.Fatalf("JSONReport: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &m); err != nil {
+		t.Fatalf("JSON does not parse: %v\n%s", err, b.String())
+	}
+	return m
+}
+
+// STATS.md §5: baseline 2/11 failures, variant 0/11, one task, every rep
+// paired.
+func TestAnalyzeOneTaskUnderpowered(t *testing.T) {
+	recs := cat(recsOf("base", "a", 0, "PPFPPPPFPPP"), recsOf("fix", "a", 0, "PPPPPPPPPPP"))
+	a := Analyze(recs, Inputs{Baseline: "base", Variants: []string{"fix"}})
+	v := a.Variants[0]
+	c := v.All
+	if !c.Matched || c.Method != MethodPairedSignFlip || c.Pairs != 11 || c.G() != 1 {
+		t.Fatalf("comparison: matched %v method %s pairs %d G %d", c.Matched, c.Method, c.Pairs, c.G())
+	}
+	approx(t, "Delta", c.Delta, 2.0/11, 1e-12)
+	if c.CI != [2]float64{-1, 1} {
+		t.Errorf("CI with one task = %v, want [-1, 1]", c.CI)
+	}
+	if c.Rescued != 2 || c.Broke != 0 {
+		t.Errorf("rescued/broke = %d/%d, want 2/0", c.Rescued, c.Broke)
+	}
+	approx(t, "PMcNemar", c.PMcNemar, 0.5, 1e-12)
+	approx(t, "P (sign-flip, one informative task)", c.P, 1, 1e-12)
+	approx(t, "Wilson lo of 9/11", c.A.Wilson[0], 0.523, 5e-4)
+	approx(t, "Wilson hi of 11/11", c.B.Wilson[1], 1, 0)
+	p := c.Power
+	if p.N != 11 || p.From != 0.18 || p.To != 0 || !p.HasEffect {
+		t.Errorf("power setup: %+v", p)
+	}
+	approx(t, "P(0 failures)", p.PZero, 0.1127, 5e-5)
+	approx(t, "exact power at 11", p.Exact, 0.120, 5e-4)
+	approx(t, "MDE", p.MDE, MDEUnpaired(9.0/11, 11, 0.05, 0.8), 1e-12)
+	if p.MinRunsZero != 16 {
+		t.Errorf("MinRunsZero = %d, want 16", p.MinRunsZero)
+	}
+	if p.NFor < 30 || p.NFor > 45 || p.ExactAtNFor < 0.8 {
+		t.Errorf("NFor = %d at power %.3f, want ~39-40 with power ≥ 0.8", p.NFor, p.ExactAtNFor)
+	}
+	w := warningOf(a, WarnUnderpowered)
+	if w == nil {
+		t.Fatalf("no underpowered warning: %+v", a.Warnings)
+	}
+	for _, want := range []string{
+		"fix vs base: With 11 runs per arm at an 18% base failure rate, P(0 failures by chance) = 0.82^11 ≈ 0.113, so a clean 0/11 is not significant",
+		"(0/n is significant at α = 0.05 only for n ≥ 16 here)",
+		"Power to detect 18%→0% is ≈0.12 at 11 runs per arm and ≈",
+		fmt.Sprintf("≈%.2f at %d.", p.ExactAtNFor, p.NFor),
+		fmt.Sprintf("detects with 80%% power is ≈%.0f points.", 100*p.MDE),
+		"Treat this as inconclusive, not as evidence either way.",
+	} {
+		if !strings.Contains(w.Text, want) {
+			t.Errorf("underpowered warning lacks %q:\n%s", want, w.Text)
+		}
+	}
+	if w := warningOf(a, WarnFewTasks); w == nil || !strings.Contains(w.Text, "Only 1 task is compared") {
+		t.Errorf("few-tasks warning missing or wrong: %+v", w)
+	}
+	if w := warningOf(a, WarnPermFloor); w == nil || !strings.Contains(w.Text, "2/2^1 = 1") {
+		t.Errorf("perm-floor warning missing or wrong: %+v", w)
+	}
+	if warningOf(a, WarnNoDiscordant) != nil || warningOf(a, WarnUnpaired) != nil || warningOf(a, WarnNotComparable) != nil {
+		t.Errorf("unexpected warnings: %+v", a.Warnings)
+	}
+	// Warning order: underpowered before few tasks before the floor.
+	var kinds []string
+	for _, w := range a.Warnings {
+		kinds = append(kinds, w.Kind)
+	}
+	if got := strings.Join(kinds, ","); got != "underpowered,few_tasks,perm_floor" {
+		t.Errorf("warning kinds = %s", got)
+	}
+}
+
+// Ten tasks, one rep each: the variant rescues 5 tasks the baseline failed,
+// the other 5 pass in both arms. d = (1,1,1,1,1,0,0,0,0,0): mean 0.5,
+// s_d = √(2.5/9), SE = s_d/√10 = 1/6, t = 3 on 9 df, p = 0.014956,
+// CI = 0.5 ± 2.262157·(1/6) = [0.12297, 0.87703]; McNemar b=5, c=0 → 0.0625;
+// sign-flip p = 2/2^5 = 0.0625.
+func TestAnalyzePairedT(t *testing.T) {
+	recs := cat(tasksOf("base", "FFFFFPPPPP"), tasksOf("v", "PPPPPPPPPP"))
+	a := Analyze(recs, Inputs{Baseline: "base"})
+	if len(a.Variants) != 1 || a.Variants[0].Name != "v" {
+		t.Fatalf("variants = %+v", a.Variants)
+	}
+	c := a.Variants[0].All
+	if c.Method != MethodPairedT || c.Paired.DF != 9 || c.G() != 10 || c.Informative != 5 {
+		t.Fatalf("method %s df %d G %d informative %d", c.Method, c.Paired.DF, c.G(), c.Informative)
+	}
+	approx(t, "Delta", c.Delta, 0.5, 1e-12)
+	approx(t, "SE", c.Paired.SE, 1.0/6, 1e-9)
+	approx(t, "p_paired", c.P, 0.014956, 5e-6)
+	approx(t, "CI lo", c.CI[0], 0.5-2.2621572/6, 1e-6)
+	approx(t, "CI hi", c.CI[1], 0.5+2.2621572/6, 1e-6)
+	approx(t, "p_mcnemar", c.PMcNemar, 0.0625, 1e-12)
+	approx(t, "p_perm", c.Paired.PPerm, 0.0625, 1e-12)
+	if c.Rescued != 5 || c.Broke != 0 {
+		t.Errorf("rescued/broke = %d/%d", c.Rescued, c.Broke)
+	}
+	// One variant: Holm leaves p unchanged.
+	approx(t, "p_holm", a.Variants[0].PHolm, c.P, 1e-15)
+	if !math.IsNaN(a.Variants[0].PBH) {
+		t.Errorf("PBH = %v without BH", a.Variants[0].PBH)
+	}
+	// Significant at 0.05: no underpowered warning; the sign-flip floor
+	// 2/2^5 = 0.0625 > 0.05 is flagged.
+	if warningOf(a, WarnUnderpowered) != nil {
+		t.Errorf("underpowered warning on a significant result: %+v", a.Warnings)
+	}
+	if w := warningOf(a, WarnPermFloor); w == nil || !strings.Contains(w.Text, "2/2^5 = 0.0625") {
+		t.Errorf("perm floor warning: %+v", w)
+	}
+	// MDE of the t test: (t_.975,9 + t_.8,9)·SE = (2.262157 + 0.883029)/6.
+	approx(t, "mde_tasks", c.Power.MDETasks, (2.2621572+0.8834039)/6, 1e-6)
+	// At a 50% base with 10 per arm even 50%→100% needs 10.5 per arm
+	// (normal approximation), and 5 rescued of 10 pairs (ψ = 0.5) needs 13
+	// pairs: both MDEs are undefined.
+	if !math.IsNaN(c.Power.MDE) || !math.IsNaN(c.Power.MDEPaired) {
+		t.Errorf("MDE %v, MDEPaired %v: want NaN (unreachable)", c.Power.MDE, c.Power.MDEPaired)
+	}
+}
+
+// McNemar from records, pooled over reps: b=8, c=2 → 0.109375; b=6, c=0 →
+// 0.03125.
+func TestAnalyzeMcNemarPooled(t *testing.T) {
+	// 5 tasks × 2 reps; 8 rescued, 2 broke.
+	var base, v []results.Attempt
+	for i := range 5 {
+		task := fmt.Sprintf("t%d", i)
+		if i == 0 {
+			base = append(base, recsOf("base", task, 0, "PP")...)
+			v = append(v, recsOf("v", task, 0, "FF")...)
+			continue
+		}
+		base = append(base, recsOf("base", task, 0, "FF")...)
+		v = append(v, recsOf("v", task, 0, "PP")...)
+	}
+	c := Analyze(cat(base, v), Inputs{Baseline: "base"}).Variants[0].All
+	if c.Rescued != 8 || c.Broke != 2 {
+		t.Fatalf("b, c = %d, %d", c.Rescued, c.Broke)
+	}
+	approx(t, "McNemar 8/2", c.PMcNemar, 0.109375, 1e-12)
+
+	c = Analyze(cat(tasksOf("base", "FFFFFFPP"), tasksOf("v", "PPPPPPPP")), Inputs{}).Variants[0].All
+	if c.Rescued != 6 || c.Broke != 0 {
+		t.Fatalf("b, c = %d, %d", c.Rescued, c.Broke)
+	}
+	approx(t, "McNemar 6/0", c.PMcNemar, 0.03125, 1e-12)
+}
+
+// Holm over four variants equals Holm() of their primary p-values; two
+// variants identical to the baseline (p = 1) and the t-test variant
+// (p = 0.014956) adjusted ×4 since it is the smallest.
+func TestAnalyzeHolmAndBH(t *testing.T) {
+	recs := cat(tasksOf("base", "FFFFFPPPPP"), tasksOf("v1", "PPPPPPPPPP"), tasksOf("v2", "FFFFFPPPPP"),
+		tasksOf("v3", "FFFFFPPPPP"), tasksOf("v4", "PPFFFPPPPP"))
+	a := Analyze(recs, Inputs{Baseline: "base", Variants: []string{"v1", "v2", "v3", "v4"}, BH: true})
+	var ps []float64
+	for _, v := range a.Variants {
+		ps = append(ps, v.All.P)
+	}
+	approx(t, "p v1", ps[0], 0.014956, 5e-6)
+	approx(t, "p v2", ps[1], 1, 0)
+	holm, bh := Holm(ps), BH(ps)
+	for i, v := range a.Variants {
+		approx(t, "p_holm "+v.Name, v.PHolm, holm[i], 1e-15)
+		approx(t, "p_bh "+v.Name, v.PBH, bh[i], 1e-15)
+	}
+	approx(t, "p_holm v1", a.Variants[0].PHolm, 4*0.014956, 3e-5)
+	// v4: d = (1,1,0,...): t undefined? no — spread exists; p must exceed v1's.
+	if !(a.Variants[3].PHolm >= a.Variants[0].PHolm) {
+		t.Errorf("Holm not monotone: %v", []float64{a.Variants[0].PHolm, a.Variants[3].PHolm})
+	}
+	// v2, v3 identical to the baseline on every pair: no discordant pairs,
+	// one merged warning naming both.
+	w := warningOf(a, WarnNoDiscordant)
+	if w == nil || strings.Join(w.Variants, ",") != "v2,v3" || !strings.HasPrefix(w.Text, "v2, v3 vs base: No discordant pairs") {
+		t.Errorf("no-discordant warning: %+v", w)
+	}
+}
+
+// Unmatched arms (no common pair id) fall back to Fisher and Newcombe:
+// Fisher 0/11 vs 2/11 failures = 0.476, Newcombe [−0.108, 0.477].
+func TestAnalyzeUnpairedFallback(t *testing.T) {
+	recs := cat(recsOf("base", "a", 0, "PPFPPPPFPPP"), recsOf("v", "a", 100, "PPPPPPPPPPP"))
+	a := Analyze(recs, Inputs{Baseline: "base"})
+	c := a.Variants[0].All
+	if c.Matched || c.Method != MethodFisher || c.Pairs != 0 {
+		t.Fatalf("matched %v method %s pairs %d", c.Matched, c.Method, c.Pairs)
+	}
+	approx(t, "Fisher", c.PFisher, 0.476, 5e-4)
+	approx(t, "P", c.P, c.PFisher, 0)
+	approx(t, "Delta", c.Delta, 2.0/11, 1e-12)
+	approx(t, "Newcombe lo", c.CI[0], -0.108, 5e-4)
+	approx(t, "Newcombe hi", c.CI[1], 0.477, 5e-4)
+	if !math.IsNaN(c.PMcNemar) {
+		t.Errorf("McNemar computed without pairs: %v", c.PMcNemar)
+	}
+	if w := warningOf(a, WarnUnpaired); w == nil || !strings.Contains(w.Text, "on 11 vs 11 attempts") {
+		t.Errorf("unpaired warning: %+v", w)
+	}
+	if warningOf(a, WarnUnderpowered) == nil {
+		t.Errorf("no underpowered warning for the unpaired 2/11 vs 0/11: %+v", a.Warnings)
+	}
+	m := mustJSON(t, a)
+	v := m["variants"].([]any)[0].(map[string]any)
+	if v["p_paired"] != nil || v["p_mcnemar"] != nil || v["p_perm"] != nil || v["method"] != "fisher" {
+		t.Errorf("unpaired JSON: p_paired %v p_mcnemar %v p_perm %v method %v", v["p_paired"], v["p_mcnemar"], v["p_perm"], v["method"])
+	}
+	approx(t, "json p_fisher", v["p_fisher"].(float64), 0.476, 5e-4)
+}
+
+// Fisher 3/20 vs 12/20 (unpaired, two tasks) = 0.00791.
+func TestAnalyzeUnpairedFisherSignificant(t *testing.T) {
+	var recs []results.Attempt
+	recs = append(recs, recsOf("base", "a", 0, "PPPFFFFFFFFFFFFFFFFF")...)
+	recs = append(recs, recsOf("v", "a", 50, "PPPPPPPPPPPPFFFFFFFF")...)
+	c := Analyze(recs, Inputs{}).Variants[0].All
+	approx(t, "Fisher 3/20 vs 12/20", c.P, 0.00791, 5e-6)
+	approx(t, "Delta", c.Delta, 0.45, 1e-12)
+}
+
+// 0/0 arms: a variant without records, one with only infra errors, and an
+// empty baseline. Nothing panics, everything is JSON-encodable.
+func TestAnalyzeEmptyArms(t *testing.T) {
+	recs := cat(recsOf("base", "a", 0, "PF"), recsOf("broken", "a", 0, "II"))
+	a := Analyze(recs, Inputs{Baseline: "base", Variants: []string{"ghost", "broken"}})
+	for _, v := range a.Variants {
+		if v.All.Method != MethodNone || v.All.P != 1 || v.All.CI != [2]float64{-1, 1} {
+			t.Errorf("%s: method %s P %v CI %v", v.Name, v.All.Method, v.All.P, v.All.CI)
+		}
+		if v.Arm.N != 0 {
+			t.Errorf("%s: N = %d", v.Name, v.Arm.N)
+		}
+	}
+	if c := a.Variants[1].All; c.DroppedPairs != 2 || c.DroppedByClass["infra"] != 2 {
+		t.Errorf("dropped = %d %v", c.DroppedPairs, c.DroppedByClass)
+	}
+	w := warningOf(a, WarnEmptyArm)
+	if w == nil || !strings.Contains(w.Text, "ghost vs base: The variant has no records") {
+		t.Errorf("empty-arm warning: %+v", a.Warnings)
+	}
+	if w := warningOf(a, WarnInfraErrors); w == nil || !strings.Contains(w.Text, "broken 2/2 (100%)") ||
+		!strings.Contains(w.Text, "2 pairs with an infra error on either side were dropped") {
+		t.Errorf("infra warning: %+v", w)
+	}
+	if failed, _ := a.Gate(0); failed {
+		t.Error("gate failed on empty arms")
+	}
+	mustJSON(t, a)
+	var sb strings.Builder
+	if err := TerminalReport(&sb, a); err != nil {
+		t.Fatal(err)
+	}
+
+	a = Analyze(nil, Inputs{Baseline: "base", Variants: []string{"v"}})
+	if w := warningOf(a, WarnNoBaseline); w == nil {
+		t.Errorf("no no_baseline warning: %+v", a.Warnings)
+	}
+	mustJSON(t, a)
+}
+
+// All pass in both arms: Δ = 0 with a degenerate interval, p = 1, the
+// no-discordant warning, and no underpowered warning (nothing to fix).
+func TestAnalyzeAllPass(t *testing.T) {
+	var recs []results.Attempt
+	for i := range 4 {
+		task := fmt.Sprintf("t%d", i)
+		recs = append(recs, recsOf("base", task, 0, "PPP")...)
+		recs = append(recs, recsOf("v", task, 0, "PPP")...)
+	}
+	a := Analyze(recs, Inputs{})
+	c := a.Variants[0].All
+	if c.Delta != 0 || c.CI != [2]float64{0, 0} || c.P != 1 || c.PMcNemar != 1 || c.Informative != 0 {
+		t.Errorf("all pass: Δ %v CI %v P %v McNemar %v informative %d", c.Delta, c.CI, c.P, c.PMcNemar, c.Informative)
+	}
+	w := warningOf(a, WarnNoDiscordant)
+	if w == nil || !strings.Contains(w.Text, "all 12 matched pairs (both passed 12, both failed 0)") {
+		t.Errorf("no-discordant warning: %+v", a.Warnings)
+	}
+	if warningOf(a, WarnUnderpowered) != nil || warningOf(a, WarnPermFloor) != nil {
+		t.Errorf("unexpected warnings: %+v", a.Warnings)
+	}
+	if w := warningOf(a, WarnFewTasks); w == nil || !strings.Contains(w.Text, "Only 4 tasks are compared (fewer than 10)") {
+		t.Errorf("few tasks: %+v", w)
+	}
+	// MinEffect asks about a worsening when the base has no failures.
+	a = Analyze(recs, Inputs{MinEffect: 0.2})
+	p := a.Variants[0].All.Power
+	if !p.HasEffect || p.From != 0 || p.To != 0.2 {
+		t.Errorf("power with MinEffect: %+v", p)
+	}
+	if w := warningOf(a, WarnUnderpowered); w == nil || !strings.Contains(w.Text, "Power to detect 0%→20% is ≈") {
+		t.Errorf("underpowered with min effect: %+v", a.Warnings)
+	}
+}
+
+// Unequal arms: the variant ran 2 reps, the baseline 3, on the same tasks.
+func TestAnalyzeUnequalArms(t *testing.T) {
+	var recs []results.Attempt
+	for i := range 3 {
+		task := fmt.Sprintf("t%d", i)
+		recs = append(recs, recsOf("base", task, 0, "FPF")...)
+		recs = append(recs, recsOf("v", task, 0, "PP")...)
+	}
+	a := Analyze(recs, Inputs{})
+	c := a.Variants[0].All
+	if !c.Matched || c.Pairs != 6 || c.UnmatchedA != 3 || c.UnmatchedB != 0 {
+		t.Fatalf("pairs %d unmatched %d/%d", c.Pairs, c.UnmatchedA, c.UnmatchedB)
+	}
+	if c.A.N != 6 || c.A.Passes != 3 || c.B.Passes != 6 {
+		t.Errorf("counts %+v %+v", c.A, c.B)
+	}
+	approx(t, "Delta", c.Delta, 0.5, 1e-12)
+	if w := warningOf(a, WarnNotComparable); w == nil ||
+		!strings.Contains(w.Text, "3 baseline and 0 variant judged attempts in scope have no counterpart") {
+		t.Errorf("not-comparable warning: %+v", a.Warnings)
+	}
+	// A variant scoped to t0 only: baseline attempts on t1, t2 are outside
+	// its scope and not "unmatched".
+	var scoped []results.Attempt
+	scoped = append(scoped, recsOf("base", "t0", 0, "FP")...)
+	scoped = append(scoped, recsOf("base", "t1", 0, "FP")...)
+	scoped = append(scoped, recsOf("v", "t0", 0, "PP")...)
+	a = Analyze(scoped, Inputs{Targets: map[string][]string{"v": {"t0"}}})
+	if c := a.Variants[0].All; c.UnmatchedA != 0 || c.Pairs != 2 || warningOf(a, WarnNotComparable) != nil {
+		t.Errorf("scoped: unmatched %d pairs %d warnings %+v", c.UnmatchedA, c.Pairs, a.Warnings)
+	}
+}
+
+// Zero variance of the per-task differences: every task moved by +1.
+func TestAnalyzeZeroVariance(t *testing.T) {
+	a := Analyze(cat(tasksOf("base", "FFFF"), tasksOf("v", "PPPP")), Inputs{})
+	c := a.Variants[0].All
+	if c.Method != MethodPairedSignFlip || c.CI != [2]float64{1, 1} || c.Delta != 1 {
+		t.Fatalf("method %s Δ %v CI %v", c.Method, c.Delta, c.CI)
+	}
+	approx(t, "P = 2/2^4", c.P, 0.125, 1e-12)
+	if !strings.Contains(c.Paired.Note, "same difference") {
+		t.Errorf("note = %q", c.Paired.Note)
+	}
+	var sb strings.Builder
+	if err := TerminalReport(&sb, a); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "note: v (all common): every task has the same difference") {
+		t.Errorf("terminal report lacks the fallback note:\n%s", sb.String())
+	}
+}
+
+func TestGate(t *testing.T) {
+	// Worse by 50 points with t interval [−0.877, −0.123].
+	worse := Analyze(cat(tasksOf("base", "PPPPPPPPPP"), tasksOf("v", "FFFFFPPPPP")), Inputs{})
+	approx(t, "Delta", worse.Variants[0].All.Delta, -0.5, 1e-12)
+	failed, why := worse.Gate(0.05)
+	if !failed || len(why) != 1 || !strings.Contains(why[0], "variant v is worse than base: Δ = -50.0 pts [-87.7, -12.3]") {
+		t.Errorf("gate 0.05: %v %q", failed, why)
+	}
+	if failed, _ := worse.Gate(0.6); failed {
+		t.Error("gate failed although Δ = −0.5 is within a 0.6 margin")
+	}
+	// Worse by 20 points but the interval crosses 0: passes.
+	unsure := Analyze(cat(tasksOf("base", "PPPPPPPPPP"), tasksOf("v", "FFPPPPPPPP")), Inputs{})
+	c := unsure.Variants[0].All
+	if !(c.Delta < -0.05 && c.CI[1] > 0) {
+		t.Fatalf("setup: Δ %v CI %v", c.Delta, c.CI)
+	}
+	if failed, why := unsure.Gate(0.05); failed {
+		t.Errorf("gate failed with an interval crossing 0: %v", why)
+	}
+	// Better: never fails.
+	better := Analyze(cat(tasksOf("base", "FFFFFPPPPP"), tasksOf("v", "PPPPPPPPPP")), Inputs{})
+	if failed, _ := better.Gate(0); failed {
+		t.Error("gate failed for a better variant")
+	}
+	// Degenerate interval below 0 (every task −1) fails.
+	allWorse := Analyze(cat(tasksOf("base", "PPPP"), tasksOf("v", "FFFF")), Inputs{FailIfWorse: 0.1})
+	if failed, _ := allWorse.Gate(0.1); !failed {
+		t.Error("gate passed with Δ = −1 on every task")
+	}
+	var sb strings.Builder
+	if err := TerminalReport(&sb, allWorse); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "FAILED. variant v is worse than base") {
+		t.Errorf("terminal report lacks the gate verdict:\n%s", sb.String())
+	}
+}
+
+// Errors are excluded from the denominators and pairs with an error on either
+// side dropped; judge errors are reported.
+func TestAnalyzeErrorsDropped(t *testing.T) {
+	recs := cat(tasksOf("base", "FFFFFPPPPPI"), tasksOf("v", "PPPPPPPPPJP"))
+	a := Analyze(recs, Inputs{})
+	c := a.Variants[0].All
+	if c.Pairs != 9 || c.DroppedPairs != 2 || c.DroppedByClass["infra"] != 1 || c.DroppedByClass["judge"] != 1 {
+		t.Errorf("pairs %d dropped %d %v", c.Pairs, c.DroppedPairs, c.DroppedByClass)
+	}
+	if a.Arms[0].N != 10 || a.Arms[1].N != 10 || a.Errors != 2 || a.Attempts != 22 {
+		t.Errorf("arm N %d/%d errors %d attempts %d", a.Arms[0].N, a.Arms[1].N, a.Errors, a.Attempts)
+	}
+	if w := warningOf(a, WarnJudgeErrors); w == nil || !strings.Contains(w.Text, "The judge could not verify 1 attempt (v 1): it is excluded") {
+		t.Errorf("judge warning: %+v", a.Warnings)
+	}
+	// 1 infra error of 11 attempts (9%) is below the 10% threshold.
+	if w := warningOf(a, WarnInfraErrors); w != nil {
+		t.Errorf("infra warning below 10%%: %+v", w)
+	}
+	// 2 of 11 (18%) is above.
+	recs = append(recs, rec("base", "t11", 0, 'I'), rec("v", "t11", 0, 'P'))
+	a = Analyze(recs, Inputs{})
+	if w := warningOf(a, WarnInfraErrors); w == nil || !strings.Contains(w.Text, "base 2/12 (17%)") {
+		t.Errorf("infra warning: %+v", a.Warnings)
+	}
+}
+
+// Target-task comparison: the variant rescues only the tasks tagged with the
+// guard it switches.
+func TestAnalyzeTargetTasks(t *testing.T) {
+	recs := cat(tasksOf("base", "FFFFFPPPPP"), tasksOf("no_x", "PPPPPPPPPP"), tasksOf("no_y", "FFFFFPPPPP"))
+	tags := map[string][]string{}
+	for i := range 10 {
+		if i < 5 {
+			tags[fmt.Sprintf("t%d", i)] = []string{"x", "other"}
+		} else {
+			tags[fmt.Sprintf("t%d", i)] = []string{"other"}
+		}
+	}
+	a := Analyze(recs, Inputs{Switched: map[string][]string{"no_x": {"x"}, "no_y": {"y"}}, TaskTags: tags,
+		Variants: []string{"no_x", "no_y"}})
+	v := a.Variants[0]
+	if len(v.Targets) != 1 {
+		t.Fatalf("targets = %+v", v.Targets)
+	}
+	tc := v.Targets[0]
+	if tc.Guard != "x" || tc.G() != 5 || tc.Delta != 1 || tc.Pairs != 5 || tc.Rescued != 5 {
+		t.Errorf("target comparison: guard %s G %d Δ %v pairs %d rescued %d", tc.Guard, tc.G(), tc.Delta, tc.Pairs, tc.Rescued)
+	}
+	approx(t, "all-task Δ", v.All.Delta, 0.5, 1e-12)
+	if w := warningOf(a, WarnNoTargetTasks); w == nil || !strings.Contains(w.Text, "no_y vs base: The variant switches y") {
+		t.Errorf("no-target-tasks warning: %+v", a.Warnings)
+	}
+	// A variant scoped to its target tasks: the target comparison equals the
+	// all-task one and is left out.
+	a = Analyze(recs, Inputs{Switched: map[string][]string{"no_x": {"x"}}, TaskTags: tags, Variants: []string{"no_x"},
+		Targets: map[string][]string{"no_x": {"t0", "t1", "t2", "t3", "t4"}}})
+	if len(a.Variants[0].Targets) != 0 || a.Variants[0].All.G() != 5 {
+		t.Errorf("scoped: targets %d, G %d", len(a.Variants[0].Targets), a.Variants[0].All.G())
+	}
+}
+
+// A coarser cluster than the task is used for the SE and df.
+func TestAnalyzeClustered(t *testing.T) {
+	recs := cat(tasksOf("base", "FFFFFPPPPPFP"), tasksOf("v", "PPPPPPPPPPPP"))
+	for i := range recs {
+		var n int
+		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
+		recs[i].Cluster = fmt.Sprintf("site%d", n%3)
+	}
+	c := Analyze(recs, Inputs{CMH: true}).Variants[0].All
+	if !c.Paired.Clustered || c.Paired.C != 3 || c.Paired.DF != 2 {
+		t.Errorf("clustered %v C %d df %d", c.Paired.Clustered, c.Paired.C, c.Paired.DF)
+	}
+	if c.CMH == nil || c.CMH.Strata != 6 {
+		t.Errorf("CMH = %+v", c.CMH)
+	}
+}
+
+func TestJSONFieldNames(t *testing.T) {
+	recs := cat(tasksOf("base", "FFFFFPPPPP"), tasksOf("v", "PPPPPPPPPP"))
+	recs[10].GuardEvents = map[string]int{"repeat_guard": 3}
+	a := Analyze(recs, Inputs{FailIfWorse: 0.05, BH: true, CMH: true,
+		ExtraWarnings: []string{"variant w is identical to the baseline: it can only measure noise"}})
+	m := mustJSON(t, a)
+	for _, k := range []string{"schema_version", "baseline", "alpha", "power", "min_effect", "attempts", "errors",
+		"warnings", "variants", "arms", "gate"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("top level lacks %q", k)
+		}
+	}
+	if m["schema_version"].(float64) != 1 || m["baseline"] != "base" {
+		t.Errorf("schema_version %v baseline %v", m["schema_version"], m["baseline"])
+	}
+	v := m["variants"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "n", "passes", "rate", "wilson", "delta", "delta_ci", "p_paired", "p_perm",
+		"p_mcnemar", "p_holm", "p_bh", "rescued", "broke", "mde", "mde_paired", "mde_tasks", "guard_events",
+		"failure_modes", "switched", "scope", "targets", "method", "tasks", "informative_tasks", "pairs",
+		"dropped_pairs", "baseline", "variant", "p", "p_fisher", "cmh", "power", "gate_failed", "note"} {
+		if _, ok := v[k]; !ok {
+			t.Errorf("variant lacks %q", k)
+		}
+	}
+	if v["name"] != "v" || v["n"].(float64) != 10 || v["passes"].(float64) != 10 || v["rescued"].(float64) != 5 ||
+		v["broke"].(float64) != 0 || v["gate_failed"] != false {
+		t.Errorf("variant values: %v", v)
+	}
+	approx(t, "json delta", v["delta"].(float64), 0.5, 1e-12)
+	approx(t, "json p_mcnemar", v["p_mcnemar"].(float64), 0.0625, 1e-12)
+	ci := v["delta_ci"].([]any)
+	approx(t, "json delta_ci lo", ci[0].(float64), 0.12297, 1e-5)
+	if ge := v["guard_events"].(map[string]any); ge["repeat_guard"].(float64) != 3 {
+		t.Errorf("guard_events = %v", ge)
+	}
+	pw := v["power"].(map[string]any)
+	for _, k := range []string{"n", "base_fail", "from", "to", "exact", "n_for", "exact_at_n_for", "p_zero", "min_runs_zero"} {
+		if _, ok := pw[k]; !ok {
+			t.Errorf("power lacks %q", k)
+		}
+	}
+	arm := m["arms"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "attempts", "n", "passes", "errors", "errors_by_class", "rate", "wilson",
+		"clustered_se", "tasks", "mean_steps", "mean_tokens", "mean_wall_ms", "cost_usd", "failure_modes",
+		"guard_events", "guard_fired", "guard_fired_pass", "recovered"} {
+		if _, ok := arm[k]; !ok {
+			t.Errorf("arm lacks %q", k)
+		}
+	}
+	if arm["name"] != "base" || arm["failure_modes"].(map[string]any)["loop"].(float64) != 5 {
+		t.Errorf("arm values: %v", arm)
+	}
+	ws := m["warnings"].([]any)
+	first := ws[0].(map[string]any)
+	if first["kind"] != "extra" || !strings.Contains(first["text"].(string), "identical to the baseline") {
+		t.Errorf("first warning = %v", first)
+	}
+	if _, ok := first["variants"].([]any); !ok {
+		t.Errorf("warning variants not an array: %v", first["variants"])
+	}
+	g := m["gate"].(map[string]any)
+	if g["failed"] != false || g["margin"].(float64) != 0.05 {
+		t.Errorf("gate = %v", g)
+	}
+}

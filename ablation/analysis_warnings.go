@@ -1,0 +1,270 @@
+package ablation
+
+// The plain-words warnings of STATS.md §5, printed above the tables.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"webbench/results"
+)
+
+// Warning kinds (Warning.Kind), in the order the reports print them.
+const (
+	WarnNoBaseline    = "no_baseline"
+	WarnEmptyArm      = "empty_arm"
+	WarnExtra         = "extra"
+	WarnUnpaired      = "unpaired"
+	WarnNotComparable = "not_comparable"
+	WarnInfraErrors   = "infra_errors"
+	WarnJudgeErrors   = "judge_errors"
+	WarnUnderpowered  = "underpowered"
+	WarnFewTasks      = "few_tasks"
+	WarnPermFloor     = "perm_floor"
+	WarnNoDiscordant  = "no_discordant"
+	WarnNoTargetTasks = "no_target_tasks"
+)
+
+// rawWarning is a warning before identical ones of several variants merge.
+type rawWarning struct {
+	kind, variant, body string
+}
+
+// buildWarnings derives every warning of a from its comparisons and arms.
+func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Warning {
+	var raw []rawWarning
+	add := func(kind, variant, format string, args ...any) {
+		raw = append(raw, rawWarning{kind, variant, fmt.Sprintf(format, args...)})
+	}
+	if len(by[a.Baseline]) == 0 {
+		add(WarnNoBaseline, "", "The baseline %s has no records: no variant can be compared with it.", a.Baseline)
+	} else if a.BaseArm.N == 0 {
+		add(WarnNoBaseline, "", "The baseline %s has no judged attempt (%d records, all errors): no variant can be compared with it.",
+			a.Baseline, a.BaseArm.Attempts)
+	}
+	for _, v := range a.Variants {
+		if v.Arm.N == 0 {
+			if v.Arm.Attempts == 0 {
+				add(WarnEmptyArm, v.Name, "The variant has no records: it cannot be compared.")
+			} else {
+				add(WarnEmptyArm, v.Name, "The variant has no judged attempt (%d records, all errors): it cannot be compared.", v.Arm.Attempts)
+			}
+		}
+	}
+	for _, w := range in.ExtraWarnings {
+		add(WarnExtra, "", "%s", w)
+	}
+	for _, v := range a.Variants {
+		c := v.All
+		switch {
+		case c.Method == MethodFisher:
+			add(WarnUnpaired, v.Name, "The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %d attempts; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
+				c.A.N, c.B.N)
+		case c.Matched && c.UnmatchedA+c.UnmatchedB > 0:
+			add(WarnNotComparable, v.Name, "The arms are not fully matched: %d baseline and %d variant judged attempts in scope have no counterpart in the other arm (different task sets or reps); the paired comparison uses only the %d common pairs.",
+				c.UnmatchedA, c.UnmatchedB, c.Pairs)
+		}
+	}
+	infraWarning(a, add)
+	judgeWarning(a, add)
+	for _, v := range a.Variants {
+		if s := underpoweredText(&v.All, a.Alpha, a.Power); s != "" {
+			add(WarnUnderpowered, v.Name, "%s", s)
+		}
+	}
+	for _, v := range a.Variants {
+		c := v.All
+		if !c.Matched {
+			continue
+		}
+		g, unit := c.G(), "tasks"
+		if c.Paired.Clustered {
+			g, unit = c.Paired.C, "clusters"
+		}
+		switch {
+		case g == 1:
+			add(WarnFewTasks, v.Name, "Only 1 task is compared: variation across tasks cannot be estimated, so Δ has no interval ([−100, +100] pts) and p_paired is the sign-flip p; reps of one task are not independent evidence about other tasks.")
+		case g < FewTasks:
+			add(WarnFewTasks, v.Name, "Only %d %s are compared (fewer than %d): the interval and p-values rest on few clusters (t on %d degrees of freedom), so they are rough.",
+				g, unit, FewTasks, g-1)
+		}
+	}
+	for _, v := range a.Variants {
+		c := v.All
+		if !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha {
+			continue
+		}
+		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
+		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so the sign-flip p cannot go below 2/2^%d = %s (> α = %s): at this size the permutation test cannot show any effect.",
+			gp, plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
+	}
+	for _, v := range a.Variants {
+		c := v.All
+		if c.Matched && c.Rescued+c.Broke == 0 {
+			add(WarnNoDiscordant, v.Name, "No discordant pairs: the arms agree on all %d matched pairs (both passed %d, both failed %d), so the run cannot tell them apart (McNemar p = 1). More reps, or tasks where the arms can differ, are needed.",
+				c.Pairs, c.A.Passes, c.Pairs-c.A.Passes)
+		}
+	}
+	if in.TaskTags != nil {
+		for _, v := range a.Variants {
+			for _, g := range v.Switched {
+				n := 0
+				for _, id := range v.All.TaskIDs {
+					if contains(in.TaskTags[id], g) {
+						n++
+					}
+				}
+				if n == 0 && v.All.G() > 0 {
+					add(WarnNoTargetTasks, v.Name, "The variant switches %s but no compared task is tagged with it: the guard's effect can only show on tasks that exercise it.", g)
+				}
+			}
+		}
+	}
+	return mergeWarnings(raw, a.Baseline)
+}
+
+// mergeWarnings joins identical warnings of several variants ("a, b vs base:
+// …"), keeping the order of first appearance.
+func mergeWarnings(raw []rawWarning, baseline string) []Warning {
+	var out []Warning
+	pos := map[[2]string]int{}
+	for _, r := range raw {
+		key := [2]string{r.kind, r.body}
+		if i, ok := pos[key]; ok && r.variant != "" && len(out[i].Variants) > 0 {
+			out[i].Variants = append(out[i].Variants, r.variant)
+			continue
+		}
+		w := Warning{Kind: r.kind, Text: r.body}
+		if r.variant != "" {
+			w.Variants = []string{r.variant}
+		}
+		pos[key] = len(out)
+		out = append(out, w)
+	}
+	for i := range out {
+		if len(out[i].Variants) > 0 {
+			out[i].Text = strings.Join(out[i].Variants, ", ") + " vs " + baseline + ": " + out[i].Text
+		}
+	}
+	return out
+}
+
+// infraWarning warns about arms with more than InfraWarnFraction of their
+// attempts lost to infra errors.
+func infraWarning(a *Analysis, add func(kind, variant, format string, args ...any)) {
+	var parts []string
+	for _, arm := range a.Arms {
+		k := arm.ErrorsByClass[results.ClassInfra]
+		if arm.Attempts > 0 && float64(k) > InfraWarnFraction*float64(arm.Attempts) {
+			parts = append(parts, fmt.Sprintf("%s %d/%d (%.0f%%)", arm.Name, k, arm.Attempts, 100*float64(k)/float64(arm.Attempts)))
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	dropped := 0
+	for _, v := range a.Variants {
+		dropped += v.All.DroppedByClass[results.ClassInfra]
+	}
+	add(WarnInfraErrors, "", "Infrastructure errors in more than %.0f%% of attempts: %s. They are excluded from the denominators (never counted as agent failures), and %d %s with an infra error on either side %s dropped from the paired comparisons. Re-run the spec to retry them (a resumed run re-runs error ids).",
+		100*InfraWarnFraction, strings.Join(parts, ", "), dropped, plural(dropped, "pair", "pairs"), plural(dropped, "was", "were"))
+}
+
+// judgeWarning reports attempts the judge could not verify.
+func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...any)) {
+	total := 0
+	var parts []string
+	for _, arm := range a.Arms {
+		if k := arm.ErrorsByClass[results.ClassJudge]; k > 0 {
+			total += k
+			parts = append(parts, fmt.Sprintf("%s %d", arm.Name, k))
+		}
+	}
+	if total == 0 {
+		return
+	}
+	add(WarnJudgeErrors, "", "The judge could not verify %d %s (%s): %s excluded from the denominators and from the paired comparisons; re-score with `bench judge`.",
+		total, plural(total, "attempt", "attempts"), strings.Join(parts, ", "), plural(total, "it is", "they are"))
+}
+
+// underpoweredText is the underpowered warning of STATS.md §5 for c, or ""
+// when c is significant, has no planned effect, or has enough power.
+func underpoweredText(c *Comparison, alpha, power float64) string {
+	pw := c.Power
+	if c.Method == MethodNone || !pw.HasEffect || pw.N < 1 || c.P < alpha || !(pw.Exact < power) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "With %d runs per arm at %s %s base failure rate", pw.N, article(pct(pw.From)), pct(pw.From))
+	if pw.From > 0 && pw.PZero > alpha {
+		clean := "so even a clean 0/%d would not be significant"
+		if c.B.N > 0 && c.B.Passes == c.B.N {
+			clean = "so a clean 0/%d is not significant"
+		}
+		fmt.Fprintf(&b, ", P(0 failures by chance) = %s^%d ≈ %.3f, "+clean, num4(1-pw.From), pw.N, pw.PZero, pw.N)
+		if pw.MinRunsZero > 0 {
+			fmt.Fprintf(&b, " (0/n is significant at α = %s only for n ≥ %d here)", fmtP(alpha), pw.MinRunsZero)
+		}
+	}
+	fmt.Fprintf(&b, ". Power to detect %s→%s is ≈%.2f at %d runs per arm", pct(pw.From), pct(pw.To), pw.Exact, pw.N)
+	if pw.NFor > 0 {
+		fmt.Fprintf(&b, " and ≈%.2f at %d", pw.ExactAtNFor, pw.NFor)
+	} else {
+		fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d runs per arm", 100*power, maxPlanN)
+	}
+	b.WriteString(".")
+	if !math.IsNaN(pw.MDE) {
+		fmt.Fprintf(&b, " The smallest change in pass rate this run detects with %.0f%% power is ≈%.0f points.", 100*power, 100*pw.MDE)
+	}
+	b.WriteString(" Treat this as inconclusive, not as evidence either way.")
+	return b.String()
+}
+
+// article returns "an" before a number read with a leading vowel sound
+// (8…, 11, 18, 80–89) and "a" otherwise.
+func article(num string) string {
+	if strings.HasPrefix(num, "8") {
+		return "an"
+	}
+	if (strings.HasPrefix(num, "11") || strings.HasPrefix(num, "18")) && (len(num) == 2 || num[2] < '0' || num[2] > '9') {
+		return "an"
+	}
+	return "a"
+}
+
+// pct formats a rate as a percentage: whole percent when it is one, else one
+// decimal.
+func pct(x float64) string {
+	v := 100 * x
+	if math.Abs(v-math.Round(v)) < 1e-9 {
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+// num4 formats x with at most 4 decimals and no trailing zeros ("0.82").
+func num4(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
+}
+
+// fmtP formats a p-value: 3 significant digits, "<0.0001" below that.
+func fmtP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "n/a"
+	case p < 1e-4:
+		return "<0.0001"
+	case p >= 0.9995:
+		return "1"
+	}
+	return strconv.FormatFloat(p, 'g', 3, 64)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

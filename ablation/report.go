@@ -1,0 +1,389 @@
+package ablation
+
+// Terminal and Markdown reports of an Analysis. Both print the warnings
+// first, then the same tables (built once here, rendered by results.Table).
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"webbench/results"
+)
+
+// ReportTables returns the tables every report shows, in order: the per-arm
+// summary, the per-variant comparison with the baseline (one row per variant
+// on all common tasks, followed by its target-task rows), the guard
+// mechanism table (per guard and arm: attempts it fired in, how many of
+// those passed, events) and the failure modes per arm. Empty mechanism
+// tables (no guard event, no failure mode) are left out.
+func ReportTables(a *Analysis) []ReportTable {
+	out := []ReportTable{armsTable(a), comparisonTable(a)}
+	if t := guardTable(a); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
+	if t := failureModeTable(a); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
+	return out
+}
+
+// TerminalReport writes the report for a terminal: the warnings in plain
+// words, then the tables of ReportTables (tablewriter), the notes of any
+// statistical fallback, and the gate verdict when Analysis.FailIfWorse > 0.
+func TerminalReport(w io.Writer, a *Analysis) error {
+	fmt.Fprintf(w, "Ablation: %d %s against baseline %s (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants).\n",
+		len(a.Variants), plural(len(a.Variants), "variant", "variants"), a.Baseline, fmtP(a.Alpha), 100*a.Power)
+	if len(a.Warnings) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "WARNINGS")
+		for _, wn := range a.Warnings {
+			fmt.Fprintf(w, "  ! %s\n", wn.Text)
+		}
+	}
+	for _, t := range ReportTables(a) {
+		fmt.Fprintln(w)
+		if err := renderTerminal(w, t); err != nil {
+			return err
+		}
+		if t.Note != "" {
+			fmt.Fprintln(w, t.Note)
+		}
+	}
+	if notes := statNotes(a); len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	if a.FailIfWorse > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, gateLine(a))
+	}
+	return nil
+}
+
+// MarkdownReport writes the report as GitHub-flavoured Markdown, fit for a PR
+// comment or $GITHUB_STEP_SUMMARY: a heading, the warnings as a list, the
+// tables of ReportTables, notes and the gate verdict.
+func MarkdownReport(w io.Writer, a *Analysis) error {
+	fmt.Fprintf(w, "## Ablation: %d %s vs baseline `%s`\n\n", len(a.Variants), plural(len(a.Variants), "variant", "variants"),
+		mdCode(a.Baseline))
+	fmt.Fprintf(w, "α = %s, power %.0f%%; Δ = p_variant − p_baseline in percentage points with its 95%% interval; "+
+		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", fmtP(a.Alpha), 100*a.Power)
+	if len(a.Warnings) > 0 {
+		fmt.Fprintln(w, "> [!WARNING]")
+		for _, wn := range a.Warnings {
+			fmt.Fprintf(w, "> - %s\n", mdText(wn.Text))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, t := range ReportTables(a) {
+		t.Table().Markdown(w)
+		if t.Note != "" {
+			fmt.Fprintf(w, "_%s_\n\n", mdText(t.Note))
+		}
+	}
+	if notes := statNotes(a); len(notes) > 0 {
+		for _, n := range notes {
+			fmt.Fprintf(w, "- %s\n", mdText(n))
+		}
+		fmt.Fprintln(w)
+	}
+	if a.FailIfWorse > 0 {
+		fmt.Fprintf(w, "**%s**\n", mdText(gateLine(a)))
+	}
+	return nil
+}
+
+// mdText neutralises characters that would start Markdown/HTML markup in
+// free text (record contents are not trusted).
+func mdText(s string) string {
+	r := strings.NewReplacer("<", "&lt;", ">", "&gt;", "\n", " ")
+	return r.Replace(s)
+}
+
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// gateLine is the gate verdict for a.FailIfWorse.
+func gateLine(a *Analysis) string {
+	failed, why := a.Gate(a.FailIfWorse)
+	if !failed {
+		return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0): passed.", 100*a.FailIfWorse)
+	}
+	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0): FAILED. %s", 100*a.FailIfWorse,
+		strings.Join(why, "; "))
+}
+
+// statNotes collects the plain-words notes of statistical fallbacks
+// (PairedResult.Note), one per distinct comparison.
+func statNotes(a *Analysis) []string {
+	var out []string
+	for _, v := range a.Variants {
+		for _, c := range append([]Comparison{v.All}, v.Targets...) {
+			if c.Matched && c.Paired.Note != "" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(&v, &c), c.Paired.Note))
+			}
+		}
+	}
+	return out
+}
+
+// ReportTable is one table of a report with an optional footnote.
+type ReportTable struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	// Note is printed under the table.
+	Note string
+}
+
+// renderTerminal prints t with tablewriter, its headers verbatim
+// (results.Table.Render lets tablewriter upper-case headers and turn "_"
+// into spaces, which would misname arms such as no_repeat_guard).
+func renderTerminal(w io.Writer, t ReportTable) error {
+	if t.Title != "" {
+		fmt.Fprintln(w, t.Title)
+	}
+	tbl := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoFormat(tw.Off))
+	hdr := make([]any, len(t.Header))
+	for i, h := range t.Header {
+		hdr[i] = h
+	}
+	tbl.Header(hdr...)
+	for _, r := range t.Rows {
+		row := make([]any, len(r))
+		for i, c := range r {
+			row[i] = c
+		}
+		if err := tbl.Append(row...); err != nil {
+			return err
+		}
+	}
+	return tbl.Render()
+}
+
+// Table converts t to a results.Table (Render for terminals, Markdown).
+func (t ReportTable) Table() results.Table {
+	return results.Table{Title: t.Title, Header: t.Header, Rows: t.Rows}
+}
+
+func armsTable(a *Analysis) ReportTable {
+	t := ReportTable{Title: "Arms", Header: []string{"arm", "attempts", "judged", "passes", "pass rate [Wilson 95%]",
+		"± SE (clustered)", "errors", "tasks", "mean steps", "mean tokens", "cost", "mean wall"}}
+	for i, arm := range a.Arms {
+		name := arm.Name
+		if i == 0 {
+			name += " (baseline)"
+		}
+		se := "-"
+		if !math.IsNaN(arm.ClusteredSE) && arm.N > 0 {
+			se = fmt.Sprintf("%.1f pts", 100*arm.ClusteredSE)
+		}
+		t.Rows = append(t.Rows, []string{name, fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
+			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), fmt.Sprint(arm.Tasks),
+			fmt.Sprintf("%.1f", arm.MeanSteps), fmt.Sprintf("%.0f", arm.MeanTokens), fmt.Sprintf("$%.4f", arm.CostUSD),
+			fmt.Sprintf("%.1fs", arm.MeanWallMS/1000)})
+	}
+	t.Note = "Errors (infra, judge) are excluded from \"judged\" and from every rate."
+	return t
+}
+
+func rateCell(k, n int, rate float64, w [2]float64) string {
+	if n == 0 {
+		return "0/0"
+	}
+	return fmt.Sprintf("%d/%d = %.1f%% [%.1f, %.1f]", k, n, 100*rate, 100*w[0], 100*w[1])
+}
+
+func errorsCell(arm Arm) string {
+	if arm.Errors == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", arm.Errors, countsString(arm.ErrorsByClass))
+}
+
+// scopeLabel names the task set of a comparison.
+func scopeLabel(v *VariantResult, c *Comparison) string {
+	if c.Guard != "" {
+		return "target: " + c.Guard
+	}
+	if v.Scope != nil {
+		return "variant scope"
+	}
+	return "all common"
+}
+
+func comparisonTable(a *Analysis) ReportTable {
+	h := []string{"variant", "scope", "tasks (informative)", "baseline", "variant", "Δ pts [95% CI]", "p_paired", "p_perm",
+		"p_holm"}
+	if a.BH {
+		h = append(h, "p_bh")
+	}
+	h = append(h, "McNemar (pooled over reps)", "MDE", "power")
+	if a.FailIfWorse > 0 {
+		h = append(h, "gate")
+	}
+	t := ReportTable{Title: "Variants vs " + a.Baseline, Header: h}
+	for vi := range a.Variants {
+		v := &a.Variants[vi]
+		for ci, c := range append([]Comparison{v.All}, v.Targets...) {
+			holm, bh := fmtP(v.PHolm), fmtP(v.PBH)
+			gate := "ok"
+			if gateFails(&v.All, a.FailIfWorse) {
+				gate = "FAIL"
+			}
+			if ci > 0 {
+				holm, bh, gate = "-", "-", "-"
+			}
+			row := []string{v.Name, scopeLabel(v, &c), fmt.Sprintf("%d (%d)", c.G(), c.Informative),
+				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c), pPermCell(&c), holm}
+			if a.BH {
+				row = append(row, bh)
+			}
+			row = append(row, mcnemarCell(&c), mdeCell(&c), powerCell(&c))
+			if a.FailIfWorse > 0 {
+				row = append(row, gate)
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference, "+
+		"with a t interval over tasks. McNemar is secondary (pooled over reps): rescued = baseline failed and variant passed, "+
+		"broke = the reverse. MDE: smallest pass-rate change detectable with %.0f%% power at this size; power: to detect the "+
+		"failure-rate change shown.", 100*a.Power)
+	return t
+}
+
+func countCell(c Counts) string {
+	if c.N == 0 {
+		return "0/0"
+	}
+	return fmt.Sprintf("%d/%d (%.1f%%)", c.Passes, c.N, 100*c.Rate)
+}
+
+func deltaCell(c *Comparison) string {
+	if c.Method == MethodNone {
+		return "-"
+	}
+	return fmt.Sprintf("%s [%s, %s]", pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]))
+}
+
+func pPairedCell(c *Comparison) string {
+	switch c.Method {
+	case MethodPairedT:
+		df := fmt.Sprintf("%d df", c.Paired.DF)
+		if c.Paired.Clustered {
+			df += fmt.Sprintf(", %d clusters", c.Paired.C)
+		}
+		return fmt.Sprintf("%s (t, %s)", fmtP(c.P), df)
+	case MethodPairedSignFlip:
+		return fmtP(c.P) + " (sign-flip)"
+	case MethodFisher:
+		return fmtP(c.P) + " (Fisher, unpaired)"
+	}
+	return "-"
+}
+
+func pPermCell(c *Comparison) string {
+	if !c.Matched {
+		return "-"
+	}
+	return fmt.Sprintf("%s (floor %s)", fmtP(c.Paired.PPerm), fmtP(c.Paired.PermFloor))
+}
+
+func mcnemarCell(c *Comparison) string {
+	if !c.Matched {
+		return "-"
+	}
+	return fmt.Sprintf("p=%s; rescued %d, broke %d", fmtP(c.PMcNemar), c.Rescued, c.Broke)
+}
+
+func mdeCell(c *Comparison) string {
+	if math.IsNaN(c.Power.MDE) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f pts", 100*c.Power.MDE)
+}
+
+func powerCell(c *Comparison) string {
+	p := c.Power
+	if !p.HasEffect || math.IsNaN(p.Exact) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f (fail %s→%s)", p.Exact, pct(p.From), pct(p.To))
+}
+
+// guardNames lists every guard seen in any arm, sorted.
+func guardNames(a *Analysis) []string {
+	set := map[string]bool{}
+	for _, arm := range a.Arms {
+		for g, n := range arm.GuardEvents {
+			if n > 0 {
+				set[g] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for g := range set {
+		out = append(out, g)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func guardTable(a *Analysis) ReportTable {
+	t := ReportTable{Title: "Mechanism: guard activity per arm", Header: []string{"guard"}}
+	for _, arm := range a.Arms {
+		t.Header = append(t.Header, arm.Name)
+	}
+	for _, g := range guardNames(a) {
+		row := []string{g}
+		for _, arm := range a.Arms {
+			row = append(row, guardCell(arm, g))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Note = "Cells: attempts the guard acted in / judged attempts, how many of those passed, and its event count."
+	return t
+}
+
+func guardCell(arm Arm, g string) string {
+	ev := arm.GuardEvents[g]
+	if ev == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("fired in %d/%d (%d passed), %d %s", arm.GuardFired[g], arm.N, arm.GuardFiredPass[g], ev,
+		plural(ev, "event", "events"))
+}
+
+func failureModeTable(a *Analysis) ReportTable {
+	t := ReportTable{Title: "Mechanism: failure modes per arm", Header: []string{"failure mode"}}
+	set := map[string]bool{}
+	for _, arm := range a.Arms {
+		t.Header = append(t.Header, arm.Name)
+		for m, n := range arm.FailureModes {
+			if n > 0 {
+				set[m] = true
+			}
+		}
+	}
+	var modes []string
+	for m := range set {
+		modes = append(modes, m)
+	}
+	sort.Strings(modes)
+	for _, m := range modes {
+		row := []string{m}
+		for _, arm := range a.Arms {
+			row = append(row, fmt.Sprint(arm.FailureModes[m]))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

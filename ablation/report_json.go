@@ -1,0 +1,376 @@
+package ablation
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+)
+
+// JSONSchemaVersion is the schema_version of JSONReport's document. It is
+// raised only when a field is removed, renamed or changes meaning; new fields
+// may be added without raising it.
+const JSONSchemaVersion = 1
+
+// JSONReport writes the analysis as one indented JSON document (JSONDoc), the
+// machine-readable report of `bench ablate` / `bench report --format json`.
+// Field names are stable within a schema_version. Rates, deltas, intervals
+// and MDEs are proportions in [0, 1] (or [−1, 1] for differences), never
+// percentages. A value that is undefined is null, never NaN.
+//
+// Top level:
+//
+//	schema_version  int      JSONSchemaVersion (1).
+//	baseline        string   name of the baseline arm.
+//	alpha           number   two-sided significance level of every test and of the power analysis.
+//	power           number   target power of the MDEs and of the planning clause.
+//	min_effect      number   change in failure rate asked about by "power" (0 = all failures fixed).
+//	attempts        int      final records analysed (one per attempt id); errors: those with status error.
+//	errors          int
+//	warnings        [object] plain-words warnings, in print order:
+//	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
+//	                         infra_errors, judge_errors, underpowered, few_tasks, perm_floor,
+//	                         no_discordant, no_target_tasks.
+//	    variants    [string] the variants it concerns ([] for the whole run).
+//	    text        string   the warning as printed.
+//	arms            [object] per arm, baseline first, then the variants in order:
+//	    name        string
+//	    attempts    int      final records of the arm; n: judged (pass or fail); passes; errors: status error
+//	    n, passes, errors int
+//	    errors_by_class {string: int}  errors by error_class (infra, judge, dataset, …).
+//	    rate        number   passes/n (0 when n = 0).
+//	    wilson      [lo, hi] Wilson 95% score interval of rate ([0, 1] when n = 0).
+//	    clustered_se number|null  cluster-robust SE of rate, tasks (or the suite's cluster) as clusters
+//	                         (Miller 2024 eq. 4 with C/(C−1)); null with fewer than 2 clusters.
+//	    tasks       int      distinct tasks.
+//	    mean_steps, mean_tokens, mean_wall_ms number  means over judged attempts (tokens = prompt + completion).
+//	    cost_usd    number   total cost of the arm.
+//	    failure_modes {string: int}    failed attempts by failure_mode.
+//	    guard_events  {string: int}    guard events summed over attempts, by guard.
+//	    guard_fired   {string: int}    judged attempts in which each guard acted at least once;
+//	    guard_fired_pass {string: int} … and how many of those passed.
+//	    recovered   int      attempts whose final answer was recovered.
+//	variants        [object] one per variant, in order; the comparison fields (below) are those of the
+//	                         comparison on ALL common tasks, flattened into the variant object:
+//	    name        string
+//	    switched    [string] guards the variant switches relative to the baseline.
+//	    scope       [string]|null  task ids of the variant's scope (null = all tasks).
+//	    n, passes, errors int  the variant arm's judged attempts, passes, errors (as in arms).
+//	    rate        number, wilson [lo, hi]  the variant arm's pass rate and Wilson interval.
+//	    p_holm      number   Holm-adjusted p over all variants' primary p ("p").
+//	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
+//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate).
+//	    guard_events, guard_fired, guard_fired_pass, failure_modes  as in arms, for the variant.
+//	    targets     [comparison]  the same comparison on the target tasks (tagged with the guard) of
+//	                         each switched guard; left out when identical to the all-tasks one.
+//	  comparison fields:
+//	    guard       string   "" for all common tasks, else the guard whose target tasks are compared.
+//	    method      string   paired_t | paired_signflip (t undefined: one task or no spread) |
+//	                         fisher (no common pair: unpaired) | none (an arm has no judged attempt).
+//	    tasks       int      tasks compared; informative_tasks: those that carry information on Δ
+//	    informative_tasks int  (paired: the arms differ in ≥ 1 rep; unpaired: mixed outcomes).
+//	    task_ids    [string] the tasks compared.
+//	    pairs       int      usable matched (task, rep) pairs.
+//	    dropped_pairs int    common pairs dropped because either side ended in an error;
+//	    dropped_by_class {string: int}  … by error class of the errored side(s).
+//	    unmatched_baseline, unmatched_variant int  judged attempts in scope without a counterpart.
+//	    baseline, variant {n, passes, rate, wilson}  the counts entering the comparison (the pairs'
+//	                         outcomes when paired, all judged attempts in scope when unpaired).
+//	    delta       number   Δ = p_variant − p_baseline: mean over tasks of the per-task mean paired
+//	                         difference (paired), or the difference of rates (unpaired).
+//	    delta_ci    [lo, hi] 95% interval of Δ: t on df (paired; [−1, 1] with one task, [Δ, Δ] with
+//	                         no spread) or Newcombe hybrid score (unpaired).
+//	    se          number|null  SE of Δ (paired only).
+//	    df          int|null degrees of freedom of the t test (G−1, or clusters−1 when clustered).
+//	    clustered   bool     SE and df use the suite's coarser cluster; clusters: their number.
+//	    clusters    int
+//	    p           number   the primary two-sided p (p_paired when paired, p_fisher when not, 1 for none).
+//	    p_paired    number|null  paired p: t test on per-task differences, or the sign-flip p when t
+//	                         is undefined.
+//	    p_perm      number|null  exact sign-flip permutation p over tasks; p_perm_floor its smallest
+//	    p_perm_floor number|null attainable value 2/2^G' (G' = tasks with a non-zero difference).
+//	    p_mcnemar   number|null  exact McNemar p on the pairs pooled over reps (secondary).
+//	    rescued     int      pairs with baseline fail / variant pass (McNemar b).
+//	    broke       int      pairs with baseline pass / variant fail (McNemar c).
+//	    p_fisher    number|null  two-sided Fisher exact p (unpaired only).
+//	    cmh         object|null  Cochran–Mantel–Haenszel across tasks with continuity correction (on
+//	                         request): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
+//	                         null when infinite), strata (tasks used).
+//	    mde         number|null  minimum detectable pass-rate change at the observed baseline rate and
+//	                         n per arm (unpaired normal approximation, alpha, power).
+//	    mde_paired  number|null  the same for McNemar at the observed discordance (b+c)/pairs.
+//	    mde_tasks   number|null  the same for the paired t test at the observed SE over tasks.
+//	    power       object   post-hoc power for the planned change in FAILURE rate:
+//	        n           int      attempts per arm (pairs; the smaller arm when unpaired).
+//	        base_fail   number   observed baseline failure rate in the comparison.
+//	        from, to    number   planned change in failure rate (from = base_fail to a whole percent).
+//	        exact       number|null  exact power of one-sided Fisher at alpha with n per arm.
+//	        n_for       int|null     attempts per arm where the exact power first reaches "power".
+//	        exact_at_n_for number|null  the exact power there.
+//	        p_zero      number|null  (1−from)^n: P(0 failures by chance with no improvement).
+//	        min_runs_zero int|null   smallest n at which a clean 0/n is significant at alpha.
+//	    note        string   plain-words note of any statistical fallback (may be empty).
+//	gate            object|null  present when a --fail-if-worse margin is set:
+//	    margin      number   the margin (proportion);
+//	    failed      bool     whether any variant failed;
+//	    why         [string] one line per failing variant.
+func JSONReport(w io.Writer, a *Analysis) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(NewJSONDoc(a))
+}
+
+// JSONDoc is the document JSONReport writes; see JSONReport for every field.
+type JSONDoc struct {
+	SchemaVersion int           `json:"schema_version"`
+	Baseline      string        `json:"baseline"`
+	Alpha         float64       `json:"alpha"`
+	Power         float64       `json:"power"`
+	MinEffect     float64       `json:"min_effect"`
+	Attempts      int           `json:"attempts"`
+	Errors        int           `json:"errors"`
+	Warnings      []JSONWarning `json:"warnings"`
+	Arms          []JSONArm     `json:"arms"`
+	Variants      []JSONVariant `json:"variants"`
+	Gate          *JSONGate     `json:"gate"`
+}
+
+// JSONWarning is one warning of JSONDoc.
+type JSONWarning struct {
+	Kind     string   `json:"kind"`
+	Variants []string `json:"variants"`
+	Text     string   `json:"text"`
+}
+
+// JSONArm is one arm of JSONDoc.
+type JSONArm struct {
+	Name           string         `json:"name"`
+	Attempts       int            `json:"attempts"`
+	N              int            `json:"n"`
+	Passes         int            `json:"passes"`
+	Errors         int            `json:"errors"`
+	ErrorsByClass  map[string]int `json:"errors_by_class"`
+	Rate           float64        `json:"rate"`
+	Wilson         [2]float64     `json:"wilson"`
+	ClusteredSE    *float64       `json:"clustered_se"`
+	Tasks          int            `json:"tasks"`
+	MeanSteps      float64        `json:"mean_steps"`
+	MeanTokens     float64        `json:"mean_tokens"`
+	MeanWallMS     float64        `json:"mean_wall_ms"`
+	CostUSD        float64        `json:"cost_usd"`
+	FailureModes   map[string]int `json:"failure_modes"`
+	GuardEvents    map[string]int `json:"guard_events"`
+	GuardFired     map[string]int `json:"guard_fired"`
+	GuardFiredPass map[string]int `json:"guard_fired_pass"`
+	Recovered      int            `json:"recovered"`
+}
+
+// JSONCounts is one side of a JSONComparison.
+type JSONCounts struct {
+	N      int        `json:"n"`
+	Passes int        `json:"passes"`
+	Rate   float64    `json:"rate"`
+	Wilson [2]float64 `json:"wilson"`
+}
+
+// JSONCMH is the Cochran–Mantel–Haenszel result of a JSONComparison
+// (CMHResult with an infinite odds ratio as null).
+type JSONCMH struct {
+	Chi2      float64  `json:"chi2"`
+	P         float64  `json:"p"`
+	OddsRatio *float64 `json:"odds_ratio"`
+	Strata    int      `json:"strata"`
+}
+
+// JSONPower is the post-hoc power of a JSONComparison.
+type JSONPower struct {
+	N           int      `json:"n"`
+	BaseFail    float64  `json:"base_fail"`
+	From        float64  `json:"from"`
+	To          float64  `json:"to"`
+	Exact       *float64 `json:"exact"`
+	NFor        *int     `json:"n_for"`
+	ExactAtNFor *float64 `json:"exact_at_n_for"`
+	PZero       *float64 `json:"p_zero"`
+	MinRunsZero *int     `json:"min_runs_zero"`
+}
+
+// JSONComparison is one comparison of a variant with the baseline.
+type JSONComparison struct {
+	Guard             string         `json:"guard"`
+	Method            string         `json:"method"`
+	Tasks             int            `json:"tasks"`
+	InformativeTasks  int            `json:"informative_tasks"`
+	TaskIDs           []string       `json:"task_ids"`
+	Pairs             int            `json:"pairs"`
+	DroppedPairs      int            `json:"dropped_pairs"`
+	DroppedByClass    map[string]int `json:"dropped_by_class"`
+	UnmatchedBaseline int            `json:"unmatched_baseline"`
+	UnmatchedVariant  int            `json:"unmatched_variant"`
+	BaselineCounts    JSONCounts     `json:"baseline"`
+	VariantCounts     JSONCounts     `json:"variant"`
+	Delta             float64        `json:"delta"`
+	DeltaCI           [2]float64     `json:"delta_ci"`
+	SE                *float64       `json:"se"`
+	DF                *int           `json:"df"`
+	Clustered         bool           `json:"clustered"`
+	Clusters          int            `json:"clusters"`
+	P                 float64        `json:"p"`
+	PPaired           *float64       `json:"p_paired"`
+	PPerm             *float64       `json:"p_perm"`
+	PPermFloor        *float64       `json:"p_perm_floor"`
+	PMcNemar          *float64       `json:"p_mcnemar"`
+	Rescued           int            `json:"rescued"`
+	Broke             int            `json:"broke"`
+	PFisher           *float64       `json:"p_fisher"`
+	CMH               *JSONCMH       `json:"cmh"`
+	MDE               *float64       `json:"mde"`
+	MDEPaired         *float64       `json:"mde_paired"`
+	MDETasks          *float64       `json:"mde_tasks"`
+	Power             JSONPower      `json:"power"`
+	Note              string         `json:"note"`
+}
+
+// JSONVariant is one variant of JSONDoc: its arm, the Holm/BH-adjusted p and
+// gate, and the all-common-tasks comparison flattened in, plus targets.
+type JSONVariant struct {
+	Name     string     `json:"name"`
+	Switched []string   `json:"switched"`
+	Scope    []string   `json:"scope"`
+	N        int        `json:"n"`
+	Passes   int        `json:"passes"`
+	Errors   int        `json:"errors"`
+	Rate     float64    `json:"rate"`
+	Wilson   [2]float64 `json:"wilson"`
+	PHolm    float64    `json:"p_holm"`
+	PBH      *float64   `json:"p_bh"`
+	// GateFailed is null when no gate margin is set.
+	GateFailed     *bool          `json:"gate_failed"`
+	GuardEvents    map[string]int `json:"guard_events"`
+	GuardFired     map[string]int `json:"guard_fired"`
+	GuardFiredPass map[string]int `json:"guard_fired_pass"`
+	FailureModes   map[string]int `json:"failure_modes"`
+	JSONComparison
+	Targets []JSONComparison `json:"targets"`
+}
+
+// JSONGate is the gate verdict of JSONDoc.
+type JSONGate struct {
+	Margin float64  `json:"margin"`
+	Failed bool     `json:"failed"`
+	Why    []string `json:"why"`
+}
+
+// NewJSONDoc converts an Analysis to its JSON document.
+func NewJSONDoc(a *Analysis) JSONDoc {
+	d := JSONDoc{SchemaVersion: JSONSchemaVersion, Baseline: a.Baseline, Alpha: a.Alpha, Power: a.Power,
+		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []JSONWarning{},
+		Arms: []JSONArm{}, Variants: []JSONVariant{}}
+	for _, w := range a.Warnings {
+		vs := w.Variants
+		if vs == nil {
+			vs = []string{}
+		}
+		d.Warnings = append(d.Warnings, JSONWarning{Kind: w.Kind, Variants: vs, Text: w.Text})
+	}
+	for _, arm := range a.Arms {
+		d.Arms = append(d.Arms, jsonArm(arm))
+	}
+	for _, v := range a.Variants {
+		jv := JSONVariant{Name: v.Name, Switched: nonNil(v.Switched), Scope: v.Scope, N: v.Arm.N, Passes: v.Arm.Passes,
+			Errors: v.Arm.Errors, Rate: v.Arm.Rate, Wilson: v.Arm.Wilson, PHolm: v.PHolm, PBH: fptr(v.PBH),
+			GuardEvents: nonNilMap(v.Arm.GuardEvents), GuardFired: nonNilMap(v.Arm.GuardFired),
+			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
+			JSONComparison: jsonComparison(&v.All), Targets: []JSONComparison{}}
+		if a.FailIfWorse > 0 {
+			f := gateFails(&v.All, a.FailIfWorse)
+			jv.GateFailed = &f
+		}
+		for i := range v.Targets {
+			jv.Targets = append(jv.Targets, jsonComparison(&v.Targets[i]))
+		}
+		d.Variants = append(d.Variants, jv)
+	}
+	if a.FailIfWorse > 0 {
+		failed, why := a.Gate(a.FailIfWorse)
+		d.Gate = &JSONGate{Margin: a.FailIfWorse, Failed: failed, Why: nonNil(why)}
+	}
+	return d
+}
+
+func jsonArm(a Arm) JSONArm {
+	var se *float64
+	if a.N > 0 {
+		se = fptr(a.ClusteredSE)
+	}
+	return JSONArm{Name: a.Name, Attempts: a.Attempts, N: a.N, Passes: a.Passes, Errors: a.Errors,
+		ErrorsByClass: nonNilMap(a.ErrorsByClass), Rate: a.Rate, Wilson: a.Wilson, ClusteredSE: se, Tasks: a.Tasks,
+		MeanSteps: a.MeanSteps, MeanTokens: a.MeanTokens, MeanWallMS: a.MeanWallMS, CostUSD: a.CostUSD,
+		FailureModes: nonNilMap(a.FailureModes), GuardEvents: nonNilMap(a.GuardEvents),
+		GuardFired: nonNilMap(a.GuardFired), GuardFiredPass: nonNilMap(a.GuardFiredPass), Recovered: a.Recovered}
+}
+
+func jsonCounts(c Counts) JSONCounts {
+	return JSONCounts{N: c.N, Passes: c.Passes, Rate: c.Rate, Wilson: c.Wilson}
+}
+
+func jsonComparison(c *Comparison) JSONComparison {
+	j := JSONComparison{Guard: c.Guard, Method: c.Method, Tasks: c.G(), InformativeTasks: c.Informative,
+		TaskIDs: nonNil(c.TaskIDs), Pairs: c.Pairs, DroppedPairs: c.DroppedPairs,
+		DroppedByClass: nonNilMap(c.DroppedByClass), UnmatchedBaseline: c.UnmatchedA, UnmatchedVariant: c.UnmatchedB,
+		BaselineCounts: jsonCounts(c.A), VariantCounts: jsonCounts(c.B), Delta: c.Delta, DeltaCI: c.CI,
+		Clusters: c.G(), P: c.P, Rescued: c.Rescued, Broke: c.Broke, MDE: fptr(c.Power.MDE),
+		MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: c.Paired.Note}
+	if c.Matched {
+		j.SE = fptr(c.Paired.SE)
+		if c.Paired.DF > 0 {
+			df := c.Paired.DF
+			j.DF = &df
+		}
+		j.Clustered, j.Clusters = c.Paired.Clustered, c.Paired.C
+		j.PPaired = fptr(c.Paired.P)
+		j.PPerm = fptr(c.Paired.PPerm)
+		j.PPermFloor = fptr(c.Paired.PermFloor)
+		j.PMcNemar = fptr(c.PMcNemar)
+	}
+	if c.PFisherComputed {
+		j.PFisher = fptr(c.PFisher)
+	}
+	if c.CMH != nil {
+		j.CMH = &JSONCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
+	}
+	p := c.Power
+	j.Power = JSONPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Exact: fptr(p.Exact),
+		ExactAtNFor: fptr(p.ExactAtNFor), PZero: fptr(p.PZero)}
+	if p.NFor > 0 {
+		n := p.NFor
+		j.Power.NFor = &n
+	}
+	if p.MinRunsZero > 0 {
+		n := p.MinRunsZero
+		j.Power.MinRunsZero = &n
+	}
+	return j
+}
+
+// fptr returns &x, or nil when x is NaN or ±Inf (JSON null).
+func fptr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+func nonNilMap(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
+}
