@@ -289,6 +289,11 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		p.errf(n, "", "want a task mapping, got %s", kindName(n))
 		return t
 	}
+	for i := 0; i+1 < len(n.Content); i += 2 { // know the id before reporting any error of the task
+		if k, v := n.Content[i], n.Content[i+1]; k.Value == "id" && v.Kind == yaml.ScalarNode {
+			p.id = v.Value
+		}
+	}
 	f, _ := p.fields(n, "", taskKeys)
 	if v, ok := f["id"]; ok {
 		t.ID = p.str(v, "id")
