@@ -202,7 +202,11 @@ func forestPlot(a *Analysis) forestVM {
 	f := forestVM{W: int(forestLabelW + forestPlotW + forestTextW), PlotX0: x0, PlotX1: x1, ZeroX: sx(0),
 		LabelX: forestLabelW - 8, TextX: x1 + 10, HeaderText: "Δ pass rate, percentage points (95% interval)"}
 	for t := math.Ceil(lo/step-1e-9) * step; t <= hi+1e-9; t += step {
-		f.Ticks = append(f.Ticks, tickVM{X: sx(t), Label: pts(t)})
+		lbl := fmt.Sprintf("%+.0f", 100*t)
+		if lbl == "+0" || lbl == "-0" {
+			lbl = "0"
+		}
+		f.Ticks = append(f.Ticks, tickVM{X: sx(t), Label: lbl})
 	}
 	for i, r := range rows {
 		y := forestTop + forestRowH*float64(i) + forestRowH/2
@@ -293,7 +297,7 @@ func heatmap(a *Analysis, recs []results.Attempt) heatVM {
 	for t := range cells {
 		tasks = append(tasks, t)
 	}
-	sort.Strings(tasks)
+	sort.Slice(tasks, func(i, j int) bool { return naturalLess(tasks[i], tasks[j]) })
 	h := heatVM{W: int(heatLabelW + heatCellW*float64(len(a.Arms))), Legend: "Cell colour: pass rate of judged attempts " +
 		"(red 0% → green 100%, grey none judged). Squares: one per attempt, green pass, red fail, grey error; click for its trajectory."}
 	for i, arm := range a.Arms {
@@ -358,6 +362,44 @@ func heatmap(a *Analysis, recs []results.Attempt) heatVM {
 	h.H = int(heatTop + heatCellH*float64(len(tasks)) + 4)
 	return h
 }
+
+// naturalLess orders strings with digit runs compared as numbers ("t2" <
+// "t10"), falling back to plain order on ties.
+func naturalLess(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ca, cb := a[i], b[j]
+		if isDigit(ca) && isDigit(cb) {
+			si, sj := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			na := strings.TrimLeft(a[si:i], "0")
+			nb := strings.TrimLeft(b[sj:j], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			continue
+		}
+		if ca != cb {
+			return ca < cb
+		}
+		i++
+		j++
+	}
+	if len(a)-i != len(b)-j {
+		return len(a)-i < len(b)-j
+	}
+	return a < b
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // statusText describes a record's outcome in a few words.
 func statusText(r results.Attempt) string {
