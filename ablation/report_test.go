@@ -247,7 +247,7 @@ func TestHTMLReport(t *testing.T) {
 	page := string(pb)
 	for _, want := range []string{
 		"&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;", // escaped, never executed
-		"https://example.com/shop",                          // as text only
+		"https://example.com/shop",                        // as text only
 		"I will click &lt;b&gt;Buy&lt;/b&gt;",
 		"browser_click", "Hint: close the overlay", "raw result (before guards rewrote it)",
 		"guard <b>repeat_guard</b>: hint — same call 3 times",
