@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"webbench/results"
 )
@@ -147,25 +145,7 @@ type ReportTable struct {
 // (results.Table.Render lets tablewriter upper-case headers and turn "_"
 // into spaces, which would misname arms such as no_repeat_guard).
 func renderTerminal(w io.Writer, t ReportTable) error {
-	if t.Title != "" {
-		fmt.Fprintln(w, t.Title)
-	}
-	tbl := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoFormat(tw.Off))
-	hdr := make([]any, len(t.Header))
-	for i, h := range t.Header {
-		hdr[i] = h
-	}
-	tbl.Header(hdr...)
-	for _, r := range t.Rows {
-		row := make([]any, len(r))
-		for i, c := range r {
-			row[i] = c
-		}
-		if err := tbl.Append(row...); err != nil {
-			return err
-		}
-	}
-	return tbl.Render()
+	return results.Table{Title: t.Title, Header: t.Header, Rows: t.Rows}.Render(w)
 }
 
 // Table converts t to a results.Table (Render for terminals, Markdown).

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
 // Table is a rendered-agnostic table: a title, a header and rows of cells. Reports build Tables; Render and
@@ -21,14 +22,15 @@ func (t Table) Render(w io.Writer) error {
 	if t.Title != "" {
 		fmt.Fprintln(w, t.Title)
 	}
-	tw := tablewriter.NewWriter(w)
-	tw.Header(toAny(t.Header)...)
+	// Cells are printed as given: no upper-casing of headers, no "_" → " " (variant names like no_repeat_guard).
+	tbl := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoFormat(tw.Off))
+	tbl.Header(toAny(t.Header)...)
 	for _, r := range t.Rows {
-		if err := tw.Append(toAny(r)...); err != nil {
+		if err := tbl.Append(toAny(r)...); err != nil {
 			return err
 		}
 	}
-	return tw.Render()
+	return tbl.Render()
 }
 
 // Markdown prints t as a GitHub-flavoured Markdown table (fit for PR comments and $GITHUB_STEP_SUMMARY).
