@@ -5,9 +5,12 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -136,6 +139,10 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 	if r.Temperature != nil {
 		req.Temperature = *r.Temperature
 	}
+	// go-openai omits a zero temperature from the JSON (omitempty), which leaves the provider's default (often
+	// 1); an explicit 0 is written back into the body by the transport.
+	zeroTemp := (r.Temperature != nil && *r.Temperature == 0) ||
+		(r.Temperature == nil && c.cfg.Temperature != nil && *c.cfg.Temperature == 0)
 	if c.cfg.TopP != nil {
 		req.TopP = *c.cfg.TopP
 	}
@@ -150,7 +157,11 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 	var lastErr *Error
 	for try := 0; ; try++ {
 		hint := new(time.Duration)
-		resp, err := c.c.CreateChatCompletion(context.WithValue(ctx, retryAfterKey{}, hint), req)
+		cctx := context.WithValue(ctx, retryAfterKey{}, hint)
+		if zeroTemp {
+			cctx = context.WithValue(cctx, zeroTempKey{}, true)
+		}
+		resp, err := c.c.CreateChatCompletion(cctx, req)
 		if err == nil {
 			if len(resp.Choices) == 0 {
 				lastErr = &Error{Class: "infra", Err: errors.New("response has no choices")}
@@ -230,6 +241,9 @@ type retryAfterKey struct{}
 type retryAfterTransport struct{ next http.RoundTripper }
 
 func (t retryAfterTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if on, _ := r.Context().Value(zeroTempKey{}).(bool); on && r.Body != nil {
+		r = withZeroTemperature(r)
+	}
 	resp, err := t.next.RoundTrip(r)
 	if err == nil && resp != nil {
 		if h, ok := r.Context().Value(retryAfterKey{}).(*time.Duration); ok && h != nil {
@@ -237,6 +251,39 @@ func (t retryAfterTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 		}
 	}
 	return resp, err
+}
+
+// zeroTempKey marks a request whose JSON body must carry "temperature": 0 (see Chat).
+type zeroTempKey struct{}
+
+// withZeroTemperature returns r with "temperature": 0 added to its JSON body when the body has no temperature;
+// r itself (with its body restored) when the body is not a JSON object.
+func withZeroTemperature(r *http.Request) *http.Request {
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	restore := func(b []byte) *http.Request {
+		r2 := r.Clone(r.Context())
+		r2.Body = io.NopCloser(bytes.NewReader(b))
+		r2.ContentLength = int64(len(b))
+		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+		return r2
+	}
+	if err != nil {
+		return restore(body)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return restore(body)
+	}
+	if _, ok := m["temperature"]; ok {
+		return restore(body)
+	}
+	m["temperature"] = json.RawMessage("0")
+	nb, err := json.Marshal(m)
+	if err != nil {
+		return restore(body)
+	}
+	return restore(nb)
 }
 
 // parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP date.

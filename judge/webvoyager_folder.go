@@ -1,0 +1,197 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"webbench/suites"
+)
+
+// WebVoyager result folders: the published agent writes one folder per task, "task<Site>--<N>/", holding
+// interact_messages.json (the chat with the model: [{"role", "content"}], content a string or a list of parts
+// {"type": "text", "text"} / {"type": "image_url", …}) and screenshot1.png, screenshot2.png, … The first user
+// message starts "Now given a task: <task>  Please interact with <url> and get the answer."; the agent's
+// answer is in the last assistant message after "Action: ANSWER;".
+
+var (
+	wvTaskRe       = regexp.MustCompile(`(?s)Now given a task:(.+?)Please interact with`)
+	wvURLRe        = regexp.MustCompile(`Please interact with\s+(\S+?)\s+and get the answer`)
+	wvAnswerRe     = regexp.MustCompile(`(?s)ANSWER\s*[;:]?\s*(.*)$`)
+	wvScreenshotRe = regexp.MustCompile(`^screenshot(\d+)\.png$`)
+)
+
+// LoadWebVoyagerFolder reads one WebVoyager result folder into a judge Input: Task.Goal is the task text
+// (from the first user message), Task.Start the URL it names, Task.ID and App come from the folder name
+// ("taskAmazon--0" → ID "Amazon--0", App and Cluster "Amazon"; any other name is the ID as is), Final the
+// answer after "Action: ANSWER" in the last assistant message (one pair of surrounding brackets removed; ""
+// when the agent never answered, and then OK is false), Screenshots every screenshotN.png in numeric order
+// of N. Errors: a missing or malformed interact_messages.json, or no task text in it.
+func LoadWebVoyagerFolder(dir string) (Input, error) {
+	var in Input
+	p := filepath.Join(dir, "interact_messages.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return in, fmt.Errorf("webvoyager folder: %w", err)
+	}
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &msgs); err != nil {
+		return in, fmt.Errorf("%s: not a list of chat messages: %v", p, err)
+	}
+	task, start := "", ""
+	for _, m := range msgs {
+		if m.Role != "user" {
+			continue
+		}
+		text := messageText(m.Content)
+		if mm := wvTaskRe.FindStringSubmatch(text); mm != nil {
+			task = strings.TrimSpace(mm[1])
+			if u := wvURLRe.FindStringSubmatch(text); u != nil {
+				start = u[1]
+			}
+			break
+		}
+	}
+	if task == "" {
+		return in, fmt.Errorf("%s: no task text (a user message with \"Now given a task: … Please interact with\")", p)
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != "assistant" {
+			continue
+		}
+		in.Final = ExtractWebVoyagerAnswer(messageText(msgs[i].Content))
+		break
+	}
+	in.OK = in.Final != ""
+
+	id := filepath.Base(filepath.Clean(dir))
+	if strings.HasPrefix(id, "task") && strings.Contains(id, "--") {
+		id = strings.TrimPrefix(id, "task")
+	}
+	site := id
+	if i := strings.LastIndex(id, "--"); i > 0 {
+		site = id[:i]
+	}
+	in.Task = suites.Task{ID: id, Suite: "webvoyager", App: site, Cluster: site, Goal: task, Start: start, Source: p}
+
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return in, fmt.Errorf("webvoyager folder: %w", err)
+	}
+	type shot struct {
+		n    int
+		name string
+	}
+	var shots []shot
+	for _, e := range ents {
+		if m := wvScreenshotRe.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() {
+			n, _ := strconv.Atoi(m[1])
+			shots = append(shots, shot{n, e.Name()})
+		}
+	}
+	sort.Slice(shots, func(i, j int) bool { return shots[i].n < shots[j].n })
+	for _, s := range shots {
+		img, err := os.ReadFile(filepath.Join(dir, s.name))
+		if err != nil {
+			return in, fmt.Errorf("webvoyager folder: %w", err)
+		}
+		in.Screenshots = append(in.Screenshots, img)
+	}
+	return in, nil
+}
+
+// ExtractWebVoyagerAnswer returns the answer of a WebVoyager assistant message: the text after the last
+// "Action: ANSWER" (a ";" or ":" after it and one pair of surrounding brackets removed), "" when the message
+// has no answer action.
+func ExtractWebVoyagerAnswer(msg string) string {
+	i := strings.LastIndex(msg, "Action: ANSWER")
+	if i < 0 {
+		return ""
+	}
+	m := wvAnswerRe.FindStringSubmatch(msg[i+len("Action: "):])
+	if m == nil {
+		return ""
+	}
+	a := strings.TrimSpace(m[1])
+	if strings.HasPrefix(a, "[") && strings.HasSuffix(a, "]") && strings.Count(a, "[") == 1 {
+		a = strings.TrimSpace(a[1 : len(a)-1])
+	}
+	return a
+}
+
+// messageText is a chat message's text: the string content, or its text parts joined by newlines.
+func messageText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var out []string
+		for _, p := range parts {
+			if p.Type == "text" {
+				out = append(out, p.Text)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	return ""
+}
+
+// ListWebVoyagerFolders returns the WebVoyager result folders under root, sorted (site, then task number):
+// root itself when it holds interact_messages.json, else its subdirectories that do. An error when there are
+// none.
+func ListWebVoyagerFolders(root string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(root, "interact_messages.json")); err == nil {
+		return []string{root}, nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, e.Name(), "interact_messages.json")); err == nil {
+			out = append(out, filepath.Join(root, e.Name()))
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New(root + ": no WebVoyager result folders (interact_messages.json) in it")
+	}
+	key := func(p string) (string, int) {
+		b := filepath.Base(p)
+		if i := strings.LastIndex(b, "--"); i >= 0 {
+			if n, err := strconv.Atoi(b[i+2:]); err == nil {
+				return b[:i], n
+			}
+		}
+		return b, -1
+	}
+	sort.Slice(out, func(i, j int) bool {
+		si, ni := key(out[i])
+		sj, nj := key(out[j])
+		if si != sj {
+			return si < sj
+		}
+		if ni != nj {
+			return ni < nj
+		}
+		return out[i] < out[j]
+	})
+	return out, nil
+}
