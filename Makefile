@@ -24,9 +24,10 @@ driver:
 build:
 	$(GO) build -o bin/bench ./cmd/bench
 
+# The main job: the guard ablation (leave-one-out over the seven guards, scripted policy, profile observed).
+# Re-running resumes runs/demo; delete it for a fresh run.
 demo: setup build
-	./bin/bench run --suite zoo --reps 1 --workers 2 --model scripted --profile clean --out runs/demo
-	./bin/bench report runs/demo
+	./bin/bench ablate suites/zoo/ablations/demo.yaml --out runs/demo
 
 test: setup
 	$(GO) vet ./...
