@@ -31,8 +31,10 @@ import (
 	"time"
 )
 
-// DefaultChurnDelay is how long after a user action the ref_churn mutation re-renders the cart and the search
-// results (fixed, no jitter): a snapshot taken right after the action still shows the old nodes.
+// DefaultChurnDelay is how long after the latest user action (or the page load) the ref_churn mutation
+// re-renders the cart and the search results (fixed, no jitter; a new action restarts the delay): a snapshot
+// taken sooner than this after an action still shows the old nodes, and an action sent later than this after
+// the previous one meets new nodes (stale refs).
 const DefaultChurnDelay = 600 * time.Millisecond
 
 // DefaultMaxTenants bounds the number of live tenants of one server (a leak guard, not a capacity plan).

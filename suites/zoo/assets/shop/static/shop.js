@@ -1,8 +1,9 @@
 // Northwind Outfitters storefront script. With the ref_churn mutation on (body[data-churn-ms]), the cart and
-// the search results re-render a fixed delay after every user action — and once after the page loads, for the
+// the search results re-render a fixed delay after the last user action — and after the page loads, for the
 // action that opened it: every node of a [data-churn-region] is replaced by a fresh copy (form values kept),
 // and a few secondary names alternate ([data-alt-label] ↔ aria-label, [data-alt-text] ↔ text). Deterministic:
-// one fixed delay, no jitter; actions during a pending re-render do not postpone it.
+// one fixed delay counted from the latest action (a new action restarts it), no jitter — so a snapshot taken
+// less than the delay after an action always shows the old nodes, and one taken later always the new ones.
 (function () {
   "use strict";
   var ms = parseInt(document.body.getAttribute("data-churn-ms") || "0", 10);
@@ -38,7 +39,8 @@
     document.body.setAttribute("data-churn-gen", String(gen));
   }
   function schedule() {
-    if (timer === null) timer = setTimeout(rerender, ms);
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(rerender, ms);
   }
   ["click", "input", "change", "keydown", "submit"].forEach(function (type) {
     document.addEventListener(type, schedule, true);
