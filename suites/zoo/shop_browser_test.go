@@ -249,7 +249,7 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 		if fix == nil {
 			t.Fatalf("step %d: intercepted and nothing to dismiss: %v\n%s", i, err, snap)
 		}
-		if err := p.Locator("aria-ref="+fix.Ref).Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
+		if err := p.Locator("aria-ref=" + fix.Ref).Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
 			t.Fatalf("step %d: recovery click on %+v: %v", i, fix, err)
 		}
 		i-- // retry the step (or, after a label click, go on with the next one)
@@ -475,7 +475,7 @@ func TestShopBrowserMutations(t *testing.T) {
 			InputValue(); v != "2" {
 			t.Fatalf("typed quantity lost in the re-render: %q", v)
 		}
-		if err := p.Locator("aria-ref="+upd3).Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
+		if err := p.Locator("aria-ref=" + upd3).Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
 			t.Fatal(err)
 		}
 		p.WaitForURL("**/cart?updated=1")
