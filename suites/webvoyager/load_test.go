@@ -82,6 +82,18 @@ func TestRealFile(t *testing.T) {
 			t.Errorf("%s answer %q: %+v, want pass=%v", g.id, g.answer, v, g.pass)
 		}
 	}
+	goldenN, ruled := 0, 0
+	for _, tk := range tasks {
+		if a := tk.Check.Answer; a.Type == "golden" {
+			goldenN++
+			if a.Number != nil || len(a.MustInclude) > 0 {
+				ruled++
+			}
+		}
+	}
+	if goldenN != 143 || ruled != 47 {
+		t.Errorf("%d golden answers, %d with a rule; want 143 and 47 (update DeriveGoldenRule's comment)", goldenN, ruled)
+	}
 	// A free-text golden answer has no rule: the answer judge says so (judge error), the llm judge decides.
 	v, _ := judge.Answer{}.Judge(t.Context(), judge.Input{Task: byID["Allrecipes--40"], Final: "x"})
 	if v.Error == "" {
