@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/agent/llm"
+	_ "webbench/suites/webvoyager"
 	_ "webbench/suites/zoo"
 )
 
