@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -278,6 +282,56 @@ func TestSigkillThenResume(t *testing.T) {
 	for id, r := range recs {
 		if r.Status != "pass" {
 			t.Errorf("%s: %s", id, r.Status)
+		}
+	}
+}
+
+// bench judge over the four shipped WebVoyager example folders writes a verdict file for each, through a real
+// loopback chat-completions server acting as the judge model.
+func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "datasets", "webvoyager", "examples")
+	if v := os.Getenv("WEBBENCH_SHARED"); v != "" {
+		src = filepath.Join(v, "datasets", "webvoyager", "examples")
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("WebVoyager examples not found at %s (set WEBBENCH_SHARED)", src)
+	}
+	dst := t.TempDir()
+	if out, err := exec.Command("cp", "-r", src+"/.", dst).CombinedOutput(); err != nil {
+		t.Fatalf("copy examples: %v %s", err, out)
+	}
+	exec.Command("chmod", "-R", "u+w", dst).Run()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		verdict := "SUCCESS"
+		if calls.Load()%2 == 0 {
+			verdict = "NOT SUCCESS"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"j","object":"chat.completion","model":"judge","choices":[{"index":0,"message":{"role":"assistant","content":"The screenshots show the answer.\nVerdict: %s"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, verdict)
+	}))
+	defer srv.Close()
+	out, stderr, code := bench(t, "judge", dst, "--judge", "llm", "--judge-model", "openai:judge", "--judge-base-url", srv.URL+"/v1")
+	if code != 0 {
+		t.Fatalf("bench judge: exit %d: %s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dst, "*", "verdict-llm.json"))
+	if len(files) != 4 || calls.Load() != 4 {
+		t.Fatalf("%d verdict files, %d judge calls; want 4 and 4\n%s", len(files), calls.Load(), out)
+	}
+	for _, f := range files {
+		var v struct {
+			Verdict struct {
+				Judge string `json:"judge"`
+				Pass  bool   `json:"pass"`
+				Error string `json:"error"`
+			} `json:"verdict"`
+			Screenshots int `json:"screenshots"`
+		}
+		b, _ := os.ReadFile(f)
+		if err := json.Unmarshal(b, &v); err != nil || v.Verdict.Error != "" || v.Screenshots == 0 {
+			t.Errorf("%s: %s", f, b)
 		}
 	}
 }
