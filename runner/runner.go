@@ -22,6 +22,7 @@ import (
 	"webbench/results"
 	"webbench/suites"
 
+	playwright "github.com/mxschmitt/playwright-go"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -55,6 +56,9 @@ type Options struct {
 	DisableEvaluate bool
 	// BrowserArgs are extra Chromium command-line arguments.
 	BrowserArgs []string
+	// Trace records a Playwright trace of every attempt and keeps it as traces/<attempt_id>.zip in the run
+	// directory when the attempt did not pass (open with `npx playwright show-trace`).
+	Trace bool
 }
 
 // Summary is what Run did.
@@ -344,6 +348,20 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		return infra(fmt.Errorf("new browser context: %w", err))
 	}
 	defer sess.Close()
+	if wk.opts.Trace {
+		if err := sess.Context().Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true),
+			Snapshots: playwright.Bool(true), Title: playwright.String(t.ID)}); err == nil {
+			defer func() {
+				if rec.Status == results.StatusPass {
+					_ = sess.Context().Tracing().Stop()
+					return
+				}
+				p := filepath.Join(w.Dir(), "traces", a.AttemptID+".zip")
+				_ = os.MkdirAll(filepath.Dir(p), 0o755)
+				_ = sess.Context().Tracing().Stop(p)
+			}()
+		}
+	}
 	if err := sess.Navigate(env.StartURL()); err != nil {
 		return infra(fmt.Errorf("open start page: %w", err))
 	}

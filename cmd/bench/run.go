@@ -58,7 +58,8 @@ type runFlags struct {
 	driverDir, chromium, wsURL string
 	maxCost                    float64
 	dryRun, jsonOut            bool
-	screenshots                bool
+	screenshots, trace         bool
+	noEvaluate                 bool
 }
 
 func (f *runFlags) register(c *cobra.Command) {
@@ -73,6 +74,8 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids) and exit")
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "with --dry-run: print the plan as JSON")
 	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
+	c.Flags().BoolVar(&f.trace, "trace", false, "keep a Playwright trace (traces/<attempt_id>.zip) of every attempt that did not pass")
+	c.Flags().BoolVar(&f.noEvaluate, "disable-evaluate", false, "remove browser_evaluate from the agent's tools")
 }
 
 func (f *runFlags) options(spec any) (runner.Options, error) {
@@ -85,7 +88,8 @@ func (f *runFlags) options(spec any) (runner.Options, error) {
 		out = filepath.Join("runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
-		Chromium: f.chromium, BrowserEndpoint: f.wsURL, MaxCostUSD: f.maxCost, Spec: spec, Screenshots: f.screenshots}, nil
+		Chromium: f.chromium, BrowserEndpoint: f.wsURL, MaxCostUSD: f.maxCost, Spec: spec, Screenshots: f.screenshots,
+		Trace: f.trace, DisableEvaluate: f.noEvaluate}, nil
 }
 
 func runCmd() *cobra.Command {
@@ -94,7 +98,7 @@ func runCmd() *cobra.Command {
 	var reps, maxSteps int
 	var model, baseURL, profile, guards, prompt, seed string
 	var baseSeed int64
-	var timeout time.Duration
+	var timeout, callTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run one agent configuration over a suite and report",
@@ -109,6 +113,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			m.CallTimeout = callTimeout
 			g, err := guard.Parse(guards)
 			if err != nil {
 				return usageErr("--guards: %v", err)
@@ -146,6 +151,7 @@ func runCmd() *cobra.Command {
 	c.Flags().Int64Var(&baseSeed, "seed", 1, "base seed; attempt seeds derive from it and pair_id")
 	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
+	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on one model HTTP call (default 120s); exceeding it is an infrastructure error")
 	return c
 }
 
