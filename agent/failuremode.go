@@ -321,8 +321,8 @@ func lastSnapshot(text string) (string, bool) {
 var evaluateTimeoutRE = regexp.MustCompile(`(?i)evaluate (?:timed out|cancelled)|execution was terminated`)
 
 // FailureMode classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
-// wins, in this order): "stale_ref_deadlock" (error budget spent with ≥3 stale-ref errors among the last 5 tool
-// results), "empty_snapshot" (final ok=false while the last snapshot seen had no interactive ref),
+// wins, in this order): "stale_ref_deadlock" (error budget or stall limit spent with ≥3 stale-ref errors among
+// the last 5 tool results), "empty_snapshot" (final ok=false while the last snapshot seen had no interactive ref),
 // "intercepted" (the last failed tool call was an intercepted click and no action succeeded after it),
 // "hung_evaluate" (ended by timeout while a browser_evaluate was running, or the last tool call was an
 // evaluate that timed out), "loop" (ended inside a streak of ≥5 identical or no-op calls), "stalled",
@@ -364,8 +364,9 @@ func FailureMode(t *Trajectory, judgePass bool) string {
 		return !r.Failed && (r.Action || browser.ActionTools[browser.ToolName(r.Call.Name)])
 	}
 
-	// stale_ref_deadlock
-	if f.Reason == "error_budget" {
+	// stale_ref_deadlock: whichever budget ended it — with one call per iteration the stall limit (3) comes
+	// before the consecutive-error budget (5), so a stale-ref deadlock usually ends as "stalled".
+	if f.Reason == "error_budget" || f.Reason == "stalled" {
 		n := 0
 		for i := max(0, len(recs)-5); i < len(recs); i++ {
 			if isStale(recs[i].r) {

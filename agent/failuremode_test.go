@@ -66,6 +66,7 @@ func TestFailureMode(t *testing.T) {
 	}{
 		{"pass", traj("answered", yes, ok()), true, ""},
 		{"stale ref deadlock", traj("error_budget", nil, ok(), stale("e3"), stale("e44"), rec("browser_type", `{}`, "### Error\nboom", true), stale("e45"), rec("browser_click", `{}`, "### Error\nboom", true)), false, "stale_ref_deadlock"},
+		{"stale ref deadlock ended by the stall limit", traj("stalled", nil, ok(), stale("e3"), stale("e3"), stale("e3")), false, "stale_ref_deadlock"},
 		{"error budget with 2 stale refs", traj("error_budget", nil, ok(), stale("e3"), rec("browser_type", `{}`, "### Error\nboom", true), rec("browser_type", `{}`, "### Error\nboom2", true), stale("e45"), rec("browser_click", `{}`, "### Error\nboom3", true)), false, "error_budget"},
 		{"empty snapshot", traj("answered", no, rec("browser_navigate", `{"url":"/login"}`, snapEmpty, false)), false, "empty_snapshot"},
 		{"empty first observation", func() *Trajectory {
