@@ -1,0 +1,776 @@
+package zoo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+
+	"webbench/judge"
+	"webbench/suites"
+)
+
+// Tests of the `recipes` app over HTTP and in real Chromium, plus the browser helpers (rs*) shared with
+// stays_test.go. Browser tests are skipped with -short.
+
+// rsServer starts a Zoo server for one test.
+func rsServer(t *testing.T) *Server {
+	t.Helper()
+	srv, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func rsTenant(t *testing.T, srv *Server, app string, muts ...string) *Tenant {
+	t.Helper()
+	tn, err := srv.NewTenant(app, muts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tn
+}
+
+// rsClient is an HTTP client that does not follow redirects (so tests see the 303s).
+var rsClient = &http.Client{Timeout: 10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func rsGet(t *testing.T, u string) (int, string, http.Header) {
+	t.Helper()
+	resp, err := rsClient.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func rsPost(t *testing.T, u string, v url.Values) (int, string, http.Header) {
+	t.Helper()
+	resp, err := rsClient.PostForm(u, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func rsState(t *testing.T, tn *Tenant) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(tn.State(), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func rsWant(t *testing.T, body string, subs ...string) {
+	t.Helper()
+	for _, s := range subs {
+		if !strings.Contains(body, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+}
+
+// rsNeverAnswers reports whether GET u is still unanswered after wait (the client gives up then).
+func rsNeverAnswers(t *testing.T, u string, wait time.Duration) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		return false
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	return time.Since(start) >= wait
+}
+
+func TestRecipesHelpers(t *testing.T) {
+	for m, want := range map[int]string{25: "25 mins", 60: "1 hr", 85: "1 hr 25 mins", 195: "3 hrs 15 mins",
+		500: "8 hrs 20 mins", 121: "2 hrs 1 min"} {
+		if got := recipeDuration(m); got != want {
+			t.Errorf("recipeDuration(%d) = %q, want %q", m, got, want)
+		}
+	}
+	for n, want := range map[int]string{7: "7", 642: "642", 2958: "2,958", 12460: "12,460", 1234567: "1,234,567"} {
+		if got := commaInt(n); got != want {
+			t.Errorf("commaInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	q := splitQuantity("2 ⅓ cups mashed overripe bananas")
+	if q.Qty != "2 ⅓" || q.Rest != " cups mashed overripe bananas" || q.Value < 2.333 || q.Value > 2.334 {
+		t.Errorf("splitQuantity: %+v", q)
+	}
+	if q := splitQuantity("pinch of salt"); q.Qty != "" || q.Rest != "pinch of salt" {
+		t.Errorf("splitQuantity(no quantity): %+v", q)
+	}
+	if q := splitQuantity("1 (16 ounce) container sour cream"); q.Qty != "1" || q.Value != 1 {
+		t.Errorf("splitQuantity(parenthesis): %+v", q)
+	}
+	seen := map[int]bool{}
+	for _, r := range recipeCatalog {
+		if seen[r.ID] {
+			t.Errorf("duplicate recipe id %d", r.ID)
+		}
+		seen[r.ID] = true
+		if r.Total() <= 0 || r.Servings <= 0 || len(r.Ingredients) == 0 || r.Nutrition.Calories == 0 {
+			t.Errorf("recipe %s is incomplete", r.Name)
+		}
+	}
+	if got := searchRecipes("banana bread"); len(got) != 3 || got[0].ID != 20144 {
+		t.Errorf("search banana bread: %d results", len(got))
+	}
+	if got := searchRecipes("pancakes"); len(got) != 3 {
+		t.Errorf("search pancakes: %d results", len(got))
+	}
+	if got := searchRecipes("zzz"); len(got) != 0 {
+		t.Errorf("search zzz: %d results", len(got))
+	}
+}
+
+func TestRecipesHTTP(t *testing.T) {
+	srv := rsServer(t)
+	tn := rsTenant(t, srv, "recipes")
+
+	code, body, _ := rsGet(t, tn.URL("/"))
+	if code != 200 {
+		t.Fatalf("home: %d", code)
+	}
+	rsWant(t, body, `<base href="`+tn.Prefix()+`">`, `<label for="search-q" class="sr-only">Search recipes</label>`,
+		"Trending now", "Best Ever Banana Bread", `<button type="submit" class="search-button">Search</button>`)
+
+	code, body, _ = rsGet(t, tn.URL("search?q=banana+bread"))
+	if code != 200 {
+		t.Fatalf("search: %d", code)
+	}
+	rsWant(t, body, "Results for “banana bread”", "3 recipes", `aria-label="Best Ever Banana Bread"`,
+		"4.7 stars", "12,460 reviews", "Servings: 10", "Total time: 1 hr 25 mins", "Moist Sour Cream Banana Bread",
+		"Vegan Banana Bread", `href="recipe/20144/best-ever-banana-bread"`)
+	if strings.Contains(body, "Fluffy Buttermilk Pancakes") {
+		t.Error("banana bread search shows pancakes")
+	}
+	_, body, _ = rsGet(t, tn.URL("search?q=banana+bread&sort=reviews"))
+	if i, j := strings.Index(body, "Best Ever Banana Bread"), strings.Index(body, "Vegan Banana Bread"); i < 0 || j < i {
+		t.Error("sort by reviews: Best Ever (12,460) should come before Vegan (642)")
+	}
+	_, body, _ = rsGet(t, tn.URL("search?q=zzzz"))
+	rsWant(t, body, "We couldn't find any recipes for “zzzz”")
+
+	code, body, _ = rsGet(t, tn.URL("recipe/20144/best-ever-banana-bread"))
+	if code != 200 {
+		t.Fatalf("recipe: %d", code)
+	}
+	rsWant(t, body, `<h1 class="recipe-title">Best Ever Banana Bread</h1>`, "<th scope=\"row\">Calories</th><td>229</td>",
+		"<th scope=\"row\">Sodium</th><td>200mg</td>", "<th scope=\"row\">Total Time</th><td>1 hr 25 mins</td>",
+		"<th scope=\"row\">Yield</th><td>1 9x5-inch loaf</td>", `data-value="2.3333333333333335">2 ⅓</span> cups mashed overripe bananas`,
+		`data-src="api/nutrition/20144"`, "Nutrition Facts (per serving)", "Oven temperature", "350°F (175°C)")
+	if strings.Contains(body, "data-busy-ms") {
+		t.Error("busy_script is off but the page has data-busy-ms")
+	}
+	code, _, h := rsGet(t, tn.URL("recipe/20144"))
+	if code != http.StatusSeeOther || h.Get("Location") != tn.Prefix()+"recipe/20144/best-ever-banana-bread" {
+		t.Errorf("recipe/20144: %d → %q", code, h.Get("Location"))
+	}
+	code, _, h = rsGet(t, tn.URL("recipe/20144/wrong-slug"))
+	if code != http.StatusSeeOther || !strings.HasSuffix(h.Get("Location"), "/best-ever-banana-bread") {
+		t.Errorf("wrong slug: %d → %q", code, h.Get("Location"))
+	}
+	if code, _, _ := rsGet(t, tn.URL("recipe/99999/x")); code != 404 {
+		t.Errorf("unknown recipe: %d", code)
+	}
+	if code, _, h := rsGet(t, tn.URL("static/recipe.js")); code != 200 || !strings.Contains(h.Get("Content-Type"), "javascript") {
+		t.Errorf("static/recipe.js: %d %s", code, h.Get("Content-Type"))
+	}
+
+	code, body, _ = rsGet(t, tn.URL("api/nutrition/52210"))
+	var nj recipeNutritionJSON
+	if code != 200 || json.Unmarshal([]byte(body), &nj) != nil {
+		t.Fatalf("api/nutrition: %d %s", code, body)
+	}
+	if nj.Name != "Chicken Tikka Masala" || nj.PerServing.SodiumMg != 868 || nj.DailyValue["sodium"] != 38 ||
+		nj.Servings != 6 {
+		t.Errorf("api/nutrition/52210 = %+v", nj)
+	}
+	if code, _, _ := rsGet(t, tn.URL("api/nutrition/1")); code != 404 {
+		t.Errorf("api/nutrition/1: %d", code)
+	}
+
+	st := rsState(t, tn)
+	b, _ := json.Marshal(map[string]any{"searches": st["searches"], "viewed": st["viewed"]})
+	if want := `{"searches":["banana bread","banana bread","zzzz"],"viewed":[20144]}`; string(b) != want {
+		t.Errorf("state = %s, want %s", b, want)
+	}
+	if err := tn.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if st := rsState(t, tn); len(st["searches"].([]any)) != 0 || len(st["viewed"].([]any)) != 0 {
+		t.Errorf("state after reset = %v", st)
+	}
+}
+
+func TestRecipesMutationsHTTP(t *testing.T) {
+	srv := rsServer(t)
+	hung := rsTenant(t, srv, "recipes", "hung_fetch")
+	if !rsNeverAnswers(t, hung.URL("api/nutrition/52210"), 400*time.Millisecond) {
+		t.Error("hung_fetch: api/nutrition answered")
+	}
+	_, body, _ := rsGet(t, hung.URL("recipe/52210/chicken-tikka-masala"))
+	rsWant(t, body, "<th scope=\"row\">Sodium</th><td>868mg</td>", `data-src="api/nutrition/52210"`)
+
+	busy := rsTenant(t, srv, "recipes", "busy_script")
+	_, body, _ = rsGet(t, busy.URL("recipe/41208/fluffy-buttermilk-pancakes"))
+	rsWant(t, body, `data-busy-ms="30000"`, "<th scope=\"row\">Yield</th><td>12 pancakes</td>")
+	if rsNeverAnswers(t, busy.URL("api/nutrition/41208"), 2*time.Second) {
+		t.Error("busy_script alone must not hang the API")
+	}
+
+	consent := rsTenant(t, srv, "recipes", "consent")
+	_, body, _ = rsGet(t, consent.URL("/"))
+	rsWant(t, body, `id="onetrust-consent-sdk"`, "Reject all")
+	if _, err := srv.NewTenant("recipes", []string{"ref_churn"}); err == nil {
+		t.Error("recipes accepted ref_churn, which it does not implement")
+	}
+}
+
+// ---- real-Chromium helpers shared with stays_test.go ----
+
+// rsLaunch starts the Playwright driver and Chromium (skipped with -short). The driver is
+// $PLAYWRIGHT_CLI_PATH, else .cache/driver/node_modules/playwright-core/cli.js searched upward from the
+// package; Node is $PLAYWRIGHT_NODEJS_PATH or `node` on PATH; Chromium is $WEBBENCH_CHROMIUM or
+// /usr/lib/chromium/chromium.
+func rsLaunch(t *testing.T) playwright.Browser {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real-Chromium test (-short)")
+	}
+	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
+		dir, _ := os.Getwd()
+		for ; ; dir = filepath.Dir(dir) {
+			p := filepath.Join(dir, ".cache", "driver", "node_modules", "playwright-core", "cli.js")
+			if _, err := os.Stat(p); err == nil {
+				t.Setenv("PLAYWRIGHT_CLI_PATH", p)
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				t.Fatal("no Playwright driver: set PLAYWRIGHT_CLI_PATH or run `make setup`")
+			}
+		}
+	}
+	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
+		node, err := exec.LookPath("node")
+		if err != nil {
+			t.Fatal("no node on PATH: set PLAYWRIGHT_NODEJS_PATH")
+		}
+		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
+	}
+	chromium := os.Getenv("WEBBENCH_CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/lib/chromium/chromium"
+	}
+	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath: playwright.String(chromium),
+		Headless:       playwright.Bool(true),
+		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
+	})
+	if err != nil {
+		pw.Stop()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.Close()
+		pw.Stop()
+	})
+	return b
+}
+
+// rsPage opens a 1280×720 page in a fresh context that may load only the tenant's URLs (others are aborted
+// and collected in blocked).
+func rsPage(t *testing.T, b playwright.Browser, tn *Tenant) (playwright.Page, playwright.BrowserContext, *[]string) {
+	t.Helper()
+	ctx, err := b.NewContext(playwright.BrowserNewContextOptions{
+		Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	var mu sync.Mutex
+	blocked := &[]string{}
+	if err := ctx.Route("**/*", func(r playwright.Route) {
+		if tn.Allowed(r.Request().URL()) {
+			r.Continue()
+			return
+		}
+		mu.Lock()
+		*blocked = append(*blocked, r.Request().URL())
+		mu.Unlock()
+		r.Abort()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetDefaultTimeout(5000)
+	return p, ctx, blocked
+}
+
+func rsSnapshot(t *testing.T, p playwright.Page) string {
+	t.Helper()
+	s, err := p.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// rsNode is one line of an AI snapshot: role, accessible name (or inline text), ref, and the index of its
+// parent line (-1 at top level), from the indentation.
+type rsNode struct {
+	Role, Label, Ref string
+	Parent           int
+}
+
+var (
+	rsKeyRe = regexp.MustCompile(`^([A-Za-z]+)(?: "((?:[^"\\]|\\.)*)")?`)
+	rsRefRe = regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`)
+)
+
+// rsParse reads an AI snapshot (`- role "name" [attr]…: text`, the key single-quoted when YAML needs it).
+// Label is the quoted name, else the inline text after ": ".
+func rsParse(snap string) []rsNode {
+	var out []rsNode
+	type open struct{ indent, idx int }
+	var stack []open
+	for _, line := range strings.Split(snap, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		indent := len(line) - len(trimmed)
+		if !strings.HasPrefix(trimmed, "- ") {
+			continue
+		}
+		item := strings.TrimSpace(trimmed[2:])
+		if strings.HasPrefix(item, "'") { // YAML single-quoted key: '…'[: value]
+			end := strings.LastIndex(item, "'")
+			key := strings.ReplaceAll(item[1:end], "''", "'")
+			item = key + item[end+1:]
+		}
+		m := rsKeyRe.FindStringSubmatch(item)
+		if m == nil {
+			continue
+		}
+		n := rsNode{Role: m[1]}
+		if m[2] != "" || strings.HasPrefix(item[len(m[1]):], ` ""`) {
+			u, err := strconv.Unquote(`"` + m[2] + `"`)
+			if err != nil {
+				u = m[2]
+			}
+			n.Label = strings.Join(strings.Fields(u), " ")
+		} else if i := strings.Index(item, ": "); i >= 0 {
+			v := strings.TrimSpace(item[i+2:])
+			if u, err := strconv.Unquote(v); err == nil {
+				v = u
+			}
+			n.Label = v
+		}
+		if r := rsRefRe.FindStringSubmatch(item); r != nil {
+			n.Ref = r[1]
+		}
+		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+			stack = stack[:len(stack)-1]
+		}
+		n.Parent = -1
+		if len(stack) > 0 {
+			n.Parent = stack[len(stack)-1].idx
+		}
+		out = append(out, n)
+		stack = append(stack, open{indent, len(out) - 1})
+	}
+	return out
+}
+
+func rsMatch(n rsNode, tg *suites.Target) bool {
+	if !strings.EqualFold(n.Role, tg.Role) {
+		return false
+	}
+	switch {
+	case tg.Name != "":
+		return strings.EqualFold(n.Label, strings.Join(strings.Fields(tg.Name), " "))
+	case tg.NameRegex != "":
+		return regexp.MustCompile(tg.NameRegex).MatchString(n.Label)
+	}
+	return true
+}
+
+// rsFind returns the tg.Nth node (document order) matching role, name and within (an ancestor matching
+// tg.Within), restricted to nodes with a ref when needRef — the scripted policy's rule.
+func rsFind(nodes []rsNode, tg *suites.Target, needRef bool) *rsNode {
+	within := func(i int, w *suites.Target) bool {
+		for p := nodes[i].Parent; p >= 0; p = nodes[p].Parent {
+			if rsMatch(nodes[p], w) {
+				return true
+			}
+		}
+		return false
+	}
+	k := 0
+	for i := range nodes {
+		if (needRef && nodes[i].Ref == "") || !rsMatch(nodes[i], tg) || (tg.Within != nil && !within(i, tg.Within)) {
+			continue
+		}
+		if k == tg.Nth {
+			return &nodes[i]
+		}
+		k++
+	}
+	return nil
+}
+
+// rsEval runs fn (a JS function source) in the page through a CDP session with a 1 s execution timeout, its
+// promise raced against a 300 ms timer: "__pending__" means the promise did not settle in time (a hung
+// fetch); terminated means the call was still running synchronously after 1 s and was stopped (a busy
+// script). Both bounds keep the test from hanging.
+func rsEval(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, fn string) (value any, terminated bool, took time.Duration) {
+	t.Helper()
+	cdp, err := ctx.NewCDPSession(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cdp.Detach()
+	// Call 1 arms a 300 ms timer, calls the function synchronously (a spin runs inside this evaluation, where
+	// the CDP timeout applies) and parks the race in a global; call 2 awaits it (settles within 300 ms).
+	call := func(expr string, await bool) (map[string]any, error) {
+		res, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": await,
+			"returnByValue": true, "timeout": 1000})
+		if err != nil {
+			return nil, err
+		}
+		m, _ := res.(map[string]any)
+		if ex, ok := m["exceptionDetails"]; ok {
+			return nil, errors.New(toJSON(ex))
+		}
+		return m, nil
+	}
+	start := time.Now()
+	_, err = call("window.__rsEval = (() => { const timer = new Promise(r => setTimeout(() => r('__pending__'), 300)); "+
+		"return Promise.race([Promise.resolve(("+fn+")()), timer]); })(); 0", false)
+	if err != nil {
+		took = time.Since(start)
+		if strings.Contains(err.Error(), "Execution was terminated") {
+			return nil, true, took
+		}
+		t.Fatalf("evaluate %s: %v", fn, err)
+	}
+	m, err := call("window.__rsEval", true)
+	took = time.Since(start)
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", fn, err)
+	}
+	r, _ := m["result"].(map[string]any)
+	return r["value"], false, took
+}
+
+func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// rsPlayResult is what rsPlay observed.
+type rsPlayResult struct {
+	Answer      string
+	Intercepted int // clicks blocked by an overlay (then dismissed)
+	Stale       int // actions whose ref had vanished (then retried on a fresh snapshot)
+	Evals       []rsEvalResult
+}
+
+type rsEvalResult struct {
+	Value      any
+	Terminated bool
+	Took       time.Duration
+}
+
+// rsPlay plays a task's solution as the scripted policy would: each step's target is found by role + name
+// (+ nth, within) in a fresh AI snapshot and acted on by ref. An intercepted click dismisses the dialog
+// ("Reject all") and retries; an action on a ref that vanished (ref_churn) retries on a fresh snapshot.
+// Evaluate steps run through rsEval (bounded).
+func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk suites.Task) rsPlayResult {
+	t.Helper()
+	var res rsPlayResult
+	timeout := playwright.Float(1500)
+	for i := 0; i < len(tk.Solution); i++ {
+		st := tk.Solution[i]
+		snap := rsSnapshot(t, p)
+		nodes := rsParse(snap)
+		if st.Kind == "answer" {
+			if st.Literal != "" {
+				res.Answer = st.Literal
+				return res
+			}
+			n := rsFind(nodes, st.Target, false)
+			if n == nil {
+				t.Fatalf("answer: no %+v in snapshot:\n%s", *st.Target, snap)
+			}
+			m := regexp.MustCompile(st.Target.NameRegex).FindStringSubmatch(n.Label)
+			res.Answer = n.Label
+			if len(m) > 1 {
+				res.Answer = m[1]
+			}
+			return res
+		}
+		if st.Kind == "evaluate" {
+			v, term, took := rsEval(t, ctx, p, st.Function)
+			res.Evals = append(res.Evals, rsEvalResult{v, term, took})
+			continue
+		}
+		var loc playwright.Locator
+		if st.Target != nil {
+			n := rsFind(nodes, st.Target, true)
+			if n == nil {
+				t.Fatalf("step %d %s: no %+v in snapshot:\n%s", i, st.Kind, *st.Target, snap)
+			}
+			loc = p.Locator("aria-ref=" + n.Ref)
+		}
+		var err error
+		switch st.Kind {
+		case "click":
+			err = loc.Click(playwright.LocatorClickOptions{Timeout: timeout})
+		case "fill":
+			err = loc.Fill(st.Text, playwright.LocatorFillOptions{Timeout: timeout})
+		case "select":
+			_, err = loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &st.Values},
+				playwright.LocatorSelectOptionOptions{Timeout: timeout})
+		case "press":
+			err = p.Keyboard().Press(st.Key)
+		case "navigate":
+			_, err = p.Goto(st.URL)
+		default:
+			t.Fatalf("step kind %s not supported here", st.Kind)
+		}
+		if err == nil {
+			if st.Kind == "click" || st.Kind == "press" {
+				time.Sleep(150 * time.Millisecond) // a navigation the action started begins
+			}
+			p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad})
+			continue
+		}
+		switch {
+		case strings.Contains(err.Error(), "intercepts pointer events") && res.Intercepted < 3:
+			res.Intercepted++
+			fix := rsFind(nodes, &suites.Target{Role: "button", Name: "Reject all"}, true)
+			if fix == nil {
+				t.Fatalf("step %d: intercepted and no Reject all: %v", i, err)
+			}
+			if err := p.Locator("aria-ref=" + fix.Ref).Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
+				t.Fatalf("step %d: Reject all: %v", i, err)
+			}
+		case res.Stale < 5 && tk.HasTag("stale_ref_refresh"):
+			res.Stale++ // the node behind the ref was re-rendered away: look again
+		default:
+			t.Fatalf("step %d %s %+v: %v", i, st.Kind, st.Target, err)
+		}
+		i-- // retry the step on a fresh snapshot
+	}
+	t.Fatal("solution has no answer step")
+	return res
+}
+
+// rsCheck judges a played task with the real judges: check.state against the tenant's state, check.answer
+// against the answer.
+func rsCheck(t *testing.T, tn *Tenant, tk suites.Task, answer string) {
+	t.Helper()
+	if tk.Check.State != nil {
+		var st any
+		json.Unmarshal(tn.State(), &st)
+		if why := judge.Match(map[string]any(tk.Check.State), st, "state"); why != "" {
+			t.Errorf("check.state: %s", why)
+		}
+	}
+	if r := tk.Check.Answer; r != nil {
+		if ok, why := judge.MatchAnswer(*r, answer); !ok {
+			t.Errorf("check.answer: %s", why)
+		}
+	}
+}
+
+// rsTasks returns the built-in tasks of app.
+func rsTasks(t *testing.T, app string) []suites.Task {
+	t.Helper()
+	all, err := BuiltinTasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []suites.Task
+	for _, tk := range all {
+		if tk.App == app {
+			out = append(out, tk)
+		}
+	}
+	return out
+}
+
+// rsBrowserTasks checks every task of app in Chromium: the first solution target is in the start page's AI
+// snapshot (by role and name, with a ref), the solution plays to a passing check, blocked clicks happen
+// exactly under consent, and evaluate steps hit a hung API (never settles) or a busy function (terminated).
+func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string, minTasks int) {
+	tasks := rsTasks(t, app)
+	if len(tasks) < minTasks {
+		t.Fatalf("%d %s tasks, want ≥ %d", len(tasks), app, minTasks)
+	}
+	for _, tk := range tasks {
+		t.Run(tk.ID, func(t *testing.T) {
+			tn := rsTenant(t, srv, app, tk.Mutations...)
+			p, ctx, blocked := rsPage(t, b, tn)
+			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
+				t.Fatal(err)
+			}
+			first := tk.Solution[0]
+			if first.Target == nil {
+				t.Fatalf("first step %s has no target", first.Kind)
+			}
+			snap := rsSnapshot(t, p)
+			if rsFind(rsParse(snap), first.Target, first.Kind != "answer") == nil {
+				t.Fatalf("start page %s: no %+v in the AI snapshot:\n%s", tk.Start, *first.Target, snap)
+			}
+			res := rsPlay(t, ctx, p, tk)
+			rsCheck(t, tn, tk, res.Answer)
+			has := func(m string) bool { return contains(tk.Mutations, m) }
+			if has("consent") != (res.Intercepted > 0) {
+				t.Errorf("mutations %v but %d intercepted clicks", tk.Mutations, res.Intercepted)
+			}
+			nEval := 0
+			for _, st := range tk.Solution {
+				if st.Kind == "evaluate" {
+					nEval++
+				}
+			}
+			if (has("hung_fetch") || has("busy_script")) != (nEval > 0) || len(res.Evals) != nEval {
+				t.Errorf("mutations %v, %d evaluate steps, %d run", tk.Mutations, nEval, len(res.Evals))
+			}
+			for _, e := range res.Evals {
+				switch {
+				case has("hung_fetch") && e.Value != "__pending__":
+					t.Errorf("hung_fetch: the evaluate settled with %v", e.Value)
+				case has("busy_script") && !e.Terminated:
+					t.Errorf("busy_script: the evaluate finished (%v) in %v instead of spinning", e.Value, e.Took)
+				}
+			}
+			if len(*blocked) > 0 {
+				t.Errorf("the page requested URLs outside its tenant: %v", *blocked)
+			}
+			t.Logf("answer %q, %d intercepted, %d stale, evals %+v", res.Answer, res.Intercepted, res.Stale, res.Evals)
+		})
+	}
+}
+
+func TestRecipesBrowser(t *testing.T) {
+	b := rsLaunch(t)
+	srv := rsServer(t)
+	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "recipes", 5) })
+
+	t.Run("nutrition_label_loads", func(t *testing.T) {
+		tn := rsTenant(t, srv, "recipes")
+		p, ctx, _ := rsPage(t, b, tn)
+		p.Goto(tn.URL("recipe/52210/chicken-tikka-masala"))
+		if err := p.Locator("table.nutrition-full").WaitFor(playwright.LocatorWaitForOptions{
+			State: playwright.WaitForSelectorStateAttached, Timeout: playwright.Float(3000)}); err != nil {
+			t.Fatalf("full nutrition label not rendered: %v", err)
+		}
+		if err := p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Show full nutrition label"}).Click(); err != nil {
+			t.Fatal(err)
+		}
+		snap := rsSnapshot(t, p)
+		if n := rsFind(rsParse(snap), &suites.Target{Role: "cell", Name: "38%",
+			Within: &suites.Target{Role: "table", Name: "Full nutrition label"}}, false); n == nil {
+			t.Errorf("full label lacks sodium 38%%:\n%s", snap)
+		}
+		v, term, _ := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()")
+		if term || v.(map[string]any)["per_serving"].(map[string]any)["sodium_mg"] != 868.0 {
+			t.Errorf("fetch api/nutrition without hung_fetch = %v (terminated %v)", v, term)
+		}
+		v, term, took := rsEval(t, ctx, p, "() => window.computeScaledServings(12)")
+		if term || took > 900*time.Millisecond {
+			t.Fatalf("computeScaledServings without busy_script: terminated %v after %v", term, took)
+		}
+		m := v.(map[string]any)
+		if m["factor"] != 2.0 || m["servings"] != 12.0 {
+			t.Errorf("computeScaledServings(12) = %v", m)
+		}
+		first := m["ingredients"].([]any)[0].(map[string]any)
+		if first["quantity"] != "2" || first["text"] != "cup plain yogurt" {
+			t.Errorf("scaled first ingredient = %v, want 2 × cup plain yogurt", first)
+		}
+	})
+
+	t.Run("hung_fetch_never_answers", func(t *testing.T) {
+		tn := rsTenant(t, srv, "recipes", "hung_fetch")
+		p, ctx, _ := rsPage(t, b, tn)
+		p.Goto(tn.URL("recipe/52210/chicken-tikka-masala"))
+		v, term, took := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()")
+		if term || v != "__pending__" || took < 250*time.Millisecond {
+			t.Errorf("hung fetch settled: %v (terminated %v, %v)", v, term, took)
+		}
+		// The page's own request hangs too: the label is still loading, the table has the facts.
+		if txt, _ := p.Locator("#nutrition-label").TextContent(); !strings.Contains(txt, "Loading nutrition label") {
+			t.Errorf("nutrition label = %q, want still loading", txt)
+		}
+		snap := rsSnapshot(t, p)
+		if rsFind(rsParse(snap), &suites.Target{Role: "cell", Name: "868mg",
+			Within: &suites.Target{Role: "table", Name: "Nutrition Facts (per serving)"}}, false) == nil {
+			t.Errorf("per-serving table lacks 868mg")
+		}
+	})
+
+	t.Run("busy_script_spins", func(t *testing.T) {
+		tn := rsTenant(t, srv, "recipes", "busy_script")
+		p, ctx, _ := rsPage(t, b, tn)
+		p.Goto(tn.URL("recipe/41208/fluffy-buttermilk-pancakes"))
+		cdp, err := ctx.NewCDPSession(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err = cdp.Send("Runtime.evaluate", map[string]any{"expression": "window.computeScaledServings(8)",
+			"timeout": 500, "returnByValue": true})
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "Execution was terminated") {
+			t.Errorf("computeScaledServings under busy_script: %v, want terminated", err)
+		}
+		if took < 450*time.Millisecond || took > 5*time.Second {
+			t.Errorf("terminated after %v, want ≈ 500 ms", took)
+		}
+		// The page never calls it: it loaded and stays responsive.
+		if title, err := p.Title(); err != nil || !strings.Contains(title, "Fluffy Buttermilk Pancakes") {
+			t.Errorf("title after terminate: %q %v", title, err)
+		}
+		if err := p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "2x"}).Click(); err != nil {
+			t.Fatal(err)
+		}
+		if txt, _ := p.Locator(".ingredient-list li").First().TextContent(); txt != "4 cups all-purpose flour" {
+			t.Errorf("2x scaler: first ingredient %q", txt)
+		}
+	})
+}
