@@ -92,44 +92,63 @@ func (shopApp) New(env *AppEnv) (Instance, error) {
 // ShopLine is one cart or order line in the shop's state. Color is lowercased ("blue"); Size as shown ("M",
 // "65 cm"); both omitted when the product has no such option. Price is the unit price in dollars.
 type ShopLine struct {
-	SKU   string  `json:"sku"`
-	Name  string  `json:"name"`
-	Qty   int     `json:"qty"`
-	Color string  `json:"color,omitempty"`
-	Size  string  `json:"size,omitempty"`
+	// SKU is the product's stock-keeping unit ("YM-01").
+	SKU string `json:"sku"`
+	// Name is the product name ("Yoga Mat").
+	Name string `json:"name"`
+	// Qty is the quantity, 1–99.
+	Qty int `json:"qty"`
+	// Color is the chosen colour, lowercased ("blue"); empty for products without colours.
+	Color string `json:"color,omitempty"`
+	// Size is the chosen size as shown ("M", "65 cm"); empty for products without sizes.
+	Size string `json:"size,omitempty"`
+	// Price is the unit price in dollars.
 	Price float64 `json:"price"`
 }
 
 // ShopAddress is a checkout address. Country is an ISO code ("US").
 type ShopAddress struct {
+	// FirstName and LastName are the recipient's names as typed (trimmed).
 	FirstName string `json:"first_name"`
 	LastName  string `json:"last_name"`
-	Street    string `json:"street"`
-	City      string `json:"city"`
-	Postcode  string `json:"postcode"`
-	Country   string `json:"country"`
-	Phone     string `json:"phone,omitempty"`
+	// Street, City and Postcode are as typed (trimmed); Postcode is a string ("97201", "LS1 4AP").
+	Street   string `json:"street"`
+	City     string `json:"city"`
+	Postcode string `json:"postcode"`
+	// Country is the ISO 3166-1 alpha-2 code of the chosen option: US, CA, GB, DE or FR.
+	Country string `json:"country"`
+	// Phone is optional.
+	Phone string `json:"phone,omitempty"`
 }
 
 // ShopPayment is the payment of an order: Method "checkmo" (check / money order) or "card"; CardLast4 for
 // cards.
 type ShopPayment struct {
-	Method    string `json:"method"`
+	// Method is "checkmo" or "card".
+	Method string `json:"method"`
+	// CardLast4 is the card number's last four digits (cards only).
 	CardLast4 string `json:"card_last4,omitempty"`
 }
 
 // ShopOrder is a placed order. Number is the 5-digit order number shown as "Order #NNNNN"; Shipping is the
 // method code (standard, express, next_day); amounts in dollars.
 type ShopOrder struct {
-	Number       string      `json:"number"`
-	Items        []ShopLine  `json:"items"`
-	Email        string      `json:"email"`
-	Address      ShopAddress `json:"address"`
-	Shipping     string      `json:"shipping"`
-	Payment      ShopPayment `json:"payment"`
-	Subtotal     float64     `json:"subtotal"`
-	ShippingCost float64     `json:"shipping_cost"`
-	Total        float64     `json:"total"`
+	// Number is the 5-digit order number, a string ("27838").
+	Number string `json:"number"`
+	// Items are the cart lines at the time of the order.
+	Items []ShopLine `json:"items"`
+	// Email is the guest's email address.
+	Email string `json:"email"`
+	// Address is the shipping address.
+	Address ShopAddress `json:"address"`
+	// Shipping is the method code: standard, express or next_day.
+	Shipping string `json:"shipping"`
+	// Payment is the payment method.
+	Payment ShopPayment `json:"payment"`
+	// Subtotal, ShippingCost and Total are in dollars (Standard $5, Express $12, Next day $25).
+	Subtotal     float64 `json:"subtotal"`
+	ShippingCost float64 `json:"shipping_cost"`
+	Total        float64 `json:"total"`
 }
 
 // shopCheckout is the checkout in progress (one guest per tenant).

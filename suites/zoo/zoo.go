@@ -307,13 +307,20 @@ func (t *Tenant) Allowed(rawURL string) bool {
 
 // TenantInfo is the control API's description of a tenant.
 type TenantInfo struct {
-	ID        string    `json:"id"`
-	App       string    `json:"app"`
-	Mutations []string  `json:"mutations"`
-	Seq       int       `json:"seq"`
-	URL       string    `json:"url"`
-	Prefix    string    `json:"prefix"`
-	Created   time.Time `json:"created"`
+	// ID is the tenant id (32 hex characters).
+	ID string `json:"id"`
+	// App is the app's registry name.
+	App string `json:"app"`
+	// Mutations are the switched-on mutations, sorted.
+	Mutations []string `json:"mutations"`
+	// Seq is the 1-based creation order on the server.
+	Seq int `json:"seq"`
+	// URL is the absolute URL of the app's home under the tenant ("http://127.0.0.1:P/t/<id>/<app>/").
+	URL string `json:"url"`
+	// Prefix is the tenant's path prefix ("/t/<id>/<app>/").
+	Prefix string `json:"prefix"`
+	// Created is the creation time (wall clock; informational only, never part of the state).
+	Created time.Time `json:"created"`
 }
 
 // Info describes the tenant (the control API's create response).
