@@ -36,6 +36,8 @@ type Model struct {
 	// CallTimeout bounds one model HTTP call including reading its body (default 120 s); a call that exceeds it
 	// is an infrastructure error (retried), so a hung or endless endpoint cannot eat an attempt's budget.
 	CallTimeout time.Duration `json:"call_timeout,omitempty" yaml:"call_timeout"`
+	// MaxConnections caps concurrent calls to the endpoint, adapting down on 429 (0 = no cap).
+	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
 }
 
 // ParseModel parses the --model flag: "scripted", "scripted:PROFILE", "openai:NAME".
@@ -76,7 +78,8 @@ func (m Model) LLMConfig(baseURL string) llm.Config {
 		baseURL = m.BaseURL
 	}
 	return llm.Config{Model: m.Name, BaseURL: baseURL, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temp, TopP: m.TopP,
-		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut, CallTimeout: m.CallTimeout}
+		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut, CallTimeout: m.CallTimeout,
+		MaxConnections: m.MaxConnections}
 }
 
 // Variant is one arm: a name and the agent configuration it runs.

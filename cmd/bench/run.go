@@ -99,6 +99,7 @@ func runCmd() *cobra.Command {
 	var model, baseURL, profile, guards, prompt, seed string
 	var baseSeed int64
 	var timeout, callTimeout time.Duration
+	var maxConns int
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run one agent configuration over a suite and report",
@@ -114,6 +115,7 @@ func runCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			m.CallTimeout = callTimeout
+			m.MaxConnections = maxConns
 			g, err := guard.Parse(guards)
 			if err != nil {
 				return usageErr("--guards: %v", err)
@@ -151,6 +153,7 @@ func runCmd() *cobra.Command {
 	c.Flags().Int64Var(&baseSeed, "seed", 1, "base seed; attempt seeds derive from it and pair_id")
 	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
+	c.Flags().IntVar(&maxConns, "max-connections", 0, "concurrent model calls to the endpoint; halved on 429, grown back slowly (0 = workers)")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on one model HTTP call (default 120s); exceeding it is an infrastructure error")
 	return c
 }
