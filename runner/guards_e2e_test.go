@@ -186,6 +186,32 @@ var guardE2ECases = []guardE2E{
 		},
 	},
 	{
+		// Seed 003. hung_fetch makes api/nutrition/<id> never answer, and the policy always plays the solution's
+		// evaluate that awaits it. On: the call gets a 5 s budget, is terminated, the error comes back and the
+		// policy goes on to read the answer from the page. Off: the plain page.Evaluate never returns and the
+		// attempt's (shortened, 12 s) deadline ends it while the evaluate is running.
+		guard: guard.NameEvaluateIsolation, task: "recipes-qa-tikka-masala-sodium", timeout: 12 * time.Second,
+		offMode: "hung_evaluate", onActions: []string{"evaluate", "timeout"},
+		check: func(t *testing.T, on, off *agent.Trajectory) {
+			var hung *agent.ToolRecord
+			for _, r := range records(on) {
+				if browser.ToolName(r.Call.Name) == "browser_evaluate" {
+					hung = r
+				}
+			}
+			if hung == nil || !hung.Failed || !strings.Contains(hung.Raw, "evaluate timed out after") ||
+				hung.DurationMS < 4000 || hung.DurationMS > 8000 {
+				t.Errorf("on: evaluate record %+v, want a failed call cut off after about 5 s", hung)
+			}
+			if off.Finish.Reason != "timeout" {
+				t.Errorf("off: finish reason %q, want timeout", off.Finish.Reason)
+			}
+			if on.DurationMS >= 12000 {
+				t.Errorf("on: took %d ms, not less than the 12 s budget", on.DurationMS)
+			}
+		},
+	},
+	{
 		// Seed 004. nameless_switch leaves the plan form's switch without an accessible name; the policy plays the
 		// seed's sequence: two guessed refs (fail) + a boxes snapshot; boxes + a guess (fail) + a coordinate
 		// click; a guess (fail) + a snapshot; then Save. On: the successful browser_mouse_click_xy resets the
