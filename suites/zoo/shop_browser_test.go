@@ -183,6 +183,7 @@ func sbSnapshot(t *testing.T, p playwright.Page) string {
 func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, intercepted int) {
 	t.Helper()
 	timeout := playwright.Float(1000)
+	stale := 0
 	for i := 0; i < len(tk.Solution); i++ {
 		st := tk.Solution[i]
 		snap := sbSnapshot(t, p)
@@ -231,6 +232,13 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 			}
 			p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad})
 			continue
+		}
+		if loc != nil && stale < 5 {
+			if n, _ := loc.Count(); n == 0 { // the node was re-rendered away (ref_churn): look again
+				stale++
+				i--
+				continue
+			}
 		}
 		if !strings.Contains(err.Error(), "intercepts pointer events") || intercepted > 5 {
 			t.Fatalf("step %d %s %+v: %v", i, st.Kind, st.Target, err)
@@ -435,6 +443,13 @@ func TestShopBrowserMutations(t *testing.T) {
 	})
 
 	t.Run("ref_churn", func(t *testing.T) {
+		// A longer delay than the default keeps "right after the action" unambiguous on a loaded machine.
+		const delay = 1200 * time.Millisecond
+		srv, err := Start(Options{ChurnDelay: delay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
 		tn, _ := srv.NewTenant("shop", []string{"ref_churn"})
 		p, _ := sbPage(t, b, tn)
 		p.Goto(tn.URL("/product/affirm-water-bottle"))
@@ -448,7 +463,7 @@ func TestShopBrowserMutations(t *testing.T) {
 			}
 			return n.Ref
 		}
-		time.Sleep(800 * time.Millisecond) // let the after-load re-render pass
+		time.Sleep(delay + 300*time.Millisecond) // let the after-load re-render pass
 		s1 := sbSnapshot(t, p)
 		qty1 := refOf(s1, "spinbutton", "Quantity for Affirm Water Bottle")
 		upd1 := refOf(s1, "button", "Update cart")
@@ -459,7 +474,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		if refOf(s2, "button", "Update cart") != upd1 || refOf(s2, "spinbutton", "Quantity for Affirm Water Bottle") != qty1 {
 			t.Fatalf("re-rendered before the delay:\n%s", s2)
 		}
-		time.Sleep(DefaultChurnDelay + 200*time.Millisecond)
+		time.Sleep(delay + 300*time.Millisecond)
 		if n, _ := p.Locator("aria-ref=" + upd1).Count(); n != 0 {
 			t.Fatalf("old Update cart ref %s still resolves after the churn delay", upd1)
 		}
@@ -487,7 +502,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		// Search results churn too; without the mutation nothing changes.
 		p.Goto(tn.URL("/search?q=bottle"))
 		r1 := refOf(sbSnapshot(t, p), "link", "Affirm Water Bottle")
-		time.Sleep(DefaultChurnDelay + 200*time.Millisecond)
+		time.Sleep(delay + 300*time.Millisecond)
 		if s := sbSnapshot(t, p); refOf(s, "link", "Affirm Water Bottle") == r1 || !strings.Contains(s, "Showing 1 of 1 item") {
 			t.Fatalf("search results did not churn:\n%s", s)
 		}
@@ -495,7 +510,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		p2, _ := sbPage(t, b, plain)
 		p2.Goto(plain.URL("/search?q=bottle"))
 		r1 = refOf(sbSnapshot(t, p2), "link", "Affirm Water Bottle")
-		time.Sleep(DefaultChurnDelay + 200*time.Millisecond)
+		time.Sleep(delay + 300*time.Millisecond)
 		if refOf(sbSnapshot(t, p2), "link", "Affirm Water Bottle") != r1 {
 			t.Fatal("results re-rendered without ref_churn")
 		}
