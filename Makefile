@@ -38,3 +38,14 @@ test-short:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# `make bench`: benchmarks of where the time goes (bench/, bench/cmd/benchreport); prints one table and writes
+# BENCHMARKS.md. Installs the comparison baseline @playwright/mcp into bench/mcp (node_modules git-ignored).
+MCP_VERSION := 0.0.83
+MCP_DIR := bench/mcp
+
+bench: setup
+	@if grep -qs '"version": "$(MCP_VERSION)"' "$(MCP_DIR)/node_modules/@playwright/mcp/package.json"; then :; else \
+	  echo "installing @playwright/mcp@$(MCP_VERSION) into $(MCP_DIR)…"; \
+	  npm install --prefix "$(MCP_DIR)" --silent --no-audit --no-fund --save-exact @playwright/mcp@$(MCP_VERSION) >/dev/null; fi
+	$(GO) run ./bench/cmd/benchreport -mcp-dir "$(MCP_DIR)" -out BENCHMARKS.md

@@ -1,0 +1,298 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests are quick and need no browser: statistics, /proc parsing, the pages, the MCP client against a
+// fake stdio server (this test binary re-executed), and the report renderers.
+
+func TestMedianQuantile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3}
+	if got := Median(xs); got != 3 {
+		t.Errorf("Median odd = %v, want 3", got)
+	}
+	if got := Median([]float64{4, 1, 3, 2}); got != 2.5 {
+		t.Errorf("Median even = %v, want 2.5", got)
+	}
+	if !math.IsNaN(Median(nil)) || !math.IsNaN(Quantile(nil, 0.9)) {
+		t.Error("empty input should give NaN")
+	}
+	ten := []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}
+	if got := Quantile(ten, 0.9); got != 9 {
+		t.Errorf("p90 of 1..10 = %v, want 9 (nearest rank)", got)
+	}
+	if got := Quantile(ten, 1); got != 10 {
+		t.Errorf("p100 = %v, want 10", got)
+	}
+	if got := Quantile([]float64{7}, 0.9); got != 7 {
+		t.Errorf("p90 of one = %v", got)
+	}
+	if xs[0] != 5 {
+		t.Error("Median sorted its input in place")
+	}
+	d := NewDist([]float64{1, 2, 3, 100})
+	if d.N != 4 || d.MedianMS != 2.5 || d.P90MS != 100 {
+		t.Errorf("NewDist = %+v", d)
+	}
+}
+
+func TestParseStatAndPss(t *testing.T) {
+	p, ok := parseStat(42, []byte("42 (my (odd) proc) S 7 42 42 0 -1 4194560 1 0 0 0"))
+	if !ok || p.pid != 42 || p.ppid != 7 || p.comm != "my (odd) proc" {
+		t.Fatalf("parseStat = %+v %v", p, ok)
+	}
+	if _, ok := parseStat(1, []byte("garbage")); ok {
+		t.Error("garbage parsed")
+	}
+	rollup := "55d0c0000000-7ffd8d1fe000 ---p 00000000 00:00 0 [rollup]\nRss: 123456 kB\nPss: 98765 kB\nPss_Anon: 1 kB\n"
+	kb, err := parsePss(strings.NewReader(rollup))
+	if err != nil || kb != 98765 {
+		t.Fatalf("parsePss = %d %v, want 98765", kb, err)
+	}
+	if _, err := parsePss(strings.NewReader("Rss: 1 kB\n")); err == nil {
+		t.Error("missing Pss accepted")
+	}
+	procs := []proc{{1, 0, "init"}, {10, 1, "node"}, {11, 10, "chromium"}, {12, 11, "chromium"}, {13, 12, "chromium"},
+		{20, 1, "other"}, {21, 20, "chromium"}}
+	got := fmt.Sprint(descendants(procs, 10))
+	if got != "[10 11 12 13]" {
+		t.Errorf("descendants = %s", got)
+	}
+	if !isChromium("chromium") || !isChromium("chrome") || !isChromium("headless_shell") || isChromium("node") {
+		t.Error("isChromium")
+	}
+}
+
+func TestTreePSSOfThisProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps_rollup"); err != nil {
+		t.Skip("no /proc/<pid>/smaps_rollup here")
+	}
+	n, err := TreePSS(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 1<<20 || n > 8<<30 {
+		t.Fatalf("PSS of the test process = %d bytes, want between 1 MiB and 8 GiB", n)
+	}
+	roots, err := BrowserRoots(os.Getpid())
+	if err != nil || len(roots) != 0 {
+		t.Fatalf("BrowserRoots of a browserless test = %v %v", roots, err)
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
+func TestPages(t *testing.T) {
+	p, err := StartPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	checkout := get(t, p.URL("/checkout"))
+	controls := regexp.MustCompile(`<(input|select|textarea|button|a) `).FindAllString(checkout, -1)
+	if len(controls) != CheckoutControls {
+		t.Errorf("checkout has %d controls, want %d", len(controls), CheckoutControls)
+	}
+	for _, sp := range stepPages {
+		if sp.path == "/checkout" {
+			for _, need := range []string{sp.clickLabel, sp.typeLabel, `id="` + sp.removeID + `"`} {
+				if !strings.Contains(checkout, need) {
+					t.Errorf("checkout lacks %q", need)
+				}
+			}
+		}
+	}
+	results := get(t, p.URL("/results"))
+	if n := strings.Count(results, `<a href="#stay-`); n != ResultCount {
+		t.Errorf("results has %d result links, want %d", n, ResultCount)
+	}
+	if n := strings.Count(results, `type="checkbox"`); n != 5 {
+		t.Errorf("results has %d filters, want 5", n)
+	}
+}
+
+func TestRefOfAndErrorSection(t *testing.T) {
+	snap := "- main [ref=e2]:\n  - checkbox \"Pool\" [ref=f3e10]\n  - textbox \"City\" [ref=e11]\n"
+	if r, err := refOf(snap, `checkbox "Pool"`); err != nil || r != "f3e10" {
+		t.Errorf("refOf = %q %v", r, err)
+	}
+	if _, err := refOf(snap, `button "Go"`); err == nil {
+		t.Error("refOf found a missing node")
+	}
+	text := "### Error\nRef e9 not found in the current page snapshot.\n  Try capturing new snapshot.\n### Page\n- Page URL: x"
+	if got := errorSection(text); got != "Ref e9 not found in the current page snapshot. Try capturing new snapshot." {
+		t.Errorf("errorSection = %q", got)
+	}
+}
+
+// TestHelperMCPServer is not a test: re-executed with BENCH_FAKE_MCP=1 it is a fake MCP stdio server that
+// answers initialize, sends a notification and a server-to-client request before answering a tools/call,
+// reports an error result for tool "fail", and a JSON-RPC error for tool "bad".
+func TestHelperMCPServer(t *testing.T) {
+	if os.Getenv("BENCH_FAKE_MCP") != "1" {
+		t.Skip("helper process")
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"params"`
+			Error any `json:"error"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
+			os.Exit(3)
+		}
+		switch m.Method {
+		case "initialize":
+			out.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
+				"protocolVersion": MCPProtocolVersion, "capabilities": map[string]any{},
+				"serverInfo": map[string]any{"name": "Fake", "version": "9.9"}}})
+		case "notifications/initialized":
+		case "tools/call":
+			out.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+			out.Encode(map[string]any{"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"})
+			// The client must refuse the server's request before we answer.
+			if !in.Scan() || !strings.Contains(in.Text(), `"srv-1"`) || !strings.Contains(in.Text(), "-32601") {
+				os.Exit(4)
+			}
+			switch m.Params.Name {
+			case "bad":
+				out.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32602, "message": "unknown tool"}})
+			default:
+				out.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
+					"isError": m.Params.Name == "fail",
+					"content": []map[string]any{
+						{"type": "text", "text": "### Result\n" + fmt.Sprint(m.Params.Arguments["x"])},
+						{"type": "image", "data": "AA==", "mimeType": "image/png"},
+						{"type": "text", "text": "tail"},
+					}}})
+			}
+		}
+	}
+	os.Exit(0)
+}
+
+func TestMCPClientProtocol(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := &MCPClient{workDir: dir}
+	cmd := exec.Command(exe, "-test.run=^TestHelperMCPServer$")
+	cmd.Env = append(os.Environ(), "BENCH_FAKE_MCP=1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.start(ctx, cmd); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ServerVersion != "Fake 9.9" || c.ProtocolVersion != MCPProtocolVersion {
+		t.Errorf("handshake: %q %q", c.ServerVersion, c.ProtocolVersion)
+	}
+	r, err := c.CallTool(ctx, "echo", map[string]any{"x": 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IsError || r.Text != "### Result\n7\ntail" || r.Images != 1 {
+		t.Errorf("echo = %+v", r)
+	}
+	r, err = c.CallTool(ctx, "fail", nil)
+	if err != nil || !r.IsError {
+		t.Errorf("fail = %+v %v, want an error result", r, err)
+	}
+	if _, err := c.CallTool(ctx, "bad", nil); err == nil || !strings.Contains(err.Error(), "-32602") {
+		t.Errorf("bad = %v, want the JSON-RPC error", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(ctx, "echo", nil); err == nil {
+		t.Error("call after Close succeeded")
+	}
+}
+
+func TestMCPCLIPathError(t *testing.T) {
+	_, err := MCPCLIPath(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "npm install --prefix bench/mcp @playwright/mcp@"+MCPVersion) {
+		t.Fatalf("MCPCLIPath on an empty folder: %v", err)
+	}
+}
+
+func TestReportRendering(t *testing.T) {
+	d := func(xs ...float64) Dist { return NewDist(xs) }
+	r := &Report{
+		Machine: Machine{Cores: 2, Go: "go1.26", Chrome: "156", Driver: "1.64.1", MCP: MCPVersion, LoadAvg: "0.5 → 0.7"},
+		Overhead: &OverheadFigures{Task: OverheadTask, Attempts: 3, RunWebbench: d(20000), RunDirect: d(8000), RunRatio: 2.5,
+			AttemptWebbench: d(6000, 6500), AttemptDirect: d(2000), AttemptRatio: 3.1, ModelMS: 120, ToolMS: 5000, OtherMS: 900,
+			Steps: 17, ToolCalls: 16, Actions: 16},
+		Steps: []PageFigures{{Page: "checkout (40 controls)",
+			Webbench:      StepFigures{Refs: 89, Snapshot: d(12, 14), Click: d(300), Type: d(280), StaleUnknown: d(1.2), StaleRemoved: d(3), SnapshotBytes: 6040, ClickBytes: 6050, StaleText: "Ref e1 not found"},
+			MCP:           StepFigures{Refs: 89, Snapshot: d(13), Click: d(560), Type: d(25), StaleUnknown: d(2.8), StaleRemoved: d(2.9), SnapshotBytes: 6040, ClickBytes: 274, StaleText: "Error: Ref e1 not found"},
+			SnapshotRatio: 1.08, ClickRatio: 1.87}},
+		Startup:    &StartupFigures{Context: d(300), Browser: d(1500), MCP: d(2600), BrowserRatio: 5, MCPRatio: 8.7},
+		Throughput: []ThroughputFigures{{Workers: 1, Attempts: 8, PerMinute: 9.5, Speedup: 1, Passed: 8, Total: 16, WorkerPSS: 250 << 20, WorkerPeak: 280 << 20, TotalPeak: 400 << 20, AttemptMS: 5400}},
+	}
+	var md strings.Builder
+	r.Markdown(&md)
+	for _, want := range []string{"# webbench benchmarks", "`make bench`", CmdOverhead, CmdSteps, CmdStartup, CmdThroughput,
+		"| one attempt (median / p90) | 6.25 s / 6.50 s | 2.00 s / 2.00 s | 3.10× |",
+		"| browser_click, checkbox (median / p90) | 300 ms / 300 ms | 560 ms / 560 ms | 1.87× |",
+		"| observation bytes: browser_click | 6050 B | 274 B | 0.05× |",
+		"| fresh Chromium per attempt (median / p90) | – | 1.50 s / 1.50 s | 5.00× |",
+		"9.5 /min · 5.40 s · 8/16", "250 MiB · 280 MiB · 400 MiB", "0.5 → 0.7"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var tb strings.Builder
+	if err := r.Table(&tb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(tb.String(), "\n")
+	col := -1
+	for _, l := range lines {
+		if i := strings.Index(l, "3.10×"); i >= 0 {
+			col = i
+		}
+	}
+	for _, l := range lines {
+		if i := strings.Index(l, "1.87×"); i >= 0 && i != col {
+			t.Errorf("ratio columns not aligned across sections (%d vs %d):\n%s", i, col, tb.String())
+		}
+	}
+	if col < 0 || !strings.Contains(tb.String(), "HARNESS OVERHEAD") {
+		t.Errorf("table:\n%s", tb.String())
+	}
+}

@@ -1,0 +1,165 @@
+// Command benchreport runs webbench's benchmarks (package bench), prints one table and writes BENCHMARKS.md.
+// `make bench` runs it after installing @playwright/mcp into bench/mcp.
+//
+// Usage:
+//
+//	go run ./bench/cmd/benchreport [-out BENCHMARKS.md] [-only overhead,steps,startup,throughput] [-quick]
+//	                               [-json FILE] [-mcp-dir bench/mcp]
+//
+// -quick shrinks every measurement to a smoke test (a minute or so; figures are not meant to be quoted).
+// Progress goes to stderr; the table to stdout. Exit status 1 when a measurement fails (the report is still
+// written with the sections that completed).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"webbench/agent/browser"
+	"webbench/bench"
+)
+
+func main() {
+	out := flag.String("out", "BENCHMARKS.md", "Markdown report to write (\"\" = none)")
+	only := flag.String("only", "", "comma-separated sections to run: overhead, steps, startup, throughput (default all)")
+	quick := flag.Bool("quick", false, "small sizes: a smoke test, not figures to quote")
+	jsonOut := flag.String("json", "", "also write the raw figures as JSON to this file")
+	mcpDir := flag.String("mcp-dir", "", "@playwright/mcp install folder (default bench/mcp found upward, or $WEBBENCH_MCP_DIR)")
+	flag.Parse()
+
+	want := map[string]bool{}
+	for _, s := range strings.Split(*only, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			switch s {
+			case "overhead", "steps", "startup", "throughput":
+				want[s] = true
+			default:
+				fmt.Fprintf(os.Stderr, "benchreport: -only: unknown section %q\n", s)
+				os.Exit(2)
+			}
+		}
+	}
+	run := func(s string) bool { return len(want) == 0 || want[s] }
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	logf := func(f string, a ...any) {
+		fmt.Fprintf(os.Stderr, "[%5.0fs] "+f+"\n", append([]any{time.Since(start).Seconds()}, a...)...)
+	}
+	mcpOpts := bench.MCPOptions{Dir: *mcpDir}
+	needMCP := run("steps") || run("startup")
+	if needMCP {
+		if _, err := bench.MCPCLIPath(*mcpDir); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(2)
+		}
+	}
+
+	chromium, driver := versions()
+	rep := &bench.Report{}
+	loadStart := bench.LoadAvg()
+	rep.Machine = bench.DescribeMachine(chromium, driver, bench.MCPPackageVersion(*mcpDir))
+	logf("machine: %d cores, load average %s, Chromium %s, playwright-core %s, @playwright/mcp %s",
+		rep.Machine.Cores, loadStart, chromium, driver, rep.Machine.MCP)
+
+	var failed []string
+	fail := func(what string, err error) {
+		logf("%s FAILED: %v", what, err)
+		failed = append(failed, what)
+	}
+	size := func(full, small int) int {
+		if *quick {
+			return small
+		}
+		return full
+	}
+	if run("overhead") {
+		f, err := bench.MeasureOverhead(ctx, bench.OverheadOptions{Runs: size(3, 1), Attempts: size(3, 1), Log: logf})
+		if err != nil {
+			fail("overhead", err)
+		} else {
+			rep.Overhead = &f
+		}
+	}
+	if run("steps") && ctx.Err() == nil {
+		f, err := bench.MeasureSteps(ctx, bench.StepOptions{Samples: size(15, 3), MCP: mcpOpts, Log: logf})
+		if err != nil {
+			fail("steps", err)
+		} else {
+			rep.Steps = f
+		}
+	}
+	if run("startup") && ctx.Err() == nil {
+		f, err := bench.MeasureStartup(ctx, bench.StartupOptions{Reps: size(5, 2), MCP: mcpOpts, Log: logf})
+		if err != nil {
+			fail("startup", err)
+		} else {
+			rep.Startup = &f
+		}
+	}
+	if run("throughput") && ctx.Err() == nil {
+		o := bench.ThroughputOptions{Runs: size(2, 1), Reps: size(2, 1), Log: logf}
+		if *quick {
+			o.Workers = []int{1, 2}
+		}
+		f, err := bench.MeasureThroughput(ctx, o)
+		if err != nil {
+			fail("throughput", err)
+		} else {
+			rep.Throughput = f
+		}
+	}
+	rep.Elapsed = time.Since(start)
+	rep.Machine.LoadAvg = loadStart + " → " + bench.LoadAvg()
+
+	fmt.Println()
+	if err := rep.Table(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+	}
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+		rep.Markdown(f)
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+		logf("wrote %s", *out)
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+		}
+	}
+	if len(failed) > 0 || ctx.Err() != nil {
+		fmt.Fprintf(os.Stderr, "benchreport: failed: %s\n", strings.Join(failed, ", "))
+		os.Exit(1)
+	}
+}
+
+// versions launches the browser once to read its version and the driver's.
+func versions() (chromium, driver string) {
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		return "?", "?"
+	}
+	defer drv.Stop()
+	driver = drv.Version()
+	b, err := drv.Launch(browser.LaunchOptions{Headless: true})
+	if err != nil {
+		return "?", driver
+	}
+	defer b.Close()
+	return b.Version(), driver
+}

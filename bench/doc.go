@@ -1,0 +1,32 @@
+// Package bench holds webbench's performance benchmarks: where the time of an evaluation goes. Each
+// measurement is a plain function returning its figures (so that `go test -bench` and the report program
+// bench/cmd/benchreport share one implementation); `make bench` runs the report program, which prints one
+// table and writes BENCHMARKS.md.
+//
+// The measurements:
+//   - MeasureOverhead: a Zoo shop checkout run through runner.Run with the scripted policy (zero model
+//     latency) against a plain playwright-go program doing the same clicks and fills on the same Zoo app.
+//   - MeasureSteps: per tool call, webbench's agent/browser tools against @playwright/mcp (MCPVersion, driven
+//     over its stdio protocol by MCPClient) on a 40-control checkout form and a 2,000-result page (Pages):
+//     action and snapshot latency, stale-ref error latency, observation size.
+//   - MeasureStartup: an attempt's start-up with a fresh context in a running browser against a fresh browser.
+//   - MeasureThroughput: attempts per minute at 1, 2 and 4 workers, and the PSS of each worker's browser
+//     process tree (/proc/<pid>/smaps_rollup).
+//
+// Nothing here runs in `go test ./...` without -bench: the Benchmark functions are skipped unless -bench
+// selects them, and the unit tests are quick and browser-free.
+package bench
+
+import (
+	"os"
+
+	"webbench/agent/browser"
+)
+
+// chromiumPath is $WEBBENCH_CHROMIUM, else browser.DefaultChromium.
+func chromiumPath() string {
+	if p := os.Getenv(browser.EnvChromium); p != "" {
+		return p
+	}
+	return browser.DefaultChromium
+}

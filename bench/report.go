@@ -1,0 +1,308 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Machine describes where the figures were taken.
+type Machine struct {
+	Date    string `json:"date"`
+	CPU     string `json:"cpu"`
+	Cores   int    `json:"cores"`
+	MemGiB  float64
+	Go      string `json:"go"`
+	Chrome  string `json:"chromium"`
+	Driver  string `json:"playwright_core"`
+	MCP     string `json:"playwright_mcp"`
+	LoadAvg string `json:"loadavg"` // 1-minute load average at start → end
+}
+
+// Report is everything `make bench` measured. Nil sections were not run.
+type Report struct {
+	Machine    Machine
+	Overhead   *OverheadFigures
+	Steps      []PageFigures
+	Startup    *StartupFigures
+	Throughput []ThroughputFigures
+	// Elapsed is the whole report's wall time.
+	Elapsed time.Duration
+}
+
+// Commands that reproduce each section (also printed in BENCHMARKS.md).
+const (
+	CmdAll        = "make bench"
+	CmdOverhead   = "go run ./bench/cmd/benchreport -only overhead"
+	CmdSteps      = "go run ./bench/cmd/benchreport -only steps"
+	CmdStartup    = "go run ./bench/cmd/benchreport -only startup"
+	CmdThroughput = "go run ./bench/cmd/benchreport -only throughput"
+	CmdGoBench    = "go test -run '^$' -bench . -benchtime 5x ./bench/"
+)
+
+// DescribeMachine fills Machine from /proc, the runtime, and the given versions.
+func DescribeMachine(chromium, driver, mcp string) Machine {
+	m := Machine{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Cores: runtime.NumCPU(), Go: runtime.Version(),
+		Chrome: chromium, Driver: driver, MCP: mcp, LoadAvg: LoadAvg()}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			m.MemGiB = float64(kb) / (1 << 20)
+		}
+	}
+	return m
+}
+
+// LoadAvg is the 1-minute load average from /proc/loadavg ("" when unreadable).
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// MCPPackageVersion reads the installed @playwright/mcp version from its package.json ("" when absent).
+func MCPPackageVersion(dir string) string {
+	cli, err := MCPCLIPath(dir)
+	if err != nil {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(cli), "package.json"))
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return ""
+	}
+	return p.Version
+}
+
+// Formatting helpers.
+func fms(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case v >= 10000:
+		return fmt.Sprintf("%.1f s", v/1000)
+	case v >= 1000:
+		return fmt.Sprintf("%.2f s", v/1000)
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	}
+	return fmt.Sprintf("%.2f ms", v)
+}
+
+func fdist(d Dist) string {
+	if d.N == 0 {
+		return "–"
+	}
+	return fms(d.MedianMS) + " / " + fms(d.P90MS)
+}
+
+func fratio(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) || r == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+func fbytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 10<<10:
+		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// row is one line of the table: a measure, webbench's figure, the baseline's figure, the ratio.
+type row struct{ measure, webbench, baseline, ratio string }
+
+// section is a titled group of rows with the command that reproduces it and notes for BENCHMARKS.md.
+type section struct {
+	// short is the table's title, title the Markdown heading.
+	short, title, baseline, ratio, command string
+	rows                                   []row
+	notes                                  []string
+}
+
+func (r *Report) sections() []section {
+	var out []section
+	if o := r.Overhead; o != nil {
+		out = append(out, section{
+			short:    "HARNESS OVERHEAD (Zoo checkout, scripted policy, 1 worker)",
+			title:    fmt.Sprintf("Harness overhead — Zoo task %s, scripted policy (clean, zero latency), 1 worker", o.Task),
+			baseline: "direct playwright-go", ratio: "webbench ÷ direct", command: CmdOverhead,
+			rows: []row{
+				{fmt.Sprintf("whole run, %d attempts (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio)},
+				{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio)},
+				{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), ""},
+				{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", ""},
+				{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", ""},
+			},
+			notes: []string{
+				"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
+				"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (≥250 ms of fixed waits plus network quiet) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
+				"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
+			},
+		})
+	}
+	for _, p := range r.Steps {
+		s := section{
+			short:    fmt.Sprintf("PER STEP: %s page, %d refs", p.Page, p.Webbench.Refs),
+			title:    fmt.Sprintf("Per step — %s page, %d refs", p.Page, p.Webbench.Refs),
+			baseline: "@playwright/mcp " + MCPVersion, ratio: "MCP ÷ webbench", command: CmdSteps,
+			rows: []row{
+				{"browser_snapshot (median / p90)", fdist(p.Webbench.Snapshot), fdist(p.MCP.Snapshot), fratio(p.SnapshotRatio)},
+				{"browser_click, checkbox (median / p90)", fdist(p.Webbench.Click), fdist(p.MCP.Click), fratio(p.ClickRatio)},
+			},
+		}
+		if p.Webbench.Type.N > 0 {
+			s.rows = append(s.rows, row{"browser_type, text box (median / p90)", fdist(p.Webbench.Type), fdist(p.MCP.Type), fratio(p.TypeRatio)})
+		}
+		s.rows = append(s.rows,
+			row{"stale ref: never in snapshot (median / p90)", fdist(p.Webbench.StaleUnknown), fdist(p.MCP.StaleUnknown), fratio(p.StaleUnknownRatio)},
+			row{"stale ref: node removed (median / p90)", fdist(p.Webbench.StaleRemoved), fdist(p.MCP.StaleRemoved), fratio(p.StaleRemovedRatio)},
+			row{"observation bytes: browser_snapshot", fbytes(int64(p.Webbench.SnapshotBytes)), fbytes(int64(p.MCP.SnapshotBytes)), fratio(float64(p.MCP.SnapshotBytes) / float64(p.Webbench.SnapshotBytes))},
+			row{"observation bytes: browser_click", fbytes(int64(p.Webbench.ClickBytes)), fbytes(int64(p.MCP.ClickBytes)), fratio(float64(p.MCP.ClickBytes) / float64(p.Webbench.ClickBytes))},
+		)
+		s.notes = []string{
+			"Stale-ref error texts — webbench: `" + p.Webbench.StaleText + "`; MCP: `" + p.MCP.StaleText + "`.",
+		}
+		out = append(out, s)
+	}
+	if len(r.Steps) > 0 {
+		last := &out[len(out)-1]
+		last.notes = append(last.notes,
+			"Both sides drive the same Debian Chromium with the same flags (MCP: `--headless --isolated --no-sandbox --caps vision --executable-path … --viewport-size 1280x720` and a config file with `launchOptions.args`), one browser each for the whole measurement, on pages served by the benchmark itself (a one-page checkout with 40 controls; a results page with 2,000 result links and 5 filters). Calls are interleaved: sample i runs on both sides back to back (the side going first alternates), so load changes hit both alike; the ratio is the median over samples of MCP's latency ÷ webbench's. The removed-node case reloads the page, snapshots, removes the node with browser_evaluate, then times the click.",
+			"@playwright/mcp "+MCPVersion+" writes the snapshot taken after an action to a file (`.playwright-mcp/page-….yml`) and returns a link to it, so its action results are small and the model must read the file or call browser_snapshot to see the page; webbench returns the snapshot inline (the layout of MCP ≤ 0.0.68). MCP's browser_type takes no snapshot at all. MCP waits a fixed settle (`--timeout-settle`, 500 ms by default) after actions.",
+		)
+	}
+	if st := r.Startup; st != nil {
+		s := section{
+			short:    "ATTEMPT START-UP (until the Zoo shop home page has loaded)",
+			title:    "Attempt start-up — until the Zoo shop home page has loaded (fresh tenant each time)",
+			baseline: "fresh browser per attempt", ratio: "baseline ÷ context", command: CmdStartup,
+			rows: []row{
+				{"new context in a running browser (median / p90)", fdist(st.Context), "–", ""},
+				{"fresh Chromium per attempt (median / p90)", "–", fdist(st.Browser), fratio(st.BrowserRatio)},
+			},
+		}
+		if st.MCP.N > 0 {
+			s.rows = append(s.rows, row{"fresh @playwright/mcp server per attempt (median / p90)", "–", fdist(st.MCP), fratio(st.MCPRatio)})
+		}
+		s.notes = []string{"All variants include closing what they opened. The driver (≈1 s to start) is running for the first two; the MCP server row includes its Node.js start, the handshake and its own browser launch."}
+		out = append(out, s)
+	}
+	if len(r.Throughput) > 0 {
+		s := section{
+			short:    fmt.Sprintf("THROUGHPUT AND MEMORY (%d-attempt batch, %d cores)", r.Throughput[0].Attempts, r.Machine.Cores),
+			title:    fmt.Sprintf("Throughput and memory — runner.Run, scripted policy, %d-attempt batch of Zoo shop tasks, %d cores", r.Throughput[0].Attempts, r.Machine.Cores),
+			baseline: "", ratio: "speed-up vs 1 worker", command: CmdThroughput,
+		}
+		for _, t := range r.Throughput {
+			s.rows = append(s.rows, row{
+				fmt.Sprintf("%d worker(s): attempts/min · attempt · passed", t.Workers),
+				fmt.Sprintf("%.1f /min · %s · %d/%d", t.PerMinute, fms(t.AttemptMS), t.Passed, t.Total), "", fratio(t.Speedup)})
+			s.rows = append(s.rows, row{
+				fmt.Sprintf("%d worker(s): PSS/worker median · peak · all peak", t.Workers),
+				fmt.Sprintf("%s · %s · %s", fbytes(t.WorkerPSS), fbytes(t.WorkerPeak), fbytes(t.TotalPeak)), "", ""})
+		}
+		s.notes = []string{
+			"Rows: attempts per minute · median attempt duration · attempts passed; then the PSS of one worker's browser process tree (median over samples of the mean over live workers · largest single tree) · the largest sum of all browser trees plus the Playwright driver.",
+			"attempts/min is the batch size over the run's wall time (driver start and browser launches included), median over runs. PSS sums `Pss:` of /proc/<pid>/smaps_rollup over each Chromium browser process and its descendants (sampled every 500 ms while the run lasts); shared pages are split between the processes that map them, so trees add up.",
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Table writes the one plain-text table `make bench` prints: a block per section (its title, then a header
+// naming the baseline and the ratio, then its rows), columns aligned across the whole table.
+func (r *Report) Table(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, s := range r.sections() {
+		if i > 0 {
+			fmt.Fprintf(tw, "\t\t\t\n")
+		}
+		base := s.baseline
+		if base == "" {
+			base = "–"
+		}
+		fmt.Fprintf(tw, "%s\t\t\t\n", s.short)
+		fmt.Fprintf(tw, "  measure\twebbench\t%s\t%s\n", base, s.ratio)
+		for _, x := range s.rows {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", x.measure, orDash(x.webbench), orDash(x.baseline), x.ratio)
+		}
+	}
+	return tw.Flush()
+}
+
+// Markdown writes BENCHMARKS.md: the machine, then one table per section with its command and notes.
+func (r *Report) Markdown(w io.Writer) {
+	m := r.Machine
+	fmt.Fprintf(w, "# webbench benchmarks\n\n")
+	fmt.Fprintf(w, "Generated by `%s` (bench/cmd/benchreport; the measurements are in package `bench`). Figures are medians "+
+		"(with p90 where a distribution is meaningful) of several runs on one machine; comparisons are ratios of figures "+
+		"taken in the same run. Go benchmarks of single calls: `%s`.\n\n", CmdAll, CmdGoBench)
+	fmt.Fprintf(w, "| machine | |\n|---|---|\n")
+	fmt.Fprintf(w, "| date | %s |\n| CPU | %s, %d cores, %.1f GiB RAM |\n| Go | %s |\n| Chromium | %s |\n"+
+		"| playwright-core (driver) | %s |\n| @playwright/mcp | %s |\n| 1-min load average (start → end) | %s |\n| total time | %s |\n\n",
+		m.Date, m.CPU, m.Cores, m.MemGiB, m.Go, m.Chrome, m.Driver, m.MCP, m.LoadAvg, r.Elapsed.Round(time.Second))
+	for _, s := range r.sections() {
+		fmt.Fprintf(w, "## %s\n\n", s.title)
+		base := s.baseline
+		if base == "" {
+			base = "–"
+		}
+		fmt.Fprintf(w, "| measure | webbench | %s | %s |\n|---|---|---|---|\n", base, s.ratio)
+		for _, x := range s.rows {
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", x.measure, orDash(x.webbench), orDash(x.baseline), orDash(x.ratio))
+		}
+		fmt.Fprintf(w, "\nCommand: `%s`\n\n", s.command)
+		for _, n := range s.notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+		if len(s.notes) > 0 {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

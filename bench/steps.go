@@ -1,0 +1,351 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"webbench/agent/browser"
+)
+
+// toolSide is one implementation of the Playwright MCP tool surface: webbench's agent/browser Session, or the
+// @playwright/mcp server over stdio.
+type toolSide interface {
+	// call runs a tool and returns the model-facing text and whether the tool reported an error.
+	call(ctx context.Context, tool string, args map[string]any) (text string, isErr bool, err error)
+	close()
+}
+
+// webbenchSide is agent/browser: Session.Call, text = Result.Format().
+type webbenchSide struct{ s *browser.Session }
+
+func (w webbenchSide) call(ctx context.Context, tool string, args map[string]any) (string, bool, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return "", false, err
+	}
+	r := w.s.Call(ctx, tool, raw)
+	return r.Format(), r.IsError(), nil
+}
+
+func (w webbenchSide) close() { _ = w.s.Close() }
+
+// mcpSide is @playwright/mcp over stdio.
+type mcpSide struct{ c *MCPClient }
+
+func (m mcpSide) call(ctx context.Context, tool string, args map[string]any) (string, bool, error) {
+	r, err := m.c.CallTool(ctx, tool, args)
+	return r.Text, r.IsError, err
+}
+
+func (m mcpSide) close() { _ = m.c.Close() }
+
+// StepOptions size the per-step comparison.
+type StepOptions struct {
+	// Samples of each measurement on each side, interleaved (default 15).
+	Samples int
+	// MCP locates the @playwright/mcp install.
+	MCP MCPOptions
+	// Log receives progress lines (nil: none).
+	Log func(format string, args ...any)
+}
+
+// StepFigures are one side's measurements on one page.
+type StepFigures struct {
+	Snapshot Dist `json:"snapshot"`
+	// Click is a browser_click on a checkbox that toggles without navigating (the result's snapshot is
+	// included in the time on both sides: inline for webbench, written to a file by MCP 0.0.83).
+	Click Dist `json:"click"`
+	// Type is browser_type into a text box (checkout page only; MCP 0.0.83 takes no snapshot after it).
+	Type Dist `json:"type"`
+	// StaleUnknown is browser_click on a ref that was never in the snapshot (e99999).
+	StaleUnknown Dist `json:"stale_unknown"`
+	// StaleRemoved is browser_click on a ref of the last snapshot whose node was removed since (by a
+	// browser_evaluate that does not capture a snapshot).
+	StaleRemoved Dist `json:"stale_removed"`
+	// Refs is the number of refs in the page's snapshot.
+	Refs int
+	// SnapshotBytes is the size of browser_snapshot's model-facing text; ClickBytes of browser_click's.
+	SnapshotBytes, ClickBytes int
+	// StaleText is the stale-ref error text of the removed-node case (first sample), shortened.
+	StaleText string
+}
+
+// PageFigures compare the two sides on one page.
+type PageFigures struct {
+	Page     string      `json:"page"`
+	Webbench StepFigures `json:"webbench"`
+	MCP      StepFigures `json:"mcp"`
+	// Ratios are medians over samples i of (MCP latency_i / webbench latency_i) per measurement, where
+	// sample i ran on both sides back to back.
+	SnapshotRatio, ClickRatio, TypeRatio, StaleUnknownRatio, StaleRemovedRatio float64
+}
+
+// pageSpec says what to do on a page: its path, the checkbox to click, the text box to type into ("" = no
+// type measurement) and the element to remove for the stale-ref case (an id and its label in the snapshot).
+type pageSpec struct {
+	name, path       string
+	clickLabel       string // checkbox accessible name
+	typeLabel        string // textbox accessible name, "" for none
+	removeID, remove string // element id and its snapshot line pattern (role "name")
+}
+
+var stepPages = []pageSpec{
+	{name: "checkout (40 controls)", path: "/checkout", clickLabel: "Send me offers by email",
+		typeLabel: "City", removeID: "coupon", remove: `textbox "Discount code"`},
+	{name: "results (2,000 results)", path: "/results", clickLabel: "Free cancellation",
+		removeID: "pets-allowed", remove: `checkbox "Pets allowed"`},
+}
+
+// refOf returns the ref of the first snapshot line containing pattern (e.g. `checkbox "Pool"`).
+func refOf(snapshot, pattern string) (string, error) {
+	for _, line := range strings.Split(snapshot, "\n") {
+		if strings.Contains(line, pattern) {
+			if m := browser.RefPattern.FindStringSubmatch(line); m != nil {
+				return m[1], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no ref for %s in the snapshot", pattern)
+}
+
+var spaceRE = regexp.MustCompile(`\s+`)
+
+// errorSection returns the body of a result text's "### Error" section on one line, at most 160 bytes.
+func errorSection(text string) string {
+	_, after, ok := strings.Cut(text, "### Error")
+	if !ok {
+		after = text
+	}
+	if i := strings.Index(after, "###"); i >= 0 {
+		after = after[:i]
+	}
+	t := strings.TrimSpace(spaceRE.ReplaceAllString(after, " "))
+	if len(t) > 160 {
+		t = t[:160] + "…"
+	}
+	return t
+}
+
+// timed calls a tool on side and returns its text, error flag and latency in ms.
+func timed(ctx context.Context, side toolSide, tool string, args map[string]any) (string, bool, float64, error) {
+	t0 := time.Now()
+	text, isErr, err := side.call(ctx, tool, args)
+	return text, isErr, ms(time.Since(t0)), err
+}
+
+// mustOK calls a tool that must succeed.
+func mustOK(ctx context.Context, side toolSide, tool string, args map[string]any) (string, error) {
+	text, isErr, _, err := timed(ctx, side, tool, args)
+	if err != nil {
+		return "", err
+	}
+	if isErr {
+		return "", fmt.Errorf("%s: %s", tool, errorSection(text))
+	}
+	return text, nil
+}
+
+// sideState is one side's page state during a measurement: the latest snapshot and refs.
+type sideState struct {
+	side     toolSide
+	name     string
+	clickRef string
+	typeRef  string
+	figs     *StepFigures
+	samples  map[string][]float64
+}
+
+// op is one timed operation of a measurement on one side; it returns the latency (ms) and the result text.
+type op func(ctx context.Context, s *sideState, i int) (float64, string, error)
+
+// MeasureSteps compares webbench's tools with @playwright/mcp on the checkout and results pages: per tool
+// call latency (median, p90), stale-ref error latency and observation size. Each side keeps one browser for
+// the whole measurement (webbench: a driver, a browser and one Session; MCP: one server with --isolated),
+// warmed by a first navigation. Calls are interleaved — sample i of a measurement runs on both sides back to
+// back, the side going first alternating — so that load changes on the machine hit both sides alike; a ratio
+// is the median over i of MCP's latency over webbench's.
+func MeasureSteps(ctx context.Context, o StepOptions) ([]PageFigures, error) {
+	if o.Samples <= 0 {
+		o.Samples = 15
+	}
+	n := o.Samples
+	logf := o.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	pages, err := StartPages()
+	if err != nil {
+		return nil, err
+	}
+	defer pages.Close()
+
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer drv.Stop()
+	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	sess, err := b.NewSession(browser.SessionOptions{})
+	if err != nil {
+		return nil, err
+	}
+	wb := webbenchSide{sess}
+	defer wb.close()
+	mc, err := StartMCP(ctx, o.MCP)
+	if err != nil {
+		return nil, err
+	}
+	mp := mcpSide{mc}
+	defer mp.close()
+	// Warm-up: MCP launches its browser on the first call; both sides load each page once.
+	for _, side := range []toolSide{wb, mp} {
+		for _, sp := range stepPages {
+			if _, err := mustOK(ctx, side, "browser_navigate", map[string]any{"url": pages.URL(sp.path)}); err != nil {
+				return nil, fmt.Errorf("warm-up: %w", err)
+			}
+		}
+	}
+
+	var out []PageFigures
+	for _, sp := range stepPages {
+		url := pages.URL(sp.path)
+		pf := PageFigures{Page: sp.name}
+		sides := []*sideState{
+			{side: wb, name: "webbench", figs: &pf.Webbench, samples: map[string][]float64{}},
+			{side: mp, name: "@playwright/mcp", figs: &pf.MCP, samples: map[string][]float64{}},
+		}
+		// Setup: each side on the page with a snapshot and the refs it will use.
+		for _, s := range sides {
+			if _, err := mustOK(ctx, s.side, "browser_navigate", map[string]any{"url": url}); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			text, err := mustOK(ctx, s.side, "browser_snapshot", nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			s.figs.Refs = len(browser.Refs(text))
+			if s.clickRef, err = refOf(text, `checkbox "`+sp.clickLabel+`"`); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.name, err)
+			}
+			if sp.typeLabel != "" {
+				if s.typeRef, err = refOf(text, `textbox "`+sp.typeLabel+`"`); err != nil {
+					return nil, fmt.Errorf("%s: %w", s.name, err)
+				}
+			}
+		}
+		ops := []struct {
+			key  string
+			skip bool
+			run  op
+		}{
+			{key: "snapshot", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+				text, isErr, d, err := timed(ctx, s.side, "browser_snapshot", nil)
+				if err == nil && isErr {
+					err = fmt.Errorf("browser_snapshot: %s", errorSection(text))
+				}
+				s.figs.SnapshotBytes = len(text)
+				return d, text, err
+			}},
+			{key: "click", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+				text, isErr, d, err := timed(ctx, s.side, "browser_click", map[string]any{"element": sp.clickLabel, "target": s.clickRef})
+				if err == nil && isErr {
+					err = fmt.Errorf("browser_click %s: %s", s.clickRef, errorSection(text))
+				}
+				s.figs.ClickBytes = len(text)
+				return d, text, err
+			}},
+			{key: "type", skip: sp.typeLabel == "", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+				text, isErr, d, err := timed(ctx, s.side, "browser_type", map[string]any{"element": sp.typeLabel,
+					"target": s.typeRef, "text": fmt.Sprintf("Portland %d", i)})
+				if err == nil && isErr {
+					err = fmt.Errorf("browser_type %s: %s", s.typeRef, errorSection(text))
+				}
+				return d, text, err
+			}},
+			{key: "stale_unknown", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+				text, isErr, d, err := timed(ctx, s.side, "browser_click", map[string]any{"element": "gone", "target": "e99999"})
+				if err == nil && !isErr {
+					err = fmt.Errorf("click on unknown ref e99999 succeeded: %.200s", text)
+				}
+				return d, text, err
+			}},
+			// Removed node: fresh page, snapshot (the ref is current), remove the node by script, click the ref.
+			{key: "stale_removed", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+				if _, err := mustOK(ctx, s.side, "browser_navigate", map[string]any{"url": url}); err != nil {
+					return 0, "", err
+				}
+				snap, err := mustOK(ctx, s.side, "browser_snapshot", nil)
+				if err != nil {
+					return 0, "", err
+				}
+				ref, err := refOf(snap, sp.remove)
+				if err != nil {
+					return 0, "", err
+				}
+				if _, err := mustOK(ctx, s.side, "browser_evaluate", map[string]any{
+					"function": "() => { document.getElementById('" + sp.removeID + "').remove(); return 'removed'; }"}); err != nil {
+					return 0, "", err
+				}
+				text, isErr, d, err := timed(ctx, s.side, "browser_click", map[string]any{"element": sp.remove, "target": ref})
+				if err == nil && !isErr {
+					err = fmt.Errorf("click on removed node %s succeeded: %.200s", ref, text)
+				}
+				if err == nil && s.figs.StaleText == "" {
+					s.figs.StaleText = errorSection(text)
+				}
+				return d, text, err
+			}},
+		}
+		ratios := map[string][]float64{}
+		for _, m := range ops {
+			if m.skip {
+				continue
+			}
+			logf("steps: %s: %s × %d per side", sp.name, m.key, n)
+			for i := 0; i < n; i++ {
+				order := sides
+				if i%2 == 1 {
+					order = []*sideState{sides[1], sides[0]}
+				}
+				var d [2]float64
+				for _, s := range order {
+					v, _, err := m.run(ctx, s, i)
+					if err != nil {
+						return nil, fmt.Errorf("%s on %s, %s: %w", s.name, sp.name, m.key, err)
+					}
+					s.samples[m.key] = append(s.samples[m.key], v)
+					if s == sides[0] {
+						d[0] = v
+					} else {
+						d[1] = v
+					}
+				}
+				if d[0] > 0 {
+					ratios[m.key] = append(ratios[m.key], d[1]/d[0])
+				}
+			}
+		}
+		for _, s := range sides {
+			s.figs.Snapshot = NewDist(s.samples["snapshot"])
+			s.figs.Click = NewDist(s.samples["click"])
+			s.figs.Type = NewDist(s.samples["type"])
+			s.figs.StaleUnknown = NewDist(s.samples["stale_unknown"])
+			s.figs.StaleRemoved = NewDist(s.samples["stale_removed"])
+		}
+		pf.SnapshotRatio = Median(ratios["snapshot"])
+		pf.ClickRatio = Median(ratios["click"])
+		pf.TypeRatio = Median(ratios["type"])
+		pf.StaleUnknownRatio = Median(ratios["stale_unknown"])
+		pf.StaleRemovedRatio = Median(ratios["stale_removed"])
+		out = append(out, pf)
+	}
+	return out, nil
+}
