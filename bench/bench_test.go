@@ -269,7 +269,7 @@ func TestReportRendering(t *testing.T) {
 	for _, want := range []string{"# webbench benchmarks", "`make bench`", CmdOverhead, CmdSteps, CmdStartup, CmdThroughput,
 		"| one attempt (median / p90) | 6.25 s / 6.50 s | 2.00 s / 2.00 s | 3.10× |",
 		"| browser_click, checkbox (median / p90) | 300 ms / 300 ms | 560 ms / 560 ms | 1.87× |",
-		"| observation bytes: browser_click | 6050 B | 274 B | 0.05× |",
+		"| observation bytes: browser_click | 6050 B | 274 B | 0.045× |",
 		"| fresh Chromium per attempt (median / p90) | – | 1.50 s / 1.50 s | 5.00× |",
 		"9.5 /min · 5.40 s · 8/16", "250 MiB · 280 MiB · 400 MiB", "0.5 → 0.7"} {
 		if !strings.Contains(md.String(), want) {

@@ -201,12 +201,6 @@ func (c *MCPClient) Stderr() string {
 	return strings.TrimSpace(c.errw.w.String())
 }
 
-// PID is the server process id (its Chromium is a descendant).
-func (c *MCPClient) PID() int { return c.cmd.Process.Pid }
-
-// WorkDir is the server's working directory (its .playwright-mcp output lives below it).
-func (c *MCPClient) WorkDir() string { return c.workDir }
-
 // MCPResult is the outcome of one tools/call: the concatenated text contents and the isError flag.
 type MCPResult struct {
 	Text    string

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -132,7 +133,7 @@ func pssKB(pid int) (int64, error) {
 }
 
 // parsePss returns the value of the first "Pss:" line of a smaps_rollup file, in kB.
-func parsePss(r interface{ Read([]byte) (int, error) }) (int64, error) {
+func parsePss(r io.Reader) (int64, error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()

@@ -131,6 +131,9 @@ func fratio(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) || r == 0 {
 		return "–"
 	}
+	if r < 0.1 {
+		return fmt.Sprintf("%.2g×", r)
+	}
 	return fmt.Sprintf("%.2f×", r)
 }
 
@@ -165,7 +168,7 @@ func (r *Report) sections() []section {
 			title:    fmt.Sprintf("Harness overhead — Zoo task %s, scripted policy (clean, zero latency), 1 worker", o.Task),
 			baseline: "direct playwright-go", ratio: "webbench ÷ direct", command: CmdOverhead,
 			rows: []row{
-				{fmt.Sprintf("whole run, %d attempts (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio)},
+				{fmt.Sprintf("whole run of %d attempt(s) (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio)},
 				{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio)},
 				{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), ""},
 				{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", ""},

@@ -38,10 +38,11 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // Dist summarises latency samples in milliseconds.
 type Dist struct {
-	N         int     `json:"n"`
-	MedianMS  float64 `json:"median_ms"`
-	P90MS     float64 `json:"p90_ms"`
-	SamplesMS []float64
+	// N is the number of samples; MedianMS and P90MS (nearest rank) summarise SamplesMS.
+	N         int       `json:"n"`
+	MedianMS  float64   `json:"median_ms"`
+	P90MS     float64   `json:"p90_ms"`
+	SamplesMS []float64 `json:"samples_ms"`
 }
 
 // NewDist summarises samples (milliseconds).
