@@ -2,8 +2,9 @@
 // the search results re-render a fixed delay after the last user action — and after the page loads, for the
 // action that opened it: every node of a [data-churn-region] is replaced by a fresh copy (form values kept),
 // and a few secondary names alternate ([data-alt-label] ↔ aria-label, [data-alt-text] ↔ text). Deterministic:
-// one fixed delay counted from the latest action (a new action restarts it), no jitter — so a snapshot taken
-// less than the delay after an action always shows the old nodes, and one taken later always the new ones.
+// one fixed delay counted from the latest action (a new action restarts it; a fill in progress defers it by
+// 50 ms steps), no jitter — so a snapshot taken less than the delay after an action always shows the old
+// nodes, and one taken later always the new ones.
 (function () {
   "use strict";
   var ms = parseInt(document.body.getAttribute("data-churn-ms") || "0", 10);
@@ -11,8 +12,19 @@
   var gen = 0;
   var timer = null;
   function fields(root) { return root.querySelectorAll("input, select, textarea"); }
+  // An edit is in progress when a field of a region got focus and no input followed yet: a fill is focus,
+  // select-all, insert, and swapping the node between those steps would insert into the old value ("1" → "21").
+  var focusedAt = 0, inputAt = 0;
+  document.addEventListener("focusin", function () { focusedAt = Date.now(); }, true);
+  document.addEventListener("input", function () { inputAt = Date.now(); }, true);
+  function editing() {
+    var el = document.activeElement;
+    return el && el.closest && el.closest("[data-churn-region]") && el.matches("input, select, textarea") &&
+      focusedAt > inputAt && Date.now() - focusedAt < 1000;
+  }
   function rerender() {
     timer = null;
+    if (editing()) { timer = setTimeout(rerender, 50); return; }
     gen++;
     document.querySelectorAll("[data-churn-region]").forEach(function (region) {
       var fresh = region.cloneNode(true);
