@@ -405,7 +405,7 @@ var recipeReviewPool = []struct{ Author, Text string }{
 	{"Nora D.", "Doubled the recipe with no problems."},
 }
 
-// reviews returns the recipe's two sample reviews (deterministic by id).
+// SampleReviews returns the recipe's two sample reviews (deterministic by id).
 func (r *recipe) SampleReviews() []struct{ Author, Text string } {
 	n := len(recipeReviewPool)
 	return []struct{ Author, Text string }{recipeReviewPool[r.ID%n], recipeReviewPool[(r.ID/7+3)%n]}

@@ -323,7 +323,7 @@ func staysFilterKey(f string) (string, string) {
 	return k, v
 }
 
-// matchFilter reports whether h (quoted at perNight euros) matches one filter value.
+// staysMatch reports whether h (quoted at perNight euros) matches one filter value ("class=4", "fac=pool", …).
 func staysMatch(h *staysHotel, f string, perNight int) bool {
 	k, v := staysFilterKey(f)
 	n, _ := strconv.Atoi(v)
