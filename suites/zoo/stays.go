@@ -102,6 +102,10 @@ func (staysApp) New(env *AppEnv) (Instance, error) {
 	s.mux.HandleFunc("POST /book", s.book)
 	s.mux.HandleFunc("GET /booking/{conf}", s.confirmation)
 	s.mux.HandleFunc("GET /api/price-check/{slug}", s.priceCheck)
+	// The ref_churn mechanism is the shop's script, served from the shop's assets (one copy).
+	s.mux.HandleFunc("GET /static/churn.js", func(w http.ResponseWriter, r *http.Request) {
+		ServeStatic(w, r, shopFS, "assets/shop/static", "shop.js")
+	})
 	s.mux.HandleFunc("GET /static/{file...}", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, staysFS, "assets/stays/static", r.PathValue("file"))
 	})
