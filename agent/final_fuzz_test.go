@@ -46,7 +46,9 @@ func FuzzParseFinal(f *testing.F) {
 }
 
 func TestElideSnapshots(t *testing.T) {
-	snap := func(s string) string { return "### Page\n- Page URL: u\n### Snapshot\n```yaml\n- button \"" + s + "\" [ref=e1]\n```" }
+	snap := func(s string) string {
+		return "### Page\n- Page URL: u\n### Snapshot\n```yaml\n- button \"" + s + "\" [ref=e1]\n```"
+	}
 	msgs := msgsOf(snap("one"), snap("two"), "no snapshot", snap("three"))
 	out := ElideSnapshots(msgs, 1)
 	if want := snap("three"); out[3].Content != want {
