@@ -66,7 +66,9 @@ var guardE2ECases = []guardE2E{
 				t.Fatal("off: no intercepted click in the trajectory")
 			}
 			for _, r := range rOff {
-				if r.Text != r.Raw {
+				// repeat_guard (on) may append its note to a third identical failure; the rest is untouched.
+				text, _, _ := strings.Cut(r.Text, "\n"+guard.RepeatNoteHeading+"\n")
+				if strings.TrimRight(text, "\n") != strings.TrimRight(r.Raw, "\n") {
 					t.Errorf("off: model-facing text of an intercepted click differs from the raw result")
 				}
 			}
