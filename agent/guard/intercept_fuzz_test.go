@@ -1,0 +1,23 @@
+package guard
+
+import "testing"
+
+// FuzzParseIntercept: the call-log parser never panics; text it cannot condense comes back byte-identical.
+func FuzzParseIntercept(f *testing.F) {
+	for _, s := range []string{
+		"### Error\nTimeoutError: locator.click: Timeout 5000ms exceeded.\nCall log:\n  - waiting for locator('aria-ref=e12')\n" +
+			"  - locator resolved to <button type=\"button\" data-testid=\"go\">Go</button>\n" +
+			"  - <div class=\"onetrust-pc-dark-filter ot-fade-in\"></div> from <div id=\"onetrust-consent-sdk\">…</div> subtree intercepts pointer events\n",
+		"\x1b[2m- locator resolved to <input id=\"color-blue\" type=\"radio\"/>\x1b[22m\n\x1b[2m- <span class=\"swatch-icon\"></span> intercepts pointer events\x1b[22m",
+		"intercepts pointer events", "locator resolved to <", "<<>> from <<>> subtree intercepts pointer events", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		_, _ = ParseIntercept(text)
+		out, ok := CondenseIntercept(text)
+		if !ok && out != text {
+			t.Fatalf("unparsed text changed")
+		}
+	})
+}
