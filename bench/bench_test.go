@@ -276,6 +276,15 @@ func TestReportRendering(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
 	}
+	if strings.Contains(md.String(), "machine was busy") {
+		t.Error("busy-machine note at load 0.7 on 2 cores")
+	}
+	r.Machine.LoadAvg = "1.5 → 6.25"
+	md.Reset()
+	r.Markdown(&md)
+	if !strings.Contains(md.String(), "load average up to 6.2 on 2 cores") {
+		t.Errorf("no busy-machine note at load 6.25 on 2 cores:\n%s", md.String())
+	}
 	var tb strings.Builder
 	if err := r.Table(&tb); err != nil {
 		t.Fatal(err)

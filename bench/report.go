@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -82,6 +83,17 @@ func LoadAvg() string {
 		return ""
 	}
 	return f[0]
+}
+
+// maxLoad is the largest number in a "start → end" load-average string (0 when none parses).
+func maxLoad(s string) float64 {
+	var out float64
+	for _, f := range strings.Fields(s) {
+		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			out = max(out, v)
+		}
+	}
+	return out
 }
 
 // MCPPackageVersion reads the installed @playwright/mcp version from its package.json ("" when absent).
@@ -283,6 +295,11 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| date | %s |\n| CPU | %s, %d cores, %.1f GiB RAM |\n| Go | %s |\n| Chromium | %s |\n"+
 		"| playwright-core (driver) | %s |\n| @playwright/mcp | %s |\n| 1-min load average (start → end) | %s |\n| total time | %s |\n\n",
 		m.Date, m.CPU, m.Cores, m.MemGiB, m.Go, m.Chrome, m.Driver, m.MCP, m.LoadAvg, r.Elapsed.Round(time.Second))
+	if l := maxLoad(m.LoadAvg); m.Cores > 0 && l > float64(m.Cores) {
+		fmt.Fprintf(w, "**The machine was busy with other work during this run** (1-minute load average up to %.1f on %d "+
+			"cores): absolute times are inflated and p90s widened; the per-step ratios, taken from back-to-back calls, "+
+			"are the least affected figures. Re-run `make bench` on a quiet machine for clean absolute numbers.\n\n", l, m.Cores)
+	}
 	for _, s := range r.sections() {
 		fmt.Fprintf(w, "## %s\n\n", s.title)
 		base := s.baseline
