@@ -374,7 +374,7 @@ func TestAnalyzeAllPass(t *testing.T) {
 	if !p.HasEffect || p.From != 0 || p.To != 0.2 {
 		t.Errorf("power with MinEffect: %+v", p)
 	}
-	if w := warningOf(a, WarnUnderpowered); w == nil || !strings.Contains(w.Text, "Power to detect 0%→20% is ≈") {
+	if w := warningOf(a, WarnUnderpowered); w == nil || !strings.Contains(w.Text, "base failure rate, power to detect 0%→20% is ≈") {
 		t.Errorf("underpowered with min effect: %+v", a.Warnings)
 	}
 }

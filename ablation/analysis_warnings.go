@@ -198,7 +198,9 @@ func underpoweredText(c *Comparison, alpha, power float64) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "With %d runs per arm at %s %s base failure rate", pw.N, article(pct(pw.From)), pct(pw.From))
+	lead := ", power"
 	if pw.From > 0 && pw.PZero > alpha {
+		lead = ". Power"
 		clean := "so even a clean 0/%d would not be significant"
 		if c.B.N > 0 && c.B.Passes == c.B.N {
 			clean = "so a clean 0/%d is not significant"
@@ -208,7 +210,7 @@ func underpoweredText(c *Comparison, alpha, power float64) string {
 			fmt.Fprintf(&b, " (0/n is significant at α = %s only for n ≥ %d here)", fmtP(alpha), pw.MinRunsZero)
 		}
 	}
-	fmt.Fprintf(&b, ". Power to detect %s→%s is ≈%.2f at %d runs per arm", pct(pw.From), pct(pw.To), pw.Exact, pw.N)
+	fmt.Fprintf(&b, "%s to detect %s→%s is ≈%.2f at %d runs per arm", lead, pct(pw.From), pct(pw.To), pw.Exact, pw.N)
 	if pw.NFor > 0 {
 		fmt.Fprintf(&b, " and ≈%.2f at %d", pw.ExactAtNFor, pw.NFor)
 	} else {

@@ -335,3 +335,58 @@ func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
 		}
 	}
 }
+
+// The same ablation spec run twice with the same seeds gives identical statistics.
+func TestAblationDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "det.yaml")
+	os.WriteFile(spec, []byte(`name: det
+suite: zoo
+tasks: "shop-qa-*,planner-storefront-plan-switch-off"
+reps: 1
+workers: 2
+seed: 11
+baseline:
+  model: {kind: scripted, profile: observed}
+variants:
+  - {name: no_visual_progress, guards: {visual_progress: false}, scope: target}
+  - {name: no_final_recovery, guards: {final_recovery: false}, scope: target}
+`), 0o644)
+	stats := func(out string) string {
+		if _, stderr, code := bench(t, "ablate", spec, "--out", out); code != 0 {
+			t.Fatalf("ablate: exit %d: %s", code, stderr)
+		}
+		js, _, code := bench(t, "report", out, "--format", "json")
+		if code != 0 {
+			t.Fatal("report failed")
+		}
+		var doc struct {
+			Variants []map[string]any `json:"variants"`
+			Arms     []map[string]any `json:"arms"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, v := range doc.Variants {
+			for _, k := range []string{"name", "n", "passes", "rate", "wilson", "delta", "delta_ci", "p_paired", "p_perm",
+				"p_mcnemar", "p_holm", "rescued", "broke", "failure_modes"} {
+				fmt.Fprintf(&b, "%s=%v;", k, v[k])
+			}
+		}
+		for _, a := range doc.Arms {
+			fmt.Fprintf(&b, "%v=%v/%v;", a["name"], a["passes"], a["n"])
+		}
+		return b.String()
+	}
+	a, b := stats(filepath.Join(tmp, "a")), stats(filepath.Join(tmp, "b"))
+	if a != b {
+		t.Fatalf("two runs with the same seeds differ:\n%s\n%s", a, b)
+	}
+	if !strings.Contains(a, "name=no_visual_progress") {
+		t.Fatalf("unexpected report: %s", a)
+	}
+}
