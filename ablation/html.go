@@ -159,7 +159,7 @@ type forestRowVM struct {
 }
 
 const (
-	forestLabelW = 230.0
+	forestLabelW = 300.0
 	forestPlotW  = 420.0
 	forestTextW  = 330.0
 	forestRowH   = 26.0
