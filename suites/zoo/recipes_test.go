@@ -520,7 +520,7 @@ type rsEvalResult struct {
 func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk suites.Task) rsPlayResult {
 	t.Helper()
 	var res rsPlayResult
-	timeout := playwright.Float(1500)
+	timeout := playwright.Float(4000) // generous for loaded CI machines
 	for i := 0; i < len(tk.Solution); i++ {
 		st := tk.Solution[i]
 		snap := rsSnapshot(t, p)

@@ -182,7 +182,7 @@ func sbSnapshot(t *testing.T, p playwright.Page) string {
 // returns the final answer and how many clicks were intercepted.
 func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, intercepted int) {
 	t.Helper()
-	timeout := playwright.Float(1000)
+	timeout := playwright.Float(4000) // generous: CI machines are loaded (2 cores, parallel packages)
 	stale := 0
 	for i := 0; i < len(tk.Solution); i++ {
 		st := tk.Solution[i]
@@ -339,7 +339,7 @@ func TestShopBrowserSolutions(t *testing.T) {
 func TestShopBrowserMutations(t *testing.T) {
 	b := sbLaunch(t)
 	srv := startTest(t)
-	timeout := playwright.Float(1000)
+	timeout := playwright.Float(4000) // generous: CI machines are loaded (2 cores, parallel packages)
 
 	t.Run("consent", func(t *testing.T) {
 		tn, _ := srv.NewTenant("shop", []string{"consent"})
