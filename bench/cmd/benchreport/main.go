@@ -81,7 +81,7 @@ func main() {
 		return full
 	}
 	if run("overhead") {
-		f, err := bench.MeasureOverhead(ctx, bench.OverheadOptions{Runs: size(3, 1), Attempts: size(3, 1), Log: logf})
+		f, err := bench.MeasureOverhead(ctx, bench.OverheadOptions{Runs: size(3, 1), Attempts: size(2, 1), Log: logf})
 		if err != nil {
 			fail("overhead", err)
 		} else {
@@ -89,7 +89,7 @@ func main() {
 		}
 	}
 	if run("steps") && ctx.Err() == nil {
-		f, err := bench.MeasureSteps(ctx, bench.StepOptions{Samples: size(15, 3), MCP: mcpOpts, Log: logf})
+		f, err := bench.MeasureSteps(ctx, bench.StepOptions{Samples: size(11, 3), MCP: mcpOpts, Log: logf})
 		if err != nil {
 			fail("steps", err)
 		} else {
