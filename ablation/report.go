@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-
 	"webbench/results"
 )
 
@@ -35,7 +34,7 @@ func ReportTables(a *Analysis) []ReportTable {
 // words, then the tables of ReportTables (tablewriter), the notes of any
 // statistical fallback, and the gate verdict when Analysis.FailIfWorse > 0.
 func TerminalReport(w io.Writer, a *Analysis) error {
-	fmt.Fprintf(w, "Ablation: %d %s against baseline %s (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants).\n",
+	fmt.Fprintf(w, "Ablation: %d %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants).\n",
 		len(a.Variants), plural(len(a.Variants), "variant", "variants"), a.Baseline, fmtP(a.Alpha), 100*a.Power)
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)

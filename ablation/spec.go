@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -88,14 +89,16 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = unknownFieldRe.ReplaceAllString(msg, "unknown key \"$1\"")
+		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	s.file = name
 	line := lineFinder(b)
 	if s.Suite == "" {
 		s.Suite = "zoo"
 	}
-	if s.Reps == 0 {
+	if s.Reps == 0 && line("reps:") == 0 {
 		s.Reps = 1
 	}
 	if s.Reps < 1 {
@@ -191,6 +194,9 @@ func normModel(m *runner.Model) error {
 	}
 	return nil
 }
+
+// unknownFieldRe rewrites yaml.v3's "field x not found in type pkg.T" into words a spec author knows.
+var unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
 // lineFinder returns a function giving the 1-based line of the first occurrence of key in b (0 if absent).
 func lineFinder(b []byte) func(string) int {

@@ -9,13 +9,14 @@ import (
 
 func TestParseSpecErrors(t *testing.T) {
 	cases := map[string]string{
-		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                         "line 3",
-		"name: x\nreps: 0\ndesign: leave-one-out\n":                                   "",
-		"name: x\nreps: -1\ndesign: leave-one-out\n":                                  "reps must be at least 1",
+		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `line 3: unknown key "bogus"`,
+		"name: x\nreps: 0\ndesign: leave-one-out\n":                                    "reps must be at least 1",
+		"name: x\ndesign: leave-one-out\n":                                             "",
+		"name: x\nreps: -1\ndesign: leave-one-out\n":                                   "reps must be at least 1",
 		"name: x\nbaseline:\n  guards: {repeat_gaurd: false}\ndesign: leave-one-out\n": "unknown guard \"repeat_gaurd\"",
-		"name: x\ndesign: sideways\n":                                                 "design \"sideways\"",
-		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                          "line 4",
-		"name: x\n":                                                                   "no variants",
+		"name: x\ndesign: sideways\n":                                                  "design \"sideways\"",
+		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         "line 4",
+		"name: x\n": "no variants",
 	}
 	for src, want := range cases {
 		_, err := ParseSpec("spec.yaml", []byte(src))

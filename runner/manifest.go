@@ -68,7 +68,13 @@ func gitSHA() string {
 			}
 		}
 	}
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	// Built with -buildvcs=false: ask git in the checkout the binary was built in (bin/bench of a clone), never
+	// the current directory, which may be another repository.
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command("git", "-C", filepath.Dir(exe), "rev-parse", "HEAD").Output()
 	if err != nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,11 +114,15 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		}
 		todo = append(todo, a)
 	}
+	if err := checkSamePlan(opts.OutDir, plan); err != nil {
+		return nil, err
+	}
 	man, err := startManifest(w, plan, opts)
 	if err != nil {
 		return nil, err
 	}
 	if len(todo) == 0 {
+		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
 		finishManifest(w, man, sum)
 		return sum, nil
 	}
@@ -487,3 +492,49 @@ const quotaPrefix = "quota: "
 
 // isQuota reports an attempt that ended on an out-of-credit / invalid-key answer: the run stops early.
 func isQuota(r results.Attempt) bool { return strings.HasPrefix(r.Error, quotaPrefix) }
+
+// ErrPlanMismatch is returned when the run directory holds a run of another plan: resuming it would report
+// the old records under the new configuration.
+var ErrPlanMismatch = errors.New("run directory holds a different plan")
+
+// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt,
+// budgets, seed mode), another suite or another base seed. Other tasks or more reps extend the run and are
+// allowed.
+func checkSamePlan(dir string, plan Plan) error {
+	var old Manifest
+	b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		return nil
+	}
+	if json.Unmarshal(b, &old) != nil {
+		return fmt.Errorf("%w: %s/%s is unreadable", ErrPlanMismatch, dir, results.ManifestFile)
+	}
+	cur := planManifest(plan)
+	why := ""
+	switch {
+	case old.Plan.Suite != cur.Suite:
+		why = fmt.Sprintf("suite %q, now %q", old.Plan.Suite, cur.Suite)
+	case old.Plan.BaseSeed != cur.BaseSeed:
+		why = fmt.Sprintf("base seed %d, now %d", old.Plan.BaseSeed, cur.BaseSeed)
+	default:
+		o, _ := json.Marshal(old.Plan.Variants)
+		n, _ := json.Marshal(cur.Variants)
+		if string(o) != string(n) {
+			why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
+			for i := range cur.Variants {
+				if i < len(old.Plan.Variants) {
+					x, _ := json.Marshal(old.Plan.Variants[i])
+					y, _ := json.Marshal(cur.Variants[i])
+					if string(x) != string(y) {
+						why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, x, y)
+						break
+					}
+				}
+			}
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+}

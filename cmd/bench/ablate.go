@@ -32,6 +32,8 @@ type ablationMeta struct {
 	Power         float64             `json:"power"`
 	MinEffect     float64             `json:"min_effect"`
 	Warnings      []string            `json:"warnings,omitempty"`
+	// FailIfWorse is the gate margin the run was made with (0 = none), so reports show the gate.
+	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
 }
 
 func ablateCmd() *cobra.Command {
@@ -95,6 +97,9 @@ func ablateCmd() *cobra.Command {
 			for _, w := range arms.Warnings {
 				fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
 			}
+			if err := validateVariants(arms.Variants); err != nil {
+				return err
+			}
 			plan := runner.Plan{Suite: s.Name(), Tasks: tasks, Reps: spec.Reps, Variants: arms.Variants, BaseSeed: spec.Seed}
 			if rf.out == "" {
 				name := spec.Name
@@ -115,7 +120,8 @@ func ablateCmd() *cobra.Command {
 			}
 			meta := ablationMeta{SchemaVersion: results.SchemaVersion, Spec: args[0], Baseline: arms.Variants[0].Name,
 				Switched: arms.Switched, Targets: arms.TargetTasks(), TaskTags: map[string][]string{},
-				Alpha: spec.Alpha, Power: spec.Power, MinEffect: spec.MinEffect, Warnings: arms.Warnings}
+				Alpha: spec.Alpha, Power: spec.Power, MinEffect: spec.MinEffect, Warnings: arms.Warnings,
+				FailIfWorse: failIfWorse}
 			for _, v := range arms.Variants[1:] {
 				meta.Variants = append(meta.Variants, v.Name)
 			}
@@ -128,10 +134,18 @@ func ablateCmd() *cobra.Command {
 			if err := results.WriteJSONFile(filepath.Join(ropts.OutDir, ablationFile), meta); err != nil {
 				return withCode(exitInfra, err)
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %d arm(s), %d task(s), %d rep(s) → %s\n", spec.Name,
-				len(arms.Variants), len(tasks), spec.Reps, ropts.OutDir)
+			used := map[string]bool{}
+			for _, v := range arms.Variants {
+				for _, t := range tasks {
+					if v.TaskIDs == nil || v.TaskIDs[t.ID] {
+						used[t.ID] = true
+					}
+				}
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %d arm(s) over %d of the %d selected task(s), %d rep(s) → %s\n", spec.Name,
+				len(arms.Variants), len(used), len(tasks), spec.Reps, ropts.OutDir)
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
-				return runErrCode(err)
+				return runErr(err)
 			}
 			a, recs, err := analyzeDir(ropts.OutDir, bh, failIfWorse)
 			if err != nil {
@@ -143,10 +157,13 @@ func ablateCmd() *cobra.Command {
 			if htmlDir == "" {
 				htmlDir = ropts.OutDir
 			}
-			if err := ablation.HTMLReport(htmlDir, a, recs, ropts.OutDir); err != nil {
+			if err := ablation.HTMLReport(htmlDir, a, recs, filepath.Join(ropts.OutDir, results.TrajectoriesDir)); err != nil {
 				fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
 			} else {
 				fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", filepath.Join(htmlDir, "report.html"))
+			}
+			if err := infraGate(c, ropts.OutDir); err != nil {
+				return err
 			}
 			return gate(c, a, failIfWorse)
 		},
@@ -162,16 +179,6 @@ func ablateCmd() *cobra.Command {
 	c.Flags().StringVar(&profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
 	c.Flags().StringVar(&htmlDir, "html", "", "folder for report.html (default: the run directory)")
 	return c
-}
-
-func runErrCode(err error) error {
-	if err == nil {
-		return nil
-	}
-	if strings.Contains(err.Error(), "context canceled") {
-		return &exitError{exitInterrupt, err}
-	}
-	return withCode(exitInfra, err)
 }
 
 func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
@@ -200,6 +207,9 @@ func analyzeDir(dir string, bh bool, failIfWorse float64) (*ablation.Analysis, [
 		return nil, nil, err
 	}
 	recs := rr.Final()
+	if failIfWorse == 0 {
+		failIfWorse = meta.FailIfWorse
+	}
 	a := ablation.Analyze(recs, ablation.Inputs{Baseline: meta.Baseline, Variants: meta.Variants,
 		Switched: meta.Switched, Targets: meta.Targets, TaskTags: meta.TaskTags, Alpha: meta.Alpha,
 		Power: meta.Power, MinEffect: meta.MinEffect, BH: bh, FailIfWorse: failIfWorse, ExtraWarnings: meta.Warnings})
@@ -226,7 +236,7 @@ func init() {
 		case "json":
 			return ablation.JSONReport(c.OutOrStdout(), a)
 		case "html":
-			if err := ablation.HTMLReport(dir, a, recs, dir); err != nil {
+			if err := ablation.HTMLReport(dir, a, recs, filepath.Join(dir, results.TrajectoriesDir)); err != nil {
 				return withCode(exitInfra, err)
 			}
 			fmt.Fprintln(c.OutOrStdout(), filepath.Join(dir, "report.html"))

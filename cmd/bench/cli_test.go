@@ -62,6 +62,9 @@ func TestBadInputExitsTwoWithClearErrors(t *testing.T) {
 		{[]string{"run", "--model", "gpt-4o", "--dry-run"}, "expected scripted[:PROFILE] or openai:NAME"},
 		{[]string{"report", "/nonexistent"}, "not a run directory"},
 		{[]string{"power"}, "give --target"},
+		{[]string{"run", "--profile", "cleen", "--dry-run"}, `unknown fault profile "cleen"`},
+		{[]string{"run", "--prompt", "/nonexistent/prompt.txt", "--dry-run"}, "system prompt /nonexistent/prompt.txt"},
+		{[]string{"zoo", "serve", "--mutations", "consentt"}, `unknown mutation "consentt"`},
 	}
 	for _, c := range cases {
 		_, stderr, code := bench(t, c.args...)
@@ -388,5 +391,25 @@ variants:
 	}
 	if !strings.Contains(a, "name=no_visual_progress") {
 		t.Fatalf("unexpected report: %s", a)
+	}
+}
+
+// A completed run whose attempts all ended in infrastructure errors exits 3, and re-using its directory with
+// another configuration is refused with exit 2.
+func TestInfraRunExitsThreeAndPlanMismatchTwo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--retries", "0",
+		"--model", "openai:gpt-test", "--base-url", "http://127.0.0.1:1/v1", "--call-timeout", "2s", "--out", out}
+	_, stderr, code := bench(t, args...)
+	if code != 3 || !strings.Contains(stderr, "infrastructure errors") {
+		t.Fatalf("all-infra run: exit %d, stderr %q; want exit 3", code, stderr)
+	}
+	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1",
+		"--model", "scripted", "--profile", "harsh", "--out", out)
+	if code != 2 || !strings.Contains(stderr, "different plan") {
+		t.Fatalf("re-using the directory with another model: exit %d, stderr %q; want exit 2", code, stderr)
 	}
 }

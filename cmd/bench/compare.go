@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -45,6 +46,7 @@ type comparison struct {
 
 func compareCmd() *cobra.Command {
 	var format, variant string
+	var failIfWorse float64
 	c := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
 		Short: "What changed between two runs: new failures, fixed tasks, pass-rate change with its interval",
@@ -73,28 +75,47 @@ func compareCmd() *cobra.Command {
 			if v == "" {
 				v = pickVariant(args[0], sets[0])
 			}
+			for i, recs := range sets {
+				if names := variantNames(recs); !names[v] {
+					return usageErr("%s has no variant %q (it has: %s); choose one with --variant", args[i], v, joinKeys(names))
+				}
+			}
 			cmp := compareRuns(sets[0], sets[1], v)
 			cmp.RunA, cmp.RunB = args[0], args[1]
+			if cmp.NA == 0 || cmp.NB == 0 {
+				return withCode(exitInfra, fmt.Errorf("variant %q has no judged attempt in %s: nothing to compare",
+					v, map[bool]string{true: args[0], false: args[1]}[cmp.NA == 0]))
+			}
 			switch format {
 			case "json":
 				enc := json.NewEncoder(c.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(cmp)
+				if err := enc.Encode(cmp); err != nil {
+					return err
+				}
 			case "md", "markdown":
 				summaryTable(cmp).Markdown(c.OutOrStdout())
 				taskTable(cmp).Markdown(c.OutOrStdout())
-				return nil
 			case "table", "":
 				if err := summaryTable(cmp).Render(c.OutOrStdout()); err != nil {
 					return err
 				}
-				return taskTable(cmp).Render(c.OutOrStdout())
+				if err := taskTable(cmp).Render(c.OutOrStdout()); err != nil {
+					return err
+				}
+			default:
+				return usageErr("--format %q: expected table, md or json", format)
 			}
-			return usageErr("--format %q: expected table, md or json", format)
+			if failIfWorse > 0 && cmp.Delta < -failIfWorse && cmp.DeltaCI[1] < 0 {
+				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s is worse than %s by %.1f points [%.1f, %.1f]",
+					failIfWorse, args[1], args[0], -100*cmp.Delta, 100*cmp.DeltaCI[0], 100*cmp.DeltaCI[1])}
+			}
+			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "table", "table, md or json")
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: baseline or the only variant)")
+	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's pass rate is below RUN_A's by more than this margin with the interval below zero")
 	return c
 }
 
@@ -209,4 +230,21 @@ func taskTable(c comparison) results.Table {
 		t.Rows = append(t.Rows, []string{"(no task changed)", "", "", ""})
 	}
 	return t
+}
+
+func variantNames(recs []results.Attempt) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range recs {
+		out[r.Variant] = true
+	}
+	return out
+}
+
+func joinKeys(m map[string]bool) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
 }

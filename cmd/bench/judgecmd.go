@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -282,8 +283,12 @@ func printAgreement(c *cobra.Command, dir, a, b string) error {
 		return usageErr("no attempt has a verdict from both %s and %s", a, b)
 	}
 	kappa, tab := judge.CohenKappa(xa, xb)
-	t := results.Table{Title: fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%d skipped: missing or judge error); Cohen's κ = %.3f",
-		a, b, len(xa), skipped, kappa),
+	ks := fmt.Sprintf("%.3f", kappa)
+	if math.IsNaN(kappa) {
+		ks = "undefined (a judge gave the same verdict every time)"
+	}
+	t := results.Table{Title: fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%d skipped: missing or judge error); Cohen's κ = %s",
+		a, b, len(xa), skipped, ks),
 		Header: []string{"", b + " pass", b + " fail"},
 		Rows: [][]string{{a + " pass", fmt.Sprint(tab[0][0]), fmt.Sprint(tab[0][1])},
 			{a + " fail", fmt.Sprint(tab[1][0]), fmt.Sprint(tab[1][1])}}}

@@ -91,6 +91,10 @@ func mergeCmd() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(c.OutOrStdout(), "merged %d record(s) from %d shard(s) into %s\n", n, len(args), out)
+			if got, err := results.ReadAttempts(out); err == nil && len(got.Latest) < first.Plan.Attempts {
+				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
+					"unfinished (re-run it, then merge again)\n", len(got.Latest), first.Plan.Attempts)
+			}
 			return nil
 		},
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/ablation"
+	"webbench/agent"
 	"webbench/agent/guard"
+	"webbench/agent/llm/scripted"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
@@ -127,6 +129,9 @@ func runCmd() *cobra.Command {
 			defer s.Close()
 			v := runner.Variant{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
 				Timeout: timeout, Seed: seed}
+			if err := validateVariants([]runner.Variant{v}); err != nil {
+				return err
+			}
 			plan := runner.Plan{Suite: s.Name(), Tasks: tasks, Reps: reps, Variants: []runner.Variant{v}, BaseSeed: baseSeed}
 			spec := map[string]any{"command": "run", "suite": sf.suite, "tasks": sf.tasks, "reps": reps,
 				"tasks_file": sf.tasksFile, "answers": sf.answers, "stale_dates": sf.staleDates,
@@ -181,19 +186,83 @@ func printPlan(c *cobra.Command, plan runner.Plan, sh runner.Shard, asJSON bool)
 func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.Suite, opts runner.Options) error {
 	fmt.Fprintf(c.ErrOrStderr(), "run directory: %s\n", opts.OutDir)
 	sum, err := runner.Run(ctx, plan, s, opts)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return &exitError{exitInterrupt, err}
-		}
-		if errors.Is(err, runner.ErrQuota) {
-			return withCode(exitInfra, fmt.Errorf("%v: stopped early; fix the key or credit and re-run to resume", err))
-		}
-		return withCode(exitInfra, err)
+	if err := runErr(err); err != nil {
+		return err
 	}
 	if sum.Stopped != "" {
 		fmt.Fprintf(c.ErrOrStderr(), "stopped early: %s\n", sum.Stopped)
 	}
-	return printRunReport(c, opts.OutDir, "table")
+	if err := printRunReport(c, opts.OutDir, "table"); err != nil {
+		return err
+	}
+	return infraGate(c, opts.OutDir)
+}
+
+// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, quota and
+// other failures 3.
+func runErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled):
+		return &exitError{exitInterrupt, err}
+	case errors.Is(err, runner.ErrPlanMismatch):
+		return usageErr("%v", err)
+	case errors.Is(err, runner.ErrQuota):
+		return withCode(exitInfra, fmt.Errorf("%v: stopped early; fix the key or credit and re-run to resume", err))
+	}
+	return withCode(exitInfra, err)
+}
+
+// infraThreshold is the share of attempts ending in infrastructure errors above which a completed run exits 3
+// (STATS.md warns above 10%).
+const infraThreshold = 0.10
+
+// infraGate exits 3 when more than infraThreshold of the run's attempts ended in infrastructure errors after
+// retries: such a run cannot answer its question, whatever its pass rates say.
+func infraGate(c *cobra.Command, dir string) error {
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	recs := rr.Final()
+	infra := 0
+	for _, r := range recs {
+		if r.Status == results.StatusError && r.ErrorClass == results.ClassInfra {
+			infra++
+		}
+	}
+	if len(recs) == 0 || float64(infra) <= infraThreshold*float64(len(recs)) {
+		return nil
+	}
+	return withCode(exitInfra, fmt.Errorf("%d of %d attempts ended in infrastructure errors after retries (> %.0f%%): "+
+		"the results cannot be trusted; see the error column of %s/%s, fix the cause and re-run the same command to retry them",
+		infra, len(recs), 100*infraThreshold, dir, results.AttemptsFile))
+}
+
+// validateVariants checks what can be checked before anything runs: scripted profiles, prompt files, and that
+// a real model has its key in the environment (a warning: local servers need none).
+func validateVariants(vs []runner.Variant) error {
+	for _, v := range vs {
+		if v.Model.Kind == "scripted" {
+			if _, err := scripted.LoadProfile(v.Model.Profile); err != nil {
+				return usageErr("%s: %v", v.Name, err)
+			}
+		}
+		if _, err := agent.LoadPrompt(v.PromptFile); err != nil {
+			return usageErr("%s: %v", v.Name, err)
+		}
+		if v.Model.Kind == "openai" {
+			env := v.Model.APIKeyEnv
+			if env == "" {
+				env = "OPENAI_API_KEY"
+			}
+			if os.Getenv(env) == "" {
+				fmt.Fprintf(os.Stderr, "warning: %s: $%s is not set; %s will be called without a key\n", v.Name, env, v.Model.BaseURL)
+			}
+		}
+	}
+	return nil
 }
 
 func printRunReport(c *cobra.Command, dir, format string) error {

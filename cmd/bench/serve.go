@@ -64,6 +64,9 @@ func zooCmd() *cobra.Command {
 			var muts []string
 			if mutations != "" {
 				muts = strings.Split(mutations, ",")
+				if err := zoo.ValidateMutations(muts); err != nil {
+					return usageErr("--mutations: %v", err)
+				}
 			}
 			if len(apps) == 0 {
 				apps = zoo.AppNames()
