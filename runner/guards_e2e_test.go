@@ -60,6 +60,10 @@ var guardE2ECases = []guardE2E{
 				if !strings.Contains(r.Text, "Click not delivered:") || len(r.Text) >= len(r.Raw) {
 					t.Errorf("on: intercepted click not condensed (raw %d bytes, text %d bytes): %.200q", len(r.Raw), len(r.Text), r.Text)
 				}
+				// The raw Playwright error, call log included, stays in the trajectory.
+				if !strings.Contains(r.Raw, "locator resolved to") || !strings.Contains(r.Raw, "intercepts pointer events") {
+					t.Errorf("on: raw call log not kept in the trajectory: %.300q", r.Raw)
+				}
 			}
 			rOff := interceptRecords(off)
 			if len(rOff) == 0 {
