@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/cookiejar"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,22 +17,13 @@ import (
 	"webbench/suites"
 )
 
-// Helpers of the chat and planner tests are prefixed "cp" (other test files of the package are written in
-// parallel; the prefix keeps the names apart).
+// Helpers of the chat and planner tests are prefixed "cp"; the package-wide ones are in helpers_test.go.
 
 // cpTenant starts a Zoo server and creates a tenant of app with the given mutations.
 func cpTenant(t *testing.T, app string, muts ...string) (*Server, *Tenant) {
 	t.Helper()
-	srv, err := Start(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	tn, err := srv.NewTenant(app, muts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, tn
+	srv := startServer(t)
+	return srv, newTenant(t, srv, app, muts...)
 }
 
 // cpStateOf decodes a tenant's state JSON into v.
@@ -192,89 +180,6 @@ func TestChatLateHydrationShell(t *testing.T) {
 
 // --- real Chromium --------------------------------------------------------------------------------------
 
-// cpLaunchBrowser starts the Playwright driver and a headless Chromium for one test (stopped at cleanup).
-// The driver is $PLAYWRIGHT_CLI_PATH, else .cache/driver/node_modules/playwright-core/cli.js searched upward
-// from the working directory; Node is $PLAYWRIGHT_NODEJS_PATH or `node` on PATH. Skipped with -short.
-func cpLaunchBrowser(t *testing.T) playwright.Browser {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test (needs Chromium)")
-	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		dir, _ := os.Getwd()
-		for {
-			p := filepath.Join(dir, ".cache", "driver", "node_modules", "playwright-core", "cli.js")
-			if _, err := os.Stat(p); err == nil {
-				t.Setenv("PLAYWRIGHT_CLI_PATH", p)
-				break
-			}
-			up := filepath.Dir(dir)
-			if up == dir {
-				t.Fatal("no Playwright driver: set PLAYWRIGHT_CLI_PATH or run `make setup`")
-			}
-			dir = up
-		}
-	}
-	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Fatal("no node on PATH: set PLAYWRIGHT_NODEJS_PATH")
-		}
-		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
-	}
-	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pw.Stop() })
-	exe := os.Getenv("WEBBENCH_CHROMIUM")
-	if exe == "" {
-		exe = "/usr/lib/chromium/chromium"
-	}
-	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath: playwright.String(exe),
-		Headless:       playwright.Bool(true),
-		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
-}
-
-// cpNewPage opens a fresh 1280×720 context and page.
-func cpNewPage(t *testing.T, b playwright.Browser) playwright.Page {
-	t.Helper()
-	ctx, err := b.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1280, Height: 720}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
-	p, err := ctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.SetDefaultTimeout(5000)
-	return p
-}
-
-// cpSnapshot is the page's AI-mode aria snapshot (with boxes when asked).
-func cpSnapshot(t *testing.T, p playwright.Page, boxes bool) string {
-	t.Helper()
-	o := playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi}
-	if boxes {
-		o.Boxes = playwright.Bool(true)
-	}
-	s, err := p.AriaSnapshot(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // cpInteractiveRe matches a snapshot line whose node role (GUARDS.md §4's list) carries a ref.
 var cpInteractiveRe = regexp.MustCompile(`(?m)^\s*- '?(button|link|textbox|searchbox|checkbox|radio|switch|` +
 	`combobox|listbox|option|menuitem|menuitemcheckbox|menuitemradio|tab|slider|spinbutton|treeitem)\b[^\n]*\[ref=`)
@@ -290,18 +195,18 @@ func cpRef(t *testing.T, snap, re string) string {
 }
 
 func TestChatBrowser(t *testing.T) {
-	b := cpLaunchBrowser(t)
+	b := launchChromium(t)
 
 	t.Run("late_hydration", func(t *testing.T) {
 		_, tn := cpTenant(t, "chat", "late_hydration")
-		p := cpNewPage(t, b)
+		p, _, _ := newPage(t, b, nil)
 		start := time.Now()
 		if _, err := p.Goto(tn.URL("/")); err != nil {
 			t.Fatal(err)
 		}
 		// The render timer starts when the script runs: after start, before the load event (loaded).
 		loaded := time.Now()
-		snap := cpSnapshot(t, p, false)
+		snap := aiSnapshot(t, p, false)
 		el := time.Since(start)
 		if el > 1900*time.Millisecond {
 			t.Fatalf("first snapshot done %v after the navigation began; too late to see the shell", el)
@@ -315,12 +220,12 @@ func TestChatBrowser(t *testing.T) {
 		t.Logf("pre-hydration snapshot:\n%s", snap)
 		// Still the shell just before 2 s …
 		time.Sleep(time.Until(start.Add(1700 * time.Millisecond)))
-		if s := cpSnapshot(t, p, false); cpInteractiveRe.MatchString(s) {
+		if s := aiSnapshot(t, p, false); cpInteractiveRe.MatchString(s) {
 			t.Fatalf("snapshot at %v has an interactive ref:\n%s", time.Since(start), s)
 		}
 		// … and the login form 2.5 s after load.
 		time.Sleep(time.Until(loaded.Add(2500 * time.Millisecond)))
-		snap = cpSnapshot(t, p, false)
+		snap = aiSnapshot(t, p, false)
 		for _, want := range []string{`textbox "Email or Username"`, `textbox "Password"`, `button "Log in"`} {
 			if !strings.Contains(snap, want) {
 				t.Fatalf("hydrated snapshot lacks %s:\n%s", want, snap)
@@ -333,12 +238,12 @@ func TestChatBrowser(t *testing.T) {
 
 	t.Run("post_message", func(t *testing.T) {
 		_, tn := cpTenant(t, "chat")
-		p := cpNewPage(t, b)
+		p, _, _ := newPage(t, b, nil)
 		if _, err := p.Goto(tn.URL("/")); err != nil {
 			t.Fatal(err)
 		}
 		// Without the mutation the form is there at once.
-		snap := cpSnapshot(t, p, false)
+		snap := aiSnapshot(t, p, false)
 		p.GetByRef(cpRef(t, snap, `textbox "Email or Username"`)).Fill("priya.nair")
 		p.GetByRef(cpRef(t, snap, `textbox "Password"`)).Fill("Comet-88")
 		if err := p.GetByRef(cpRef(t, snap, `button "Log in"`)).Click(); err != nil {
@@ -347,7 +252,7 @@ func TestChatBrowser(t *testing.T) {
 		if err := p.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Design Reviews"}).WaitFor(); err != nil {
 			t.Fatal(err)
 		}
-		snap = cpSnapshot(t, p, false)
+		snap = aiSnapshot(t, p, false)
 		if err := p.GetByRef(cpRef(t, snap, `link "Design Reviews"`)).Click(); err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +260,7 @@ func TestChatBrowser(t *testing.T) {
 		if err := box.WaitFor(); err != nil {
 			t.Fatal(err)
 		}
-		snap = cpSnapshot(t, p, false)
+		snap = aiSnapshot(t, p, false)
 		if !strings.Contains(snap, "New checkout mockups are up for review") || !strings.Contains(snap, `heading "Design Reviews"`) {
 			t.Fatalf("channel view lacks its history:\n%s", snap)
 		}
@@ -386,7 +291,7 @@ func TestChatBrowser(t *testing.T) {
 		if _, err := p.Reload(); err != nil {
 			t.Fatal(err)
 		}
-		snap = cpSnapshot(t, p, false)
+		snap = aiSnapshot(t, p, false)
 		if !strings.Contains(snap, "Shipping it Monday") || !strings.Contains(snap, `textbox "Write to Design Reviews"`) {
 			t.Fatalf("after reload:\n%s", snap)
 		}
@@ -396,7 +301,7 @@ func TestChatBrowser(t *testing.T) {
 	// Every chat task's solution, played against AI snapshots (role + accessible name; visual_click at the
 	// box centre), must pass the task's state check.
 	t.Run("solutions", func(t *testing.T) {
-		for _, tk := range cpTasks(t, "chat") {
+		for _, tk := range appTasks(t, "chat") {
 			t.Run(tk.ID, func(t *testing.T) {
 				t.Parallel()
 				if why := cpPlay(t, b, tk); why != "" {
@@ -407,69 +312,6 @@ func TestChatBrowser(t *testing.T) {
 	})
 }
 
-// cpNode is one node line of an AI snapshot: role, accessible name (hasName when quoted), ref and box.
-type cpNode struct {
-	role, name, ref string
-	hasName         bool
-	box             []float64
-}
-
-var (
-	cpLineRe = regexp.MustCompile(`^\s*- '?([A-Za-z]+)(?: "((?:[^"\\]|\\.)*)")?(.*)$`)
-	cpRefRe  = regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`)
-	cpBoxRe  = regexp.MustCompile(`\[box=(-?[\d.]+),(-?[\d.]+),(-?[\d.]+),(-?[\d.]+)\]`)
-)
-
-// cpNodes parses the node lines of an AI snapshot (enough for role + name targets; no `within`).
-func cpNodes(snap string) []cpNode {
-	var out []cpNode
-	for _, l := range strings.Split(snap, "\n") {
-		m := cpLineRe.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		n := cpNode{role: m[1]}
-		if strings.Contains(l, `- `+m[1]+` "`) || strings.Contains(l, `- '`+m[1]+` "`) {
-			n.hasName = true
-			n.name = strings.ReplaceAll(strings.ReplaceAll(m[2], `\"`, `"`), `\\`, `\`)
-		}
-		if r := cpRefRe.FindStringSubmatch(m[3]); r != nil {
-			n.ref = r[1]
-		}
-		if b := cpBoxRe.FindStringSubmatch(m[3]); b != nil {
-			for _, f := range b[1:] {
-				var x float64
-				json.Unmarshal([]byte(f), &x)
-				n.box = append(n.box, x)
-			}
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-// cpFind returns the target's node (role, exact name modulo case and spacing, nth) among nodes with a ref.
-func cpFind(snap string, tg *suites.Target) *cpNode {
-	k := 0
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	for _, n := range cpNodes(snap) {
-		if n.ref == "" || !strings.EqualFold(n.role, tg.Role) {
-			continue
-		}
-		if tg.Name != "" && norm(n.name) != norm(tg.Name) {
-			continue
-		}
-		if tg.NameRegex != "" && !regexp.MustCompile(tg.NameRegex).MatchString(n.name) {
-			continue
-		}
-		if k == tg.Nth {
-			return &n
-		}
-		k++
-	}
-	return nil
-}
-
 // cpPlay plays a task's solution in Chromium the way the scripted policy does — every target is looked up by
 // role and accessible name in a fresh AI snapshot (retaken for up to 4 s while it is missing, as on a
 // hydrating page); visual_click clicks the centre of the target's [box=…] with the mouse — and returns the
@@ -477,24 +319,24 @@ func cpFind(snap string, tg *suites.Target) *cpNode {
 func cpPlay(t *testing.T, b playwright.Browser, tk suites.Task) string {
 	t.Helper()
 	_, tn := cpTenant(t, tk.App, tk.Mutations...)
-	p := cpNewPage(t, b)
+	p, _, _ := newPage(t, b, nil)
 	start := time.Now()
 	if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
 		t.Fatal(err)
 	}
 	if slices.Contains(tk.Mutations, "late_hydration") {
 		// Taken well before the 2.0 s render (when the machine is not too loaded to tell), it is the shell.
-		snap := cpSnapshot(t, p, false)
+		snap := aiSnapshot(t, p, false)
 		if time.Since(start) < 1900*time.Millisecond && cpInteractiveRe.MatchString(snap) {
 			t.Fatalf("%s: the first snapshot under late_hydration has an interactive ref:\n%s", tk.ID, snap)
 		}
 	}
 	for i, st := range tk.Solution {
-		var n *cpNode
+		var n *snapNode
 		if st.Target != nil && st.Kind != "answer" {
 			deadline := time.Now().Add(4 * time.Second)
 			for {
-				n = cpFind(cpSnapshot(t, p, st.Kind == "visual_click"), st.Target)
+				n = findNode(parseSnapshot(aiSnapshot(t, p, st.Kind == "visual_click")), st.Target, true)
 				if n != nil || time.Now().After(deadline) {
 					break
 				}
@@ -502,24 +344,24 @@ func cpPlay(t *testing.T, b playwright.Browser, tk suites.Task) string {
 			}
 			if n == nil {
 				t.Fatalf("%s step %d (%s %+v): target not in the AI snapshot:\n%s", tk.ID, i, st.Kind, *st.Target,
-					cpSnapshot(t, p, false))
+					aiSnapshot(t, p, false))
 			}
 		}
 		var err error
 		switch st.Kind {
 		case "click":
-			err = p.GetByRef(n.ref).Click()
+			err = p.GetByRef(n.Ref).Click()
 		case "fill":
-			err = p.GetByRef(n.ref).Fill(st.Text)
+			err = p.GetByRef(n.Ref).Fill(st.Text)
 		case "select":
-			_, err = p.GetByRef(n.ref).SelectOption(playwright.SelectOptionValues{Labels: &st.Values})
+			_, err = p.GetByRef(n.Ref).SelectOption(playwright.SelectOptionValues{Labels: &st.Values})
 		case "press":
 			err = p.Keyboard().Press(st.Key)
 		case "visual_click":
-			if len(n.box) != 4 || n.box[2] <= 0 {
-				t.Fatalf("%s step %d: %s has no box", tk.ID, i, n.role)
+			if len(n.Box) != 4 || n.Box[2] <= 0 {
+				t.Fatalf("%s step %d: %s has no box", tk.ID, i, n.Role)
 			}
-			err = p.Mouse().Click(n.box[0]+n.box[2]/2, n.box[1]+n.box[3]/2)
+			err = p.Mouse().Click(n.Box[0]+n.Box[2]/2, n.Box[1]+n.Box[3]/2)
 		case "answer":
 		default:
 			t.Fatalf("%s: step kind %s not supported by cpPlay", tk.ID, st.Kind)
@@ -538,26 +380,10 @@ func cpPlay(t *testing.T, b playwright.Browser, tk suites.Task) string {
 	return judge.Match(want, state, "state")
 }
 
-// cpTasks returns the built-in tasks of app.
-func cpTasks(t *testing.T, app string) []suites.Task {
-	t.Helper()
-	all, err := BuiltinTasks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []suites.Task
-	for _, tk := range all {
-		if tk.App == app {
-			out = append(out, tk)
-		}
-	}
-	return out
-}
-
 // TestChatTasks checks the chat tasks' shape (ZOO.md: ≥ 3 under late_hydration tagged snapshot_ready, one
 // without) and that each check accepts the intended post and rejects a wrong one (over the API).
 func TestChatTasks(t *testing.T) {
-	tasks := cpTasks(t, "chat")
+	tasks := appTasks(t, "chat")
 	late, plain := 0, 0
 	for _, tk := range tasks {
 		if tk.Timeout < 30*time.Second || tk.Timeout > 90*time.Second {

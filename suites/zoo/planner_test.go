@@ -152,7 +152,7 @@ func TestPlannerNamelessSwitchHTML(t *testing.T) {
 // clicking the named switch) and that each check passes only when the switch is flipped from the project's
 // default (the form posted over HTTP with the solution's values).
 func TestPlannerTasks(t *testing.T) {
-	tasks := cpTasks(t, "planner")
+	tasks := appTasks(t, "planner")
 	nameless, plain := 0, 0
 	for _, tk := range tasks {
 		if tk.Timeout < 30*time.Second || tk.Timeout > 90*time.Second {
@@ -244,14 +244,14 @@ var cpSwitchLine = regexp.MustCompile(`(?m)^\s*- switch( "[^"]*")?( \[[^\n]*)$`)
 // snapshot with boxes that must hold exactly one switch (with a ref).
 func cpSwitch(t *testing.T, p playwright.Page) (name string, checked bool, x, y float64) {
 	t.Helper()
-	snap := cpSnapshot(t, p, true)
+	snap := aiSnapshot(t, p, true)
 	ms := cpSwitchLine.FindAllStringSubmatch(snap, -1)
 	if len(ms) != 1 {
 		t.Fatalf("want exactly one switch line, got %d:\n%s", len(ms), snap)
 	}
 	attrs := ms[0][2]
-	box := cpBoxRe.FindStringSubmatch(attrs)
-	if !cpRefRe.MatchString(attrs) || box == nil {
+	box := boxRe.FindStringSubmatch(attrs)
+	if !refRe.MatchString(attrs) || box == nil {
 		t.Fatalf("switch without ref or box: %s", ms[0][0])
 	}
 	var b [4]float64
@@ -262,11 +262,11 @@ func cpSwitch(t *testing.T, p playwright.Page) (name string, checked bool, x, y 
 }
 
 func TestPlannerBrowser(t *testing.T) {
-	b := cpLaunchBrowser(t)
+	b := launchChromium(t)
 
 	t.Run("nameless_switch", func(t *testing.T) {
 		_, tn := cpTenant(t, "planner", "nameless_switch")
-		p := cpNewPage(t, b)
+		p, _, _ := newPage(t, b, nil)
 		if _, err := p.Goto(tn.URL("projects/storefront-web/plans/new")); err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestPlannerBrowser(t *testing.T) {
 		if x <= 0 || y <= 0 || x >= 1280 || y >= 720 {
 			t.Fatalf("switch centre (%v,%v) is outside the viewport", x, y)
 		}
-		snap := cpSnapshot(t, p, false)
+		snap := aiSnapshot(t, p, false)
 		p.GetByRef(cpRef(t, snap, `textbox "Title"`)).Fill("Coordinate click plan")
 		// The coordinate click at the box centre toggles it, both ways.
 		for i, want := range []bool{false, true, false} {
@@ -294,7 +294,7 @@ func TestPlannerBrowser(t *testing.T) {
 		if v, _ := p.Locator(`input[name=run_automated_as_manual]`).InputValue(); v != "false" {
 			t.Fatalf("hidden input = %q", v)
 		}
-		if err := p.GetByRef(cpRef(t, cpSnapshot(t, p, false), `button "Save"`)).Click(); err != nil {
+		if err := p.GetByRef(cpRef(t, aiSnapshot(t, p, false), `button "Save"`)).Click(); err != nil {
 			t.Fatal(err)
 		}
 		if err := p.GetByRole("heading", playwright.PageGetByRoleOptions{Name: "Coordinate click plan"}).WaitFor(); err != nil {
@@ -310,7 +310,7 @@ func TestPlannerBrowser(t *testing.T) {
 
 	t.Run("named_switch", func(t *testing.T) {
 		_, tn := cpTenant(t, "planner")
-		p := cpNewPage(t, b)
+		p, _, _ := newPage(t, b, nil)
 		if _, err := p.Goto(tn.URL("projects/mobile-app/plans/new")); err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestPlannerBrowser(t *testing.T) {
 		if name != ` "Run automated as manual"` || checked {
 			t.Fatalf("switch name %q checked %v, want named and off (Mobile App default)", name, checked)
 		}
-		snap := cpSnapshot(t, p, false)
+		snap := aiSnapshot(t, p, false)
 		p.GetByRef(cpRef(t, snap, `textbox "Title"`)).Fill("Label click plan")
 		if err := p.GetByRef(cpRef(t, snap, `switch "Run automated as manual"`)).Click(); err != nil {
 			t.Fatal(err)
@@ -346,7 +346,7 @@ func TestPlannerBrowser(t *testing.T) {
 	// Every planner task's solution, played against AI snapshots (role + accessible name; visual_click at the
 	// box centre), must pass the task's state check.
 	t.Run("solutions", func(t *testing.T) {
-		for _, tk := range cpTasks(t, "planner") {
+		for _, tk := range appTasks(t, "planner") {
 			t.Run(tk.ID, func(t *testing.T) {
 				t.Parallel()
 				if why := cpPlay(t, b, tk); why != "" {

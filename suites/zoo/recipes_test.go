@@ -7,13 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,28 +18,8 @@ import (
 	"webbench/suites"
 )
 
-// Tests of the `recipes` app over HTTP and in real Chromium, plus the browser helpers (rs*) shared with
-// stays_test.go. Browser tests are skipped with -short.
-
-// rsServer starts a Zoo server for one test.
-func rsServer(t *testing.T) *Server {
-	t.Helper()
-	srv, err := Start(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
-func rsTenant(t *testing.T, srv *Server, app string, muts ...string) *Tenant {
-	t.Helper()
-	tn, err := srv.NewTenant(app, muts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tn
-}
+// Tests of the `recipes` app over HTTP and in real Chromium, plus helpers (rs*) shared with stays_test.go
+// (the package-wide ones are in helpers_test.go). Browser tests are skipped with -short.
 
 // rsClient is an HTTP client that does not follow redirects (so tests see the 303s).
 var rsClient = &http.Client{Timeout: 10 * time.Second,
@@ -152,8 +127,8 @@ func TestRecipesHelpers(t *testing.T) {
 }
 
 func TestRecipesHTTP(t *testing.T) {
-	srv := rsServer(t)
-	tn := rsTenant(t, srv, "recipes")
+	srv := startServer(t)
+	tn := newTenant(t, srv, "recipes")
 
 	code, body, _ := rsGet(t, tn.URL("/"))
 	if code != 200 {
@@ -232,22 +207,22 @@ func TestRecipesHTTP(t *testing.T) {
 }
 
 func TestRecipesMutationsHTTP(t *testing.T) {
-	srv := rsServer(t)
-	hung := rsTenant(t, srv, "recipes", "hung_fetch")
+	srv := startServer(t)
+	hung := newTenant(t, srv, "recipes", "hung_fetch")
 	if !rsNeverAnswers(t, hung.URL("api/nutrition/52210"), 400*time.Millisecond) {
 		t.Error("hung_fetch: api/nutrition answered")
 	}
 	_, body, _ := rsGet(t, hung.URL("recipe/52210/chicken-tikka-masala"))
 	rsWant(t, body, "<th scope=\"row\">Sodium</th><td>868mg</td>", `data-src="api/nutrition/52210"`)
 
-	busy := rsTenant(t, srv, "recipes", "busy_script")
+	busy := newTenant(t, srv, "recipes", "busy_script")
 	_, body, _ = rsGet(t, busy.URL("recipe/41208/fluffy-buttermilk-pancakes"))
 	rsWant(t, body, `data-busy-ms="30000"`, "<th scope=\"row\">Yield</th><td>12 pancakes</td>")
 	if rsNeverAnswers(t, busy.URL("api/nutrition/41208"), 2*time.Second) {
 		t.Error("busy_script alone must not hang the API")
 	}
 
-	consent := rsTenant(t, srv, "recipes", "consent")
+	consent := newTenant(t, srv, "recipes", "consent")
 	_, body, _ = rsGet(t, consent.URL("/"))
 	rsWant(t, body, `id="onetrust-consent-sdk"`, "Reject all")
 	if _, err := srv.NewTenant("recipes", []string{"ref_churn"}); err == nil {
@@ -255,203 +230,7 @@ func TestRecipesMutationsHTTP(t *testing.T) {
 	}
 }
 
-// ---- real-Chromium helpers shared with stays_test.go ----
-
-// rsLaunch starts the Playwright driver and Chromium (skipped with -short). The driver is
-// $PLAYWRIGHT_CLI_PATH, else .cache/driver/node_modules/playwright-core/cli.js searched upward from the
-// package; Node is $PLAYWRIGHT_NODEJS_PATH or `node` on PATH; Chromium is $WEBBENCH_CHROMIUM or
-// /usr/lib/chromium/chromium.
-func rsLaunch(t *testing.T) playwright.Browser {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("real-Chromium test (-short)")
-	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		dir, _ := os.Getwd()
-		for ; ; dir = filepath.Dir(dir) {
-			p := filepath.Join(dir, ".cache", "driver", "node_modules", "playwright-core", "cli.js")
-			if _, err := os.Stat(p); err == nil {
-				t.Setenv("PLAYWRIGHT_CLI_PATH", p)
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				t.Fatal("no Playwright driver: set PLAYWRIGHT_CLI_PATH or run `make setup`")
-			}
-		}
-	}
-	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Fatal("no node on PATH: set PLAYWRIGHT_NODEJS_PATH")
-		}
-		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
-	}
-	chromium := os.Getenv("WEBBENCH_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/lib/chromium/chromium"
-	}
-	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath: playwright.String(chromium),
-		Headless:       playwright.Bool(true),
-		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
-	})
-	if err != nil {
-		pw.Stop()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b.Close()
-		pw.Stop()
-	})
-	return b
-}
-
-// rsPage opens a 1280×720 page in a fresh context that may load only the tenant's URLs (others are aborted
-// and collected in blocked).
-func rsPage(t *testing.T, b playwright.Browser, tn *Tenant) (playwright.Page, playwright.BrowserContext, *[]string) {
-	t.Helper()
-	ctx, err := b.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1280, Height: 720}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
-	var mu sync.Mutex
-	blocked := &[]string{}
-	if err := ctx.Route("**/*", func(r playwright.Route) {
-		if tn.Allowed(r.Request().URL()) {
-			r.Continue()
-			return
-		}
-		mu.Lock()
-		*blocked = append(*blocked, r.Request().URL())
-		mu.Unlock()
-		r.Abort()
-	}); err != nil {
-		t.Fatal(err)
-	}
-	p, err := ctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.SetDefaultTimeout(5000)
-	return p, ctx, blocked
-}
-
-func rsSnapshot(t *testing.T, p playwright.Page) string {
-	t.Helper()
-	s, err := p.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// rsNode is one line of an AI snapshot: role, accessible name (or inline text), ref, and the index of its
-// parent line (-1 at top level), from the indentation.
-type rsNode struct {
-	Role, Label, Ref string
-	Parent           int
-}
-
-var (
-	rsKeyRe = regexp.MustCompile(`^([A-Za-z]+)(?: "((?:[^"\\]|\\.)*)")?`)
-	rsRefRe = regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`)
-)
-
-// rsParse reads an AI snapshot (`- role "name" [attr]…: text`, the key single-quoted when YAML needs it).
-// Label is the quoted name, else the inline text after ": ".
-func rsParse(snap string) []rsNode {
-	var out []rsNode
-	type open struct{ indent, idx int }
-	var stack []open
-	for _, line := range strings.Split(snap, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
-		indent := len(line) - len(trimmed)
-		if !strings.HasPrefix(trimmed, "- ") {
-			continue
-		}
-		item := strings.TrimSpace(trimmed[2:])
-		if strings.HasPrefix(item, "'") { // YAML single-quoted key: '…'[: value]
-			end := strings.LastIndex(item, "'")
-			key := strings.ReplaceAll(item[1:end], "''", "'")
-			item = key + item[end+1:]
-		}
-		m := rsKeyRe.FindStringSubmatch(item)
-		if m == nil {
-			continue
-		}
-		n := rsNode{Role: m[1]}
-		if m[2] != "" || strings.HasPrefix(item[len(m[1]):], ` ""`) {
-			u, err := strconv.Unquote(`"` + m[2] + `"`)
-			if err != nil {
-				u = m[2]
-			}
-			n.Label = strings.Join(strings.Fields(u), " ")
-		} else if i := strings.Index(item, ": "); i >= 0 {
-			v := strings.TrimSpace(item[i+2:])
-			if u, err := strconv.Unquote(v); err == nil {
-				v = u
-			}
-			n.Label = v
-		}
-		if r := rsRefRe.FindStringSubmatch(item); r != nil {
-			n.Ref = r[1]
-		}
-		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
-			stack = stack[:len(stack)-1]
-		}
-		n.Parent = -1
-		if len(stack) > 0 {
-			n.Parent = stack[len(stack)-1].idx
-		}
-		out = append(out, n)
-		stack = append(stack, open{indent, len(out) - 1})
-	}
-	return out
-}
-
-func rsMatch(n rsNode, tg *suites.Target) bool {
-	if !strings.EqualFold(n.Role, tg.Role) {
-		return false
-	}
-	switch {
-	case tg.Name != "":
-		return strings.EqualFold(n.Label, strings.Join(strings.Fields(tg.Name), " "))
-	case tg.NameRegex != "":
-		return regexp.MustCompile(tg.NameRegex).MatchString(n.Label)
-	}
-	return true
-}
-
-// rsFind returns the tg.Nth node (document order) matching role, name and within (an ancestor matching
-// tg.Within), restricted to nodes with a ref when needRef — the scripted policy's rule.
-func rsFind(nodes []rsNode, tg *suites.Target, needRef bool) *rsNode {
-	within := func(i int, w *suites.Target) bool {
-		for p := nodes[i].Parent; p >= 0; p = nodes[p].Parent {
-			if rsMatch(nodes[p], w) {
-				return true
-			}
-		}
-		return false
-	}
-	k := 0
-	for i := range nodes {
-		if (needRef && nodes[i].Ref == "") || !rsMatch(nodes[i], tg) || (tg.Within != nil && !within(i, tg.Within)) {
-			continue
-		}
-		if k == tg.Nth {
-			return &nodes[i]
-		}
-		k++
-	}
-	return nil
-}
+// ---- real-Chromium helpers shared with stays_test.go (the others are in helpers_test.go) ----
 
 // rsEval runs fn (a JS function source) in the page through a CDP session with a 1 s execution timeout, its
 // promise raced against a 300 ms timer: "__pending__" means the promise did not settle in time (a hung
@@ -523,14 +302,14 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 	timeout := playwright.Float(4000) // generous for loaded CI machines
 	for i := 0; i < len(tk.Solution); i++ {
 		st := tk.Solution[i]
-		snap := rsSnapshot(t, p)
-		nodes := rsParse(snap)
+		snap := aiSnapshot(t, p, false)
+		nodes := parseSnapshot(snap)
 		if st.Kind == "answer" {
 			if st.Literal != "" {
 				res.Answer = st.Literal
 				return res
 			}
-			n := rsFind(nodes, st.Target, false)
+			n := findNode(nodes, st.Target, false)
 			if n == nil {
 				t.Fatalf("answer: no %+v in snapshot:\n%s", *st.Target, snap)
 			}
@@ -548,26 +327,14 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 		}
 		var loc playwright.Locator
 		if st.Target != nil {
-			n := rsFind(nodes, st.Target, true)
+			n := findNode(nodes, st.Target, true)
 			if n == nil {
 				t.Fatalf("step %d %s: no %+v in snapshot:\n%s", i, st.Kind, *st.Target, snap)
 			}
 			loc = p.Locator("aria-ref=" + n.Ref)
 		}
-		var err error
-		switch st.Kind {
-		case "click":
-			err = loc.Click(playwright.LocatorClickOptions{Timeout: timeout})
-		case "fill":
-			err = loc.Fill(st.Text, playwright.LocatorFillOptions{Timeout: timeout})
-		case "select":
-			_, err = loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &st.Values},
-				playwright.LocatorSelectOptionOptions{Timeout: timeout})
-		case "press":
-			err = p.Keyboard().Press(st.Key)
-		case "navigate":
-			_, err = p.Goto(st.URL)
-		default:
+		handled, err := doAction(p, loc, st, timeout)
+		if !handled {
 			t.Fatalf("step kind %s not supported here", st.Kind)
 		}
 		if err == nil {
@@ -580,7 +347,7 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 		switch {
 		case strings.Contains(err.Error(), "intercepts pointer events") && res.Intercepted < 3:
 			res.Intercepted++
-			fix := rsFind(nodes, &suites.Target{Role: "button", Name: "Reject all"}, true)
+			fix := findNode(nodes, &suites.Target{Role: "button", Name: "Reject all"}, true)
 			if fix == nil {
 				t.Fatalf("step %d: intercepted and no Reject all: %v", i, err)
 			}
@@ -616,34 +383,18 @@ func rsCheck(t *testing.T, tn *Tenant, tk suites.Task, answer string) {
 	}
 }
 
-// rsTasks returns the built-in tasks of app.
-func rsTasks(t *testing.T, app string) []suites.Task {
-	t.Helper()
-	all, err := BuiltinTasks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []suites.Task
-	for _, tk := range all {
-		if tk.App == app {
-			out = append(out, tk)
-		}
-	}
-	return out
-}
-
 // rsBrowserTasks checks every task of app in Chromium: the first solution target is in the start page's AI
 // snapshot (by role and name, with a ref), the solution plays to a passing check, blocked clicks happen
 // exactly under consent, and evaluate steps hit a hung API (never settles) or a busy function (terminated).
 func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string, minTasks int) {
-	tasks := rsTasks(t, app)
+	tasks := appTasks(t, app)
 	if len(tasks) < minTasks {
 		t.Fatalf("%d %s tasks, want ≥ %d", len(tasks), app, minTasks)
 	}
 	for _, tk := range tasks {
 		t.Run(tk.ID, func(t *testing.T) {
-			tn := rsTenant(t, srv, app, tk.Mutations...)
-			p, ctx, blocked := rsPage(t, b, tn)
+			tn := newTenant(t, srv, app, tk.Mutations...)
+			p, ctx, blocked := newPage(t, b, tn)
 			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
 				t.Fatal(err)
 			}
@@ -651,8 +402,8 @@ func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string,
 			if first.Target == nil {
 				t.Fatalf("first step %s has no target", first.Kind)
 			}
-			snap := rsSnapshot(t, p)
-			if rsFind(rsParse(snap), first.Target, first.Kind != "answer") == nil {
+			snap := aiSnapshot(t, p, false)
+			if findNode(parseSnapshot(snap), first.Target, first.Kind != "answer") == nil {
 				t.Fatalf("start page %s: no %+v in the AI snapshot:\n%s", tk.Start, *first.Target, snap)
 			}
 			res := rsPlay(t, ctx, p, tk)
@@ -687,13 +438,13 @@ func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string,
 }
 
 func TestRecipesBrowser(t *testing.T) {
-	b := rsLaunch(t)
-	srv := rsServer(t)
+	b := launchChromium(t)
+	srv := startServer(t)
 	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "recipes", 5) })
 
 	t.Run("nutrition_label_loads", func(t *testing.T) {
-		tn := rsTenant(t, srv, "recipes")
-		p, ctx, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "recipes")
+		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("recipe/52210/chicken-tikka-masala"))
 		if err := p.Locator("table.nutrition-full").WaitFor(playwright.LocatorWaitForOptions{
 			State: playwright.WaitForSelectorStateAttached, Timeout: playwright.Float(3000)}); err != nil {
@@ -702,8 +453,8 @@ func TestRecipesBrowser(t *testing.T) {
 		if err := p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Show full nutrition label"}).Click(); err != nil {
 			t.Fatal(err)
 		}
-		snap := rsSnapshot(t, p)
-		if n := rsFind(rsParse(snap), &suites.Target{Role: "cell", Name: "38%",
+		snap := aiSnapshot(t, p, false)
+		if n := findNode(parseSnapshot(snap), &suites.Target{Role: "cell", Name: "38%",
 			Within: &suites.Target{Role: "table", Name: "Full nutrition label"}}, false); n == nil {
 			t.Errorf("full label lacks sodium 38%%:\n%s", snap)
 		}
@@ -726,8 +477,8 @@ func TestRecipesBrowser(t *testing.T) {
 	})
 
 	t.Run("hung_fetch_never_answers", func(t *testing.T) {
-		tn := rsTenant(t, srv, "recipes", "hung_fetch")
-		p, ctx, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "recipes", "hung_fetch")
+		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("recipe/52210/chicken-tikka-masala"))
 		v, term, took := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()")
 		if term || v != "__pending__" || took < 250*time.Millisecond {
@@ -737,16 +488,16 @@ func TestRecipesBrowser(t *testing.T) {
 		if txt, _ := p.Locator("#nutrition-label").TextContent(); !strings.Contains(txt, "Loading nutrition label") {
 			t.Errorf("nutrition label = %q, want still loading", txt)
 		}
-		snap := rsSnapshot(t, p)
-		if rsFind(rsParse(snap), &suites.Target{Role: "cell", Name: "868mg",
+		snap := aiSnapshot(t, p, false)
+		if findNode(parseSnapshot(snap), &suites.Target{Role: "cell", Name: "868mg",
 			Within: &suites.Target{Role: "table", Name: "Nutrition Facts (per serving)"}}, false) == nil {
 			t.Errorf("per-serving table lacks 868mg")
 		}
 	})
 
 	t.Run("busy_script_spins", func(t *testing.T) {
-		tn := rsTenant(t, srv, "recipes", "busy_script")
-		p, ctx, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "recipes", "busy_script")
+		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("recipe/41208/fluffy-buttermilk-pancakes"))
 		cdp, err := ctx.NewCDPSession(p)
 		if err != nil {

@@ -2,12 +2,8 @@ package zoo
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,161 +15,13 @@ import (
 // Real-Chromium tests of the shop: every built-in shop task's solution played by a small role+name policy
 // (what the scripted policy does), and each shop mutation observed in the browser. Skipped with -short.
 
-// sbLaunch starts the Playwright driver and Chromium. The driver is $PLAYWRIGHT_CLI_PATH, else
-// .cache/driver/node_modules/playwright-core/cli.js searched upward from the package; Node is
-// $PLAYWRIGHT_NODEJS_PATH or `node` on PATH; Chromium is $WEBBENCH_CHROMIUM or /usr/lib/chromium/chromium.
-func sbLaunch(t *testing.T) playwright.Browser {
+// shopPage is newPage with Playwright's own default timeout (30 s) instead of 5 s: the shop solutions run in
+// parallel on loaded machines.
+func shopPage(t *testing.T, b playwright.Browser, tn *Tenant) (playwright.Page, *[]string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real-Chromium test (-short)")
-	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		dir, _ := os.Getwd()
-		for ; ; dir = filepath.Dir(dir) {
-			p := filepath.Join(dir, ".cache", "driver", "node_modules", "playwright-core", "cli.js")
-			if _, err := os.Stat(p); err == nil {
-				t.Setenv("PLAYWRIGHT_CLI_PATH", p)
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				t.Fatal("no Playwright driver: set PLAYWRIGHT_CLI_PATH or run `make setup`")
-			}
-		}
-	}
-	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Fatal("no node on PATH: set PLAYWRIGHT_NODEJS_PATH")
-		}
-		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
-	}
-	chromium := os.Getenv("WEBBENCH_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/lib/chromium/chromium"
-	}
-	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath: playwright.String(chromium),
-		Headless:       playwright.Bool(true),
-		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
-	})
-	if err != nil {
-		pw.Stop()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b.Close()
-		pw.Stop()
-	})
-	return b
-}
-
-// sbPage opens a 1280×720 page whose context may load only the tenant's own URLs; blocked URLs are collected.
-func sbPage(t *testing.T, b playwright.Browser, tn *Tenant) (playwright.Page, *[]string) {
-	t.Helper()
-	ctx, err := b.NewContext(playwright.BrowserNewContextOptions{
-		Viewport: &playwright.Size{Width: 1280, Height: 720}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
-	var mu sync.Mutex
-	blocked := &[]string{}
-	err = ctx.Route("**/*", func(r playwright.Route) {
-		if tn.Allowed(r.Request().URL()) {
-			r.Continue()
-			return
-		}
-		mu.Lock()
-		*blocked = append(*blocked, r.Request().URL())
-		mu.Unlock()
-		r.Abort()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ctx.NewPage()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _, blocked := newPage(t, b, tn)
+	p.SetDefaultTimeout(30000)
 	return p, blocked
-}
-
-// sbNode is one line of an AI snapshot: role, accessible name (or inline text), ref.
-type sbNode struct {
-	Role, Label, Ref string
-	HasName          bool
-}
-
-var (
-	sbLineRe = regexp.MustCompile(`^\s*- '?([a-z]+)(?: "((?:[^"\\]|\\.)*)")?`)
-	sbRefRe  = regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`)
-)
-
-// sbParse reads the lines of an AI snapshot: `- role "name" [attr]…: text`. Label is the quoted name, else
-// the inline text.
-func sbParse(snap string) []sbNode {
-	var out []sbNode
-	for _, line := range strings.Split(snap, "\n") {
-		m := sbLineRe.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		n := sbNode{Role: m[1]}
-		rest := strings.TrimSuffix(strings.TrimSpace(line)[2:], "'")
-		if strings.HasPrefix(rest, "'") {
-			rest = rest[1:]
-		}
-		if strings.HasPrefix(rest[len(m[1]):], ` "`) {
-			n.Label, n.HasName = strings.ReplaceAll(m[2], `\"`, `"`), true
-		} else if i := strings.Index(rest, "]: "); i >= 0 {
-			n.Label = strings.Trim(rest[i+3:], `"`)
-		} else if strings.HasPrefix(rest, m[1]+": ") {
-			n.Label = strings.Trim(rest[len(m[1])+2:], `"`)
-		}
-		if r := sbRefRe.FindStringSubmatch(line); r != nil {
-			n.Ref = r[1]
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-func sbMatch(n sbNode, tg *suites.Target) bool {
-	if !strings.EqualFold(n.Role, tg.Role) {
-		return false
-	}
-	if tg.NameRegex != "" {
-		return regexp.MustCompile(tg.NameRegex).MatchString(n.Label)
-	}
-	return tg.Name == "" || strings.EqualFold(n.Label, tg.Name)
-}
-
-func sbFind(nodes []sbNode, tg *suites.Target, needRef bool) *sbNode {
-	k := 0
-	for i := range nodes {
-		if (needRef && nodes[i].Ref == "") || !sbMatch(nodes[i], tg) {
-			continue
-		}
-		if k == tg.Nth {
-			return &nodes[i]
-		}
-		k++
-	}
-	return nil
-}
-
-func sbSnapshot(t *testing.T, p playwright.Page) string {
-	t.Helper()
-	s, err := p.AriaSnapshot(playwright.PageAriaSnapshotOptions{Mode: playwright.AriaSnapshotModeAi})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // sbPlay plays a task's solution: each step's target is found by role + name in a fresh AI snapshot and acted
@@ -186,35 +34,22 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 	stale := 0
 	for i := 0; i < len(tk.Solution); i++ {
 		st := tk.Solution[i]
-		snap := sbSnapshot(t, p)
-		nodes := sbParse(snap)
+		snap := aiSnapshot(t, p, false)
+		nodes := parseSnapshot(snap)
 		var loc playwright.Locator
 		if st.Target != nil && st.Kind != "answer" {
-			n := sbFind(nodes, st.Target, true)
+			n := findNode(nodes, st.Target, true)
 			if n == nil {
 				t.Fatalf("step %d %s: no %s %q/%q in snapshot:\n%s", i, st.Kind, st.Target.Role, st.Target.Name,
 					st.Target.NameRegex, snap)
 			}
 			loc = p.Locator("aria-ref=" + n.Ref)
 		}
-		var err error
-		switch st.Kind {
-		case "click":
-			err = loc.Click(playwright.LocatorClickOptions{Timeout: timeout})
-		case "fill":
-			err = loc.Fill(st.Text, playwright.LocatorFillOptions{Timeout: timeout})
-		case "select":
-			_, err = loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &st.Values},
-				playwright.LocatorSelectOptionOptions{Timeout: timeout})
-		case "press":
-			err = p.Keyboard().Press(st.Key)
-		case "navigate":
-			_, err = p.Goto(st.URL)
-		case "answer":
+		if st.Kind == "answer" {
 			if st.Literal != "" {
 				return st.Literal, intercepted
 			}
-			n := sbFind(nodes, st.Target, false)
+			n := findNode(nodes, st.Target, false)
 			if n == nil {
 				t.Fatalf("answer: no %s matching %q in snapshot:\n%s", st.Target.Role, st.Target.NameRegex, snap)
 			}
@@ -223,7 +58,9 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 				return m[1], intercepted
 			}
 			return m[0], intercepted
-		default:
+		}
+		handled, err := doAction(p, loc, st, timeout)
+		if !handled {
 			t.Fatalf("step kind %s not supported here", st.Kind)
 		}
 		if err == nil {
@@ -244,14 +81,14 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 			t.Fatalf("step %d %s %+v: %v", i, st.Kind, st.Target, err)
 		}
 		intercepted++
-		var fix *sbNode
+		var fix *snapNode
 		for _, name := range []string{"Reject all", "Close", "Stay on this site"} {
-			if fix = sbFind(nodes, &suites.Target{Role: "button", Name: name}, true); fix != nil {
+			if fix = findNode(nodes, &suites.Target{Role: "button", Name: name}, true); fix != nil {
 				break
 			}
 		}
 		if fix == nil && st.Target.Role == "radio" { // an icon over the input: click its visible label
-			fix = sbFind(nodes, &suites.Target{Role: "generic", Name: st.Target.Name}, true)
+			fix = findNode(nodes, &suites.Target{Role: "generic", Name: st.Target.Name}, true)
 			i++ // the label click is the step
 		}
 		if fix == nil {
@@ -267,12 +104,12 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 }
 
 func TestShopBrowserSolutions(t *testing.T) {
-	b := sbLaunch(t)
+	b := launchChromium(t)
 	tasks, err := BuiltinTasks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startTest(t)
+	srv := startServer(t)
 	for _, tk := range tasks {
 		if tk.App != "shop" {
 			continue
@@ -283,7 +120,7 @@ func TestShopBrowserSolutions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, blocked := sbPage(t, b, tn)
+			p, blocked := shopPage(t, b, tn)
 			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
 				t.Fatal(err)
 			}
@@ -337,13 +174,13 @@ func TestShopBrowserSolutions(t *testing.T) {
 }
 
 func TestShopBrowserMutations(t *testing.T) {
-	b := sbLaunch(t)
-	srv := startTest(t)
+	b := launchChromium(t)
+	srv := startServer(t)
 	timeout := playwright.Float(4000) // generous: CI machines are loaded (2 cores, parallel packages)
 
 	t.Run("consent", func(t *testing.T) {
 		tn, _ := srv.NewTenant("shop", []string{"consent"})
-		p, _ := sbPage(t, b, tn)
+		p, _ := shopPage(t, b, tn)
 		p.Goto(tn.URL("/"))
 		box, err := p.Locator("#onetrust-consent-sdk > div.onetrust-pc-dark-filter").BoundingBox()
 		if err != nil || box == nil || box.X != 0 || box.Y != 0 || box.Width != 1280 || box.Height != 720 {
@@ -358,7 +195,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		if err := p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Cookie settings"}).Click(); err != nil {
 			t.Fatal(err)
 		}
-		snap := sbSnapshot(t, p)
+		snap := aiSnapshot(t, p, false)
 		if !strings.Contains(snap, `dialog "Privacy Preference Center"`) || !strings.Contains(snap, `button "Confirm my choices"`) ||
 			strings.Contains(snap, `button "Reject all"`) {
 			t.Fatalf("settings panel snapshot:\n%s", snap)
@@ -386,14 +223,14 @@ func TestShopBrowserMutations(t *testing.T) {
 
 	t.Run("geo_redirect", func(t *testing.T) {
 		tn, _ := srv.NewTenant("shop", []string{"geo_redirect"})
-		p, _ := sbPage(t, b, tn)
+		p, _ := shopPage(t, b, tn)
 		p.Goto(tn.URL("/category/gear"))
 		err := p.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Driven Backpack"}).
 			Click(playwright.LocatorClickOptions{Timeout: timeout})
 		if err == nil || !strings.Contains(err.Error(), `zoo-geo-backdrop`) || !strings.Contains(err.Error(), "intercepts pointer events") {
 			t.Fatalf("click under the geo modal: %v", err)
 		}
-		snap := sbSnapshot(t, p)
+		snap := aiSnapshot(t, p, false)
 		if !strings.Contains(snap, `heading "You are visiting our US store"`) || !strings.Contains(snap, `button "Go to EU store"`) {
 			t.Fatalf("geo modal snapshot:\n%s", snap)
 		}
@@ -414,7 +251,7 @@ func TestShopBrowserMutations(t *testing.T) {
 
 	t.Run("icon_over_input", func(t *testing.T) {
 		tn, _ := srv.NewTenant("shop", []string{"icon_over_input"})
-		p, _ := sbPage(t, b, tn)
+		p, _ := shopPage(t, b, tn)
 		p.Goto(tn.URL("/product/hero-hoodie"))
 		green := p.GetByRole("radio", playwright.PageGetByRoleOptions{Name: "Green"})
 		err := green.Click(playwright.LocatorClickOptions{Timeout: timeout})
@@ -434,7 +271,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		}
 		// Without the mutation the same radio takes the click.
 		plain, _ := srv.NewTenant("shop", nil)
-		p2, _ := sbPage(t, b, plain)
+		p2, _ := shopPage(t, b, plain)
 		p2.Goto(plain.URL("/product/hero-hoodie"))
 		if err := p2.GetByRole("radio", playwright.PageGetByRoleOptions{Name: "Green"}).
 			Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
@@ -451,26 +288,26 @@ func TestShopBrowserMutations(t *testing.T) {
 		}
 		defer srv.Close()
 		tn, _ := srv.NewTenant("shop", []string{"ref_churn"})
-		p, _ := sbPage(t, b, tn)
+		p, _ := shopPage(t, b, tn)
 		p.Goto(tn.URL("/product/affirm-water-bottle"))
 		p.GetByRole("radio", playwright.PageGetByRoleOptions{Name: "Blue"}).Click()
 		p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Add to cart"}).Click()
 		p.WaitForURL("**/cart?added=WB-11")
 		refOf := func(snap, role, name string) string {
-			n := sbFind(sbParse(snap), &suites.Target{Role: role, Name: name}, true)
+			n := findNode(parseSnapshot(snap), &suites.Target{Role: role, Name: name}, true)
 			if n == nil {
 				t.Fatalf("no %s %q in\n%s", role, name, snap)
 			}
 			return n.Ref
 		}
 		time.Sleep(delay + 300*time.Millisecond) // let the after-load re-render pass
-		s1 := sbSnapshot(t, p)
+		s1 := aiSnapshot(t, p, false)
 		qty1 := refOf(s1, "spinbutton", "Quantity for Affirm Water Bottle")
 		upd1 := refOf(s1, "button", "Update cart")
 		if err := p.Locator("aria-ref="+qty1).Fill("2", playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
 			t.Fatal(err)
 		}
-		s2 := sbSnapshot(t, p) // right after the action: still the old nodes
+		s2 := aiSnapshot(t, p, false) // right after the action: still the old nodes
 		if refOf(s2, "button", "Update cart") != upd1 || refOf(s2, "spinbutton", "Quantity for Affirm Water Bottle") != qty1 {
 			t.Fatalf("re-rendered before the delay:\n%s", s2)
 		}
@@ -478,7 +315,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		if n, _ := p.Locator("aria-ref=" + upd1).Count(); n != 0 {
 			t.Fatalf("old Update cart ref %s still resolves after the churn delay", upd1)
 		}
-		s3 := sbSnapshot(t, p)
+		s3 := aiSnapshot(t, p, false)
 		upd3 := refOf(s3, "button", "Update cart")
 		// Secondary names alternate per re-render: one render after the load, one after the fill.
 		if upd3 == upd1 || !strings.Contains(s2, `button "Remove item Affirm Water Bottle"`) ||
@@ -501,17 +338,17 @@ func TestShopBrowserMutations(t *testing.T) {
 		}
 		// Search results churn too; without the mutation nothing changes.
 		p.Goto(tn.URL("/search?q=bottle"))
-		r1 := refOf(sbSnapshot(t, p), "link", "Affirm Water Bottle")
+		r1 := refOf(aiSnapshot(t, p, false), "link", "Affirm Water Bottle")
 		time.Sleep(delay + 300*time.Millisecond)
-		if s := sbSnapshot(t, p); refOf(s, "link", "Affirm Water Bottle") == r1 || !strings.Contains(s, "Showing 1 of 1 item") {
+		if s := aiSnapshot(t, p, false); refOf(s, "link", "Affirm Water Bottle") == r1 || !strings.Contains(s, "Showing 1 of 1 item") {
 			t.Fatalf("search results did not churn:\n%s", s)
 		}
 		plain, _ := srv.NewTenant("shop", nil)
-		p2, _ := sbPage(t, b, plain)
+		p2, _ := shopPage(t, b, plain)
 		p2.Goto(plain.URL("/search?q=bottle"))
-		r1 = refOf(sbSnapshot(t, p2), "link", "Affirm Water Bottle")
+		r1 = refOf(aiSnapshot(t, p2, false), "link", "Affirm Water Bottle")
 		time.Sleep(delay + 300*time.Millisecond)
-		if refOf(sbSnapshot(t, p2), "link", "Affirm Water Bottle") != r1 {
+		if refOf(aiSnapshot(t, p2, false), "link", "Affirm Water Bottle") != r1 {
 			t.Fatal("results re-rendered without ref_churn")
 		}
 	})

@@ -93,7 +93,7 @@ func stateOf(t *testing.T, tn *Tenant) map[string]any {
 }
 
 func TestShopCheckoutHTTP(t *testing.T) {
-	srv := startTest(t)
+	srv := startServer(t)
 	srv.NewTenant("shop", nil) // seq 1: shifts the order number of the next tenant
 	tn, _ := srv.NewTenant("shop", nil)
 	s := newShopClient(t, tn)
@@ -222,7 +222,7 @@ func TestShopTaskChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startTest(t)
+	srv := startServer(t)
 	n := 0
 	for _, tk := range tasks {
 		if tk.App != "shop" || tk.Check.State == nil {

@@ -73,8 +73,8 @@ func TestStaysCatalog(t *testing.T) {
 var staysArticleRe = regexp.MustCompile(`<article class="property-card" aria-label="([^"]+)"`)
 
 func TestStaysHTTP(t *testing.T) {
-	srv := rsServer(t)
-	tn := rsTenant(t, srv, "stays")
+	srv := startServer(t)
+	tn := newTenant(t, srv, "stays")
 	stay := "checkin=2026-05-12&checkout=2026-05-15&group_adults=2&group_children=0"
 
 	code, body, _ := rsGet(t, tn.URL("/"))
@@ -214,7 +214,7 @@ func TestStaysHTTP(t *testing.T) {
 	}
 
 	// Confirmation numbers are deterministic per tenant creation order and booking index.
-	other := rsTenant(t, srv, "stays")
+	other := newTenant(t, srv, "stays")
 	if other.Seq == tn.Seq {
 		t.Fatal("two tenants with one Seq")
 	}
@@ -232,10 +232,10 @@ func TestStaysHTTP(t *testing.T) {
 }
 
 func TestStaysMutationsHTTP(t *testing.T) {
-	srv := rsServer(t)
+	srv := startServer(t)
 	stay := "checkin=2026-10-02&checkout=2026-10-05&group_adults=2&group_children=0"
 
-	hung := rsTenant(t, srv, "stays", "hung_fetch")
+	hung := newTenant(t, srv, "stays", "hung_fetch")
 	if !rsNeverAnswers(t, hung.URL("api/price-check/miragaia-suites?"+stay), 400*time.Millisecond) {
 		t.Error("hung_fetch: api/price-check answered")
 	}
@@ -243,11 +243,11 @@ func TestStaysMutationsHTTP(t *testing.T) {
 	rsWant(t, body, "<th scope=\"row\">Standard Double Room</th><td>2 guests</td><td>€ 468</td>",
 		"Checking latest prices…")
 
-	busy := rsTenant(t, srv, "stays", "busy_script")
+	busy := newTenant(t, srv, "stays", "busy_script")
 	_, body, _ = rsGet(t, busy.URL("hotel/palacio-triana?checkin=2026-09-10&checkout=2026-09-12&group_adults=2"))
 	rsWant(t, body, `data-busy-ms="30000"`, "<td>€ 420</td>")
 
-	churn := rsTenant(t, srv, "stays", "ref_churn")
+	churn := newTenant(t, srv, "stays", "ref_churn")
 	_, body, _ = rsGet(t, churn.URL("search?ss=Lisbon&"+stay))
 	rsWant(t, body, `<body data-churn-ms="600">`, `data-churn-region="results"`,
 		`data-alt-label="See availability at Hotel Miradouro"`, `<script src="static/churn.js"></script>`)
@@ -260,7 +260,7 @@ func TestStaysMutationsHTTP(t *testing.T) {
 		t.Error("stays' static/churn.js is not the shop's ref_churn script")
 	}
 
-	consent := rsTenant(t, srv, "stays", "consent")
+	consent := newTenant(t, srv, "stays", "consent")
 	_, body, _ = rsGet(t, consent.URL("/"))
 	rsWant(t, body, `id="onetrust-consent-sdk"`)
 	if _, err := srv.NewTenant("stays", []string{"nameless_switch"}); err == nil {
@@ -269,21 +269,21 @@ func TestStaysMutationsHTTP(t *testing.T) {
 }
 
 func TestStaysBrowser(t *testing.T) {
-	b := rsLaunch(t)
-	srv := rsServer(t)
+	b := launchChromium(t)
+	srv := startServer(t)
 	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "stays", 6) })
 
 	t.Run("results_page_refs", func(t *testing.T) {
-		tn := rsTenant(t, srv, "stays")
-		p, _, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "stays")
+		p, _, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("search?ss=Lisbon&checkin=2026-06-03&checkout=2026-06-06&group_adults=2"))
-		snap := rsSnapshot(t, p)
-		refs := len(rsRefRe.FindAllString(snap, -1))
+		snap := aiSnapshot(t, p, false)
+		refs := len(refRe.FindAllString(snap, -1))
 		if refs < 1500 || refs > 3000 {
 			t.Errorf("Lisbon results: %d refs, want about 2,000 (≥ 1,500)", refs)
 		}
-		nodes := rsParse(snap)
-		n := rsFind(nodes, &suites.Target{Role: "paragraph", NameRegex: `^€ ([\d,]+)$`,
+		nodes := parseSnapshot(snap)
+		n := findNode(nodes, &suites.Target{Role: "paragraph", NameRegex: `^€ ([\d,]+)$`,
 			Within: &suites.Target{Role: "article", Name: "Villa Graça"}}, false)
 		if n == nil || n.Label != "€ 834" {
 			t.Errorf("Villa Graça price node = %+v", n)
@@ -292,14 +292,14 @@ func TestStaysBrowser(t *testing.T) {
 	})
 
 	t.Run("ref_churn_replaces_nodes", func(t *testing.T) {
-		tn := rsTenant(t, srv, "stays", "ref_churn")
-		p, _, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "stays", "ref_churn")
+		p, _, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("search?ss=Porto&checkin=2026-06-20&checkout=2026-06-23&group_adults=2"))
 		link := &suites.Target{Role: "link", Name: "Palácio Douro"}
 		p.WaitForFunction("() => document.body.getAttribute('data-churn-gen') === '1'", nil)
-		before := rsParse(rsSnapshot(t, p))
-		old := rsFind(before, link, true)
-		if old == nil || rsFind(before, &suites.Target{Role: "link", Name: "See availability at Palácio Douro"}, true) == nil {
+		before := parseSnapshot(aiSnapshot(t, p, false))
+		old := findNode(before, link, true)
+		if old == nil || findNode(before, &suites.Target{Role: "link", Name: "See availability at Palácio Douro"}, true) == nil {
 			t.Fatal("after the load re-render the alternate label should show")
 		}
 		// A user action schedules the next re-render ChurnDelay later: the old ref then points nowhere.
@@ -315,13 +315,13 @@ func TestStaysBrowser(t *testing.T) {
 		if err == nil {
 			t.Fatal("a click on a ref from before the re-render succeeded")
 		}
-		after := rsParse(rsSnapshot(t, p))
-		fresh := rsFind(after, link, true)
+		after := parseSnapshot(aiSnapshot(t, p, false))
+		fresh := findNode(after, link, true)
 		if fresh == nil || fresh.Ref == old.Ref {
 			t.Fatalf("fresh link %+v, old ref %s", fresh, old.Ref)
 		}
-		if rsFind(after, &suites.Target{Role: "link", Name: "See availability at Palácio Douro"}, true) != nil ||
-			rsFind(after, &suites.Target{Role: "button", Name: "Save Palácio Douro to a wishlist"}, true) != nil {
+		if findNode(after, &suites.Target{Role: "link", Name: "See availability at Palácio Douro"}, true) != nil ||
+			findNode(after, &suites.Target{Role: "button", Name: "Save Palácio Douro to a wishlist"}, true) != nil {
 			t.Error("secondary names did not alternate back")
 		}
 		if err := p.Locator("aria-ref=" + fresh.Ref).Click(); err != nil {
@@ -331,8 +331,8 @@ func TestStaysBrowser(t *testing.T) {
 	})
 
 	t.Run("hung_fetch_never_answers", func(t *testing.T) {
-		tn := rsTenant(t, srv, "stays", "hung_fetch")
-		p, ctx, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "stays", "hung_fetch")
+		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("hotel/miragaia-suites?checkin=2026-10-02&checkout=2026-10-05&group_adults=2"))
 		v, term, _ := rsEval(t, ctx, p, "async () => (await fetch('api/price-check/miragaia-suites?checkin=2026-10-02&checkout=2026-10-05&group_adults=2')).json()")
 		if term || v != "__pending__" {
@@ -344,8 +344,8 @@ func TestStaysBrowser(t *testing.T) {
 	})
 
 	t.Run("price_check_without_mutation", func(t *testing.T) {
-		tn := rsTenant(t, srv, "stays")
-		p, ctx, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "stays")
+		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("hotel/miragaia-suites?checkin=2026-10-02&checkout=2026-10-05&group_adults=2"))
 		if err := p.GetByText("Prices confirmed: from € 468 for 3 nights").WaitFor(); err != nil {
 			t.Errorf("price check did not confirm: %v", err)
@@ -357,8 +357,8 @@ func TestStaysBrowser(t *testing.T) {
 	})
 
 	t.Run("busy_script_spins", func(t *testing.T) {
-		tn := rsTenant(t, srv, "stays", "busy_script")
-		p, ctx, _ := rsPage(t, b, tn)
+		tn := newTenant(t, srv, "stays", "busy_script")
+		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("hotel/palacio-triana?checkin=2026-09-10&checkout=2026-09-12&group_adults=2"))
 		cdp, err := ctx.NewCDPSession(p)
 		if err != nil {

@@ -12,16 +12,6 @@ import (
 	"testing"
 )
 
-func startTest(t *testing.T) *Server {
-	t.Helper()
-	srv, err := Start(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
 func get(t *testing.T, c *http.Client, u string) (int, string) {
 	t.Helper()
 	resp, err := c.Get(u)
@@ -34,7 +24,7 @@ func get(t *testing.T, c *http.Client, u string) (int, string) {
 }
 
 func TestTenantIDsAndPorts(t *testing.T) {
-	srv := startTest(t)
+	srv := startServer(t)
 	a, err := srv.NewTenant("shop", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +65,7 @@ func TestTenantIDsAndPorts(t *testing.T) {
 }
 
 func TestTenantIsolation(t *testing.T) {
-	srv := startTest(t)
+	srv := startServer(t)
 	a, _ := srv.NewTenant("shop", nil)
 	b, _ := srv.NewTenant("shop", nil)
 	allowed := []string{
@@ -149,7 +139,7 @@ func TestTenantIsolation(t *testing.T) {
 }
 
 func TestControlAPI(t *testing.T) {
-	srv := startTest(t)
+	srv := startServer(t)
 	c := &http.Client{}
 	post := func(body string) (int, map[string]any) {
 		resp, err := c.Post(srv.ControlURL()+"/tenants", "application/json", strings.NewReader(body))
@@ -221,7 +211,7 @@ func TestControlAPI(t *testing.T) {
 // TestConsentOverlayHTTP checks the overlay markup and that dismissing it (by the no-script form post, and by
 // the cookie the script sets) keeps it closed for the tenant.
 func TestConsentOverlayHTTP(t *testing.T) {
-	srv := startTest(t)
+	srv := startServer(t)
 	tn, _ := srv.NewTenant("shop", []string{"consent", "geo_redirect"})
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
