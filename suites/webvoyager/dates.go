@@ -136,37 +136,28 @@ func FindDates(text string, today time.Time) DateInfo {
 		}
 		return text[idx[2*k]:idx[2*k+1]], idx[2*k], idx[2*k+1]
 	}
-	for _, idx := range mdRe.FindAllStringSubmatchIndex(text, -1) {
-		mon, _, _ := sub(idx, 1)
-		d1, a1, b1 := sub(idx, 2)
-		d2, a2, b2 := sub(idx, 3)
-		y, ya, yb := sub(idx, 4)
-		m := DateMention{Start: idx[0], End: idx[1], Month: monthOf(mon), Day: atoi(d1), yearSpan: [2]int{ya, yb}}
-		m.daySpans = append(m.daySpans, [3]int{a1, b1, 0})
-		if d2 != "" {
-			m.Month2, m.Day2 = m.Month, atoi(d2)
-			m.daySpans = append(m.daySpans, [3]int{a2, b2, 1})
+	// "January 20(-25)(, 2024)" and "20(-25) January( 2024)": the same fields in another group order
+	// (month, day1, day2, year).
+	for _, p := range []struct {
+		re                  *regexp.Regexp
+		mon, d1, d2, yeargr int
+	}{{mdRe, 1, 2, 3, 4}, {dmRe, 3, 1, 2, 4}} {
+		for _, idx := range p.re.FindAllStringSubmatchIndex(text, -1) {
+			mon, _, _ := sub(idx, p.mon)
+			d1, a1, b1 := sub(idx, p.d1)
+			d2, a2, b2 := sub(idx, p.d2)
+			y, ya, yb := sub(idx, p.yeargr)
+			m := DateMention{Start: idx[0], End: idx[1], Month: monthOf(mon), Day: atoi(d1), yearSpan: [2]int{ya, yb}}
+			m.daySpans = append(m.daySpans, [3]int{a1, b1, 0})
+			if d2 != "" {
+				m.Month2, m.Day2 = m.Month, atoi(d2)
+				m.daySpans = append(m.daySpans, [3]int{a2, b2, 1})
+			}
+			if y != "" {
+				m.Year = atoi(y)
+			}
+			all = append(all, m)
 		}
-		if y != "" {
-			m.Year = atoi(y)
-		}
-		all = append(all, m)
-	}
-	for _, idx := range dmRe.FindAllStringSubmatchIndex(text, -1) {
-		d1, a1, b1 := sub(idx, 1)
-		d2, a2, b2 := sub(idx, 2)
-		mon, _, _ := sub(idx, 3)
-		y, ya, yb := sub(idx, 4)
-		m := DateMention{Start: idx[0], End: idx[1], Month: monthOf(mon), Day: atoi(d1), yearSpan: [2]int{ya, yb}}
-		m.daySpans = append(m.daySpans, [3]int{a1, b1, 0})
-		if d2 != "" {
-			m.Month2, m.Day2 = m.Month, atoi(d2)
-			m.daySpans = append(m.daySpans, [3]int{a2, b2, 1})
-		}
-		if y != "" {
-			m.Year = atoi(y)
-		}
-		all = append(all, m)
 	}
 	for _, idx := range isoRe.FindAllStringSubmatchIndex(text, -1) {
 		y, ya, yb := sub(idx, 1)
