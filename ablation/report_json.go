@@ -142,27 +142,11 @@ type JSONWarning struct {
 	Text     string   `json:"text"`
 }
 
-// JSONArm is one arm of JSONDoc.
+// JSONArm is one arm of JSONDoc: Arm's fields (the same JSON names), with clustered_se null when undefined.
 type JSONArm struct {
-	Name           string         `json:"name"`
-	Attempts       int            `json:"attempts"`
-	N              int            `json:"n"`
-	Passes         int            `json:"passes"`
-	Errors         int            `json:"errors"`
-	ErrorsByClass  map[string]int `json:"errors_by_class"`
-	Rate           float64        `json:"rate"`
-	Wilson         [2]float64     `json:"wilson"`
-	ClusteredSE    *float64       `json:"clustered_se"`
-	Tasks          int            `json:"tasks"`
-	MeanSteps      float64        `json:"mean_steps"`
-	MeanTokens     float64        `json:"mean_tokens"`
-	MeanWallMS     float64        `json:"mean_wall_ms"`
-	CostUSD        float64        `json:"cost_usd"`
-	FailureModes   map[string]int `json:"failure_modes"`
-	GuardEvents    map[string]int `json:"guard_events"`
-	GuardFired     map[string]int `json:"guard_fired"`
-	GuardFiredPass map[string]int `json:"guard_fired_pass"`
-	Recovered      int            `json:"recovered"`
+	Arm
+	// ClusteredSE shadows Arm.ClusteredSE: null with fewer than two clusters instead of 0.
+	ClusteredSE *float64 `json:"clustered_se"`
 }
 
 // JSONCounts is one side of a JSONComparison.
@@ -303,11 +287,9 @@ func jsonArm(a Arm) JSONArm {
 	if a.N > 0 {
 		se = fptr(a.ClusteredSE)
 	}
-	return JSONArm{Name: a.Name, Attempts: a.Attempts, N: a.N, Passes: a.Passes, Errors: a.Errors,
-		ErrorsByClass: nonNilMap(a.ErrorsByClass), Rate: a.Rate, Wilson: a.Wilson, ClusteredSE: se, Tasks: a.Tasks,
-		MeanSteps: a.MeanSteps, MeanTokens: a.MeanTokens, MeanWallMS: a.MeanWallMS, CostUSD: a.CostUSD,
-		FailureModes: nonNilMap(a.FailureModes), GuardEvents: nonNilMap(a.GuardEvents),
-		GuardFired: nonNilMap(a.GuardFired), GuardFiredPass: nonNilMap(a.GuardFiredPass), Recovered: a.Recovered}
+	a.ErrorsByClass, a.FailureModes = nonNilMap(a.ErrorsByClass), nonNilMap(a.FailureModes)
+	a.GuardEvents, a.GuardFired, a.GuardFiredPass = nonNilMap(a.GuardEvents), nonNilMap(a.GuardFired), nonNilMap(a.GuardFiredPass)
+	return JSONArm{Arm: a, ClusteredSE: se}
 }
 
 func jsonCounts(c Counts) JSONCounts {

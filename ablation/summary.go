@@ -20,7 +20,7 @@ type Arm struct {
 	Passes   int `json:"passes"`
 	Errors   int `json:"errors"`
 	// ErrorsByClass counts errors by error_class.
-	ErrorsByClass map[string]int `json:"errors_by_class,omitempty"`
+	ErrorsByClass map[string]int `json:"errors_by_class"`
 	// Rate = Passes/N (0 when N = 0); Wilson its 95% score interval [lo, hi].
 	Rate   float64    `json:"rate"`
 	Wilson [2]float64 `json:"wilson"`
