@@ -203,3 +203,14 @@ func ServeStatic(w http.ResponseWriter, r *http.Request, fsys fs.FS, dir, name s
 func (e *AppEnv) Redirect(w http.ResponseWriter, r *http.Request, p string) {
 	http.Redirect(w, r, e.Path(p), http.StatusSeeOther)
 }
+
+// matchesAllWords is the apps' search rule: every query word (lower-case) appears in hay, a trailing plural "s"
+// forgiven ("mats" finds "mat").
+func matchesAllWords(hay string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(hay, w) && !strings.Contains(hay, strings.TrimSuffix(w, "s")) {
+			return false
+		}
+	}
+	return true
+}

@@ -380,14 +380,7 @@ func searchRecipes(q string) []*recipe {
 		r := &recipeCatalog[i]
 		hay := strings.ToLower(r.Name + " " + recipeCategoryName(r.Category) + " " + r.Keywords + " " +
 			strings.Join(r.Ingredients, " "))
-		ok := true
-		for _, w := range words {
-			if !strings.Contains(hay, w) && !strings.Contains(hay, strings.TrimSuffix(w, "s")) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if matchesAllWords(hay, words) {
 			out = append(out, r)
 		}
 	}

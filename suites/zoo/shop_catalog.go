@@ -191,14 +191,7 @@ func searchProducts(q string) []*shopProduct {
 		p := &shopProducts[i]
 		cat := categoryBySlug(p.Category)
 		hay := strings.ToLower(p.Name + " " + p.SKU + " " + cat.Name + " " + p.Summary + " " + p.Description)
-		ok := true
-		for _, w := range words {
-			if !strings.Contains(hay, w) && !strings.Contains(hay, strings.TrimSuffix(w, "s")) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if matchesAllWords(hay, words) {
 			out = append(out, p)
 		}
 	}
