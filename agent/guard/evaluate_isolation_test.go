@@ -127,7 +127,7 @@ func TestEvaluateIsolationHungAndBusy(t *testing.T) {
 		"async () => { await 0; while(true){} }", // busy microtask: terminated from the Go side
 	} {
 		res, took := runEval(t, g, a, fn, "")
-		if took > 2500*time.Millisecond || took < 900*time.Millisecond {
+		if took > 4*time.Second || took < 900*time.Millisecond {
 			t.Fatalf("%s: returned after %v (budget 1 s)", fn, took)
 		}
 		if !res.Failed || !strings.HasPrefix(res.Text, "### Error\nevaluate timed out after 1000 ms; page script was terminated") {
@@ -200,7 +200,7 @@ func TestEvaluateIsolationValuesTargetsAndBudget(t *testing.T) {
 	}
 	// A busy loop on a target is cut off too, and the element still answers afterwards.
 	res, took := runEval(t, g, a, "(el) => { while(true){} }", goRef)
-	if !res.Failed || !strings.Contains(res.Text, "evaluate timed out after 1000 ms; page script was terminated") || took > 2500*time.Millisecond {
+	if !res.Failed || !strings.Contains(res.Text, "evaluate timed out after 1000 ms; page script was terminated") || took > 4*time.Second {
 		t.Fatalf("busy target: %v %q", took, res.Text)
 	}
 	res, _ = runEval(t, g, a, "(el) => el.tagName", goRef)
@@ -209,14 +209,14 @@ func TestEvaluateIsolationValuesTargetsAndBudget(t *testing.T) {
 	}
 	// A stale ref fails at once with the plain tool's message.
 	res, took = runEval(t, g, a, "(el) => 1", "e999")
-	if !res.Failed || !strings.Contains(res.Text, browser.StaleRefMessage("e999")) || took > 500*time.Millisecond {
+	if !res.Failed || !strings.Contains(res.Text, browser.StaleRefMessage("e999")) || took > 2*time.Second {
 		t.Fatalf("stale: %v %q", took, res.Text)
 	}
 
 	// The budget is the attempt's remaining time when that is shorter than the cap.
 	short := agent.NewAttempt(context.Background(), "t", "g", s, time.Now().Add(400*time.Millisecond), nil)
 	res, took = runEval(t, EvaluateIsolation{}, short, "() => new Promise(()=>{})", "")
-	if !res.Failed || !strings.Contains(res.Text, "page script was terminated") || took > 1500*time.Millisecond {
+	if !res.Failed || !strings.Contains(res.Text, "page script was terminated") || took > 3*time.Second {
 		t.Fatalf("short budget: %v %q", took, res.Text)
 	}
 	// Other tools pass through; a session with evaluate disabled keeps the plain tool (which refuses).

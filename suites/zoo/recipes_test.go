@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -233,10 +235,11 @@ func TestRecipesMutationsHTTP(t *testing.T) {
 // ---- real-Chromium helpers shared with stays_test.go (the others are in helpers_test.go) ----
 
 // rsEval runs fn (a JS function source) in the page through a CDP session with a 1 s execution timeout, its
-// promise raced against a 300 ms timer: "__pending__" means the promise did not settle in time (a hung
+// promise raced against a timer of settle: "__pending__" means the promise did not settle in time (a hung
 // fetch); terminated means the call was still running synchronously after 1 s and was stopped (a busy
-// script). Both bounds keep the test from hanging.
-func rsEval(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, fn string) (value any, terminated bool, took time.Duration) {
+// script). Both bounds keep the test from hanging. Callers that expect a value pass a generous settle
+// (rsSettle): the call returns as soon as the promise settles, so only a loaded machine ever waits longer.
+func rsEval(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, fn string, settle time.Duration) (value any, terminated bool, took time.Duration) {
 	t.Helper()
 	cdp, err := ctx.NewCDPSession(p)
 	if err != nil {
@@ -258,7 +261,7 @@ func rsEval(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, fn s
 		return m, nil
 	}
 	start := time.Now()
-	_, err = call("window.__rsEval = (() => { const timer = new Promise(r => setTimeout(() => r('__pending__'), 300)); "+
+	_, err = call("window.__rsEval = (() => { const timer = new Promise(r => setTimeout(() => r('__pending__'), "+strconv.Itoa(int(settle.Milliseconds()))+")); "+
 		"return Promise.race([Promise.resolve(("+fn+")()), timer]); })(); 0", false)
 	if err != nil {
 		took = time.Since(start)
@@ -276,7 +279,18 @@ func rsEval(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, fn s
 	return r["value"], false, took
 }
 
+// rsSettle is how long rsEval waits for a promise that should settle (a fetch of a working endpoint); rsHung
+// is how long it waits for one that should never settle (hung_fetch) before calling it "__pending__".
+const (
+	rsSettle = 10 * time.Second
+	rsHung   = 1 * time.Second
+)
+
 func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// asMap is v as a JSON object, or an empty map when it is not one (so a wrong value fails an assertion
+// instead of panicking the test binary).
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
 // rsPlayResult is what rsPlay observed.
 type rsPlayResult struct {
@@ -321,7 +335,11 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 			return res
 		}
 		if st.Kind == "evaluate" {
-			v, term, took := rsEval(t, ctx, p, st.Function)
+			settle := rsSettle
+			if slices.Contains(tk.Mutations, "hung_fetch") {
+				settle = rsHung
+			}
+			v, term, took := rsEval(t, ctx, p, st.Function, settle)
 			res.Evals = append(res.Evals, rsEvalResult{v, term, took})
 			continue
 		}
@@ -458,19 +476,23 @@ func TestRecipesBrowser(t *testing.T) {
 			Within: &suites.Target{Role: "table", Name: "Full nutrition label"}}, false); n == nil {
 			t.Errorf("full label lacks sodium 38%%:\n%s", snap)
 		}
-		v, term, _ := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()")
-		if term || v.(map[string]any)["per_serving"].(map[string]any)["sodium_mg"] != 868.0 {
+		v, term, _ := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()", rsSettle)
+		if ps, _ := asMap(v)["per_serving"].(map[string]any); term || ps["sodium_mg"] != 868.0 {
 			t.Errorf("fetch api/nutrition without hung_fetch = %v (terminated %v)", v, term)
 		}
-		v, term, took := rsEval(t, ctx, p, "() => window.computeScaledServings(12)")
-		if term || took > 900*time.Millisecond {
-			t.Fatalf("computeScaledServings without busy_script: terminated %v after %v", term, took)
+		v, term, took := rsEval(t, ctx, p, "() => window.computeScaledServings(12)", rsSettle)
+		if term {
+			t.Fatalf("computeScaledServings without busy_script: terminated after %v", took)
 		}
-		m := v.(map[string]any)
+		m := asMap(v)
 		if m["factor"] != 2.0 || m["servings"] != 12.0 {
 			t.Errorf("computeScaledServings(12) = %v", m)
 		}
-		first := m["ingredients"].([]any)[0].(map[string]any)
+		ings, _ := m["ingredients"].([]any)
+		if len(ings) == 0 {
+			t.Fatalf("computeScaledServings(12) has no ingredients: %v", m)
+		}
+		first := asMap(ings[0])
 		if first["quantity"] != "2" || first["text"] != "cup plain yogurt" {
 			t.Errorf("scaled first ingredient = %v, want 2 × cup plain yogurt", first)
 		}
@@ -480,8 +502,8 @@ func TestRecipesBrowser(t *testing.T) {
 		tn := newTenant(t, srv, "recipes", "hung_fetch")
 		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("recipe/52210/chicken-tikka-masala"))
-		v, term, took := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()")
-		if term || v != "__pending__" || took < 250*time.Millisecond {
+		v, term, took := rsEval(t, ctx, p, "async () => (await fetch('api/nutrition/52210')).json()", rsHung)
+		if term || v != "__pending__" || took < rsHung-50*time.Millisecond {
 			t.Errorf("hung fetch settled: %v (terminated %v, %v)", v, term, took)
 		}
 		// The page's own request hangs too: the label is still loading, the table has the facts.
