@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -26,22 +28,48 @@ type taskDiff struct {
 	Delta  float64 `json:"delta"`
 }
 
-// comparison is the JSON of bench compare.
+// comparison is the JSON of bench compare (documented in the README, "bench compare").
 type comparison struct {
-	SchemaVersion int        `json:"schema_version"`
-	RunA          string     `json:"run_a"`
-	RunB          string     `json:"run_b"`
-	Variant       string     `json:"variant"`
-	RateA         float64    `json:"rate_a"`
-	RateB         float64    `json:"rate_b"`
-	NA            int        `json:"n_a"`
-	NB            int        `json:"n_b"`
-	Delta         float64    `json:"delta"`
-	DeltaCI       [2]float64 `json:"delta_ci"`
-	PFisher       float64    `json:"p_fisher"`
-	NewFailures   []string   `json:"new_failures"`
-	Fixed         []string   `json:"fixed"`
-	Tasks         []taskDiff `json:"tasks"`
+	SchemaVersion int    `json:"schema_version"`
+	RunA          string `json:"run_a"`
+	RunB          string `json:"run_b"`
+	Variant       string `json:"variant"`
+	// RateA/RateB and NA/NB are over every judged attempt of the variant in each run.
+	RateA float64 `json:"rate_a"`
+	RateB float64 `json:"rate_b"`
+	NA    int     `json:"n_a"`
+	NB    int     `json:"n_b"`
+	// Method is how Delta, DeltaCI and P were computed: paired_t or paired_signflip when the runs share
+	// (pair_id, seed) pairs (ablation.PairedDiff over tasks, STATS.md §2), fisher when they share none
+	// (Newcombe interval, Fisher exact p).
+	Method  string     `json:"method"`
+	Delta   float64    `json:"delta"`
+	DeltaCI [2]float64 `json:"delta_ci"`
+	P       float64    `json:"p"`
+	// Pairs is the number of matched (task, rep) pairs judged in both runs, PairsPassA/PairsPassB the passes
+	// among them in each run (0 when unpaired); TasksCompared the tasks they
+	// cover; Informative those where the runs differ in at least one rep. Rescued (A fail, B pass) and
+	// Broke (A pass, B fail) are the discordant pairs, PMcNemar their exact McNemar p (secondary).
+	Pairs         int      `json:"pairs"`
+	PairsPassA    int      `json:"pairs_pass_a"`
+	PairsPassB    int      `json:"pairs_pass_b"`
+	TasksCompared int      `json:"tasks_compared"`
+	Informative   int      `json:"informative_tasks"`
+	Rescued       int      `json:"rescued"`
+	Broke         int      `json:"broke"`
+	PMcNemar      *float64 `json:"p_mcnemar"` // null when unpaired
+	// UnmatchedA/UnmatchedB count judged attempts without a counterpart (other tasks, reps or seeds);
+	// DroppedPairs the common pairs dropped because either side ended in an error.
+	UnmatchedA   int `json:"unmatched_a"`
+	UnmatchedB   int `json:"unmatched_b"`
+	DroppedPairs int `json:"dropped_pairs"`
+	// PFisher is the two-sided Fisher exact p over every judged attempt (unpaired), always given.
+	PFisher     float64    `json:"p_fisher"`
+	NewFailures []string   `json:"new_failures"`
+	Fixed       []string   `json:"fixed"`
+	Tasks       []taskDiff `json:"tasks"`
+	// Warnings are the plain-words sample-size and data warnings of the analysis (STATS.md §5).
+	Warnings []string `json:"warnings"`
 }
 
 func compareCmd() *cobra.Command {
@@ -51,8 +79,10 @@ func compareCmd() *cobra.Command {
 		Use:   "compare RUN_A RUN_B",
 		Short: "What changed between two runs: new failures, fixed tasks, pass-rate change with its interval",
 		Long: "Compares one variant (default: the baseline of an ablation, or the only variant) per task and overall.\n" +
-			"The overall change Δ = rate_B − rate_A has a Newcombe hybrid score interval; p is two-sided Fisher\n" +
-			"(runs are not paired across nights). Refuses runs of different schema versions.",
+			"When the runs share (task, rep) pairs with the same seed (same suite, tasks, reps and --seed), the\n" +
+			"comparison is paired: Δ = mean over tasks of the per-task change in pass rate, t interval over tasks,\n" +
+			"McNemar on the discordant pairs (STATS.md §2). Otherwise Δ = rate_B − rate_A with a Newcombe\n" +
+			"interval and a Fisher exact p. Refuses runs of different schema versions.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			sets := [2][]results.Attempt{}
@@ -94,9 +124,11 @@ func compareCmd() *cobra.Command {
 					return err
 				}
 			case "md", "markdown":
+				writeWarnings(c.OutOrStdout(), cmp, true)
 				summaryTable(cmp).Markdown(c.OutOrStdout())
 				taskTable(cmp).Markdown(c.OutOrStdout())
 			case "table", "":
+				writeWarnings(c.OutOrStdout(), cmp, false)
 				if err := summaryTable(cmp).Render(c.OutOrStdout()); err != nil {
 					return err
 				}
@@ -107,15 +139,15 @@ func compareCmd() *cobra.Command {
 				return usageErr("--format %q: expected table, md or json", format)
 			}
 			if failIfWorse > 0 && cmp.Delta < -failIfWorse && cmp.DeltaCI[1] < 0 {
-				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s is worse than %s by %.1f points [%.1f, %.1f]",
-					failIfWorse, args[1], args[0], -100*cmp.Delta, 100*cmp.DeltaCI[0], 100*cmp.DeltaCI[1])}
+				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s is worse than %s by %.1f points [%.1f, %.1f] (%s)",
+					failIfWorse, args[1], args[0], -100*cmp.Delta, 100*cmp.DeltaCI[0], 100*cmp.DeltaCI[1], cmp.Method)}
 			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "table", "table, md or json")
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: baseline or the only variant)")
-	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's pass rate is below RUN_A's by more than this margin with the interval below zero")
+	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion: 0.05 = 5 points) with its whole 95% interval below zero")
 	return c
 }
 
@@ -160,13 +192,11 @@ func compareRuns(a, b []results.Attempt, variant string) comparison {
 	if tot[1].n > 0 {
 		cmp.RateB = float64(tot[1].k) / float64(tot[1].n)
 	}
-	cmp.Delta = cmp.RateB - cmp.RateA
-	lo, hi := ablation.Newcombe(tot[0].k, tot[0].n, tot[1].k, tot[1].n, ablation.Z95)
-	cmp.DeltaCI = [2]float64{lo, hi}
 	cmp.PFisher = 1
 	if tot[0].n > 0 && tot[1].n > 0 {
 		cmp.PFisher = ablation.FisherExact(tot[0].k, tot[0].n, tot[1].k, tot[1].n)
 	}
+	pairedStats(&cmp, a, b, variant)
 	ids := map[string]bool{}
 	for i := range per {
 		for id := range per[i] {
@@ -210,12 +240,100 @@ func compareRuns(a, b []results.Attempt, variant string) comparison {
 	return cmp
 }
 
+// Arm names of the two runs inside the paired analysis.
+const (
+	armA = "run A"
+	armB = "run B"
+)
+
+// pairedStats fills the primary statistics of cmp with ablation.Analyze, the analysis of bench ablate: run A is
+// the baseline arm and run B the variant. Attempts pair on pair_id (suite, task, rep) when both carry the same
+// seed; a pair whose seeds differ is not a pair (the model saw other randomness), so runs with another --seed
+// fall back to the unpaired Fisher/Newcombe comparison.
+func pairedStats(cmp *comparison, a, b []results.Attempt, variant string) {
+	seedA := map[string]string{}
+	var recs []results.Attempt
+	for _, r := range a {
+		if r.Variant == variant {
+			seedA[r.PairID] = seedKey(r.Seed)
+			r.Variant = armA
+			recs = append(recs, r)
+		}
+	}
+	for _, r := range b {
+		if r.Variant == variant {
+			if s, ok := seedA[r.PairID]; ok && s != seedKey(r.Seed) {
+				r.PairID = "other-seed:" + r.PairID
+			}
+			r.Variant = armB
+			recs = append(recs, r)
+		}
+	}
+	an := ablation.Analyze(recs, ablation.Inputs{Baseline: armA, Variants: []string{armB}})
+	c := an.Variants[0].All
+	cmp.Method, cmp.Delta, cmp.DeltaCI, cmp.P = c.Method, c.Delta, c.CI, c.P
+	if c.Matched {
+		cmp.PairsPassA, cmp.PairsPassB = c.A.Passes, c.B.Passes
+	}
+	cmp.Pairs, cmp.TasksCompared, cmp.Informative = c.Pairs, c.G(), c.Informative
+	cmp.Rescued, cmp.Broke = c.Rescued, c.Broke
+	if c.Matched && !math.IsNaN(c.PMcNemar) {
+		p := c.PMcNemar
+		cmp.PMcNemar = &p
+	}
+	cmp.UnmatchedA, cmp.UnmatchedB, cmp.DroppedPairs = c.UnmatchedA, c.UnmatchedB, c.DroppedPairs
+	cmp.Warnings = []string{}
+	for _, w := range an.Warnings {
+		cmp.Warnings = append(cmp.Warnings, w.Text)
+	}
+}
+
+func seedKey(s *int) string {
+	if s == nil {
+		return "none"
+	}
+	return fmt.Sprint(*s)
+}
+
 func summaryTable(c comparison) results.Table {
+	method, pcol, mcn := "unpaired (Newcombe)", "p (Fisher)", "—"
+	if c.Method != ablation.MethodFisher && c.Method != ablation.MethodNone {
+		method = fmt.Sprintf("paired: %d→%d of %d pairs, %d tasks (%d informative)", c.PairsPassA, c.PairsPassB,
+			c.Pairs, c.TasksCompared, c.Informative)
+		pcol = "p_paired"
+		if c.Method == ablation.MethodPairedSignFlip {
+			pcol = "p_paired (sign-flip)"
+		}
+		mcn = fmt.Sprintf("rescued %d, broke %d", c.Rescued, c.Broke)
+		if c.PMcNemar != nil {
+			mcn = fmt.Sprintf("p=%.3g; %s", *c.PMcNemar, mcn)
+		}
+	}
 	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.RunA, c.RunB, c.Variant),
-		Header: []string{"run A", "run B", "Δ [Newcombe 95%]", "p (Fisher)", "new failures", "fixed"},
+		Header: []string{"run A", "run B", "comparison", "Δ pts [95% CI]", pcol, "McNemar", "new failures", "fixed"},
 		Rows: [][]string{{fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateA, c.NA), fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateB, c.NB),
-			fmt.Sprintf("%+.1f pp [%+.1f, %+.1f]", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1]),
-			fmt.Sprintf("%.3g", c.PFisher), fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}
+			method, fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1]),
+			fmt.Sprintf("%.3g", c.P), mcn, fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}
+}
+
+// writeWarnings prints the analysis warnings above the tables (plain lines, or a Markdown list).
+func writeWarnings(w io.Writer, c comparison, md bool) {
+	if len(c.Warnings) == 0 {
+		return
+	}
+	if md {
+		fmt.Fprintln(w, "**Warnings**")
+		fmt.Fprintln(w)
+		for _, x := range c.Warnings {
+			fmt.Fprintf(w, "- %s\n", x)
+		}
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintln(w, "WARNINGS")
+	for _, x := range c.Warnings {
+		fmt.Fprintf(w, "  ! %s\n", x)
+	}
 }
 
 func taskTable(c comparison) results.Table {
