@@ -352,7 +352,13 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		_ = b.Close()
 		return infra(fmt.Errorf("new browser context: %w", err))
 	}
-	defer sess.Close()
+	defer func() {
+		// A context that does not close means the browser is hung or gone: relaunch it for the next attempt.
+		if err := sess.Close(); errors.Is(err, browser.ErrUnresponsive) && wk.b == b {
+			wk.b = nil
+			_ = b.Close()
+		}
+	}()
 	if wk.opts.Trace {
 		if err := sess.Context().Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true),
 			Snapshots: playwright.Bool(true), Title: playwright.String(t.ID)}); err == nil {

@@ -266,6 +266,10 @@ type LaunchOptions struct {
 type Browser struct {
 	b      playwright.Browser
 	remote bool
+	// marker tags the main process of a local launch (markerFlag); empty for a remote browser. userDataDir is
+	// the main process's "--user-data-dir=…" argument, read at launch (Processes).
+	marker      string
+	userDataDir []byte
 }
 
 // Launch starts Chromium (or connects to o.Endpoint). Errors name the executable looked for and the fix.
@@ -289,7 +293,9 @@ func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
 		return nil, err
 	}
 	headless := o.Headless || (os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "")
+	marker := newMarker()
 	args := append(append([]string{}, DefaultLaunchArgs...), o.Args...)
+	args = append(args, markerFlag+marker)
 	b, err := d.pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(headless),
@@ -299,7 +305,8 @@ func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
 		return nil, fmt.Errorf("browser: could not launch Chromium %s (set %s to another Chromium, or run `make "+
 			"setup`): %w", exe, EnvChromium, err)
 	}
-	return &Browser{b: b}, nil
+	// The profile directory is read while the main process is alive, to find its children once it is not.
+	return &Browser{b: b, marker: marker, userDataDir: launchedUserDataDir(marker)}, nil
 }
 
 // Version is the browser's version string ("156.0.8078.108").
@@ -314,9 +321,17 @@ func (b *Browser) Remote() bool { return b.remote }
 // Playwright exposes the underlying Browser.
 func (b *Browser) Playwright() playwright.Browser { return b.b }
 
-// Close closes the browser (for a remote one, the connection). Closing a closed browser returns nil.
+// Close closes the browser (for a remote one, the connection). Closing a closed browser returns nil. When the
+// browser does not answer within DefaultCloseTimeout, its processes are killed (Kill) and the error wraps
+// ErrUnresponsive.
 func (b *Browser) Close() error {
-	err := b.b.Close()
+	_, err := within(DefaultCloseTimeout, "closing the browser", func() (struct{}, error) {
+		return struct{}{}, b.b.Close()
+	}, nil)
+	if errors.Is(err, ErrUnresponsive) {
+		b.Kill()
+		return err
+	}
 	if err != nil && (errors.Is(err, playwright.ErrTargetClosed) || !b.b.IsConnected()) {
 		return nil
 	}

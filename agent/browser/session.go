@@ -37,6 +37,9 @@ type SessionOptions struct {
 	DisableEvaluate bool
 	// NavigationTimeout bounds browser_navigate, browser_navigate_back and Navigate (default 15 s).
 	NavigationTimeout time.Duration
+	// SetupTimeout bounds NewSession and Close, Playwright calls without a timeout of their own (default
+	// DefaultSetupTimeout, 30 s); past it they return an ErrUnresponsive error.
+	SetupTimeout time.Duration
 }
 
 func (o SessionOptions) withDefaults() SessionOptions {
@@ -60,6 +63,9 @@ func (o SessionOptions) withDefaults() SessionOptions {
 	}
 	if o.KeepScreenshots <= 0 {
 		o.KeepScreenshots = DefaultKeepScreenshots
+	}
+	if o.SetupTimeout <= 0 {
+		o.SetupTimeout = DefaultSetupTimeout
 	}
 	return o
 }
@@ -109,8 +115,20 @@ var errClosed = errors.New("browser: session closed")
 // the default action timeout (o.ActionTimeout) and navigation timeout (o.NavigationTimeout), routes every
 // request through o.Allowed when it is set (aborting refused ones with net::ERR_BLOCKED_BY_CLIENT), and starts
 // collecting console errors, page errors, dialogs (dismissed at once) and downloads for the next result's Events.
+// When the context and page are not ready within o.SetupTimeout, it returns an error wrapping ErrUnresponsive
+// (the browser is hung or gone; the caller should drop it) and closes the session if it arrives later.
 func (b *Browser) NewSession(o SessionOptions) (*Session, error) {
 	o = o.withDefaults()
+	return within(o.SetupTimeout, "opening a browser context and page", func() (*Session, error) {
+		return b.newSession(o)
+	}, func(s *Session, err error) {
+		if s != nil {
+			_ = s.Close()
+		}
+	})
+}
+
+func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 	bctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
 		Viewport:        &playwright.Size{Width: o.ViewportWidth, Height: o.ViewportHeight},
 		Locale:          playwright.String(o.Locale),
@@ -499,7 +517,9 @@ func (s *Session) Close() error {
 		s.mu.Lock()
 		s.closed = true
 		s.mu.Unlock()
-		err := s.ctx.Close()
+		_, err := within(s.opts.SetupTimeout, "closing the browser context", func() (struct{}, error) {
+			return struct{}{}, s.ctx.Close()
+		}, nil)
 		if err != nil && errors.Is(err, playwright.ErrTargetClosed) {
 			err = nil
 		}
