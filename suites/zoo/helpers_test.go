@@ -1,9 +1,6 @@
 package zoo
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +9,7 @@ import (
 
 	playwright "github.com/mxschmitt/playwright-go"
 
+	"webbench/agent/browser"
 	"webbench/suites"
 )
 
@@ -65,49 +63,22 @@ func launchChromium(t *testing.T) playwright.Browser {
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
 	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		dir, _ := os.Getwd()
-		for ; ; dir = filepath.Dir(dir) {
-			p := filepath.Join(dir, ".cache", "driver", "node_modules", "playwright-core", "cli.js")
-			if _, err := os.Stat(p); err == nil {
-				t.Setenv("PLAYWRIGHT_CLI_PATH", p)
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				t.Fatal("no Playwright driver: set PLAYWRIGHT_CLI_PATH or run `make setup`")
-			}
-		}
-	}
-	if os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Fatal("no node on PATH: set PLAYWRIGHT_NODEJS_PATH")
-		}
-		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
-	}
-	chromium := os.Getenv("WEBBENCH_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/lib/chromium/chromium"
-	}
-	pw, err := playwright.Run(&playwright.RunOptions{SkipInstallBrowsers: true})
+	// The harness's own discovery (agent/browser): the project's .cache/driver, WEBBENCH_DRIVER_DIR,
+	// WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium; its errors say what to install.
+	d, err := browser.StartDriver(browser.DriverOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath: playwright.String(chromium),
-		Headless:       playwright.Bool(true),
-		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"},
-	})
+	b, err := d.Launch(browser.LaunchOptions{Headless: true})
 	if err != nil {
-		pw.Stop()
+		_ = d.Stop()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		b.Close()
-		pw.Stop()
+		_ = b.Close()
+		_ = d.Stop()
 	})
-	return b
+	return b.Playwright()
 }
 
 // newPage opens a 1280×720 page (default timeout 5 s) in a fresh context, closed at cleanup. With a tenant,
