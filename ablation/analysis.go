@@ -624,23 +624,34 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 // Gate reports whether any variant is worse than the baseline by more than
 // margin (a proportion, e.g. 0.05 for 5 points): a variant fails when its
 // primary Δ (All.Delta, p_B − p_A) is below −margin AND the upper end of its
-// 95% Δ interval (All.CI[1]) is below zero. Variants without data (method
-// none) never fail. why has one plain-words line per failing variant.
+// 95% Δ interval (All.CI[1]) is below zero AND its primary p (All.P) is below
+// Alpha. The p condition changes nothing when the interval is the t interval
+// (its upper end is below 0 exactly when p_paired < 0.05); it matters when
+// every task moved by the same amount: the interval is then the point [Δ, Δ]
+// and p is the exact sign-flip p, which cannot go below 2/2^G — with fewer
+// than 6 tasks such a change is not evidence, and the gate does not fire on
+// it. Variants without data (method none) never fail. why has one
+// plain-words line per failing variant.
 func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 	for _, v := range a.Variants {
 		c := v.All
-		if gateFails(&c, margin) {
+		if GateFails(&c, margin, a.Alpha) {
 			failed = true
-			why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts and its whole interval is below 0",
-				v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin))
+			why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p = %.3g < %.3g",
+				v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, c.P, a.Alpha))
 		}
 	}
 	return failed, why
 }
 
-// gateFails is the gate rule of Analysis.Gate for one comparison.
-func gateFails(c *Comparison, margin float64) bool {
-	return c.Method != MethodNone && c.Delta < -margin && c.CI[1] < 0
+// GateFails is the gate rule of Analysis.Gate for one comparison: method not
+// none, Delta < −margin, CI[1] < 0 and P < alpha (alpha ≤ 0 means
+// DefaultAlpha).
+func GateFails(c *Comparison, margin, alpha float64) bool {
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	return c.Method != MethodNone && c.Delta < -margin && c.CI[1] < 0 && c.P < alpha
 }
 
 func setOf(xs []string) map[string]bool {

@@ -457,10 +457,17 @@ func TestGate(t *testing.T) {
 	if failed, _ := better.Gate(0); failed {
 		t.Error("gate failed for a better variant")
 	}
-	// Degenerate interval below 0 (every task −1) fails.
-	allWorse := Analyze(cat(tasksOf("base", "PPPP"), tasksOf("v", "FFFF")), Inputs{FailIfWorse: 0.1})
+	// Every task −1: the interval is the point [−1, −1] and p the sign-flip p 2/2^G. With 4 tasks p = 0.125:
+	// not evidence, the gate passes; with 6 tasks p = 0.03125 < 0.05: it fails.
+	fourWorse := Analyze(cat(tasksOf("base", "PPPP"), tasksOf("v", "FFFF")), Inputs{FailIfWorse: 0.1})
+	approx(t, "p 4 tasks", fourWorse.Variants[0].All.P, 0.125, 1e-12)
+	if failed, why := fourWorse.Gate(0.1); failed {
+		t.Errorf("gate failed on 4 tasks all −1 (sign-flip p 0.125): %v", why)
+	}
+	allWorse := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("v", "FFFFFF")), Inputs{FailIfWorse: 0.1})
+	approx(t, "p 6 tasks", allWorse.Variants[0].All.P, 0.03125, 1e-12)
 	if failed, _ := allWorse.Gate(0.1); !failed {
-		t.Error("gate passed with Δ = −1 on every task")
+		t.Error("gate passed with Δ = −1 on each of 6 tasks")
 	}
 	var sb strings.Builder
 	if err := TerminalReport(&sb, allWorse); err != nil {

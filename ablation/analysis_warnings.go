@@ -86,6 +86,9 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		switch {
 		case g == 1:
 			add(WarnFewTasks, v.Name, "Only 1 task is compared: variation across tasks cannot be estimated, so Δ has no interval ([−100, +100] pts) and p_paired is the sign-flip p; reps of one task are not independent evidence about other tasks.")
+		case g < FewTasks && c.Method == MethodPairedSignFlip:
+			add(WarnFewTasks, v.Name, "Only %d %s are compared (fewer than %d), and every task moved by the same amount: there is no t interval (it shows as the point Δ) and p_paired is the exact sign-flip p, which cannot go below 2/2^%d.",
+				g, unit, FewTasks, g)
 		case g < FewTasks:
 			add(WarnFewTasks, v.Name, "Only %d %s are compared (fewer than %d): the interval and p-values rest on few clusters (t on %d degrees of freedom), so they are rough.",
 				g, unit, FewTasks, g-1)

@@ -111,9 +111,9 @@ func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 func gateLine(a *Analysis) string {
 	failed, why := a.Gate(a.FailIfWorse)
 	if !failed {
-		return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0): passed.", 100*a.FailIfWorse)
+		return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p < alpha): passed.", 100*a.FailIfWorse)
 	}
-	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0): FAILED. %s", 100*a.FailIfWorse,
+	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p < alpha): FAILED. %s", 100*a.FailIfWorse,
 		strings.Join(why, "; "))
 }
 
@@ -214,7 +214,7 @@ func comparisonTable(a *Analysis) ReportTable {
 		for ci, c := range append([]Comparison{v.All}, v.Targets...) {
 			holm, bh := fmtP(v.PHolm), fmtP(v.PBH)
 			gate := "ok"
-			if gateFails(&v.All, a.FailIfWorse) {
+			if GateFails(&v.All, a.FailIfWorse, a.Alpha) {
 				gate = "FAIL"
 			}
 			if ci > 0 {

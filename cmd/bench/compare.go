@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strings"
 
@@ -63,13 +64,34 @@ type comparison struct {
 	UnmatchedA   int `json:"unmatched_a"`
 	UnmatchedB   int `json:"unmatched_b"`
 	DroppedPairs int `json:"dropped_pairs"`
+	// SeedMismatches counts matched pairs whose two attempts ran with different seeds (runs made with another
+	// --seed): still paired over tasks, without shared randomness.
+	SeedMismatches int `json:"seed_mismatches"`
+	// MDE is the smallest pass-rate change (a proportion) this comparison detects with 80% power at α = 0.05:
+	// the paired-t one over tasks when the method is paired_t, else the unpaired one at the observed base rate
+	// and N (ablation.PowerAnalysis); null when undefined.
+	MDE *float64 `json:"mde"`
 	// PFisher is the two-sided Fisher exact p over every judged attempt (unpaired), always given.
 	PFisher     float64    `json:"p_fisher"`
 	NewFailures []string   `json:"new_failures"`
 	Fixed       []string   `json:"fixed"`
 	Tasks       []taskDiff `json:"tasks"`
-	// Warnings are the plain-words sample-size and data warnings of the analysis (STATS.md §5).
+	// Differences lists what differs between the runs' records of the variant (model, guards, base seed), in
+	// plain words; empty when nothing recorded differs (an A/A comparison).
+	Differences []string `json:"differences"`
+	// Warnings are the plain-words sample-size and data warnings of the analysis (STATS.md §5), with run A as
+	// the baseline and run B as the variant.
 	Warnings []string `json:"warnings"`
+	// Gate is the --fail-if-worse verdict (null without the flag).
+	Gate *compareGate `json:"gate"`
+}
+
+// compareGate is the verdict of --fail-if-worse: Failed when Δ < −Margin, DeltaCI[1] < 0 and P < 0.05
+// (ablation.GateFails); Why says which condition decided, in plain words.
+type compareGate struct {
+	Margin float64 `json:"margin"`
+	Failed bool    `json:"failed"`
+	Why    string  `json:"why"`
 }
 
 func compareCmd() *cobra.Command {
@@ -79,13 +101,18 @@ func compareCmd() *cobra.Command {
 		Use:   "compare RUN_A RUN_B",
 		Short: "What changed between two runs: new failures, fixed tasks, pass-rate change with its interval",
 		Long: "Compares one variant (default: the baseline of an ablation, or the only variant) per task and overall.\n" +
-			"When the runs share (task, rep) pairs with the same seed (same suite, tasks, reps and --seed), the\n" +
-			"comparison is paired: Δ = mean over tasks of the per-task change in pass rate, t interval over tasks,\n" +
-			"McNemar on the discordant pairs (STATS.md §2). Otherwise Δ = rate_B − rate_A with a Newcombe\n" +
+			"When the runs share (task, rep) pairs (same suite, tasks and reps), the comparison is paired: Δ = mean\n" +
+			"over tasks of the per-task change in pass rate, t interval over tasks (paired_t), or the exact sign-flip p\n" +
+			"when every task moved alike (paired_signflip), and McNemar on the discordant pairs (STATS.md §2). The\n" +
+			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
 			"interval and a Fisher exact p. Refuses runs of different schema versions.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkMargin(failIfWorse); err != nil {
+				return err
+			}
 			sets := [2][]results.Attempt{}
+			var seeds [2]int64
 			for i, d := range args {
 				var m runner.Manifest
 				if err := readJSON(d+"/"+results.ManifestFile, &m); err != nil {
@@ -100,6 +127,7 @@ func compareCmd() *cobra.Command {
 					return usageErr("%v", err)
 				}
 				sets[i] = rr.Final()
+				seeds[i] = m.Plan.BaseSeed
 			}
 			v := variant
 			if v == "" {
@@ -112,6 +140,13 @@ func compareCmd() *cobra.Command {
 			}
 			cmp := compareRuns(sets[0], sets[1], v)
 			cmp.RunA, cmp.RunB = args[0], args[1]
+			cmp.Differences = differences(sets[0], sets[1], v, seeds)
+			if sameDir(args[0], args[1]) {
+				cmp.Warnings = append([]string{"Run A and run B are the same directory: every pair agrees by construction."}, cmp.Warnings...)
+			}
+			if failIfWorse > 0 {
+				cmp.Gate = gateVerdict(cmp, failIfWorse)
+			}
 			if cmp.NA == 0 || cmp.NB == 0 {
 				return withCode(exitInfra, fmt.Errorf("variant %q has no judged attempt in %s: nothing to compare",
 					v, map[bool]string{true: args[0], false: args[1]}[cmp.NA == 0]))
@@ -127,6 +162,7 @@ func compareCmd() *cobra.Command {
 				writeWarnings(c.OutOrStdout(), cmp, true)
 				summaryTable(cmp).Markdown(c.OutOrStdout())
 				taskTable(cmp).Markdown(c.OutOrStdout())
+				writeFooter(c.OutOrStdout(), cmp, true)
 			case "table", "":
 				writeWarnings(c.OutOrStdout(), cmp, false)
 				if err := summaryTable(cmp).Render(c.OutOrStdout()); err != nil {
@@ -135,19 +171,19 @@ func compareCmd() *cobra.Command {
 				if err := taskTable(cmp).Render(c.OutOrStdout()); err != nil {
 					return err
 				}
+				writeFooter(c.OutOrStdout(), cmp, false)
 			default:
 				return usageErr("--format %q: expected table, md or json", format)
 			}
-			if failIfWorse > 0 && cmp.Delta < -failIfWorse && cmp.DeltaCI[1] < 0 {
-				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s is worse than %s by %.1f points [%.1f, %.1f] (%s)",
-					failIfWorse, args[1], args[0], -100*cmp.Delta, 100*cmp.DeltaCI[0], 100*cmp.DeltaCI[1], cmp.Method)}
+			if cmp.Gate != nil && cmp.Gate.Failed {
+				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s", failIfWorse, cmp.Gate.Why)}
 			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "table", "table, md or json")
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: baseline or the only variant)")
-	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion: 0.05 = 5 points) with its whole 95% interval below zero")
+	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in [0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p < 0.05")
 	return c
 }
 
@@ -247,9 +283,10 @@ const (
 )
 
 // pairedStats fills the primary statistics of cmp with ablation.Analyze, the analysis of bench ablate: run A is
-// the baseline arm and run B the variant. Attempts pair on pair_id (suite, task, rep) when both carry the same
-// seed; a pair whose seeds differ is not a pair (the model saw other randomness), so runs with another --seed
-// fall back to the unpaired Fisher/Newcombe comparison.
+// the baseline arm and run B the variant. Attempts pair on pair_id (suite, task, rep). A pair whose two attempts
+// ran with different seeds is still a pair — tasks are the unit of analysis, and the per-task difference stays
+// valid — but it is counted in SeedMismatches and warned about, since it lacks the shared randomness that
+// makes same-seed pairs agree.
 func pairedStats(cmp *comparison, a, b []results.Attempt, variant string) {
 	seedA := map[string]string{}
 	var recs []results.Attempt
@@ -262,8 +299,8 @@ func pairedStats(cmp *comparison, a, b []results.Attempt, variant string) {
 	}
 	for _, r := range b {
 		if r.Variant == variant {
-			if s, ok := seedA[r.PairID]; ok && s != seedKey(r.Seed) {
-				r.PairID = "other-seed:" + r.PairID
+			if s, ok := seedA[r.PairID]; ok && s != seedKey(r.Seed) && r.Done() {
+				cmp.SeedMismatches++
 			}
 			r.Variant = armB
 			recs = append(recs, r)
@@ -281,10 +318,158 @@ func pairedStats(cmp *comparison, a, b []results.Attempt, variant string) {
 		p := c.PMcNemar
 		cmp.PMcNemar = &p
 	}
+	mde := c.Power.MDE
+	if c.Method == ablation.MethodPairedT && !math.IsNaN(c.Power.MDETasks) {
+		mde = c.Power.MDETasks
+	}
+	if !math.IsNaN(mde) && !math.IsInf(mde, 0) {
+		cmp.MDE = &mde
+	}
 	cmp.UnmatchedA, cmp.UnmatchedB, cmp.DroppedPairs = c.UnmatchedA, c.UnmatchedB, c.DroppedPairs
 	cmp.Warnings = []string{}
+	if cmp.SeedMismatches > 0 {
+		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("%d of %d pairs ran with different seeds (runs made with another --seed): "+
+			"the comparison stays paired over tasks, but the two attempts of a pair did not see the same randomness, so it "+
+			"has less power than same-seed pairs; re-run B with A's --seed to compare like for like.", cmp.SeedMismatches, c.Pairs))
+	}
 	for _, w := range an.Warnings {
-		cmp.Warnings = append(cmp.Warnings, w.Text)
+		cmp.Warnings = append(cmp.Warnings, runWords(w.Text))
+	}
+}
+
+// runWords rewords an ablation warning for two runs: "run B vs run A: …", "baseline"/"variant" → run A/run B.
+func runWords(s string) string {
+	s = strings.TrimPrefix(s, armB+" vs "+armA+": ")
+	s = strings.ReplaceAll(s, "baseline and", "run A and")
+	s = strings.ReplaceAll(s, "variant judged", "run B judged")
+	s = strings.ReplaceAll(s, "the baseline", "run A")
+	s = strings.ReplaceAll(s, "The variant", "Run B")
+	return s
+}
+
+// differences names what differs between the two runs' records of variant: model, each guard's setting, and
+// the base seed of the plans.
+func differences(a, b []results.Attempt, variant string, seeds [2]int64) []string {
+	type conf struct {
+		models map[string]bool
+		guards map[string]map[bool]bool
+	}
+	collect := func(recs []results.Attempt) conf {
+		c := conf{models: map[string]bool{}, guards: map[string]map[bool]bool{}}
+		for _, r := range recs {
+			if r.Variant != variant {
+				continue
+			}
+			c.models[r.Model] = true
+			for g, on := range r.Guards {
+				if c.guards[g] == nil {
+					c.guards[g] = map[bool]bool{}
+				}
+				c.guards[g][on] = true
+			}
+		}
+		return c
+	}
+	ca, cb := collect(a), collect(b)
+	out := []string{}
+	if ma, mb := joinKeys(ca.models), joinKeys(cb.models); ma != mb {
+		out = append(out, fmt.Sprintf("model %s → %s", ma, mb))
+	}
+	onOff := func(m map[bool]bool) string {
+		switch {
+		case m[true] && m[false]:
+			return "mixed"
+		case m[true]:
+			return "on"
+		case m[false]:
+			return "off"
+		}
+		return "absent"
+	}
+	names := map[string]bool{}
+	for g := range ca.guards {
+		names[g] = true
+	}
+	for g := range cb.guards {
+		names[g] = true
+	}
+	for _, g := range strings.Split(joinKeys(names), ", ") {
+		if g == "" {
+			continue
+		}
+		if x, y := onOff(ca.guards[g]), onOff(cb.guards[g]); x != y {
+			out = append(out, fmt.Sprintf("guard %s %s → %s", g, x, y))
+		}
+	}
+	if seeds[0] != seeds[1] {
+		out = append(out, fmt.Sprintf("seed %d → %d", seeds[0], seeds[1]))
+	}
+	return out
+}
+
+// sameDir reports whether two paths name the same directory.
+func sameDir(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
+}
+
+// checkMargin refuses a --fail-if-worse margin outside [0, 1) (a proportion: 0.05 = 5 points).
+func checkMargin(m float64) error {
+	if m < 0 || m >= 1 || math.IsNaN(m) {
+		return usageErr("--fail-if-worse %v: the margin is a proportion in [0, 1) (0.05 = 5 points)", m)
+	}
+	return nil
+}
+
+// gateVerdict applies ablation.GateFails to the comparison and says why in plain words.
+func gateVerdict(c comparison, margin float64) *compareGate {
+	ac := ablation.Comparison{Method: c.Method, Delta: c.Delta, CI: c.DeltaCI, P: c.P}
+	g := &compareGate{Margin: margin, Failed: ablation.GateFails(&ac, margin, ablation.DefaultAlpha)}
+	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1], c.P, c.Method)
+	switch {
+	case g.Failed:
+		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, its whole interval is below 0 and p < %.2g", c.RunB, c.RunA, d, 100*margin, ablation.DefaultAlpha)
+	case c.Delta >= -margin:
+		g.Why = fmt.Sprintf("%s is not below −%.1f pts", d, 100*margin)
+	case c.DeltaCI[1] >= 0:
+		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
+	default:
+		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g (every task moved alike, on too few tasks to tell)", d, ablation.DefaultAlpha)
+	}
+	return g
+}
+
+// writeFooter prints the unchanged-task count and the gate verdict below the tables.
+func writeFooter(w io.Writer, c comparison, md bool) {
+	same := 0
+	for _, d := range c.Tasks {
+		if d.Change == "same" {
+			same++
+		}
+	}
+	lines := []string{}
+	if same > 0 {
+		lines = append(lines, fmt.Sprintf("%d task(s) with the same pass rate in both runs are not listed (see --format json).", same))
+	}
+	if len(c.Differences) > 0 {
+		lines = append(lines, "The runs differ in: "+strings.Join(c.Differences, "; ")+".")
+	} else {
+		lines = append(lines, "The runs' records show the same model, guards and seed (an A/A comparison).")
+	}
+	if c.Gate != nil {
+		verdict := "PASSED"
+		if c.Gate.Failed {
+			verdict = "FAILED"
+		}
+		lines = append(lines, fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", c.Gate.Margin, verdict, c.Gate.Why))
+	}
+	for _, l := range lines {
+		if md {
+			fmt.Fprintf(w, "\n%s\n", l)
+		} else {
+			fmt.Fprintln(w, l)
+		}
 	}
 }
 
@@ -296,13 +481,24 @@ func seedKey(s *int) string {
 }
 
 func summaryTable(c comparison) results.Table {
+	mde := "—"
+	switch {
+	case c.MDE != nil && *c.MDE > 1:
+		mde = "> 100 pts"
+	case c.MDE != nil:
+		mde = fmt.Sprintf("%.0f pts", 100**c.MDE)
+	}
 	method, pcol, mcn := "unpaired (Newcombe)", "p (Fisher)", "—"
+	ci := fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1])
 	if c.Method != ablation.MethodFisher && c.Method != ablation.MethodNone {
 		method = fmt.Sprintf("paired: %d→%d of %d pairs, %d tasks (%d informative)", c.PairsPassA, c.PairsPassB,
 			c.Pairs, c.TasksCompared, c.Informative)
 		pcol = "p_paired"
 		if c.Method == ablation.MethodPairedSignFlip {
 			pcol = "p_paired (sign-flip)"
+			if c.DeltaCI[0] == c.DeltaCI[1] {
+				ci = fmt.Sprintf("%+.1f (every task alike: no t interval)", 100*c.Delta)
+			}
 		}
 		mcn = fmt.Sprintf("rescued %d, broke %d", c.Rescued, c.Broke)
 		if c.PMcNemar != nil {
@@ -310,10 +506,9 @@ func summaryTable(c comparison) results.Table {
 		}
 	}
 	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.RunA, c.RunB, c.Variant),
-		Header: []string{"run A", "run B", "comparison", "Δ pts [95% CI]", pcol, "McNemar", "new failures", "fixed"},
+		Header: []string{"run A", "run B", "comparison", "Δ pts [95% CI]", pcol, "McNemar (pooled over reps)", "MDE", "new failures", "fixed"},
 		Rows: [][]string{{fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateA, c.NA), fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateB, c.NB),
-			method, fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1]),
-			fmt.Sprintf("%.3g", c.P), mcn, fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}
+			method, ci, fmt.Sprintf("%.3g", c.P), mcn, mde, fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}
 }
 
 // writeWarnings prints the analysis warnings above the tables (plain lines, or a Markdown list).

@@ -13,25 +13,35 @@ import (
 	"webbench/runner"
 )
 
-// writeRun writes a run directory with one record per (task, rep) of variant "default": task i passes unless
-// fail(i) is true, and every record carries seed.
-func writeRun(t *testing.T, tasks, reps, seed int, fail func(task int) bool) string {
+// runSpec describes a synthetic run directory: tasks first..first+tasks−1 × reps of variant "default", task i
+// failing when fail(i); every record carries seed+10i+rep, model scripted:observed and the guards
+// snapshot_ready (off when snapshotOff) and intercept_hint (on); baseSeed goes into the manifest's plan.
+type runSpec struct {
+	first, tasks, reps int
+	seed               int
+	baseSeed           int64
+	snapshotOff        bool
+	fail               func(task int) bool
+}
+
+func writeRun(t *testing.T, s runSpec) string {
 	t.Helper()
 	dir := t.TempDir()
-	m, _ := json.Marshal(map[string]any{"schema_version": results.SchemaVersion})
+	m, _ := json.Marshal(runner.Manifest{SchemaVersion: results.SchemaVersion, Plan: runner.PlanManifest{BaseSeed: s.baseSeed}})
 	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), m, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	for i := 0; i < tasks; i++ {
-		for r := 0; r < reps; r++ {
+	for i := s.first; i < s.first+s.tasks; i++ {
+		for r := 0; r < s.reps; r++ {
 			task := fmt.Sprintf("task-%02d", i)
 			pid := runner.PairID("zoo", task, r)
-			s := seed + i*10 + r
+			seed := s.seed + i*10 + r
 			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID("default", pid),
-				PairID: pid, Variant: "default", TaskID: task, Suite: "zoo", Cluster: task, Rep: r, Seed: &s,
+				PairID: pid, Variant: "default", TaskID: task, Suite: "zoo", Cluster: task, Rep: r, Seed: &seed,
+				Model: "scripted:observed", Guards: map[string]bool{"snapshot_ready": !s.snapshotOff, "intercept_hint": true},
 				Status: results.StatusPass}
-			if fail(i) {
+			if s.fail != nil && s.fail(i) {
 				rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
 			}
 			line, _ := json.Marshal(rec)
@@ -47,68 +57,111 @@ func writeRun(t *testing.T, tasks, reps, seed int, fail func(task int) bool) str
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// TestCompare checks bench compare on two runs of 10 tasks × 2 reps where run B fails tasks 0–5 that run A
-// passes. Same seeds: the paired analysis of STATS.md §2 over tasks, d = (−1 ×6, 0 ×4): Δ = −0.6, SE =
-// 0.1633, t = −3.674 on 9 df, p = 0.00512, CI [−0.969, −0.231]; McNemar broke 12, rescued 0, p = 2·0.5^12 =
-// 0.000488. Other seeds: no pair, so unpaired: Fisher exact on 20/20 vs 8/20, p = 2·C(28,20)/C(40,20) =
-// 4.51e-5. The gate exits 1 when Δ < −margin with the interval below 0.
-func TestCompare(t *testing.T) {
-	a := writeRun(t, 10, 2, 100, func(int) bool { return false })
-	b := writeRun(t, 10, 2, 100, func(i int) bool { return i < 6 })
-	other := writeRun(t, 10, 2, 5000, func(i int) bool { return i < 6 })
-
-	out, stderr, code := bench(t, "compare", a, b, "--format", "json")
-	if code != 0 {
-		t.Fatalf("compare: exit %d, %s", code, stderr)
-	}
+// compareJSON runs bench compare --format json and decodes it.
+func compareJSON(t *testing.T, args ...string) comparison {
+	t.Helper()
+	out, stderr, code := bench(t, append([]string{"compare", "--format", "json"}, args...)...)
 	var c comparison
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
-		t.Fatalf("json: %v\n%s", err, out)
+		t.Fatalf("compare %v: exit %d, %v\n%s%s", args, code, err, out, stderr)
 	}
-	if c.Method != "paired_t" || c.Pairs != 20 || c.TasksCompared != 10 || c.Informative != 6 ||
-		c.PairsPassA != 20 || c.PairsPassB != 8 {
-		t.Errorf("paired: method %s, %d pairs (%d→%d) on %d tasks (%d informative); want paired_t, 20 (20→8) on 10 (6)",
-			c.Method, c.Pairs, c.PairsPassA, c.PairsPassB, c.TasksCompared, c.Informative)
+	return c
+}
+
+func firstSix(i int) bool { return i < 6 }
+
+// TestCompare checks bench compare on runs of 10 tasks × 2 reps where run B fails tasks 0–5 that run A passes.
+// Paired (STATS.md §2) over tasks, d = (−1 ×6, 0 ×4): Δ = −0.6, SE = 0.1633, t = −3.674 on 9 df, p = 0.00512,
+// CI [−0.969, −0.231]; McNemar broke 12, rescued 0, p = 2·0.5^12 = 0.000488. The same pairs with other seeds
+// stay paired (same numbers) with a seed warning. Runs without a common task are unpaired: Fisher exact on
+// 20/20 vs 8/20, p = 2·C(28,20)/C(40,20) = 4.51e-5.
+func TestCompare(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, baseSeed: 1})
+	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, baseSeed: 1, snapshotOff: true, fail: firstSix})
+	otherSeed := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 5000, baseSeed: 2, snapshotOff: true, fail: firstSix})
+	otherTasks := writeRun(t, runSpec{first: 10, tasks: 10, reps: 2, seed: 100, baseSeed: 1, fail: func(i int) bool { return i < 16 }})
+
+	for name, dir := range map[string]string{"same seed": b, "other seed": otherSeed} {
+		c := compareJSON(t, a, dir)
+		if c.Method != "paired_t" || c.Pairs != 20 || c.TasksCompared != 10 || c.Informative != 6 ||
+			c.PairsPassA != 20 || c.PairsPassB != 8 {
+			t.Errorf("%s: method %s, %d pairs (%d→%d) on %d tasks (%d informative); want paired_t, 20 (20→8) on 10 (6)",
+				name, c.Method, c.Pairs, c.PairsPassA, c.PairsPassB, c.TasksCompared, c.Informative)
+		}
+		if !near(c.Delta, -0.6, 1e-9) || !near(c.P, 0.005121, 5e-6) || !near(c.DeltaCI[0], -0.969409, 5e-6) ||
+			!near(c.DeltaCI[1], -0.230591, 5e-6) {
+			t.Errorf("%s: paired Δ %v [%v, %v] p %v; want -0.6 [-0.969409, -0.230591] p 0.005121", name, c.Delta, c.DeltaCI[0], c.DeltaCI[1], c.P)
+		}
+		if c.Broke != 12 || c.Rescued != 0 || c.PMcNemar == nil || !near(*c.PMcNemar, 0.000488, 5e-7) {
+			t.Errorf("%s: McNemar broke %d rescued %d p %v; want 12, 0, 0.000488", name, c.Broke, c.Rescued, c.PMcNemar)
+		}
+		if len(c.NewFailures) != 6 || c.NewFailures[0] != "task-00" || len(c.Fixed) != 0 || c.MDE == nil {
+			t.Errorf("%s: new failures %v, fixed %v, MDE %v", name, c.NewFailures, c.Fixed, c.MDE)
+		}
+		warned := strings.Contains(strings.Join(c.Warnings, "\n"), "20 of 20 pairs ran with different seeds")
+		if want := name == "other seed"; c.SeedMismatches != map[bool]int{true: 20}[want] || warned != want {
+			t.Errorf("%s: seed_mismatches %d, warned %v; warnings %q", name, c.SeedMismatches, warned, c.Warnings)
+		}
 	}
-	if !near(c.Delta, -0.6, 1e-9) || !near(c.P, 0.005121, 5e-6) || !near(c.DeltaCI[0], -0.969409, 5e-6) ||
-		!near(c.DeltaCI[1], -0.230591, 5e-6) {
-		t.Errorf("paired Δ %v [%v, %v] p %v; want -0.6 [-0.969409, -0.230591] p 0.005121", c.Delta, c.DeltaCI[0], c.DeltaCI[1], c.P)
-	}
-	if c.Broke != 12 || c.Rescued != 0 || c.PMcNemar == nil || !near(*c.PMcNemar, 0.000488, 5e-7) {
-		t.Errorf("McNemar: broke %d rescued %d p %v; want 12, 0, 0.000488", c.Broke, c.Rescued, c.PMcNemar)
-	}
-	if len(c.NewFailures) != 6 || c.NewFailures[0] != "task-00" || len(c.Fixed) != 0 {
-		t.Errorf("new failures %v, fixed %v", c.NewFailures, c.Fixed)
+	if c := compareJSON(t, a, otherSeed); strings.Join(c.Differences, "; ") != "guard snapshot_ready on → off; seed 1 → 2" {
+		t.Errorf("differences = %q", c.Differences)
 	}
 
-	out, stderr, code = bench(t, "compare", a, other, "--format", "json")
-	c = comparison{}
-	if err := json.Unmarshal([]byte(out), &c); code != 0 || err != nil {
-		t.Fatalf("other seeds: exit %d, %v, %s", code, err, stderr)
-	}
-	if c.Method != "fisher" || c.Pairs != 0 || c.PMcNemar != nil || !near(c.Delta, -0.6, 1e-9) || !near(c.P, 4.5095e-5, 5e-9) ||
-		!near(c.PFisher, c.P, 1e-12) {
-		t.Errorf("other seeds: method %s, %d pairs, Δ %v, p %v (Fisher %v); want fisher, 0, -0.6, 4.5095e-5",
+	c := compareJSON(t, a, otherTasks)
+	if c.Method != "fisher" || c.Pairs != 0 || c.PMcNemar != nil || !near(c.Delta, -0.6, 1e-9) ||
+		!near(c.P, 4.5095e-5, 5e-9) || !near(c.PFisher, c.P, 1e-12) {
+		t.Errorf("no common task: method %s, %d pairs, Δ %v, p %v (Fisher %v); want fisher, 0, -0.6, 4.5095e-5",
 			c.Method, c.Pairs, c.Delta, c.P, c.PFisher)
 	}
 	if !strings.Contains(strings.Join(c.Warnings, "\n"), "compared unpaired") {
-		t.Errorf("other seeds: no unpaired warning in %q", c.Warnings)
+		t.Errorf("no common task: no unpaired warning in %q", c.Warnings)
 	}
 
-	table, _, _ := bench(t, "compare", a, b)
+	table, _, _ := bench(t, "compare", a, b, "--fail-if-worse", "0.05")
 	for _, want := range []string{"paired: 20→8 of 20 pairs, 10 tasks (6 informative)", "-60.0 [-96.9, -23.1]",
-		"rescued 0, broke 12", "task-05", "new_failure"} {
+		"rescued 0, broke 12", "task-05", "new_failure", "4 task(s) with the same pass rate",
+		"The runs differ in: guard snapshot_ready on → off.", "Gate --fail-if-worse 0.050: FAILED."} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
+}
 
+// TestCompareGate: exit 1 only when B is worse by more than the margin with the interval below 0 and p < 0.05.
+// Every task −1 gives the point interval [−1, −1] and the sign-flip p 2/2^G: 0.125 on 4 tasks (the gate
+// passes, inconclusive), 0.03125 on 6 (it fails).
+func TestCompareGate(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100})
+	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, fail: firstSix})
 	if _, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 1 ||
-		!strings.Contains(stderr, "worse than") || !strings.Contains(stderr, "paired_t") {
-		t.Errorf("gate: exit %d, stderr %q; want exit 1", code, stderr)
+		!strings.Contains(stderr, "is worse than") || !strings.Contains(stderr, "paired_t") {
+		t.Errorf("worse: exit %d, stderr %q; want exit 1", code, stderr)
 	}
-	if _, stderr, code := bench(t, "compare", b, a, "--fail-if-worse", "0.05"); code != 0 {
-		t.Errorf("gate on an improvement: exit %d, %s", code, stderr)
+	if out, stderr, code := bench(t, "compare", b, a, "--fail-if-worse", "0.05"); code != 0 || !strings.Contains(out, "PASSED. Δ +60.0 pts") {
+		t.Errorf("better: exit %d, %s%s", code, out, stderr)
+	}
+	for _, n := range []struct {
+		tasks int
+		p     float64
+		code  int
+	}{{4, 0.125, 0}, {6, 0.03125, 1}} {
+		x := writeRun(t, runSpec{tasks: n.tasks, reps: 1, seed: 1})
+		y := writeRun(t, runSpec{tasks: n.tasks, reps: 1, seed: 1, fail: func(int) bool { return true }})
+		c := compareJSON(t, x, y, "--fail-if-worse", "0.1")
+		if c.Method != "paired_signflip" || !near(c.P, n.p, 1e-12) || c.Gate == nil || c.Gate.Failed != (n.code == 1) {
+			t.Errorf("%d tasks all −1: method %s, p %v, gate %+v; want paired_signflip, %v, failed %v", n.tasks, c.Method, c.P, c.Gate, n.p, n.code == 1)
+		}
+		if _, _, code := bench(t, "compare", x, y, "--fail-if-worse", "0.1"); code != n.code {
+			t.Errorf("%d tasks all −1: exit %d, want %d", n.tasks, code, n.code)
+		}
+	}
+	for _, m := range []string{"5", "-0.1"} {
+		if _, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", m); code != 2 || !strings.Contains(stderr, "proportion in [0, 1)") {
+			t.Errorf("--fail-if-worse %s: exit %d, %q; want exit 2", m, code, stderr)
+		}
+	}
+	if out, _, code := bench(t, "compare", a, a); code != 0 || !strings.Contains(out, "same directory") || !strings.Contains(out, "A/A comparison") {
+		t.Errorf("A vs A: exit %d\n%s", code, out)
 	}
 	if _, stderr, code := bench(t, "compare", a, b, "--variant", "nope"); code != 2 || !strings.Contains(stderr, `no variant "nope"`) {
 		t.Errorf("unknown variant: exit %d, %q", code, stderr)
