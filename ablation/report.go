@@ -111,9 +111,9 @@ func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 func gateLine(a *Analysis) string {
 	failed, why := a.Gate(a.FailIfWorse)
 	if !failed {
-		return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p < alpha): passed.", 100*a.FailIfWorse)
+		return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p below alpha): passed.", 100*a.FailIfWorse)
 	}
-	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p < alpha): FAILED. %s", 100*a.FailIfWorse,
+	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p below alpha): FAILED. %s", 100*a.FailIfWorse,
 		strings.Join(why, "; "))
 }
 

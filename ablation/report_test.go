@@ -50,7 +50,7 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 		"0.0148 (t, 14 df)",
 		"target: x",
 		"fired in 1/25 (1 passed), 3 events",
-		"Gate (fail if worse by more than 5.0 pts with the interval below 0 and p < alpha): passed.",
+		"Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): passed.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("terminal report lacks %q:\n%s", want, s)
@@ -70,7 +70,7 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 		"> [!WARNING]\n> - variant w is identical to the baseline",
 		"| variant | scope | tasks (informative) | baseline | variant | Δ pts [95% CI] | p_paired | p_perm | p_holm | McNemar (pooled over reps) | MDE | power | gate |",
 		"| no_x | all common | 15 (6) | 16/25 (64.0%) | 23/25 (92.0%) | +34.5 [+7.9, +61.2] |",
-		"**Gate (fail if worse by more than 5.0 pts with the interval below 0 and p < alpha): passed.**",
+		"**Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): passed.**",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("markdown report lacks %q:\n%s", want, m)
