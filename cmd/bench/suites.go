@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -39,10 +40,26 @@ func suitesCmd() *cobra.Command {
 				return enc.Encode(map[string]any{"suite": s.Name(), "count": len(tasks), "tasks": tasks})
 			}
 			fmt.Fprintf(out, "%d task(s) in %s\n", len(tasks), s.Name())
-			for _, t := range tasks {
-				fmt.Fprintf(out, "%-44s %-12s cluster=%-20s tags=%s\n", t.ID, t.App, t.Cluster, strings.Join(t.Tags, ","))
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "TASK\tAPP\tCLUSTER\tMUTATIONS\tTAGS")
+			dash := func(xs []string) string {
+				if len(xs) == 0 {
+					return "-"
+				}
+				return strings.Join(xs, ",")
 			}
-			return nil
+			for _, t := range tasks {
+				cluster := t.Cluster
+				if cluster == "" || cluster == t.ID {
+					cluster = "-"
+				}
+				app := t.App
+				if app == "" {
+					app = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, app, cluster, dash(t.Mutations), dash(t.Tags))
+			}
+			return tw.Flush()
 		},
 	}
 	sf.register(c)
