@@ -624,24 +624,35 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 // Gate reports whether any variant is worse than the baseline by more than
 // margin (a proportion, e.g. 0.05 for 5 points): a variant fails when its
 // primary Δ (All.Delta, p_B − p_A) is below −margin AND the upper end of its
-// 95% Δ interval (All.CI[1]) is below zero AND its primary p (All.P) is below
-// Alpha. The p condition changes nothing when the interval is the t interval
-// (its upper end is below 0 exactly when p_paired < 0.05); it matters when
-// every task moved by the same amount: the interval is then the point [Δ, Δ]
-// and p is the exact sign-flip p, which cannot go below 2/2^G — with fewer
-// than 6 tasks such a change is not evidence, and the gate does not fire on
-// it. Variants without data (method none) never fail. why has one
-// plain-words line per failing variant.
+// 95% Δ interval (All.CI[1]) is below zero AND its Holm-adjusted primary p
+// (PHolm, over all variants; equal to All.P with one variant) is below Alpha.
+// The p condition changes nothing for one variant with a t interval (its
+// upper end is below 0 exactly when p_paired < 0.05). It matters when every
+// task moved by the same amount — the interval is then the point [Δ, Δ] and p
+// the exact sign-flip p, which cannot go below 2/2^G, so fewer than 6 tasks
+// are not evidence — and when several variants share the gate (family-wise
+// error control, as the report's p_holm). Variants without data (method
+// none) never fail. why has one plain-words line per failing variant.
 func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 	for _, v := range a.Variants {
-		c := v.All
-		if GateFails(&c, margin, a.Alpha) {
+		if v.GateFails(margin, a.Alpha) {
+			c := v.All
 			failed = true
-			why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p = %.3g < %.3g",
-				v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, c.P, a.Alpha))
+			why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
+				v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, v.PHolm, a.Alpha))
 		}
 	}
 	return failed, why
+}
+
+// GateFails is the gate rule of Analysis.Gate for this variant: GateFails on
+// All with its p replaced by PHolm.
+func (v *VariantResult) GateFails(margin, alpha float64) bool {
+	c := v.All
+	if !math.IsNaN(v.PHolm) {
+		c.P = v.PHolm
+	}
+	return GateFails(&c, margin, alpha)
 }
 
 // GateFails is the gate rule of Analysis.Gate for one comparison: method not

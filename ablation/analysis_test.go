@@ -464,6 +464,12 @@ func TestGate(t *testing.T) {
 	if failed, why := fourWorse.Gate(0.1); failed {
 		t.Errorf("gate failed on 4 tasks all −1 (sign-flip p 0.125): %v", why)
 	}
+	// Two such variants share the gate: Holm doubles the smaller p (0.0625 ≥ 0.05), so neither fails.
+	twoWorse := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("v", "FFFFFF"), tasksOf("w", "FFFFFF")), Inputs{FailIfWorse: 0.1})
+	approx(t, "p_holm of two", twoWorse.Variants[0].PHolm, 0.0625, 1e-12)
+	if failed, why := twoWorse.Gate(0.1); failed {
+		t.Errorf("gate failed on two variants with p 0.03125 each (Holm 0.0625): %v", why)
+	}
 	allWorse := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("v", "FFFFFF")), Inputs{FailIfWorse: 0.1})
 	approx(t, "p 6 tasks", allWorse.Variants[0].All.P, 0.03125, 1e-12)
 	if failed, _ := allWorse.Gate(0.1); !failed {

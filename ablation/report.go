@@ -214,7 +214,7 @@ func comparisonTable(a *Analysis) ReportTable {
 		for ci, c := range append([]Comparison{v.All}, v.Targets...) {
 			holm, bh := fmtP(v.PHolm), fmtP(v.PBH)
 			gate := "ok"
-			if GateFails(&v.All, a.FailIfWorse, a.Alpha) {
+			if v.GateFails(a.FailIfWorse, a.Alpha) {
 				gate = "FAIL"
 			}
 			if ci > 0 {

@@ -267,7 +267,7 @@ func NewJSONDoc(a *Analysis) JSONDoc {
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			JSONComparison: jsonComparison(&v.All), Targets: []JSONComparison{}}
 		if a.FailIfWorse > 0 {
-			f := GateFails(&v.All, a.FailIfWorse, a.Alpha)
+			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f
 		}
 		for i := range v.Targets {

@@ -48,7 +48,7 @@ func ablateCmd() *cobra.Command {
 		Long: "Runs the baseline and every variant of SPEC on the same (task, rep) pairs with the same seeds, arms of a pair\n" +
 			"scheduled next to each other, into one run directory; then analyses (STATS.md) and prints the report.\n" +
 			"--fail-if-worse MARGIN exits 1 when a variant is worse than the baseline by more than MARGIN with its\n" +
-			"interval entirely below zero and its primary p below alpha.",
+			"interval entirely below zero and its Holm-adjusted primary p below alpha.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			spec, err := ablation.LoadSpec(args[0])
@@ -174,7 +174,7 @@ func ablateCmd() *cobra.Command {
 	c.Flags().IntVar(&reps, "reps", 0, "override the spec's reps")
 	c.Flags().IntVar(&workers, "workers-override", 0, "")
 	_ = c.Flags().MarkHidden("workers-override")
-	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in [0, 1), e.g. 0.05) with its interval below zero and p < alpha")
+	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
 	c.Flags().BoolVar(&bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().StringVar(&model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
 	c.Flags().StringVar(&baseURL, "base-url", "", "endpoint for --model openai:NAME")

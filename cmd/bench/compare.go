@@ -69,7 +69,7 @@ type comparison struct {
 	SeedMismatches int `json:"seed_mismatches"`
 	// MDE is the smallest pass-rate change (a proportion) this comparison detects with 80% power at α = 0.05:
 	// the paired-t one over tasks when the method is paired_t, else the unpaired one at the observed base rate
-	// and N (ablation.PowerAnalysis); null when undefined.
+	// and N (ablation.PowerAnalysis); null when undefined or above 1 (no change is detectable at this size).
 	MDE *float64 `json:"mde"`
 	// PFisher is the two-sided Fisher exact p over every judged attempt (unpaired), always given.
 	PFisher     float64    `json:"p_fisher"`
@@ -84,6 +84,8 @@ type comparison struct {
 	Warnings []string `json:"warnings"`
 	// Gate is the --fail-if-worse verdict (null without the flag).
 	Gate *compareGate `json:"gate"`
+	// noMDE: the MDE exceeds 100 points (no change detectable; MDE is then null).
+	noMDE bool
 }
 
 // compareGate is the verdict of --fail-if-worse: Failed when Δ < −Margin, DeltaCI[1] < 0 and P < 0.05
@@ -108,8 +110,10 @@ func compareCmd() *cobra.Command {
 			"interval and a Fisher exact p. Refuses runs of different schema versions.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkMargin(failIfWorse); err != nil {
-				return err
+			if c.Flags().Changed("fail-if-worse") {
+				if err := checkMargin(failIfWorse); err != nil {
+					return err
+				}
 			}
 			sets := [2][]results.Attempt{}
 			var seeds [2]int64
@@ -145,6 +149,11 @@ func compareCmd() *cobra.Command {
 				cmp.Warnings = append([]string{"Run A and run B are the same directory: every pair agrees by construction."}, cmp.Warnings...)
 			}
 			if failIfWorse > 0 {
+				if cmp.Method == ablation.MethodFisher {
+					return usageErr("--fail-if-worse: %s and %s share no task (%s), so Δ would compare different tasks; "+
+						"a gate needs runs of the same tasks (same suite, --tasks and --reps)", args[0], args[1],
+						strings.Join(cmp.Differences, "; "))
+				}
 				cmp.Gate = gateVerdict(cmp, failIfWorse)
 			}
 			if cmp.NA == 0 || cmp.NB == 0 {
@@ -183,7 +192,7 @@ func compareCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&format, "format", "table", "table, md or json")
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: baseline or the only variant)")
-	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in [0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p < 0.05")
+	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in (0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p < 0.05")
 	return c
 }
 
@@ -325,6 +334,10 @@ func pairedStats(cmp *comparison, a, b []results.Attempt, variant string) {
 	if !math.IsNaN(mde) && !math.IsInf(mde, 0) {
 		cmp.MDE = &mde
 	}
+	cmp.noMDE = cmp.MDE != nil && *cmp.MDE > 1
+	if cmp.noMDE {
+		cmp.MDE = nil // no change in pass rate is detectable at this size
+	}
 	cmp.UnmatchedA, cmp.UnmatchedB, cmp.DroppedPairs = c.UnmatchedA, c.UnmatchedB, c.DroppedPairs
 	cmp.Warnings = []string{}
 	if cmp.SeedMismatches > 0 {
@@ -404,6 +417,28 @@ func differences(a, b []results.Attempt, variant string, seeds [2]int64) []strin
 	if seeds[0] != seeds[1] {
 		out = append(out, fmt.Sprintf("seed %d → %d", seeds[0], seeds[1]))
 	}
+	tasks := [2]map[string]bool{{}, {}}
+	for i, recs := range [2][]results.Attempt{a, b} {
+		for _, r := range recs {
+			if r.Variant == variant {
+				tasks[i][r.TaskID] = true
+			}
+		}
+	}
+	onlyA, onlyB := 0, 0
+	for t := range tasks[0] {
+		if !tasks[1][t] {
+			onlyA++
+		}
+	}
+	for t := range tasks[1] {
+		if !tasks[0][t] {
+			onlyB++
+		}
+	}
+	if onlyA+onlyB > 0 {
+		out = append(out, fmt.Sprintf("tasks: %d only in A, %d only in B", onlyA, onlyB))
+	}
 	return out
 }
 
@@ -414,10 +449,11 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(x, y)
 }
 
-// checkMargin refuses a --fail-if-worse margin outside [0, 1) (a proportion: 0.05 = 5 points).
+// checkMargin refuses a --fail-if-worse margin outside (0, 1) (a proportion: 0.05 = 5 points; 0 would read as
+// "no gate", so a margin given on the command line must be above 0).
 func checkMargin(m float64) error {
-	if m < 0 || m >= 1 || math.IsNaN(m) {
-		return usageErr("--fail-if-worse %v: the margin is a proportion in [0, 1) (0.05 = 5 points)", m)
+	if m <= 0 || m >= 1 || math.IsNaN(m) {
+		return usageErr("--fail-if-worse %v: the margin is a proportion in (0, 1): 0.05 = 5 points, 0.001 for any significant drop", m)
 	}
 	return nil
 }
@@ -427,9 +463,14 @@ func gateVerdict(c comparison, margin float64) *compareGate {
 	ac := ablation.Comparison{Method: c.Method, Delta: c.Delta, CI: c.DeltaCI, P: c.P}
 	g := &compareGate{Margin: margin, Failed: ablation.GateFails(&ac, margin, ablation.DefaultAlpha)}
 	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*c.Delta, 100*c.DeltaCI[0], 100*c.DeltaCI[1], c.P, c.Method)
+	below := "its whole interval is below 0"
+	if c.DeltaCI[0] == c.DeltaCI[1] {
+		d = fmt.Sprintf("Δ %+.1f pts (every task alike: no t interval), p %.3g (%s)", 100*c.Delta, c.P, c.Method)
+		below = "every task moved down"
+	}
 	switch {
 	case g.Failed:
-		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, its whole interval is below 0 and p < %.2g", c.RunB, c.RunA, d, 100*margin, ablation.DefaultAlpha)
+		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, %s and p < %.2g", c.RunB, c.RunA, d, 100*margin, below, ablation.DefaultAlpha)
 	case c.Delta >= -margin:
 		g.Why = fmt.Sprintf("%s is not below −%.1f pts", d, 100*margin)
 	case c.DeltaCI[1] >= 0:
@@ -483,7 +524,7 @@ func seedKey(s *int) string {
 func summaryTable(c comparison) results.Table {
 	mde := "—"
 	switch {
-	case c.MDE != nil && *c.MDE > 1:
+	case c.noMDE:
 		mde = "> 100 pts"
 	case c.MDE != nil:
 		mde = fmt.Sprintf("%.0f pts", 100**c.MDE)

@@ -113,8 +113,12 @@ func TestCompare(t *testing.T) {
 		t.Errorf("no common task: method %s, %d pairs, Δ %v, p %v (Fisher %v); want fisher, 0, -0.6, 4.5095e-5",
 			c.Method, c.Pairs, c.Delta, c.P, c.PFisher)
 	}
-	if !strings.Contains(strings.Join(c.Warnings, "\n"), "compared unpaired") {
-		t.Errorf("no common task: no unpaired warning in %q", c.Warnings)
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "compared unpaired") ||
+		!strings.Contains(strings.Join(c.Differences, "; "), "tasks: 10 only in A, 10 only in B") {
+		t.Errorf("no common task: warnings %q, differences %q", c.Warnings, c.Differences)
+	}
+	if _, stderr, code := bench(t, "compare", a, otherTasks, "--fail-if-worse", "0.05"); code != 2 || !strings.Contains(stderr, "share no task") {
+		t.Errorf("gate on runs without a common task: exit %d, %q; want exit 2", code, stderr)
 	}
 
 	table, _, _ := bench(t, "compare", a, b, "--fail-if-worse", "0.05")
@@ -151,12 +155,13 @@ func TestCompareGate(t *testing.T) {
 		if c.Method != "paired_signflip" || !near(c.P, n.p, 1e-12) || c.Gate == nil || c.Gate.Failed != (n.code == 1) {
 			t.Errorf("%d tasks all −1: method %s, p %v, gate %+v; want paired_signflip, %v, failed %v", n.tasks, c.Method, c.P, c.Gate, n.p, n.code == 1)
 		}
-		if _, _, code := bench(t, "compare", x, y, "--fail-if-worse", "0.1"); code != n.code {
-			t.Errorf("%d tasks all −1: exit %d, want %d", n.tasks, code, n.code)
+		if _, stderr, code := bench(t, "compare", x, y, "--fail-if-worse", "0.1"); code != n.code ||
+			(n.code == 1 && !strings.Contains(stderr, "no t interval")) {
+			t.Errorf("%d tasks all −1: exit %d (want %d), %q", n.tasks, code, n.code, stderr)
 		}
 	}
-	for _, m := range []string{"5", "-0.1"} {
-		if _, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", m); code != 2 || !strings.Contains(stderr, "proportion in [0, 1)") {
+	for _, m := range []string{"5", "-0.1", "0"} {
+		if _, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", m); code != 2 || !strings.Contains(stderr, "proportion in (0, 1)") {
 			t.Errorf("--fail-if-worse %s: exit %d, %q; want exit 2", m, code, stderr)
 		}
 	}
