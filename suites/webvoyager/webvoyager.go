@@ -166,9 +166,9 @@ func New(cfg Config) (*Suite, error) {
 	case cfg.Fixtures:
 		raws, err = ParseTasks(bytes.NewReader(fixtureTasksBytes()), "fixtures/"+fixtureTasksName)
 	default:
-		return nil, errors.New("webvoyager: no task file: pass --tasks-file (the repository ships no copy of the " +
-			"dataset, e.g. ../shared/datasets/webvoyager/WebVoyager_data.jsonl) or use the fixtures " +
-			"(fixtures=builtin, or --tasks-file " + FixtureTasksFile() + ")")
+		return nil, errors.New("webvoyager: no task file: pass --tasks-file PATH/WebVoyager_data.jsonl (the WebVoyager " +
+			"task file; the repository ships no copy of the dataset), or run the offline fixtures with " +
+			"--tasks-file suites/webvoyager/fixtures/tasks.jsonl")
 	}
 	if err != nil {
 		return nil, err
