@@ -34,7 +34,9 @@ type comparison struct {
 	SchemaVersion int    `json:"schema_version"`
 	RunA          string `json:"run_a"`
 	RunB          string `json:"run_b"`
-	Variant       string `json:"variant"`
+	// Variant is run A's variant and VariantB run B's (the same unless --variant-b).
+	Variant  string `json:"variant"`
+	VariantB string `json:"variant_b"`
 	// RateA/RateB and NA/NB are over every judged attempt of the variant in each run.
 	RateA float64 `json:"rate_a"`
 	RateB float64 `json:"rate_b"`
@@ -97,7 +99,7 @@ type compareGate struct {
 }
 
 func compareCmd() *cobra.Command {
-	var format, variant string
+	var format, variant, variantB string
 	var failIfWorse float64
 	c := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
@@ -137,12 +139,31 @@ func compareCmd() *cobra.Command {
 			if v == "" {
 				v = pickVariant(args[0], sets[0])
 			}
-			for i, recs := range sets {
-				if names := variantNames(recs); !names[v] {
-					return usageErr("%s has no variant %q (it has: %s); choose one with --variant", args[i], v, joinKeys(names))
+			vb := variantB
+			if vb == "" {
+				vb = v
+			}
+			for i, name := range []string{v, vb} {
+				if names := variantNames(sets[i]); !names[name] {
+					flag := map[int]string{0: "--variant", 1: "--variant-b (run B's variant, default: --variant)"}[i]
+					return usageErr("%s has no variant %q (it has: %s); choose one with %s", args[i], name, joinKeys(names), flag)
 				}
 			}
+			if vb != v {
+				// Compare run B's variant vb as if it were v: pairs match on pair_id, which has no variant in it.
+				relabeled := make([]results.Attempt, 0, len(sets[1]))
+				for _, r := range sets[1] {
+					if r.Variant == vb {
+						r.Variant = v
+					} else if r.Variant == v {
+						r.Variant = "\x00other:" + r.Variant
+					}
+					relabeled = append(relabeled, r)
+				}
+				sets[1] = relabeled
+			}
 			cmp := compareRuns(sets[0], sets[1], v)
+			cmp.VariantB = vb
 			cmp.RunA, cmp.RunB = args[0], args[1]
 			cmp.Differences = differences(sets[0], sets[1], v, seeds)
 			if sameDir(args[0], args[1]) {
@@ -191,7 +212,8 @@ func compareCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&format, "format", "table", "table, md or json")
-	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: baseline or the only variant)")
+	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
+	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in (0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p < 0.05")
 	return c
 }
@@ -546,7 +568,11 @@ func summaryTable(c comparison) results.Table {
 			mcn = fmt.Sprintf("p=%.3g; %s", *c.PMcNemar, mcn)
 		}
 	}
-	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.RunA, c.RunB, c.Variant),
+	vs := c.Variant
+	if c.VariantB != "" && c.VariantB != c.Variant {
+		vs = c.Variant + " → " + c.VariantB
+	}
+	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.RunA, c.RunB, vs),
 		Header: []string{"run A", "run B", "comparison", "Δ pts [95% CI]", pcol, "McNemar (pooled over reps)", "MDE", "new failures", "fixed"},
 		Rows: [][]string{{fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateA, c.NA), fmt.Sprintf("%.1f%% (n=%d)", 100*c.RateB, c.NB),
 			method, ci, fmt.Sprintf("%.3g", c.P), mcn, mde, fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}

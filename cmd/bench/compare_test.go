@@ -22,6 +22,7 @@ type runSpec struct {
 	baseSeed           int64
 	snapshotOff        bool
 	fail               func(task int) bool
+	variant            string // default "default"
 }
 
 func writeRun(t *testing.T, s runSpec) string {
@@ -31,14 +32,18 @@ func writeRun(t *testing.T, s runSpec) string {
 	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), m, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	variant := s.variant
+	if variant == "" {
+		variant = "default"
+	}
 	var b strings.Builder
 	for i := s.first; i < s.first+s.tasks; i++ {
 		for r := 0; r < s.reps; r++ {
 			task := fmt.Sprintf("task-%02d", i)
 			pid := runner.PairID("zoo", task, r)
 			seed := s.seed + i*10 + r
-			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID("default", pid),
-				PairID: pid, Variant: "default", TaskID: task, Suite: "zoo", Cluster: task, Rep: r, Seed: &seed,
+			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID(variant, pid),
+				PairID: pid, Variant: variant, TaskID: task, Suite: "zoo", Cluster: task, Rep: r, Seed: &seed,
 				Model: "scripted:observed", Guards: map[string]bool{"snapshot_ready": !s.snapshotOff, "intercept_hint": true},
 				Status: results.StatusPass}
 			if s.fail != nil && s.fail(i) {
@@ -170,6 +175,16 @@ func TestCompareGate(t *testing.T) {
 	}
 	if _, stderr, code := bench(t, "compare", a, b, "--variant", "nope"); code != 2 || !strings.Contains(stderr, `no variant "nope"`) {
 		t.Errorf("unknown variant: exit %d, %q", code, stderr)
+	}
+	// An ablation's baseline against a plain run's default: --variant-b names run B's variant.
+	abl := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, variant: "baseline"})
+	if _, stderr, code := bench(t, "compare", abl, b); code != 2 || !strings.Contains(stderr, "--variant-b") {
+		t.Errorf("other variant names without --variant-b: exit %d, %q", code, stderr)
+	}
+	if c := compareJSON(t, abl, b, "--variant-b", "default"); c.Variant != "baseline" || c.VariantB != "default" ||
+		c.Method != "paired_t" || c.Pairs != 20 || !near(c.Delta, -0.6, 1e-9) {
+		t.Errorf("--variant-b: %s → %s, method %s, %d pairs, Δ %v; want baseline → default, paired_t, 20, -0.6",
+			c.Variant, c.VariantB, c.Method, c.Pairs, c.Delta)
 	}
 	os.WriteFile(filepath.Join(b, results.ManifestFile), []byte(`{"schema_version": 99}`), 0o644)
 	if _, stderr, code := bench(t, "compare", a, b); code != 2 || !strings.Contains(stderr, "schema_version 99") {
