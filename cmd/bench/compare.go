@@ -171,9 +171,9 @@ func compareCmd() *cobra.Command {
 			}
 			if failIfWorse > 0 {
 				if cmp.Method == ablation.MethodFisher {
-					return usageErr("--fail-if-worse: %s and %s share no task (%s), so Δ would compare different tasks; "+
-						"a gate needs runs of the same tasks (same suite, --tasks and --reps)", args[0], args[1],
-						strings.Join(cmp.Differences, "; "))
+					return usageErr("--fail-if-worse: %s and %s share no task judged in both (%s; %d common pair(s) "+
+						"dropped for errors), so Δ would compare different tasks; a gate needs runs of the same tasks "+
+						"(same suite, --tasks and --reps)", args[0], args[1], strings.Join(cmp.Differences, "; "), cmp.DroppedPairs)
 				}
 				cmp.Gate = gateVerdict(cmp, failIfWorse)
 			}
