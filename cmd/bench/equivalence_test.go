@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The behaviour-equivalence test of the redesign (issue 10, deliverable 8): a small Zoo leave-one-out ablation
+// (testdata/equivalence/spec.yaml: 8 tasks covering every guard's target, 2 reps, seed 7, scripted policy,
+// profile observed; 38 attempts) is run and compared with the outcomes the code before the redesign produced
+// (commit 1706836), kept in testdata/equivalence/attempts.golden.jsonl and report.golden.json. Per attempt:
+// status, failure mode, finish reason, steps and guard events; per report: every count, rate, interval and p of
+// the arms and variants, and the warning texts. Timings, token counts (the intercepted call log's length varies
+// with Playwright's timing lines) and cost are left out. That code reproduced these outcomes three times in a row
+// on a 2-core machine under load, so a difference is a behaviour change, not noise.
+//
+// The golden files were written with EQUIV_GOLDEN_FROM=<run dir made by commit 1706836>, which projects that
+// run directory instead of running the ablation (never the code under test).
+func TestRedesignEquivalence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	golden := filepath.Join("testdata", "equivalence")
+	if from := os.Getenv("EQUIV_GOLDEN_FROM"); from != "" {
+		writeEquivalenceGolden(t, from, golden)
+		return
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	if _, stderr, code := bench(t, "ablate", filepath.Join("cmd", "bench", golden, "spec.yaml"), "--out", out); code != 0 {
+		t.Fatalf("ablate: exit %d: %s", code, stderr)
+	}
+	gotAttempts := projectAttempts(t, out)
+	wantAttempts := readLines(t, filepath.Join(golden, "attempts.golden.jsonl"))
+	if len(gotAttempts) != len(wantAttempts) {
+		t.Fatalf("%d attempts, golden has %d", len(gotAttempts), len(wantAttempts))
+	}
+	for i := range wantAttempts {
+		if gotAttempts[i] != wantAttempts[i] {
+			t.Errorf("attempt differs from before the redesign:\n got %s\nwant %s", gotAttempts[i], wantAttempts[i])
+		}
+	}
+	js, stderr, code := bench(t, "report", out, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	got := projectReport(t, []byte(js))
+	want, err := os.ReadFile(filepath.Join(golden, "report.golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
+		t.Errorf("report differs from before the redesign:\n got %s\nwant %s", got, want)
+	}
+}
+
+// tenantURL matches a Zoo tenant's URL prefix: the port and tenant id differ between runs.
+var tenantURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/t/[0-9a-f]+/`)
+
+// projectAttempts returns, per final attempt record (sorted by attempt_id), a JSON line of the fields the
+// behaviour is judged by.
+func projectAttempts(t *testing.T, dir string) []string {
+	t.Helper()
+	last := map[string]map[string]any{}
+	for _, line := range readLines(t, filepath.Join(dir, "attempts.jsonl")) {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		last[r["attempt_id"].(string)] = r
+	}
+	var out []string
+	for _, id := range slices.Sorted(maps.Keys(last)) {
+		r := last[id]
+		p := map[string]any{}
+		for _, k := range []string{"attempt_id", "pair_id", "variant", "task_id", "rep", "seed", "status",
+			"error_class", "failure_mode", "finish_reason", "recovered_from", "steps", "guard_events", "ok", "final"} {
+			p[k] = r[k]
+		}
+		if f, ok := r["final"].(string); ok {
+			p["final"] = tenantURL.ReplaceAllString(f, "http://ZOO/t/TENANT/")
+		}
+		p["verdict_pass"] = r["verdict"].(map[string]any)["pass"]
+		b, _ := json.Marshal(p) // map keys are sorted
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// projectReport keeps the analysis figures of `bench report --format json` (indented JSON).
+func projectReport(t *testing.T, js []byte) string {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	pick := func(m map[string]any, keys ...string) map[string]any {
+		o := map[string]any{}
+		for _, k := range keys {
+			o[k] = m[k]
+		}
+		return o
+	}
+	var arms, variants, warnings []any
+	for _, a := range doc["arms"].([]any) {
+		arms = append(arms, pick(a.(map[string]any), "name", "attempts", "n", "passes", "errors", "rate", "wilson",
+			"clustered_se", "mean_steps", "failure_modes", "guard_events", "guard_fired", "guard_fired_pass", "recovered"))
+	}
+	for _, v := range doc["variants"].([]any) {
+		variants = append(variants, pick(v.(map[string]any), "name", "switched", "scope", "n", "passes", "rate",
+			"wilson", "delta", "delta_ci", "p_paired", "p_perm", "p_perm_floor", "p_mcnemar", "p_holm", "p_bh",
+			"rescued", "broke", "mde", "mde_paired", "power", "failure_modes", "guard_events"))
+	}
+	for _, w := range doc["warnings"].([]any) {
+		warnings = append(warnings, pick(w.(map[string]any), "kind", "variants", "text"))
+	}
+	b, err := json.MarshalIndent(map[string]any{"baseline": doc["baseline"], "alpha": doc["alpha"],
+		"attempts": doc["attempts"], "errors": doc["errors"], "arms": arms, "variants": variants,
+		"warnings": warnings, "gate": doc["gate"]}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeEquivalenceGolden(t *testing.T, from, golden string) {
+	var b bytes.Buffer
+	for _, l := range projectAttempts(t, from) {
+		fmt.Fprintln(&b, l)
+	}
+	if err := os.WriteFile(filepath.Join(golden, "attempts.golden.jsonl"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js, stderr, code := bench(t, "report", from, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	if err := os.WriteFile(filepath.Join(golden, "report.golden.json"), []byte(projectReport(t, []byte(js))+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("golden written from %s", from)
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			out = append(out, s)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
