@@ -10,6 +10,7 @@ package ablation
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -72,6 +73,8 @@ type Inputs struct {
 	// ExtraWarnings are printed with the others (e.g. Arms.Warnings: "variant
 	// X is identical to the baseline").
 	ExtraWarnings []string
+	// Wording names the arms in the warnings (zero: an ablation's words).
+	Wording Wording
 }
 
 // Counts is one arm's side of a comparison: Passes of N judged attempts,
@@ -264,15 +267,6 @@ type Analysis struct {
 // counted; unmatched arms fall back to Fisher/Newcombe. It never fails: data
 // problems become Warnings.
 func Analyze(recs []results.Attempt, in Inputs) *Analysis {
-	if in.Alpha <= 0 || in.Alpha >= 1 {
-		in.Alpha = DefaultAlpha
-	}
-	if in.Power <= 0 || in.Power >= 1 {
-		in.Power = DefaultPower
-	}
-	if in.MinEffect < 0 || in.MinEffect >= 1 {
-		in.MinEffect = 0
-	}
 	by := map[string][]results.Attempt{}
 	var seen []string
 	for _, r := range recs {
@@ -284,49 +278,41 @@ func Analyze(recs []results.Attempt, in Inputs) *Analysis {
 	if in.Baseline == "" && len(seen) > 0 {
 		in.Baseline = seen[0]
 	}
-	variants := in.Variants
-	if len(variants) == 0 {
-		for _, v := range seen {
-			if v != in.Baseline {
-				variants = append(variants, v)
-			}
-		}
+	if len(in.Variants) == 0 {
+		in.Variants = slices.DeleteFunc(seen, func(v string) bool { return v == in.Baseline })
+	}
+	return analyzeArms(by, in)
+}
+
+// analyzeArms is the analysis shared by Analyze and CompareRuns: the arm
+// in.Baseline of by against every arm of in.Variants, Holm (and BH) over the
+// variants' primary p, and the warnings worded by in.Wording.
+func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
+	if in.Alpha <= 0 || in.Alpha >= 1 {
+		in.Alpha = DefaultAlpha
+	}
+	if in.Power <= 0 || in.Power >= 1 {
+		in.Power = DefaultPower
+	}
+	if in.MinEffect < 0 || in.MinEffect >= 1 {
+		in.MinEffect = 0
 	}
 	a := &Analysis{Baseline: in.Baseline, Alpha: in.Alpha, Power: in.Power, MinEffect: in.MinEffect, BH: in.BH,
-		CMH: in.CMH, FailIfWorse: in.FailIfWorse, Attempts: len(recs)}
-	for _, r := range recs {
-		if !r.Done() {
-			a.Errors++
+		CMH: in.CMH, FailIfWorse: in.FailIfWorse}
+	for _, recs := range by {
+		a.Attempts += len(recs)
+		for _, r := range recs {
+			if !r.Done() {
+				a.Errors++
+			}
 		}
 	}
 	base := by[in.Baseline]
 	a.BaseArm = SummarizeArm(in.Baseline, base)
 	a.Arms = append(a.Arms, a.BaseArm)
-	for _, name := range variants {
-		vr := VariantResult{Name: name, Switched: in.Switched[name], Scope: in.Targets[name],
-			Arm: SummarizeArm(name, by[name]), PBH: math.NaN()}
-		a.Arms = append(a.Arms, vr.Arm)
-		var scope map[string]bool
-		if vr.Scope != nil {
-			scope = setOf(vr.Scope)
-		}
-		vr.All = compare(base, by[name], scope, "", in)
-		if in.TaskTags != nil {
-			for _, g := range vr.Switched {
-				tagged := map[string]bool{}
-				for id, tags := range in.TaskTags {
-					if (scope == nil || scope[id]) && contains(tags, g) {
-						tagged[id] = true
-					}
-				}
-				c := compare(base, by[name], tagged, g, in)
-				if sameStrings(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
-					continue
-				}
-				vr.Targets = append(vr.Targets, c)
-			}
-		}
-		a.Variants = append(a.Variants, vr)
+	for _, name := range in.Variants {
+		a.Variants = append(a.Variants, analyzeVariant(base, by[name], name, in))
+		a.Arms = append(a.Arms, a.Variants[len(a.Variants)-1].Arm)
 	}
 	ps := make([]float64, len(a.Variants))
 	for i := range a.Variants {
@@ -345,6 +331,35 @@ func Analyze(recs []results.Attempt, in Inputs) *Analysis {
 	}
 	a.Warnings = buildWarnings(a, by, in)
 	return a
+}
+
+// analyzeVariant compares the variant name (records recs) with the baseline
+// records base on all common tasks and on each switched guard's target tasks.
+func analyzeVariant(base, recs []results.Attempt, name string, in Inputs) VariantResult {
+	vr := VariantResult{Name: name, Switched: in.Switched[name], Scope: in.Targets[name],
+		Arm: SummarizeArm(name, recs), PBH: math.NaN()}
+	var scope map[string]bool
+	if vr.Scope != nil {
+		scope = setOf(vr.Scope)
+	}
+	vr.All = compare(base, recs, scope, "", in)
+	if in.TaskTags == nil {
+		return vr
+	}
+	for _, g := range vr.Switched {
+		tagged := map[string]bool{}
+		for id, tags := range in.TaskTags {
+			if (scope == nil || scope[id]) && slices.Contains(tags, g) {
+				tagged[id] = true
+			}
+		}
+		c := compare(base, recs, tagged, g, in)
+		if slices.Equal(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
+			continue
+		}
+		vr.Targets = append(vr.Targets, c)
+	}
+	return vr
 }
 
 // pairKey identifies the (task, rep) of a record across arms.
@@ -665,33 +680,13 @@ func GateFails(c *Comparison, margin, alpha float64) bool {
 	return c.Method != MethodNone && c.Delta < -margin && c.CI[1] < 0 && c.P < alpha
 }
 
+// setOf returns the set of xs.
 func setOf(xs []string) map[string]bool {
 	m := make(map[string]bool, len(xs))
 	for _, x := range xs {
 		m[x] = true
 	}
 	return m
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pts formats a proportion difference as signed percentage points, "+18.2".

@@ -62,12 +62,63 @@ func writeRun(t *testing.T, s runSpec) string {
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// compareJSON runs bench compare --format json and decodes it.
+// comparison is the JSON of bench compare, field names as the README ("Results") lists them.
+type comparison struct {
+	SchemaVersion  int        `json:"schema_version"`
+	RunA           string     `json:"run_a"`
+	RunB           string     `json:"run_b"`
+	Variant        string     `json:"variant"`
+	VariantB       string     `json:"variant_b"`
+	RateA          float64    `json:"rate_a"`
+	RateB          float64    `json:"rate_b"`
+	NA             int        `json:"n_a"`
+	NB             int        `json:"n_b"`
+	Method         string     `json:"method"`
+	Delta          float64    `json:"delta"`
+	DeltaCI        [2]float64 `json:"delta_ci"`
+	P              float64    `json:"p"`
+	Pairs          int        `json:"pairs"`
+	PairsPassA     int        `json:"pairs_pass_a"`
+	PairsPassB     int        `json:"pairs_pass_b"`
+	TasksCompared  int        `json:"tasks_compared"`
+	Informative    int        `json:"informative_tasks"`
+	Rescued        int        `json:"rescued"`
+	Broke          int        `json:"broke"`
+	PMcNemar       *float64   `json:"p_mcnemar"`
+	UnmatchedA     int        `json:"unmatched_a"`
+	UnmatchedB     int        `json:"unmatched_b"`
+	DroppedPairs   int        `json:"dropped_pairs"`
+	SeedMismatches int        `json:"seed_mismatches"`
+	MDE            *float64   `json:"mde"`
+	PFisher        float64    `json:"p_fisher"`
+	NewFailures    []string   `json:"new_failures"`
+	Fixed          []string   `json:"fixed"`
+	Tasks          []struct {
+		Task   string  `json:"task"`
+		PassA  int     `json:"passes_a"`
+		NA     int     `json:"n_a"`
+		PassB  int     `json:"passes_b"`
+		NB     int     `json:"n_b"`
+		Change string  `json:"change"`
+		Delta  float64 `json:"delta"`
+	} `json:"tasks"`
+	Differences []string `json:"differences"`
+	Warnings    []string `json:"warnings"`
+	Gate        *struct {
+		Margin float64 `json:"margin"`
+		Failed bool    `json:"failed"`
+		Why    string  `json:"why"`
+	} `json:"gate"`
+}
+
+// compareJSON runs bench compare --format json and decodes it, refusing fields the README does not list.
 func compareJSON(t *testing.T, args ...string) comparison {
 	t.Helper()
 	out, stderr, code := bench(t, append([]string{"compare", "--format", "json"}, args...)...)
 	var c comparison
-	if err := json.Unmarshal([]byte(out), &c); err != nil {
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
 		t.Fatalf("compare %v: exit %d, %v\n%s%s", args, code, err, out, stderr)
 	}
 	return c
