@@ -204,6 +204,9 @@ func comparisonTable(a *Analysis) ReportTable {
 	if a.BH {
 		h = append(h, "p_bh")
 	}
+	if a.CMH {
+		h = append(h, "p_cmh")
+	}
 	h = append(h, "McNemar (pooled over reps)", "MDE", "power")
 	if a.FailIfWorse > 0 {
 		h = append(h, "gate")
@@ -224,6 +227,9 @@ func comparisonTable(a *Analysis) ReportTable {
 				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c), pPermCell(&c), holm}
 			if a.BH {
 				row = append(row, bh)
+			}
+			if a.CMH {
+				row = append(row, cmhCell(&c))
 			}
 			row = append(row, mcnemarCell(&c), mdeCell(&c), powerCell(&c))
 			if a.FailIfWorse > 0 {
@@ -274,6 +280,14 @@ func pPermCell(c *Comparison) string {
 		return "-"
 	}
 	return fmt.Sprintf("%s (floor %s)", fmtP(c.Paired.PPerm), fmtP(c.Paired.PermFloor))
+}
+
+// cmhCell is the Cochran–Mantel–Haenszel p across tasks (Inputs.CMH).
+func cmhCell(c *Comparison) string {
+	if c.CMH == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%d %s)", fmtP(c.CMH.P), c.CMH.Strata, plural(c.CMH.Strata, "stratum", "strata"))
 }
 
 func mcnemarCell(c *Comparison) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/judge"
 	"webbench/results"
 	"webbench/runner"
 )
@@ -23,6 +24,8 @@ type runSpec struct {
 	snapshotOff        bool
 	fail               func(task int) bool
 	variant            string // default "default"
+	// rejudge, when set, gives every record the verdict of a re-judge "llm": pass when rejudge(task).
+	rejudge func(task int) bool
 }
 
 func writeRun(t *testing.T, s runSpec) string {
@@ -48,6 +51,9 @@ func writeRun(t *testing.T, s runSpec) string {
 				Status: results.StatusPass}
 			if s.fail != nil && s.fail(i) {
 				rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
+			}
+			if s.rejudge != nil {
+				rec.Verdicts = map[string]judge.Verdict{"llm": {Judge: "llm", Pass: s.rejudge(i)}}
 			}
 			line, _ := json.Marshal(rec)
 			b.Write(line)
@@ -240,5 +246,53 @@ func TestCompareGate(t *testing.T) {
 	os.WriteFile(filepath.Join(b, results.ManifestFile), []byte(`{"schema_version": 99}`), 0o644)
 	if _, stderr, code := bench(t, "compare", a, b); code != 2 || !strings.Contains(stderr, "schema_version 99") {
 		t.Errorf("schema mismatch: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCompareAndReportWithJudge: --judge llm analyses the re-judge's verdicts. Run B fails tasks 0–5 by its own
+// judge; the re-judge passes every task but 9 in both runs, so both pass 18 of the 20 pairs and Δ = 0.
+func TestCompareAndReportWithJudge(t *testing.T) {
+	notNine := func(i int) bool { return i != 9 }
+	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, rejudge: notNine})
+	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, fail: firstSix, rejudge: notNine})
+	if c := compareJSON(t, a, b); !near(c.Delta, -0.6, 1e-9) {
+		t.Errorf("own verdicts: Δ %v, want -0.6", c.Delta)
+	}
+	c := compareJSON(t, a, b, "--judge", "llm")
+	if c.Pairs != 20 || c.PairsPassA != 18 || c.PairsPassB != 18 || c.Delta != 0 || len(c.NewFailures) != 0 {
+		t.Errorf("--judge llm: %d pairs %d→%d, Δ %v, new failures %v; want 20 pairs 18→18, Δ 0, none",
+			c.Pairs, c.PairsPassA, c.PairsPassB, c.Delta, c.NewFailures)
+	}
+	if _, stderr, code := bench(t, "compare", a, b, "--judge", "gpt"); code != 2 || !strings.Contains(stderr, `verdict of judge "gpt"`) {
+		t.Errorf("--judge without verdicts: exit %d, %q", code, stderr)
+	}
+	out, stderr, code := bench(t, "report", b, "--format", "json", "--judge", "llm")
+	var doc struct {
+		Variants []struct {
+			Passes int `json:"passes"`
+			N      int `json:"n"`
+		} `json:"variants"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Variants) != 1 || doc.Variants[0].Passes != 18 {
+		t.Errorf("report --judge llm: exit %d, %v, %+v\n%s", code, err, doc, stderr)
+	}
+}
+
+// TestReportFormats: bench report renders a plain run in every registered format (html writes DIR/report.html and
+// prints its path) and refuses an unknown one, naming the formats.
+func TestReportFormats(t *testing.T) {
+	dir := writeRun(t, runSpec{tasks: 4, reps: 1, seed: 1, fail: func(i int) bool { return i == 0 }})
+	for format, want := range map[string]string{"table": "3/4 = 75.0%", "md": "| default | 4 | 3 |", "json": `"passes": 3`,
+		"html": filepath.Join(dir, "report.html")} {
+		out, stderr, code := bench(t, "report", dir, "--format", format)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("report --format %s: exit %d, lacks %q:\n%s%s", format, code, want, out, stderr)
+		}
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<td>3/4 = 75.0% [30.1, 95.4]</td>") {
+		t.Errorf("report.html: %v\n%s", err, page)
+	}
+	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of html, json, markdown, md, table") {
+		t.Errorf("--format xml: exit %d, %q", code, stderr)
 	}
 }
