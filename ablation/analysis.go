@@ -240,7 +240,8 @@ type Warning struct {
 	Text string
 }
 
-// Analysis is the result of Analyze, the single input of every report.
+// Analysis is the result of Analyze (and, over two runs, of CompareRuns):
+// the input of every ablation and comparison report.
 type Analysis struct {
 	// Baseline is the baseline's name; BaseArm its summary.
 	Baseline string

@@ -153,6 +153,7 @@ type MissingVariantError struct {
 	Have               []string
 }
 
+// Error says which run lacks which variant and lists the ones it has.
 func (e *MissingVariantError) Error() string {
 	return fmt.Sprintf("%s has no variant %q (it has: %s)", e.Run, e.Variant, strings.Join(e.Have, ", "))
 }
@@ -172,6 +173,7 @@ type NoCommonTaskError struct {
 	Dropped     int
 }
 
+// Error says that the runs share no judged task, what differs between them, and what a gate needs.
 func (e *NoCommonTaskError) Error() string {
 	return fmt.Sprintf("%s and %s share no task judged in both (%s; %d common pair(s) dropped for errors), so Δ would "+
 		"compare different tasks; a gate needs runs of the same tasks (same suite, --tasks and --reps)",

@@ -6,8 +6,9 @@ package ablation
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"webbench/results"
@@ -322,12 +323,7 @@ func guardNames(a *Analysis) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for g := range set {
-		out = append(out, g)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func guardTable(a *Analysis) ReportTable {
@@ -366,12 +362,7 @@ func failureModeTable(a *Analysis) ReportTable {
 			}
 		}
 	}
-	var modes []string
-	for m := range set {
-		modes = append(modes, m)
-	}
-	sort.Strings(modes)
-	for _, m := range modes {
+	for _, m := range slices.Sorted(maps.Keys(set)) {
 		row := []string{m}
 		for _, arm := range a.Arms {
 			row = append(row, fmt.Sprint(arm.FailureModes[m]))

@@ -11,7 +11,7 @@ import (
 // may be added without raising it.
 const JSONSchemaVersion = 1
 
-// JSONReport writes the analysis as one indented JSON document (jsonDoc), the
+// JSONReport writes the analysis as one indented JSON document, the
 // machine-readable report of `bench ablate` / `bench report --format json`.
 // Field names are stable within a schema_version. Rates, deltas, intervals
 // and MDEs are proportions in [0, 1] (or [−1, 1] for differences), never
@@ -93,7 +93,7 @@ const JSONSchemaVersion = 1
 //	    broke       int      pairs with baseline pass / variant fail (McNemar c).
 //	    p_fisher    number|null  two-sided Fisher exact p (unpaired only).
 //	    cmh         object|null  Cochran–Mantel–Haenszel across tasks with continuity correction (on
-//	                         request): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
+//	                         request: bench report --cmh): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
 //	                         null when infinite), strata (tasks used).
 //	    mde         number|null  minimum detectable pass-rate change at the observed baseline rate and
 //	                         n per arm (unpaired normal approximation, alpha, power).
