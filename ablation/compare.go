@@ -428,8 +428,11 @@ func runGate(c *RunComparison, margin float64) *RunGate {
 		g.Why = fmt.Sprintf("%s is not below −%.1f pts", d, 100*margin)
 	case all.CI[1] >= 0:
 		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
-	default:
+	case all.CI[0] == all.CI[1]:
 		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g (every task moved alike, on too few tasks to tell)", d, alpha)
+	default:
+		// A 95% interval below 0 with p ≥ alpha: the gate's alpha is below 0.05.
+		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g, the gate's alpha", d, alpha)
 	}
 	return g
 }

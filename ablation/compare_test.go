@@ -44,7 +44,7 @@ func TestCompareRunsMatchesAblate(t *testing.T) {
 		if cmp.Gate == nil || cmp.Gate.Failed != failed || failed != (alpha == 0.05) {
 			t.Errorf("α %v: compare gate %+v, ablate gate failed %v; want failed %v", alpha, cmp.Gate, failed, alpha == 0.05)
 		}
-		if alpha == 0.01 && !strings.Contains(cmp.Gate.Why, "but p ≥ 0.01") {
+		if alpha == 0.01 && !strings.Contains(cmp.Gate.Why, "but p ≥ 0.01, the gate's alpha") {
 			t.Errorf("α 0.01: gate why %q does not name the alpha", cmp.Gate.Why)
 		}
 		if cmp.Analysis.Alpha != alpha {

@@ -296,3 +296,22 @@ func TestReportFormats(t *testing.T) {
 		t.Errorf("--format xml: exit %d, %q", code, stderr)
 	}
 }
+
+// TestCompareGateAtSpecAlpha: the gate of compare runs at the ablation spec's alpha when run A is an ablation. Run B
+// fails 4 of 12 tasks run A passes (one rep): Δ = −1/3, p_paired = 0.0388 — below 0.05 (exit 1), not below 0.01.
+func TestCompareGateAtSpecAlpha(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, variant: "baseline"})
+	b := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, fail: func(i int) bool { return i < 4 }})
+	if _, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05"); code != 1 ||
+		!strings.Contains(stderr, "p < 0.05") {
+		t.Errorf("plain run A: exit %d, %q; want exit 1 at α 0.05", code, stderr)
+	}
+	meta, _ := json.Marshal(ablationMeta{SchemaVersion: results.SchemaVersion, Baseline: "baseline", Alpha: 0.01})
+	if err := os.WriteFile(filepath.Join(a, ablationFile), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05")
+	if code != 0 || !strings.Contains(out, "PASSED. inconclusive: Δ -33.3 pts") || !strings.Contains(out, "but p ≥ 0.01, the gate's alpha") {
+		t.Errorf("ablation run A (α 0.01): exit %d\n%s%s", code, out, stderr)
+	}
+}
