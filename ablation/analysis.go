@@ -9,7 +9,9 @@ package ablation
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -64,7 +66,8 @@ type Inputs struct {
 	// BH adds Benjamini–Hochberg adjusted p-values next to Holm's.
 	BH bool
 	// CMH adds the Cochran–Mantel–Haenszel test across tasks to every
-	// comparison.
+	// comparison (`bench report --cmh`): the reports' p_cmh column and the
+	// JSON's cmh object.
 	CMH bool
 	// FailIfWorse is the gate margin the reports show (see Analysis.Gate);
 	// 0 means no gate is shown.
@@ -72,6 +75,8 @@ type Inputs struct {
 	// ExtraWarnings are printed with the others (e.g. Arms.Warnings: "variant
 	// X is identical to the baseline").
 	ExtraWarnings []string
+	// Wording names the arms in the warnings (zero: an ablation's words).
+	Wording Wording
 }
 
 // Counts is one arm's side of a comparison: Passes of N judged attempts,
@@ -235,7 +240,8 @@ type Warning struct {
 	Text string
 }
 
-// Analysis is the result of Analyze, the single input of every report.
+// Analysis is the result of Analyze (and, over two runs, of CompareRuns):
+// the input of every ablation and comparison report.
 type Analysis struct {
 	// Baseline is the baseline's name; BaseArm its summary.
 	Baseline string
@@ -264,15 +270,6 @@ type Analysis struct {
 // counted; unmatched arms fall back to Fisher/Newcombe. It never fails: data
 // problems become Warnings.
 func Analyze(recs []results.Attempt, in Inputs) *Analysis {
-	if in.Alpha <= 0 || in.Alpha >= 1 {
-		in.Alpha = DefaultAlpha
-	}
-	if in.Power <= 0 || in.Power >= 1 {
-		in.Power = DefaultPower
-	}
-	if in.MinEffect < 0 || in.MinEffect >= 1 {
-		in.MinEffect = 0
-	}
 	by := map[string][]results.Attempt{}
 	var seen []string
 	for _, r := range recs {
@@ -284,49 +281,41 @@ func Analyze(recs []results.Attempt, in Inputs) *Analysis {
 	if in.Baseline == "" && len(seen) > 0 {
 		in.Baseline = seen[0]
 	}
-	variants := in.Variants
-	if len(variants) == 0 {
-		for _, v := range seen {
-			if v != in.Baseline {
-				variants = append(variants, v)
-			}
-		}
+	if len(in.Variants) == 0 {
+		in.Variants = slices.DeleteFunc(seen, func(v string) bool { return v == in.Baseline })
+	}
+	return analyzeArms(by, in)
+}
+
+// analyzeArms is the analysis shared by Analyze and CompareRuns: the arm
+// in.Baseline of by against every arm of in.Variants, Holm (and BH) over the
+// variants' primary p, and the warnings worded by in.Wording.
+func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
+	if in.Alpha <= 0 || in.Alpha >= 1 {
+		in.Alpha = DefaultAlpha
+	}
+	if in.Power <= 0 || in.Power >= 1 {
+		in.Power = DefaultPower
+	}
+	if in.MinEffect < 0 || in.MinEffect >= 1 {
+		in.MinEffect = 0
 	}
 	a := &Analysis{Baseline: in.Baseline, Alpha: in.Alpha, Power: in.Power, MinEffect: in.MinEffect, BH: in.BH,
-		CMH: in.CMH, FailIfWorse: in.FailIfWorse, Attempts: len(recs)}
-	for _, r := range recs {
-		if !r.Done() {
-			a.Errors++
+		CMH: in.CMH, FailIfWorse: in.FailIfWorse}
+	for _, recs := range by {
+		a.Attempts += len(recs)
+		for _, r := range recs {
+			if !r.Done() {
+				a.Errors++
+			}
 		}
 	}
 	base := by[in.Baseline]
 	a.BaseArm = SummarizeArm(in.Baseline, base)
 	a.Arms = append(a.Arms, a.BaseArm)
-	for _, name := range variants {
-		vr := VariantResult{Name: name, Switched: in.Switched[name], Scope: in.Targets[name],
-			Arm: SummarizeArm(name, by[name]), PBH: math.NaN()}
-		a.Arms = append(a.Arms, vr.Arm)
-		var scope map[string]bool
-		if vr.Scope != nil {
-			scope = setOf(vr.Scope)
-		}
-		vr.All = compare(base, by[name], scope, "", in)
-		if in.TaskTags != nil {
-			for _, g := range vr.Switched {
-				tagged := map[string]bool{}
-				for id, tags := range in.TaskTags {
-					if (scope == nil || scope[id]) && contains(tags, g) {
-						tagged[id] = true
-					}
-				}
-				c := compare(base, by[name], tagged, g, in)
-				if sameStrings(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
-					continue
-				}
-				vr.Targets = append(vr.Targets, c)
-			}
-		}
-		a.Variants = append(a.Variants, vr)
+	for _, name := range in.Variants {
+		a.Variants = append(a.Variants, analyzeVariant(base, by[name], name, in))
+		a.Arms = append(a.Arms, a.Variants[len(a.Variants)-1].Arm)
 	}
 	ps := make([]float64, len(a.Variants))
 	for i := range a.Variants {
@@ -345,6 +334,35 @@ func Analyze(recs []results.Attempt, in Inputs) *Analysis {
 	}
 	a.Warnings = buildWarnings(a, by, in)
 	return a
+}
+
+// analyzeVariant compares the variant name (records recs) with the baseline
+// records base on all common tasks and on each switched guard's target tasks.
+func analyzeVariant(base, recs []results.Attempt, name string, in Inputs) VariantResult {
+	vr := VariantResult{Name: name, Switched: in.Switched[name], Scope: in.Targets[name],
+		Arm: SummarizeArm(name, recs), PBH: math.NaN()}
+	var scope map[string]bool
+	if vr.Scope != nil {
+		scope = setOf(vr.Scope)
+	}
+	vr.All = compare(base, recs, scope, "", in)
+	if in.TaskTags == nil {
+		return vr
+	}
+	for _, g := range vr.Switched {
+		tagged := map[string]bool{}
+		for id, tags := range in.TaskTags {
+			if (scope == nil || scope[id]) && slices.Contains(tags, g) {
+				tagged[id] = true
+			}
+		}
+		c := compare(base, recs, tagged, g, in)
+		if slices.Equal(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
+			continue
+		}
+		vr.Targets = append(vr.Targets, c)
+	}
+	return vr
 }
 
 // pairKey identifies the (task, rep) of a record across arms.
@@ -368,10 +386,38 @@ func errClass(r results.Attempt) string {
 func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName string, in Inputs) Comparison {
 	c := Comparison{Guard: guardName, DroppedByClass: map[string]int{}, PFisher: math.NaN()}
 	inScope := func(r results.Attempt) bool { return scope == nil || scope[r.TaskID] }
-	idxA, keysA := index(aRecs, inScope)
-	idxB, keysB := index(bRecs, inScope)
+	a, b := newIndexed(aRecs, inScope), newIndexed(bRecs, inScope)
+	pairs := matchPairs(&c, a, b, clusters(aRecs, bRecs))
+	strata := map[string]*Stratum{}
+	stratum := func(task string) *Stratum {
+		s := strata[task]
+		if s == nil {
+			s = &Stratum{}
+			strata[task] = s
+		}
+		return s
+	}
+	if len(pairs) > 0 {
+		pairedComparison(&c, pairs, stratum)
+	} else {
+		unpairedComparison(&c, a, b, stratum)
+	}
+	c.TaskIDs = slices.Sorted(maps.Keys(strata))
+	if in.CMH {
+		ss := make([]Stratum, 0, len(c.TaskIDs))
+		for _, t := range c.TaskIDs {
+			ss = append(ss, *strata[t])
+		}
+		r := CMH(ss)
+		c.CMH = &r
+	}
+	c.Power = powerAnalysis(&c, in)
+	return c
+}
 
-	// Cluster of each task, from the baseline first so both arms agree.
+// clusters maps each task to its cluster, from the baseline first so both
+// arms agree; tasks that are their own cluster are left out.
+func clusters(aRecs, bRecs []results.Attempt) map[string]string {
 	cluster := map[string]string{}
 	for _, rs := range [][]results.Attempt{aRecs, bRecs} {
 		for _, r := range rs {
@@ -380,12 +426,30 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 			}
 		}
 	}
+	return cluster
+}
 
+// indexed is one arm's records in scope by pair key, and the keys in order
+// of first appearance.
+type indexed struct {
+	recs map[string]results.Attempt
+	keys []string
+}
+
+func newIndexed(rs []results.Attempt, keep func(results.Attempt) bool) indexed {
+	m, keys := index(rs, keep)
+	return indexed{m, keys}
+}
+
+// matchPairs returns the usable (task, rep) pairs of a and b, counting in c
+// the unmatched attempts and the pairs dropped for errors (by class) or as
+// duplicates of a (task, rep).
+func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) []Pair {
 	var pairs []Pair
 	usedTR := map[string]bool{}
-	for _, k := range keysB {
-		rb := idxB[k]
-		ra, ok := idxA[k]
+	for _, k := range b.keys {
+		rb := b.recs[k]
+		ra, ok := a.recs[k]
 		if !ok {
 			if rb.Done() {
 				c.UnmatchedB++
@@ -414,133 +478,113 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 		pairs = append(pairs, Pair{Task: ra.TaskID, Cluster: cluster[ra.TaskID], Rep: ra.Rep,
 			A: ra.Status == results.StatusPass, B: rb.Status == results.StatusPass})
 	}
-	for _, k := range keysA {
-		if _, ok := idxB[k]; !ok && idxA[k].Done() {
+	for _, k := range a.keys {
+		if _, ok := b.recs[k]; !ok && a.recs[k].Done() {
 			c.UnmatchedA++
 		}
 	}
+	return pairs
+}
 
-	strata := map[string]*Stratum{}
-	stratum := func(task string) *Stratum {
-		s := strata[task]
-		if s == nil {
-			s = &Stratum{}
-			strata[task] = s
+// pairedComparison fills c from the matched pairs (PairedDiff, McNemar) and
+// the per-task strata.
+func pairedComparison(c *Comparison, pairs []Pair, stratum func(string) *Stratum) {
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].Task != pairs[j].Task {
+			return pairs[i].Task < pairs[j].Task
 		}
-		return s
+		return pairs[i].Rep < pairs[j].Rep
+	})
+	c.Matched = true
+	c.Pairs = len(pairs)
+	pr, err := PairedDiff(pairs)
+	if err != nil {
+		// Cannot happen: (task, rep) are unique and clusters normalised.
+		panic(err)
 	}
-	if len(pairs) > 0 {
-		sort.Slice(pairs, func(i, j int) bool {
-			if pairs[i].Task != pairs[j].Task {
-				return pairs[i].Task < pairs[j].Task
-			}
-			return pairs[i].Rep < pairs[j].Rep
-		})
-		c.Matched = true
-		c.Pairs = len(pairs)
-		pr, err := PairedDiff(pairs)
-		if err != nil {
-			// Cannot happen: (task, rep) are unique and clusters normalised.
-			panic(err)
+	c.Paired = pr
+	kA, kB := 0, 0
+	for _, p := range pairs {
+		s := stratum(p.Task)
+		s.N1++
+		s.N2++
+		if p.A {
+			kA++
+			s.K1++
 		}
-		c.Paired = pr
-		kA, kB := 0, 0
-		for _, p := range pairs {
-			s := stratum(p.Task)
+		if p.B {
+			kB++
+			s.K2++
+		}
+	}
+	c.A, c.B = mkCounts(kA, len(pairs)), mkCounts(kB, len(pairs))
+	c.Delta, c.CI, c.P = pr.Delta, pr.CI, pr.P
+	c.Method = MethodPairedSignFlip
+	if pr.Method == "t" {
+		c.Method = MethodPairedT
+	}
+	c.Rescued, c.Broke = pr.Rescued, pr.Broke
+	c.PMcNemar = McNemarExact(pr.Rescued, pr.Broke)
+	c.Informative = pr.Informative
+}
+
+// unpairedComparison fills c from every judged attempt in scope of a and b
+// (Fisher exact p, Newcombe interval; method none when an arm has none).
+func unpairedComparison(c *Comparison, a, b indexed, stratum func(string) *Stratum) {
+	kA, nA, kB, nB := 0, 0, 0, 0
+	mixed := map[string][2]bool{}
+	add := func(r results.Attempt, arm int) {
+		s := stratum(r.TaskID)
+		m := mixed[r.TaskID]
+		pass := r.Status == results.StatusPass
+		if pass {
+			m[0] = true
+		} else {
+			m[1] = true
+		}
+		mixed[r.TaskID] = m
+		if arm == 1 {
+			nA++
 			s.N1++
-			s.N2++
-			if p.A {
+			if pass {
 				kA++
 				s.K1++
 			}
-			if p.B {
+		} else {
+			nB++
+			s.N2++
+			if pass {
 				kB++
 				s.K2++
 			}
 		}
-		c.A, c.B = mkCounts(kA, len(pairs)), mkCounts(kB, len(pairs))
-		c.Delta, c.CI, c.P = pr.Delta, pr.CI, pr.P
-		c.Method = MethodPairedSignFlip
-		if pr.Method == "t" {
-			c.Method = MethodPairedT
-		}
-		c.Rescued, c.Broke = pr.Rescued, pr.Broke
-		c.PMcNemar = McNemarExact(pr.Rescued, pr.Broke)
-		c.Informative = pr.Informative
-	} else {
-		// Unpaired fallback: every judged attempt in scope.
-		kA, nA, kB, nB := 0, 0, 0, 0
-		mixed := map[string][2]bool{}
-		add := func(r results.Attempt, arm int) {
-			s := stratum(r.TaskID)
-			m := mixed[r.TaskID]
-			pass := r.Status == results.StatusPass
-			if pass {
-				m[0] = true
-			} else {
-				m[1] = true
+	}
+	for arm, x := range []indexed{a, b} {
+		for _, k := range x.keys {
+			if r := x.recs[k]; r.Done() {
+				add(r, arm+1)
 			}
-			mixed[r.TaskID] = m
-			if arm == 1 {
-				nA++
-				s.N1++
-				if pass {
-					kA++
-					s.K1++
-				}
-			} else {
-				nB++
-				s.N2++
-				if pass {
-					kB++
-					s.K2++
-				}
-			}
-		}
-		for _, k := range keysA {
-			if r := idxA[k]; r.Done() {
-				add(r, 1)
-			}
-		}
-		for _, k := range keysB {
-			if r := idxB[k]; r.Done() {
-				add(r, 2)
-			}
-		}
-		for _, m := range mixed {
-			if m[0] && m[1] {
-				c.Informative++
-			}
-		}
-		c.A, c.B = mkCounts(kA, nA), mkCounts(kB, nB)
-		c.PMcNemar = math.NaN()
-		if nA == 0 || nB == 0 {
-			c.Method = MethodNone
-			c.P = 1
-			c.CI = [2]float64{-1, 1}
-		} else {
-			c.Method = MethodFisher
-			c.Delta = c.B.Rate - c.A.Rate
-			c.CI[0], c.CI[1] = Newcombe(kA, nA, kB, nB, Z95)
-			c.PFisher = FisherExact(kA, nA, kB, nB)
-			c.PFisherComputed = true
-			c.P = c.PFisher
 		}
 	}
-	for t := range strata {
-		c.TaskIDs = append(c.TaskIDs, t)
-	}
-	sort.Strings(c.TaskIDs)
-	if in.CMH {
-		ss := make([]Stratum, 0, len(c.TaskIDs))
-		for _, t := range c.TaskIDs {
-			ss = append(ss, *strata[t])
+	for _, m := range mixed {
+		if m[0] && m[1] {
+			c.Informative++
 		}
-		r := CMH(ss)
-		c.CMH = &r
 	}
-	c.Power = powerAnalysis(&c, in)
-	return c
+	c.A, c.B = mkCounts(kA, nA), mkCounts(kB, nB)
+	c.PMcNemar = math.NaN()
+	if nA == 0 || nB == 0 {
+		c.Method = MethodNone
+		c.P = 1
+		c.CI = [2]float64{-1, 1}
+		return
+	}
+	c.Method = MethodFisher
+	c.Delta = c.B.Rate - c.A.Rate
+	c.CI[0], c.CI[1] = Newcombe(kA, nA, kB, nB, Z95)
+	c.PFisher = FisherExact(kA, nA, kB, nB)
+	c.PFisherComputed = true
+	c.P = c.PFisher
 }
 
 // index maps pair keys to records (the last per key wins) and returns the
@@ -665,33 +709,13 @@ func GateFails(c *Comparison, margin, alpha float64) bool {
 	return c.Method != MethodNone && c.Delta < -margin && c.CI[1] < 0 && c.P < alpha
 }
 
+// setOf returns the set of xs.
 func setOf(xs []string) map[string]bool {
 	m := make(map[string]bool, len(xs))
 	for _, x := range xs {
 		m[x] = true
 	}
 	return m
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pts formats a proportion difference as signed percentage points, "+18.2".

@@ -5,6 +5,7 @@ package ablation
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,59 @@ const (
 	WarnNoTargetTasks = "no_target_tasks"
 )
 
+// Wording names the two sides of a comparison in the warnings' sentences:
+// the arms' labels are parameters of the sentences, never substituted into
+// finished text. The zero Wording is an ablation's ("baseline", "variant",
+// warnings about some variants prefixed "V1, V2 vs BASELINE: "); RunWording
+// is that of a comparison of two runs.
+type Wording struct {
+	// Baseline and Variant name the two sides inside a sentence ("%d
+	// baseline and %d variant judged attempts"); default "baseline" and
+	// "variant".
+	Baseline, Variant string
+	// TheBaseline and TheVariant name them as a sentence's subject; default
+	// "The baseline NAME" and "The variant".
+	TheBaseline, TheVariant string
+	// Unprefixed leaves out the "V1, V2 vs BASELINE: " prefix of warnings
+	// about variants (a comparison of two runs has one pair of sides, which
+	// its sentences name).
+	Unprefixed bool
+}
+
+// RunWording is the Wording of a comparison of two runs labelled a and b
+// (e.g. "run A", "run B"): the labels inside sentences, capitalised as
+// subjects, no variant prefix.
+func RunWording(a, b string) Wording {
+	return Wording{Baseline: a, Variant: b, TheBaseline: capitalize(a), TheVariant: capitalize(b), Unprefixed: true}
+}
+
+// withDefaults fills the empty fields of w with an ablation's words for the
+// baseline arm named baseline.
+func (w Wording) withDefaults(baseline string) Wording {
+	if w.Baseline == "" {
+		w.Baseline = "baseline"
+	}
+	if w.Variant == "" {
+		w.Variant = "variant"
+	}
+	if w.TheBaseline == "" {
+		w.TheBaseline = "The baseline " + baseline
+	}
+	if w.TheVariant == "" {
+		w.TheVariant = "The variant"
+	}
+	return w
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
+
 // rawWarning is a warning before identical ones of several variants merge.
 type rawWarning struct {
 	kind, variant, body string
@@ -38,18 +92,19 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	add := func(kind, variant, format string, args ...any) {
 		raw = append(raw, rawWarning{kind, variant, fmt.Sprintf(format, args...)})
 	}
+	wd := in.Wording.withDefaults(a.Baseline)
 	if len(by[a.Baseline]) == 0 {
-		add(WarnNoBaseline, "", "The baseline %s has no records: no variant can be compared with it.", a.Baseline)
+		add(WarnNoBaseline, "", "%s has no records: no %s can be compared with it.", wd.TheBaseline, wd.Variant)
 	} else if a.BaseArm.N == 0 {
-		add(WarnNoBaseline, "", "The baseline %s has no judged attempt (%d records, all errors): no variant can be compared with it.",
-			a.Baseline, a.BaseArm.Attempts)
+		add(WarnNoBaseline, "", "%s has no judged attempt (%d records, all errors): no %s can be compared with it.",
+			wd.TheBaseline, a.BaseArm.Attempts, wd.Variant)
 	}
 	for _, v := range a.Variants {
 		if v.Arm.N == 0 {
 			if v.Arm.Attempts == 0 {
-				add(WarnEmptyArm, v.Name, "The variant has no records: it cannot be compared.")
+				add(WarnEmptyArm, v.Name, "%s has no records: it cannot be compared.", wd.TheVariant)
 			} else {
-				add(WarnEmptyArm, v.Name, "The variant has no judged attempt (%d records, all errors): it cannot be compared.", v.Arm.Attempts)
+				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d records, all errors): it cannot be compared.", wd.TheVariant, v.Arm.Attempts)
 			}
 		}
 	}
@@ -63,8 +118,8 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			add(WarnUnpaired, v.Name, "The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %d attempts; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
 				c.A.N, c.B.N)
 		case c.Matched && c.UnmatchedA+c.UnmatchedB > 0:
-			add(WarnNotComparable, v.Name, "The arms are not fully matched: %d baseline and %d variant judged attempts in scope have no counterpart in the other arm (different task sets or reps); the paired comparison uses only the %d common pairs.",
-				c.UnmatchedA, c.UnmatchedB, c.Pairs)
+			add(WarnNotComparable, v.Name, "The arms are not fully matched: %d %s and %d %s judged attempts in scope have no counterpart in the other arm (different task sets or reps); the paired comparison uses only the %d common pairs.",
+				c.UnmatchedA, wd.Baseline, c.UnmatchedB, wd.Variant, c.Pairs)
 		}
 	}
 	infraWarning(a, add)
@@ -115,22 +170,22 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			for _, g := range v.Switched {
 				n := 0
 				for _, id := range v.All.TaskIDs {
-					if contains(in.TaskTags[id], g) {
+					if slices.Contains(in.TaskTags[id], g) {
 						n++
 					}
 				}
 				if n == 0 && v.All.G() > 0 {
-					add(WarnNoTargetTasks, v.Name, "The variant switches %s but no compared task is tagged with it: the guard's effect can only show on tasks that exercise it.", g)
+					add(WarnNoTargetTasks, v.Name, "%s switches %s but no compared task is tagged with it: the guard's effect can only show on tasks that exercise it.", wd.TheVariant, g)
 				}
 			}
 		}
 	}
-	return mergeWarnings(raw, a.Baseline)
+	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
 }
 
 // mergeWarnings joins identical warnings of several variants ("a, b vs base:
-// …"), keeping the order of first appearance.
-func mergeWarnings(raw []rawWarning, baseline string) []Warning {
+// …" when prefix), keeping the order of first appearance.
+func mergeWarnings(raw []rawWarning, baseline string, prefix bool) []Warning {
 	var out []Warning
 	pos := map[[2]string]int{}
 	for _, r := range raw {
@@ -147,7 +202,7 @@ func mergeWarnings(raw []rawWarning, baseline string) []Warning {
 		out = append(out, w)
 	}
 	for i := range out {
-		if len(out[i].Variants) > 0 {
+		if prefix && len(out[i].Variants) > 0 {
 			out[i].Text = strings.Join(out[i].Variants, ", ") + " vs " + baseline + ": " + out[i].Text
 		}
 	}

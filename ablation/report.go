@@ -6,8 +6,9 @@ package ablation
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"webbench/results"
@@ -204,6 +205,9 @@ func comparisonTable(a *Analysis) ReportTable {
 	if a.BH {
 		h = append(h, "p_bh")
 	}
+	if a.CMH {
+		h = append(h, "p_cmh")
+	}
 	h = append(h, "McNemar (pooled over reps)", "MDE", "power")
 	if a.FailIfWorse > 0 {
 		h = append(h, "gate")
@@ -224,6 +228,9 @@ func comparisonTable(a *Analysis) ReportTable {
 				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c), pPermCell(&c), holm}
 			if a.BH {
 				row = append(row, bh)
+			}
+			if a.CMH {
+				row = append(row, cmhCell(&c))
 			}
 			row = append(row, mcnemarCell(&c), mdeCell(&c), powerCell(&c))
 			if a.FailIfWorse > 0 {
@@ -276,6 +283,14 @@ func pPermCell(c *Comparison) string {
 	return fmt.Sprintf("%s (floor %s)", fmtP(c.Paired.PPerm), fmtP(c.Paired.PermFloor))
 }
 
+// cmhCell is the Cochran–Mantel–Haenszel p across tasks (Inputs.CMH).
+func cmhCell(c *Comparison) string {
+	if c.CMH == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%d %s)", fmtP(c.CMH.P), c.CMH.Strata, plural(c.CMH.Strata, "stratum", "strata"))
+}
+
 func mcnemarCell(c *Comparison) string {
 	if !c.Matched {
 		return "-"
@@ -308,12 +323,7 @@ func guardNames(a *Analysis) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for g := range set {
-		out = append(out, g)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func guardTable(a *Analysis) ReportTable {
@@ -352,12 +362,7 @@ func failureModeTable(a *Analysis) ReportTable {
 			}
 		}
 	}
-	var modes []string
-	for m := range set {
-		modes = append(modes, m)
-	}
-	sort.Strings(modes)
-	for _, m := range modes {
+	for _, m := range slices.Sorted(maps.Keys(set)) {
 		row := []string{m}
 		for _, arm := range a.Arms {
 			row = append(row, fmt.Sprint(arm.FailureModes[m]))

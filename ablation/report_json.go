@@ -11,7 +11,7 @@ import (
 // may be added without raising it.
 const JSONSchemaVersion = 1
 
-// JSONReport writes the analysis as one indented JSON document (JSONDoc), the
+// JSONReport writes the analysis as one indented JSON document, the
 // machine-readable report of `bench ablate` / `bench report --format json`.
 // Field names are stable within a schema_version. Rates, deltas, intervals
 // and MDEs are proportions in [0, 1] (or [−1, 1] for differences), never
@@ -93,7 +93,7 @@ const JSONSchemaVersion = 1
 //	    broke       int      pairs with baseline pass / variant fail (McNemar c).
 //	    p_fisher    number|null  two-sided Fisher exact p (unpaired only).
 //	    cmh         object|null  Cochran–Mantel–Haenszel across tasks with continuity correction (on
-//	                         request): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
+//	                         request: bench report --cmh): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
 //	                         null when infinite), strata (tasks used).
 //	    mde         number|null  minimum detectable pass-rate change at the observed baseline rate and
 //	                         n per arm (unpaired normal approximation, alpha, power).
@@ -117,11 +117,11 @@ func JSONReport(w io.Writer, a *Analysis) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(NewJSONDoc(a))
+	return enc.Encode(newJSONDoc(a))
 }
 
-// JSONDoc is the document JSONReport writes; see JSONReport for every field.
-type JSONDoc struct {
+// jsonDoc is the document JSONReport writes; see JSONReport for every field.
+type jsonDoc struct {
 	SchemaVersion int           `json:"schema_version"`
 	Baseline      string        `json:"baseline"`
 	Alpha         float64       `json:"alpha"`
@@ -129,45 +129,45 @@ type JSONDoc struct {
 	MinEffect     float64       `json:"min_effect"`
 	Attempts      int           `json:"attempts"`
 	Errors        int           `json:"errors"`
-	Warnings      []JSONWarning `json:"warnings"`
-	Arms          []JSONArm     `json:"arms"`
-	Variants      []JSONVariant `json:"variants"`
-	Gate          *JSONGate     `json:"gate"`
+	Warnings      []jsonWarning `json:"warnings"`
+	Arms          []jsonArmDoc  `json:"arms"`
+	Variants      []jsonVariant `json:"variants"`
+	Gate          *jsonGate     `json:"gate"`
 }
 
-// JSONWarning is one warning of JSONDoc.
-type JSONWarning struct {
+// jsonWarning is one warning of jsonDoc.
+type jsonWarning struct {
 	Kind     string   `json:"kind"`
 	Variants []string `json:"variants"`
 	Text     string   `json:"text"`
 }
 
-// JSONArm is one arm of JSONDoc: Arm's fields (the same JSON names), with clustered_se null when undefined.
-type JSONArm struct {
+// jsonArmDoc is one arm of jsonDoc: Arm's fields (the same JSON names), with clustered_se null when undefined.
+type jsonArmDoc struct {
 	Arm
 	// ClusteredSE shadows Arm.ClusteredSE: null with fewer than two clusters instead of 0.
 	ClusteredSE *float64 `json:"clustered_se"`
 }
 
-// JSONCounts is one side of a JSONComparison.
-type JSONCounts struct {
+// jsonCountsDoc is one side of a jsonComparisonDoc.
+type jsonCountsDoc struct {
 	N      int        `json:"n"`
 	Passes int        `json:"passes"`
 	Rate   float64    `json:"rate"`
 	Wilson [2]float64 `json:"wilson"`
 }
 
-// JSONCMH is the Cochran–Mantel–Haenszel result of a JSONComparison
+// jsonCMH is the Cochran–Mantel–Haenszel result of a jsonComparisonDoc
 // (CMHResult with an infinite odds ratio as null).
-type JSONCMH struct {
+type jsonCMH struct {
 	Chi2      float64  `json:"chi2"`
 	P         float64  `json:"p"`
 	OddsRatio *float64 `json:"odds_ratio"`
 	Strata    int      `json:"strata"`
 }
 
-// JSONPower is the post-hoc power of a JSONComparison.
-type JSONPower struct {
+// jsonPower is the post-hoc power of a jsonComparisonDoc.
+type jsonPower struct {
 	N           int      `json:"n"`
 	BaseFail    float64  `json:"base_fail"`
 	From        float64  `json:"from"`
@@ -179,8 +179,8 @@ type JSONPower struct {
 	MinRunsZero *int     `json:"min_runs_zero"`
 }
 
-// JSONComparison is one comparison of a variant with the baseline.
-type JSONComparison struct {
+// jsonComparisonDoc is one comparison of a variant with the baseline.
+type jsonComparisonDoc struct {
 	Guard             string         `json:"guard"`
 	Method            string         `json:"method"`
 	Tasks             int            `json:"tasks"`
@@ -191,8 +191,8 @@ type JSONComparison struct {
 	DroppedByClass    map[string]int `json:"dropped_by_class"`
 	UnmatchedBaseline int            `json:"unmatched_baseline"`
 	UnmatchedVariant  int            `json:"unmatched_variant"`
-	BaselineCounts    JSONCounts     `json:"baseline"`
-	VariantCounts     JSONCounts     `json:"variant"`
+	BaselineCounts    jsonCountsDoc  `json:"baseline"`
+	VariantCounts     jsonCountsDoc  `json:"variant"`
 	Delta             float64        `json:"delta"`
 	DeltaCI           [2]float64     `json:"delta_ci"`
 	SE                *float64       `json:"se"`
@@ -207,17 +207,17 @@ type JSONComparison struct {
 	Rescued           int            `json:"rescued"`
 	Broke             int            `json:"broke"`
 	PFisher           *float64       `json:"p_fisher"`
-	CMH               *JSONCMH       `json:"cmh"`
+	CMH               *jsonCMH       `json:"cmh"`
 	MDE               *float64       `json:"mde"`
 	MDEPaired         *float64       `json:"mde_paired"`
 	MDETasks          *float64       `json:"mde_tasks"`
-	Power             JSONPower      `json:"power"`
+	Power             jsonPower      `json:"power"`
 	Note              string         `json:"note"`
 }
 
-// JSONVariant is one variant of JSONDoc: its arm, the Holm/BH-adjusted p and
+// jsonVariant is one variant of jsonDoc: its arm, the Holm/BH-adjusted p and
 // gate, and the all-common-tasks comparison flattened in, plus targets.
-type JSONVariant struct {
+type jsonVariant struct {
 	Name     string     `json:"name"`
 	Switched []string   `json:"switched"`
 	Scope    []string   `json:"scope"`
@@ -234,38 +234,38 @@ type JSONVariant struct {
 	GuardFired     map[string]int `json:"guard_fired"`
 	GuardFiredPass map[string]int `json:"guard_fired_pass"`
 	FailureModes   map[string]int `json:"failure_modes"`
-	JSONComparison
-	Targets []JSONComparison `json:"targets"`
+	jsonComparisonDoc
+	Targets []jsonComparisonDoc `json:"targets"`
 }
 
-// JSONGate is the gate verdict of JSONDoc.
-type JSONGate struct {
+// jsonGate is the gate verdict of jsonDoc.
+type jsonGate struct {
 	Margin float64  `json:"margin"`
 	Failed bool     `json:"failed"`
 	Why    []string `json:"why"`
 }
 
-// NewJSONDoc converts an Analysis to its JSON document.
-func NewJSONDoc(a *Analysis) JSONDoc {
-	d := JSONDoc{SchemaVersion: JSONSchemaVersion, Baseline: a.Baseline, Alpha: a.Alpha, Power: a.Power,
-		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []JSONWarning{},
-		Arms: []JSONArm{}, Variants: []JSONVariant{}}
+// newJSONDoc converts an Analysis to its JSON document.
+func newJSONDoc(a *Analysis) jsonDoc {
+	d := jsonDoc{SchemaVersion: JSONSchemaVersion, Baseline: a.Baseline, Alpha: a.Alpha, Power: a.Power,
+		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []jsonWarning{},
+		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}}
 	for _, w := range a.Warnings {
 		vs := w.Variants
 		if vs == nil {
 			vs = []string{}
 		}
-		d.Warnings = append(d.Warnings, JSONWarning{Kind: w.Kind, Variants: vs, Text: w.Text})
+		d.Warnings = append(d.Warnings, jsonWarning{Kind: w.Kind, Variants: vs, Text: w.Text})
 	}
 	for _, arm := range a.Arms {
 		d.Arms = append(d.Arms, jsonArm(arm))
 	}
 	for _, v := range a.Variants {
-		jv := JSONVariant{Name: v.Name, Switched: nonNil(v.Switched), Scope: v.Scope, N: v.Arm.N, Passes: v.Arm.Passes,
+		jv := jsonVariant{Name: v.Name, Switched: nonNil(v.Switched), Scope: v.Scope, N: v.Arm.N, Passes: v.Arm.Passes,
 			Errors: v.Arm.Errors, Rate: v.Arm.Rate, Wilson: v.Arm.Wilson, PHolm: v.PHolm, PBH: fptr(v.PBH),
 			GuardEvents: nonNilMap(v.Arm.GuardEvents), GuardFired: nonNilMap(v.Arm.GuardFired),
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
-			JSONComparison: jsonComparison(&v.All), Targets: []JSONComparison{}}
+			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
 		if a.FailIfWorse > 0 {
 			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f
@@ -277,27 +277,27 @@ func NewJSONDoc(a *Analysis) JSONDoc {
 	}
 	if a.FailIfWorse > 0 {
 		failed, why := a.Gate(a.FailIfWorse)
-		d.Gate = &JSONGate{Margin: a.FailIfWorse, Failed: failed, Why: nonNil(why)}
+		d.Gate = &jsonGate{Margin: a.FailIfWorse, Failed: failed, Why: nonNil(why)}
 	}
 	return d
 }
 
-func jsonArm(a Arm) JSONArm {
+func jsonArm(a Arm) jsonArmDoc {
 	var se *float64
 	if a.N > 0 {
 		se = fptr(a.ClusteredSE)
 	}
 	a.ErrorsByClass, a.FailureModes = nonNilMap(a.ErrorsByClass), nonNilMap(a.FailureModes)
 	a.GuardEvents, a.GuardFired, a.GuardFiredPass = nonNilMap(a.GuardEvents), nonNilMap(a.GuardFired), nonNilMap(a.GuardFiredPass)
-	return JSONArm{Arm: a, ClusteredSE: se}
+	return jsonArmDoc{Arm: a, ClusteredSE: se}
 }
 
-func jsonCounts(c Counts) JSONCounts {
-	return JSONCounts{N: c.N, Passes: c.Passes, Rate: c.Rate, Wilson: c.Wilson}
+func jsonCounts(c Counts) jsonCountsDoc {
+	return jsonCountsDoc{N: c.N, Passes: c.Passes, Rate: c.Rate, Wilson: c.Wilson}
 }
 
-func jsonComparison(c *Comparison) JSONComparison {
-	j := JSONComparison{Guard: c.Guard, Method: c.Method, Tasks: c.G(), InformativeTasks: c.Informative,
+func jsonComparison(c *Comparison) jsonComparisonDoc {
+	j := jsonComparisonDoc{Guard: c.Guard, Method: c.Method, Tasks: c.G(), InformativeTasks: c.Informative,
 		TaskIDs: nonNil(c.TaskIDs), Pairs: c.Pairs, DroppedPairs: c.DroppedPairs,
 		DroppedByClass: nonNilMap(c.DroppedByClass), UnmatchedBaseline: c.UnmatchedA, UnmatchedVariant: c.UnmatchedB,
 		BaselineCounts: jsonCounts(c.A), VariantCounts: jsonCounts(c.B), Delta: c.Delta, DeltaCI: c.CI,
@@ -319,10 +319,10 @@ func jsonComparison(c *Comparison) JSONComparison {
 		j.PFisher = fptr(c.PFisher)
 	}
 	if c.CMH != nil {
-		j.CMH = &JSONCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
+		j.CMH = &jsonCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
 	}
 	p := c.Power
-	j.Power = JSONPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Exact: fptr(p.Exact),
+	j.Power = jsonPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Exact: fptr(p.Exact),
 		ExactAtNFor: fptr(p.ExactAtNFor), PZero: fptr(p.PZero)}
 	if p.NFor > 0 {
 		n := p.NFor

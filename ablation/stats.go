@@ -10,7 +10,9 @@ package ablation
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -88,8 +90,8 @@ func ClusteredSE(values []float64, clusters []string) float64 {
 		return math.NaN()
 	}
 	ss := 0.0
-	for _, r := range resid {
-		ss += r * r
+	for _, k := range slices.Sorted(maps.Keys(resid)) { // a fixed order: the same sum, bit for bit, on every run
+		ss += resid[k] * resid[k]
 	}
 	return math.Sqrt(ss*float64(c)/float64(c-1)) / float64(n)
 }

@@ -5,9 +5,10 @@ package ablation
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -118,64 +119,13 @@ type PairedResult struct {
 // Note. It returns an error if a (Task, Rep) appears twice or a task carries
 // two different clusters.
 func PairedDiff(pairs []Pair) (PairedResult, error) {
-	type acc struct {
-		sum     float64
-		n       int
-		differs bool
-		cluster string
+	res, d, cl, err := perTask(pairs)
+	if err != nil {
+		return PairedResult{}, err
 	}
-	tasks := map[string]*acc{}
-	seen := map[string]map[int]bool{}
-	var res PairedResult
-	for _, p := range pairs {
-		if seen[p.Task] == nil {
-			seen[p.Task] = map[int]bool{}
-		}
-		if seen[p.Task][p.Rep] {
-			return PairedResult{}, fmt.Errorf("ablation.PairedDiff: duplicate pair for task %q rep %d", p.Task, p.Rep)
-		}
-		seen[p.Task][p.Rep] = true
-		a := tasks[p.Task]
-		if a == nil {
-			a = &acc{cluster: p.Cluster}
-			tasks[p.Task] = a
-		} else if a.cluster != p.Cluster {
-			return PairedResult{}, fmt.Errorf("ablation.PairedDiff: task %q has clusters %q and %q", p.Task, a.cluster, p.Cluster)
-		}
-		res.Pairs++
-		switch {
-		case p.B && !p.A:
-			a.sum++
-			a.differs = true
-			res.Rescued++
-		case p.A && !p.B:
-			a.sum--
-			a.differs = true
-			res.Broke++
-		}
-		a.n++
-	}
-
-	// Deterministic task order (map iteration is random; sums must not be).
-	names := make([]string, 0, len(tasks))
-	for name := range tasks {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	d := make([]float64, len(names))
-	cl := make([]string, len(names))
 	clusterSet := map[string]bool{}
-	for i, name := range names {
-		a := tasks[name]
-		d[i] = a.sum / float64(a.n)
-		cl[i] = a.cluster
-		if cl[i] == "" {
-			cl[i] = "\x00task:" + name
-		}
-		clusterSet[cl[i]] = true
-		if a.differs {
-			res.Informative++
-		}
+	for _, c := range cl {
+		clusterSet[c] = true
 	}
 	g := len(d)
 	res.G = g
@@ -342,4 +292,65 @@ func SignFlip(d []float64, maxExact int, samples int, seed uint64) (p float64, f
 		}
 	}
 	return float64(1+count) / float64(samples+1), floor
+}
+
+// perTask checks pairs and returns, per task in sorted order, the mean
+// paired difference d (B − A over its reps) and its cluster cl (the task
+// itself when it has none), with Pairs, Rescued, Broke and Informative of
+// the result filled in.
+func perTask(pairs []Pair) (PairedResult, []float64, []string, error) {
+	type acc struct {
+		sum     float64
+		n       int
+		differs bool
+		cluster string
+	}
+	tasks := map[string]*acc{}
+	seen := map[string]map[int]bool{}
+	var res PairedResult
+	for _, p := range pairs {
+		if seen[p.Task] == nil {
+			seen[p.Task] = map[int]bool{}
+		}
+		if seen[p.Task][p.Rep] {
+			return PairedResult{}, nil, nil, fmt.Errorf("ablation.PairedDiff: duplicate pair for task %q rep %d", p.Task, p.Rep)
+		}
+		seen[p.Task][p.Rep] = true
+		a := tasks[p.Task]
+		if a == nil {
+			a = &acc{cluster: p.Cluster}
+			tasks[p.Task] = a
+		} else if a.cluster != p.Cluster {
+			return PairedResult{}, nil, nil, fmt.Errorf("ablation.PairedDiff: task %q has clusters %q and %q", p.Task, a.cluster, p.Cluster)
+		}
+		res.Pairs++
+		switch {
+		case p.B && !p.A:
+			a.sum++
+			a.differs = true
+			res.Rescued++
+		case p.A && !p.B:
+			a.sum--
+			a.differs = true
+			res.Broke++
+		}
+		a.n++
+	}
+
+	// Deterministic task order (map iteration is random; sums must not be).
+	names := slices.Sorted(maps.Keys(tasks))
+	d := make([]float64, len(names))
+	cl := make([]string, len(names))
+	for i, name := range names {
+		a := tasks[name]
+		d[i] = a.sum / float64(a.n)
+		cl[i] = a.cluster
+		if cl[i] == "" {
+			cl[i] = "\x00task:" + name
+		}
+		if a.differs {
+			res.Informative++
+		}
+	}
+	return res, d, cl, nil
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"strings"
 
@@ -49,6 +50,27 @@ func (t Table) Markdown(w io.Writer) {
 		fmt.Fprintln(w, "| "+strings.Join(mapS(r, esc), " | ")+" |")
 	}
 	fmt.Fprintln(w)
+}
+
+// HTML prints t as an HTML <table> (its title a <caption>), every cell escaped; the page around it is the
+// caller's.
+func (t Table) HTML(w io.Writer) {
+	fmt.Fprintln(w, "<table>")
+	if t.Title != "" {
+		fmt.Fprintf(w, "<caption>%s</caption>\n", html.EscapeString(t.Title))
+	}
+	row := func(tag string, cells []string) {
+		fmt.Fprint(w, "<tr>")
+		for _, c := range cells {
+			fmt.Fprintf(w, "<%s>%s</%s>", tag, html.EscapeString(c), tag)
+		}
+		fmt.Fprintln(w, "</tr>")
+	}
+	row("th", t.Header)
+	for _, r := range t.Rows {
+		row("td", r)
+	}
+	fmt.Fprintln(w, "</table>")
 }
 
 func toAny(s []string) []any {

@@ -149,11 +149,11 @@ func ablateCmd() *cobra.Command {
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
 			}
-			a, recs, err := analyzeDir(ropts.OutDir, bh, failIfWorse)
+			a, recs, err := analyzeDir(ropts.OutDir, analysisOpts{bh: bh, failIfWorse: failIfWorse})
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			if err := ablation.TerminalReport(c.OutOrStdout(), a); err != nil {
+			if err := printAblationReport(c, ropts.OutDir, a, recs); err != nil {
 				return err
 			}
 			if htmlDir == "" {
@@ -199,7 +199,7 @@ func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 }
 
 // analyzeDir reads an ablation run directory and analyses it.
-func analyzeDir(dir string, bh bool, failIfWorse float64) (*ablation.Analysis, []results.Attempt, error) {
+func analyzeDir(dir string, o analysisOpts) (*ablation.Analysis, []results.Attempt, error) {
 	var meta ablationMeta
 	if err := readJSON(filepath.Join(dir, ablationFile), &meta); err != nil {
 		return nil, nil, fmt.Errorf("%s is not an ablation run: %v", dir, err)
@@ -208,42 +208,16 @@ func analyzeDir(dir string, bh bool, failIfWorse float64) (*ablation.Analysis, [
 	if err != nil {
 		return nil, nil, err
 	}
-	recs := rr.Final()
+	recs, err := ablation.WithJudge(rr.Final(), o.judge)
+	if err != nil {
+		return nil, nil, err
+	}
+	failIfWorse := o.failIfWorse
 	if failIfWorse == 0 {
 		failIfWorse = meta.FailIfWorse
 	}
 	a := ablation.Analyze(recs, ablation.Inputs{Baseline: meta.Baseline, Variants: meta.Variants,
 		Switched: meta.Switched, Targets: meta.Targets, TaskTags: meta.TaskTags, Alpha: meta.Alpha,
-		Power: meta.Power, MinEffect: meta.MinEffect, BH: bh, FailIfWorse: failIfWorse, ExtraWarnings: meta.Warnings})
+		Power: meta.Power, MinEffect: meta.MinEffect, BH: o.bh, CMH: o.cmh, FailIfWorse: failIfWorse, ExtraWarnings: meta.Warnings})
 	return a, recs, nil
-}
-
-func init() {
-	reportDir = func(c *cobra.Command, dir, format string) error {
-		if _, err := os.Stat(filepath.Join(dir, ablationFile)); err != nil {
-			if format == "html" {
-				return usageErr("--format html needs an ablation run (%s has no %s)", dir, ablationFile)
-			}
-			return printRunReport(c, dir, format)
-		}
-		a, recs, err := analyzeDir(dir, false, 0)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		switch format {
-		case "table", "":
-			return ablation.TerminalReport(c.OutOrStdout(), a)
-		case "md", "markdown":
-			return ablation.MarkdownReport(c.OutOrStdout(), a)
-		case "json":
-			return ablation.JSONReport(c.OutOrStdout(), a)
-		case "html":
-			if err := ablation.HTMLReport(dir, a, recs, filepath.Join(dir, results.TrajectoriesDir)); err != nil {
-				return withCode(exitInfra, err)
-			}
-			fmt.Fprintln(c.OutOrStdout(), filepath.Join(dir, "report.html"))
-			return nil
-		}
-		return usageErr("--format %q: expected table, md, json or html", format)
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/judge"
 	"webbench/results"
 	"webbench/runner"
 )
@@ -23,6 +24,8 @@ type runSpec struct {
 	snapshotOff        bool
 	fail               func(task int) bool
 	variant            string // default "default"
+	// rejudge, when set, gives every record the verdict of a re-judge "llm": pass when rejudge(task).
+	rejudge func(task int) bool
 }
 
 func writeRun(t *testing.T, s runSpec) string {
@@ -49,6 +52,9 @@ func writeRun(t *testing.T, s runSpec) string {
 			if s.fail != nil && s.fail(i) {
 				rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
 			}
+			if s.rejudge != nil {
+				rec.Verdicts = map[string]judge.Verdict{"llm": {Judge: "llm", Pass: s.rejudge(i)}}
+			}
 			line, _ := json.Marshal(rec)
 			b.Write(line)
 			b.WriteByte('\n')
@@ -62,12 +68,63 @@ func writeRun(t *testing.T, s runSpec) string {
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-// compareJSON runs bench compare --format json and decodes it.
+// comparison is the JSON of bench compare, field names as the README ("Results") lists them.
+type comparison struct {
+	SchemaVersion  int        `json:"schema_version"`
+	RunA           string     `json:"run_a"`
+	RunB           string     `json:"run_b"`
+	Variant        string     `json:"variant"`
+	VariantB       string     `json:"variant_b"`
+	RateA          float64    `json:"rate_a"`
+	RateB          float64    `json:"rate_b"`
+	NA             int        `json:"n_a"`
+	NB             int        `json:"n_b"`
+	Method         string     `json:"method"`
+	Delta          float64    `json:"delta"`
+	DeltaCI        [2]float64 `json:"delta_ci"`
+	P              float64    `json:"p"`
+	Pairs          int        `json:"pairs"`
+	PairsPassA     int        `json:"pairs_pass_a"`
+	PairsPassB     int        `json:"pairs_pass_b"`
+	TasksCompared  int        `json:"tasks_compared"`
+	Informative    int        `json:"informative_tasks"`
+	Rescued        int        `json:"rescued"`
+	Broke          int        `json:"broke"`
+	PMcNemar       *float64   `json:"p_mcnemar"`
+	UnmatchedA     int        `json:"unmatched_a"`
+	UnmatchedB     int        `json:"unmatched_b"`
+	DroppedPairs   int        `json:"dropped_pairs"`
+	SeedMismatches int        `json:"seed_mismatches"`
+	MDE            *float64   `json:"mde"`
+	PFisher        float64    `json:"p_fisher"`
+	NewFailures    []string   `json:"new_failures"`
+	Fixed          []string   `json:"fixed"`
+	Tasks          []struct {
+		Task   string  `json:"task"`
+		PassA  int     `json:"passes_a"`
+		NA     int     `json:"n_a"`
+		PassB  int     `json:"passes_b"`
+		NB     int     `json:"n_b"`
+		Change string  `json:"change"`
+		Delta  float64 `json:"delta"`
+	} `json:"tasks"`
+	Differences []string `json:"differences"`
+	Warnings    []string `json:"warnings"`
+	Gate        *struct {
+		Margin float64 `json:"margin"`
+		Failed bool    `json:"failed"`
+		Why    string  `json:"why"`
+	} `json:"gate"`
+}
+
+// compareJSON runs bench compare --format json and decodes it, refusing fields the README does not list.
 func compareJSON(t *testing.T, args ...string) comparison {
 	t.Helper()
 	out, stderr, code := bench(t, append([]string{"compare", "--format", "json"}, args...)...)
 	var c comparison
-	if err := json.Unmarshal([]byte(out), &c); err != nil {
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
 		t.Fatalf("compare %v: exit %d, %v\n%s%s", args, code, err, out, stderr)
 	}
 	return c
@@ -189,5 +246,72 @@ func TestCompareGate(t *testing.T) {
 	os.WriteFile(filepath.Join(b, results.ManifestFile), []byte(`{"schema_version": 99}`), 0o644)
 	if _, stderr, code := bench(t, "compare", a, b); code != 2 || !strings.Contains(stderr, "schema_version 99") {
 		t.Errorf("schema mismatch: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCompareAndReportWithJudge: --judge llm analyses the re-judge's verdicts. Run B fails tasks 0–5 by its own
+// judge; the re-judge passes every task but 9 in both runs, so both pass 18 of the 20 pairs and Δ = 0.
+func TestCompareAndReportWithJudge(t *testing.T) {
+	notNine := func(i int) bool { return i != 9 }
+	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, rejudge: notNine})
+	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, fail: firstSix, rejudge: notNine})
+	if c := compareJSON(t, a, b); !near(c.Delta, -0.6, 1e-9) {
+		t.Errorf("own verdicts: Δ %v, want -0.6", c.Delta)
+	}
+	c := compareJSON(t, a, b, "--judge", "llm")
+	if c.Pairs != 20 || c.PairsPassA != 18 || c.PairsPassB != 18 || c.Delta != 0 || len(c.NewFailures) != 0 {
+		t.Errorf("--judge llm: %d pairs %d→%d, Δ %v, new failures %v; want 20 pairs 18→18, Δ 0, none",
+			c.Pairs, c.PairsPassA, c.PairsPassB, c.Delta, c.NewFailures)
+	}
+	if _, stderr, code := bench(t, "compare", a, b, "--judge", "gpt"); code != 2 || !strings.Contains(stderr, `verdict of judge "gpt"`) {
+		t.Errorf("--judge without verdicts: exit %d, %q", code, stderr)
+	}
+	out, stderr, code := bench(t, "report", b, "--format", "json", "--judge", "llm")
+	var doc struct {
+		Variants []struct {
+			Passes int `json:"passes"`
+			N      int `json:"n"`
+		} `json:"variants"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Variants) != 1 || doc.Variants[0].Passes != 18 {
+		t.Errorf("report --judge llm: exit %d, %v, %+v\n%s", code, err, doc, stderr)
+	}
+}
+
+// TestReportFormats: bench report renders a plain run in every registered format (html writes DIR/report.html and
+// prints its path) and refuses an unknown one, naming the formats.
+func TestReportFormats(t *testing.T) {
+	dir := writeRun(t, runSpec{tasks: 4, reps: 1, seed: 1, fail: func(i int) bool { return i == 0 }})
+	for format, want := range map[string]string{"table": "3/4 = 75.0%", "md": "| default | 4 | 3 |", "json": `"passes": 3`,
+		"html": filepath.Join(dir, "report.html")} {
+		out, stderr, code := bench(t, "report", dir, "--format", format)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("report --format %s: exit %d, lacks %q:\n%s%s", format, code, want, out, stderr)
+		}
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<td>3/4 = 75.0% [30.1, 95.4]</td>") {
+		t.Errorf("report.html: %v\n%s", err, page)
+	}
+	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of html, json, markdown, md, table") {
+		t.Errorf("--format xml: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCompareGateAtSpecAlpha: the gate of compare runs at the ablation spec's alpha when run A is an ablation. Run B
+// fails 4 of 12 tasks run A passes (one rep): Δ = −1/3, p_paired = 0.0388 — below 0.05 (exit 1), not below 0.01.
+func TestCompareGateAtSpecAlpha(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, variant: "baseline"})
+	b := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, fail: func(i int) bool { return i < 4 }})
+	if _, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05"); code != 1 ||
+		!strings.Contains(stderr, "p < 0.05") {
+		t.Errorf("plain run A: exit %d, %q; want exit 1 at α 0.05", code, stderr)
+	}
+	meta, _ := json.Marshal(ablationMeta{SchemaVersion: results.SchemaVersion, Baseline: "baseline", Alpha: 0.01})
+	if err := os.WriteFile(filepath.Join(a, ablationFile), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05")
+	if code != 0 || !strings.Contains(out, "PASSED. inconclusive: Δ -33.3 pts") || !strings.Contains(out, "but p ≥ 0.01, the gate's alpha") {
+		t.Errorf("ablation run A (α 0.01): exit %d\n%s%s", code, out, stderr)
 	}
 }

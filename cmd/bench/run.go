@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/llm/scripted"
@@ -264,46 +262,3 @@ func validateVariants(vs []runner.Variant) error {
 	}
 	return nil
 }
-
-func printRunReport(c *cobra.Command, dir, format string) error {
-	rr, err := results.ReadAttempts(dir)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if rr.TornTail {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", dir, results.AttemptsFile)
-	}
-	arms := ablation.Summarize(rr.Final())
-	switch strings.ToLower(format) {
-	case "json":
-		enc := json.NewEncoder(c.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"schema_version": results.SchemaVersion, "run_dir": dir, "variants": arms})
-	case "md", "markdown":
-		ablation.RunTable(arms).Markdown(c.OutOrStdout())
-		return nil
-	case "table", "":
-		return ablation.RunTable(arms).Render(c.OutOrStdout())
-	}
-	return usageErr("--format %q: expected table, md or json", format)
-}
-
-func reportCmd() *cobra.Command {
-	var format string
-	c := &cobra.Command{
-		Use:   "report RUN_DIR",
-		Short: "Print the report of a run directory without re-running",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			if _, err := os.Stat(filepath.Join(args[0], results.AttemptsFile)); err != nil {
-				return usageErr("%s is not a run directory (no %s)", args[0], results.AttemptsFile)
-			}
-			return reportDir(c, args[0], format)
-		},
-	}
-	c.Flags().StringVar(&format, "format", "table", "table, md, json (html for ablation runs)")
-	return c
-}
-
-// reportDir is replaced by the ablation report when the run is an ablation.
-var reportDir = printRunReport
