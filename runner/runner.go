@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,6 @@ type Options struct {
 	Log io.Writer
 	// MaxCostUSD stops scheduling new attempts once recorded spend reaches it (0 = no limit).
 	MaxCostUSD float64
-	// Manifest extras recorded as given.
-	Spec any
 	// RunID names the run (default: the run directory's base name).
 	RunID string
 	// DisableEvaluate removes browser_evaluate from the agent's tools.
@@ -60,13 +59,6 @@ type Options struct {
 	// Trace records a Playwright trace of every attempt and keeps it as traces/<attempt_id>.zip in the run
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
 	Trace bool
-}
-
-// Summary is what Run did.
-type Summary struct {
-	Planned, Skipped, Ran, Passed, Failed, Errors int
-	// Stopped is set when the run stopped early (quota, cost limit, interrupt) and why.
-	Stopped string
 }
 
 // ErrQuota is returned when the model endpoint refused for credit or key reasons; the run stops early.
@@ -95,7 +87,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	defer w.Close()
-	prev, err := results.ReadAttempts(opts.OutDir)
+	prev, err := previous(opts.OutDir, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +105,6 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 			}
 		}
 		todo = append(todo, a)
-	}
-	if err := checkSamePlan(opts.OutDir, plan); err != nil {
-		return nil, err
 	}
 	man, err := startManifest(w, plan, opts)
 	if err != nil {
@@ -248,7 +237,7 @@ type agentFor struct {
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
-	client, err := llm.New(v.Model.LLMConfig(scriptedURL))
+	client, err := llm.New(LLMConfig(v.Model, scriptedURL))
 	if err != nil {
 		return nil, err
 	}
@@ -503,44 +492,62 @@ func isQuota(r results.Attempt) bool { return strings.HasPrefix(r.Error, quotaPr
 // the old records under the new configuration.
 var ErrPlanMismatch = errors.New("run directory holds a different plan")
 
-// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt,
-// budgets, seed mode), another suite or another base seed. Other tasks or more reps extend the run and are
-// allowed.
-func checkSamePlan(dir string, plan Plan) error {
-	var old Manifest
-	b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
-	if err != nil {
-		return nil
+// previous reads the records already in dir for resuming, after checking that dir holds a run of the same
+// plan (checkSamePlan). A directory without a manifest is a new run (records left without one are still read).
+func previous(dir string, plan Plan) (*results.ReadResult, error) {
+	run, err := results.Open(dir)
+	switch {
+	case errors.Is(err, results.ErrNoManifest):
+		return results.ReadAttempts(dir)
+	case errors.Is(err, results.ErrBadManifest):
+		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
+	case err != nil:
+		return nil, err
 	}
-	if json.Unmarshal(b, &old) != nil {
-		return fmt.Errorf("%w: %s/%s is unreadable", ErrPlanMismatch, dir, results.ManifestFile)
+	if err := checkSamePlan(dir, run.Manifest.Plan, plan.Record()); err != nil {
+		return nil, err
 	}
-	cur := planManifest(plan)
+	rr := &results.ReadResult{Records: run.Records, Latest: map[string]results.Attempt{}, TornTail: run.TornTail}
+	for _, a := range run.Final() {
+		rr.Order = append(rr.Order, a.AttemptID)
+		rr.Latest[a.AttemptID] = a
+	}
+	return rr, nil
+}
+
+// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt
+// file, budgets, seed mode, scope), another suite or another base seed. Other tasks or more reps extend the run
+// and are allowed (so the variants' target tasks and prompt hashes are not compared).
+func checkSamePlan(dir string, old, cur results.Plan) error {
 	why := ""
 	switch {
-	case old.Plan.Suite != cur.Suite:
-		why = fmt.Sprintf("suite %q, now %q", old.Plan.Suite, cur.Suite)
-	case old.Plan.BaseSeed != cur.BaseSeed:
-		why = fmt.Sprintf("base seed %d, now %d", old.Plan.BaseSeed, cur.BaseSeed)
+	case old.Suite != cur.Suite:
+		why = fmt.Sprintf("suite %q, now %q", old.Suite, cur.Suite)
+	case old.BaseSeed != cur.BaseSeed:
+		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
 	default:
-		o, _ := json.Marshal(old.Plan.Variants)
-		n, _ := json.Marshal(cur.Variants)
-		if string(o) != string(n) {
-			why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
-			for i := range cur.Variants {
-				if i < len(old.Plan.Variants) {
-					x, _ := json.Marshal(old.Plan.Variants[i])
-					y, _ := json.Marshal(cur.Variants[i])
-					if string(x) != string(y) {
-						why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, x, y)
-						break
-					}
-				}
+		o, n := configJSON(old.Variants), configJSON(cur.Variants)
+		if slices.Equal(o, n) {
+			return nil
+		}
+		why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
+		for i := range min(len(o), len(n)) {
+			if o[i] != n[i] {
+				why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, o[i], n[i])
+				break
 			}
 		}
 	}
-	if why == "" {
-		return nil
-	}
 	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+}
+
+// configJSON is each variant's configuration as JSON, without what extending the run may change.
+func configJSON(vs []results.Variant) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
 }

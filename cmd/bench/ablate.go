@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,29 +16,9 @@ import (
 
 func init() { extraCommands = append(extraCommands, ablateCmd) }
 
-// ablationFile records, in the run directory, what the analysis needs beyond the records.
-const ablationFile = "ablation.json"
-
-// ablationMeta is ablation.json.
-type ablationMeta struct {
-	SchemaVersion int                 `json:"schema_version"`
-	Spec          string              `json:"spec"`
-	Baseline      string              `json:"baseline"`
-	Variants      []string            `json:"variants"`
-	Switched      map[string][]string `json:"switched"`
-	Targets       map[string][]string `json:"targets"`
-	TaskTags      map[string][]string `json:"task_tags"`
-	Alpha         float64             `json:"alpha"`
-	Power         float64             `json:"power"`
-	MinEffect     float64             `json:"min_effect"`
-	Warnings      []string            `json:"warnings,omitempty"`
-	// FailIfWorse is the gate margin the run was made with (0 = none), so reports show the gate.
-	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
-}
-
 func ablateCmd() *cobra.Command {
 	var rf runFlags
-	var reps, workers int
+	var reps int
 	var failIfWorse float64
 	var bh bool
 	var htmlDir, model, baseURL, profile string
@@ -71,9 +51,6 @@ func ablateCmd() *cobra.Command {
 				}
 				spec.Reps = reps
 			}
-			if c.Flags().Changed("workers") {
-				spec.Workers = workers
-			}
 			if !c.Flags().Changed("fail-if-worse") {
 				failIfWorse = spec.FailIfWorse
 			} else if err := checkMargin(failIfWorse); err != nil {
@@ -102,7 +79,12 @@ func ablateCmd() *cobra.Command {
 			if err := validateVariants(arms.Variants); err != nil {
 				return err
 			}
-			plan := runner.Plan{Suite: s.Name(), Tasks: tasks, Reps: spec.Reps, Variants: arms.Variants, BaseSeed: spec.Seed}
+			for i := range arms.Variants {
+				arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]
+			}
+			plan := runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: spec.Tasks, Tasks: tasks, Reps: spec.Reps,
+				Variants: arms.Variants, BaseSeed: spec.Seed, Ablation: &results.Ablation{Spec: args[0], Alpha: spec.Alpha,
+					Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings}}
 			if rf.out == "" {
 				name := spec.Name
 				if name == "" {
@@ -113,28 +95,12 @@ func ablateCmd() *cobra.Command {
 			if rf.workers == 0 {
 				rf.workers = spec.Workers
 			}
-			ropts, err := rf.options(spec)
+			ropts, err := rf.options()
 			if err != nil {
 				return err
 			}
 			if rf.dryRun {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
-			}
-			meta := ablationMeta{SchemaVersion: results.SchemaVersion, Spec: args[0], Baseline: arms.Variants[0].Name,
-				Switched: arms.Switched, Targets: arms.TargetTasks(), TaskTags: map[string][]string{},
-				Alpha: spec.Alpha, Power: spec.Power, MinEffect: spec.MinEffect, Warnings: arms.Warnings,
-				FailIfWorse: failIfWorse}
-			for _, v := range arms.Variants[1:] {
-				meta.Variants = append(meta.Variants, v.Name)
-			}
-			for _, t := range tasks {
-				meta.TaskTags[t.ID] = t.Tags
-			}
-			if err := os.MkdirAll(ropts.OutDir, 0o755); err != nil {
-				return withCode(exitInfra, err)
-			}
-			if err := results.WriteJSONFile(filepath.Join(ropts.OutDir, ablationFile), meta); err != nil {
-				return withCode(exitInfra, err)
 			}
 			used := map[string]bool{}
 			for _, v := range arms.Variants {
@@ -172,8 +138,6 @@ func ablateCmd() *cobra.Command {
 	}
 	rf.register(c)
 	c.Flags().IntVar(&reps, "reps", 0, "override the spec's reps")
-	c.Flags().IntVar(&workers, "workers-override", 0, "")
-	_ = c.Flags().MarkHidden("workers-override")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
 	c.Flags().BoolVar(&bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().StringVar(&model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
@@ -198,31 +162,40 @@ func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 	return nil
 }
 
-// analyzeDir reads an ablation run directory and analyses it.
+// analyzeDir reads an ablation run directory (results.Open) and analyses its final records as recorded.
 func analyzeDir(dir string, bh bool, failIfWorse float64) (*ablation.Analysis, []results.Attempt, error) {
-	var meta ablationMeta
-	if err := readJSON(filepath.Join(dir, ablationFile), &meta); err != nil {
-		return nil, nil, fmt.Errorf("%s is not an ablation run: %v", dir, err)
-	}
-	rr, err := results.ReadAttempts(dir)
+	run, err := results.Open(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	recs := rr.Final()
-	if failIfWorse == 0 {
-		failIfWorse = meta.FailIfWorse
+	if run.Manifest.Plan.Ablation == nil {
+		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", dir)
 	}
-	a := ablation.Analyze(recs, ablation.Inputs{Baseline: meta.Baseline, Variants: meta.Variants,
-		Switched: meta.Switched, Targets: meta.Targets, TaskTags: meta.TaskTags, Alpha: meta.Alpha,
-		Power: meta.Power, MinEffect: meta.MinEffect, BH: bh, FailIfWorse: failIfWorse, ExtraWarnings: meta.Warnings})
-	return a, recs, nil
+	recs := run.Final()
+	return ablation.Analyze(recs, ablationInputs(run.Manifest.Plan, bh, failIfWorse)), recs, nil
+}
+
+// ablationInputs are the analysis inputs an ablation's plan records: its baseline, the other arms in plan
+// order, their switched guards and target tasks, the task tags, α, power, minimum effect and the spec's
+// warnings. failIfWorse 0 takes the margin the run was made with.
+func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Inputs {
+	in := ablation.Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
+		BH: bh, FailIfWorse: failIfWorse}
+	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
+	if a := p.Ablation; a != nil {
+		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings
+		if in.FailIfWorse == 0 {
+			in.FailIfWorse = a.FailIfWorse
+		}
+	}
+	return in
 }
 
 func init() {
 	reportDir = func(c *cobra.Command, dir, format string) error {
-		if _, err := os.Stat(filepath.Join(dir, ablationFile)); err != nil {
+		if m, err := results.ReadManifest(dir); err != nil || m.Plan.Ablation == nil {
 			if format == "html" {
-				return usageErr("--format html needs an ablation run (%s has no %s)", dir, ablationFile)
+				return usageErr("--format html needs an ablation run (%s is not one)", dir)
 			}
 			return printRunReport(c, dir, format)
 		}

@@ -219,9 +219,8 @@ func compareCmd() *cobra.Command {
 }
 
 func pickVariant(dir string, recs []results.Attempt) string {
-	var meta ablationMeta
-	if err := readJSON(dir+"/"+ablationFile, &meta); err == nil && meta.Baseline != "" {
-		return meta.Baseline
+	if m, err := results.ReadManifest(dir); err == nil && m.Plan.Ablation != nil {
+		return m.Plan.Baseline
 	}
 	if len(recs) > 0 {
 		return recs[0].Variant
