@@ -1,6 +1,8 @@
-// Package results owns the run directory (DESIGN.md "Records"): manifest.json, attempts.jsonl (appended and
-// fsynced per attempt, never rewritten; the last line of an attempt_id is its record), trajectories/ and
-// screenshots/. It reads run directories back (tolerating a torn last line) and renders reports.
+// Package results owns the run directory (DESIGN.md "Records"): manifest.json (Manifest, the plan as expanded),
+// attempts.jsonl (Attempt; appended and fsynced per attempt, never rewritten; the last line of an attempt_id is
+// its record), trajectories/ (Trajectory), screenshots/ and verdicts-<judge>.jsonl (VerdictRecord). Writer writes
+// them; Open reads a run directory back as a Run (tolerating a torn last line, converting schema version 1).
+// Table is the format-neutral table the reports build.
 package results
 
 import (

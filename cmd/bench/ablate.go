@@ -56,35 +56,11 @@ func ablateCmd() *cobra.Command {
 			} else if err := checkMargin(failIfWorse); err != nil {
 				return err
 			}
-			opts := suites.Options{}
-			for k, v := range spec.SuiteOptions {
-				opts[k] = v
-			}
-			s, err := suites.Open(spec.Suite, opts)
+			plan, s, err := ablatePlan(c, args[0], spec, failIfWorse)
 			if err != nil {
-				return usageErr("%s: %v", args[0], err)
-			}
-			defer s.Close()
-			tasks, err := suites.Filter(s.Tasks(), spec.Tasks)
-			if err != nil {
-				return usageErr("%s: %v", args[0], err)
-			}
-			arms, err := spec.Expand(tasks)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			for _, w := range arms.Warnings {
-				fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
-			}
-			if err := validateVariants(arms.Variants); err != nil {
 				return err
 			}
-			for i := range arms.Variants {
-				arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]
-			}
-			plan := runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: spec.Tasks, Tasks: tasks, Reps: spec.Reps,
-				Variants: arms.Variants, BaseSeed: spec.Seed, Ablation: &results.Ablation{Spec: args[0], Alpha: spec.Alpha,
-					Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings}}
+			defer s.Close()
 			if rf.out == "" {
 				name := spec.Name
 				if name == "" {
@@ -102,38 +78,12 @@ func ablateCmd() *cobra.Command {
 			if rf.dryRun {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
 			}
-			used := map[string]bool{}
-			for _, v := range arms.Variants {
-				for _, t := range tasks {
-					if v.TaskIDs == nil || v.TaskIDs[t.ID] {
-						used[t.ID] = true
-					}
-				}
-			}
 			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %d arm(s) over %d of the %d selected task(s), %d rep(s) → %s\n", spec.Name,
-				len(arms.Variants), len(used), len(tasks), spec.Reps, ropts.OutDir)
+				len(plan.Variants), usedTasks(plan), len(plan.Tasks), spec.Reps, ropts.OutDir)
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
 			}
-			a, recs, err := analyzeDir(ropts.OutDir, bh, failIfWorse)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			if err := ablation.TerminalReport(c.OutOrStdout(), a); err != nil {
-				return err
-			}
-			if htmlDir == "" {
-				htmlDir = ropts.OutDir
-			}
-			if err := ablation.HTMLReport(htmlDir, a, recs, filepath.Join(ropts.OutDir, results.TrajectoriesDir)); err != nil {
-				fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
-			} else {
-				fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", filepath.Join(htmlDir, "report.html"))
-			}
-			if err := infraGate(c, ropts.OutDir); err != nil {
-				return err
-			}
-			return gate(c, a, failIfWorse)
+			return reportAblation(c, ropts.OutDir, htmlDir, bh, failIfWorse)
 		},
 	}
 	rf.register(c)
@@ -145,6 +95,81 @@ func ablateCmd() *cobra.Command {
 	c.Flags().StringVar(&profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
 	c.Flags().StringVar(&htmlDir, "html", "", "folder for report.html (default: the run directory)")
 	return c
+}
+
+// ablatePlan opens the spec's suite, selects its tasks and expands the spec into the plan (warnings printed,
+// variants validated). The caller closes the suite.
+func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
+	opts := suites.Options{}
+	for k, v := range spec.SuiteOptions {
+		opts[k] = v
+	}
+	s, err := suites.Open(spec.Suite, opts)
+	if err != nil {
+		return runner.Plan{}, nil, usageErr("%s: %v", path, err)
+	}
+	plan, err := func() (runner.Plan, error) {
+		tasks, err := suites.Filter(s.Tasks(), spec.Tasks)
+		if err != nil {
+			return runner.Plan{}, usageErr("%s: %v", path, err)
+		}
+		arms, err := spec.Expand(tasks)
+		if err != nil {
+			return runner.Plan{}, usageErr("%v", err)
+		}
+		for _, w := range arms.Warnings {
+			fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
+		}
+		if err := validateVariants(arms.Variants); err != nil {
+			return runner.Plan{}, err
+		}
+		for i := range arms.Variants {
+			arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]
+		}
+		return runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: spec.Tasks, Tasks: tasks, Reps: spec.Reps,
+			Variants: arms.Variants, BaseSeed: spec.Seed, Ablation: &results.Ablation{Spec: path, Alpha: spec.Alpha,
+				Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings}}, nil
+	}()
+	if err != nil {
+		s.Close()
+		return runner.Plan{}, nil, err
+	}
+	return plan, s, nil
+}
+
+// usedTasks counts the plan's tasks that at least one arm runs on.
+func usedTasks(plan runner.Plan) int {
+	n := 0
+	for _, t := range plan.Tasks {
+		if slices.ContainsFunc(plan.Variants, func(v runner.Variant) bool { return v.TaskIDs == nil || v.TaskIDs[t.ID] }) {
+			n++
+		}
+	}
+	return n
+}
+
+// reportAblation analyses the finished ablation in dir, prints the terminal report, writes the HTML report
+// (into htmlDir, default dir) and applies the infrastructure and --fail-if-worse gates.
+func reportAblation(c *cobra.Command, dir, htmlDir string, bh bool, failIfWorse float64) error {
+	a, recs, err := analyzeDir(dir, bh, failIfWorse)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := ablation.TerminalReport(c.OutOrStdout(), a); err != nil {
+		return err
+	}
+	if htmlDir == "" {
+		htmlDir = dir
+	}
+	if err := ablation.HTMLReport(htmlDir, a, recs, filepath.Join(dir, results.TrajectoriesDir)); err != nil {
+		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
+	} else {
+		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", filepath.Join(htmlDir, "report.html"))
+	}
+	if err := infraGate(c, dir); err != nil {
+		return err
+	}
+	return gate(c, a, failIfWorse)
 }
 
 func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
