@@ -485,6 +485,30 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(merged, results.AblationV1File)); !os.IsNotExist(err) {
 		t.Errorf("merge wrote %s: %v", results.AblationV1File, err)
 	}
+	// Resuming the version 1 run with its own command finds nothing to run and rewrites the manifest as version 2
+	// with the same plan; another seed is refused.
+	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--out", run)
+	if code != 0 || !strings.Contains(stderr, "all 1 planned attempt(s) already recorded") {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(run, results.ManifestFile))
+	resumed, err := results.Open(run)
+	if err != nil || !strings.Contains(string(b), `"schema_version": 2`) {
+		t.Fatalf("resumed manifest %s, %v", b, err)
+	}
+	// Version 1 recorded task tags for ablations only: the rest of the plan is the same.
+	got, was := resumed.Manifest.Plan, r.Manifest.Plan
+	if len(got.TaskTags["shop-qa-yoga-mat-thickness"]) == 0 {
+		t.Errorf("resumed plan has no task tags: %v", got.TaskTags)
+	}
+	got.TaskTags = nil
+	if !reflect.DeepEqual(got, was) {
+		t.Errorf("resumed plan %+v, was %+v", got, was)
+	}
+	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--seed", "2", "--out", run); code != 2 ||
+		!strings.Contains(stderr, "base seed 1, now 2") {
+		t.Errorf("resume with another seed: exit %d: %s", code, stderr)
+	}
 }
 
 // bench judge reopens the suite with the options the manifest records, for an ablation as for a plain run: a
