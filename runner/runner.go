@@ -142,6 +142,10 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 // remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
 // sum.Skipped, and how many records each already has (its retries so far).
 func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attempt, map[string]int) {
+	records := map[string]int{}
+	for _, r := range prev.Records {
+		records[r.AttemptID]++
+	}
 	var todo []Attempt
 	retriesSoFar := map[string]int{}
 	for _, a := range atts {
@@ -149,10 +153,8 @@ func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attemp
 			sum.Skipped++
 			continue
 		}
-		for _, r := range prev.Records {
-			if r.AttemptID == a.AttemptID {
-				retriesSoFar[a.AttemptID]++
-			}
+		if n := records[a.AttemptID]; n > 0 {
+			retriesSoFar[a.AttemptID] = n
 		}
 		todo = append(todo, a)
 	}
