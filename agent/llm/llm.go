@@ -321,10 +321,3 @@ func RedactString(s string) string {
 	}
 	return keyPattern.ReplaceAllString(s, "[REDACTED]")
 }
-
-// isStatus reports whether err is an API error with HTTP status code.
-func isStatus(err error, code int) bool {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	return (errors.As(err, &apiErr) && apiErr.HTTPStatusCode == code) || (errors.As(err, &reqErr) && reqErr.HTTPStatusCode == code)
-}
