@@ -376,7 +376,7 @@ func pairKey(r results.Attempt) string {
 // errClass names the error class of a record that is not Done.
 func errClass(r results.Attempt) string {
 	if r.ErrorClass != "" {
-		return r.ErrorClass
+		return string(r.ErrorClass)
 	}
 	return "unknown"
 }

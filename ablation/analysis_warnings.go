@@ -214,7 +214,7 @@ func mergeWarnings(raw []rawWarning, baseline string, prefix bool) []Warning {
 func infraWarning(a *Analysis, add func(kind, variant, format string, args ...any)) {
 	var parts []string
 	for _, arm := range a.Arms {
-		k := arm.ErrorsByClass[results.ClassInfra]
+		k := arm.ErrorsByClass[string(results.ClassInfra)]
 		if arm.Attempts > 0 && float64(k) > InfraWarnFraction*float64(arm.Attempts) {
 			parts = append(parts, fmt.Sprintf("%s %d/%d (%.0f%%)", arm.Name, k, arm.Attempts, 100*float64(k)/float64(arm.Attempts)))
 		}
@@ -224,7 +224,7 @@ func infraWarning(a *Analysis, add func(kind, variant, format string, args ...an
 	}
 	dropped := 0
 	for _, v := range a.Variants {
-		dropped += v.All.DroppedByClass[results.ClassInfra]
+		dropped += v.All.DroppedByClass[string(results.ClassInfra)]
 	}
 	add(WarnInfraErrors, "", "Infrastructure errors in more than %.0f%% of attempts: %s. They are excluded from the denominators (never counted as agent failures), and %d %s with an infra error on either side %s dropped from the paired comparisons. Re-run the spec to retry them (a resumed run re-runs error ids).",
 		100*InfraWarnFraction, strings.Join(parts, ", "), dropped, plural(dropped, "pair", "pairs"), plural(dropped, "was", "were"))
@@ -235,7 +235,7 @@ func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...an
 	total := 0
 	var parts []string
 	for _, arm := range a.Arms {
-		if k := arm.ErrorsByClass[results.ClassJudge]; k > 0 {
+		if k := arm.ErrorsByClass[string(results.ClassJudge)]; k > 0 {
 			total += k
 			parts = append(parts, fmt.Sprintf("%s %d", arm.Name, k))
 		}

@@ -41,7 +41,7 @@ type RunSide struct {
 	// Name is the run as the user gave it (its directory).
 	Label, Name string
 	// Attempts are the run's final records (results.ReadResult.Final),
-	// optionally with a re-judge's verdicts applied (WithJudge).
+	// optionally with a re-judge's verdicts applied (results.Run.Attempts).
 	Attempts []results.Attempt
 	// BaseSeed is the base seed of the run's plan.
 	BaseSeed int64

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/judge"
 	"webbench/results"
 )
 
@@ -115,40 +114,6 @@ func TestCompareRunsErrors(t *testing.T) {
 	b.Attempts = []results.Attempt{rec("base", "t0", 0, 'I')}
 	if _, err := CompareRuns(a, b, CompareOptions{}); !errors.Is(err, ErrNothingToCompare) || !strings.Contains(err.Error(), `"base" has no judged attempt in b`) {
 		t.Errorf("no judged attempt: %v", err)
-	}
-}
-
-// TestWithJudge: a re-judge's verdicts replace the run's own; errors stay errors; missing verdicts are judge errors.
-func TestWithJudge(t *testing.T) {
-	recs := []results.Attempt{rec("v", "t0", 0, 'P'), rec("v", "t1", 0, 'F'), rec("v", "t2", 0, 'P'), rec("v", "t3", 0, 'I'),
-		rec("v", "t4", 0, 'P')}
-	recs[0].Verdicts = map[string]judge.Verdict{"llm": {Judge: "llm", Pass: false, Reason: "wrong total"}}
-	recs[1].Verdicts = map[string]judge.Verdict{"llm": {Judge: "llm", Pass: true}}
-	recs[4].Verdicts = map[string]judge.Verdict{"llm": {Judge: "llm", Error: "unparseable"}}
-	if got, err := WithJudge(recs, ""); err != nil || &got[0] != &recs[0] {
-		t.Errorf(`judge "": not the records themselves (%v)`, err)
-	}
-	got, err := WithJudge(recs, "llm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct{ status, class, mode string }{
-		{results.StatusFail, results.ClassAgent, "wrong_answer"},
-		{results.StatusPass, "", ""},
-		{results.StatusError, results.ClassJudge, ""},
-		{results.StatusError, results.ClassInfra, "infra"},
-		{results.StatusError, results.ClassJudge, ""},
-	}
-	for i, w := range want {
-		if g := got[i]; g.Status != w.status || g.ErrorClass != w.class || g.FailureMode != w.mode {
-			t.Errorf("record %d: %s/%s/%s, want %s/%s/%s", i, g.Status, g.ErrorClass, g.FailureMode, w.status, w.class, w.mode)
-		}
-	}
-	if got[0].Verdict.Reason != "wrong total" || got[4].Error != "unparseable" || recs[0].Status != results.StatusPass {
-		t.Errorf("verdict %+v, error %q; original status %s", got[0].Verdict, got[4].Error, recs[0].Status)
-	}
-	if _, err := WithJudge(recs, "other"); err == nil || !strings.Contains(err.Error(), "bench judge DIR --judge other") {
-		t.Errorf("judge without verdicts: %v", err)
 	}
 }
 

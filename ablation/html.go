@@ -403,9 +403,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // statusText describes a record's outcome in a few words.
 func statusText(r results.Attempt) string {
-	s := r.Status
+	s := string(r.Status)
 	if r.ErrorClass != "" && r.Status == results.StatusError {
-		s += " (" + r.ErrorClass + ")"
+		s += " (" + string(r.ErrorClass) + ")"
 	}
 	if r.FailureMode != "" && r.Status != results.StatusPass {
 		s += ", " + r.FailureMode
@@ -445,7 +445,7 @@ type resultVM struct {
 }
 
 func attemptPage(r results.Attempt, pair []results.Attempt, trajDir, runDir, pageDir string) attemptVM {
-	vm := attemptVM{Rec: r, Status: statusText(r), StatusClass: r.Status, Tokens: r.Tokens.Prompt + r.Tokens.Completion}
+	vm := attemptVM{Rec: r, Status: statusText(r), StatusClass: string(r.Status), Tokens: r.Tokens.Prompt + r.Tokens.Completion}
 	for g, on := range r.Guards {
 		if on {
 			vm.Guards = append(vm.Guards, g)

@@ -74,7 +74,7 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 		a.CostUSD += r.CostUSD
 		if !r.Done() {
 			a.Errors++
-			a.ErrorsByClass[r.ErrorClass]++
+			a.ErrorsByClass[string(r.ErrorClass)]++
 			continue
 		}
 		a.N++

@@ -64,13 +64,6 @@ type Finisher interface {
 	OnFinish(a *Attempt, f *Finish)
 }
 
-// ToolCall is one tool call of a model response. Args is the raw JSON arguments string as the model sent it.
-type ToolCall struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Args string `json:"args"`
-}
-
 // ToolFunc executes a tool call.
 type ToolFunc func(ctx context.Context, call ToolCall) *ToolResult
 
@@ -174,23 +167,6 @@ func (a *Attempt) Event(guard, action, detail string) {
 
 // Chat makes one model call on behalf of a hook (final_recovery); it is recorded as a step.
 func (a *Attempt) Chat(req ModelRequest) (*ModelResponse, error) { return a.chat(a.Ctx, req) }
-
-// Event is a guard action, the mechanism evidence of an ablation.
-type Event struct {
-	Guard  string `json:"guard"`
-	Action string `json:"action"`
-	Detail string `json:"detail,omitempty"`
-	Step   int    `json:"step"`
-	AtMS   int64  `json:"at_ms"`
-}
-
-// FinalAnswer is the agent's closing JSON object (DESIGN.md "Final answer").
-type FinalAnswer struct {
-	OK    bool    `json:"ok"`
-	Final string  `json:"final"`
-	Page  string  `json:"page"`
-	Error *string `json:"error"`
-}
 
 // rawJSON is a helper for recording.
 type rawJSON = json.RawMessage

@@ -1,28 +1,42 @@
-// Package results owns the run directory (DESIGN.md "Records"): manifest.json, attempts.jsonl (appended and
-// fsynced per attempt, never rewritten; the last line of an attempt_id is its record), trajectories/ and
-// screenshots/. It reads run directories back (tolerating a torn last line) and renders reports.
+// Package results owns the run directory (DESIGN.md "Records"): manifest.json (Manifest, the plan as expanded),
+// attempts.jsonl (Attempt; appended and fsynced per attempt, never rewritten; the last line of an attempt_id is
+// its record), trajectories/ (Trajectory), screenshots/ and verdicts-<judge>.jsonl (VerdictRecord). Writer writes
+// them; Open reads a run directory back as a Run (tolerating a torn last line, converting schema version 1).
+// Table is the format-neutral table the reports build.
 package results
 
 import (
 	"webbench/judge"
 )
 
-// SchemaVersion is the schema_version of every record this package writes.
-const SchemaVersion = 1
+// SchemaVersion is the schema_version of every record this package writes. Version 2 made the manifest typed
+// (Manifest) and folded ablation.json into it; attempt records and trajectories kept their shape, so version 1
+// run directories are read (ReadManifest converts their manifest).
+const SchemaVersion = 2
+
+// Status is the outcome of an attempt: pass, fail or error.
+type Status string
 
 // Status values of an attempt.
 const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusError = "error"
+	StatusPass  Status = "pass"
+	StatusFail  Status = "fail"
+	StatusError Status = "error"
 )
+
+// Valid reports whether s is one of the Status values.
+func (s Status) Valid() bool { return s == StatusPass || s == StatusFail || s == StatusError }
+
+// ErrorClass says why an attempt did not pass: infra (harness, browser or endpoint; retried), agent (the agent
+// failed the task), dataset (the task itself is broken) or judge (the judge could not decide).
+type ErrorClass string
 
 // Error classes of an attempt that did not pass.
 const (
-	ClassInfra   = "infra"
-	ClassAgent   = "agent"
-	ClassDataset = "dataset"
-	ClassJudge   = "judge"
+	ClassInfra   ErrorClass = "infra"
+	ClassAgent   ErrorClass = "agent"
+	ClassDataset ErrorClass = "dataset"
+	ClassJudge   ErrorClass = "judge"
 )
 
 // Tokens counts model tokens.
@@ -48,13 +62,14 @@ type Attempt struct {
 	// Guards maps every guard name to on (true) / off (false).
 	Guards map[string]bool `json:"guards"`
 	// Status is pass, fail or error; ErrorClass says why for fail/error.
-	Status     string `json:"status"`
-	ErrorClass string `json:"error_class,omitempty"`
+	Status     Status     `json:"status"`
+	ErrorClass ErrorClass `json:"error_class,omitempty"`
 	// Error is the harness error text for status error (redacted).
 	Error       string        `json:"error,omitempty"`
 	FailureMode string        `json:"failure_mode,omitempty"`
 	Verdict     judge.Verdict `json:"verdict"`
-	// Verdicts holds re-scored verdicts by judge name (bench judge), beside the original Verdict.
+	// Verdicts holds re-scored verdicts by judge name (verdicts-<judge>.jsonl, written by bench judge), beside
+	// the original Verdict. Filled by Open on load; never written to attempts.jsonl (Writer.Append drops it).
 	Verdicts map[string]judge.Verdict `json:"verdicts,omitempty"`
 	// Final is the agent's final answer text; OK its own claim.
 	Final         string `json:"final"`

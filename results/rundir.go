@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -89,20 +88,27 @@ func (w *Writer) repairTail() (int64, error) {
 // Dir is the run directory.
 func (w *Writer) Dir() string { return w.dir }
 
-// Append writes one record as a JSON line and fsyncs it before returning.
+// Append writes one record as a JSON line (schema version SchemaVersion, without the Verdicts attached on
+// load) and fsyncs it before returning.
 func (w *Writer) Append(a Attempt) error {
 	a.SchemaVersion = SchemaVersion
-	b, err := json.Marshal(a)
+	a.Verdicts = nil
+	b, err := jsonLine(a)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.f.Write(b); err != nil {
 		return fmt.Errorf("append %s: %w", AttemptsFile, err)
 	}
 	return w.f.Sync()
+}
+
+// jsonLine is v as one JSON line, newline included.
+func jsonLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return append(b, '\n'), err
 }
 
 // WriteJSON writes v as indented JSON to rel (relative to the run directory) atomically (temp + rename).
@@ -150,8 +156,9 @@ type ReadResult struct {
 	TornTail bool
 }
 
-// ReadAttempts reads dir/attempts.jsonl. A missing file is an empty result. A malformed line other than an
-// unterminated last one is an error naming the file and line.
+// ReadAttempts reads dir/attempts.jsonl (records of schema version 1 or 2: their shape is the same). A missing
+// file is an empty result. A malformed line other than an unterminated last one is an error naming the file,
+// the line and, where the decoder knows it, the field. Most callers want Open, which also reads the manifest.
 func ReadAttempts(dir string) (*ReadResult, error) {
 	p := filepath.Join(dir, AttemptsFile)
 	b, err := os.ReadFile(p)
@@ -162,32 +169,22 @@ func ReadAttempts(dir string) (*ReadResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
 	complete := len(b) == 0 || b[len(b)-1] == '\n'
-	nlines := bytes.Count(b, []byte{'\n'})
-	for sc.Scan() {
-		line++
-		txt := bytes.TrimSpace(sc.Bytes())
+	lines := bytes.Split(b, []byte{'\n'})
+	for i, raw := range lines {
+		line := i + 1
+		txt := bytes.TrimSpace(raw)
 		if len(txt) == 0 {
 			continue
 		}
-		var a Attempt
-		if err := json.Unmarshal(txt, &a); err != nil {
-			if !complete && line == nlines+1 {
-				rr.TornTail = true
-				break
-			}
-			return nil, fmt.Errorf("%s:%d: malformed record: %v", p, line, err)
-		}
-		if !complete && line == nlines+1 {
-			// A complete JSON object without its newline: treat as torn too (the writer never leaves one).
+		if !complete && i == len(lines)-1 {
+			// An unterminated last line is a record torn by a kill mid-write (the writer always ends lines).
 			rr.TornTail = true
 			break
 		}
-		if a.SchemaVersion != SchemaVersion {
-			return nil, fmt.Errorf("%s:%d: schema_version %d, this bench reads %d", p, line, a.SchemaVersion, SchemaVersion)
+		a, err := decodeAttempt(p, line, txt)
+		if err != nil {
+			return nil, err
 		}
 		if _, ok := rr.Latest[a.AttemptID]; !ok {
 			rr.Order = append(rr.Order, a.AttemptID)
@@ -195,7 +192,25 @@ func ReadAttempts(dir string) (*ReadResult, error) {
 		rr.Latest[a.AttemptID] = a
 		rr.Records = append(rr.Records, a)
 	}
-	return rr, sc.Err()
+	return rr, nil
+}
+
+// decodeAttempt decodes one line of attempts.jsonl strictly and checks the fields every record has.
+func decodeAttempt(path string, line int, txt []byte) (Attempt, error) {
+	var a Attempt
+	if err := decodeStrict(txt, &a); err != nil {
+		return a, fmt.Errorf("malformed record: %s", jsonError(path, txt, line, err))
+	}
+	loc := fmt.Sprintf("%s:%d", path, line)
+	switch {
+	case a.SchemaVersion != SchemaVersion && a.SchemaVersion != schemaV1:
+		return a, fmt.Errorf("%s: field schema_version: %d, this bench reads %d and %d", loc, a.SchemaVersion, schemaV1, SchemaVersion)
+	case a.AttemptID == "":
+		return a, fmt.Errorf("%s: field attempt_id is empty", loc)
+	case !a.Status.Valid():
+		return a, fmt.Errorf("%s: field status: %q is not pass, fail or error", loc, a.Status)
+	}
+	return a, nil
 }
 
 // Final returns the latest record of every attempt id, in order of first appearance.

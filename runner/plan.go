@@ -8,37 +8,22 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"webbench/agent"
 	"webbench/agent/llm"
+	"webbench/results"
 	"webbench/suites"
 )
 
-// Model selects the model of a variant. Kind "scripted" starts the scripted policy in-process with Profile;
-// kind "openai" talks to BaseURL (any OpenAI-compatible endpoint) with the key from APIKeyEnv.
-type Model struct {
-	Kind    string `json:"kind" yaml:"kind"`
-	Name    string `json:"name" yaml:"name"`
-	BaseURL string `json:"base_url,omitempty" yaml:"base_url"`
-	// Profile is the scripted policy's fault profile: a name (clean, observed, harsh) or a YAML file.
-	Profile   string   `json:"profile,omitempty" yaml:"profile"`
-	APIKeyEnv string   `json:"api_key_env,omitempty" yaml:"api_key_env"`
-	Temp      *float32 `json:"temperature,omitempty" yaml:"temperature"`
-	TopP      *float32 `json:"top_p,omitempty" yaml:"top_p"`
-	MaxTokens *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`
-	PriceIn   float64  `json:"price_in,omitempty" yaml:"price_in"`
-	PriceOut  float64  `json:"price_out,omitempty" yaml:"price_out"`
-	// CallTimeout bounds one model HTTP call including reading its body (default 120 s); a call that exceeds it
-	// is an infrastructure error (retried), so a hung or endless endpoint cannot eat an attempt's budget.
-	CallTimeout time.Duration `json:"call_timeout,omitempty" yaml:"call_timeout"`
-	// MaxConnections caps concurrent calls to the endpoint, adapting down on 429 (0 = no cap).
-	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
-}
+// Model selects the model of a variant (results.Model: the same type is recorded in the manifest).
+type Model = results.Model
 
 // ParseModel parses the --model flag: "scripted", "scripted:PROFILE", "openai:NAME".
 func ParseModel(s, baseURL, profile string) (Model, error) {
@@ -64,22 +49,14 @@ func ParseModel(s, baseURL, profile string) (Model, error) {
 	return Model{}, fmt.Errorf("--model %q: expected scripted[:PROFILE] or openai:NAME", s)
 }
 
-// String is "scripted:PROFILE" or "openai:NAME" (no URL, no key).
-func (m Model) String() string {
-	if m.Kind == "scripted" {
-		return "scripted:" + m.Profile
-	}
-	return m.Kind + ":" + m.Name
-}
-
-// LLMConfig converts to the client config; baseURL overrides BaseURL (the scripted server's address).
-func (m Model) LLMConfig(baseURL string) llm.Config {
+// LLMConfig converts m to the model client's config; baseURL overrides m.BaseURL (the scripted server's
+// address).
+func LLMConfig(m Model, baseURL string) llm.Config {
 	if baseURL == "" {
 		baseURL = m.BaseURL
 	}
 	return llm.Config{Model: m.Name, BaseURL: baseURL, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temp, TopP: m.TopP,
-		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut, CallTimeout: m.CallTimeout,
-		MaxConnections: m.MaxConnections}
+		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut, CallTimeout: m.CallTimeout}
 }
 
 // Variant is one arm: a name and the agent configuration it runs.
@@ -98,16 +75,60 @@ type Variant struct {
 	TaskIDs map[string]bool `json:"-"`
 	// Scope is "all" or "target" (documentation of TaskIDs for manifests).
 	Scope string `json:"scope,omitempty"`
+	// Switched lists the guards the variant switches relative to the baseline (ablations; recorded only).
+	Switched []string `json:"-"`
 }
 
 // Plan is what to run.
 type Plan struct {
-	Suite    string
-	Tasks    []suites.Task
-	Reps     int
+	Suite string
+	// SuiteOptions and TaskFilter are how the suite was opened and its tasks chosen (recorded in the manifest
+	// for bench judge and re-runs).
+	SuiteOptions suites.Options
+	TaskFilter   string
+	Tasks        []suites.Task
+	Reps         int
+	// Variants are the arms, the baseline first.
 	Variants []Variant
 	// BaseSeed is the spec's base seed; attempt seeds derive from it and pair_id.
 	BaseSeed int64
+	// Ablation is the analysis parameters of an ablation (recorded in the manifest); nil for bench run.
+	Ablation *results.Ablation
+}
+
+// Record is the plan as the manifest holds it: task ids and tags, the variants as data (prompt hashes
+// included when the prompt files load), Baseline the first variant, and the planned attempt count.
+func (p Plan) Record() results.Plan {
+	rp := results.Plan{Suite: p.Suite, TaskFilter: p.TaskFilter, Reps: p.Reps, BaseSeed: p.BaseSeed,
+		Ablation: p.Ablation, TaskTags: map[string][]string{}}
+	if len(p.SuiteOptions) > 0 {
+		rp.SuiteOptions = maps.Clone(map[string]string(p.SuiteOptions))
+	}
+	for _, t := range p.Tasks {
+		rp.Tasks = append(rp.Tasks, t.ID)
+		rp.TaskTags[t.ID] = t.Tags
+	}
+	for _, v := range p.Variants {
+		rv := results.Variant{Name: v.Name, Model: v.Model, Guards: v.Guards, PromptFile: v.PromptFile,
+			MaxSteps: v.MaxSteps, Timeout: v.Timeout, Seed: v.Seed, Scope: v.Scope, Switched: v.Switched}
+		if v.TaskIDs != nil {
+			rv.TargetTasks = slices.Sorted(maps.Keys(v.TaskIDs))
+			if rv.TargetTasks == nil {
+				rv.TargetTasks = []string{}
+			}
+		}
+		if prompt, err := agent.LoadPrompt(v.PromptFile); err == nil {
+			rv.PromptSHA256 = agent.PromptSHA256(prompt)
+		}
+		rp.Variants = append(rp.Variants, rv)
+	}
+	if len(p.Variants) > 0 {
+		rp.Baseline = p.Variants[0].Name
+	}
+	if atts, err := p.Expand(); err == nil {
+		rp.Attempts = len(atts)
+	}
+	return rp
 }
 
 // Attempt is one planned attempt.
@@ -253,14 +274,5 @@ func (p Plan) VariantNames() []string {
 	for _, v := range p.Variants {
 		out = append(out, v.Name)
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

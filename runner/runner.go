@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,8 +50,6 @@ type Options struct {
 	Log io.Writer
 	// MaxCostUSD stops scheduling new attempts once recorded spend reaches it (0 = no limit).
 	MaxCostUSD float64
-	// Manifest extras recorded as given.
-	Spec any
 	// RunID names the run (default: the run directory's base name).
 	RunID string
 	// DisableEvaluate removes browser_evaluate from the agent's tools.
@@ -60,13 +59,6 @@ type Options struct {
 	// Trace records a Playwright trace of every attempt and keeps it as traces/<attempt_id>.zip in the run
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
 	Trace bool
-}
-
-// Summary is what Run did.
-type Summary struct {
-	Planned, Skipped, Ran, Passed, Failed, Errors int
-	// Stopped is set when the run stopped early (quota, cost limit, interrupt) and why.
-	Stopped string
 }
 
 // ErrQuota is returned when the model endpoint refused for credit or key reasons; the run stops early.
@@ -95,28 +87,12 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	defer w.Close()
-	prev, err := results.ReadAttempts(opts.OutDir)
+	prev, err := previous(opts.OutDir, plan)
 	if err != nil {
 		return nil, err
 	}
 	sum := &Summary{Planned: len(atts)}
-	var todo []Attempt
-	retriesSoFar := map[string]int{}
-	for _, a := range atts {
-		if r, ok := prev.Latest[a.AttemptID]; ok && r.Done() {
-			sum.Skipped++
-			continue
-		}
-		for _, r := range prev.Records {
-			if r.AttemptID == a.AttemptID {
-				retriesSoFar[a.AttemptID]++
-			}
-		}
-		todo = append(todo, a)
-	}
-	if err := checkSamePlan(opts.OutDir, plan); err != nil {
-		return nil, err
-	}
+	todo, retriesSoFar := remaining(atts, prev, sum)
 	man, err := startManifest(w, plan, opts)
 	if err != nil {
 		return nil, err
@@ -127,37 +103,11 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return sum, nil
 	}
 
-	// Model endpoints: one scripted server per profile, started in-process.
-	endpoints := map[string]string{}
-	for _, v := range plan.Variants {
-		if v.Model.Kind != "scripted" {
-			continue
-		}
-		if _, ok := endpoints[v.Model.Profile]; ok {
-			continue
-		}
-		prof, err := scripted.LoadProfile(v.Model.Profile)
-		if err != nil {
-			return nil, err
-		}
-		srv := scripted.New(suite.Tasks(), prof)
-		url, err := srv.Start("127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("start scripted policy: %w", err)
-		}
-		defer srv.Close()
-		endpoints[v.Model.Profile] = url
+	agents, stopAgents, err := startAgents(plan, suite)
+	if err != nil {
+		return nil, err
 	}
-	agents := map[string]*agentFor{}
-	for i := range plan.Variants {
-		v := &plan.Variants[i]
-		af, err := newAgentFor(v, endpoints[v.Model.Profile])
-		if err != nil {
-			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
-		}
-		agents[v.Name] = af
-	}
-
+	defer stopAgents()
 	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
 	if err != nil {
 		return nil, err
@@ -168,59 +118,9 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	defer cancel(nil)
 	prog := newProgress(opts.Log, len(todo), sum.Skipped)
 	defer prog.close()
-	jobs := make(chan Attempt)
-	var spent atomic.Uint64 // micro-dollars
-	var mu sync.Mutex
-	p := pool.New().WithErrors().WithContext(ctx)
-	workers := opts.Workers
-	if workers > len(todo) {
-		workers = len(todo)
-	}
-	for wi := 0; wi < workers; wi++ {
-		p.Go(func(ctx context.Context) error {
-			wk := &worker{drv: drv, opts: opts}
-			defer wk.close()
-			for a := range jobs {
-				if ctx.Err() != nil {
-					continue
-				}
-				rec, ok := wk.attempt(ctx, a, suite, agents[a.Variant], w, retriesSoFar[a.AttemptID])
-				if !ok {
-					continue
-				}
-				mu.Lock()
-				sum.Ran++
-				switch rec.Status {
-				case results.StatusPass:
-					sum.Passed++
-				case results.StatusFail:
-					sum.Failed++
-				default:
-					sum.Errors++
-				}
-				mu.Unlock()
-				prog.done(rec)
-				spent.Add(uint64(rec.CostUSD * 1e6))
-				if isQuota(rec) {
-					cancel(ErrQuota)
-				}
-				if opts.MaxCostUSD > 0 && float64(spent.Load())/1e6 >= opts.MaxCostUSD {
-					cancel(fmt.Errorf("cost limit $%.2f reached", opts.MaxCostUSD))
-				}
-			}
-			return nil
-		})
-	}
-feed:
-	for _, a := range todo {
-		select {
-		case jobs <- a:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	perr := p.Wait()
+	sc := &scheduler{drv: drv, opts: opts, suite: suite, agents: agents, w: w, prior: retriesSoFar, sum: sum,
+		prog: prog, cancel: cancel}
+	perr := sc.run(ctx, todo)
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		sum.Stopped = cause.Error()
 	} else if ctx.Err() != nil {
@@ -239,6 +139,146 @@ feed:
 	return sum, nil
 }
 
+// remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
+// sum.Skipped, and how many records each already has (its retries so far).
+func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attempt, map[string]int) {
+	records := map[string]int{}
+	for _, r := range prev.Records {
+		records[r.AttemptID]++
+	}
+	var todo []Attempt
+	retriesSoFar := map[string]int{}
+	for _, a := range atts {
+		if r, ok := prev.Latest[a.AttemptID]; ok && r.Done() {
+			sum.Skipped++
+			continue
+		}
+		if n := records[a.AttemptID]; n > 0 {
+			retriesSoFar[a.AttemptID] = n
+		}
+		todo = append(todo, a)
+	}
+	return todo, retriesSoFar
+}
+
+// startAgents starts one in-process scripted policy server per scripted profile of the plan and builds every
+// variant's agent; stop closes the servers.
+func startAgents(plan Plan, suite suites.Suite) (agents map[string]*agentFor, stop func(), err error) {
+	var servers []*scripted.Server
+	stop = func() {
+		for _, srv := range servers {
+			srv.Close()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	endpoints := map[string]string{}
+	for _, v := range plan.Variants {
+		if v.Model.Kind != "scripted" {
+			continue
+		}
+		if _, ok := endpoints[v.Model.Profile]; ok {
+			continue
+		}
+		prof, err := scripted.LoadProfile(v.Model.Profile)
+		if err != nil {
+			return nil, nil, err
+		}
+		srv := scripted.New(suite.Tasks(), prof)
+		url, err := srv.Start("127.0.0.1:0")
+		if err != nil {
+			return nil, nil, fmt.Errorf("start scripted policy: %w", err)
+		}
+		servers = append(servers, srv)
+		endpoints[v.Model.Profile] = url
+	}
+	agents = map[string]*agentFor{}
+	for i := range plan.Variants {
+		v := &plan.Variants[i]
+		af, err := newAgentFor(v, endpoints[v.Model.Profile])
+		if err != nil {
+			return nil, nil, fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		agents[v.Name] = af
+	}
+	return agents, stop, nil
+}
+
+// scheduler feeds attempts to a pool of workers, each owning one browser, and keeps the summary; it stops
+// scheduling (cancel) on a quota answer or when the cost limit is reached.
+type scheduler struct {
+	drv    *browser.Driver
+	opts   Options
+	suite  suites.Suite
+	agents map[string]*agentFor
+	w      *results.Writer
+	prior  map[string]int
+	sum    *Summary
+	prog   *progress
+	cancel context.CancelCauseFunc
+
+	mu    sync.Mutex
+	spent atomic.Uint64 // micro-dollars
+}
+
+// run schedules todo on min(Workers, len(todo)) workers and waits for them.
+func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
+	jobs := make(chan Attempt)
+	p := pool.New().WithErrors().WithContext(ctx)
+	for range min(sc.opts.Workers, len(todo)) {
+		p.Go(func(ctx context.Context) error {
+			wk := &worker{drv: sc.drv, opts: sc.opts}
+			defer wk.close()
+			for a := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				rec, ok := wk.attempt(ctx, a, sc.suite, sc.agents[a.Variant], sc.w, sc.prior[a.AttemptID])
+				if ok {
+					sc.record(rec)
+				}
+			}
+			return nil
+		})
+	}
+feed:
+	for _, a := range todo {
+		select {
+		case jobs <- a:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	return p.Wait()
+}
+
+// record counts a finished attempt and applies the quota and cost stops.
+func (sc *scheduler) record(rec results.Attempt) {
+	sc.mu.Lock()
+	sc.sum.Ran++
+	switch rec.Status {
+	case results.StatusPass:
+		sc.sum.Passed++
+	case results.StatusFail:
+		sc.sum.Failed++
+	default:
+		sc.sum.Errors++
+	}
+	sc.mu.Unlock()
+	sc.prog.done(rec)
+	sc.spent.Add(uint64(rec.CostUSD * 1e6))
+	if isQuota(rec) {
+		sc.cancel(ErrQuota)
+	}
+	if sc.opts.MaxCostUSD > 0 && float64(sc.spent.Load())/1e6 >= sc.opts.MaxCostUSD {
+		sc.cancel(fmt.Errorf("cost limit $%.2f reached", sc.opts.MaxCostUSD))
+	}
+}
+
 // agentFor holds one variant's agent and model client.
 type agentFor struct {
 	v      *Variant
@@ -248,7 +288,7 @@ type agentFor struct {
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
-	client, err := llm.New(v.Model.LLMConfig(scriptedURL))
+	client, err := llm.New(LLMConfig(v.Model, scriptedURL))
 	if err != nil {
 		return nil, err
 	}
@@ -397,6 +437,16 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		wk.b = nil
 		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
 	}
+	// Assigned to rec before returning: the trace's deferred stop keeps the trace of an attempt that did not pass.
+	rec = wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), tr)
+	return rec
+}
+
+// conclude completes the record of an attempt the agent finished: usage, final answer, the app's final state
+// and the kept screenshots (added to the trajectory, which it writes), then the status — infra for an
+// infrastructure or quota finish, else the judges' verdict.
+func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, af *agentFor, w *results.Writer,
+	env suites.Env, shots [][]byte, tr *results.Trajectory) results.Attempt {
 	if st, err := env.State(context.Background()); err == nil {
 		tr.State = st
 	}
@@ -412,7 +462,6 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		rec.Final = tr.Finish.Output
 	}
 	// Screenshots for the judge.
-	shots := sess.Screenshots()
 	for i, png := range shots {
 		rel := filepath.Join(results.ScreenshotsDir, a.AttemptID, fmt.Sprintf("%02d.png", i+1))
 		if err := w.WriteFile(rel, png); err == nil {
@@ -433,7 +482,7 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		}
 		return rec
 	}
-	v := Judge(ctx, wk.opts.Judges, judge.Input{Task: *t, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
+	v := Judge(ctx, wk.opts.Judges, judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
 	rec.Verdict = v
 	switch {
 	case v.Error != "":
@@ -503,44 +552,62 @@ func isQuota(r results.Attempt) bool { return strings.HasPrefix(r.Error, quotaPr
 // the old records under the new configuration.
 var ErrPlanMismatch = errors.New("run directory holds a different plan")
 
-// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt,
-// budgets, seed mode), another suite or another base seed. Other tasks or more reps extend the run and are
-// allowed.
-func checkSamePlan(dir string, plan Plan) error {
-	var old Manifest
-	b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
-	if err != nil {
-		return nil
+// previous reads the records already in dir for resuming, after checking that dir holds a run of the same
+// plan (checkSamePlan). A directory without a manifest is a new run (records left without one are still read).
+func previous(dir string, plan Plan) (*results.ReadResult, error) {
+	run, err := results.Open(dir)
+	switch {
+	case errors.Is(err, results.ErrNoManifest):
+		return results.ReadAttempts(dir)
+	case errors.Is(err, results.ErrBadManifest):
+		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
+	case err != nil:
+		return nil, err
 	}
-	if json.Unmarshal(b, &old) != nil {
-		return fmt.Errorf("%w: %s/%s is unreadable", ErrPlanMismatch, dir, results.ManifestFile)
+	if err := checkSamePlan(dir, run.Manifest.Plan, plan.Record()); err != nil {
+		return nil, err
 	}
-	cur := planManifest(plan)
+	rr := &results.ReadResult{Records: run.Records, Latest: map[string]results.Attempt{}, TornTail: run.TornTail}
+	for _, a := range run.Final() {
+		rr.Order = append(rr.Order, a.AttemptID)
+		rr.Latest[a.AttemptID] = a
+	}
+	return rr, nil
+}
+
+// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt
+// file, budgets, seed mode, scope), another suite or another base seed. Other tasks or more reps extend the run
+// and are allowed (so the variants' target tasks and prompt hashes are not compared).
+func checkSamePlan(dir string, old, cur results.Plan) error {
 	why := ""
 	switch {
-	case old.Plan.Suite != cur.Suite:
-		why = fmt.Sprintf("suite %q, now %q", old.Plan.Suite, cur.Suite)
-	case old.Plan.BaseSeed != cur.BaseSeed:
-		why = fmt.Sprintf("base seed %d, now %d", old.Plan.BaseSeed, cur.BaseSeed)
+	case old.Suite != cur.Suite:
+		why = fmt.Sprintf("suite %q, now %q", old.Suite, cur.Suite)
+	case old.BaseSeed != cur.BaseSeed:
+		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
 	default:
-		o, _ := json.Marshal(old.Plan.Variants)
-		n, _ := json.Marshal(cur.Variants)
-		if string(o) != string(n) {
-			why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
-			for i := range cur.Variants {
-				if i < len(old.Plan.Variants) {
-					x, _ := json.Marshal(old.Plan.Variants[i])
-					y, _ := json.Marshal(cur.Variants[i])
-					if string(x) != string(y) {
-						why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, x, y)
-						break
-					}
-				}
+		o, n := configJSON(old.Variants), configJSON(cur.Variants)
+		if slices.Equal(o, n) {
+			return nil
+		}
+		why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
+		for i := range min(len(o), len(n)) {
+			if o[i] != n[i] {
+				why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, o[i], n[i])
+				break
 			}
 		}
 	}
-	if why == "" {
-		return nil
-	}
 	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+}
+
+// configJSON is each variant's configuration as JSON, without what extending the run may change.
+func configJSON(vs []results.Variant) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -163,9 +164,19 @@ func TestRunResumeAfterInterrupt(t *testing.T) {
 			t.Errorf("trajectory missing: %v", err)
 		}
 	}
-	var m Manifest
-	if b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile)); err != nil || len(b) == 0 {
+	run, err := results.Open(dir)
+	if err != nil {
 		t.Fatalf("manifest: %v", err)
 	}
-	_ = m
+	m := run.Manifest
+	if m.SchemaVersion != results.SchemaVersion || m.Plan.Attempts != want || m.Plan.Baseline != "default" ||
+		len(m.Plan.Tasks) != len(tasks) || m.Summary == nil || m.Summary.Skipped != before || m.EndedAt == "" {
+		t.Errorf("manifest = %+v", m)
+	}
+	// Resuming with another configuration is refused.
+	other := plan
+	other.BaseSeed = 2
+	if _, err := Run(context.Background(), other, s, Options{OutDir: dir, Workers: 1, Log: os.Stderr}); !errors.Is(err, ErrPlanMismatch) {
+		t.Errorf("resume with another base seed: %v", err)
+	}
 }

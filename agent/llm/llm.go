@@ -43,9 +43,6 @@ type Config struct {
 	// PricePerMTokIn/Out in USD per million prompt/completion tokens, for cost_usd (0 = unknown).
 	PricePerMTokIn  float64 `json:"price_in,omitempty" yaml:"price_in"`
 	PricePerMTokOut float64 `json:"price_out,omitempty" yaml:"price_out"`
-	// MaxConnections caps concurrent calls to this endpoint across all clients (0 = no cap); the cap adapts:
-	// halved on 429, grown back by one every 10 successful calls (Limiter).
-	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
 	// CallTimeout bounds one HTTP call (default 120 s); the caller's context may cut it shorter.
 	CallTimeout time.Duration `json:"-" yaml:"-"`
 }
@@ -320,11 +317,4 @@ func RedactString(s string) string {
 		}
 	}
 	return keyPattern.ReplaceAllString(s, "[REDACTED]")
-}
-
-// isStatus reports whether err is an API error with HTTP status code.
-func isStatus(err error, code int) bool {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	return (errors.As(err, &apiErr) && apiErr.HTTPStatusCode == code) || (errors.As(err, &reqErr) && reqErr.HTTPStatusCode == code)
 }

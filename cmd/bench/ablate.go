@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,29 +16,9 @@ import (
 
 func init() { extraCommands = append(extraCommands, ablateCmd) }
 
-// ablationFile records, in the run directory, what the analysis needs beyond the records.
-const ablationFile = "ablation.json"
-
-// ablationMeta is ablation.json.
-type ablationMeta struct {
-	SchemaVersion int                 `json:"schema_version"`
-	Spec          string              `json:"spec"`
-	Baseline      string              `json:"baseline"`
-	Variants      []string            `json:"variants"`
-	Switched      map[string][]string `json:"switched"`
-	Targets       map[string][]string `json:"targets"`
-	TaskTags      map[string][]string `json:"task_tags"`
-	Alpha         float64             `json:"alpha"`
-	Power         float64             `json:"power"`
-	MinEffect     float64             `json:"min_effect"`
-	Warnings      []string            `json:"warnings,omitempty"`
-	// FailIfWorse is the gate margin the run was made with (0 = none), so reports show the gate.
-	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
-}
-
 func ablateCmd() *cobra.Command {
 	var rf runFlags
-	var reps, workers int
+	var reps int
 	var failIfWorse float64
 	var bh bool
 	var htmlDir, model, baseURL, profile string
@@ -71,38 +51,16 @@ func ablateCmd() *cobra.Command {
 				}
 				spec.Reps = reps
 			}
-			if c.Flags().Changed("workers") {
-				spec.Workers = workers
-			}
 			if !c.Flags().Changed("fail-if-worse") {
 				failIfWorse = spec.FailIfWorse
 			} else if err := checkMargin(failIfWorse); err != nil {
 				return err
 			}
-			opts := suites.Options{}
-			for k, v := range spec.SuiteOptions {
-				opts[k] = v
-			}
-			s, err := suites.Open(spec.Suite, opts)
+			plan, s, err := ablatePlan(c, args[0], spec, failIfWorse)
 			if err != nil {
-				return usageErr("%s: %v", args[0], err)
-			}
-			defer s.Close()
-			tasks, err := suites.Filter(s.Tasks(), spec.Tasks)
-			if err != nil {
-				return usageErr("%s: %v", args[0], err)
-			}
-			arms, err := spec.Expand(tasks)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			for _, w := range arms.Warnings {
-				fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
-			}
-			if err := validateVariants(arms.Variants); err != nil {
 				return err
 			}
-			plan := runner.Plan{Suite: s.Name(), Tasks: tasks, Reps: spec.Reps, Variants: arms.Variants, BaseSeed: spec.Seed}
+			defer s.Close()
 			if rf.out == "" {
 				name := spec.Name
 				if name == "" {
@@ -113,67 +71,23 @@ func ablateCmd() *cobra.Command {
 			if rf.workers == 0 {
 				rf.workers = spec.Workers
 			}
-			ropts, err := rf.options(spec)
+			ropts, err := rf.options()
 			if err != nil {
 				return err
 			}
 			if rf.dryRun {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
 			}
-			meta := ablationMeta{SchemaVersion: results.SchemaVersion, Spec: args[0], Baseline: arms.Variants[0].Name,
-				Switched: arms.Switched, Targets: arms.TargetTasks(), TaskTags: map[string][]string{},
-				Alpha: spec.Alpha, Power: spec.Power, MinEffect: spec.MinEffect, Warnings: arms.Warnings,
-				FailIfWorse: failIfWorse}
-			for _, v := range arms.Variants[1:] {
-				meta.Variants = append(meta.Variants, v.Name)
-			}
-			for _, t := range tasks {
-				meta.TaskTags[t.ID] = t.Tags
-			}
-			if err := os.MkdirAll(ropts.OutDir, 0o755); err != nil {
-				return withCode(exitInfra, err)
-			}
-			if err := results.WriteJSONFile(filepath.Join(ropts.OutDir, ablationFile), meta); err != nil {
-				return withCode(exitInfra, err)
-			}
-			used := map[string]bool{}
-			for _, v := range arms.Variants {
-				for _, t := range tasks {
-					if v.TaskIDs == nil || v.TaskIDs[t.ID] {
-						used[t.ID] = true
-					}
-				}
-			}
 			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %d arm(s) over %d of the %d selected task(s), %d rep(s) → %s\n", spec.Name,
-				len(arms.Variants), len(used), len(tasks), spec.Reps, ropts.OutDir)
+				len(plan.Variants), usedTasks(plan), len(plan.Tasks), spec.Reps, ropts.OutDir)
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
 			}
-			a, recs, err := analyzeDir(ropts.OutDir, analysisOpts{bh: bh, failIfWorse: failIfWorse})
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			if err := printAblationReport(c, ropts.OutDir, a, recs); err != nil {
-				return err
-			}
-			if htmlDir == "" {
-				htmlDir = ropts.OutDir
-			}
-			if err := ablation.HTMLReport(htmlDir, a, recs, filepath.Join(ropts.OutDir, results.TrajectoriesDir)); err != nil {
-				fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
-			} else {
-				fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", filepath.Join(htmlDir, "report.html"))
-			}
-			if err := infraGate(c, ropts.OutDir); err != nil {
-				return err
-			}
-			return gate(c, a, failIfWorse)
+			return reportAblation(c, ropts.OutDir, htmlDir, analysisOpts{bh: bh, failIfWorse: failIfWorse})
 		},
 	}
 	rf.register(c)
 	c.Flags().IntVar(&reps, "reps", 0, "override the spec's reps")
-	c.Flags().IntVar(&workers, "workers-override", 0, "")
-	_ = c.Flags().MarkHidden("workers-override")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
 	c.Flags().BoolVar(&bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().StringVar(&model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
@@ -181,6 +95,81 @@ func ablateCmd() *cobra.Command {
 	c.Flags().StringVar(&profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
 	c.Flags().StringVar(&htmlDir, "html", "", "folder for report.html (default: the run directory)")
 	return c
+}
+
+// ablatePlan opens the spec's suite, selects its tasks and expands the spec into the plan (warnings printed,
+// variants validated). The caller closes the suite.
+func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
+	opts := suites.Options{}
+	for k, v := range spec.SuiteOptions {
+		opts[k] = v
+	}
+	s, err := suites.Open(spec.Suite, opts)
+	if err != nil {
+		return runner.Plan{}, nil, usageErr("%s: %v", path, err)
+	}
+	plan, err := func() (runner.Plan, error) {
+		tasks, err := suites.Filter(s.Tasks(), spec.Tasks)
+		if err != nil {
+			return runner.Plan{}, usageErr("%s: %v", path, err)
+		}
+		arms, err := spec.Expand(tasks)
+		if err != nil {
+			return runner.Plan{}, usageErr("%v", err)
+		}
+		for _, w := range arms.Warnings {
+			fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
+		}
+		if err := validateVariants(arms.Variants); err != nil {
+			return runner.Plan{}, err
+		}
+		for i := range arms.Variants {
+			arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]
+		}
+		return runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: spec.Tasks, Tasks: tasks, Reps: spec.Reps,
+			Variants: arms.Variants, BaseSeed: spec.Seed, Ablation: &results.Ablation{Spec: path, Alpha: spec.Alpha,
+				Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings}}, nil
+	}()
+	if err != nil {
+		s.Close()
+		return runner.Plan{}, nil, err
+	}
+	return plan, s, nil
+}
+
+// usedTasks counts the plan's tasks that at least one arm runs on.
+func usedTasks(plan runner.Plan) int {
+	n := 0
+	for _, t := range plan.Tasks {
+		if slices.ContainsFunc(plan.Variants, func(v runner.Variant) bool { return v.TaskIDs == nil || v.TaskIDs[t.ID] }) {
+			n++
+		}
+	}
+	return n
+}
+
+// reportAblation analyses the finished ablation in dir, prints the terminal report, writes the HTML report
+// (into htmlDir, default dir) and applies the infrastructure and --fail-if-worse gates.
+func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error {
+	a, recs, err := analyzeDir(dir, o)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := printAblationReport(c, dir, a, recs); err != nil {
+		return err
+	}
+	if htmlDir == "" {
+		htmlDir = dir
+	}
+	if err := ablation.HTMLReport(htmlDir, a, recs, filepath.Join(dir, results.TrajectoriesDir)); err != nil {
+		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
+	} else {
+		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", filepath.Join(htmlDir, "report.html"))
+	}
+	if err := infraGate(c, dir); err != nil {
+		return err
+	}
+	return gate(c, a, o.failIfWorse)
 }
 
 func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
@@ -198,26 +187,37 @@ func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 	return nil
 }
 
-// analyzeDir reads an ablation run directory and analyses it.
+// analyzeDir reads an ablation run directory (results.Open) and analyses its final records, with the verdicts
+// of o.judge ("" or "original": as recorded).
 func analyzeDir(dir string, o analysisOpts) (*ablation.Analysis, []results.Attempt, error) {
-	var meta ablationMeta
-	if err := readJSON(filepath.Join(dir, ablationFile), &meta); err != nil {
-		return nil, nil, fmt.Errorf("%s is not an ablation run: %v", dir, err)
-	}
-	rr, err := results.ReadAttempts(dir)
+	run, err := results.Open(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	recs, err := ablation.WithJudge(rr.Final(), o.judge)
+	if run.Manifest.Plan.Ablation == nil {
+		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", dir)
+	}
+	recs, err := run.Attempts(o.judge)
 	if err != nil {
 		return nil, nil, err
 	}
-	failIfWorse := o.failIfWorse
-	if failIfWorse == 0 {
-		failIfWorse = meta.FailIfWorse
+	in := ablationInputs(run.Manifest.Plan, o.bh, o.failIfWorse)
+	in.CMH = o.cmh
+	return ablation.Analyze(recs, in), recs, nil
+}
+
+// ablationInputs are the analysis inputs an ablation's plan records: its baseline, the other arms in plan
+// order, their switched guards and target tasks, the task tags, α, power, minimum effect and the spec's
+// warnings. failIfWorse 0 takes the margin the run was made with.
+func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Inputs {
+	in := ablation.Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
+		BH: bh, FailIfWorse: failIfWorse}
+	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
+	if a := p.Ablation; a != nil {
+		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings
+		if in.FailIfWorse == 0 {
+			in.FailIfWorse = a.FailIfWorse
+		}
 	}
-	a := ablation.Analyze(recs, ablation.Inputs{Baseline: meta.Baseline, Variants: meta.Variants,
-		Switched: meta.Switched, Targets: meta.Targets, TaskTags: meta.TaskTags, Alpha: meta.Alpha,
-		Power: meta.Power, MinEffect: meta.MinEffect, BH: o.bh, CMH: o.cmh, FailIfWorse: failIfWorse, ExtraWarnings: meta.Warnings})
-	return a, recs, nil
+	return in
 }

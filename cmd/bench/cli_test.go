@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"webbench/results"
 )
 
 var benchBin string
@@ -220,6 +223,17 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 	if _, stderr, code := bench(t, append([]string{"merge", "--out", merged}, shards...)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
+	mw, err := results.Open(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, err := results.Open(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(mw.Manifest.Plan, mm.Manifest.Plan) || mm.Manifest.Shard != "merged from 3 shard(s)" {
+		t.Errorf("merged manifest %+v, unsharded plan %+v", mm.Manifest, mw.Manifest.Plan)
+	}
 	a, b := finalRecords(t, whole), finalRecords(t, merged)
 	if len(a) != 4 || len(a) != len(b) {
 		t.Fatalf("unsharded has %d attempts, merged %d", len(a), len(b))
@@ -411,5 +425,128 @@ func TestInfraRunExitsThreeAndPlanMismatchTwo(t *testing.T) {
 		"--model", "scripted", "--profile", "harsh", "--out", out)
 	if code != 2 || !strings.Contains(stderr, "different plan") {
 		t.Fatalf("re-using the directory with another model: exit %d, stderr %q; want exit 2", code, stderr)
+	}
+}
+
+// Schema version 1 run directories (the results package's fixtures, written by the version 1 bench) are read by
+// bench report, judge and merge: the ablation's parameters come from its ablation.json, converted on load.
+func TestV1RunDirectoriesRead(t *testing.T) {
+	tmp := t.TempDir()
+	for _, name := range []string{"v1run", "v1ablate"} {
+		if err := os.CopyFS(filepath.Join(tmp, name), os.DirFS(filepath.Join("..", "..", "results", "testdata", name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abl, run := filepath.Join(tmp, "v1ablate"), filepath.Join(tmp, "v1run")
+	out, stderr, code := bench(t, "report", abl, "--format", "json")
+	var rep struct {
+		Baseline string  `json:"baseline"`
+		Alpha    float64 `json:"alpha"`
+		Variants []struct {
+			Name  string   `json:"name"`
+			Scope []string `json:"scope"`
+		} `json:"variants"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("report: exit %d: %s%s", code, stderr, out)
+	}
+	if rep.Baseline != "baseline" || rep.Alpha != 0.1 || len(rep.Variants) != 1 || rep.Variants[0].Name != "no_intercept_hint" ||
+		!reflect.DeepEqual(rep.Variants[0].Scope, []string{"shop-checkout-yoga-mat-express"}) {
+		t.Errorf("report = %+v", rep)
+	}
+	out, stderr, code = bench(t, "judge", run, "--judge", "answer")
+	if code != 0 || !strings.Contains(out, "1 attempt(s) judged by answer: 1 pass, 0 fail, 0 judge error(s)") {
+		t.Fatalf("judge: exit %d: %s%s", code, stderr, out)
+	}
+	r, err := results.Open(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := r.Attempts("answer")
+	if err != nil || len(recs) != 1 || recs[0].Status != results.StatusPass || recs[0].Verdict.Judge != "answer" {
+		t.Fatalf("re-judged records = %+v, %v", recs, err)
+	}
+	out, stderr, code = bench(t, "judge", run, "--agreement", "original,answer")
+	if code != 0 || !strings.Contains(out, "agreement original vs answer over 1 attempt(s)") {
+		t.Errorf("agreement: exit %d: %s%s", code, stderr, out)
+	}
+	merged := filepath.Join(tmp, "merged")
+	if _, stderr, code := bench(t, "merge", "--out", merged, abl); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	m, err := results.Open(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := m.Manifest.Plan; m.Manifest.SchemaVersion != results.SchemaVersion || p.Ablation == nil || p.Ablation.Alpha != 0.1 ||
+		p.Baseline != "baseline" || len(m.Final()) != 2 {
+		t.Errorf("merged = %+v", m.Manifest)
+	}
+	if _, err := os.Stat(filepath.Join(merged, results.AblationV1File)); !os.IsNotExist(err) {
+		t.Errorf("merge wrote %s: %v", results.AblationV1File, err)
+	}
+	// Resuming the version 1 run with its own command finds nothing to run and rewrites the manifest as version 2
+	// with the same plan; another seed is refused.
+	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--out", run)
+	if code != 0 || !strings.Contains(stderr, "all 1 planned attempt(s) already recorded") {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(run, results.ManifestFile))
+	resumed, err := results.Open(run)
+	if err != nil || !strings.Contains(string(b), `"schema_version": 2`) {
+		t.Fatalf("resumed manifest %s, %v", b, err)
+	}
+	// Version 1 recorded task tags for ablations only: the rest of the plan is the same.
+	got, was := resumed.Manifest.Plan, r.Manifest.Plan
+	if len(got.TaskTags["shop-qa-yoga-mat-thickness"]) == 0 {
+		t.Errorf("resumed plan has no task tags: %v", got.TaskTags)
+	}
+	got.TaskTags = nil
+	if !reflect.DeepEqual(got, was) {
+		t.Errorf("resumed plan %+v, was %+v", got, was)
+	}
+	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--seed", "2", "--out", run); code != 2 ||
+		!strings.Contains(stderr, "base seed 1, now 2") {
+		t.Errorf("resume with another seed: exit %d: %s", code, stderr)
+	}
+}
+
+// bench judge reopens the suite with the options the manifest records, for an ablation as for a plain run: a
+// WebVoyager ablation over the offline fixtures is re-judged without --tasks-file or --answers.
+func TestJudgeRecoversAblationSuiteOptions(t *testing.T) {
+	dir := t.TempDir()
+	v := results.Variant{Name: "baseline", Model: results.Model{Kind: "scripted", Name: "scripted", Profile: "clean"},
+		Guards: map[string]bool{}}
+	m := &results.Manifest{RunID: "wv", Plan: results.Plan{Suite: "webvoyager", SuiteOptions: map[string]string{
+		"tasks_file": "suites/webvoyager/fixtures/tasks.jsonl", "answers": "suites/webvoyager/fixtures/reference_answer.json"},
+		Tasks: []string{"FixtureRecipes--0"}, Reps: 1, BaseSeed: 1, Baseline: "baseline", Variants: []results.Variant{v},
+		Attempts: 1, Ablation: &results.Ablation{Spec: "wv.yaml", Alpha: 0.05, Power: 0.8}}}
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.OpenWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, final := range []string{"181", "12"} {
+		rec := results.Attempt{AttemptID: fmt.Sprintf("a%d", i), Variant: "baseline", TaskID: "FixtureRecipes--0",
+			Suite: "webvoyager", Rep: i + 1, Status: results.StatusPass, Final: final, OK: true}
+		if err := w.Append(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	abs, _ := filepath.Abs(dir)
+	out, stderr, code := bench(t, "judge", abs, "--judge", "answer")
+	if code != 0 || !strings.Contains(out, "2 attempt(s) judged by answer: 1 pass, 1 fail, 0 judge error(s)") {
+		t.Fatalf("judge: exit %d: %s%s", code, stderr, out)
+	}
+	run, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := run.Attempts("answer")
+	if len(recs) != 2 || recs[0].Status != results.StatusPass || recs[1].Status != results.StatusFail {
+		t.Errorf("re-judged = %+v", recs)
 	}
 }

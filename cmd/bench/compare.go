@@ -10,7 +10,6 @@ import (
 
 	"webbench/ablation"
 	"webbench/results"
-	"webbench/runner"
 )
 
 func init() { extraCommands = append(extraCommands, compareCmd) }
@@ -27,7 +26,7 @@ func compareCmd() *cobra.Command {
 			"when every task moved alike (paired_signflip), and McNemar on the discordant pairs (STATS.md §2). The\n" +
 			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
 			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (ablation.CompareRuns),\n" +
-			"at the ablation spec's alpha when run A (else run B) is an ablation. Refuses runs of different schema versions.",
+			"at the ablation spec's alpha when run A (else run B) is an ablation.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if c.Flags().Changed("fail-if-worse") {
@@ -89,32 +88,25 @@ func compareCmd() *cobra.Command {
 	return c
 }
 
-// readSide reads one run of a comparison: its final records (with the verdicts of judgeName), its base seed, its
-// ablation baseline as the default variant, and its ablation spec's alpha (0 when it is not an ablation).
+// readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its
+// final records (with the verdicts of judgeName), its base seed, its ablation baseline as the default variant,
+// and its ablation spec's alpha (0 when it is not an ablation).
 func readSide(dir, judgeName string) (ablation.RunSide, float64, error) {
-	var m runner.Manifest
-	if err := readJSON(dir+"/"+results.ManifestFile, &m); err != nil {
+	run, err := results.Open(dir)
+	if err != nil {
 		return ablation.RunSide{}, 0, usageErr("%s: not a run directory: %v", dir, err)
 	}
-	if m.SchemaVersion != results.SchemaVersion {
-		return ablation.RunSide{}, 0, usageErr("%s has schema_version %d but %s has %d: runs of different schema versions cannot be compared",
-			dir, m.SchemaVersion, "this bench", results.SchemaVersion)
-	}
-	rr, err := results.ReadAttempts(dir)
+	recs, err := run.Attempts(judgeName)
 	if err != nil {
 		return ablation.RunSide{}, 0, usageErr("%v", err)
 	}
-	recs, err := ablation.WithJudge(rr.Final(), judgeName)
-	if err != nil {
-		return ablation.RunSide{}, 0, usageErr("%s: %v", dir, err)
-	}
-	s := ablation.RunSide{Name: dir, Attempts: recs, BaseSeed: m.Plan.BaseSeed}
-	var meta ablationMeta
-	if err := readJSON(dir+"/"+ablationFile, &meta); err != nil {
+	plan := run.Manifest.Plan
+	s := ablation.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed}
+	if plan.Ablation == nil {
 		return s, 0, nil
 	}
-	s.Variant = meta.Baseline
-	return s, meta.Alpha, nil
+	s.Variant = plan.Baseline
+	return s, plan.Ablation.Alpha, nil
 }
 
 // sameDir reports whether two paths name the same directory.

@@ -31,15 +31,17 @@ type runSpec struct {
 func writeRun(t *testing.T, s runSpec) string {
 	t.Helper()
 	dir := t.TempDir()
-	m, _ := json.Marshal(runner.Manifest{SchemaVersion: results.SchemaVersion, Plan: runner.PlanManifest{BaseSeed: s.baseSeed}})
-	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), m, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	variant := s.variant
 	if variant == "" {
 		variant = "default"
 	}
+	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: filepath.Base(dir), Plan: results.Plan{Suite: "zoo",
+		Reps: s.reps, BaseSeed: s.baseSeed, Baseline: variant, Variants: []results.Variant{{Name: variant}}}}
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
+	var verdicts []results.VerdictRecord
 	for i := s.first; i < s.first+s.tasks; i++ {
 		for r := 0; r < s.reps; r++ {
 			task := fmt.Sprintf("task-%02d", i)
@@ -53,7 +55,8 @@ func writeRun(t *testing.T, s runSpec) string {
 				rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
 			}
 			if s.rejudge != nil {
-				rec.Verdicts = map[string]judge.Verdict{"llm": {Judge: "llm", Pass: s.rejudge(i)}}
+				verdicts = append(verdicts, results.VerdictRecord{AttemptID: rec.AttemptID, TaskID: task, Variant: variant,
+					Verdict: judge.Verdict{Judge: "llm", Pass: s.rejudge(i)}})
 			}
 			line, _ := json.Marshal(rec)
 			b.Write(line)
@@ -62,6 +65,11 @@ func writeRun(t *testing.T, s runSpec) string {
 	}
 	if err := os.WriteFile(filepath.Join(dir, results.AttemptsFile), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if verdicts != nil {
+		if _, err := results.WriteVerdicts(dir, "llm", verdicts); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -263,7 +271,7 @@ func TestCompareAndReportWithJudge(t *testing.T) {
 		t.Errorf("--judge llm: %d pairs %d→%d, Δ %v, new failures %v; want 20 pairs 18→18, Δ 0, none",
 			c.Pairs, c.PairsPassA, c.PairsPassB, c.Delta, c.NewFailures)
 	}
-	if _, stderr, code := bench(t, "compare", a, b, "--judge", "gpt"); code != 2 || !strings.Contains(stderr, `verdict of judge "gpt"`) {
+	if _, stderr, code := bench(t, "compare", a, b, "--judge", "gpt"); code != 2 || !strings.Contains(stderr, `has no verdicts of judge "gpt"`) {
 		t.Errorf("--judge without verdicts: exit %d, %q", code, stderr)
 	}
 	out, stderr, code := bench(t, "report", b, "--format", "json", "--judge", "llm")
@@ -306,8 +314,12 @@ func TestCompareGateAtSpecAlpha(t *testing.T) {
 		!strings.Contains(stderr, "p < 0.05") {
 		t.Errorf("plain run A: exit %d, %q; want exit 1 at α 0.05", code, stderr)
 	}
-	meta, _ := json.Marshal(ablationMeta{SchemaVersion: results.SchemaVersion, Baseline: "baseline", Alpha: 0.01})
-	if err := os.WriteFile(filepath.Join(a, ablationFile), meta, 0o644); err != nil {
+	m, err := results.ReadManifest(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Plan.Baseline, m.Plan.Ablation = "baseline", &results.Ablation{Alpha: 0.01}
+	if err := results.WriteManifest(a, m); err != nil {
 		t.Fatal(err)
 	}
 	out, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/agent"
 	"webbench/agent/llm"
 	"webbench/judge"
 	"webbench/results"
@@ -21,15 +18,6 @@ import (
 )
 
 func init() { extraCommands = append(extraCommands, judgeCmd) }
-
-// verdictLine is one line of verdicts-<judge>.jsonl, written beside attempts.jsonl by bench judge.
-type verdictLine struct {
-	SchemaVersion int           `json:"schema_version"`
-	AttemptID     string        `json:"attempt_id"`
-	TaskID        string        `json:"task_id"`
-	Variant       string        `json:"variant,omitempty"`
-	Verdict       judge.Verdict `json:"verdict"`
-}
 
 func judgeCmd() *cobra.Command {
 	var which, model, baseURL, keyEnv string
@@ -66,7 +54,7 @@ func judgeCmd() *cobra.Command {
 				if err != nil || m.Kind != "openai" {
 					return usageErr("--judge llm needs --judge-model openai:NAME (and --judge-base-url)")
 				}
-				cfg := m.LLMConfig("")
+				cfg := runner.LLMConfig(m, "")
 				cfg.APIKeyEnv = keyEnv
 				cl, err := llm.New(cfg)
 				if err != nil {
@@ -92,20 +80,25 @@ func judgeCmd() *cobra.Command {
 	return c
 }
 
+// rescoreRun judges every pass/fail attempt of the run directory dir again with j and writes
+// dir/verdicts-<judge>.jsonl. The suite and its options (tasks file, answers, stale-dates policy) come from the
+// run's manifest unless given as flags.
 func rescoreRun(c *cobra.Command, dir string, j judge.Judge, sf suiteFlags) error {
-	var m runner.Manifest
-	_ = readJSON(filepath.Join(dir, results.ManifestFile), &m)
-	if !c.Flags().Changed("suite") && m.Plan.Suite != "" {
-		sf.suite = m.Plan.Suite
+	run, err := results.Open(dir)
+	if err != nil {
+		return usageErr("%v", err)
 	}
-	if spec, ok := m.Spec.(map[string]any); ok {
-		for key, dst := range map[string]*string{"tasks_file": &sf.tasksFile, "answers": &sf.answers} {
-			if v, ok := spec[key].(string); ok && *dst == "" {
-				*dst = v
-			}
+	plan := run.Manifest.Plan
+	if !c.Flags().Changed("suite") {
+		sf.suite = plan.Suite
+	}
+	opts := sf.options()
+	for k, v := range plan.SuiteOptions {
+		if _, set := opts[k]; !set {
+			opts[k] = v
 		}
 	}
-	s, err := suites.Open(sf.suite, suiteOpts(sf))
+	s, err := suites.Open(sf.suite, opts)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -114,64 +107,49 @@ func rescoreRun(c *cobra.Command, dir string, j judge.Judge, sf suiteFlags) erro
 	for _, t := range s.Tasks() {
 		tasks[t.ID] = t
 	}
-	rr, err := results.ReadAttempts(dir)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	path := filepath.Join(dir, "verdicts-"+j.Name()+".jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		return withCode(exitInfra, err)
-	}
-	defer f.Close()
-	pass, n, errs := 0, 0, 0
-	for _, r := range rr.Final() {
+	var out []results.VerdictRecord
+	pass, errs := 0, 0
+	for _, r := range run.Final() {
 		t, ok := tasks[r.TaskID]
 		if !ok || !r.Done() {
 			continue
 		}
-		in := judge.Input{Task: t, Final: r.Final, OK: r.OK}
-		var tr agent.Trajectory
-		if r.Trajectory != "" && readJSON(filepath.Join(dir, r.Trajectory), &tr) == nil {
-			in.State = tr.State
-			for _, rel := range tr.Screenshots {
-				if b, err := os.ReadFile(filepath.Join(dir, rel)); err == nil {
-					in.Screenshots = append(in.Screenshots, b)
-				}
-			}
-		}
-		v, err := j.Judge(c.Context(), in)
-		if err != nil {
-			v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
-		}
-		n++
+		v := judgeAttempt(c, run, r, t, j)
 		if v.Error != "" {
 			errs++
 		} else if v.Pass {
 			pass++
 		}
-		b, _ := json.Marshal(verdictLine{SchemaVersion: results.SchemaVersion, AttemptID: r.AttemptID, TaskID: r.TaskID,
-			Variant: r.Variant, Verdict: v})
-		if _, err := f.Write(append(b, '\n')); err != nil {
-			return withCode(exitInfra, err)
-		}
+		out = append(out, results.VerdictRecord{AttemptID: r.AttemptID, TaskID: r.TaskID, Variant: r.Variant, Verdict: v})
 	}
-	if err := f.Sync(); err != nil {
+	path, err := results.WriteVerdicts(dir, j.Name(), out)
+	if err != nil {
 		return withCode(exitInfra, err)
 	}
+	n := len(out)
 	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d judge error(s)\n", path, n, j.Name(),
 		pass, n-pass-errs, errs)
 	return nil
 }
 
-func suiteOpts(sf suiteFlags) suites.Options {
-	o := suites.Options{}
-	for k, v := range map[string]string{"tasks_file": sf.tasksFile, "answers": sf.answers, "stale_dates": sf.staleDates} {
-		if v != "" {
-			o[k] = v
+// judgeAttempt judges one recorded attempt with j, from its final answer, its trajectory's final state and its
+// kept screenshots. A judge failure is a verdict with Error (redacted).
+func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suites.Task, j judge.Judge) judge.Verdict {
+	in := judge.Input{Task: t, Final: r.Final, OK: r.OK}
+	if tr, err := run.Trajectory(r.AttemptID); err == nil {
+		in.State = tr.State
+		shots, _ := run.Screenshots(r.AttemptID)
+		for _, p := range shots {
+			if b, err := os.ReadFile(p); err == nil {
+				in.Screenshots = append(in.Screenshots, b)
+			}
 		}
 	}
-	return o
+	v, err := j.Judge(c.Context(), in)
+	if err != nil {
+		v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
+	}
+	return v
 }
 
 func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
@@ -228,35 +206,17 @@ func firstLine(s string) string {
 	return s
 }
 
-// loadVerdicts reads the verdicts of judge name in dir ("original" = the run's own verdicts).
+// loadVerdicts reads the verdicts of judge name in dir (results.OriginalJudge = the run's own verdicts).
 func loadVerdicts(dir, name string) (map[string]judge.Verdict, error) {
-	out := map[string]judge.Verdict{}
-	if name == "original" {
-		rr, err := results.ReadAttempts(dir)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rr.Final() {
-			if r.Done() {
-				out[r.AttemptID] = r.Verdict
-			}
-		}
-		return out, nil
-	}
-	f, err := os.Open(filepath.Join(dir, "verdicts-"+name+".jsonl"))
+	run, err := results.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("no verdicts of judge %q in %s (run bench judge %s --judge %s first): %v", name, dir, dir, name, err)
+		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var v verdictLine
-		if json.Unmarshal(sc.Bytes(), &v) == nil {
-			out[v.AttemptID] = v.Verdict
-		}
+	vs, ok := run.Verdicts(name)
+	if !ok {
+		return nil, fmt.Errorf("no verdicts of judge %q in %s (run bench judge %s --judge %s first)", name, dir, dir, name)
 	}
-	return out, sc.Err()
+	return vs, nil
 }
 
 func printAgreement(c *cobra.Command, dir, a, b string) error {

@@ -20,7 +20,6 @@ import (
 
 // Exit codes (DESIGN.md "The CLI").
 const (
-	exitOK        = 0
 	exitGate      = 1
 	exitUsage     = 2
 	exitInfra     = 3

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/results"
-	"webbench/runner"
 )
 
 func init() { extraCommands = append(extraCommands, mergeCmd) }
@@ -21,75 +20,30 @@ func mergeCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "merge --out DIR SHARD_DIR...",
 		Short: "Join shard run directories of one plan into one run directory",
-		Long: "Refuses shards of different plans (suite, tasks, reps, variants, seed) or schema versions. Records are\n" +
-			"appended in shard order; trajectories and screenshots are copied; ablation.json is carried over.",
+		Long: "Refuses shards of different plans (suite, suite options, tasks, reps, variants, seed, ablation\n" +
+			"parameters). Records are appended in shard order; trajectories and screenshots are copied; the manifest\n" +
+			"is the first shard's (schema version 1 shards are converted).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr("--out is required")
 			}
-			var first *runner.Manifest
-			var metaRaw []byte
+			shards := make([]*results.Run, 0, len(args))
 			for _, d := range args {
-				var m runner.Manifest
-				if err := readJSON(filepath.Join(d, results.ManifestFile), &m); err != nil {
+				run, err := results.Open(d)
+				if err != nil {
 					return usageErr("%s: not a run directory: %v", d, err)
 				}
-				if m.SchemaVersion != results.SchemaVersion {
-					return usageErr("%s: schema_version %d, this bench writes %d", d, m.SchemaVersion, results.SchemaVersion)
-				}
-				if first == nil {
-					first = &m
-				} else if !samePlan(first.Plan, m.Plan) {
+				if len(shards) > 0 && !samePlan(shards[0].Manifest.Plan, run.Manifest.Plan) {
 					return usageErr("%s: its plan differs from %s's (mixed specs cannot be merged)", d, args[0])
 				}
-				if b, err := os.ReadFile(filepath.Join(d, ablationFile)); err == nil {
-					if metaRaw != nil && string(b) != string(metaRaw) {
-						return usageErr("%s: its %s differs from the first shard's", d, ablationFile)
-					}
-					metaRaw = b
-				}
+				shards = append(shards, run)
 			}
-			w, err := results.OpenWriter(out)
+			n, err := mergeInto(out, shards)
 			if err != nil {
-				return withCode(exitInfra, err)
+				return err
 			}
-			defer w.Close()
-			have, err := results.ReadAttempts(out)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			n := 0
-			for _, d := range args {
-				rr, err := results.ReadAttempts(d)
-				if err != nil {
-					return usageErr("%v", err)
-				}
-				for _, r := range rr.Records {
-					if old, ok := have.Latest[r.AttemptID]; ok && reflect.DeepEqual(old, r) {
-						continue
-					}
-					if err := w.Append(r); err != nil {
-						return withCode(exitInfra, err)
-					}
-					n++
-				}
-				for _, sub := range []string{results.TrajectoriesDir, results.ScreenshotsDir} {
-					if err := copyTree(filepath.Join(d, sub), filepath.Join(out, sub)); err != nil {
-						return withCode(exitInfra, err)
-					}
-				}
-			}
-			m := *first
-			m.Shard = fmt.Sprintf("merged from %d shard(s)", len(args))
-			if err := w.WriteJSON(results.ManifestFile, m); err != nil {
-				return withCode(exitInfra, err)
-			}
-			if metaRaw != nil {
-				if err := w.WriteFile(ablationFile, metaRaw); err != nil {
-					return withCode(exitInfra, err)
-				}
-			}
+			first := shards[0].Manifest
 			fmt.Fprintf(c.OutOrStdout(), "merged %d record(s) from %d shard(s) into %s\n", n, len(args), out)
 			if got, err := results.ReadAttempts(out); err == nil && len(got.Latest) < first.Plan.Attempts {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
@@ -102,8 +56,45 @@ func mergeCmd() *cobra.Command {
 	return c
 }
 
-// samePlan compares two plans as JSON (variants with their settings, tasks, reps, seed).
-func samePlan(a, b runner.PlanManifest) bool {
+// mergeInto appends the shards' records (those not already in out) to out, copies their trajectories and
+// screenshots, and writes the first shard's manifest; it returns the number of records appended.
+func mergeInto(out string, shards []*results.Run) (int, error) {
+	w, err := results.OpenWriter(out)
+	if err != nil {
+		return 0, withCode(exitInfra, err)
+	}
+	defer w.Close()
+	have, err := results.ReadAttempts(out)
+	if err != nil {
+		return 0, usageErr("%v", err)
+	}
+	n := 0
+	for _, run := range shards {
+		for _, r := range run.Records {
+			if old, ok := have.Latest[r.AttemptID]; ok && reflect.DeepEqual(old, r) {
+				continue
+			}
+			if err := w.Append(r); err != nil {
+				return n, withCode(exitInfra, err)
+			}
+			n++
+		}
+		for _, sub := range []string{results.TrajectoriesDir, results.ScreenshotsDir} {
+			if err := copyTree(filepath.Join(run.Dir, sub), filepath.Join(out, sub)); err != nil {
+				return n, withCode(exitInfra, err)
+			}
+		}
+	}
+	m := *shards[0].Manifest
+	m.Shard = fmt.Sprintf("merged from %d shard(s)", len(shards))
+	if err := results.WriteManifest(out, &m); err != nil {
+		return n, withCode(exitInfra, err)
+	}
+	return n, nil
+}
+
+// samePlan compares two plans as JSON (variants with their settings, tasks, reps, seed, ablation parameters).
+func samePlan(a, b results.Plan) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)

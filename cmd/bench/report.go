@@ -30,7 +30,9 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			if _, err := os.Stat(filepath.Join(dir, ablationFile)); err != nil {
+			if m, err := results.ReadManifest(dir); err != nil {
+				return usageErr("%v", err)
+			} else if m.Plan.Ablation == nil {
 				return renderRunReport(c, r, dir, o.judge)
 			}
 			a, recs, err := analyzeDir(dir, o)
@@ -47,7 +49,7 @@ func reportCmd() *cobra.Command {
 	return c
 }
 
-// analysisOpts are the choices of an ablation run's analysis beyond its ablation.json: BH and CMH p-values, a
+// analysisOpts are the choices of an ablation run's analysis beyond its manifest's plan: BH and CMH p-values, a
 // gate margin (0: the run's own), and the re-judge whose verdicts are analysed ("": the run's own).
 type analysisOpts struct {
 	bh, cmh     bool
@@ -69,16 +71,16 @@ func printRunReport(c *cobra.Command, dir, format string) error {
 
 // renderRunReport renders the per-variant summary of the run in dir (with the verdicts of judgeName) with r.
 func renderRunReport(c *cobra.Command, r ablation.Renderer, dir, judgeName string) error {
-	rr, err := results.ReadAttempts(dir)
+	run, err := results.Open(dir)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if rr.TornTail {
+	if run.TornTail {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", dir, results.AttemptsFile)
 	}
-	recs, err := ablation.WithJudge(rr.Final(), judgeName)
+	recs, err := run.Attempts(judgeName)
 	if err != nil {
-		return usageErr("%s: %v", dir, err)
+		return usageErr("%v", err)
 	}
 	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: dir, Arms: ablation.Summarize(recs)}))
 }

@@ -32,14 +32,19 @@ func (f *suiteFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.staleDates, "stale-dates", "", "WebVoyager tasks naming past dates: skip|shift|keep")
 }
 
-func (f *suiteFlags) open() (suites.Suite, []suites.Task, error) {
+// options are the suite options the flags set (the empty ones left out).
+func (f *suiteFlags) options() suites.Options {
 	opts := suites.Options{}
 	for k, v := range map[string]string{"tasks_file": f.tasksFile, "answers": f.answers, "stale_dates": f.staleDates} {
 		if v != "" {
 			opts[k] = v
 		}
 	}
-	s, err := suites.Open(f.suite, opts)
+	return opts
+}
+
+func (f *suiteFlags) open() (suites.Suite, []suites.Task, error) {
+	s, err := suites.Open(f.suite, f.options())
 	if err != nil {
 		return nil, nil, usageErr("%v", err)
 	}
@@ -78,7 +83,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.noEvaluate, "disable-evaluate", false, "remove browser_evaluate from the agent's tools")
 }
 
-func (f *runFlags) options(spec any) (runner.Options, error) {
+func (f *runFlags) options() (runner.Options, error) {
 	sh, err := runner.ParseShard(f.shard)
 	if err != nil {
 		return runner.Options{}, usageErr("%v", err)
@@ -88,7 +93,7 @@ func (f *runFlags) options(spec any) (runner.Options, error) {
 		out = filepath.Join("runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
-		Chromium: f.chromium, BrowserEndpoint: f.wsURL, MaxCostUSD: f.maxCost, Spec: spec, Screenshots: f.screenshots,
+		Chromium: f.chromium, BrowserEndpoint: f.wsURL, MaxCostUSD: f.maxCost, Screenshots: f.screenshots,
 		Trace: f.trace, DisableEvaluate: f.noEvaluate}, nil
 }
 
@@ -99,7 +104,6 @@ func runCmd() *cobra.Command {
 	var model, baseURL, profile, guards, prompt, seed string
 	var baseSeed int64
 	var timeout, callTimeout time.Duration
-	var maxConns int
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Run one agent configuration over a suite and report",
@@ -115,7 +119,6 @@ func runCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			m.CallTimeout = callTimeout
-			m.MaxConnections = maxConns
 			g, err := guard.Parse(guards)
 			if err != nil {
 				return usageErr("--guards: %v", err)
@@ -130,11 +133,9 @@ func runCmd() *cobra.Command {
 			if err := validateVariants([]runner.Variant{v}); err != nil {
 				return err
 			}
-			plan := runner.Plan{Suite: s.Name(), Tasks: tasks, Reps: reps, Variants: []runner.Variant{v}, BaseSeed: baseSeed}
-			spec := map[string]any{"command": "run", "suite": sf.suite, "tasks": sf.tasks, "reps": reps,
-				"tasks_file": sf.tasksFile, "answers": sf.answers, "stale_dates": sf.staleDates,
-				"model": m.String(), "guards": guards, "seed": baseSeed}
-			opts, err := rf.options(spec)
+			plan := runner.Plan{Suite: s.Name(), SuiteOptions: sf.options(), TaskFilter: sf.tasks, Tasks: tasks,
+				Reps: reps, Variants: []runner.Variant{v}, BaseSeed: baseSeed}
+			opts, err := rf.options()
 			if err != nil {
 				return err
 			}
@@ -156,7 +157,6 @@ func runCmd() *cobra.Command {
 	c.Flags().Int64Var(&baseSeed, "seed", 1, "base seed; attempt seeds derive from it and pair_id")
 	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
-	c.Flags().IntVar(&maxConns, "max-connections", 0, "concurrent model calls to the endpoint; halved on 429, grown back slowly (0 = workers)")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on one model HTTP call (default 120s); exceeding it is an infrastructure error")
 	return c
 }
@@ -219,11 +219,11 @@ const infraThreshold = 0.10
 // infraGate exits 3 when more than infraThreshold of the run's attempts ended in infrastructure errors after
 // retries: such a run cannot answer its question, whatever its pass rates say.
 func infraGate(c *cobra.Command, dir string) error {
-	rr, err := results.ReadAttempts(dir)
+	run, err := results.Open(dir)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	recs := rr.Final()
+	recs := run.Final()
 	infra := 0
 	for _, r := range recs {
 		if r.Status == results.StatusError && r.ErrorClass == results.ClassInfra {

@@ -1,0 +1,294 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Manifest is manifest.json: the one record of what a run planned and what ran it. Written when a run starts,
+// completed (EndedAt, Summary) when it ends. Schema version 2; version 1 manifests (with their ablation.json)
+// are converted on read (ReadManifest).
+type Manifest struct {
+	SchemaVersion int    `json:"schema_version"`
+	RunID         string `json:"run_id"`
+	// Plan is the plan as expanded: everything a re-run, bench judge and the analysis need.
+	Plan Plan `json:"plan"`
+	// Versions of the harness and the stack.
+	Webbench   string `json:"webbench_version"`
+	GitSHA     string `json:"git_sha,omitempty"`
+	GoVersion  string `json:"go_version"`
+	Playwright string `json:"playwright_version,omitempty"`
+	Chromium   string `json:"chromium_version,omitempty"`
+	Host       string `json:"host"`
+	// StartedAt and EndedAt are RFC 3339 times; EndedAt is empty while the run is going (or was killed).
+	StartedAt string `json:"started_at"`
+	EndedAt   string `json:"ended_at,omitempty"`
+	// Shard is "i/n", or "merged from N shard(s)" after bench merge.
+	Shard string `json:"shard"`
+	// Summary is filled at the end of a run.
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// Summary is what one invocation of the runner did: attempt counts of the (sharded) plan. The JSON field names
+// are the Go names (Planned, Skipped, …), as schema version 1 wrote them.
+type Summary struct {
+	Planned, Skipped, Ran, Passed, Failed, Errors int
+	// Stopped is set when the run stopped early (quota, cost limit, interrupt) and says why.
+	Stopped string
+}
+
+// Plan is the expanded plan: suite and its options, tasks, reps, base seed, the arms as data, and for an
+// ablation its analysis parameters.
+type Plan struct {
+	Suite string `json:"suite"`
+	// SuiteOptions are the options the suite was opened with (suites.Options: tasks_file, answers,
+	// stale_dates, …), so bench judge and re-runs open the same tasks.
+	SuiteOptions map[string]string `json:"suite_options,omitempty"`
+	// TaskFilter is the task selection as given (comma-separated globs; "" = all).
+	TaskFilter string `json:"task_filter,omitempty"`
+	// Tasks are the selected task ids, in plan order.
+	Tasks []string `json:"tasks"`
+	// TaskTags maps a task id to its tags (suites.Task.Tags); a guard's target tasks are those tagged with it.
+	TaskTags map[string][]string `json:"task_tags,omitempty"`
+	Reps     int                 `json:"reps"`
+	// BaseSeed is the base seed; attempt seeds derive from it and pair_id (runner.Seed).
+	BaseSeed int64 `json:"base_seed"`
+	// Baseline names the arm the others are compared with: the ablation's baseline, or the only variant.
+	Baseline string `json:"baseline"`
+	// Variants are the arms in plan order, the baseline first.
+	Variants []Variant `json:"variants"`
+	// Attempts is the number of planned attempts of the whole (unsharded) plan.
+	Attempts int `json:"attempts"`
+	// Ablation holds the analysis parameters of a bench ablate run; nil for bench run.
+	Ablation *Ablation `json:"ablation,omitempty"`
+}
+
+// Variant is one arm as data: its name, model, guard switches, prompt, budgets, seed mode and scope.
+type Variant struct {
+	Name   string          `json:"name"`
+	Model  Model           `json:"model"`
+	Guards map[string]bool `json:"guards"`
+	// PromptFile is the system prompt file ("" = the embedded default); PromptSHA256 the SHA-256 of its text
+	// (agent.PromptSHA256), hex.
+	PromptFile   string `json:"prompt,omitempty"`
+	PromptSHA256 string `json:"prompt_sha256,omitempty"`
+	// MaxSteps and Timeout override the agent's budgets (0 = the task's or the agent's default).
+	MaxSteps int           `json:"max_steps,omitempty"`
+	Timeout  time.Duration `json:"timeout,omitempty"`
+	// Seed is the seed mode: "" derives the seed from pair_id and the base seed, "none" sends none, a number
+	// fixes it.
+	Seed string `json:"seed,omitempty"`
+	// Scope is "all", "target" or "union of variant targets" (an ablation baseline); "" for bench run.
+	Scope string `json:"scope,omitempty"`
+	// Switched lists the guards this arm switches relative to the baseline (ablation.Arms.Switched).
+	Switched []string `json:"switched,omitempty"`
+	// TargetTasks are the task ids the arm runs on, sorted; null (nil) means every task of the plan, [] none.
+	TargetTasks []string `json:"target_tasks"`
+}
+
+// Model selects the model of an arm. Kind "scripted" runs the scripted policy in-process with Profile; kind
+// "openai" talks to BaseURL (any OpenAI-compatible endpoint) with the key from the environment variable
+// APIKeyEnv. The key itself is never recorded.
+type Model struct {
+	Kind    string `json:"kind" yaml:"kind"`
+	Name    string `json:"name" yaml:"name"`
+	BaseURL string `json:"base_url,omitempty" yaml:"base_url"`
+	// Profile is the scripted policy's fault profile: a name (clean, observed, harsh) or a YAML file.
+	Profile   string   `json:"profile,omitempty" yaml:"profile"`
+	APIKeyEnv string   `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	Temp      *float32 `json:"temperature,omitempty" yaml:"temperature"`
+	TopP      *float32 `json:"top_p,omitempty" yaml:"top_p"`
+	MaxTokens *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`
+	// PriceIn and PriceOut are USD per million prompt / completion tokens (0 = unknown).
+	PriceIn  float64 `json:"price_in,omitempty" yaml:"price_in"`
+	PriceOut float64 `json:"price_out,omitempty" yaml:"price_out"`
+	// CallTimeout bounds one model HTTP call including reading its body (0 = the client's 120 s); a call that
+	// exceeds it is an infrastructure error (retried).
+	CallTimeout time.Duration `json:"call_timeout,omitempty" yaml:"call_timeout"`
+}
+
+// String is "scripted:PROFILE" or "KIND:NAME" (no URL, no key): the model field of attempt records.
+func (m Model) String() string {
+	if m.Kind == "scripted" {
+		return "scripted:" + m.Profile
+	}
+	return m.Kind + ":" + m.Name
+}
+
+// Ablation is what the analysis of a bench ablate run needs beyond the plan's arms (STATS.md).
+type Ablation struct {
+	// Spec is the spec file's path as given on the command line.
+	Spec string `json:"spec"`
+	// Alpha is the two-sided level of every test, Power the target power, MinEffect the failure-rate change
+	// the power analysis asks about (ablation.Inputs).
+	Alpha     float64 `json:"alpha"`
+	Power     float64 `json:"power"`
+	MinEffect float64 `json:"min_effect"`
+	// FailIfWorse is the gate margin the run was made with (0 = none), so reports show the gate.
+	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
+	// Warnings were found while expanding the spec (e.g. a variant identical to the baseline).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// VariantNames lists the arms' names in plan order.
+func (p Plan) VariantNames() []string {
+	out := make([]string, 0, len(p.Variants))
+	for _, v := range p.Variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// Variant returns the arm named name.
+func (p Plan) Variant(name string) (Variant, bool) {
+	for _, v := range p.Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// Switched maps every arm that switches guards to them (ablation.Inputs.Switched).
+func (p Plan) Switched() map[string][]string {
+	out := map[string][]string{}
+	for _, v := range p.Variants {
+		if len(v.Switched) > 0 {
+			out[v.Name] = v.Switched
+		}
+	}
+	return out
+}
+
+// Targets maps every arm restricted to some tasks to their ids (ablation.Inputs.Targets); arms on all tasks
+// are absent.
+func (p Plan) Targets() map[string][]string {
+	out := map[string][]string{}
+	for _, v := range p.Variants {
+		if v.TargetTasks != nil {
+			out[v.Name] = v.TargetTasks
+		}
+	}
+	return out
+}
+
+// ErrNoManifest is wrapped by Open and ReadManifest when the directory has no manifest.json (it also matches
+// os.ErrNotExist).
+var ErrNoManifest = errors.New("not a run directory (no " + ManifestFile + ")")
+
+// ErrBadManifest is wrapped by Open and ReadManifest when manifest.json (or a version 1 ablation.json) cannot be
+// read as a manifest: malformed JSON, a field of the wrong type, an unknown field or schema version.
+var ErrBadManifest = errors.New("bad manifest")
+
+type noManifestError struct{ path string }
+
+func (e noManifestError) Error() string { return e.path + ": " + ErrNoManifest.Error() }
+func (e noManifestError) Is(t error) bool {
+	return t == ErrNoManifest || t == os.ErrNotExist
+}
+
+// ReadManifest reads dir/manifest.json. Version 2 is decoded strictly (unknown fields are errors); version 1 is
+// converted, with dir/ablation.json when present (readV1). Errors name the file, the line and the field.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, noManifestError{path}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, badManifest(path, b, err)
+	}
+	switch head.SchemaVersion {
+	case SchemaVersion:
+		var m Manifest
+		if err := decodeStrict(b, &m); err != nil {
+			return nil, badManifest(path, b, err)
+		}
+		if err := m.validate(); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrBadManifest, path, err)
+		}
+		return &m, nil
+	case schemaV1:
+		return readV1(dir, path, b)
+	}
+	return nil, fmt.Errorf("%w: %s: schema_version %d, this bench reads 1 and %d", ErrBadManifest, path,
+		head.SchemaVersion, SchemaVersion)
+}
+
+// validate checks what every manifest must hold.
+func (m *Manifest) validate() error {
+	switch {
+	case m.Plan.Suite == "":
+		return errors.New("field plan.suite is empty")
+	case len(m.Plan.Variants) == 0:
+		return errors.New("field plan.variants is empty")
+	}
+	for i, v := range m.Plan.Variants {
+		if v.Name == "" {
+			return fmt.Errorf("field plan.variants[%d].name is empty", i)
+		}
+	}
+	if _, ok := m.Plan.Variant(m.Plan.Baseline); !ok {
+		return fmt.Errorf("field plan.baseline %q names no variant", m.Plan.Baseline)
+	}
+	return nil
+}
+
+// WriteManifest writes m to dir/manifest.json atomically, as schema version SchemaVersion.
+func WriteManifest(dir string, m *Manifest) error {
+	m.SchemaVersion = SchemaVersion
+	return WriteJSONFile(filepath.Join(dir, ManifestFile), m)
+}
+
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+func badManifest(path string, b []byte, err error) error {
+	return fmt.Errorf("%w: %s", ErrBadManifest, jsonError(path, b, 0, err))
+}
+
+// jsonError words a decoding error of b (read from path, starting at line firstLine; 0 = count lines of b) as
+// "path:line: field F: …". Line numbers are 1-based.
+func jsonError(path string, b []byte, firstLine int, err error) string {
+	var off int64 = -1
+	field := ""
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off, field = te.Offset, te.Field
+	}
+	loc := path
+	if firstLine > 0 {
+		loc = fmt.Sprintf("%s:%d", path, firstLine)
+	} else if off >= 0 {
+		loc = fmt.Sprintf("%s:%d", path, 1+bytes.Count(b[:min(int(off), len(b))], []byte{'\n'}))
+	}
+	msg := err.Error()
+	if field != "" {
+		return fmt.Sprintf("%s: field %s: %s", loc, field, msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, msg)
+}

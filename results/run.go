@@ -1,0 +1,191 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"webbench/judge"
+)
+
+// OriginalJudge names the verdicts recorded during the run in (*Run).Attempts and bench judge --agreement.
+const OriginalJudge = "original"
+
+// Run is a run directory read back: its manifest, its attempt records (re-judged verdicts attached) and, on
+// demand, trajectories and screenshots. Every command and report reads runs through Open.
+type Run struct {
+	// Dir is the run directory as given to Open.
+	Dir string
+	// Manifest is the plan and provenance (schema version 1 converted).
+	Manifest *Manifest
+	// Records are all lines of attempts.jsonl in file order, retries included.
+	Records []Attempt
+	// TornTail is true when the last line of attempts.jsonl was incomplete and was ignored.
+	TornTail bool
+
+	latest   map[string]Attempt
+	order    []string
+	verdicts map[string]map[string]judge.Verdict
+}
+
+// Open reads the run directory dir: manifest.json (ReadManifest: version 1 with its ablation.json converted),
+// attempts.jsonl (ReadAttempts) and every verdicts-<judge>.jsonl, whose verdicts are attached to the final
+// records' Verdicts by judge name. Trajectories are read lazily (Trajectory). Errors name the file, the line and
+// the field; a directory without manifest.json is ErrNoManifest.
+func Open(dir string) (*Run, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := ReadAttempts(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, Manifest: m, Records: rr.Records, TornTail: rr.TornTail, latest: rr.Latest, order: rr.Order,
+		verdicts: map[string]map[string]judge.Verdict{}}
+	files, err := filepath.Glob(filepath.Join(dir, "verdicts-*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "verdicts-"), ".jsonl")
+		vs, err := readVerdicts(f)
+		if err != nil {
+			return nil, err
+		}
+		r.verdicts[name] = vs
+		for id, v := range vs {
+			a, ok := r.latest[id]
+			if !ok {
+				continue
+			}
+			if a.Verdicts == nil {
+				a.Verdicts = map[string]judge.Verdict{}
+			}
+			a.Verdicts[name] = v
+			r.latest[id] = a
+		}
+	}
+	return r, nil
+}
+
+// Final returns the latest record of every attempt id, in order of first appearance, with Verdicts attached.
+func (r *Run) Final() []Attempt {
+	out := make([]Attempt, 0, len(r.order))
+	for _, id := range r.order {
+		out = append(out, r.latest[id])
+	}
+	return out
+}
+
+// Latest returns the final record of attempt id.
+func (r *Run) Latest(id string) (Attempt, bool) {
+	a, ok := r.latest[id]
+	return a, ok
+}
+
+// Judges lists the names of the judges with a verdicts-<judge>.jsonl in the run directory, sorted.
+func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
+
+// Attempts returns the final records as judged by judgeName: "" or OriginalJudge returns them as recorded;
+// another name replaces Verdict, Status and ErrorClass of every pass/fail record by that judge's re-scored
+// verdict (pass; fail with class agent; error with class judge when the verdict is a judge error; error with
+// class judge "no verdict of judge X" when the judge skipped the attempt). Records with status error are kept
+// as recorded (bench judge does not re-score them). FailureMode is the recorded one, cleared when the new status
+// is pass, and wrong_answer when a recorded pass is now a fail (only the runner can classify other failures). An unknown judge name is an error listing the known ones.
+func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
+	recs := r.Final()
+	if judgeName == "" || judgeName == OriginalJudge {
+		return recs, nil
+	}
+	vs, ok := r.verdicts[judgeName]
+	if !ok {
+		return nil, fmt.Errorf("%s has no verdicts of judge %q (run bench judge %s --judge %s first; it has: %s)",
+			r.Dir, judgeName, r.Dir, judgeName, strings.Join(append([]string{OriginalJudge}, r.Judges()...), ", "))
+	}
+	for i, a := range recs {
+		if !a.Done() {
+			continue
+		}
+		v, ok := vs[a.AttemptID]
+		if !ok {
+			v = judge.Verdict{Judge: judgeName, Error: "no verdict of judge " + judgeName + " for this attempt"}
+		}
+		a.Verdict = v
+		switch {
+		case v.Error != "":
+			a.Status, a.ErrorClass, a.Error = StatusError, ClassJudge, v.Error
+		case v.Pass:
+			a.Status, a.ErrorClass = StatusPass, ""
+			a.FailureMode = ""
+		default:
+			if a.Status == StatusPass {
+				// The run's own judge passed it: the agent's answer or end state is what the re-judge rejects.
+				a.FailureMode = "wrong_answer"
+			}
+			a.Status, a.ErrorClass = StatusFail, ClassAgent
+		}
+		recs[i] = a
+	}
+	return recs, nil
+}
+
+// Trajectory reads the trajectory of attempt id (the final record's Trajectory path). An attempt without one
+// (an infrastructure error before the agent ran) is an error wrapping os.ErrNotExist.
+func (r *Run) Trajectory(id string) (*Trajectory, error) {
+	a, ok := r.latest[id]
+	if !ok {
+		return nil, fmt.Errorf("%s: no attempt %s", r.Dir, id)
+	}
+	if a.Trajectory == "" {
+		return nil, fmt.Errorf("%s: attempt %s has no trajectory: %w", r.Dir, id, os.ErrNotExist)
+	}
+	p := filepath.Join(r.Dir, a.Trajectory)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var t Trajectory
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("malformed trajectory: %s", jsonError(p, b, 0, err))
+	}
+	return &t, nil
+}
+
+// Screenshots returns the paths (joined to Dir) of the screenshots kept for attempt id, oldest first; none when
+// the run kept none.
+func (r *Run) Screenshots(id string) ([]string, error) {
+	t, err := r.Trajectory(id)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(t.Screenshots))
+	for _, rel := range t.Screenshots {
+		out = append(out, filepath.Join(r.Dir, filepath.FromSlash(rel)))
+	}
+	return out, nil
+}
+
+// Verdicts returns the verdicts of judgeName by attempt id: OriginalJudge gives the recorded verdicts of the
+// pass/fail attempts; another name the verdicts-<judge>.jsonl ones (false when there is no such file).
+func (r *Run) Verdicts(judgeName string) (map[string]judge.Verdict, bool) {
+	if judgeName == OriginalJudge {
+		out := map[string]judge.Verdict{}
+		for _, a := range r.Final() {
+			if a.Done() {
+				out[a.AttemptID] = a.Verdict
+			}
+		}
+		return out, true
+	}
+	vs, ok := r.verdicts[judgeName]
+	return vs, ok
+}

@@ -1,0 +1,124 @@
+package results
+
+import (
+	"encoding/json"
+
+	"webbench/agent/llm"
+)
+
+// Trajectory is the full record of one attempt, trajectories/<attempt_id>.json: every step, with model request
+// summaries, responses, raw and model-facing tool results, guard events and timings. The agent loop produces
+// it (agent.Agent.Run); the runner adds what only it knows, the environment's final State and the kept
+// Screenshots, before writing it. Read back with (*Run).Trajectory.
+type Trajectory struct {
+	SchemaVersion int    `json:"schema_version"`
+	TaskID        string `json:"task_id"`
+	Goal          string `json:"goal"`
+	// SystemPromptSHA256 identifies the system prompt text (hex SHA-256).
+	SystemPromptSHA256 string `json:"system_prompt_sha256"`
+	// FirstObservation is the formatted page observation sent with the goal.
+	FirstObservation string  `json:"first_observation"`
+	Steps            []*Step `json:"steps"`
+	// Finish is how the loop ended (after OnFinish hooks).
+	Finish FinishRecord `json:"finish"`
+	// Events are all guard events, in order.
+	Events []Event `json:"events"`
+	// GuardCounts counts guard events by guard name.
+	GuardCounts map[string]int `json:"guard_counts"`
+	// Usage sums token usage over all model calls.
+	Usage llm.Usage `json:"usage"`
+	// DurationMS is the agent loop's wall time, ms.
+	DurationMS int64 `json:"duration_ms"`
+	// State is the app's final state (Zoo) for the state judge and re-scoring; set by the runner.
+	State json.RawMessage `json:"state,omitempty"`
+	// Screenshots are the kept screenshots' paths relative to the run directory, oldest first; set by the runner.
+	Screenshots []string `json:"screenshots,omitempty"`
+}
+
+// FinishRecord is the serialisable form of how the loop ended (agent.Finish).
+type FinishRecord struct {
+	Reason        string       `json:"reason"`
+	Output        string       `json:"output,omitempty"`
+	Final         *FinalAnswer `json:"final,omitempty"`
+	RecoveredFrom string       `json:"recovered_from,omitempty"`
+	// Error is a harness or model error that ended the attempt.
+	Error string `json:"error,omitempty"`
+	// ErrorClass classifies Error: "infra", "agent", "quota", "context_overflow".
+	ErrorClass string `json:"error_class,omitempty"`
+}
+
+// FinalAnswer is the agent's closing JSON object (DESIGN.md "Final answer").
+type FinalAnswer struct {
+	OK    bool    `json:"ok"`
+	Final string  `json:"final"`
+	Page  string  `json:"page"`
+	Error *string `json:"error"`
+}
+
+// ToolCall is one tool call of a model response. Args is the raw JSON arguments string as the model sent it.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Args string `json:"args"`
+}
+
+// Event is a guard action, the mechanism evidence of an ablation. Step is the 0-based step index; AtMS the
+// time since the attempt started, ms.
+type Event struct {
+	Guard  string `json:"guard"`
+	Action string `json:"action"`
+	Detail string `json:"detail,omitempty"`
+	Step   int    `json:"step"`
+	AtMS   int64  `json:"at_ms"`
+}
+
+// Step is one model call and the tool calls it made.
+type Step struct {
+	Index int `json:"index"`
+	// Request summarises what was sent: message count, tool names offered (none when withheld), system sections.
+	Request RequestSummary `json:"request"`
+	// Content is the assistant message text; ToolCalls its tool calls.
+	Content   string     `json:"content"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// FinishReason as the endpoint reported it.
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Usage        llm.Usage `json:"usage"`
+	// ModelMS is the model call's wall time, ms.
+	ModelMS int64 `json:"model_ms"`
+	// Results of the tool calls, in order (raw and model-facing).
+	Results []*ToolRecord `json:"results,omitempty"`
+	// Events are the guard events of this step.
+	Events []Event `json:"events,omitempty"`
+	// Stalled reports whether the iteration counted as stalled; Progress whether it had a successful action.
+	Stalled  bool `json:"stalled"`
+	Progress bool `json:"progress"`
+	// Recovery marks the extra model call made by an OnFinish hook.
+	Recovery bool `json:"recovery,omitempty"`
+}
+
+// RequestSummary describes a model request without repeating the conversation.
+type RequestSummary struct {
+	Messages       int      `json:"messages"`
+	Tools          []string `json:"tools"`
+	ToolsWithheld  bool     `json:"tools_withheld,omitempty"`
+	SystemSections []string `json:"system_sections,omitempty"`
+	// Appended is the text of user messages added for this request (recovery turns).
+	Appended []string `json:"appended,omitempty"`
+}
+
+// ToolRecord is one executed tool call in the trajectory.
+type ToolRecord struct {
+	Call ToolCall `json:"call"`
+	// Raw is the tool's output as produced; Text what the model was shown (after guards' rewrites).
+	Raw    string `json:"raw"`
+	Text   string `json:"text"`
+	Failed bool   `json:"failed"`
+	// Action is whether it counted as a browser action for the stall detector.
+	Action bool `json:"action"`
+	// SnapshotBytes is the size of the snapshot in the result, bytes (0 when none).
+	SnapshotBytes int `json:"snapshot_bytes"`
+	// DurationMS is the tool call's wall time, ms.
+	DurationMS int64 `json:"duration_ms"`
+	// Refreshed is true when a fresh snapshot was appended (stale_ref_refresh).
+	Refreshed bool `json:"refreshed,omitempty"`
+}
