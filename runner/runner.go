@@ -404,7 +404,7 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion}
 	rec.CostUSD = af.client.Cost(tr.Usage)
 	rec.GuardEvents = tr.GuardCounts
-	rec.FinishReason = tr.Finish.Reason
+	rec.FinishReason = results.FinishReason(tr.Finish.Reason)
 	rec.RecoveredFrom = tr.Finish.RecoveredFrom
 	if f := tr.Finish.Final; f != nil {
 		rec.Final, rec.OK = f.Final, f.OK

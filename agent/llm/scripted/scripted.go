@@ -240,9 +240,10 @@ func (c *conv) response(req *openai.ChatCompletionRequest, rep reply) response {
 	completion := len(rep.content)
 	for j, tc := range rep.calls {
 		args, _ := json.Marshal(tc.args)
+		name := c.wireName(tc.name)
 		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: "call_" + c.id(fmt.Sprint("call", j), 12),
-			Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: tc.name, Arguments: string(args)}})
-		completion += len(tc.name) + len(args)
+			Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: string(args)}})
+		completion += len(name) + len(args)
 	}
 	finish := "stop"
 	if len(rep.calls) > 0 {
