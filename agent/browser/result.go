@@ -308,9 +308,6 @@ func (s Snapshot) Nodes() []RefNode {
 	return out
 }
 
-// Refs returns the refs of the snapshot in document order.
-func (s Snapshot) Refs() []string { return Refs(s.YAML) }
-
 // InteractiveRoles are the ARIA widget roles that make a snapshot actionable (GUARDS.md §4), the one list the
 // snapshot_ready guard, the empty_snapshot failure mode and the scripted policy share.
 var InteractiveRoles = []string{"button", "link", "textbox", "searchbox", "checkbox", "radio", "switch", "combobox",

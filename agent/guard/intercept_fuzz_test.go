@@ -20,7 +20,7 @@ func FuzzParseIntercept(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		_, _ = ParseIntercept(text)
 		in := browser.Result{Error: text, URL: "u"}
-		out, ok := CondenseIntercept(in)
+		out, _, ok := CondenseIntercept(in)
 		if !ok && out.Format() != in.Format() {
 			t.Fatalf("unparsed result changed")
 		}

@@ -42,12 +42,12 @@ func (g InterceptHint) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res 
 		}
 		return
 	}
-	in, ok := ParseIntercept(res.Result.Error)
+	out, in, ok := CondenseIntercept(res.Result)
 	if !ok {
 		return
 	}
 	before := len(res.Result.Format())
-	res.Result.Error = in.Message()
+	res.Result = out
 	st.pending, st.step = true, a.Step
 	a.Event(NameInterceptHint, "condensed", fmt.Sprintf("bytes_before=%d bytes_after=%d tool=%s target=%s blocker=%s container=%s consent=%t",
 		before, len(res.Result.Format()), tool, in.Target, in.Blocker, in.Container, in.Consent))
@@ -144,15 +144,15 @@ func (in Intercept) Message() string {
 }
 
 // CondenseIntercept returns r with its Error replaced by Intercept.Message() when the error is an intercepted
-// action; the other fields are kept. ok is false (and r is returned as it is) when there is nothing to condense
-// or the log cannot be parsed.
-func CondenseIntercept(r browser.Result) (browser.Result, bool) {
+// action, and the parsed intercept; the other fields are kept. ok is false (and r is returned as it is) when
+// there is nothing to condense or the log cannot be parsed.
+func CondenseIntercept(r browser.Result) (browser.Result, Intercept, bool) {
 	in, ok := ParseIntercept(r.Error)
 	if !ok {
-		return r, false
+		return r, in, false
 	}
 	r.Error = in.Message()
-	return r, true
+	return r, in, true
 }
 
 // element is a parsed HTML start tag from a Playwright element preview.

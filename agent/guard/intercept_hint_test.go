@@ -111,7 +111,7 @@ Call log:
     - waiting 20ms`
 
 func TestInterceptHintRealLogAndGenericBlocker(t *testing.T) {
-	cr, ok := CondenseIntercept(browser.Result{Error: realLog})
+	cr, _, ok := CondenseIntercept(browser.Result{Error: realLog})
 	got := cr.Format()
 	want := "### Error\nClick not delivered: button#go is covered by div.onetrust-pc-dark-filter (inside " +
 		"div#onetrust-consent-sdk). This is a cookie-consent dialog: close it first (prefer 'Reject all' / 'Close'; " +
@@ -124,7 +124,7 @@ func TestInterceptHintRealLogAndGenericBlocker(t *testing.T) {
 	// An icon drawn over its own radio input (Amazon): generic hint, no container.
 	log := "Timeout 5000ms exceeded.\nCall log:\n  - locator resolved to <input type=\"radio\" name=\"shipping\" id=\"ship-fast\" value=\"1\">\n" +
 		"      - <i class=\"a-icon a-icon-radio\"></i> intercepts pointer events\n    - retrying click action"
-	cr, ok = CondenseIntercept(browser.Result{Error: log, URL: "u", Title: "t", Events: []string{"[ERROR] x"}})
+	cr, _, ok = CondenseIntercept(browser.Result{Error: log, URL: "u", Title: "t", Events: []string{"[ERROR] x"}})
 	got = cr.Format()
 	want = "### Error\nClick not delivered: input#ship-fast[type=\"radio\"][name=\"shipping\"] is covered by i.a-icon. " +
 		"Dismiss the overlay first (its close button or Escape), or click the control's visible label when an icon " +
