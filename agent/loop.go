@@ -162,12 +162,14 @@ type loopRun struct {
 	a    *Attempt
 	tr   *Trajectory
 	sess *browser.Session
+	// consecErrors counts consecutive failed tool calls.
+	consecErrors int
 }
 
 // loop runs iterations until an end condition and returns the finish (before OnFinish hooks).
 func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 	a, cfg, tr := r.a, r.cfg, r.tr
-	consecErrors, stalled := 0, 0
+	stalled := 0
 	lastOutput := ""
 	for a.Step < cfg.MaxSteps {
 		if ctx.Err() != nil {
@@ -185,18 +187,7 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		resp, err := r.call(ctx, st, req)
 		a.Step++
 		if err != nil {
-			if ctx.Err() != nil {
-				return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), ErrorAgent)
-			}
-			var le *llm.Error
-			if errors.As(err, &le) && ErrorClass(le.Class) == ErrorContextOverflow {
-				return r.fail(results.FinishContextOverflow, lastOutput, err, ErrorAgent)
-			}
-			class := ErrorInfra
-			if errors.As(err, &le) {
-				class = ErrorClass(le.Class)
-			}
-			return r.fail(results.FinishModelError, lastOutput, err, class)
+			return r.modelFailure(ctx, err, lastOutput)
 		}
 		msg := resp.Message
 		lastOutput = msg.Content
@@ -215,48 +206,11 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		}
 		anyFailed, anyProgress := false, false
 		for _, tc := range msg.ToolCalls {
-			call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
-			res := r.exec(ctx, call)
-			if ctx.Err() != nil && res.Failed() {
-				st.Results = append(st.Results, toolRecord(call, res, false))
-				a.Messages = append(a.Messages, toolMessage(tc.ID, res))
-				return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), ErrorAgent)
+			failed, action, fin := r.tool(ctx, st, tc, lastOutput)
+			if fin != nil {
+				return fin
 			}
-			for _, h := range cfg.Hooks {
-				if x, ok := h.(AfterToolCaller); ok {
-					x.AfterToolCall(a, call, res)
-				}
-			}
-			if res.Failed() && BrowserGone(res.Raw.Error) {
-				st.Results = append(st.Results, toolRecord(call, res, false))
-				a.Messages = append(a.Messages, toolMessage(tc.ID, res))
-				return r.fail(results.FinishBrowserClosed, lastOutput, errors.New(firstLineOf(res.Raw.Error)),
-					ErrorInfra)
-			}
-			if res.RefreshSnapshot {
-				if snap, err := r.sess.Observe(false); err == nil {
-					res.Result.Refreshed = &browser.Snapshot{YAML: snap}
-				}
-			}
-			action := false
-			if res.Failed() {
-				anyFailed = true
-				consecErrors++
-			} else {
-				consecErrors = 0
-				t, _ := browser.LookupTool(call.Name)
-				action = t.Progress
-				for _, h := range cfg.Hooks {
-					if x, ok := h.(ProgressJudge); ok {
-						action = x.IsProgress(a, call, res, action)
-					}
-				}
-				if action {
-					anyProgress = true
-				}
-			}
-			st.Results = append(st.Results, toolRecord(call, res, action))
-			a.Messages = append(a.Messages, toolMessage(tc.ID, res))
+			anyFailed, anyProgress = anyFailed || failed, anyProgress || action
 		}
 		if cfg.Screenshots {
 			_ = r.sess.CaptureForJudge()
@@ -268,7 +222,7 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			stalled++
 			st.Stalled = true
 		}
-		if consecErrors >= cfg.ErrorBudget {
+		if r.consecErrors >= cfg.ErrorBudget {
 			return &Finish{Reason: results.FinishErrorBudget, Output: lastOutput}
 		}
 		if stalled >= cfg.StallLimit {
@@ -276,6 +230,71 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		}
 	}
 	return &Finish{Reason: results.FinishMaxSteps, Output: lastOutput}
+}
+
+// modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
+// context_overflow or model_error with the endpoint's error class.
+func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string) *Finish {
+	if ctx.Err() != nil {
+		return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), ErrorAgent)
+	}
+	var le *llm.Error
+	if errors.As(err, &le) && ErrorClass(le.Class) == ErrorContextOverflow {
+		return r.fail(results.FinishContextOverflow, lastOutput, err, ErrorAgent)
+	}
+	class := ErrorInfra
+	if errors.As(err, &le) {
+		class = ErrorClass(le.Class)
+	}
+	return r.fail(results.FinishModelError, lastOutput, err, class)
+}
+
+// tool executes one tool call of step st, runs the AfterToolCall hooks, appends the refreshed snapshot they
+// asked for, judges progress and records the result in st and the conversation. fin is non-nil when the call
+// ends the attempt (deadline, browser gone).
+func (r *loopRun) tool(ctx context.Context, st *Step, tc openai.ToolCall, lastOutput string) (failed, action bool,
+	fin *Finish) {
+	a, hooks := r.a, r.cfg.Hooks
+	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
+	res := r.exec(ctx, call)
+	record := func(action bool) {
+		st.Results = append(st.Results, toolRecord(call, res, action))
+		a.Messages = append(a.Messages, toolMessage(tc.ID, res))
+	}
+	if ctx.Err() != nil && res.Failed() {
+		record(false)
+		return true, false, r.fail(results.FinishTimeout, lastOutput, ctx.Err(), ErrorAgent)
+	}
+	for _, h := range hooks {
+		if x, ok := h.(AfterToolCaller); ok {
+			x.AfterToolCall(a, call, res)
+		}
+	}
+	if res.Failed() && BrowserGone(res.Raw.Error) {
+		record(false)
+		return true, false, r.fail(results.FinishBrowserClosed, lastOutput, errors.New(firstLineOf(res.Raw.Error)),
+			ErrorInfra)
+	}
+	if res.RefreshSnapshot {
+		if snap, err := r.sess.Observe(false); err == nil {
+			res.Result.Refreshed = &browser.Snapshot{YAML: snap}
+		}
+	}
+	if res.Failed() {
+		r.consecErrors++
+		record(false)
+		return true, false, nil
+	}
+	r.consecErrors = 0
+	def, _ := browser.LookupTool(call.Name)
+	action = def.Progress
+	for _, h := range hooks {
+		if x, ok := h.(ProgressJudge); ok {
+			action = x.IsProgress(a, call, res, action)
+		}
+	}
+	record(action)
+	return false, action, nil
 }
 
 func (r *loopRun) fail(reason results.FinishReason, output string, err error, class ErrorClass) *Finish {
