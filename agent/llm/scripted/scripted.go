@@ -12,10 +12,11 @@
 //   - the task: the first user message starts "Task: <goal>", then a blank line and the first observation;
 //     the goal is matched exactly against the tasks' goals (an unknown goal is answered with
 //     {"ok": false, …, "error": "unknown task"});
-//   - the latest snapshot: the last ```yaml block under a "### Snapshot" header in any user or tool message;
-//     the page URL: the last "- Page URL:" line;
+//   - every user and tool message read back into a result with browser.ParseResult (the inverse of the agent's
+//     formatting; the policy has only the text, as a model does): the latest snapshot is the last whole one of
+//     any such message, the page URL the last one shown;
 //   - its own tool calls and their results (role "tool", matched by tool_call_id): a result is a failure when
-//     it has a "### Error" section. Element tools carry Playwright MCP's `element` description (`role "name"`),
+//     it has an Error. The guards' texts it recognises are the guards' own constants (agent/guard). Element tools carry Playwright MCP's `element` description (`role "name"`),
 //     which is how the policy later recognises which solution step a call was for.
 //
 // Determinism: every draw uses a PRNG seeded from (request seed, step = number of assistant messages so far,
