@@ -408,7 +408,7 @@ func statusText(r results.Attempt) string {
 		s += " (" + string(r.ErrorClass) + ")"
 	}
 	if r.FailureMode != "" && r.Status != results.StatusPass {
-		s += ", " + r.FailureMode
+		s += ", " + string(r.FailureMode)
 	}
 	return s
 }

@@ -84,7 +84,7 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 			a.Passes++
 			v = 1
 		} else if r.FailureMode != "" {
-			a.FailureModes[r.FailureMode]++
+			a.FailureModes[string(r.FailureMode)]++
 		}
 		if r.RecoveredFrom != "" {
 			a.Recovered++

@@ -5,26 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"webbench/agent/browser"
+	"webbench/agent/llm"
+	"webbench/results"
 )
-
-// interactiveRoles are the ARIA widget roles that make a snapshot actionable (GUARDS.md §4).
-const interactiveRoles = `button|link|textbox|searchbox|checkbox|radio|switch|combobox|listbox|option|` +
-	`menuitemcheckbox|menuitemradio|menuitem|tab|slider|spinbutton|treeitem`
-
-// interactiveRefRE matches a snapshot line whose role — anchored at the start of the node, after "- " and an
-// optional YAML quote — is an interactive role, and which carries a ref.
-var interactiveRefRE = regexp.MustCompile(`(?m)^[ \t]*- ['"]?(?:` + interactiveRoles + `)\b[^\n]*\[ref=(?:f\d+)?e\d+\]`)
-
-// HasInteractiveRef reports whether an AI snapshot has at least one actionable element: a node whose role
-// (the first word after "- " and an optional YAML quote) is an ARIA widget role (button, link, textbox,
-// searchbox, checkbox, radio, switch, combobox, listbox, option, menuitem[checkbox|radio], tab, slider,
-// spinbutton, treeitem) and that carries a [ref=…]. A role word inside a name (`- generic "button" [ref=e5]`)
-// does not count; a quoted key (`- 'button "Go"' [ref=e2]`) does. The rule of snapshot_ready, the scripted
-// policy and the empty_snapshot failure mode (GUARDS.md §4, seed 002).
-func HasInteractiveRef(snapshot string) bool { return interactiveRefRE.MatchString(snapshot) }
 
 // evaluateDigits and evaluateSpace normalise browser_evaluate functions for CallKey.
 var (
@@ -38,12 +25,12 @@ var (
 // "#" ('done19' and 'done20' have the same key); other tools compare exactly. Arguments that are not valid JSON
 // are used verbatim.
 func CallKey(call ToolCall) string {
-	name := browser.ToolName(call.Name)
+	name := string(browser.BaseName(call.Name))
 	var args any
 	if err := json.Unmarshal([]byte(call.Args), &args); err != nil {
 		return name + " " + call.Args
 	}
-	if m, ok := args.(map[string]any); ok && name == "browser_evaluate" {
+	if m, ok := args.(map[string]any); ok && name == string(browser.ToolEvaluate) {
 		if fn, ok := m["function"].(string); ok {
 			m["function"] = evaluateDigits.ReplaceAllString(evaluateSpace.ReplaceAllString(fn, ""), "#")
 		}
@@ -61,20 +48,13 @@ func CallKey(call ToolCall) string {
 var consoleLineRE = regexp.MustCompile(`(?i)^\s*(?:-\s*)?(?:new console (?:entries|messages)|console(?: messages| entries| logs| errors| warnings)?\s*[:(]|\d+\s+console\b)`)
 
 // ResultFingerprint is the hex SHA-256 of a model-facing tool result with its volatile parts removed: the
-// "### Events" section, the "### Repeated call" note a guard may have appended, and console-count lines
-// (GUARDS.md §2). Two results with the same fingerprint showed the model the same thing.
-func ResultFingerprint(text string) string {
+// Events, the notes a guard appended ("### Repeated call") and console-count lines (GUARDS.md §2). Two results
+// with the same fingerprint showed the model the same thing.
+func ResultFingerprint(r browser.Result) string {
+	r.Events, r.Notes = nil, nil
 	var b strings.Builder
-	skip := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "### ") {
-			h := strings.TrimSpace(line[4:])
-			skip = h == "Events" || h == "Repeated call"
-			if skip {
-				continue
-			}
-		}
-		if skip || consoleLineRE.MatchString(line) {
+	for _, line := range strings.Split(r.Format(), "\n") {
+		if consoleLineRE.MatchString(line) {
 			continue
 		}
 		b.WriteString(line)
@@ -273,16 +253,16 @@ type Streaks struct {
 	Noop int
 }
 
-// Observe adds one executed call with its model-facing result text and returns the longer streak.
-func (s *Streaks) Observe(call ToolCall, resultText string) int {
-	key, fp := CallKey(call), ResultFingerprint(resultText)
+// Observe adds one executed call with its model-facing result and returns the longer streak.
+func (s *Streaks) Observe(call ToolCall, result browser.Result) int {
+	key, fp := CallKey(call), ResultFingerprint(result)
 	if s.Identical > 0 && key == s.lastKey && fp == s.lastFP {
 		s.Identical++
 	} else {
 		s.Identical = 1
 	}
 	s.lastKey, s.lastFP = key, fp
-	if browser.ToolName(call.Name) == "browser_evaluate" && IsNoopEvaluate(evaluateFunction(call.Args)) {
+	if browser.BaseName(call.Name) == browser.ToolEvaluate && IsNoopEvaluate(evaluateFunction(call.Args)) {
 		s.Noop++
 	} else {
 		s.Noop = 0
@@ -299,23 +279,8 @@ func evaluateFunction(args string) string {
 	return a.Function
 }
 
-// EvaluateFunction returns the "function" argument of browser_evaluate arguments ("" when absent or invalid).
-func EvaluateFunction(args string) string { return evaluateFunction(args) }
-
 // InterceptPhrase is the part of Playwright's call log that identifies a click on a covered element.
 const InterceptPhrase = "intercepts pointer events"
-
-// snapshotBlockRE extracts the YAML of a "### Snapshot" section.
-var snapshotBlockRE = regexp.MustCompile("(?s)### Snapshot\n```yaml\n(.*?)\n```")
-
-// lastSnapshot returns the last snapshot YAML in text, if any.
-func lastSnapshot(text string) (string, bool) {
-	m := snapshotBlockRE.FindAllStringSubmatch(text, -1)
-	if len(m) == 0 {
-		return "", false
-	}
-	return m[len(m)-1][1], true
-}
 
 // evaluateTimeoutRE matches the error of an evaluate that was cut off (evaluate_isolation's message, or CDP's).
 var evaluateTimeoutRE = regexp.MustCompile(`(?i)evaluate (?:timed out|cancelled)|execution was terminated`)
@@ -330,126 +295,140 @@ var evaluateTimeoutRE = regexp.MustCompile(`(?i)evaluate (?:timed out|cancelled)
 // forced finish without an answer), "gave_up" (ok=false), "wrong_answer" (ok=true but the judge said no).
 // It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure or quota error or by
 // Reason "browser_closed" (not an agent failure), and "model_error" for any other model-call error.
-func FailureMode(t *Trajectory, judgePass bool) string {
+func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
 	if judgePass {
 		return ""
 	}
 	f := t.Finish
-	if f.ErrorClass == "infra" || f.ErrorClass == "quota" || f.Reason == "browser_closed" {
-		return "infra"
+	reason, class := f.Reason, f.ErrorClass
+	if class == llm.ErrorInfra || class == llm.ErrorQuota || reason == results.FinishBrowserClosed {
+		return results.ModeInfra
 	}
-	type rec struct {
-		call ToolCall
-		r    *ToolRecord
+	if m := mechanismMode(t, toolRecords(t)); m != "" {
+		return m
 	}
-	var recs []rec
+	switch reason {
+	case results.FinishStalled, results.FinishErrorBudget, results.FinishMaxSteps, results.FinishTimeout,
+		results.FinishContextOverflow:
+		return results.FailureMode(reason)
+	}
+	switch {
+	case class == llm.ErrorContextOverflow:
+		return results.ModeContextOverflow
+	case reason == results.FinishModelError:
+		return results.ModeModelError
+	case f.Final == nil:
+		return results.ModeNoJSON
+	case !f.Final.OK:
+		return results.ModeGaveUp
+	}
+	return results.ModeWrongAnswer
+}
+
+// toolRec is a recorded tool call with its raw result read back into fields (browser.ParseResult).
+type toolRec struct {
+	r   *ToolRecord
+	raw browser.Result
+}
+
+// toolRecords returns the trajectory's tool records in order, their raw results parsed.
+func toolRecords(t *Trajectory) []toolRec {
+	var recs []toolRec
 	for _, st := range t.Steps {
 		if st == nil {
 			continue
 		}
 		for _, r := range st.Results {
 			if r != nil {
-				recs = append(recs, rec{r.Call, r})
+				recs = append(recs, toolRec{r, browser.ParseResult(r.Raw)})
 			}
 		}
 	}
-	text := func(r *ToolRecord) string {
-		if r.Text != "" {
-			return r.Text
-		}
-		return r.Raw
+	return recs
+}
+
+// mechanismMode returns the first of the mechanism failure modes (stale_ref_deadlock, empty_snapshot,
+// intercepted, hung_evaluate, loop) that applies, or "".
+func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
+	f := t.Finish
+	reason := results.FinishReason(f.Reason)
+	isStale := func(x toolRec) bool { return x.r.Failed && strings.Contains(x.raw.Error, browser.StaleRefPhrase) }
+	isAction := func(x toolRec) bool {
+		def, _ := browser.LookupTool(x.r.Call.Name)
+		return !x.r.Failed && (x.r.Action || def.Progress)
 	}
-	isStale := func(r *ToolRecord) bool { return r.Failed && strings.Contains(r.Raw, browser.StaleRefPhrase) }
-	isAction := func(r *ToolRecord) bool {
-		return !r.Failed && (r.Action || browser.ActionTools[browser.ToolName(r.Call.Name)])
-	}
+	isEvaluate := func(name string) bool { return browser.BaseName(name) == browser.ToolEvaluate }
 
 	// stale_ref_deadlock: whichever budget ended it — with one call per iteration the stall limit (3) comes
 	// before the consecutive-error budget (5), so a stale-ref deadlock usually ends as "stalled".
-	if f.Reason == "error_budget" || f.Reason == "stalled" {
+	if reason == results.FinishErrorBudget || reason == results.FinishStalled {
 		n := 0
-		for i := max(0, len(recs)-5); i < len(recs); i++ {
-			if isStale(recs[i].r) {
+		for _, x := range recs[max(0, len(recs)-5):] {
+			if isStale(x) {
 				n++
 			}
 		}
 		if n >= 3 {
-			return "stale_ref_deadlock"
+			return results.ModeStaleRefDeadlock
 		}
 	}
-	// empty_snapshot
-	if f.Final != nil && !f.Final.OK {
-		snap, seen := lastSnapshot(t.FirstObservation)
-		for _, r := range recs {
-			if s, ok := lastSnapshot(text(r.r)); ok {
-				snap, seen = s, true
-			}
-		}
-		if seen && !HasInteractiveRef(snap) {
-			return "empty_snapshot"
-		}
+	if f.Final != nil && !f.Final.OK && lastSnapshotEmpty(t, recs) {
+		return results.ModeEmptySnapshot
 	}
 	// intercepted
 	lastFailed := -1
-	for i, r := range recs {
-		if r.r.Failed {
+	for i, x := range recs {
+		if x.r.Failed {
 			lastFailed = i
 		}
 	}
-	if lastFailed >= 0 && strings.Contains(recs[lastFailed].r.Raw, InterceptPhrase) {
-		recovered := false
-		for _, r := range recs[lastFailed+1:] {
-			if isAction(r.r) {
-				recovered = true
-			}
-		}
-		if !recovered {
-			return "intercepted"
+	if lastFailed >= 0 && strings.Contains(recs[lastFailed].raw.Error, InterceptPhrase) &&
+		!slices.ContainsFunc(recs[lastFailed+1:], isAction) {
+		return results.ModeIntercepted
+	}
+	// hung_evaluate: the loop records the call it cut off at the deadline as a failed result; a call still
+	// unrecorded was running.
+	if reason == results.FinishTimeout && len(recs) > 0 {
+		if last := recs[len(recs)-1].r; last.Failed && isEvaluate(last.Call.Name) {
+			return results.ModeHungEvaluate
 		}
 	}
-	// hung_evaluate
-	if f.Reason == "timeout" && len(recs) > 0 {
-		// The loop records the call it cut off as a failed result.
-		if last := recs[len(recs)-1].r; last.Failed && browser.ToolName(last.Call.Name) == "browser_evaluate" {
-			return "hung_evaluate"
-		}
-	}
-	if f.Reason == "timeout" && len(t.Steps) > 0 {
+	if reason == results.FinishTimeout && len(t.Steps) > 0 {
 		if st := t.Steps[len(t.Steps)-1]; st != nil && len(st.ToolCalls) > len(st.Results) &&
-			browser.ToolName(st.ToolCalls[len(st.Results)].Name) == "browser_evaluate" {
-			return "hung_evaluate"
+			isEvaluate(st.ToolCalls[len(st.Results)].Name) {
+			return results.ModeHungEvaluate
 		}
 	}
 	if n := len(recs); n > 0 {
-		last := recs[n-1].r
-		if browser.ToolName(last.Call.Name) == "browser_evaluate" && last.Failed && evaluateTimeoutRE.MatchString(last.Raw) {
-			return "hung_evaluate"
+		last := recs[n-1]
+		if isEvaluate(last.r.Call.Name) && last.r.Failed && evaluateTimeoutRE.MatchString(last.raw.Error) {
+			return results.ModeHungEvaluate
 		}
 	}
 	// loop
 	var s Streaks
 	streak := 0
-	for _, r := range recs {
-		streak = s.Observe(r.call, r.r.Raw)
+	for _, x := range recs {
+		streak = s.Observe(x.r.Call, x.raw)
 	}
 	if streak >= RepeatWithholdAt {
-		return "loop"
+		return results.ModeLoop
 	}
-	switch f.Reason {
-	case "stalled", "error_budget", "max_steps", "timeout", "context_overflow":
-		return f.Reason
+	return ""
+}
+
+// lastSnapshotEmpty reports whether the last snapshot the model saw (the first observation's, then each
+// model-facing result's, refreshed ones included) had no interactive ref.
+func lastSnapshotEmpty(t *Trajectory, recs []toolRec) bool {
+	snap, seen := browser.ParseResult(t.FirstObservation).LastSnapshot()
+	for _, x := range recs {
+		text := x.r.Text
+		if text == "" {
+			text = x.r.Raw
+		}
+		if s, ok := browser.ParseResult(text).LastSnapshot(); ok {
+			snap, seen = s, true
+		}
 	}
-	if f.ErrorClass == "context_overflow" {
-		return "context_overflow"
-	}
-	if f.Reason == "model_error" {
-		return "model_error"
-	}
-	if f.Final == nil {
-		return "no_json"
-	}
-	if !f.Final.OK {
-		return "gave_up"
-	}
-	return "wrong_answer"
+	return seen && !snap.HasInteractiveRef()
 }

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"webbench/agent/browser"
+	"webbench/results"
 )
 
 // traj builds a trajectory with one step per tool record.
 func traj(reason string, final *FinalAnswer, recs ...*ToolRecord) *Trajectory {
-	t := &Trajectory{Finish: FinishRecord{Reason: reason, Final: final},
+	t := &Trajectory{Finish: FinishRecord{Reason: results.FinishReason(reason), Final: final},
 		FirstObservation: "### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- button \"Go\" [ref=e1]\n```"}
 	for i, r := range recs {
 		t.Steps = append(t.Steps, &Step{Index: i, ToolCalls: []ToolCall{r.Call}, Results: []*ToolRecord{r}})
@@ -18,8 +19,9 @@ func traj(reason string, final *FinalAnswer, recs ...*ToolRecord) *Trajectory {
 }
 
 func rec(name, args, raw string, failed bool) *ToolRecord {
+	def, _ := browser.LookupTool(name)
 	return &ToolRecord{Call: ToolCall{Name: name, Args: args}, Raw: raw, Text: raw, Failed: failed,
-		Action: !failed && browser.ActionTools[name]}
+		Action: !failed && def.Progress}
 }
 
 func stale(ref string) *ToolRecord {
@@ -62,7 +64,7 @@ func TestFailureMode(t *testing.T) {
 		name string
 		t    *Trajectory
 		pass bool
-		want string
+		want results.FailureMode
 	}{
 		{"pass", traj("answered", yes, ok()), true, ""},
 		{"stale ref deadlock", traj("error_budget", nil, ok(), stale("e3"), stale("e44"), rec("browser_type", `{}`, "### Error\nboom", true), stale("e45"), rec("browser_click", `{}`, "### Error\nboom", true)), false, "stale_ref_deadlock"},
@@ -111,12 +113,13 @@ func TestResultFingerprintAndCallKey(t *testing.T) {
 		base + "\nNew console entries: 3",
 		base + "\nConsole: 2 errors, 1 warning",
 	}
+	fp := func(text string) string { return ResultFingerprint(browser.ParseResult(text)) }
 	for _, s := range same {
-		if ResultFingerprint(s) != ResultFingerprint(base) {
+		if fp(s) != fp(base) {
 			t.Errorf("volatile part not ignored: %q", s)
 		}
 	}
-	if ResultFingerprint(base) == ResultFingerprint(strings.Replace(base, `"ok"`, `"ko"`, 1)) {
+	if fp(base) == fp(strings.Replace(base, `"ok"`, `"ko"`, 1)) {
 		t.Error("content change not seen")
 	}
 	if CallKey(ToolCall{Name: "mcp__pw__browser_click", Args: `{"target":"e1","button":"left"}`}) != `browser_click {"button":"left","target":"e1"}` {

@@ -2,6 +2,10 @@ package agent
 
 import (
 	"testing"
+
+	"webbench/agent/browser"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 func TestParseFinal(t *testing.T) {
@@ -45,25 +49,37 @@ func FuzzParseFinal(f *testing.F) {
 	})
 }
 
-func TestElideSnapshots(t *testing.T) {
-	snap := func(s string) string {
-		return "### Page\n- Page URL: u\n### Snapshot\n```yaml\n- button \"" + s + "\" [ref=e1]\n```"
+func TestRenderElidesOldSnapshots(t *testing.T) {
+	obs := func(s string) Message {
+		r := browser.ParseResult("### Page\n- Page URL: u\n### Snapshot\n```yaml\n- button \"" + s + "\" [ref=e1]\n```")
+		return Message{ChatCompletionMessage: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool}, Observation: &r}
 	}
-	msgs := msgsOf(snap("one"), snap("two"), "no snapshot", snap("three"))
-	out := ElideSnapshots(msgs, 1)
+	snap := func(s string) string {
+		return "### Page\n- Page URL: u\n- Page Title: \n### Snapshot\n```yaml\n- button \"" + s + "\" [ref=e1]\n```"
+	}
+	msgs := []Message{obs("one"), obs("two"), TextMessage(openai.ChatMessageRoleAssistant, "no snapshot"), obs("three")}
+	out := Render(msgs, 1)
 	if want := snap("three"); out[3].Content != want {
 		t.Errorf("latest snapshot changed: %q", out[3].Content)
 	}
 	for i := 0; i < 2; i++ {
-		if out[i].Content == msgs[i].Content || !contains(out[i].Content, SnapshotPlaceholder) {
+		if want := "### Page\n- Page URL: u\n- Page Title: \n" + browser.SnapshotPlaceholder; out[i].Content != want {
 			t.Errorf("message %d not elided: %q", i, out[i].Content)
 		}
 	}
-	if msgs[0].Content != snap("one") {
-		t.Error("input modified")
+	if msgs[0].Text() != snap("one") || out[2].Content != "no snapshot" {
+		t.Error("input modified, or a text message changed")
 	}
-	out = ElideSnapshots(msgs, 2)
-	if out[1].Content != snap("two") || !contains(out[0].Content, SnapshotPlaceholder) {
+	out = Render(msgs, 2)
+	if out[1].Content != snap("two") || !contains(out[0].Content, browser.SnapshotPlaceholder) {
 		t.Errorf("keep=2 wrong: %q / %q", out[0].Content, out[1].Content)
+	}
+	// A refreshed snapshot is newer than the result's own: it stays, the other goes.
+	r := browser.ParseResult(snap("old"))
+	r.Refreshed = &browser.Snapshot{YAML: "- button \"new\" [ref=e2]"}
+	out = Render([]Message{{Observation: &r}}, 1)
+	if want := "### Page\n- Page URL: u\n- Page Title: \n" + browser.SnapshotPlaceholder +
+		"\n### Snapshot\n```yaml\n- button \"new\" [ref=e2]\n```"; out[0].Content != want {
+		t.Errorf("refreshed: %q", out[0].Content)
 	}
 }

@@ -2,11 +2,11 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"webbench/agent/browser"
 	"webbench/agent/llm"
+	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -40,8 +40,8 @@ type ToolWrapper interface {
 	WrapTool(a *Attempt, call ToolCall, next ToolFunc) ToolFunc
 }
 
-// AfterToolCaller may rewrite the model-facing text (res.Text) or set res.RefreshSnapshot so that a fresh
-// snapshot follows the result (stale_ref_refresh). res.Raw is never changed.
+// AfterToolCaller may edit the model-facing result (res.Result: its Error, its Notes …) or set
+// res.RefreshSnapshot so that a fresh snapshot follows the result (stale_ref_refresh). res.Raw is never changed.
 type AfterToolCaller interface {
 	AfterToolCall(a *Attempt, call ToolCall, res *ToolResult)
 }
@@ -64,28 +64,53 @@ type Finisher interface {
 	OnFinish(a *Attempt, f *Finish)
 }
 
-// ToolFunc executes a tool call.
-type ToolFunc func(ctx context.Context, call ToolCall) *ToolResult
+// ToolFunc executes a tool call and returns the tool's structured result.
+type ToolFunc func(ctx context.Context, call ToolCall) browser.Result
 
-// ToolResult is one executed tool call.
+// ToolResult is one executed tool call: the result as the tool produced it and the model-facing result that
+// hooks edit field by field. Its text is made once, at the model boundary (Result.Format()).
 type ToolResult struct {
-	// Browser is the structured result of the browser tool.
-	Browser browser.Result `json:"-"`
-	// Raw is the text the tool produced (Browser.Format()); never rewritten.
-	Raw string `json:"raw"`
-	// Text is the model-facing text; hooks may rewrite it. Starts equal to Raw.
-	Text string `json:"text"`
-	// Failed reports whether the call failed (Browser.Error set, or a harness error).
-	Failed bool `json:"failed"`
-	// RefreshSnapshot asks the loop to append a fresh snapshot to the model-facing text.
-	RefreshSnapshot bool `json:"refresh_snapshot,omitempty"`
+	// Raw is the result as the tool produced it; never edited (the trajectory's "raw" is Raw.Format()).
+	Raw browser.Result
+	// Result is the model-facing result; hooks edit its fields (intercept_hint the Error, repeat_guard adds a
+	// Note). It starts as a copy of Raw.
+	Result browser.Result
+	// RefreshSnapshot asks the loop to append a fresh snapshot (Result.Refreshed) after the hooks ran.
+	RefreshSnapshot bool
 	// DurationMS is the tool's wall time in ms.
-	DurationMS int64 `json:"duration_ms"`
+	DurationMS int64
+}
+
+// Failed reports whether the call failed (the tool returned an error).
+func (r *ToolResult) Failed() bool { return r.Raw.IsError() }
+
+// Message is one conversation message. An observation — the first user message, a tool result — holds the
+// result as a value (Observation) and is rendered to text only at the model boundary, where snapshots older
+// than Config.KeepSnapshots are elided; any other message is its text (Content).
+type Message struct {
+	openai.ChatCompletionMessage
+	// Lead precedes the observation's text ("Task: <goal>\n\n" in the first user message).
+	Lead string
+	// Observation is the page observation or tool result of the message; nil for a text message.
+	Observation *browser.Result
+}
+
+// TextMessage is a message with text content only.
+func TextMessage(role, content string) Message {
+	return Message{ChatCompletionMessage: openai.ChatCompletionMessage{Role: role, Content: content}}
+}
+
+// Text is the message's whole text: Content, or Lead + Observation.Format() (nothing elided).
+func (m Message) Text() string {
+	if m.Observation == nil {
+		return m.Content
+	}
+	return m.Lead + m.Observation.Format()
 }
 
 // ModelRequest is what the loop is about to send.
 type ModelRequest struct {
-	Messages []openai.ChatCompletionMessage
+	Messages []Message
 	// Tools offered; nil withholds tools.
 	Tools []openai.Tool
 	// SystemSections are appended to the conversation as extra system messages for this request only.
@@ -101,10 +126,8 @@ type ModelResponse struct {
 
 // Finish describes how the loop ended, before OnFinish hooks run.
 type Finish struct {
-	// Reason: "answered" (valid final JSON), "empty_output", "non_json_output", "max_steps",
-	// "stalled", "error_budget", "timeout", "context_overflow", "forced" (a hook force-finished), "model_error",
-	// "browser_closed" (the browser, context or page is gone: infrastructure).
-	Reason string
+	// Reason is one of the results.Finish… constants.
+	Reason results.FinishReason
 	// Output is the last assistant text.
 	Output string
 	// Final is the parsed final answer when Reason is "answered" (or a hook recovered one).
@@ -121,7 +144,7 @@ type Attempt struct {
 	// Browser is the attempt's browser session.
 	Browser *browser.Session
 	// Messages is the conversation so far (system, user, assistant, tool).
-	Messages []openai.ChatCompletionMessage
+	Messages []Message
 	// Deadline is the attempt's wall-clock deadline.
 	Deadline time.Time
 	// Step is the number of model calls made so far.
@@ -167,9 +190,6 @@ func (a *Attempt) Event(guard, action, detail string) {
 
 // Chat makes one model call on behalf of a hook (final_recovery); it is recorded as a step.
 func (a *Attempt) Chat(req ModelRequest) (*ModelResponse, error) { return a.chat(a.Ctx, req) }
-
-// rawJSON is a helper for recording.
-type rawJSON = json.RawMessage
 
 // NewAttempt builds an Attempt outside the loop, for guard unit tests and tools: chat may be nil (Chat then
 // fails), b may be nil for hooks that do not touch the browser.

@@ -14,6 +14,7 @@ import (
 
 	"webbench/agent/browser"
 	"webbench/agent/llm"
+	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -134,15 +135,14 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Tr
 		return tr, fmt.Errorf("first snapshot: %w", err)
 	}
 	url, title := sess.PageInfo()
-	obs := browser.Result{URL: url, Title: title, Snapshot: snap}.Format()
-	tr.FirstObservation = obs
-	a.Messages = []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: cfg.SystemPrompt},
-		{Role: openai.ChatMessageRoleUser, Content: "Task: " + task.Goal + "\n\n" + obs},
-	}
+	first := browser.Result{URL: url, Title: title, Snapshot: browser.Snapshot{YAML: snap}}
+	tr.FirstObservation = first.Format()
+	user := TextMessage(openai.ChatMessageRoleUser, "")
+	user.Lead, user.Observation = "Task: "+task.Goal+"\n\n", &first
+	a.Messages = []Message{TextMessage(openai.ChatMessageRoleSystem, cfg.SystemPrompt), user}
 
 	fin := run.loop(ctx, &cur)
-	if fin.Reason != "timeout" && ctx.Err() == nil {
+	if fin.Reason != results.FinishTimeout && ctx.Err() == nil {
 		for _, h := range cfg.Hooks {
 			if x, ok := h.(Finisher); ok {
 				x.OnFinish(a, fin)
@@ -162,16 +162,18 @@ type loopRun struct {
 	a    *Attempt
 	tr   *Trajectory
 	sess *browser.Session
+	// consecErrors counts consecutive failed tool calls.
+	consecErrors int
 }
 
 // loop runs iterations until an end condition and returns the finish (before OnFinish hooks).
 func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 	a, cfg, tr := r.a, r.cfg, r.tr
-	consecErrors, stalled := 0, 0
+	stalled := 0
 	lastOutput := ""
 	for a.Step < cfg.MaxSteps {
 		if ctx.Err() != nil {
-			return r.fail("timeout", lastOutput, ctx.Err(), "agent")
+			return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
 		}
 		req := ModelRequest{Messages: a.Messages, Tools: r.sess.ToolDefs()}
 		for _, h := range cfg.Hooks {
@@ -185,18 +187,7 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		resp, err := r.call(ctx, st, req)
 		a.Step++
 		if err != nil {
-			if ctx.Err() != nil {
-				return r.fail("timeout", lastOutput, ctx.Err(), "agent")
-			}
-			var le *llm.Error
-			if errors.As(err, &le) && le.Class == "context_overflow" {
-				return r.fail("context_overflow", lastOutput, err, "agent")
-			}
-			class := "infra"
-			if errors.As(err, &le) {
-				class = le.Class
-			}
-			return r.fail("model_error", lastOutput, err, class)
+			return r.modelFailure(ctx, err, lastOutput)
 		}
 		msg := resp.Message
 		lastOutput = msg.Content
@@ -207,62 +198,19 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			}
 		}
 		if forced {
-			return &Finish{Reason: "forced", Output: msg.Content}
+			return &Finish{Reason: results.FinishForced, Output: msg.Content}
 		}
-		a.Messages = append(a.Messages, msg)
+		a.Messages = append(a.Messages, Message{ChatCompletionMessage: msg})
 		if len(msg.ToolCalls) == 0 {
 			return finishFromText(msg.Content)
 		}
 		anyFailed, anyProgress := false, false
 		for _, tc := range msg.ToolCalls {
-			call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
-			res := r.exec(ctx, call)
-			if ctx.Err() != nil && res.Failed {
-				st.Results = append(st.Results, toolRecord(call, res, false))
-				a.Messages = append(a.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
-					ToolCallID: tc.ID, Content: res.Text})
-				return r.fail("timeout", lastOutput, ctx.Err(), "agent")
+			failed, action, fin := r.tool(ctx, st, tc, lastOutput)
+			if fin != nil {
+				return fin
 			}
-			for _, h := range cfg.Hooks {
-				if x, ok := h.(AfterToolCaller); ok {
-					x.AfterToolCall(a, call, res)
-				}
-			}
-			if res.Failed && BrowserGone(res.Browser.Error) {
-				st.Results = append(st.Results, toolRecord(call, res, false))
-				a.Messages = append(a.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
-					ToolCallID: tc.ID, Content: res.Text})
-				return r.fail("browser_closed", lastOutput, errors.New(firstLineOf(res.Browser.Error)), "infra")
-			}
-			refreshed := false
-			if res.RefreshSnapshot {
-				if snap, err := r.sess.Observe(false); err == nil {
-					res.Text = strings.TrimRight(res.Text, "\n") + "\n### Snapshot\n```yaml\n" +
-						strings.TrimRight(snap, "\n") + "\n```"
-					refreshed = true
-				}
-			}
-			action := false
-			if res.Failed {
-				anyFailed = true
-				consecErrors++
-			} else {
-				consecErrors = 0
-				action = browser.ActionTools[browser.ToolName(call.Name)]
-				for _, h := range cfg.Hooks {
-					if x, ok := h.(ProgressJudge); ok {
-						action = x.IsProgress(a, call, res, action)
-					}
-				}
-				if action {
-					anyProgress = true
-				}
-			}
-			rec := toolRecord(call, res, action)
-			rec.Refreshed = refreshed
-			st.Results = append(st.Results, rec)
-			a.Messages = append(a.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
-				ToolCallID: tc.ID, Content: res.Text})
+			anyFailed, anyProgress = anyFailed || failed, anyProgress || action
 		}
 		if cfg.Screenshots {
 			_ = r.sess.CaptureForJudge()
@@ -274,27 +222,98 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			stalled++
 			st.Stalled = true
 		}
-		if consecErrors >= cfg.ErrorBudget {
-			return &Finish{Reason: "error_budget", Output: lastOutput}
+		if r.consecErrors >= cfg.ErrorBudget {
+			return &Finish{Reason: results.FinishErrorBudget, Output: lastOutput}
 		}
 		if stalled >= cfg.StallLimit {
-			return &Finish{Reason: "stalled", Output: lastOutput}
+			return &Finish{Reason: results.FinishStalled, Output: lastOutput}
 		}
 	}
-	return &Finish{Reason: "max_steps", Output: lastOutput}
+	return &Finish{Reason: results.FinishMaxSteps, Output: lastOutput}
 }
 
-func (r *loopRun) fail(reason, output string, err error, class string) *Finish {
+// modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
+// context_overflow or model_error with the endpoint's error class.
+func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string) *Finish {
+	if ctx.Err() != nil {
+		return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
+	}
+	var le *llm.Error
+	if errors.As(err, &le) && le.Class == llm.ErrorContextOverflow {
+		return r.fail(results.FinishContextOverflow, lastOutput, err, llm.ErrorAgent)
+	}
+	class := llm.ErrorInfra
+	if errors.As(err, &le) {
+		class = le.Class
+	}
+	return r.fail(results.FinishModelError, lastOutput, err, class)
+}
+
+// tool executes one tool call of step st, runs the AfterToolCall hooks, appends the refreshed snapshot they
+// asked for, judges progress and records the result in st and the conversation. fin is non-nil when the call
+// ends the attempt (deadline, browser gone).
+func (r *loopRun) tool(ctx context.Context, st *Step, tc openai.ToolCall, lastOutput string) (failed, action bool,
+	fin *Finish) {
+	a, hooks := r.a, r.cfg.Hooks
+	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
+	res := r.exec(ctx, call)
+	record := func(action bool) {
+		st.Results = append(st.Results, toolRecord(call, res, action))
+		a.Messages = append(a.Messages, toolMessage(tc.ID, res))
+	}
+	if ctx.Err() != nil && res.Failed() {
+		record(false)
+		return true, false, r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
+	}
+	for _, h := range hooks {
+		if x, ok := h.(AfterToolCaller); ok {
+			x.AfterToolCall(a, call, res)
+		}
+	}
+	if res.Failed() && BrowserGone(res.Raw.Error) {
+		record(false)
+		return true, false, r.fail(results.FinishBrowserClosed, lastOutput, errors.New(firstLineOf(res.Raw.Error)),
+			llm.ErrorInfra)
+	}
+	if res.RefreshSnapshot {
+		if snap, err := r.sess.Observe(false); err == nil {
+			res.Result.Refreshed = &browser.Snapshot{YAML: snap}
+		}
+	}
+	if res.Failed() {
+		r.consecErrors++
+		record(false)
+		return true, false, nil
+	}
+	r.consecErrors = 0
+	def, _ := browser.LookupTool(call.Name)
+	action = def.Progress
+	for _, h := range hooks {
+		if x, ok := h.(ProgressJudge); ok {
+			action = x.IsProgress(a, call, res, action)
+		}
+	}
+	record(action)
+	return false, action, nil
+}
+
+func (r *loopRun) fail(reason results.FinishReason, output string, err error, class llm.ErrorClass) *Finish {
 	r.tr.Finish.Error = llm.RedactString(err.Error())
 	r.tr.Finish.ErrorClass = class
 	return &Finish{Reason: reason, Output: output}
 }
 
+// toolMessage is the tool message of a result: its model-facing result, rendered at the model boundary.
+func toolMessage(id string, res *ToolResult) Message {
+	obs := res.Result
+	return Message{ChatCompletionMessage: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
+		ToolCallID: id}, Observation: &obs}
+}
+
 // exec runs one tool call through the WrapTool chain, bounded by ctx.
 func (r *loopRun) exec(ctx context.Context, call ToolCall) *ToolResult {
-	base := func(ctx context.Context, c ToolCall) *ToolResult {
-		br := r.sess.Call(ctx, c.Name, json.RawMessage(c.Args))
-		return &ToolResult{Browser: br}
+	base := func(ctx context.Context, c ToolCall) browser.Result {
+		return r.sess.Call(ctx, c.Name, json.RawMessage(c.Args))
 	}
 	fn := ToolFunc(base)
 	hooks := r.cfg.Hooks
@@ -304,35 +323,27 @@ func (r *loopRun) exec(ctx context.Context, call ToolCall) *ToolResult {
 		}
 	}
 	t0 := time.Now()
-	done := make(chan *ToolResult, 1)
+	done := make(chan browser.Result, 1)
 	go func() { done <- fn(ctx, call) }()
-	var res *ToolResult
+	var raw browser.Result
 	select {
-	case res = <-done:
+	case raw = <-done:
 	case <-ctx.Done():
-		res = &ToolResult{Browser: browser.Result{Error: "attempt deadline reached while " + call.Name + " was running"}}
+		raw = browser.Result{Error: "attempt deadline reached while " + call.Name + " was running"}
 	}
-	if res.Raw == "" {
-		res.Raw = res.Browser.Format()
-	}
-	if res.Text == "" {
-		res.Text = res.Raw
-	}
-	if res.Browser.Error != "" {
-		res.Failed = true
-	}
-	res.DurationMS = time.Since(t0).Milliseconds()
-	return res
+	return &ToolResult{Raw: raw, Result: raw.Clone(), DurationMS: time.Since(t0).Milliseconds()}
 }
 
+// toolRecord is the trajectory's record of a result: its raw and model-facing texts (Format).
 func toolRecord(call ToolCall, res *ToolResult, action bool) *ToolRecord {
-	return &ToolRecord{Call: call, Raw: res.Raw, Text: res.Text, Failed: res.Failed, Action: action,
-		SnapshotBytes: len(res.Browser.Snapshot), DurationMS: res.DurationMS}
+	return &ToolRecord{Call: call, Raw: res.Raw.Format(), Text: res.Result.Format(), Failed: res.Failed(),
+		Action: action, SnapshotBytes: len(res.Raw.Snapshot.YAML), DurationMS: res.DurationMS,
+		Refreshed: res.Result.Refreshed != nil}
 }
 
 // call sends one model request (eliding old snapshots and appending system sections) and records it in st.
 func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelResponse, error) {
-	msgs := ElideSnapshots(req.Messages, r.cfg.KeepSnapshots)
+	msgs := Render(req.Messages, r.cfg.KeepSnapshots)
 	for _, s := range req.SystemSections {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: s})
 	}
@@ -344,7 +355,7 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 		}
 	}
 	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == openai.ChatMessageRoleUser && st.Recovery {
-		st.Request.Appended = append(st.Request.Appended, req.Messages[n-1].Content)
+		st.Request.Appended = append(st.Request.Appended, req.Messages[n-1].Text())
 	}
 	resp, err := r.ag.client.Chat(ctx, llm.Request{Messages: msgs, Tools: req.Tools, Seed: r.cfg.Seed})
 	if err != nil {
@@ -364,13 +375,13 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 // finishFromText classifies an assistant reply without tool calls.
 func finishFromText(content string) *Finish {
 	if strings.TrimSpace(content) == "" {
-		return &Finish{Reason: "empty_output", Output: content}
+		return &Finish{Reason: results.FinishEmptyOutput, Output: content}
 	}
 	f, err := ParseFinal(content)
 	if err != nil {
-		return &Finish{Reason: "non_json_output", Output: content}
+		return &Finish{Reason: results.FinishNonJSONOutput, Output: content}
 	}
-	return &Finish{Reason: "answered", Output: content, Final: f}
+	return &Finish{Reason: results.FinishAnswered, Output: content, Final: f}
 }
 
 var fenceRe = regexp.MustCompile("(?s)^```(?:json|JSON)?\\s*\n(.*?)\n?```$")
@@ -403,41 +414,33 @@ func ParseFinal(text string) (*FinalAnswer, error) {
 	return &f, nil
 }
 
-var snapBlock = regexp.MustCompile("(?s)### Snapshot\n```yaml\n.*?\n```")
-
-// SnapshotPlaceholder replaces elided snapshots in requests.
-const SnapshotPlaceholder = "### Snapshot\n[older snapshot elided; the latest snapshot is further below]"
-
-// ElideSnapshots returns a copy of msgs in which only the last keep snapshot blocks stay whole; older ones are
-// replaced by SnapshotPlaceholder (DESIGN.md "Context"). msgs itself is not modified.
-func ElideSnapshots(msgs []openai.ChatCompletionMessage, keep int) []openai.ChatCompletionMessage {
+// Render makes the messages sent to the model: each message's text (observations formatted here, at the model
+// boundary) with only the last keep snapshots of the conversation whole; older ones become
+// browser.SnapshotPlaceholder (DESIGN.md "Context"). msgs itself is not modified.
+func Render(msgs []Message, keep int) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
-	copy(out, msgs)
 	seen := 0
-	for i := len(out) - 1; i >= 0; i-- {
-		c := out[i].Content
-		locs := snapBlock.FindAllStringIndex(c, -1)
-		if len(locs) == 0 {
+	// elide counts a whole snapshot, newest first, and replaces it once keep newer ones were seen.
+	elide := func(s *browser.Snapshot) {
+		if seen >= keep {
+			*s = browser.Snapshot{Elided: true}
+		}
+		seen++
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		out[i] = m.ChatCompletionMessage
+		if m.Observation == nil {
 			continue
 		}
-		var b strings.Builder
-		last := len(c)
-		parts := make([]string, 0, 2*len(locs)+1)
-		for j := len(locs) - 1; j >= 0; j-- {
-			parts = append(parts, c[locs[j][1]:last])
-			if seen < keep {
-				parts = append(parts, c[locs[j][0]:locs[j][1]])
-			} else {
-				parts = append(parts, SnapshotPlaceholder)
-			}
-			seen++
-			last = locs[j][0]
+		obs := m.Observation.Clone()
+		if obs.Refreshed != nil && !obs.Refreshed.Elided {
+			elide(obs.Refreshed)
 		}
-		parts = append(parts, c[:last])
-		for j := len(parts) - 1; j >= 0; j-- {
-			b.WriteString(parts[j])
+		if obs.Snapshot.YAML != "" {
+			elide(&obs.Snapshot)
 		}
-		out[i].Content = b.String()
+		out[i].Content = m.Lead + obs.Format()
 	}
 	return out
 }

@@ -66,16 +66,16 @@ type Attempt struct {
 	ErrorClass ErrorClass `json:"error_class,omitempty"`
 	// Error is the harness error text for status error (redacted).
 	Error       string        `json:"error,omitempty"`
-	FailureMode string        `json:"failure_mode,omitempty"`
+	FailureMode FailureMode   `json:"failure_mode,omitempty"`
 	Verdict     judge.Verdict `json:"verdict"`
 	// Verdicts holds re-scored verdicts by judge name (verdicts-<judge>.jsonl, written by bench judge), beside
 	// the original Verdict. Filled by Open on load; never written to attempts.jsonl (Writer.Append drops it).
 	Verdicts map[string]judge.Verdict `json:"verdicts,omitempty"`
 	// Final is the agent's final answer text; OK its own claim.
-	Final         string `json:"final"`
-	OK            bool   `json:"ok"`
-	FinishReason  string `json:"finish_reason"`
-	RecoveredFrom string `json:"recovered_from,omitempty"`
+	Final         string       `json:"final"`
+	OK            bool         `json:"ok"`
+	FinishReason  FinishReason `json:"finish_reason"`
+	RecoveredFrom string       `json:"recovered_from,omitempty"`
 	// Steps is the number of model calls.
 	Steps       int            `json:"steps"`
 	Tokens      Tokens         `json:"tokens"`

@@ -37,14 +37,14 @@ type Trajectory struct {
 
 // FinishRecord is the serialisable form of how the loop ended (agent.Finish).
 type FinishRecord struct {
-	Reason        string       `json:"reason"`
+	Reason        FinishReason `json:"reason"`
 	Output        string       `json:"output,omitempty"`
 	Final         *FinalAnswer `json:"final,omitempty"`
 	RecoveredFrom string       `json:"recovered_from,omitempty"`
 	// Error is a harness or model error that ended the attempt.
 	Error string `json:"error,omitempty"`
-	// ErrorClass classifies Error: "infra", "agent", "quota", "context_overflow".
-	ErrorClass string `json:"error_class,omitempty"`
+	// ErrorClass classifies Error (llm.ErrorClass: infra, agent, quota, context_overflow).
+	ErrorClass llm.ErrorClass `json:"error_class,omitempty"`
 }
 
 // FinalAnswer is the agent's closing JSON object (DESIGN.md "Final answer").

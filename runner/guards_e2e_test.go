@@ -176,10 +176,10 @@ var guardE2ECases = []guardE2E{
 		guard: guard.NameSnapshotReady, task: "chat-post-release-planning-dana",
 		offMode: "empty_snapshot", onActions: []string{"recapture", "ready"},
 		check: func(t *testing.T, on, off *agent.Trajectory) {
-			if !agent.HasInteractiveRef(on.FirstObservation) {
+			if !browser.HasInteractiveRef(on.FirstObservation) {
 				t.Error("on: the first observation has no interactive ref")
 			}
-			if agent.HasInteractiveRef(off.FirstObservation) {
+			if browser.HasInteractiveRef(off.FirstObservation) {
 				t.Error("off: the first observation already has an interactive ref (hydration not late?)")
 			}
 			if off.Finish.Final == nil || off.Finish.Final.OK || off.Finish.Final.Error == nil ||
@@ -201,7 +201,7 @@ var guardE2ECases = []guardE2E{
 		check: func(t *testing.T, on, off *agent.Trajectory) {
 			var hung *agent.ToolRecord
 			for _, r := range records(on) {
-				if browser.ToolName(r.Call.Name) == "browser_evaluate" {
+				if browser.BaseName(r.Call.Name) == "browser_evaluate" {
 					hung = r
 				}
 			}
@@ -229,7 +229,7 @@ var guardE2ECases = []guardE2E{
 			for name, tr := range map[string]*agent.Trajectory{"on": on, "off": off} {
 				n := 0
 				for _, r := range records(tr) {
-					if browser.ToolName(r.Call.Name) == "browser_mouse_click_xy" {
+					if browser.BaseName(r.Call.Name) == "browser_mouse_click_xy" {
 						n++
 						if r.Failed || r.Action != (name == "on") {
 							t.Errorf("%s: mouse click failed=%t action=%t", name, r.Failed, r.Action)
@@ -331,7 +331,7 @@ func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
 		t.Errorf("on: status %s (failure mode %q, finish %q, verdict %q, error %q), want pass",
 			rOn.Status, rOn.FailureMode, rOn.FinishReason, rOn.Verdict.Reason, rOn.Error)
 	}
-	if rOff.Status != results.StatusFail || rOff.FailureMode != c.offMode {
+	if rOff.Status != results.StatusFail || string(rOff.FailureMode) != c.offMode {
 		t.Errorf("off: status %s, failure mode %q (finish %q, verdict %q, error %q), want fail / %s",
 			rOff.Status, rOff.FailureMode, rOff.FinishReason, rOff.Verdict.Reason, rOff.Error, c.offMode)
 	}

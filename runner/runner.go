@@ -372,7 +372,7 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	}
 	infra := func(err error) results.Attempt {
 		rec.Status, rec.ErrorClass, rec.Error = results.StatusError, results.ClassInfra, llm.RedactString(err.Error())
-		rec.FailureMode = "infra"
+		rec.FailureMode = results.ModeInfra
 		return rec
 	}
 	start := time.Now()
@@ -454,7 +454,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion}
 	rec.CostUSD = af.client.Cost(tr.Usage)
 	rec.GuardEvents = tr.GuardCounts
-	rec.FinishReason = tr.Finish.Reason
+	rec.FinishReason = results.FinishReason(tr.Finish.Reason)
 	rec.RecoveredFrom = tr.Finish.RecoveredFrom
 	if f := tr.Finish.Final; f != nil {
 		rec.Final, rec.OK = f.Final, f.OK
@@ -475,9 +475,9 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 			fmt.Fprintf(wk.opts.Log, "warning: trajectory %s: %v\n", rel, err)
 		}
 	}()
-	if ec := tr.Finish.ErrorClass; ec == "infra" || ec == "quota" {
-		rec.Status, rec.ErrorClass, rec.Error, rec.FailureMode = results.StatusError, results.ClassInfra, tr.Finish.Error, "infra"
-		if ec == "quota" {
+	if ec := tr.Finish.ErrorClass; ec == llm.ErrorInfra || ec == llm.ErrorQuota {
+		rec.Status, rec.ErrorClass, rec.Error, rec.FailureMode = results.StatusError, results.ClassInfra, tr.Finish.Error, results.ModeInfra
+		if ec == llm.ErrorQuota {
 			rec.Error = quotaPrefix + tr.Finish.Error
 		}
 		return rec

@@ -3,7 +3,8 @@ package browser
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -331,20 +332,11 @@ func (s *Session) Snapshot(boxes bool) (string, error) {
 	return snap, nil
 }
 
-// roleLine matches a snapshot node line: indentation, "- ", an optional YAML quote, the role, and later a ref.
-var roleLine = regexp.MustCompile(`^\s*- ['"]?([A-Za-z]+)\b.*?\[ref=((?:f\d+)?e\d+)\]`)
-
 // snapshotRoles maps every ref of a snapshot to its node's role ("" when the line has no leading role).
 func snapshotRoles(snap string) map[string]string {
 	out := map[string]string{}
-	for _, line := range strings.Split(snap, "\n") {
-		if m := roleLine.FindStringSubmatch(line); m != nil {
-			out[m[2]] = m[1]
-			continue
-		}
-		for _, r := range Refs(line) {
-			out[r] = ""
-		}
+	for _, n := range (Snapshot{YAML: snap}).Nodes() {
+		out[n.Ref] = n.Role
 	}
 	return out
 }
@@ -353,11 +345,7 @@ func snapshotRoles(snap string) map[string]string {
 func (s *Session) Refs() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.refs))
-	for r := range s.refs {
-		out = append(out, r)
-	}
-	return out
+	return slices.Collect(maps.Keys(s.refs))
 }
 
 // Observe is what tools use: Snapshot followed by the filter set with SetSnapshotFilter.
@@ -428,7 +416,7 @@ func (s *Session) PageInfo() (url, title string) {
 // the count within half the action timeout (at most 2 s; a busy page script), the locator is returned
 // unchecked so that the action itself times out with Playwright's error.
 func (s *Session) Locator(target string) (playwright.Locator, error) {
-	ref, ok := parseRef(target)
+	ref, ok := ParseRef(target)
 	if !ok {
 		return nil, &StaleRefError{Ref: strings.TrimSpace(target)}
 	}
@@ -459,21 +447,6 @@ func (s *Session) Locator(target string) (playwright.Locator, error) {
 		return nil, &StaleRefError{Ref: ref}
 	}
 	return loc, nil
-}
-
-var bareRef = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
-
-// parseRef extracts the ref from a target.
-func parseRef(target string) (string, bool) {
-	t := strings.TrimSpace(target)
-	if m := RefPattern.FindStringSubmatch(t); m != nil {
-		return m[1], true
-	}
-	t = strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(t, "["), "]"), "ref=")
-	if bareRef.MatchString(t) {
-		return t, true
-	}
-	return "", false
 }
 
 // Screenshot captures a PNG of the viewport and keeps it among the last KeepScreenshots.

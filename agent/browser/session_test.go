@@ -134,13 +134,13 @@ lines:
 	return ""
 }
 
-func call(t *testing.T, s *Session, tool string, args any) Result {
+func call(t *testing.T, s *Session, tool ToolName, args any) Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Call(context.Background(), tool, raw)
+	return s.Call(context.Background(), string(tool), raw)
 }
 
 func mustOK(t *testing.T, r Result) Result {
@@ -162,38 +162,38 @@ func TestNavigateSnapshotBack(t *testing.T) {
 		t.Fatalf("first snapshot lacks the link:\n%s", snap)
 	}
 	r := mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/next"}))
-	if r.URL != testServer.URL+"/next" || r.Title != "Next" || !strings.Contains(r.Snapshot, "Second page") {
+	if r.URL != testServer.URL+"/next" || r.Title != "Next" || !strings.Contains(r.Snapshot.YAML, "Second page") {
 		t.Fatalf("navigate result: %+v", r)
 	}
 	r = mustOK(t, call(t, s, ToolNavigateBack, map[string]any{}))
-	if r.URL != testServer.URL+"/" || r.Title != "Home" || !strings.Contains(r.Snapshot, "Test page") {
+	if r.URL != testServer.URL+"/" || r.Title != "Home" || !strings.Contains(r.Snapshot.YAML, "Test page") {
 		t.Fatalf("navigate_back result: %+v", r)
 	}
 	// browser_snapshot with and without boxes; MCP-prefixed name.
 	r = mustOK(t, s.Call(context.Background(), "mcp__playwright__browser_snapshot", nil))
-	if !strings.Contains(r.Snapshot, `button "Count"`) || strings.Contains(r.Snapshot, "[box=") || r.Title != "Home" {
+	if !strings.Contains(r.Snapshot.YAML, `button "Count"`) || strings.Contains(r.Snapshot.YAML, "[box=") || r.Title != "Home" {
 		t.Fatalf("snapshot result: %+v", r)
 	}
 	r = mustOK(t, call(t, s, ToolSnapshot, map[string]any{"boxes": true}))
-	if !regexp.MustCompile(`button "Count" \[ref=(?:f\d+)?e\d+\].*\[box=\d+,\d+,\d+,\d+\]`).MatchString(r.Snapshot) {
-		t.Fatalf("boxes snapshot lacks a box on the button:\n%s", r.Snapshot)
+	if !regexp.MustCompile(`button "Count" \[ref=(?:f\d+)?e\d+\].*\[box=\d+,\d+,\d+,\d+\]`).MatchString(r.Snapshot.YAML) {
+		t.Fatalf("boxes snapshot lacks a box on the button:\n%s", r.Snapshot.YAML)
 	}
 }
 
 func TestClickLinkAndCounter(t *testing.T) {
 	s, snap := newSession(t, SessionOptions{})
 	r := mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Count"`), "element": "Count button"}))
-	if !strings.Contains(r.Snapshot, `button "Clicked 1"`) {
-		t.Fatalf("click did not register:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, `button "Clicked 1"`) {
+		t.Fatalf("click did not register:\n%s", r.Snapshot.YAML)
 	}
-	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, r.Snapshot, `button "Clicked 1"`),
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, r.Snapshot.YAML, `button "Clicked 1"`),
 		"doubleClick": true}))
-	if !strings.Contains(r.Snapshot, `button "Clicked 3"`) {
-		t.Fatalf("double click did not register twice:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, `button "Clicked 3"`) {
+		t.Fatalf("double click did not register twice:\n%s", r.Snapshot.YAML)
 	}
 	// A click that navigates: the result is the new page, settled.
-	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": "[ref=" + refOf(t, r.Snapshot, `link "Next page"`) + "]"}))
-	if r.URL != testServer.URL+"/next" || r.Title != "Next" || !strings.Contains(r.Snapshot, "Second page") {
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": "[ref=" + refOf(t, r.Snapshot.YAML, `link "Next page"`) + "]"}))
+	if r.URL != testServer.URL+"/next" || r.Title != "Next" || !strings.Contains(r.Snapshot.YAML, "Second page") {
 		t.Fatalf("link click result: %+v", r)
 	}
 }
@@ -202,45 +202,45 @@ func TestFormTools(t *testing.T) {
 	s, snap := newSession(t, SessionOptions{})
 	q := refOf(t, snap, `textbox "Query"`)
 	r := mustOK(t, call(t, s, ToolType, map[string]any{"target": q, "text": "hello", "submit": true}))
-	if !strings.Contains(r.Snapshot, "submitted:hello") {
-		t.Fatalf("type+submit did not submit:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, "submitted:hello") {
+		t.Fatalf("type+submit did not submit:\n%s", r.Snapshot.YAML)
 	}
-	r = mustOK(t, call(t, s, ToolType, map[string]any{"target": refOf(t, r.Snapshot, `textbox "Query"`), "text": "abc"}))
-	if strings.Contains(r.Snapshot, "submitted:abc") {
+	r = mustOK(t, call(t, s, ToolType, map[string]any{"target": refOf(t, r.Snapshot.YAML, `textbox "Query"`), "text": "abc"}))
+	if strings.Contains(r.Snapshot.YAML, "submitted:abc") {
 		t.Fatal("type without submit submitted")
 	}
 	r = mustOK(t, call(t, s, ToolPressKey, map[string]any{"key": "Enter"}))
-	if !strings.Contains(r.Snapshot, "submitted:abc") {
-		t.Fatalf("press_key Enter did not submit:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, "submitted:abc") {
+		t.Fatalf("press_key Enter did not submit:\n%s", r.Snapshot.YAML)
 	}
-	r = mustOK(t, call(t, s, ToolSelectOption, map[string]any{"target": refOf(t, r.Snapshot, `combobox "Color"`),
+	r = mustOK(t, call(t, s, ToolSelectOption, map[string]any{"target": refOf(t, r.Snapshot.YAML, `combobox "Color"`),
 		"values": []string{"Green"}}))
 	if got := eval(t, s, "() => document.getElementById('color').value"); got != `"g"` {
 		t.Fatalf("select_option by label: value %s", got)
 	}
 	// fill_form: type given for the textbox, inferred (checkbox, combobox) from the snapshot for the others.
 	r = mustOK(t, call(t, s, ToolFillForm, map[string]any{"fields": []map[string]any{
-		{"target": refOf(t, r.Snapshot, `textbox "Query"`), "name": "Query", "type": "textbox", "value": "filled"},
-		{"target": refOf(t, r.Snapshot, `checkbox "Agree"`), "name": "Agree", "value": true},
-		{"target": refOf(t, r.Snapshot, `combobox "Color"`), "name": "Color", "value": "Red"},
+		{"target": refOf(t, r.Snapshot.YAML, `textbox "Query"`), "name": "Query", "type": "textbox", "value": "filled"},
+		{"target": refOf(t, r.Snapshot.YAML, `checkbox "Agree"`), "name": "Agree", "value": true},
+		{"target": refOf(t, r.Snapshot.YAML, `combobox "Color"`), "name": "Color", "value": "Red"},
 	}}))
 	got := eval(t, s, "() => [document.getElementById('q').value, document.getElementById('agree').checked, document.getElementById('color').value]")
 	if want := "[\n  \"filled\",\n  true,\n  \"r\"\n]"; got != want {
 		t.Fatalf("fill_form state = %s, want %s", got, want)
 	}
-	if !strings.Contains(r.Snapshot, `checkbox "Agree" [checked]`) {
-		t.Fatalf("fill_form snapshot does not show the checked box:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, `checkbox "Agree" [checked]`) {
+		t.Fatalf("fill_form snapshot does not show the checked box:\n%s", r.Snapshot.YAML)
 	}
-	r = mustOK(t, call(t, s, ToolHover, map[string]any{"target": refOf(t, r.Snapshot, `button "Hover me"`)}))
-	if !strings.Contains(r.Snapshot, "hovered") {
-		t.Fatalf("hover did not fire mouseenter:\n%s", r.Snapshot)
+	r = mustOK(t, call(t, s, ToolHover, map[string]any{"target": refOf(t, r.Snapshot.YAML, `button "Hover me"`)}))
+	if !strings.Contains(r.Snapshot.YAML, "hovered") {
+		t.Fatalf("hover did not fire mouseenter:\n%s", r.Snapshot.YAML)
 	}
 }
 
 func TestReadingTools(t *testing.T) {
 	s, snap := newSession(t, SessionOptions{KeepScreenshots: 4})
 	r := mustOK(t, call(t, s, ToolEvaluate, map[string]any{"function": "() => ({title: document.title, n: 1 + 2, tag: '<b>'})"}))
-	if want := "{\n  \"n\": 3,\n  \"tag\": \"<b>\",\n  \"title\": \"Home\"\n}"; r.Result != want || r.Snapshot != "" || r.Title != "Home" {
+	if want := "{\n  \"n\": 3,\n  \"tag\": \"<b>\",\n  \"title\": \"Home\"\n}"; r.Result != want || r.Snapshot.YAML != "" || r.Title != "Home" {
 		t.Fatalf("evaluate = %+v, want Result %q", r, want)
 	}
 	r = mustOK(t, call(t, s, ToolEvaluate, map[string]any{"function": "(el) => el.id", "target": refOf(t, snap, `button "Count"`)}))
@@ -256,7 +256,7 @@ func TestReadingTools(t *testing.T) {
 	}
 	start := time.Now()
 	r = mustOK(t, call(t, s, ToolWaitFor, map[string]any{"text": "Late text"}))
-	if r.Result != "Waited for Late text" || r.Snapshot != "" {
+	if r.Result != "Waited for Late text" || r.Snapshot.YAML != "" {
 		t.Fatalf("wait_for text: %+v", r)
 	}
 	r = mustOK(t, call(t, s, ToolWaitFor, map[string]any{"textGone": "Never on the page"}))
@@ -282,7 +282,7 @@ func TestReadingTools(t *testing.T) {
 	}
 	var last []byte
 	for i := 0; i < 5; i++ {
-		mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot, `button "C`)}))
+		mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot.YAML, `button "C`)}))
 		if err := s.CaptureForJudge(); err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +311,7 @@ func TestStaleRefsFailFast(t *testing.T) {
 	old := refOf(t, snap, `button "Rerender"`)
 	// Re-render through evaluate (a reading tool: the ref set stays that of the snapshot above).
 	eval(t, s, "() => rerender()")
-	for _, tool := range []string{ToolClick, ToolHover, ToolEvaluate} {
+	for _, tool := range []ToolName{ToolClick, ToolHover, ToolEvaluate} {
 		start := time.Now()
 		r := call(t, s, tool, map[string]any{"target": old, "function": "(e) => e.id"})
 		if el := time.Since(start); el > 3*time.Second {
@@ -332,7 +332,7 @@ func TestStaleRefsFailFast(t *testing.T) {
 		t.Fatalf("Locator resolves to id %q, %v", id, err)
 	}
 	// A fresh snapshot has the re-rendered button under a new ref, and it works.
-	snap = mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot
+	snap = mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot.YAML
 	nr := refOf(t, snap, `button "Rerendered"`)
 	if nr == old {
 		t.Fatalf("re-rendered node kept ref %s", old)
@@ -351,8 +351,8 @@ func TestCoveredClickError(t *testing.T) {
 			t.Fatalf("covered click error lacks %q:\n%s", want, r.Error)
 		}
 	}
-	if el < 1400*time.Millisecond || el > 5*time.Second || r.Snapshot != "" {
-		t.Fatalf("covered click took %v, snapshot %q", el, r.Snapshot)
+	if el < 1400*time.Millisecond || el > 5*time.Second || r.Snapshot.YAML != "" {
+		t.Fatalf("covered click took %v, snapshot %q", el, r.Snapshot.YAML)
 	}
 	f := r.Format()
 	if !strings.HasPrefix(f, "### Error\n"+r.Error+"\n### Page\n- Page URL: "+testServer.URL+"/\n- Page Title: Home") {
@@ -362,7 +362,7 @@ func TestCoveredClickError(t *testing.T) {
 
 func TestMouseClickXY(t *testing.T) {
 	s, _ := newSession(t, SessionOptions{})
-	snap := mustOK(t, call(t, s, ToolSnapshot, map[string]any{"boxes": true})).Snapshot
+	snap := mustOK(t, call(t, s, ToolSnapshot, map[string]any{"boxes": true})).Snapshot.YAML
 	m := regexp.MustCompile(`button "Count" .*\[box=(\d+),(\d+),(\d+),(\d+)\]`).FindStringSubmatch(snap)
 	if m == nil {
 		t.Fatalf("no box for Count:\n%s", snap)
@@ -372,8 +372,8 @@ func TestMouseClickXY(t *testing.T) {
 		n[i], _ = strconv.ParseFloat(m[i+1], 64)
 	}
 	r := mustOK(t, call(t, s, ToolMouseClickXY, map[string]any{"x": n[0] + n[2]/2, "y": n[1] + n[3]/2}))
-	if !strings.Contains(r.Snapshot, `button "Clicked 1"`) {
-		t.Fatalf("xy click missed the button:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, `button "Clicked 1"`) {
+		t.Fatalf("xy click missed the button:\n%s", r.Snapshot.YAML)
 	}
 	if r := call(t, s, ToolMouseClickXY, map[string]any{"x": 1}); !strings.Contains(r.Error, `"y" is required`) {
 		t.Fatalf("missing y: %+v", r)
@@ -398,7 +398,7 @@ func TestEventsDialogConsolePopup(t *testing.T) {
 	}
 	// A link opening a new tab: the tab becomes the current page.
 	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `link "Open popup"`)}))
-	if r.URL != testServer.URL+"/popup" || r.Title != "Popup" || !strings.Contains(r.Snapshot, "Popup page") {
+	if r.URL != testServer.URL+"/popup" || r.Title != "Popup" || !strings.Contains(r.Snapshot.YAML, "Popup page") {
 		t.Fatalf("popup result: %+v", r)
 	}
 }
@@ -434,7 +434,7 @@ func TestCallCancelAndErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	r := s.Call(ctx, ToolEvaluate, json.RawMessage(`{"function":"() => new Promise(() => {})"}`))
+	r := s.Call(ctx, string(ToolEvaluate), json.RawMessage(`{"function":"() => new Promise(() => {})"}`))
 	if el := time.Since(start); el > 3*time.Second || !strings.Contains(r.Error, "deadline exceeded") {
 		t.Fatalf("cancelled evaluate: %v, %+v", el, r)
 	}
@@ -442,18 +442,18 @@ func TestCallCancelAndErrors(t *testing.T) {
 	if got := eval(t, s, "() => 40 + 2"); got != "42" {
 		t.Fatalf("after cancel: %q", got)
 	}
-	cases := map[string]string{
+	cases := map[ToolName]string{
 		"browser_nope":   `Tool "browser_nope" not found`,
 		ToolClick:        `Invalid arguments for browser_click: "target" is required`,
 		ToolNavigate:     `Invalid arguments for browser_navigate: "url" is required`,
 		ToolSelectOption: `Invalid arguments for browser_select_option: "values" is required`,
 	}
 	for tool, want := range cases {
-		if r := s.Call(context.Background(), tool, json.RawMessage(`{}`)); r.Error != want {
+		if r := s.Call(context.Background(), string(tool), json.RawMessage(`{}`)); r.Error != want {
 			t.Fatalf("%s: %q, want %q", tool, r.Error, want)
 		}
 	}
-	if r := s.Call(context.Background(), ToolClick, json.RawMessage(`{"target": 3`)); !strings.HasPrefix(r.Error, "Invalid arguments for browser_click: ") {
+	if r := s.Call(context.Background(), string(ToolClick), json.RawMessage(`{"target": 3`)); !strings.HasPrefix(r.Error, "Invalid arguments for browser_click: ") {
 		t.Fatalf("bad JSON: %q", r.Error)
 	}
 	d, _ := newSession(t, SessionOptions{DisableEvaluate: true})
@@ -476,15 +476,15 @@ func TestSnapshotFilter(t *testing.T) {
 	var seen int
 	s.SetSnapshotFilter(func(snap string) string { seen++; return "filtered\n" + snap })
 	r := mustOK(t, call(t, s, ToolPressKey, map[string]any{"key": "Tab"}))
-	if !strings.HasPrefix(r.Snapshot, "filtered\n") || seen != 1 {
-		t.Fatalf("action snapshot not filtered (seen %d): %q", seen, r.Snapshot[:min(40, len(r.Snapshot))])
+	if !strings.HasPrefix(r.Snapshot.YAML, "filtered\n") || seen != 1 {
+		t.Fatalf("action snapshot not filtered (seen %d): %q", seen, r.Snapshot.YAML[:min(40, len(r.Snapshot.YAML))])
 	}
 	raw, err := s.Snapshot(false)
 	if err != nil || strings.HasPrefix(raw, "filtered") || seen != 1 {
 		t.Fatalf("Snapshot ran the filter: %v", err)
 	}
 	s.SetSnapshotFilter(nil)
-	if r := mustOK(t, call(t, s, ToolSnapshot, nil)); strings.HasPrefix(r.Snapshot, "filtered") {
+	if r := mustOK(t, call(t, s, ToolSnapshot, nil)); strings.HasPrefix(r.Snapshot.YAML, "filtered") {
 		t.Fatal("filter not removed")
 	}
 }
@@ -523,10 +523,15 @@ func TestToolDefs(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools = %s", got)
 	}
-	for a := range ActionTools {
-		if a != "browser_drag" && !strings.Contains(want, a) {
-			t.Fatalf("action tool %s not offered", a)
+	var progress []string
+	for _, tl := range Tools() {
+		if tl.Progress {
+			progress = append(progress, string(tl.Name))
 		}
+	}
+	if got := strings.Join(progress, " "); got != "browser_navigate browser_navigate_back browser_click browser_type "+
+		"browser_hover browser_select_option browser_fill_form browser_press_key" {
+		t.Fatalf("progress tools = %s", got)
 	}
 	b, _ := json.Marshal(defs[3].Function.Parameters)
 	if string(b) != `{"additionalProperties":false,"properties":{"button":{"description":"Button to click, defaults to left","enum":["left","right","middle"],"type":"string"},"doubleClick":{"description":"Whether to perform a double click instead of a single click","type":"boolean"},"element":{"description":"Human-readable element description used to obtain permission to interact with the element","type":"string"},"target":{"description":"Exact target element reference from the page snapshot, e.g. e12 or f1e3","type":"string"}},"required":["target"],"type":"object"}` {
@@ -534,7 +539,7 @@ func TestToolDefs(t *testing.T) {
 	}
 	s.opts.DisableEvaluate = true
 	for _, d := range s.ToolDefs() {
-		if d.Function.Name == ToolEvaluate {
+		if d.Function.Name == string(ToolEvaluate) {
 			t.Fatal("evaluate offered while disabled")
 		}
 	}
@@ -546,13 +551,13 @@ func TestToolDefs(t *testing.T) {
 func TestParseRefAndRoles(t *testing.T) {
 	for in, want := range map[string]string{"e12": "e12", " f1e3 ": "f1e3", "[ref=e7]": "e7", "ref=e8": "e8",
 		`button "Go" [ref=f2e9]`: "f2e9"} {
-		if got, ok := parseRef(in); !ok || got != want {
-			t.Fatalf("parseRef(%q) = %q, %v", in, got, ok)
+		if got, ok := ParseRef(in); !ok || got != want {
+			t.Fatalf("ParseRef(%q) = %q, %v", in, got, ok)
 		}
 	}
 	for _, in := range []string{"", "button", "e", "x12"} {
-		if _, ok := parseRef(in); ok {
-			t.Fatalf("parseRef(%q) accepted", in)
+		if _, ok := ParseRef(in); ok {
+			t.Fatalf("ParseRef(%q) accepted", in)
 		}
 	}
 	roles := snapshotRoles("- generic [ref=e1]:\n  - 'checkbox \"a: b\" [ref=e2]'\n  - text: x [ref=e3]\n  - /url: y")
@@ -593,7 +598,7 @@ func TestBusyEvaluateBlocksPage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	r := s.Call(ctx, ToolEvaluate, json.RawMessage(`{"function":"() => { while (true) {} }"}`))
+	r := s.Call(ctx, string(ToolEvaluate), json.RawMessage(`{"function":"() => { while (true) {} }"}`))
 	if el := time.Since(start); el > 3*time.Second || !strings.Contains(r.Error, "cancelled") {
 		t.Fatalf("busy evaluate: %v, %+v", el, r)
 	}
@@ -677,7 +682,7 @@ func TestRemoteEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/next"}))
-	if r.Title != "Next" || !strings.Contains(r.Snapshot, "Second page") {
+	if r.Title != "Next" || !strings.Contains(r.Snapshot.YAML, "Second page") {
 		t.Fatalf("remote navigate: %+v", r)
 	}
 	if err := s.Close(); err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,22 +15,89 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Tool names (Playwright MCP's, DESIGN.md "Browser tools").
+// ToolName is a browser tool's name as the model sees it (Playwright MCP's, DESIGN.md "Browser tools").
+type ToolName string
+
+// Tool names, in the order ToolDefs lists them.
 const (
-	ToolNavigate       = "browser_navigate"
-	ToolNavigateBack   = "browser_navigate_back"
-	ToolSnapshot       = "browser_snapshot"
-	ToolClick          = "browser_click"
-	ToolType           = "browser_type"
-	ToolHover          = "browser_hover"
-	ToolSelectOption   = "browser_select_option"
-	ToolFillForm       = "browser_fill_form"
-	ToolPressKey       = "browser_press_key"
-	ToolEvaluate       = "browser_evaluate"
-	ToolWaitFor        = "browser_wait_for"
-	ToolTakeScreenshot = "browser_take_screenshot"
-	ToolMouseClickXY   = "browser_mouse_click_xy"
+	ToolNavigate       ToolName = "browser_navigate"
+	ToolNavigateBack   ToolName = "browser_navigate_back"
+	ToolSnapshot       ToolName = "browser_snapshot"
+	ToolClick          ToolName = "browser_click"
+	ToolType           ToolName = "browser_type"
+	ToolHover          ToolName = "browser_hover"
+	ToolSelectOption   ToolName = "browser_select_option"
+	ToolFillForm       ToolName = "browser_fill_form"
+	ToolPressKey       ToolName = "browser_press_key"
+	ToolEvaluate       ToolName = "browser_evaluate"
+	ToolWaitFor        ToolName = "browser_wait_for"
+	ToolTakeScreenshot ToolName = "browser_take_screenshot"
+	ToolMouseClickXY   ToolName = "browser_mouse_click_xy"
 )
+
+// BaseName strips an MCP-style prefix from a tool name as a model sent it
+// ("mcp__playwright__browser_click" → ToolClick).
+func BaseName(name string) ToolName {
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		return ToolName(name[i+2:])
+	}
+	return ToolName(name)
+}
+
+// Tool is one browser tool, defined once: the tool list and the JSON schemas sent to the model (ToolDefs), the
+// argument type its JSON arguments decode into, its handler (Session.Call) and how the loop and guards treat
+// it all come from this value.
+type Tool struct {
+	Name ToolName
+	// Description is the text sent to the model (Playwright MCP's words).
+	Description string
+	// Schema is the JSON schema of the arguments (an object; property names are the Args type's json tags).
+	Schema map[string]any
+	// Args is the Go type the JSON arguments decode into (a struct; empty for tools without arguments).
+	Args reflect.Type
+	// ReadOnly tools only read the page: no input, no navigation, no page script.
+	ReadOnly bool
+	// Acts marks the tools that act on the page as a user does (input, navigation); the result carries the
+	// settled page's snapshot.
+	Acts bool
+	// Progress marks the tools whose successful call counts as a browser action for the stall detector
+	// (DESIGN.md "Iteration and stall"). browser_mouse_click_xy acts but is deliberately not progress: it counts
+	// only through the visual_progress guard.
+	Progress bool
+
+	// offered reports whether a session with these options offers the tool (nil: always).
+	offered func(SessionOptions) bool
+	// run decodes the arguments and runs the tool synchronously.
+	run func(s *Session, args json.RawMessage) Result
+}
+
+// toolKind sets a definition's ReadOnly, Acts and Progress flags.
+type toolKind int
+
+const (
+	kindRead    toolKind = iota // reads the page
+	kindScript                  // runs page script (browser_evaluate): neither read-only nor an action
+	kindAction                  // acts on the page and counts as progress
+	kindPointer                 // acts on the page, progress only through visual_progress
+)
+
+// noArgs is the argument type of tools without arguments; their arguments are not decoded.
+type noArgs struct{}
+
+// def builds a Tool whose arguments decode into an A.
+func def[A any](name ToolName, kind toolKind, desc string, params schema, run func(s *Session, a *A) Result) Tool {
+	return Tool{Name: name, Description: desc, Schema: params, Args: reflect.TypeFor[A](),
+		ReadOnly: kind == kindRead, Acts: kind == kindAction || kind == kindPointer, Progress: kind == kindAction,
+		run: func(s *Session, args json.RawMessage) Result {
+			var a A
+			if _, none := any(a).(noArgs); !none {
+				if err := decode(name, args, &a); err != nil {
+					return Result{Error: err.Error()}
+				}
+			}
+			return run(s, &a)
+		}}
+}
 
 // maxWait caps browser_wait_for's time argument, as Playwright MCP does.
 const maxWait = 30 * time.Second
@@ -48,36 +117,38 @@ func object(props schema, required ...string) schema {
 
 const targetDesc = "Exact target element reference from the page snapshot, e.g. e12 or f1e3"
 
-// toolSpecs are the tool definitions in the order ToolDefs lists them; descriptions follow Playwright MCP.
-var toolSpecs = []struct {
-	name, desc string
-	params     schema
-}{
-	{ToolNavigate, "Navigate to a URL", object(schema{"url": str("The URL to navigate to")}, "url")},
-	{ToolNavigateBack, "Go back to the previous page in the history", object(schema{})},
-	{ToolSnapshot, "Capture accessibility snapshot of the current page, this is better than screenshot",
+// tools is the table of browser tools in the order ToolDefs lists them; descriptions follow Playwright MCP.
+var tools = []Tool{
+	def(ToolNavigate, kindAction, "Navigate to a URL",
+		object(schema{"url": str("The URL to navigate to")}, "url"), (*Session).navigateTool),
+	def(ToolNavigateBack, kindAction, "Go back to the previous page in the history", object(schema{}),
+		func(s *Session, _ *noArgs) Result { return s.back() }),
+	def(ToolSnapshot, kindRead, "Capture accessibility snapshot of the current page, this is better than screenshot",
 		object(schema{"boxes": boolean("Append each element's bounding box as [box=x,y,width,height] in " +
-			"viewport CSS pixels (for browser_mouse_click_xy)")})},
-	{ToolClick, "Perform click on a web page", object(schema{
+			"viewport CSS pixels (for browser_mouse_click_xy)")}), (*Session).snapshotTool),
+	def(ToolClick, kindAction, "Perform click on a web page", object(schema{
 		"element": str("Human-readable element description used to obtain permission to interact with the " +
 			"element"),
 		"target":      str(targetDesc),
 		"doubleClick": boolean("Whether to perform a double click instead of a single click"),
 		"button": schema{"type": "string", "enum": []string{"left", "right", "middle"},
 			"description": "Button to click, defaults to left"},
-	}, "target")},
-	{ToolType, "Type text into editable element", object(schema{
+	}, "target"), (*Session).click),
+	def(ToolType, kindAction, "Type text into editable element", object(schema{
 		"target": str(targetDesc),
 		"text":   str("Text to type into the element"),
 		"submit": boolean("Whether to submit entered text (press Enter after)"),
-	}, "target", "text")},
-	{ToolHover, "Hover over element on page", object(schema{"target": str(targetDesc)}, "target")},
-	{ToolSelectOption, "Select an option in a dropdown", object(schema{
+	}, "target", "text"), (*Session).typeText),
+	def(ToolHover, kindAction, "Hover over element on page", object(schema{"target": str(targetDesc)}, "target"),
+		func(s *Session, a *targetArgs) Result {
+			return s.onTarget(ToolHover, a.Target, func(loc playwright.Locator) error { return loc.Hover() })
+		}),
+	def(ToolSelectOption, kindAction, "Select an option in a dropdown", object(schema{
 		"target": str(targetDesc),
 		"values": schema{"type": "array", "items": schema{"type": "string"},
 			"description": "Array of values to select in the dropdown. This can be a single value or multiple values."},
-	}, "target", "values")},
-	{ToolFillForm, "Fill multiple form fields", object(schema{
+	}, "target", "values"), (*Session).selectOption),
+	def(ToolFillForm, kindAction, "Fill multiple form fields", object(schema{
 		"fields": schema{"type": "array", "description": "Fields to fill in", "items": object(schema{
 			"target": str(targetDesc),
 			"name":   str("Human-readable field name"),
@@ -86,38 +157,88 @@ var toolSpecs = []struct {
 			"value": str("Value to fill in the field. If the field is a checkbox, the value should be `true` or " +
 				"`false`. If the field is a combobox, the value should be the text of the option."),
 		}, "target", "value")},
-	}, "fields")},
-	{ToolPressKey, "Press a key on the keyboard", object(schema{
+	}, "fields"), func(s *Session, a *fillFormArgs) Result {
+		if len(a.Fields) == 0 {
+			return missing(ToolFillForm, "fields")
+		}
+		return s.fillForm(ToolFillForm, a.Fields)
+	}),
+	def(ToolPressKey, kindAction, "Press a key on the keyboard", object(schema{
 		"key": str("Name of the key to press or a character to generate, such as `ArrowLeft` or `a`"),
-	}, "key")},
-	{ToolEvaluate, "Evaluate JavaScript expression on page or element", object(schema{
+	}, "key"), func(s *Session, a *pressKeyArgs) Result {
+		if a.Key == "" {
+			return missing(ToolPressKey, "key")
+		}
+		return s.act(func() error { return s.cur().Keyboard().Press(a.Key) })
+	}),
+	withOffer(def(ToolEvaluate, kindScript, "Evaluate JavaScript expression on page or element", object(schema{
 		"function": str("() => { /* code */ } or (element) => { /* code */ } when element is provided"),
 		"target":   str(targetDesc + " (optional: the element passed to the function)"),
-	}, "function")},
-	{ToolWaitFor, "Wait for text to appear or disappear or a specified time to pass", object(schema{
+	}, "function"), func(s *Session, a *evaluateArgs) Result {
+		if strings.TrimSpace(a.Function) == "" {
+			return missing(ToolEvaluate, "function")
+		}
+		return s.evaluate(*a)
+	}), func(o SessionOptions) bool { return !o.DisableEvaluate }),
+	def(ToolWaitFor, kindRead, "Wait for text to appear or disappear or a specified time to pass", object(schema{
 		"time":     number("The time to wait in seconds"),
 		"text":     str("The text to wait for"),
 		"textGone": str("The text to wait for to disappear"),
-	})},
-	{ToolTakeScreenshot, "Take a screenshot of the current page. You can't perform actions based on the " +
-		"screenshot, use browser_snapshot for actions.", object(schema{})},
-	{ToolMouseClickXY, "Click left mouse button at a given position (viewport CSS pixels, e.g. the centre of a " +
-		"[box=…] from browser_snapshot with boxes: true)", object(schema{
+	}), func(s *Session, a *waitForArgs) Result { return s.waitFor(*a) }),
+	def(ToolTakeScreenshot, kindRead, "Take a screenshot of the current page. You can't perform actions based on "+
+		"the screenshot, use browser_snapshot for actions.", object(schema{}),
+		func(s *Session, _ *noArgs) Result {
+			img, err := s.Screenshot()
+			if err != nil {
+				return Result{Error: err.Error()}
+			}
+			return Result{Result: "Took a screenshot of the viewport (PNG).", Image: img}
+		}),
+	def(ToolMouseClickXY, kindPointer, "Click left mouse button at a given position (viewport CSS pixels, e.g. the "+
+		"centre of a [box=…] from browser_snapshot with boxes: true)", object(schema{
 		"x": number("X coordinate"),
 		"y": number("Y coordinate"),
-	}, "x", "y")},
+	}, "x", "y"), func(s *Session, a *xyArgs) Result {
+		if a.X == nil {
+			return missing(ToolMouseClickXY, "x")
+		}
+		if a.Y == nil {
+			return missing(ToolMouseClickXY, "y")
+		}
+		return s.act(func() error { return s.cur().Mouse().Click(*a.X, *a.Y) })
+	}),
 }
 
-// ToolDefs returns the OpenAI tool definitions (JSON schema) of the session's tools, Playwright MCP names
-// and arguments. browser_mouse_click_xy is always offered; browser_evaluate unless DisableEvaluate.
+// withOffer sets a definition's offered predicate.
+func withOffer(t Tool, offered func(SessionOptions) bool) Tool {
+	t.offered = offered
+	return t
+}
+
+// Tools returns the tool table, in ToolDefs order (a copy; the schemas are shared and must not be modified).
+func Tools() []Tool { return slices.Clone(tools) }
+
+// LookupTool returns the definition of a tool by name (an MCP prefix is stripped); ok is false for an unknown
+// tool.
+func LookupTool(name string) (Tool, bool) {
+	base := BaseName(name)
+	i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == base })
+	if i < 0 {
+		return Tool{}, false
+	}
+	return tools[i], true
+}
+
+// ToolDefs returns the OpenAI tool definitions (JSON schema) of the tools the session offers, from the tool
+// table: all of them, except browser_evaluate when DisableEvaluate.
 func (s *Session) ToolDefs() []openai.Tool {
 	var out []openai.Tool
-	for _, t := range toolSpecs {
-		if t.name == ToolEvaluate && s.opts.DisableEvaluate {
+	for _, t := range tools {
+		if t.offered != nil && !t.offered(s.opts) {
 			continue
 		}
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.name, Description: t.desc, Parameters: t.params,
+			Name: string(t.Name), Description: t.Description, Parameters: t.Schema,
 		}})
 	}
 	return out
@@ -127,14 +248,13 @@ func (s *Session) ToolDefs() []openai.Tool {
 // bad arguments are results with Error set, not Go errors. ctx cancellation returns at once with an error
 // result (the underlying Playwright call may still be running; closing the session releases it).
 //
-// name may carry an MCP prefix ("mcp__playwright__browser_click"). Action tools (ActionTools and
-// browser_mouse_click_xy) let the page settle and return Page + a fresh Snapshot (Observe, so the snapshot
-// filter runs); browser_snapshot returns Page + Snapshot; the reading tools return Result + Page;
-// browser_take_screenshot also Image. Errors are Playwright's text verbatim (with its call log); element tools
-// fail at once with StaleRefMessage for a ref not in the last snapshot or whose node is gone. Events collected
-// since the previous call are attached.
+// name may carry an MCP prefix ("mcp__playwright__browser_click"). Tools that act (Tool.Acts) let the page
+// settle and return Page + a fresh Snapshot (Observe, so the snapshot filter runs); browser_snapshot returns
+// Page + Snapshot; the reading tools return Result + Page; browser_take_screenshot also Image. Errors are
+// Playwright's text verbatim (with its call log); element tools fail at once with StaleRefMessage for a ref not
+// in the last snapshot or whose node is gone. Events collected since the previous call are attached.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) Result {
-	tool := ToolName(name)
+	tool := BaseName(name)
 	if err := ctx.Err(); err != nil {
 		return Result{Error: fmt.Sprintf("browser: %s cancelled: %v", tool, err)}
 	}
@@ -213,7 +333,7 @@ type (
 )
 
 // decode unmarshals tool arguments ("" and null mean {}).
-func decode(tool string, args json.RawMessage, v any) error {
+func decode(tool ToolName, args json.RawMessage, v any) error {
 	a := bytes.TrimSpace(args)
 	if len(a) == 0 || string(a) == "null" {
 		return nil
@@ -224,12 +344,12 @@ func decode(tool string, args json.RawMessage, v any) error {
 	return nil
 }
 
-func missing(tool, field string) Result {
+func missing(tool ToolName, field string) Result {
 	return Result{Error: fmt.Sprintf("Invalid arguments for %s: %q is required", tool, field)}
 }
 
 // call runs a tool synchronously and adds Page and Events to its result.
-func (s *Session) call(tool string, args json.RawMessage) Result {
+func (s *Session) call(tool ToolName, args json.RawMessage) Result {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -239,164 +359,90 @@ func (s *Session) call(tool string, args json.RawMessage) Result {
 	return s.finish(s.run(tool, args))
 }
 
-// run runs a tool synchronously.
-func (s *Session) run(tool string, args json.RawMessage) Result {
-	var r Result
-	switch tool {
-	case ToolNavigate:
-		var a navigateArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		if a.URL == "" {
-			return missing(tool, "url")
-		}
-		r = s.act(func() error { return s.Navigate(a.URL) })
-	case ToolNavigateBack:
-		r = s.act(func() error {
-			_, err := s.cur().GoBack(playwright.PageGoBackOptions{
-				Timeout: playwright.Float(ms(s.opts.NavigationTimeout))})
-			return err
-		})
-	case ToolSnapshot:
-		var a snapshotArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		snap, err := s.Observe(a.Boxes)
-		r = Result{Snapshot: snap}
-		if err != nil {
-			r.Error = err.Error()
-		}
-	case ToolClick:
-		var a clickArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error {
-			var btn *playwright.MouseButton
-			switch a.Button {
-			case "", "left":
-			case "right":
-				btn = playwright.MouseButtonRight
-			case "middle":
-				btn = playwright.MouseButtonMiddle
-			default:
-				return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
-					tool, a.Button)
-			}
-			if a.DoubleClick {
-				if btn == nil {
-					// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
-					return loc.Dblclick()
-				}
-				return loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
-			}
-			return loc.Click(playwright.LocatorClickOptions{Button: btn})
-		})
-	case ToolType:
-		var a typeArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error {
-			if err := loc.Fill(a.Text); err != nil {
-				return err
-			}
-			if a.Submit {
-				return loc.Press("Enter")
-			}
-			return nil
-		})
-	case ToolHover:
-		var a targetArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error { return loc.Hover() })
-	case ToolSelectOption:
-		var a selectArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		values, err := stringList(a.Values)
-		if err != nil {
-			return Result{Error: fmt.Sprintf("Invalid arguments for %s: values: %v", tool, err)}
-		}
-		if len(values) == 0 {
-			return missing(tool, "values")
-		}
-		r = s.onTarget(tool, a.Target, func(loc playwright.Locator) error {
-			_, err := loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &values})
-			return err
-		})
-	case ToolFillForm:
-		var a fillFormArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		if len(a.Fields) == 0 {
-			return missing(tool, "fields")
-		}
-		r = s.fillForm(tool, a.Fields)
-	case ToolPressKey:
-		var a pressKeyArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		if a.Key == "" {
-			return missing(tool, "key")
-		}
-		r = s.act(func() error { return s.cur().Keyboard().Press(a.Key) })
-	case ToolEvaluate:
-		if s.opts.DisableEvaluate {
-			return Result{Error: fmt.Sprintf("Tool %q is disabled in this session", tool)}
-		}
-		var a evaluateArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		if strings.TrimSpace(a.Function) == "" {
-			return missing(tool, "function")
-		}
-		r = s.evaluate(a)
-	case ToolWaitFor:
-		var a waitForArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		r = s.waitFor(a)
-	case ToolTakeScreenshot:
-		img, err := s.Screenshot()
-		if err != nil {
-			r = Result{Error: err.Error()}
-		} else {
-			r = Result{Result: "Took a screenshot of the viewport (PNG).", Image: img}
-		}
-	case ToolMouseClickXY:
-		var a xyArgs
-		if r, ok := s.args(tool, args, &a); !ok {
-			return r
-		}
-		if a.X == nil {
-			return missing(tool, "x")
-		}
-		if a.Y == nil {
-			return missing(tool, "y")
-		}
-		r = s.act(func() error { return s.cur().Mouse().Click(*a.X, *a.Y) })
-	default:
+// run runs a tool of the table synchronously.
+func (s *Session) run(tool ToolName, args json.RawMessage) Result {
+	t, ok := LookupTool(string(tool))
+	if !ok {
 		return Result{Error: fmt.Sprintf("Tool %q not found", tool)}
+	}
+	if t.offered != nil && !t.offered(s.opts) {
+		return Result{Error: fmt.Sprintf("Tool %q is disabled in this session", tool)}
+	}
+	return t.run(s, args)
+}
+
+func (s *Session) navigateTool(a *navigateArgs) Result {
+	if a.URL == "" {
+		return missing(ToolNavigate, "url")
+	}
+	return s.act(func() error { return s.Navigate(a.URL) })
+}
+
+func (s *Session) back() Result {
+	return s.act(func() error {
+		_, err := s.cur().GoBack(playwright.PageGoBackOptions{
+			Timeout: playwright.Float(ms(s.opts.NavigationTimeout))})
+		return err
+	})
+}
+
+func (s *Session) snapshotTool(a *snapshotArgs) Result {
+	snap, err := s.Observe(a.Boxes)
+	r := Result{Snapshot: Snapshot{YAML: snap}}
+	if err != nil {
+		r.Error = err.Error()
 	}
 	return r
 }
 
-// args decodes tool arguments; on failure it returns the error result.
-func (s *Session) args(tool string, args json.RawMessage, v any) (Result, bool) {
-	if err := decode(tool, args, v); err != nil {
-		return Result{Error: err.Error()}, false
+func (s *Session) click(a *clickArgs) Result {
+	return s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
+		var btn *playwright.MouseButton
+		switch a.Button {
+		case "", "left":
+		case "right":
+			btn = playwright.MouseButtonRight
+		case "middle":
+			btn = playwright.MouseButtonMiddle
+		default:
+			return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
+				ToolClick, a.Button)
+		}
+		if a.DoubleClick {
+			if btn == nil {
+				// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+				return loc.Dblclick()
+			}
+			return loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		}
+		return loc.Click(playwright.LocatorClickOptions{Button: btn})
+	})
+}
+
+func (s *Session) typeText(a *typeArgs) Result {
+	return s.onTarget(ToolType, a.Target, func(loc playwright.Locator) error {
+		if err := loc.Fill(a.Text); err != nil {
+			return err
+		}
+		if a.Submit {
+			return loc.Press("Enter")
+		}
+		return nil
+	})
+}
+
+func (s *Session) selectOption(a *selectArgs) Result {
+	values, err := stringList(a.Values)
+	if err != nil {
+		return Result{Error: fmt.Sprintf("Invalid arguments for %s: values: %v", ToolSelectOption, err)}
 	}
-	return Result{}, true
+	if len(values) == 0 {
+		return missing(ToolSelectOption, "values")
+	}
+	return s.onTarget(ToolSelectOption, a.Target, func(loc playwright.Locator) error {
+		_, err := loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &values})
+		return err
+	})
 }
 
 // finish adds Page and Events to r.
@@ -420,11 +466,11 @@ func (s *Session) act(f func() error) Result {
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
-	return Result{Snapshot: snap}
+	return Result{Snapshot: Snapshot{YAML: snap}}
 }
 
 // onTarget resolves target (stale refs fail at once) and runs an action on it.
-func (s *Session) onTarget(tool, target string, f func(playwright.Locator) error) Result {
+func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locator) error) Result {
 	if strings.TrimSpace(target) == "" {
 		return missing(tool, "target")
 	}
@@ -438,7 +484,7 @@ func (s *Session) onTarget(tool, target string, f func(playwright.Locator) error
 // fillForm fills each field by its type (given, else the role of its ref in the last snapshot): textbox and
 // slider fill, checkbox and radio set checked to value == "true", combobox selects the option by value or label
 // (filling instead when it is not a <select>), as Playwright MCP. It stops at the first error.
-func (s *Session) fillForm(tool string, fields []formField) Result {
+func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 	type resolved struct {
 		loc       playwright.Locator
 		kind, val string
@@ -458,7 +504,7 @@ func (s *Session) fillForm(tool string, fields []formField) Result {
 		}
 		kind := f.Type
 		if kind == "" {
-			ref, _ := parseRef(f.Target)
+			ref, _ := ParseRef(f.Target)
 			s.mu.Lock()
 			kind = s.refs[ref]
 			s.mu.Unlock()

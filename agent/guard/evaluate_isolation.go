@@ -53,10 +53,10 @@ const (
 
 // WrapTool implements agent.ToolWrapper: it replaces browser_evaluate and passes every other tool through.
 func (g EvaluateIsolation) WrapTool(a *agent.Attempt, call agent.ToolCall, next agent.ToolFunc) agent.ToolFunc {
-	if browser.ToolName(call.Name) != "browser_evaluate" || a.Browser == nil || a.Browser.Options().DisableEvaluate {
+	if browser.BaseName(call.Name) != browser.ToolEvaluate || a.Browser == nil || a.Browser.Options().DisableEvaluate {
 		return next
 	}
-	return func(ctx context.Context, c agent.ToolCall) *agent.ToolResult {
+	return func(ctx context.Context, c agent.ToolCall) browser.Result {
 		var args struct {
 			Function string `json:"function"`
 			Target   string `json:"target"`
@@ -64,11 +64,7 @@ func (g EvaluateIsolation) WrapTool(a *agent.Attempt, call agent.ToolCall, next 
 		if err := json.Unmarshal([]byte(argsOrEmpty(c.Args)), &args); err != nil || strings.TrimSpace(args.Function) == "" {
 			return next(ctx, c) // the tool reports bad arguments without evaluating anything
 		}
-		t0 := time.Now()
-		r := g.evaluate(ctx, a, args.Function, strings.TrimSpace(args.Target))
-		res := &agent.ToolResult{Browser: r, Raw: r.Format(), Failed: r.IsError(), DurationMS: time.Since(t0).Milliseconds()}
-		res.Text = res.Raw
-		return res
+		return g.evaluate(ctx, a, args.Function, strings.TrimSpace(args.Target))
 	}
 }
 

@@ -100,12 +100,12 @@ func evalArgs(fn, target string) string {
 func runEval(t *testing.T, g EvaluateIsolation, a *agent.Attempt, fn, target string) (*agent.ToolResult, time.Duration) {
 	t.Helper()
 	call := agent.ToolCall{Name: "browser_evaluate", Args: evalArgs(fn, target)}
-	next := func(context.Context, agent.ToolCall) *agent.ToolResult {
+	next := func(context.Context, agent.ToolCall) browser.Result {
 		t.Fatal("the plain evaluate ran")
-		return nil
+		return browser.Result{}
 	}
 	t0 := time.Now()
-	res := g.WrapTool(a, call, next)(a.Ctx, call)
+	res := resultOf(g.WrapTool(a, call, next)(a.Ctx, call))
 	return res, time.Since(t0)
 }
 
@@ -130,8 +130,8 @@ func TestEvaluateIsolationHungAndBusy(t *testing.T) {
 		if took > 4*time.Second || took < 900*time.Millisecond {
 			t.Fatalf("%s: returned after %v (budget 1 s)", fn, took)
 		}
-		if !res.Failed || !strings.HasPrefix(res.Text, "### Error\nevaluate timed out after 1000 ms; page script was terminated") {
-			t.Fatalf("%s: %q", fn, res.Text)
+		if !res.Failed() || !strings.HasPrefix(res.Result.Format(), "### Error\nevaluate timed out after 1000 ms; page script was terminated") {
+			t.Fatalf("%s: %q", fn, res.Result.Format())
 		}
 		// The tab still works: a read and a click by ref.
 		r := plain(s, "browser_evaluate", evalArgs("() => document.title", ""))
@@ -140,15 +140,15 @@ func TestEvaluateIsolationHungAndBusy(t *testing.T) {
 		}
 	}
 	t0 := time.Now()
-	r := plain(s, "browser_click", fmt.Sprintf(`{"target":%q}`, goRef))
+	r := plain(s, string(browser.ToolClick), fmt.Sprintf(`{"target":%q}`, goRef))
 	if r.IsError() || time.Since(t0) > 3*time.Second {
 		t.Fatalf("click after the hung evaluates: %v %q", time.Since(t0), r.Error)
 	}
-	if !strings.Contains(r.Snapshot, `button "done"`) {
-		t.Fatalf("click not delivered:\n%s", r.Snapshot)
+	if !strings.Contains(r.Snapshot.YAML, `button "done"`) {
+		t.Fatalf("click not delivered:\n%s", r.Snapshot.YAML)
 	}
 	r = plain(s, "browser_snapshot", `{}`)
-	if r.IsError() || !strings.Contains(r.Snapshot, `textbox "Query"`) {
+	if r.IsError() || !strings.Contains(r.Snapshot.YAML, `textbox "Query"`) {
 		t.Fatalf("snapshot after: %+v", r)
 	}
 
@@ -183,45 +183,45 @@ func TestEvaluateIsolationValuesTargetsAndBudget(t *testing.T) {
 		"() => 2.5", "async () => { await new Promise(r => setTimeout(r, 50)); return 'late'; }"} {
 		res, _ := runEval(t, g, a, fn, "")
 		want := plain(s, "browser_evaluate", evalArgs(fn, ""))
-		if res.Failed || res.Browser.Result != want.Result || res.Browser.URL != want.URL || res.Browser.Title != want.Title {
-			t.Fatalf("%s: guard %+v, plain %+v", fn, res.Browser, want)
+		if res.Failed() || res.Raw.Result != want.Result || res.Raw.URL != want.URL || res.Raw.Title != want.Title {
+			t.Fatalf("%s: guard %+v, plain %+v", fn, res.Raw, want)
 		}
 	}
 	// A page exception is an error result.
 	res, _ := runEval(t, g, a, "() => { throw new Error('boom') }", "")
-	if !res.Failed || !strings.Contains(res.Text, "boom") {
-		t.Fatalf("exception: %q", res.Text)
+	if !res.Failed() || !strings.Contains(res.Result.Format(), "boom") {
+		t.Fatalf("exception: %q", res.Result.Format())
 	}
 
 	// With a target the function gets the element.
 	res, _ = runEval(t, g, a, "(el) => el.textContent + ':' + el.id", goRef)
-	if res.Failed || res.Browser.Result != `"Go:go"` {
-		t.Fatalf("target: %q", res.Text)
+	if res.Failed() || res.Raw.Result != `"Go:go"` {
+		t.Fatalf("target: %q", res.Result.Format())
 	}
 	// A busy loop on a target is cut off too, and the element still answers afterwards.
 	res, took := runEval(t, g, a, "(el) => { while(true){} }", goRef)
-	if !res.Failed || !strings.Contains(res.Text, "evaluate timed out after 1000 ms; page script was terminated") || took > 4*time.Second {
-		t.Fatalf("busy target: %v %q", took, res.Text)
+	if !res.Failed() || !strings.Contains(res.Result.Format(), "evaluate timed out after 1000 ms; page script was terminated") || took > 4*time.Second {
+		t.Fatalf("busy target: %v %q", took, res.Result.Format())
 	}
 	res, _ = runEval(t, g, a, "(el) => el.tagName", goRef)
-	if res.Failed || res.Browser.Result != `"BUTTON"` {
-		t.Fatalf("target after: %q", res.Text)
+	if res.Failed() || res.Raw.Result != `"BUTTON"` {
+		t.Fatalf("target after: %q", res.Result.Format())
 	}
 	// A stale ref fails at once with the plain tool's message.
 	res, took = runEval(t, g, a, "(el) => 1", "e999")
-	if !res.Failed || !strings.Contains(res.Text, browser.StaleRefMessage("e999")) || took > 2*time.Second {
-		t.Fatalf("stale: %v %q", took, res.Text)
+	if !res.Failed() || !strings.Contains(res.Result.Format(), browser.StaleRefMessage("e999")) || took > 2*time.Second {
+		t.Fatalf("stale: %v %q", took, res.Result.Format())
 	}
 
 	// The budget is the attempt's remaining time when that is shorter than the cap.
 	short := agent.NewAttempt(context.Background(), "t", "g", s, time.Now().Add(400*time.Millisecond), nil)
 	res, took = runEval(t, EvaluateIsolation{}, short, "() => new Promise(()=>{})", "")
-	if !res.Failed || !strings.Contains(res.Text, "page script was terminated") || took > 3*time.Second {
-		t.Fatalf("short budget: %v %q", took, res.Text)
+	if !res.Failed() || !strings.Contains(res.Result.Format(), "page script was terminated") || took > 3*time.Second {
+		t.Fatalf("short budget: %v %q", took, res.Result.Format())
 	}
 	// Other tools pass through; a session with evaluate disabled keeps the plain tool (which refuses).
 	called := false
-	next := func(context.Context, agent.ToolCall) *agent.ToolResult { called = true; return &agent.ToolResult{} }
+	next := func(context.Context, agent.ToolCall) browser.Result { called = true; return browser.Result{} }
 	g.WrapTool(a, agent.ToolCall{Name: "browser_click"}, next)(context.Background(), agent.ToolCall{Name: "browser_click"})
 	if !called {
 		t.Fatal("browser_click did not pass through")
@@ -244,20 +244,19 @@ func TestEvaluateIsolationValuesTargetsAndBudget(t *testing.T) {
 func TestInterceptHintRealClick(t *testing.T) {
 	s, snap := evalSessionWith(t, browser.SessionOptions{ActionTimeout: time.Second})
 	ref := refFor(t, snap, `button "Covered"`)
-	r := plain(s, "browser_click", fmt.Sprintf(`{"target":%q}`, ref))
+	r := plain(s, string(browser.ToolClick), fmt.Sprintf(`{"target":%q}`, ref))
 	if !r.IsError() || !strings.Contains(r.Error, "intercepts pointer events") {
 		t.Fatalf("expected an intercepted click, got %+v", r)
 	}
-	res := &agent.ToolResult{Browser: r, Raw: r.Format(), Failed: true}
-	res.Text = res.Raw
+	res := resultOf(r)
 	a := agent.NewAttempt(context.Background(), "t", "g", s, time.Now().Add(time.Minute), nil)
 	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click"}, res)
 	want := "### Error\nClick not delivered: button#covered is covered by div.onetrust-pc-dark-filter (inside " +
 		"div#onetrust-consent-sdk). This is a cookie-consent dialog"
-	if !strings.HasPrefix(res.Text, want) || !strings.HasSuffix(res.Text, "\n### Page\n- Page URL: "+r.URL+"\n- Page Title: Eval demo") {
-		t.Fatalf("text:\n%s\nraw:\n%s", res.Text, res.Raw)
+	if !strings.HasPrefix(res.Result.Format(), want) || !strings.HasSuffix(res.Result.Format(), "\n### Page\n- Page URL: "+r.URL+"\n- Page Title: Eval demo") {
+		t.Fatalf("text:\n%s\nraw:\n%s", res.Result.Format(), res.Raw.Format())
 	}
-	if len(res.Text) >= len(res.Raw) {
-		t.Fatalf("not shorter: %d >= %d", len(res.Text), len(res.Raw))
+	if len(res.Result.Format()) >= len(res.Raw.Format()) {
+		t.Fatalf("not shorter: %d >= %d", len(res.Result.Format()), len(res.Raw.Format()))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"webbench/agent"
+	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -22,19 +23,21 @@ type FinalRecovery struct{}
 // Name implements agent.Hook.
 func (FinalRecovery) Name() string { return NameFinalRecovery }
 
-// RecoveryPrompt is the user message of the recovery call; RecoveryStepLimitPrefix precedes it after max_steps.
+// RecoveryPrompt is the user message of the recovery call; it starts with RecoveryPhrase (what the scripted
+// policy recognises). RecoveryStepLimitPrefix precedes it after max_steps.
 const (
-	RecoveryPrompt = "Tools are disabled now. Using only what you have already seen in this conversation, reply " +
+	RecoveryPhrase = "Tools are disabled now"
+	RecoveryPrompt = RecoveryPhrase + ". Using only what you have already seen in this conversation, reply " +
 		`with the final JSON object {"ok": true|false, "final": "<answer>", "page": "<url>", "error": ` +
 		`null|"<reason>"} and nothing else.`
 	RecoveryStepLimitPrefix = "The step limit has been reached. "
 )
 
 // recoverable maps a finish reason to the recovered_from value.
-var recoverable = map[string]string{
-	"empty_output":    "empty_output",
-	"non_json_output": "non_json_output",
-	"max_steps":       "max_iterations_reached",
+var recoverable = map[results.FinishReason]string{
+	results.FinishEmptyOutput:   "empty_output",
+	results.FinishNonJSONOutput: "non_json_output",
+	results.FinishMaxSteps:      "max_iterations_reached",
 }
 
 // OnFinish implements agent.Finisher.
@@ -47,12 +50,12 @@ func (FinalRecovery) OnFinish(a *agent.Attempt, f *agent.Finish) {
 		return
 	}
 	prompt := RecoveryPrompt
-	if f.Reason == "max_steps" {
+	if f.Reason == results.FinishMaxSteps {
 		prompt = RecoveryStepLimitPrefix + prompt
 	}
-	msgs := make([]openai.ChatCompletionMessage, 0, len(a.Messages)+1)
+	msgs := make([]agent.Message, 0, len(a.Messages)+1)
 	msgs = append(msgs, a.Messages...)
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt})
+	msgs = append(msgs, agent.TextMessage(openai.ChatMessageRoleUser, prompt))
 	a.Event(NameFinalRecovery, "recover", "from="+from)
 	resp, err := a.Chat(agent.ModelRequest{Messages: msgs, Tools: nil})
 	if err != nil {
@@ -71,6 +74,6 @@ func (FinalRecovery) OnFinish(a *agent.Attempt, f *agent.Finish) {
 		a.Event(NameFinalRecovery, "no_json", fmt.Sprintf("from=%s bytes=%d", from, len(content)))
 		return
 	}
-	f.Final, f.RecoveredFrom, f.Reason, f.Output = fa, from, "answered", content
+	f.Final, f.RecoveredFrom, f.Reason, f.Output = fa, from, results.FinishAnswered, content
 	a.Event(NameFinalRecovery, "answered", fmt.Sprintf("from=%s ok=%t", from, fa.OK))
 }

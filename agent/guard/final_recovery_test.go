@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"webbench/agent"
+	"webbench/agent/browser"
+	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -28,12 +30,13 @@ func (f *fakeChat) chat(_ context.Context, req agent.ModelRequest) (*agent.Model
 
 func recoveryAttempt(fc *fakeChat) *agent.Attempt {
 	a := agent.NewAttempt(context.Background(), "Allrecipes--0", "find a recipe", nil, time.Now().Add(time.Minute), fc.chat)
-	a.Messages = []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: "system prompt"},
-		{Role: openai.ChatMessageRoleUser, Content: "Task: find a recipe"},
-		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function",
-			Function: openai.FunctionCall{Name: "browser_evaluate", Arguments: `{"function":"() => 'ok'"}`}}}},
-		{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "### Result\n\"ok\""},
+	a.Messages = []agent.Message{
+		agent.TextMessage(openai.ChatMessageRoleSystem, "system prompt"),
+		agent.TextMessage(openai.ChatMessageRoleUser, "Task: find a recipe"),
+		{ChatCompletionMessage: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function",
+			Function: openai.FunctionCall{Name: "browser_evaluate", Arguments: `{"function":"() => 'ok'"}`}}}}},
+		{ChatCompletionMessage: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "c1"},
+			Observation: &browser.Result{Result: "\"ok\""}},
 	}
 	return a
 }
@@ -56,7 +59,7 @@ func TestFinalRecoveryEmptyOutput(t *testing.T) {
 		t.Fatalf("messages %d, want the conversation (%d) plus one", len(req.Messages), len(a.Messages))
 	}
 	for i := range a.Messages {
-		if req.Messages[i].Content != a.Messages[i].Content || req.Messages[i].Role != a.Messages[i].Role {
+		if req.Messages[i].Text() != a.Messages[i].Text() || req.Messages[i].Role != a.Messages[i].Role {
 			t.Fatalf("message %d differs", i)
 		}
 	}
@@ -139,7 +142,7 @@ func TestFinalRecoveryNonJSONReplyLeavesOutcome(t *testing.T) {
 }
 
 func TestFinalRecoveryOtherReasonsUntouched(t *testing.T) {
-	for _, reason := range []string{"answered", "timeout", "stalled", "error_budget", "context_overflow", "forced", "model_error"} {
+	for _, reason := range []results.FinishReason{"answered", "timeout", "stalled", "error_budget", "context_overflow", "forced", "model_error"} {
 		fc := &fakeChat{reply: openai.ChatCompletionMessage{Content: answerJSON}}
 		a := recoveryAttempt(fc)
 		f := &agent.Finish{Reason: reason, Output: "x"}

@@ -1,8 +1,12 @@
 package guard
 
-import "testing"
+import (
+	"testing"
 
-// FuzzParseIntercept: the call-log parser never panics; text it cannot condense comes back byte-identical.
+	"webbench/agent/browser"
+)
+
+// FuzzParseIntercept: the call-log parser never panics; a result it cannot condense comes back unchanged.
 func FuzzParseIntercept(f *testing.F) {
 	for _, s := range []string{
 		"### Error\nTimeoutError: locator.click: Timeout 5000ms exceeded.\nCall log:\n  - waiting for locator('aria-ref=e12')\n" +
@@ -15,9 +19,13 @@ func FuzzParseIntercept(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		_, _ = ParseIntercept(text)
-		out, ok := CondenseIntercept(text)
-		if !ok && out != text {
-			t.Fatalf("unparsed text changed")
+		in := browser.Result{Error: text, URL: "u"}
+		out, _, ok := CondenseIntercept(in)
+		if !ok && out.Format() != in.Format() {
+			t.Fatalf("unparsed result changed")
+		}
+		if ok && (out.URL != "u" || out.Error == text) {
+			t.Fatalf("condensed result lost its page or kept its error: %+v", out)
 		}
 	})
 }

@@ -11,9 +11,9 @@ import (
 )
 
 // InterceptHint condenses Playwright's "intercepts pointer events" call log into a short error that names the
-// target, the blocker and its container, with one hint (GUARDS.md §1, seed 000). It rewrites only the
-// model-facing "### Error" section of a failed action's result; every other section is kept, and any result it
-// cannot parse is left byte-identical. Events: "condensed" (bytes before/after, target, blocker, container)
+// target, the blocker and its container, with one hint (GUARDS.md §1, seed 000). It rewrites only the Error of
+// a failed action's model-facing result; every other field is kept, and any result it cannot parse is left as
+// it is. Events: "condensed" (bytes before/after, target, blocker, container)
 // and "recovered" (steps from the condensed failure to the next successful action).
 type InterceptHint struct{}
 
@@ -34,23 +34,23 @@ func StripANSI(s string) string { return ansiRE.ReplaceAllString(s, "") }
 // AfterToolCall implements agent.AfterToolCaller.
 func (g InterceptHint) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *agent.ToolResult) {
 	st := agent.State(a, NameInterceptHint, func() *interceptState { return &interceptState{} })
-	if !res.Failed {
-		tool := browser.ToolName(call.Name)
-		if st.pending && (browser.ActionTools[tool] || tool == "browser_mouse_click_xy") {
+	tool := browser.BaseName(call.Name)
+	if !res.Failed() {
+		if def, _ := browser.LookupTool(call.Name); st.pending && def.Acts {
 			st.pending = false
 			a.Event(NameInterceptHint, "recovered", fmt.Sprintf("steps=%d tool=%s", a.Step-st.step, tool))
 		}
 		return
 	}
-	text, in, ok := condense(res.Text)
+	out, in, ok := CondenseIntercept(res.Result)
 	if !ok {
 		return
 	}
-	before, after := len(res.Text), len(text)
-	res.Text = text
+	before := len(res.Result.Format())
+	res.Result = out
 	st.pending, st.step = true, a.Step
 	a.Event(NameInterceptHint, "condensed", fmt.Sprintf("bytes_before=%d bytes_after=%d tool=%s target=%s blocker=%s container=%s consent=%t",
-		before, after, browser.ToolName(call.Name), in.Target, in.Blocker, in.Container, in.Consent))
+		before, len(res.Result.Format()), tool, in.Target, in.Blocker, in.Container, in.Consent))
 }
 
 // Intercept is a parsed "intercepts pointer events" failure.
@@ -110,12 +110,21 @@ func ParseIntercept(log string) (in Intercept, ok bool) {
 	return in, true
 }
 
-// Message is the condensed model-facing error (without the "### Error" heading).
+// Texts of the condensed error that the scripted policy recognises (it plays a model that reads them).
+const (
+	// InterceptHintPrefix starts every condensed error.
+	InterceptHintPrefix = "Click not delivered:"
+	// InterceptCoveredBy separates the target from the blocker.
+	InterceptCoveredBy = " is covered by "
+)
+
+// Message is the condensed model-facing error: InterceptHintPrefix, the target, InterceptCoveredBy, the blocker
+// (and its container), then the hint.
 func (in Intercept) Message() string {
 	var b strings.Builder
-	b.WriteString("Click not delivered: ")
+	b.WriteString(InterceptHintPrefix + " ")
 	b.WriteString(in.Target)
-	b.WriteString(" is covered by ")
+	b.WriteString(InterceptCoveredBy)
 	b.WriteString(in.Blocker)
 	if in.Container != "" {
 		b.WriteString(" (inside ")
@@ -134,29 +143,16 @@ func (in Intercept) Message() string {
 	return b.String()
 }
 
-// CondenseIntercept rewrites a formatted tool result whose error is an intercepted action: the "### Error"
-// section becomes "### Error\n" + Intercept.Message(); the other sections (### Page …) are kept as they were.
-// A text without a "### Error" section is treated as all error. ok is false (and the text must be left as it
-// is) when there is nothing to condense or the log cannot be parsed.
-func CondenseIntercept(text string) (string, bool) {
-	out, _, ok := condense(text)
-	return out, ok
-}
-
-func condense(text string) (string, Intercept, bool) {
-	start, end, hasHeading := errorSection(text)
-	if !hasHeading {
-		start, end = 0, len(text)
-	}
-	in, ok := ParseIntercept(text[start:end])
+// CondenseIntercept returns r with its Error replaced by Intercept.Message() when the error is an intercepted
+// action, and the parsed intercept; the other fields are kept. ok is false (and r is returned as it is) when
+// there is nothing to condense or the log cannot be parsed.
+func CondenseIntercept(r browser.Result) (browser.Result, Intercept, bool) {
+	in, ok := ParseIntercept(r.Error)
 	if !ok {
-		return text, in, false
+		return r, in, false
 	}
-	head := "### Error\n"
-	if hasHeading {
-		head = text[:start]
-	}
-	return head + in.Message() + text[end:], in, true
+	r.Error = in.Message()
+	return r, in, true
 }
 
 // element is a parsed HTML start tag from a Playwright element preview.

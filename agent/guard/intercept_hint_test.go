@@ -16,10 +16,16 @@ func newAttempt(t *testing.T) *agent.Attempt {
 	return agent.NewAttempt(context.Background(), "t1", "goal", nil, time.Now().Add(time.Minute), nil)
 }
 
-func failed(r browser.Result) *agent.ToolResult {
-	raw := r.Format()
-	return &agent.ToolResult{Browser: r, Raw: raw, Text: raw, Failed: r.IsError()}
+// resultOf is the ToolResult the loop makes of a tool's result: Raw, and a copy the hooks edit.
+func resultOf(r browser.Result) *agent.ToolResult {
+	return &agent.ToolResult{Raw: r, Result: r.Clone()}
 }
+
+// failed is resultOf for a failed call.
+func failed(r browser.Result) *agent.ToolResult { return resultOf(r) }
+
+// textResult is the ToolResult of a result given in its text form (read with browser.ParseResult).
+func textResult(text string) *agent.ToolResult { return resultOf(browser.ParseResult(text)) }
 
 const esc = "\x1b"
 
@@ -48,7 +54,7 @@ func TestInterceptHintConsentDialog(t *testing.T) {
 	a := newAttempt(t)
 	r := browser.Result{Error: consentLog, URL: "https://www.coursera.org/search?query=python", Title: "Python | Coursera"}
 	res := failed(r)
-	raw := res.Raw
+	raw := res.Raw.Format()
 	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click", Args: `{"target":"e312"}`}, res)
 
 	want := "### Error\nClick not delivered: button.css-bnpmeq[type=\"button\"][data-testid=\"filter-and-sort-button\"] " +
@@ -56,14 +62,14 @@ func TestInterceptHintConsentDialog(t *testing.T) {
 		"close it first (prefer 'Reject all' / 'Close'; if its settings panel is open, confirm or close that panel). " +
 		"Then retry the action (take a fresh browser_snapshot if the page changed).\n" +
 		"### Page\n- Page URL: https://www.coursera.org/search?query=python\n- Page Title: Python | Coursera"
-	if res.Text != want {
-		t.Fatalf("text:\n%s\nwant:\n%s", res.Text, want)
+	if res.Result.Format() != want {
+		t.Fatalf("text:\n%s\nwant:\n%s", res.Result.Format(), want)
 	}
-	if res.Raw != raw {
+	if res.Raw.Format() != raw {
 		t.Fatal("raw text changed")
 	}
-	if len(raw) < 2000 || len(res.Text) > 500 {
-		t.Fatalf("sizes: before %d after %d", len(raw), len(res.Text))
+	if len(raw) < 2000 || len(res.Result.Format()) > 500 {
+		t.Fatalf("sizes: before %d after %d", len(raw), len(res.Result.Format()))
 	}
 	ev := a.Events()
 	if len(ev) != 1 || ev[0].Guard != NameInterceptHint || ev[0].Action != "condensed" {
@@ -78,11 +84,11 @@ func TestInterceptHintConsentDialog(t *testing.T) {
 
 	// The next successful action records the steps it took to recover.
 	a.Step = 3
-	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "browser_snapshot"}, &agent.ToolResult{Text: "ok"})
+	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "browser_snapshot"}, textResult("### Result\nok"))
 	if n := len(a.Events()); n != 1 {
 		t.Fatalf("a snapshot is not an action: %d events", n)
 	}
-	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "mcp__playwright__browser_click"}, &agent.ToolResult{Text: "ok"})
+	InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "mcp__playwright__browser_click"}, textResult("### Result\nok"))
 	ev = a.Events()
 	if len(ev) != 2 || ev[1].Action != "recovered" || !strings.HasPrefix(ev[1].Detail, "steps=3 ") {
 		t.Fatalf("events %+v", ev)
@@ -105,7 +111,8 @@ Call log:
     - waiting 20ms`
 
 func TestInterceptHintRealLogAndGenericBlocker(t *testing.T) {
-	got, ok := CondenseIntercept("### Error\n" + realLog)
+	cr, _, ok := CondenseIntercept(browser.Result{Error: realLog})
+	got := cr.Format()
 	want := "### Error\nClick not delivered: button#go is covered by div.onetrust-pc-dark-filter (inside " +
 		"div#onetrust-consent-sdk). This is a cookie-consent dialog: close it first (prefer 'Reject all' / 'Close'; " +
 		"if its settings panel is open, confirm or close that panel). Then retry the action (take a fresh " +
@@ -117,7 +124,8 @@ func TestInterceptHintRealLogAndGenericBlocker(t *testing.T) {
 	// An icon drawn over its own radio input (Amazon): generic hint, no container.
 	log := "Timeout 5000ms exceeded.\nCall log:\n  - locator resolved to <input type=\"radio\" name=\"shipping\" id=\"ship-fast\" value=\"1\">\n" +
 		"      - <i class=\"a-icon a-icon-radio\"></i> intercepts pointer events\n    - retrying click action"
-	got, ok = CondenseIntercept(browser.Result{Error: log, URL: "u", Title: "t", Events: []string{"[ERROR] x"}}.Format())
+	cr, _, ok = CondenseIntercept(browser.Result{Error: log, URL: "u", Title: "t", Events: []string{"[ERROR] x"}})
+	got = cr.Format()
 	want = "### Error\nClick not delivered: input#ship-fast[type=\"radio\"][name=\"shipping\"] is covered by i.a-icon. " +
 		"Dismiss the overlay first (its close button or Escape), or click the control's visible label when an icon " +
 		"covers its input. Then retry the action (take a fresh browser_snapshot if the page changed).\n" +
@@ -144,14 +152,14 @@ func TestInterceptHintLeavesOtherTextByteIdentical(t *testing.T) {
 		// A broken start tag.
 		"broken tag": failed(browser.Result{Error: "Call log:\n  - locator resolved to <a href=\"/>Home\n  - <div class=\"x\"></div> intercepts pointer events"}),
 		// A successful result whose content quotes the phrase.
-		"success": {Raw: "### Result\n\"- locator resolved to <a> / <div> intercepts pointer events\"", Text: "### Result\n\"- locator resolved to <a> / <div> intercepts pointer events\""},
+		"success": textResult("### Result\n\"- locator resolved to <a> / <div> intercepts pointer events\""),
 	}
 	for name, res := range cases {
 		a := newAttempt(t)
-		before := res.Text
+		before := res.Result.Format()
 		InterceptHint{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click"}, res)
-		if res.Text != before {
-			t.Errorf("%s: text changed:\n%s", name, res.Text)
+		if res.Result.Format() != before {
+			t.Errorf("%s: text changed:\n%s", name, res.Result.Format())
 		}
 		if len(a.Events()) != 0 {
 			t.Errorf("%s: events %+v", name, a.Events())

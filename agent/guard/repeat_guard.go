@@ -2,7 +2,7 @@ package guard
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
 	"webbench/agent"
 	"webbench/agent/browser"
@@ -10,8 +10,8 @@ import (
 
 // RepeatGuard stops no-progress loops (GUARDS.md §2, seed 001 first change). Per attempt it tracks two
 // streaks (agent.Streaks): identical calls (agent.CallKey) with identical results (agent.ResultFingerprint of
-// the model-facing text), and no-op browser_evaluate calls (agent.IsNoopEvaluate). From the 3rd call of a
-// streak it appends a "### Repeated call" note to the tool's model-facing text (once per message); after the
+// the model-facing result), and no-op browser_evaluate calls (agent.IsNoopEvaluate). From the 3rd call of a
+// streak it appends a "### Repeated call" note (RepeatNote) to the tool's model-facing result (once per result); after the
 // 5th, the next model request carries no tools and one system section asking for the final JSON object (not a
 // user turn, as in the seed). Events: "note" and "withhold_tools".
 type RepeatGuard struct{}
@@ -19,8 +19,12 @@ type RepeatGuard struct{}
 // Name implements agent.Hook.
 func (RepeatGuard) Name() string { return NameRepeatGuard }
 
-// RepeatNoteHeading starts the note appended to a repeated call's result.
-const RepeatNoteHeading = "### Repeated call"
+// RepeatNote is the heading of the note appended to a repeated call's result; RepeatNoteHeading is how it starts
+// in the text form.
+const (
+	RepeatNote        = "Repeated call"
+	RepeatNoteHeading = "### " + RepeatNote
+)
 
 // RepeatSystemSection is the system section sent, with tools withheld, after the 5th call of a streak.
 const RepeatSystemSection = "You have repeated the same tool call several times without new information, so " +
@@ -37,7 +41,7 @@ type repeatState struct {
 // AfterToolCall implements agent.AfterToolCaller.
 func (RepeatGuard) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *agent.ToolResult) {
 	st := agent.State(a, NameRepeatGuard, func() *repeatState { return &repeatState{} })
-	n := st.streaks.Observe(call, res.Text)
+	n := st.streaks.Observe(call, res.Result)
 	kind := "identical"
 	if st.streaks.Noop > st.streaks.Identical {
 		kind = "noop"
@@ -45,11 +49,11 @@ func (RepeatGuard) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *age
 	if n < agent.RepeatNoteAt {
 		return
 	}
-	if !strings.Contains(res.Text, RepeatNoteHeading+"\n") {
-		res.Text = strings.TrimRight(res.Text, "\n") + "\n" + RepeatNoteHeading + "\n" + fmt.Sprintf(
+	if !slices.ContainsFunc(res.Result.Notes, func(x browser.Note) bool { return x.Heading == RepeatNote }) {
+		res.Result.Notes = append(res.Result.Notes, browser.Note{Heading: RepeatNote, Body: fmt.Sprintf(
 			"This call repeats the previous ones (%d in a row) and shows nothing new. If you already have the "+
-				"answer, reply now with the final JSON object; otherwise do something different.", n)
-		a.Event(NameRepeatGuard, "note", fmt.Sprintf("kind=%s streak=%d tool=%s", kind, n, browser.ToolName(call.Name)))
+				"answer, reply now with the final JSON object; otherwise do something different.", n)})
+		a.Event(NameRepeatGuard, "note", fmt.Sprintf("kind=%s streak=%d tool=%s", kind, n, browser.BaseName(call.Name)))
 	}
 	if n >= agent.RepeatWithholdAt {
 		st.withhold, st.length, st.kind = true, n, kind

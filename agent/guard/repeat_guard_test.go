@@ -15,7 +15,7 @@ func evalCall(fn string) agent.ToolCall {
 	return agent.ToolCall{Name: "browser_evaluate", Args: string(b)}
 }
 
-func okResult(text string) *agent.ToolResult { return &agent.ToolResult{Raw: text, Text: text} }
+func okResult(text string) *agent.ToolResult { return textResult(text) }
 
 const pageTail = "\n### Page\n- Page URL: https://www.allrecipes.com/recipe/1\n- Page Title: Vegan Brownies"
 
@@ -24,7 +24,7 @@ func TestRepeatGuardOkLoop(t *testing.T) {
 	a := newAttempt(t)
 	g := RepeatGuard{}
 	tools := []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "browser_evaluate"}}}
-	msgs := []openai.ChatCompletionMessage{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}}
+	msgs := []agent.Message{agent.TextMessage("system", "s"), agent.TextMessage("user", "u")}
 	for req := 1; req <= 6; req++ {
 		r := agent.ModelRequest{Messages: msgs, Tools: tools}
 		g.BeforeModelCall(a, &r)
@@ -46,17 +46,18 @@ func TestRepeatGuardOkLoop(t *testing.T) {
 		}
 		res := okResult("### Result\n\"ok\"" + pageTail)
 		g.AfterToolCall(a, evalCall("() => 'ok'"), res)
-		notes := strings.Count(res.Text, "### Repeated call")
+		notes := strings.Count(res.Result.Format(), "### Repeated call")
 		if want := map[bool]int{true: 1, false: 0}[req >= 3]; notes != want {
-			t.Fatalf("call %d: %d notes in %q", req, notes, res.Text)
+			t.Fatalf("call %d: %d notes in %q", req, notes, res.Result.Format())
 		}
-		if req >= 3 && !strings.HasPrefix(res.Text, "### Result\n\"ok\""+pageTail+"\n### Repeated call\n") {
-			t.Fatalf("call %d: note not appended to the same text: %q", req, res.Text)
+		if req >= 3 && !strings.HasPrefix(res.Result.Format(), "### Result\n\"ok\""+pageTail+"\n### Repeated call\n") {
+			t.Fatalf("call %d: note not appended to the same text: %q", req, res.Result.Format())
 		}
-		if res.Raw != "### Result\n\"ok\""+pageTail {
+		if res.Raw.Format() != "### Result\n\"ok\""+pageTail {
 			t.Fatal("raw changed")
 		}
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: "tool", Content: res.Text})
+		obs := res.Result
+		msgs = append(msgs, agent.Message{ChatCompletionMessage: openai.ChatCompletionMessage{Role: "tool"}, Observation: &obs})
 	}
 	var notes, withheld int
 	for _, e := range a.Events() {
@@ -80,7 +81,7 @@ func TestRepeatGuardOkLoop(t *testing.T) {
 	b := newAttempt(t)
 	res := okResult("### Result\n\"ok\"")
 	g.AfterToolCall(b, evalCall("() => 'ok'"), res)
-	if strings.Contains(res.Text, "Repeated") {
+	if strings.Contains(res.Result.Format(), "Repeated") {
 		t.Fatal("state leaked across attempts")
 	}
 }
@@ -94,8 +95,8 @@ func TestRepeatGuardNeverTwiceInOneMessage(t *testing.T) {
 	res := okResult("### Result\n1")
 	g.AfterToolCall(a, evalCall("() => 1"), res)
 	g.AfterToolCall(a, evalCall("() => 1"), res) // the same message seen again
-	if n := strings.Count(res.Text, RepeatNoteHeading); n != 1 {
-		t.Fatalf("%d notes: %q", n, res.Text)
+	if n := strings.Count(res.Result.Format(), RepeatNoteHeading); n != 1 {
+		t.Fatalf("%d notes: %q", n, res.Result.Format())
 	}
 }
 
@@ -108,8 +109,8 @@ func TestRepeatGuardCountersAndClicks(t *testing.T) {
 		last = okResult("### Result\n\"done" + n + "\"")
 		g.AfterToolCall(a, evalCall("() => 'done"+n+"'"), last)
 	}
-	if !strings.Contains(last.Text, RepeatNoteHeading) {
-		t.Fatalf("counter loop not caught: %q", last.Text)
+	if !strings.Contains(last.Result.Format(), RepeatNoteHeading) {
+		t.Fatalf("counter loop not caught: %q", last.Result.Format())
 	}
 	if agent.CallKey(evalCall("() => 'done19'")) != agent.CallKey(evalCall("()=>'done20'")) {
 		t.Fatal("evaluate keys should mask digits and whitespace")
@@ -122,7 +123,7 @@ func TestRepeatGuardCountersAndClicks(t *testing.T) {
 		ref := []string{"e12", "e13"}[i%2]
 		res := okResult(same)
 		g.AfterToolCall(a, agent.ToolCall{Name: "browser_click", Args: `{"target":"` + ref + `"}`}, res)
-		if strings.Contains(res.Text, RepeatNoteHeading) {
+		if strings.Contains(res.Result.Format(), RepeatNoteHeading) {
 			t.Fatalf("call %d: e12/e13 treated as repeats", i)
 		}
 	}
@@ -145,7 +146,7 @@ func TestRepeatGuardCountersAndClicks(t *testing.T) {
 			res = okResult(same + "\nNew console entries: 4")
 		}
 		g.AfterToolCall(a, c, res)
-		if got := strings.Contains(res.Text, RepeatNoteHeading); got != (i == 2) {
+		if got := strings.Contains(res.Result.Format(), RepeatNoteHeading); got != (i == 2) {
 			t.Fatalf("call %d: note=%v", i, got)
 		}
 	}
@@ -153,9 +154,9 @@ func TestRepeatGuardCountersAndClicks(t *testing.T) {
 	// The same click with a changed page is progress, not a repeat.
 	a = newAttempt(t)
 	for i := 0; i < 4; i++ {
-		res := okResult(same + strings.Repeat("\n- text: more", i))
+		res := okResult(strings.TrimSuffix(same, "\n```") + strings.Repeat("\n- text: more", i) + "\n```")
 		g.AfterToolCall(a, agent.ToolCall{Name: "browser_click", Args: `{"target":"e12"}`}, res)
-		if strings.Contains(res.Text, RepeatNoteHeading) {
+		if strings.Contains(res.Result.Format(), RepeatNoteHeading) {
 			t.Fatalf("call %d: a changing result is not a repeat", i)
 		}
 	}
@@ -200,7 +201,7 @@ func TestRepeatGuardNoopStreak(t *testing.T) {
 		res = okResult("### Result\n" + strings.Repeat("r", i+1))
 		g.AfterToolCall(a, evalCall(fn), res)
 	}
-	if !strings.Contains(res.Text, RepeatNoteHeading) {
+	if !strings.Contains(res.Result.Format(), RepeatNoteHeading) {
 		t.Fatal("no-op streak not noted")
 	}
 	r := agent.ModelRequest{Tools: []openai.Tool{{}}}
@@ -214,7 +215,7 @@ func TestRepeatGuardNoopStreak(t *testing.T) {
 		res = okResult("### Result\n" + strings.Repeat("r", i+1))
 		g.AfterToolCall(a, evalCall(fn), res)
 	}
-	if strings.Contains(res.Text, RepeatNoteHeading) {
+	if strings.Contains(res.Result.Format(), RepeatNoteHeading) {
 		t.Fatal("a content read must break the streak")
 	}
 }

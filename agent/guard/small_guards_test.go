@@ -36,7 +36,7 @@ func TestHasInteractiveRef(t *testing.T) {
 		{"", false},
 	}
 	for _, c := range cases {
-		if got := HasInteractiveRef(c.snap); got != c.want {
+		if got := browser.HasInteractiveRef(c.snap); got != c.want {
 			t.Errorf("HasInteractiveRef(%q) = %v", c.snap, got)
 		}
 	}
@@ -105,9 +105,8 @@ func TestStaleRefRefresh(t *testing.T) {
 	if !res.RefreshSnapshot || len(a.Events()) != 1 || a.Events()[0].Action != "refresh" {
 		t.Fatalf("refresh %v events %+v", res.RefreshSnapshot, a.Events())
 	}
-	// Hand-made result without the structured error: the raw "### Error" section counts.
-	res = &agent.ToolResult{Raw: "### Error\nRef e9 not found in the current page snapshot. Try capturing new snapshot.", Failed: true}
-	res.Text = res.Raw
+	// A result read from its text form: the "### Error" section is its Error.
+	res = textResult("### Error\nRef e9 not found in the current page snapshot. Try capturing new snapshot.")
 	StaleRefRefresh{}.AfterToolCall(a, agent.ToolCall{Name: "browser_type"}, res)
 	if !res.RefreshSnapshot {
 		t.Fatal("raw stale-ref error not refreshed")
@@ -115,11 +114,11 @@ func TestStaleRefRefresh(t *testing.T) {
 	// Other errors, and successful results quoting the phrase, keep the old behaviour.
 	for _, r := range []*agent.ToolResult{
 		failed(browser.Result{Error: "TimeoutError: locator.click: Timeout 5000ms exceeded."}),
-		{Raw: "### Result\n\"not found in the current page snapshot\"", Text: "x"},
+		textResult("### Result\n\"not found in the current page snapshot\""),
 	} {
 		StaleRefRefresh{}.AfterToolCall(a, agent.ToolCall{Name: "browser_click"}, r)
 		if r.RefreshSnapshot {
-			t.Fatalf("refreshed %q", r.Raw)
+			t.Fatalf("refreshed %q", r.Raw.Format())
 		}
 	}
 	if len(a.Events()) != 2 {
@@ -130,8 +129,8 @@ func TestStaleRefRefresh(t *testing.T) {
 func TestVisualProgress(t *testing.T) {
 	a := newAttempt(t)
 	g := VisualProgress{}
-	ok := &agent.ToolResult{}
-	bad := &agent.ToolResult{Failed: true}
+	ok := resultOf(browser.Result{URL: "u"})
+	bad := failed(browser.Result{Error: "x"})
 	xy := agent.ToolCall{Name: "browser_mouse_click_xy", Args: `{"x":10,"y":20}`}
 	if !g.IsProgress(a, xy, ok, false) {
 		t.Fatal("a successful visual click is progress")
@@ -150,8 +149,8 @@ func TestVisualProgress(t *testing.T) {
 		t.Fatalf("%d events", n)
 	}
 	// Off (the guard absent), the loop's default for browser_mouse_click_xy is false.
-	if browser.ActionTools["browser_mouse_click_xy"] {
-		t.Fatal("mouse_click_xy must not be a default action")
+	if def, _ := browser.LookupTool("browser_mouse_click_xy"); def.Progress || !def.Acts {
+		t.Fatal("mouse_click_xy acts on the page but must not be a default action")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"webbench/agent"
+	"webbench/agent/browser"
 )
 
 // SnapshotReady retries a snapshot that has no interactive ref (GUARDS.md §4, seed 002 fix 1): a
@@ -24,13 +25,9 @@ type SnapshotReady struct {
 // Name implements agent.Hook.
 func (SnapshotReady) Name() string { return NameSnapshotReady }
 
-// HasInteractiveRef reports whether a snapshot has an actionable element; it is agent.HasInteractiveRef, the
-// one rule shared with the scripted policy and the empty_snapshot failure mode.
-func HasInteractiveRef(snapshot string) bool { return agent.HasInteractiveRef(snapshot) }
-
 // AfterSnapshot implements agent.AfterSnapshotter.
 func (g SnapshotReady) AfterSnapshot(a *agent.Attempt, snapshot string) string {
-	if HasInteractiveRef(snapshot) {
+	if browser.HasInteractiveRef(snapshot) {
 		return snapshot
 	}
 	capture := g.capture
@@ -74,7 +71,7 @@ func (g SnapshotReady) AfterSnapshot(a *agent.Attempt, snapshot string) string {
 			continue
 		}
 		best = s
-		ok := HasInteractiveRef(s)
+		ok := browser.HasInteractiveRef(s)
 		a.Event(NameSnapshotReady, "recapture", fmt.Sprintf("n=%d interactive=%t bytes=%d", i, ok, len(s)))
 		if ok {
 			a.Event(NameSnapshotReady, "ready", fmt.Sprintf("recaptures=%d", i))

@@ -10,7 +10,7 @@ import (
 // StaleRefRefresh makes a stale-ref error be followed by a fresh snapshot (GUARDS.md §5, seed 002 fix 2): the
 // observation the system prompt promises ("wait for the next page snapshot, it will arrive automatically").
 // On a failed call whose error contains browser.StaleRefPhrase it sets res.RefreshSnapshot; the loop then
-// appends a fresh snapshot to the model-facing text. Other errors keep the old behaviour; the consecutive-error
+// appends a fresh snapshot to the model-facing result (Result.Refreshed). Other errors keep the old behaviour; the consecutive-error
 // budget still bounds any loop. Event: "refresh".
 type StaleRefRefresh struct{}
 
@@ -19,21 +19,9 @@ func (StaleRefRefresh) Name() string { return NameStaleRefRefresh }
 
 // AfterToolCall implements agent.AfterToolCaller.
 func (StaleRefRefresh) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *agent.ToolResult) {
-	if !res.Failed || !strings.Contains(toolError(res), browser.StaleRefPhrase) {
+	if !res.Failed() || !strings.Contains(res.Raw.Error, browser.StaleRefPhrase) {
 		return
 	}
 	res.RefreshSnapshot = true
-	a.Event(NameStaleRefRefresh, "refresh", "tool="+browser.ToolName(call.Name))
-}
-
-// toolError is a failed result's error text: the structured error, else the "### Error" section of the raw
-// text, else the whole raw text.
-func toolError(res *agent.ToolResult) string {
-	if res.Browser.Error != "" {
-		return res.Browser.Error
-	}
-	if s, e, ok := errorSection(res.Raw); ok {
-		return res.Raw[s:e]
-	}
-	return res.Raw
+	a.Event(NameStaleRefRefresh, "refresh", "tool="+string(browser.BaseName(call.Name)))
 }

@@ -15,11 +15,11 @@ func (VisualProgress) Name() string { return NameVisualProgress }
 
 // IsProgress implements agent.ProgressJudge.
 func (VisualProgress) IsProgress(a *agent.Attempt, call agent.ToolCall, res *agent.ToolResult, dflt bool) bool {
-	if browser.ToolName(call.Name) != "browser_mouse_click_xy" || res.Failed {
+	if browser.BaseName(call.Name) != browser.ToolMouseClickXY || res.Failed() {
 		return dflt
 	}
 	if !dflt {
-		a.Event(NameVisualProgress, "action", "tool=browser_mouse_click_xy")
+		a.Event(NameVisualProgress, "action", "tool="+string(browser.ToolMouseClickXY))
 	}
 	return true
 }

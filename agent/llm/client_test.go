@@ -92,7 +92,7 @@ func TestErrorClasses(t *testing.T) {
 		_, err := c.Chat(context.Background(), Request{Messages: msgs})
 		srv.Close()
 		var le *Error
-		if !errors.As(err, &le) || le.Class != tc.class {
+		if !errors.As(err, &le) || string(le.Class) != tc.class {
 			t.Errorf("HTTP %d %q: error %v, want class %s", tc.status, tc.msg, err, tc.class)
 			continue
 		}

@@ -116,7 +116,7 @@ type Error struct {
 	// Class is "infra" (connection refused, 5xx/429 after retries, timeouts, malformed response),
 	// "quota" (402, out of credit or invalid key: the run should stop), "context_overflow" (the provider's
 	// context-length error: an agent failure), or "agent" (other 4xx: the request itself was refused).
-	Class      string
+	Class      ErrorClass
 	StatusCode int
 	Err        error
 }
@@ -164,7 +164,7 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 		resp, err := c.c.CreateChatCompletion(cctx, req)
 		if err == nil {
 			if len(resp.Choices) == 0 {
-				lastErr = &Error{Class: "infra", Err: errors.New("response has no choices")}
+				lastErr = &Error{Class: ErrorInfra, Err: errors.New("response has no choices")}
 			} else {
 				ch := resp.Choices[0]
 				return &Response{Message: ch.Message, FinishReason: string(ch.FinishReason),
@@ -175,9 +175,9 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 			lastErr = classify(err)
 		}
 		if ctx.Err() != nil {
-			return nil, &Error{Class: "infra", Err: ctx.Err()}
+			return nil, &Error{Class: ErrorInfra, Err: ctx.Err()}
 		}
-		if lastErr.Class != "infra" || try >= c.cfg.Retries {
+		if lastErr.Class != ErrorInfra || try >= c.cfg.Retries {
 			return nil, lastErr
 		}
 		wait := backoff + time.Duration(rand.Int64N(int64(backoff/4)+1))
@@ -193,7 +193,7 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return nil, &Error{Class: "infra", Err: ctx.Err()}
+			return nil, &Error{Class: ErrorInfra, Err: ctx.Err()}
 		}
 		backoff *= 2
 	}
@@ -217,21 +217,21 @@ func classify(err error) *Error {
 	switch {
 	case status == 402 || status == 401 || status == 403 ||
 		strings.Contains(msg, "insufficient_quota") || strings.Contains(msg, "insufficient credit"):
-		return &Error{Class: "quota", StatusCode: status, Err: redact(err)}
+		return &Error{Class: ErrorQuota, StatusCode: status, Err: redact(err)}
 	case strings.Contains(msg, "context_length") || strings.Contains(msg, "maximum context length") ||
 		strings.Contains(msg, "context length"):
-		return &Error{Class: "context_overflow", StatusCode: status, Err: redact(err)}
+		return &Error{Class: ErrorContextOverflow, StatusCode: status, Err: redact(err)}
 	case status == 429 || status >= 500 || status == 408:
-		return &Error{Class: "infra", StatusCode: status, Err: redact(err)}
+		return &Error{Class: ErrorInfra, StatusCode: status, Err: redact(err)}
 	case status >= 400:
-		return &Error{Class: "agent", StatusCode: status, Err: redact(err)}
+		return &Error{Class: ErrorAgent, StatusCode: status, Err: redact(err)}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "connection refused") ||
 		strings.Contains(msg, "eof") || strings.Contains(msg, "unmarshal") || strings.Contains(msg, "invalid character") {
-		return &Error{Class: "infra", StatusCode: status, Err: redact(err)}
+		return &Error{Class: ErrorInfra, StatusCode: status, Err: redact(err)}
 	}
-	return &Error{Class: "infra", StatusCode: status, Err: redact(err)}
+	return &Error{Class: ErrorInfra, StatusCode: status, Err: redact(err)}
 }
 
 type retryAfterKey struct{}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 
 	"webbench/agent/browser"
@@ -14,17 +13,19 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// call is one tool call of an assistant message, with the model-facing result the agent sent back.
+// call is one tool call of an assistant message, with the model-facing result the agent sent back (read with
+// browser.ParseResult, the inverse of the agent's formatting).
 type call struct {
-	id, name, base string // name as sent; base without any MCP prefix
-	argsRaw        string
-	args           map[string]any
-	result         string
-	hasResult      bool
-	msg            int // index of the tool message holding the result
+	id, name  string           // name as sent
+	base      browser.ToolName // without any MCP prefix
+	argsRaw   string
+	args      map[string]any
+	result    browser.Result
+	hasResult bool
+	msg       int // index of the tool message holding the result
 }
 
-func (c *call) failed() bool { return c.hasResult && hasSection(c.result, "Error") }
+func (c *call) failed() bool { return c.hasResult && c.result.IsError() }
 
 func (c *call) str(key string) string {
 	s, _ := c.args[key].(string)
@@ -47,36 +48,31 @@ type conv struct {
 	task     *suites.Task
 	goal     string
 	turns    []*turn
-	step     int               // number of assistant messages so far
-	tools    map[string]string // offered: base name → name as offered
-	snapText string            // the latest whole snapshot YAML ("" when none)
-	snapMsg  int               // message holding it
-	snapAt   int               // offset of its "### Snapshot" header in that message
+	step     int                         // number of assistant messages so far
+	tools    map[browser.ToolName]string // offered: base name → name as offered
+	results  []*browser.Result           // each user and tool message read with browser.ParseResult; nil for others
+	snapText string                      // the latest whole snapshot YAML ("" when none)
+	snapMsg  int                         // message holding it
 	snapshot *snap
 	pageURL  string
 	firstURL string
 	prof     Profile
 }
 
-var (
-	snapshotRe = regexp.MustCompile("(?m)^### Snapshot[ \t]*\r?\n```yaml[ \t]*\r?\n")
-	pageURLRe  = regexp.MustCompile(`(?m)^- Page URL: *(\S*)`)
-)
-
-// hasSection reports whether text has a line starting "### <name>" (a section header, possibly followed by
-// more words, e.g. "### Repeated call (3rd)").
-func hasSection(text, name string) bool {
-	h := "### " + name
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, h) && (len(line) == len(h) || !isWordByte(line[len(h)])) {
-			return true
-		}
+// lastWhole returns the last snapshot of a result that was not elided.
+func lastWhole(r *browser.Result) (string, bool) {
+	if r.Refreshed != nil && !r.Refreshed.Elided {
+		return r.Refreshed.YAML, true
 	}
-	return false
+	if r.Snapshot.YAML != "" {
+		return r.Snapshot.YAML, true
+	}
+	return "", false
 }
 
-func isWordByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+// hasSnapshot reports whether a result shows a snapshot section, whole or elided.
+func hasSnapshot(r *browser.Result) bool {
+	return r.Snapshot.YAML != "" || r.Snapshot.Elided || r.Refreshed != nil
 }
 
 func messageText(m openai.ChatCompletionMessage) string {
@@ -94,31 +90,37 @@ func messageText(m openai.ChatCompletionMessage) string {
 
 // readConv parses a request. tasks maps trimmed goal texts to tasks.
 func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, prof Profile) *conv {
-	c := &conv{msgs: req.Messages, tools: map[string]string{}, snapMsg: -1, prof: prof}
+	c := &conv{msgs: req.Messages, tools: map[browser.ToolName]string{}, snapMsg: -1, prof: prof}
 	if req.Seed != nil {
 		c.seed = int64(*req.Seed)
 	}
 	for _, t := range req.Tools {
 		if t.Function != nil {
-			c.tools[browser.ToolName(t.Function.Name)] = t.Function.Name
+			c.tools[browser.BaseName(t.Function.Name)] = t.Function.Name
 		}
 	}
 	byID := map[string]*call{}
 	for i, m := range req.Messages {
 		text := messageText(m)
 		c.texts = append(c.texts, text)
+		var res *browser.Result
+		if m.Role == openai.ChatMessageRoleUser || m.Role == openai.ChatMessageRoleTool {
+			r := browser.ParseResult(text)
+			res = &r
+		}
+		c.results = append(c.results, res)
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
 			if c.task == nil && c.goal == "" && strings.HasPrefix(text, "Task: ") {
 				c.goal, c.task = findTask(text, tasks)
-				if mm := pageURLRe.FindStringSubmatch(text); mm != nil {
-					c.firstURL = mm[1]
+				if res.URL != "" || res.Title != "" {
+					c.firstURL = res.URL
 				}
 			}
 		case openai.ChatMessageRoleAssistant:
 			t := &turn{msg: i, content: text}
 			for _, tc := range m.ToolCalls {
-				cl := &call{id: tc.ID, name: tc.Function.Name, base: browser.ToolName(tc.Function.Name),
+				cl := &call{id: tc.ID, name: tc.Function.Name, base: browser.BaseName(tc.Function.Name),
 					argsRaw: tc.Function.Arguments, args: map[string]any{}, msg: -1}
 				_ = json.Unmarshal([]byte(tc.Function.Arguments), &cl.args)
 				t.calls = append(t.calls, cl)
@@ -142,22 +144,15 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 				}
 			}
 			if cl != nil {
-				cl.result, cl.hasResult, cl.msg = text, true, i
+				cl.result, cl.hasResult, cl.msg = *res, true, i
 			}
 		}
-		if m.Role == openai.ChatMessageRoleUser || m.Role == openai.ChatMessageRoleTool {
-			if locs := snapshotRe.FindAllStringIndex(text, -1); len(locs) > 0 {
-				last := locs[len(locs)-1]
-				body := text[last[1]:]
-				if end := strings.Index(body, "\n```"); end >= 0 {
-					body = body[:end]
-				} else {
-					body = strings.TrimSuffix(body, "```")
-				}
-				c.snapText, c.snapMsg, c.snapAt = body, i, last[0]
+		if res != nil {
+			if y, ok := lastWhole(res); ok {
+				c.snapText, c.snapMsg = y, i
 			}
-			if ms := pageURLRe.FindAllStringSubmatch(text, -1); len(ms) > 0 {
-				c.pageURL = ms[len(ms)-1][1]
+			if res.URL != "" || res.Title != "" {
+				c.pageURL = res.URL
 			}
 		}
 	}
@@ -215,22 +210,11 @@ func (c *conv) lastNonSystem() (string, string) {
 	return "", ""
 }
 
-// snapshotAfter reports whether a "### Snapshot" section appears in the conversation after offset at of
-// message msg (a fresh view after an error).
-func (c *conv) snapshotAfter(msg, at int) bool {
+// snapshotAfter reports whether a snapshot section (whole or elided) follows the error of message msg: in that
+// result itself (a refreshed snapshot) or in a later user or tool message (a fresh view after an error).
+func (c *conv) snapshotAfter(msg int) bool {
 	for i := msg; i < len(c.msgs); i++ {
-		r := c.msgs[i].Role
-		if r != openai.ChatMessageRoleUser && r != openai.ChatMessageRoleTool {
-			continue
-		}
-		text := c.texts[i]
-		if i == msg {
-			if at > len(text) {
-				continue
-			}
-			text = text[at:]
-		}
-		if strings.Contains(text, "### Snapshot") {
+		if r := c.results[i]; r != nil && hasSnapshot(r) {
 			return true
 		}
 	}
@@ -260,8 +244,8 @@ func (c *conv) coin(p float64, purpose string, perAttempt bool) bool {
 	return c.rng(purpose, perAttempt).Float64() < p
 }
 
-// trailingReads counts the latest assistant messages, newest first, whose calls are all reads
-// (browser_snapshot, browser_wait_for): how long the policy has been only looking.
+// trailingReads counts the latest assistant messages, newest first, whose calls are all read-only tools
+// (browser.Tool.ReadOnly: browser_snapshot, browser_wait_for …): how long the policy has been only looking.
 func (c *conv) trailingReads() int {
 	n := 0
 	for i := len(c.turns) - 1; i >= 0; i-- {
@@ -270,7 +254,7 @@ func (c *conv) trailingReads() int {
 			break
 		}
 		for _, cl := range t.calls {
-			if cl.base != "browser_snapshot" && cl.base != "browser_wait_for" {
+			if def, _ := browser.LookupTool(string(cl.base)); !def.ReadOnly {
 				return n
 			}
 		}

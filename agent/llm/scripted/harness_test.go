@@ -52,7 +52,7 @@ func toolDefs() []openai.Tool {
 
 // obs renders a page observation as the browser tools do.
 func obs(path, title, snapshot string) string {
-	return browser.Result{URL: origin + path, Title: title, Snapshot: snapshot}.Format()
+	return browser.Result{URL: origin + path, Title: title, Snapshot: browser.Snapshot{YAML: snapshot}}.Format()
 }
 
 // begin starts a conversation: system prompt, then the task turn with the first observation.

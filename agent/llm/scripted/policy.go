@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"webbench/agent"
 	"webbench/agent/browser"
+	"webbench/agent/guard"
 	"webbench/suites"
 )
 
@@ -26,17 +28,13 @@ const (
 	kindAnswer      = "answer"
 )
 
-// Texts the policy writes or recognises.
+// Texts the policy writes. What it recognises are the guards' own texts, imported: guard.RecoveryPhrase
+// (final_recovery's user turn, GUARDS.md §3), guard.RepeatNote (repeat_guard's note, §2),
+// guard.InterceptHintPrefix and guard.InterceptCoveredBy (intercept_hint's condensed error, §1) and
+// agent.InterceptPhrase (Playwright's raw call log).
 const (
 	// giveUpEmpty is the seed's words when a snapshot has no refs (seed 002).
 	giveUpEmpty = "the accessibility tree is incomplete; I cannot proceed without valid element references"
-	// recoveryPhrase starts final_recovery's user turn (GUARDS.md §3).
-	recoveryPhrase = "Tools are disabled now"
-	// repeatNote is repeat_guard's section header (GUARDS.md §2).
-	repeatNote = "Repeated call"
-	// hintPhrase starts intercept_hint's condensed error; rawIntercept is in Playwright's raw call log.
-	hintPhrase   = "Click not delivered:"
-	rawIntercept = "intercepts pointer events"
 	// recoveryActShare is the share of non-JSON recovery replies that still emit a tool call.
 	recoveryActShare = 0.25
 	// maxLooks bounds the snapshots the policy asks for while its target is missing (then it gives up);
@@ -45,9 +43,9 @@ const (
 	maxEmptyLooks = 3
 )
 
-// toolCall is one call the policy makes.
+// toolCall is one call the policy makes, by base name (the reply uses the name the request offered).
 type toolCall struct {
-	name string
+	name browser.ToolName
 	args map[string]any
 }
 
@@ -85,7 +83,7 @@ func (c *conv) decide() reply {
 		return c.jsonReply(finalAnswer{OK: false, Page: c.pageURL, Error: strp("no scripted solution for this task")})
 	}
 	role, text := c.lastNonSystem()
-	if role == "user" && strings.Contains(text, recoveryPhrase) {
+	if role == "user" && strings.Contains(text, guard.RecoveryPhrase) {
 		return c.recovery()
 	}
 	if len(c.tools) == 0 {
@@ -146,7 +144,7 @@ func (c *conv) inLoop() bool {
 
 // offers reports whether the request offers tool name. A request without tools (withheld) counts as
 // offering all, so that the policy's idea of its plan does not change when tools are withheld.
-func (c *conv) offers(name string) bool {
+func (c *conv) offers(name browser.ToolName) bool {
 	if len(c.tools) == 0 {
 		return true
 	}
@@ -156,7 +154,7 @@ func (c *conv) offers(name string) bool {
 
 // takeEvaluates is the per-attempt decision to play evaluate steps.
 func (c *conv) takeEvaluates() bool {
-	if !c.offers("browser_evaluate") {
+	if !c.offers(browser.ToolEvaluate) {
 		return false
 	}
 	return c.coin(c.prof.EvaluateOnHungPages, "evaluate_on_hung_pages", true)
@@ -189,18 +187,18 @@ func (c *conv) replay() progress {
 			switch st.Kind {
 			case kindVisualClick:
 				switch {
-				case cl.base == "browser_mouse_click_xy":
+				case cl.base == browser.ToolMouseClickXY:
 					vcMsg, mouse = true, true
-				case cl.base == "browser_click" && cl.str("element") == vcDesc(st.Target):
+				case cl.base == browser.ToolClick && cl.str("element") == vcDesc(st.Target):
 					vcMsg = true
 					pr.vcGuesses = append(pr.vcGuesses, cl.str("target"))
 				}
 			case kindEvaluate:
-				if cl.base == "browser_evaluate" && sameFunc(cl.str("function"), st.Function) {
+				if cl.base == browser.ToolEvaluate && sameFunc(cl.str("function"), st.Function) {
 					advance()
 				}
 			case kindAnswer:
-				if cl.base == "browser_evaluate" && loopFuncRe.MatchString(strings.TrimSpace(cl.str("function"))) {
+				if cl.base == browser.ToolEvaluate && loopFuncRe.MatchString(strings.TrimSpace(cl.str("function"))) {
 					pr.loopCalls++
 				}
 			default:
@@ -227,18 +225,18 @@ func sameFunc(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpa
 func (c *conv) performs(st *suites.Step, cl *call) bool {
 	switch st.Kind {
 	case kindNavigate:
-		return cl.base == "browser_navigate" && (cl.str("url") == c.resolveURL(st.URL) || cl.str("url") == st.URL)
+		return cl.base == browser.ToolNavigate && (cl.str("url") == c.resolveURL(st.URL) || cl.str("url") == st.URL)
 	case kindPress:
-		return cl.base == "browser_press_key" && cl.str("key") == st.Key
+		return cl.base == browser.ToolPressKey && cl.str("key") == st.Key
 	case kindClick:
-		return cl.base == "browser_click" && elementMatches(cl.str("element"), st.Target, true)
+		return cl.base == browser.ToolClick && elementMatches(cl.str("element"), st.Target, true)
 	case kindFill:
-		return cl.base == "browser_type" && elementMatches(cl.str("element"), st.Target, false) &&
+		return cl.base == browser.ToolType && elementMatches(cl.str("element"), st.Target, false) &&
 			cl.str("text") == st.Text
 	case kindSelect:
-		return cl.base == "browser_select_option" && elementMatches(cl.str("element"), st.Target, false)
+		return cl.base == browser.ToolSelectOption && elementMatches(cl.str("element"), st.Target, false)
 	case kindHover:
-		return cl.base == "browser_hover" && elementMatches(cl.str("element"), st.Target, false)
+		return cl.base == browser.ToolHover && elementMatches(cl.str("element"), st.Target, false)
 	}
 	return false
 }
@@ -304,11 +302,11 @@ func (c *conv) act() reply {
 	}
 	switch st.Kind {
 	case kindNavigate:
-		return c.calls(toolCall{"browser_navigate", map[string]any{"url": c.resolveURL(st.URL)}})
+		return c.calls(toolCall{browser.ToolNavigate, map[string]any{"url": c.resolveURL(st.URL)}})
 	case kindPress:
-		return c.calls(toolCall{"browser_press_key", map[string]any{"key": st.Key}})
+		return c.calls(toolCall{browser.ToolPressKey, map[string]any{"key": st.Key}})
 	case kindEvaluate:
-		return c.calls(toolCall{"browser_evaluate", map[string]any{"function": st.Function}})
+		return c.calls(toolCall{browser.ToolEvaluate, map[string]any{"function": st.Function}})
 	case kindAnswer:
 		return c.answer(st, &pr)
 	case kindClick, kindFill, kindSelect, kindHover:
@@ -319,16 +317,16 @@ func (c *conv) act() reply {
 		args := map[string]any{"target": n.ref, "element": n.desc()}
 		switch st.Kind {
 		case kindClick:
-			return c.calls(toolCall{"browser_click", args})
+			return c.calls(toolCall{browser.ToolClick, args})
 		case kindFill:
 			args["text"] = st.Text
-			return c.calls(toolCall{"browser_type", args})
+			return c.calls(toolCall{browser.ToolType, args})
 		case kindSelect:
 			vals := append([]string{}, st.Values...)
 			args["values"] = vals
-			return c.calls(toolCall{"browser_select_option", args})
+			return c.calls(toolCall{browser.ToolSelectOption, args})
 		default:
-			return c.calls(toolCall{"browser_hover", args})
+			return c.calls(toolCall{browser.ToolHover, args})
 		}
 	}
 	return c.final(finalAnswer{OK: false, Page: c.pageURL, Error: strp("unsupported solution step " + st.Kind)})
@@ -343,10 +341,10 @@ func (c *conv) locate(st *suites.Step) (*node, reply, bool) {
 			return nil, c.final(finalAnswer{OK: false, Page: c.pageURL, Error: strp(giveUpEmpty)}), false
 		}
 		calls := []toolCall{}
-		if c.offers("browser_wait_for") {
-			calls = append(calls, toolCall{"browser_wait_for", map[string]any{"time": 1}})
+		if c.offers(browser.ToolWaitFor) {
+			calls = append(calls, toolCall{browser.ToolWaitFor, map[string]any{"time": 1}})
 		}
-		calls = append(calls, toolCall{"browser_snapshot", map[string]any{}})
+		calls = append(calls, toolCall{browser.ToolSnapshot, map[string]any{}})
 		return nil, c.calls(calls...), false
 	}
 	n := c.snapshot.find(st.Target, true)
@@ -361,7 +359,7 @@ func (c *conv) lookAgain(reason string) reply {
 	if c.trailingReads() >= maxLooks {
 		return c.final(finalAnswer{OK: false, Page: c.pageURL, Error: strp(reason)})
 	}
-	return c.calls(toolCall{"browser_snapshot", map[string]any{}})
+	return c.calls(toolCall{browser.ToolSnapshot, map[string]any{}})
 }
 
 // answer plays an answer step: on Q&A tasks perhaps the post-answer loop, else the final answer.
@@ -370,16 +368,16 @@ func (c *conv) answer(st *suites.Step, pr *progress) reply {
 	if !ok {
 		return c.lookAgain("the answer was not found on the page")
 	}
-	if c.task.Check.Answer != nil && c.offers("browser_evaluate") && c.coin(c.prof.PostAnswerLoop, "post_answer_loop", true) {
+	if c.task.Check.Answer != nil && c.offers(browser.ToolEvaluate) && c.coin(c.prof.PostAnswerLoop, "post_answer_loop", true) {
 		last := c.lastTurn()
 		noted := false
 		if last != nil {
 			for _, cl := range last.calls {
-				noted = noted || hasSection(cl.result, repeatNote)
+				noted = noted || cl.result.HasNote(guard.RepeatNote)
 			}
 		}
 		if !noted || !c.coin(c.prof.HeedRepeatNote, "heed_repeat_note", false) {
-			return c.calls(toolCall{"browser_evaluate", map[string]any{"function": c.loopFunc(pr.loopCalls)}})
+			return c.calls(toolCall{browser.ToolEvaluate, map[string]any{"function": c.loopFunc(pr.loopCalls)}})
 		}
 	}
 	return c.final(finalAnswer{OK: true, Final: ans, Page: c.pageURL})
@@ -440,11 +438,11 @@ func (c *conv) onBlocked(last *turn, st *suites.Step) (reply, bool) {
 		if !cl.failed() {
 			continue
 		}
-		if strings.Contains(cl.result, hintPhrase) {
+		if strings.Contains(cl.result.Error, guard.InterceptHintPrefix) {
 			failed, hint = cl, true
 			break
 		}
-		if strings.Contains(cl.result, rawIntercept) {
+		if strings.Contains(cl.result.Error, agent.InterceptPhrase) {
 			failed = cl
 			break
 		}
@@ -461,13 +459,13 @@ func (c *conv) onBlocked(last *turn, st *suites.Step) (reply, bool) {
 			return r, true
 		}
 		if hint {
-			return c.calls(toolCall{"browser_snapshot", map[string]any{}}), true
+			return c.calls(toolCall{browser.ToolSnapshot, map[string]any{}}), true
 		}
 	}
 	if c.coin(0.5, "blocked_click_fallback", false) {
 		return c.repeat(failed), true
 	}
-	return c.calls(toolCall{"browser_snapshot", map[string]any{}}), true
+	return c.calls(toolCall{browser.ToolSnapshot, map[string]any{}}), true
 }
 
 var dialogWords = []string{"onetrust", "cookie", "consent", "cmp", "didomi", "cookiebot", "usercentrics", "modal",
@@ -479,7 +477,7 @@ func (c *conv) dismiss(failed *call, st *suites.Step) (reply, bool) {
 	if c.snapshot == nil {
 		return reply{}, false
 	}
-	blocker := strings.ToLower(blockerText(failed.result))
+	blocker := strings.ToLower(blockerText(failed.result.Error))
 	dialogish := false
 	for _, w := range dialogWords {
 		dialogish = dialogish || strings.Contains(blocker, w)
@@ -499,14 +497,14 @@ func (c *conv) dismiss(failed *call, st *suites.Step) (reply, bool) {
 		if l == nil {
 			return reply{}, false
 		}
-		return c.calls(toolCall{"browser_click", map[string]any{"target": l.ref, "element": "label of " + target.desc()}}), true
+		return c.calls(toolCall{browser.ToolClick, map[string]any{"target": l.ref, "element": "label of " + target.desc()}}), true
 	}
 	closeIt := func() (reply, bool) {
 		b := c.snapshot.findDismiss()
 		if b == nil {
 			return reply{}, false
 		}
-		return c.calls(toolCall{"browser_click", map[string]any{"target": b.ref, "element": b.desc()}}), true
+		return c.calls(toolCall{browser.ToolClick, map[string]any{"target": b.ref, "element": b.desc()}}), true
 	}
 	if target != nil && !dialogish {
 		if r, ok := label(); ok {
@@ -523,7 +521,7 @@ func (c *conv) dismiss(failed *call, st *suites.Step) (reply, bool) {
 // blockerText is the part of an intercepted-click error that names the blocker: intercept_hint's "covered by
 // …" clause, else the last "intercepts pointer events" line of the raw call log.
 func blockerText(errText string) string {
-	if i := strings.Index(errText, "is covered by"); i >= 0 {
+	if i := strings.Index(errText, strings.TrimSpace(guard.InterceptCoveredBy)); i >= 0 {
 		rest := errText[i:]
 		if j := strings.IndexByte(rest, '\n'); j >= 0 {
 			rest = rest[:j]
@@ -532,7 +530,7 @@ func blockerText(errText string) string {
 	}
 	lines := strings.Split(errText, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], rawIntercept) {
+		if strings.Contains(lines[i], agent.InterceptPhrase) {
 			return lines[i]
 		}
 	}
@@ -547,17 +545,16 @@ func (c *conv) onStale(last *turn) (reply, bool) {
 		if !cl.failed() {
 			continue
 		}
-		at := strings.Index(cl.result, browser.StaleRefPhrase)
-		if at < 0 {
+		if !strings.Contains(cl.result.Error, browser.StaleRefPhrase) {
 			continue
 		}
-		if c.snapshotAfter(cl.msg, at) {
+		if c.snapshotAfter(cl.msg) {
 			return reply{}, false
 		}
 		if c.coin(c.prof.StaleRefWithoutRefresh, "stale_ref_without_refresh", false) {
 			return c.repeat(cl), true
 		}
-		return c.calls(toolCall{"browser_snapshot", map[string]any{}}), true
+		return c.calls(toolCall{browser.ToolSnapshot, map[string]any{}}), true
 	}
 	return reply{}, false
 }
@@ -593,9 +590,9 @@ func (c *conv) visualClick(st *suites.Step, pr *progress) reply {
 	guess := func() toolCall {
 		g := c.guessRef(n.ref, used)
 		used[g] = true
-		return toolCall{"browser_click", map[string]any{"target": g, "element": desc}}
+		return toolCall{browser.ToolClick, map[string]any{"target": g, "element": desc}}
 	}
-	boxes := toolCall{"browser_snapshot", map[string]any{"boxes": true}}
+	boxes := toolCall{browser.ToolSnapshot, map[string]any{"boxes": true}}
 	switch {
 	case pr.vcMsgs == 0:
 		return c.calls(guess(), guess(), boxes)
@@ -609,22 +606,19 @@ func (c *conv) visualClick(st *suites.Step, pr *progress) reply {
 		}
 		x := math.Round(n.box[0] + n.box[2]/2)
 		y := math.Round(n.box[1] + n.box[3]/2)
-		return c.calls(boxes, guess(), toolCall{"browser_mouse_click_xy", map[string]any{"x": x, "y": y}})
+		return c.calls(boxes, guess(), toolCall{browser.ToolMouseClickXY, map[string]any{"x": x, "y": y}})
 	default:
-		return c.calls(guess(), toolCall{"browser_snapshot", map[string]any{}})
+		return c.calls(guess(), toolCall{browser.ToolSnapshot, map[string]any{}})
 	}
 }
-
-var refNumRe = regexp.MustCompile(`^((?:f\d+)?e)(\d+)$`)
 
 // guessRef invents a near-miss ref for the visual-click sequence: a digit typo of the real ref (e11 → e110,
 // e111 …), else a number past the snapshot's; never a ref present in the latest snapshot or used before.
 func (c *conv) guessRef(real string, used map[string]bool) string {
 	present := c.snapshot.refs()
 	prefix, num := "e", 0
-	if m := refNumRe.FindStringSubmatch(real); m != nil {
-		prefix = m[1]
-		num, _ = strconv.Atoi(m[2])
+	if p, n, ok := browser.SplitRef(real); ok {
+		prefix, num = p, n
 	}
 	free := func(r string) bool { return !present[r] && !used[r] }
 	for d := 0; d < 10; d++ {
@@ -634,10 +628,8 @@ func (c *conv) guessRef(real string, used map[string]bool) string {
 	}
 	max := 0
 	for r := range present {
-		if m := refNumRe.FindStringSubmatch(r); m != nil {
-			if k, _ := strconv.Atoi(m[2]); k > max {
-				max = k
-			}
+		if _, k, ok := browser.SplitRef(r); ok && k > max {
+			max = k
 		}
 	}
 	for k := max + 1; ; k++ {
@@ -736,14 +728,15 @@ func targetDesc(t *suites.Target) string {
 	return d
 }
 
-// calls is a reply with tool calls, under the names the request offered.
-func (c *conv) calls(cs ...toolCall) reply {
-	for i := range cs {
-		if full, ok := c.tools[cs[i].name]; ok {
-			cs[i].name = full
-		}
+// calls is a reply with tool calls.
+func (c *conv) calls(cs ...toolCall) reply { return reply{calls: cs} }
+
+// wireName is the name under which the request offered a tool (its MCP prefix kept), else the base name.
+func (c *conv) wireName(name browser.ToolName) string {
+	if full, ok := c.tools[name]; ok {
+		return full
 	}
-	return reply{calls: cs}
+	return string(name)
 }
 
 // final ends the attempt: the final JSON, or Markdown prose with probability prose_final (per attempt).

@@ -110,8 +110,7 @@ func LoadProfile(nameOrPath string) (Profile, error) {
 		}
 		return Profile{}, fmt.Errorf("fault profile: %w", err)
 	}
-	name := strings.TrimSuffix(filepath.Base(nameOrPath), filepath.Ext(nameOrPath))
-	return parseProfile(data, nameOrPath, name, true)
+	return ParseProfile(data, nameOrPath)
 }
 
 // ParseProfile parses profile YAML; source names it in errors (a file path). Missing keys take the values of

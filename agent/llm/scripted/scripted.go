@@ -12,10 +12,11 @@
 //   - the task: the first user message starts "Task: <goal>", then a blank line and the first observation;
 //     the goal is matched exactly against the tasks' goals (an unknown goal is answered with
 //     {"ok": false, …, "error": "unknown task"});
-//   - the latest snapshot: the last ```yaml block under a "### Snapshot" header in any user or tool message;
-//     the page URL: the last "- Page URL:" line;
+//   - every user and tool message read back into a result with browser.ParseResult (the inverse of the agent's
+//     formatting; the policy has only the text, as a model does): the latest snapshot is the last whole one of
+//     any such message, the page URL the last one shown;
 //   - its own tool calls and their results (role "tool", matched by tool_call_id): a result is a failure when
-//     it has a "### Error" section. Element tools carry Playwright MCP's `element` description (`role "name"`),
+//     it has an Error. The guards' texts it recognises are the guards' own constants (agent/guard). Element tools carry Playwright MCP's `element` description (`role "name"`),
 //     which is how the policy later recognises which solution step a call was for.
 //
 // Determinism: every draw uses a PRNG seeded from (request seed, step = number of assistant messages so far,
@@ -240,9 +241,10 @@ func (c *conv) response(req *openai.ChatCompletionRequest, rep reply) response {
 	completion := len(rep.content)
 	for j, tc := range rep.calls {
 		args, _ := json.Marshal(tc.args)
+		name := c.wireName(tc.name)
 		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: "call_" + c.id(fmt.Sprint("call", j), 12),
-			Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: tc.name, Arguments: string(args)}})
-		completion += len(tc.name) + len(args)
+			Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: string(args)}})
+		completion += len(name) + len(args)
 	}
 	finish := "stop"
 	if len(rep.calls) > 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"webbench/agent/browser"
+	"webbench/agent/guard"
 	"webbench/suites"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -804,8 +805,8 @@ func TestSectionHeaders(t *testing.T) {
 		"### Result\nthe text ### Repeated call":         false,
 		"### Repeated calls":                             false,
 	} {
-		if got := hasSection(text, "Repeated call"); got != want {
-			t.Errorf("hasSection(%q) = %v", text, got)
+		if got := browser.ParseResult(text).HasNote(guard.RepeatNote); got != want {
+			t.Errorf("HasNote(%q) = %v", text, got)
 		}
 	}
 }

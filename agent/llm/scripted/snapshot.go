@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"webbench/agent/browser"
 	"webbench/suites"
 )
 
@@ -46,15 +47,6 @@ func (n *node) desc() string {
 
 type snap struct {
 	nodes []node
-}
-
-// interactiveRoles are the ARIA widget roles of GUARDS.md §4: a snapshot without any of them carrying a ref is
-// "empty" (a pre-hydration shell).
-var interactiveRoles = map[string]bool{
-	"button": true, "link": true, "textbox": true, "searchbox": true, "checkbox": true, "radio": true,
-	"switch": true, "combobox": true, "listbox": true, "option": true, "menuitem": true,
-	"menuitemcheckbox": true, "menuitemradio": true, "tab": true, "slider": true, "spinbutton": true,
-	"treeitem": true,
 }
 
 // parseSnapshot parses the YAML of an AI snapshot line by line (Playwright's format: `- key` or `- key: value`,
@@ -208,10 +200,11 @@ func parseKey(k string) (node, bool) {
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// hasInteractive reports whether some node with an interactive role carries a ref.
+// hasInteractive reports whether some node with an interactive role (browser.InteractiveRoles, GUARDS.md §4)
+// carries a ref: a snapshot without one is "empty" (a pre-hydration shell).
 func (s *snap) hasInteractive() bool {
 	for i := range s.nodes {
-		if s.nodes[i].ref != "" && interactiveRoles[strings.ToLower(s.nodes[i].role)] {
+		if s.nodes[i].ref != "" && browser.IsInteractiveRole(strings.ToLower(s.nodes[i].role)) {
 			return true
 		}
 	}
