@@ -279,6 +279,15 @@ func (sc *scheduler) record(rec results.Attempt) {
 	}
 }
 
+// Agent is what plays one attempt in its prepared browser session (start page open) and produces the attempt's
+// trajectory (results.Trajectory, the record the runner completes and writes to trajectories/). The built-in ReAct
+// agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
+type Agent interface {
+	Run(ctx context.Context, task agent.Task, sess *browser.Session) (*results.Trajectory, error)
+}
+
+var _ Agent = (*agent.Agent)(nil)
+
 // agentFor holds one variant's agent and model client.
 type agentFor struct {
 	v      *Variant
@@ -425,7 +434,8 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	}
 	cfg.Seed = a.Seed
 	cfg.Screenshots = wk.opts.Screenshots
-	tr, runErr := agent.New(cfg, af.client).Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, sess)
+	var ag Agent = agent.New(cfg, af.client)
+	tr, runErr := ag.Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, sess)
 	if ctx.Err() != nil {
 		return rec
 	}

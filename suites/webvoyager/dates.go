@@ -128,6 +128,30 @@ func validDay(y int, m time.Month, d int) bool {
 
 // FindDates finds the dates in text and judges them against today (only its date part counts).
 func FindDates(text string, today time.Time) DateInfo {
+	ms := validMentions(text, dateMentions(text))
+	inheritYears(text, ms)
+	info := DateInfo{Mentions: ms, ForwardLooking: forwardRe.MatchString(text)}
+	day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
+	for _, m := range ms {
+		f, ok := m.First()
+		if !ok {
+			if info.ForwardLooking {
+				info.Yearless = append(info.Yearless, m)
+			}
+			continue
+		}
+		if info.Earliest.IsZero() || f.Before(info.Earliest) {
+			info.Earliest = f
+		}
+		if info.ForwardLooking && f.Before(day) {
+			info.Past = append(info.Past, m)
+		}
+	}
+	return info
+}
+
+// dateMentions finds every date pattern in text (month-day, day-month, ISO, slash), overlapping ones included.
+func dateMentions(text string) []DateMention {
 	var all []DateMention
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
 	sub := func(idx []int, k int) (string, int, int) {
@@ -177,7 +201,12 @@ func FindDates(text string, today time.Time) DateInfo {
 		all = append(all, DateMention{Start: idx[0], End: idx[1], Year: atoi(y), Month: time.Month(mon), Day: day,
 			yearSpan: [2]int{ya, yb}, daySpans: [][3]int{{da, db, 0}}})
 	}
-	// Keep valid, non-overlapping mentions: leftmost first, longest first at the same start.
+	return all
+}
+
+// validMentions keeps the valid, non-overlapping mentions of all (sorted in place), with their text.
+func validMentions(text string, all []DateMention) []DateMention {
+	// Leftmost first, longest first at the same start.
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].Start != all[j].Start {
 			return all[i].Start < all[j].Start
@@ -197,6 +226,11 @@ func FindDates(text string, today time.Time) DateInfo {
 		ms = append(ms, m)
 		end = m.End
 	}
+	return ms
+}
+
+// inheritYears gives year-less mentions joined to a dated neighbour ("May 3 and May 5, 2024") its year.
+func inheritYears(text string, ms []DateMention) {
 	// Year-less mentions joined to a dated neighbour take its year (right to left, then left to right).
 	joined := func(a, b DateMention) bool {
 		between := strings.TrimSpace(strings.Trim(text[a.End:b.Start], " ,"))
@@ -221,24 +255,6 @@ func FindDates(text string, today time.Time) DateInfo {
 			ms[i].Year, ms[i].Inherited = y, true
 		}
 	}
-	info := DateInfo{Mentions: ms, ForwardLooking: forwardRe.MatchString(text)}
-	day := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)
-	for _, m := range ms {
-		f, ok := m.First()
-		if !ok {
-			if info.ForwardLooking {
-				info.Yearless = append(info.Yearless, m)
-			}
-			continue
-		}
-		if info.Earliest.IsZero() || f.Before(info.Earliest) {
-			info.Earliest = f
-		}
-		if info.ForwardLooking && f.Before(day) {
-			info.Past = append(info.Past, m)
-		}
-	}
-	return info
 }
 
 func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }

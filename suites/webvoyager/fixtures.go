@@ -395,31 +395,43 @@ func matchAll(q string, texts ...string) bool {
 // FixtureHandler is the fixture sites' handler (what StartFixtureServer serves).
 func FixtureHandler() http.Handler {
 	mux := http.NewServeMux()
-	render := func(w http.ResponseWriter, name string, p *fxPage) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		if err := fxTemplates.ExecuteTemplate(w, name, p); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-		}
-	}
-	cookie := func(r *http.Request, name string) string {
-		c, err := r.Cookie(name)
-		if err != nil {
-			return ""
-		}
-		return c.Value
-	}
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		render(w, "index", &fxPage{Title: "WebVoyager fixtures"})
+		fxRender(w, "index", &fxPage{Title: "WebVoyager fixtures"})
 	})
+	fxRecipesRoutes(mux)
+	fxStoreRoutes(mux)
+	fxStaysNewsRoutes(mux)
+	// HEAD for the reachability probe comes for free: ServeMux routes HEAD to GET patterns.
+	return mux
+}
 
+// fxRender executes the fixture template name with p as an uncached HTML page.
+func fxRender(w http.ResponseWriter, name string, p *fxPage) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := fxTemplates.ExecuteTemplate(w, name, p); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// fxCookie is the value of the request's cookie name, "" when absent.
+func fxCookie(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// fxRecipesRoutes serves /recipes/ (the Allrecipes-like site behind a OneTrust-style consent dialog).
+func fxRecipesRoutes(mux *http.ServeMux) {
 	recipePage := func(r *http.Request, title string) *fxPage {
-		return &fxPage{Title: title, Consent: cookie(r, "OptanonAlertBoxClosed") == ""}
+		return &fxPage{Title: title, Consent: fxCookie(r, "OptanonAlertBoxClosed") == ""}
 	}
 	mux.HandleFunc("GET /recipes/{$}", func(w http.ResponseWriter, r *http.Request) {
 		p := recipePage(r, "Fixture Recipes")
 		p.Recipes = fxRecipes
-		render(w, "recipes_home", p)
+		fxRender(w, "recipes_home", p)
 	})
 	mux.HandleFunc("GET /recipes/search", func(w http.ResponseWriter, r *http.Request) {
 		p := recipePage(r, "Search results - Fixture Recipes")
@@ -430,22 +442,25 @@ func FixtureHandler() http.Handler {
 			}
 		}
 		sort.SliceStable(p.Recipes, func(i, j int) bool { return p.Recipes[i].Reviews > p.Recipes[j].Reviews })
-		render(w, "recipes_search", p)
+		fxRender(w, "recipes_search", p)
 	})
 	mux.HandleFunc("GET /recipes/recipe/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		for i := range fxRecipes {
 			if fxRecipes[i].Slug == r.PathValue("slug") {
 				p := recipePage(r, fxRecipes[i].Name+" - Fixture Recipes")
 				p.Recipe = &fxRecipes[i]
-				render(w, "recipes_recipe", p)
+				fxRender(w, "recipes_recipe", p)
 				return
 			}
 		}
 		http.NotFound(w, r)
 	})
+}
 
+// fxStoreRoutes serves /store/ (the Amazon-like store with a region modal and prices per region).
+func fxStoreRoutes(mux *http.ServeMux) {
 	storePage := func(r *http.Request, title string) *fxPage {
-		reg := cookie(r, "fx_region")
+		reg := fxCookie(r, "fx_region")
 		p := &fxPage{Title: title, Region: "us", AskRegion: reg == ""}
 		if reg == "eu" {
 			p.Region = "eu"
@@ -455,7 +470,7 @@ func FixtureHandler() http.Handler {
 	mux.HandleFunc("GET /store/{$}", func(w http.ResponseWriter, r *http.Request) {
 		p := storePage(r, "Fixture Store")
 		p.Products = fxProducts
-		render(w, "store_home", p)
+		fxRender(w, "store_home", p)
 	})
 	mux.HandleFunc("GET /store/product/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		for i := range fxProducts {
@@ -466,20 +481,23 @@ func FixtureHandler() http.Handler {
 				if p.Region == "eu" {
 					p.Price = p.Product.EUR
 				}
-				render(w, "store_product", p)
+				fxRender(w, "store_product", p)
 				return
 			}
 		}
 		http.NotFound(w, r)
 	})
+}
 
+// fxStaysNewsRoutes serves /stays/ and /news/ (the search overlay).
+func fxStaysNewsRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /stays/{$}", func(w http.ResponseWriter, r *http.Request) {
-		render(w, "stays_home", &fxPage{Title: "Fixture Stays", Hotels: fxHotels})
+		fxRender(w, "stays_home", &fxPage{Title: "Fixture Stays", Hotels: fxHotels})
 	})
 	mux.HandleFunc("GET /stays/hotel/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		for i := range fxHotels {
 			if fxHotels[i].Slug == r.PathValue("slug") {
-				render(w, "stays_hotel", &fxPage{Title: fxHotels[i].Name + " - Fixture Stays", Hotel: &fxHotels[i]})
+				fxRender(w, "stays_hotel", &fxPage{Title: fxHotels[i].Name + " - Fixture Stays", Hotel: &fxHotels[i]})
 				return
 			}
 		}
@@ -487,7 +505,7 @@ func FixtureHandler() http.Handler {
 	})
 
 	mux.HandleFunc("GET /news/{$}", func(w http.ResponseWriter, r *http.Request) {
-		render(w, "news_home", &fxPage{Title: "Fixture News", Articles: fxArticles})
+		fxRender(w, "news_home", &fxPage{Title: "Fixture News", Articles: fxArticles})
 	})
 	mux.HandleFunc("GET /news/search", func(w http.ResponseWriter, r *http.Request) {
 		p := &fxPage{Title: "Search - Fixture News", Query: strings.TrimSpace(r.URL.Query().Get("q")), OverlayOpen: true}
@@ -496,17 +514,15 @@ func FixtureHandler() http.Handler {
 				p.Articles = append(p.Articles, a)
 			}
 		}
-		render(w, "news_search", p)
+		fxRender(w, "news_search", p)
 	})
 	mux.HandleFunc("GET /news/article/{slug}", func(w http.ResponseWriter, r *http.Request) {
 		for i := range fxArticles {
 			if fxArticles[i].Slug == r.PathValue("slug") {
-				render(w, "news_article", &fxPage{Title: fxArticles[i].Title + " - Fixture News", Article: &fxArticles[i]})
+				fxRender(w, "news_article", &fxPage{Title: fxArticles[i].Title + " - Fixture News", Article: &fxArticles[i]})
 				return
 			}
 		}
 		http.NotFound(w, r)
 	})
-	// HEAD for the reachability probe comes for free: ServeMux routes HEAD to GET patterns.
-	return mux
 }
