@@ -213,6 +213,34 @@ type jsonComparisonDoc struct {
 	MDETasks          *float64       `json:"mde_tasks"`
 	Power             jsonPower      `json:"power"`
 	Note              string         `json:"note"`
+	// Fields added by issue 11 (schema_version 1: additions only).
+	CIMethod           *string        `json:"ci_method"`
+	MovedTasks         int            `json:"moved_tasks"`
+	RepsMin            int            `json:"reps_min"`
+	RepsMax            int            `json:"reps_max"`
+	PMcNemarClustered  *float64       `json:"p_mcnemar_clustered"`
+	Chi2Clustered      *float64       `json:"mcnemar_clustered_chi2"`
+	PHolmTargets       *float64       `json:"p_holm_targets"`
+	CommonPairs        int            `json:"common_pairs"`
+	ErrorsBaseline     map[string]int `json:"errors_baseline"`
+	ErrorsVariant      map[string]int `json:"errors_variant"`
+	DifferentialErrors []string       `json:"differential_errors"`
+	ErrorBounds        *jsonErrBounds `json:"error_bounds"`
+	ErrorsCouldHide    bool           `json:"errors_could_hide"`
+}
+
+// jsonErrBounds is the ErrorBounds of a jsonComparisonDoc.
+type jsonErrBounds struct {
+	Pairs  int       `json:"pairs"`
+	AsFail jsonBound `json:"as_fail"`
+	AsPass jsonBound `json:"as_pass"`
+}
+
+// jsonBound is one BoundResult.
+type jsonBound struct {
+	Delta   float64    `json:"delta"`
+	DeltaCI [2]float64 `json:"delta_ci"`
+	P       float64    `json:"p"`
 }
 
 // jsonVariant is one variant of jsonDoc: its arm, the Holm/BH-adjusted p and
@@ -269,6 +297,7 @@ func newJSONDoc(a *Analysis) jsonDoc {
 		if a.FailIfWorse > 0 {
 			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f
+			jv.ErrorsCouldHide = ErrorsCouldHide(&v.All, a.FailIfWorse, a.Alpha)
 		}
 		for i := range v.Targets {
 			jv.Targets = append(jv.Targets, jsonComparison(&v.Targets[i]))
@@ -317,6 +346,18 @@ func jsonComparison(c *Comparison) jsonComparisonDoc {
 	}
 	if c.PFisherComputed {
 		j.PFisher = fptr(c.PFisher)
+	}
+	j.CommonPairs, j.ErrorsBaseline, j.ErrorsVariant = c.CommonPairs, nonNilMap(c.ErrorsA), nonNilMap(c.ErrorsB)
+	j.DifferentialErrors, j.PHolmTargets = nonNil(c.Differential), fptr(c.PHolm)
+	if c.Matched {
+		m := c.Paired.CIMethod
+		j.CIMethod = &m
+		j.MovedTasks, j.RepsMin, j.RepsMax = c.Paired.Moved, c.Paired.RepsMin, c.Paired.RepsMax
+		j.PMcNemarClustered, j.Chi2Clustered = fptr(c.PMcNemarClustered), fptr(c.Paired.Chi2Clustered)
+	}
+	if b := c.Bounds; b != nil {
+		j.ErrorBounds = &jsonErrBounds{Pairs: b.Pairs, AsFail: jsonBound{b.AsFail.Delta, b.AsFail.CI, b.AsFail.P},
+			AsPass: jsonBound{b.AsPass.Delta, b.AsPass.CI, b.AsPass.P}}
 	}
 	if c.CMH != nil {
 		j.CMH = &jsonCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
