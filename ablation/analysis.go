@@ -774,7 +774,7 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 		psi := float64(c.Rescued+c.Broke) / float64(c.Pairs)
 		p.MDEPaired = MDEPaired(psi, c.Pairs, in.Alpha, in.Power)
 	}
-	if c.Method == MethodPairedT && c.Paired.DF > 0 && c.Paired.SE > 0 {
+	if c.Matched && c.Paired.DF > 0 && c.Paired.SE > 0 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(c.Paired.DF)}
 		p.MDETasks = (t.Quantile(1-in.Alpha/2) + t.Quantile(in.Power)) * c.Paired.SE
 	}
