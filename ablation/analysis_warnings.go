@@ -156,7 +156,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			continue
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
-		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so the sign-flip p cannot go below 2/2^%d = %s (> α = %s): at this size the permutation test cannot show any effect.",
+		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): at this size no effect can be shown.",
 			gp, plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
 	}
 	for _, v := range a.Variants {

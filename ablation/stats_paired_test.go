@@ -281,3 +281,27 @@ func TestSignFlipMonteCarlo(t *testing.T) {
 	p, _ = SignFlip(hundred, 0, 0, 1)
 	near(t, "exact 100", p/math.Ldexp(1, -99), 1, 1e-9)
 }
+
+// Durkalski's cluster-adjusted McNemar statistic on the example of
+// clust.bin.pair's durkalski.test (ak, bk, ck, dk per cluster; its formula
+// sum((bk−ck)/nk)² / sum(((bk−ck)/nk)²)), with each cluster a task.
+func TestChi2ClusteredDurkalski(t *testing.T) {
+	ak, bk := []int{1, 3, 0, 1, 2}, []int{51, 67, 44, 58, 47}
+	ck, dk := []int{18, 26, 43, 21, 28}, []int{0, 2, 1, 3, 4}
+	var p []Pair
+	for k := range ak {
+		task := string(rune('a' + k))
+		rep := 0
+		for _, cell := range []struct {
+			n    int
+			a, b bool
+		}{{ak[k], true, true}, {bk[k], true, false}, {ck[k], false, true}, {dk[k], false, false}} {
+			for range cell.n {
+				p = append(p, Pair{Task: task, Rep: rep, A: cell.a, B: cell.b})
+				rep++
+			}
+		}
+	}
+	r := mustPaired(t, p)
+	near(t, "chi2", r.Chi2Clustered, 3.8411669533932216, 1e-12)
+}
