@@ -29,7 +29,7 @@ const JSONSchemaVersion = 1
 //	warnings        [object] plain-words warnings, in print order:
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
 //	                         infra_errors, judge_errors, underpowered, few_tasks, perm_floor,
-//	                         no_discordant, no_target_tasks.
+//	                         no_discordant, no_target_tasks, differential_errors, unequal_reps.
 //	    variants    [string] the variants it concerns ([] for the whole run).
 //	    text        string   the warning as printed.
 //	arms            [object] per arm, baseline first, then the variants in order:
@@ -59,13 +59,22 @@ const JSONSchemaVersion = 1
 //	    p_holm      number   Holm-adjusted p over all variants' primary p ("p").
 //	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
 //	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate).
+//	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
+//	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
+//	                         without a gate).
 //	    guard_events, guard_fired, guard_fired_pass, failure_modes  as in arms, for the variant.
 //	    targets     [comparison]  the same comparison on the target tasks (tagged with the guard) of
 //	                         each switched guard; left out when identical to the all-tasks one.
 //	  comparison fields:
 //	    guard       string   "" for all common tasks, else the guard whose target tasks are compared.
-//	    method      string   paired_t | paired_signflip (t undefined: one task or no spread) |
-//	                         fisher (no common pair: unpaired) | none (an arm has no judged attempt).
+//	    method      string   paired_signflip (paired; since issue 11 the paired p is always the exact
+//	                         sign-flip p, so paired_t is no longer produced) | fisher (no common pair:
+//	                         unpaired) | none (an arm has no judged attempt).
+//	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks and SE > 0),
+//	                         "adjusted" (Laplace-adjusted Wald over tasks, AdjustedInterval), "none"
+//	                         (one task: [−1, 1]); null when unpaired.
+//	    moved_tasks int      tasks whose mean difference d_t ≠ 0 (the sign-flip test's G').
+//	    reps_min, reps_max int  fewest and most matched pairs of one task.
 //	    tasks       int      tasks compared; informative_tasks: those that carry information on Δ
 //	    informative_tasks int  (paired: the arms differ in ≥ 1 rep; unpaired: mixed outcomes).
 //	    task_ids    [string] the tasks compared.
@@ -77,23 +86,39 @@ const JSONSchemaVersion = 1
 //	                         outcomes when paired, all judged attempts in scope when unpaired).
 //	    delta       number   Δ = p_variant − p_baseline: mean over tasks of the per-task mean paired
 //	                         difference (paired), or the difference of rates (unpaired).
-//	    delta_ci    [lo, hi] 95% interval of Δ: t on df (paired; [−1, 1] with one task, [Δ, Δ] with
-//	                         no spread) or Newcombe hybrid score (unpaired).
+//	    delta_ci    [lo, hi] 95% interval of Δ by ci_method (paired; never a point) or Newcombe hybrid
+//	                         score (unpaired).
 //	    se          number|null  SE of Δ (paired only).
-//	    df          int|null degrees of freedom of the t test (G−1, or clusters−1 when clustered).
+//	    df          int|null degrees of freedom of se (G−1, or clusters−1 when clustered); those of the
+//	                         interval when ci_method is "t".
 //	    clustered   bool     SE and df use the suite's coarser cluster; clusters: their number.
 //	    clusters    int
 //	    p           number   the primary two-sided p (p_paired when paired, p_fisher when not, 1 for none).
-//	    p_paired    number|null  paired p: t test on per-task differences, or the sign-flip p when t
-//	                         is undefined.
+//	    p_paired    number|null  paired p: the exact sign-flip (randomization) p of the per-task
+//	                         differences over tasks, or over clusters when clustered; exact at every
+//	                         size (no t approximation).
 //	    p_perm      number|null  exact sign-flip permutation p over tasks; p_perm_floor its smallest
 //	    p_perm_floor number|null attainable value 2/2^G' (G' = tasks with a non-zero difference).
-//	    p_mcnemar   number|null  exact McNemar p on the pairs pooled over reps (secondary).
+//	    p_mcnemar   number|null  exact McNemar p on the pairs pooled over reps: a diagnostic that
+//	                         assumes independent attempts (too small with correlated reps); not in
+//	                         the main table.
+//	    p_mcnemar_clustered number|null  cluster-adjusted McNemar (Durkalski 2003, tasks as clusters)
+//	                         from its exact sign-flip reference (= p_perm); the main table's McNemar.
+//	    mcnemar_clustered_chi2 number|null  Durkalski's statistic (Σd_t)²/Σd_t².
+//	    p_holm_targets number|null  on target comparisons: Holm-adjusted p within the family of all
+//	                         variants' target rows (null on the all-tasks comparison).
+//	    common_pairs int     (task, rep) pairs in scope with a record in both arms.
+//	    errors_baseline, errors_variant {string: int}  errored records of those pairs, by class.
+//	    differential_errors [string]  classes whose error rates differ by more than 5 points or with
+//	                         Fisher p < 0.05 (DifferentialErrorPoints, DifferentialErrorP).
+//	    error_bounds object|null  Δ redone with the pairs where the variant errored (baseline judged)
+//	                         counted as variant failures and as passes: pairs, as_fail and as_pass
+//	                         {delta, delta_ci, p}; null when there is no such pair.
 //	    rescued     int      pairs with baseline fail / variant pass (McNemar b).
 //	    broke       int      pairs with baseline pass / variant fail (McNemar c).
 //	    p_fisher    number|null  two-sided Fisher exact p (unpaired only).
 //	    cmh         object|null  Cochran–Mantel–Haenszel across tasks with continuity correction (on
-//	                         request: bench report --cmh): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
+//	                         request: bench report --cmh; a diagnostic assuming independent attempts): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
 //	                         null when infinite), strata (tasks used).
 //	    mde         number|null  minimum detectable pass-rate change at the observed baseline rate and
 //	                         n per arm (unpaired normal approximation, alpha, power).
