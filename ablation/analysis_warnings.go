@@ -231,8 +231,8 @@ func differentialText(c *Comparison, wd Wording) string {
 	s := fmt.Sprintf("Errors differ between the arms on the %d common pairs (more than %.0f points apart or Fisher p < %s): %s. Pairs with an error are left out of Δ, so errors on one side can hide an effect.",
 		c.CommonPairs, 100*DifferentialErrorPoints, fmtP(DifferentialErrorP), strings.Join(parts, "; "))
 	if b := c.Bounds; b != nil {
-		s += fmt.Sprintf(" With the %d %s where the %s errored counted as %s failures, %s; counted as passes, %s.", b.Pairs,
-			plural(b.Pairs, "pair", "pairs"), wd.Variant, wd.Variant, boundText(b.AsFail), boundText(b.AsPass))
+		s += fmt.Sprintf(" With the %d %s that errored on the %s side counted as failures there, %s; counted as passes, %s.", b.Pairs,
+			plural(b.Pairs, "pair", "pairs"), wd.Variant, boundText(b.AsFail), boundText(b.AsPass))
 	}
 	return s
 }

@@ -571,7 +571,7 @@ func TestValidityOneArmErrors(t *testing.T) {
 	}
 	w := warningOf(a, WarnDifferentialErrors)
 	if w == nil || !strings.Contains(w.Text, "infra errors variant 16/80 (20%), baseline 0/80 (0%)") ||
-		!strings.Contains(w.Text, "counted as variant failures, Δ = -20.0 pts") {
+		!strings.Contains(w.Text, "errored on the variant side counted as failures there, Δ = -20.0 pts") {
 		t.Errorf("differential warning: %+v", w)
 	}
 	b := c.Bounds
