@@ -194,14 +194,17 @@ type Comparison struct {
 
 // ErrorBounds bounds what the errors could hide: the comparison redone with
 // the pairs where the variant errored and the baseline was judged counted as
-// variant failures (AsFail) and as variant passes (AsPass). Pairs where the
+// variant failures (AsFail) and as variant passes (AsPass); pairs where the
 // baseline errored stay dropped in both (a baseline error cannot hide a harm
-// of the variant).
+// of the variant). AsFailBoth counts every errored attempt, on either side,
+// as a failure: the gate's check (ErrorsCouldHide), which keeps the two arms
+// exchangeable under A/A (errors at like rates then cancel in distribution).
 type ErrorBounds struct {
-	// Pairs is the number of imputed pairs.
+	// Pairs is the number of pairs where only the variant errored.
 	Pairs int
-	// AsFail and AsPass are the imputed comparisons.
-	AsFail, AsPass BoundResult
+	// AsFail and AsPass are the imputed comparisons; AsFailBoth the one with
+	// every error a failure.
+	AsFail, AsPass, AsFailBoth BoundResult
 }
 
 // BoundResult is Δ, its interval and the primary p of an imputed comparison
@@ -457,7 +460,7 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 		PMcNemarClustered: math.NaN()}
 	inScope := func(r results.Attempt) bool { return scope == nil || scope[r.TaskID] }
 	a, b := newIndexed(aRecs, inScope), newIndexed(bRecs, inScope)
-	pairs, imputable := matchPairs(&c, a, b, clusters(aRecs, bRecs))
+	pairs, errored := matchPairs(&c, a, b, clusters(aRecs, bRecs))
 	strata := map[string]*Stratum{}
 	stratum := func(task string) *Stratum {
 		s := strata[task]
@@ -470,7 +473,7 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 	c.Differential = differentialErrors(c.ErrorsA, c.ErrorsB, c.CommonPairs)
 	if len(pairs) > 0 {
 		pairedComparison(&c, pairs, stratum)
-		c.Bounds = errorBounds(pairs, imputable)
+		c.Bounds = errorBounds(pairs, errored)
 	} else {
 		unpairedComparison(&c, a, b, stratum)
 	}
@@ -516,9 +519,9 @@ func newIndexed(rs []results.Attempt, keep func(results.Attempt) bool) indexed {
 // matchPairs returns the usable (task, rep) pairs of a and b, counting in c
 // the unmatched attempts, the common pairs and their errors by arm and class,
 // and the pairs dropped for errors (by class) or as duplicates of a (task,
-// rep). imputable are the pairs whose variant record is an error and whose
-// baseline was judged (B left false), for ErrorBounds.
-func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs, imputable []Pair) {
+// rep). errored are the common pairs with an error on either side, for
+// ErrorBounds.
+func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs []Pair, errored []erroredPair) {
 	usedTR := map[string]bool{}
 	c.ErrorsA, c.ErrorsB = map[string]int{}, map[string]int{}
 	for _, k := range b.keys {
@@ -546,10 +549,10 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs, 
 			if !rb.Done() && (ra.Done() || errClass(rb) != errClass(ra)) {
 				c.DroppedByClass[errClass(rb)]++
 			}
-			if ra.Done() && !usedTR[tr] {
+			if !usedTR[tr] {
 				usedTR[tr] = true
-				imputable = append(imputable, Pair{Task: ra.TaskID, Cluster: cluster[ra.TaskID], Rep: ra.Rep,
-					A: ra.Status == results.StatusPass})
+				errored = append(errored, erroredPair{Pair: Pair{Task: ra.TaskID, Cluster: cluster[ra.TaskID], Rep: ra.Rep,
+					A: ra.Status == results.StatusPass, B: rb.Status == results.StatusPass}, errA: !ra.Done(), errB: !rb.Done()})
 			}
 			continue
 		}
@@ -569,7 +572,14 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs, 
 			c.UnmatchedA++
 		}
 	}
-	return pairs, imputable
+	return pairs, errored
+}
+
+// erroredPair is a common pair with an error on side A (errA), side B
+// (errB) or both; A and B hold the judged side's outcome.
+type erroredPair struct {
+	Pair
+	errA, errB bool
 }
 
 // DifferentialErrorPoints is the difference in error rate (a proportion of
@@ -614,30 +624,49 @@ func differentialErrors(errA, errB map[string]int, n int) []string {
 	return out
 }
 
-// errorBounds redoes the paired comparison with the imputable pairs added,
-// their variant outcome set to fail and to pass.
-func errorBounds(pairs, imputable []Pair) *ErrorBounds {
-	if len(imputable) == 0 {
+// errorBounds redoes the paired comparison with errored pairs imputed: the
+// pairs where only the variant errored with its outcome set to fail
+// (AsFail) and to pass (AsPass); and every errored pair with each errored
+// side counted as a failure (AsFailBoth, the gate's).
+func errorBounds(pairs []Pair, errored []erroredPair) *ErrorBounds {
+	n := 0
+	for _, e := range errored {
+		if e.errB && !e.errA {
+			n++
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	eb := &ErrorBounds{Pairs: len(imputable)}
-	for _, pass := range []bool{false, true} {
+	eb := &ErrorBounds{Pairs: n}
+	run := func(impute func(e erroredPair) (Pair, bool)) BoundResult {
 		all := slices.Clone(pairs)
-		for _, p := range imputable {
-			p.B = pass
-			all = append(all, p)
+		for _, e := range errored {
+			if p, ok := impute(e); ok {
+				all = append(all, p)
+			}
 		}
 		pr, err := PairedDiff(all)
 		if err != nil {
-			panic(err) // cannot happen: (task, rep) unique across pairs and imputable
+			panic(err) // cannot happen: (task, rep) unique across pairs and errored
 		}
-		br := BoundResult{Delta: pr.Delta, CI: pr.CI, P: pr.P}
+		return BoundResult{Delta: pr.Delta, CI: pr.CI, P: pr.P}
+	}
+	for _, pass := range []bool{false, true} {
+		br := run(func(e erroredPair) (Pair, bool) {
+			e.B = pass
+			return e.Pair, e.errB && !e.errA
+		})
 		if pass {
 			eb.AsPass = br
 		} else {
 			eb.AsFail = br
 		}
 	}
+	eb.AsFailBoth = run(func(e erroredPair) (Pair, bool) {
+		e.A, e.B = e.A && !e.errA, e.B && !e.errB
+		return e.Pair, true
+	})
 	return eb
 }
 
@@ -830,7 +859,7 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 //   - its errors alone could hide such a failure (ErrorsCouldHide): its
 //     error rate on the common pairs is differentially higher than the
 //     baseline's and, with its errored pairs counted as failures
-//     (ErrorBounds.AsFail), the rule above fails.
+//     on both sides (ErrorBounds.AsFailBoth), the rule above fails.
 //
 // Variants without data (method none) never fail. why has one plain-words
 // line per failing variant.
@@ -842,8 +871,8 @@ func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 		c := v.All
 		failed = true
 		if ErrorsCouldHide(&c, margin, a.Alpha) {
-			why = append(why, fmt.Sprintf("variant %s: its errors could hide a failure against %s: %s; with its %d errored %s counted as failures, %s",
-				v.Name, a.Baseline, errorCounts(&c, "variant", "baseline"), c.Bounds.Pairs, plural(c.Bounds.Pairs, "pair", "pairs"), boundText(c.Bounds.AsFail)))
+			why = append(why, fmt.Sprintf("variant %s: its errors could hide a failure against %s: %s; with every error counted as a failure, %s",
+				v.Name, a.Baseline, errorCounts(&c, "variant", "baseline"), boundText(c.Bounds.AsFailBoth)))
 			continue
 		}
 		why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
@@ -881,11 +910,11 @@ func gateRule(delta float64, ci [2]float64, p, margin, alpha float64) bool {
 // gate failure: some error class is differential (Comparison.Differential:
 // rates differing by more than DifferentialErrorPoints, or Fisher p below
 // DifferentialErrorP) with the variant's count the higher, the comparison
-// as observed does not fail the rule, and the comparison with the variant's
-// errored pairs counted as failures (Bounds.AsFail: its Δ, interval and p,
-// the latter unadjusted) does. Errors on both arms at like rates (no
-// differential class) never trigger it, so an A/A run with random infra
-// errors is not failed for them.
+// as observed does not fail the rule, and the comparison with every errored
+// attempt counted as a failure, on both sides (Bounds.AsFailBoth: its Δ,
+// interval and p, the latter unadjusted) does. Counting errors as failures
+// on both sides keeps an A/A run's arms exchangeable, so that check alone
+// fails A/A runs at most α/2 of the time.
 func ErrorsCouldHide(c *Comparison, margin, alpha float64) bool {
 	if alpha <= 0 {
 		alpha = DefaultAlpha
@@ -899,7 +928,7 @@ func ErrorsCouldHide(c *Comparison, margin, alpha float64) bool {
 			higher = true
 		}
 	}
-	b := c.Bounds.AsFail
+	b := c.Bounds.AsFailBoth
 	return higher && gateRule(b.Delta, b.CI, b.P, margin, alpha)
 }
 

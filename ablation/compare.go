@@ -418,9 +418,8 @@ func runGate(c *RunComparison, margin float64) *RunGate {
 	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, all.Method)
 	switch {
 	case g.Failed && ErrorsCouldHide(&all, margin, alpha):
-		g.Why = fmt.Sprintf("%s's errors could hide a failure against %s: %s; %s, but with its %d errored %s counted as failures, %s",
-			c.B.Name, c.A.Name, errorCounts(&all, c.B.Label, c.A.Label), d, all.Bounds.Pairs, plural(all.Bounds.Pairs, "pair", "pairs"),
-			boundText(all.Bounds.AsFail))
+		g.Why = fmt.Sprintf("%s's errors could hide a failure against %s: %s; %s, but with every error counted as a failure, %s",
+			c.B.Name, c.A.Name, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
 	case g.Failed:
 		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, its whole interval is below 0 and p < %.2g", c.B.Name, c.A.Name, d, 100*margin, alpha)
 	case all.Delta >= -margin:

@@ -128,8 +128,7 @@ func newCompareDoc(c *RunComparison) compareDoc {
 	d.CommonPairs, d.ErrorsA, d.ErrorsB = all.CommonPairs, nonNilMap(all.ErrorsA), nonNilMap(all.ErrorsB)
 	d.DifferentialErrors = nonNil(all.Differential)
 	if b := all.Bounds; b != nil {
-		d.ErrorBounds = &jsonErrBounds{Pairs: b.Pairs, AsFail: jsonBound{b.AsFail.Delta, b.AsFail.CI, b.AsFail.P},
-			AsPass: jsonBound{b.AsPass.Delta, b.AsPass.CI, b.AsPass.P}}
+		d.ErrorBounds = newJSONErrBounds(b)
 	}
 	if m, ok, over := c.MDE(); ok && !over {
 		d.MDE = &m

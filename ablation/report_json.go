@@ -113,7 +113,8 @@ const JSONSchemaVersion = 1
 //	                         Fisher p < 0.05 (DifferentialErrorPoints, DifferentialErrorP).
 //	    error_bounds object|null  Δ redone with the pairs where the variant errored (baseline judged)
 //	                         counted as variant failures and as passes: pairs, as_fail and as_pass
-//	                         {delta, delta_ci, p}; null when there is no such pair.
+//	                         {delta, delta_ci, p}, and as_fail_both (every errored attempt of either
+//	                         side a failure: the gate's check); null when there is no such pair.
 //	    rescued     int      pairs with baseline fail / variant pass (McNemar b).
 //	    broke       int      pairs with baseline pass / variant fail (McNemar c).
 //	    p_fisher    number|null  two-sided Fisher exact p (unpaired only).
@@ -256,9 +257,10 @@ type jsonComparisonDoc struct {
 
 // jsonErrBounds is the ErrorBounds of a jsonComparisonDoc.
 type jsonErrBounds struct {
-	Pairs  int       `json:"pairs"`
-	AsFail jsonBound `json:"as_fail"`
-	AsPass jsonBound `json:"as_pass"`
+	Pairs      int       `json:"pairs"`
+	AsFail     jsonBound `json:"as_fail"`
+	AsPass     jsonBound `json:"as_pass"`
+	AsFailBoth jsonBound `json:"as_fail_both"`
 }
 
 // jsonBound is one BoundResult.
@@ -381,8 +383,7 @@ func jsonComparison(c *Comparison) jsonComparisonDoc {
 		j.PMcNemarClustered, j.Chi2Clustered = fptr(c.PMcNemarClustered), fptr(c.Paired.Chi2Clustered)
 	}
 	if b := c.Bounds; b != nil {
-		j.ErrorBounds = &jsonErrBounds{Pairs: b.Pairs, AsFail: jsonBound{b.AsFail.Delta, b.AsFail.CI, b.AsFail.P},
-			AsPass: jsonBound{b.AsPass.Delta, b.AsPass.CI, b.AsPass.P}}
+		j.ErrorBounds = newJSONErrBounds(b)
 	}
 	if c.CMH != nil {
 		j.CMH = &jsonCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
@@ -421,4 +422,10 @@ func nonNilMap(m map[string]int) map[string]int {
 		return map[string]int{}
 	}
 	return m
+}
+
+// newJSONErrBounds converts ErrorBounds.
+func newJSONErrBounds(b *ErrorBounds) *jsonErrBounds {
+	jb := func(r BoundResult) jsonBound { return jsonBound{Delta: r.Delta, DeltaCI: r.CI, P: r.P} }
+	return &jsonErrBounds{Pairs: b.Pairs, AsFail: jb(b.AsFail), AsPass: jb(b.AsPass), AsFailBoth: jb(b.AsFailBoth)}
 }

@@ -135,6 +135,11 @@ type comparison struct {
 			DeltaCI [2]float64 `json:"delta_ci"`
 			P       float64    `json:"p"`
 		} `json:"as_pass"`
+		AsFailBoth struct {
+			Delta   float64    `json:"delta"`
+			DeltaCI [2]float64 `json:"delta_ci"`
+			P       float64    `json:"p"`
+		} `json:"as_fail_both"`
 	} `json:"error_bounds"`
 }
 
