@@ -14,8 +14,10 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Defaults of the sign-flip permutation test (STATS.md §2: all 2^G flips when
-// G ≤ 20, else 100,000 seeded random flips).
+// Defaults of the sign-flip permutation test for differences off any lattice
+// (STATS.md §2: all 2^G flips when G ≤ 20, else 100,000 seeded random
+// flips). Per-task means of 0/1 outcomes are always on a lattice, where
+// SignFlip is exact at any G by convolution and these do not apply.
 const (
 	// DefaultSignFlipMaxExact is the largest number of non-zero task
 	// differences enumerated exactly.
@@ -474,8 +476,8 @@ func signFlipMonteCarlo(nz []float64, thr float64, samples int, seed uint64) flo
 
 // perTask checks pairs and returns, per task in sorted order, the mean
 // paired difference d (B − A over its reps) and its cluster cl (the task
-// itself when it has none), with Pairs, Rescued, Broke and Informative of
-// the result filled in.
+// itself when it has none), with Pairs, Rescued, Broke, Informative, RepsMin
+// and RepsMax of the result filled in.
 func perTask(pairs []Pair) (PairedResult, []float64, []string, error) {
 	type acc struct {
 		sum     float64

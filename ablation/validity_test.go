@@ -718,3 +718,14 @@ func TestValidityTargetHolm(t *testing.T) {
 		t.Errorf("target rows' family-wise error %.3f", r)
 	}
 }
+
+// BenchmarkPairedDiff100x5 is the primary test on 100 tasks × 5 reps (the
+// cost stats2's power simulation pays per draw).
+func BenchmarkPairedDiff100x5(b *testing.B) {
+	pairs := simPairs(rand.New(rand.NewPCG(1, 1)), simSetting{G: 100, R: 5, Model: simIndep, H: 0.1})
+	for b.Loop() {
+		if _, err := PairedDiff(pairs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
