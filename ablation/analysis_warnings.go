@@ -206,7 +206,11 @@ func fewTasksText(c *Comparison) string {
 	if pr.CIMethod == CIMethodAdjusted {
 		ci = fmt.Sprintf("the interval is the adjusted Wald interval over tasks (%d of %d tasks moved; the t interval needs %d)",
 			pr.Moved, c.G(), TIntervalMinInformative)
-		if pr.SE == 0 && pr.Moved > 0 {
+		switch {
+		case pr.SE == 0 && pr.Clustered:
+			ci = fmt.Sprintf("the %d clusters have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",
+				pr.C, pr.Moved, c.G())
+		case pr.SE == 0 && pr.Moved > 0:
 			ci = fmt.Sprintf("all %d tasks have the same difference (%s pts), so the t interval is undefined and the interval is the adjusted Wald interval over tasks",
 				c.G(), pts(c.Delta))
 		}

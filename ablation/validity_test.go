@@ -760,3 +760,35 @@ func TestValidityAAThroughAnalyze(t *testing.T) {
 		t.Errorf("pooled McNemar rejects only %.3f under sticky reps", r)
 	}
 }
+
+// TestValidityEqualClusters: 40 tasks in 4 clusters of 10, one task of each
+// cluster moved down: the clustered SE is 0 (equal cluster means), but 36 of
+// 40 tasks did not move. The warning and note say so — not "every task moved
+// by the same amount" — and the interval is not a point.
+func TestValidityEqualClusters(t *testing.T) {
+	recs := fourOfForty()
+	for i := range recs {
+		var n int
+		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
+		recs[i].Cluster = fmt.Sprintf("site%d", n%4)
+	}
+	a := Analyze(recs, Inputs{Baseline: "base"})
+	c := a.Variants[0].All
+	if !c.Paired.Clustered || c.Paired.SE != 0 || c.CI[0] == c.CI[1] || c.Paired.Moved != 4 {
+		t.Fatalf("clustered %v SE %v CI %v moved %d", c.Paired.Clustered, c.Paired.SE, c.CI, c.Paired.Moved)
+	}
+	w := warningOf(a, WarnFewTasks)
+	if w == nil || !strings.Contains(w.Text, "the 4 clusters have identical mean differences (4 of 40 tasks moved)") {
+		t.Errorf("few-tasks warning: %+v", w)
+	}
+	for _, x := range a.Warnings {
+		if strings.Contains(x.Text, "same amount") || strings.Contains(x.Text, "same difference") {
+			t.Errorf("warning claims every task moved alike: %q", x.Text)
+		}
+	}
+	if !strings.Contains(c.Paired.Note, "cluster means are identical") {
+		t.Errorf("note = %q", c.Paired.Note)
+	}
+	// p_paired flips the 4 cluster sums (all −1): 2/2^4.
+	approx(t, "p_paired", c.P, 0.125, 1e-12)
+}
