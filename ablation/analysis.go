@@ -126,7 +126,7 @@ type Comparison struct {
 	// Matched is true when at least one (task, rep) pair was judged in both
 	// arms; the comparison is then paired, on those pairs only.
 	Matched bool
-	// Method is one of MethodPairedT, MethodPairedSignFlip, MethodFisher,
+	// Method is one of MethodPairedSignFlip, MethodFisher,
 	// MethodNone.
 	Method string
 	// A (baseline) and B (variant) are the counts entering the comparison:
@@ -253,7 +253,7 @@ type PowerAnalysis struct {
 	// (MDEUnpaired); MDEPaired the McNemar one for the observed discordance
 	// ψ = (b+c)/pairs (MDEPaired; NaN when unmatched or ψ = 0); MDETasks
 	// the paired-t one on the observed per-task SE,
-	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless Method is paired_t).
+	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless paired with SE > 0).
 	MDE, MDEPaired, MDETasks float64
 }
 
