@@ -13,6 +13,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -98,10 +99,14 @@ func mkCounts(k, n int) Counts {
 
 // Comparison methods (Comparison.Method).
 const (
-	// MethodPairedT: per-task paired differences, Student's t (primary).
+	// MethodPairedT was the paired t test on per-task differences. Since
+	// issue 11 no comparison has it: the paired p is always the exact
+	// sign-flip p (MethodPairedSignFlip), and the interval's method is
+	// PairedResult.CIMethod.
 	MethodPairedT = "paired_t"
-	// MethodPairedSignFlip: paired, but the t test is undefined (one task or
-	// zero spread of the differences); p is the exact sign-flip p.
+	// MethodPairedSignFlip: per-task paired differences (primary); p is the
+	// exact sign-flip p over tasks (PairedDiff), the interval t or adjusted
+	// (PairedResult.CIMethod).
 	MethodPairedSignFlip = "paired_signflip"
 	// MethodFisher: no common (task, rep) pair; Fisher exact p and the
 	// Newcombe interval.
@@ -121,7 +126,7 @@ type Comparison struct {
 	// Matched is true when at least one (task, rep) pair was judged in both
 	// arms; the comparison is then paired, on those pairs only.
 	Matched bool
-	// Method is one of MethodPairedT, MethodPairedSignFlip, MethodFisher,
+	// Method is one of MethodPairedSignFlip, MethodFisher,
 	// MethodNone.
 	Method string
 	// A (baseline) and B (variant) are the counts entering the comparison:
@@ -159,10 +164,55 @@ type Comparison struct {
 	// without a counterpart in the other arm (different task sets or reps).
 	UnmatchedA, UnmatchedB int
 	// CMH is the Cochran–Mantel–Haenszel test over tasks (nil unless
-	// Inputs.CMH). It tests the baseline-vs-variant odds (arm 1 = baseline).
+	// Inputs.CMH). It tests the baseline-vs-variant odds (arm 1 = baseline)
+	// and, like PMcNemar, treats the reps of a task as independent: a
+	// diagnostic, not shown in the main table.
 	CMH *CMHResult
+	// PMcNemarClustered is the cluster-adjusted McNemar p with tasks as
+	// clusters (Durkalski et al. 2003; statistic Paired.Chi2Clustered) from
+	// its exact sign-flip reference distribution (= Paired.PPerm); NaN when
+	// unmatched. It is the McNemar shown in the main table.
+	PMcNemarClustered float64
+	// CommonPairs is the number of (task, rep) pairs in scope with a record
+	// in both arms (judged or errored); ErrorsA and ErrorsB count, by error
+	// class, those pairs whose baseline (variant) record is an error.
+	CommonPairs      int
+	ErrorsA, ErrorsB map[string]int
+	// Differential lists the error classes whose rates on the common pairs
+	// differ materially between the arms (differentialErrors), sorted.
+	Differential []string
+	// Bounds is the comparison with the variant's errored pairs imputed
+	// (nil when no pair has a variant error and a judged baseline).
+	Bounds *ErrorBounds
+	// PHolm is Holm's adjustment of P within the family of target-task rows
+	// of all variants (target comparisons only; NaN on All, whose Holm
+	// adjustment is VariantResult.PHolm).
+	PHolm float64
 	// Power is the post-hoc power analysis for this comparison's N and G.
 	Power PowerAnalysis
+}
+
+// ErrorBounds bounds what the errors could hide: the comparison redone with
+// the pairs where the variant errored and the baseline was judged counted as
+// variant failures (AsFail) and as variant passes (AsPass); pairs where the
+// baseline errored stay dropped in both (a baseline error cannot hide a harm
+// of the variant). AsFailBoth counts every errored attempt, on either side,
+// as a failure: the gate's check (ErrorsCouldHide), which keeps the two arms
+// exchangeable under A/A (errors at like rates then cancel in distribution).
+type ErrorBounds struct {
+	// Pairs is the number of pairs where only the variant errored.
+	Pairs int
+	// AsFail and AsPass are the imputed comparisons; AsFailBoth the one with
+	// every error a failure.
+	AsFail, AsPass, AsFailBoth BoundResult
+}
+
+// BoundResult is Δ, its interval and the primary p of an imputed comparison
+// (PairedDiff on the imputed pairs).
+type BoundResult struct {
+	Delta float64
+	CI    [2]float64
+	P     float64
 }
 
 // G returns the number of compared tasks.
@@ -203,7 +253,7 @@ type PowerAnalysis struct {
 	// (MDEUnpaired); MDEPaired the McNemar one for the observed discordance
 	// ψ = (b+c)/pairs (MDEPaired; NaN when unmatched or ψ = 0); MDETasks
 	// the paired-t one on the observed per-task SE,
-	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless Method is paired_t).
+	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless paired with SE > 0).
 	MDE, MDEPaired, MDETasks float64
 }
 
@@ -231,7 +281,8 @@ type VariantResult struct {
 type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors,
-	// no_target_tasks, empty_arm, no_baseline, extra.
+	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
+	// unequal_reps.
 	Kind string
 	// Variants are the variants it concerns (empty for the whole run);
 	// identical warnings of several variants are merged into one.
@@ -322,6 +373,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 		ps[i] = a.Variants[i].All.P
 	}
 	holm := Holm(ps)
+	holmTargets(a.Variants)
 	var bh []float64
 	if in.BH {
 		bh = BH(ps)
@@ -334,6 +386,27 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	}
 	a.Warnings = buildWarnings(a, by, in)
 	return a
+}
+
+// holmTargets sets Comparison.PHolm of every target-task row: Holm's
+// adjustment within the family of all variants' target rows (issue 11: 29 %
+// of 7-variant A/A runs had some unadjusted target row below 0.05). The
+// all-tasks rows are a separate family (VariantResult.PHolm, the gate's).
+func holmTargets(vs []VariantResult) {
+	var ps []float64
+	for _, v := range vs {
+		for _, c := range v.Targets {
+			ps = append(ps, c.P)
+		}
+	}
+	adj := Holm(ps)
+	i := 0
+	for vi := range vs {
+		for ci := range vs[vi].Targets {
+			vs[vi].Targets[ci].PHolm = adj[i]
+			i++
+		}
+	}
 }
 
 // analyzeVariant compares the variant name (records recs) with the baseline
@@ -384,10 +457,11 @@ func errClass(r results.Attempt) string {
 // compare builds the comparison of variant records bRecs with baseline
 // records aRecs, restricted to the tasks in scope (nil = all).
 func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName string, in Inputs) Comparison {
-	c := Comparison{Guard: guardName, DroppedByClass: map[string]int{}, PFisher: math.NaN()}
+	c := Comparison{Guard: guardName, DroppedByClass: map[string]int{}, PFisher: math.NaN(), PHolm: math.NaN(),
+		PMcNemarClustered: math.NaN()}
 	inScope := func(r results.Attempt) bool { return scope == nil || scope[r.TaskID] }
 	a, b := newIndexed(aRecs, inScope), newIndexed(bRecs, inScope)
-	pairs := matchPairs(&c, a, b, clusters(aRecs, bRecs))
+	pairs, errored := matchPairs(&c, a, b, clusters(aRecs, bRecs))
 	strata := map[string]*Stratum{}
 	stratum := func(task string) *Stratum {
 		s := strata[task]
@@ -397,8 +471,10 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 		}
 		return s
 	}
+	c.Differential = differentialErrors(c.ErrorsA, c.ErrorsB, c.CommonPairs)
 	if len(pairs) > 0 {
 		pairedComparison(&c, pairs, stratum)
+		c.Bounds = errorBounds(pairs, errored)
 	} else {
 		unpairedComparison(&c, a, b, stratum)
 	}
@@ -442,11 +518,13 @@ func newIndexed(rs []results.Attempt, keep func(results.Attempt) bool) indexed {
 }
 
 // matchPairs returns the usable (task, rep) pairs of a and b, counting in c
-// the unmatched attempts and the pairs dropped for errors (by class) or as
-// duplicates of a (task, rep).
-func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) []Pair {
-	var pairs []Pair
+// the unmatched attempts, the common pairs and their errors by arm and class,
+// and the pairs dropped for errors (by class) or as duplicates of a (task,
+// rep). errored are the common pairs with an error on either side, for
+// ErrorBounds.
+func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs []Pair, errored []erroredPair) {
 	usedTR := map[string]bool{}
+	c.ErrorsA, c.ErrorsB = map[string]int{}, map[string]int{}
 	for _, k := range b.keys {
 		rb := b.recs[k]
 		ra, ok := a.recs[k]
@@ -456,6 +534,14 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) []Pair {
 			}
 			continue
 		}
+		c.CommonPairs++
+		if !ra.Done() {
+			c.ErrorsA[errClass(ra)]++
+		}
+		if !rb.Done() {
+			c.ErrorsB[errClass(rb)]++
+		}
+		tr := fmt.Sprintf("%s\x00%d", ra.TaskID, ra.Rep)
 		if !ra.Done() || !rb.Done() {
 			c.DroppedPairs++
 			if !ra.Done() {
@@ -464,9 +550,13 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) []Pair {
 			if !rb.Done() && (ra.Done() || errClass(rb) != errClass(ra)) {
 				c.DroppedByClass[errClass(rb)]++
 			}
+			if !usedTR[tr] {
+				usedTR[tr] = true
+				errored = append(errored, erroredPair{Pair: Pair{Task: ra.TaskID, Cluster: cluster[ra.TaskID], Rep: ra.Rep,
+					A: ra.Status == results.StatusPass, B: rb.Status == results.StatusPass}, errA: !ra.Done(), errB: !rb.Done()})
+			}
 			continue
 		}
-		tr := fmt.Sprintf("%s\x00%d", ra.TaskID, ra.Rep)
 		if usedTR[tr] {
 			// Two pair ids with the same task and rep (e.g. the same task
 			// id in two suites): keep the first so PairedDiff stays valid.
@@ -483,7 +573,102 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) []Pair {
 			c.UnmatchedA++
 		}
 	}
-	return pairs
+	return pairs, errored
+}
+
+// erroredPair is a common pair with an error on side A (errA), side B
+// (errB) or both; A and B hold the judged side's outcome.
+type erroredPair struct {
+	Pair
+	errA, errB bool
+}
+
+// DifferentialErrorPoints is the difference in error rate (a proportion of
+// the common pairs) above which the arms' errors of one class count as
+// differential. 5 points is the scale of the effects the gate guards against
+// (a --fail-if-worse margin of a few points): errors on one arm at that rate
+// can hide such an effect entirely (issue 11: 10 % infra errors on the
+// variant turned Δ −20 pts, p 0.003 into Δ −11 pts, p 0.125).
+const DifferentialErrorPoints = 0.05
+
+// DifferentialErrorP is the two-sided Fisher exact p below which the arms'
+// errors of one class count as differential even within
+// DifferentialErrorPoints (large runs).
+const DifferentialErrorP = 0.05
+
+// differentialErrors returns the error classes whose counts on the n common
+// pairs differ materially between the arms: a rate difference above
+// DifferentialErrorPoints or a two-sided Fisher exact p (FisherExact on
+// errors of n per arm) below DifferentialErrorP.
+func differentialErrors(errA, errB map[string]int, n int) []string {
+	if n == 0 {
+		return nil
+	}
+	classes := map[string]bool{}
+	for k := range errA {
+		classes[k] = true
+	}
+	for k := range errB {
+		classes[k] = true
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
+		ka, kb := errA[k], errB[k]
+		if ka == kb {
+			continue
+		}
+		diff := math.Abs(float64(kb-ka)) / float64(n)
+		if diff > DifferentialErrorPoints+1e-12 || FisherExact(ka, n, kb, n) < DifferentialErrorP {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// errorBounds redoes the paired comparison with errored pairs imputed: the
+// pairs where only the variant errored with its outcome set to fail
+// (AsFail) and to pass (AsPass); and every errored pair with each errored
+// side counted as a failure (AsFailBoth, the gate's).
+func errorBounds(pairs []Pair, errored []erroredPair) *ErrorBounds {
+	n := 0
+	for _, e := range errored {
+		if e.errB && !e.errA {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	eb := &ErrorBounds{Pairs: n}
+	run := func(impute func(e erroredPair) (Pair, bool)) BoundResult {
+		all := slices.Clone(pairs)
+		for _, e := range errored {
+			if p, ok := impute(e); ok {
+				all = append(all, p)
+			}
+		}
+		pr, err := PairedDiff(all)
+		if err != nil {
+			panic(err) // cannot happen: (task, rep) unique across pairs and errored
+		}
+		return BoundResult{Delta: pr.Delta, CI: pr.CI, P: pr.P}
+	}
+	for _, pass := range []bool{false, true} {
+		br := run(func(e erroredPair) (Pair, bool) {
+			e.B = pass
+			return e.Pair, e.errB && !e.errA
+		})
+		if pass {
+			eb.AsPass = br
+		} else {
+			eb.AsFail = br
+		}
+	}
+	eb.AsFailBoth = run(func(e erroredPair) (Pair, bool) {
+		e.A, e.B = e.A && !e.errA, e.B && !e.errB
+		return e.Pair, true
+	})
+	return eb
 }
 
 // pairedComparison fills c from the matched pairs (PairedDiff, McNemar) and
@@ -520,11 +705,9 @@ func pairedComparison(c *Comparison, pairs []Pair, stratum func(string) *Stratum
 	c.A, c.B = mkCounts(kA, len(pairs)), mkCounts(kB, len(pairs))
 	c.Delta, c.CI, c.P = pr.Delta, pr.CI, pr.P
 	c.Method = MethodPairedSignFlip
-	if pr.Method == "t" {
-		c.Method = MethodPairedT
-	}
 	c.Rescued, c.Broke = pr.Rescued, pr.Broke
 	c.PMcNemar = McNemarExact(pr.Rescued, pr.Broke)
+	c.PMcNemarClustered = pr.PPerm
 	c.Informative = pr.Informative
 }
 
@@ -621,7 +804,7 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 		psi := float64(c.Rescued+c.Broke) / float64(c.Pairs)
 		p.MDEPaired = MDEPaired(psi, c.Pairs, in.Alpha, in.Power)
 	}
-	if c.Method == MethodPairedT && c.Paired.DF > 0 && c.Paired.SE > 0 {
+	if c.Matched && c.Paired.DF > 0 && c.Paired.SE > 0 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(c.Paired.DF)}
 		p.MDETasks = (t.Quantile(1-in.Alpha/2) + t.Quantile(in.Power)) * c.Paired.SE
 	}
@@ -666,25 +849,35 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 }
 
 // Gate reports whether any variant is worse than the baseline by more than
-// margin (a proportion, e.g. 0.05 for 5 points): a variant fails when its
-// primary Δ (All.Delta, p_B − p_A) is below −margin AND the upper end of its
-// 95% Δ interval (All.CI[1]) is below zero AND its Holm-adjusted primary p
-// (PHolm, over all variants; equal to All.P with one variant) is below Alpha.
-// The p condition changes nothing for one variant with a t interval (its
-// upper end is below 0 exactly when p_paired < 0.05). It matters when every
-// task moved by the same amount — the interval is then the point [Δ, Δ] and p
-// the exact sign-flip p, which cannot go below 2/2^G, so fewer than 6 tasks
-// are not evidence — and when several variants share the gate (family-wise
-// error control, as the report's p_holm). Variants without data (method
-// none) never fail. why has one plain-words line per failing variant.
+// margin (a proportion, e.g. 0.05 for 5 points). A variant fails when
+//
+//   - its primary Δ (All.Delta, p_B − p_A) is below −margin AND the upper end
+//     of its 95% Δ interval (All.CI[1]) is below zero AND its Holm-adjusted
+//     primary p (PHolm, over all variants; equal to All.P with one variant)
+//     is below Alpha — the primary p being the exact sign-flip p, the A/A
+//     rate of this rule is at most Alpha/2 at every number of informative
+//     tasks (40 tasks of which 4 moved down give p 0.125: no failure); or
+//   - its errors alone could hide such a failure (ErrorsCouldHide): its
+//     error rate on the common pairs is differentially higher than the
+//     baseline's and, with its errored pairs counted as failures
+//     on both sides (ErrorBounds.AsFailBoth), the rule above fails.
+//
+// Variants without data (method none) never fail. why has one plain-words
+// line per failing variant.
 func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 	for _, v := range a.Variants {
-		if v.GateFails(margin, a.Alpha) {
-			c := v.All
-			failed = true
-			why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
-				v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, v.PHolm, a.Alpha))
+		if !v.GateFails(margin, a.Alpha) {
+			continue
 		}
+		c := v.All
+		failed = true
+		if ErrorsCouldHide(&c, margin, a.Alpha) {
+			why = append(why, fmt.Sprintf("variant %s: its errors could hide a failure against %s: %s; with every error counted as a failure, %s",
+				v.Name, a.Baseline, errorCounts(&c, "variant", "baseline"), boundText(c.Bounds.AsFailBoth)))
+			continue
+		}
+		why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
+			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, v.PHolm, a.Alpha))
 	}
 	return failed, why
 }
@@ -700,13 +893,72 @@ func (v *VariantResult) GateFails(margin, alpha float64) bool {
 }
 
 // GateFails is the gate rule of Analysis.Gate for one comparison: method not
-// none, Delta < −margin, CI[1] < 0 and P < alpha (alpha ≤ 0 means
-// DefaultAlpha).
+// none, and either Delta < −margin, CI[1] < 0 and P < alpha (alpha ≤ 0
+// means DefaultAlpha), or ErrorsCouldHide.
 func GateFails(c *Comparison, margin, alpha float64) bool {
 	if alpha <= 0 {
 		alpha = DefaultAlpha
 	}
-	return c.Method != MethodNone && c.Delta < -margin && c.CI[1] < 0 && c.P < alpha
+	return c.Method != MethodNone && (gateRule(c.Delta, c.CI, c.P, margin, alpha) || ErrorsCouldHide(c, margin, alpha))
+}
+
+// gateRule is the gate's condition on one Δ, interval and p.
+func gateRule(delta float64, ci [2]float64, p, margin, alpha float64) bool {
+	return delta < -margin && ci[1] < 0 && p < alpha
+}
+
+// ErrorsCouldHide reports whether the variant's errors alone could hide a
+// gate failure: some error class is differential (Comparison.Differential:
+// rates differing by more than DifferentialErrorPoints, or Fisher p below
+// DifferentialErrorP) with the variant's count the higher, the comparison
+// as observed does not fail the rule, and the comparison with every errored
+// attempt counted as a failure, on both sides (Bounds.AsFailBoth: its Δ,
+// interval and p, the latter unadjusted) does. Counting errors as failures
+// on both sides keeps an A/A run's arms exchangeable, so that check alone
+// fails A/A runs at most α/2 of the time.
+func ErrorsCouldHide(c *Comparison, margin, alpha float64) bool {
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	if c.Bounds == nil || c.Method == MethodNone || gateRule(c.Delta, c.CI, c.P, margin, alpha) {
+		return false
+	}
+	higher := false
+	for _, k := range c.Differential {
+		if c.ErrorsB[k] > c.ErrorsA[k] {
+			higher = true
+		}
+	}
+	b := c.Bounds.AsFailBoth
+	return higher && gateRule(b.Delta, b.CI, b.P, margin, alpha)
+}
+
+// errorCounts says the errors of both arms on the common pairs, by class
+// ("errors on the 80 common pairs: variant 16 (infra 16), baseline 0").
+func errorCounts(c *Comparison, variant, baseline string) string {
+	return fmt.Sprintf("errors on the %d common pairs: %s %s, %s %s", c.CommonPairs, variant, classCounts(c.ErrorsB),
+		baseline, classCounts(c.ErrorsA))
+}
+
+// classCounts formats error counts by class: "16 (infra 16)" or "0".
+func classCounts(m map[string]int) string {
+	n := 0
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] > 0 {
+			n += m[k]
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
+}
+
+// boundText describes an imputed comparison: "Δ = −20.0 pts [−31.0, −9.0], p = 0.00341".
+func boundText(b BoundResult) string {
+	return fmt.Sprintf("Δ = %s pts [%s, %s], p = %s", pts(b.Delta), pts(b.CI[0]), pts(b.CI[1]), fmtP(b.P))
 }
 
 // setOf returns the set of xs.

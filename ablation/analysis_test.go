@@ -158,9 +158,10 @@ func TestAnalyzeOneTaskUnderpowered(t *testing.T) {
 
 // Ten tasks, one rep each: the variant rescues 5 tasks the baseline failed,
 // the other 5 pass in both arms. d = (1,1,1,1,1,0,0,0,0,0): mean 0.5,
-// s_d = √(2.5/9), SE = s_d/√10 = 1/6, t = 3 on 9 df, p = 0.014956,
-// CI = 0.5 ± 2.262157·(1/6) = [0.12297, 0.87703]; McNemar b=5, c=0 → 0.0625;
-// sign-flip p = 2/2^5 = 0.0625.
+// s_d = √(2.5/9), SE = s_d/√10 = 1/6 (9 df); p_paired is the exact sign-flip
+// p 2/2^5 = 0.0625 (the t approximation said 0.014956); 5 moved tasks < 12,
+// so the interval is the adjusted Wald one, (5 ± z·√((7/12 − (5/12)²)·12))/12
+// = [0.054505, 0.778828]; McNemar b=5, c=0 → 0.0625.
 func TestAnalyzePairedT(t *testing.T) {
 	recs := cat(tasksOf("base", "FFFFFPPPPP"), tasksOf("v", "PPPPPPPPPP"))
 	a := Analyze(recs, Inputs{Baseline: "base"})
@@ -168,14 +169,14 @@ func TestAnalyzePairedT(t *testing.T) {
 		t.Fatalf("variants = %+v", a.Variants)
 	}
 	c := a.Variants[0].All
-	if c.Method != MethodPairedT || c.Paired.DF != 9 || c.G() != 10 || c.Informative != 5 {
+	if c.Method != MethodPairedSignFlip || c.Paired.DF != 9 || c.G() != 10 || c.Informative != 5 {
 		t.Fatalf("method %s df %d G %d informative %d", c.Method, c.Paired.DF, c.G(), c.Informative)
 	}
 	approx(t, "Delta", c.Delta, 0.5, 1e-12)
 	approx(t, "SE", c.Paired.SE, 1.0/6, 1e-9)
-	approx(t, "p_paired", c.P, 0.014956, 5e-6)
-	approx(t, "CI lo", c.CI[0], 0.5-2.2621572/6, 1e-6)
-	approx(t, "CI hi", c.CI[1], 0.5+2.2621572/6, 1e-6)
+	approx(t, "p_paired", c.P, 0.0625, 1e-12)
+	approx(t, "CI lo", c.CI[0], 0.05450520757465149, 1e-9)
+	approx(t, "CI hi", c.CI[1], 0.7788281257586819, 1e-9)
 	approx(t, "p_mcnemar", c.PMcNemar, 0.0625, 1e-12)
 	approx(t, "p_perm", c.Paired.PPerm, 0.0625, 1e-12)
 	if c.Rescued != 5 || c.Broke != 0 {
@@ -186,11 +187,7 @@ func TestAnalyzePairedT(t *testing.T) {
 	if !math.IsNaN(a.Variants[0].PBH) {
 		t.Errorf("PBH = %v without BH", a.Variants[0].PBH)
 	}
-	// Significant at 0.05: no underpowered warning; the sign-flip floor
-	// 2/2^5 = 0.0625 > 0.05 is flagged.
-	if warningOf(a, WarnUnderpowered) != nil {
-		t.Errorf("underpowered warning on a significant result: %+v", a.Warnings)
-	}
+	// The sign-flip floor 2/2^5 = 0.0625 > 0.05 is flagged.
 	if w := warningOf(a, WarnPermFloor); w == nil || !strings.Contains(w.Text, "2/2^5 = 0.0625") {
 		t.Errorf("perm floor warning: %+v", w)
 	}
@@ -243,14 +240,14 @@ func TestAnalyzeHolmAndBH(t *testing.T) {
 	for _, v := range a.Variants {
 		ps = append(ps, v.All.P)
 	}
-	approx(t, "p v1", ps[0], 0.014956, 5e-6)
+	approx(t, "p v1", ps[0], 0.0625, 1e-12)
 	approx(t, "p v2", ps[1], 1, 0)
 	holm, bh := Holm(ps), BH(ps)
 	for i, v := range a.Variants {
 		approx(t, "p_holm "+v.Name, v.PHolm, holm[i], 1e-15)
 		approx(t, "p_bh "+v.Name, v.PBH, bh[i], 1e-15)
 	}
-	approx(t, "p_holm v1", a.Variants[0].PHolm, 4*0.014956, 3e-5)
+	approx(t, "p_holm v1", a.Variants[0].PHolm, 4*0.0625, 1e-12)
 	// v4: d = (1,1,0,...): t undefined? no — spread exists; p must exceed v1's.
 	if !(a.Variants[3].PHolm >= a.Variants[0].PHolm) {
 		t.Errorf("Holm not monotone: %v", []float64{a.Variants[0].PHolm, a.Variants[3].PHolm})
@@ -344,7 +341,8 @@ func TestAnalyzeEmptyArms(t *testing.T) {
 	mustJSON(t, a)
 }
 
-// All pass in both arms: Δ = 0 with a degenerate interval, p = 1, the
+// All pass in both arms: Δ = 0 with the adjusted interval ±z·√(2/6/6)
+// (not the point [0, 0]), p = 1, the
 // no-discordant warning, and no underpowered warning (nothing to fix).
 func TestAnalyzeAllPass(t *testing.T) {
 	var recs []results.Attempt
@@ -355,7 +353,7 @@ func TestAnalyzeAllPass(t *testing.T) {
 	}
 	a := Analyze(recs, Inputs{})
 	c := a.Variants[0].All
-	if c.Delta != 0 || c.CI != [2]float64{0, 0} || c.P != 1 || c.PMcNemar != 1 || c.Informative != 0 {
+	if c.Delta != 0 || math.Abs(c.CI[1]-0.4619679450938368) > 1e-9 || c.CI[0] != -c.CI[1] || c.P != 1 || c.PMcNemar != 1 || c.Informative != 0 {
 		t.Errorf("all pass: Δ %v CI %v P %v McNemar %v informative %d", c.Delta, c.CI, c.P, c.PMcNemar, c.Informative)
 	}
 	w := warningOf(a, WarnNoDiscordant)
@@ -416,29 +414,38 @@ func TestAnalyzeUnequalArms(t *testing.T) {
 func TestAnalyzeZeroVariance(t *testing.T) {
 	a := Analyze(cat(tasksOf("base", "FFFF"), tasksOf("v", "PPPP")), Inputs{})
 	c := a.Variants[0].All
-	if c.Method != MethodPairedSignFlip || c.CI != [2]float64{1, 1} || c.Delta != 1 {
+	if c.Method != MethodPairedSignFlip || c.CI[1] != 1 || c.Delta != 1 {
 		t.Fatalf("method %s Δ %v CI %v", c.Method, c.Delta, c.CI)
 	}
+	// Not the point [1, 1]: the adjusted interval over 4 + 2 tasks.
+	approx(t, "CI lo", c.CI[0], 0.07026861405663576, 1e-9)
 	approx(t, "P = 2/2^4", c.P, 0.125, 1e-12)
-	if !strings.Contains(c.Paired.Note, "same difference") {
+	if !strings.Contains(c.Paired.Note, "no spread") {
 		t.Errorf("note = %q", c.Paired.Note)
 	}
 	var sb strings.Builder
 	if err := TerminalReport(&sb, a); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sb.String(), "note: v (all common): every task has the same difference") {
+	if !strings.Contains(sb.String(), "note: v (all common): the differences have no spread") {
 		t.Errorf("terminal report lacks the fallback note:\n%s", sb.String())
 	}
 }
 
 func TestGate(t *testing.T) {
-	// Worse by 50 points with t interval [−0.877, −0.123].
-	worse := Analyze(cat(tasksOf("base", "PPPPPPPPPP"), tasksOf("v", "FFFFFPPPPP")), Inputs{})
+	// Worse by 50 points on 12 tasks (6 broke): p 2/2^6, adjusted interval
+	// [−0.755, −0.102].
+	worse := Analyze(cat(tasksOf("base", "PPPPPPPPPPPP"), tasksOf("v", "FFFFFFPPPPPP")), Inputs{})
 	approx(t, "Delta", worse.Variants[0].All.Delta, -0.5, 1e-12)
 	failed, why := worse.Gate(0.05)
-	if !failed || len(why) != 1 || !strings.Contains(why[0], "variant v is worse than base: Δ = -50.0 pts [-87.7, -12.3]") {
+	if !failed || len(why) != 1 || !strings.Contains(why[0], "variant v is worse than base: Δ = -50.0 pts [-75.5, -10.2]") {
 		t.Errorf("gate 0.05: %v %q", failed, why)
+	}
+	// 5 of 10 tasks broke: the t approximation said p 0.015, the exact p is
+	// 2/2^5 = 0.0625: not evidence, the gate passes.
+	five := Analyze(cat(tasksOf("base", "PPPPPPPPPP"), tasksOf("v", "FFFFFPPPPP")), Inputs{})
+	if failed, why := five.Gate(0.05); failed {
+		t.Errorf("gate failed on 5 broken tasks (exact p 0.0625): %v", why)
 	}
 	if failed, _ := worse.Gate(0.6); failed {
 		t.Error("gate failed although Δ = −0.5 is within a 0.6 margin")
@@ -457,7 +464,7 @@ func TestGate(t *testing.T) {
 	if failed, _ := better.Gate(0); failed {
 		t.Error("gate failed for a better variant")
 	}
-	// Every task −1: the interval is the point [−1, −1] and p the sign-flip p 2/2^G. With 4 tasks p = 0.125:
+	// Every task −1: p is the sign-flip p 2/2^G. With 4 tasks p = 0.125:
 	// not evidence, the gate passes; with 6 tasks p = 0.03125 < 0.05: it fails.
 	fourWorse := Analyze(cat(tasksOf("base", "PPPP"), tasksOf("v", "FFFF")), Inputs{FailIfWorse: 0.1})
 	approx(t, "p 4 tasks", fourWorse.Variants[0].All.P, 0.125, 1e-12)
@@ -594,7 +601,7 @@ func TestJSONFieldNames(t *testing.T) {
 	approx(t, "json delta", v["delta"].(float64), 0.5, 1e-12)
 	approx(t, "json p_mcnemar", v["p_mcnemar"].(float64), 0.0625, 1e-12)
 	ci := v["delta_ci"].([]any)
-	approx(t, "json delta_ci lo", ci[0].(float64), 0.12297, 1e-5)
+	approx(t, "json delta_ci lo", ci[0].(float64), 0.05450520757465149, 1e-9)
 	if ge := v["guard_events"].(map[string]any); ge["repeat_guard"].(float64) != 3 {
 		t.Errorf("guard_events = %v", ge)
 	}

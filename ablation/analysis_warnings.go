@@ -26,6 +26,12 @@ const (
 	WarnPermFloor     = "perm_floor"
 	WarnNoDiscordant  = "no_discordant"
 	WarnNoTargetTasks = "no_target_tasks"
+	// WarnDifferentialErrors: the arms' error rates on the common pairs
+	// differ materially (Comparison.Differential).
+	WarnDifferentialErrors = "differential_errors"
+	// WarnUnequalReps: tasks have different numbers of matched reps, or the
+	// task-weighted Δ and the pooled rates disagree in sign.
+	WarnUnequalReps = "unequal_reps"
 )
 
 // Wording names the two sides of a comparison in the warnings' sentences:
@@ -130,23 +136,18 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		}
 	}
 	for _, v := range a.Variants {
-		c := v.All
-		if !c.Matched {
-			continue
+		if s := fewTasksText(&v.All); s != "" {
+			add(WarnFewTasks, v.Name, "%s", s)
 		}
-		g, unit := c.G(), "tasks"
-		if c.Paired.Clustered {
-			g, unit = c.Paired.C, "clusters"
+	}
+	for _, v := range a.Variants {
+		if s := differentialText(&v.All, wd); s != "" {
+			add(WarnDifferentialErrors, v.Name, "%s", s)
 		}
-		switch {
-		case g == 1:
-			add(WarnFewTasks, v.Name, "Only 1 task is compared: variation across tasks cannot be estimated, so Δ has no interval ([−100, +100] pts) and p_paired is the sign-flip p; reps of one task are not independent evidence about other tasks.")
-		case g < FewTasks && c.Method == MethodPairedSignFlip:
-			add(WarnFewTasks, v.Name, "Only %d %s are compared (fewer than %d), and every task moved by the same amount: there is no t interval (it shows as the point Δ) and p_paired is the exact sign-flip p, which cannot go below 2/2^%d.",
-				g, unit, FewTasks, g)
-		case g < FewTasks:
-			add(WarnFewTasks, v.Name, "Only %d %s are compared (fewer than %d): the interval and p-values rest on few clusters (t on %d degrees of freedom), so they are rough.",
-				g, unit, FewTasks, g-1)
+	}
+	for _, v := range a.Variants {
+		if s := unequalRepsText(&v.All); s != "" {
+			add(WarnUnequalReps, v.Name, "%s", s)
 		}
 	}
 	for _, v := range a.Variants {
@@ -155,7 +156,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			continue
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
-		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so the sign-flip p cannot go below 2/2^%d = %s (> α = %s): at this size the permutation test cannot show any effect.",
+		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): at this size no effect can be shown.",
 			gp, plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
 	}
 	for _, v := range a.Variants {
@@ -182,6 +183,91 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
 }
+
+// fewTasksText is the few-tasks warning of c, or "" (G ≥ FewTasks). It
+// describes the data as they are: how many tasks moved, and which interval
+// was taken.
+func fewTasksText(c *Comparison) string {
+	if !c.Matched {
+		return ""
+	}
+	g, unit := c.G(), "tasks"
+	if c.Paired.Clustered {
+		g, unit = c.Paired.C, "clusters"
+	}
+	pr := c.Paired
+	switch {
+	case c.G() == 1:
+		return "Only 1 task is compared: variation across tasks cannot be estimated, so Δ has no interval ([−100, +100] pts) and p_paired is the sign-flip p (1); reps of one task are not independent evidence about other tasks."
+	case g >= FewTasks:
+		return ""
+	}
+	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
+	if pr.CIMethod == CIMethodAdjusted {
+		ci = fmt.Sprintf("the interval is the adjusted Wald interval over tasks (%d of %d tasks moved; the t interval needs %d)",
+			pr.Moved, c.G(), TIntervalMinInformative)
+		switch {
+		case pr.SE == 0 && pr.Clustered:
+			ci = fmt.Sprintf("the %d clusters have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",
+				pr.C, pr.Moved, c.G())
+		case pr.SE == 0 && pr.Moved > 0:
+			ci = fmt.Sprintf("all %d tasks have the same difference (%s pts), so the t interval is undefined and the interval is the adjusted Wald interval over tasks",
+				c.G(), pts(c.Delta))
+		}
+	}
+	return fmt.Sprintf("Only %d %s are compared (fewer than %d): p_paired is the exact sign-flip p (it cannot go below 2/2^%d = %s), and %s.",
+		g, unit, FewTasks, pr.Moved, fmtP(pr.PermFloor), ci)
+}
+
+// differentialText is the differential-errors warning of c, or "" when no
+// error class differs materially (Comparison.Differential).
+func differentialText(c *Comparison, wd Wording) string {
+	if len(c.Differential) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range c.Differential {
+		ka, kb := c.ErrorsA[k], c.ErrorsB[k]
+		parts = append(parts, fmt.Sprintf("%s errors %s %d/%d (%s), %s %d/%d (%s), Fisher p = %s", k, wd.Variant, kb,
+			c.CommonPairs, pct(float64(kb)/float64(c.CommonPairs)), wd.Baseline, ka, c.CommonPairs,
+			pct(float64(ka)/float64(c.CommonPairs)), fmtP(FisherExact(ka, c.CommonPairs, kb, c.CommonPairs))))
+	}
+	s := fmt.Sprintf("Errors differ between the arms on the %d common pairs (more than %.0f points apart or Fisher p < %s): %s. Pairs with an error are left out of Δ, so errors on one side can hide an effect.",
+		c.CommonPairs, 100*DifferentialErrorPoints, fmtP(DifferentialErrorP), strings.Join(parts, "; "))
+	if b := c.Bounds; b != nil {
+		s += fmt.Sprintf(" With the %d %s that errored on the %s side counted as failures there, %s; counted as passes, %s.", b.Pairs,
+			plural(b.Pairs, "pair", "pairs"), wd.Variant, boundText(b.AsFail), boundText(b.AsPass))
+	}
+	return s
+}
+
+// unequalRepsText is the unequal-reps warning of c, or "": tasks with
+// different numbers of matched reps, or a task-weighted Δ whose sign
+// disagrees with the pooled rates'.
+func unequalRepsText(c *Comparison) string {
+	if !c.Matched {
+		return ""
+	}
+	pr := c.Paired
+	pooled := c.B.Rate - c.A.Rate
+	disagree := (c.Delta > 1e-12 && pooled < -1e-12) || (c.Delta < -1e-12 && pooled > 1e-12)
+	if pr.RepsMin == pr.RepsMax && !disagree {
+		return ""
+	}
+	s := fmt.Sprintf("Tasks have %d to %d matched reps: Δ = %s pts weighs every task alike (the mean of per-task differences), while the pooled rates (%s → %s, %s pts) and McNemar (rescued %d, broke %d) weigh every attempt, so tasks with more reps count more there.",
+		pr.RepsMin, pr.RepsMax, pts(c.Delta), pct1(c.A.Rate), pct1(c.B.Rate), pts(pooled), c.Rescued, c.Broke)
+	if pr.RepsMin == pr.RepsMax {
+		s = fmt.Sprintf("Δ = %s pts (the mean of per-task differences) and the pooled rates (%s → %s, %s pts) disagree in sign.",
+			pts(c.Delta), pct1(c.A.Rate), pct1(c.B.Rate), pts(pooled))
+	}
+	if disagree {
+		s += " Here they disagree in sign: read Δ as the effect on a typical task, not on a typical attempt."
+	}
+	return s
+}
+
+// pct1 formats a rate as a percentage with one decimal ("52.6%").
+func pct1(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
 // mergeWarnings joins identical warnings of several variants ("a, b vs base:
 // …" when prefix), keeping the order of first appearance.

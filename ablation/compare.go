@@ -123,14 +123,14 @@ type RunComparison struct {
 func (c *RunComparison) Result() *VariantResult { return &c.Analysis.Variants[0] }
 
 // MDE returns the smallest pass-rate change (a proportion) the comparison
-// detects with the analysis' power at its alpha: the paired-t one over tasks
-// (PowerAnalysis.MDETasks) when the method is paired_t, else the unpaired
+// detects with the analysis' power at its alpha: the one over tasks
+// (PowerAnalysis.MDETasks) when the comparison is paired, else the unpaired
 // one. ok is false when undefined; over when it exceeds 1 (no change is
 // detectable at this size).
 func (c *RunComparison) MDE() (mde float64, ok, over bool) {
 	cmp := c.Result().All
 	mde = cmp.Power.MDE
-	if cmp.Method == MethodPairedT && !math.IsNaN(cmp.Power.MDETasks) {
+	if cmp.Matched && !math.IsNaN(cmp.Power.MDETasks) {
 		mde = cmp.Power.MDETasks
 	}
 	if math.IsNaN(mde) || math.IsInf(mde, 0) {
@@ -416,23 +416,19 @@ func runGate(c *RunComparison, margin float64) *RunGate {
 	all := v.All
 	g := &RunGate{Margin: margin, Failed: v.GateFails(margin, alpha)}
 	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, all.Method)
-	below := "its whole interval is below 0"
-	if all.CI[0] == all.CI[1] {
-		d = fmt.Sprintf("Δ %+.1f pts (every task alike: no t interval), p %.3g (%s)", 100*all.Delta, all.P, all.Method)
-		below = "every task moved down"
-	}
 	switch {
+	case g.Failed && ErrorsCouldHide(&all, margin, alpha):
+		g.Why = fmt.Sprintf("%s's errors could hide a failure against %s: %s; %s, but with every error counted as a failure, %s",
+			c.B.Name, c.A.Name, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
 	case g.Failed:
-		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, %s and p < %.2g", c.B.Name, c.A.Name, d, 100*margin, below, alpha)
+		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, its whole interval is below 0 and p < %.2g", c.B.Name, c.A.Name, d, 100*margin, alpha)
 	case all.Delta >= -margin:
 		g.Why = fmt.Sprintf("%s is not below −%.1f pts", d, 100*margin)
 	case all.CI[1] >= 0:
 		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
-	case all.CI[0] == all.CI[1]:
-		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g (every task moved alike, on too few tasks to tell)", d, alpha)
 	default:
-		// A 95% interval below 0 with p ≥ alpha: the gate's alpha is below 0.05.
-		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g, the gate's alpha", d, alpha)
+		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g, the gate's alpha (the exact sign-flip p; with %d moved %s it cannot go below %.3g)",
+			d, alpha, all.Paired.Moved, plural(all.Paired.Moved, "task", "tasks"), all.Paired.PermFloor)
 	}
 	return g
 }

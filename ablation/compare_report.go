@@ -70,16 +70,13 @@ func compareSummaryTable(c *RunComparison) results.Table {
 	if all.Matched {
 		method = fmt.Sprintf("paired: %d→%d of %d pairs, %d tasks (%d informative)", all.A.Passes, all.B.Passes,
 			all.Pairs, all.G(), all.Informative)
-		pcol = "p_paired"
-		if all.Method == MethodPairedSignFlip {
-			pcol = "p_paired (sign-flip)"
-			if all.CI[0] == all.CI[1] {
-				ci = fmt.Sprintf("%+.1f (every task alike: no t interval)", 100*all.Delta)
-			}
+		pcol = "p_paired (exact sign-flip)"
+		if all.Paired.CIMethod == CIMethodAdjusted {
+			ci += " adj."
 		}
 		mcn = fmt.Sprintf("rescued %d, broke %d", all.Rescued, all.Broke)
-		if !math.IsNaN(all.PMcNemar) {
-			mcn = fmt.Sprintf("p=%.3g; %s", all.PMcNemar, mcn)
+		if !math.IsNaN(all.PMcNemarClustered) {
+			mcn = fmt.Sprintf("p=%.3g; %s", all.PMcNemarClustered, mcn)
 		}
 	}
 	vs := c.A.Variant
@@ -88,7 +85,7 @@ func compareSummaryTable(c *RunComparison) results.Table {
 	}
 	armA, armB := c.Analysis.BaseArm, c.Result().Arm
 	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.A.Name, c.B.Name, vs),
-		Header: []string{c.A.Label, c.B.Label, "comparison", "Δ pts [95% CI]", pcol, "McNemar (pooled over reps)", "MDE",
+		Header: []string{c.A.Label, c.B.Label, "comparison", "Δ pts [95% CI]", pcol, "McNemar by task (Durkalski)", "MDE",
 			"new failures", "fixed"},
 		Rows: [][]string{{fmt.Sprintf("%.1f%% (n=%d)", 100*armA.Rate, armA.N), fmt.Sprintf("%.1f%% (n=%d)", 100*armB.Rate, armB.N),
 			method, ci, fmt.Sprintf("%.3g", all.P), mcn, mde, fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}

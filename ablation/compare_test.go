@@ -20,10 +20,11 @@ func sides(recs []results.Attempt, va, vb string) (RunSide, RunSide) {
 }
 
 // TestCompareRunsMatchesAblate: bench compare and bench ablate give the same Δ, interval, p and gate verdict for
-// the same two arms. 12 tasks, one rep; the variant fails 4 the baseline passes: d = (−1 ×4, 0 ×8), Δ = −1/3,
-// SE = 0.1421, t = −2.345 on 11 df, p = 0.0388 — the gate (margin 0.05) fails at α = 0.05 and passes at α = 0.01.
+// the same two arms. 12 tasks, one rep; the variant fails 7 the baseline passes: d = (−1 ×7, 0 ×5), Δ = −7/12,
+// exact sign-flip p = 2/2^7 = 0.015625, adjusted interval [−0.828, −0.172] — the gate (margin 0.05) fails at
+// α = 0.05 and passes at α = 0.01.
 func TestCompareRunsMatchesAblate(t *testing.T) {
-	recs := cat(tasksOf("base", "PPPPPPPPPPPP"), tasksOf("v", "FFFFPPPPPPPP"))
+	recs := cat(tasksOf("base", "PPPPPPPPPPPP"), tasksOf("v", "FFFFFFFPPPPP"))
 	for _, alpha := range []float64{0.05, 0.01} {
 		an := Analyze(recs, Inputs{Baseline: "base", Alpha: alpha, FailIfWorse: 0.05})
 		a, b := sides(recs, "base", "v")
@@ -32,13 +33,13 @@ func TestCompareRunsMatchesAblate(t *testing.T) {
 			t.Fatal(err)
 		}
 		va, vc := an.Variants[0], cmp.Result()
-		if va.All.Method != MethodPairedT || vc.All.Method != va.All.Method || vc.All.Delta != va.All.Delta ||
+		if va.All.Method != MethodPairedSignFlip || vc.All.Method != va.All.Method || vc.All.Delta != va.All.Delta ||
 			vc.All.CI != va.All.CI || vc.All.P != va.All.P || vc.PHolm != va.PHolm {
 			t.Errorf("α %v: compare %s Δ %v %v p %v (holm %v); ablate %s Δ %v %v p %v (holm %v)", alpha, vc.All.Method,
 				vc.All.Delta, vc.All.CI, vc.All.P, vc.PHolm, va.All.Method, va.All.Delta, va.All.CI, va.All.P, va.PHolm)
 		}
-		approx(t, "Δ", vc.All.Delta, -1.0/3, 1e-12)
-		approx(t, "p", vc.All.P, 0.03880, 5e-5)
+		approx(t, "Δ", vc.All.Delta, -7.0/12, 1e-12)
+		approx(t, "p", vc.All.P, 0.015625, 1e-12)
 		failed, _ := an.Gate(0.05)
 		if cmp.Gate == nil || cmp.Gate.Failed != failed || failed != (alpha == 0.05) {
 			t.Errorf("α %v: compare gate %+v, ablate gate failed %v; want failed %v", alpha, cmp.Gate, failed, alpha == 0.05)
@@ -120,7 +121,7 @@ func TestCompareRunsErrors(t *testing.T) {
 // TestRenderersRenderEveryReport: every registered format renders a run, an ablation and a comparison of two
 // runs; the comparison shows the same Δ in each.
 func TestRenderersRenderEveryReport(t *testing.T) {
-	recs := cat(tasksOf("base", "PPPPPPPPPPPP"), tasksOf("v", "FFFFPPPPPPPP"))
+	recs := cat(tasksOf("base", "PPPPPPPPPPPP"), tasksOf("v", "FFFFFFFPPPPP"))
 	an := Analyze(recs, Inputs{Baseline: "base"})
 	a, b := sides(recs, "base", "v")
 	cmp, err := CompareRuns(a, b, CompareOptions{FailIfWorse: 0.05})
@@ -138,10 +139,10 @@ func TestRenderersRenderEveryReport(t *testing.T) {
 			t.Errorf("%s run: %v", f, err)
 		}
 		if f == "html" {
-			if page, err := os.ReadFile(filepath.Join(dir, HTMLReportFile)); err != nil || !strings.Contains(string(page), "8/12 = 66.7%") {
+			if page, err := os.ReadFile(filepath.Join(dir, HTMLReportFile)); err != nil || !strings.Contains(string(page), "5/12 = 41.7%") {
 				t.Errorf("html run report: %v", err)
 			}
-		} else if !strings.Contains(run.String(), "8/12 = 66.7%") && !strings.Contains(run.String(), `"passes": 8`) {
+		} else if !strings.Contains(run.String(), "5/12 = 41.7%") && !strings.Contains(run.String(), `"passes": 5`) {
 			t.Errorf("%s run report lacks the pass rate:\n%s", f, run.String())
 		}
 		if err := r.Ablation(&abl, &AblationReport{Dir: dir, Analysis: an, Records: recs, TrajDir: dir}); err != nil || abl.Len() == 0 {
@@ -152,11 +153,11 @@ func TestRenderersRenderEveryReport(t *testing.T) {
 		}
 		if f == "json" {
 			var doc map[string]any
-			if err := json.Unmarshal(c.Bytes(), &doc); err != nil || doc["method"] != "paired_t" || doc["gate"] == nil {
+			if err := json.Unmarshal(c.Bytes(), &doc); err != nil || doc["method"] != "paired_signflip" || doc["gate"] == nil {
 				t.Errorf("json compare: %v %v", err, doc)
 			}
-			approx(t, "json compare delta", doc["delta"].(float64), -1.0/3, 1e-12)
-		} else if s := c.String(); !strings.Contains(s, "-33.3 [") || !strings.Contains(s, "Gate --fail-if-worse 0.050: FAILED.") {
+			approx(t, "json compare delta", doc["delta"].(float64), -7.0/12, 1e-12)
+		} else if s := c.String(); !strings.Contains(s, "-58.3 [") || !strings.Contains(s, "Gate --fail-if-worse 0.050: FAILED.") {
 			t.Errorf("%s compare lacks Δ or the gate:\n%s", f, s)
 		}
 	}

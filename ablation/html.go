@@ -178,7 +178,7 @@ func forestPlot(a *Analysis) forestVM {
 		v := &a.Variants[i]
 		rows = append(rows, row{v.Name + " (" + scopeLabel(v, &v.All) + ")", false, &v.All, v.PHolm})
 		for j := range v.Targets {
-			rows = append(rows, row{"target: " + v.Targets[j].Guard, true, &v.Targets[j], v.Targets[j].P})
+			rows = append(rows, row{"target: " + v.Targets[j].Guard + " (secondary)", true, &v.Targets[j], v.Targets[j].PHolm})
 		}
 	}
 	lo, hi := -0.1, 0.1
@@ -217,7 +217,7 @@ func forestPlot(a *Analysis) forestVM {
 			fr.Sig = r.p < a.Alpha
 			pname := "p_holm"
 			if r.sub {
-				pname = "p"
+				pname = "p_holm(targets)"
 			}
 			fr.Text = fmt.Sprintf("%s [%s, %s]  %s=%s", pts(r.c.Delta), pts(r.c.CI[0]), pts(r.c.CI[1]), pname, fmtP(r.p))
 		} else {

@@ -80,6 +80,15 @@ type compareDoc struct {
 	Differences    []string        `json:"differences"`
 	Warnings       []string        `json:"warnings"`
 	Gate           *compareGateDoc `json:"gate"`
+	// Added by issue 11.
+	CIMethod           *string        `json:"ci_method"`
+	MovedTasks         int            `json:"moved_tasks"`
+	PMcNemarClustered  *float64       `json:"p_mcnemar_clustered"`
+	CommonPairs        int            `json:"common_pairs"`
+	ErrorsA            map[string]int `json:"errors_a"`
+	ErrorsB            map[string]int `json:"errors_b"`
+	DifferentialErrors []string       `json:"differential_errors"`
+	ErrorBounds        *jsonErrBounds `json:"error_bounds"`
 }
 
 // compareTask is one TaskDiff of compareDoc.
@@ -113,6 +122,13 @@ func newCompareDoc(c *RunComparison) compareDoc {
 	if all.Matched {
 		d.PairsPassA, d.PairsPassB = all.A.Passes, all.B.Passes
 		d.PMcNemar = fptr(all.PMcNemar)
+		m := all.Paired.CIMethod
+		d.CIMethod, d.MovedTasks, d.PMcNemarClustered = &m, all.Paired.Moved, fptr(all.PMcNemarClustered)
+	}
+	d.CommonPairs, d.ErrorsA, d.ErrorsB = all.CommonPairs, nonNilMap(all.ErrorsA), nonNilMap(all.ErrorsB)
+	d.DifferentialErrors = nonNil(all.Differential)
+	if b := all.Bounds; b != nil {
+		d.ErrorBounds = newJSONErrBounds(b)
 	}
 	if m, ok, over := c.MDE(); ok && !over {
 		d.MDE = &m

@@ -22,6 +22,9 @@ import (
 // tables (no guard event, no failure mode) are left out.
 func ReportTables(a *Analysis) []ReportTable {
 	out := []ReportTable{armsTable(a), comparisonTable(a)}
+	if t := diagnosticsTable(a); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
 	if t := guardTable(a); len(t.Rows) > 0 {
 		out = append(out, t)
 	}
@@ -191,7 +194,7 @@ func errorsCell(arm Arm) string {
 // scopeLabel names the task set of a comparison.
 func scopeLabel(v *VariantResult, c *Comparison) string {
 	if c.Guard != "" {
-		return "target: " + c.Guard
+		return "target: " + c.Guard + " (secondary)"
 	}
 	if v.Scope != nil {
 		return "variant scope"
@@ -205,10 +208,7 @@ func comparisonTable(a *Analysis) ReportTable {
 	if a.BH {
 		h = append(h, "p_bh")
 	}
-	if a.CMH {
-		h = append(h, "p_cmh")
-	}
-	h = append(h, "McNemar (pooled over reps)", "MDE", "power")
+	h = append(h, "McNemar by task (Durkalski)", "MDE", "power")
 	if a.FailIfWorse > 0 {
 		h = append(h, "gate")
 	}
@@ -222,15 +222,12 @@ func comparisonTable(a *Analysis) ReportTable {
 				gate = "FAIL"
 			}
 			if ci > 0 {
-				holm, bh, gate = "-", "-", "-"
+				holm, bh, gate = fmtP(c.PHolm)+" (targets)", "-", "-"
 			}
 			row := []string{v.Name, scopeLabel(v, &c), fmt.Sprintf("%d (%d)", c.G(), c.Informative),
 				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c), pPermCell(&c), holm}
 			if a.BH {
 				row = append(row, bh)
-			}
-			if a.CMH {
-				row = append(row, cmhCell(&c))
 			}
 			row = append(row, mcnemarCell(&c), mdeCell(&c), powerCell(&c))
 			if a.FailIfWorse > 0 {
@@ -239,10 +236,41 @@ func comparisonTable(a *Analysis) ReportTable {
 			t.Rows = append(t.Rows, row)
 		}
 	}
-	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference, "+
-		"with a t interval over tasks. McNemar is secondary (pooled over reps): rescued = baseline failed and variant passed, "+
-		"broke = the reverse. MDE: smallest pass-rate change detectable with %.0f%% power at this size; power: to detect the "+
-		"failure-rate change shown.", 100*a.Power)
+	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference; "+
+		"its interval is the t interval over tasks from %d moved tasks on, else the adjusted Wald interval over tasks (marked \"adj.\"). "+
+		"p_paired is the exact sign-flip p over tasks (clusters when clustered), valid at every size. McNemar by task is "+
+		"Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = baseline failed and variant "+
+		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
+		"over all target rows, and the gate never uses them. MDE: smallest pass-rate change detectable with %.0f%% power "+
+		"at this size; power: to detect the failure-rate change shown.", TIntervalMinInformative, 100*a.Power)
+	return t
+}
+
+// diagnosticsTable holds the tests that treat the attempts of a task as
+// independent (exact McNemar pooled over reps; CMH with --cmh): with
+// correlated reps (a deterministic model, same-seed pairs) their p-values
+// are too small (issue 11: McNemar rejected 0.29 of A/A runs with sticky
+// reps, R = 5), so they stay out of the main table.
+func diagnosticsTable(a *Analysis) ReportTable {
+	h := []string{"variant", "scope", "McNemar pooled over reps"}
+	if a.CMH {
+		h = append(h, "p_cmh")
+	}
+	t := ReportTable{Title: "Diagnostics (assume independent attempts; not valid when reps of a task are correlated)", Header: h}
+	for vi := range a.Variants {
+		v := &a.Variants[vi]
+		for _, c := range append([]Comparison{v.All}, v.Targets...) {
+			if !c.Matched {
+				continue
+			}
+			row := []string{v.Name, scopeLabel(v, &c), fmt.Sprintf("p=%s; rescued %d, broke %d", fmtP(c.PMcNemar), c.Rescued, c.Broke)}
+			if a.CMH {
+				row = append(row, cmhCell(&c))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	t.Note = "These p-values pool the reps of a task as if independent; use p_paired for decisions."
 	return t
 }
 
@@ -257,18 +285,19 @@ func deltaCell(c *Comparison) string {
 	if c.Method == MethodNone {
 		return "-"
 	}
-	return fmt.Sprintf("%s [%s, %s]", pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]))
+	cell := fmt.Sprintf("%s [%s, %s]", pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]))
+	if c.Matched && c.Paired.CIMethod == CIMethodAdjusted {
+		cell += " adj."
+	}
+	return cell
 }
 
 func pPairedCell(c *Comparison) string {
 	switch c.Method {
-	case MethodPairedT:
-		df := fmt.Sprintf("%d df", c.Paired.DF)
-		if c.Paired.Clustered {
-			df += fmt.Sprintf(", %d clusters", c.Paired.C)
-		}
-		return fmt.Sprintf("%s (t, %s)", fmtP(c.P), df)
 	case MethodPairedSignFlip:
+		if c.Paired.Clustered {
+			return fmt.Sprintf("%s (sign-flip, %d clusters)", fmtP(c.P), c.Paired.C)
+		}
 		return fmtP(c.P) + " (sign-flip)"
 	case MethodFisher:
 		return fmtP(c.P) + " (Fisher, unpaired)"
@@ -295,7 +324,7 @@ func mcnemarCell(c *Comparison) string {
 	if !c.Matched {
 		return "-"
 	}
-	return fmt.Sprintf("p=%s; rescued %d, broke %d", fmtP(c.PMcNemar), c.Rescued, c.Broke)
+	return fmt.Sprintf("p=%s; rescued %d, broke %d", fmtP(c.PMcNemarClustered), c.Rescued, c.Broke)
 }
 
 func mdeCell(c *Comparison) string {

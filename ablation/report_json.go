@@ -29,7 +29,7 @@ const JSONSchemaVersion = 1
 //	warnings        [object] plain-words warnings, in print order:
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
 //	                         infra_errors, judge_errors, underpowered, few_tasks, perm_floor,
-//	                         no_discordant, no_target_tasks.
+//	                         no_discordant, no_target_tasks, differential_errors, unequal_reps.
 //	    variants    [string] the variants it concerns ([] for the whole run).
 //	    text        string   the warning as printed.
 //	arms            [object] per arm, baseline first, then the variants in order:
@@ -59,13 +59,22 @@ const JSONSchemaVersion = 1
 //	    p_holm      number   Holm-adjusted p over all variants' primary p ("p").
 //	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
 //	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate).
+//	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
+//	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
+//	                         without a gate).
 //	    guard_events, guard_fired, guard_fired_pass, failure_modes  as in arms, for the variant.
 //	    targets     [comparison]  the same comparison on the target tasks (tagged with the guard) of
 //	                         each switched guard; left out when identical to the all-tasks one.
 //	  comparison fields:
 //	    guard       string   "" for all common tasks, else the guard whose target tasks are compared.
-//	    method      string   paired_t | paired_signflip (t undefined: one task or no spread) |
-//	                         fisher (no common pair: unpaired) | none (an arm has no judged attempt).
+//	    method      string   paired_signflip (paired; since issue 11 the paired p is always the exact
+//	                         sign-flip p, so paired_t is no longer produced) | fisher (no common pair:
+//	                         unpaired) | none (an arm has no judged attempt).
+//	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks and SE > 0),
+//	                         "adjusted" (Laplace-adjusted Wald over tasks, AdjustedInterval), "none"
+//	                         (one task: [−1, 1]); null when unpaired.
+//	    moved_tasks int      tasks whose mean difference d_t ≠ 0 (the sign-flip test's G').
+//	    reps_min, reps_max int  fewest and most matched pairs of one task.
 //	    tasks       int      tasks compared; informative_tasks: those that carry information on Δ
 //	    informative_tasks int  (paired: the arms differ in ≥ 1 rep; unpaired: mixed outcomes).
 //	    task_ids    [string] the tasks compared.
@@ -77,23 +86,40 @@ const JSONSchemaVersion = 1
 //	                         outcomes when paired, all judged attempts in scope when unpaired).
 //	    delta       number   Δ = p_variant − p_baseline: mean over tasks of the per-task mean paired
 //	                         difference (paired), or the difference of rates (unpaired).
-//	    delta_ci    [lo, hi] 95% interval of Δ: t on df (paired; [−1, 1] with one task, [Δ, Δ] with
-//	                         no spread) or Newcombe hybrid score (unpaired).
+//	    delta_ci    [lo, hi] 95% interval of Δ by ci_method (paired; never a point) or Newcombe hybrid
+//	                         score (unpaired).
 //	    se          number|null  SE of Δ (paired only).
-//	    df          int|null degrees of freedom of the t test (G−1, or clusters−1 when clustered).
+//	    df          int|null degrees of freedom of se (G−1, or clusters−1 when clustered); those of the
+//	                         interval when ci_method is "t".
 //	    clustered   bool     SE and df use the suite's coarser cluster; clusters: their number.
 //	    clusters    int
 //	    p           number   the primary two-sided p (p_paired when paired, p_fisher when not, 1 for none).
-//	    p_paired    number|null  paired p: t test on per-task differences, or the sign-flip p when t
-//	                         is undefined.
+//	    p_paired    number|null  paired p: the exact sign-flip (randomization) p of the per-task
+//	                         differences over tasks, or over clusters when clustered; exact at every
+//	                         size (no t approximation).
 //	    p_perm      number|null  exact sign-flip permutation p over tasks; p_perm_floor its smallest
 //	    p_perm_floor number|null attainable value 2/2^G' (G' = tasks with a non-zero difference).
-//	    p_mcnemar   number|null  exact McNemar p on the pairs pooled over reps (secondary).
+//	    p_mcnemar   number|null  exact McNemar p on the pairs pooled over reps: a diagnostic that
+//	                         assumes independent attempts (too small with correlated reps); not in
+//	                         the main table.
+//	    p_mcnemar_clustered number|null  cluster-adjusted McNemar (Durkalski 2003, tasks as clusters)
+//	                         from its exact sign-flip reference (= p_perm); the main table's McNemar.
+//	    mcnemar_clustered_chi2 number|null  Durkalski's statistic (Σd_t)²/Σd_t².
+//	    p_holm_targets number|null  on target comparisons: Holm-adjusted p within the family of all
+//	                         variants' target rows (null on the all-tasks comparison).
+//	    common_pairs int     (task, rep) pairs in scope with a record in both arms.
+//	    errors_baseline, errors_variant {string: int}  errored records of those pairs, by class.
+//	    differential_errors [string]  classes whose error rates differ by more than 5 points or with
+//	                         Fisher p < 0.05 (DifferentialErrorPoints, DifferentialErrorP).
+//	    error_bounds object|null  Δ redone with the pairs where the variant errored (baseline judged)
+//	                         counted as variant failures and as passes: pairs, as_fail and as_pass
+//	                         {delta, delta_ci, p}, and as_fail_both (every errored attempt of either
+//	                         side a failure: the gate's check); null when there is no such pair.
 //	    rescued     int      pairs with baseline fail / variant pass (McNemar b).
 //	    broke       int      pairs with baseline pass / variant fail (McNemar c).
 //	    p_fisher    number|null  two-sided Fisher exact p (unpaired only).
 //	    cmh         object|null  Cochran–Mantel–Haenszel across tasks with continuity correction (on
-//	                         request: bench report --cmh): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
+//	                         request: bench report --cmh; a diagnostic assuming independent attempts): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
 //	                         null when infinite), strata (tasks used).
 //	    mde         number|null  minimum detectable pass-rate change at the observed baseline rate and
 //	                         n per arm (unpaired normal approximation, alpha, power).
@@ -213,6 +239,35 @@ type jsonComparisonDoc struct {
 	MDETasks          *float64       `json:"mde_tasks"`
 	Power             jsonPower      `json:"power"`
 	Note              string         `json:"note"`
+	// Fields added by issue 11 (schema_version 1: additions only).
+	CIMethod           *string        `json:"ci_method"`
+	MovedTasks         int            `json:"moved_tasks"`
+	RepsMin            int            `json:"reps_min"`
+	RepsMax            int            `json:"reps_max"`
+	PMcNemarClustered  *float64       `json:"p_mcnemar_clustered"`
+	Chi2Clustered      *float64       `json:"mcnemar_clustered_chi2"`
+	PHolmTargets       *float64       `json:"p_holm_targets"`
+	CommonPairs        int            `json:"common_pairs"`
+	ErrorsBaseline     map[string]int `json:"errors_baseline"`
+	ErrorsVariant      map[string]int `json:"errors_variant"`
+	DifferentialErrors []string       `json:"differential_errors"`
+	ErrorBounds        *jsonErrBounds `json:"error_bounds"`
+	ErrorsCouldHide    bool           `json:"errors_could_hide"`
+}
+
+// jsonErrBounds is the ErrorBounds of a jsonComparisonDoc.
+type jsonErrBounds struct {
+	Pairs      int       `json:"pairs"`
+	AsFail     jsonBound `json:"as_fail"`
+	AsPass     jsonBound `json:"as_pass"`
+	AsFailBoth jsonBound `json:"as_fail_both"`
+}
+
+// jsonBound is one BoundResult.
+type jsonBound struct {
+	Delta   float64    `json:"delta"`
+	DeltaCI [2]float64 `json:"delta_ci"`
+	P       float64    `json:"p"`
 }
 
 // jsonVariant is one variant of jsonDoc: its arm, the Holm/BH-adjusted p and
@@ -269,6 +324,7 @@ func newJSONDoc(a *Analysis) jsonDoc {
 		if a.FailIfWorse > 0 {
 			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f
+			jv.ErrorsCouldHide = ErrorsCouldHide(&v.All, a.FailIfWorse, a.Alpha)
 		}
 		for i := range v.Targets {
 			jv.Targets = append(jv.Targets, jsonComparison(&v.Targets[i]))
@@ -318,6 +374,17 @@ func jsonComparison(c *Comparison) jsonComparisonDoc {
 	if c.PFisherComputed {
 		j.PFisher = fptr(c.PFisher)
 	}
+	j.CommonPairs, j.ErrorsBaseline, j.ErrorsVariant = c.CommonPairs, nonNilMap(c.ErrorsA), nonNilMap(c.ErrorsB)
+	j.DifferentialErrors, j.PHolmTargets = nonNil(c.Differential), fptr(c.PHolm)
+	if c.Matched {
+		m := c.Paired.CIMethod
+		j.CIMethod = &m
+		j.MovedTasks, j.RepsMin, j.RepsMax = c.Paired.Moved, c.Paired.RepsMin, c.Paired.RepsMax
+		j.PMcNemarClustered, j.Chi2Clustered = fptr(c.PMcNemarClustered), fptr(c.Paired.Chi2Clustered)
+	}
+	if b := c.Bounds; b != nil {
+		j.ErrorBounds = newJSONErrBounds(b)
+	}
 	if c.CMH != nil {
 		j.CMH = &jsonCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
 	}
@@ -355,4 +422,10 @@ func nonNilMap(m map[string]int) map[string]int {
 		return map[string]int{}
 	}
 	return m
+}
+
+// newJSONErrBounds converts ErrorBounds.
+func newJSONErrBounds(b *ErrorBounds) *jsonErrBounds {
+	jb := func(r BoundResult) jsonBound { return jsonBound{Delta: r.Delta, DeltaCI: r.CI, P: r.P} }
+	return &jsonErrBounds{Pairs: b.Pairs, AsFail: jb(b.AsFail), AsPass: jb(b.AsPass), AsFailBoth: jb(b.AsFailBoth)}
 }

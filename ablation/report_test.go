@@ -46,8 +46,10 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 		"no_y vs base: Only 2 tasks changed outcome",
 		"│ no_x ", // arm names verbatim in headers and rows (no tablewriter auto-format)
 		"p=0.0156; rescued 7, broke 0",
-		"+34.5 [+7.9, +61.2]",
-		"0.0148 (t, 14 df)",
+		"+34.5 [+3.6, +57.4] adj.",
+		"0.0312 (sign-flip)",
+		"p=0.0312; rescued 7, broke 0", // Durkalski's McNemar by task, exact
+		"Diagnostics (assume independent attempts",
 		"target: x",
 		"fired in 1/25 (1 passed), 3 events",
 		"Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): passed.",
@@ -68,8 +70,8 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 	for _, want := range []string{
 		"## Ablation: 2 variants vs baseline `base`",
 		"> [!WARNING]\n> - variant w is identical to the baseline",
-		"| variant | scope | tasks (informative) | baseline | variant | Δ pts [95% CI] | p_paired | p_perm | p_holm | McNemar (pooled over reps) | MDE | power | gate |",
-		"| no_x | all common | 15 (6) | 16/25 (64.0%) | 23/25 (92.0%) | +34.5 [+7.9, +61.2] |",
+		"| variant | scope | tasks (informative) | baseline | variant | Δ pts [95% CI] | p_paired | p_perm | p_holm | McNemar by task (Durkalski) | MDE | power | gate |",
+		"| no_x | all common | 15 (6) | 16/25 (64.0%) | 23/25 (92.0%) | +34.5 [+3.6, +57.4] adj. |",
 		"**Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): passed.**",
 	} {
 		if !strings.Contains(m, want) {
@@ -219,7 +221,7 @@ func TestHTMLReport(t *testing.T) {
 	if n := strings.Count(s, "<circle"); n != 4 {
 		t.Errorf("forest plot has %d dots, want 4", n)
 	}
-	for _, want := range []string{"variant w is identical to the baseline", "+34.5 [+7.9, +61.2]  p_holm=0.0295",
+	for _, want := range []string{"variant w is identical to the baseline", "+34.5 [+3.6, +57.4]  p_holm=0.0625",
 		">9/11<", ">10/11<", "rescued 7, broke 0"} {
 		if !strings.Contains(html.UnescapeString(s), want) {
 			t.Errorf("report.html lacks %q", want)

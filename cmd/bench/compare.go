@@ -22,8 +22,8 @@ func compareCmd() *cobra.Command {
 		Short: "What changed between two runs: new failures, fixed tasks, pass-rate change with its interval",
 		Long: "Compares one variant (default: the baseline of an ablation, or the only variant) per task and overall.\n" +
 			"When the runs share (task, rep) pairs (same suite, tasks and reps), the comparison is paired: Δ = mean\n" +
-			"over tasks of the per-task change in pass rate, t interval over tasks (paired_t), or the exact sign-flip p\n" +
-			"when every task moved alike (paired_signflip), and McNemar on the discordant pairs (STATS.md §2). The\n" +
+			"over tasks of the per-task change in pass rate, the exact sign-flip p over tasks (paired_signflip), a t\n" +
+			"interval from 12 moved tasks on (else an adjusted Wald interval), and McNemar by task (STATS.md §2). The\n" +
 			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
 			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (ablation.CompareRuns),\n" +
 			"at the ablation spec's alpha when run A (else run B) is an ablation.",

@@ -123,6 +123,32 @@ type comparison struct {
 		Failed bool    `json:"failed"`
 		Why    string  `json:"why"`
 	} `json:"gate"`
+	// Added by issue 11 (README "Results").
+	CIMethod           *string        `json:"ci_method"`
+	MovedTasks         int            `json:"moved_tasks"`
+	PMcNemarClustered  *float64       `json:"p_mcnemar_clustered"`
+	CommonPairs        int            `json:"common_pairs"`
+	ErrorsA            map[string]int `json:"errors_a"`
+	ErrorsB            map[string]int `json:"errors_b"`
+	DifferentialErrors []string       `json:"differential_errors"`
+	ErrorBounds        *struct {
+		Pairs  int `json:"pairs"`
+		AsFail struct {
+			Delta   float64    `json:"delta"`
+			DeltaCI [2]float64 `json:"delta_ci"`
+			P       float64    `json:"p"`
+		} `json:"as_fail"`
+		AsPass struct {
+			Delta   float64    `json:"delta"`
+			DeltaCI [2]float64 `json:"delta_ci"`
+			P       float64    `json:"p"`
+		} `json:"as_pass"`
+		AsFailBoth struct {
+			Delta   float64    `json:"delta"`
+			DeltaCI [2]float64 `json:"delta_ci"`
+			P       float64    `json:"p"`
+		} `json:"as_fail_both"`
+	} `json:"error_bounds"`
 }
 
 // compareJSON runs bench compare --format json and decodes it, refusing fields the README does not list.
@@ -141,8 +167,8 @@ func compareJSON(t *testing.T, args ...string) comparison {
 func firstSix(i int) bool { return i < 6 }
 
 // TestCompare checks bench compare on runs of 10 tasks × 2 reps where run B fails tasks 0–5 that run A passes.
-// Paired (STATS.md §2) over tasks, d = (−1 ×6, 0 ×4): Δ = −0.6, SE = 0.1633, t = −3.674 on 9 df, p = 0.00512,
-// CI [−0.969, −0.231]; McNemar broke 12, rescued 0, p = 2·0.5^12 = 0.000488. The same pairs with other seeds
+// Paired (STATS.md §2) over tasks, d = (−1 ×6, 0 ×4): Δ = −0.6, exact sign-flip p = 2/2^6 = 0.03125, adjusted
+// interval (6 moved tasks < 12) (−6 ± z·√((8/12 − 0.25)·12))/12 = [−0.865218, −0.134782]; McNemar broke 12, rescued 0, p = 2·0.5^12 = 0.000488. The same pairs with other seeds
 // stay paired (same numbers) with a seed warning. Runs without a common task are unpaired: Fisher exact on
 // 20/20 vs 8/20, p = 2·C(28,20)/C(40,20) = 4.51e-5.
 func TestCompare(t *testing.T) {
@@ -153,14 +179,14 @@ func TestCompare(t *testing.T) {
 
 	for name, dir := range map[string]string{"same seed": b, "other seed": otherSeed} {
 		c := compareJSON(t, a, dir)
-		if c.Method != "paired_t" || c.Pairs != 20 || c.TasksCompared != 10 || c.Informative != 6 ||
-			c.PairsPassA != 20 || c.PairsPassB != 8 {
-			t.Errorf("%s: method %s, %d pairs (%d→%d) on %d tasks (%d informative); want paired_t, 20 (20→8) on 10 (6)",
+		if c.Method != "paired_signflip" || c.Pairs != 20 || c.TasksCompared != 10 || c.Informative != 6 ||
+			c.PairsPassA != 20 || c.PairsPassB != 8 || c.CIMethod == nil || *c.CIMethod != "adjusted" {
+			t.Errorf("%s: method %s, %d pairs (%d→%d) on %d tasks (%d informative); want paired_signflip, 20 (20→8) on 10 (6)",
 				name, c.Method, c.Pairs, c.PairsPassA, c.PairsPassB, c.TasksCompared, c.Informative)
 		}
-		if !near(c.Delta, -0.6, 1e-9) || !near(c.P, 0.005121, 5e-6) || !near(c.DeltaCI[0], -0.969409, 5e-6) ||
-			!near(c.DeltaCI[1], -0.230591, 5e-6) {
-			t.Errorf("%s: paired Δ %v [%v, %v] p %v; want -0.6 [-0.969409, -0.230591] p 0.005121", name, c.Delta, c.DeltaCI[0], c.DeltaCI[1], c.P)
+		if !near(c.Delta, -0.6, 1e-9) || !near(c.P, 0.03125, 1e-12) || !near(c.DeltaCI[0], -0.865218, 5e-6) ||
+			!near(c.DeltaCI[1], -0.134782, 5e-6) {
+			t.Errorf("%s: paired Δ %v [%v, %v] p %v; want -0.6 [-0.865218, -0.134782] p 0.03125", name, c.Delta, c.DeltaCI[0], c.DeltaCI[1], c.P)
 		}
 		if c.Broke != 12 || c.Rescued != 0 || c.PMcNemar == nil || !near(*c.PMcNemar, 0.000488, 5e-7) {
 			t.Errorf("%s: McNemar broke %d rescued %d p %v; want 12, 0, 0.000488", name, c.Broke, c.Rescued, c.PMcNemar)
@@ -192,7 +218,7 @@ func TestCompare(t *testing.T) {
 	}
 
 	table, _, _ := bench(t, "compare", a, b, "--fail-if-worse", "0.05")
-	for _, want := range []string{"paired: 20→8 of 20 pairs, 10 tasks (6 informative)", "-60.0 [-96.9, -23.1]",
+	for _, want := range []string{"paired: 20→8 of 20 pairs, 10 tasks (6 informative)", "-60.0 [-86.5, -13.5] adj.",
 		"rescued 0, broke 12", "task-05", "new_failure", "4 task(s) with the same pass rate",
 		"The runs differ in: guard snapshot_ready on → off.", "Gate --fail-if-worse 0.050: FAILED."} {
 		if !strings.Contains(table, want) {
@@ -202,13 +228,13 @@ func TestCompare(t *testing.T) {
 }
 
 // TestCompareGate: exit 1 only when B is worse by more than the margin with the interval below 0 and p < 0.05.
-// Every task −1 gives the point interval [−1, −1] and the sign-flip p 2/2^G: 0.125 on 4 tasks (the gate
-// passes, inconclusive), 0.03125 on 6 (it fails).
+// Every task −1 gives the exact sign-flip p 2/2^G and the adjusted interval (never the point [−1, −1]): 0.125
+// on 4 tasks (the gate passes, inconclusive), 0.03125 on 6 (it fails).
 func TestCompareGate(t *testing.T) {
 	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100})
 	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, fail: firstSix})
 	if _, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 1 ||
-		!strings.Contains(stderr, "is worse than") || !strings.Contains(stderr, "paired_t") {
+		!strings.Contains(stderr, "is worse than") || !strings.Contains(stderr, "paired_signflip") {
 		t.Errorf("worse: exit %d, stderr %q; want exit 1", code, stderr)
 	}
 	if out, stderr, code := bench(t, "compare", b, a, "--fail-if-worse", "0.05"); code != 0 || !strings.Contains(out, "PASSED. Δ +60.0 pts") {
@@ -226,7 +252,7 @@ func TestCompareGate(t *testing.T) {
 			t.Errorf("%d tasks all −1: method %s, p %v, gate %+v; want paired_signflip, %v, failed %v", n.tasks, c.Method, c.P, c.Gate, n.p, n.code == 1)
 		}
 		if _, stderr, code := bench(t, "compare", x, y, "--fail-if-worse", "0.1"); code != n.code ||
-			(n.code == 1 && !strings.Contains(stderr, "no t interval")) {
+			(n.code == 1 && !strings.Contains(stderr, "its whole interval is below 0")) {
 			t.Errorf("%d tasks all −1: exit %d (want %d), %q", n.tasks, code, n.code, stderr)
 		}
 	}
@@ -247,8 +273,8 @@ func TestCompareGate(t *testing.T) {
 		t.Errorf("other variant names without --variant-b: exit %d, %q", code, stderr)
 	}
 	if c := compareJSON(t, abl, b, "--variant-b", "default"); c.Variant != "baseline" || c.VariantB != "default" ||
-		c.Method != "paired_t" || c.Pairs != 20 || !near(c.Delta, -0.6, 1e-9) {
-		t.Errorf("--variant-b: %s → %s, method %s, %d pairs, Δ %v; want baseline → default, paired_t, 20, -0.6",
+		c.Method != "paired_signflip" || c.Pairs != 20 || !near(c.Delta, -0.6, 1e-9) {
+		t.Errorf("--variant-b: %s → %s, method %s, %d pairs, Δ %v; want baseline → default, paired_signflip, 20, -0.6",
 			c.Variant, c.VariantB, c.Method, c.Pairs, c.Delta)
 	}
 	os.WriteFile(filepath.Join(b, results.ManifestFile), []byte(`{"schema_version": 99}`), 0o644)
@@ -306,10 +332,11 @@ func TestReportFormats(t *testing.T) {
 }
 
 // TestCompareGateAtSpecAlpha: the gate of compare runs at the ablation spec's alpha when run A is an ablation. Run B
-// fails 4 of 12 tasks run A passes (one rep): Δ = −1/3, p_paired = 0.0388 — below 0.05 (exit 1), not below 0.01.
+// fails 7 of 12 tasks run A passes (one rep): Δ = −7/12, p_paired = 2/2^7 = 0.0156 (exact sign-flip), interval
+// [−82.8, −17.2] — below 0.05 (exit 1), not below 0.01.
 func TestCompareGateAtSpecAlpha(t *testing.T) {
 	a := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, variant: "baseline"})
-	b := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, fail: func(i int) bool { return i < 4 }})
+	b := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, fail: func(i int) bool { return i < 7 }})
 	if _, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05"); code != 1 ||
 		!strings.Contains(stderr, "p < 0.05") {
 		t.Errorf("plain run A: exit %d, %q; want exit 1 at α 0.05", code, stderr)
@@ -323,7 +350,7 @@ func TestCompareGateAtSpecAlpha(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05")
-	if code != 0 || !strings.Contains(out, "PASSED. inconclusive: Δ -33.3 pts") || !strings.Contains(out, "but p ≥ 0.01, the gate's alpha") {
+	if code != 0 || !strings.Contains(out, "PASSED. inconclusive: Δ -58.3 pts") || !strings.Contains(out, "but p ≥ 0.01, the gate's alpha") {
 		t.Errorf("ablation run A (α 0.01): exit %d\n%s%s", code, out, stderr)
 	}
 }
