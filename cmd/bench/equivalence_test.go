@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,7 +61,14 @@ func TestRedesignEquivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
+	var gotV, wantV any
+	if err := json.Unmarshal([]byte(got), &gotV); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(want, &wantV); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotV, wantV) {
 		t.Errorf("report differs from before the redesign:\n got %s\nwant %s", got, want)
 	}
 }
