@@ -7,7 +7,10 @@ package ablation
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -252,4 +255,380 @@ func MinRunsZeroFailures(pfail, alpha float64) int {
 		n++
 	}
 	return max(n, 1)
+}
+
+// PrimaryTestName names the test the power figures of a paired comparison
+// are for (PowerAnalysis.Test): the primary test, PairedDiff.
+const PrimaryTestName = "paired task-level test (mean of per-task differences; t on G−1 df, exact sign-flip where the t test is not used)"
+
+// Power methods (PowerAnalysis.Method).
+const (
+	// PowerSimulated: Monte Carlo over simulated runs of the design, each
+	// analysed by PairedDiff (PowerPrimarySim).
+	PowerSimulated = "simulation"
+	// PowerNormal: the normal approximation of PowerPrimaryApprox, used when
+	// the design is too large to simulate within the time budget.
+	PowerNormal = "normal approximation"
+)
+
+// Defaults of the primary test's power simulation.
+const (
+	// PowerSims is the number of simulated runs per power evaluation (the
+	// Monte Carlo SE of a power near 0.8 is ≈0.02).
+	PowerSims = 400
+	// PowerSeed is the fixed seed of the power simulation, so that reports
+	// are reproducible.
+	PowerSeed uint64 = 11
+	// powerSimBudget bounds the simulated pairs of one power evaluation
+	// (PowerSims × pairs of the design); larger designs use PowerNormal.
+	powerSimBudget = 100_000
+	// mdeSims is the number of simulated runs per step of MDEPrimary's
+	// bisection.
+	mdeSims = 200
+)
+
+// taskMoments returns, for task t of d with baseline rate p and variant rate
+// q, the mean and variance of d_t = mean over its n reps of (B − A) under
+// d's outcome model: per rep Var = p(1−p) + q(1−q) − 2·Cov(A, B), with
+// Cov(A, B) = Share·(min(p, q) − pq) under same-seed pairs (a shared uniform
+// draw), and under sticky reps an extra within-arm covariance
+// Share·p(1−p) (resp. q) between any two reps of the same arm.
+func taskMoments(d Design, t int, p, q float64) (mean, variance float64) {
+	n := float64(d.RepsOf(t))
+	va, vb := p*(1-p), q*(1-q)
+	cov, within := 0.0, 0.0
+	switch d.Model {
+	case ModelSameSeed:
+		cov = d.Share * (min(p, q) - p*q)
+	case ModelSticky:
+		within = d.Share * (va + vb)
+	}
+	return q - p, (n*(va+vb-2*cov) + n*(n-1)*within) / (n * n)
+}
+
+// PowerPrimaryApprox returns the normal approximation to the power of the
+// primary paired test (PairedDiff at two-sided level alpha, rejecting in the
+// direction of delta) when the variant's per-task rates are
+// ShiftRates(d.Rates, delta). With μ_t, σ²_t the moments of the per-task
+// difference d_t (taskMoments), Δ̂ = mean d_t has variance V = Σσ²_t/G²
+// and the t test's SE² has expectation
+// S² = [Σ(μ_t − μ̄)² + (1 − 1/G)Σσ²_t]/((G−1)G); then
+//
+//	power ≈ Φ((|Δ| − t_{1−α/2, G−1}·S)/√V)
+//
+// (the paired t test's power with the SE at its expectation; Chow, Shao &
+// Wang 2008, "Sample Size Calculations in Clinical Research", §3.1, with
+// the variance of d_t derived from the design instead of assumed). It is
+// validated against PowerPrimarySim in power_primary_test.go. It returns 0
+// for G < 2 and panics when ShiftRates does.
+func PowerPrimaryApprox(d Design, delta, alpha float64) float64 {
+	g := d.G()
+	if g < 2 || delta == 0 {
+		return 0
+	}
+	rates := d.Rates
+	if d.Mix != nil {
+		// The expected moments of the mix: a large fixed realisation.
+		rates = d.Mix(rand.New(rand.NewPCG(PowerSeed, 1)), 20000)
+	}
+	alt := ShiftRates(rates, clampDelta(rates, delta))
+	mu := make([]float64, len(rates))
+	sumVar, mean := 0.0, 0.0
+	for t := range rates {
+		m, v := taskMoments(d, t%g, rates[t], alt[t])
+		mu[t] = m
+		mean += m
+		sumVar += v
+	}
+	mean /= float64(len(rates))
+	ss := 0.0
+	for _, m := range mu {
+		ss += (m - mean) * (m - mean)
+	}
+	// Per-task averages scaled to the design's g tasks.
+	scale := float64(g) / float64(len(rates))
+	ss *= scale
+	sumVar *= scale
+	gf := float64(g)
+	v := sumVar / (gf * gf)
+	s := math.Sqrt((ss + (1-1/gf)*sumVar) / ((gf - 1) * gf))
+	if v <= 0 {
+		if math.Ldexp(2, -g) < alpha {
+			return 1
+		}
+		return 0
+	}
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: gf - 1}.Quantile(1 - alpha/2)
+	return distuv.UnitNormal.CDF((math.Abs(mean) - tq*s) / math.Sqrt(v))
+}
+
+// PowerPrimarySim returns the power of the primary paired test by
+// simulation: nsim runs of the design (baseline rates d.Rates, variant
+// rates ShiftRates(d.Rates, delta), outcomes by d.Model) drawn from a PCG
+// generator seeded with seed, each analysed by the same function as the
+// analysis (PairedDiff, without its p_perm column); the power is the share
+// of runs with P < alpha and Δ̂ in the direction of delta (for delta = 0,
+// the two-sided rejection rate, i.e. the size). nsim ≤ 0 means PowerSims.
+// The same seed gives the same uniform draws for every delta (common
+// random numbers), so power is close to monotone in |delta|.
+func PowerPrimarySim(d Design, delta, alpha float64, nsim int, seed uint64) float64 {
+	if nsim <= 0 {
+		nsim = PowerSims
+	}
+	if d.G() == 0 {
+		return 0
+	}
+	rates := d.Rates
+	alt := ShiftRates(rates, delta)
+	names := make([]string, d.G())
+	for t := range names {
+		names[t] = SimTaskID(t)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d))
+	var buf []Pair
+	hits := 0
+	for range nsim {
+		if d.Mix != nil {
+			rates = d.Mix(rng, d.Tasks)
+			alt = ShiftRates(rates, clampDelta(rates, delta))
+		}
+		buf = simPairs(rng, d, names, rates, alt, buf)
+		r, err := pairedDiff(buf, false)
+		if err != nil {
+			panic(err) // cannot happen: simPairs makes unique (task, rep)
+		}
+		if r.P < alpha && (delta == 0 || (delta < 0) == (r.Delta < 0) && r.Delta != 0) {
+			hits++
+		}
+	}
+	return float64(hits) / float64(nsim)
+}
+
+// meanRate returns the mean baseline pass rate of d (of a large fixed
+// realisation of d.Mix when set).
+func meanRate(d Design) float64 {
+	rates := d.Rates
+	if d.Mix != nil {
+		rates = d.Mix(rand.New(rand.NewPCG(PowerSeed, 1)), 20000)
+	}
+	m := 0.0
+	for _, p := range rates {
+		m += p
+	}
+	return m / float64(max(1, len(rates)))
+}
+
+// clampDelta limits delta to the change ShiftRates can make on rates.
+func clampDelta(rates []float64, delta float64) float64 {
+	m := 0.0
+	for _, p := range rates {
+		m += p
+	}
+	m /= float64(max(1, len(rates)))
+	return math.Max(-m, math.Min(1-m, delta))
+}
+
+// designPairs returns the number of pairs of one run of d.
+func designPairs(d Design) int {
+	n := 0
+	for t := range d.G() {
+		n += d.RepsOf(t)
+	}
+	return n
+}
+
+// PowerPrimary returns the power of the primary paired test for d at
+// effect delta (see PowerPrimarySim) and the method used: simulation with
+// PowerSims runs and PowerSeed when PowerSims × pairs ≤ 100,000, else the
+// normal approximation (PowerPrimaryApprox). Large designs have many
+// informative tasks, where the primary p is the t test's and the
+// approximation is accurate (power_primary_test.go).
+func PowerPrimary(d Design, delta, alpha float64) (float64, string) {
+	return powerPrimaryN(d, delta, alpha, PowerSims)
+}
+
+func powerPrimaryN(d Design, delta, alpha float64, nsim int) (float64, string) {
+	if designPairs(d)*PowerSims <= powerSimBudget {
+		return PowerPrimarySim(d, delta, alpha, nsim, PowerSeed), PowerSimulated
+	}
+	return PowerPrimaryApprox(d, delta, alpha), PowerNormal
+}
+
+// MDEPrimary returns the minimum detectable effect of the primary paired
+// test for d: the smallest change in mean pass rate (a positive proportion)
+// in the given direction (drop true: a drop, ShiftRates with −δ; else a
+// rise) whose power (PowerPrimary's method, simulating 200 runs per step)
+// reaches power at level alpha. It bisects δ to 0.005 over (0, room], room
+// the mean rate for a drop and
+// the mean failure rate for a rise. It returns NaN when even the largest
+// change is not detected with that power.
+func MDEPrimary(d Design, alpha, power float64, drop bool) float64 {
+	checkAlphaPower("MDEPrimary", alpha, power)
+	m := meanRate(d)
+	room, sign := 1-m, 1.0
+	if drop {
+		room, sign = m, -1
+	}
+	if d.G() < 2 || room <= 1e-9 {
+		return math.NaN()
+	}
+	ok := func(x float64) bool { pw, _ := powerPrimaryN(d, sign*x, alpha, mdeSims); return pw >= power }
+	if !ok(room) {
+		return math.NaN()
+	}
+	lo, hi := 0.0, room
+	for hi-lo > 0.005 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// DesignFromPairs estimates the design of an observed paired comparison
+// for its post-hoc power: per task, the baseline pass rate k_t/n_t shrunk
+// toward the mean m by the beta-binomial method of moments (Kleinman 1973,
+// Biometrics 29:213: between-task variance v = (S² − m(1−m)/n̄)/(1 − 1/n̄),
+// prior strength M = m(1−m)/v − 1, rate (k_t + M·m)/(n_t + M); every task
+// gets m when n̄ < 2 or v ≤ 0), the observed reps per task, and same-seed
+// pairing with share ρ = 1 − b_obs/b_ind clamped to [0, 1], b_obs the
+// observed discordant pairs and b_ind the number expected if the arms were
+// independent with the shrunk baseline and variant rates. Stickiness of reps
+// is not identifiable from one run and is not modelled. Tasks are in sorted
+// order; pairs must satisfy PairedDiff's conditions.
+func DesignFromPairs(pairs []Pair) Design {
+	type acc struct{ n, ka, kb int }
+	by := map[string]*acc{}
+	disc := 0
+	for _, p := range pairs {
+		a := by[p.Task]
+		if a == nil {
+			a = &acc{}
+			by[p.Task] = a
+		}
+		a.n++
+		if p.A {
+			a.ka++
+		}
+		if p.B {
+			a.kb++
+		}
+		if p.A != p.B {
+			disc++
+		}
+	}
+	names := slices.Sorted(maps.Keys(by))
+	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelSameSeed}
+	ka, kb := make([]int, len(names)), make([]int, len(names))
+	for i, name := range names {
+		a := by[name]
+		d.Reps[i], ka[i], kb[i] = a.n, a.ka, a.kb
+	}
+	ra, rb := shrunkRates(ka, d.Reps), shrunkRates(kb, d.Reps)
+	copy(d.Rates, ra)
+	ind := 0.0
+	for i := range names {
+		ind += float64(d.Reps[i]) * (ra[i]*(1-rb[i]) + rb[i]*(1-ra[i]))
+	}
+	if ind > 0 {
+		d.Share = math.Max(0, math.Min(1, 1-float64(disc)/ind))
+	}
+	return d
+}
+
+// shrunkRates returns the per-task rates k[i]/n[i] shrunk toward their mean
+// by the beta-binomial method of moments (see DesignFromPairs).
+func shrunkRates(k, n []int) []float64 {
+	g := len(k)
+	out := make([]float64, g)
+	if g == 0 {
+		return out
+	}
+	m, nbar := 0.0, 0.0
+	raw := make([]float64, g)
+	for i := range k {
+		raw[i] = float64(k[i]) / float64(n[i])
+		m += raw[i]
+		nbar += float64(n[i])
+	}
+	m /= float64(g)
+	nbar /= float64(g)
+	s2 := 0.0
+	for _, r := range raw {
+		s2 += (r - m) * (r - m)
+	}
+	if g > 1 {
+		s2 /= float64(g - 1)
+	}
+	v := 0.0
+	if nbar >= 2 {
+		v = (s2 - m*(1-m)/nbar) / (1 - 1/nbar)
+	}
+	if v <= 0 || m <= 0 || m >= 1 {
+		for i := range out {
+			out[i] = m
+		}
+		return out
+	}
+	v = math.Min(v, m*(1-m)*(1-1e-9))
+	prior := m*(1-m)/v - 1
+	for i := range out {
+		out[i] = (float64(k[i]) + prior*m) / (float64(n[i]) + prior)
+	}
+	return out
+}
+
+// TasksFor returns the smallest number of tasks G' ≤ maxG at which the
+// primary test reaches the target power for effect delta, keeping d's reps
+// per task, model and per-task rate mix (task i of the larger design has
+// d's rate and reps of task i mod G), and the power there (PowerPrimary's
+// method). The search doubles G' until the power is reached, then bisects;
+// it returns (0, NaN) when maxG tasks are not enough.
+func TasksFor(d Design, delta, alpha, power float64, maxG int) (int, float64) {
+	at := func(g int) float64 { pw, _ := PowerPrimary(scaleTasks(d, g), delta, alpha); return pw }
+	lo, hi := d.G(), max(2, d.G())
+	var phi float64
+	for {
+		if phi = at(hi); phi >= power {
+			break
+		}
+		if hi >= maxG {
+			return 0, math.NaN()
+		}
+		lo, hi = hi, min(maxG, 2*hi)
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if pm := at(mid); pm >= power {
+			hi, phi = mid, pm
+		} else {
+			lo = mid
+		}
+	}
+	return hi, phi
+}
+
+// scaleTasks returns d with g tasks, task i taking task i mod G's rate and
+// reps (d.Mix designs just change Tasks).
+func scaleTasks(d Design, g int) Design {
+	if d.Mix != nil {
+		d.Tasks = g
+		return d
+	}
+	n := d.G()
+	out := d
+	out.Rates = make([]float64, g)
+	if d.Reps != nil {
+		out.Reps = make([]int, g)
+	}
+	for i := range g {
+		out.Rates[i] = d.Rates[i%n]
+		if d.Reps != nil {
+			out.Reps[i] = d.Reps[i%n]
+		}
+	}
+	return out
 }

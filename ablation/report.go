@@ -307,10 +307,10 @@ func mdeCell(c *Comparison) string {
 
 func powerCell(c *Comparison) string {
 	p := c.Power
-	if !p.HasEffect || math.IsNaN(p.Exact) {
+	if !p.HasEffect || math.IsNaN(p.Power) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f (fail %s→%s)", p.Exact, pct(p.From), pct(p.To))
+	return fmt.Sprintf("%.2f (fail %s→%s)", p.Power, pct(p.From), pct(p.To))
 }
 
 // guardNames lists every guard seen in any arm, sorted.
