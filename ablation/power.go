@@ -364,7 +364,8 @@ func PowerPrimaryApprox(d Design, delta, alpha float64) float64 {
 
 // PowerPrimarySim returns the power of the primary paired test by
 // simulation: nsim runs of the design (baseline rates d.Rates, variant
-// rates ShiftRates(d.Rates, delta), outcomes by d.Model) drawn from a PCG
+// rates ShiftRates(d.Rates, delta), delta clamped to what ShiftRates can
+// make; outcomes by d.Model) drawn from a PCG
 // generator seeded with seed, each analysed by the same function as the
 // analysis (PairedDiff, without its p_perm column); the power is the share
 // of runs with P < alpha and Δ̂ in the direction of delta (for delta = 0,
@@ -379,7 +380,7 @@ func PowerPrimarySim(d Design, delta, alpha float64, nsim int, seed uint64) floa
 		return 0
 	}
 	rates := d.Rates
-	alt := ShiftRates(rates, delta)
+	alt := ShiftRates(rates, clampDelta(rates, delta))
 	names := make([]string, d.G())
 	for t := range names {
 		names[t] = SimTaskID(t)
