@@ -586,11 +586,12 @@ func shrunkRates(k, n []int) []float64 {
 // primary test reaches the target power for effect delta, keeping d's reps
 // per task, model and per-task rate mix (task i of the larger design has
 // d's rate and reps of task i mod G), and the power there (PowerPrimary's
-// method). The search doubles G' until the power is reached, then bisects;
-// it returns (0, NaN) when maxG tasks are not enough.
+// method). The search doubles G' from 2 until the power is reached, then
+// bisects (power is close to monotone in G'); it returns (0, NaN) when maxG
+// tasks are not enough.
 func TasksFor(d Design, delta, alpha, power float64, maxG int) (int, float64) {
-	at := func(g int) float64 { pw, _ := PowerPrimary(scaleTasks(d, g), delta, alpha); return pw }
-	lo, hi := d.G(), max(2, d.G())
+	at := func(g int) float64 { pw, _ := PowerPrimary(ScaleTasks(d, g), delta, alpha); return pw }
+	lo, hi := 1, 2
 	var phi float64
 	for {
 		if phi = at(hi); phi >= power {
@@ -612,9 +613,9 @@ func TasksFor(d Design, delta, alpha, power float64, maxG int) (int, float64) {
 	return hi, phi
 }
 
-// scaleTasks returns d with g tasks, task i taking task i mod G's rate and
+// ScaleTasks returns d with g tasks, task i taking task i mod G's rate and
 // reps (d.Mix designs just change Tasks).
-func scaleTasks(d Design, g int) Design {
+func ScaleTasks(d Design, g int) Design {
 	if d.Mix != nil {
 		d.Tasks = g
 		return d

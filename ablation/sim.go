@@ -8,7 +8,11 @@ package ablation
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 
 	"webbench/results"
 	"webbench/runner"
@@ -240,4 +244,96 @@ func simPairs(rng *rand.Rand, d Design, names []string, a, b []float64, buf []Pa
 		}
 	}
 	return buf
+}
+
+// ParseMix parses a baseline pass-rate mix for planning (bench power
+// --mix): "issue" is IssueMix; "W:R,W:LO-HI,…" is a mixture in which a task
+// has pass rate R (or a rate uniform in [LO, HI]) with weight W (weights are
+// normalised), e.g. "0.4:1,0.2:0,0.4:0.2-0.9" (the issue's mix); a plain
+// list "0.9,0.5,1" gives fixed per-task rates (cycled over the tasks).
+// Exactly one of mix and rates is non-nil.
+func ParseMix(s string) (mix func(rng *rand.Rand, g int) []float64, rates []float64, err error) {
+	s = strings.TrimSpace(s)
+	if s == "issue" {
+		return IssueMix, nil, nil
+	}
+	type comp struct{ w, lo, hi float64 }
+	var comps []comp
+	total := 0.0
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		w, r, isMix := strings.Cut(part, ":")
+		if !isMix {
+			x, err := strconv.ParseFloat(part, 64)
+			if err != nil || x < 0 || x > 1 {
+				return nil, nil, fmt.Errorf("mix %q: %q is not a pass rate in [0, 1]", s, part)
+			}
+			rates = append(rates, x)
+			continue
+		}
+		wf, err1 := strconv.ParseFloat(w, 64)
+		lo, hi, isRange := strings.Cut(r, "-")
+		if !isRange {
+			hi = lo
+		}
+		lf, err2 := strconv.ParseFloat(lo, 64)
+		hf, err3 := strconv.ParseFloat(hi, 64)
+		if err1 != nil || err2 != nil || err3 != nil || wf <= 0 || lf < 0 || hf > 1 || lf > hf {
+			return nil, nil, fmt.Errorf("mix %q: %q is not WEIGHT:RATE or WEIGHT:LO-HI", s, part)
+		}
+		comps = append(comps, comp{wf, lf, hf})
+		total += wf
+	}
+	if len(comps) > 0 && len(rates) > 0 {
+		return nil, nil, fmt.Errorf("mix %q: give either weighted components or a list of rates", s)
+	}
+	if len(rates) > 0 {
+		return nil, rates, nil
+	}
+	if len(comps) == 0 {
+		return nil, nil, fmt.Errorf("mix %q is empty", s)
+	}
+	return func(rng *rand.Rand, g int) []float64 {
+		out := make([]float64, g)
+		for i := range out {
+			u := rng.Float64() * total
+			c := comps[len(comps)-1]
+			for _, x := range comps {
+				if u < x.w {
+					c = x
+					break
+				}
+				u -= x.w
+			}
+			out[i] = c.lo
+			if c.hi > c.lo {
+				out[i] = c.lo + (c.hi-c.lo)*rng.Float64()
+			}
+		}
+		return out
+	}, nil, nil
+}
+
+// ArmRates returns the per-task pass rates of one arm of a run (the tasks
+// in sorted order, judged attempts only, errors excluded), shrunk toward
+// the arm's mean as DesignFromPairs does, and the judged attempts per task.
+// It is the baseline mix of `bench power --from RUN_DIR`.
+func ArmRates(recs []results.Attempt, variant string) (tasks []string, rates []float64, reps []int) {
+	k, n := map[string]int{}, map[string]int{}
+	for _, r := range recs {
+		if r.Variant != variant || !r.Done() {
+			continue
+		}
+		n[r.TaskID]++
+		if r.Status == results.StatusPass {
+			k[r.TaskID]++
+		}
+	}
+	tasks = slices.Sorted(maps.Keys(n))
+	ks := make([]int, len(tasks))
+	reps = make([]int, len(tasks))
+	for i, t := range tasks {
+		ks[i], reps[i] = k[t], n[t]
+	}
+	return tasks, shrunkRates(ks, reps), reps
 }
