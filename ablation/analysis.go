@@ -81,6 +81,10 @@ type Inputs struct {
 	ExtraWarnings []string
 	// Wording names the arms in the warnings (zero: an ablation's words).
 	Wording Wording
+
+	// power limits the power analysis (calibrate.go): powerFull (zero),
+	// powerOnly (no MDE, no planning search) or powerNone.
+	power powerLevel
 }
 
 // Counts is one arm's side of a comparison: Passes of N judged attempts,
@@ -203,9 +207,10 @@ type PowerAnalysis struct {
 	// primary test PowerPrimary on the observed design with the pass-rate
 	// change applied by ShiftRates; unmatched, ExactFisherUnpaired.
 	Power float64
-	// PairShare is the estimated same-seed pairing share of the design
+	// PairShare and RepShare are the estimated cross-arm (same-seed) and
+	// within-arm (sticky reps) shared-draw shares of the design
 	// (DesignFromPairs; NaN when unmatched).
-	PairShare float64
+	PairShare, RepShare float64
 	// TasksFor is the smallest number of tasks (same reps, same per-task
 	// rate mix, PowerPrimary's method) at which the primary test's power
 	// reaches the target power, and PowerAtTasksFor its power there; 0 when
@@ -634,11 +639,12 @@ func index(rs []results.Attempt, keep func(results.Attempt) bool) (map[string]re
 func powerAnalysis(c *Comparison, pairs []Pair, in Inputs) PowerAnalysis {
 	nan := math.NaN()
 	p := PowerAnalysis{N: c.A.N, G: c.G(), MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
-		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, PowerAtTasksFor: nan}
+		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
+		PowerAtTasksFor: nan}
 	if c.Method == MethodFisher {
 		p.N = min(c.A.N, c.B.N)
 	}
-	if p.N < 1 {
+	if p.N < 1 || in.power == powerNone {
 		return p
 	}
 	p.BaseFail = 1 - c.A.Rate
@@ -665,16 +671,18 @@ func powerAnalysis(c *Comparison, pairs []Pair, in Inputs) PowerAnalysis {
 		return p
 	}
 	d := DesignFromPairs(pairs)
-	p.Test, p.PairShare = PrimaryTestName, d.Share
+	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
-	p.MDE = MDEPrimary(d, in.Alpha, in.Power, true)
+	if in.power != powerOnly {
+		p.MDE = MDEPrimary(d, in.Alpha, in.Power, true)
+	}
 	if !p.HasEffect {
 		return p
 	}
 	// The planned change in pass rate, on the design's own mean rate.
 	delta := clampDelta(d.Rates, p.From-p.To)
 	p.Power, p.Method = PowerPrimary(d, delta, in.Alpha)
-	if p.Power < in.Power {
+	if p.Power < in.Power && in.power != powerOnly {
 		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, maxPlanTasks)
 	}
 	return p

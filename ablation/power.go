@@ -289,21 +289,28 @@ const (
 
 // taskMoments returns, for task t of d with baseline rate p and variant rate
 // q, the mean and variance of d_t = mean over its n reps of (B − A) under
-// d's outcome model: per rep Var = p(1−p) + q(1−q) − 2·Cov(A, B), with
-// Cov(A, B) = Share·(min(p, q) − pq) under same-seed pairs (a shared uniform
-// draw), and under sticky reps an extra within-arm covariance
-// Share·p(1−p) (resp. q) between any two reps of the same arm.
+// d's outcome model. With c = min(p, q) − pq (the covariance of two
+// indicators of one uniform draw), ρ the cross-arm share and s the
+// within-arm (sticky) share — (ρ, 0) for same-seed pairs, (0, s) for sticky
+// reps, (Share, Sticky) for ModelMixed:
+//
+//	n²·Var(d_t) = n·(p(1−p) + q(1−q) − 2ρc)
+//	            + n(n−1)·(s·p(1−p) + s·(ρ² + (1−ρ)²)·q(1−q) − 2ρ·s·c).
 func taskMoments(d Design, t int, p, q float64) (mean, variance float64) {
 	n := float64(d.RepsOf(t))
 	va, vb := p*(1-p), q*(1-q)
-	cov, within := 0.0, 0.0
+	c := min(p, q) - p*q
+	rho, s := 0.0, 0.0
 	switch d.Model {
 	case ModelSameSeed:
-		cov = d.Share * (min(p, q) - p*q)
+		rho = d.Share
 	case ModelSticky:
-		within = d.Share * (va + vb)
+		s = d.Share
+	case ModelMixed:
+		rho, s = d.Share, d.Sticky
 	}
-	return q - p, (n*(va+vb-2*cov) + n*(n-1)*within) / (n * n)
+	v := n*(va+vb-2*rho*c) + n*(n-1)*(s*va+s*(rho*rho+(1-rho)*(1-rho))*vb-2*rho*s*c)
+	return q - p, v / (n * n)
 }
 
 // PowerPrimaryApprox returns the normal approximation to the power of the
@@ -489,25 +496,111 @@ func MDEPrimary(d Design, alpha, power float64, drop bool) float64 {
 	return hi
 }
 
+// designAcc counts one task's pairs for DesignFromPairs.
+type designAcc struct{ n, ka, kb, disc int }
+
+func (a *designAcc) diff() (int, int) { return a.kb - a.ka, a.n }
+
+// matchSpread adjusts the shares of d so that the model's expected spread of
+// the per-task differences, E[s_d²] (see PowerPrimaryApprox) at the observed
+// Δ̂, equals the observed s_d² of the run (sums[task] = {Σ(B−A), n}): the
+// spread is what the primary t test divides by. More spread than the model
+// raises the sticky share (bisection on [Sticky, 1]); less lowers it, then
+// raises the cross-arm share (bisection on [Share, 1]). Nothing changes with
+// fewer than 3 tasks or no observed spread. It reports false when even a
+// sticky share of 1 gives less spread than observed.
+func matchSpread(d *Design, names []string, sums map[string][2]int) bool {
+	g := len(names)
+	if g < 3 {
+		return true
+	}
+	obs := make([]float64, g)
+	mean := 0.0
+	for i, name := range names {
+		x := sums[name]
+		obs[i] = float64(x[0]) / float64(x[1])
+		mean += obs[i]
+	}
+	mean /= float64(g)
+	ss := 0.0
+	for _, v := range obs {
+		ss += (v - mean) * (v - mean)
+	}
+	target := ss / float64(g-1)
+	if target <= 0 {
+		return true
+	}
+	alt := ShiftRates(d.Rates, clampDelta(d.Rates, mean))
+	spread := func(x Design) float64 {
+		mu := make([]float64, g)
+		m, sv := 0.0, 0.0
+		for t := range g {
+			a, v := taskMoments(x, t, x.Rates[t], alt[t])
+			mu[t] = a
+			m += a
+			sv += v
+		}
+		m /= float64(g)
+		q := 0.0
+		for _, a := range mu {
+			q += (a - m) * (a - m)
+		}
+		return (q + (1-1/float64(g))*sv) / float64(g-1)
+	}
+	bisect := func(set func(float64), lo, hi float64, tooBig func() bool) {
+		for range 30 {
+			mid := (lo + hi) / 2
+			set(mid)
+			if tooBig() {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		set((lo + hi) / 2)
+	}
+	if spread(*d) < target {
+		hi := *d
+		hi.Sticky, hi.Share = 1, 0
+		if spread(hi) < target {
+			return false
+		}
+		bisect(func(x float64) { d.Sticky = x }, d.Sticky, 1, func() bool { return spread(*d) > target })
+		return true
+	}
+	bisect(func(x float64) { d.Sticky = x }, 0, d.Sticky, func() bool { return spread(*d) > target })
+	if spread(*d) > target {
+		bisect(func(x float64) { d.Share = x }, d.Share, 1, func() bool { return spread(*d) < target })
+	}
+	return true
+}
+
 // DesignFromPairs estimates the design of an observed paired comparison
-// for its post-hoc power: per task, the baseline pass rate k_t/n_t shrunk
-// toward the mean m by the beta-binomial method of moments (Kleinman 1973,
-// Biometrics 29:213: between-task variance v = (S² − m(1−m)/n̄)/(1 − 1/n̄),
-// prior strength M = m(1−m)/v − 1, rate (k_t + M·m)/(n_t + M); every task
-// gets m when n̄ < 2 or v ≤ 0), the observed reps per task, and same-seed
-// pairing with share ρ = 1 − b_obs/b_ind clamped to [0, 1], b_obs the
-// observed discordant pairs and b_ind the number expected if the arms were
-// independent with the shrunk baseline and variant rates. Stickiness of reps
-// is not identifiable from one run and is not modelled. Tasks are in sorted
-// order; pairs must satisfy PairedDiff's conditions.
+// for its post-hoc power, in ModelMixed so that same-seed pairing and sticky
+// reps are both represented:
+//
+//   - per task, the baseline's pass rate, shrunk toward its mean by the
+//     beta-binomial method of moments (shrunkRates; Kleinman 1973,
+//     Biometrics 29:213), and the observed reps per task;
+//   - the shares from three disagreement rates pooled over tasks with ≥ 2
+//     reps: S between the arms in the same rep, X between the arms in
+//     different reps, W between two reps of one arm. Under ModelMixed with
+//     equal arm rates, S = 2v(1−ρ), X = 2v(1−ρs), W ≈ 2v(1−s) (v = p(1−p)),
+//     so with a = S/X, b = W/X: u = 1−ρs = (a+b−1)/(ab), ρ = 1−a·u,
+//     s = 1−b·u, each clamped to [0, 1] (a method-of-moments estimate that
+//     needs no per-task rate; it recovers (0.8, 0) for same-seed pairs and
+//     (0, 0.8) for sticky reps);
+//   - with one rep per task, s = 0 and ρ = 1 − b_obs/b_ind clamped to
+//     [0, 1]: b_obs the discordant pairs, b_ind = Σ_t 2p̃_t(1−p̃_t) the
+//     number expected at the shrunk rates with independent arms.
+//
+// Tasks are in sorted order; pairs must satisfy PairedDiff's conditions.
 func DesignFromPairs(pairs []Pair) Design {
-	type acc struct{ n, ka, kb int }
-	by := map[string]*acc{}
-	disc := 0
+	by := map[string]*designAcc{}
 	for _, p := range pairs {
 		a := by[p.Task]
 		if a == nil {
-			a = &acc{}
+			a = &designAcc{}
 			by[p.Task] = a
 		}
 		a.n++
@@ -518,26 +611,69 @@ func DesignFromPairs(pairs []Pair) Design {
 			a.kb++
 		}
 		if p.A != p.B {
-			disc++
+			a.disc++
 		}
 	}
 	names := slices.Sorted(maps.Keys(by))
-	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelSameSeed}
-	ka, kb := make([]int, len(names)), make([]int, len(names))
+	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelMixed}
+	k, n := make([]int, len(names)), make([]int, len(names))
 	for i, name := range names {
 		a := by[name]
-		d.Reps[i], ka[i], kb[i] = a.n, a.ka, a.kb
+		d.Reps[i], k[i], n[i] = a.n, a.ka, a.n
 	}
-	ra, rb := shrunkRates(ka, d.Reps), shrunkRates(kb, d.Reps)
-	copy(d.Rates, ra)
-	ind := 0.0
-	for i := range names {
-		ind += float64(d.Reps[i]) * (ra[i]*(1-rb[i]) + rb[i]*(1-ra[i]))
+	copy(d.Rates, shrunkRates(k, n))
+	var sDis, sN, xDis, xN, wDis, wN, disc1, ind1 float64
+	for i, name := range names {
+		a, p := by[name], d.Rates[i]
+		disc1 += float64(a.disc)
+		ind1 += float64(a.n) * 2 * p * (1 - p)
+		if a.n < 2 {
+			continue
+		}
+		nn := float64(a.n)
+		sDis += float64(a.disc)
+		sN += nn
+		xDis += float64(a.ka*(a.n-a.kb)+(a.n-a.ka)*a.kb) - float64(a.disc)
+		xN += nn * (nn - 1)
+		wDis += float64(a.ka*(a.n-a.ka) + a.kb*(a.n-a.kb))
+		wN += nn * (nn - 1)
 	}
-	if ind > 0 {
-		d.Share = math.Max(0, math.Min(1, 1-float64(disc)/ind))
+	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+	switch {
+	case xN > 0 && xDis > 0:
+		aa, bb := (sDis/sN)/(xDis/xN), (wDis/wN)/(xDis/xN)
+		u := 1.0
+		if aa > 0 && bb > 0 {
+			u = (aa + bb - 1) / (aa * bb)
+		}
+		d.Share, d.Sticky = clamp(1-aa*u), clamp(1-bb*u)
+	case xN > 0:
+		// No disagreement between the arms across reps: nothing varies.
+		d.Share = 1
+	case ind1 > 0:
+		d.Share = clamp(1 - disc1/ind1)
+	}
+	if !matchSpread(&d, names, by2(by)) {
+		// The baseline's per-task rates cannot produce the observed spread
+		// (sticky reps make one arm's rates look like 0 or 1): use both arms'.
+		for i, name := range names {
+			a := by[name]
+			k[i], n[i] = a.ka+a.kb, 2*a.n
+		}
+		copy(d.Rates, shrunkRates(k, n))
+		matchSpread(&d, names, by2(by))
 	}
 	return d
+}
+
+// by2 returns the per-task sums of B − A of DesignFromPairs's accumulator.
+func by2[T interface{ diff() (int, int) }](by map[string]T) map[string][2]int {
+	out := make(map[string][2]int, len(by))
+	for k, v := range by {
+		s, n := v.diff()
+		out[k] = [2]int{s, n}
+	}
+	return out
 }
 
 // shrunkRates returns the per-task rates k[i]/n[i] shrunk toward their mean

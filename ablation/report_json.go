@@ -113,6 +113,7 @@ const JSONSchemaVersion = 1
 //	                         "normal approximation" (large designs) or "exact enumeration" (Fisher).
 //	        power       number|null  power of that test at alpha for from → to.
 //	        pair_share  number|null  estimated same-seed pairing share of the design (paired only).
+//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw).
 //	        tasks_for   int|null     tasks (same reps and rate mix) at which power reaches "power".
 //	        power_at_tasks_for number|null  the power there.
 //	        exact_fisher_unpaired number|null  exact one-sided Fisher power with n per arm (unpaired
@@ -189,6 +190,7 @@ type jsonPower struct {
 	Method              string   `json:"method"`
 	Power               *float64 `json:"power"`
 	PairShare           *float64 `json:"pair_share"`
+	RepShare            *float64 `json:"rep_share"`
 	TasksFor            *int     `json:"tasks_for"`
 	PowerAtTasksFor     *float64 `json:"power_at_tasks_for"`
 	ExactFisherUnpaired *float64 `json:"exact_fisher_unpaired"`
@@ -341,7 +343,7 @@ func jsonComparison(c *Comparison) jsonComparisonDoc {
 	}
 	p := c.Power
 	j.Power = jsonPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Tasks: p.G, Reps: p.Reps,
-		Test: p.Test, Method: p.Method, Power: fptr(p.Power), PairShare: fptr(p.PairShare),
+		Test: p.Test, Method: p.Method, Power: fptr(p.Power), PairShare: fptr(p.PairShare), RepShare: fptr(p.RepShare),
 		PowerAtTasksFor: fptr(p.PowerAtTasksFor), ExactFisherUnpaired: fptr(p.ExactFisherUnpaired), PZero: fptr(p.PZero)}
 	if p.TasksFor > 0 {
 		n := p.TasksFor

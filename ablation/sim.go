@@ -31,6 +31,12 @@ const (
 	// probability Design.Share (a deterministic model at temperature 0);
 	// otherwise each rep draws its own. Arms are independent.
 	ModelSticky = "sticky"
+	// ModelMixed nests the three (the post-hoc power's model,
+	// DesignFromPairs): each arm's reps of a task share one draw with
+	// probability Design.Sticky, and the variant's attempt of a (task, rep)
+	// uses the baseline's draw with probability Design.Share, else its own.
+	// Only the power simulation (simPairs, two arms) supports it.
+	ModelMixed = "mixed"
 )
 
 // Design is a planned or observed paired design: the baseline's per-task
@@ -47,6 +53,8 @@ type Design struct {
 	// independent); Share is its shared-draw probability in [0, 1].
 	Model string
 	Share float64
+	// Sticky is ModelMixed's within-arm shared-draw probability.
+	Sticky float64
 	// Mix, when set, draws the task rates afresh for every simulated run
 	// (e.g. IssueMix) instead of using Rates; Tasks is then the number of
 	// tasks.
@@ -218,10 +226,15 @@ func simPairs(rng *rand.Rand, d Design, names []string, a, b []float64, buf []Pa
 		r := d.RepsOf(t)
 		var ua, ub float64
 		sharedA, sharedB := false, false
-		if d.Model == ModelSticky {
+		switch d.Model {
+		case ModelSticky:
 			sharedA, sharedB = rng.Float64() < d.Share, rng.Float64() < d.Share
 			ua, ub = rng.Float64(), rng.Float64()
+		case ModelMixed:
+			sharedA, sharedB = rng.Float64() < d.Sticky, rng.Float64() < d.Sticky
+			ua, ub = rng.Float64(), rng.Float64()
 		}
+		ub0 := ub
 		for k := range r {
 			switch d.Model {
 			case ModelSameSeed:
@@ -236,6 +249,17 @@ func simPairs(rng *rand.Rand, d Design, names []string, a, b []float64, buf []Pa
 				}
 				if !sharedB {
 					ub = rng.Float64()
+				}
+			case ModelMixed:
+				if !sharedA {
+					ua = rng.Float64()
+				}
+				ub = ub0
+				if !sharedB {
+					ub = rng.Float64()
+				}
+				if rng.Float64() < d.Share {
+					ub = ua
 				}
 			default:
 				ua, ub = rng.Float64(), rng.Float64()
