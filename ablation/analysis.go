@@ -362,6 +362,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 		}
 	}
 	a.Warnings = buildWarnings(a, by, in)
+	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, by)...)
 	return a
 }
 
