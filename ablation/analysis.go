@@ -260,7 +260,8 @@ type VariantResult struct {
 type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors,
-	// no_target_tasks, empty_arm, no_baseline, extra.
+	// no_target_tasks, empty_arm, no_baseline, extra, noise_floor (the Δ of
+	// an A/A arm, aa.go).
 	Kind string
 	// Variants are the variants it concerns (empty for the whole run);
 	// identical warnings of several variants are merged into one.
