@@ -221,15 +221,19 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	out := c.OutOrStdout()
 	fmt.Fprintf(out, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
 		ablation.PrimaryTestName, src, d.Model, d.Share, alpha, power)
-	reps := fmt.Sprint(d.Rep)
+	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
 	if d.Reps != nil {
-		reps = "as in the run"
+		n := 0
+		for _, r := range d.Reps {
+			n += r
+		}
+		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
 	}
 	pw, method := ablation.PowerPrimary(d, pf.effect, alpha)
 	mde := ablation.MDEPrimary(d, alpha, power, pf.effect < 0)
 	t := results.Table{Header: []string{"quantity", "value"}}
 	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
-	add("design", fmt.Sprintf("%d tasks × %s reps", d.G(), reps))
+	add("design", design)
 	add(fmt.Sprintf("power for Δ %+.1f pts (%s)", 100*pf.effect, method), fmt.Sprintf("%.3f", pw))
 	if math.IsNaN(mde) {
 		add("MDE (80% power)", "none reachable")
