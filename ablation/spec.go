@@ -273,14 +273,10 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 			return nil, fmt.Errorf("%s: variant %q has the baseline's name", s.file, c.Name)
 		}
 		if c.AA {
-			v := bv
-			v.Name = c.Name
 			out.AA = append(out.AA, c.Name)
-			v.Seed = fmt.Sprintf("+%d", AASeedOffset*len(out.AA))
-			v.Scope, v.TaskIDs = "all", nil
+			out.Switched[c.Name] = nil
+			vs = append(vs, aaVariant(bv, c.Name, len(out.AA)))
 			allTasks = true
-			out.Switched[v.Name] = nil
-			vs = append(vs, v)
 			continue
 		}
 		g := map[string]bool{}
@@ -349,6 +345,15 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	}
 	out.Variants = append([]runner.Variant{bv}, vs...)
 	return out, nil
+}
+
+// aaVariant returns the i-th A/A arm (1-based): the baseline bv named name, on all tasks, with seeds derived from
+// the base seed + i·AASeedOffset.
+func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
+	bv.Name = name
+	bv.Seed = fmt.Sprintf("+%d", AASeedOffset*i)
+	bv.Scope, bv.TaskIDs = "all", nil
+	return bv
 }
 
 func stripName(v runner.Variant) runner.Variant {
