@@ -16,6 +16,10 @@ import (
 // ≤ 0.06 under A/A. After the stats1 merge, also assert (see CALIBRATION.md):
 // p_mcnemar and p_cmh ≤ 0.06 under sticky reps, the gate ≤ 0.025, and
 // interval coverage ≥ 0.93.
+//
+// The lead switches those on after the merge by setting afterStats1 = true.
+const afterStats1 = false
+
 func TestCalibrationFastSubset(t *testing.T) {
 	settings := []CalSetting{
 		{G: 12, R: 2, Model: ModelSameSeed, Share: 0.8, Delta: CalDelta(12)},
@@ -43,6 +47,21 @@ func TestCalibrationFastSubset(t *testing.T) {
 			}
 			if x > CalBoundAA+aaSlack {
 				t.Errorf("%s: A/A rejection of %s = %.3f > %.3f", s, k, x, CalBoundAA+aaSlack)
+			}
+		}
+		if afterStats1 {
+			for _, k := range []string{"p_perm", "p_mcnemar", "p_cmh"} {
+				if r.AA[k] > CalBoundAA+aaSlack {
+					t.Errorf("%s: A/A rejection of %s = %.3f > %.3f", s, k, r.AA[k], CalBoundAA+aaSlack)
+				}
+			}
+			gateSlack := 2.5 * math.Sqrt(CalBoundGate*(1-CalBoundGate)/float64(runs))
+			if r.GateAA > CalBoundGate+gateSlack {
+				t.Errorf("%s: A/A gate rate %.3f > %.3f", s, r.GateAA, CalBoundGate+gateSlack)
+			}
+			covSlack := 2.5 * math.Sqrt(CalBoundCoverage*(1-CalBoundCoverage)/float64(runs))
+			if r.CoverageAA < CalBoundCoverage-covSlack || r.CoveragePower < CalBoundCoverage-covSlack {
+				t.Errorf("%s: coverage %.3f (A/A), %.3f (Δ) < %.3f", s, r.CoverageAA, r.CoveragePower, CalBoundCoverage-covSlack)
 			}
 		}
 		t.Logf("%s: planned %.3f reported %.3f achieved %.3f; A/A p_paired %.3f fwer %.3f mcnemar %.3f gate %.3f",

@@ -241,8 +241,9 @@ func comparisonTable(a *Analysis) ReportTable {
 	}
 	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference, "+
 		"with a t interval over tasks. McNemar is secondary (pooled over reps): rescued = baseline failed and variant passed, "+
-		"broke = the reverse. MDE: smallest pass-rate change detectable with %.0f%% power at this size; power: to detect the "+
-		"failure-rate change shown.", 100*a.Power)
+		"broke = the reverse. MDE and power are those of the primary paired task-level test as run (simulated on this run's "+
+		"tasks, reps, per-task rates and pairing; Fisher when unpaired): MDE = smallest pass-rate drop detectable with %.0f%% "+
+		"power; power = to detect the failure-rate change shown.", 100*a.Power)
 	return t
 }
 
