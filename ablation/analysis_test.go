@@ -130,7 +130,7 @@ func TestAnalyzeOneTaskUnderpowered(t *testing.T) {
 	for _, want := range []string{
 		"fix vs base: With 11 runs per arm at an 18% base failure rate, P(0 failures by chance) = 0.82^11 ≈ 0.113, so a clean 0/11 is not significant",
 		"(0/n is significant at α = 0.05 only for n ≥ 16 here)",
-		"Power to detect 18%→0% is ≈0.00 at 11 runs per arm (1 tasks, the paired task-level test) and ≈",
+		"Power of the paired task-level test to detect 18%→0% is ≈0.00 with 1 tasks × 11 reps and ≈",
 		fmt.Sprintf("≈%.2f with %d tasks at the same reps.", p.PowerAtTasksFor, p.TasksFor),
 		"Treat this as inconclusive, not as evidence either way.",
 	} {
@@ -380,7 +380,7 @@ func TestAnalyzeAllPass(t *testing.T) {
 	if !p.HasEffect || p.From != 0 || p.To != 0.2 {
 		t.Errorf("power with MinEffect: %+v", p)
 	}
-	if w := warningOf(a, WarnUnderpowered); w == nil || !strings.Contains(w.Text, "base failure rate, power to detect 0%→20% is ≈") {
+	if w := warningOf(a, WarnUnderpowered); w == nil || !strings.Contains(w.Text, "base failure rate, power of the paired task-level test to detect 0%→20% is ≈") {
 		t.Errorf("underpowered with min effect: %+v", a.Warnings)
 	}
 }

@@ -638,7 +638,7 @@ func DesignFromPairs(pairs []Pair) Design {
 		wDis += float64(a.ka*(a.n-a.ka) + a.kb*(a.n-a.kb))
 		wN += nn * (nn - 1)
 	}
-	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+	clamp := func(x float64) float64 { return math.Round(1e9*math.Max(0, math.Min(1, x))) / 1e9 }
 	switch {
 	case xN > 0 && xDis > 0:
 		aa, bb := (sDis/sN)/(xDis/xN), (wDis/wN)/(xDis/xN)
