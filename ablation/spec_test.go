@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/runner"
 	"webbench/suites"
 )
 
@@ -113,6 +114,24 @@ func TestSpecAAArm(t *testing.T) {
 	if len(arms.AA) != 2 || arms.Variants[1].Seed != "+1000003" || arms.Variants[2].Seed != "+2000006" ||
 		!maps.Equal(arms.Variants[1].Guards, arms.Variants[0].Guards) || len(arms.Warnings) != 0 {
 		t.Fatalf("aa arms: %+v %+v", arms.AA, arms.Variants)
+	}
+	// The runner derives the aa arm's seeds from the base seed + the offset.
+	plan := runner.Plan{Suite: "zoo", Tasks: []suites.Task{{ID: "a"}}, Reps: 2, Variants: arms.Variants, BaseSeed: 5}
+	atts, err := plan.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range atts {
+		want := runner.Seed(at.PairID, 5)
+		switch at.Variant {
+		case "aa1":
+			want = runner.Seed(at.PairID, 5+AASeedOffset)
+		case "aa2":
+			want = runner.Seed(at.PairID, 5+2*AASeedOffset)
+		}
+		if at.Seed == nil || *at.Seed != want {
+			t.Errorf("%s rep %d: seed %v, want %d", at.Variant, at.Rep, at.Seed, want)
+		}
 	}
 	if _, err := ParseSpec("bad.yaml", []byte("name: x\nvariants:\n  - name: aa\n    aa: true\n    guards: {repeat_guard: false}\n")); err == nil {
 		t.Error("an aa arm with guards must be an error")
