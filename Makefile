@@ -5,7 +5,7 @@ CHROMIUM ?= /usr/lib/chromium/chromium
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver build demo test test-short bench fmt vet
+.PHONY: setup chromium driver build demo test test-short bench fmt vet calibrate
 
 setup: chromium driver
 
@@ -38,6 +38,12 @@ vet:
 
 test-short:
 	$(GO) test -short -count=1 ./...
+
+# `make calibrate`: the full calibration suite of the ablation statistics (issue 11): 36 simulated settings × 400
+# A/A and 400 power runs through the real analysis; writes CALIBRATION.md. The fast subset runs in `make test`.
+CALIBRATE_RUNS ?= 400
+calibrate:
+	nice $(GO) run ./ablation/cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -32,8 +32,11 @@ const (
 	// InfraWarnFraction is the share of an arm's attempts lost to infra
 	// errors above which a warning is printed (STATS.md §5: 10%).
 	InfraWarnFraction = 0.10
-	// maxPlanN bounds the exact-power search for the "≈0.87 at 40" clause.
-	maxPlanN = 5000
+	// maxPlanTasks bounds the task-count search of PowerAnalysis.TasksFor.
+	maxPlanTasks = 2000
+	// maxFisherPowerN bounds the N at which the unpaired exact Fisher power
+	// (O(N²)) is computed.
+	maxFisherPowerN = 2000
 )
 
 // Inputs configures Analyze.
@@ -60,9 +63,10 @@ type Inputs struct {
 	// the level of the power analysis; Power (default DefaultPower) the
 	// target power of the MDE and of the planning clause.
 	Alpha, Power float64
-	// MinEffect is the change in failure rate the power analysis asks about:
-	// base → base−MinEffect (or base+MinEffect when base < MinEffect). 0
-	// means "all failures fixed": base → 0 (STATS.md §5's example).
+	// MinEffect is the drop in pass rate the power analysis asks about (an
+	// ablation looks for harm): failure rate base → base+MinEffect (or
+	// base−MinEffect when that would exceed 1). 0 means "all failures
+	// fixed": base → 0 (STATS.md §5's example).
 	MinEffect float64
 	// BH adds Benjamini–Hochberg adjusted p-values next to Holm's.
 	BH bool
@@ -78,6 +82,10 @@ type Inputs struct {
 	ExtraWarnings []string
 	// Wording names the arms in the warnings (zero: an ablation's words).
 	Wording Wording
+
+	// power limits the power analysis (calibrate.go): powerFull (zero),
+	// powerOnly (no MDE, no planning search) or powerNone.
+	power powerLevel
 }
 
 // Counts is one arm's side of a comparison: Passes of N judged attempts,
@@ -219,42 +227,63 @@ type BoundResult struct {
 func (c *Comparison) G() int { return len(c.TaskIDs) }
 
 // PowerAnalysis is the post-hoc power and minimum detectable effect of a
-// comparison, for its observed base rate, N and G (STATS.md §4). Rates here
-// are FAILURE rates unless named otherwise; NaN means undefined.
+// comparison (STATS.md §4): for a paired comparison, of the primary test as
+// run (PairedDiff) with the run's own tasks, reps per task, per-task
+// baseline rates and pairing (DesignFromPairs); for an unpaired one, of the
+// one-sided Fisher test. Rates here are FAILURE rates unless named
+// otherwise; NaN means undefined.
 type PowerAnalysis struct {
 	// N is the number of attempts per arm (the pairs when matched, the
-	// smaller arm when unmatched).
-	N int
+	// smaller arm when unmatched); G the tasks and Reps the mean pairs per
+	// task (0 when unmatched).
+	N    int
+	G    int
+	Reps float64
 	// BaseFail is the baseline's observed failure rate in the comparison.
 	BaseFail float64
-	// From → To is the planned change in failure rate (Inputs.MinEffect)
-	// evaluated at the displayed precision: From is BaseFail rounded to a
-	// whole percent (so the printed arithmetic checks out). HasEffect is
-	// false when there is none to test (base 0% and MinEffect 0).
+	// From → To is the planned change in failure rate (Inputs.MinEffect:
+	// a drop in pass rate of MinEffect, From → From+MinEffect; 0 means "all
+	// failures fixed", From → 0) evaluated at the displayed precision: From
+	// is BaseFail rounded to a whole percent (so the printed arithmetic
+	// checks out). HasEffect is false when there is none to test.
 	From, To  float64
 	HasEffect bool
-	// Exact is the exact power of the one-sided Fisher test at level Alpha
-	// with N per arm (ExactPowerFisher(From, To, N, Alpha)).
-	Exact float64
-	// NFor is the number of attempts per arm at which the exact power first
-	// reaches the target power, starting from the normal-approximation n
-	// (NUnpaired, rounded up) and stepping up (by 1 below n = 400, by n/200
-	// above); ExactAtNFor is the power there. NFor is 0 when not found below
-	// 5000.
-	NFor        int
-	ExactAtNFor float64
+	// Test names the test Power and MDE are for: PrimaryTestName when
+	// matched, "one-sided Fisher exact (unpaired)" when not. Method is
+	// PowerSimulated or PowerNormal for the primary test (PowerPrimary),
+	// "exact enumeration" for Fisher.
+	Test, Method string
+	// Power is the power of Test at level Alpha for From → To: for the
+	// primary test PowerPrimary on the observed design with the pass-rate
+	// change applied by ShiftRates; unmatched, ExactFisherUnpaired.
+	Power float64
+	// PairShare and RepShare are the estimated cross-arm (same-seed) and
+	// within-arm (sticky reps) shared-draw shares of the design
+	// (DesignFromPairs; NaN when unmatched).
+	PairShare, RepShare float64
+	// TasksFor is the smallest number of tasks (same reps, same per-task
+	// rate mix, PowerPrimary's method) at which the primary test's power
+	// reaches the target power, and PowerAtTasksFor its power there; 0 when
+	// not found up to 2000 tasks or unmatched.
+	TasksFor        int
+	PowerAtTasksFor float64
+	// ExactFisherUnpaired is the exact power of the one-sided Fisher test
+	// with N attempts per arm (ExactPowerFisher(From, To, N, Alpha)): an
+	// unpaired figure, NaN when N > 2000 (not computed).
+	ExactFisherUnpaired float64
 	// PZero = (1−From)^N is the probability of a clean 0/N by chance with no
 	// improvement (ProbZeroFailures); MinRunsZero the smallest N at which a
 	// clean 0/N is significant at Alpha (MinRunsZeroFailures; −1 if never).
 	PZero       float64
 	MinRunsZero int
-	// MDE is the minimum detectable change in pass rate (absolute) for an
-	// unpaired comparison at the observed baseline pass rate and N per arm
-	// (MDEUnpaired); MDEPaired the McNemar one for the observed discordance
-	// ψ = (b+c)/pairs (MDEPaired; NaN when unmatched or ψ = 0); MDETasks
-	// the paired-t one on the observed per-task SE,
+	// MDE is the minimum detectable drop in pass rate (a proportion) of the
+	// primary test (MDEPrimary on the observed design) when matched, and
+	// MDEUnpaired when not. MDEUnpaired is the unpaired one at the observed
+	// baseline pass rate and N per arm; MDEPaired the McNemar one for the
+	// observed discordance ψ = (b+c)/pairs (NaN when unmatched or ψ = 0);
+	// MDETasks the paired-t one on the observed per-task SE,
 	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless paired with SE > 0).
-	MDE, MDEPaired, MDETasks float64
+	MDE, MDEUnpaired, MDEPaired, MDETasks float64
 }
 
 // VariantResult is everything computed for one variant.
@@ -282,7 +311,7 @@ type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors,
 	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
-	// unequal_reps.
+	// unequal_reps, noise_floor (the Δ of an A/A arm, aa.go).
 	Kind string
 	// Variants are the variants it concerns (empty for the whole run);
 	// identical warnings of several variants are merged into one.
@@ -385,6 +414,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 		}
 	}
 	a.Warnings = buildWarnings(a, by, in)
+	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, by)...)
 	return a
 }
 
@@ -487,7 +517,7 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 		r := CMH(ss)
 		c.CMH = &r
 	}
-	c.Power = powerAnalysis(&c, in)
+	c.Power = powerAnalysis(&c, pairs, in)
 	return c
 }
 
@@ -788,18 +818,21 @@ func index(rs []results.Attempt, keep func(results.Attempt) bool) (map[string]re
 	return m, keys
 }
 
-// powerAnalysis fills the post-hoc power and MDE of c.
-func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
-	p := PowerAnalysis{N: c.A.N, MDE: math.NaN(), MDEPaired: math.NaN(), MDETasks: math.NaN(), PZero: math.NaN(),
-		MinRunsZero: -1, Exact: math.NaN(), ExactAtNFor: math.NaN()}
+// powerAnalysis fills the post-hoc power and MDE of c (PowerAnalysis);
+// pairs are its matched pairs (nil when unmatched).
+func powerAnalysis(c *Comparison, pairs []Pair, in Inputs) PowerAnalysis {
+	nan := math.NaN()
+	p := PowerAnalysis{N: c.A.N, G: c.G(), MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
+		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
+		PowerAtTasksFor: nan}
 	if c.Method == MethodFisher {
 		p.N = min(c.A.N, c.B.N)
 	}
-	if p.N < 1 {
+	if p.N < 1 || in.power == powerNone {
 		return p
 	}
 	p.BaseFail = 1 - c.A.Rate
-	p.MDE = MDEUnpaired(c.A.Rate, p.N, in.Alpha, in.Power)
+	p.MDEUnpaired = MDEUnpaired(c.A.Rate, p.N, in.Alpha, in.Power)
 	if c.Matched && c.Pairs > 0 && c.Rescued+c.Broke > 0 {
 		psi := float64(c.Rescued+c.Broke) / float64(c.Pairs)
 		p.MDEPaired = MDEPaired(psi, c.Pairs, in.Alpha, in.Power)
@@ -808,44 +841,56 @@ func powerAnalysis(c *Comparison, in Inputs) PowerAnalysis {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(c.Paired.DF)}
 		p.MDETasks = (t.Quantile(1-in.Alpha/2) + t.Quantile(in.Power)) * c.Paired.SE
 	}
-	// The planned effect, at the displayed (whole-percent) precision.
+	plannedEffect(&p, in.MinEffect)
+	if p.From > 0 {
+		p.PZero = ProbZeroFailures(p.From, p.N)
+		p.MinRunsZero = MinRunsZeroFailures(p.From, in.Alpha)
+	}
+	if p.HasEffect && p.N <= maxFisherPowerN {
+		p.ExactFisherUnpaired = ExactPowerFisher(p.From, p.To, p.N, in.Alpha)
+	}
+	if !c.Matched {
+		p.Test, p.Method = "one-sided Fisher exact (unpaired)", "exact enumeration"
+		p.Power, p.MDE = p.ExactFisherUnpaired, p.MDEUnpaired
+		return p
+	}
+	d := DesignFromPairs(pairs)
+	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
+	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
+	if in.power != powerOnly {
+		p.MDE = MDEPrimary(d, in.Alpha, in.Power, true)
+	}
+	if !p.HasEffect {
+		return p
+	}
+	// The planned change in pass rate, on the design's own mean rate.
+	delta := clampDelta(d.Rates, p.From-p.To)
+	p.Power, p.Method = PowerPrimary(d, delta, in.Alpha)
+	if p.Power < in.Power && in.power != powerOnly {
+		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, maxPlanTasks)
+	}
+	return p
+}
+
+// plannedEffect sets p.From, p.To and p.HasEffect from p.BaseFail and the
+// minimum effect (a drop in pass rate; 0: all failures fixed).
+func plannedEffect(p *PowerAnalysis, minEffect float64) {
 	from := math.Round(p.BaseFail*100) / 100
 	if from == 0 && p.BaseFail > 0 {
 		from = p.BaseFail
 	}
 	p.From = from
 	switch {
-	case in.MinEffect > 0 && from-in.MinEffect >= -1e-12:
-		p.To = math.Max(0, from-in.MinEffect)
+	case minEffect > 0 && from+minEffect <= 1+1e-12:
+		p.To = math.Min(1, from+minEffect)
 		p.HasEffect = true
-	case in.MinEffect > 0:
-		p.To = math.Min(1, from+in.MinEffect)
+	case minEffect > 0:
+		p.To = math.Max(0, from-minEffect)
 		p.HasEffect = true
 	case from > 0:
 		p.To = 0
 		p.HasEffect = true
 	}
-	if from > 0 {
-		p.PZero = ProbZeroFailures(from, p.N)
-		p.MinRunsZero = MinRunsZeroFailures(from, in.Alpha)
-	}
-	if !p.HasEffect {
-		return p
-	}
-	p.Exact = ExactPowerFisher(from, p.To, p.N, in.Alpha)
-	approx := NUnpaired(from, p.To, in.Alpha, in.Power)
-	if approx <= maxPlanN {
-		n := max(1, int(math.Ceil(approx)))
-		// Step by 1 for small n, by ~0.5% beyond 200 so the search stays
-		// cheap (each exact power costs O(n²)).
-		for i := 0; i < 200 && n <= maxPlanN; i, n = i+1, n+max(1, n/200) {
-			if pw := ExactPowerFisher(from, p.To, n, in.Alpha); pw >= in.Power {
-				p.NFor, p.ExactAtNFor = n, pw
-				break
-			}
-		}
-	}
-	return p
 }
 
 // Gate reports whether any variant is worse than the baseline by more than

@@ -337,7 +337,7 @@ func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...an
 // when c is significant, has no planned effect, or has enough power.
 func underpoweredText(c *Comparison, alpha, power float64) string {
 	pw := c.Power
-	if c.Method == MethodNone || !pw.HasEffect || pw.N < 1 || c.P < alpha || !(pw.Exact < power) {
+	if c.Method == MethodNone || !pw.HasEffect || pw.N < 1 || c.P < alpha || !(pw.Power < power) {
 		return ""
 	}
 	var b strings.Builder
@@ -354,15 +354,25 @@ func underpoweredText(c *Comparison, alpha, power float64) string {
 			fmt.Fprintf(&b, " (0/n is significant at α = %s only for n ≥ %d here)", fmtP(alpha), pw.MinRunsZero)
 		}
 	}
-	fmt.Fprintf(&b, "%s to detect %s→%s is ≈%.2f at %d runs per arm", lead, pct(pw.From), pct(pw.To), pw.Exact, pw.N)
-	if pw.NFor > 0 {
-		fmt.Fprintf(&b, " and ≈%.2f at %d", pw.ExactAtNFor, pw.NFor)
+	if c.Matched {
+		reps := fmt.Sprintf("%.1f", pw.Reps)
+		if pw.Reps == math.Trunc(pw.Reps) {
+			reps = fmt.Sprintf("%.0f", pw.Reps)
+		}
+		fmt.Fprintf(&b, "%s of the paired task-level test to detect %s→%s is ≈%.2f with %d tasks × %s reps", lead,
+			pct(pw.From), pct(pw.To), pw.Power, pw.G, reps)
+		if pw.TasksFor > 0 {
+			fmt.Fprintf(&b, " and ≈%.2f with %d tasks at the same reps", pw.PowerAtTasksFor, pw.TasksFor)
+		} else {
+			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d tasks at these reps", 100*power, maxPlanTasks)
+		}
 	} else {
-		fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d runs per arm", 100*power, maxPlanN)
+		fmt.Fprintf(&b, "%s of the unpaired Fisher test to detect %s→%s is ≈%.2f at %d runs per arm", lead, pct(pw.From),
+			pct(pw.To), pw.Power, pw.N)
 	}
 	b.WriteString(".")
 	if !math.IsNaN(pw.MDE) {
-		fmt.Fprintf(&b, " The smallest change in pass rate this run detects with %.0f%% power is ≈%.0f points.", 100*power, 100*pw.MDE)
+		fmt.Fprintf(&b, " The smallest drop in pass rate this run detects with %.0f%% power is ≈%.0f points.", 100*power, 100*pw.MDE)
 	}
 	b.WriteString(" Treat this as inconclusive, not as evidence either way.")
 	return b.String()

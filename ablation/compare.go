@@ -122,17 +122,13 @@ type RunComparison struct {
 // Result returns the analysis' one variant: side B against side A.
 func (c *RunComparison) Result() *VariantResult { return &c.Analysis.Variants[0] }
 
-// MDE returns the smallest pass-rate change (a proportion) the comparison
-// detects with the analysis' power at its alpha: the one over tasks
-// (PowerAnalysis.MDETasks) when the comparison is paired, else the unpaired
-// one. ok is false when undefined; over when it exceeds 1 (no change is
-// detectable at this size).
+// MDE returns the smallest pass-rate drop (a proportion) the comparison
+// detects with the analysis' power at its alpha: PowerAnalysis.MDE, the
+// primary paired test's as run (the unpaired one when the runs share no
+// pair), as bench ablate reports it. ok is false when undefined; over when it
+// exceeds 1 (no change is detectable at this size).
 func (c *RunComparison) MDE() (mde float64, ok, over bool) {
-	cmp := c.Result().All
-	mde = cmp.Power.MDE
-	if cmp.Matched && !math.IsNaN(cmp.Power.MDETasks) {
-		mde = cmp.Power.MDETasks
-	}
+	mde = c.Result().All.Power.MDE
 	if math.IsNaN(mde) || math.IsInf(mde, 0) {
 		return 0, false, false
 	}

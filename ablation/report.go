@@ -241,8 +241,9 @@ func comparisonTable(a *Analysis) ReportTable {
 		"p_paired is the exact sign-flip p over tasks (clusters when clustered), valid at every size. McNemar by task is "+
 		"Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = baseline failed and variant "+
 		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
-		"over all target rows, and the gate never uses them. MDE: smallest pass-rate change detectable with %.0f%% power "+
-		"at this size; power: to detect the failure-rate change shown.", TIntervalMinInformative, 100*a.Power)
+		"over all target rows, and the gate never uses them. MDE and power are those of the primary paired task-level test "+
+		"as run (simulated on this run's tasks, reps, per-task rates and pairing; Fisher when unpaired): MDE = smallest "+
+		"pass-rate drop detectable with %.0f%% power; power = to detect the failure-rate change shown.", TIntervalMinInformative, 100*a.Power)
 	return t
 }
 
@@ -336,10 +337,10 @@ func mdeCell(c *Comparison) string {
 
 func powerCell(c *Comparison) string {
 	p := c.Power
-	if !p.HasEffect || math.IsNaN(p.Exact) {
+	if !p.HasEffect || math.IsNaN(p.Power) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f (fail %s→%s)", p.Exact, pct(p.From), pct(p.To))
+	return fmt.Sprintf("%.2f (fail %s→%s)", p.Power, pct(p.From), pct(p.To))
 }
 
 // guardNames lists every guard seen in any arm, sorted.

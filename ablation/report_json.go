@@ -23,13 +23,14 @@ const JSONSchemaVersion = 1
 //	baseline        string   name of the baseline arm.
 //	alpha           number   two-sided significance level of every test and of the power analysis.
 //	power           number   target power of the MDEs and of the planning clause.
-//	min_effect      number   change in failure rate asked about by "power" (0 = all failures fixed).
+//	min_effect      number   drop in pass rate asked about by "power" (0 = all failures fixed).
 //	attempts        int      final records analysed (one per attempt id); errors: those with status error.
 //	errors          int
 //	warnings        [object] plain-words warnings, in print order:
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
 //	                         infra_errors, judge_errors, underpowered, few_tasks, perm_floor,
-//	                         no_discordant, no_target_tasks, differential_errors, unequal_reps.
+//	                         no_discordant, no_target_tasks, differential_errors, unequal_reps,
+//	                         noise_floor (an A/A arm's Δ).
 //	    variants    [string] the variants it concerns ([] for the whole run).
 //	    text        string   the warning as printed.
 //	arms            [object] per arm, baseline first, then the variants in order:
@@ -121,7 +122,10 @@ const JSONSchemaVersion = 1
 //	    cmh         object|null  Cochran–Mantel–Haenszel across tasks with continuity correction (on
 //	                         request: bench report --cmh; a diagnostic assuming independent attempts): chi2, p, odds_ratio (Mantel–Haenszel odds(baseline)/odds(variant);
 //	                         null when infinite), strata (tasks used).
-//	    mde         number|null  minimum detectable pass-rate change at the observed baseline rate and
+//	    mde         number|null  minimum detectable pass-rate drop of the test power.test names: the
+//	                         primary paired test as run (MDEPrimary on the run's tasks, reps, per-task
+//	                         rates, pairing) when paired, else mde_unpaired.
+//	    mde_unpaired number|null minimum detectable pass-rate change at the observed baseline rate and
 //	                         n per arm (unpaired normal approximation, alpha, power).
 //	    mde_paired  number|null  the same for McNemar at the observed discordance (b+c)/pairs.
 //	    mde_tasks   number|null  the same for the paired t test at the observed SE over tasks.
@@ -129,9 +133,18 @@ const JSONSchemaVersion = 1
 //	        n           int      attempts per arm (pairs; the smaller arm when unpaired).
 //	        base_fail   number   observed baseline failure rate in the comparison.
 //	        from, to    number   planned change in failure rate (from = base_fail to a whole percent).
-//	        exact       number|null  exact power of one-sided Fisher at alpha with n per arm.
-//	        n_for       int|null     attempts per arm where the exact power first reaches "power".
-//	        exact_at_n_for number|null  the exact power there.
+//	        tasks, reps int, number  tasks and mean pairs per task (reps 0 when unpaired).
+//	        test        string   the test power and mde are for: the primary paired task-level test
+//	                         (PrimaryTestName) when paired, one-sided Fisher (unpaired) otherwise.
+//	        method      string   "simulation" (PairedDiff on simulated runs of the design),
+//	                         "normal approximation" (large designs) or "exact enumeration" (Fisher).
+//	        power       number|null  power of that test at alpha for from → to.
+//	        pair_share  number|null  estimated same-seed pairing share of the design (paired only).
+//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw).
+//	        tasks_for   int|null     tasks (same reps and rate mix) at which power reaches "power".
+//	        power_at_tasks_for number|null  the power there.
+//	        exact_fisher_unpaired number|null  exact one-sided Fisher power with n per arm (unpaired
+//	                         figure; null above n = 2000).
 //	        p_zero      number|null  (1−from)^n: P(0 failures by chance with no improvement).
 //	        min_runs_zero int|null   smallest n at which a clean 0/n is significant at alpha.
 //	    note        string   plain-words note of any statistical fallback (may be empty).
@@ -194,15 +207,22 @@ type jsonCMH struct {
 
 // jsonPower is the post-hoc power of a jsonComparisonDoc.
 type jsonPower struct {
-	N           int      `json:"n"`
-	BaseFail    float64  `json:"base_fail"`
-	From        float64  `json:"from"`
-	To          float64  `json:"to"`
-	Exact       *float64 `json:"exact"`
-	NFor        *int     `json:"n_for"`
-	ExactAtNFor *float64 `json:"exact_at_n_for"`
-	PZero       *float64 `json:"p_zero"`
-	MinRunsZero *int     `json:"min_runs_zero"`
+	N                   int      `json:"n"`
+	BaseFail            float64  `json:"base_fail"`
+	From                float64  `json:"from"`
+	To                  float64  `json:"to"`
+	Tasks               int      `json:"tasks"`
+	Reps                float64  `json:"reps"`
+	Test                string   `json:"test"`
+	Method              string   `json:"method"`
+	Power               *float64 `json:"power"`
+	PairShare           *float64 `json:"pair_share"`
+	RepShare            *float64 `json:"rep_share"`
+	TasksFor            *int     `json:"tasks_for"`
+	PowerAtTasksFor     *float64 `json:"power_at_tasks_for"`
+	ExactFisherUnpaired *float64 `json:"exact_fisher_unpaired"`
+	PZero               *float64 `json:"p_zero"`
+	MinRunsZero         *int     `json:"min_runs_zero"`
 }
 
 // jsonComparisonDoc is one comparison of a variant with the baseline.
@@ -235,6 +255,7 @@ type jsonComparisonDoc struct {
 	PFisher           *float64       `json:"p_fisher"`
 	CMH               *jsonCMH       `json:"cmh"`
 	MDE               *float64       `json:"mde"`
+	MDEUnpaired       *float64       `json:"mde_unpaired"`
 	MDEPaired         *float64       `json:"mde_paired"`
 	MDETasks          *float64       `json:"mde_tasks"`
 	Power             jsonPower      `json:"power"`
@@ -358,7 +379,7 @@ func jsonComparison(c *Comparison) jsonComparisonDoc {
 		DroppedByClass: nonNilMap(c.DroppedByClass), UnmatchedBaseline: c.UnmatchedA, UnmatchedVariant: c.UnmatchedB,
 		BaselineCounts: jsonCounts(c.A), VariantCounts: jsonCounts(c.B), Delta: c.Delta, DeltaCI: c.CI,
 		Clusters: c.G(), P: c.P, Rescued: c.Rescued, Broke: c.Broke, MDE: fptr(c.Power.MDE),
-		MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: c.Paired.Note}
+		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: c.Paired.Note}
 	if c.Matched {
 		j.SE = fptr(c.Paired.SE)
 		if c.Paired.DF > 0 {
@@ -389,11 +410,12 @@ func jsonComparison(c *Comparison) jsonComparisonDoc {
 		j.CMH = &jsonCMH{Chi2: c.CMH.Chi2, P: c.CMH.P, OddsRatio: fptr(c.CMH.OddsRatio), Strata: c.CMH.Strata}
 	}
 	p := c.Power
-	j.Power = jsonPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Exact: fptr(p.Exact),
-		ExactAtNFor: fptr(p.ExactAtNFor), PZero: fptr(p.PZero)}
-	if p.NFor > 0 {
-		n := p.NFor
-		j.Power.NFor = &n
+	j.Power = jsonPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Tasks: p.G, Reps: p.Reps,
+		Test: p.Test, Method: p.Method, Power: fptr(p.Power), PairShare: fptr(p.PairShare), RepShare: fptr(p.RepShare),
+		PowerAtTasksFor: fptr(p.PowerAtTasksFor), ExactFisherUnpaired: fptr(p.ExactFisherUnpaired), PZero: fptr(p.PZero)}
+	if p.TasksFor > 0 {
+		n := p.TasksFor
+		j.Power.TasksFor = &n
 	}
 	if p.MinRunsZero > 0 {
 		n := p.MinRunsZero

@@ -45,7 +45,8 @@ type Spec struct {
 	Design   string   `yaml:"design"`
 	Scope    string   `yaml:"scope"`
 	Variants []Config `yaml:"variants"`
-	// Alpha (default 0.05), Power (default 0.8) and MinEffect (default 0.1) size the power analysis.
+	// Alpha (default 0.05), Power (default 0.8) and MinEffect (default 0.1: a drop of 10 points in pass rate, since
+	// an ablation looks for harm) size the power analysis.
 	Alpha     float64 `yaml:"alpha"`
 	Power     float64 `yaml:"power"`
 	MinEffect float64 `yaml:"min_effect"`
@@ -72,7 +73,15 @@ type Config struct {
 	Seed string `yaml:"seed"`
 	// Scope: "all" (default for explicit variants) or "target" (only tasks tagged with a switched guard).
 	Scope string `yaml:"scope"`
+	// AA makes the variant an A/A arm: an exact copy of the baseline run with other seeds (the i-th A/A arm
+	// derives its seeds from pair_id and the base seed + AASeedOffset·i). Its Δ is the run's observed noise
+	// floor (the report's noise_floor warning). An A/A arm may set nothing else but name.
+	AA bool `yaml:"aa"`
 }
+
+// AASeedOffset is the base-seed offset between A/A arms (Config.AA): arm i (1-based) runs with seed "+i·AASeedOffset"
+// (runner.Variant.Seed), a seed sequence unrelated to the baseline's.
+const AASeedOffset = 1_000_003
 
 // LoadSpec reads and validates a spec file. Errors name the file and line.
 func LoadSpec(path string) (*Spec, error) {
@@ -164,6 +173,11 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
 		}
+		if v.AA && (v.Model != nil || len(v.Guards) > 0 || v.Prompt != "" || v.MaxSteps != 0 || v.Timeout != 0 ||
+			v.Seed != "" || v.Scope != "") {
+			return nil, fmt.Errorf("%s:%d: variant %s: an aa (A/A) arm is a copy of the baseline: give it only a name", name,
+				line("name: "+v.Name), v.Name)
+		}
 	}
 	return &s, nil
 }
@@ -218,6 +232,8 @@ type Arms struct {
 	Switched map[string][]string
 	// Warnings found while expanding (e.g. a variant equal to the baseline).
 	Warnings []string
+	// AA lists the A/A arms (Config.AA), in spec order.
+	AA []string
 }
 
 // Expand turns the spec into runner variants over tasks. Generated designs: leave-one-out (baseline all guards
@@ -255,6 +271,13 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	for _, c := range configs {
 		if c.Name == base.Name {
 			return nil, fmt.Errorf("%s: variant %q has the baseline's name", s.file, c.Name)
+		}
+		if c.AA {
+			out.AA = append(out.AA, c.Name)
+			out.Switched[c.Name] = nil
+			vs = append(vs, aaVariant(bv, c.Name, len(out.AA)))
+			allTasks = true
+			continue
 		}
 		g := map[string]bool{}
 		for k, v := range baseGuards {
@@ -322,6 +345,15 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	}
 	out.Variants = append([]runner.Variant{bv}, vs...)
 	return out, nil
+}
+
+// aaVariant returns the i-th A/A arm (1-based): the baseline bv named name, on all tasks, with seeds derived from
+// the base seed + i·AASeedOffset.
+func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
+	bv.Name = name
+	bv.Seed = fmt.Sprintf("+%d", AASeedOffset*i)
+	bv.Scope, bv.TaskIDs = "all", nil
+	return bv
 }
 
 func stripName(v runner.Variant) runner.Variant {

@@ -452,25 +452,7 @@ func signFlipEnumerate(nz []float64, thr float64) float64 {
 // random flips.
 func signFlipMonteCarlo(nz []float64, thr float64, samples int, seed uint64) float64 {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	count := 0
-	for range samples {
-		s := 0.0
-		var word uint64
-		for i, v := range nz {
-			if i%64 == 0 {
-				word = rng.Uint64()
-			}
-			if word&1 != 0 {
-				s -= v
-			} else {
-				s += v
-			}
-			word >>= 1
-		}
-		if math.Abs(s) >= thr {
-			count++
-		}
-	}
+	count := signFlipCount(rng, nz, samples, thr)
 	return float64(1+count) / float64(samples+1)
 }
 

@@ -104,8 +104,8 @@ func simOutcomes(rng *rand.Rand, s simSetting) (a, b [][]bool) {
 	return a, b
 }
 
-// simPairs draws one ablation of s as matched pairs.
-func simPairs(rng *rand.Rand, s simSetting) []Pair {
+// valPairs draws one ablation of s as matched pairs.
+func valPairs(rng *rand.Rand, s simSetting) []Pair {
 	a, b := simOutcomes(rng, s)
 	pairs := make([]Pair, 0, s.G*s.R)
 	for t := range s.G {
@@ -203,7 +203,7 @@ func TestStudyTThreshold(t *testing.T) {
 	for _, s := range simGrid(0) {
 		local := map[int][2]int{}
 		for range sims {
-			_, d, _, _ := perTask(simPairs(rng, s))
+			_, d, _, _ := perTask(valPairs(rng, s))
 			gp := 0
 			for _, v := range d {
 				if v != 0 {
@@ -286,7 +286,7 @@ func TestStudyCoverage(t *testing.T) {
 			var covT, covBP, covMix [4]int
 			var n [4]int
 			for range sims {
-				_, d, _, _ := perTask(simPairs(rng, s))
+				_, d, _, _ := perTask(valPairs(rng, s))
 				gp := 0
 				for _, v := range d {
 					if v != 0 {
@@ -360,7 +360,7 @@ func TestValidityAARejection(t *testing.T) {
 	for _, s := range simGrid(0) {
 		var rej [4]int
 		for range sims {
-			pr, err := PairedDiff(simPairs(rng, s))
+			pr, err := PairedDiff(valPairs(rng, s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -404,7 +404,7 @@ func TestValidityGateConditional(t *testing.T) {
 	for _, s := range simGrid(0) {
 		fails := 0
 		for range sims {
-			pr, _ := PairedDiff(simPairs(rng, s))
+			pr, _ := PairedDiff(valPairs(rng, s))
 			f := gateRule(pr.Delta, pr.CI, pr.P, 0, 0.05)
 			if f {
 				fails++
@@ -445,7 +445,7 @@ func TestValidityCoverage(t *testing.T) {
 		for _, s := range simGrid(h) {
 			td, cov := s.trueDelta(), 0
 			for range sims {
-				pr, _ := PairedDiff(simPairs(rng, s))
+				pr, _ := PairedDiff(valPairs(rng, s))
 				if pr.CI[0] <= td+1e-12 && td <= pr.CI[1]+1e-12 {
 					cov++
 				}
@@ -521,7 +521,7 @@ func TestValidityZeroZeroCase(t *testing.T) {
 		s := simSetting{G: 6, R: 2, Model: simSameSeed, H: h}
 		cov, zero := 0, 0
 		for range sims {
-			pr, _ := PairedDiff(simPairs(rng, s))
+			pr, _ := PairedDiff(valPairs(rng, s))
 			if pr.Moved == 0 {
 				zero++
 				if pr.CI[1]-pr.CI[0] < 0.6 {
@@ -725,7 +725,7 @@ func TestValidityTargetHolm(t *testing.T) {
 // BenchmarkPairedDiff100x5 is the primary test on 100 tasks × 5 reps (the
 // cost stats2's power simulation pays per draw).
 func BenchmarkPairedDiff100x5(b *testing.B) {
-	pairs := simPairs(rand.New(rand.NewPCG(1, 1)), simSetting{G: 100, R: 5, Model: simIndep, H: 0.1})
+	pairs := valPairs(rand.New(rand.NewPCG(1, 1)), simSetting{G: 100, R: 5, Model: simIndep, H: 0.1})
 	for b.Loop() {
 		if _, err := PairedDiff(pairs); err != nil {
 			b.Fatal(err)

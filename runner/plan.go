@@ -69,7 +69,8 @@ type Variant struct {
 	// MaxSteps, Timeout override the agent's defaults (0 = task or agent default).
 	MaxSteps int           `json:"max_steps,omitempty"`
 	Timeout  time.Duration `json:"timeout,omitempty"`
-	// Seed: "" derives the seed from pair_id and the base seed; "none" sends none; a number fixes it.
+	// Seed: "" derives the seed from pair_id and the base seed; "+N" derives it from pair_id and the base seed + N
+	// (an A/A copy of an arm with other seeds); "none" sends none; a number fixes it.
 	Seed string `json:"seed,omitempty"`
 	// TaskIDs, when non-nil, restricts the variant to these tasks (scope: target).
 	TaskIDs map[string]bool `json:"-"`
@@ -198,6 +199,15 @@ func (p Plan) Expand() ([]Attempt, error) {
 					seed = &s
 				case "none":
 				default:
+					if off, ok := strings.CutPrefix(v.Seed, "+"); ok {
+						n, err := strconv.ParseInt(off, 10, 64)
+						if err != nil {
+							return nil, fmt.Errorf("variant %s: seed offset %q is not a number", v.Name, v.Seed)
+						}
+						s := Seed(pid, p.BaseSeed+n)
+						seed = &s
+						break
+					}
 					n, err := strconv.Atoi(v.Seed)
 					if err != nil {
 						return nil, fmt.Errorf("variant %s: seed %q is not a number or \"none\"", v.Name, v.Seed)

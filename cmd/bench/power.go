@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -16,24 +17,34 @@ func powerCmd() *cobra.Command {
 	var base, target, alpha, power, psi float64
 	var n int
 	var paired bool
+	var pf planFlags
 	c := &cobra.Command{
 		Use:   "power",
-		Short: "Sample-size planner: runs per arm (or pairs) for an effect, or the MDE for a given N",
-		Long: "Rates are pass rates in [0,1]. With --target: the runs per arm needed to detect base→target (normal\n" +
-			"approximation, STATS.md) and the exact one-sided Fisher power at that N; with --paired and --discordant ψ\n" +
-			"the number of pairs (McNemar, Connor 1987). With --n: the minimum detectable effect at that N and, with\n" +
-			"--target, the exact power at N.",
-		Example: "  bench power --base 0.82 --target 1.0           # runs per arm for 82%→100%\n" +
-			"  bench power --base 0.82 --target 1.0 --n 11    # exact power at 11 runs per arm\n" +
-			"  bench power --base 0.82 --n 40                 # MDE at 40 runs per arm\n" +
+		Short: "Plan tasks × reps for the primary paired test; or the unpaired/McNemar sample size and MDE",
+		Long: "With --tasks, --mix or --from: the power of the primary test (the paired task-level test the analysis\n" +
+			"runs, ablation.PairedDiff, simulated on the design) for G tasks × R reps, its MDE, and the smallest G × R\n" +
+			"combinations that reach --power. The effect is a change in mean pass rate, a drop by default\n" +
+			"(--effect -0.1: an ablation looks for harm), spread over tasks proportionally (ablation.ShiftRates).\n" +
+			"--pairing same-seed (arms of a (task, rep) share one outcome draw with probability --share), independent,\n" +
+			"or sticky (one arm's reps of a task share one draw with probability --share).\n\n" +
+			"Unpaired figures (legacy): rates are pass rates in [0,1]. With --target: the runs per arm needed to detect\n" +
+			"base→target (normal approximation) and the exact one-sided Fisher power at that N; with --paired and\n" +
+			"--discordant ψ the number of pairs (McNemar, Connor 1987). With --n: the MDE at that N.",
+		Example: "  bench power --tasks 40 --reps 5 --mix issue --pairing same-seed   # primary test, issue 11's mix\n" +
+			"  bench power --from runs/demo --pairing same-seed                   # baseline rates of a run\n" +
+			"  bench power --tasks 12 --reps 2 --mix 0.4:1,0.2:0,0.4:0.2-0.9 --effect -0.15\n" +
+			"  bench power --base 0.82 --target 1.0           # unpaired: runs per arm for 82%→100%\n" +
 			"  bench power --paired --discordant 0.2 --base 0.8 --target 0.9",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if base < 0 || base > 1 || target < -1 || target > 1 {
-				return usageErr("--base and --target are pass rates in [0,1]")
-			}
 			if alpha <= 0 || alpha >= 1 || power <= 0 || power >= 1 {
 				return usageErr("--alpha and --power must be in (0,1)")
+			}
+			if pf.tasks > 0 || pf.mix != "" || pf.from != "" {
+				return planPrimary(c, pf, alpha, power)
+			}
+			if base < 0 || base > 1 || target < -1 || target > 1 {
+				return usageErr("--base and --target are pass rates in [0,1]")
 			}
 			hasTarget := c.Flags().Changed("target")
 			if !hasTarget && n <= 0 {
@@ -96,5 +107,169 @@ func powerCmd() *cobra.Command {
 	c.Flags().IntVar(&n, "n", 0, "runs per arm (or pairs) → MDE")
 	c.Flags().BoolVar(&paired, "paired", false, "paired design (McNemar)")
 	c.Flags().Float64Var(&psi, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
+	addPlanFlags(c, &pf)
 	return c
+}
+
+// planFlags are the inputs of the primary-test planner.
+type planFlags struct {
+	tasks, reps                 int
+	mix, from, variant, pairing string
+	share, effect               float64
+}
+
+// addPlanFlags registers the primary-test planner's flags on c.
+func addPlanFlags(c *cobra.Command, pf *planFlags) {
+	c.Flags().IntVar(&pf.tasks, "tasks", 0, "number of tasks G (primary test; default: the run's with --from, else 40)")
+	c.Flags().IntVar(&pf.reps, "reps", 0, "reps per task R (primary test; default: the run's with --from, else 1)")
+	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: issue | W:RATE,W:LO-HI,… | a list of per-task rates")
+	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm")
+	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: ablation.json's baseline, else the first)")
+	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
+	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
+	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop)")
+}
+
+// planDesign builds the planner's design from the flags.
+func planDesign(pf planFlags) (ablation.Design, string, error) {
+	d := ablation.Design{Share: pf.share}
+	switch pf.pairing {
+	case "same-seed", "same_seed":
+		d.Model = ablation.ModelSameSeed
+	case "independent":
+		d.Model = ablation.ModelIndependent
+	case "sticky":
+		d.Model = ablation.ModelSticky
+	default:
+		return d, "", usageErr("--pairing %q: expected same-seed, independent or sticky", pf.pairing)
+	}
+	if pf.share < 0 || pf.share > 1 {
+		return d, "", usageErr("--share must be in [0,1]")
+	}
+	g, r := pf.tasks, pf.reps
+	var src string
+	switch {
+	case pf.from != "" && pf.mix != "":
+		return d, "", usageErr("give --from or --mix, not both")
+	case pf.from != "":
+		run, err := results.Open(pf.from)
+		if err != nil {
+			return d, "", usageErr("--from: %v", err)
+		}
+		recs := run.Final()
+		arm := pf.variant
+		if arm == "" {
+			arm = run.Manifest.Plan.Baseline
+		}
+		_, rates, reps := ablation.ArmRates(recs, arm)
+		if len(rates) == 0 {
+			return d, "", usageErr("--from %s: arm %q has no judged attempt", pf.from, arm)
+		}
+		d.Rates = rates
+		if r <= 0 {
+			d.Reps = reps
+		}
+		src = fmt.Sprintf("per-task rates of arm %s in %s (%d tasks, shrunk toward the mean)", arm, pf.from, len(rates))
+	default:
+		if pf.mix == "" {
+			pf.mix = "issue"
+		}
+		mix, rates, err := ablation.ParseMix(pf.mix)
+		if err != nil {
+			return d, "", usageErr("%v", err)
+		}
+		d.Mix, d.Rates = mix, rates
+		src = "mix " + pf.mix
+	}
+	if g <= 0 {
+		g = max(len(d.Rates), 40*btoi(d.Mix != nil))
+	}
+	if r <= 0 {
+		r = 1
+	}
+	d.Rep = r
+	if d.Mix != nil {
+		d.Tasks = g
+	} else if g != len(d.Rates) || d.Reps == nil {
+		d = ablation.ScaleTasks(d, g)
+		d.Reps = nil
+	}
+	return d, src, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// planPrimary prints the primary test's power and MDE for the planned design and the smallest tasks × reps
+// reaching the target power.
+func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
+	d, src, err := planDesign(pf)
+	if err != nil {
+		return err
+	}
+	if pf.effect == 0 || pf.effect <= -1 || pf.effect >= 1 {
+		return usageErr("--effect must be a non-zero change in pass rate in (-1, 1)")
+	}
+	out := c.OutOrStdout()
+	fmt.Fprintf(out, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
+		ablation.PrimaryTestName, src, d.Model, d.Share, alpha, power)
+	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
+	if d.Reps != nil {
+		n := 0
+		for _, r := range d.Reps {
+			n += r
+		}
+		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
+	}
+	pw, method := ablation.PowerPrimary(d, pf.effect, alpha)
+	mde := ablation.MDEPrimary(d, alpha, power, pf.effect < 0)
+	t := results.Table{Header: []string{"quantity", "value"}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("design", design)
+	add(fmt.Sprintf("power for Δ %+.1f pts (%s)", 100*pf.effect, method), fmt.Sprintf("%.3f", pw))
+	if math.IsNaN(mde) {
+		add("MDE (80% power)", "none reachable")
+	} else {
+		add(fmt.Sprintf("MDE at power %.2g (%s)", power, dirWord(pf.effect)), fmt.Sprintf("%.1f pts", 100*mde))
+	}
+	if err := t.Render(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nSmallest designs reaching power %.2g for Δ %+.1f pts (tasks with the same rate mix):\n", power, 100*pf.effect)
+	g := results.Table{Header: []string{"reps R", "tasks G", "G × R attempts per arm", "power"}}
+	type row struct {
+		r, g int
+		p    float64
+	}
+	var rows []row
+	for _, r := range []int{1, 2, 3, 5, 10} {
+		dr := d
+		dr.Reps, dr.Rep = nil, r
+		if dr.Mix == nil && d.Reps != nil {
+			dr = ablation.ScaleTasks(d, d.G())
+			dr.Reps = nil
+			dr.Rep = r
+		}
+		if n, p := ablation.TasksFor(dr, pf.effect, alpha, power, 2000); n > 0 {
+			rows = append(rows, row{r, n, p})
+		} else {
+			g.Rows = append(g.Rows, []string{fmt.Sprint(r), "> 2000", "-", "-"})
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return a.g*a.r - b.g*b.r })
+	for _, x := range rows {
+		g.Rows = append(g.Rows, []string{fmt.Sprint(x.r), fmt.Sprint(x.g), fmt.Sprint(x.g * x.r), fmt.Sprintf("%.3f", x.p)})
+	}
+	return g.Render(out)
+}
+
+func dirWord(effect float64) string {
+	if effect < 0 {
+		return "drop"
+	}
+	return "rise"
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"webbench/ablation"
+	"webbench/results"
+)
+
+// bench power plans tasks × reps for the primary paired test.
+func TestPowerPlansTasksTimesReps(t *testing.T) {
+	out, stderr, code := bench(t, "power", "--tasks", "40", "--reps", "5", "--mix", "issue", "--pairing", "same-seed")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Primary test: paired task-level test", "40 tasks × 5 reps", "power for Δ -10.0 pts (simulation)",
+		"MDE at power 0.8 (drop)", "Smallest designs reaching power 0.8", "G × R attempts per arm"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, code := bench(t, "power", "--tasks", "10", "--pairing", "bogus"); code != 2 {
+		t.Errorf("--pairing bogus: exit %d, want 2", code)
+	}
+}
+
+// bench power --from takes the per-task rates from a run's baseline arm.
+func TestPowerFromRun(t *testing.T) {
+	dir := t.TempDir()
+	d := ablation.Design{Rates: []float64{1, 1, 0, 0.5, 0.8, 0.3, 1, 0.6}, Rep: 3, Model: ablation.ModelSameSeed, Share: 0.8}
+	recs := ablation.SimRecords(d, []string{"base", "v"}, ablation.SimOutcomes(newRandForTest(), d, [][]float64{d.Rates, d.Rates}), 1)
+	f, err := os.Create(filepath.Join(dir, results.AttemptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	out, stderr, code := bench(t, "power", "--from", dir, "--effect", "-0.2")
+	if code != 0 || !strings.Contains(out, "per-task rates of arm base in "+dir+" (8 tasks") || !strings.Contains(out, "8 tasks × the run's reps (24 attempts per arm)") {
+		t.Errorf("exit %d:\n%s%s", code, out, stderr)
+	}
+}
+
+func newRandForTest() *rand.Rand { return rand.New(rand.NewPCG(4, 2)) }
