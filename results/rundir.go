@@ -17,6 +17,8 @@ const (
 	AttemptsFile    = "attempts.jsonl"
 	TrajectoriesDir = "trajectories"
 	ScreenshotsDir  = "screenshots"
+	// TracesDir holds the Playwright traces (<attempt_id>.zip) of attempts that did not pass (bench run --trace).
+	TracesDir = "traces"
 )
 
 // Writer appends attempt records to a run directory. Safe for concurrent use.
