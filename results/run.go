@@ -148,6 +148,10 @@ func (r *Run) Trajectory(id string) (*Trajectory, error) {
 	return ReadTrajectory(filepath.Join(r.Dir, a.Trajectory))
 }
 
+// ErrBadTrajectory is wrapped by Trajectory and ReadTrajectory when a trajectory file cannot be read as one:
+// malformed JSON, an unknown field, a field of the wrong type or another schema version.
+var ErrBadTrajectory = errors.New("bad trajectory")
+
 // ReadTrajectory reads the trajectory file at path strictly (see (*Run).Trajectory, which most callers want).
 func ReadTrajectory(p string) (*Trajectory, error) {
 	b, err := os.ReadFile(p)
@@ -156,11 +160,11 @@ func ReadTrajectory(p string) (*Trajectory, error) {
 	}
 	var t Trajectory
 	if err := decodeStrict(b, &t); err != nil {
-		return nil, fmt.Errorf("malformed trajectory: %s", jsonError(p, b, 0, err))
+		return nil, fmt.Errorf("%w: %s", ErrBadTrajectory, jsonError(p, b, 0, err))
 	}
 	if t.SchemaVersion != TrajectorySchemaVersion {
-		return nil, fmt.Errorf("%s: field schema_version: %d, this bench reads trajectories of version %d", p,
-			t.SchemaVersion, TrajectorySchemaVersion)
+		return nil, fmt.Errorf("%w: %s: field schema_version: %d, this bench reads trajectories of version %d",
+			ErrBadTrajectory, p, t.SchemaVersion, TrajectorySchemaVersion)
 	}
 	return &t, nil
 }

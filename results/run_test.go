@@ -363,7 +363,7 @@ func TestTrajectoryStrictAndVersioned(t *testing.T) {
 		}
 		os.WriteFile(p, []byte(edited), 0o644)
 		_, err := run.Trajectory(attVariant)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+		if !errors.Is(err, ErrBadTrajectory) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: error %v, want %q naming %s", name, err, c.want, p)
 		}
 	}
