@@ -107,6 +107,16 @@ func (w *Writer) Append(a Attempt) error {
 	return w.f.Sync()
 }
 
+// RecordKey is a as Writer.Append writes it (schema version SchemaVersion, no attached Verdicts), as a string:
+// two records with the same key are the same record, whichever schema version they were read from. bench
+// merge skips records whose key the merged run already holds.
+func RecordKey(a Attempt) string {
+	a.SchemaVersion = SchemaVersion
+	a.Verdicts = nil
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
 // jsonLine is v as one JSON line, newline included.
 func jsonLine(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
