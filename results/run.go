@@ -111,8 +111,9 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		if !a.Done() {
 			continue
 		}
-		v := vs[a.AttemptID].Verdict
-		if _, ok := vs[a.AttemptID]; !ok {
+		vr, ok := vs[a.AttemptID]
+		v := vr.Verdict
+		if !ok {
 			v = judge.Verdict{Judge: judgeName, Error: "no verdict of judge " + judgeName + " for this attempt"}
 		}
 		a.Verdict = v
