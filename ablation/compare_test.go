@@ -145,7 +145,7 @@ func TestRenderersRenderEveryReport(t *testing.T) {
 		} else if !strings.Contains(run.String(), "5/12 = 41.7%") && !strings.Contains(run.String(), `"passes": 5`) {
 			t.Errorf("%s run report lacks the pass rate:\n%s", f, run.String())
 		}
-		if err := r.Ablation(&abl, &AblationReport{Dir: dir, Analysis: an, Records: recs, TrajDir: dir}); err != nil || abl.Len() == 0 {
+		if err := r.Ablation(&abl, &AblationReport{Dir: dir, Analysis: an, Records: recs}); err != nil || abl.Len() == 0 {
 			t.Errorf("%s ablation: %v (%d bytes)", f, err, abl.Len())
 		}
 		if err := r.Compare(&c, cmp); err != nil {

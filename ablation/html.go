@@ -8,7 +8,6 @@ package ablation
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -18,7 +17,6 @@ import (
 	"sort"
 	"strings"
 
-	"webbench/agent"
 	"webbench/results"
 )
 
@@ -43,16 +41,16 @@ const (
 //     its page.
 //
 // For every record in recs it writes dir/attempts/<attempt_id>.html (ids
-// with characters outside [A-Za-z0-9._-] are sanitised) from
-// trajDir/<attempt_id>.json (agent.Trajectory): the record, the goal, every
+// with characters outside [A-Za-z0-9._-] are sanitised) from the attempt's
+// trajectory in run (results.Run.Trajectory): the record, the goal, every
 // step with its request summary, the model's text and tool calls, the
 // model-facing and (when different) raw tool results, the guard events, the
 // finish, links to the same (task, rep) in the other arms, and the kept
-// screenshots by relative path (they live in the run directory, the parent
-// of trajDir). A missing or unreadable trajectory is noted on the page, not
-// an error. recs should be the final records the analysis used. It returns
-// the first file-system error.
-func HTMLReport(dir string, a *Analysis, recs []results.Attempt, trajDir string) error {
+// screenshots (results.Run.ScreenshotFiles) by relative path. A missing or
+// unreadable trajectory (or a nil run) is noted on the page, not an error.
+// recs should be the final records the analysis used. It returns the first
+// file-system error.
+func HTMLReport(dir string, a *Analysis, recs []results.Attempt, run *results.Run) error {
 	if err := os.MkdirAll(filepath.Join(dir, HTMLAttemptsDir), 0o755); err != nil {
 		return err
 	}
@@ -75,9 +73,8 @@ func HTMLReport(dir string, a *Analysis, recs []results.Attempt, trajDir string)
 	for _, r := range recs {
 		byPair[pairKey(r)] = append(byPair[pairKey(r)], r)
 	}
-	runDir := filepath.Dir(filepath.Clean(trajDir))
 	for _, r := range recs {
-		page := attemptPage(r, byPair[pairKey(r)], trajDir, runDir, filepath.Join(dir, HTMLAttemptsDir))
+		page := attemptPage(r, byPair[pairKey(r)], run, filepath.Join(dir, HTMLAttemptsDir))
 		if err := writeTemplate(filepath.Join(dir, HTMLAttemptsDir, safeID(r.AttemptID)+".html"), attemptTmpl, page); err != nil {
 			return err
 		}
@@ -423,7 +420,7 @@ type attemptVM struct {
 	Guards      []string
 	GuardEvents []string
 	Others      []otherVM
-	Traj        *agent.Trajectory
+	Traj        *results.Trajectory
 	TrajErr     string
 	Screenshots []string
 	Steps       []stepVM
@@ -435,16 +432,16 @@ type otherVM struct {
 }
 
 type stepVM struct {
-	S       *agent.Step
+	S       *results.Step
 	Results []resultVM
 }
 
 type resultVM struct {
-	R       *agent.ToolRecord
+	R       *results.ToolRecord
 	Rewrote bool
 }
 
-func attemptPage(r results.Attempt, pair []results.Attempt, trajDir, runDir, pageDir string) attemptVM {
+func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pageDir string) attemptVM {
 	vm := attemptVM{Rec: r, Status: statusText(r), StatusClass: string(r.Status), Tokens: r.Tokens.Prompt + r.Tokens.Completion}
 	for g, on := range r.Guards {
 		if on {
@@ -463,26 +460,23 @@ func attemptPage(r results.Attempt, pair []results.Attempt, trajDir, runDir, pag
 		vm.Others = append(vm.Others, otherVM{Href: safeID(o.AttemptID) + ".html", Variant: o.Variant,
 			Status: statusText(o), Self: o.AttemptID == r.AttemptID})
 	}
-	path := filepath.Join(trajDir, r.AttemptID+".json")
-	b, err := os.ReadFile(path)
-	if err != nil && r.Trajectory != "" {
-		path = filepath.Join(runDir, r.Trajectory)
-		b, err = os.ReadFile(path)
+	if run == nil {
+		vm.TrajErr = "No trajectory file was found for this attempt."
+		return vm
 	}
+	tr, err := run.Trajectory(r.AttemptID)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		vm.TrajErr = "No trajectory file was found for this attempt."
+		return vm
+	case errors.Is(err, results.ErrBadTrajectory):
+		vm.TrajErr = "The trajectory file is malformed: " + err.Error()
 		return vm
 	case err != nil:
 		vm.TrajErr = "The trajectory could not be read: " + err.Error()
 		return vm
 	}
-	var tr agent.Trajectory
-	if err := json.Unmarshal(b, &tr); err != nil {
-		vm.TrajErr = "The trajectory file is malformed: " + err.Error()
-		return vm
-	}
-	vm.Traj = &tr
+	vm.Traj = tr
 	for _, st := range tr.Steps {
 		if st == nil {
 			continue
@@ -495,8 +489,8 @@ func attemptPage(r results.Attempt, pair []results.Attempt, trajDir, runDir, pag
 		}
 		vm.Steps = append(vm.Steps, sv)
 	}
-	for _, s := range tr.Screenshots {
-		vm.Screenshots = append(vm.Screenshots, relLink(pageDir, filepath.Join(runDir, filepath.FromSlash(s))))
+	for _, p := range run.ScreenshotFiles(tr) {
+		vm.Screenshots = append(vm.Screenshots, relLink(pageDir, p))
 	}
 	return vm
 }

@@ -20,7 +20,8 @@ import (
 // RunReport is the report of a plain run (`bench run`, `bench report` of a
 // run that is not an ablation): the summary of each of its variants.
 type RunReport struct {
-	// Dir is the run directory (renderers that write files write there).
+	// Dir is the directory renderers that write files write into (the run
+	// directory).
 	Dir string
 	// Arms are the variants' summaries, in order of first appearance
 	// (Summarize).
@@ -30,14 +31,18 @@ type RunReport struct {
 // AblationReport is the report of an ablation run: its analysis and the
 // records it was made from.
 type AblationReport struct {
-	// Dir is the run directory (renderers that write files write there).
+	// Dir is the directory renderers that write files write into (the run
+	// directory unless told otherwise).
 	Dir string
 	// Analysis is Analyze's result over Records.
 	Analysis *Analysis
-	// Records are the final records analysed; TrajDir holds their
-	// trajectories (<attempt_id>.json), for the pages of single attempts.
+	// Records are the final records analysed (as judged by the analysis's
+	// judge).
 	Records []results.Attempt
-	TrajDir string
+	// Run is the run directory read back (results.Open): the pages of single
+	// attempts read its trajectories and screenshots (Run.Trajectory,
+	// Run.ScreenshotFiles). Nil: the pages say no trajectory was found.
+	Run *results.Run
 }
 
 // Renderer renders the three reports in one format. A renderer that writes

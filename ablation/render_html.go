@@ -36,7 +36,7 @@ func (htmlRenderer) Run(w io.Writer, r *RunReport) error {
 
 // Ablation writes HTMLReport into DIR and prints the path of its main page.
 func (htmlRenderer) Ablation(w io.Writer, r *AblationReport) error {
-	if err := HTMLReport(r.Dir, r.Analysis, r.Records, r.TrajDir); err != nil {
+	if err := HTMLReport(r.Dir, r.Analysis, r.Records, r.Run); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, filepath.Join(r.Dir, HTMLReportFile))

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/agent"
 	"webbench/results"
 )
 
@@ -84,19 +83,55 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 }
 
 // writeTraj writes a trajectory for attempt id under runDir.
-func writeTraj(t *testing.T, runDir, id string, tr agent.Trajectory) {
+func writeTraj(t *testing.T, runDir, id string, tr results.Trajectory) {
 	t.Helper()
 	b, err := json.Marshal(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(runDir, results.TrajectoriesDir, id+".json")
+	p := filepath.Join(runDir, results.TrajectoryPath(id))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeRunDir makes runDir a run directory of recs (a manifest of their arms, attempts.jsonl with every
+// record's trajectory path except noTraj's) and opens it.
+func writeRunDir(t *testing.T, runDir string, recs []results.Attempt, noTraj string) *results.Run {
+	t.Helper()
+	plan := results.Plan{Suite: "zoo", Reps: 1, Baseline: recs[0].Variant}
+	for _, r := range recs {
+		if _, ok := plan.Variant(r.Variant); !ok {
+			plan.Variants = append(plan.Variants, results.Variant{Name: r.Variant})
+		}
+	}
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteManifest(runDir, &results.Manifest{RunID: "html", Plan: plan}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.OpenWriter(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, r := range recs {
+		if r.AttemptID != noTraj {
+			r.Trajectory = results.TrajectoryPath(r.AttemptID)
+		}
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run, err := results.Open(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
 
 var linkRE = regexp.MustCompile(`(?i)\b(href|src)="([^"]*)"`)
@@ -185,24 +220,25 @@ func TestHTMLReport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(runDir, filepath.FromSlash(shot)), []byte("\x89PNG\r\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	call := agent.ToolCall{ID: "c1", Name: "browser_click", Args: `{"ref":"e12"}`}
-	writeTraj(t, runDir, id, agent.Trajectory{SchemaVersion: 1, TaskID: "t3",
+	call := results.ToolCall{ID: "c1", Name: "browser_click", Args: `{"ref":"e12"}`}
+	writeTraj(t, runDir, id, results.Trajectory{SchemaVersion: 1, TaskID: "t3",
 		Goal:             `Open https://example.com/shop and <script>alert("x")</script> buy`,
 		FirstObservation: "### Page\n- Page URL: http://127.0.0.1:8080/\n",
-		Steps: []*agent.Step{{Index: 1, Request: agent.RequestSummary{Messages: 3, Tools: []string{"browser_click"}},
-			Content: "I will click <b>Buy</b>", ToolCalls: []agent.ToolCall{call},
-			Results: []*agent.ToolRecord{{Call: call, Raw: "### Error\nElement intercepts pointer events",
+		Steps: []*results.Step{{Index: 1, Request: results.RequestSummary{Messages: 3, Tools: []string{"browser_click"}},
+			Content: "I will click <b>Buy</b>", ToolCalls: []results.ToolCall{call},
+			Results: []*results.ToolRecord{{Call: call, Raw: "### Error\nElement intercepts pointer events",
 				Text: "### Error\nElement intercepts pointer events\nHint: close the overlay", Failed: true}},
-			Events: []agent.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}}}},
-		Finish:      agent.FinishRecord{Reason: "final", Output: `{"ok":false}`},
-		Events:      []agent.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}},
+			Events: []results.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}}}},
+		Finish:      results.FinishRecord{Reason: "final", Output: `{"ok":false}`},
+		Events:      []results.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}},
 		Screenshots: []string{shot}})
 	// A malformed trajectory for another attempt.
-	if err := os.WriteFile(filepath.Join(runDir, results.TrajectoriesDir, recs[4].AttemptID+".json"), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(runDir, results.TrajectoryPath(recs[4].AttemptID)), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := HTMLReport(out, a, recs, filepath.Join(runDir, results.TrajectoriesDir)); err != nil {
+	run := writeRunDir(t, runDir, recs, recs[5].AttemptID)
+	if err := HTMLReport(out, a, recs, run); err != nil {
 		t.Fatal(err)
 	}
 	rp := filepath.Join(out, HTMLReportFile)

@@ -19,9 +19,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// TrajectorySchemaVersion is the schema_version of trajectory files.
-const TrajectorySchemaVersion = 1
-
 // Config holds the agent's budgets and knobs (DESIGN.md "The agent"). Zero values take the defaults noted.
 type Config struct {
 	// MaxSteps is the model-call budget (default 50).
@@ -97,7 +94,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Tr
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 
-	tr := &Trajectory{SchemaVersion: TrajectorySchemaVersion, TaskID: task.ID, Goal: task.Goal,
+	tr := &Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: task.ID, Goal: task.Goal,
 		SystemPromptSHA256: PromptSHA256(cfg.SystemPrompt), GuardCounts: map[string]int{}}
 	var cur *Step
 	a := NewAttempt(ctx, task.ID, task.Goal, sess, deadline, nil)

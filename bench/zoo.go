@@ -2,11 +2,9 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"time"
 
@@ -61,6 +59,8 @@ type zooRun struct {
 	Wall    time.Duration
 	Records []results.Attempt
 	Dir     string
+	// Run is the run directory read back (results.Open); trajectories come from it.
+	Run *results.Run
 }
 
 // runZoo runs plan with the given workers into a fresh temporary run directory (removed unless keep).
@@ -79,11 +79,11 @@ func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers i
 	if err != nil {
 		return zooRun{}, err
 	}
-	rr, err := results.ReadAttempts(dir)
+	run, err := results.Open(dir)
 	if err != nil {
 		return zooRun{}, err
 	}
-	recs := rr.Final()
+	recs := run.Final()
 	if sum.Errors > 0 {
 		for _, r := range recs {
 			if r.Status == results.StatusError {
@@ -91,31 +91,19 @@ func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers i
 			}
 		}
 	}
-	return zooRun{Wall: wall, Records: recs, Dir: dir}, nil
-}
-
-// trajTiming is the part of a trajectory the overhead breakdown reads.
-type trajTiming struct {
-	DurationMS int64 `json:"duration_ms"`
-	Steps      []struct {
-		ModelMS int64 `json:"model_ms"`
-		Results []struct {
-			DurationMS int64 `json:"duration_ms"`
-		} `json:"results"`
-	} `json:"steps"`
+	return zooRun{Wall: wall, Records: recs, Dir: dir, Run: run}, nil
 }
 
 // breakdown sums an attempt trajectory's model time, tool time and tool calls.
-func breakdown(dir string, rec results.Attempt) (modelMS, toolMS float64, calls, steps int, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, rec.Trajectory))
+func breakdown(run *results.Run, rec results.Attempt) (modelMS, toolMS float64, calls, steps int, err error) {
+	t, err := run.Trajectory(rec.AttemptID)
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
-	var t trajTiming
-	if err := json.Unmarshal(b, &t); err != nil {
-		return 0, 0, 0, 0, err
-	}
 	for _, s := range t.Steps {
+		if s == nil {
+			continue
+		}
 		modelMS += float64(s.ModelMS)
 		for _, r := range s.Results {
 			toolMS += float64(r.DurationMS)
@@ -192,7 +180,7 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 					rec.FailureMode, rec.Verdict.Reason)
 			}
 			aw = append(aw, float64(rec.DurationMS))
-			m, t, calls, steps, err := breakdown(zr.Dir, rec)
+			m, t, calls, steps, err := breakdown(zr.Run, rec)
 			if err != nil {
 				os.RemoveAll(zr.Dir)
 				return f, err

@@ -17,6 +17,8 @@ import (
 // is a judge error verdict (use the llm judge).
 type Answer struct{}
 
+func init() { Register("answer", func(Options) (Judge, error) { return Answer{}, nil }) }
+
 // Name is "answer".
 func (Answer) Name() string { return "answer" }
 

@@ -35,6 +35,26 @@ type LLM struct {
 	k      int
 }
 
+func init() { Register("llm", newLLMFromOptions) }
+
+// newLLMFromOptions is the llm judge's factory: a client for opts.Model ("openai:NAME") at opts.BaseURL, key
+// from opts.KeyEnv, showing the last opts.Screenshots screenshots.
+func newLLMFromOptions(opts Options) (Judge, error) {
+	kind, name, _ := strings.Cut(opts.Model, ":")
+	if kind != "openai" || name == "" {
+		return nil, fmt.Errorf("--judge llm needs --judge-model openai:NAME (and --judge-base-url)")
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	cl, err := llm.New(llm.Config{Model: name, BaseURL: base, APIKeyEnv: opts.KeyEnv})
+	if err != nil {
+		return nil, err
+	}
+	return NewLLM(cl, opts.Screenshots), nil
+}
+
 // NewLLM builds the judge over client, showing the last k screenshots (k <= 0 means DefaultScreenshots).
 func NewLLM(client *llm.Client, k int) *LLM {
 	if k <= 0 {

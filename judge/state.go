@@ -16,6 +16,8 @@ import (
 // trimming; numbers compare exactly.
 type State struct{}
 
+func init() { Register("state", func(Options) (Judge, error) { return State{}, nil }) }
+
 // Name is "state".
 func (State) Name() string { return "state" }
 

@@ -14,17 +14,21 @@ import (
 // completed (EndedAt, Summary) when it ends. Schema version 2; version 1 manifests (with their ablation.json)
 // are converted on read (ReadManifest).
 type Manifest struct {
-	SchemaVersion int    `json:"schema_version"`
-	RunID         string `json:"run_id"`
+	// SchemaVersion is SchemaVersion (a version 1 manifest is converted on read).
+	SchemaVersion int `json:"schema_version"`
+	// RunID names the run (default: the run directory's base name).
+	RunID string `json:"run_id"`
 	// Plan is the plan as expanded: everything a re-run, bench judge and the analysis need.
 	Plan Plan `json:"plan"`
-	// Versions of the harness and the stack.
-	Webbench   string `json:"webbench_version"`
-	GitSHA     string `json:"git_sha,omitempty"`
+	// Webbench is the harness version; GitSHA its commit when known.
+	Webbench string `json:"webbench_version"`
+	GitSHA   string `json:"git_sha,omitempty"`
+	// GoVersion, Playwright and Chromium are the versions of the stack that ran the attempts.
 	GoVersion  string `json:"go_version"`
 	Playwright string `json:"playwright_version,omitempty"`
 	Chromium   string `json:"chromium_version,omitempty"`
-	Host       string `json:"host"`
+	// Host is the machine's host name.
+	Host string `json:"host"`
 	// StartedAt and EndedAt are RFC 3339 times; EndedAt is empty while the run is going (or was killed).
 	StartedAt string `json:"started_at"`
 	EndedAt   string `json:"ended_at,omitempty"`
@@ -45,6 +49,7 @@ type Summary struct {
 // Plan is the expanded plan: suite and its options, tasks, reps, base seed, the arms as data, and for an
 // ablation its analysis parameters.
 type Plan struct {
+	// Suite is the suite's name (suites.Open).
 	Suite string `json:"suite"`
 	// SuiteOptions are the options the suite was opened with (suites.Options: tasks_file, answers,
 	// stale_dates, …), so bench judge and re-runs open the same tasks.
@@ -55,7 +60,8 @@ type Plan struct {
 	Tasks []string `json:"tasks"`
 	// TaskTags maps a task id to its tags (suites.Task.Tags); a guard's target tasks are those tagged with it.
 	TaskTags map[string][]string `json:"task_tags,omitempty"`
-	Reps     int                 `json:"reps"`
+	// Reps is the number of repetitions of every (arm, task).
+	Reps int `json:"reps"`
 	// BaseSeed is the base seed; attempt seeds derive from it and pair_id (runner.Seed).
 	BaseSeed int64 `json:"base_seed"`
 	// Baseline names the arm the others are compared with: the ablation's baseline, or the only variant.
@@ -70,8 +76,10 @@ type Plan struct {
 
 // Variant is one arm as data: its name, model, guard switches, prompt, budgets, seed mode and scope.
 type Variant struct {
-	Name   string          `json:"name"`
-	Model  Model           `json:"model"`
+	// Name names the arm; Model is its model.
+	Name  string `json:"name"`
+	Model Model  `json:"model"`
+	// Guards maps guard names to on (true) / off (false); absent guards take their defaults.
 	Guards map[string]bool `json:"guards"`
 	// PromptFile is the system prompt file ("" = the embedded default); PromptSHA256 the SHA-256 of its text
 	// (agent.PromptSHA256), hex.
@@ -95,12 +103,15 @@ type Variant struct {
 // "openai" talks to BaseURL (any OpenAI-compatible endpoint) with the key from the environment variable
 // APIKeyEnv. The key itself is never recorded.
 type Model struct {
+	// Kind is "scripted" or "openai"; Name the model's name; BaseURL the endpoint (openai).
 	Kind    string `json:"kind" yaml:"kind"`
 	Name    string `json:"name" yaml:"name"`
 	BaseURL string `json:"base_url,omitempty" yaml:"base_url"`
 	// Profile is the scripted policy's fault profile: a name (clean, observed, harsh) or a YAML file.
-	Profile   string   `json:"profile,omitempty" yaml:"profile"`
-	APIKeyEnv string   `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	Profile string `json:"profile,omitempty" yaml:"profile"`
+	// APIKeyEnv names the environment variable holding the API key.
+	APIKeyEnv string `json:"api_key_env,omitempty" yaml:"api_key_env"`
+	// Temp, TopP and MaxTokens are the sampling parameters sent (nil = the endpoint's default).
 	Temp      *float32 `json:"temperature,omitempty" yaml:"temperature"`
 	TopP      *float32 `json:"top_p,omitempty" yaml:"top_p"`
 	MaxTokens *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`

@@ -9,10 +9,15 @@ import (
 	"webbench/judge"
 )
 
-// SchemaVersion is the schema_version of every record this package writes. Version 2 made the manifest typed
-// (Manifest) and folded ablation.json into it; attempt records and trajectories kept their shape, so version 1
-// run directories are read (ReadManifest converts their manifest).
+// SchemaVersion is the schema_version of manifest.json, attempts.jsonl records, verdicts-<judge>.jsonl records
+// and WebVoyager-folder verdict files (FolderVerdict); trajectories have their own, TrajectorySchemaVersion.
+// Version 2 made the manifest typed (Manifest) and folded ablation.json into it; attempt records kept their
+// shape, so version 1 run directories are read (ReadManifest converts their manifest).
 const SchemaVersion = 2
+
+// TrajectorySchemaVersion is the schema_version of trajectory files (Trajectory): the agent loop stamps it,
+// (*Run).Trajectory refuses any other.
+const TrajectorySchemaVersion = 1
 
 // Status is the outcome of an attempt: pass, fail or error.
 type Status string
@@ -41,20 +46,29 @@ const (
 
 // Tokens counts model tokens.
 type Tokens struct {
+	// Prompt and Completion are the prompt and completion token counts the endpoint reported.
 	Prompt     int `json:"prompt"`
 	Completion int `json:"completion"`
 }
 
 // Attempt is one line of attempts.jsonl.
 type Attempt struct {
-	SchemaVersion int    `json:"schema_version"`
-	AttemptID     string `json:"attempt_id"`
-	PairID        string `json:"pair_id"`
-	Variant       string `json:"variant"`
-	TaskID        string `json:"task_id"`
-	Suite         string `json:"suite"`
-	Cluster       string `json:"cluster"`
-	Rep           int    `json:"rep"`
+	// SchemaVersion is the record's schema version (SchemaVersion when written; 1 is read too).
+	SchemaVersion int `json:"schema_version"`
+	// AttemptID identifies the attempt (deterministic from variant, task and rep; runner.Plan.Expand); retries
+	// of an attempt share it and the last record wins.
+	AttemptID string `json:"attempt_id"`
+	// PairID identifies the (task, rep) pair the arms share; the paired analysis matches arms on it.
+	PairID string `json:"pair_id"`
+	// Variant is the arm's name (Plan.Variants).
+	Variant string `json:"variant"`
+	// TaskID is the suite's task id; Suite the suite's name.
+	TaskID string `json:"task_id"`
+	Suite  string `json:"suite"`
+	// Cluster is the task's cluster (the unit of analysis groups by it; "" = the task itself).
+	Cluster string `json:"cluster"`
+	// Rep is the 0-based repetition index.
+	Rep int `json:"rep"`
 	// Seed sent to the model; nil when the variant sends none.
 	Seed *int `json:"seed"`
 	// Model is "provider:name", e.g. "scripted:clean" or "openai:gpt-4o-mini".
@@ -65,26 +79,34 @@ type Attempt struct {
 	Status     Status     `json:"status"`
 	ErrorClass ErrorClass `json:"error_class,omitempty"`
 	// Error is the harness error text for status error (redacted).
-	Error       string        `json:"error,omitempty"`
-	FailureMode FailureMode   `json:"failure_mode,omitempty"`
-	Verdict     judge.Verdict `json:"verdict"`
+	Error string `json:"error,omitempty"`
+	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (agent.FailureMode).
+	FailureMode FailureMode `json:"failure_mode,omitempty"`
+	// Verdict is the verdict of the run's own judge(s).
+	Verdict judge.Verdict `json:"verdict"`
 	// Verdicts holds re-scored verdicts by judge name (verdicts-<judge>.jsonl, written by bench judge), beside
 	// the original Verdict. Filled by Open on load; never written to attempts.jsonl (Writer.Append drops it).
 	Verdicts map[string]judge.Verdict `json:"verdicts,omitempty"`
 	// Final is the agent's final answer text; OK its own claim.
-	Final         string       `json:"final"`
-	OK            bool         `json:"ok"`
-	FinishReason  FinishReason `json:"finish_reason"`
-	RecoveredFrom string       `json:"recovered_from,omitempty"`
+	Final string `json:"final"`
+	OK    bool   `json:"ok"`
+	// FinishReason is how the agent loop ended (the trajectory's finish.reason).
+	FinishReason FinishReason `json:"finish_reason"`
+	// RecoveredFrom is the finish reason an OnFinish hook recovered from ("" = none).
+	RecoveredFrom string `json:"recovered_from,omitempty"`
 	// Steps is the number of model calls.
-	Steps       int            `json:"steps"`
-	Tokens      Tokens         `json:"tokens"`
-	CostUSD     float64        `json:"cost_usd"`
-	DurationMS  int64          `json:"duration_ms"`
+	Steps int `json:"steps"`
+	// Tokens sums the model calls' token usage.
+	Tokens Tokens `json:"tokens"`
+	// CostUSD is the attempt's model spend, USD, from the model's prices (0 when unknown).
+	CostUSD float64 `json:"cost_usd"`
+	// DurationMS is the attempt's wall time, ms.
+	DurationMS int64 `json:"duration_ms"`
+	// GuardEvents counts guard events by guard name.
 	GuardEvents map[string]int `json:"guard_events"`
 	// Retries is how many times this attempt was retried after infrastructure errors before this record.
 	Retries int `json:"retries"`
-	// Trajectory is the relative path of the trajectory file.
+	// Trajectory is the trajectory file's path relative to the run directory (TrajectoryPath).
 	Trajectory string `json:"trajectory,omitempty"`
 	// Meta holds suite extras (e.g. WebVoyager's original text before a stale-date shift).
 	Meta map[string]any `json:"meta,omitempty"`

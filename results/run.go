@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -30,7 +29,7 @@ type Run struct {
 
 	latest   map[string]Attempt
 	order    []string
-	verdicts map[string]map[string]judge.Verdict
+	verdicts map[string]map[string]VerdictRecord
 }
 
 // Open reads the run directory dir: manifest.json (ReadManifest: version 1 with its ablation.json converted),
@@ -47,7 +46,7 @@ func Open(dir string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Dir: dir, Manifest: m, Records: rr.Records, TornTail: rr.TornTail, latest: rr.Latest, order: rr.Order,
-		verdicts: map[string]map[string]judge.Verdict{}}
+		verdicts: map[string]map[string]VerdictRecord{}}
 	files, err := filepath.Glob(filepath.Join(dir, "verdicts-*.jsonl"))
 	if err != nil {
 		return nil, err
@@ -67,7 +66,7 @@ func Open(dir string) (*Run, error) {
 			if a.Verdicts == nil {
 				a.Verdicts = map[string]judge.Verdict{}
 			}
-			a.Verdicts[name] = v
+			a.Verdicts[name] = v.Verdict
 			r.latest[id] = a
 		}
 	}
@@ -112,7 +111,8 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		if !a.Done() {
 			continue
 		}
-		v, ok := vs[a.AttemptID]
+		vr, ok := vs[a.AttemptID]
+		v := vr.Verdict
 		if !ok {
 			v = judge.Verdict{Judge: judgeName, Error: "no verdict of judge " + judgeName + " for this attempt"}
 		}
@@ -135,8 +135,9 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 	return recs, nil
 }
 
-// Trajectory reads the trajectory of attempt id (the final record's Trajectory path). An attempt without one
-// (an infrastructure error before the agent ran) is an error wrapping os.ErrNotExist.
+// Trajectory reads the trajectory of attempt id (the final record's Trajectory path), strictly: an unknown
+// field or a schema_version other than TrajectorySchemaVersion is an error naming the file. An attempt without
+// one (an infrastructure error before the agent ran) is an error wrapping os.ErrNotExist.
 func (r *Run) Trajectory(id string) (*Trajectory, error) {
 	a, ok := r.latest[id]
 	if !ok {
@@ -145,20 +146,32 @@ func (r *Run) Trajectory(id string) (*Trajectory, error) {
 	if a.Trajectory == "" {
 		return nil, fmt.Errorf("%s: attempt %s has no trajectory: %w", r.Dir, id, os.ErrNotExist)
 	}
-	p := filepath.Join(r.Dir, a.Trajectory)
+	return ReadTrajectory(filepath.Join(r.Dir, a.Trajectory))
+}
+
+// ErrBadTrajectory is wrapped by Trajectory and ReadTrajectory when a trajectory file cannot be read as one:
+// malformed JSON, an unknown field, a field of the wrong type or another schema version.
+var ErrBadTrajectory = errors.New("bad trajectory")
+
+// ReadTrajectory reads the trajectory file at path strictly (see (*Run).Trajectory, which most callers want).
+func ReadTrajectory(p string) (*Trajectory, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
 	var t Trajectory
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("malformed trajectory: %s", jsonError(p, b, 0, err))
+	if err := decodeStrict(b, &t); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrBadTrajectory, jsonError(p, b, 0, err))
+	}
+	if t.SchemaVersion != TrajectorySchemaVersion {
+		return nil, fmt.Errorf("%w: %s: field schema_version: %d, this bench reads trajectories of version %d",
+			ErrBadTrajectory, p, t.SchemaVersion, TrajectorySchemaVersion)
 	}
 	return &t, nil
 }
 
 // Screenshots returns the paths (joined to Dir) of the screenshots kept for attempt id, oldest first; none when
-// the run kept none.
+// the attempt has no trajectory or the run kept none.
 func (r *Run) Screenshots(id string) ([]string, error) {
 	t, err := r.Trajectory(id)
 	if errors.Is(err, os.ErrNotExist) {
@@ -167,11 +180,17 @@ func (r *Run) Screenshots(id string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.ScreenshotFiles(t), nil
+}
+
+// ScreenshotFiles returns the paths (joined to Dir) of t's kept screenshots, oldest first, for a trajectory
+// already read with Trajectory.
+func (r *Run) ScreenshotFiles(t *Trajectory) []string {
 	out := make([]string, 0, len(t.Screenshots))
 	for _, rel := range t.Screenshots {
 		out = append(out, filepath.Join(r.Dir, filepath.FromSlash(rel)))
 	}
-	return out, nil
+	return out
 }
 
 // Verdicts returns the verdicts of judgeName by attempt id: OriginalJudge gives the recorded verdicts of the
@@ -186,6 +205,24 @@ func (r *Run) Verdicts(judgeName string) (map[string]judge.Verdict, bool) {
 		}
 		return out, true
 	}
-	vs, ok := r.verdicts[judgeName]
-	return vs, ok
+	recs, ok := r.verdicts[judgeName]
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]judge.Verdict, len(recs))
+	for id, v := range recs {
+		out[id] = v.Verdict
+	}
+	return out, true
+}
+
+// VerdictRecords returns the records of verdicts-<judgeName>.jsonl, one per attempt id (the last line of an
+// id), sorted by attempt id; nil when there is no such file.
+func (r *Run) VerdictRecords(judgeName string) []VerdictRecord {
+	recs := r.verdicts[judgeName]
+	out := make([]VerdictRecord, 0, len(recs))
+	for _, id := range slices.Sorted(maps.Keys(recs)) {
+		out = append(out, recs[id])
+	}
+	return out
 }

@@ -295,6 +295,9 @@ func TestOpenErrorsNameFileLineField(t *testing.T) {
 		{"verdict", "verdicts-state.jsonl", func(s string) string {
 			return strings.Replace(s, `"pass":true`, `"pass":"yes"`, 1)
 		}, []string{"verdicts-state.jsonl:1:", "field verdict.pass"}},
+		{"verdict schema", "verdicts-state.jsonl", func(s string) string {
+			return strings.Replace(s, `"schema_version":2`, `"schema_version":9`, 1)
+		}, []string{"verdicts-state.jsonl:1:", "field schema_version", "9"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -328,4 +331,51 @@ func TestOpenErrorsNameFileLineField(t *testing.T) {
 
 func verdict(name string, pass bool, errText string) judge.Verdict {
 	return judge.Verdict{Judge: name, Pass: pass, Error: errText}
+}
+
+// Trajectories are decoded strictly and their own schema version is checked.
+func TestTrajectoryStrictAndVersioned(t *testing.T) {
+	dir := copyFixture(t, "v2ablate")
+	run, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := run.Trajectory(attVariant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.SchemaVersion != TrajectorySchemaVersion || tr.TaskID == "" {
+		t.Fatalf("trajectory = version %d task %q", tr.SchemaVersion, tr.TaskID)
+	}
+	a, _ := run.Latest(attVariant)
+	if a.Trajectory != TrajectoryPath(attVariant) {
+		t.Errorf("record's trajectory %q, TrajectoryPath %q", a.Trajectory, TrajectoryPath(attVariant))
+	}
+	p := filepath.Join(dir, TrajectoryPath(attVariant))
+	orig, _ := os.ReadFile(p)
+	for name, c := range map[string]struct{ from, to, want string }{
+		"version":       {`"schema_version": 1`, `"schema_version": 2`, "field schema_version: 2"},
+		"unknown field": {`"goal":`, `"gaol":`, `unknown field "gaol"`},
+	} {
+		edited := strings.Replace(string(orig), c.from, c.to, 1)
+		if edited == string(orig) {
+			t.Fatalf("%s: the edit changed nothing", name)
+		}
+		os.WriteFile(p, []byte(edited), 0o644)
+		_, err := run.Trajectory(attVariant)
+		if !errors.Is(err, ErrBadTrajectory) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %v, want %q naming %s", name, err, c.want, p)
+		}
+	}
+}
+
+// The run's own verdicts cannot be overwritten by a re-judge of that name.
+func TestWriteVerdictsRefusesOriginal(t *testing.T) {
+	dir := copyFixture(t, "v2ablate")
+	if _, err := WriteVerdicts(dir, OriginalJudge, nil); err == nil {
+		t.Fatal("judge name original accepted")
+	}
+	if _, err := os.Stat(VerdictsPath(dir, OriginalJudge)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("verdicts-original.jsonl written: %v", err)
+	}
 }

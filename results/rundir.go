@@ -17,6 +17,8 @@ const (
 	AttemptsFile    = "attempts.jsonl"
 	TrajectoriesDir = "trajectories"
 	ScreenshotsDir  = "screenshots"
+	// TracesDir holds the Playwright traces (<attempt_id>.zip) of attempts that did not pass (bench run --trace).
+	TracesDir = "traces"
 )
 
 // Writer appends attempt records to a run directory. Safe for concurrent use.
@@ -103,6 +105,16 @@ func (w *Writer) Append(a Attempt) error {
 		return fmt.Errorf("append %s: %w", AttemptsFile, err)
 	}
 	return w.f.Sync()
+}
+
+// RecordKey is a as Writer.Append writes it (schema version SchemaVersion, no attached Verdicts), as a string:
+// two records with the same key are the same record, whichever schema version they were read from. bench
+// merge skips records whose key the merged run already holds.
+func RecordKey(a Attempt) string {
+	a.SchemaVersion = SchemaVersion
+	a.Verdicts = nil
+	b, _ := json.Marshal(a)
+	return string(b)
 }
 
 // jsonLine is v as one JSON line, newline included.

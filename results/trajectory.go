@@ -2,23 +2,31 @@ package results
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"webbench/agent/llm"
 )
+
+// TrajectoryPath is the path of attempt id's trajectory file relative to the run directory,
+// trajectories/<id>.json: where the runner writes it and what Attempt.Trajectory records.
+func TrajectoryPath(id string) string { return filepath.Join(TrajectoriesDir, id+".json") }
 
 // Trajectory is the full record of one attempt, trajectories/<attempt_id>.json: every step, with model request
 // summaries, responses, raw and model-facing tool results, guard events and timings. The agent loop produces
 // it (agent.Agent.Run); the runner adds what only it knows, the environment's final State and the kept
 // Screenshots, before writing it. Read back with (*Run).Trajectory.
 type Trajectory struct {
-	SchemaVersion int    `json:"schema_version"`
-	TaskID        string `json:"task_id"`
-	Goal          string `json:"goal"`
+	// SchemaVersion is TrajectorySchemaVersion; (*Run).Trajectory refuses another.
+	SchemaVersion int `json:"schema_version"`
+	// TaskID is the suite's task id; Goal the task's goal text as sent to the model.
+	TaskID string `json:"task_id"`
+	Goal   string `json:"goal"`
 	// SystemPromptSHA256 identifies the system prompt text (hex SHA-256).
 	SystemPromptSHA256 string `json:"system_prompt_sha256"`
 	// FirstObservation is the formatted page observation sent with the goal.
-	FirstObservation string  `json:"first_observation"`
-	Steps            []*Step `json:"steps"`
+	FirstObservation string `json:"first_observation"`
+	// Steps are the model calls in order.
+	Steps []*Step `json:"steps"`
 	// Finish is how the loop ended (after OnFinish hooks).
 	Finish FinishRecord `json:"finish"`
 	// Events are all guard events, in order.
@@ -37,10 +45,14 @@ type Trajectory struct {
 
 // FinishRecord is the serialisable form of how the loop ended (agent.Finish).
 type FinishRecord struct {
-	Reason        FinishReason `json:"reason"`
-	Output        string       `json:"output,omitempty"`
-	Final         *FinalAnswer `json:"final,omitempty"`
-	RecoveredFrom string       `json:"recovered_from,omitempty"`
+	// Reason is how the loop ended.
+	Reason FinishReason `json:"reason"`
+	// Output is the last reply's text when it was not a valid final answer.
+	Output string `json:"output,omitempty"`
+	// Final is the parsed final answer (nil when there was none).
+	Final *FinalAnswer `json:"final,omitempty"`
+	// RecoveredFrom is the finish reason an OnFinish hook recovered from ("" = none).
+	RecoveredFrom string `json:"recovered_from,omitempty"`
 	// Error is a harness or model error that ended the attempt.
 	Error string `json:"error,omitempty"`
 	// ErrorClass classifies Error (llm.ErrorClass: infra, agent, quota, context_overflow).
@@ -49,14 +61,17 @@ type FinishRecord struct {
 
 // FinalAnswer is the agent's closing JSON object (DESIGN.md "Final answer").
 type FinalAnswer struct {
-	OK    bool    `json:"ok"`
-	Final string  `json:"final"`
-	Page  string  `json:"page"`
+	// OK is the agent's own claim of success; Final its answer text; Page the page it ended on.
+	OK    bool   `json:"ok"`
+	Final string `json:"final"`
+	Page  string `json:"page"`
+	// Error is the agent's stated reason for failing (nil = none given).
 	Error *string `json:"error"`
 }
 
 // ToolCall is one tool call of a model response. Args is the raw JSON arguments string as the model sent it.
 type ToolCall struct {
+	// ID is the model's tool-call id; Name the tool's name.
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Args string `json:"args"`
@@ -65,6 +80,7 @@ type ToolCall struct {
 // Event is a guard action, the mechanism evidence of an ablation. Step is the 0-based step index; AtMS the
 // time since the attempt started, ms.
 type Event struct {
+	// Guard names the guard; Action what it did; Detail the specifics.
 	Guard  string `json:"guard"`
 	Action string `json:"action"`
 	Detail string `json:"detail,omitempty"`
@@ -74,6 +90,7 @@ type Event struct {
 
 // Step is one model call and the tool calls it made.
 type Step struct {
+	// Index is the 0-based step index.
 	Index int `json:"index"`
 	// Request summarises what was sent: message count, tool names offered (none when withheld), system sections.
 	Request RequestSummary `json:"request"`
@@ -81,8 +98,9 @@ type Step struct {
 	Content   string     `json:"content"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// FinishReason as the endpoint reported it.
-	FinishReason string    `json:"finish_reason,omitempty"`
-	Usage        llm.Usage `json:"usage"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Usage is the call's token usage.
+	Usage llm.Usage `json:"usage"`
 	// ModelMS is the model call's wall time, ms.
 	ModelMS int64 `json:"model_ms"`
 	// Results of the tool calls, in order (raw and model-facing).
@@ -98,9 +116,12 @@ type Step struct {
 
 // RequestSummary describes a model request without repeating the conversation.
 type RequestSummary struct {
-	Messages       int      `json:"messages"`
-	Tools          []string `json:"tools"`
-	ToolsWithheld  bool     `json:"tools_withheld,omitempty"`
+	// Messages is the number of messages sent; Tools the tool names offered.
+	Messages int      `json:"messages"`
+	Tools    []string `json:"tools"`
+	// ToolsWithheld is true when a hook withheld the tools from this request.
+	ToolsWithheld bool `json:"tools_withheld,omitempty"`
+	// SystemSections names the system prompt sections hooks added.
 	SystemSections []string `json:"system_sections,omitempty"`
 	// Appended is the text of user messages added for this request (recovery turns).
 	Appended []string `json:"appended,omitempty"`
@@ -108,11 +129,13 @@ type RequestSummary struct {
 
 // ToolRecord is one executed tool call in the trajectory.
 type ToolRecord struct {
+	// Call is the tool call as the model made it.
 	Call ToolCall `json:"call"`
 	// Raw is the tool's output as produced; Text what the model was shown (after guards' rewrites).
-	Raw    string `json:"raw"`
-	Text   string `json:"text"`
-	Failed bool   `json:"failed"`
+	Raw  string `json:"raw"`
+	Text string `json:"text"`
+	// Failed is true when the tool call failed.
+	Failed bool `json:"failed"`
 	// Action is whether it counted as a browser action for the stall detector.
 	Action bool `json:"action"`
 	// SnapshotBytes is the size of the snapshot in the result, bytes (0 when none).

@@ -42,8 +42,6 @@ type Options struct {
 	DriverDir, Chromium, BrowserEndpoint string
 	// ActionTimeout per browser action (default 5 s).
 	ActionTimeout time.Duration
-	// Judges override the default judge choice (state when the task has a state check, else answer).
-	Judges []judge.Judge
 	// Screenshots keeps screenshots after each step (for the llm judge) and writes the last ones to the run dir.
 	Screenshots bool
 	// Log receives progress lines (default os.Stderr); Progress draws a bar when Log is a terminal.
@@ -478,7 +476,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 			tr.Screenshots = append(tr.Screenshots, rel)
 		}
 	}
-	rel := filepath.Join(results.TrajectoriesDir, a.AttemptID+".json")
+	rel := results.TrajectoryPath(a.AttemptID)
 	rec.Trajectory = rel
 	defer func() {
 		if err := w.WriteJSON(rel, tr); err != nil {
@@ -492,7 +490,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 		}
 		return rec
 	}
-	v := Judge(ctx, wk.opts.Judges, judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
+	v := Judge(ctx, nil, judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
 	rec.Verdict = v
 	switch {
 	case v.Error != "":
@@ -518,7 +516,7 @@ func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verd
 			judges = append(judges, judge.Answer{})
 		}
 		if len(judges) == 0 {
-			return judge.Verdict{Judge: "none", Error: "task has no check a local judge can decide (use --judge llm)"}
+			return judge.Verdict{Judge: "none", Error: "task has no check a local judge can decide (re-judge the run with bench judge --judge llm)"}
 		}
 	}
 	var names, reasons []string
@@ -563,12 +561,17 @@ func isQuota(r results.Attempt) bool { return strings.HasPrefix(r.Error, quotaPr
 var ErrPlanMismatch = errors.New("run directory holds a different plan")
 
 // previous reads the records already in dir for resuming, after checking that dir holds a run of the same
-// plan (checkSamePlan). A directory without a manifest is a new run (records left without one are still read).
+// plan (checkSamePlan), through results.Open. A directory without a manifest is a new run (refused when it
+// holds records all the same).
 func previous(dir string, plan Plan) (*results.ReadResult, error) {
 	run, err := results.Open(dir)
 	switch {
 	case errors.Is(err, results.ErrNoManifest):
-		return results.ReadAttempts(dir)
+		// A new run: the manifest is written before any record, so records without one are no run of this bench.
+		if st, err := os.Stat(filepath.Join(dir, results.AttemptsFile)); err == nil && st.Size() > 0 {
+			return nil, fmt.Errorf("%w: %s holds records but no %s", ErrPlanMismatch, dir, results.ManifestFile)
+		}
+		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
 	case errors.Is(err, results.ErrBadManifest):
 		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
 	case err != nil:

@@ -148,25 +148,37 @@ func usedTasks(plan runner.Plan) int {
 	return n
 }
 
-// reportAblation analyses the finished ablation in dir, prints the terminal report, writes the HTML report
-// (into htmlDir, default dir) and applies the infrastructure and --fail-if-worse gates.
+// reportAblation analyses the finished ablation in dir, prints the terminal report (ablation.DefaultFormat),
+// writes the HTML report with the registered html renderer (into htmlDir, default dir) and applies the
+// infrastructure and --fail-if-worse gates.
 func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error {
-	a, recs, err := analyzeDir(dir, o)
+	run, err := openRun(dir)
+	if err != nil {
+		return err
+	}
+	a, recs, err := analyzeRun(run, o)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := printAblationReport(c, dir, a, recs); err != nil {
+	term, err := ablation.LookupRenderer(ablation.DefaultFormat)
+	if err != nil {
+		return err
+	}
+	if err := renderAblationReport(c, term, dir, run, a, recs); err != nil {
 		return err
 	}
 	if htmlDir == "" {
 		htmlDir = dir
 	}
-	if err := ablation.HTMLReport(htmlDir, a, recs, filepath.Join(dir, results.TrajectoriesDir)); err != nil {
+	var path strings.Builder
+	if h, err := ablation.LookupRenderer("html"); err != nil {
+		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
+	} else if err := h.Ablation(&path, &ablation.AblationReport{Dir: htmlDir, Analysis: a, Records: recs, Run: run}); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
 	} else {
-		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", filepath.Join(htmlDir, "report.html"))
+		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
 	}
-	if err := infraGate(c, dir); err != nil {
+	if err := infraGate(c, run); err != nil {
 		return err
 	}
 	return gate(c, a, o.failIfWorse)
@@ -187,15 +199,11 @@ func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 	return nil
 }
 
-// analyzeDir reads an ablation run directory (results.Open) and analyses its final records, with the verdicts
-// of o.judge ("" or "original": as recorded).
-func analyzeDir(dir string, o analysisOpts) (*ablation.Analysis, []results.Attempt, error) {
-	run, err := results.Open(dir)
-	if err != nil {
-		return nil, nil, err
-	}
+// analyzeRun analyses the final records of an ablation run, with the verdicts of o.judge ("" or "original": as
+// recorded).
+func analyzeRun(run *results.Run, o analysisOpts) (*ablation.Analysis, []results.Attempt, error) {
 	if run.Manifest.Plan.Ablation == nil {
-		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", dir)
+		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", run.Dir)
 	}
 	recs, err := run.Attempts(o.judge)
 	if err != nil {

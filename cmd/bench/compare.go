@@ -80,7 +80,7 @@ func compareCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", "table", "report format: "+formatList())
+	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
 	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
 	c.Flags().StringVar(&judgeName, "judge", "", "compare the verdicts of this re-judge (bench judge) instead of the runs' own")

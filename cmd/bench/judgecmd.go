@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,15 +15,14 @@ import (
 	"webbench/agent/llm"
 	"webbench/judge"
 	"webbench/results"
-	"webbench/runner"
 	"webbench/suites"
 )
 
 func init() { extraCommands = append(extraCommands, judgeCmd) }
 
 func judgeCmd() *cobra.Command {
-	var which, model, baseURL, keyEnv string
-	var k int
+	var which string
+	var opts judge.Options
 	var agreement []string
 	var sf suiteFlags
 	c := &cobra.Command{
@@ -43,51 +44,43 @@ func judgeCmd() *cobra.Command {
 				}
 				return printAgreement(c, dir, agreement[0], agreement[1])
 			}
-			var j judge.Judge
-			switch which {
-			case "answer":
-				j = judge.Answer{}
-			case "state":
-				j = judge.State{}
-			case "llm":
-				m, err := runner.ParseModel(model, baseURL, "")
-				if err != nil || m.Kind != "openai" {
-					return usageErr("--judge llm needs --judge-model openai:NAME (and --judge-base-url)")
-				}
-				cfg := runner.LLMConfig(m, "")
-				cfg.APIKeyEnv = keyEnv
-				cl, err := llm.New(cfg)
-				if err != nil {
-					return usageErr("%v", err)
-				}
-				j = judge.NewLLM(cl, k)
-			default:
-				return usageErr("--judge %q: expected llm, answer or state", which)
+			if which == results.OriginalJudge {
+				return usageErr("--judge %s names the verdicts recorded during the run; choose one of %s", which, judgeList())
 			}
-			if _, err := os.Stat(filepath.Join(dir, results.AttemptsFile)); err == nil {
-				return rescoreRun(c, dir, j, sf)
+			if !slices.Contains(judge.Names(), which) {
+				return usageErr("--judge %q: expected one of %s", which, judgeList())
 			}
-			return rescoreFolders(c, dir, j)
+			j, err := judge.New(which, opts)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			run, err := results.Open(dir)
+			switch {
+			case errors.Is(err, results.ErrNoManifest):
+				return rescoreFolders(c, dir, j)
+			case err != nil:
+				return usageErr("%v", err)
+			}
+			return rescoreRun(c, run, j, sf)
 		},
 	}
 	sf.register(c)
-	c.Flags().StringVar(&which, "judge", "llm", "judge: llm, answer or state")
-	c.Flags().StringVar(&model, "judge-model", "", "judge model openai:NAME")
-	c.Flags().StringVar(&baseURL, "judge-base-url", "", "judge endpoint (OpenAI-compatible)")
-	c.Flags().StringVar(&keyEnv, "judge-key-env", "OPENAI_API_KEY", "environment variable holding the judge's API key")
-	c.Flags().IntVar(&k, "screenshots", 15, "last k screenshots shown to the llm judge")
+	c.Flags().StringVar(&which, "judge", "llm", "judge: "+judgeList())
+	c.Flags().StringVar(&opts.Model, "judge-model", "", "judge model openai:NAME")
+	c.Flags().StringVar(&opts.BaseURL, "judge-base-url", "", "judge endpoint (OpenAI-compatible)")
+	c.Flags().StringVar(&opts.KeyEnv, "judge-key-env", "OPENAI_API_KEY", "environment variable holding the judge's API key")
+	c.Flags().IntVar(&opts.Screenshots, "screenshots", judge.DefaultScreenshots, "last k screenshots shown to the llm judge")
 	c.Flags().StringSliceVar(&agreement, "agreement", nil, "two judge names: print Cohen's κ and the confusion table")
 	return c
 }
 
+// judgeList names the registered judges for flag help and errors.
+func judgeList() string { return strings.Join(judge.Names(), ", ") }
+
 // rescoreRun judges every pass/fail attempt of the run directory dir again with j and writes
 // dir/verdicts-<judge>.jsonl. The suite and its options (tasks file, answers, stale-dates policy) come from the
 // run's manifest unless given as flags.
-func rescoreRun(c *cobra.Command, dir string, j judge.Judge, sf suiteFlags) error {
-	run, err := results.Open(dir)
-	if err != nil {
-		return usageErr("%v", err)
-	}
+func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags) error {
 	plan := run.Manifest.Plan
 	if !c.Flags().Changed("suite") {
 		sf.suite = plan.Suite
@@ -122,7 +115,7 @@ func rescoreRun(c *cobra.Command, dir string, j judge.Judge, sf suiteFlags) erro
 		}
 		out = append(out, results.VerdictRecord{AttemptID: r.AttemptID, TaskID: r.TaskID, Variant: r.Variant, Verdict: v})
 	}
-	path, err := results.WriteVerdicts(dir, j.Name(), out)
+	path, err := results.WriteVerdicts(run.Dir, j.Name(), out)
 	if err != nil {
 		return withCode(exitInfra, err)
 	}
@@ -138,8 +131,7 @@ func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suite
 	in := judge.Input{Task: t, Final: r.Final, OK: r.OK}
 	if tr, err := run.Trajectory(r.AttemptID); err == nil {
 		in.State = tr.State
-		shots, _ := run.Screenshots(r.AttemptID)
-		for _, p := range shots {
+		for _, p := range run.ScreenshotFiles(tr) {
 			if b, err := os.ReadFile(p); err == nil {
 				in.Screenshots = append(in.Screenshots, b)
 			}
@@ -170,7 +162,7 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 		}
 	}
 	if len(folders) == 0 {
-		return usageErr("%s: neither a run directory (attempts.jsonl) nor WebVoyager result folders (interact_messages.json)", dir)
+		return usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
 	}
 	sort.Strings(folders)
 	for _, fd := range folders {
@@ -182,9 +174,9 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 		if err != nil {
 			v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
 		}
-		out := filepath.Join(fd, "verdict-"+j.Name()+".json")
-		if err := results.WriteJSONFile(out, map[string]any{"schema_version": results.SchemaVersion,
-			"task": in.Task.Goal, "answer": in.Final, "screenshots": len(in.Screenshots), "verdict": v}); err != nil {
+		out, err := results.WriteFolderVerdict(fd, j.Name(), results.FolderVerdict{Task: in.Task.Goal, Answer: in.Final,
+			Screenshots: len(in.Screenshots), Verdict: v})
+		if err != nil {
 			return withCode(exitInfra, err)
 		}
 		status := "fail"
@@ -206,25 +198,26 @@ func firstLine(s string) string {
 	return s
 }
 
-// loadVerdicts reads the verdicts of judge name in dir (results.OriginalJudge = the run's own verdicts).
-func loadVerdicts(dir, name string) (map[string]judge.Verdict, error) {
-	run, err := results.Open(dir)
-	if err != nil {
-		return nil, err
-	}
+// loadVerdicts returns the verdicts of judge name in run (results.OriginalJudge = the run's own verdicts).
+func loadVerdicts(run *results.Run, name string) (map[string]judge.Verdict, error) {
 	vs, ok := run.Verdicts(name)
 	if !ok {
-		return nil, fmt.Errorf("no verdicts of judge %q in %s (run bench judge %s --judge %s first)", name, dir, dir, name)
+		return nil, fmt.Errorf("no verdicts of judge %q in %s (run bench judge %s --judge %s first)", name, run.Dir, run.Dir, name)
 	}
 	return vs, nil
 }
 
+// printAgreement prints Cohen's κ and the confusion table of judges a and b over the run directory dir.
 func printAgreement(c *cobra.Command, dir, a, b string) error {
-	va, err := loadVerdicts(dir, a)
+	run, err := openRun(dir)
+	if err != nil {
+		return err
+	}
+	va, err := loadVerdicts(run, a)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	vb, err := loadVerdicts(dir, b)
+	vb, err := loadVerdicts(run, b)
 	if err != nil {
 		return usageErr("%v", err)
 	}

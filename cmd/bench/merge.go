@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +23,10 @@ func mergeCmd() *cobra.Command {
 		Use:   "merge --out DIR SHARD_DIR...",
 		Short: "Join shard run directories of one plan into one run directory",
 		Long: "Refuses shards of different plans (suite, suite options, tasks, reps, variants, seed, ablation\n" +
-			"parameters). Records are appended in shard order; trajectories and screenshots are copied; the manifest\n" +
-			"is the first shard's (schema version 1 shards are converted).",
+			"parameters). Records are appended in shard order (those already in --out are skipped, so merging again\n" +
+			"adds only new ones); trajectories, screenshots and traces are copied; re-judged verdicts\n" +
+			"(verdicts-<judge>.jsonl) are joined; the manifest is the first shard's (schema version 1 shards are\n" +
+			"converted).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
@@ -45,9 +49,9 @@ func mergeCmd() *cobra.Command {
 			}
 			first := shards[0].Manifest
 			fmt.Fprintf(c.OutOrStdout(), "merged %d record(s) from %d shard(s) into %s\n", n, len(args), out)
-			if got, err := results.ReadAttempts(out); err == nil && len(got.Latest) < first.Plan.Attempts {
+			if got, err := results.Open(out); err == nil && len(got.Final()) < first.Plan.Attempts {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
-					"unfinished (re-run it, then merge again)\n", len(got.Latest), first.Plan.Attempts)
+					"unfinished (re-run it, then merge again)\n", len(got.Final()), first.Plan.Attempts)
 			}
 			return nil
 		},
@@ -56,41 +60,89 @@ func mergeCmd() *cobra.Command {
 	return c
 }
 
-// mergeInto appends the shards' records (those not already in out) to out, copies their trajectories and
-// screenshots, and writes the first shard's manifest; it returns the number of records appended.
+// mergeInto appends the shards' records (those not already in out, compared as written: results.RecordKey)
+// to out, copies their trajectories, screenshots and traces, joins their re-judged verdicts and writes the
+// first shard's manifest (before any record, so an interrupted merge leaves a run directory); it returns the
+// number of records appended. An out that already holds a run of another plan is refused.
 func mergeInto(out string, shards []*results.Run) (int, error) {
 	w, err := results.OpenWriter(out)
 	if err != nil {
 		return 0, withCode(exitInfra, err)
 	}
 	defer w.Close()
-	have, err := results.ReadAttempts(out)
-	if err != nil {
+	prev, err := results.Open(out)
+	switch {
+	case errors.Is(err, results.ErrNoManifest):
+		prev = nil
+	case err != nil:
 		return 0, usageErr("%v", err)
+	case !samePlan(prev.Manifest.Plan, shards[0].Manifest.Plan):
+		return 0, usageErr("%s holds a run of another plan (mixed specs cannot be merged)", out)
+	}
+	m := *shards[0].Manifest
+	m.Shard = fmt.Sprintf("merged from %d shard(s)", len(shards))
+	if err := results.WriteManifest(out, &m); err != nil {
+		return 0, withCode(exitInfra, err)
+	}
+	have := map[string]bool{}
+	if prev != nil {
+		for _, r := range prev.Records {
+			have[results.RecordKey(r)] = true
+		}
 	}
 	n := 0
 	for _, run := range shards {
 		for _, r := range run.Records {
-			if old, ok := have.Latest[r.AttemptID]; ok && reflect.DeepEqual(old, r) {
+			k := results.RecordKey(r)
+			if have[k] {
 				continue
 			}
+			have[k] = true
 			if err := w.Append(r); err != nil {
 				return n, withCode(exitInfra, err)
 			}
 			n++
 		}
-		for _, sub := range []string{results.TrajectoriesDir, results.ScreenshotsDir} {
+		for _, sub := range []string{results.TrajectoriesDir, results.ScreenshotsDir, results.TracesDir} {
 			if err := copyTree(filepath.Join(run.Dir, sub), filepath.Join(out, sub)); err != nil {
 				return n, withCode(exitInfra, err)
 			}
 		}
 	}
-	m := *shards[0].Manifest
-	m.Shard = fmt.Sprintf("merged from %d shard(s)", len(shards))
-	if err := results.WriteManifest(out, &m); err != nil {
+	if err := mergeVerdicts(out, append([]*results.Run{prev}, shards...)); err != nil {
 		return n, withCode(exitInfra, err)
 	}
 	return n, nil
+}
+
+// mergeVerdicts writes out/verdicts-<judge>.jsonl for every judge of runs (nil runs skipped): the verdicts of
+// every run, a later run's verdict of an attempt replacing an earlier one's.
+func mergeVerdicts(out string, runs []*results.Run) error {
+	byJudge := map[string]map[string]results.VerdictRecord{}
+	for _, run := range runs {
+		if run == nil {
+			continue
+		}
+		for _, name := range run.Judges() {
+			if byJudge[name] == nil {
+				byJudge[name] = map[string]results.VerdictRecord{}
+			}
+			for _, v := range run.VerdictRecords(name) {
+				byJudge[name][v.AttemptID] = v
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(byJudge)) {
+		vs := byJudge[name]
+		recs := make([]results.VerdictRecord, 0, len(vs))
+		for _, id := range slices.Sorted(maps.Keys(vs)) {
+			recs = append(recs, vs[id])
+		}
+		if _, err := results.WriteVerdicts(out, name, recs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // samePlan compares two plans as JSON (variants with their settings, tasks, reps, seed, ablation parameters).

@@ -1,9 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,27 +21,25 @@ func reportCmd() *cobra.Command {
 			"in any registered format; html writes RUN_DIR/report.html and prints its path.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			dir := args[0]
-			if _, err := os.Stat(filepath.Join(dir, results.AttemptsFile)); err != nil {
-				return usageErr("%s is not a run directory (no %s)", dir, results.AttemptsFile)
-			}
 			r, err := ablation.LookupRenderer(format)
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			if m, err := results.ReadManifest(dir); err != nil {
-				return usageErr("%v", err)
-			} else if m.Plan.Ablation == nil {
-				return renderRunReport(c, r, dir, o.judge)
+			run, err := openRun(args[0])
+			if err != nil {
+				return err
 			}
-			a, recs, err := analyzeDir(dir, o)
+			if run.Manifest.Plan.Ablation == nil {
+				return renderRunReport(c, r, run, o.judge)
+			}
+			a, recs, err := analyzeRun(run, o)
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return renderAblationReport(c, r, dir, a, recs)
+			return renderAblationReport(c, r, run.Dir, run, a, recs)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "table", "report format: "+formatList())
+	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
 	c.Flags().StringVar(&o.judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.bh, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().BoolVar(&o.cmh, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")
@@ -60,42 +57,44 @@ type analysisOpts struct {
 // formatList names the registered report formats for flag help.
 func formatList() string { return strings.Join(ablation.Formats(), ", ") }
 
-// printRunReport prints the report of the plain run in dir in format.
-func printRunReport(c *cobra.Command, dir, format string) error {
+// openRun reads the run directory dir (results.Open) as a usage error when it is none: a directory without a
+// manifest is "not a run directory"; a run with a manifest but no attempts yet is a run.
+func openRun(dir string) (*results.Run, error) {
+	run, err := results.Open(dir)
+	switch {
+	case errors.Is(err, results.ErrNoManifest):
+		return nil, usageErr("%s is not a run directory (no %s)", dir, results.ManifestFile)
+	case err != nil:
+		return nil, usageErr("%v", err)
+	}
+	return run, nil
+}
+
+// printRunReport prints the report of the plain run in format.
+func printRunReport(c *cobra.Command, run *results.Run, format string) error {
 	r, err := ablation.LookupRenderer(format)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return renderRunReport(c, r, dir, "")
+	return renderRunReport(c, r, run, "")
 }
 
-// renderRunReport renders the per-variant summary of the run in dir (with the verdicts of judgeName) with r.
-func renderRunReport(c *cobra.Command, r ablation.Renderer, dir, judgeName string) error {
-	run, err := results.Open(dir)
-	if err != nil {
-		return usageErr("%v", err)
-	}
+// renderRunReport renders the per-variant summary of run (with the verdicts of judgeName) with r.
+func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, judgeName string) error {
 	if run.TornTail {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", dir, results.AttemptsFile)
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", run.Dir, results.AttemptsFile)
 	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: dir, Arms: ablation.Summarize(recs)}))
+	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: run.Dir, Arms: ablation.Summarize(recs)}))
 }
 
-// renderAblationReport renders the analysis a of the ablation run in dir (records recs) with r.
-func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, a *ablation.Analysis, recs []results.Attempt) error {
+// renderAblationReport renders the analysis a of the ablation run (records recs) with r; renderers that write
+// files write them into dir.
+func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run *results.Run, a *ablation.Analysis,
+	recs []results.Attempt) error {
 	return withCode(exitInfra, r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs,
-		TrajDir: filepath.Join(dir, results.TrajectoriesDir)}))
-}
-
-// printAblationReport prints the terminal report (ablation.DefaultFormat) of the ablation run in dir.
-func printAblationReport(c *cobra.Command, dir string, a *ablation.Analysis, recs []results.Attempt) error {
-	r, err := ablation.LookupRenderer(ablation.DefaultFormat)
-	if err != nil {
-		return err
-	}
-	return renderAblationReport(c, r, dir, a, recs)
+		Run: run}))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"webbench/ablation"
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/llm/scripted"
@@ -190,10 +191,14 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	if sum.Stopped != "" {
 		fmt.Fprintf(c.ErrOrStderr(), "stopped early: %s\n", sum.Stopped)
 	}
-	if err := printRunReport(c, opts.OutDir, "table"); err != nil {
+	run, err := openRun(opts.OutDir)
+	if err != nil {
 		return err
 	}
-	return infraGate(c, opts.OutDir)
+	if err := printRunReport(c, run, ablation.DefaultFormat); err != nil {
+		return err
+	}
+	return infraGate(c, run)
 }
 
 // runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, quota and
@@ -218,11 +223,7 @@ const infraThreshold = 0.10
 
 // infraGate exits 3 when more than infraThreshold of the run's attempts ended in infrastructure errors after
 // retries: such a run cannot answer its question, whatever its pass rates say.
-func infraGate(c *cobra.Command, dir string) error {
-	run, err := results.Open(dir)
-	if err != nil {
-		return usageErr("%v", err)
-	}
+func infraGate(c *cobra.Command, run *results.Run) error {
 	recs := run.Final()
 	infra := 0
 	for _, r := range recs {
@@ -235,7 +236,7 @@ func infraGate(c *cobra.Command, dir string) error {
 	}
 	return withCode(exitInfra, fmt.Errorf("%d of %d attempts ended in infrastructure errors after retries (> %.0f%%): "+
 		"the results cannot be trusted; see the error column of %s/%s, fix the cause and re-run the same command to retry them",
-		infra, len(recs), 100*infraThreshold, dir, results.AttemptsFile))
+		infra, len(recs), 100*infraThreshold, run.Dir, results.AttemptsFile))
 }
 
 // validateVariants checks what can be checked before anything runs: scripted profiles, prompt files, and that
