@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/judge"
 	"webbench/results"
 )
 
@@ -141,7 +142,7 @@ func TestRunDirectoryIsItsManifest(t *testing.T) {
 	if _, err := os.Stat(results.VerdictsPath(fix, results.OriginalJudge)); !os.IsNotExist(err) {
 		t.Errorf("verdicts-original.jsonl written: %v", err)
 	}
-	if _, stderr, code := bench(t, "judge", fix, "--judge", "nope"); code != 2 || !strings.Contains(stderr, `--judge "nope": expected one of answer, llm, state`) {
+	if _, stderr, code := bench(t, "judge", fix, "--judge", "nope"); code != 2 || !strings.Contains(stderr, `--judge "nope": expected one of `+strings.Join(judge.Names(), ", ")) {
 		t.Errorf("--judge nope: exit %d: %s", code, stderr)
 	}
 	out, _, _ = bench(t, "judge", "--help")
