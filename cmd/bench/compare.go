@@ -26,7 +26,7 @@ func compareCmd() *cobra.Command {
 			"interval from 12 moved tasks on (else an adjusted Wald interval), and McNemar by task (STATS.md §2). The\n" +
 			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
 			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (ablation.CompareRuns),\n" +
-			"at the ablation spec's alpha when run A (else run B) is an ablation.",
+			"at the ablation spec's alpha, power and min_effect when run A (else run B) is an ablation.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if c.Flags().Changed("fail-if-worse") {
@@ -41,12 +41,13 @@ func compareCmd() *cobra.Command {
 			var sides [2]ablation.RunSide
 			var opts ablation.CompareOptions
 			for i, d := range args {
-				s, alpha, err := readSide(d, judgeName)
+				s, abl, err := readSide(d, judgeName)
 				if err != nil {
 					return err
 				}
-				if opts.Alpha == 0 {
-					opts.Alpha = alpha
+				if abl != nil && opts.Alpha == 0 {
+					// The first ablation's analysis parameters, as bench ablate uses them.
+					opts.Alpha, opts.Power, opts.MinEffect = abl.Alpha, abl.Power, abl.MinEffect
 				}
 				sides[i] = s
 			}
@@ -90,23 +91,23 @@ func compareCmd() *cobra.Command {
 
 // readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its
 // final records (with the verdicts of judgeName), its base seed, its ablation baseline as the default variant,
-// and its ablation spec's alpha (0 when it is not an ablation).
-func readSide(dir, judgeName string) (ablation.RunSide, float64, error) {
-	run, err := results.Open(dir)
+// and its ablation parameters (nil when it is not an ablation).
+func readSide(dir, judgeName string) (ablation.RunSide, *results.Ablation, error) {
+	run, err := openRun(dir)
 	if err != nil {
-		return ablation.RunSide{}, 0, usageErr("%s: not a run directory: %v", dir, err)
+		return ablation.RunSide{}, nil, err
 	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
-		return ablation.RunSide{}, 0, usageErr("%v", err)
+		return ablation.RunSide{}, nil, usageErr("%v", err)
 	}
 	plan := run.Manifest.Plan
 	s := ablation.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed}
 	if plan.Ablation == nil {
-		return s, 0, nil
+		return s, nil, nil
 	}
 	s.Variant = plan.Baseline
-	return s, plan.Ablation.Alpha, nil
+	return s, plan.Ablation, nil
 }
 
 // sameDir reports whether two paths name the same directory.
