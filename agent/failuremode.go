@@ -282,8 +282,14 @@ func evaluateFunction(args string) string {
 // InterceptPhrase is the part of Playwright's call log that identifies a click on a covered element.
 const InterceptPhrase = "intercepts pointer events"
 
-// evaluateTimeoutRE matches the error of an evaluate that was cut off (evaluate_isolation's message, or CDP's).
-var evaluateTimeoutRE = regexp.MustCompile(`(?i)evaluate (?:timed out|cancelled)|execution was terminated`)
+// reasonModes are the finish reasons that are a failure mode of their own when no mechanism mode applies.
+var reasonModes = map[results.FinishReason]results.FailureMode{
+	results.FinishStalled:         results.ModeStalled,
+	results.FinishErrorBudget:     results.ModeErrorBudget,
+	results.FinishMaxSteps:        results.ModeMaxSteps,
+	results.FinishTimeout:         results.ModeTimeout,
+	results.FinishContextOverflow: results.ModeContextOverflow,
+}
 
 // FailureMode classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
 // wins, in this order): "stale_ref_deadlock" (error budget or stall limit spent with ≥3 stale-ref errors among
@@ -301,16 +307,14 @@ func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
 	}
 	f := t.Finish
 	reason, class := f.Reason, f.ErrorClass
-	if class == llm.ErrorInfra || class == llm.ErrorQuota || reason == results.FinishBrowserClosed {
+	if results.ClassOf(class) == results.ClassInfra || reason == results.FinishBrowserClosed {
 		return results.ModeInfra
 	}
 	if m := mechanismMode(t, toolRecords(t)); m != "" {
 		return m
 	}
-	switch reason {
-	case results.FinishStalled, results.FinishErrorBudget, results.FinishMaxSteps, results.FinishTimeout,
-		results.FinishContextOverflow:
-		return results.FailureMode(reason)
+	if m, ok := reasonModes[reason]; ok {
+		return m
 	}
 	switch {
 	case class == llm.ErrorContextOverflow:
@@ -351,7 +355,7 @@ func toolRecords(t *Trajectory) []toolRec {
 // intercepted, hung_evaluate, loop) that applies, or "".
 func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 	f := t.Finish
-	reason := results.FinishReason(f.Reason)
+	reason := f.Reason
 	isStale := func(x toolRec) bool { return x.r.Failed && strings.Contains(x.raw.Error, browser.StaleRefPhrase) }
 	isAction := func(x toolRec) bool {
 		def, _ := browser.LookupTool(x.r.Call.Name)
@@ -401,7 +405,7 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 	}
 	if n := len(recs); n > 0 {
 		last := recs[n-1]
-		if isEvaluate(last.r.Call.Name) && last.r.Failed && evaluateTimeoutRE.MatchString(last.raw.Error) {
+		if isEvaluate(last.r.Call.Name) && last.r.Failed && browser.IsEvaluateCutOff(last.raw.Error) {
 			return results.ModeHungEvaluate
 		}
 	}

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -335,3 +336,33 @@ func StaleRefMessage(ref string) string {
 
 // StaleRefPhrase is the part of StaleRefMessage that identifies a stale-ref error.
 const StaleRefPhrase = "not found in the current page snapshot"
+
+// The words of an evaluate that was cut off (EvaluateCutOffMessage): "evaluate <verb> after …".
+const (
+	evaluateTimedOut  = "evaluate timed out"
+	evaluateCancelled = "evaluate cancelled"
+	// cdpTerminated is CDP's error for a script ended by Runtime.terminateExecution.
+	cdpTerminated = "execution was terminated"
+)
+
+// evaluateCutOffRE matches the error of a cut-off evaluate: EvaluateCutOffMessage's, or CDP's.
+var evaluateCutOffRE = regexp.MustCompile(`(?i)` + evaluateTimedOut + `|` + evaluateCancelled + `|` + cdpTerminated)
+
+// EvaluateCutOffMessage is the error of a browser_evaluate the evaluate_isolation guard cut off when its budget
+// (budgetMS, milliseconds) was spent or, cancelled, when the attempt's context ended: "evaluate timed out after
+// 5000 ms; page script was terminated" ("evaluate cancelled after …"; "page script could not be terminated"
+// when terminated is false). The failure-mode classifier recognises it with IsEvaluateCutOff.
+func EvaluateCutOffMessage(cancelled bool, budgetMS int64, terminated bool) string {
+	lead, how := evaluateTimedOut, "page script could not be terminated"
+	if cancelled {
+		lead = evaluateCancelled
+	}
+	if terminated {
+		how = "page script was terminated"
+	}
+	return fmt.Sprintf("%s after %d ms; %s", lead, budgetMS, how)
+}
+
+// IsEvaluateCutOff reports whether an error message is that of a cut-off evaluate (EvaluateCutOffMessage's, or
+// CDP's "Execution was terminated"), case-insensitively.
+func IsEvaluateCutOff(msg string) bool { return evaluateCutOffRE.MatchString(msg) }

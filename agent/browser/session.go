@@ -107,6 +107,7 @@ type netState struct {
 // StaleRefMessage(Ref).
 type StaleRefError struct{ Ref string }
 
+// Error returns StaleRefMessage(e.Ref), Playwright MCP's wording.
 func (e *StaleRefError) Error() string { return StaleRefMessage(e.Ref) }
 
 // errClosed is returned by calls on a closed session.
@@ -370,9 +371,11 @@ func (s *Session) SetSnapshotFilter(f func(snapshot string) string) {
 	s.mu.Unlock()
 }
 
-// Page and Context expose Playwright objects for guards that need them (evaluate_isolation's CDP session).
-// Page is the current page: a tab opened by an action becomes the current page (see Call).
-func (s *Session) Page() playwright.Page              { return s.cur() }
+// Page exposes the current Playwright page for guards that need it (evaluate_isolation's CDP session): a tab
+// opened by an action becomes the current page (see Call).
+func (s *Session) Page() playwright.Page { return s.cur() }
+
+// Context exposes the session's Playwright browser context (one per session) for guards that need it.
 func (s *Session) Context() playwright.BrowserContext { return s.ctx }
 
 // bounded runs f and waits at most d for it; false when it did not finish in time (f keeps running).
