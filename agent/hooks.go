@@ -211,6 +211,5 @@ func NewAttempt(ctx context.Context, taskID, goal string, b *browser.Session, de
 	return a
 }
 
-// Events returns the guard events recorded so far; Counts the per-guard event counts.
-func (a *Attempt) Events() []Event        { return *a.events }
-func (a *Attempt) Counts() map[string]int { return a.counts }
+// Events returns the guard events recorded so far.
+func (a *Attempt) Events() []Event { return *a.events }

@@ -3,8 +3,6 @@ package browser
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -340,13 +338,6 @@ func snapshotRoles(snap string) map[string]string {
 		out[n.Ref] = n.Role
 	}
 	return out
-}
-
-// Refs returns the ref set of the last snapshot, in no particular order.
-func (s *Session) Refs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.refs))
 }
 
 // Observe is what tools use: Snapshot followed by the filter set with SetSnapshotFilter.
