@@ -309,8 +309,8 @@ func (s Snapshot) Nodes() []RefNode {
 	return out
 }
 
-// InteractiveRoles are the ARIA widget roles that make a snapshot actionable (GUARDS.md §4), the one list the
-// snapshot_ready guard, the empty_snapshot failure mode and the scripted policy share.
+// InteractiveRoles are the ARIA widget roles that make a snapshot actionable (GUARDS.md §4), the one list
+// behind HasInteractiveRef.
 var InteractiveRoles = []string{"button", "link", "textbox", "searchbox", "checkbox", "radio", "switch", "combobox",
 	"listbox", "option", "menuitemcheckbox", "menuitemradio", "menuitem", "tab", "slider", "spinbutton", "treeitem"}
 
@@ -320,7 +320,8 @@ func IsInteractiveRole(role string) bool { return slices.Contains(InteractiveRol
 // HasInteractiveRef reports whether the snapshot has at least one actionable element: a node whose role (the
 // first word after "- " and an optional YAML quote) is one of InteractiveRoles and that carries a [ref=…]. A role
 // word inside a name (`- generic "button" [ref=e5]`) does not count; a quoted key (`- 'button "Go"' [ref=e2]`)
-// does. The rule of snapshot_ready, the scripted policy and the empty_snapshot failure mode (GUARDS.md §4).
+// does. The one rule snapshot_ready, the empty_snapshot failure mode and the scripted policy's "empty snapshot"
+// test call (GUARDS.md §4).
 func (s Snapshot) HasInteractiveRef() bool {
 	return slices.ContainsFunc(s.Nodes(), func(n RefNode) bool { return IsInteractiveRole(n.Role) })
 }
