@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,21 +48,41 @@ func CallKey(call ToolCall) string {
 // consoleLineRE matches Playwright's volatile console lines ("New console entries: …", "Console: 3 errors").
 var consoleLineRE = regexp.MustCompile(`(?i)^\s*(?:-\s*)?(?:new console (?:entries|messages)|console(?: messages| entries| logs| errors| warnings)?\s*[:(]|\d+\s+console\b)`)
 
-// ResultFingerprint is the hex SHA-256 of a model-facing tool result with its volatile parts removed: the
-// Events, the notes a guard appended ("### Repeated call") and console-count lines (GUARDS.md §2). Two results
-// with the same fingerprint showed the model the same thing.
+// ResultFingerprint is the hex SHA-256 of what a tool result showed the model, computed from its fields with the
+// volatile parts left out: the Events, the notes a guard appended ("### Repeated call") and, inside the Error,
+// Result and snapshot fields, console-count lines (consoleLineRE; GUARDS.md §2). Each present field is hashed
+// with its tag and length-prefixed lines, so two results have the same fingerprint exactly when they showed the
+// model the same error, value, page, snapshot and refreshed snapshot.
 func ResultFingerprint(r browser.Result) string {
-	r.Events, r.Notes = nil, nil
-	var b strings.Builder
-	for _, line := range strings.Split(r.Format(), "\n") {
-		if consoleLineRE.MatchString(line) {
-			continue
+	h := sha256.New()
+	field := func(tag, text string) {
+		if text == "" {
+			return
 		}
-		b.WriteString(line)
-		b.WriteByte('\n')
+		fmt.Fprintf(h, "%s\n", tag)
+		for _, line := range strings.Split(text, "\n") {
+			if !consoleLineRE.MatchString(line) {
+				fmt.Fprintf(h, "%d:%s\n", len(line), line)
+			}
+		}
 	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:])
+	snapshot := func(tag string, s browser.Snapshot) {
+		if s.Elided {
+			fmt.Fprintf(h, "%s elided\n", tag)
+		}
+		field(tag, s.YAML)
+	}
+	field("error", r.Error)
+	field("result", r.Result)
+	if r.URL != "" || r.Title != "" {
+		fmt.Fprintf(h, "page\n%d:%s\n%d:%s\n", len(r.URL), r.URL, len(r.Title), r.Title)
+	}
+	snapshot("snapshot", r.Snapshot)
+	if r.Refreshed != nil {
+		fmt.Fprintf(h, "refreshed\n")
+		snapshot("refreshed", *r.Refreshed)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // noopReadRE are the page reads that carry no page content: title and URL.
