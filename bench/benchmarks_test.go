@@ -13,12 +13,14 @@ import (
 // of BENCHMARKS.md come from the Measure functions via bench/cmd/benchreport instead (interleaved sides,
 // several runs, ratios).
 
-// needBrowser skips when the Playwright driver is not installed (`make setup`).
+// needBrowser skips when the Playwright driver cannot start (not installed: `make setup`).
 func needBrowser(b *testing.B) {
 	b.Helper()
-	if browser.PlaywrightVersion() == "" {
-		b.Skip("Playwright driver not installed (make setup)")
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		b.Skip("Playwright driver not installed (make setup): " + err.Error())
 	}
+	_ = drv.Stop()
 }
 
 // needMCP skips when @playwright/mcp is not installed in bench/mcp (`make bench` installs it).
