@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -402,21 +403,9 @@ func (a *Arms) TargetTasks() map[string][]string {
 		if v.TaskIDs == nil {
 			continue
 		}
-		var ids []string
-		for id := range v.TaskIDs {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		out[v.Name] = ids
+		out[v.Name] = slices.Sorted(maps.Keys(v.TaskIDs))
 	}
 	return out
 }
 
-func knownGuard(name string) bool {
-	for _, g := range guard.Names() {
-		if g == name {
-			return true
-		}
-	}
-	return false
-}
+func knownGuard(name string) bool { return slices.Contains(guard.Names(), name) }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,21 +48,41 @@ func CallKey(call ToolCall) string {
 // consoleLineRE matches Playwright's volatile console lines ("New console entries: …", "Console: 3 errors").
 var consoleLineRE = regexp.MustCompile(`(?i)^\s*(?:-\s*)?(?:new console (?:entries|messages)|console(?: messages| entries| logs| errors| warnings)?\s*[:(]|\d+\s+console\b)`)
 
-// ResultFingerprint is the hex SHA-256 of a model-facing tool result with its volatile parts removed: the
-// Events, the notes a guard appended ("### Repeated call") and console-count lines (GUARDS.md §2). Two results
-// with the same fingerprint showed the model the same thing.
+// ResultFingerprint is the hex SHA-256 of what a tool result showed the model, computed from its fields with the
+// volatile parts left out: the Events, the notes a guard appended ("### Repeated call") and, inside the Error,
+// Result and snapshot fields, console-count lines (consoleLineRE; GUARDS.md §2). Each present field is hashed
+// with its tag and length-prefixed lines, so two results have the same fingerprint exactly when they showed the
+// model the same error, value, page, snapshot and refreshed snapshot.
 func ResultFingerprint(r browser.Result) string {
-	r.Events, r.Notes = nil, nil
-	var b strings.Builder
-	for _, line := range strings.Split(r.Format(), "\n") {
-		if consoleLineRE.MatchString(line) {
-			continue
+	h := sha256.New()
+	field := func(tag, text string) {
+		if text == "" {
+			return
 		}
-		b.WriteString(line)
-		b.WriteByte('\n')
+		fmt.Fprintf(h, "%s\n", tag)
+		for _, line := range strings.Split(text, "\n") {
+			if !consoleLineRE.MatchString(line) {
+				fmt.Fprintf(h, "%d:%s\n", len(line), line)
+			}
+		}
 	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:])
+	snapshot := func(tag string, s browser.Snapshot) {
+		if s.Elided {
+			fmt.Fprintf(h, "%s elided\n", tag)
+		}
+		field(tag, s.YAML)
+	}
+	field("error", r.Error)
+	field("result", r.Result)
+	if r.URL != "" || r.Title != "" {
+		fmt.Fprintf(h, "page\n%d:%s\n%d:%s\n", len(r.URL), r.URL, len(r.Title), r.Title)
+	}
+	snapshot("snapshot", r.Snapshot)
+	if r.Refreshed != nil {
+		fmt.Fprintf(h, "refreshed\n")
+		snapshot("refreshed", *r.Refreshed)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // noopReadRE are the page reads that carry no page content: title and URL.
@@ -282,8 +303,14 @@ func evaluateFunction(args string) string {
 // InterceptPhrase is the part of Playwright's call log that identifies a click on a covered element.
 const InterceptPhrase = "intercepts pointer events"
 
-// evaluateTimeoutRE matches the error of an evaluate that was cut off (evaluate_isolation's message, or CDP's).
-var evaluateTimeoutRE = regexp.MustCompile(`(?i)evaluate (?:timed out|cancelled)|execution was terminated`)
+// reasonModes are the finish reasons that are a failure mode of their own when no mechanism mode applies.
+var reasonModes = map[results.FinishReason]results.FailureMode{
+	results.FinishStalled:         results.ModeStalled,
+	results.FinishErrorBudget:     results.ModeErrorBudget,
+	results.FinishMaxSteps:        results.ModeMaxSteps,
+	results.FinishTimeout:         results.ModeTimeout,
+	results.FinishContextOverflow: results.ModeContextOverflow,
+}
 
 // FailureMode classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
 // wins, in this order): "stale_ref_deadlock" (error budget or stall limit spent with ≥3 stale-ref errors among
@@ -301,16 +328,14 @@ func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
 	}
 	f := t.Finish
 	reason, class := f.Reason, f.ErrorClass
-	if class == llm.ErrorInfra || class == llm.ErrorQuota || reason == results.FinishBrowserClosed {
+	if results.ClassOf(class) == results.ClassInfra || reason == results.FinishBrowserClosed {
 		return results.ModeInfra
 	}
 	if m := mechanismMode(t, toolRecords(t)); m != "" {
 		return m
 	}
-	switch reason {
-	case results.FinishStalled, results.FinishErrorBudget, results.FinishMaxSteps, results.FinishTimeout,
-		results.FinishContextOverflow:
-		return results.FailureMode(reason)
+	if m, ok := reasonModes[reason]; ok {
+		return m
 	}
 	switch {
 	case class == llm.ErrorContextOverflow:
@@ -351,7 +376,7 @@ func toolRecords(t *Trajectory) []toolRec {
 // intercepted, hung_evaluate, loop) that applies, or "".
 func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 	f := t.Finish
-	reason := results.FinishReason(f.Reason)
+	reason := f.Reason
 	isStale := func(x toolRec) bool { return x.r.Failed && strings.Contains(x.raw.Error, browser.StaleRefPhrase) }
 	isAction := func(x toolRec) bool {
 		def, _ := browser.LookupTool(x.r.Call.Name)
@@ -401,7 +426,7 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 	}
 	if n := len(recs); n > 0 {
 		last := recs[n-1]
-		if isEvaluate(last.r.Call.Name) && last.r.Failed && evaluateTimeoutRE.MatchString(last.raw.Error) {
+		if isEvaluate(last.r.Call.Name) && last.r.Failed && browser.IsEvaluateCutOff(last.raw.Error) {
 			return results.ModeHungEvaluate
 		}
 	}

@@ -112,6 +112,7 @@ func TestResultFingerprintAndCallKey(t *testing.T) {
 		base + "\n### Repeated call\nThis call repeats …",
 		base + "\nNew console entries: 3",
 		base + "\nConsole: 2 errors, 1 warning",
+		strings.Replace(base, `"ok"`, "\"ok\"\nNew console entries: 4", 1),
 	}
 	fp := func(text string) string { return ResultFingerprint(browser.ParseResult(text)) }
 	for _, s := range same {
@@ -121,6 +122,13 @@ func TestResultFingerprintAndCallKey(t *testing.T) {
 	}
 	if fp(base) == fp(strings.Replace(base, `"ok"`, `"ko"`, 1)) {
 		t.Error("content change not seen")
+	}
+	snap := base + "\n### Snapshot\n```yaml\n- button \"Go\" [ref=e2]\n```"
+	if fp(snap) == fp(base) || fp(snap) == fp(strings.Replace(snap, "Go", "Stop", 1)) {
+		t.Error("snapshot change not seen")
+	}
+	if fp(snap) == fp(snap+"\n### Snapshot\n```yaml\n- button \"Go\" [ref=e2]\n```") {
+		t.Error("refreshed snapshot not seen")
 	}
 	if CallKey(ToolCall{Name: "mcp__pw__browser_click", Args: `{"target":"e1","button":"left"}`}) != `browser_click {"button":"left","target":"e1"}` {
 		t.Error(CallKey(ToolCall{Name: "mcp__pw__browser_click", Args: `{"target":"e1","button":"left"}`}))

@@ -89,11 +89,15 @@ func (r *ToolResult) Failed() bool { return r.Raw.IsError() }
 // than Config.KeepSnapshots are elided; any other message is its text (Content).
 type Message struct {
 	openai.ChatCompletionMessage
-	// Lead precedes the observation's text ("Task: <goal>\n\n" in the first user message).
+	// Lead precedes the observation's text (TaskLead + "<goal>\n\n" in the first user message).
 	Lead string
 	// Observation is the page observation or tool result of the message; nil for a text message.
 	Observation *browser.Result
 }
+
+// TaskLead begins the first user message: "Task: " then the task's goal and a blank line, then the first
+// observation (the scripted policy recognises the task by it).
+const TaskLead = "Task: "
 
 // TextMessage is a message with text content only.
 func TextMessage(role, content string) Message {
@@ -207,6 +211,5 @@ func NewAttempt(ctx context.Context, taskID, goal string, b *browser.Session, de
 	return a
 }
 
-// Events returns the guard events recorded so far; Counts the per-guard event counts.
-func (a *Attempt) Events() []Event        { return *a.events }
-func (a *Attempt) Counts() map[string]int { return a.counts }
+// Events returns the guard events recorded so far.
+func (a *Attempt) Events() []Event { return *a.events }

@@ -135,7 +135,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Tr
 	first := browser.Result{URL: url, Title: title, Snapshot: browser.Snapshot{YAML: snap}}
 	tr.FirstObservation = first.Format()
 	user := TextMessage(openai.ChatMessageRoleUser, "")
-	user.Lead, user.Observation = "Task: "+task.Goal+"\n\n", &first
+	user.Lead, user.Observation = TaskLead+task.Goal+"\n\n", &first
 	a.Messages = []Message{TextMessage(openai.ChatMessageRoleSystem, cfg.SystemPrompt), user}
 
 	fin := run.loop(ctx, &cur)

@@ -8,9 +8,6 @@ import (
 	"os"
 )
 
-// DefaultPromptVersion names the embedded system prompt.
-const DefaultPromptVersion = "system_v1"
-
 //go:embed prompts/system_v1.txt
 var defaultPrompt string
 

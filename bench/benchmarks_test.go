@@ -13,12 +13,14 @@ import (
 // of BENCHMARKS.md come from the Measure functions via bench/cmd/benchreport instead (interleaved sides,
 // several runs, ratios).
 
-// needBrowser skips when the Playwright driver is not installed (`make setup`).
+// needBrowser skips when the Playwright driver cannot start (not installed: `make setup`).
 func needBrowser(b *testing.B) {
 	b.Helper()
-	if browser.PlaywrightVersion() == "" {
-		b.Skip("Playwright driver not installed (make setup)")
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		b.Skip("Playwright driver not installed (make setup): " + err.Error())
 	}
+	_ = drv.Stop()
 }
 
 // needMCP skips when @playwright/mcp is not installed in bench/mcp (`make bench` installs it).
@@ -83,10 +85,10 @@ func BenchmarkTool(b *testing.B) {
 			ctx := context.Background()
 			for _, sp := range stepPages {
 				b.Run(sp.path[1:], func(b *testing.B) {
-					if _, err := mustOK(ctx, side, "browser_navigate", map[string]any{"url": pages.URL(sp.path)}); err != nil {
+					if _, err := mustOK(ctx, side, browser.ToolNavigate, map[string]any{"url": pages.URL(sp.path)}); err != nil {
 						b.Fatal(err)
 					}
-					snap, err := mustOK(ctx, side, "browser_snapshot", nil)
+					snap, err := mustOK(ctx, side, browser.ToolSnapshot, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -95,13 +97,14 @@ func BenchmarkTool(b *testing.B) {
 						b.Fatal(err)
 					}
 					calls := []struct {
-						name, tool string
-						args       map[string]any
-						wantErr    bool
+						name    string
+						tool    browser.ToolName
+						args    map[string]any
+						wantErr bool
 					}{
-						{"snapshot", "browser_snapshot", nil, false},
-						{"click", "browser_click", map[string]any{"element": sp.clickLabel, "target": ref}, false},
-						{"stale_ref", "browser_click", map[string]any{"element": "gone", "target": "e99999"}, true},
+						{"snapshot", browser.ToolSnapshot, nil, false},
+						{"click", browser.ToolClick, map[string]any{"element": sp.clickLabel, "target": ref}, false},
+						{"stale_ref", browser.ToolClick, map[string]any{"element": "gone", "target": "e99999"}, true},
 					}
 					for _, c := range calls {
 						b.Run(c.name, func(b *testing.B) {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,14 +62,6 @@ func MeasureStartup(ctx context.Context, o StartupOptions) (StartupFigures, erro
 		return f, err
 	}
 	defer warm.Close()
-	open := func(b *browser.Browser, url string) error {
-		s, err := b.NewSession(browser.SessionOptions{})
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		return s.Navigate(url)
-	}
 	newURL := func() (string, func(), error) {
 		t, err := srv.NewTenant("shop", nil)
 		if err != nil {
@@ -78,64 +71,27 @@ func MeasureStartup(ctx context.Context, o StartupOptions) (StartupFigures, erro
 	}
 	// One untimed warm-up of each path (page cache, first-launch effects).
 	if u, done, err := newURL(); err == nil {
-		_ = open(warm, u)
+		_ = openStart(warm, u)
 		done()
 	}
 	var ctxS, brS, mcpS, brR, mcpR []float64
 	for i := 0; i < o.Reps; i++ {
 		logf("startup: rep %d/%d", i+1, o.Reps)
-		u, done, err := newURL()
+		c, err := timeStart(newURL, func(u string) error { return openStart(warm, u) })
 		if err != nil {
-			return f, err
-		}
-		t0 := time.Now()
-		if err := open(warm, u); err != nil {
-			done()
 			return f, fmt.Errorf("startup (context): %w", err)
 		}
-		c := ms(time.Since(t0))
-		done()
 		ctxS = append(ctxS, c)
-
-		if u, done, err = newURL(); err != nil {
-			return f, err
-		}
-		t0 = time.Now()
-		b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
-		if err != nil {
-			done()
-			return f, err
-		}
-		err = open(b, u)
-		_ = b.Close()
-		d := ms(time.Since(t0))
-		done()
+		d, err := timeStart(newURL, func(u string) error { return launchStart(drv, u) })
 		if err != nil {
 			return f, fmt.Errorf("startup (browser): %w", err)
 		}
 		brS, brR = append(brS, d), append(brR, d/c)
-
 		if o.SkipMCP {
 			continue
 		}
-		if u, done, err = newURL(); err != nil {
-			return f, err
-		}
-		t0 = time.Now()
-		mc, err := StartMCP(ctx, o.MCP)
-		if err != nil {
-			done()
-			return f, err
-		}
-		text, isErr, err := mcpSide{mc}.call(ctx, "browser_navigate", map[string]any{"url": u})
-		_ = mc.Close()
-		d = ms(time.Since(t0))
-		done()
-		if err != nil {
-			return f, err
-		}
-		if isErr {
-			return f, fmt.Errorf("startup (mcp): %s", text)
+		if d, err = timeStart(newURL, func(u string) error { return mcpStart(ctx, o.MCP, u) }); err != nil {
+			return f, fmt.Errorf("startup (mcp): %w", err)
 		}
 		mcpS, mcpR = append(mcpS, d), append(mcpR, d/c)
 	}
@@ -144,4 +100,51 @@ func MeasureStartup(ctx context.Context, o StartupOptions) (StartupFigures, erro
 		f.MCP, f.MCPRatio = NewDist(mcpS), Median(mcpR)
 	}
 	return f, nil
+}
+
+// timeStart makes a fresh tenant (untimed), times start(url) in ms and closes the tenant.
+func timeStart(newURL func() (string, func(), error), start func(url string) error) (float64, error) {
+	u, done, err := newURL()
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	t0 := time.Now()
+	err = start(u)
+	return ms(time.Since(t0)), err
+}
+
+// openStart opens a fresh context and page in b, loads url and closes the context.
+func openStart(b *browser.Browser, url string) error {
+	s, err := b.NewSession(browser.SessionOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.Navigate(url)
+}
+
+// launchStart launches a fresh browser, loads url in a new context and closes the browser.
+func launchStart(drv *browser.Driver, url string) error {
+	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
+	if err != nil {
+		return err
+	}
+	err = openStart(b, url)
+	_ = b.Close()
+	return err
+}
+
+// mcpStart starts an MCP server, navigates to url and shuts the server down.
+func mcpStart(ctx context.Context, mo MCPOptions, url string) error {
+	mc, err := StartMCP(ctx, mo)
+	if err != nil {
+		return err
+	}
+	text, isErr, err := mcpSide{mc}.call(ctx, browser.ToolNavigate, map[string]any{"url": url})
+	_ = mc.Close()
+	if err == nil && isErr {
+		err = errors.New(text)
+	}
+	return err
 }

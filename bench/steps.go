@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,19 +16,19 @@ import (
 // @playwright/mcp server over stdio.
 type toolSide interface {
 	// call runs a tool and returns the model-facing text and whether the tool reported an error.
-	call(ctx context.Context, tool string, args map[string]any) (text string, isErr bool, err error)
+	call(ctx context.Context, tool browser.ToolName, args map[string]any) (text string, isErr bool, err error)
 	close()
 }
 
 // webbenchSide is agent/browser: Session.Call, text = Result.Format().
 type webbenchSide struct{ s *browser.Session }
 
-func (w webbenchSide) call(ctx context.Context, tool string, args map[string]any) (string, bool, error) {
+func (w webbenchSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (string, bool, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return "", false, err
 	}
-	r := w.s.Call(ctx, tool, raw)
+	r := w.s.Call(ctx, string(tool), raw)
 	return r.Format(), r.IsError(), nil
 }
 
@@ -36,8 +37,8 @@ func (w webbenchSide) close() { _ = w.s.Close() }
 // mcpSide is @playwright/mcp over stdio.
 type mcpSide struct{ c *MCPClient }
 
-func (m mcpSide) call(ctx context.Context, tool string, args map[string]any) (string, bool, error) {
-	r, err := m.c.CallTool(ctx, tool, args)
+func (m mcpSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (string, bool, error) {
+	r, err := m.c.CallTool(ctx, string(tool), args)
 	return r.Text, r.IsError, err
 }
 
@@ -114,16 +115,14 @@ func refOf(snapshot, pattern string) (string, error) {
 
 var spaceRE = regexp.MustCompile(`\s+`)
 
-// errorSection returns the body of a result text's "### Error" section on one line, at most 160 bytes.
+// errorSection returns the "### Error" section of a result text (browser.ParseResult), else the text before
+// its first heading, on one line, at most 160 bytes.
 func errorSection(text string) string {
-	_, after, ok := strings.Cut(text, "### Error")
-	if !ok {
-		after = text
+	e := browser.ParseResult(text).Error
+	if e == "" {
+		e, _, _ = strings.Cut(text, "###")
 	}
-	if i := strings.Index(after, "###"); i >= 0 {
-		after = after[:i]
-	}
-	t := strings.TrimSpace(spaceRE.ReplaceAllString(after, " "))
+	t := strings.TrimSpace(spaceRE.ReplaceAllString(e, " "))
 	if len(t) > 160 {
 		t = t[:160] + "…"
 	}
@@ -131,14 +130,14 @@ func errorSection(text string) string {
 }
 
 // timed calls a tool on side and returns its text, error flag and latency in ms.
-func timed(ctx context.Context, side toolSide, tool string, args map[string]any) (string, bool, float64, error) {
+func timed(ctx context.Context, side toolSide, tool browser.ToolName, args map[string]any) (string, bool, float64, error) {
 	t0 := time.Now()
 	text, isErr, err := side.call(ctx, tool, args)
 	return text, isErr, ms(time.Since(t0)), err
 }
 
 // mustOK calls a tool that must succeed.
-func mustOK(ctx context.Context, side toolSide, tool string, args map[string]any) (string, error) {
+func mustOK(ctx context.Context, side toolSide, tool browser.ToolName, args map[string]any) (string, error) {
 	text, isErr, _, err := timed(ctx, side, tool, args)
 	if err != nil {
 		return "", err
@@ -172,7 +171,6 @@ func MeasureSteps(ctx context.Context, o StepOptions) ([]PageFigures, error) {
 	if o.Samples <= 0 {
 		o.Samples = 15
 	}
-	n := o.Samples
 	logf := o.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -182,170 +180,218 @@ func MeasureSteps(ctx context.Context, o StepOptions) ([]PageFigures, error) {
 		return nil, err
 	}
 	defer pages.Close()
-
-	drv, err := browser.StartDriver(browser.DriverOptions{})
+	wb, mp, stop, err := startSides(ctx, o.MCP)
 	if err != nil {
 		return nil, err
 	}
-	defer drv.Stop()
-	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	sess, err := b.NewSession(browser.SessionOptions{})
-	if err != nil {
-		return nil, err
-	}
-	wb := webbenchSide{sess}
-	defer wb.close()
-	mc, err := StartMCP(ctx, o.MCP)
-	if err != nil {
-		return nil, err
-	}
-	mp := mcpSide{mc}
-	defer mp.close()
+	defer stop()
 	// Warm-up: MCP launches its browser on the first call; both sides load each page once.
 	for _, side := range []toolSide{wb, mp} {
 		for _, sp := range stepPages {
-			if _, err := mustOK(ctx, side, "browser_navigate", map[string]any{"url": pages.URL(sp.path)}); err != nil {
+			if _, err := mustOK(ctx, side, browser.ToolNavigate, map[string]any{"url": pages.URL(sp.path)}); err != nil {
 				return nil, fmt.Errorf("warm-up: %w", err)
 			}
 		}
 	}
-
 	var out []PageFigures
 	for _, sp := range stepPages {
-		url := pages.URL(sp.path)
-		pf := PageFigures{Page: sp.name}
-		sides := []*sideState{
-			{side: wb, name: "webbench", figs: &pf.Webbench, samples: map[string][]float64{}},
-			{side: mp, name: "@playwright/mcp", figs: &pf.MCP, samples: map[string][]float64{}},
+		pf, err := measurePage(ctx, sp, pages.URL(sp.path), wb, mp, o.Samples, logf)
+		if err != nil {
+			return nil, err
 		}
-		// Setup: each side on the page with a snapshot and the refs it will use.
-		for _, s := range sides {
-			if _, err := mustOK(ctx, s.side, "browser_navigate", map[string]any{"url": url}); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			text, err := mustOK(ctx, s.side, "browser_snapshot", nil)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			s.figs.Refs = len(browser.Refs(text))
-			if s.clickRef, err = refOf(text, `checkbox "`+sp.clickLabel+`"`); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.name, err)
-			}
-			if sp.typeLabel != "" {
-				if s.typeRef, err = refOf(text, `textbox "`+sp.typeLabel+`"`); err != nil {
-					return nil, fmt.Errorf("%s: %w", s.name, err)
-				}
-			}
-		}
-		ops := []struct {
-			key  string
-			skip bool
-			run  op
-		}{
-			{key: "snapshot", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-				text, isErr, d, err := timed(ctx, s.side, "browser_snapshot", nil)
-				if err == nil && isErr {
-					err = fmt.Errorf("browser_snapshot: %s", errorSection(text))
-				}
-				s.figs.SnapshotBytes = len(text)
-				return d, text, err
-			}},
-			{key: "click", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-				text, isErr, d, err := timed(ctx, s.side, "browser_click", map[string]any{"element": sp.clickLabel, "target": s.clickRef})
-				if err == nil && isErr {
-					err = fmt.Errorf("browser_click %s: %s", s.clickRef, errorSection(text))
-				}
-				s.figs.ClickBytes = len(text)
-				return d, text, err
-			}},
-			{key: "type", skip: sp.typeLabel == "", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-				text, isErr, d, err := timed(ctx, s.side, "browser_type", map[string]any{"element": sp.typeLabel,
-					"target": s.typeRef, "text": fmt.Sprintf("Portland %d", i)})
-				if err == nil && isErr {
-					err = fmt.Errorf("browser_type %s: %s", s.typeRef, errorSection(text))
-				}
-				return d, text, err
-			}},
-			{key: "stale_unknown", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-				text, isErr, d, err := timed(ctx, s.side, "browser_click", map[string]any{"element": "gone", "target": "e99999"})
-				if err == nil && !isErr {
-					err = fmt.Errorf("click on unknown ref e99999 succeeded: %.200s", text)
-				}
-				return d, text, err
-			}},
-			// Removed node: fresh page, snapshot (the ref is current), remove the node by script, click the ref.
-			{key: "stale_removed", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-				if _, err := mustOK(ctx, s.side, "browser_navigate", map[string]any{"url": url}); err != nil {
-					return 0, "", err
-				}
-				snap, err := mustOK(ctx, s.side, "browser_snapshot", nil)
-				if err != nil {
-					return 0, "", err
-				}
-				ref, err := refOf(snap, sp.remove)
-				if err != nil {
-					return 0, "", err
-				}
-				if _, err := mustOK(ctx, s.side, "browser_evaluate", map[string]any{
-					"function": "() => { document.getElementById('" + sp.removeID + "').remove(); return 'removed'; }"}); err != nil {
-					return 0, "", err
-				}
-				text, isErr, d, err := timed(ctx, s.side, "browser_click", map[string]any{"element": sp.remove, "target": ref})
-				if err == nil && !isErr {
-					err = fmt.Errorf("click on removed node %s succeeded: %.200s", ref, text)
-				}
-				if err == nil && s.figs.StaleText == "" {
-					s.figs.StaleText = errorSection(text)
-				}
-				return d, text, err
-			}},
-		}
-		ratios := map[string][]float64{}
-		for _, m := range ops {
-			if m.skip {
-				continue
-			}
-			logf("steps: %s: %s × %d per side", sp.name, m.key, n)
-			for i := 0; i < n; i++ {
-				order := sides
-				if i%2 == 1 {
-					order = []*sideState{sides[1], sides[0]}
-				}
-				var d [2]float64
-				for _, s := range order {
-					v, _, err := m.run(ctx, s, i)
-					if err != nil {
-						return nil, fmt.Errorf("%s on %s, %s: %w", s.name, sp.name, m.key, err)
-					}
-					s.samples[m.key] = append(s.samples[m.key], v)
-					if s == sides[0] {
-						d[0] = v
-					} else {
-						d[1] = v
-					}
-				}
-				if d[0] > 0 {
-					ratios[m.key] = append(ratios[m.key], d[1]/d[0])
-				}
-			}
-		}
-		for _, s := range sides {
-			s.figs.Snapshot = NewDist(s.samples["snapshot"])
-			s.figs.Click = NewDist(s.samples["click"])
-			s.figs.Type = NewDist(s.samples["type"])
-			s.figs.StaleUnknown = NewDist(s.samples["stale_unknown"])
-			s.figs.StaleRemoved = NewDist(s.samples["stale_removed"])
-		}
-		pf.SnapshotRatio = Median(ratios["snapshot"])
-		pf.ClickRatio = Median(ratios["click"])
-		pf.TypeRatio = Median(ratios["type"])
-		pf.StaleUnknownRatio = Median(ratios["stale_unknown"])
-		pf.StaleRemovedRatio = Median(ratios["stale_removed"])
 		out = append(out, pf)
 	}
 	return out, nil
+}
+
+// startSides starts both tool sides: webbench (a driver, a browser and one Session) and an MCP server. stop
+// closes whatever was started, in reverse order.
+func startSides(ctx context.Context, mo MCPOptions) (wb webbenchSide, mp mcpSide, stop func(), err error) {
+	var undo []func()
+	stop = func() {
+		for _, f := range slices.Backward(undo) {
+			f()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		return wb, mp, stop, err
+	}
+	undo = append(undo, func() { _ = drv.Stop() })
+	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
+	if err != nil {
+		return wb, mp, stop, err
+	}
+	undo = append(undo, func() { _ = b.Close() })
+	sess, err := b.NewSession(browser.SessionOptions{})
+	if err != nil {
+		return wb, mp, stop, err
+	}
+	wb = webbenchSide{sess}
+	undo = append(undo, wb.close)
+	mc, err := StartMCP(ctx, mo)
+	if err != nil {
+		return wb, mp, stop, err
+	}
+	mp = mcpSide{mc}
+	undo = append(undo, mp.close)
+	return wb, mp, stop, nil
+}
+
+// setUp puts a side on the page with a snapshot and finds the refs it will use.
+func (s *sideState) setUp(ctx context.Context, sp pageSpec, url string) error {
+	if _, err := mustOK(ctx, s.side, browser.ToolNavigate, map[string]any{"url": url}); err != nil {
+		return err
+	}
+	text, err := mustOK(ctx, s.side, browser.ToolSnapshot, nil)
+	if err != nil {
+		return err
+	}
+	s.figs.Refs = len(browser.Refs(text))
+	if s.clickRef, err = refOf(text, `checkbox "`+sp.clickLabel+`"`); err != nil {
+		return err
+	}
+	if sp.typeLabel != "" {
+		if s.typeRef, err = refOf(text, `textbox "`+sp.typeLabel+`"`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measurePage runs every measurement of one page, n samples per side, interleaved.
+func measurePage(ctx context.Context, sp pageSpec, url string, wb, mp toolSide, n int,
+	logf func(string, ...any)) (PageFigures, error) {
+	pf := PageFigures{Page: sp.name}
+	sides := []*sideState{
+		{side: wb, name: "webbench", figs: &pf.Webbench, samples: map[string][]float64{}},
+		{side: mp, name: "@playwright/mcp", figs: &pf.MCP, samples: map[string][]float64{}},
+	}
+	for _, s := range sides {
+		if err := s.setUp(ctx, sp, url); err != nil {
+			return pf, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	ratios := map[string][]float64{}
+	for _, m := range stepOps(sp, url) {
+		if m.skip {
+			continue
+		}
+		logf("steps: %s: %s × %d per side", sp.name, m.key, n)
+		for i := 0; i < n; i++ {
+			order := sides
+			if i%2 == 1 {
+				order = []*sideState{sides[1], sides[0]}
+			}
+			var d [2]float64
+			for _, s := range order {
+				v, _, err := m.run(ctx, s, i)
+				if err != nil {
+					return pf, fmt.Errorf("%s on %s, %s: %w", s.name, sp.name, m.key, err)
+				}
+				s.samples[m.key] = append(s.samples[m.key], v)
+				if s == sides[0] {
+					d[0] = v
+				} else {
+					d[1] = v
+				}
+			}
+			if d[0] > 0 {
+				ratios[m.key] = append(ratios[m.key], d[1]/d[0])
+			}
+		}
+	}
+	for _, s := range sides {
+		s.figs.Snapshot = NewDist(s.samples["snapshot"])
+		s.figs.Click = NewDist(s.samples["click"])
+		s.figs.Type = NewDist(s.samples["type"])
+		s.figs.StaleUnknown = NewDist(s.samples["stale_unknown"])
+		s.figs.StaleRemoved = NewDist(s.samples["stale_removed"])
+	}
+	pf.SnapshotRatio = Median(ratios["snapshot"])
+	pf.ClickRatio = Median(ratios["click"])
+	pf.TypeRatio = Median(ratios["type"])
+	pf.StaleUnknownRatio = Median(ratios["stale_unknown"])
+	pf.StaleRemovedRatio = Median(ratios["stale_removed"])
+	return pf, nil
+}
+
+// stepOp is one measurement: its key in the samples, whether the page skips it, and one timed run.
+type stepOp struct {
+	key  string
+	skip bool
+	run  op
+}
+
+// stepOps returns the measurements of a page, in order.
+func stepOps(sp pageSpec, url string) []stepOp {
+	return []stepOp{
+		{key: "snapshot", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+			text, isErr, d, err := timed(ctx, s.side, browser.ToolSnapshot, nil)
+			if err == nil && isErr {
+				err = fmt.Errorf("%s: %s", browser.ToolSnapshot, errorSection(text))
+			}
+			s.figs.SnapshotBytes = len(text)
+			return d, text, err
+		}},
+		{key: "click", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+			text, isErr, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": sp.clickLabel, "target": s.clickRef})
+			if err == nil && isErr {
+				err = fmt.Errorf("%s %s: %s", browser.ToolClick, s.clickRef, errorSection(text))
+			}
+			s.figs.ClickBytes = len(text)
+			return d, text, err
+		}},
+		{key: "type", skip: sp.typeLabel == "", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+			text, isErr, d, err := timed(ctx, s.side, browser.ToolType, map[string]any{"element": sp.typeLabel,
+				"target": s.typeRef, "text": fmt.Sprintf("Portland %d", i)})
+			if err == nil && isErr {
+				err = fmt.Errorf("%s %s: %s", browser.ToolType, s.typeRef, errorSection(text))
+			}
+			return d, text, err
+		}},
+		{key: "stale_unknown", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+			text, isErr, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": "gone", "target": "e99999"})
+			if err == nil && !isErr {
+				err = fmt.Errorf("click on unknown ref e99999 succeeded: %.200s", text)
+			}
+			return d, text, err
+		}},
+		// Removed node: fresh page, snapshot (the ref is current), remove the node by script, click the ref.
+		{key: "stale_removed", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
+			return staleRemoved(ctx, s, sp, url)
+		}},
+	}
+}
+
+// staleRemoved times a click on a ref whose node a script removed since the snapshot (on a fresh page).
+func staleRemoved(ctx context.Context, s *sideState, sp pageSpec, url string) (float64, string, error) {
+	if _, err := mustOK(ctx, s.side, browser.ToolNavigate, map[string]any{"url": url}); err != nil {
+		return 0, "", err
+	}
+	snap, err := mustOK(ctx, s.side, browser.ToolSnapshot, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	ref, err := refOf(snap, sp.remove)
+	if err != nil {
+		return 0, "", err
+	}
+	if _, err := mustOK(ctx, s.side, browser.ToolEvaluate, map[string]any{
+		"function": "() => { document.getElementById('" + sp.removeID + "').remove(); return 'removed'; }"}); err != nil {
+		return 0, "", err
+	}
+	text, isErr, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": sp.remove, "target": ref})
+	if err == nil && !isErr {
+		err = fmt.Errorf("click on removed node %s succeeded: %.200s", ref, text)
+	}
+	if err == nil && s.figs.StaleText == "" {
+		s.figs.StaleText = errorSection(text)
+	}
+	return d, text, err
 }

@@ -126,7 +126,7 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		default:
 			if a.Status == StatusPass {
 				// The run's own judge passed it: the agent's answer or end state is what the re-judge rejects.
-				a.FailureMode = "wrong_answer"
+				a.FailureMode = ModeWrongAnswer
 			}
 			a.Status, a.ErrorClass = StatusFail, ClassAgent
 		}

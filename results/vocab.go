@@ -1,5 +1,7 @@
 package results
 
+import "webbench/agent/llm"
+
 // FinishReason is how an attempt's agent loop ended (attempts.jsonl "finish_reason", the trajectory's
 // finish.reason; DESIGN.md "The agent"). The agent produces it; the analysis only reads it.
 type FinishReason string
@@ -29,6 +31,20 @@ const (
 	// FinishBrowserClosed: the browser, context or page is gone (infrastructure, not the agent).
 	FinishBrowserClosed FinishReason = "browser_closed"
 )
+
+// ClassOf maps the class of the model-call error that ended an attempt (the trajectory's finish.error_class)
+// to the attempt record's class: infra and quota are ClassInfra (not the agent's fault; quota is billing
+// infrastructure), agent and context_overflow are ClassAgent; "" (no model-call error) and any unknown class
+// map to "".
+func ClassOf(c llm.ErrorClass) ErrorClass {
+	switch c {
+	case llm.ErrorInfra, llm.ErrorQuota:
+		return ClassInfra
+	case llm.ErrorAgent, llm.ErrorContextOverflow:
+		return ClassAgent
+	}
+	return ""
+}
 
 // FailureMode classifies an attempt that did not pass (attempts.jsonl "failure_mode"; DESIGN.md "Failure
 // modes"). The empty string is a pass. agent.FailureMode computes it, the most specific mode winning in the

@@ -462,7 +462,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion}
 	rec.CostUSD = af.client.Cost(tr.Usage)
 	rec.GuardEvents = tr.GuardCounts
-	rec.FinishReason = results.FinishReason(tr.Finish.Reason)
+	rec.FinishReason = tr.Finish.Reason
 	rec.RecoveredFrom = tr.Finish.RecoveredFrom
 	if f := tr.Finish.Final; f != nil {
 		rec.Final, rec.OK = f.Final, f.OK
@@ -483,7 +483,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 			fmt.Fprintf(wk.opts.Log, "warning: trajectory %s: %v\n", rel, err)
 		}
 	}()
-	if ec := tr.Finish.ErrorClass; ec == llm.ErrorInfra || ec == llm.ErrorQuota {
+	if ec := tr.Finish.ErrorClass; results.ClassOf(ec) == results.ClassInfra {
 		rec.Status, rec.ErrorClass, rec.Error, rec.FailureMode = results.StatusError, results.ClassInfra, tr.Finish.Error, results.ModeInfra
 		if ec == llm.ErrorQuota {
 			rec.Error = quotaPrefix + tr.Finish.Error

@@ -94,12 +94,6 @@ func StartDriver(o DriverOptions) (*Driver, error) {
 // pinnedCoreVersion is the playwright-core version the Go module speaks to (playwright-go v0.6401.0).
 const pinnedCoreVersion = "1.64.1"
 
-// CLIPath is the absolute path of the driver's cli.js.
-func (d *Driver) CLIPath() string { return d.cliPath }
-
-// NodePath is the Node.js executable running the driver.
-func (d *Driver) NodePath() string { return d.node }
-
 // Version is the driver's playwright-core version from its package.json ("1.64.1"), "" when unreadable.
 func (d *Driver) Version() string { return d.version }
 
@@ -107,16 +101,6 @@ func (d *Driver) Version() string { return d.version }
 func (d *Driver) Stop() error {
 	d.stop.Do(func() { d.stopErr = d.pw.Stop() })
 	return d.stopErr
-}
-
-// PlaywrightVersion returns the playwright-core version of the driver StartDriver would use with empty
-// DriverOptions, read from its package.json ("1.64.1"); "" when no driver is found.
-func PlaywrightVersion() string {
-	cli, err := findDriverCLI("")
-	if err != nil {
-		return ""
-	}
-	return packageVersion(cli)
 }
 
 func packageVersion(cli string) string {
@@ -314,9 +298,6 @@ func (b *Browser) Version() string { return b.b.Version() }
 
 // IsConnected reports whether the browser is still usable (false after a crash, Close or a lost server).
 func (b *Browser) IsConnected() bool { return b.b.IsConnected() }
-
-// Remote reports whether the browser was reached through LaunchOptions.Endpoint.
-func (b *Browser) Remote() bool { return b.remote }
 
 // Playwright exposes the underlying Browser.
 func (b *Browser) Playwright() playwright.Browser { return b.b }

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -308,8 +309,8 @@ func (s Snapshot) Nodes() []RefNode {
 	return out
 }
 
-// InteractiveRoles are the ARIA widget roles that make a snapshot actionable (GUARDS.md §4), the one list the
-// snapshot_ready guard, the empty_snapshot failure mode and the scripted policy share.
+// InteractiveRoles are the ARIA widget roles that make a snapshot actionable (GUARDS.md §4), the one list
+// behind HasInteractiveRef.
 var InteractiveRoles = []string{"button", "link", "textbox", "searchbox", "checkbox", "radio", "switch", "combobox",
 	"listbox", "option", "menuitemcheckbox", "menuitemradio", "menuitem", "tab", "slider", "spinbutton", "treeitem"}
 
@@ -319,7 +320,8 @@ func IsInteractiveRole(role string) bool { return slices.Contains(InteractiveRol
 // HasInteractiveRef reports whether the snapshot has at least one actionable element: a node whose role (the
 // first word after "- " and an optional YAML quote) is one of InteractiveRoles and that carries a [ref=…]. A role
 // word inside a name (`- generic "button" [ref=e5]`) does not count; a quoted key (`- 'button "Go"' [ref=e2]`)
-// does. The rule of snapshot_ready, the scripted policy and the empty_snapshot failure mode (GUARDS.md §4).
+// does. The one rule snapshot_ready, the empty_snapshot failure mode and the scripted policy's "empty snapshot"
+// test call (GUARDS.md §4).
 func (s Snapshot) HasInteractiveRef() bool {
 	return slices.ContainsFunc(s.Nodes(), func(n RefNode) bool { return IsInteractiveRole(n.Role) })
 }
@@ -335,3 +337,33 @@ func StaleRefMessage(ref string) string {
 
 // StaleRefPhrase is the part of StaleRefMessage that identifies a stale-ref error.
 const StaleRefPhrase = "not found in the current page snapshot"
+
+// The words of an evaluate that was cut off (EvaluateCutOffMessage): "evaluate <verb> after …".
+const (
+	evaluateTimedOut  = "evaluate timed out"
+	evaluateCancelled = "evaluate cancelled"
+	// cdpTerminated is CDP's error for a script ended by Runtime.terminateExecution.
+	cdpTerminated = "execution was terminated"
+)
+
+// evaluateCutOffRE matches the error of a cut-off evaluate: EvaluateCutOffMessage's, or CDP's.
+var evaluateCutOffRE = regexp.MustCompile(`(?i)` + evaluateTimedOut + `|` + evaluateCancelled + `|` + cdpTerminated)
+
+// EvaluateCutOffMessage is the error of a browser_evaluate the evaluate_isolation guard cut off when its budget
+// (budgetMS, milliseconds) was spent or, cancelled, when the attempt's context ended: "evaluate timed out after
+// 5000 ms; page script was terminated" ("evaluate cancelled after …"; "page script could not be terminated"
+// when terminated is false). The failure-mode classifier recognises it with IsEvaluateCutOff.
+func EvaluateCutOffMessage(cancelled bool, budgetMS int64, terminated bool) string {
+	lead, how := evaluateTimedOut, "page script could not be terminated"
+	if cancelled {
+		lead = evaluateCancelled
+	}
+	if terminated {
+		how = "page script was terminated"
+	}
+	return fmt.Sprintf("%s after %d ms; %s", lead, budgetMS, how)
+}
+
+// IsEvaluateCutOff reports whether an error message is that of a cut-off evaluate (EvaluateCutOffMessage's, or
+// CDP's "Execution was terminated"), case-insensitively.
+func IsEvaluateCutOff(msg string) bool { return evaluateCutOffRE.MatchString(msg) }

@@ -79,3 +79,28 @@ func TestRefGrammar(t *testing.T) {
 		t.Error("interactive roles")
 	}
 }
+
+func TestEvaluateCutOffMessage(t *testing.T) {
+	for _, c := range []struct {
+		cancelled, terminated bool
+		want                  string
+	}{
+		{false, true, "evaluate timed out after 5000 ms; page script was terminated"},
+		{false, false, "evaluate timed out after 5000 ms; page script could not be terminated"},
+		{true, true, "evaluate cancelled after 5000 ms; page script was terminated"},
+	} {
+		got := EvaluateCutOffMessage(c.cancelled, 5000, c.terminated)
+		if got != c.want {
+			t.Errorf("EvaluateCutOffMessage(%t, 5000, %t) = %q, want %q", c.cancelled, c.terminated, got, c.want)
+		}
+		if !IsEvaluateCutOff(got) {
+			t.Errorf("IsEvaluateCutOff(%q) = false", got)
+		}
+	}
+	if !IsEvaluateCutOff("Protocol error (Runtime.evaluate): Execution was terminated") {
+		t.Error("CDP's termination error not recognised")
+	}
+	if IsEvaluateCutOff("ReferenceError: evaluate is not defined") {
+		t.Error("an ordinary evaluate error recognised as cut off")
+	}
+}

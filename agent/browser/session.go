@@ -3,8 +3,6 @@ package browser
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,6 +105,7 @@ type netState struct {
 // StaleRefMessage(Ref).
 type StaleRefError struct{ Ref string }
 
+// Error returns StaleRefMessage(e.Ref), Playwright MCP's wording.
 func (e *StaleRefError) Error() string { return StaleRefMessage(e.Ref) }
 
 // errClosed is returned by calls on a closed session.
@@ -341,13 +340,6 @@ func snapshotRoles(snap string) map[string]string {
 	return out
 }
 
-// Refs returns the ref set of the last snapshot, in no particular order.
-func (s *Session) Refs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.refs))
-}
-
 // Observe is what tools use: Snapshot followed by the filter set with SetSnapshotFilter.
 func (s *Session) Observe(boxes bool) (string, error) {
 	snap, err := s.Snapshot(boxes)
@@ -370,9 +362,11 @@ func (s *Session) SetSnapshotFilter(f func(snapshot string) string) {
 	s.mu.Unlock()
 }
 
-// Page and Context expose Playwright objects for guards that need them (evaluate_isolation's CDP session).
-// Page is the current page: a tab opened by an action becomes the current page (see Call).
-func (s *Session) Page() playwright.Page              { return s.cur() }
+// Page exposes the current Playwright page for guards that need it (evaluate_isolation's CDP session): a tab
+// opened by an action becomes the current page (see Call).
+func (s *Session) Page() playwright.Page { return s.cur() }
+
+// Context exposes the session's Playwright browser context (one per session) for guards that need it.
 func (s *Session) Context() playwright.BrowserContext { return s.ctx }
 
 // bounded runs f and waits at most d for it; false when it did not finish in time (f keeps running).

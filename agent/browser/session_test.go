@@ -501,8 +501,8 @@ func TestSessionDefaultsAndBrowser(t *testing.T) {
 	if !testBrowser.IsConnected() || !regexp.MustCompile(`^\d+\.\d+`).MatchString(testBrowser.Version()) {
 		t.Fatalf("browser connected=%v version=%q", testBrowser.IsConnected(), testBrowser.Version())
 	}
-	if v := PlaywrightVersion(); v != "1.64.1" || testDriver.Version() != v {
-		t.Fatalf("PlaywrightVersion = %q, driver %q", v, testDriver.Version())
+	if v := testDriver.Version(); v != pinnedCoreVersion {
+		t.Fatalf("driver version %q, pinned %q", v, pinnedCoreVersion)
 	}
 }
 
@@ -632,7 +632,7 @@ func TestRemoteEndpoint(t *testing.T) {
 	if err := os.WriteFile(cfg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(testDriver.NodePath(), testDriver.CLIPath(), "launch-server", "--browser", "chromium",
+	cmd := exec.Command(testDriver.node, testDriver.cliPath, "launch-server", "--browser", "chromium",
 		"--config", cfg)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -674,8 +674,8 @@ func TestRemoteEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rb.Remote() || !rb.IsConnected() || rb.Version() == "" {
-		t.Fatalf("remote browser: remote=%v connected=%v version=%q", rb.Remote(), rb.IsConnected(), rb.Version())
+	if !rb.remote || !rb.IsConnected() || rb.Version() == "" {
+		t.Fatalf("remote browser: remote=%v connected=%v version=%q", rb.remote, rb.IsConnected(), rb.Version())
 	}
 	s, err := rb.NewSession(SessionOptions{})
 	if err != nil {

@@ -57,8 +57,10 @@ type Tool struct {
 	Args reflect.Type
 	// ReadOnly tools only read the page: no input, no navigation, no page script.
 	ReadOnly bool
-	// Acts marks the tools that act on the page as a user does (input, navigation); the result carries the
-	// settled page's snapshot.
+	// Acts marks the tools that act on the page as a user does (input, navigation). It describes the handler,
+	// it does not drive it: each such handler validates its arguments and then runs the action through
+	// Session.act, which lets the page settle and, on success, returns the settled page's snapshot. Readers of
+	// the flag: the intercept_hint guard (an action after its hint).
 	Acts bool
 	// Progress marks the tools whose successful call counts as a browser action for the stall detector
 	// (DESIGN.md "Iteration and stall"). browser_mouse_click_xy acts but is deliberately not progress: it counts
@@ -248,8 +250,8 @@ func (s *Session) ToolDefs() []openai.Tool {
 // bad arguments are results with Error set, not Go errors. ctx cancellation returns at once with an error
 // result (the underlying Playwright call may still be running; closing the session releases it).
 //
-// name may carry an MCP prefix ("mcp__playwright__browser_click"). Tools that act (Tool.Acts) let the page
-// settle and return Page + a fresh Snapshot (Observe, so the snapshot filter runs); browser_snapshot returns
+// name may carry an MCP prefix ("mcp__playwright__browser_click"). Tools that act (Tool.Acts; their handlers
+// call Session.act) let the page settle and return Page + a fresh Snapshot (Observe, so the snapshot filter runs); browser_snapshot returns
 // Page + Snapshot; the reading tools return Result + Page; browser_take_screenshot also Image. Errors are
 // Playwright's text verbatim (with its call log); element tools fail at once with StaleRefMessage for a ref not
 // in the last snapshot or whose node is gone. Events collected since the previous call are attached.

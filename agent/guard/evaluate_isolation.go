@@ -244,23 +244,19 @@ func (r *evalRun) finish(s *browser.Session, res browser.Result) browser.Result 
 // cutOff ends a run whose budget was spent (or whose context was cancelled): terminate the page script through
 // cdp when there is one, and return the timeout error.
 func (r *evalRun) cutOff(cdp playwright.CDPSession, why error) browser.Result {
-	verb := "timed out"
-	if why == errCancelled {
-		verb = "cancelled"
+	cancelled := why == errCancelled
+	if cancelled {
 		r.quiet = true
 	}
 	r.event("timeout", fmt.Sprintf("mode=%s budget_ms=%d elapsed_ms=%d", r.mode, r.budget.Milliseconds(), r.elapsedMS()))
-	how := "page script could not be terminated"
+	terminated := false
 	if cdp != nil {
 		t0 := time.Now()
-		ok := terminate(cdp)
-		r.event("terminated", fmt.Sprintf("ok=%t ms=%d", ok, time.Since(t0).Milliseconds()))
-		if ok {
-			how = "page script was terminated"
-		}
+		terminated = terminate(cdp)
+		r.event("terminated", fmt.Sprintf("ok=%t ms=%d", terminated, time.Since(t0).Milliseconds()))
 	}
 	r.event("evaluate", fmt.Sprintf("mode=%s outcome=timeout duration_ms=%d budget_ms=%d", r.mode, r.elapsedMS(), r.budget.Milliseconds()))
-	msg := fmt.Sprintf("evaluate %s after %d ms; %s", verb, r.budget.Milliseconds(), how)
+	msg := browser.EvaluateCutOffMessage(cancelled, r.budget.Milliseconds(), terminated)
 	if r.a.Browser != nil && r.a.Browser.Page() != nil {
 		return browser.Result{Error: msg, URL: r.a.Browser.Page().URL()}
 	}

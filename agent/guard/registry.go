@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"webbench/agent"
@@ -40,14 +41,7 @@ func Default() map[string]bool {
 	return m
 }
 
-func known(name string) bool {
-	for _, g := range registry {
-		if g.name == name {
-			return true
-		}
-	}
-	return false
-}
+func known(name string) bool { return slices.Contains(Names(), name) }
 
 func unknownErr(name string) error {
 	return fmt.Errorf("guard: unknown guard %q (valid: %s)", name, strings.Join(Names(), ", "))

@@ -117,35 +117,6 @@ func TestConnectionRefusedIsInfra(t *testing.T) {
 	}
 }
 
-func TestLimiterAIMD(t *testing.T) {
-	l := NewLimiter(8)
-	ctx := context.Background()
-	for i := 0; i < 8; i++ {
-		if err := l.Acquire(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if err := l.Acquire(short); err == nil {
-		t.Fatal("a 9th call got a slot at limit 8")
-	}
-	l.Release(true) // 429: halve
-	if l.Limit() != 4 {
-		t.Fatalf("limit after 429 = %d, want 4", l.Limit())
-	}
-	for i := 0; i < 7; i++ {
-		l.Release(false)
-	}
-	for i := 0; i < 20; i++ {
-		l.Acquire(ctx)
-		l.Release(false)
-	}
-	if l.Limit() != 6 {
-		t.Fatalf("limit after 27 successes = %d, want 6 (one step per 10)", l.Limit())
-	}
-}
-
 func TestRedactString(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "plainsecretvalue123")
 	s := RedactString("auth Bearer abcdefgh12345678 key sk-proj-ABCDEFGH1234 env plainsecretvalue123")

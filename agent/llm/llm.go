@@ -121,12 +121,15 @@ type Error struct {
 	Err        error
 }
 
+// Error returns "model endpoint (<class>[, HTTP <status>]): <cause>".
 func (e *Error) Error() string {
 	if e.StatusCode != 0 {
 		return fmt.Sprintf("model endpoint (%s, HTTP %d): %v", e.Class, e.StatusCode, e.Err)
 	}
 	return fmt.Sprintf("model endpoint (%s): %v", e.Class, e.Err)
 }
+
+// Unwrap returns the underlying error (for errors.Is/As).
 func (e *Error) Unwrap() error { return e.Err }
 
 // Chat sends one request, retrying 429/5xx/connection errors with exponential backoff honouring Retry-After.

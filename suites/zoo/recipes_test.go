@@ -426,7 +426,7 @@ func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string,
 			}
 			res := rsPlay(t, ctx, p, tk)
 			rsCheck(t, tn, tk, res.Answer)
-			has := func(m string) bool { return contains(tk.Mutations, m) }
+			has := func(m string) bool { return slices.Contains(tk.Mutations, m) }
 			if has("consent") != (res.Intercepted > 0) {
 				t.Errorf("mutations %v but %d intercepted clicks", tk.Mutations, res.Intercepted)
 			}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -341,11 +342,11 @@ func (s *shopInstance) cartAdd(w http.ResponseWriter, r *http.Request) {
 		back("options")
 		return
 	}
-	if len(pr.Colors) > 0 && !contains(pr.Colors, color) {
+	if len(pr.Colors) > 0 && !slices.Contains(pr.Colors, color) {
 		back("color")
 		return
 	}
-	if len(pr.Sizes) > 0 && !contains(pr.Sizes, size) {
+	if len(pr.Sizes) > 0 && !slices.Contains(pr.Sizes, size) {
 		back("size")
 		return
 	}
@@ -379,15 +380,6 @@ func (s *shopInstance) cartAdd(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	s.env.Redirect(w, r, "cart?added="+pr.SKU)
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // cartRow is one cart line as the cart template shows it.

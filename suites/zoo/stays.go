@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,7 +196,7 @@ func parseStaysQuery(v url.Values) staysQuery {
 		q.Children = n
 	}
 	for _, f := range v["nflt"] {
-		if f = strings.TrimSpace(f); f != "" && !contains(q.Filters, f) {
+		if f = strings.TrimSpace(f); f != "" && !slices.Contains(q.Filters, f) {
 			q.Filters = append(q.Filters, f)
 		}
 	}
@@ -247,7 +248,7 @@ func (q staysQuery) SearchParams() template.URL {
 }
 
 // HasFilter reports whether filter f is applied.
-func (q staysQuery) HasFilter(f string) bool { return contains(q.Filters, f) }
+func (q staysQuery) HasFilter(f string) bool { return slices.Contains(q.Filters, f) }
 
 // staysPage is the data every stays template gets.
 type staysPage struct {

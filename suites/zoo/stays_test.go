@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -416,7 +417,7 @@ func TestRecipesStaysTasks(t *testing.T) {
 				t.Errorf("%s: mutation %s without tag %s", tk.ID, m, guardOf[m])
 			}
 		}
-		hungOrBusy := contains(tk.Mutations, "hung_fetch") || contains(tk.Mutations, "busy_script")
+		hungOrBusy := slices.Contains(tk.Mutations, "hung_fetch") || slices.Contains(tk.Mutations, "busy_script")
 		evals := 0
 		for i, st := range tk.Solution {
 			if st.Kind == "evaluate" {
@@ -424,10 +425,10 @@ func TestRecipesStaysTasks(t *testing.T) {
 				if i+1 >= len(tk.Solution) || tk.Solution[i+1].Kind != "answer" {
 					t.Errorf("%s: the evaluate step must be followed by the read-the-page answer", tk.ID)
 				}
-				if contains(tk.Mutations, "hung_fetch") && !strings.Contains(st.Function, "fetch('api/") {
+				if slices.Contains(tk.Mutations, "hung_fetch") && !strings.Contains(st.Function, "fetch('api/") {
 					t.Errorf("%s: hung_fetch evaluate does not fetch the API: %s", tk.ID, st.Function)
 				}
-				if contains(tk.Mutations, "busy_script") && !strings.Contains(st.Function, "window.") {
+				if slices.Contains(tk.Mutations, "busy_script") && !strings.Contains(st.Function, "window.") {
 					t.Errorf("%s: busy_script evaluate does not call the page function: %s", tk.ID, st.Function)
 				}
 			}

@@ -37,6 +37,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,7 +238,7 @@ func (p *taskParser) fields(n *yaml.Node, field string, allowed []string) (map[s
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if !contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			p.errf(k, field, "unknown key %q (valid: %s)", k.Value, strings.Join(allowed, ", "))
 			continue
 		}
@@ -340,10 +341,10 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 				}
 				if _, ok := LookupMutation(m); !ok {
 					p.errf(c, "mutations", "unknown mutation %q (valid: %s)", m, strings.Join(MutationNames(), ", "))
-				} else if app != nil && !contains(app.Mutations(), m) {
+				} else if app != nil && !slices.Contains(app.Mutations(), m) {
 					p.errf(c, "mutations", "app %s does not implement mutation %q (it implements: %s)", app.Name(), m,
 						strings.Join(app.Mutations(), ", "))
-				} else if !contains(t.Mutations, m) {
+				} else if !slices.Contains(t.Mutations, m) {
 					t.Mutations = append(t.Mutations, m)
 				}
 			}
@@ -452,7 +453,7 @@ func (p *taskParser) solution(n *yaml.Node) []suites.Step {
 			continue
 		}
 		k, v := sn.Content[0], sn.Content[1]
-		if !contains(StepKinds, k.Value) {
+		if !slices.Contains(StepKinds, k.Value) {
 			p.errf(k, field, "unknown step kind %q (valid: %s)", k.Value, strings.Join(StepKinds, ", "))
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"webbench/agent"
 	"webbench/agent/browser"
 	"webbench/suites"
 
@@ -111,7 +112,7 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 		c.results = append(c.results, res)
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
-			if c.task == nil && c.goal == "" && strings.HasPrefix(text, "Task: ") {
+			if c.task == nil && c.goal == "" && strings.HasPrefix(text, agent.TaskLead) {
 				c.goal, c.task = findTask(text, tasks)
 				if res.URL != "" || res.Title != "" {
 					c.firstURL = res.URL
@@ -163,10 +164,10 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 	return c
 }
 
-// findTask recognises the task by its goal: the text after "Task: " up to the first blank line (or the first
+// findTask recognises the task by its goal: the text after agent.TaskLead up to the first blank line (or the first
 // line), trimmed, compared exactly.
 func findTask(text string, tasks map[string]*suites.Task) (string, *suites.Task) {
-	body := strings.TrimPrefix(text, "Task: ")
+	body := strings.TrimPrefix(text, agent.TaskLead)
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	candidates := []string{}
 	if i := strings.Index(body, "\n\n"); i >= 0 {

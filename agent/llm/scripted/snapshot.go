@@ -45,15 +45,20 @@ func (n *node) desc() string {
 	return n.role
 }
 
+// snap is the policy's reading of a snapshot: its tree of nodes with names, inline text and boxes (what the
+// policy matches targets against). Refs, roles-that-count and the ref grammar are the browser's: a node's ref is
+// read with browser.ParseRef, emptiness is browser.Snapshot.HasInteractiveRef, the ref set browser.Snapshot.Nodes.
 type snap struct {
+	src   browser.Snapshot
 	nodes []node
 }
 
 // parseSnapshot parses the YAML of an AI snapshot line by line (Playwright's format: `- key` or `- key: value`,
 // the key single-quoted when YAML needs it, names in double quotes with backslash escapes, attributes in
-// brackets). Lines it cannot read (`- /url: …` properties, anything odd) are skipped.
+// brackets) into the tree the policy walks. Lines it cannot read (`- /url: …` properties, anything odd) are
+// skipped.
 func parseSnapshot(text string) *snap {
-	s := &snap{}
+	s := &snap{src: browser.Snapshot{YAML: text}}
 	type open struct{ indent, idx int }
 	var stack []open
 	for i, raw := range strings.Split(text, "\n") {
@@ -179,7 +184,9 @@ func parseKey(k string) (node, bool) {
 		name, val, _ := strings.Cut(attr, "=")
 		switch name {
 		case "ref":
-			n.ref = val
+			if r, ok := browser.ParseRef(val); ok && r == val {
+				n.ref = r
+			}
 		case "box":
 			var box []float64
 			for _, f := range strings.Split(val, ",") {
@@ -200,24 +207,16 @@ func parseKey(k string) (node, bool) {
 
 func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// hasInteractive reports whether some node with an interactive role (browser.InteractiveRoles, GUARDS.md §4)
-// carries a ref: a snapshot without one is "empty" (a pre-hydration shell).
-func (s *snap) hasInteractive() bool {
-	for i := range s.nodes {
-		if s.nodes[i].ref != "" && browser.IsInteractiveRole(strings.ToLower(s.nodes[i].role)) {
-			return true
-		}
-	}
-	return false
-}
+// hasInteractive reports whether the snapshot has an actionable element (browser.Snapshot.HasInteractiveRef, the
+// rule snapshot_ready and the empty_snapshot failure mode use; GUARDS.md §4): a snapshot without one is "empty"
+// (a pre-hydration shell).
+func (s *snap) hasInteractive() bool { return s.src.HasInteractiveRef() }
 
-// refs returns the set of refs in the snapshot.
+// refs returns the set of refs the element tools accept in the snapshot (browser.Snapshot.Nodes).
 func (s *snap) refs() map[string]bool {
 	out := map[string]bool{}
-	for i := range s.nodes {
-		if s.nodes[i].ref != "" {
-			out[s.nodes[i].ref] = true
-		}
+	for _, n := range s.src.Nodes() {
+		out[n.Ref] = true
 	}
 	return out
 }

@@ -33,17 +33,10 @@ func main() {
 	mcpDir := flag.String("mcp-dir", "", "@playwright/mcp install folder (default bench/mcp found upward, or $WEBBENCH_MCP_DIR)")
 	flag.Parse()
 
-	want := map[string]bool{}
-	for _, s := range strings.Split(*only, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			switch s {
-			case "overhead", "steps", "startup", "throughput":
-				want[s] = true
-			default:
-				fmt.Fprintf(os.Stderr, "benchreport: -only: unknown section %q\n", s)
-				os.Exit(2)
-			}
-		}
+	want, err := sections(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport: -only:", err)
+		os.Exit(2)
 	}
 	run := func(s string) bool { return len(want) == 0 || want[s] }
 
@@ -53,9 +46,7 @@ func main() {
 	logf := func(f string, a ...any) {
 		fmt.Fprintf(os.Stderr, "[%5.0fs] "+f+"\n", append([]any{time.Since(start).Seconds()}, a...)...)
 	}
-	mcpOpts := bench.MCPOptions{Dir: *mcpDir}
-	needMCP := run("steps") || run("startup")
-	if needMCP {
+	if run("steps") || run("startup") {
 		if _, err := bench.MCPCLIPath(*mcpDir); err != nil {
 			fmt.Fprintln(os.Stderr, "benchreport:", err)
 			os.Exit(2)
@@ -69,13 +60,59 @@ func main() {
 	logf("machine: %d cores, load average %s, Chromium %s, playwright-core %s, @playwright/mcp %s",
 		rep.Machine.Cores, loadStart, chromium, driver, rep.Machine.MCP)
 
-	var failed []string
+	failed := measure(ctx, rep, run, *quick, bench.MCPOptions{Dir: *mcpDir}, logf)
+	rep.Elapsed = time.Since(start)
+	rep.Machine.LoadAvg = loadStart + " → " + bench.LoadAvg()
+
+	fmt.Println()
+	if err := rep.Table(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+	}
+	if *out != "" {
+		if err := writeMarkdown(rep, *out); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+			os.Exit(1)
+		}
+		logf("wrote %s", *out)
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "benchreport:", err)
+		}
+	}
+	if len(failed) > 0 || ctx.Err() != nil {
+		fmt.Fprintf(os.Stderr, "benchreport: failed: %s\n", strings.Join(failed, ", "))
+		os.Exit(1)
+	}
+}
+
+// sections parses -only: the set of named sections (empty: all); an unknown name is an error.
+func sections(only string) (map[string]bool, error) {
+	want := map[string]bool{}
+	for _, s := range strings.Split(only, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			switch s {
+			case "overhead", "steps", "startup", "throughput":
+				want[s] = true
+			default:
+				return nil, fmt.Errorf("unknown section %q", s)
+			}
+		}
+	}
+	return want, nil
+}
+
+// measure runs the sections run selects into rep (small sizes when quick) and returns the names of those that
+// failed. It stops starting sections once ctx is done.
+func measure(ctx context.Context, rep *bench.Report, run func(string) bool, quick bool, mcpOpts bench.MCPOptions,
+	logf func(string, ...any)) (failed []string) {
 	fail := func(what string, err error) {
 		logf("%s FAILED: %v", what, err)
 		failed = append(failed, what)
 	}
 	size := func(full, small int) int {
-		if *quick {
+		if quick {
 			return small
 		}
 		return full
@@ -106,7 +143,7 @@ func main() {
 	}
 	if run("throughput") && ctx.Err() == nil {
 		o := bench.ThroughputOptions{Runs: size(2, 1), Reps: size(2, 1), Log: logf}
-		if *quick {
+		if quick {
 			o.Workers = []int{1, 2}
 		}
 		f, err := bench.MeasureThroughput(ctx, o)
@@ -116,36 +153,17 @@ func main() {
 			rep.Throughput = f
 		}
 	}
-	rep.Elapsed = time.Since(start)
-	rep.Machine.LoadAvg = loadStart + " → " + bench.LoadAvg()
+	return failed
+}
 
-	fmt.Println()
-	if err := rep.Table(os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
+// writeMarkdown writes rep's Markdown report to path.
+func writeMarkdown(rep *bench.Report, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
 	}
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "benchreport:", err)
-			os.Exit(1)
-		}
-		rep.Markdown(f)
-		if err := f.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "benchreport:", err)
-			os.Exit(1)
-		}
-		logf("wrote %s", *out)
-	}
-	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "benchreport:", err)
-		}
-	}
-	if len(failed) > 0 || ctx.Err() != nil {
-		fmt.Fprintf(os.Stderr, "benchreport: failed: %s\n", strings.Join(failed, ", "))
-		os.Exit(1)
-	}
+	rep.Markdown(f)
+	return f.Close()
 }
 
 // versions launches the browser once to read its version and the driver's.

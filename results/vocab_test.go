@@ -1,0 +1,19 @@
+package results
+
+import (
+	"testing"
+
+	"webbench/agent/llm"
+)
+
+func TestClassOf(t *testing.T) {
+	for c, want := range map[llm.ErrorClass]ErrorClass{
+		llm.ErrorInfra: ClassInfra, llm.ErrorQuota: ClassInfra,
+		llm.ErrorAgent: ClassAgent, llm.ErrorContextOverflow: ClassAgent,
+		"": "", "unheard_of": "",
+	} {
+		if got := ClassOf(c); got != want {
+			t.Errorf("ClassOf(%q) = %q, want %q", c, got, want)
+		}
+	}
+}
