@@ -251,18 +251,7 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	for k, v := range base.Guards {
 		baseGuards[k] = v
 	}
-	configs := s.Variants
-	if s.Design == "leave-one-out" || s.Design == "add-one" {
-		configs = nil
-		for _, g := range guard.Names() {
-			on := s.Design == "add-one"
-			prefix := "no_"
-			if on {
-				prefix = "only_"
-			}
-			configs = append(configs, Config{Name: prefix + g, Guards: map[string]bool{g: on}, Scope: s.Scope})
-		}
-	}
+	configs := s.configs()
 	out := &Arms{Switched: map[string][]string{}}
 	bv := toVariant(base, baseGuards, *base.Model)
 	bv.Name = base.Name
@@ -280,31 +269,7 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 			allTasks = true
 			continue
 		}
-		g := map[string]bool{}
-		for k, v := range baseGuards {
-			g[k] = v
-		}
-		for k, v := range c.Guards {
-			g[k] = v
-		}
-		m := *base.Model
-		if c.Model != nil {
-			m = mergeModel(m, *c.Model)
-		}
-		v := toVariant(base, g, m)
-		v.Name = c.Name
-		if c.Prompt != "" {
-			v.PromptFile = c.Prompt
-		}
-		if c.MaxSteps != 0 {
-			v.MaxSteps = c.MaxSteps
-		}
-		if c.Timeout != 0 {
-			v.Timeout = c.Timeout
-		}
-		if c.Seed != "" {
-			v.Seed = c.Seed
-		}
+		v, g := configVariant(base, baseGuards, c)
 		var switched []string
 		for _, k := range guard.Names() {
 			if g[k] != baseGuards[k] {
@@ -346,6 +311,51 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	}
 	out.Variants = append([]runner.Variant{bv}, vs...)
 	return out, nil
+}
+
+// configs are the spec's variant configs: the explicit variants, or the generated ones of a design
+// (leave-one-out: one no_GUARD arm per guard with it off; add-one: one only_GUARD arm per guard with it on).
+func (s *Spec) configs() []Config {
+	if s.Design != "leave-one-out" && s.Design != "add-one" {
+		return s.Variants
+	}
+	var configs []Config
+	for _, g := range guard.Names() {
+		on := s.Design == "add-one"
+		prefix := "no_"
+		if on {
+			prefix = "only_"
+		}
+		configs = append(configs, Config{Name: prefix + g, Guards: map[string]bool{g: on}, Scope: s.Scope})
+	}
+	return configs
+}
+
+// configVariant is the runner variant of config c over the baseline base (whose guards are baseGuards): the
+// baseline's guards with c's switched, its model merged with c's, and c's prompt, budgets and seed where set. It
+// returns the variant and its guards.
+func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Variant, map[string]bool) {
+	g := maps.Clone(baseGuards)
+	maps.Copy(g, c.Guards)
+	m := *base.Model
+	if c.Model != nil {
+		m = mergeModel(m, *c.Model)
+	}
+	v := toVariant(base, g, m)
+	v.Name = c.Name
+	if c.Prompt != "" {
+		v.PromptFile = c.Prompt
+	}
+	if c.MaxSteps != 0 {
+		v.MaxSteps = c.MaxSteps
+	}
+	if c.Timeout != 0 {
+		v.Timeout = c.Timeout
+	}
+	if c.Seed != "" {
+		v.Seed = c.Seed
+	}
+	return v, g
 }
 
 // aaVariant returns the i-th A/A arm (1-based): the baseline bv named name, on all tasks, with seeds derived from
