@@ -459,7 +459,13 @@ func analyzeVariant(base, recs []results.Attempt, name string, in Inputs) Varian
 				tagged[id] = true
 			}
 		}
-		c := compare(base, recs, tagged, g, in)
+		// Target rows: the power at the planned effect only (no MDE
+		// bisection, no task-count search), to keep Analyze cheap.
+		tin := in
+		if tin.power == powerFull {
+			tin.power = powerOnly
+		}
+		c := compare(base, recs, tagged, g, tin)
 		if slices.Equal(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
 			continue
 		}
