@@ -259,7 +259,7 @@ func MinRunsZeroFailures(pfail, alpha float64) int {
 
 // PrimaryTestName names the test the power figures of a paired comparison
 // are for (PowerAnalysis.Test): the primary test, PairedDiff.
-const PrimaryTestName = "paired task-level test (mean of per-task differences; t on G−1 df, exact sign-flip where the t test is not used)"
+const PrimaryTestName = "paired task-level test (mean of per-task differences; exact sign-flip over tasks)"
 
 // Power methods (PowerAnalysis.Method).
 const (
