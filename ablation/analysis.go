@@ -350,12 +350,21 @@ type Analysis struct {
 // counted; unmatched arms fall back to Fisher/Newcombe. It never fails: data
 // problems become Warnings.
 func Analyze(recs []results.Attempt, in Inputs) *Analysis {
-	by := map[string][]results.Attempt{}
+	// Count first and allocate each arm's slice once: appending 100k
+	// records (a large struct) by doubling allocated ~2× the input.
+	count := map[string]int{}
 	var seen []string
 	for _, r := range recs {
-		if _, ok := by[r.Variant]; !ok {
+		if _, ok := count[r.Variant]; !ok {
 			seen = append(seen, r.Variant)
 		}
+		count[r.Variant]++
+	}
+	by := make(map[string][]results.Attempt, len(count))
+	for v, n := range count {
+		by[v] = make([]results.Attempt, 0, n)
+	}
+	for _, r := range recs {
 		by[r.Variant] = append(by[r.Variant], r)
 	}
 	if in.Baseline == "" && len(seen) > 0 {
@@ -459,7 +468,13 @@ func analyzeVariant(base, recs []results.Attempt, name string, in Inputs) Varian
 				tagged[id] = true
 			}
 		}
-		c := compare(base, recs, tagged, g, in)
+		// Target rows: the power at the planned effect only (no MDE
+		// bisection, no task-count search), to keep Analyze cheap.
+		tin := in
+		if tin.power == powerFull {
+			tin.power = powerOnly
+		}
+		c := compare(base, recs, tagged, g, tin)
 		if slices.Equal(c.TaskIDs, vr.All.TaskIDs) && c.Method == vr.All.Method && c.Pairs == vr.All.Pairs {
 			continue
 		}
@@ -538,7 +553,7 @@ func clusters(aRecs, bRecs []results.Attempt) map[string]string {
 // indexed is one arm's records in scope by pair key, and the keys in order
 // of first appearance.
 type indexed struct {
-	recs map[string]results.Attempt
+	recs map[string]*results.Attempt
 	keys []string
 }
 
@@ -566,19 +581,19 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs [
 		}
 		c.CommonPairs++
 		if !ra.Done() {
-			c.ErrorsA[errClass(ra)]++
+			c.ErrorsA[errClass(*ra)]++
 		}
 		if !rb.Done() {
-			c.ErrorsB[errClass(rb)]++
+			c.ErrorsB[errClass(*rb)]++
 		}
 		tr := fmt.Sprintf("%s\x00%d", ra.TaskID, ra.Rep)
 		if !ra.Done() || !rb.Done() {
 			c.DroppedPairs++
 			if !ra.Done() {
-				c.DroppedByClass[errClass(ra)]++
+				c.DroppedByClass[errClass(*ra)]++
 			}
-			if !rb.Done() && (ra.Done() || errClass(rb) != errClass(ra)) {
-				c.DroppedByClass[errClass(rb)]++
+			if !rb.Done() && (ra.Done() || errClass(*rb) != errClass(*ra)) {
+				c.DroppedByClass[errClass(*rb)]++
 			}
 			if !usedTR[tr] {
 				usedTR[tr] = true
@@ -775,7 +790,7 @@ func unpairedComparison(c *Comparison, a, b indexed, stratum func(string) *Strat
 	for arm, x := range []indexed{a, b} {
 		for _, k := range x.keys {
 			if r := x.recs[k]; r.Done() {
-				add(r, arm+1)
+				add(*r, arm+1)
 			}
 		}
 	}
@@ -802,18 +817,18 @@ func unpairedComparison(c *Comparison, a, b indexed, stratum func(string) *Strat
 
 // index maps pair keys to records (the last per key wins) and returns the
 // keys in order of first appearance.
-func index(rs []results.Attempt, keep func(results.Attempt) bool) (map[string]results.Attempt, []string) {
-	m := map[string]results.Attempt{}
+func index(rs []results.Attempt, keep func(results.Attempt) bool) (map[string]*results.Attempt, []string) {
+	m := map[string]*results.Attempt{}
 	var keys []string
-	for _, r := range rs {
-		if !keep(r) {
+	for i := range rs {
+		if !keep(rs[i]) {
 			continue
 		}
-		k := pairKey(r)
+		k := pairKey(rs[i])
 		if _, ok := m[k]; !ok {
 			keys = append(keys, k)
 		}
-		m[k] = r
+		m[k] = &rs[i]
 	}
 	return m, keys
 }

@@ -124,7 +124,8 @@ const JSONSchemaVersion = 1
 //	                         null when infinite), strata (tasks used).
 //	    mde         number|null  minimum detectable pass-rate drop of the test power.test names: the
 //	                         primary paired test as run (MDEPrimary on the run's tasks, reps, per-task
-//	                         rates, pairing) when paired, else mde_unpaired.
+//	                         rates, pairing) when paired, else mde_unpaired; null on target-task
+//	                         rows when paired (their power is computed, their MDE is not).
 //	    mde_unpaired number|null minimum detectable pass-rate change at the observed baseline rate and
 //	                         n per arm (unpaired normal approximation, alpha, power).
 //	    mde_paired  number|null  the same for McNemar at the observed discordance (b+c)/pairs.
@@ -136,8 +137,9 @@ const JSONSchemaVersion = 1
 //	        tasks, reps int, number  tasks and mean pairs per task (reps 0 when unpaired).
 //	        test        string   the test power and mde are for: the primary paired task-level test
 //	                         (PrimaryTestName) when paired, one-sided Fisher (unpaired) otherwise.
-//	        method      string   "simulation" (PairedDiff on simulated runs of the design),
-//	                         "normal approximation" (large designs) or "exact enumeration" (Fisher).
+//	        method      string   "simulation" (the exact sign-flip test of PairedDiff on simulated runs
+//	                         of the design; designs up to 1,000 pairs, or larger ones where < 40 tasks
+//	                         move), "normal approximation" (larger designs) or "exact enumeration" (Fisher).
 //	        power       number|null  power of that test at alpha for from → to.
 //	        pair_share  number|null  estimated same-seed pairing share of the design (paired only).
 //	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw).

@@ -223,51 +223,79 @@ func simPairs(rng *rand.Rand, d Design, names []string, a, b []float64, buf []Pa
 	buf = buf[:0]
 	for t := range d.G() {
 		task := names[t]
-		r := d.RepsOf(t)
-		var ua, ub float64
-		sharedA, sharedB := false, false
-		switch d.Model {
-		case ModelSticky:
-			sharedA, sharedB = rng.Float64() < d.Share, rng.Float64() < d.Share
-			ua, ub = rng.Float64(), rng.Float64()
-		case ModelMixed:
-			sharedA, sharedB = rng.Float64() < d.Sticky, rng.Float64() < d.Sticky
-			ua, ub = rng.Float64(), rng.Float64()
-		}
-		ub0 := ub
-		for k := range r {
-			switch d.Model {
-			case ModelSameSeed:
-				ua = rng.Float64()
-				ub = ua
-				if rng.Float64() >= d.Share {
-					ub = rng.Float64()
-				}
-			case ModelSticky:
-				if !sharedA {
-					ua = rng.Float64()
-				}
-				if !sharedB {
-					ub = rng.Float64()
-				}
-			case ModelMixed:
-				if !sharedA {
-					ua = rng.Float64()
-				}
-				ub = ub0
-				if !sharedB {
-					ub = rng.Float64()
-				}
-				if rng.Float64() < d.Share {
-					ub = ua
-				}
-			default:
-				ua, ub = rng.Float64(), rng.Float64()
-			}
-			buf = append(buf, Pair{Task: task, Rep: k + 1, A: ua < a[t], B: ub < b[t]})
-		}
+		simTask(rng, d, t, a[t], b[t], func(k int, pa, pb bool) {
+			buf = append(buf, Pair{Task: task, Rep: k + 1, A: pa, B: pb})
+		})
 	}
 	return buf
+}
+
+// simDiffs draws the same run as simPairs (the same generator stream) and
+// returns only the per-task differences d_t = (passes of b − passes of a)/n_t
+// in task order, reusing buf: what PairedDiff's primary p is computed from.
+func simDiffs(rng *rand.Rand, d Design, a, b []float64, buf []float64) []float64 {
+	buf = buf[:0]
+	for t := range d.G() {
+		k := 0
+		simTask(rng, d, t, a[t], b[t], func(_ int, pa, pb bool) {
+			switch {
+			case pb && !pa:
+				k++
+			case pa && !pb:
+				k--
+			}
+		})
+		buf = append(buf, float64(k)/float64(d.RepsOf(t)))
+	}
+	return buf
+}
+
+// simTask draws task t's reps of one run (baseline rate pa, variant rate
+// pb) under d.Model and passes each rep's outcomes to emit.
+func simTask(rng *rand.Rand, d Design, t int, pa, pb float64, emit func(k int, a, b bool)) {
+	r := d.RepsOf(t)
+	var ua, ub float64
+	sharedA, sharedB := false, false
+	switch d.Model {
+	case ModelSticky:
+		sharedA, sharedB = rng.Float64() < d.Share, rng.Float64() < d.Share
+		ua, ub = rng.Float64(), rng.Float64()
+	case ModelMixed:
+		sharedA, sharedB = rng.Float64() < d.Sticky, rng.Float64() < d.Sticky
+		ua, ub = rng.Float64(), rng.Float64()
+	}
+	ub0 := ub
+	for k := range r {
+		switch d.Model {
+		case ModelSameSeed:
+			ua = rng.Float64()
+			ub = ua
+			if rng.Float64() >= d.Share {
+				ub = rng.Float64()
+			}
+		case ModelSticky:
+			if !sharedA {
+				ua = rng.Float64()
+			}
+			if !sharedB {
+				ub = rng.Float64()
+			}
+		case ModelMixed:
+			if !sharedA {
+				ua = rng.Float64()
+			}
+			ub = ub0
+			if !sharedB {
+				ub = rng.Float64()
+			}
+			if rng.Float64() < d.Share {
+				ub = ua
+			}
+		default:
+			ua, ub = rng.Float64(), rng.Float64()
+		}
+		emit(k, ua < pa, ub < pb)
+	}
 }
 
 // ParseMix parses a baseline pass-rate mix for planning (bench power

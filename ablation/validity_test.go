@@ -61,47 +61,18 @@ const simMeanPass = 0.62
 // p·(1−h) − p).
 func (s simSetting) trueDelta() float64 { return -s.H * simMeanPass }
 
-// simTaskP draws one task's baseline pass probability from the issue's mix.
-func simTaskP(rng *rand.Rand) float64 {
-	switch u := rng.Float64(); {
-	case u < 0.4:
-		return 1
-	case u < 0.6:
-		return 0
-	default:
-		return 0.2 + 0.7*rng.Float64()
-	}
-}
-
 // simOutcomes returns, per task and rep, the outcomes of the baseline (a)
-// and the variant (b) under s.
+// and the variant (b) under s: the calibration suite's generator (IssueMix
+// rates, SimOutcomes with share 0.8), the variant's rates p·(1−h).
 func simOutcomes(rng *rand.Rand, s simSetting) (a, b [][]bool) {
-	a, b = make([][]bool, s.G), make([][]bool, s.G)
-	for t := range s.G {
-		pA := simTaskP(rng)
-		pB := pA * (1 - s.H)
-		a[t], b[t] = make([]bool, s.R), make([]bool, s.R)
-		stickyA, stickyB := rng.Float64() < 0.8, rng.Float64() < 0.8
-		uA0, uB0 := rng.Float64(), rng.Float64()
-		for r := range s.R {
-			uA, uB := rng.Float64(), rng.Float64()
-			switch s.Model {
-			case simSameSeed:
-				if rng.Float64() < 0.8 {
-					uB = uA
-				}
-			case simSticky:
-				if stickyA {
-					uA = uA0
-				}
-				if stickyB {
-					uB = uB0
-				}
-			}
-			a[t][r], b[t][r] = uA < pA, uB < pB
-		}
+	rates := IssueMix(rng, s.G)
+	harmed := make([]float64, len(rates))
+	for t, p := range rates {
+		harmed[t] = p * (1 - s.H)
 	}
-	return a, b
+	model := [...]string{simIndep: ModelIndependent, simSameSeed: ModelSameSeed, simSticky: ModelSticky}[s.Model]
+	out := SimOutcomes(rng, Design{Rates: rates, Rep: s.R, Model: model, Share: 0.8}, [][]float64{rates, harmed})
+	return out[0], out[1]
 }
 
 // valPairs draws one ablation of s as matched pairs.
@@ -388,6 +359,19 @@ func TestValidityAARejection(t *testing.T) {
 	}
 }
 
+// gateRate is the share of n runs of s that the gate's rule (margin 0)
+// fails.
+func gateRate(rng *rand.Rand, s simSetting, n int) float64 {
+	f := 0
+	for range n {
+		pr, _ := PairedDiff(valPairs(rng, s))
+		if gateRule(pr.Delta, pr.CI, pr.P, 0, 0.05) {
+			f++
+		}
+	}
+	return float64(f) / float64(n)
+}
+
 // TestValidityGateConditional: the gate's rule (Δ < −margin, interval below
 // 0, p below α; margin 0 is the most liberal) fails at most α/2 of A/A runs
 // in every setting and conditionally on every number of moved tasks G'
@@ -418,7 +402,14 @@ func TestValidityGateConditional(t *testing.T) {
 		}
 		worst = math.Max(worst, float64(fails)/float64(sims))
 		if r := float64(fails) / float64(sims); r > binomUpper(0.025, sims) {
-			t.Errorf("%s: A/A gate rate %.3f > α/2", s, r)
+			// 3 SEs over 36 settings still flags a true 0.021 now and
+			// then (G=100 R=5 indep: 0.043 in 800 runs, 0.021 in 12,000):
+			// confirm on 5× fresh runs before failing.
+			if c := gateRate(rng, s, 5*sims); c > binomUpper(0.025, 5*sims) {
+				t.Errorf("%s: A/A gate rate %.3f, confirmed %.3f > α/2", s, r, c)
+			} else {
+				t.Logf("%s: A/A gate rate %.3f in %d runs, %.4f in %d fresh runs", s, r, sims, c, 5*sims)
+			}
 		}
 	}
 	for g, x := range byMoved {
@@ -619,7 +610,7 @@ func TestValidityAAWithRandomErrors(t *testing.T) {
 				recs[i].Status, recs[i].ErrorClass = results.StatusError, results.ClassInfra
 			}
 		}
-		a := Analyze(recs, Inputs{Baseline: "base", FailIfWorse: 0.01})
+		a := Analyze(recs, Inputs{Baseline: "base", FailIfWorse: 0.01, power: powerNone})
 		if f, _ := a.Gate(0.01); f {
 			fails++
 		}
@@ -701,7 +692,7 @@ func TestValidityTargetHolm(t *testing.T) {
 				}
 			}
 		}
-		an := Analyze(recs, Inputs{Baseline: "base", Variants: names, Switched: switched, TaskTags: tags})
+		an := Analyze(recs, Inputs{Baseline: "base", Variants: names, Switched: switched, TaskTags: tags, power: powerNone})
 		anyRaw, anyAdj := false, false
 		for _, v := range an.Variants {
 			for _, c := range v.Targets {
@@ -744,7 +735,7 @@ func TestValidityAAThroughAnalyze(t *testing.T) {
 	s := simSetting{G: 40, R: 5, Model: simSticky}
 	var rej [5]int
 	for range sims {
-		c := Analyze(simRecords(rng, s), Inputs{Baseline: "base"})
+		c := Analyze(simRecords(rng, s), Inputs{Baseline: "base", power: powerNone})
 		v := c.Variants[0]
 		for i, p := range []float64{v.All.P, v.All.Paired.PPerm, v.PHolm, v.All.PMcNemarClustered, v.All.PMcNemar} {
 			if p < 0.05 {

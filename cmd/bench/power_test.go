@@ -45,6 +45,13 @@ func TestPowerFromRun(t *testing.T) {
 		}
 	}
 	f.Close()
+	// The run directory's manifest (schema version 1, which results.Open converts).
+	man := `{"schema_version": 1, "run_id": "t", "spec": {}, "plan": {"suite": "synthetic", "reps": 3,
+		"variants": [{"name": "base"}, {"name": "v"}]}, "webbench_version": "t", "go_version": "",
+		"system_prompt_sha256": {}, "host": "", "started_at": "2026-01-01T00:00:00Z", "shard": ""}`
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(man), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, stderr, code := bench(t, "power", "--from", dir, "--effect", "-0.2")
 	if code != 0 || !strings.Contains(out, "per-task rates of arm base in "+dir+" (8 tasks") || !strings.Contains(out, "8 tasks × the run's reps (24 attempts per arm)") {
 		t.Errorf("exit %d:\n%s%s", code, out, stderr)

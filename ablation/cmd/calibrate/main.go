@@ -60,7 +60,9 @@ func calibrate(out string, runs int, seed uint64) error {
 }
 
 // writeRunDir writes a synthetic ablation run: attempts.jsonl (one line per
-// record) and ablation.json naming the baseline and variants.
+// record), and manifest.json with ablation.json in the run directory format
+// of schema version 1 (which results.Open converts), naming the baseline and
+// variants.
 func writeRunDir(dir string, g, r, arms int, model string, delta float64, seed uint64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -93,7 +95,10 @@ func writeRunDir(dir string, g, r, arms int, model string, delta float64, seed u
 	if err := f.Close(); err != nil {
 		return err
 	}
-	meta := map[string]any{"schema_version": results.SchemaVersion, "spec": "synthetic", "baseline": "baseline",
+	if err := writeManifestV1(dir, names, g, r, len(recs), seed); err != nil {
+		return err
+	}
+	meta := map[string]any{"schema_version": 1, "spec": "synthetic", "baseline": "baseline",
 		"variants": names[1:], "switched": map[string][]string{}, "targets": map[string][]string{},
 		"task_tags": map[string][]string{}, "alpha": 0.05, "power": 0.8, "min_effect": 0.1}
 	b, err := json.MarshalIndent(meta, "", "  ")
@@ -102,4 +107,27 @@ func writeRunDir(dir string, g, r, arms int, model string, delta float64, seed u
 	}
 	fmt.Fprintf(os.Stderr, "wrote %d attempts to %s\n", len(recs), dir)
 	return os.WriteFile(filepath.Join(dir, "ablation.json"), b, 0o644)
+}
+
+// writeManifestV1 writes dir/manifest.json, schema version 1, for a
+// synthetic run of the named arms over g tasks × r reps.
+func writeManifestV1(dir string, names []string, g, r, attempts int, seed uint64) error {
+	tasks := make([]string, g)
+	for t := range tasks {
+		tasks[t] = ablation.SimTaskID(t)
+	}
+	variants := make([]map[string]string, len(names))
+	for i, n := range names {
+		variants[i] = map[string]string{"name": n}
+	}
+	m := map[string]any{"schema_version": 1, "run_id": "synthetic", "spec": map[string]any{},
+		"plan": map[string]any{"suite": "synthetic", "tasks": tasks, "reps": r, "base_seed": seed,
+			"variants": variants, "attempts": attempts},
+		"webbench_version": "synthetic", "go_version": "", "system_prompt_sha256": map[string]string{},
+		"host": "", "started_at": time.Now().UTC().Format(time.RFC3339), "shard": ""}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, results.ManifestFile), b, 0o644)
 }
