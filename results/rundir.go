@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -173,7 +174,7 @@ type ReadResult struct {
 // the line and, where the decoder knows it, the field. Most callers want Open, which also reads the manifest.
 func ReadAttempts(dir string) (*ReadResult, error) {
 	p := filepath.Join(dir, AttemptsFile)
-	b, err := os.ReadFile(p)
+	f, err := os.Open(p)
 	rr := &ReadResult{Latest: map[string]Attempt{}}
 	if errors.Is(err, os.ErrNotExist) {
 		return rr, nil
@@ -181,18 +182,22 @@ func ReadAttempts(dir string) (*ReadResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	complete := len(b) == 0 || b[len(b)-1] == '\n'
-	lines := bytes.Split(b, []byte{'\n'})
-	for i, raw := range lines {
-		line := i + 1
+	defer f.Close()
+	// Streamed line by line: a run of 100k attempts is ~100 MB of JSON, which need not be held whole.
+	br := bufio.NewReaderSize(f, 1<<20)
+	for line := 1; ; line++ {
+		raw, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
 		txt := bytes.TrimSpace(raw)
+		if errors.Is(err, io.EOF) {
+			// An unterminated last line is a record torn by a kill mid-write (the writer always ends lines).
+			rr.TornTail = len(txt) > 0
+			return rr, nil
+		}
 		if len(txt) == 0 {
 			continue
-		}
-		if !complete && i == len(lines)-1 {
-			// An unterminated last line is a record torn by a kill mid-write (the writer always ends lines).
-			rr.TornTail = true
-			break
 		}
 		a, err := decodeAttempt(p, line, txt)
 		if err != nil {
@@ -204,7 +209,6 @@ func ReadAttempts(dir string) (*ReadResult, error) {
 		rr.Latest[a.AttemptID] = a
 		rr.Records = append(rr.Records, a)
 	}
-	return rr, nil
 }
 
 // decodeAttempt decodes one line of attempts.jsonl strictly and checks the fields every record has.
