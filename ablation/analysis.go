@@ -311,7 +311,7 @@ type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors,
 	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
-	// unequal_reps, noise_floor (the Δ of an A/A arm, aa.go).
+	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go).
 	Kind string
 	// Variants are the variants it concerns (empty for the whole run);
 	// identical warnings of several variants are merged into one.
@@ -940,6 +940,24 @@ func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, v.PHolm, a.Alpha))
 	}
 	return failed, why
+}
+
+// GateInconclusive lists, in plain words, the variants the gate lets pass
+// although they look worse: Δ below −margin with the whole interval below 0,
+// but p_holm not below α (too few tasks, or the multiplicity adjustment over
+// the variants). A passed gate is "no variant shown worse", never "no variant
+// worse"; these are the cases a reader must not take as evidence of no harm.
+func (a *Analysis) GateInconclusive(margin float64) []string {
+	var out []string
+	for _, v := range a.Variants {
+		c := v.All
+		if v.GateFails(margin, a.Alpha) || c.Method == MethodNone || !(c.Delta < -margin && c.CI[1] < 0) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: Δ = %s pts [%s, %s] looks worse, but p_holm = %s is not below %s (p_paired %s), so it is not shown worse at this size",
+			v.Name, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), fmtP(v.PHolm), fmtP(a.Alpha), fmtP(c.P)))
+	}
+	return out
 }
 
 // GateFails is the gate rule of Analysis.Gate for this variant: GateFails on

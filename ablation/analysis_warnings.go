@@ -32,6 +32,10 @@ const (
 	// WarnUnequalReps: tasks have different numbers of matched reps, or the
 	// task-weighted Δ and the pooled rates disagree in sign.
 	WarnUnequalReps = "unequal_reps"
+	// WarnHolmFloor: a variant whose exact p cannot go below 2/2^G (G tasks)
+	// and whose Holm multiplier is at least m cannot reach p_holm < α when
+	// m·2/2^G ≥ α, whatever the reps (holmFloors).
+	WarnHolmFloor = "holm_floor"
 )
 
 // Wording names the two sides of a comparison in the warnings' sentences:
@@ -159,6 +163,12 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): at this size no effect can be shown.",
 			gp, plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
 	}
+	hf := holmFloors(a)
+	for _, v := range a.Variants {
+		if s, ok := hf[v.Name]; ok {
+			add(WarnHolmFloor, v.Name, "%s", s)
+		}
+	}
 	for _, v := range a.Variants {
 		c := v.All
 		if c.Matched && c.Rescued+c.Broke == 0 {
@@ -182,6 +192,48 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		}
 	}
 	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
+}
+
+// holmFloors returns, per matched variant that can never pass Holm's
+// adjustment at this size, the holm_floor warning text. The exact sign-flip p
+// of a variant compared on G tasks (or clusters) is at least 2/2^G (its
+// floor). Holm (1979) multiplies the p of rank r among K by K−r+1; at best a
+// variant is ranked after every variant with a lower floor, so its multiplier
+// is at least m = the number of variants whose floor is at least its own. When
+// m·2/2^G ≥ α it cannot be shown different (nor fail the gate), however many
+// reps.
+func holmFloors(a *Analysis) map[string]string {
+	floors := map[string]float64{}
+	for _, v := range a.Variants {
+		if !v.All.Matched {
+			continue
+		}
+		g := v.All.G()
+		if v.All.Paired.Clustered {
+			g = v.All.Paired.C
+		}
+		floors[v.Name] = 2 / math.Pow(2, float64(min(g, 1000)))
+	}
+	if len(floors) < 2 {
+		return nil
+	}
+	out := map[string]string{}
+	for name, f := range floors {
+		m := 0
+		for _, o := range floors {
+			if o >= f {
+				m++
+			}
+		}
+		if float64(m)*f < a.Alpha {
+			continue
+		}
+		g := int(math.Round(math.Log2(2 / f)))
+		need := int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1
+		out[name] = fmt.Sprintf("With %d tasks compared, p_paired cannot go below 2/2^%d = %s, and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
+			g, g, fmtP(f), m, m, fmtP(float64(m)*f), fmtP(a.Alpha), need)
+	}
+	return out
 }
 
 // fewTasksText is the few-tasks warning of c, or "" (G ≥ FewTasks). It

@@ -559,7 +559,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 <circle cx="{{printf "%.1f" .Mid}}" cy="{{printf "%.1f" .Y}}" r="5" stroke="#0969da" stroke-width="2" fill="{{if .Sig}}#0969da{{else}}#ffffff{{end}}"/>{{end}}
 <text x="{{printf "%.1f" $.Forest.TextX}}" y="{{printf "%.1f" .Y}}" dy="4">{{.Text}}</text></g>
 {{end}}</svg>{{end}}
-<p class="note">Dot: Δ; line: its 95% interval (paired t over tasks, or Newcombe when unpaired); filled dot: p below α (Holm-adjusted for the all-task rows).</p>
+<p class="note">Dot: Δ; line: its 95% interval over tasks (the t interval from 12 moved tasks on, else the adjusted Wald interval; Newcombe when unpaired); filled dot: p below α (Holm-adjusted). Below 12 moved tasks the interval and the exact p are different methods and can disagree: an interval that excludes 0 with a hollow dot is not evidence of an effect.</p>
 {{range .Tables}}<h2>{{.Title}}</h2>
 <table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>

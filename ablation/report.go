@@ -115,9 +115,13 @@ func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 func gateLine(a *Analysis) string {
 	failed, why := a.Gate(a.FailIfWorse)
 	if !failed {
-		return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p below alpha): passed.", 100*a.FailIfWorse)
+		line := fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.", 100*a.FailIfWorse)
+		if inc := a.GateInconclusive(a.FailIfWorse); len(inc) > 0 {
+			line += " Inconclusive, not evidence of no harm: " + strings.Join(inc, "; ") + "."
+		}
+		return line
 	}
-	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p below alpha): FAILED. %s", 100*a.FailIfWorse,
+	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p_holm below alpha): FAILED. %s", 100*a.FailIfWorse,
 		strings.Join(why, "; "))
 }
 
@@ -241,7 +245,8 @@ func comparisonTable(a *Analysis) ReportTable {
 		"p_paired is the exact sign-flip p over tasks (clusters when clustered), valid at every size. McNemar by task is "+
 		"Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = baseline failed and variant "+
 		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
-		"over all target rows, and the gate never uses them. MDE and power are those of the primary paired task-level test "+
+		"over all target rows, and the gate never uses them. Below %[1]d moved tasks the interval and p_paired are different methods and can "+
+		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired task-level test "+
 		"as run (simulated on this run's tasks, reps, per-task rates and pairing; Fisher when unpaired): MDE = smallest "+
 		"pass-rate drop detectable with %.0f%% power; power = to detect the failure-rate change shown.", TIntervalMinInformative, 100*a.Power)
 	return t

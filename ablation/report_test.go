@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"html"
 	"io"
 	"os"
@@ -51,7 +52,7 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 		"Diagnostics (assume independent attempts",
 		"target: x",
 		"fired in 1/25 (1 passed), 3 events",
-		"Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): passed.",
+		"Gate (fail if worse by more than 5.0 pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("terminal report lacks %q:\n%s", want, s)
@@ -71,7 +72,7 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 		"> [!WARNING]\n> - variant w is identical to the baseline",
 		"| variant | scope | tasks (informative) | baseline | variant | Δ pts [95% CI] | p_paired | p_perm | p_holm | McNemar by task (Durkalski) | MDE | power | gate |",
 		"| no_x | all common | 15 (6) | 16/25 (64.0%) | 23/25 (92.0%) | +34.5 [+3.6, +57.4] adj. |",
-		"**Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): passed.**",
+		"**Gate (fail if worse by more than 5.0 pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.**",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("markdown report lacks %q:\n%s", want, m)
@@ -324,5 +325,52 @@ func TestNaturalLess(t *testing.T) {
 	sort.Slice(in, func(i, j int) bool { return naturalLess(in[i], in[j]) })
 	if got := strings.Join(in, ","); got != "a,shop/t9,shop/t10,t1,t02,t2,t10" {
 		t.Errorf("natural order = %s", got)
+	}
+}
+
+// TestHolmFloorAndInconclusiveGate: 7 variants each failing all 6 tasks the baseline passes. Each p_paired is the
+// exact floor 2/2^6 = 0.03125, so Holm's first step gives 7 × 0.03125 = 0.219: the gate passes, and the report
+// must say the variants look worse but are not shown worse, and warn that no variant can pass Holm at 6 tasks
+// (9 are needed: 7 × 2/2^9 = 0.027 < 0.05).
+func TestHolmFloorAndInconclusiveGate(t *testing.T) {
+	recs := tasksOf("base", "PPPPPP")
+	var names []string
+	for i := range 7 {
+		n := fmt.Sprintf("v%d", i)
+		names = append(names, n)
+		recs = append(recs, tasksOf(n, "FFFFFF")...)
+	}
+	a := Analyze(recs, Inputs{Baseline: "base", Variants: names, FailIfWorse: 0.05})
+	approx(t, "p_paired", a.Variants[0].All.P, 0.03125, 1e-12)
+	approx(t, "p_holm", a.Variants[0].PHolm, 0.21875, 1e-12)
+	if failed, _ := a.Gate(0.05); failed {
+		t.Fatal("gate failed at p_holm 0.219")
+	}
+	inc := a.GateInconclusive(0.05)
+	if len(inc) != 7 || !strings.Contains(inc[0], "v0: Δ = -100.0 pts") || !strings.Contains(inc[0], "not shown worse") {
+		t.Errorf("inconclusive = %q", inc)
+	}
+	var floor string
+	for _, w := range a.Warnings {
+		if w.Kind == WarnHolmFloor {
+			floor = w.Text
+		}
+	}
+	if !strings.Contains(floor, "v0, v1, v2, v3, v4, v5, v6 vs base: With 6 tasks compared, p_paired cannot go below 2/2^6 = 0.0312, and 7 variants") ||
+		!strings.Contains(floor, "p_holm ≥ 0.219") || !strings.Contains(floor, "at least 9 tasks") {
+		t.Errorf("holm_floor warning = %q", floor)
+	}
+	if line := gateLine(a); !strings.Contains(line, "passed: no variant is shown worse. Inconclusive, not evidence of no harm: v0:") {
+		t.Errorf("gate line = %q", line)
+	}
+	// With 9 tasks the floor is below α: no warning.
+	recs = tasksOf("base", "PPPPPPPPP")
+	for _, n := range names {
+		recs = append(recs, tasksOf(n, "FFFFFFFFF")...)
+	}
+	for _, w := range Analyze(recs, Inputs{Baseline: "base", Variants: names}).Warnings {
+		if w.Kind == WarnHolmFloor {
+			t.Errorf("9 tasks: unexpected warning %q", w.Text)
+		}
 	}
 }

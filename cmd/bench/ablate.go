@@ -195,7 +195,10 @@ func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 		}
 		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "gate: no variant worse than the baseline by more than %.3f\n", margin)
+	fmt.Fprintf(c.ErrOrStderr(), "gate: passed: no variant is shown worse than the baseline by more than %.3f (with its interval below 0 and p_holm below alpha)\n", margin)
+	for _, w := range a.GateInconclusive(margin) {
+		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", w)
+	}
 	return nil
 }
 
