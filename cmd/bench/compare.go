@@ -59,7 +59,9 @@ func compareCmd() *cobra.Command {
 			if variantB == "" {
 				sides[1].Variant = sides[0].Variant
 			}
-			opts.FailIfWorse, opts.SameDir = failIfWorse, sameDir(args[0], args[1])
+			// Two variants of one directory are a real comparison; only the same variant twice is A/A.
+			opts.FailIfWorse = failIfWorse
+			opts.SameDir = sides[0].Variant == sides[1].Variant && sameDir(args[0], args[1])
 			cmp, err := ablation.CompareRuns(sides[0], sides[1], opts)
 			var mv *ablation.MissingVariantError
 			var nc *ablation.NoCommonTaskError
