@@ -46,3 +46,31 @@ func TestCompareSameDirOtherVariant(t *testing.T) {
 		t.Errorf("b vs b in one dir: exit %d, want the same-directory warning\n%s", code, out)
 	}
 }
+
+// Items 9 and 11: bench power refuses equal rates, mixed modes and a plan below one task or rep (exit 2, naming
+// the flags); each mode alone still works.
+func TestPowerRefusesBadModes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--base", "0.8", "--target", "0.8"}, []string{"--base", "--target", "no effect"}},
+		{[]string{"--mix", "issue", "--base", "0.5", "--target", "0.3"}, []string{"--mix", "--base, --target", "different modes"}},
+		{[]string{"--tasks", "10", "--n", "50"}, []string{"--tasks", "--n", "different modes"}},
+		{[]string{"--tasks", "0"}, []string{"--tasks 0", "at least 1"}},
+		{[]string{"--mix", "issue", "--reps", "0"}, []string{"--reps 0", "at least 1"}},
+	} {
+		out, stderr, code := bench(t, append([]string{"power"}, c.args...)...)
+		if code != 2 {
+			t.Errorf("power %v: exit %d, want 2\n%s%s", c.args, code, out, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("power %v: stderr %q lacks %q", c.args, stderr, w)
+			}
+		}
+	}
+	if out, stderr, code := bench(t, "power", "--base", "0.8", "--target", "0.9"); code != 0 || !strings.Contains(out, "runs per arm") {
+		t.Errorf("unpaired alone: exit %d\n%s%s", code, out, stderr)
+	}
+}
