@@ -74,3 +74,29 @@ func TestPowerRefusesBadModes(t *testing.T) {
 		t.Errorf("unpaired alone: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// Item 10: negative counts, budgets and spend limits, and a zero --timeout given explicitly, are usage errors
+// naming the flag (checked before any browser starts); --workers 0 stays the "number of cores" default.
+func TestRunRefusesBadNumbers(t *testing.T) {
+	run := []string{"run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--dry-run"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(run, "--max-steps", "-3"), "--max-steps -3"},
+		{append(run, "--retries", "-1"), "--retries -1"},
+		{append(run, "--max-cost", "-1"), "--max-cost -1"},
+		{append(run, "--timeout", "0s"), "--timeout 0s"},
+		{append(run, "--timeout", "-5s"), "--timeout -5s"},
+		{append(run, "--workers", "-1"), "--workers -1"},
+		{[]string{"ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--workers", "-1"}, "--workers -1"},
+	} {
+		out, stderr, code := bench(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %s\n%s", c.args, code, stderr, c.want, out)
+		}
+	}
+	if out, stderr, code := bench(t, append(run, "--workers", "0")...); code != 0 || !strings.Contains(out, "shop-qa-yoga-mat-thickness") {
+		t.Errorf("--workers 0: exit %d\n%s%s", code, out, stderr)
+	}
+}
