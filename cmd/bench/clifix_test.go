@@ -100,3 +100,11 @@ func TestRunRefusesBadNumbers(t *testing.T) {
 		t.Errorf("--workers 0: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// Item 22: bench power --variant's help names the manifest's baseline, not ablation.json.
+func TestPowerVariantHelp(t *testing.T) {
+	out, _, code := bench(t, "power", "--help")
+	if code != 0 || !strings.Contains(out, "the run's baseline (manifest)") || strings.Contains(out, "ablation.json") {
+		t.Errorf("power --help: exit %d\n%s", code, out)
+	}
+}

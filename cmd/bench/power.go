@@ -157,7 +157,7 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().IntVar(&pf.reps, "reps", 0, "reps per task R (primary test; default: the run's with --from, else 1)")
 	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: issue | W:RATE,W:LO-HI,… | a list of per-task rates")
 	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm")
-	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: ablation.json's baseline, else the first)")
+	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: the run's baseline (manifest), else the first)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop)")
