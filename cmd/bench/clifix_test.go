@@ -108,3 +108,20 @@ func TestPowerVariantHelp(t *testing.T) {
 		t.Errorf("power --help: exit %d\n%s", code, out)
 	}
 }
+
+// Item 23: an unregistered --judge is refused as such, listing the registered judges and the run's re-judges,
+// instead of suggesting to re-judge with it; a registered judge the run lacks keeps the bench judge hint.
+func TestReportUnknownJudge(t *testing.T) {
+	d := writeRun(t, runSpec{tasks: 3, reps: 1, seed: 1, rejudge: func(int) bool { return true }})
+	for _, cmd := range [][]string{{"report", d, "--judge", "bogus"}, {"compare", d, d, "--judge", "bogus"}} {
+		_, stderr, code := bench(t, cmd...)
+		if code != 2 || !strings.Contains(stderr, `--judge "bogus" is not a registered judge`) ||
+			!strings.Contains(stderr, "registered: ") || !strings.Contains(stderr, "original, llm") ||
+			strings.Contains(stderr, "run bench judge") {
+			t.Errorf("%v: exit %d, %q", cmd, code, stderr)
+		}
+	}
+	if out, stderr, code := bench(t, "report", d, "--judge", "llm"); code != 0 {
+		t.Errorf("report --judge llm: exit %d\n%s%s", code, out, stderr)
+	}
+}

@@ -99,6 +99,9 @@ func readSide(dir, judgeName string) (ablation.RunSide, *results.Ablation, error
 	if err != nil {
 		return ablation.RunSide{}, nil, err
 	}
+	if err := checkJudge(run, judgeName); err != nil {
+		return ablation.RunSide{}, nil, err
+	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
 		return ablation.RunSide{}, nil, usageErr("%v", err)

@@ -298,7 +298,7 @@ func TestCompareAndReportWithJudge(t *testing.T) {
 		t.Errorf("--judge llm: %d pairs %d→%d, Δ %v, new failures %v; want 20 pairs 18→18, Δ 0, none",
 			c.Pairs, c.PairsPassA, c.PairsPassB, c.Delta, c.NewFailures)
 	}
-	if _, stderr, code := bench(t, "compare", a, b, "--judge", "gpt"); code != 2 || !strings.Contains(stderr, `has no verdicts of judge "gpt"`) {
+	if _, stderr, code := bench(t, "compare", a, b, "--judge", "state"); code != 2 || !strings.Contains(stderr, `has no verdicts of judge "state"`) {
 		t.Errorf("--judge without verdicts: exit %d, %q", code, stderr)
 	}
 	out, stderr, code := bench(t, "report", b, "--format", "json", "--judge", "llm")
