@@ -78,7 +78,9 @@ func compareCmd() *cobra.Command {
 				return err
 			}
 			if cmp.Gate != nil && cmp.Gate.Failed {
-				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s", failIfWorse, cmp.Gate.Why)}
+				// The report's gate line says why; stderr only names what failed.
+				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: the gate failed: run B %s (variant %s) against run A %s (variant %s), see the report's gate line",
+					failIfWorse, cmp.B.Name, cmp.B.Variant, cmp.A.Name, cmp.A.Variant)}
 			}
 			return nil
 		},
