@@ -125,3 +125,38 @@ func TestReportUnknownJudge(t *testing.T) {
 		t.Errorf("report --judge llm: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// Item 21: the manifest's summary is written with snake_case keys, and a manifest written with the old Go-named
+// keys (Planned, Passed, …) still reads.
+func TestManifestSummaryKeys(t *testing.T) {
+	dir := t.TempDir()
+	m := &results.Manifest{RunID: "s", Plan: results.Plan{Suite: "zoo", Reps: 1, Baseline: "default",
+		Variants: []results.Variant{{Name: "default"}}}, Summary: &results.Summary{Planned: 4, Skipped: 1, Ran: 3, Passed: 2, Failed: 1, Stopped: "cost"}}
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"planned": 4`, `"skipped": 1`, `"ran": 3`, `"passed": 2`, `"failed": 1`, `"errors": 0`, `"stopped": "cost"`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("manifest lacks %s:\n%s", k, b)
+		}
+	}
+	if strings.Contains(string(b), `"Planned"`) {
+		t.Errorf("manifest still has Go-named summary keys:\n%s", b)
+	}
+	old := strings.NewReplacer(`"planned"`, `"Planned"`, `"skipped"`, `"Skipped"`, `"ran"`, `"Ran"`, `"passed"`, `"Passed"`,
+		`"failed"`, `"Failed"`, `"errors"`, `"Errors"`, `"stopped"`, `"Stopped"`).Replace(string(b))
+	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Summary == nil || *got.Summary != *m.Summary {
+		t.Errorf("old summary keys read as %+v, want %+v", got.Summary, m.Summary)
+	}
+}
