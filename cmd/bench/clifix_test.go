@@ -160,3 +160,38 @@ func TestManifestSummaryKeys(t *testing.T) {
 		t.Errorf("old summary keys read as %+v, want %+v", got.Summary, m.Summary)
 	}
 }
+
+// setSuite rewrites the suite of dir's manifest plan.
+func setSuite(t *testing.T, dir, suite string) {
+	t.Helper()
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Plan.Suite = suite
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Item 7: compare's "differs in" line (and the no-common-task refusal of --fail-if-worse) names differing suites.
+func TestCompareDiffersInSuite(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 4, reps: 1, seed: 1})
+	b := writeRun(t, runSpec{tasks: 4, reps: 1, seed: 1})
+	setSuite(t, b, "webvoyager")
+	if out, stderr, code := bench(t, "compare", a, b); code != 0 || !strings.Contains(out, "The runs differ in: suite zoo → webvoyager.") {
+		t.Errorf("other suite: exit %d\n%s%s", code, out, stderr)
+	}
+	c := writeRun(t, runSpec{first: 20, tasks: 4, reps: 1, seed: 1})
+	setSuite(t, c, "webvoyager")
+	if out, stderr, code := bench(t, "compare", a, c); code != 0 || !strings.Contains(out, "suite zoo → webvoyager") {
+		t.Errorf("no common task, no gate: exit %d (want 0: only --fail-if-worse refuses)\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := bench(t, "compare", a, c, "--fail-if-worse", "0.05"); code != 2 || !strings.Contains(stderr, "share no task") ||
+		!strings.Contains(stderr, "suite zoo → webvoyager") {
+		t.Errorf("no common task with a gate: exit %d, %q; want exit 2 naming the suites", code, stderr)
+	}
+	if out, _, _ := bench(t, "compare", a, a); strings.Contains(out, "suite zoo") {
+		t.Errorf("same suite reported as a difference:\n%s", out)
+	}
+}
