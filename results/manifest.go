@@ -39,11 +39,18 @@ type Manifest struct {
 }
 
 // Summary is what one invocation of the runner did: attempt counts of the (sharded) plan. The JSON field names
-// are the Go names (Planned, Skipped, …), as schema version 1 wrote them.
+// are snake_case (planned, skipped, …); manifests written before them carry the Go names (Planned, Skipped, …),
+// which ReadManifest still reads: encoding/json matches object keys to fields case-insensitively, and
+// DisallowUnknownFields only refuses keys that match no field.
 type Summary struct {
-	Planned, Skipped, Ran, Passed, Failed, Errors int
+	Planned int `json:"planned"`
+	Skipped int `json:"skipped"`
+	Ran     int `json:"ran"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errors  int `json:"errors"`
 	// Stopped is set when the run stopped early (quota, cost limit, interrupt) and says why.
-	Stopped string
+	Stopped string `json:"stopped"`
 }
 
 // Plan is the expanded plan: suite and its options, tasks, reps, base seed, the arms as data, and for an

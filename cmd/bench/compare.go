@@ -40,8 +40,9 @@ func compareCmd() *cobra.Command {
 			}
 			var sides [2]ablation.RunSide
 			var opts ablation.CompareOptions
+			var suites [2]string
 			for i, d := range args {
-				s, abl, err := readSide(d, judgeName)
+				s, abl, suite, err := readSide(d, judgeName)
 				if err != nil {
 					return err
 				}
@@ -49,7 +50,7 @@ func compareCmd() *cobra.Command {
 					// The first ablation's analysis parameters, as bench ablate uses them.
 					opts.Alpha, opts.Power, opts.MinEffect = abl.Alpha, abl.Power, abl.MinEffect
 				}
-				sides[i] = s
+				sides[i], suites[i] = s, suite
 			}
 			sides[0].Label, sides[1].Label = ablation.LabelRunA, ablation.LabelRunB
 			if variant != "" {
@@ -59,7 +60,9 @@ func compareCmd() *cobra.Command {
 			if variantB == "" {
 				sides[1].Variant = sides[0].Variant
 			}
-			opts.FailIfWorse, opts.SameDir = failIfWorse, sameDir(args[0], args[1])
+			// Two variants of one directory are a real comparison; only the same variant twice is A/A.
+			opts.FailIfWorse = failIfWorse
+			opts.SameDir = sides[0].Variant == sides[1].Variant && sameDir(args[0], args[1])
 			cmp, err := ablation.CompareRuns(sides[0], sides[1], opts)
 			var mv *ablation.MissingVariantError
 			var nc *ablation.NoCommonTaskError
@@ -68,15 +71,19 @@ func compareCmd() *cobra.Command {
 				flag := map[string]string{"a": "--variant", "b": "--variant-b (run B's variant, default: --variant)"}[mv.Side]
 				return usageErr("%v; choose one with %s", err, flag)
 			case errors.As(err, &nc):
+				nc.Differences = withSuites(suites, nc.Differences)
 				return usageErr("--fail-if-worse: %v", err)
 			case err != nil:
 				return withCode(exitInfra, err)
 			}
+			cmp.Differences = withSuites(suites, cmp.Differences)
 			if err := r.Compare(c.OutOrStdout(), cmp); err != nil {
 				return err
 			}
 			if cmp.Gate != nil && cmp.Gate.Failed {
-				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: %s", failIfWorse, cmp.Gate.Why)}
+				// The report's gate line says why; stderr only names what failed.
+				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: the gate failed: run B %s (variant %s) against run A %s (variant %s), see the report's gate line",
+					failIfWorse, cmp.B.Name, cmp.B.Variant, cmp.A.Name, cmp.A.Variant)}
 			}
 			return nil
 		},
@@ -91,23 +98,35 @@ func compareCmd() *cobra.Command {
 
 // readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its
 // final records (with the verdicts of judgeName), its base seed, its ablation baseline as the default variant,
-// and its ablation parameters (nil when it is not an ablation).
-func readSide(dir, judgeName string) (ablation.RunSide, *results.Ablation, error) {
+// its ablation parameters (nil when it is not an ablation) and its plan's suite.
+func readSide(dir, judgeName string) (ablation.RunSide, *results.Ablation, string, error) {
 	run, err := openRun(dir)
 	if err != nil {
-		return ablation.RunSide{}, nil, err
+		return ablation.RunSide{}, nil, "", err
+	}
+	if err := checkJudge(run, judgeName); err != nil {
+		return ablation.RunSide{}, nil, "", err
 	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
-		return ablation.RunSide{}, nil, usageErr("%v", err)
+		return ablation.RunSide{}, nil, "", usageErr("%v", err)
 	}
 	plan := run.Manifest.Plan
 	s := ablation.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed}
 	if plan.Ablation == nil {
-		return s, nil, nil
+		return s, nil, plan.Suite, nil
 	}
 	s.Variant = plan.Baseline
-	return s, plan.Ablation, nil
+	return s, plan.Ablation, plan.Suite, nil
+}
+
+// withSuites puts "suite A → B" before the differences diffs of a comparison when the runs' plans name different
+// suites (suites[0] run A's, suites[1] run B's); diffs is returned unchanged otherwise.
+func withSuites(suites [2]string, diffs []string) []string {
+	if suites[0] == suites[1] {
+		return diffs
+	}
+	return append([]string{fmt.Sprintf("suite %s → %s", suites[0], suites[1])}, diffs...)
 }
 
 // sameDir reports whether two paths name the same directory.

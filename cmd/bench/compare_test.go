@@ -234,9 +234,12 @@ func TestCompare(t *testing.T) {
 func TestCompareGate(t *testing.T) {
 	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100})
 	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, fail: firstSix})
-	if _, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 1 ||
-		!strings.Contains(stderr, "is worse than") || !strings.Contains(stderr, "paired_signflip") {
-		t.Errorf("worse: exit %d, stderr %q; want exit 1", code, stderr)
+	// The gate line is printed once, in the report on stdout; stderr names the runs and variants without it.
+	if out, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 1 ||
+		strings.Count(out, "is worse than") != 1 || !strings.Contains(out, "paired_signflip") ||
+		strings.Contains(stderr, "is worse than") || strings.Contains(stderr, "paired_signflip") ||
+		!strings.Contains(stderr, "the gate failed: run B "+b+" (variant default) against run A "+a+" (variant default)") {
+		t.Errorf("worse: exit %d, stdout %q, stderr %q; want exit 1, the gate line once on stdout", code, out, stderr)
 	}
 	if out, stderr, code := bench(t, "compare", b, a, "--fail-if-worse", "0.05"); code != 0 || !strings.Contains(out, "PASSED. Δ +60.0 pts") {
 		t.Errorf("better: exit %d, %s%s", code, out, stderr)
@@ -252,8 +255,8 @@ func TestCompareGate(t *testing.T) {
 		if c.Method != "paired_signflip" || !near(c.P, n.p, 1e-12) || c.Gate == nil || c.Gate.Failed != (n.code == 1) {
 			t.Errorf("%d tasks all −1: method %s, p %v, gate %+v; want paired_signflip, %v, failed %v", n.tasks, c.Method, c.P, c.Gate, n.p, n.code == 1)
 		}
-		if _, stderr, code := bench(t, "compare", x, y, "--fail-if-worse", "0.1"); code != n.code ||
-			(n.code == 1 && !strings.Contains(stderr, "its whole interval is below 0")) {
+		if out, stderr, code := bench(t, "compare", x, y, "--fail-if-worse", "0.1"); code != n.code ||
+			(n.code == 1 && (!strings.Contains(out, "its whole interval is below 0") || strings.Contains(stderr, "its whole interval"))) {
 			t.Errorf("%d tasks all −1: exit %d (want %d), %q", n.tasks, code, n.code, stderr)
 		}
 	}
@@ -298,7 +301,7 @@ func TestCompareAndReportWithJudge(t *testing.T) {
 		t.Errorf("--judge llm: %d pairs %d→%d, Δ %v, new failures %v; want 20 pairs 18→18, Δ 0, none",
 			c.Pairs, c.PairsPassA, c.PairsPassB, c.Delta, c.NewFailures)
 	}
-	if _, stderr, code := bench(t, "compare", a, b, "--judge", "gpt"); code != 2 || !strings.Contains(stderr, `has no verdicts of judge "gpt"`) {
+	if _, stderr, code := bench(t, "compare", a, b, "--judge", "state"); code != 2 || !strings.Contains(stderr, `has no verdicts of judge "state"`) {
 		t.Errorf("--judge without verdicts: exit %d, %q", code, stderr)
 	}
 	out, stderr, code := bench(t, "report", b, "--format", "json", "--judge", "llm")
@@ -338,8 +341,8 @@ func TestReportFormats(t *testing.T) {
 func TestCompareGateAtSpecAlpha(t *testing.T) {
 	a := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, variant: "baseline"})
 	b := writeRun(t, runSpec{tasks: 12, reps: 1, seed: 1, fail: func(i int) bool { return i < 7 }})
-	if _, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05"); code != 1 ||
-		!strings.Contains(stderr, "p < 0.05") {
+	if out, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05"); code != 1 ||
+		!strings.Contains(out, "p < 0.05") || !strings.Contains(stderr, "(variant default) against run A "+a+" (variant baseline)") {
 		t.Errorf("plain run A: exit %d, %q; want exit 1 at α 0.05", code, stderr)
 	}
 	m, err := results.ReadManifest(a)

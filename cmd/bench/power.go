@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,13 +41,19 @@ func powerCmd() *cobra.Command {
 			if alpha <= 0 || alpha >= 1 || power <= 0 || power >= 1 {
 				return usageErr("--alpha and --power must be in (0,1)")
 			}
-			if pf.tasks > 0 || pf.mix != "" || pf.from != "" {
+			if err := checkPowerModes(c); err != nil {
+				return err
+			}
+			if pf.tasks > 0 || pf.mix != "" || pf.from != "" || c.Flags().Changed("tasks") || c.Flags().Changed("reps") {
 				return planPrimary(c, pf, alpha, power)
 			}
 			if base < 0 || base > 1 || target < -1 || target > 1 {
 				return usageErr("--base and --target are pass rates in [0,1]")
 			}
 			hasTarget := c.Flags().Changed("target")
+			if hasTarget && target == base {
+				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", base)
+			}
 			if !hasTarget && n <= 0 {
 				return usageErr("give --target (for a sample size) or --n (for the MDE)")
 			}
@@ -111,6 +118,32 @@ func powerCmd() *cobra.Command {
 	return c
 }
 
+// plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
+// modes cannot be mixed.
+var (
+	plannerFlags  = []string{"tasks", "reps", "mix", "from", "pairing", "share", "effect"}
+	unpairedFlags = []string{"base", "target", "n", "paired", "discordant"}
+)
+
+// checkPowerModes refuses flags of both bench power modes on one command line (a usage error naming them) and a
+// --tasks or --reps below 1 given explicitly.
+func checkPowerModes(c *cobra.Command) error {
+	changed := func(names []string) []string {
+		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !c.Flags().Changed(n) })
+	}
+	p, u := changed(plannerFlags), changed(unpairedFlags)
+	if len(p) > 0 && len(u) > 0 {
+		return usageErr("--%s (primary-test planner) and --%s (unpaired figures) belong to different modes of bench power: give one mode's flags",
+			strings.Join(p, ", --"), strings.Join(u, ", --"))
+	}
+	for _, n := range []string{"tasks", "reps"} {
+		if v, _ := c.Flags().GetInt(n); c.Flags().Changed(n) && v < 1 {
+			return usageErr("--%s %d: must be at least 1", n, v)
+		}
+	}
+	return nil
+}
+
 // planFlags are the inputs of the primary-test planner.
 type planFlags struct {
 	tasks, reps                 int
@@ -124,7 +157,7 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().IntVar(&pf.reps, "reps", 0, "reps per task R (primary test; default: the run's with --from, else 1)")
 	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: issue | W:RATE,W:LO-HI,… | a list of per-task rates")
 	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm")
-	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: ablation.json's baseline, else the first)")
+	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: the run's baseline (manifest), else the first)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop)")

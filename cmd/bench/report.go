@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"webbench/ablation"
+	"webbench/judge"
 	"webbench/results"
 )
 
@@ -27,6 +29,9 @@ func reportCmd() *cobra.Command {
 			}
 			run, err := openRun(args[0])
 			if err != nil {
+				return err
+			}
+			if err := checkJudge(run, o.judge); err != nil {
 				return err
 			}
 			if run.Manifest.Plan.Ablation == nil {
@@ -68,6 +73,18 @@ func openRun(dir string) (*results.Run, error) {
 		return nil, usageErr("%v", err)
 	}
 	return run, nil
+}
+
+// checkJudge refuses a --judge name that is neither a registered judge (judge.Names), the run's own verdicts
+// (results.OriginalJudge) nor a re-judge of run (run.Judges) with a usage error listing both; "" (the run's own
+// verdicts) passes. A registered judge the run was not re-judged with is left to (*results.Run).Attempts, whose
+// message suggests running bench judge.
+func checkJudge(run *results.Run, name string) error {
+	if name == "" || name == results.OriginalJudge || slices.Contains(judge.Names(), name) || slices.Contains(run.Judges(), name) {
+		return nil
+	}
+	return usageErr("--judge %q is not a registered judge (registered: %s); %s has the verdicts of: %s", name,
+		strings.Join(judge.Names(), ", "), run.Dir, strings.Join(append([]string{results.OriginalJudge}, run.Judges()...), ", "))
 }
 
 // printRunReport prints the report of the plain run in format.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -85,6 +86,15 @@ func (f *runFlags) register(c *cobra.Command) {
 }
 
 func (f *runFlags) options() (runner.Options, error) {
+	// 0 workers is the default ("number of cores"); negative counts and spend limits are mistakes.
+	switch {
+	case f.workers < 0:
+		return runner.Options{}, usageErr("--workers %d: must be at least 0 (0: number of cores)", f.workers)
+	case f.retries < 0:
+		return runner.Options{}, usageErr("--retries %d: must be at least 0", f.retries)
+	case f.maxCost < 0 || math.IsNaN(f.maxCost):
+		return runner.Options{}, usageErr("--max-cost %v: must be at least 0 USD (0: no limit)", f.maxCost)
+	}
 	sh, err := runner.ParseShard(f.shard)
 	if err != nil {
 		return runner.Options{}, usageErr("%v", err)
@@ -114,6 +124,9 @@ func runCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error {
 			if reps < 1 {
 				return usageErr("--reps must be at least 1 (got %d)", reps)
+			}
+			if err := checkBudgets(c, maxSteps, timeout, callTimeout); err != nil {
+				return err
 			}
 			m, err := runner.ParseModel(model, baseURL, profile)
 			if err != nil {
@@ -241,6 +254,20 @@ func infraGate(c *cobra.Command, run *results.Run) error {
 
 // validateVariants checks what can be checked before anything runs: scripted profiles, prompt files, and that
 // a real model has its key in the environment (a warning: local servers need none).
+// checkBudgets refuses a negative --max-steps, --timeout or --call-timeout and a zero --timeout given explicitly
+// (0 is only the default, meaning the task's budget).
+func checkBudgets(c *cobra.Command, maxSteps int, timeout, callTimeout time.Duration) error {
+	switch {
+	case maxSteps < 0:
+		return usageErr("--max-steps %d: must not be negative (0, the default: the task's budget, else 50)", maxSteps)
+	case timeout < 0 || (timeout == 0 && c.Flags().Changed("timeout")):
+		return usageErr("--timeout %v: must be above 0 (default: the task's, else 600s)", timeout)
+	case callTimeout < 0:
+		return usageErr("--call-timeout %v: must be above 0 (default 120s)", callTimeout)
+	}
+	return nil
+}
+
 func validateVariants(vs []runner.Variant) error {
 	for _, v := range vs {
 		if v.Model.Kind == "scripted" {
