@@ -414,10 +414,11 @@ func runGate(c *RunComparison, margin float64) *RunGate {
 	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, all.Method)
 	switch {
 	case g.Failed && ErrorsCouldHide(&all, margin, alpha):
-		g.Why = fmt.Sprintf("%s's errors could hide a failure against %s: %s; %s, but with every error counted as a failure, %s",
-			c.B.Name, c.A.Name, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
+		g.Why = fmt.Sprintf("%s (variant %s)'s errors could hide a failure against %s (variant %s): %s; %s, but with every error counted as a failure, %s",
+			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
 	case g.Failed:
-		g.Why = fmt.Sprintf("%s is worse than %s: %s is below −%.1f pts, its whole interval is below 0 and p < %.2g", c.B.Name, c.A.Name, d, 100*margin, alpha)
+		g.Why = fmt.Sprintf("%s (variant %s) is worse than %s (variant %s): %s is below −%.1f pts, its whole interval is below 0 and p < %.2g",
+			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, d, 100*margin, alpha)
 	case all.Delta >= -margin:
 		g.Why = fmt.Sprintf("%s is not below −%.1f pts", d, 100*margin)
 	case all.CI[1] >= 0:
