@@ -358,3 +358,19 @@ func TestCompareGateAtSpecAlpha(t *testing.T) {
 		t.Errorf("ablation run A (α 0.01): exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestCompareFourOfForty is issue 11's case through the CLI on run directories written in the README's record
+// format: 40 tasks, one rep, run B fails 4 tasks run A passes. The exact sign-flip p is 2/2^4 = 0.125 (the t test
+// said 0.044 and failed the gate), the interval is not a point, and --fail-if-worse 0.05 does not fail (exit 0).
+func TestCompareFourOfForty(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 40, reps: 1, seed: 3})
+	b := writeRun(t, runSpec{tasks: 40, reps: 1, seed: 3, fail: func(i int) bool { return i < 4 }})
+	c := compareJSON(t, a, b)
+	if !near(c.Delta, -0.1, 1e-12) || !near(c.P, 0.125, 1e-12) || c.Method != "paired_signflip" ||
+		c.DeltaCI[0] >= c.Delta || c.DeltaCI[1] <= c.Delta || c.DeltaCI[1] < 0 {
+		t.Errorf("4 of 40: Δ %v, p %v (%s), interval %v; want −0.1, 0.125, an interval around Δ reaching 0", c.Delta, c.P, c.Method, c.DeltaCI)
+	}
+	if out, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 0 || !strings.Contains(out, "PASSED") {
+		t.Errorf("4 of 40 with --fail-if-worse 0.05: exit %d\n%s%s", code, out, stderr)
+	}
+}
