@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,6 +28,8 @@ type runSpec struct {
 	variant            string // default "default"
 	// rejudge, when set, gives every record the verdict of a re-judge "llm": pass when rejudge(task).
 	rejudge func(task int) bool
+	// infra, when set, turns the task's records into infrastructure errors (status error, class infra).
+	infra func(task int) bool
 }
 
 func writeRun(t *testing.T, s runSpec) string {
@@ -54,6 +57,9 @@ func writeRun(t *testing.T, s runSpec) string {
 				Status: results.StatusPass}
 			if s.fail != nil && s.fail(i) {
 				rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
+			}
+			if s.infra != nil && s.infra(i) {
+				rec.Status, rec.ErrorClass, rec.Error, rec.FailureMode = results.StatusError, results.ClassInfra, "browser crashed", results.ModeInfra
 			}
 			if s.rejudge != nil {
 				verdicts = append(verdicts, results.VerdictRecord{AttemptID: rec.AttemptID, TaskID: task, Variant: variant,
@@ -372,5 +378,28 @@ func TestCompareFourOfForty(t *testing.T) {
 	}
 	if out, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 0 || !strings.Contains(out, "PASSED") {
 		t.Errorf("4 of 40 with --fail-if-worse 0.05: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestCompareOneArmErrors is issue 11's one-arm error case through the CLI: 40 tasks × 2 reps, run B's attempts on
+// 8 tasks are infrastructure errors (16 of 80), run A has none, the judged pairs agree. The comparison must warn
+// with both counts, name infra as a differential error class, and the gate must not pass B: with its errors counted
+// as failures Δ is −20 pts (8 of 40 tasks), exact p 2/2^8 = 0.0078.
+func TestCompareOneArmErrors(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 40, reps: 2, seed: 5})
+	b := writeRun(t, runSpec{tasks: 40, reps: 2, seed: 5, infra: func(i int) bool { return i < 8 }})
+	c := compareJSON(t, a, b)
+	if !slices.Contains(c.DifferentialErrors, "infra") {
+		t.Errorf("differential_errors = %v, want infra", c.DifferentialErrors)
+	}
+	var warned bool
+	for _, w := range c.Warnings {
+		warned = warned || (strings.Contains(w, "infra errors run B 16/80") && strings.Contains(w, "run A 0/80"))
+	}
+	if !warned {
+		t.Errorf("no warning with both error counts: %q", c.Warnings)
+	}
+	if out, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 1 {
+		t.Errorf("one-arm errors with --fail-if-worse 0.05: exit %d, want 1 (errors could hide a failure)\n%s%s", code, out, stderr)
 	}
 }
