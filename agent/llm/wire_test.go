@@ -336,6 +336,8 @@ func TestMalformedSuccessBodies(t *testing.T) {
 		{`{"id":"x","object":"chat.completion","choices":[]}`, ErrorInfra, `{"id":"x","object":"chat.completion","choices":[]}`},
 		{`{"choices":[{"message":{"role":"assistant","content":42}}]}`, ErrorInfra, `{"choices":[{"message":{"role":"assistant","content":42}}]}`},
 		{`{"error":{"message":"Rate limit exceeded: free-models-per-min.","code":429}}`, ErrorRateLimit, "Rate limit exceeded: free-models-per-min."},
+		{`{"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error"}}`, ErrorContextOverflow, "This model's maximum context length is 8192 tokens."},
+		{`{"error":{"message":"upstream failed"}}`, ErrorInfra, "upstream failed"},
 	} {
 		rs := replayServer(t, reply{200, "", tc.body})
 		c := newClient(t, rs.URL, 0)
