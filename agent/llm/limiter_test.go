@@ -483,3 +483,48 @@ func TestTimeoutTransportExcludesQueueing(t *testing.T) {
 		t.Errorf("%d slots held after all", l.inflightNow())
 	}
 }
+
+// The same through Client.Chat, as the runner's workers call it: Config.MaxConnections reaches the shared
+// limiter (two clients of one endpoint share it), Chat's own retries carry every call past the 429s, the
+// server never sees more than the cap, and the log shows the halving.
+func TestChatThroughLimiter(t *testing.T) {
+	lb := captureLimiterLog(t)
+	srv := newCountingServer(t, 2, false)
+	const capN, workers, calls = 4, 8, 5
+	cfg := Config{Model: "limited", BaseURL: srv.URL + "/v1", MaxConnections: capN, Retries: 50}
+	var clients [2]*Client
+	for i := range clients {
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				if _, err := clients[w%2].Chat(context.Background(), Request{Messages: msgs}); err != nil {
+					t.Error(err)
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	lines := lb.lines()
+	t.Logf("Chat, cap %d, server threshold %d, %d workers: peak concurrency %d, %d answered 200, %d 429s; log:\n%s",
+		capN, srv.threshold, workers, srv.peak.Load(), srv.ok.Load(), srv.limited.Load(), strings.Join(lines, "\n"))
+	if p := srv.peak.Load(); p > capN {
+		t.Errorf("peak %d > cap %d", p, capN)
+	}
+	if srv.ok.Load() != workers*calls || failed.Load() != 0 {
+		t.Errorf("%d answered, %d failed; want %d answered", srv.ok.Load(), failed.Load(), workers*calls)
+	}
+	if len(lines) == 0 || !strings.HasSuffix(lines[0], ": concurrency 4 → 2 after HTTP 429") {
+		t.Errorf("log %q", lines)
+	}
+}
