@@ -161,12 +161,14 @@ func New(cfg Config) (*Client, error) {
 		env = "OPENAI_API_KEY"
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	var transport http.RoundTripper = http.DefaultTransport
+	// The call timeout runs below the limiter, from when a slot is granted (limiter.go: TimeoutTransport);
+	// http.Client.Timeout would count the wait for a slot as a slow call.
+	transport := TimeoutTransport(cfg.CallTimeout, http.DefaultTransport)
 	if cfg.MaxConnections > 0 {
-		transport = SharedLimiter(base+" "+cfg.Model, cfg.MaxConnections).Transport(transport)
+		transport = SharedLimiter(EndpointKey(cfg.BaseURL, cfg.Model), cfg.MaxConnections).Transport(transport)
 	}
 	return &Client{cfg: cfg, key: os.Getenv(env), url: base + "/chat/completions", backoff: 500 * time.Millisecond,
-		http: &http.Client{Timeout: cfg.CallTimeout, Transport: transport}}, nil
+		http: &http.Client{Transport: transport}}, nil
 }
 
 // Config returns the client's configuration (no key in it).
