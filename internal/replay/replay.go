@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -191,7 +192,8 @@ func Validate(shapes []Shape) error {
 
 // Route answers matching chat requests with a shape or a proxied, transformed upstream reply. The first
 // route that matches wins; requests no route matches are answered by the shape named like the request's model,
-// else proxied to Options.Upstream, else with OpenAI's 404 model_not_found.
+// else proxied to Options.Upstream (when the model is one of Options.UpstreamModels, or that list is empty),
+// else with OpenAI's 404 model_not_found ("The model `<name>` does not exist or you do not have access to it.").
 type Route struct {
 	// Model matches the request's model name ("" = any).
 	Model string
@@ -212,6 +214,9 @@ type Options struct {
 	// Upstream is an OpenAI-compatible base URL including /v1 (the scripted policy's) to proxy requests no
 	// shape answers; "" = none.
 	Upstream string
+	// UpstreamModels, when non-empty, are the only model names proxied; a request naming another model that no
+	// route or shape answers gets OpenAI's 404 model_not_found (a mistyped model name in a full run).
+	UpstreamModels []string
 	// Transform is the default transform applied to proxied replies: a name of Transforms, or several joined
 	// with "+" ("deepseek+no_usage"); "" = none.
 	Transform string
@@ -453,7 +458,7 @@ func (s *Server) pick(model string) (shape string, proxy bool, transform string)
 	if _, ok := s.shapes[model]; ok {
 		return s.advance("model:"+model, model), false, ""
 	}
-	if s.opts.Upstream != "" {
+	if s.opts.Upstream != "" && (len(s.opts.UpstreamModels) == 0 || slices.Contains(s.opts.UpstreamModels, model)) {
 		return "", true, s.opts.Transform
 	}
 	return "", false, ""
