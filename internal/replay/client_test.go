@@ -307,3 +307,84 @@ func TestProxyToScriptedPolicy(t *testing.T) {
 		t.Errorf("mistyped model through the proxy: %v", err)
 	}
 }
+
+// TestClientHonoursRetryAfterAndEstimatedTime: a 429 with Retry-After and a 503 "loading" with estimated_time
+// are waited out and retried; the call then succeeds. The bodies are the recorded Azure and Hugging Face ones
+// with the wait shortened to 1 s (the recorded shapes ask for 86400 s and 20 s).
+func TestClientHonoursRetryAfterAndEstimatedTime(t *testing.T) {
+	shapes := loadShapes(t)
+	byName := map[string]Shape{}
+	for _, s := range shapes {
+		byName[s.Name] = s
+	}
+	azure := byName["azure_429_token_rate_limit"]
+	azure.Name, azure.Headers, azure.Then = "azure_429_retry_after_1_then_ok", map[string]string{"Retry-After": "1"}, []string{"openai_tool_call"}
+	hf := byName["hf_503_model_loading"]
+	loading := `{"error":"Model meta-llama/Llama-2-13b-chat is currently loading","estimated_time":1.0}`
+	hf.Name, hf.BodyText, hf.Then = "hf_503_estimated_time_1_then_ok", &loading, []string{"openai_tool_call"}
+	s := start(t, append(shapes, azure, hf), Options{})
+	for _, name := range []string{azure.Name, hf.Name} {
+		t.Run(name, func(t *testing.T) {
+			c, err := llm.New(llm.Config{Model: name, BaseURL: s.URL(), Retries: 2, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			resp, err := c.Chat(context.Background(), chatRequest())
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if el := time.Since(start); el < 950*time.Millisecond || resp.Retries != 1 {
+				t.Errorf("retries %d after %v, want 1 retry after waiting ≥ 1 s", resp.Retries, el)
+			}
+		})
+	}
+}
+
+// TestClientSendsNormalisedToolCallsBack: a reply's tool call with arguments "" comes back as "{}", and one
+// without id comes back with the generated id on the call and on the tool result.
+func TestClientSendsNormalisedToolCallsBack(t *testing.T) {
+	shapes := loadShapes(t)
+	for _, tc := range []struct{ shape, want string }{
+		{"empty_arguments", `"arguments":"{}"`},
+		{"missing_tool_call_id", `"call_wb_`},
+		{"llamacpp_object_arguments", `"arguments":"{\"format\":\"celsius\",\"location\":\"New York\"}"`},
+	} {
+		t.Run(tc.shape, func(t *testing.T) {
+			s := start(t, shapes, Options{Routes: []Route{{Call: 1, Shape: tc.shape}, {Shape: "openai_refusal"}}})
+			c, err := llm.New(llm.Config{Model: "m", BaseURL: s.URL(), Retries: 1, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := chatRequest()
+			r1, err := c.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Messages = append(req.Messages, r1.Message, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, ToolCallID: r1.Message.ToolCalls[0].ID, Content: "done"})
+			req.Extras = map[int]*llm.Extra{2: r1.Extra}
+			if _, err := c.Chat(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			reqs := s.Requests()
+			body := string(reqs[len(reqs)-1].Body)
+			if !strings.Contains(body, tc.want) {
+				t.Errorf("turn 2 body lacks %s: %s", tc.want, body)
+			}
+			if id := r1.Message.ToolCalls[0].ID; id == "" || strings.Count(body, `"`+id+`"`) < 2 {
+				t.Errorf("tool call id %q not on both the call and the result: %s", id, body)
+			}
+		})
+	}
+}
+
+func TestEmbeddedShapesMatchTestdata(t *testing.T) {
+	emb, err := Shapes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir := loadShapes(t); len(emb) != len(dir) {
+		t.Errorf("%d embedded shapes, %d in testdata", len(emb), len(dir))
+	}
+}
