@@ -222,7 +222,8 @@ var quotaMarkers = []string{
 }
 
 // loadingMarkers mark a 503 as "not ready yet" (rate_limit) rather than broken (infra).
-var loadingMarkers = []string{"loading", "overloaded", "estimated_time", "try again later", "capacity"}
+// "server busy" is Ollama's full request queue (server/sched.go ErrMaxQueue, OLLAMA_MAX_QUEUE): back-pressure, like a 429.
+var loadingMarkers = []string{"loading", "overloaded", "estimated_time", "try again later", "capacity", "server busy"}
 
 // routeNotFound matches 404 bodies of a router that has no such route (not a model that does not exist): Go's
 // and Gin's "404 page not found", FastAPI's "Not Found", Express's "Cannot POST /chat/completions".
