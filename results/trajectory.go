@@ -55,7 +55,8 @@ type FinishRecord struct {
 	RecoveredFrom string `json:"recovered_from,omitempty"`
 	// Error is a harness or model error that ended the attempt.
 	Error string `json:"error,omitempty"`
-	// ErrorClass classifies Error (llm.ErrorClass: infra, agent, quota, context_overflow).
+	// ErrorClass classifies Error (llm.ErrorClass: infra, rate_limit, config, auth, quota, context_overflow,
+	// agent).
 	ErrorClass llm.ErrorClass `json:"error_class,omitempty"`
 }
 
@@ -94,11 +95,23 @@ type Step struct {
 	Index int `json:"index"`
 	// Request summarises what was sent: message count, tool names offered (none when withheld), system sections.
 	Request RequestSummary `json:"request"`
-	// Content is the assistant message text; ToolCalls its tool calls.
+	// Content is the assistant message text (reasoning removed); ToolCalls its tool calls.
 	Content   string     `json:"content"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// FinishReason as the endpoint reported it.
+	// Reasoning is the reply's reasoning text (llm.Response.Reasoning); ReasoningFrom where it was read from:
+	// "reasoning_content", "reasoning", "content_array" or "think_tag".
+	Reasoning     string `json:"reasoning,omitempty"`
+	ReasoningFrom string `json:"reasoning_from,omitempty"`
+	// Refusal is the model's refusal text (the message's refusal field).
+	Refusal string `json:"refusal,omitempty"`
+	// FinishReason as the endpoint reported it ("stop", "tool_calls", "length", "content_filter", …).
 	FinishReason string `json:"finish_reason,omitempty"`
+	// Truncated marks a reply cut off at the token limit (finish_reason "length") whose tool calls were not
+	// executed: the model was told so in one tool message per call.
+	Truncated bool `json:"truncated,omitempty"`
+	// Extra is what the assistant message carried back to the endpoint on later turns (llm.Extra: DeepSeek's
+	// reasoning_content, Gemini's thought signatures); nil when nothing.
+	Extra *llm.Extra `json:"extra,omitempty"`
 	// Usage is the call's token usage.
 	Usage llm.Usage `json:"usage"`
 	// ModelMS is the model call's wall time, ms.
