@@ -60,7 +60,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if gap := second.Sub(first); gap < 950*time.Millisecond {
 		t.Errorf("retried after %v, Retry-After said 1 s", gap)
 	}
-	if resp.Retries != 1 || resp.Usage != (Usage{7, 3}) || resp.Message.Content != "hi" {
+	if resp.Retries != 1 || resp.Usage != (Usage{Prompt: 7, Completion: 3}) || resp.Message.Content != "hi" {
 		t.Errorf("response %+v", resp)
 	}
 	if got := c.Cost(resp.Usage); got < 12.999e-6 || got > 13.001e-6 {
@@ -76,10 +76,11 @@ func TestErrorClasses(t *testing.T) {
 		calls  int32
 	}{
 		{402, "insufficient credit", "quota", 1},
-		{401, "invalid api key sk-abcdefghijklmnop", "quota", 1},
+		{401, "invalid api key sk-abcdefghijklmnop", "auth", 1},
 		{400, "This model's maximum context length is 8192 tokens", "context_overflow", 1},
-		{400, "bad request", "agent", 1},
-		{503, "overloaded", "infra", 3},
+		{400, "bad request", "config", 1},
+		{503, "overloaded", "rate_limit", 3},
+		{500, "boom", "infra", 3},
 	}
 	for _, tc := range cases {
 		var n atomic.Int32

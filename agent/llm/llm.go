@@ -1,22 +1,41 @@
-// Package llm is the chat client the agent and the LLM judge use: go-openai against any OpenAI-compatible
-// /v1/chat/completions endpoint (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp, or the scripted policy on
-// loopback), with retries of 429/5xx honouring Retry-After, usage and cost accounting, and error
-// classification (infrastructure vs agent).
+// Package llm is the chat client the agent and the LLM judge use against any OpenAI-compatible
+// POST <base>/chat/completions endpoint (OpenAI, Azure-style gateways, OpenRouter, vLLM, Ollama, llama.cpp's
+// server, LM Studio, TGI, Together, Groq, Cerebras, DeepSeek, the Anthropic and Gemini compatibility layers, or
+// the scripted policy on loopback), with retries honouring Retry-After and estimated_time, usage and cost
+// accounting, and error classification by HTTP status and body (vocab.go, classify.go).
+//
+// # Wire handling: net/http with go-openai's types
+//
+// The client keeps go-openai's message and tool types (openai.ChatCompletionMessage, openai.Tool) as its API,
+// but writes the request and reads the response itself with net/http (wire.go) instead of calling
+// go-openai's CreateChatCompletion. go-openai's decoding loses what real servers send and its encoding drops
+// what they require, and none of it can be switched off:
+//   - an error body whose "error" is a string (vLLM's {"error":"Unauthorized"}), an array (Gemini's
+//     [{"error":{…}}]), HTML or empty comes back as an empty APIError or a RequestError without the body, so
+//     the status and the server's message are lost;
+//   - tool-call arguments sent as a JSON object (some llama.cpp builds) fail the decode of the whole response;
+//   - reasoning, refusal-adjacent and provider fields (reasoning, Mistral's content arrays, Gemini's
+//     tool_calls[].extra_content) are not decoded at all;
+//   - on the way out, omitempty drops "arguments":"" , an empty tool_call_id, an empty reasoning_content
+//     (DeepSeek thinking mode needs it back, also when empty) and temperature 0, and unknown fields cannot be
+//     added to a message.
+//
+// A RoundTripper under go-openai would have to rewrite both bodies entirely to fix these, leaving go-openai
+// nothing to do but a second, lossy JSON pass; one POST with net/http and encoding/json is smaller and keeps
+// every byte of the server's answer available to classification and records.
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
-	"strconv"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -26,50 +45,104 @@ import (
 type Config struct {
 	// Model is the model name sent in requests ("gpt-4o-mini", or "scripted").
 	Model string `json:"model" yaml:"name"`
-	// BaseURL is the endpoint root including /v1, e.g. "https://api.openai.com/v1".
+	// BaseURL is the endpoint root including /v1, e.g. "https://api.openai.com/v1"; requests go to
+	// BaseURL + "/chat/completions".
 	BaseURL string `json:"base_url" yaml:"base_url"`
 	// APIKeyEnv names the environment variable holding the key (default OPENAI_API_KEY). The key itself is
-	// never stored in Config, records or logs.
+	// never stored in Config, records or logs; an empty key sends no Authorization header.
 	APIKeyEnv string `json:"api_key_env,omitempty" yaml:"api_key_env"`
-	// Sampling parameters; nil leaves them unset (some reasoning models refuse them).
+	// Sampling parameters; nil leaves them unset (some reasoning models refuse them). A temperature of 0 is
+	// sent as "temperature": 0.
 	Temperature *float32 `json:"temperature,omitempty" yaml:"temperature"`
 	TopP        *float32 `json:"top_p,omitempty" yaml:"top_p"`
-	MaxTokens   *int     `json:"max_tokens,omitempty" yaml:"max_tokens"`
-	// NoSeed sends no seed (providers that reject it).
+	// MaxTokens caps the completion length in tokens (nil = the endpoint's default), sent in the field(s)
+	// MaxTokensField names.
+	MaxTokens *int `json:"max_tokens,omitempty" yaml:"max_tokens"`
+	// NoSeed sends no seed (providers that reject it); the same as Omit containing "seed".
 	NoSeed bool `json:"no_seed,omitempty" yaml:"no_seed"`
-	// Retries of 429/5xx/connection errors (default 4); backoff starts at 500 ms, doubles, capped at 30 s,
-	// and waits at least Retry-After when the server sends it.
+	// Retries of rate_limit and infra errors (default 4); backoff starts at 500 ms, doubles, and waits at least
+	// the server's Retry-After header or the body's estimated_time (seconds), each wait capped at 120 s and at
+	// the caller's deadline.
 	Retries int `json:"retries,omitempty" yaml:"retries"`
 	// PricePerMTokIn/Out in USD per million prompt/completion tokens, for cost_usd (0 = unknown).
 	PricePerMTokIn  float64 `json:"price_in,omitempty" yaml:"price_in"`
 	PricePerMTokOut float64 `json:"price_out,omitempty" yaml:"price_out"`
-	// CallTimeout bounds one HTTP call (default 120 s); the caller's context may cut it shorter.
+	// CallTimeout bounds one HTTP call including reading its body (default 120 s); the caller's context may cut
+	// it shorter.
 	CallTimeout time.Duration `json:"-" yaml:"-"`
+	// MaxConnections caps the concurrent requests to this endpoint (base URL + model) across all workers of the
+	// process (0 = no cap); the cap adapts down on 429 (limiter.go).
+	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
+	// Omit lists request fields never sent, for models that reject them: "temperature", "top_p", "seed",
+	// "max_tokens" (the last drops both max_tokens and max_completion_tokens).
+	Omit []string `json:"omit,omitempty" yaml:"omit"`
+	// MaxTokensField is the request field MaxTokens is sent in: "max_tokens" (Ollama, llama.cpp, vLLM, most
+	// compatibility layers), "max_completion_tokens" (OpenAI's o-series and newer models), or "" (or "both") for
+	// both fields with the same value.
+	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
 }
+
+// OmitFields are the values Config.Omit accepts.
+var OmitFields = []string{"temperature", "top_p", "seed", "max_tokens"}
+
+// Validate checks the fields New cannot default: Omit values and MaxTokensField. Spec and flag parsing call
+// it so a typo fails before a run starts.
+func (c Config) Validate() error {
+	for _, f := range c.Omit {
+		if !slices.Contains(OmitFields, f) {
+			return fmt.Errorf("llm: omit: unknown field %q (known: %s)", f, strings.Join(OmitFields, ", "))
+		}
+	}
+	switch c.MaxTokensField {
+	case "", "both", "max_tokens", "max_completion_tokens":
+	default:
+		return fmt.Errorf("llm: max_tokens_field %q: expected max_tokens, max_completion_tokens or both",
+			c.MaxTokensField)
+	}
+	if c.MaxConnections < 0 {
+		return fmt.Errorf("llm: max_connections %d is negative", c.MaxConnections)
+	}
+	return nil
+}
+
+func (c Config) omits(field string) bool { return slices.Contains(c.Omit, field) }
 
 // Usage counts tokens of one or more calls.
 type Usage struct {
 	Prompt     int `json:"prompt"`
 	Completion int `json:"completion"`
+	// Estimated: at least one call's endpoint sent no usage; its Prompt/Completion are estimates from bytes
+	// (≈ 4 bytes per token: the request JSON for the prompt, the reply's text, reasoning and tool-call names
+	// and arguments for the completion). A usage object that is present with zeros is real, not estimated.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
-// Add returns u + v.
-func (u Usage) Add(v Usage) Usage { return Usage{u.Prompt + v.Prompt, u.Completion + v.Completion} }
+// Add returns u + v; the sum is Estimated when either side is.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.Prompt + v.Prompt, u.Completion + v.Completion, u.Estimated || v.Estimated}
+}
 
 // Client is a chat-completions client. Safe for concurrent use.
 type Client struct {
-	cfg Config
-	c   *openai.Client
+	cfg  Config
+	key  string
+	url  string
+	http *http.Client
+	// ids numbers the generated ids of tool calls that came without one ("call_wb_<n>").
+	ids atomic.Int64
 }
 
 // New builds a client. The key is read from the environment variable cfg.APIKeyEnv (default OPENAI_API_KEY);
-// an empty key is allowed (local servers need none).
+// an empty key is allowed (local servers need none). Errors: an empty model or base URL, or cfg.Validate's.
 func New(cfg Config) (*Client, error) {
 	if cfg.Model == "" {
 		return nil, errors.New("llm: model name is empty")
 	}
 	if cfg.BaseURL == "" {
 		return nil, errors.New("llm: base URL is empty (set --base-url or model.base_url)")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Retries == 0 {
 		cfg.Retries = 4
@@ -81,10 +154,13 @@ func New(cfg Config) (*Client, error) {
 	if env == "" {
 		env = "OPENAI_API_KEY"
 	}
-	oc := openai.DefaultConfig(os.Getenv(env))
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &http.Client{Timeout: cfg.CallTimeout, Transport: retryAfterTransport{http.DefaultTransport}}
-	return &Client{cfg: cfg, c: openai.NewClientWithConfig(oc)}, nil
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	var transport http.RoundTripper = http.DefaultTransport
+	if cfg.MaxConnections > 0 {
+		transport = SharedLimiter(base+" "+cfg.Model, cfg.MaxConnections).Transport(transport)
+	}
+	return &Client{cfg: cfg, key: os.Getenv(env), url: base + "/chat/completions",
+		http: &http.Client{Timeout: cfg.CallTimeout, Transport: transport}}, nil
 }
 
 // Config returns the client's configuration (no key in it).
@@ -93,110 +169,151 @@ func (c *Client) Config() Config { return c.cfg }
 // Request is one chat call.
 type Request struct {
 	Messages []openai.ChatCompletionMessage
-	Tools    []openai.Tool
-	// Seed is sent unless Config.NoSeed; nil sends none.
+	// Extras are provider fields to send back on assistant messages, by index into Messages: the Extra of the
+	// Response each assistant message came from. Nil entries and indexes of other roles are ignored.
+	Extras map[int]*Extra
+	Tools  []openai.Tool
+	// Seed is sent unless Config.NoSeed or Config.Omit has "seed"; nil sends none.
 	Seed *int
-	// Temperature overrides the config's for this call (the LLM judge uses 0).
+	// Temperature overrides the config's for this call (the LLM judge uses 0); Config.Omit still wins.
 	Temperature *float32
 }
 
 // Response is one chat result.
 type Response struct {
-	Message      openai.ChatCompletionMessage
+	// Message is the assistant message with its reasoning removed (<think>…</think> blocks stripped from
+	// Content, a content array's text parts joined into Content) and its tool calls normalised: object arguments
+	// re-encoded as a JSON string, "" or missing arguments as "{}", a missing id replaced by a generated
+	// "call_wb_<n>" (the same id is sent back on later turns), a missing type as "function".
+	Message openai.ChatCompletionMessage
+	// Reasoning is the reasoning text: message.reasoning_content, message.reasoning, the thinking parts of a
+	// content array, or the <think> blocks of the content (the first of these that is non-empty; "" when none).
+	Reasoning string
+	// ReasoningFrom names where Reasoning came from: "reasoning_content", "reasoning", "content_array",
+	// "think_tag", or "" when there was none.
+	ReasoningFrom string
+	// Refusal is message.refusal when the model refused ("" otherwise).
+	Refusal string
+	// FinishReason is choices[0].finish_reason as sent: "stop", "tool_calls", "length", "content_filter", …
+	// ("" when null or absent).
 	FinishReason string
-	Usage        Usage
+	// Extra is what must be sent back with this assistant message on later turns (Request.Extras); nil when
+	// nothing.
+	Extra *Extra
+	Usage Usage
 	// Retries is how many retries this call needed.
 	Retries int
 	// DurationMS is wall time including retries, ms.
 	DurationMS int64
 }
 
-// Error is a failed call, classified.
-type Error struct {
-	// Class is "infra" (connection refused, 5xx/429 after retries, timeouts, malformed response),
-	// "quota" (402, out of credit or invalid key: the run should stop), "context_overflow" (the provider's
-	// context-length error: an agent failure), or "agent" (other 4xx: the request itself was refused).
-	Class      ErrorClass
-	StatusCode int
-	Err        error
+// Extra is what an assistant message must carry back to the provider verbatim on later turns.
+type Extra struct {
+	// ReasoningContent, when non-nil, is sent back as the message's "reasoning_content" (also when empty). It is
+	// set when the response's message carried a reasoning_content string: DeepSeek thinking mode answers 400 when
+	// an assistant turn with tool calls comes back without it
+	// (https://api-docs.deepseek.com/guides/thinking_mode).
+	ReasoningContent *string
+	// Fields are other message-level provider fields round-tripped unchanged: "extra_content" (Gemini) and
+	// "reasoning_details" (OpenRouter). Other unknown response fields are not echoed (strict servers reject
+	// them).
+	Fields map[string]json.RawMessage
+	// ToolCallFields are provider fields of individual tool calls, by tool-call id (after id generation),
+	// round-tripped unchanged on that call: Gemini's "extra_content" holding google.thought_signature, which
+	// Gemini 3 requires back on every function call (https://ai.google.dev/gemini-api/docs/openai#thinking).
+	ToolCallFields map[string]map[string]json.RawMessage
 }
 
-// Error returns "model endpoint (<class>[, HTTP <status>]): <cause>".
+// empty reports whether e carries nothing to send back.
+func (e *Extra) empty() bool {
+	return e == nil || (e.ReasoningContent == nil && len(e.Fields) == 0 && len(e.ToolCallFields) == 0)
+}
+
+// Error is a failed call, classified.
+type Error struct {
+	// Class is the error class (vocab.go): config, auth, quota, rate_limit, context_overflow or infra.
+	Class ErrorClass
+	// StatusCode is the HTTP status (0 for transport failures), kept also when the body's "error" is a string,
+	// an array, HTML or empty.
+	StatusCode int
+	// Type and Code are the body's error.type and error.code (a number rendered in decimal) when present; for
+	// bodies of other shapes the nearest equivalent (TGI's error_type, Google's status).
+	Type, Code string
+	// Message is the server's own message (for OpenRouter's wrapped provider errors, the wrapper's and the
+	// provider's), redacted with RedactString and cut to at most 1000 bytes; "" when the body had none.
+	Message string
+	// Hint is what to do about it, when known: "base URL should end in /v1", "check the model name (GET
+	// <base>/models lists them)", "add omit: [temperature] to the model block", ….
+	Hint string
+	// Err is the cause (redacted).
+	Err error
+}
+
+// Error returns "model endpoint (<class>, HTTP <status>): <message>" ("(<class>)" when there was no HTTP
+// status, the cause's text when there was no message), then "; hint: <hint>" when a hint is set.
 func (e *Error) Error() string {
-	if e.StatusCode != 0 {
-		return fmt.Sprintf("model endpoint (%s, HTTP %d): %v", e.Class, e.StatusCode, e.Err)
+	msg := e.Message
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("model endpoint (%s): %v", e.Class, e.Err)
+	var s string
+	if e.StatusCode != 0 {
+		s = fmt.Sprintf("model endpoint (%s, HTTP %d): %s", e.Class, e.StatusCode, msg)
+	} else {
+		s = fmt.Sprintf("model endpoint (%s): %s", e.Class, msg)
+	}
+	if e.Hint != "" {
+		s += "; hint: " + e.Hint
+	}
+	return s
 }
 
 // Unwrap returns the underlying error (for errors.Is/As).
 func (e *Error) Unwrap() error { return e.Err }
 
-// Chat sends one request, retrying 429/5xx/connection errors with exponential backoff honouring Retry-After.
+// maxWait caps one wait between retries.
+const maxWait = 120 * time.Second
+
+// Chat sends one request, retrying rate_limit and infra errors up to Config.Retries times with exponential
+// backoff (from 500 ms, doubling, with jitter) that waits at least the server's Retry-After header or the
+// body's estimated_time; a wait that would pass the context's deadline ends the call with the last error.
 // Errors are *Error.
 func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
-	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: r.Messages, Tools: r.Tools}
-	if c.cfg.Temperature != nil {
-		req.Temperature = *c.cfg.Temperature
-	}
-	if r.Temperature != nil {
-		req.Temperature = *r.Temperature
-	}
-	// go-openai omits a zero temperature from the JSON (omitempty), which leaves the provider's default (often
-	// 1); an explicit 0 is written back into the body by the transport.
-	zeroTemp := (r.Temperature != nil && *r.Temperature == 0) ||
-		(r.Temperature == nil && c.cfg.Temperature != nil && *c.cfg.Temperature == 0)
-	if c.cfg.TopP != nil {
-		req.TopP = *c.cfg.TopP
-	}
-	if c.cfg.MaxTokens != nil {
-		req.MaxCompletionTokens = *c.cfg.MaxTokens
-	}
-	if r.Seed != nil && !c.cfg.NoSeed {
-		req.Seed = r.Seed
+	body, err := c.encodeRequest(r)
+	if err != nil {
+		return nil, &Error{Class: ErrorConfig, Message: RedactString(err.Error()), Err: redact(err)}
 	}
 	start := time.Now()
 	backoff := 500 * time.Millisecond
 	var lastErr *Error
 	for try := 0; ; try++ {
-		hint := new(time.Duration)
-		cctx := context.WithValue(ctx, retryAfterKey{}, hint)
-		if zeroTemp {
-			cctx = context.WithValue(cctx, zeroTempKey{}, true)
+		resp, wait, cerr := c.post(ctx, body)
+		if cerr == nil {
+			resp.Retries = try
+			resp.DurationMS = time.Since(start).Milliseconds()
+			return resp, nil
 		}
-		resp, err := c.c.CreateChatCompletion(cctx, req)
-		if err == nil {
-			if len(resp.Choices) == 0 {
-				lastErr = &Error{Class: ErrorInfra, Err: errors.New("response has no choices")}
-			} else {
-				ch := resp.Choices[0]
-				return &Response{Message: ch.Message, FinishReason: string(ch.FinishReason),
-					Usage:   Usage{resp.Usage.PromptTokens, resp.Usage.CompletionTokens},
-					Retries: try, DurationMS: time.Since(start).Milliseconds()}, nil
-			}
-		} else {
-			lastErr = classify(err)
-		}
+		lastErr = cerr
 		if ctx.Err() != nil {
-			return nil, &Error{Class: ErrorInfra, Err: ctx.Err()}
+			return nil, &Error{Class: ErrorInfra, Message: ctx.Err().Error(), Err: ctx.Err()}
 		}
-		if lastErr.Class != ErrorInfra || try >= c.cfg.Retries {
+		if !lastErr.Class.Retryable() || try >= c.cfg.Retries {
 			return nil, lastErr
 		}
-		wait := backoff + time.Duration(rand.Int64N(int64(backoff/4)+1))
-		if *hint > wait {
-			wait = *hint
+		w := backoff + time.Duration(rand.Int64N(int64(backoff/4)+1))
+		if wait > w {
+			w = wait
 		}
-		if wait > 30*time.Second {
-			wait = 30 * time.Second
+		if w > maxWait {
+			w = maxWait
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < w {
 			return nil, lastErr
 		}
 		select {
-		case <-time.After(wait):
+		case <-time.After(w):
 		case <-ctx.Done():
-			return nil, &Error{Class: ErrorInfra, Err: ctx.Err()}
+			return nil, &Error{Class: ErrorInfra, Message: ctx.Err().Error(), Err: ctx.Err()}
 		}
 		backoff *= 2
 	}
@@ -205,103 +322,6 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 // Cost returns the USD cost of usage at the configured prices.
 func (c *Client) Cost(u Usage) float64 {
 	return float64(u.Prompt)*c.cfg.PricePerMTokIn/1e6 + float64(u.Completion)*c.cfg.PricePerMTokOut/1e6
-}
-
-func classify(err error) *Error {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status := 0
-	if errors.As(err, &apiErr) {
-		status = apiErr.HTTPStatusCode
-	} else if errors.As(err, &reqErr) {
-		status = reqErr.HTTPStatusCode
-	}
-	msg := strings.ToLower(err.Error())
-	switch {
-	case status == 402 || status == 401 || status == 403 ||
-		strings.Contains(msg, "insufficient_quota") || strings.Contains(msg, "insufficient credit"):
-		return &Error{Class: ErrorQuota, StatusCode: status, Err: redact(err)}
-	case strings.Contains(msg, "context_length") || strings.Contains(msg, "maximum context length") ||
-		strings.Contains(msg, "context length"):
-		return &Error{Class: ErrorContextOverflow, StatusCode: status, Err: redact(err)}
-	case status == 429 || status >= 500 || status == 408:
-		return &Error{Class: ErrorInfra, StatusCode: status, Err: redact(err)}
-	case status >= 400:
-		return &Error{Class: ErrorAgent, StatusCode: status, Err: redact(err)}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "connection refused") ||
-		strings.Contains(msg, "eof") || strings.Contains(msg, "unmarshal") || strings.Contains(msg, "invalid character") {
-		return &Error{Class: ErrorInfra, StatusCode: status, Err: redact(err)}
-	}
-	return &Error{Class: ErrorInfra, StatusCode: status, Err: redact(err)}
-}
-
-type retryAfterKey struct{}
-
-// retryAfterTransport records a response's Retry-After header into the *time.Duration the request's context
-// carries: go-openai keeps no headers on its errors.
-type retryAfterTransport struct{ next http.RoundTripper }
-
-func (t retryAfterTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if on, _ := r.Context().Value(zeroTempKey{}).(bool); on && r.Body != nil {
-		r = withZeroTemperature(r)
-	}
-	resp, err := t.next.RoundTrip(r)
-	if err == nil && resp != nil {
-		if h, ok := r.Context().Value(retryAfterKey{}).(*time.Duration); ok && h != nil {
-			*h = parseRetryAfter(resp.Header.Get("Retry-After"))
-		}
-	}
-	return resp, err
-}
-
-// zeroTempKey marks a request whose JSON body must carry "temperature": 0 (see Chat).
-type zeroTempKey struct{}
-
-// withZeroTemperature returns r with "temperature": 0 added to its JSON body when the body has no temperature;
-// r itself (with its body restored) when the body is not a JSON object.
-func withZeroTemperature(r *http.Request) *http.Request {
-	body, err := io.ReadAll(r.Body)
-	r.Body.Close()
-	restore := func(b []byte) *http.Request {
-		r2 := r.Clone(r.Context())
-		r2.Body = io.NopCloser(bytes.NewReader(b))
-		r2.ContentLength = int64(len(b))
-		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-		return r2
-	}
-	if err != nil {
-		return restore(body)
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return restore(body)
-	}
-	if _, ok := m["temperature"]; ok {
-		return restore(body)
-	}
-	m["temperature"] = json.RawMessage("0")
-	nb, err := json.Marshal(m)
-	if err != nil {
-		return restore(body)
-	}
-	return restore(nb)
-}
-
-// parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP date.
-func parseRetryAfter(v string) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
-	}
-	return 0
 }
 
 // redact removes anything that looks like a bearer token or API key from an error's text.

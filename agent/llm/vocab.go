@@ -1,17 +1,56 @@
 package llm
 
-// ErrorClass classifies the error that ended an attempt (the trajectory's finish.error_class): who is at fault.
+// ErrorClass classifies the error that ended a model call or an attempt (the trajectory's finish.error_class):
+// who is at fault and what the run does about it.
 type ErrorClass string
 
-// Error classes (Error.Class; the trajectory's finish.error_class).
+// Error classes (Error.Class; the trajectory's finish.error_class). Classify assigns the endpoint classes from the
+// HTTP status and the error body (see classify.go for the rules and the servers they were taken from).
 const (
-	// ErrorInfra: the harness, the network or the endpoint failed (connection refused, 5xx after retries, a
-	// malformed response, the browser gone); not the agent's fault, the attempt is retried.
-	ErrorInfra ErrorClass = "infra"
-	// ErrorAgent: the agent's own failure (a request the endpoint refused as invalid, the attempt's deadline).
-	ErrorAgent ErrorClass = "agent"
-	// ErrorQuota: the endpoint refused for quota or billing reasons (infrastructure for the record).
+	// ErrorConfig: the run is misconfigured for this endpoint — model not found (404 "model does not exist",
+	// Ollama's "not found, try pulling it first"), a route not found (a base URL without /v1), a 400/422 invalid
+	// request that is not a context overflow, an unsupported parameter. Not retried; the run stops (exit 2).
+	ErrorConfig ErrorClass = "config"
+	// ErrorAuth: the endpoint refused the credentials (401, 403). Not retried; the run stops (exit 3).
+	ErrorAuth ErrorClass = "auth"
+	// ErrorQuota: the account is out of quota or credit (402; 429 with insufficient_quota or out-of-credit text;
+	// Anthropic's "credit balance is too low"). Not retried; the run stops (exit 3).
 	ErrorQuota ErrorClass = "quota"
-	// ErrorContextOverflow: the request was longer than the model's context window.
+	// ErrorRateLimit: the endpoint asked to slow down or is not ready (429 otherwise, 503 "model is loading",
+	// 529 overloaded). Retried honouring Retry-After and a body's estimated_time; when the retries are used up
+	// the call fails with this class and the attempt counts as an infrastructure error.
+	ErrorRateLimit ErrorClass = "rate_limit"
+	// ErrorContextOverflow: the request was longer than the model's context window (every server's wording,
+	// see overflowMarkers). Not retried; an agent failure (failure_mode context_overflow).
 	ErrorContextOverflow ErrorClass = "context_overflow"
+	// ErrorInfra: the harness, the network or the endpoint failed (connection refused, timeouts, 5xx, a
+	// malformed success body, the browser gone); not the agent's fault. Retried.
+	ErrorInfra ErrorClass = "infra"
+	// ErrorAgent: the agent's own failure (the attempt's deadline); never assigned by the client.
+	ErrorAgent ErrorClass = "agent"
 )
+
+// Fatal reports whether an error of class c must stop the whole run at once: config, auth and quota errors
+// fail every later call the same way.
+func (c ErrorClass) Fatal() bool {
+	switch c {
+	case ErrorConfig, ErrorAuth, ErrorQuota:
+		return true
+	}
+	return false
+}
+
+// ExitCode is the process exit code of a run stopped by an error of class c: 2 for config, 3 for auth and
+// quota, 0 for the classes that do not stop a run.
+func (c ErrorClass) ExitCode() int {
+	switch c {
+	case ErrorConfig:
+		return 2
+	case ErrorAuth, ErrorQuota:
+		return 3
+	}
+	return 0
+}
+
+// Retryable reports whether Chat retries a call that failed with class c (rate_limit and infra).
+func (c ErrorClass) Retryable() bool { return c == ErrorRateLimit || c == ErrorInfra }
