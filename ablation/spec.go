@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"webbench/agent/guard"
+	"webbench/agent/llm"
 	"webbench/runner"
 	"webbench/suites"
 )
@@ -207,7 +208,7 @@ func normModel(m *runner.Model) error {
 			m.BaseURL = "https://api.openai.com/v1"
 		}
 	}
-	return nil
+	return llm.Config{Omit: m.Omit, MaxTokensField: m.MaxTokensField}.Validate()
 }
 
 // unknownFieldRe rewrites yaml.v3's "field x not found in type pkg.T" into words a spec author knows.
@@ -402,6 +403,12 @@ func mergeModel(m, o runner.Model) runner.Model {
 	}
 	if o.MaxTokens != nil {
 		m.MaxTokens = o.MaxTokens
+	}
+	if o.Omit != nil {
+		m.Omit = o.Omit
+	}
+	if o.MaxTokensField != "" {
+		m.MaxTokensField = o.MaxTokensField
 	}
 	return m
 }

@@ -165,6 +165,12 @@ type Model struct {
 	// CallTimeout bounds one model HTTP call including reading its body (0 = the client's 120 s); a call that
 	// exceeds it is an infrastructure error (retried).
 	CallTimeout time.Duration `json:"call_timeout,omitempty" yaml:"call_timeout"`
+	// Omit lists request fields never sent to this model: "temperature", "top_p", "seed", "max_tokens"
+	// (llm.Config.Omit).
+	Omit []string `json:"omit,omitempty" yaml:"omit"`
+	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", or ""
+	// for both (llm.Config.MaxTokensField).
+	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
 }
 
 // String is "scripted:PROFILE" or "KIND:NAME" (no URL, no key): the model field of attempt records.

@@ -197,6 +197,7 @@ var overflowMarkers = []string{
 	"exceed_context_size_error",                    // llama.cpp server error type
 	"reduce the length of the messages",            // Groq, Cerebras, OpenAI
 	"prompt is too long",                           // Anthropic (also via its OpenAI layer)
+	"exceed context limit",                         // Anthropic: "input length and `max_tokens` exceed context limit: N + M > L"
 	"input token count",                            // Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)"
 	"exceeds the maximum number of tokens allowed", // Gemini
 	"`inputs` tokens + `max_new_tokens`",           // TGI, Together, HF Inference API
@@ -217,6 +218,7 @@ var quotaMarkers = []string{
 	"insufficient balance",                   // DeepSeek 402 "Insufficient Balance"
 	"billing_hard_limit_reached",             // OpenAI
 	"exceeded your monthly included credits", // Hugging Face router
+	"enforced_spend_limit_reached",           // Anthropic 429 rate_limit_error with error.details.error_code
 }
 
 // loadingMarkers mark a 503 as "not ready yet" (rate_limit) rather than broken (infra).
@@ -234,12 +236,13 @@ var routeNotFound = regexp.MustCompile(`(?i)^(404 page not found|not found|canno
 //   - 429 → rate_limit; 503 with a loading marker or estimated_time → rate_limit; 529 → rate_limit;
 //   - 404, 405 → config, hinting at the base URL when the body is a router's "not found" (or empty/HTML), at
 //     the model name otherwise;
-//   - 408, 409, 425 → infra; other 4xx → config (unsupported parameters named in the hint);
+//   - 408, 409, 424 (TGI's generation error), 425 → infra; other 4xx → config (unsupported parameters named in the hint);
 //   - 5xx and anything else → infra.
 func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 	info := parseErrorBody(raw)
 	e := &Error{StatusCode: status, Type: c.clip(info.Type), Code: c.clip(info.Code), Message: c.clip(info.Message)}
 	text := strings.ToLower(info.Message + " " + info.Type + " " + info.Code)
+	rawText := strings.ToLower(string(raw))
 	has := func(markers []string) bool {
 		for _, m := range markers {
 			if strings.Contains(text, m) {
@@ -248,15 +251,29 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 		}
 		return false
 	}
+	quota := func() bool {
+		if googleRetryable(info, rawText) {
+			return false
+		}
+		for _, m := range quotaMarkers {
+			if strings.Contains(text, m) || strings.Contains(rawText, m) {
+				return true
+			}
+		}
+		return false
+	}
 	wait := time.Duration(info.EstimatedTime * float64(time.Second))
+	if d := retryDelay(rawText); d > wait {
+		wait = d
+	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		e.Class = ErrorAuth
 		e.Hint = "check the API key (environment variable " + c.keyEnv() + ")"
-		if has(quotaMarkers) {
+		if quota() {
 			e.Class, e.Hint = ErrorQuota, "add credit or raise the quota of the account"
 		}
-	case status == http.StatusPaymentRequired || (status >= 400 && status < 500 && has(quotaMarkers)):
+	case status == http.StatusPaymentRequired || (status >= 400 && status < 500 && quota()):
 		e.Class, e.Hint = ErrorQuota, "add credit or raise the quota of the account"
 	case status != http.StatusTooManyRequests && has(overflowMarkers):
 		e.Class = ErrorContextOverflow
@@ -274,7 +291,8 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 			e.Hint = "check the model name " + strconv.Quote(c.cfg.Model) + " (GET " +
 				strings.TrimSuffix(c.url, "/chat/completions") + "/models lists them)"
 		}
-	case status == http.StatusRequestTimeout || status == http.StatusConflict || status == http.StatusTooEarly:
+	case status == http.StatusRequestTimeout || status == http.StatusConflict || status == http.StatusTooEarly ||
+		status == http.StatusFailedDependency: // TGI: 424 "Request failed during generation"
 		e.Class = ErrorInfra
 	case status >= 400 && status < 500:
 		e.Class = ErrorConfig
@@ -290,6 +308,35 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 	return e, wait
 }
 
+// googleRetryable reports whether a Google RESOURCE_EXHAUSTED body is a per-minute limit to wait out rather
+// than an exhausted quota: Gemini's free tier answers 429 "You exceeded your current quota, … Please retry in
+// 11.1s." for both, and "limit: 0" (no free quota for the model at all) never clears.
+func googleRetryable(info errorInfo, rawText string) bool {
+	return info.Type == "RESOURCE_EXHAUSTED" && retryDelay(rawText) > 0 && !strings.Contains(rawText, "limit: 0")
+}
+
+var (
+	retryInPattern    = regexp.MustCompile(`(?:retry|try again) in ([0-9]+(?:\.[0-9]+)?)(ms|s)\b`)
+	retryDelayPattern = regexp.MustCompile(`"retrydelay":\s*"([0-9]+(?:\.[0-9]+)?)s"`)
+)
+
+// retryDelay reads the wait an error body asks for, from the lower-cased body: Google's "Please retry in
+// 11.1s." and RetryInfo "retryDelay": "33s", OpenAI's "Please try again in 9.816s." / "in 644ms."; 0 when none.
+func retryDelay(rawText string) time.Duration {
+	for _, p := range []*regexp.Regexp{retryDelayPattern, retryInPattern} {
+		if m := p.FindStringSubmatch(rawText); m != nil {
+			if f, err := strconv.ParseFloat(m[1], 64); err == nil {
+				unit := time.Second
+				if len(m) > 2 && m[2] == "ms" {
+					unit = time.Millisecond
+				}
+				return time.Duration(f * float64(unit))
+			}
+		}
+	}
+	return 0
+}
+
 // invalidRequestHint names the fix of a 400/422 that is not an overflow, when the message says which parameter
 // the endpoint refused.
 func (c *Client) invalidRequestHint(text, param string) string {
@@ -299,17 +346,17 @@ func (c *Client) invalidRequestHint(text, param string) string {
 	case strings.Contains(text, "unsupported") || strings.Contains(text, "not supported") ||
 		strings.Contains(text, "unrecognized request argument") || strings.Contains(text, "unknown parameter") ||
 		strings.Contains(text, "extra inputs are not permitted"):
+		switch {
+		case param == "max_tokens" || strings.Contains(text, "'max_tokens' is not supported"):
+			return "set max_tokens_field: max_completion_tokens in the model block"
+		case param == "max_completion_tokens" || strings.Contains(text, "max_completion_tokens"):
+			return "set max_tokens_field: max_tokens in the model block"
+		}
 		for _, f := range OmitFields {
 			if param == f || strings.Contains(text, "'"+f+"'") || strings.Contains(text, "`"+f+"`") ||
 				strings.Contains(text, "\""+f+"\"") || strings.Contains(text, " "+f+" ") {
 				return "add omit: [" + f + "] to the model block"
 			}
-		}
-		if strings.Contains(text, "max_completion_tokens") {
-			return "set max_tokens_field: max_tokens in the model block"
-		}
-		if param == "max_tokens" || strings.Contains(text, "'max_tokens'") {
-			return "set max_tokens_field: max_completion_tokens in the model block"
 		}
 		if strings.Contains(text, "tool") {
 			return "the model or server does not support tool calling"

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +38,72 @@ func newClient(t *testing.T, url string, retries int) *Client {
 }
 
 var msgs = []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}}
+
+// okJSON is a minimal OpenAI chat.completion answering "hi" with usage 7/3.
+const okJSON = `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}`
+
+// reply is one scripted HTTP answer: status, Retry-After header ("" = none) and body.
+type reply struct {
+	status     int
+	retryAfter string
+	body       string
+}
+
+// replay is a loopback server answering its replies in order (the last one repeats), recording each request's
+// arrival time and body.
+type replay struct {
+	*httptest.Server
+	calls  atomic.Int32
+	mu     sync.Mutex
+	times  []time.Time
+	bodies [][]byte
+}
+
+func replayServer(t *testing.T, replies ...reply) *replay {
+	t.Helper()
+	rs := &replay{}
+	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		n := int(rs.calls.Add(1)) - 1
+		rs.mu.Lock()
+		rs.times = append(rs.times, time.Now())
+		rs.bodies = append(rs.bodies, b)
+		rs.mu.Unlock()
+		rp := replies[min(n, len(replies)-1)]
+		if rp.retryAfter != "" {
+			w.Header().Set("Retry-After", rp.retryAfter)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rp.status)
+		io.WriteString(w, rp.body)
+	}))
+	t.Cleanup(rs.Close)
+	return rs
+}
+
+func (rs *replay) at(i int) time.Time {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.times[i]
+}
+
+// request is the i-th request body decoded as a JSON object.
+func (rs *replay) request(t *testing.T, i int) map[string]any {
+	t.Helper()
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var m map[string]any
+	if err := json.Unmarshal(rs.bodies[i], &m); err != nil {
+		t.Fatalf("request %d: %v: %s", i, err, rs.bodies[i])
+	}
+	return m
+}
+
+func (rs *replay) rawRequest(i int) []byte {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.bodies[i]
+}
 
 // A 429 with Retry-After: 1 is retried no sooner than one second later, then succeeds; usage and cost recorded.
 func TestRetryAfterHonoured(t *testing.T) {

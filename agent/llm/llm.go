@@ -130,6 +130,8 @@ type Client struct {
 	http *http.Client
 	// ids numbers the generated ids of tool calls that came without one ("call_wb_<n>").
 	ids atomic.Int64
+	// backoff is the first retry's base wait (500 ms; tests shorten it).
+	backoff time.Duration
 }
 
 // New builds a client. The key is read from the environment variable cfg.APIKeyEnv (default OPENAI_API_KEY);
@@ -159,7 +161,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxConnections > 0 {
 		transport = SharedLimiter(base+" "+cfg.Model, cfg.MaxConnections).Transport(transport)
 	}
-	return &Client{cfg: cfg, key: os.Getenv(env), url: base + "/chat/completions",
+	return &Client{cfg: cfg, key: os.Getenv(env), url: base + "/chat/completions", backoff: 500 * time.Millisecond,
 		http: &http.Client{Timeout: cfg.CallTimeout, Transport: transport}}, nil
 }
 
@@ -284,7 +286,7 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 		return nil, &Error{Class: ErrorConfig, Message: RedactString(err.Error()), Err: redact(err)}
 	}
 	start := time.Now()
-	backoff := 500 * time.Millisecond
+	backoff := c.backoff
 	var lastErr *Error
 	for try := 0; ; try++ {
 		resp, wait, cerr := c.post(ctx, body)

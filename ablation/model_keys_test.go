@@ -1,0 +1,38 @@
+package ablation
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"webbench/runner"
+)
+
+// A model block's omit and max_tokens_field reach the arm's llm.Config; bad values and misspelled keys are
+// refused with the spec's name.
+func TestSpecModelOmitAndMaxTokensField(t *testing.T) {
+	src := "name: x\nreps: 1\nbaseline:\n  model: {kind: openai, name: o3-mini, omit: [temperature, top_p], max_tokens_field: max_completion_tokens}\n" +
+		"variants:\n  - name: ollama\n    model: {kind: openai, name: llama3.2, base_url: http://127.0.0.1:11434/v1, max_tokens_field: max_tokens}\n"
+	s, err := ParseSpec("spec.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := *s.Baseline.Model
+	if !slices.Equal(base.Omit, []string{"temperature", "top_p"}) || base.MaxTokensField != "max_completion_tokens" {
+		t.Fatalf("baseline model %+v", base)
+	}
+	cfg := runner.LLMConfig(mergeModel(base, *s.Variants[0].Model), "")
+	if !slices.Equal(cfg.Omit, []string{"temperature", "top_p"}) || cfg.MaxTokensField != "max_tokens" || cfg.Model != "llama3.2" {
+		t.Errorf("variant llm config %+v", cfg)
+	}
+	for bad, want := range map[string]string{
+		"name: x\nreps: 1\nbaseline:\n  model: {kind: openai, name: m, omit: [temp]}\n":                "omit: unknown field \"temp\"",
+		"name: x\nreps: 1\nbaseline:\n  model: {kind: openai, name: m, max_tokens_field: tokens}\n":    "max_tokens_field \"tokens\"",
+		"name: x\nreps: 1\nbaseline:\n  model: {kind: openai, name: m, max_token_field: max_tokens}\n": "max_token_field",
+	} {
+		_, err := ParseSpec("spec.yaml", []byte(bad+"variants:\n  - name: a\n"))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.yaml") {
+			t.Errorf("%q: error %v, want one naming spec.yaml and %q", bad, err, want)
+		}
+	}
+}
