@@ -200,6 +200,9 @@ func normModel(m *runner.Model) error {
 	default:
 		return fmt.Errorf("kind %q: expected scripted or openai", m.Kind)
 	}
+	if m.MaxConnections < 0 {
+		return fmt.Errorf("max_connections %d: must be at least 0 (0: no cap)", m.MaxConnections)
+	}
 	if m.Kind == "openai" {
 		if m.Name == "" {
 			return errors.New("openai model needs a name")
@@ -409,6 +412,9 @@ func mergeModel(m, o runner.Model) runner.Model {
 	}
 	if o.MaxTokensField != "" {
 		m.MaxTokensField = o.MaxTokensField
+	}
+	if o.MaxConnections != 0 {
+		m.MaxConnections = o.MaxConnections
 	}
 	return m
 }

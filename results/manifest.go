@@ -171,6 +171,10 @@ type Model struct {
 	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", or ""
 	// for both (llm.Config.MaxTokensField).
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
+	// MaxConnections caps the concurrent requests to the model's endpoint (base URL + model) across all workers
+	// (0 = no cap); the cap adapts down on HTTP 429 (llm.Limiter). Recorded, but not part of the plan's identity:
+	// a run may be resumed with another cap.
+	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
 }
 
 // String is "scripted:PROFILE" or "KIND:NAME" (no URL, no key): the model field of attempt records.

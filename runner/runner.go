@@ -679,6 +679,7 @@ func configJSON(vs []results.Variant) []string {
 	out := make([]string, 0, len(vs))
 	for _, v := range vs {
 		v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
+		v.Model.MaxConnections = 0 // a connection cap changes no result: resuming with another one is allowed
 		b, _ := json.Marshal(v)
 		out = append(out, string(b))
 	}

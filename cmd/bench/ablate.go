@@ -61,6 +61,9 @@ func ablateCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
+			if err := rf.applyMaxConnections(c, plan.Variants); err != nil {
+				return err
+			}
 			if rf.out == "" {
 				name := spec.Name
 				if name == "" {

@@ -64,6 +64,7 @@ type runFlags struct {
 	out, shard                 string
 	driverDir, chromium, wsURL string
 	maxCost                    float64
+	maxConns                   int
 	dryRun, jsonOut            bool
 	screenshots, trace         bool
 	noEvaluate                 bool
@@ -78,6 +79,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default /usr/lib/chromium/chromium, or $WEBBENCH_CHROMIUM)")
 	c.Flags().StringVar(&f.wsURL, "browser-endpoint", "", "connect to a remote Playwright browser server (ws://…) instead of launching Chromium")
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
+	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids) and exit")
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "with --dry-run: print the plan as JSON")
 	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
@@ -94,6 +96,8 @@ func (f *runFlags) options() (runner.Options, error) {
 		return runner.Options{}, usageErr("--retries %d: must be at least 0", f.retries)
 	case f.maxCost < 0 || math.IsNaN(f.maxCost):
 		return runner.Options{}, usageErr("--max-cost %v: must be at least 0 USD (0: no limit)", f.maxCost)
+	case f.maxConns < 0:
+		return runner.Options{}, usageErr("--max-connections %d: must be at least 0 (0: no cap)", f.maxConns)
 	}
 	sh, err := runner.ParseShard(f.shard)
 	if err != nil {
@@ -106,6 +110,21 @@ func (f *runFlags) options() (runner.Options, error) {
 	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
 		Chromium: f.chromium, BrowserEndpoint: f.wsURL, MaxCostUSD: f.maxCost, Screenshots: f.screenshots,
 		Trace: f.trace, DisableEvaluate: f.noEvaluate}, nil
+}
+
+// applyMaxConnections sets --max-connections, when given, on every variant's model (run: the one variant;
+// ablate: every arm, over the spec's max_connections). It refuses a negative cap.
+func (f *runFlags) applyMaxConnections(c *cobra.Command, vs []runner.Variant) error {
+	if !c.Flags().Changed("max-connections") {
+		return nil
+	}
+	if f.maxConns < 0 {
+		return usageErr("--max-connections %d: must be at least 0 (0: no cap)", f.maxConns)
+	}
+	for i := range vs {
+		vs[i].Model.MaxConnections = f.maxConns
+	}
+	return nil
 }
 
 func runCmd() *cobra.Command {
@@ -142,13 +161,16 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			v := runner.Variant{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
-				Timeout: timeout, Seed: seed}
-			if err := validateVariants([]runner.Variant{v}); err != nil {
+			vs := []runner.Variant{{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
+				Timeout: timeout, Seed: seed}}
+			if err := rf.applyMaxConnections(c, vs); err != nil {
+				return err
+			}
+			if err := validateVariants(vs); err != nil {
 				return err
 			}
 			plan := runner.Plan{Suite: s.Name(), SuiteOptions: sf.options(), TaskFilter: sf.tasks, Tasks: tasks,
-				Reps: reps, Variants: []runner.Variant{v}, BaseSeed: baseSeed}
+				Reps: reps, Variants: vs, BaseSeed: baseSeed}
 			opts, err := rf.options()
 			if err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"webbench/agent"
 	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/agent/llm"
 	"webbench/suites"
 )
 
@@ -76,6 +77,10 @@ var loopFuncRe = regexp.MustCompile(`^\(\)\s*=>\s*('ok'|document\.title|'done\d+
 
 // decide is the policy: what the model says to this request.
 func (c *conv) decide() reply {
+	if c.task == nil && c.tools[llm.PreflightTool] != "" {
+		// The endpoint preflight (llm.Client.Preflight): a tool call, as a model that supports tools makes.
+		return reply{calls: []toolCall{{name: llm.PreflightTool, args: map[string]any{"ok": true}}}}
+	}
 	if c.task == nil {
 		return c.jsonReply(finalAnswer{OK: false, Page: c.pageURL, Error: strp("unknown task")})
 	}

@@ -15,6 +15,8 @@
 //   - every user and tool message read back into a result with browser.ParseResult (the inverse of the agent's
 //     formatting; the policy has only the text, as a model does): the latest snapshot is the last whole one of
 //     any such message, the page URL the last one shown;
+//   - a request with no known task that offers the tool llm.PreflightTool is the endpoint preflight
+//     (llm.Client.Preflight, bench doctor): it is answered with a call of that tool, {"ok": true};
 //   - its own tool calls and their results (role "tool", matched by tool_call_id): a result is a failure when
 //     it has an Error. The guards' texts it recognises are the guards' own constants (agent/guard). Element tools carry Playwright MCP's `element` description (`role "name"`),
 //     which is how the policy later recognises which solution step a call was for.

@@ -1,0 +1,245 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
+)
+
+// PreflightTool is the one trivial tool the preflight request offers; the model is asked to call it with
+// {"ok": true}. The scripted policy answers a request offering it with that call.
+const PreflightTool = "webbench_preflight"
+
+// preflightMaxTokens bounds the preflight reply: enough for a reasoning model to think a little before the
+// call, small enough to cost nothing. A smaller Config.MaxTokens is kept.
+const preflightMaxTokens = 512
+
+// Capabilities is what one preflight request found out about an endpoint (recorded in the run manifest and
+// printed by bench doctor).
+type Capabilities struct {
+	// Model is the model name the request named.
+	Model string `json:"model"`
+	// Tools: the reply carried a tool call (the agent cannot work without one).
+	Tools bool `json:"tools"`
+	// Seed: a seed was sent and the endpoint accepted it (false also when no seed was sent).
+	Seed bool `json:"seed"`
+	// Usage: the reply reported token usage (false: tokens and cost are estimated from bytes).
+	Usage bool `json:"usage"`
+	// ReasoningField is where the reply's reasoning came from ("reasoning_content", "reasoning",
+	// "content_array", "think_tag"; "" when it had none).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// MaxTokensField is the request field(s) the completion cap was sent in: "max_tokens",
+	// "max_completion_tokens", "both", or "" when omitted.
+	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// LatencyMS is the wall time of the call that answered, including its retries.
+	LatencyMS int64 `json:"latency_ms"`
+	// Notes are findings worth acting on: a rejected parameter and the model-block setting that avoids it, a
+	// reply without a tool call or without usage, a truncated reply.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// rejectable are the request fields a model may refuse with 400, and the model-block setting that stops
+// sending each.
+var rejectable = []struct{ field, fix string }{
+	{"seed", "no_seed: true"},
+	{"temperature", "omit: [temperature]"},
+	{"top_p", "omit: [top_p]"},
+	{"max_completion_tokens", "max_tokens_field: max_tokens"},
+	{"max_tokens", "max_tokens_field: max_completion_tokens"},
+}
+
+var fieldWord = map[string]*regexp.Regexp{}
+
+func init() {
+	for _, r := range rejectable {
+		fieldWord[r.field] = regexp.MustCompile(`(^|[^a-z_])` + r.field + `($|[^a-z_])`)
+	}
+}
+
+// Preflight sends one small tool-calling request through Chat (the client's own configuration: seed unless
+// no_seed, sampling parameters, max tokens capped at 512) and reports what the endpoint supports. Errors are
+// *Error: config, auth and quota errors mean a run on this endpoint would stop at its first call. When the
+// endpoint rejects a parameter with HTTP 400 (seed, temperature, top_p, a max tokens field), Preflight
+// retries without it to learn the rest, and returns the capabilities found (Notes name the model-block setting
+// to add) together with the original error, its Hint set to that setting.
+func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
+	cfg := c.Config()
+	caps := &Capabilities{Model: cfg.Model}
+	var first *Error
+	var fixes []string
+	for probe := 0; ; probe++ {
+		pc, err := New(preflightConfig(cfg))
+		if err != nil {
+			return nil, &Error{Class: ErrorConfig, Err: err, Message: err.Error()}
+		}
+		sendsSeed := !cfg.NoSeed && !cfg.omits("seed")
+		caps.MaxTokensField = sentMaxTokensField(cfg)
+		seed := 1
+		req := preflightRequest()
+		if sendsSeed {
+			req.Seed = &seed
+		}
+		start := time.Now()
+		resp, err := pc.Chat(ctx, req)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				e = &Error{Class: ErrorInfra, Err: err}
+			}
+			field, fix := rejectedField(e, cfg, sendsSeed)
+			if field == "" || probe >= len(rejectable) {
+				if first != nil {
+					// A later probe failed otherwise: report the first rejection, the only one understood.
+					caps.Notes = append(caps.Notes, fmt.Sprintf("without %s the request still failed: %v", strings.Join(fixes, ", "), e))
+					return caps, first
+				}
+				return nil, e
+			}
+			caps.Notes = append(caps.Notes, fmt.Sprintf("the endpoint rejected %s (HTTP %d: %s); add %q to the model block",
+				field, e.StatusCode, oneLine(e.Message, e.Err), fix))
+			fixes = append(fixes, fix)
+			if first == nil {
+				cp := *e
+				first = &cp
+			}
+			cfg = without(cfg, field)
+			continue
+		}
+		caps.LatencyMS = time.Since(start).Milliseconds()
+		caps.Seed = sendsSeed
+		caps.Usage = !resp.Usage.Estimated
+		caps.ReasoningField = resp.ReasoningFrom
+		for _, tc := range resp.Message.ToolCalls {
+			if tc.Function.Name != "" {
+				caps.Tools = true
+			}
+		}
+		switch {
+		case !caps.Tools && resp.FinishReason == "length":
+			caps.Notes = append(caps.Notes, fmt.Sprintf("the reply was cut at %d tokens before any tool call (a reasoning model thinking long?): tool calling not confirmed", preflightMaxTokens))
+		case !caps.Tools:
+			caps.Notes = append(caps.Notes, fmt.Sprintf("the reply had no tool call (finish_reason %q): the agent needs tool calling "+
+				"(vLLM: --enable-auto-tool-choice --tool-call-parser …; Ollama, llama.cpp: a model and chat template with tool support)", resp.FinishReason))
+		}
+		if !sendsSeed && first == nil {
+			caps.Notes = append(caps.Notes, "no seed sent (no_seed or omit: [seed]): replies are not reproducible")
+		}
+		if !caps.Usage {
+			caps.Notes = append(caps.Notes, "the reply carried no usage: tokens and cost are estimated from bytes (≈ 4 bytes/token)")
+		}
+		if first != nil {
+			first.Hint = "add " + strings.Join(fixes, " and ") + " to the model block"
+			return caps, first
+		}
+		return caps, nil
+	}
+}
+
+// preflightConfig is cfg with the completion capped at preflightMaxTokens.
+func preflightConfig(cfg Config) Config {
+	if !cfg.omits("max_tokens") && (cfg.MaxTokens == nil || *cfg.MaxTokens > preflightMaxTokens) {
+		n := preflightMaxTokens
+		cfg.MaxTokens = &n
+	}
+	cfg.Omit = slices.Clone(cfg.Omit)
+	return cfg
+}
+
+// sentMaxTokensField names the field(s) a completion cap goes out in under cfg.
+func sentMaxTokensField(cfg Config) string {
+	switch {
+	case cfg.omits("max_tokens"):
+		return ""
+	case cfg.MaxTokensField == "":
+		return "both"
+	}
+	return cfg.MaxTokensField
+}
+
+func preflightRequest() Request {
+	return Request{
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: "You are a connectivity check. Answer only with a tool call."},
+			{Role: openai.ChatMessageRoleUser, Content: "Call the tool " + PreflightTool + ` with the arguments {"ok": true}. Do not write any text.`},
+		},
+		Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name:        PreflightTool,
+			Description: "Confirms that tool calling works. Call it with ok set to true.",
+			Parameters: jsonschema.Definition{Type: jsonschema.Object,
+				Properties: map[string]jsonschema.Definition{"ok": {Type: jsonschema.Boolean, Description: "always true"}},
+				Required:   []string{"ok"}},
+		}}},
+	}
+}
+
+// rejectedField finds the request field a 400/422 refused, among those the request sent: the one its message
+// names first. "" when the error is not such a refusal.
+func rejectedField(e *Error, cfg Config, sentSeed bool) (field, fix string) {
+	if e.StatusCode != 400 && e.StatusCode != 422 {
+		return "", ""
+	}
+	if e.Class == ErrorContextOverflow || e.Class == ErrorAuth || e.Class == ErrorQuota {
+		return "", ""
+	}
+	msg := strings.ToLower(e.Message + " " + e.Code)
+	if e.Message == "" && e.Err != nil {
+		msg = strings.ToLower(e.Err.Error())
+	}
+	best := -1
+	for _, r := range rejectable {
+		sent := true
+		switch r.field {
+		case "seed":
+			sent = sentSeed
+		case "temperature":
+			sent = cfg.Temperature != nil && !cfg.omits("temperature")
+		case "top_p":
+			sent = cfg.TopP != nil && !cfg.omits("top_p")
+		case "max_tokens":
+			sent = !cfg.omits("max_tokens") && cfg.MaxTokensField != "max_completion_tokens"
+		case "max_completion_tokens":
+			sent = !cfg.omits("max_tokens") && cfg.MaxTokensField != "max_tokens"
+		}
+		if !sent {
+			continue
+		}
+		if loc := fieldWord[r.field].FindStringIndex(msg); loc != nil && (best < 0 || loc[0] < best) {
+			best, field, fix = loc[0], r.field, r.fix
+		}
+	}
+	return field, fix
+}
+
+// without is cfg no longer sending field.
+func without(cfg Config, field string) Config {
+	switch field {
+	case "seed":
+		cfg.NoSeed = true
+	case "temperature", "top_p":
+		cfg.Omit = append(slices.Clone(cfg.Omit), field)
+	case "max_tokens":
+		cfg.MaxTokensField = "max_completion_tokens"
+	case "max_completion_tokens":
+		cfg.MaxTokensField = "max_tokens"
+	}
+	return cfg
+}
+
+// oneLine is an error's message on one line, at most 200 bytes.
+func oneLine(msg string, err error) string {
+	if msg == "" && err != nil {
+		msg = err.Error()
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
+}
