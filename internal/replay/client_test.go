@@ -1,0 +1,390 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"webbench/agent/llm"
+	"webbench/agent/llm/scripted"
+)
+
+// chatTools is the tool list every replayed request carries (the shapes' replies name their own tools; the
+// client does not check replies against the list).
+var chatTools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+	Name: "browser_click", Description: "Click an element",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"element":{"type":"string"},"ref":{"type":"string"}}}`)}}}
+
+func chatRequest() llm.Request {
+	return llm.Request{Tools: chatTools, Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: "You are a web agent."},
+		{Role: openai.ChatMessageRoleUser, Content: "Task: find the title.\n\n- heading \"Zoo Notes\" [ref=e1]"}}}
+}
+
+// Outcome is what llm.Client.Chat made of one shape, for the shapes table.
+type outcome struct {
+	class, detail string
+}
+
+// replayOne drives shape sh through a client pointed at s and returns the mismatches against sh.Expect.
+func replayOne(t *testing.T, s *Server, sh *Shape) ([]string, outcome) {
+	cfg := llm.Config{Model: sh.Name, BaseURL: s.URL(), Retries: 2, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"}
+	if sh.ServeAt == "root" {
+		cfg.BaseURL = s.RootURL()
+	}
+	c, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rate limits are retried with waits of Retry-After / estimated_time; a 4 s deadline ends those calls with
+	// the class instead of waiting a day (the client gives up when the next wait passes the deadline).
+	timeout := 4 * time.Second
+	if sh.Expect.Class == ClassOK {
+		timeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	resp, err := c.Chat(ctx, chatRequest())
+	e := sh.Expect
+	var bad []string
+	fail := func(format string, a ...any) { bad = append(bad, fmt.Sprintf(format, a...)) }
+	if e.Class == ClassOK {
+		if err != nil {
+			fail("error %v, want a response", err)
+			var le *llm.Error
+			if errors.As(err, &le) {
+				return bad, outcome{string(le.Class), le.Error()}
+			}
+			return bad, outcome{"error", err.Error()}
+		}
+		m := resp.Message
+		if e.FinishReason != "" && resp.FinishReason != e.FinishReason {
+			fail("finish_reason %q, want %q", resp.FinishReason, e.FinishReason)
+		}
+		if e.Content != nil && strings.TrimSpace(m.Content) != *e.Content {
+			fail("content %q, want %q", m.Content, *e.Content)
+		}
+		if strings.TrimSpace(resp.Reasoning) != e.Reasoning {
+			fail("reasoning %q, want %q", resp.Reasoning, e.Reasoning)
+		}
+		if resp.ReasoningFrom != e.ReasoningFrom {
+			fail("reasoning_from %q, want %q", resp.ReasoningFrom, e.ReasoningFrom)
+		}
+		if resp.Refusal != e.Refusal {
+			fail("refusal %q, want %q", resp.Refusal, e.Refusal)
+		}
+		if len(m.ToolCalls) != len(e.ToolCalls) {
+			fail("%d tool calls, want %d", len(m.ToolCalls), len(e.ToolCalls))
+		} else {
+			for i, w := range e.ToolCalls {
+				g := m.ToolCalls[i]
+				if w.ID == "generated" {
+					if !strings.HasPrefix(g.ID, "call_wb_") {
+						fail("tool call %d id %q, want a generated call_wb_…", i, g.ID)
+					}
+				} else if g.ID != w.ID {
+					fail("tool call %d id %q, want %q", i, g.ID, w.ID)
+				}
+				if g.Function.Name != w.Name {
+					fail("tool call %d name %q, want %q", i, g.Function.Name, w.Name)
+				}
+				if w.Arguments != "*" && !jsonEqual(g.Function.Arguments, w.Arguments) {
+					fail("tool call %d arguments %q, want %q", i, g.Function.Arguments, w.Arguments)
+				}
+			}
+		}
+		if e.UsageEstimated {
+			if !resp.Usage.Estimated || resp.Usage.Prompt <= 0 || resp.Usage.Completion <= 0 {
+				fail("usage %+v, want an estimate (Estimated, both counts > 0)", resp.Usage)
+			}
+		} else if resp.Usage.Estimated {
+			fail("usage marked estimated, the reply had usage")
+		}
+		if e.Usage != nil && (resp.Usage.Prompt != e.Usage.Prompt || resp.Usage.Completion != e.Usage.Completion) {
+			fail("usage %d/%d, want %d/%d", resp.Usage.Prompt, resp.Usage.Completion, e.Usage.Prompt, e.Usage.Completion)
+		}
+		for _, x := range e.Extra {
+			switch x {
+			case "reasoning_content":
+				if resp.Extra == nil || resp.Extra.ReasoningContent == nil {
+					fail("no Extra.ReasoningContent (must be sent back)")
+				} else if *resp.Extra.ReasoningContent != e.Reasoning {
+					fail("Extra.ReasoningContent %q, want %q", *resp.Extra.ReasoningContent, e.Reasoning)
+				}
+			case "tool_call_fields":
+				id := ""
+				if len(m.ToolCalls) > 0 {
+					id = m.ToolCalls[0].ID
+				}
+				if resp.Extra == nil || len(resp.Extra.ToolCallFields[id]["extra_content"]) == 0 {
+					fail("no Extra.ToolCallFields[%q][extra_content]", id)
+				}
+			}
+		}
+		if e.Retries != nil && resp.Retries != *e.Retries {
+			fail("retries %d, want %d", resp.Retries, *e.Retries)
+		}
+		detail := fmt.Sprintf("finish %s, %d calls", resp.FinishReason, len(m.ToolCalls))
+		if resp.ReasoningFrom != "" {
+			detail += ", reasoning from " + resp.ReasoningFrom
+		}
+		if resp.Usage.Estimated {
+			detail += ", usage estimated"
+		}
+		if resp.Refusal != "" {
+			detail += ", refusal"
+		}
+		return bad, outcome{"ok", detail}
+	}
+	if err == nil {
+		fail("a response (finish %q), want a %s error", resp.FinishReason, e.Class)
+		return bad, outcome{"ok", "no error"}
+	}
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		fail("error %T %v, want *llm.Error", err, err)
+		return bad, outcome{"?", err.Error()}
+	}
+	if string(le.Class) != e.Class {
+		fail("class %s, want %s", le.Class, e.Class)
+	}
+	if le.StatusCode != e.Status {
+		fail("status %d, want %d", le.StatusCode, e.Status)
+	}
+	if !strings.Contains(le.Message, e.Message) {
+		fail("message %q, want it to contain %q", le.Message, e.Message)
+	}
+	if e.Type != "" && le.Type != e.Type {
+		fail("type %q, want %q", le.Type, e.Type)
+	}
+	if e.Code != "" && le.Code != e.Code {
+		fail("code %q, want %q", le.Code, e.Code)
+	}
+	if e.Hint != "" && !strings.Contains(le.Hint, e.Hint) {
+		fail("hint %q, want it to contain %q", le.Hint, e.Hint)
+	}
+	if got := le.Class.ExitCode(); got != e.ExitCode {
+		fail("exit code %d, want %d", got, e.ExitCode)
+	}
+	if strings.Contains(le.Error(), "sk-proj-abc") {
+		fail("the key in the server's message is not redacted: %s", le.Error())
+	}
+	return bad, outcome{string(le.Class), le.Error()}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// TestClientOverShapes drives every recorded shape through llm.Client.Chat (the issue 13 contract) and checks
+// class, status, message, type/code, hint, exit code, reasoning, refusal, tool calls, usage and extras. With
+// REPLAY_TABLE=<file> it also writes the shape → outcome table.
+func TestClientOverShapes(t *testing.T) {
+	shapes := loadShapes(t)
+	s := start(t, shapes, Options{})
+	results := make([]outcome, len(shapes))
+	mism := make([][]string, len(shapes))
+	t.Run("shapes", func(t *testing.T) {
+		for i := range shapes {
+			sh := s.Shape(shapes[i].Name)
+			t.Run(sh.Name, func(t *testing.T) {
+				t.Parallel()
+				bad, out := replayOne(t, s, sh)
+				results[i], mism[i] = out, bad
+				for _, b := range bad {
+					t.Error(b)
+				}
+			})
+		}
+	})
+	if path := os.Getenv("REPLAY_TABLE"); path != "" {
+		var b strings.Builder
+		for i, sh := range shapes {
+			verdict := "as expected"
+			if len(mism[i]) > 0 {
+				verdict = "MISMATCH: " + strings.Join(mism[i], "; ")
+			}
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", sh.Name, results[i].class, strings.ReplaceAll(results[i].detail, "\n", " "), verdict)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestClientEchoesExtras: through the proxy with the deepseek and gemini transforms, the second turn of a
+// conversation sends back what the first reply requires (reasoning_content, thought_signature); the server
+// answers the provider's 400 otherwise.
+func TestClientEchoesExtras(t *testing.T) {
+	shapes := loadShapes(t)
+	up := start(t, shapes, Options{Routes: []Route{{Shape: "openai_tool_call"}}})
+	for _, tr := range []string{"deepseek", "gemini", "deepseek+no_ids", "reasoning+ollama", "vllm+object_args"} {
+		t.Run(tr, func(t *testing.T) {
+			front := start(t, shapes, Options{Upstream: up.URL(), Transform: tr})
+			c, err := llm.New(llm.Config{Model: "any", BaseURL: front.URL(), Retries: 1, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			req := chatRequest()
+			r1, err := c.Chat(ctx, req)
+			if err != nil {
+				t.Fatalf("turn 1: %v", err)
+			}
+			if len(r1.Message.ToolCalls) != 1 {
+				t.Fatalf("turn 1: %d tool calls", len(r1.Message.ToolCalls))
+			}
+			req.Messages = append(req.Messages, r1.Message, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, ToolCallID: r1.Message.ToolCalls[0].ID, Content: "clicked"})
+			req.Extras = map[int]*llm.Extra{2: r1.Extra}
+			if _, err := c.Chat(ctx, req); err != nil {
+				t.Errorf("turn 2: %v", err)
+			}
+			if errs := front.EchoErrors(); len(errs) > 0 {
+				t.Errorf("the server saw missing echoes: %v", errs)
+			}
+			// The second request must carry the tool call id of the first reply on both sides.
+			reqs := front.Requests()
+			last := string(reqs[len(reqs)-1].Body)
+			if id := r1.Message.ToolCalls[0].ID; strings.Count(last, `"`+id+`"`) < 2 {
+				t.Errorf("turn 2 body does not carry tool call id %q on the call and the result: %s", id, last)
+			}
+		})
+	}
+}
+
+// TestProxyToScriptedPolicy: the replay server in front of the real scripted policy (as cmd/bench starts it)
+// under each transform yields a reply the client parses.
+func TestProxyToScriptedPolicy(t *testing.T) {
+	prof, err := scripted.LoadProfile("clean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := scripted.New(nil, prof)
+	url, err := pol.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pol.Close() })
+	shapes := loadShapes(t)
+	for _, tr := range TransformNames() {
+		t.Run(tr, func(t *testing.T) {
+			front := start(t, shapes, Options{Upstream: url, Transform: tr})
+			c, err := llm.New(llm.Config{Model: scripted.ModelName, BaseURL: front.URL(), Retries: 1, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.Chat(context.Background(), chatRequest())
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if front.Count() != 1 || resp.FinishReason == "" {
+				t.Errorf("count %d finish %q", front.Count(), resp.FinishReason)
+			}
+		})
+	}
+	// Only the listed models are proxied: a mistyped name gets OpenAI's 404, a config error.
+	front := start(t, shapes, Options{Upstream: url, UpstreamModels: []string{scripted.ModelName}})
+	c, err := llm.New(llm.Config{Model: "scriptd", BaseURL: front.URL(), APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Chat(context.Background(), chatRequest())
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Class != llm.ErrorConfig || le.StatusCode != 404 || !strings.Contains(le.Message, "`scriptd` does not exist") {
+		t.Errorf("mistyped model through the proxy: %v", err)
+	}
+}
+
+// TestClientHonoursRetryAfterAndEstimatedTime: a 429 with Retry-After and a 503 "loading" with estimated_time
+// are waited out and retried; the call then succeeds. The bodies are the recorded Azure and Hugging Face ones
+// with the wait shortened to 1 s (the recorded shapes ask for 86400 s and 20 s).
+func TestClientHonoursRetryAfterAndEstimatedTime(t *testing.T) {
+	shapes := loadShapes(t)
+	byName := map[string]Shape{}
+	for _, s := range shapes {
+		byName[s.Name] = s
+	}
+	azure := byName["azure_429_token_rate_limit"]
+	azure.Name, azure.Headers, azure.Then = "azure_429_retry_after_1_then_ok", map[string]string{"Retry-After": "1"}, []string{"openai_tool_call"}
+	hf := byName["hf_503_model_loading"]
+	loading := `{"error":"Model meta-llama/Llama-2-13b-chat is currently loading","estimated_time":1.0}`
+	hf.Name, hf.BodyText, hf.Then = "hf_503_estimated_time_1_then_ok", &loading, []string{"openai_tool_call"}
+	s := start(t, append(shapes, azure, hf), Options{})
+	for _, name := range []string{azure.Name, hf.Name} {
+		t.Run(name, func(t *testing.T) {
+			c, err := llm.New(llm.Config{Model: name, BaseURL: s.URL(), Retries: 2, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			resp, err := c.Chat(context.Background(), chatRequest())
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if el := time.Since(start); el < 950*time.Millisecond || resp.Retries != 1 {
+				t.Errorf("retries %d after %v, want 1 retry after waiting ≥ 1 s", resp.Retries, el)
+			}
+		})
+	}
+}
+
+// TestClientSendsNormalisedToolCallsBack: a reply's tool call with arguments "" comes back as "{}", and one
+// without id comes back with the generated id on the call and on the tool result.
+func TestClientSendsNormalisedToolCallsBack(t *testing.T) {
+	shapes := loadShapes(t)
+	for _, tc := range []struct{ shape, want string }{
+		{"empty_arguments", `"arguments":"{}"`},
+		{"missing_tool_call_id", `"call_wb_`},
+		{"llamacpp_object_arguments", `"arguments":"{\"format\":\"celsius\",\"location\":\"New York\"}"`},
+	} {
+		t.Run(tc.shape, func(t *testing.T) {
+			s := start(t, shapes, Options{Routes: []Route{{Call: 1, Shape: tc.shape}, {Shape: "openai_refusal"}}})
+			c, err := llm.New(llm.Config{Model: "m", BaseURL: s.URL(), Retries: 1, CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := chatRequest()
+			r1, err := c.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Messages = append(req.Messages, r1.Message, openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleTool, ToolCallID: r1.Message.ToolCalls[0].ID, Content: "done"})
+			req.Extras = map[int]*llm.Extra{2: r1.Extra}
+			if _, err := c.Chat(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			reqs := s.Requests()
+			body := string(reqs[len(reqs)-1].Body)
+			if !strings.Contains(body, tc.want) {
+				t.Errorf("turn 2 body lacks %s: %s", tc.want, body)
+			}
+			if id := r1.Message.ToolCalls[0].ID; id == "" || strings.Count(body, `"`+id+`"`) < 2 {
+				t.Errorf("tool call id %q not on both the call and the result: %s", id, body)
+			}
+		})
+	}
+}
+
+func TestEmbeddedShapesMatchTestdata(t *testing.T) {
+	emb, err := Shapes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir := loadShapes(t); len(emb) != len(dir) {
+		t.Errorf("%d embedded shapes, %d in testdata", len(emb), len(dir))
+	}
+}
