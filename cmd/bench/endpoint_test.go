@@ -1,100 +1,36 @@
 package main
 
-// Issue 13, the run side: full `bench run`s over Zoo tasks against a real HTTP server on loopback that answers
-// as real model servers do (their documented error bodies, DeepSeek's reasoning_content) or proxies to the
-// scripted policy. The bodies and their sources:
-//
-//   - OpenAI 404 model_not_found (a mistyped model name): the body quoted in
-//     https://github.com/rd-1-2022/ai-openai-helloworld/issues/9 (also the Groq text in
-//     https://github.com/continuedev/continue/issues/10832).
-//   - vLLM 401 with a string error, {"error": "Unauthorized"}: vllm/entrypoints/openai/api_server.py's API-key
-//     middleware (JSONResponse(content={"error": "Unauthorized"}, status_code=401)).
-//   - OpenAI 429 insufficient_quota: https://github.com/ChatGPTNextWeb/NextChat/issues/3123.
-//   - OpenAI 400 context_length_exceeded: https://github.com/crewAIInc/crewAI-examples/issues/121.
-//   - DeepSeek thinking mode: reasoning_content beside content, and the 400 when an assistant message comes back
-//     without it: https://github.com/hotovo/aider-desk/issues/529 (the full body), documented at
-//     https://api-docs.deepseek.com/guides/thinking_mode#tool-calls.
+// Issue 13, the run side: full `bench run`s over Zoo tasks against internal/replay's loopback server, which
+// answers with real model servers' recorded replies (internal/replay/testdata/shapes/*.json, each with its
+// source: OpenAI's 404 model_not_found and 429 insufficient_quota, vLLM's string-error 401, OpenAI's 400
+// context_length_exceeded) or proxies to the scripted policy, rewriting its replies into DeepSeek's
+// thinking-mode shape (reasoning_content, required back on every assistant message of a tool-call turn).
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"webbench/agent/llm/scripted"
+	"webbench/internal/replay"
 	"webbench/results"
 	"webbench/suites"
 )
 
-// The endpoint's canned bodies (sources above).
-const (
-	bodyModelNotFound = `{
-    "error": {
-        "message": "The model ` + "`gpt-4o-mni`" + ` does not exist or you do not have access to it.",
-        "type": "invalid_request_error",
-        "param": null,
-        "code": "model_not_found"
-    }
-}`
-	bodyVLLMUnauthorized  = `{"error":"Unauthorized"}`
-	bodyInsufficientQuota = `{
-  "error": {
-    "message": "You exceeded your current quota, please check your plan and billing details.",
-    "type": "insufficient_quota",
-    "param": null,
-    "code": "insufficient_quota"
-  }
-}`
-	bodyContextExceeded = `{"error": {"message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 8227 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}`
-	bodyDeepSeekMissing = `{"error":{"message":"Missing ` + "`reasoning_content`" + ` field in the assistant message at message index %d. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`
-)
-
-// endpoint is a model server on loopback, chosen by the request's model name:
+// endpoint is a replay server, chosen by the request's model name:
 //
-//	gpt-4o-mni        404 model_not_found (a mistyped gpt-4o-mini)
-//	vllm-key          401 {"error":"Unauthorized"}
-//	broke             429 insufficient_quota
-//	broke-later       the scripted policy for 3 calls, then 429 insufficient_quota
+//	gpt-4o-mnii       openai_404_model_not_found (a mistyped gpt-4o-mini)
+//	vllm-key          vllm_401_unauthorized, {"error":"Unauthorized"}
+//	broke             openai_429_insufficient_quota
+//	broke-later       the scripted policy for 3 calls, then openai_429_insufficient_quota
 //	scripted          the scripted policy, unchanged
-//	deepseek-reasoner the scripted policy in DeepSeek's thinking-mode shape: reasoning_content on every reply,
-//	                  required back on every assistant message (else DeepSeek's 400)
-//	small-context     the scripted policy until the conversation has 4 messages, then 400 context_length_exceeded
+//	deepseek-reasoner the scripted policy in DeepSeek's thinking-mode shape (transform "deepseek")
+//	small-context     the scripted policy for the preflight, then openai_400_maximum_context_length
 type endpoint struct {
-	upstream string
-	url      string
-	calls    sync.Map // model → *atomic.Int64
-	// echoed counts assistant messages that came back with the reasoning_content sent for them; missing those
-	// that came back without it (answered 400).
-	echoed, missing atomic.Int64
-	// sent maps a reply's key (replyKey) to the reasoning_content sent with it.
-	sent sync.Map
-}
-
-// replyKey identifies an assistant message: its first tool call's id, else its content.
-func replyKey(msg map[string]json.RawMessage) string {
-	var m struct {
-		Content   *string `json:"content"`
-		ToolCalls []struct {
-			ID string `json:"id"`
-		} `json:"tool_calls"`
-	}
-	b, _ := json.Marshal(msg)
-	_ = json.Unmarshal(b, &m)
-	if len(m.ToolCalls) > 0 {
-		return "call:" + m.ToolCalls[0].ID
-	}
-	if m.Content != nil {
-		return "text:" + *m.Content
-	}
-	return ""
+	*replay.Server
+	url string
 }
 
 func startEndpoint(t *testing.T) *endpoint {
@@ -114,112 +50,39 @@ func startEndpoint(t *testing.T) *endpoint {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pol.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	routes := []replay.Route{
+		{Model: "gpt-4o-mnii", Shape: "openai_404_model_not_found"},
+		{Model: "vllm-key", Shape: "vllm_401_unauthorized"},
+		{Model: "broke", Shape: "openai_429_insufficient_quota"},
+		{Model: "deepseek-reasoner", Transform: "deepseek"},
+		{Model: "small-context", Call: 1},
+	}
+	for k := 4; k <= 64; k++ {
+		routes = append(routes, replay.Route{Model: "broke-later", Call: k, Shape: "openai_429_insufficient_quota"})
+	}
+	routes = append(routes, replay.Route{Model: "small-context", Shape: "openai_400_maximum_context_length"})
+	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Routes: routes,
+		UpstreamModels: []string{"scripted", "broke-later"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &endpoint{upstream: up, url: "http://" + ln.Addr().String() + "/v1"}
-	srv := &http.Server{Handler: e}
-	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return e
+	return &endpoint{Server: srv, url: srv.URL()}
 }
 
 // Calls is the number of chat requests the endpoint got for model.
-func (e *endpoint) Calls(model string) int64 {
-	if v, ok := e.calls.Load(model); ok {
-		return v.(*atomic.Int64).Load()
+func (e *endpoint) Calls(model string) int {
+	n := 0
+	for _, r := range e.Requests() {
+		if r.N > 0 && r.Model == model {
+			n++
+		}
 	}
-	return 0
+	return n
 }
 
-// reasoningFor is the reasoning text the DeepSeek shape sends with the reply to a conversation of n messages.
-func reasoningFor(n int) string {
-	return fmt.Sprintf("The user wants the task done; %d messages so far, so I look at the latest snapshot first.", n)
-}
-
-func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Model    string                       `json:"model"`
-		Messages []map[string]json.RawMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		raw(w, 400, `{"error":{"message":"bad json","type":"invalid_request_error"}}`)
-		return
-	}
-	v, _ := e.calls.LoadOrStore(req.Model, new(atomic.Int64))
-	k := v.(*atomic.Int64).Add(1)
-	switch req.Model {
-	case "gpt-4o-mni":
-		raw(w, 404, bodyModelNotFound)
-		return
-	case "vllm-key":
-		raw(w, 401, bodyVLLMUnauthorized)
-		return
-	case "broke":
-		raw(w, 429, bodyInsufficientQuota)
-		return
-	case "broke-later":
-		if k > 3 {
-			raw(w, 429, bodyInsufficientQuota)
-			return
-		}
-	case "small-context":
-		if len(req.Messages) >= 4 {
-			raw(w, 400, bodyContextExceeded)
-			return
-		}
-	case "deepseek-reasoner":
-		for i, m := range req.Messages {
-			var role string
-			_ = json.Unmarshal(m["role"], &role)
-			if role != "assistant" {
-				continue
-			}
-			rc, ok := m["reasoning_content"]
-			var got string
-			want, known := e.sent.Load(replyKey(m))
-			if !ok || json.Unmarshal(rc, &got) != nil || !known || got != want.(string) {
-				e.missing.Add(1)
-				raw(w, 400, fmt.Sprintf(bodyDeepSeekMissing, i))
-				return
-			}
-			e.echoed.Add(1)
-		}
-	}
-	resp, err := http.Post(e.upstream+"/chat/completions", "application/json", bytes.NewReader(body))
-	if err != nil {
-		raw(w, 502, `{"error":{"message":"upstream down"}}`)
-		return
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	if req.Model == "deepseek-reasoner" && resp.StatusCode == 200 {
-		var m map[string]any
-		if json.Unmarshal(out, &m) == nil {
-			if ch, ok := m["choices"].([]any); ok && len(ch) > 0 {
-				msg := ch[0].(map[string]any)["message"].(map[string]any)
-				msg["reasoning_content"] = reasoningFor(len(req.Messages))
-				if _, ok := msg["content"]; !ok {
-					msg["content"] = "" // DeepSeek sends "" beside tool calls
-				}
-				out, _ = json.Marshal(m)
-				b, _ := json.Marshal(msg)
-				var back map[string]json.RawMessage
-				_ = json.Unmarshal(b, &back)
-				e.sent.Store(replyKey(back), reasoningFor(len(req.Messages)))
-			}
-		}
-	}
-	raw(w, resp.StatusCode, string(out))
-}
-
-func raw(w http.ResponseWriter, status int, body string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	io.WriteString(w, body)
-}
+// reasoningRE matches the reasoning the deepseek transform adds (replay.ReasoningText).
+var reasoningRE = regexp.MustCompile(`^Step \d+: I read the page snapshot and decide on the next action\.$`)
 
 // endpointTasks are the Zoo tasks of these runs: two shop questions, a checkout, a booking (the scripted
 // policy's clean profile passes all four).
@@ -251,8 +114,8 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 	}
 	e := startEndpoint(t)
 	out := filepath.Join(t.TempDir(), "run")
-	_, stderr, code := bench(t, endpointRun(e, out, "gpt-4o-mni")...)
-	if code != 2 || !strings.Contains(stderr, "The model `gpt-4o-mni` does not exist") ||
+	_, stderr, code := bench(t, endpointRun(e, out, "gpt-4o-mnii")...)
+	if code != 2 || !strings.Contains(stderr, "The model `gpt-4o-mnii` does not exist") ||
 		!strings.Contains(stderr, "config") || !strings.Contains(stderr, "re-run the same command") {
 		t.Fatalf("mistyped model: exit %d, stderr:\n%s\nwant exit 2 with the server's message", code, stderr)
 	}
@@ -265,7 +128,7 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 	if n := len(readRecords(t, out)); n != 0 {
 		t.Errorf("%d records written by a run stopped at the preflight", n)
 	}
-	if n := e.Calls("gpt-4o-mni"); n != 1 {
+	if n := e.Calls("gpt-4o-mnii"); n != 1 {
 		t.Errorf("the endpoint got %d calls for the mistyped model, want 1 (the preflight)", n)
 	}
 	// Fixed: the same directory, the right model name.
@@ -370,8 +233,20 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 			t.Errorf("%s: %s with reasoning, %s plain", r.TaskID, r.Status, byTask[r.TaskID])
 		}
 	}
-	if e.missing.Load() != 0 || e.echoed.Load() == 0 {
-		t.Errorf("reasoning_content echoed on %d assistant messages, missing on %d", e.echoed.Load(), e.missing.Load())
+	if errs := e.EchoErrors(); len(errs) != 0 {
+		t.Errorf("reasoning_content not sent back: %v", errs)
+	}
+	echoed := 0
+	for _, r := range e.Requests() {
+		if r.Model == "deepseek-reasoner" {
+			echoed += strings.Count(string(r.Body), `"reasoning_content":"Step `)
+		}
+		if r.Model == "deepseek-reasoner" && r.Status != 200 {
+			t.Errorf("request %d answered %d (%s)", r.N, r.Status, r.Served)
+		}
+	}
+	if echoed == 0 {
+		t.Error("no request carried a reasoning_content back")
 	}
 	run, err := results.Open(think)
 	if err != nil {
@@ -388,18 +263,18 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 				continue
 			}
 			steps++
-			if st.Reasoning != reasoningFor(st.Request.Messages) || st.ReasoningFrom != "reasoning_content" {
+			if !reasoningRE.MatchString(st.Reasoning) || st.ReasoningFrom != "reasoning_content" {
 				t.Errorf("%s step %d: reasoning %q from %q", r.TaskID, st.Index, st.Reasoning, st.ReasoningFrom)
 			}
-			if strings.Contains(st.Content, "The user wants the task done") {
+			if strings.Contains(st.Content, "I read the page snapshot") {
 				t.Errorf("%s step %d: reasoning left in the content", r.TaskID, st.Index)
 			}
 		}
 	}
-	t.Logf("reasoning run: %d steps with reasoning recorded, reasoning_content echoed on %d assistant messages", steps,
-		e.echoed.Load())
-	if eps := run.Manifest.Endpoints; len(eps) != 1 || eps[0].Capabilities == nil {
-		t.Errorf("manifest endpoints %+v", eps)
+	t.Logf("reasoning run: %d steps with reasoning recorded, reasoning_content sent back %d times", steps, echoed)
+	if eps := run.Manifest.Endpoints; len(eps) != 1 || eps[0].Capabilities == nil ||
+		eps[0].Capabilities.ReasoningField != "reasoning_content" {
+		t.Errorf("manifest endpoints %+v, want the preflight's reasoning field reasoning_content", eps)
 	}
 	// The HTML attempt pages show it, collapsed.
 	if _, stderr, code := bench(t, "report", think, "--format", "html"); code != 0 {
@@ -415,7 +290,7 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 	}
 }
 
-// (d) A context-length error mid-attempt is the agent's failure: status fail, failure_mode context_overflow,
+// (d) A context-length error (OpenAI's, on every call after the preflight) is the agent's failure: status fail, failure_mode context_overflow,
 // the server's message in the record; the run is not stopped.
 func TestContextOverflowIsAgentFailure(t *testing.T) {
 	if testing.Short() {
@@ -434,7 +309,7 @@ func TestContextOverflowIsAgentFailure(t *testing.T) {
 	for _, r := range recs {
 		if r.Status != results.StatusFail || r.ErrorClass != results.ClassAgent ||
 			r.FailureMode != results.ModeContextOverflow || r.FinishReason != results.FinishContextOverflow ||
-			!strings.Contains(r.Error, "maximum context length is 8192 tokens") {
+			!strings.Contains(r.Error, "maximum context length is 4097 tokens") {
 			t.Errorf("%s: status %s, class %s, mode %s, finish %s, error %q", r.TaskID, r.Status, r.ErrorClass,
 				r.FailureMode, r.FinishReason, r.Error)
 		}
