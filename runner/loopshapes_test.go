@@ -20,6 +20,7 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/llm/scripted"
+	"webbench/internal/replay"
 	"webbench/results"
 	"webbench/suites"
 )
@@ -205,4 +206,51 @@ func TestLoopEndpointShapes(t *testing.T) {
 				r.FailureMode, r.FinishReason, r.Final, tr.Steps[0].Refusal)
 		}
 	})
+}
+
+// An endpoint that sends no usage (internal/replay's no_usage transform of the scripted policy): the records'
+// tokens are estimated and marked, priced like reported ones, and --max-cost stops the run on the estimate.
+func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s, tasks := zooShop(t, "shop-*")
+	prof, err := scripted.LoadProfile("clean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := scripted.New(s.Tasks(), prof)
+	up, err := pol.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pol.Close() })
+	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: "no_usage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	// $1 per thousand tokens in and out: one attempt (tens of thousands of prompt tokens) passes a $1 limit.
+	v := Variant{Name: "default", Guards: guard.Default(), Model: Model{Kind: "openai", Name: "scripted",
+		BaseURL: srv.URL(), PriceIn: 1000, PriceOut: 1000, CallTimeout: 5 * time.Second}}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, MaxCostUSD: 1, Log: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Latest) == 0 || len(rr.Latest) >= len(tasks) || !strings.Contains(sum.Stopped, "cost limit") {
+		t.Errorf("%d of %d attempts recorded, stopped %q: the estimated cost did not stop the run", len(rr.Latest),
+			len(tasks), sum.Stopped)
+	}
+	for _, r := range rr.Latest {
+		if !r.Tokens.Estimated || r.Tokens.Prompt == 0 || r.CostUSD <= 0 {
+			t.Errorf("%s: tokens %+v, cost %.4f; want estimated tokens priced", r.TaskID, r.Tokens, r.CostUSD)
+		}
+	}
+	t.Logf("stopped after %d attempt(s) of %d: %s", len(rr.Latest), len(tasks), sum.Stopped)
 }

@@ -26,7 +26,8 @@ import (
 //	broke             openai_429_insufficient_quota
 //	broke-later       the scripted policy for 3 calls, then openai_429_insufficient_quota
 //	scripted          the scripted policy, unchanged
-//	deepseek-reasoner the scripted policy in DeepSeek's thinking-mode shape (transform "deepseek")
+//	deepseek-reasoner the scripted policy in DeepSeek's thinking-mode shape, without usage
+//	                  (transforms "deepseek+no_usage")
 //	small-context     the scripted policy for the preflight, then openai_400_maximum_context_length
 type endpoint struct {
 	*replay.Server
@@ -54,7 +55,7 @@ func startEndpoint(t *testing.T) *endpoint {
 		{Model: "gpt-4o-mnii", Shape: "openai_404_model_not_found"},
 		{Model: "vllm-key", Shape: "vllm_401_unauthorized"},
 		{Model: "broke", Shape: "openai_429_insufficient_quota"},
-		{Model: "deepseek-reasoner", Transform: "deepseek"},
+		{Model: "deepseek-reasoner", Transform: "deepseek+no_usage"},
 		{Model: "small-context", Call: 1},
 	}
 	for k := 4; k <= 64; k++ {
@@ -205,7 +206,7 @@ func TestAuthAndQuotaExitThreeAtOnce(t *testing.T) {
 
 // (c) The scripted policy in DeepSeek's thinking-mode shape passes the same tasks as the plain policy; the
 // reasoning is in the trajectories (and the HTML attempt pages) and reasoning_content went back on every
-// assistant message.
+// assistant message; the endpoint sends no usage, so the tokens are estimated and the report says so.
 func TestReasoningShapePassesLikePlain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -276,7 +277,17 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 		eps[0].Capabilities.ReasoningField != "reasoning_content" {
 		t.Errorf("manifest endpoints %+v, want the preflight's reasoning field reasoning_content", eps)
 	}
-	// The HTML attempt pages show it, collapsed.
+	// No usage was sent: the report says the tokens are estimated.
+	if _, stderr, code := bench(t, "report", think); code != 0 ||
+		!strings.Contains(stderr, "4 of 4 attempts' tokens are estimated: the endpoint sent no usage") {
+		t.Errorf("report: exit %d, stderr %q; want the estimated-tokens warning", code, stderr)
+	}
+	for _, r := range run.Final() {
+		if !r.Tokens.Estimated || r.Tokens.Prompt == 0 {
+			t.Errorf("%s: tokens %+v, want estimated", r.TaskID, r.Tokens)
+		}
+	}
+	// The HTML attempt pages show the reasoning, collapsed.
 	if _, stderr, code := bench(t, "report", think, "--format", "html"); code != 0 {
 		t.Fatalf("report --format html: exit %d\n%s", code, stderr)
 	}
