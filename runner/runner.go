@@ -321,7 +321,9 @@ func (sc *scheduler) record(rec results.Attempt) {
 }
 
 // Agent is what plays one attempt in its prepared browser session (start page open) and produces the attempt's
-// trajectory (results.Trajectory, the record the runner completes and writes to trajectories/). The built-in ReAct
+// trajectory (results.Trajectory, the record the runner completes and writes to trajectories/). A non-nil error
+// is an infrastructure error of the attempt (recorded, retried), except an *llm.Error of a class that stops runs
+// (llm.ErrorClass.Fatal), which stops the run with the attempt unrecorded (EndpointError). The built-in ReAct
 // agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
 type Agent interface {
 	Run(ctx context.Context, task agent.Task, sess *browser.Session) (*results.Trajectory, error)
