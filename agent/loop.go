@@ -422,7 +422,7 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 	st.Content = resp.Message.Content
 	st.Reasoning, st.ReasoningFrom, st.Refusal = resp.Reasoning, resp.ReasoningFrom, resp.Refusal
 	st.FinishReason = resp.FinishReason
-	st.Extra = resp.Extra
+	st.Extra = results.ExtraOf(resp.Extra)
 	st.Usage = resp.Usage
 	st.ModelMS = resp.DurationMS
 	for _, tc := range resp.Message.ToolCalls {

@@ -109,9 +109,9 @@ type Step struct {
 	// Truncated marks a reply cut off at the token limit (finish_reason "length") whose tool calls were not
 	// executed: the model was told so in one tool message per call.
 	Truncated bool `json:"truncated,omitempty"`
-	// Extra is what the assistant message carried back to the endpoint on later turns (llm.Extra: DeepSeek's
+	// Extra is what the assistant message carried back to the endpoint on later turns (DeepSeek's
 	// reasoning_content, Gemini's thought signatures); nil when nothing.
-	Extra *llm.Extra `json:"extra,omitempty"`
+	Extra *Extra `json:"extra,omitempty"`
 	// Usage is the call's token usage.
 	Usage llm.Usage `json:"usage"`
 	// ModelMS is the model call's wall time, ms.
@@ -125,6 +125,25 @@ type Step struct {
 	Progress bool `json:"progress"`
 	// Recovery marks the extra model call made by an OnFinish hook.
 	Recovery bool `json:"recovery,omitempty"`
+}
+
+// Extra is the trajectory's record of an llm.Extra: the provider fields an assistant message carried back to the
+// endpoint on later turns, verbatim.
+type Extra struct {
+	// ReasoningContent is the "reasoning_content" sent back (DeepSeek thinking mode; also when empty).
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	// Fields are other message-level provider fields ("extra_content", "reasoning_details").
+	Fields map[string]json.RawMessage `json:"fields,omitempty"`
+	// ToolCallFields are per tool-call-id provider fields (Gemini's extra_content.google.thought_signature).
+	ToolCallFields map[string]map[string]json.RawMessage `json:"tool_call_fields,omitempty"`
+}
+
+// ExtraOf records e (nil for nil).
+func ExtraOf(e *llm.Extra) *Extra {
+	if e == nil {
+		return nil
+	}
+	return &Extra{ReasoningContent: e.ReasoningContent, Fields: e.Fields, ToolCallFields: e.ToolCallFields}
 }
 
 // RequestSummary describes a model request without repeating the conversation.
