@@ -407,14 +407,14 @@ func mergeModel(m, o runner.Model) runner.Model {
 	if o.MaxTokens != nil {
 		m.MaxTokens = o.MaxTokens
 	}
+	if o.MaxConnections != 0 {
+		m.MaxConnections = o.MaxConnections
+	}
 	if o.Omit != nil {
 		m.Omit = o.Omit
 	}
 	if o.MaxTokensField != "" {
 		m.MaxTokensField = o.MaxTokensField
-	}
-	if o.MaxConnections != 0 {
-		m.MaxConnections = o.MaxConnections
 	}
 	return m
 }

@@ -165,16 +165,16 @@ type Model struct {
 	// CallTimeout bounds one model HTTP call including reading its body (0 = the client's 120 s); a call that
 	// exceeds it is an infrastructure error (retried).
 	CallTimeout time.Duration `json:"call_timeout,omitempty" yaml:"call_timeout"`
+	// MaxConnections caps the concurrent requests to the model's endpoint (base URL + model) across all workers
+	// (0 = no cap); the cap adapts down on HTTP 429 (llm.Limiter). Recorded, but not part of the plan's identity:
+	// a run may be resumed with another cap.
+	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
 	// Omit lists request fields never sent to this model: "temperature", "top_p", "seed", "max_tokens"
 	// (llm.Config.Omit).
 	Omit []string `json:"omit,omitempty" yaml:"omit"`
 	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", or ""
 	// for both (llm.Config.MaxTokensField).
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
-	// MaxConnections caps the concurrent requests to the model's endpoint (base URL + model) across all workers
-	// (0 = no cap); the cap adapts down on HTTP 429 (llm.Limiter). Recorded, but not part of the plan's identity:
-	// a run may be resumed with another cap.
-	MaxConnections int `json:"max_connections,omitempty" yaml:"max_connections"`
 }
 
 // String is "scripted:PROFILE" or "KIND:NAME" (no URL, no key): the model field of attempt records.

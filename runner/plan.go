@@ -57,7 +57,7 @@ func LLMConfig(m Model, baseURL string) llm.Config {
 	}
 	return llm.Config{Model: m.Name, BaseURL: baseURL, APIKeyEnv: m.APIKeyEnv, Temperature: m.Temp, TopP: m.TopP,
 		MaxTokens: m.MaxTokens, PricePerMTokIn: m.PriceIn, PricePerMTokOut: m.PriceOut, CallTimeout: m.CallTimeout,
-		Omit: m.Omit, MaxTokensField: m.MaxTokensField, MaxConnections: m.MaxConnections}
+		MaxConnections: m.MaxConnections, Omit: m.Omit, MaxTokensField: m.MaxTokensField}
 }
 
 // Variant is one arm: a name and the agent configuration it runs.

@@ -232,7 +232,8 @@ var routeNotFound = regexp.MustCompile(`(?i)^(404 page not found|not found|canno
 // (estimated_time). The rules, in order:
 //   - 401, 403 → auth;
 //   - 402, or a quota marker in the message/type/code (any 4xx) → quota;
-//   - an overflow marker (any status but 429) → context_overflow;
+//   - an overflow marker (any status but 429) → context_overflow; 413 (a proxy's or Anthropic's request too
+//     large: the conversation outgrew what the endpoint accepts) → context_overflow;
 //   - 429 → rate_limit; 503 with a loading marker or estimated_time → rate_limit; 529 → rate_limit;
 //   - 404, 405 → config, hinting at the base URL when the body is a router's "not found" (or empty/HTML), at
 //     the model name otherwise;
@@ -277,6 +278,9 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 		e.Class, e.Hint = ErrorQuota, "add credit or raise the quota of the account"
 	case status != http.StatusTooManyRequests && has(overflowMarkers):
 		e.Class = ErrorContextOverflow
+	case status == http.StatusRequestEntityTooLarge:
+		e.Class = ErrorContextOverflow
+		e.Hint = "the request body is larger than the endpoint accepts"
 	case status == http.StatusTooManyRequests || status == 529:
 		e.Class = ErrorRateLimit
 	case status == http.StatusServiceUnavailable && (info.EstimatedTime > 0 || has(loadingMarkers)):
@@ -344,6 +348,7 @@ func (c *Client) invalidRequestHint(text, param string) string {
 	case strings.Contains(text, "no models loaded"):
 		return "load the model in the server (LM Studio: lms load <model>)"
 	case strings.Contains(text, "unsupported") || strings.Contains(text, "not supported") ||
+		strings.Contains(text, "does not support") ||
 		strings.Contains(text, "unrecognized request argument") || strings.Contains(text, "unknown parameter") ||
 		strings.Contains(text, "extra inputs are not permitted"):
 		switch {

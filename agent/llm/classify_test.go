@@ -262,7 +262,8 @@ func TestErrorMessageRedactedAndCapped(t *testing.T) {
 	}
 }
 
-// A timeout is infra (retried), a refused connection infra with the transport's text.
+// A call over Config.CallTimeout is infra (retried, hinted), a refused connection infra with the transport's
+// text.
 func TestTransportFailures(t *testing.T) {
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -271,13 +272,23 @@ func TestTransportFailures(t *testing.T) {
 		w.Write([]byte(okJSON))
 	}))
 	defer srv.Close()
-	c := newClient(t, srv.URL, 1)
+	c, err := New(Config{Model: "m", BaseURL: srv.URL + "/v1", Retries: 1, CallTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c.backoff = time.Millisecond
-	c.http.Timeout = 50 * time.Millisecond
-	_, err := c.Chat(context.Background(), Request{Messages: msgs})
+	_, err = c.Chat(context.Background(), Request{Messages: msgs})
 	var le *Error
 	if !errors.As(err, &le) || le.Class != ErrorInfra || le.StatusCode != 0 || calls.Load() != 2 ||
-		!strings.Contains(le.Message, "Timeout") {
+		!strings.Contains(le.Message, "deadline exceeded") || !strings.Contains(le.Hint, "timeout") {
 		t.Errorf("timeout: error %v calls %d", err, calls.Load())
+	}
+	url := srv.URL
+	srv.Close()
+	c = newClient(t, url, 0)
+	c.cfg.Retries = 0
+	_, err = c.Chat(context.Background(), Request{Messages: msgs})
+	if !errors.As(err, &le) || le.Class != ErrorInfra || !strings.Contains(le.Message, "connection refused") {
+		t.Errorf("refused: error %v", err)
 	}
 }

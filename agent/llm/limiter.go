@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Limiter caps the concurrent requests to one model endpoint across every client and worker of the process,
@@ -297,4 +298,40 @@ func (l *Limiter) inflightNow() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.inflight
+}
+
+// TimeoutTransport bounds each request through next to d from when it is sent — after any wait for a limiter
+// slot when it is placed below Limiter.Transport — until its response body is closed or read to its end; a
+// request over time fails with context.DeadlineExceeded. http.Client.Timeout would also count the time spent
+// queued for a slot, so a capped endpoint with more workers than slots would time out calls that never
+// started. d ≤ 0 returns next.
+func TimeoutTransport(d time.Duration, next http.RoundTripper) http.RoundTripper {
+	if d <= 0 {
+		return next
+	}
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &timeoutTransport{d: d, next: next}
+}
+
+type timeoutTransport struct {
+	d    time.Duration
+	next http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *timeoutTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), t.d)
+	resp, err := t.next.RoundTrip(r.WithContext(ctx))
+	if err != nil || resp == nil {
+		cancel()
+		return resp, err
+	}
+	if resp.Body == nil || resp.Body == http.NoBody {
+		cancel()
+		return resp, nil
+	}
+	resp.Body = &releaseBody{ReadCloser: resp.Body, release: cancel}
+	return resp, nil
 }

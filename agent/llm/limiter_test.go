@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // rateLimitBody is OpenAI's 429 "Rate limit reached" body (type "tokens", code "rate_limit_exceeded") as
@@ -430,5 +431,100 @@ func TestLimiterCapBinds(t *testing.T) {
 				t.Errorf("peak %d (want exactly %d), %d calls unanswered", srv.peak, capN, srv.remaining)
 			}
 		})
+	}
+}
+
+// Below the limiter, TimeoutTransport starts the call's clock when the slot is granted: a request queued for
+// longer than its timeout behind a held slot still succeeds once it is sent; a call whose server does not answer
+// within the timeout fails with context.DeadlineExceeded.
+func TestTimeoutTransportExcludesQueueing(t *testing.T) {
+	hang := make(chan struct{})
+	defer close(hang)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			select { // answers only when the client gives up
+			case <-r.Context().Done():
+			case <-hang:
+			}
+			return
+		}
+		okBody(w)
+	}))
+	defer srv.Close()
+	const d = 300 * time.Millisecond
+	l := freshLimiter(EndpointKey(srv.URL+"/v1", "timeout"), 1)
+	client := &http.Client{Transport: l.Transport(TimeoutTransport(d, nil))}
+	tok, err := l.acquire(context.Background()) // another worker's call holds the only slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client.Get(srv.URL + "/ok")
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	for l.waiting() == 0 {
+		runtime.Gosched()
+	}
+	<-time.After(3 * d) // queued three timeouts long (the property tested is this wait, not a synchronisation)
+	l.release(tok, outcomeSuccess)
+	if err := <-done; err != nil {
+		t.Fatalf("queued request: %v", err)
+	}
+	_, err = client.Get(srv.URL + "/hang")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("hanging call: %v, want context.DeadlineExceeded", err)
+	}
+	if l.inflightNow() != 0 {
+		t.Errorf("%d slots held after all", l.inflightNow())
+	}
+}
+
+// The same through Client.Chat, as the runner's workers call it: Config.MaxConnections reaches the shared
+// limiter (two clients of one endpoint share it), Chat's own retries carry every call past the 429s, the
+// server never sees more than the cap, and the log shows the halving.
+func TestChatThroughLimiter(t *testing.T) {
+	lb := captureLimiterLog(t)
+	srv := newCountingServer(t, 2, false)
+	const capN, workers, calls = 4, 8, 5
+	cfg := Config{Model: "limited", BaseURL: srv.URL + "/v1", MaxConnections: capN, Retries: 50}
+	var clients [2]*Client
+	for i := range clients {
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				if _, err := clients[w%2].Chat(context.Background(), Request{Messages: msgs}); err != nil {
+					t.Error(err)
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	lines := lb.lines()
+	t.Logf("Chat, cap %d, server threshold %d, %d workers: peak concurrency %d, %d answered 200, %d 429s; log:\n%s",
+		capN, srv.threshold, workers, srv.peak.Load(), srv.ok.Load(), srv.limited.Load(), strings.Join(lines, "\n"))
+	if p := srv.peak.Load(); p > capN {
+		t.Errorf("peak %d > cap %d", p, capN)
+	}
+	if srv.ok.Load() != workers*calls || failed.Load() != 0 {
+		t.Errorf("%d answered, %d failed; want %d answered", srv.ok.Load(), failed.Load(), workers*calls)
+	}
+	if len(lines) == 0 || !strings.HasSuffix(lines[0], ": concurrency 4 → 2 after HTTP 429") {
+		t.Errorf("log %q", lines)
 	}
 }

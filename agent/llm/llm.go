@@ -14,9 +14,9 @@
 //     [{"error":{…}}]), HTML or empty comes back as an empty APIError or a RequestError without the body, so
 //     the status and the server's message are lost;
 //   - tool-call arguments sent as a JSON object (some llama.cpp builds) fail the decode of the whole response;
-//   - reasoning, refusal-adjacent and provider fields (reasoning, Mistral's content arrays, Gemini's
+//   - reasoning and provider fields (Ollama's and OpenRouter's "reasoning", Mistral's content arrays, Gemini's
 //     tool_calls[].extra_content) are not decoded at all;
-//   - on the way out, omitempty drops "arguments":"" , an empty tool_call_id, an empty reasoning_content
+//   - on the way out, omitempty drops an empty "arguments", an empty tool_call_id, an empty reasoning_content
 //     (DeepSeek thinking mode needs it back, also when empty) and temperature 0, and unknown fields cannot be
 //     added to a message.
 //
@@ -51,10 +51,11 @@ type Config struct {
 	// APIKeyEnv names the environment variable holding the key (default OPENAI_API_KEY). The key itself is
 	// never stored in Config, records or logs; an empty key sends no Authorization header.
 	APIKeyEnv string `json:"api_key_env,omitempty" yaml:"api_key_env"`
-	// Sampling parameters; nil leaves them unset (some reasoning models refuse them). A temperature of 0 is
-	// sent as "temperature": 0.
+	// Temperature is the sampling temperature; nil leaves it unset (some reasoning models refuse it). 0 is sent
+	// as "temperature": 0.
 	Temperature *float32 `json:"temperature,omitempty" yaml:"temperature"`
-	TopP        *float32 `json:"top_p,omitempty" yaml:"top_p"`
+	// TopP is the nucleus-sampling mass; nil leaves it unset.
+	TopP *float32 `json:"top_p,omitempty" yaml:"top_p"`
 	// MaxTokens caps the completion length in tokens (nil = the endpoint's default), sent in the field(s)
 	// MaxTokensField names.
 	MaxTokens *int `json:"max_tokens,omitempty" yaml:"max_tokens"`
@@ -64,8 +65,9 @@ type Config struct {
 	// the server's Retry-After header or the body's estimated_time (seconds), each wait capped at 120 s and at
 	// the caller's deadline.
 	Retries int `json:"retries,omitempty" yaml:"retries"`
-	// PricePerMTokIn/Out in USD per million prompt/completion tokens, for cost_usd (0 = unknown).
-	PricePerMTokIn  float64 `json:"price_in,omitempty" yaml:"price_in"`
+	// PricePerMTokIn is the USD price per million prompt tokens, for cost_usd (0 = unknown).
+	PricePerMTokIn float64 `json:"price_in,omitempty" yaml:"price_in"`
+	// PricePerMTokOut is the USD price per million completion tokens (0 = unknown).
 	PricePerMTokOut float64 `json:"price_out,omitempty" yaml:"price_out"`
 	// CallTimeout bounds one HTTP call including reading its body (default 120 s); the caller's context may cut
 	// it shorter.
@@ -109,7 +111,9 @@ func (c Config) omits(field string) bool { return slices.Contains(c.Omit, field)
 
 // Usage counts tokens of one or more calls.
 type Usage struct {
-	Prompt     int `json:"prompt"`
+	// Prompt is the prompt (input) tokens: usage.prompt_tokens.
+	Prompt int `json:"prompt"`
+	// Completion is the completion (output, reasoning included) tokens: usage.completion_tokens.
 	Completion int `json:"completion"`
 	// Estimated: at least one call's endpoint sent no usage; its Prompt/Completion are estimates from bytes
 	// (≈ 4 bytes per token: the request JSON for the prompt, the reply's text, reasoning and tool-call names
@@ -157,12 +161,14 @@ func New(cfg Config) (*Client, error) {
 		env = "OPENAI_API_KEY"
 	}
 	base := strings.TrimRight(cfg.BaseURL, "/")
-	var transport http.RoundTripper = http.DefaultTransport
+	// The call timeout runs below the limiter, from when a slot is granted (limiter.go: TimeoutTransport);
+	// http.Client.Timeout would count the wait for a slot as a slow call.
+	transport := TimeoutTransport(cfg.CallTimeout, http.DefaultTransport)
 	if cfg.MaxConnections > 0 {
-		transport = SharedLimiter(base+" "+cfg.Model, cfg.MaxConnections).Transport(transport)
+		transport = SharedLimiter(EndpointKey(cfg.BaseURL, cfg.Model), cfg.MaxConnections).Transport(transport)
 	}
 	return &Client{cfg: cfg, key: os.Getenv(env), url: base + "/chat/completions", backoff: 500 * time.Millisecond,
-		http: &http.Client{Timeout: cfg.CallTimeout, Transport: transport}}, nil
+		http: &http.Client{Transport: transport}}, nil
 }
 
 // Config returns the client's configuration (no key in it).
@@ -170,11 +176,13 @@ func (c *Client) Config() Config { return c.cfg }
 
 // Request is one chat call.
 type Request struct {
+	// Messages is the conversation, in go-openai's message type (encoded by encodeMessage).
 	Messages []openai.ChatCompletionMessage
 	// Extras are provider fields to send back on assistant messages, by index into Messages: the Extra of the
 	// Response each assistant message came from. Nil entries and indexes of other roles are ignored.
 	Extras map[int]*Extra
-	Tools  []openai.Tool
+	// Tools are the function tools offered to the model (sent as "tools"; none when empty).
+	Tools []openai.Tool
 	// Seed is sent unless Config.NoSeed or Config.Omit has "seed"; nil sends none.
 	Seed *int
 	// Temperature overrides the config's for this call (the LLM judge uses 0); Config.Omit still wins.
@@ -202,6 +210,7 @@ type Response struct {
 	// Extra is what must be sent back with this assistant message on later turns (Request.Extras); nil when
 	// nothing.
 	Extra *Extra
+	// Usage is the response's usage, or an estimate marked Estimated when the endpoint sent none.
 	Usage Usage
 	// Retries is how many retries this call needed.
 	Retries int

@@ -4,7 +4,7 @@ package llm
 // who is at fault and what the run does about it.
 type ErrorClass string
 
-// Error classes (Error.Class; the trajectory's finish.error_class). Classify assigns the endpoint classes from the
+// Error classes (Error.Class; the trajectory's finish.error_class). The client assigns the endpoint classes from the
 // HTTP status and the error body (see classify.go for the rules and the servers they were taken from).
 const (
 	// ErrorConfig: the run is misconfigured for this endpoint — model not found (404 "model does not exist",

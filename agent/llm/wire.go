@@ -210,10 +210,7 @@ func (c *Client) decodeResponse(reqBody, raw []byte) (*Response, *Error) {
 			if n, err := strconv.Atoi(info.Code); err == nil && n >= 400 && n <= 599 {
 				status = n
 			}
-			e, _ := c.classify(status, raw)
-			if status == http.StatusOK {
-				e.Class = ErrorInfra
-			}
+			e, _ := c.classify(status, raw) // a 200 status classifies as infra unless the message is an overflow
 			return nil, e
 		}
 		return nil, &Error{Class: ErrorInfra, StatusCode: http.StatusOK, Message: c.clip(bodyText(raw)),

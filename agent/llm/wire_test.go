@@ -40,9 +40,9 @@ func TestReasoningShapes(t *testing.T) {
 		{"closing think tag only", "DeepSeek-R1 distills: the chat template ends the prompt with \"<think>\\n\" (deepseek-ai/DeepSeek-R1 tokenizer_config.json), so the reply starts inside the thought",
 			`{"role":"assistant","content":"The user wants the title.\n</think>\n\n{\"answer\":\"Home\"}"}`, `"stop"`,
 			`{"answer":"Home"}`, "The user wants the title.", "think_tag", "", "stop"},
-		{"reasoning_content beats think tags", "vLLM with a reasoning parser that still leaves tags in content (belt and braces)",
-			`{"role":"assistant","content":"<think>x</think>done","reasoning_content":"real reasoning"}`, `"stop"`,
-			"done", "real reasoning", "reasoning_content", "", "stop"},
+		{"reasoning_content and think tags", "llama.cpp server --reasoning-format deepseek-legacy (tools/server/README.md): <think> tags kept in message.content while message.reasoning_content is populated",
+			`{"role":"assistant","content":"<think>The title is Home.</think>{\"answer\":\"Home\"}","reasoning_content":"The title is Home."}`, `"stop"`,
+			`{"answer":"Home"}`, "The title is Home.", "reasoning_content", "", "stop"},
 		{"openai refusal", "https://platform.openai.com/docs/guides/structured-outputs#refusals",
 			`{"role":"assistant","content":null,"refusal":"I'm sorry, I cannot assist with that request."}`, `"stop"`,
 			"", "", "", "I'm sorry, I cannot assist with that request.", "stop"},
@@ -336,6 +336,8 @@ func TestMalformedSuccessBodies(t *testing.T) {
 		{`{"id":"x","object":"chat.completion","choices":[]}`, ErrorInfra, `{"id":"x","object":"chat.completion","choices":[]}`},
 		{`{"choices":[{"message":{"role":"assistant","content":42}}]}`, ErrorInfra, `{"choices":[{"message":{"role":"assistant","content":42}}]}`},
 		{`{"error":{"message":"Rate limit exceeded: free-models-per-min.","code":429}}`, ErrorRateLimit, "Rate limit exceeded: free-models-per-min."},
+		{`{"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error"}}`, ErrorContextOverflow, "This model's maximum context length is 8192 tokens."},
+		{`{"error":{"message":"upstream failed"}}`, ErrorInfra, "upstream failed"},
 	} {
 		rs := replayServer(t, reply{200, "", tc.body})
 		c := newClient(t, rs.URL, 0)
@@ -375,5 +377,53 @@ func TestEncodeMessages(t *testing.T) {
 	var le *Error
 	if !errors.As(err, &le) || le.Class != ErrorConfig {
 		t.Errorf("Content and MultiContent: %v", err)
+	}
+}
+
+// The success shapes issue 13 found parsing already still parse: ids, names and arguments as sent, nothing
+// invented to send back (reasoning_content null, annotations and index are not round-tripped).
+func TestSuccessShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, source, body string
+		content            string
+		calls              [][3]string // id, name, arguments
+	}{
+		{"vllm content null, chatcmpl-tool id, reasoning_content null",
+			"vLLM ChatCompletionResponse (vllm/entrypoints/openai/protocol.py; tool parsers' random_tool_call_id)",
+			`{"id":"chatcmpl-3f2a","object":"chat.completion","created":1,"model":"Qwen/Qwen2.5-7B-Instruct","choices":[{"index":0,"message":{"role":"assistant","reasoning_content":null,"content":null,"tool_calls":[{"id":"chatcmpl-tool-4a5bd1e0","type":"function","function":{"name":"click","arguments":"{\"ref\": \"e12\"}"}}]},"logprobs":null,"finish_reason":"tool_calls","stop_reason":null}],"usage":{"prompt_tokens":500,"total_tokens":520,"completion_tokens":20,"prompt_tokens_details":null},"prompt_logprobs":null}`,
+			"", [][3]string{{"chatcmpl-tool-4a5bd1e0", "click", `{"ref": "e12"}`}}},
+		{"ollama content empty, index on calls", "github.com/ollama/ollama@fb30760 openai/openai.go (ToolCall with Index, ToChatCompletion)",
+			`{"id":"chatcmpl-123","object":"chat.completion","created":1,"model":"qwen3","system_fingerprint":"fp_ollama","choices":[{"index":0,"message":{"role":"assistant","content":"","tool_calls":[{"id":"call_abc123","index":0,"type":"function","function":{"name":"click","arguments":"{\"ref\":\"e12\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":500,"completion_tokens":20,"total_tokens":520}}`,
+			"", [][3]string{{"call_abc123", "click", `{"ref":"e12"}`}}},
+		{"lm studio without content", "https://lmstudio.ai/docs/app/api/tools (non-streaming tool call response)",
+			`{"id":"chatcmpl-gb1t1uqzefudice8ntxd9i","object":"chat.completion","created":1,"model":"qwen2.5-7b-instruct","choices":[{"index":0,"logprobs":null,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[{"id":"365174485","type":"function","function":{"name":"click","arguments":"{\"ref\":\"e12\"}"}}]}}],"usage":{"prompt_tokens":500,"completion_tokens":20,"total_tokens":520}}`,
+			"", [][3]string{{"365174485", "click", `{"ref":"e12"}`}}},
+		{"anthropic compatibility toolu id, MCP-prefixed name", "https://docs.anthropic.com/en/api/openai-sdk",
+			`{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","choices":[{"finish_reason":"tool_calls","index":0,"message":{"content":"I'll click it.","role":"assistant","tool_calls":[{"id":"toolu_01A09q90qw90lq917835lq9","type":"function","function":{"name":"mcp__browser__click","arguments":"{\"ref\":\"e12\"}"}}]}}],"created":1,"model":"claude-sonnet-4-5","object":"chat.completion","usage":{"completion_tokens":20,"prompt_tokens":500,"total_tokens":520}}`,
+			"I'll click it.", [][3]string{{"toolu_01A09q90qw90lq917835lq9", "mcp__browser__click", `{"ref":"e12"}`}}},
+		{"openai parallel calls, refusal null, annotations", "https://platform.openai.com/docs/guides/function-calling (parallel function calling)",
+			`{"id":"chatcmpl-9","object":"chat.completion","created":1,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":null,"annotations":[],"tool_calls":[{"id":"call_12345xyz","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris, France\"}"}},{"id":"call_67890abc","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Bogotá, Colombia\"}"}}]},"logprobs":null,"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":80,"completion_tokens":40,"total_tokens":120},"system_fingerprint":"fp_1"}`,
+			"", [][3]string{{"call_12345xyz", "get_weather", `{"location":"Paris, France"}`}, {"call_67890abc", "get_weather", `{"location":"Bogotá, Colombia"}`}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := replayServer(t, reply{200, "", tc.body})
+			c := newClient(t, rs.URL, 0)
+			resp, err := c.Chat(context.Background(), Request{Messages: msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.Content != tc.content || resp.Extra != nil || resp.FinishReason != "tool_calls" || resp.Usage.Estimated {
+				t.Errorf("content %q extra %+v finish %q usage %+v", resp.Message.Content, resp.Extra, resp.FinishReason, resp.Usage)
+			}
+			if len(resp.Message.ToolCalls) != len(tc.calls) {
+				t.Fatalf("tool calls %+v", resp.Message.ToolCalls)
+			}
+			for i, want := range tc.calls {
+				got := resp.Message.ToolCalls[i]
+				if got.ID != want[0] || got.Function.Name != want[1] || got.Function.Arguments != want[2] || got.Type != "function" {
+					t.Errorf("call %d: %+v, want %v", i, got, want)
+				}
+			}
+		})
 	}
 }
