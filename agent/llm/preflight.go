@@ -57,6 +57,11 @@ var rejectable = []struct{ field, fix string }{
 
 var fieldWord = map[string]*regexp.Regexp{}
 
+// refusalWords mark a message refusing a parameter as such (not, say, a value out of range): OpenAI's
+// "Unsupported parameter" / "Unsupported value", Azure's "Unrecognized request argument supplied", FastAPI's
+// "Extra inputs are not permitted", LiteLLM's "does not support parameters", "unknown field".
+var refusalWords = regexp.MustCompile(`unsupported|not supported|does not support|unrecognized|unknown|not permitted|not allowed|extra_forbidden|extra inputs`)
+
 func init() {
 	for _, r := range rejectable {
 		fieldWord[r.field] = regexp.MustCompile(`(^|[^a-z_])` + r.field + `($|[^a-z_])`)
@@ -179,8 +184,8 @@ func preflightRequest() Request {
 	}
 }
 
-// rejectedField finds the request field a 400/422 refused, among those the request sent: the one its message
-// names first. "" when the error is not such a refusal.
+// rejectedField finds the request field a 400/422 refused as unsupported, among those the request sent: the
+// one its message names first. "" when the error is not such a refusal.
 func rejectedField(e *Error, cfg Config, sentSeed bool) (field, fix string) {
 	if e.StatusCode != 400 && e.StatusCode != 422 {
 		return "", ""
@@ -191,6 +196,9 @@ func rejectedField(e *Error, cfg Config, sentSeed bool) (field, fix string) {
 	msg := strings.ToLower(e.Message + " " + e.Code)
 	if e.Message == "" && e.Err != nil {
 		msg = strings.ToLower(e.Err.Error())
+	}
+	if !refusalWords.MatchString(msg) {
+		return "", ""
 	}
 	best := -1
 	for _, r := range rejectable {

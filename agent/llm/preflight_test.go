@@ -158,3 +158,29 @@ func TestPreflightModelNotFound(t *testing.T) {
 		t.Fatalf("caps %v, error %#v, %d requests", caps, err, len(r.bodies))
 	}
 }
+
+// OpenAI's reasoning models refusing max_tokens, as quoted in microsoft/vscode-copilot-release issue #8065 and
+// ITSpecialist111/ai_automation_suggester issue #38: retried with max_completion_tokens alone, and named. A
+// 400 that mentions a field without refusing it (a value out of range) is returned as it is.
+func TestPreflightMaxTokensField(t *testing.T) {
+	const rejected = `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`
+	r := &recorder{replies: []reply{{400, rejected}, {200, okTool}}}
+	c, _ := llm.New(llm.Config{Model: "o1", BaseURL: r.start(t)})
+	caps, err := c.Preflight(context.Background())
+	var e *llm.Error
+	if !errors.As(err, &e) || e.Hint != "add max_tokens_field: max_completion_tokens to the model block" ||
+		caps == nil || !caps.Tools || caps.MaxTokensField != "max_completion_tokens" {
+		t.Fatalf("caps %+v, error %v", caps, err)
+	}
+	if _, ok := r.bodies[1]["max_tokens"]; ok || r.bodies[1]["max_completion_tokens"] != float64(512) {
+		t.Errorf("retry %v", r.bodies[1])
+	}
+	// Synthetic: a range error naming max_tokens is no refusal of the field.
+	const outOfRange = `{"error":{"message":"max_tokens must be at most 256","type":"invalid_request_error","param":"max_tokens","code":null}}`
+	r = &recorder{replies: []reply{{400, outOfRange}, {200, okTool}}}
+	c, _ = llm.New(llm.Config{Model: "small", BaseURL: r.start(t)})
+	caps, err = c.Preflight(context.Background())
+	if caps != nil || !errors.As(err, &e) || e.Class != llm.ErrorConfig || len(r.bodies) != 1 {
+		t.Errorf("out of range: caps %+v, error %v, %d requests", caps, err, len(r.bodies))
+	}
+}

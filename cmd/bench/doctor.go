@@ -189,7 +189,14 @@ func printDoctor(w io.Writer, r doctorReport) {
 	case exitGate:
 		line("result", "the endpoint answers but without tool calls: the agent cannot run on it (exit 1)")
 	default:
-		line("result", fmt.Sprintf("a run on this endpoint would stop at its first call (exit %d)", r.ExitCode))
+		switch {
+		case r.Error != nil && r.Error.Class.Fatal():
+			line("result", fmt.Sprintf("a run on this endpoint would stop at its first call (exit %d)", r.ExitCode))
+		case r.Error != nil && r.Error.Class == llm.ErrorRateLimit:
+			line("result", fmt.Sprintf("still rate-limited after the retries: try later, or lower --max-connections / --workers (exit %d)", r.ExitCode))
+		default:
+			line("result", fmt.Sprintf("no usable answer after the retries: is the server up, is the base URL right? (exit %d)", r.ExitCode))
+		}
 	}
 }
 
