@@ -83,9 +83,10 @@ type Expect struct {
 	Hint string `json:"hint,omitempty"`
 	// Content is the message content after reasoning is removed (nil = not checked).
 	Content *string `json:"content,omitempty"`
-	// Reasoning is the reasoning text the client must extract, and ReasoningFrom where from
-	// ("reasoning_content", "reasoning", "content_array", "think_tag").
-	Reasoning     string `json:"reasoning,omitempty"`
+	// Reasoning is the reasoning text the client must extract ("" = none).
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningFrom is where the reasoning must come from: "reasoning_content", "reasoning", "content_array",
+	// "think_tag" ("" when there is none).
 	ReasoningFrom string `json:"reasoning_from,omitempty"`
 	// Refusal is the refusal text (message.refusal).
 	Refusal string `json:"refusal,omitempty"`
@@ -228,8 +229,10 @@ type Options struct {
 type Received struct {
 	// N is the request's 1-based sequence number among chat requests (0 for other paths).
 	N int
-	// Method and Path of the request.
-	Method, Path string
+	// Method is the request's HTTP method.
+	Method string
+	// Path is the request's URL path.
+	Path string
 	// Model is the request body's model.
 	Model string
 	// Body is the raw request body.

@@ -252,6 +252,13 @@ func TestProxyTransforms(t *testing.T) {
 			tc.check(t, r)
 		})
 	}
+	// Upstream errors and their headers pass through untransformed.
+	up429 := start(t, shapes, Options{Routes: []Route{{Shape: "groq_429_rate_limit_tpm"}}})
+	front := start(t, shapes, Options{Upstream: up429.URL(), Transform: "deepseek"})
+	st, h, body := post(t, front.URL(), "m", nil)
+	if st != 429 || h.Get("Retry-After") != "7" || !strings.Contains(string(body), "Rate limit reached") {
+		t.Errorf("proxied 429: %d retry-after %q %s", st, h.Get("Retry-After"), body)
+	}
 	if _, err := Start(shapes, Options{Transform: "nope"}); err == nil {
 		t.Error("unknown transform accepted")
 	}

@@ -150,11 +150,20 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, body []byte, tran
 			out, _ = json.Marshal(m)
 		}
 	}
-	ct := resp.Header.Get("Content-Type")
-	if ct == "" {
-		ct = "application/json"
+	// The upstream's headers pass through (Retry-After of a 429 the scripted policy's fault profile sends),
+	// except those the rewritten body invalidates.
+	for k, vs := range resp.Header {
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Length", "Content-Encoding", "Transfer-Encoding", "Connection":
+			continue
+		}
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
 	}
-	w.Header().Set("Content-Type", ct)
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
 	w.WriteHeader(resp.StatusCode)
 	w.Write(out)
 	return resp.StatusCode
