@@ -319,3 +319,51 @@ func TestProviderShapesPassLikePlain(t *testing.T) {
 		})
 	}
 }
+
+// An endpoint that stays overloaded (Anthropic's 529, internal/replay's anthropic_529_overloaded, on every call
+// after the preflight): the client retries it as a rate limit, then the attempt is an infrastructure error with
+// the server's text — never an agent failure — and the run goes on (it is not a class that stops runs).
+func TestRateLimitAfterRetriesIsInfra(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
+	prof, err := scripted.LoadProfile("clean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := scripted.New(s.Tasks(), prof)
+	up, err := pol.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pol.Close() })
+	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Routes: []replay.Route{
+		{Model: "scripted", Call: 1}, {Model: "scripted", Shape: "anthropic_529_overloaded"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	v := Variant{Name: "default", Guards: guard.Default(), Model: Model{Kind: "openai", Name: "scripted",
+		BaseURL: srv.URL(), CallTimeout: 5 * time.Second}}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
+	dir := t.TempDir()
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard})
+	if err != nil {
+		t.Fatalf("run stopped: %v", err)
+	}
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exactlyOnce(t, rr, tasks, 1)
+	for _, r := range rr.Latest {
+		if r.Status != results.StatusError || r.ErrorClass != results.ClassInfra || r.FailureMode != results.ModeInfra ||
+			!strings.Contains(r.Error, "rate_limit") || !strings.Contains(r.Error, "Overloaded") {
+			t.Errorf("status %s, class %s, mode %s, error %q; want error/infra with the server's text", r.Status,
+				r.ErrorClass, r.FailureMode, r.Error)
+		}
+	}
+	t.Logf("%d requests (preflight + the first call and its retries); summary %+v; error %q", srv.Count(), *sum,
+		rr.Latest[rr.Order[0]].Error)
+}
