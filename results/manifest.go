@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"webbench/agent/llm"
 )
 
 // Manifest is manifest.json: the one record of what a run planned and what ran it. Written when a run starts,
@@ -36,6 +38,41 @@ type Manifest struct {
 	Shard string `json:"shard"`
 	// Summary is filled at the end of a run.
 	Summary *Summary `json:"summary,omitempty"`
+	// Endpoints are the preflight findings of the run's model endpoints, one per distinct endpoint (base URL and
+	// model) of the arms that talk to a real model (the in-process scripted policy is not preflighted). Absent
+	// in manifests written before the preflight existed and in scripted-only runs.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
+}
+
+// Endpoint is one model endpoint's preflight (llm.Client.Preflight): what it supports, or the error that was
+// not fatal (an unreachable endpoint is retried by the attempts).
+type Endpoint struct {
+	// Variants names the arms that use the endpoint; BaseURL and Model identify it.
+	Variants []string `json:"variants"`
+	BaseURL  string   `json:"base_url"`
+	Model    string   `json:"model"`
+	// Capabilities is what the preflight found (nil when it failed).
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
+	// Error is the preflight's error (redacted) when it failed without stopping the run; ErrorClass its class.
+	Error      string         `json:"error,omitempty"`
+	ErrorClass llm.ErrorClass `json:"error_class,omitempty"`
+}
+
+// Capabilities is what a preflight found an endpoint supports (llm.Capabilities as recorded).
+type Capabilities struct {
+	// Tools: the reply carried a tool call; Seed: a request with a seed was accepted; Usage: the reply had usage.
+	Tools bool `json:"tools"`
+	Seed  bool `json:"seed"`
+	Usage bool `json:"usage"`
+	// ReasoningField is where the reply's reasoning came from ("reasoning_content", "reasoning", …; "" none).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// MaxTokensField is the max-tokens field the endpoint understood ("" both or unknown).
+	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// Model is the model name the reply gave; LatencyMS the preflight call's wall time, ms.
+	Model     string `json:"model,omitempty"`
+	LatencyMS int64  `json:"latency_ms"`
+	// Notes are the preflight's remarks (e.g. "no usage in the reply: tokens will be estimated").
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Summary is what one invocation of the runner did: attempt counts of the (sharded) plan. The JSON field names

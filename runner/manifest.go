@@ -39,8 +39,9 @@ func gitSHA() string {
 	return strings.TrimSpace(string(out))
 }
 
-// startManifest writes the manifest of a starting (or resumed) run: the plan as expanded and the stack's versions.
-func startManifest(w *results.Writer, plan Plan, opts Options) (*results.Manifest, error) {
+// startManifest writes the manifest of a starting (or resumed) run: the plan as expanded, the stack's versions
+// and the endpoints' preflight findings.
+func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []results.Endpoint) (*results.Manifest, error) {
 	host, _ := os.Hostname()
 	id := opts.RunID
 	if id == "" {
@@ -49,7 +50,7 @@ func startManifest(w *results.Writer, plan Plan, opts Options) (*results.Manifes
 	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: id, Plan: plan.Record(),
 		Webbench: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Playwright: playwrightVersion(),
 		Chromium: chromiumVersion(opts.Chromium), Host: host, StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Shard: opts.Shard.String()}
+		Shard: opts.Shard.String(), Endpoints: endpoints}
 	return m, results.WriteManifest(w.Dir(), m)
 }
 

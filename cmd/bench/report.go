@@ -105,13 +105,25 @@ func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, ju
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: run.Dir, Arms: ablation.Summarize(recs)}))
+	warnEstimated(c, recs)
+	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: run.Dir, Arms: ablation.Summarize(recs),
+		Records: recs, Run: run}))
+}
+
+// warnEstimated warns on stderr when some attempts' tokens (and so their cost) are estimates: the endpoint
+// sent no usage.
+func warnEstimated(c *cobra.Command, recs []results.Attempt) {
+	if n := ablation.EstimatedTokens(recs); n > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %d of %d attempts' tokens are estimated: the endpoint sent no usage "+
+			"(tokens and cost are estimated from bytes, about 4 bytes a token)\n", n, len(recs))
+	}
 }
 
 // renderAblationReport renders the analysis a of the ablation run (records recs) with r; renderers that write
 // files write them into dir.
 func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run *results.Run, a *ablation.Analysis,
 	recs []results.Attempt) error {
+	warnEstimated(c, recs)
 	return withCode(exitInfra, r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs,
 		Run: run}))
 }

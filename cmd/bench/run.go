@@ -236,9 +236,11 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	return infraGate(c, run)
 }
 
-// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, quota and
-// other failures 3.
+// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, an
+// endpoint error that stops runs (runner.EndpointError) its class's code — config 2 (model name, base URL,
+// invalid request), auth and quota 3 — with the server's message and hint, other failures 3.
 func runErr(err error) error {
+	var ee *runner.EndpointError
 	switch {
 	case err == nil:
 		return nil
@@ -246,8 +248,17 @@ func runErr(err error) error {
 		return &exitError{exitInterrupt, err}
 	case errors.Is(err, runner.ErrPlanMismatch):
 		return usageErr("%v", err)
-	case errors.Is(err, runner.ErrQuota):
-		return withCode(exitInfra, fmt.Errorf("%v: stopped early; fix the key or credit and re-run to resume", err))
+	case errors.As(err, &ee):
+		code := ee.ExitCode()
+		if code == 0 {
+			code = exitInfra
+		}
+		fix := "fix the model name, base URL or request settings"
+		if code == exitInfra {
+			fix = "fix the key or the account's credit"
+		}
+		return &exitError{code, fmt.Errorf("%v\nthe run stopped: nothing was recorded as an agent failure; %s and "+
+			"re-run the same command to resume", err, fix)}
 	}
 	return withCode(exitInfra, err)
 }

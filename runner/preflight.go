@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"webbench/agent/llm"
+	"webbench/results"
+)
+
+// preflightTimeout bounds one endpoint's preflight (its retries of rate limits and infrastructure errors
+// included).
+const preflightTimeout = 60 * time.Second
+
+// preflight sends one llm.Client.Preflight per distinct endpoint (base URL and model) of the variants that have
+// attempts in todo and talk to a real model; the in-process scripted policy (model kind "scripted") is skipped:
+// the runner started it on loopback a moment ago with a known profile, so there is nothing to find out. An
+// error of a class that stops runs (config, auth, quota) is returned as an *EndpointError before anything is
+// recorded; any other error (unreachable, 5xx, rate limited after retries) is logged and recorded in the
+// endpoint's entry, and the attempts meet it as infrastructure errors, retried as usual.
+func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo []Attempt, log io.Writer) ([]results.Endpoint, error) {
+	used := map[string]bool{}
+	for _, a := range todo {
+		used[a.Variant] = true
+	}
+	var out []results.Endpoint
+	index := map[string]int{}
+	for _, v := range plan.Variants {
+		af := agents[v.Name]
+		if !used[v.Name] || af == nil || v.Model.Kind == "scripted" {
+			continue
+		}
+		cfg := af.client.Config()
+		key := cfg.BaseURL + "\x00" + cfg.Model
+		if i, ok := index[key]; ok {
+			out[i].Variants = append(out[i].Variants, v.Name)
+			continue
+		}
+		ep := results.Endpoint{Variants: []string{v.Name}, BaseURL: cfg.BaseURL, Model: cfg.Model}
+		pctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+		caps, err := af.client.Preflight(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var le *llm.Error
+			if errors.As(err, &le) && le.Class.Fatal() {
+				return nil, &EndpointError{Variant: v.Name, BaseURL: cfg.BaseURL, Model: cfg.Model, Preflight: true, Err: le}
+			}
+			ep.Error = llm.RedactString(err.Error())
+			if le != nil {
+				ep.ErrorClass = le.Class
+			}
+			fmt.Fprintf(log, "warning: preflight of %s at %s failed (%v); the attempts will retry it\n", cfg.Model,
+				cfg.BaseURL, ep.Error)
+		} else if caps != nil {
+			ep.Capabilities = &results.Capabilities{Tools: caps.Tools, Seed: caps.Seed, Usage: caps.Usage,
+				ReasoningField: caps.ReasoningField, MaxTokensField: caps.MaxTokensField, Model: caps.Model,
+				LatencyMS: caps.LatencyMS, Notes: slices.Clone(caps.Notes)}
+			for _, n := range caps.Notes {
+				fmt.Fprintf(log, "preflight %s at %s: %s\n", cfg.Model, cfg.BaseURL, n)
+			}
+		}
+		index[key] = len(out)
+		out = append(out, ep)
+	}
+	return out, nil
+}
