@@ -65,6 +65,9 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 			for _, n := range caps.Notes {
 				fmt.Fprintf(log, "preflight %s at %s: %s\n", cfg.Model, cfg.BaseURL, n)
 			}
+			if le := noToolCalls(caps); le != nil {
+				return nil, &EndpointError{Variant: v.Name, BaseURL: cfg.BaseURL, Model: cfg.Model, Preflight: true, Err: le}
+			}
 		}
 		index[key] = len(out)
 		out = append(out, ep)

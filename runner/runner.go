@@ -108,41 +108,46 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	atts := opts.Shard.Select(all)
-	w, err := results.OpenWriter(opts.OutDir)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
 	prev, err := previous(opts.OutDir, plan)
 	if err != nil {
 		return nil, err
 	}
 	sum := &Summary{Planned: len(atts)}
 	todo, retriesSoFar := remaining(atts, prev, sum)
-	if len(todo) == 0 {
-		man, err := startManifest(w, plan, opts, nil)
+	if len(todo) == 0 && len(prev.Records) > 0 {
+		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
+		// recorded the attempts) stays as it is.
+		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
+		return sum, nil
+	}
+	var agents map[string]*agentFor
+	var endpoints []results.Endpoint
+	if len(todo) > 0 {
+		var stopAgents func()
+		agents, stopAgents, err = startAgents(plan, suite)
 		if err != nil {
 			return nil, err
 		}
+		defer stopAgents()
+		// The preflight comes before anything is written: a run stopped by it leaves no record, no manifest and
+		// no new directory, so the fixed command (another model name, base URL or key) starts afresh there.
+		if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
+			return nil, err
+		}
+	}
+	w, err := results.OpenWriter(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	man, err := startManifest(w, plan, opts, endpoints, prev)
+	if err != nil {
+		return nil, err
+	}
+	if len(todo) == 0 {
 		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
 		finishManifest(w, man, sum)
 		return sum, nil
-	}
-
-	agents, stopAgents, err := startAgents(plan, suite)
-	if err != nil {
-		return nil, err
-	}
-	defer stopAgents()
-	// The preflight comes before the manifest: a run stopped by it leaves no record at all, so the fixed command
-	// (another model name, base URL or key) starts afresh in the same directory.
-	endpoints, err := preflight(ctx, plan, agents, todo, opts.Log)
-	if err != nil {
-		return nil, err
-	}
-	man, err := startManifest(w, plan, opts, endpoints)
-	if err != nil {
-		return nil, err
 	}
 	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
 	if err != nil {
