@@ -130,6 +130,7 @@ func (f *runFlags) applyMaxConnections(c *cobra.Command, vs []runner.Variant) er
 func runCmd() *cobra.Command {
 	var sf suiteFlags
 	var rf runFlags
+	var pf priceFlags
 	var reps, maxSteps int
 	var model, baseURL, profile, guards, prompt, seed string
 	var baseSeed int64
@@ -152,6 +153,9 @@ func runCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			m.CallTimeout = callTimeout
+			if err := refuseWithScripted(c, m); err != nil {
+				return err
+			}
 			g, err := guard.Parse(guards)
 			if err != nil {
 				return usageErr("--guards: %v", err)
@@ -167,6 +171,12 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			if err := validateVariants(vs); err != nil {
+				return err
+			}
+			if err := pf.apply(c, vs); err != nil {
+				return err
+			}
+			if err := checkMaxCost(rf.maxCost, vs); err != nil {
 				return err
 			}
 			plan := runner.Plan{Suite: s.Name(), SuiteOptions: sf.options(), TaskFilter: sf.tasks, Tasks: tasks,
@@ -186,6 +196,7 @@ func runCmd() *cobra.Command {
 	c.Flags().IntVar(&reps, "reps", 1, "repetitions per task")
 	c.Flags().StringVar(&model, "model", "scripted", "model: scripted[:PROFILE] (offline policy) or openai:NAME (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY)")
 	c.Flags().StringVar(&baseURL, "base-url", "", "endpoint for openai:NAME (default https://api.openai.com/v1)")
+	pf.register(c, "the openai:NAME model")
 	c.Flags().StringVar(&profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
 	c.Flags().StringVar(&guards, "guards", "", "guard switches, e.g. repeat_guard=off,intercept_hint=off (default: all on)")
 	c.Flags().StringVar(&prompt, "prompt", "", "system prompt file (default: the embedded prompt)")
