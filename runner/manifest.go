@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,6 +62,22 @@ func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []resul
 		}
 	}
 	return m, results.WriteManifest(w.Dir(), m)
+}
+
+// manifestVersion is the schema_version of dir's manifest as written on disk (0 when there is none or it does not
+// parse): results.ReadManifest converts older versions, which the first write then rewrites as the current one.
+func manifestVersion(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		return 0
+	}
+	var head struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	if json.Unmarshal(b, &head) != nil {
+		return 0
+	}
+	return head.SchemaVersion
 }
 
 // mergeEndpoints is the endpoints of a resumed run: this invocation's preflights (cur) after the earlier ones

@@ -114,9 +114,10 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	}
 	sum := &Summary{Planned: len(atts)}
 	todo, retriesSoFar := remaining(atts, prev, sum)
-	if len(todo) == 0 && len(prev.Records) > 0 {
+	if len(todo) == 0 && len(prev.Records) > 0 && manifestVersion(opts.OutDir) >= results.SchemaVersion {
 		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
-		// recorded the attempts) stays as it is.
+		// recorded the attempts) stays as it is. (An older schema's manifest is rewritten below, its times and
+		// summary kept.)
 		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
 		return sum, nil
 	}
@@ -146,6 +147,11 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	}
 	if len(todo) == 0 {
 		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
+		if old, err := results.ReadManifest(opts.OutDir); err == nil && old.Summary != nil && len(prev.Records) > 0 {
+			// Upgrading an older schema's manifest: what it says of the run's end stays.
+			man.EndedAt, man.Summary = old.EndedAt, old.Summary
+			return sum, results.WriteManifest(w.Dir(), man)
+		}
 		finishManifest(w, man, sum)
 		return sum, nil
 	}
