@@ -100,17 +100,7 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // trajectories.
 func shapeRun(t *testing.T, mode string, s suites.Suite, tasks []suites.Task) ([]results.Attempt, []*agent.Trajectory) {
 	t.Helper()
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	url, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
-	px := startShapeProxy(t, url, mode)
+	px := startShapeProxy(t, startPolicy(t, s), mode)
 	v := Variant{Name: "default", Guards: guard.Default(),
 		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}

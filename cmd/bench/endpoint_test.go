@@ -34,7 +34,9 @@ type endpoint struct {
 	url string
 }
 
-func startEndpoint(t *testing.T) *endpoint {
+// startScriptedPolicy starts the scripted policy (clean profile) over the Zoo tasks on loopback for the test
+// and returns its base URL (with /v1).
+func startScriptedPolicy(t *testing.T) string {
 	t.Helper()
 	s, err := suites.Open("zoo", nil)
 	if err != nil {
@@ -46,11 +48,17 @@ func startEndpoint(t *testing.T) *endpoint {
 		t.Fatal(err)
 	}
 	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
+	url, err := pol.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pol.Close() })
+	return url
+}
+
+func startEndpoint(t *testing.T) *endpoint {
+	t.Helper()
+	up := startScriptedPolicy(t)
 	routes := []replay.Route{
 		{Model: "gpt-4o-mnii", Shape: "openai_404_model_not_found"},
 		{Model: "vllm-key", Shape: "vllm_401_unauthorized"},

@@ -14,9 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/llm/scripted"
 	"webbench/results"
-	"webbench/suites"
 )
 
 // capProxy is a loopback proxy in front of the scripted policy that counts the chat requests it is answering
@@ -36,21 +34,7 @@ type capProxy struct {
 
 func newCapProxy(t *testing.T) *capProxy {
 	t.Helper()
-	s, err := suites.Open("zoo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	polURL, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	polURL := startScriptedPolicy(t)
 	target, _ := url.Parse(strings.TrimSuffix(polURL, "/v1"))
 	rp := httputil.NewSingleHostReverseProxy(target)
 	p := &capProxy{next: make(chan struct{})}
