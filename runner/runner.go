@@ -340,7 +340,10 @@ type agentFor struct {
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
-	client, err := llm.New(LLMConfig(v.Model, scriptedURL))
+	cfg := LLMConfig(v.Model, scriptedURL)
+	// Seed mode "none" sends no seed: the client knows it too, so its preflight sends none either.
+	cfg.NoSeed = cfg.NoSeed || v.Seed == "none"
+	client, err := llm.New(cfg)
 	if err != nil {
 		return nil, err
 	}
