@@ -43,6 +43,7 @@ func doctorCmd() *cobra.Command {
 	var model, baseURL, profile, keyEnv string
 	var callTimeout time.Duration
 	var asJSON bool
+	var rq requestFlags
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check a model endpoint with one small tool-calling request (the run's preflight) and print what it supports",
@@ -64,6 +65,9 @@ func doctorCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			m.APIKeyEnv, m.CallTimeout = keyEnv, callTimeout
+			if err := rq.apply(c, &m); err != nil {
+				return err
+			}
 			endpoint := ""
 			if m.Kind == "scripted" {
 				prof, err := scripted.LoadProfile(m.Profile)
@@ -134,6 +138,7 @@ func doctorCmd() *cobra.Command {
 	c.Flags().StringVar(&keyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY); the key is never printed")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on the model HTTP call (default 120s)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	rq.register(c)
 	return c
 }
 

@@ -125,7 +125,7 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	_, stderr, code := bench(t, endpointRun(e, out, "gpt-4o-mnii")...)
 	if code != 2 || !strings.Contains(stderr, "The model `gpt-4o-mnii` does not exist") ||
-		!strings.Contains(stderr, "config") || !strings.Contains(stderr, "re-run the same command") {
+		!strings.Contains(stderr, "config") || !strings.Contains(stderr, "fix the model settings (the hint above) and re-run; the run directory resumes") {
 		t.Fatalf("mistyped model: exit %d, stderr:\n%s\nwant exit 2 with the server's message", code, stderr)
 	}
 	t.Logf("stderr of the stopped run:\n%s", stderr)
@@ -177,7 +177,8 @@ func TestAuthAndQuotaExitThreeAtOnce(t *testing.T) {
 	for _, c := range []struct{ model, want string }{{"vllm-key", "Unauthorized"}, {"broke", "You exceeded your current quota"}} {
 		out := filepath.Join(t.TempDir(), c.model)
 		_, stderr, code := bench(t, endpointRun(e, out, c.model)...)
-		if code != 3 || !strings.Contains(stderr, c.want) {
+		if code != 3 || !strings.Contains(stderr, c.want) ||
+			!strings.Contains(stderr, "fix the key or the account's credit and re-run the same command to resume") {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 3 with %q", c.model, code, stderr, c.want)
 		}
 		if n := e.Calls(c.model); n != 1 {
