@@ -130,3 +130,67 @@ func TestPreflightPerRequestShape(t *testing.T) {
 	}
 	t.Logf("second arm's rejected temperature: %v", ee)
 }
+
+// lockedBuffer is a strings.Builder safe for the run's concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The connection limiter's lines go to the run's log (Options.Log), not to standard error: a capped endpoint
+// answers the preflight 429 (Retry-After: 0), then 404 model_not_found, which stops the run before the browser
+// starts; the log holds the limiter's "2 → 1 after HTTP 429".
+func TestLimiterLogsToRunLog(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}`)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"message":"The model `+"`gpt-4o-mnii`"+` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	s, err := suites.Open("zoo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tasks, err := suites.Filter(s.Tasks(), "shop-qa-yoga-mat-thickness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Variant{Name: "default", Model: Model{Kind: "openai", Name: "gpt-4o-mnii", BaseURL: srv.URL + "/v1", MaxConnections: 2}}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 1}
+	var log lockedBuffer
+	_, err = Run(context.Background(), plan, s, Options{OutDir: t.TempDir(), Workers: 1, Log: &log})
+	var ee *EndpointError
+	if !errors.As(err, &ee) || !ee.Preflight {
+		t.Fatalf("run: %v; want the preflight's endpoint error", err)
+	}
+	want := "model endpoint " + srv.URL + "/v1 (gpt-4o-mnii): concurrency 2 → 1 after HTTP 429"
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("run log lacks the limiter line (%q):\n%s", want, log.String())
+	}
+	t.Logf("run log:\n%s", log.String())
+}
