@@ -17,18 +17,20 @@ import (
 // body — body_json for JSON bodies, body for text/HTML sent verbatim) with its source, and what Chat must make
 // of it.
 type serverError struct {
-	Name     string            `json:"name"`
-	Source   string            `json:"source"`
-	Status   int               `json:"status"`
-	Headers  map[string]string `json:"headers"`
-	Body     *string           `json:"body"`
-	BodyJSON json.RawMessage   `json:"body_json"`
-	Class    ErrorClass        `json:"class"`
-	Type     string            `json:"type"`
-	Code     string            `json:"code"`
-	Message  string            `json:"message"`
-	Hint     string            `json:"hint"`
-	WaitMS   int64             `json:"wait_ms"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// SourceNote says what of the entry the source does not show (reconstructed or derived parts).
+	SourceNote string            `json:"source_note"`
+	Status     int               `json:"status"`
+	Headers    map[string]string `json:"headers"`
+	Body       *string           `json:"body"`
+	BodyJSON   json.RawMessage   `json:"body_json"`
+	Class      ErrorClass        `json:"class"`
+	Type       string            `json:"type"`
+	Code       string            `json:"code"`
+	Message    string            `json:"message"`
+	Hint       string            `json:"hint"`
+	WaitMS     int64             `json:"wait_ms"`
 }
 
 func loadServerErrors(t *testing.T) []serverError {
@@ -110,7 +112,8 @@ func TestClassifyServerBodies(t *testing.T) {
 			seen[tc.Class]++
 		})
 	}
-	for _, cl := range []ErrorClass{ErrorConfig, ErrorAuth, ErrorQuota, ErrorRateLimit, ErrorContextOverflow, ErrorInfra} {
+	for _, cl := range []ErrorClass{ErrorConfig, ErrorAuth, ErrorQuota, ErrorRateLimit, ErrorContextOverflow, ErrorInfra,
+		ErrorAgent, ErrorContentFilter} {
 		if seen[cl] == 0 {
 			t.Errorf("no case of class %s", cl)
 		}
@@ -147,7 +150,7 @@ func TestErrorClassFatalAndExitCode(t *testing.T) {
 	}{
 		{ErrorConfig, true, 2, false}, {ErrorAuth, true, 3, false}, {ErrorQuota, true, 3, false},
 		{ErrorRateLimit, false, 0, true}, {ErrorContextOverflow, false, 0, false}, {ErrorInfra, false, 0, true},
-		{ErrorAgent, false, 0, false},
+		{ErrorAgent, false, 0, false}, {ErrorContentFilter, false, 0, false},
 	} {
 		if tc.c.Fatal() != tc.fatal || tc.c.ExitCode() != tc.exit || tc.c.Retryable() != tc.retry {
 			t.Errorf("%s: Fatal %v ExitCode %d Retryable %v", tc.c, tc.c.Fatal(), tc.c.ExitCode(), tc.c.Retryable())
