@@ -528,3 +528,74 @@ func TestChatThroughLimiter(t *testing.T) {
 		t.Errorf("log %q", lines)
 	}
 }
+
+// The call timeout counts from when a request is sent, not from when it was queued for a slot. Through
+// New(Config{MaxConnections: 1, CallTimeout: d}), the test holds the endpoint's only slot itself, queues four
+// Chat calls behind it, confirms they are all waiting, keeps them waiting for 2d, then frees the slot: the
+// server answers at once, and every call succeeds although each waited longer than d. No wall-clock race
+// decides the outcome: the queue is observed through the limiter, and a slow machine only makes the wait
+// longer, never shorter (each call's own round trip to loopback has d = 1 s).
+func TestCallTimeoutExcludesQueueing(t *testing.T) {
+	const d = time.Second
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, okJSON)
+	}))
+	defer srv.Close()
+	base := srv.URL + "/v1"
+	l := freshLimiter(EndpointKey(base, "m"), 1)
+	c, err := New(Config{Model: "m", BaseURL: base, MaxConnections: 1, CallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cfg.Retries = 0
+	tok, err := l.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := c.Chat(context.Background(), Request{Messages: msgs})
+			errs <- err
+		}()
+	}
+	for l.waiting() < n {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(2 * d)
+	l.release(tok, outcomeNeutral)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("a call queued for %v (> CallTimeout %v) failed: %v", 2*d, d, err)
+		}
+	}
+}
+
+// A call that hangs once sent times out after CallTimeout: infra, with the timeout hint. The server holds the
+// request until the client gives up (its request context ends) or the test ends.
+func TestCallTimeoutCutsAHangingCall(t *testing.T) {
+	const d = 200 * time.Millisecond
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	base := srv.URL + "/v1"
+	freshLimiter(EndpointKey(base, "m"), 1)
+	c, err := New(Config{Model: "m", BaseURL: base, MaxConnections: 1, CallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cfg.Retries = 0
+	_, err = c.Chat(context.Background(), Request{Messages: msgs})
+	var le *Error
+	if !errors.As(err, &le) || le.Class != ErrorInfra || !strings.Contains(le.Hint, "longer than its timeout") {
+		t.Fatalf("hanging call: %v", err)
+	}
+}
