@@ -23,6 +23,26 @@ import (
 const rateLimitBody = `{"error":{"message":"Rate limit reached for 10KTPM-200RPM in organization org-OASFC7k1Ff5IzueeLArhQtnT on tokens per min. Limit: 10000 / min. Please try again in 6ms. Contact us through our help center at help.openai.com if you continue to have issues.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`
 
 // freshLimiter is SharedLimiter for a key no earlier test (or -count run) has used.
+// runWorkers runs workers goroutines each making calls calls to url through client, and waits for them; a
+// failed call is a test error and ends its worker.
+func runWorkers(t *testing.T, client *http.Client, url string, workers, calls int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				if _, err := call(t, client, url); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func freshLimiter(key string, max int) *Limiter {
 	limitersMu.Lock()
 	delete(limiters, key)
@@ -202,21 +222,7 @@ func TestLimiterGrowsBackToMax(t *testing.T) {
 	srv := newCountingServer(t, 4, true)
 	const capN, workers, calls = 8, 12, 20
 	l := freshLimiter(EndpointKey(srv.URL+"/v1", "m"), capN)
-	client := &http.Client{Transport: l.Transport(nil)}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range calls {
-				if _, err := call(t, client, srv.URL+"/v1/chat/completions"); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(t, &http.Client{Transport: l.Transport(nil)}, srv.URL+"/v1/chat/completions", workers, calls)
 	lines := lb.lines()
 	t.Logf("cap %d: peak concurrency %d, %d calls answered 200 after %d 429(s); window trace:\n%s",
 		capN, srv.peak.Load(), srv.ok.Load(), srv.limited.Load(), strings.Join(lines, "\n"))
@@ -411,21 +417,7 @@ func TestLimiterCapBinds(t *testing.T) {
 			const workers, calls = 16, 5
 			srv := newBarrierServer(t, capN, workers*calls)
 			l := freshLimiter(EndpointKey(srv.URL+"/v1", "bind"), capN)
-			client := &http.Client{Transport: l.Transport(nil)}
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range calls {
-						if _, err := call(t, client, srv.URL+"/v1/chat/completions"); err != nil {
-							t.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
+			runWorkers(t, &http.Client{Transport: l.Transport(nil)}, srv.URL+"/v1/chat/completions", workers, calls)
 			t.Logf("cap %d, %d workers: peak concurrency %d, %d calls left unanswered", capN, workers, srv.peak, srv.remaining)
 			if srv.peak != capN || srv.remaining != 0 {
 				t.Errorf("peak %d (want exactly %d), %d calls unanswered", srv.peak, capN, srv.remaining)
