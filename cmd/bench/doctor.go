@@ -68,6 +68,9 @@ func doctorCmd() *cobra.Command {
 			if err := rq.apply(c, &m); err != nil {
 				return err
 			}
+			if err := rq.check(c, m.MaxTokens != nil); err != nil {
+				return err
+			}
 			endpoint := ""
 			if m.Kind == "scripted" {
 				prof, err := scripted.LoadProfile(m.Profile)
