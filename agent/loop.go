@@ -296,7 +296,9 @@ const TruncatedCallError = "Not executed: your reply was cut off at the token li
 	"before this call's arguments were complete. Make the call again, with shorter arguments if they were long."
 
 // modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
-// context_overflow or model_error with the endpoint's error class.
+// context_overflow, content_filter (a moderation layer refused the request: finish reason and error class
+// content_filter, as when a reply ends with finish_reason "content_filter"), or model_error with the
+// endpoint's error class (agent for Groq's tool_use_failed: the model's malformed tool call).
 func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string) *Finish {
 	if ctx.Err() != nil {
 		return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
@@ -304,6 +306,9 @@ func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string
 	var le *llm.Error
 	if errors.As(err, &le) && le.Class == llm.ErrorContextOverflow {
 		return r.fail(results.FinishContextOverflow, lastOutput, err, llm.ErrorAgent)
+	}
+	if le != nil && le.Class == llm.ErrorContentFilter {
+		return r.fail(results.FinishContentFilter, lastOutput, err, llm.ErrorContentFilter)
 	}
 	class := llm.ErrorInfra
 	if errors.As(err, &le) {
