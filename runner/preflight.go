@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"webbench/agent"
 	"webbench/agent/llm"
 	"webbench/results"
 )
@@ -19,11 +20,13 @@ import (
 const preflightTimeout = 60 * time.Second
 
 // preflight sends one llm.Client.Preflight per distinct endpoint and request shape (preflightKey: base URL,
-// model, key variable and every setting that changes the request) of the variants that have attempts in todo and talk to a real model; the in-process scripted policy (model kind "scripted") is skipped:
-// the runner started it on loopback a moment ago with a known profile, so there is nothing to find out. An
-// error of a class that stops runs (config, auth, quota) is returned as an *EndpointError before anything is
-// recorded; any other error (unreachable, 5xx, rate limited after retries) is logged and recorded in the
-// endpoint's entry, and the attempts meet it as infrastructure errors, retried as usual.
+// model, key variable and every setting that changes the request) of the variants that have attempts in todo
+// and talk to a real model; the in-process scripted policy (model kind "scripted") is skipped: the runner
+// started it on loopback a moment ago with a known profile, so there is nothing to find out. An error of a
+// class that stops runs (config, auth, quota), or a context overflow (even the small preflight does not fit: a
+// config error with agent.ContextWindowHint), is returned as an *EndpointError before anything is recorded;
+// any other error (unreachable, 5xx, rate limited after retries) is logged and recorded in the endpoint's
+// entry, and the attempts meet it as infrastructure errors, retried as usual.
 func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo []Attempt, log io.Writer) ([]results.Endpoint, error) {
 	used := map[string]bool{}
 	for _, a := range todo {
@@ -53,6 +56,13 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 			var le *llm.Error
 			if errors.As(err, &le) && le.Class.Fatal() {
 				return nil, &EndpointError{Variant: v.Name, BaseURL: cfg.BaseURL, Model: cfg.Model, Preflight: true, Err: le}
+			}
+			if le != nil && le.Class == llm.ErrorContextOverflow {
+				// The small preflight request does not fit: every attempt's first call would overflow, which
+				// stops the run as a configuration error (agent.ContextWindowHint); stop it now.
+				return nil, &EndpointError{Variant: v.Name, BaseURL: cfg.BaseURL, Model: cfg.Model, Preflight: true,
+					Err: &llm.Error{Class: llm.ErrorConfig, StatusCode: le.StatusCode, Type: le.Type, Code: le.Code,
+						Message: le.Message, Hint: agent.ContextWindowHint, Err: le}}
 			}
 			ep.Error = llm.RedactString(err.Error())
 			if le != nil {
