@@ -237,8 +237,9 @@ var contentFilterMarkers = []string{
 	"flagged_input",
 }
 
-// dailyLimitMarkers mark a rate limit that lasts the day (Groq's TPD / RPD, others' "per day"): waiting it out
-// inside a run is not possible, so it is quota.
+// dailyLimitMarkers mark a rate limit that lasts the day, on a 429: waiting it out inside a run is not possible,
+// so it is quota. Groq's "on tokens per day (TPD)" is backed by a body (continuedev/continue issue 10920);
+// "(RPD)" / "requests per day" follow Groq's documented limit names but no captured body was found.
 var dailyLimitMarkers = []string{"per day (tpd)", "per day (rpd)", "tokens per day", "requests per day"}
 
 // quotaCodes are the error codes/types (exact, any case) of an out-of-quota account: OpenAI's insufficient_quota

@@ -122,21 +122,32 @@ func TestClassifyServerBodies(t *testing.T) {
 
 // Every overflow marker is exercised by at least one server body of the table, so none is dead or untested.
 func TestOverflowMarkersCovered(t *testing.T) {
-	var texts []string
+	texts := map[ErrorClass][]string{}
 	for _, tc := range loadServerErrors(t) {
-		if tc.Class == ErrorContextOverflow {
-			info := parseErrorBody(tc.body())
-			texts = append(texts, strings.ToLower(info.Message+" "+info.Type+" "+info.Code))
-		}
+		info := parseErrorBody(tc.body())
+		texts[tc.Class] = append(texts[tc.Class], strings.ToLower(info.Message+" "+info.Type+" "+info.Code+" "+string(tc.body())))
 	}
 	generic := map[string]bool{"context length": true, "context window": true, "too many tokens": true}
-	for _, m := range overflowMarkers {
-		found := false
-		for _, s := range texts {
-			found = found || strings.Contains(s, m)
-		}
-		if !found && !generic[m] {
-			t.Errorf("overflow marker %q matches no server body", m)
+	for _, set := range []struct {
+		name    string
+		class   ErrorClass
+		markers []string
+		skip    map[string]bool
+	}{
+		{"overflow", ErrorContextOverflow, overflowMarkers, generic},
+		{"5xx overflow", ErrorContextOverflow, overflowMarkers5xx, nil},
+		{"content filter", ErrorContentFilter, contentFilterMarkers, nil},
+		// No captured body says "requests per day" (see dailyLimitMarkers).
+		{"daily limit", ErrorQuota, dailyLimitMarkers, map[string]bool{"per day (rpd)": true, "requests per day": true}},
+	} {
+		for _, m := range set.markers {
+			found := false
+			for _, s := range texts[set.class] {
+				found = found || strings.Contains(s, m)
+			}
+			if !found && !set.skip[m] {
+				t.Errorf("%s marker %q matches no %s server body", set.name, m, set.class)
+			}
 		}
 	}
 }
