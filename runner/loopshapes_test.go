@@ -21,7 +21,6 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
 	"webbench/internal/replay"
 	"webbench/results"
 	"webbench/suites"
@@ -259,16 +258,7 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-*")
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: "no_usage"})
 	if err != nil {
 		t.Fatal(err)
@@ -308,16 +298,7 @@ func TestProviderShapesPassLikePlain(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	up := startPolicy(t, s)
 	for _, c := range []struct{ transform, from string }{
 		{"think_tag", "think_tag"}, {"mistral", "content_array"}, {"reasoning", "reasoning"},
 		{"deepseek", "reasoning_content"}, {"gemini", ""}, {"object_args+no_ids", ""}, {"vllm", ""}, {"ollama", ""},
@@ -372,16 +353,7 @@ func TestRateLimitAfterRetriesIsInfra(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Routes: []replay.Route{
 		{Model: "scripted", Call: 1}, {Model: "scripted", Shape: "anthropic_529_overloaded"}}})
 	if err != nil {

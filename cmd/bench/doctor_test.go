@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -32,22 +29,12 @@ const doctorKey = "sk-doctortest-0123456789abcdef3456"
 // doctor runs the bench binary's doctor with the key in $DOCTOR_KEY and returns stdout, stderr, exit code.
 func doctor(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(benchBin, append([]string{"doctor", "--api-key-env", "DOCTOR_KEY"}, args...)...)
-	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "DOCTOR_KEY="+doctorKey)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	out, errb, code := benchEnv(t, []string{"DOCTOR_KEY=" + doctorKey},
+		append([]string{"doctor", "--api-key-env", "DOCTOR_KEY"}, args...)...)
+	if strings.Contains(out+errb, doctorKey) || strings.Contains(out+errb, "0123456789abcdef") {
+		t.Errorf("bench doctor %v printed the key:\n%s%s", args, out, errb)
 	}
-	if strings.Contains(out.String()+errb.String(), doctorKey) || strings.Contains(out.String()+errb.String(), "0123456789abcdef") {
-		t.Errorf("bench doctor %v printed the key:\n%s%s", args, out.String(), errb.String())
-	}
-	return out.String(), errb.String(), code
+	return out, errb, code
 }
 
 // errorServer answers every chat request with status and body, recording the Authorization headers.
