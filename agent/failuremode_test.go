@@ -69,6 +69,9 @@ func TestFailureMode(t *testing.T) {
 		&Step{Index: 2, Recovery: true, FinishReason: "stop"})
 	cutThenTimeout := traj("timeout", nil, ok())
 	cutThenTimeout.Steps = append(cutThenTimeout.Steps, &Step{Index: 1, FinishReason: "length", Truncated: true})
+	// A model call refused by a moderation layer (llm.ErrorContentFilter), as the loop's modelFailure ends it.
+	filtered := traj("content_filter", nil, ok())
+	filtered.Finish.ErrorClass = llm.ErrorContentFilter
 	endpoint := func(class string) *Trajectory {
 		x := traj("model_error", nil, ok())
 		x.Finish.ErrorClass = llm.ErrorClass(class)
@@ -122,6 +125,8 @@ func TestFailureMode(t *testing.T) {
 		{"auth error", endpoint("auth"), false, "infra"},
 		{"quota error", endpoint("quota"), false, "infra"},
 		{"rate limit after retries", endpoint("rate_limit"), false, "infra"},
+		{"content filter error", filtered, false, "content_filter"},
+		{"tool_use_failed (class agent)", endpoint("agent"), false, "model_error"},
 	}
 	for _, c := range cases {
 		if got := FailureMode(c.t, c.pass); got != c.want {

@@ -86,7 +86,9 @@ type Task struct {
 // returns a trajectory. The error is non-nil when the attempt could not start (e.g. the first snapshot
 // failed), an infrastructure error, or when the model endpoint answered with a class that stops the whole run
 // (llm.ErrorClass.Fatal: config, auth, quota): then the error is that *llm.Error, the attempt measured nothing
-// about the agent and must not be recorded as its failure (the trajectory's finish holds the error too). Other
+// about the agent and must not be recorded as its failure (the trajectory's finish holds the error too). A
+// context overflow on the attempt's first model call, before any tool result, is such an error too: a config
+// *llm.Error with ContextWindowHint, wrapping the overflow. Other
 // model and tool failures end the attempt and are recorded in Trajectory.Finish only.
 func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Trajectory, error) {
 	cfg := ag.cfg
@@ -272,13 +274,31 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 	return &Finish{Reason: results.FinishMaxSteps, Output: lastOutput}
 }
 
+// ContextWindowHint is the hint of the configuration error a context overflow on an attempt's first model call
+// becomes (before any tool result exists: the system prompt, the tool schemas and the first observation do
+// not fit). Overflow later in an attempt stays the agent's failure (failure_mode context_overflow).
+const ContextWindowHint = "the model's context window is too small for the system prompt, tools and first page: " +
+	"raise it (vLLM --max-model-len, llama.cpp -c, Ollama num_ctx) or use a larger model"
+
+// hasToolResult reports whether msgs hold a tool message (the result of a tool call).
+func hasToolResult(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleTool {
+			return true
+		}
+	}
+	return false
+}
+
 // TruncatedCallError is the tool message sent for each tool call of a reply cut off at the token limit
 // (finish_reason "length"): the call is not executed.
 const TruncatedCallError = "Not executed: your reply was cut off at the token limit (finish_reason \"length\") " +
 	"before this call's arguments were complete. Make the call again, with shorter arguments if they were long."
 
 // modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
-// context_overflow or model_error with the endpoint's error class.
+// context_overflow, content_filter (a moderation layer refused the request: finish reason and error class
+// content_filter, as when a reply ends with finish_reason "content_filter"), or model_error with the
+// endpoint's error class (agent for Groq's tool_use_failed: the model's malformed tool call).
 func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string) *Finish {
 	if ctx.Err() != nil {
 		return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
@@ -286,6 +306,9 @@ func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string
 	var le *llm.Error
 	if errors.As(err, &le) && le.Class == llm.ErrorContextOverflow {
 		return r.fail(results.FinishContextOverflow, lastOutput, err, llm.ErrorAgent)
+	}
+	if le != nil && le.Class == llm.ErrorContentFilter {
+		return r.fail(results.FinishContentFilter, lastOutput, err, llm.ErrorContentFilter)
 	}
 	class := llm.ErrorInfra
 	if errors.As(err, &le) {
@@ -414,8 +437,15 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 	resp, err := r.ag.client.Chat(ctx, llm.Request{Messages: msgs, Extras: extras, Tools: req.Tools, Seed: r.cfg.Seed})
 	if err != nil {
 		var le *llm.Error
-		if errors.As(err, &le) && le.Class.Fatal() && r.fatal == nil {
+		switch {
+		case !errors.As(err, &le) || r.fatal != nil:
+		case le.Class.Fatal():
 			r.fatal = le
+		case le.Class == llm.ErrorContextOverflow && st.Index == 0 && !hasToolResult(req.Messages):
+			// The context cannot hold the system prompt, the tools and the first page: no agent could run on
+			// this model as configured, so the run stops as on any configuration error.
+			r.fatal = &llm.Error{Class: llm.ErrorConfig, StatusCode: le.StatusCode, Type: le.Type, Code: le.Code,
+				Message: le.Message, Hint: ContextWindowHint, Err: le}
 		}
 		return nil, err
 	}

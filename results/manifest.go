@@ -60,18 +60,25 @@ type Endpoint struct {
 
 // Capabilities is what a preflight found an endpoint supports (llm.Capabilities as recorded).
 type Capabilities struct {
-	// Tools: the reply carried a tool call; Seed: a request with a seed was accepted; Usage: the reply had usage.
+	// Tools: the reply carried a tool call; Seed: a seed was sent and accepted (false also when none was sent);
+	// Usage: the reply reported usage (false: tokens and cost are estimated from bytes).
 	Tools bool `json:"tools"`
 	Seed  bool `json:"seed"`
 	Usage bool `json:"usage"`
-	// ReasoningField is where the reply's reasoning came from ("reasoning_content", "reasoning", …; "" none).
+	// ReasoningField is where the reply's reasoning came from ("reasoning_content", "reasoning",
+	// "content_array", "think_tag"; "" when it had none).
 	ReasoningField string `json:"reasoning_field,omitempty"`
-	// MaxTokensField is the max-tokens field the endpoint understood ("" both or unknown).
+	// MaxTokensField is the request field the preflight sent its completion cap in (llm.Config.MaxTokensFieldFor):
+	// "max_tokens", "max_completion_tokens", "both" (only when configured so), or "" when none was sent (no
+	// max_tokens configured, or omit: [max_tokens]). It is what was sent, not a finding about what the endpoint
+	// reads.
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
-	// Model is the model name the reply gave; LatencyMS the preflight call's wall time, ms.
+	// Model is the model name the request named (the arm's model), not the name the reply gave (servers answer
+	// with a resolved or dated name); LatencyMS the preflight call's wall time including retries, ms.
 	Model     string `json:"model,omitempty"`
 	LatencyMS int64  `json:"latency_ms"`
-	// Notes are the preflight's remarks (e.g. "no usage in the reply: tokens will be estimated").
+	// Notes are the preflight's findings worth acting on: a rejected parameter and the setting that avoids it,
+	// a reply without a tool call or without usage, a truncated reply.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -172,8 +179,8 @@ type Model struct {
 	// Omit lists request fields never sent to this model: "temperature", "top_p", "seed", "max_tokens"
 	// (llm.Config.Omit).
 	Omit []string `json:"omit,omitempty" yaml:"omit"`
-	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", or ""
-	// for both (llm.Config.MaxTokensField).
+	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", "both",
+	// or "" for the client's default for the host (llm.Config.MaxTokensField, MaxTokensFieldFor).
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
 }
 

@@ -29,8 +29,9 @@ const (
 	// FinishTruncated: the endpoint cut the last reply off at its token limit (finish_reason "length") and the
 	// attempt ended without an answer; the cut-off tool calls of such replies are never executed.
 	FinishTruncated FinishReason = "truncated"
-	// FinishContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter");
-	// its tool calls are not executed.
+	// FinishContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter"; its
+	// tool calls are not executed) or refused the request (a model-call error of class content_filter: Azure's
+	// 400 content_filter, OpenAI's invalid_prompt, OpenRouter's 403 "flagged").
 	FinishContentFilter FinishReason = "content_filter"
 	// FinishRefusal: the model refused (the message's refusal field, or finish_reason "refusal"); the text is
 	// the finish output and the step's refusal.
@@ -44,12 +45,13 @@ const (
 // ClassOf maps the class of the model-call error that ended an attempt (the trajectory's finish.error_class)
 // to the attempt record's class: infra, rate_limit, config, auth and quota are ClassInfra (not the agent's
 // fault; the runner stops the run on the last three before recording anything, see runner.EndpointError),
-// agent and context_overflow are ClassAgent; "" (no model-call error) and any unknown class map to "".
+// agent, context_overflow and content_filter (a moderation layer refused what the agent sent) are ClassAgent;
+// "" (no model-call error) and any unknown class map to "".
 func ClassOf(c llm.ErrorClass) ErrorClass {
 	switch c {
 	case llm.ErrorInfra, llm.ErrorRateLimit, llm.ErrorQuota, llm.ErrorAuth, llm.ErrorConfig:
 		return ClassInfra
-	case llm.ErrorAgent, llm.ErrorContextOverflow:
+	case llm.ErrorAgent, llm.ErrorContextOverflow, llm.ErrorContentFilter:
 		return ClassAgent
 	}
 	return ""
@@ -68,7 +70,8 @@ const (
 	// ModeTruncated: ended without an answer after its last reply was cut off at the endpoint's token limit
 	// (finish_reason "length"; the cut-off tool calls were not executed).
 	ModeTruncated FailureMode = "truncated"
-	// ModeContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter").
+	// ModeContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter") or
+	// refused the request (error class content_filter); an agent failure, not retried, the run goes on.
 	ModeContentFilter FailureMode = "content_filter"
 	// ModeRefusal: the model refused; its text is the step's refusal and the finish output.
 	ModeRefusal FailureMode = "refusal"

@@ -124,8 +124,9 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// faultRun runs tasks × reps with the model behind a fault proxy and returns the records and Run's error.
-func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s suites.Suite) (*results.ReadResult, *faultProxy, *Summary, error) {
+// startPolicy starts the scripted policy (clean profile) over s's tasks on loopback for the test and returns
+// its base URL.
+func startPolicy(t *testing.T, s suites.Suite) string {
 	t.Helper()
 	prof, err := scripted.LoadProfile("clean")
 	if err != nil {
@@ -137,7 +138,13 @@ func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s su
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pol.Close() })
-	px := startFaultProxy(t, url, mode)
+	return url
+}
+
+// faultRun runs tasks × reps with the model behind a fault proxy and returns the records and Run's error.
+func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s suites.Suite) (*results.ReadResult, *faultProxy, *Summary, error) {
+	t.Helper()
+	px := startFaultProxy(t, startPolicy(t, s), mode)
 	v := Variant{Name: "default", Guards: guard.Default(),
 		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 3 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 2, Variants: []Variant{v}, BaseSeed: 3}

@@ -14,12 +14,13 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"webbench/agent"
 	"webbench/agent/guard"
-	"webbench/agent/llm/scripted"
+	"webbench/agent/llm"
 	"webbench/internal/replay"
 	"webbench/results"
 	"webbench/suites"
@@ -30,6 +31,17 @@ import (
 // into the shape named by mode.
 type shapeProxy struct {
 	target, mode, url string
+	// refused counts the requests answered with an errorModes body.
+	refused atomic.Int32
+}
+
+// errorModes are the shape proxy's modes that answer the attempt's first model call with a 400 instead of
+// forwarding it: Azure OpenAI's content filter refusing the prompt (https://github.com/compl-ai/compl-ai/issues/20,
+// class content_filter) and Groq's tool_use_failed, the model's own malformed tool call
+// (https://github.com/huggingface/smolagents/issues/1119, class agent).
+var errorModes = map[string]string{
+	"content_filter_error": `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry. To learn more about our content filtering policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":false,"severity":"safe"},"jailbreak":{"filtered":false,"detected":false},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":true,"severity":"medium"}}}}}`,
+	"tool_use_failed":      `{"error":{"message":"Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details.","type":"invalid_request_error","code":"tool_use_failed","failed_generation":"web_search{\"query\": \"SPFMV and SPCSV in the Pearl Of Africa 2016\", \"filter_year\": 2016}</function>"}}`,
 }
 
 func startShapeProxy(t *testing.T, target, mode string) *shapeProxy {
@@ -52,6 +64,15 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Tools    []json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
+	if body := errorModes[p.mode]; body != "" && len(req.Messages) == 2 && len(req.Tools) > 0 &&
+		!strings.Contains(string(req.Tools[0]), llm.PreflightTool) {
+		// The attempt's first model call (not the preflight's) is refused with the mode's 400.
+		p.refused.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, body)
+		return
+	}
 	resp, err := http.Post(p.target+strings.TrimPrefix(r.URL.Path, "/v1"), "application/json", bytes.NewReader(body))
 	if err != nil {
 		apiError(w, 502, err.Error())
@@ -100,22 +121,22 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // trajectories.
 func shapeRun(t *testing.T, mode string, s suites.Suite, tasks []suites.Task) ([]results.Attempt, []*agent.Trajectory) {
 	t.Helper()
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
+	return shapeRunProxy(t, mode, s, tasks, nil)
+}
+
+// shapeRunProxy is shapeRun, also setting *pxOut (when not nil) to the proxy. The runner retries errored
+// attempts twice (a pass or fail is never retried).
+func shapeRunProxy(t *testing.T, mode string, s suites.Suite, tasks []suites.Task, pxOut **shapeProxy) ([]results.Attempt, []*agent.Trajectory) {
+	t.Helper()
+	px := startShapeProxy(t, startPolicy(t, s), mode)
+	if pxOut != nil {
+		*pxOut = px
 	}
-	pol := scripted.New(s.Tasks(), prof)
-	url, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
-	px := startShapeProxy(t, url, mode)
 	v := Variant{Name: "default", Guards: guard.Default(),
 		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 0, Log: io.Discard}); err != nil {
+	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 2, Log: io.Discard}); err != nil {
 		t.Fatalf("%s: run: %v", mode, err)
 	}
 	rr, err := results.ReadAttempts(dir)
@@ -196,6 +217,28 @@ func TestLoopEndpointShapes(t *testing.T) {
 				r.Status, r.FailureMode, r.FinishReason, len(trs[0].Steps[0].Results))
 		}
 	})
+	for _, c := range []struct {
+		mode, class string
+		finish      results.FinishReason
+		fm          results.FailureMode
+		text        string
+	}{
+		{"content_filter_error", "content_filter", results.FinishContentFilter, results.ModeContentFilter, "content management policy"},
+		{"tool_use_failed", "agent", results.FinishModelError, results.ModeModelError, "Failed to call a function"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			var px *shapeProxy
+			recs, trs := shapeRunProxy(t, c.mode, s, tasks[:1], &px)
+			r, tr := recs[0], trs[0]
+			if r.Status != results.StatusFail || r.ErrorClass != results.ClassAgent || r.FailureMode != c.fm ||
+				r.FinishReason != c.finish || string(tr.Finish.ErrorClass) != c.class || !strings.Contains(r.Error, c.text) ||
+				r.Retries != 0 || px.refused.Load() != 1 {
+				t.Errorf("status %s, class %s/%s, mode %s, finish %s, retries %d, %d refused calls, error %q; "+
+					"want fail/agent/%s, mode %s, finish %s, not retried, the server's text", r.Status, r.ErrorClass,
+					tr.Finish.ErrorClass, r.FailureMode, r.FinishReason, r.Retries, px.refused.Load(), r.Error, c.class, c.fm, c.finish)
+			}
+		})
+	}
 	t.Run("refusal", func(t *testing.T) {
 		recs, trs := shapeRun(t, "refusal", s, tasks[:1])
 		r, tr := recs[0], trs[0]
@@ -215,16 +258,7 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-*")
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: "no_usage"})
 	if err != nil {
 		t.Fatal(err)
@@ -264,16 +298,7 @@ func TestProviderShapesPassLikePlain(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	up := startPolicy(t, s)
 	for _, c := range []struct{ transform, from string }{
 		{"think_tag", "think_tag"}, {"mistral", "content_array"}, {"reasoning", "reasoning"},
 		{"deepseek", "reasoning_content"}, {"gemini", ""}, {"object_args+no_ids", ""}, {"vllm", ""}, {"ollama", ""},
@@ -328,16 +353,7 @@ func TestRateLimitAfterRetriesIsInfra(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Routes: []replay.Route{
 		{Model: "scripted", Call: 1}, {Model: "scripted", Shape: "anthropic_529_overloaded"}}})
 	if err != nil {

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	"webbench/agent"
 	"webbench/agent/llm"
 	"webbench/results"
 )
@@ -16,12 +19,14 @@ import (
 // included).
 const preflightTimeout = 60 * time.Second
 
-// preflight sends one llm.Client.Preflight per distinct endpoint (base URL and model) of the variants that have
-// attempts in todo and talk to a real model; the in-process scripted policy (model kind "scripted") is skipped:
-// the runner started it on loopback a moment ago with a known profile, so there is nothing to find out. An
-// error of a class that stops runs (config, auth, quota) is returned as an *EndpointError before anything is
-// recorded; any other error (unreachable, 5xx, rate limited after retries) is logged and recorded in the
-// endpoint's entry, and the attempts meet it as infrastructure errors, retried as usual.
+// preflight sends one llm.Client.Preflight per distinct endpoint and request shape (preflightKey: base URL,
+// model, key variable and every setting that changes the request) of the variants that have attempts in todo
+// and talk to a real model; the in-process scripted policy (model kind "scripted") is skipped: the runner
+// started it on loopback a moment ago with a known profile, so there is nothing to find out. An error of a
+// class that stops runs (config, auth, quota), or a context overflow (even the small preflight does not fit: a
+// config error with agent.ContextWindowHint), is returned as an *EndpointError before anything is recorded;
+// any other error (unreachable, 5xx, rate limited after retries) is logged and recorded in the endpoint's
+// entry, and the attempts meet it as infrastructure errors, retried as usual.
 func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo []Attempt, log io.Writer) ([]results.Endpoint, error) {
 	used := map[string]bool{}
 	for _, a := range todo {
@@ -35,7 +40,7 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 			continue
 		}
 		cfg := af.client.Config()
-		key := cfg.BaseURL + "\x00" + cfg.Model
+		key := preflightKey(cfg)
 		if i, ok := index[key]; ok {
 			out[i].Variants = append(out[i].Variants, v.Name)
 			continue
@@ -51,6 +56,13 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 			var le *llm.Error
 			if errors.As(err, &le) && le.Class.Fatal() {
 				return nil, &EndpointError{Variant: v.Name, BaseURL: cfg.BaseURL, Model: cfg.Model, Preflight: true, Err: le}
+			}
+			if le != nil && le.Class == llm.ErrorContextOverflow {
+				// The small preflight request does not fit: every attempt's first call would overflow, which
+				// stops the run as a configuration error (agent.ContextWindowHint); stop it now.
+				return nil, &EndpointError{Variant: v.Name, BaseURL: cfg.BaseURL, Model: cfg.Model, Preflight: true,
+					Err: &llm.Error{Class: llm.ErrorConfig, StatusCode: le.StatusCode, Type: le.Type, Code: le.Code,
+						Message: le.Message, Hint: agent.ContextWindowHint, Err: le}}
 			}
 			ep.Error = llm.RedactString(err.Error())
 			if le != nil {
@@ -73,4 +85,30 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 		out = append(out, ep)
 	}
 	return out, nil
+}
+
+// preflightKey identifies what one preflight answers for: the endpoint (base URL, model), the key variable, and
+// every setting that shapes the request — temperature, top_p, seed (no_seed, omit), max_tokens and its field.
+// Arms that differ in any of these get a preflight each: one arm's rejected parameter (a temperature a
+// reasoning model refuses, a max_tokens field the server does not read) is found before the run starts, not
+// by its first attempt mid-run.
+func preflightKey(cfg llm.Config) string {
+	f32 := func(p *float32) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(*p), 'g', -1, 32)
+	}
+	maxTok := "-"
+	if cfg.MaxTokens != nil {
+		maxTok = strconv.Itoa(*cfg.MaxTokens)
+	}
+	omit := slices.Clone(cfg.Omit)
+	if cfg.NoSeed {
+		omit = append(omit, "seed")
+	}
+	slices.Sort(omit)
+	omit = slices.Compact(omit)
+	return strings.Join([]string{cfg.BaseURL, cfg.Model, cfg.APIKeyEnv, f32(cfg.Temperature), f32(cfg.TopP), maxTok,
+		cfg.MaxTokensField, strings.Join(omit, ",")}, "\x00")
 }

@@ -44,7 +44,8 @@ type Options struct {
 	ActionTimeout time.Duration
 	// Screenshots keeps screenshots after each step (for the llm judge) and writes the last ones to the run dir.
 	Screenshots bool
-	// Log receives progress lines (default os.Stderr); Progress draws a bar when Log is a terminal.
+	// Log receives progress lines and the model endpoints' connection-limiter lines (llm.SetLimiterLog; default
+	// os.Stderr); Progress draws a bar when Log is a terminal.
 	Log io.Writer
 	// MaxCostUSD stops scheduling new attempts once recorded spend reaches it (0 = no limit).
 	MaxCostUSD float64
@@ -103,6 +104,10 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	if opts.Log == nil {
 		opts.Log = os.Stderr
 	}
+	// The connection limiters' window changes (halved on 429, grown back) go where the run log goes, the
+	// preflight's included; the process-wide default (standard error) is back once the run returns.
+	llm.SetLimiterLog(opts.Log)
+	defer llm.SetLimiterLog(os.Stderr)
 	all, err := plan.Expand()
 	if err != nil {
 		return nil, err
@@ -351,7 +356,10 @@ type agentFor struct {
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
-	client, err := llm.New(LLMConfig(v.Model, scriptedURL))
+	cfg := LLMConfig(v.Model, scriptedURL)
+	// Seed mode "none" sends no seed: the client knows it too, so its preflight sends none either.
+	cfg.NoSeed = cfg.NoSeed || v.Seed == "none"
+	client, err := llm.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func ablateCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			if err := rf.applyMaxConnections(c, plan.Variants); err != nil {
+			if err := rf.applyModelFlags(c, plan.Variants); err != nil {
 				return err
 			}
 			if err := pf.apply(c, plan.Variants); err != nil {

@@ -39,8 +39,17 @@ func TestMain(m *testing.M) {
 // bench runs the binary from the repository root and returns stdout, stderr and the exit code.
 func bench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return benchEnv(t, nil, args...)
+}
+
+// benchEnv is bench with env added to the environment ("NAME=value" entries).
+func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(benchBin, args...)
 	cmd.Dir = "../.."
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -7,12 +7,20 @@ package main
 // thinking-mode shape (reasoning_content, required back on every assistant message of a tool-call turn).
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"webbench/agent"
 	"webbench/agent/llm/scripted"
 	"webbench/internal/replay"
 	"webbench/results"
@@ -34,7 +42,9 @@ type endpoint struct {
 	url string
 }
 
-func startEndpoint(t *testing.T) *endpoint {
+// startScriptedPolicy starts the scripted policy (clean profile) over the Zoo tasks on loopback for the test
+// and returns its base URL (with /v1).
+func startScriptedPolicy(t *testing.T) string {
 	t.Helper()
 	s, err := suites.Open("zoo", nil)
 	if err != nil {
@@ -46,11 +56,17 @@ func startEndpoint(t *testing.T) *endpoint {
 		t.Fatal(err)
 	}
 	pol := scripted.New(s.Tasks(), prof)
-	up, err := pol.Start("127.0.0.1:0")
+	url, err := pol.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pol.Close() })
+	return url
+}
+
+func startEndpoint(t *testing.T) *endpoint {
+	t.Helper()
+	up := startScriptedPolicy(t)
 	routes := []replay.Route{
 		{Model: "gpt-4o-mnii", Shape: "openai_404_model_not_found"},
 		{Model: "vllm-key", Shape: "vllm_401_unauthorized"},
@@ -117,7 +133,7 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	_, stderr, code := bench(t, endpointRun(e, out, "gpt-4o-mnii")...)
 	if code != 2 || !strings.Contains(stderr, "The model `gpt-4o-mnii` does not exist") ||
-		!strings.Contains(stderr, "config") || !strings.Contains(stderr, "re-run the same command") {
+		!strings.Contains(stderr, "config") || !strings.Contains(stderr, "fix the model settings (the hint above) and re-run; the run directory resumes") {
 		t.Fatalf("mistyped model: exit %d, stderr:\n%s\nwant exit 2 with the server's message", code, stderr)
 	}
 	t.Logf("stderr of the stopped run:\n%s", stderr)
@@ -169,7 +185,8 @@ func TestAuthAndQuotaExitThreeAtOnce(t *testing.T) {
 	for _, c := range []struct{ model, want string }{{"vllm-key", "Unauthorized"}, {"broke", "You exceeded your current quota"}} {
 		out := filepath.Join(t.TempDir(), c.model)
 		_, stderr, code := bench(t, endpointRun(e, out, c.model)...)
-		if code != 3 || !strings.Contains(stderr, c.want) {
+		if code != 3 || !strings.Contains(stderr, c.want) ||
+			!strings.Contains(stderr, "fix the key or the account's credit and re-run the same command to resume") {
 			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 3 with %q", c.model, code, stderr, c.want)
 		}
 		if n := e.Calls(c.model); n != 1 {
@@ -301,17 +318,76 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 	}
 }
 
-// (d) A context-length error (OpenAI's, on every call after the preflight) is the agent's failure: status fail, failure_mode context_overflow,
-// the server's message in the record; the run is not stopped.
+// overflowProxy is a loopback endpoint in front of e that answers OpenAI's 400 context_length_exceeded
+// (openai_400_maximum_context_length) to every chat request carrying at least after tool results, and passes
+// the others on to e unchanged: a model whose context fills up after that many tool calls.
+func overflowProxy(t *testing.T, e *endpoint, after int) string {
+	t.Helper()
+	sh := e.Shape("openai_400_maximum_context_length")
+	if sh == nil {
+		t.Fatal("no shape openai_400_maximum_context_length")
+	}
+	target, _ := url.Parse(e.RootURL())
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Messages []struct {
+				Role string `json:"role"`
+			} `json:"messages"`
+		}
+		_ = json.Unmarshal(body, &req)
+		tools := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				tools++
+			}
+		}
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") && tools >= after {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(sh.Status)
+			w.Write(sh.Body)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+// (d) A context overflow on an attempt's first model call (the preflight passed, then OpenAI's
+// context_length_exceeded: the system prompt, the tools and the first page do not fit) is a configuration
+// error: the run stops with exit 2 and the context-window hint, nothing recorded. An overflow once the
+// attempt has a tool result is the agent's failure: status fail, failure_mode context_overflow, the server's
+// message in the record; the run is not stopped.
 func TestContextOverflowIsAgentFailure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	e := startEndpoint(t)
-	out := filepath.Join(t.TempDir(), "run")
+	out := filepath.Join(t.TempDir(), "first")
 	_, stderr, code := bench(t, endpointRun(e, out, "small-context")...)
+	if code != 2 || !strings.Contains(stderr, "maximum context length is 4097 tokens") ||
+		!strings.Contains(stderr, agent.ContextWindowHint) ||
+		!strings.Contains(stderr, "fix the model settings (the hint above) and re-run") {
+		t.Fatalf("overflow at the first call: exit %d, stderr:\n%s\nwant exit 2 with the context-window hint", code, stderr)
+	}
+	if n := len(readRecords(t, out)); n != 0 {
+		t.Errorf("overflow at the first call: %d records, want none", n)
+	}
+	// The preflight, then at most one first call per worker (2) before the run stopped.
+	if n := e.Calls("small-context"); n > 3 {
+		t.Errorf("overflow at the first call: %d calls, want at most 3", n)
+	}
+	t.Logf("overflow at the first call: exit %d after %d calls; stderr: %s", code, e.Calls("small-context"),
+		strings.TrimSpace(stderr))
+
+	out = filepath.Join(t.TempDir(), "later")
+	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", endpointTasks, "--reps", "1", "--workers", "2",
+		"--model", "openai:scripted", "--base-url", overflowProxy(t, e, 1), "--out", out)
 	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
+		t.Fatalf("overflow after the first tool result: exit %d\n%s", code, stderr)
 	}
 	recs := readRecords(t, out)
 	if len(recs) != 4 {
@@ -320,9 +396,10 @@ func TestContextOverflowIsAgentFailure(t *testing.T) {
 	for _, r := range recs {
 		if r.Status != results.StatusFail || r.ErrorClass != results.ClassAgent ||
 			r.FailureMode != results.ModeContextOverflow || r.FinishReason != results.FinishContextOverflow ||
-			!strings.Contains(r.Error, "maximum context length is 4097 tokens") {
-			t.Errorf("%s: status %s, class %s, mode %s, finish %s, error %q", r.TaskID, r.Status, r.ErrorClass,
-				r.FailureMode, r.FinishReason, r.Error)
+			!strings.Contains(r.Error, "maximum context length is 4097 tokens") || r.Steps < 2 {
+			t.Errorf("%s: status %s, class %s, mode %s, finish %s, %d steps, error %q", r.TaskID, r.Status, r.ErrorClass,
+				r.FailureMode, r.FinishReason, r.Steps, r.Error)
 		}
 	}
+	t.Logf("overflow after the first tool result: exit 0, %d records fail/context_overflow", len(recs))
 }

@@ -10,7 +10,7 @@ import (
 
 // realModelFlags are the bench run flags only a real model (--model openai:NAME) reads: the in-process scripted
 // policy has no endpoint, key, prices or request settings, so given with it they would be silently ignored.
-var realModelFlags = []string{"base-url", "price-in", "price-out", "omit", "max-tokens-field", "api-key-env"}
+var realModelFlags = []string{"base-url", "price-in", "price-out", "omit", "max-tokens", "max-tokens-field", "api-key-env"}
 
 // refuseWithScripted refuses the real-model-only flags that were given when m is the scripted policy (a
 // --base-url without --model openai:NAME would otherwise run the scripted policy and report its 100 %).
