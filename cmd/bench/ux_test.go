@@ -8,11 +8,17 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"webbench/agent/llm"
 	"webbench/internal/replay"
 	"webbench/results"
 	"webbench/runner"
@@ -235,4 +241,67 @@ func TestJudgePreflightsItsEndpoint(t *testing.T) {
 		t.Errorf("verdicts kept: %q (%v), want 1", b, err)
 	}
 	t.Logf("judge stopped mid-way:\n%s", stderr)
+}
+
+// seedServer rejects every request carrying a seed with OpenAI's 400 for an unsupported parameter, answers the
+// preflight's tool call otherwise, and refuses every other request with a 401 (so a run that got past its
+// preflight stops at its first attempt's call, exit 3, before recording anything). It keeps the request bodies.
+func seedServer(t *testing.T) (string, func() []map[string]any) {
+	t.Helper()
+	var mu sync.Mutex
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(b, &body)
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case body["seed"] != nil:
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"message":"Unsupported parameter: 'seed' is not supported with this model.","type":"invalid_request_error","param":"seed","code":"unsupported_parameter"}}`)
+		case strings.Contains(string(b), llm.PreflightTool):
+			io.WriteString(w, `{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"tool_calls",`+
+				`"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"`+
+				llm.PreflightTool+`","arguments":"{\"ok\":true}"}}]}}],"usage":{"prompt_tokens":40,"completion_tokens":9,"total_tokens":49}}`)
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided: sk-test.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1", func() []map[string]any { mu.Lock(); defer mu.Unlock(); return slices.Clone(bodies) }
+}
+
+// A model that rejects the seed: the preflight's hint names a setting that exists (omit: [seed] / --omit seed,
+// never the model block's unknown no_seed), and --seed-mode none makes the preflight send no seed, as the run
+// will: it passes, and the run meets the server's next answer (here a 401, exit 3).
+func TestRejectedSeedHintAndSeedModeNone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	url, bodies := seedServer(t)
+	tmp := t.TempDir()
+	args := []string{"run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--workers", "1", "--model", "openai:m",
+		"--base-url", url}
+	_, stderr, code := bench(t, append(args, "--out", filepath.Join(tmp, "a"))...)
+	if code != 2 || !strings.Contains(stderr, "omit: [seed]") || strings.Contains(stderr, "no_seed") {
+		t.Errorf("seed rejected: exit %d, stderr:\n%s\nwant exit 2 with a hint naming omit: [seed] and no no_seed", code, stderr)
+	}
+	n := len(bodies())
+	_, stderr, code = bench(t, append(args, "--seed-mode", "none", "--out", filepath.Join(tmp, "b"))...)
+	sent := bodies()[n:]
+	if code != 3 || !strings.Contains(stderr, "Incorrect API key") || len(sent) == 0 {
+		t.Fatalf("--seed-mode none: exit %d, %d request(s), stderr:\n%s\nwant the preflight passed and the run stopped by the 401", code, len(sent), stderr)
+	}
+	for i, b := range sent {
+		if _, ok := b["seed"]; ok {
+			t.Errorf("--seed-mode none: request %d sent a seed", i+1)
+		}
+	}
+	if strings.Contains(stderr, "no_seed") {
+		t.Errorf("--seed-mode none: stderr names no_seed:\n%s", stderr)
+	}
 }
