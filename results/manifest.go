@@ -77,6 +77,8 @@ type Capabilities struct {
 	// with a resolved or dated name); LatencyMS the preflight call's wall time including retries, ms.
 	Model     string `json:"model,omitempty"`
 	LatencyMS int64  `json:"latency_ms"`
+	// FinishReason is the preflight reply's finish_reason as sent ("tool_calls", "stop", "length", …).
+	FinishReason string `json:"finish_reason,omitempty"`
 	// Notes are the preflight's findings worth acting on: a rejected parameter and the setting that avoids it,
 	// a reply without a tool call or without usage, a truncated reply.
 	Notes []string `json:"notes,omitempty"`

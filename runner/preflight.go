@@ -73,7 +73,7 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 		} else if caps != nil {
 			ep.Capabilities = &results.Capabilities{Tools: caps.Tools, Seed: caps.Seed, Usage: caps.Usage,
 				ReasoningField: caps.ReasoningField, MaxTokensField: caps.MaxTokensField, Model: caps.Model,
-				LatencyMS: caps.LatencyMS, Notes: slices.Clone(caps.Notes)}
+				LatencyMS: caps.LatencyMS, FinishReason: caps.FinishReason, Notes: slices.Clone(caps.Notes)}
 			for _, n := range caps.Notes {
 				fmt.Fprintf(log, "preflight %s at %s: %s\n", cfg.Model, cfg.BaseURL, n)
 			}

@@ -1,10 +1,6 @@
 package runner
 
-import (
-	"strings"
-
-	"webbench/agent/llm"
-)
+import "webbench/agent/llm"
 
 // noToolCalls is the endpoint error that stops a run whose preflight reply carried no tool call: the agent acts
 // only through tool calls, so every attempt would end as fail/no_json and the run would report 0 % for a
@@ -15,10 +11,8 @@ func noToolCalls(caps *llm.Capabilities) *llm.Error {
 	if caps == nil || caps.Tools {
 		return nil
 	}
-	for _, n := range caps.Notes {
-		if strings.Contains(n, "was cut at") {
-			return nil
-		}
+	if caps.FinishReason == "length" {
+		return nil
 	}
 	msg := "the reply to the preflight's tool-calling request had no tool call: the agent acts only through tool " +
 		"calls, so every attempt would fail (no_json)"

@@ -41,6 +41,9 @@ type Capabilities struct {
 	// "max_tokens", "max_completion_tokens", "both" (only when configured so), or "" when none was sent (no
 	// max_tokens configured, or omit: [max_tokens]).
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// FinishReason is the answering reply's finish_reason as sent ("tool_calls", "stop", "length", …); "length"
+	// with no tool call means the small completion cap cut the reply before any call (tool calling unproven).
+	FinishReason string `json:"finish_reason,omitempty"`
 	// LatencyMS is the wall time of the call that answered, including its retries.
 	LatencyMS int64 `json:"latency_ms"`
 	// Notes are findings worth acting on: a rejected parameter and the model-block setting that avoids it, a
@@ -72,7 +75,7 @@ func init() {
 }
 
 // Preflight sends one small tool-calling request through Chat with the client's own configuration — the
-// fields the run will send and no others: seed unless no_seed/omit, the sampling parameters, and a completion
+// fields the run will send and no others: seed unless the seed mode is none or omit has seed, the sampling parameters, and a completion
 // cap only when Config.MaxTokens is set (lowered to 512), in the field Config.MaxTokensFieldFor names — and
 // reports what the endpoint supports. Errors are *Error: config, auth and quota errors mean a run on this
 // endpoint would stop at its first call.
@@ -128,6 +131,7 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 			continue
 		}
 		caps.LatencyMS = time.Since(start).Milliseconds()
+		caps.FinishReason = resp.FinishReason
 		caps.Seed = sendsSeed
 		caps.Usage = !resp.Usage.Estimated
 		caps.ReasoningField = resp.ReasoningFrom
@@ -144,7 +148,7 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 				"(vLLM: --enable-auto-tool-choice --tool-call-parser …; Ollama, llama.cpp: a model and chat template with tool support)", resp.FinishReason))
 		}
 		if !sendsSeed && first == nil {
-			caps.Notes = append(caps.Notes, "no seed sent (no_seed or omit: [seed]): replies are not reproducible")
+			caps.Notes = append(caps.Notes, "no seed sent (seed: none / --seed-mode none, or omit: [seed] / --omit seed): replies are not reproducible")
 		}
 		if !caps.Usage {
 			caps.Notes = append(caps.Notes, "the reply carried no usage: tokens and cost are estimated from bytes (≈ 4 bytes/token)")
