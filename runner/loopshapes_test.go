@@ -64,8 +64,9 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Tools    []json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
-	if body := errorModes[p.mode]; body != "" && len(req.Messages) == 2 && len(req.Tools) > 0 &&
-		!strings.Contains(string(req.Tools[0]), llm.PreflightTool) {
+	// first: the attempt's first model call (two messages and the browser tools), not the preflight's request.
+	first := len(req.Messages) == 2 && len(req.Tools) > 0 && !strings.Contains(string(req.Tools[0]), llm.PreflightTool)
+	if body := errorModes[p.mode]; body != "" && first {
 		// The attempt's first model call (not the preflight's) is refused with the mode's 400.
 		p.refused.Add(1)
 		w.Header().Set("Content-Type", "application/json")
@@ -80,7 +81,6 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
-	first := len(req.Messages) == 2 && len(req.Tools) > 0
 	var m map[string]any
 	if resp.StatusCode == 200 && json.Unmarshal(out, &m) == nil {
 		ch := m["choices"].([]any)[0].(map[string]any)

@@ -343,8 +343,9 @@ func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
 		t.Fatalf("bench judge: exit %d: %s", code, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(dst, "*", "verdict-llm.json"))
-	if len(files) != 4 || calls.Load() != 4 {
-		t.Fatalf("%d verdict files, %d judge calls; want 4 and 4\n%s", len(files), calls.Load(), out)
+	// One call per folder plus the judge endpoint's preflight (a request in the judge's own shape) before any.
+	if len(files) != 4 || calls.Load() != 5 {
+		t.Fatalf("%d verdict files, %d judge calls; want 4 and 5 (4 + the preflight)\n%s", len(files), calls.Load(), out)
 	}
 	for _, f := range files {
 		var v struct {
