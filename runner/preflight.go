@@ -48,6 +48,11 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 		ep := results.Endpoint{Variants: []string{v.Name}, BaseURL: cfg.BaseURL, Model: cfg.Model}
 		pctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 		caps, err := af.client.Preflight(pctx)
+		if err == nil && noToolCalls(caps) != nil {
+			// One prose answer of a sampled model proves little: ask once more before stopping the run.
+			fmt.Fprintf(log, "preflight %s at %s: the reply had no tool call; asking once more\n", cfg.Model, cfg.BaseURL)
+			caps, err = af.client.Preflight(pctx)
+		}
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {

@@ -141,6 +141,8 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 			return nil, err
 		}
 	}
+	// The manifest as it was before this invocation rewrites it (an older schema's is upgraded below).
+	old, oldErr := results.ReadManifest(opts.OutDir)
 	w, err := results.OpenWriter(opts.OutDir)
 	if err != nil {
 		return nil, err
@@ -152,7 +154,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	}
 	if len(todo) == 0 {
 		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
-		if old, err := results.ReadManifest(opts.OutDir); err == nil && old.Summary != nil && len(prev.Records) > 0 {
+		if oldErr == nil && old.Summary != nil && len(prev.Records) > 0 {
 			// Upgrading an older schema's manifest: what it says of the run's end stays.
 			man.EndedAt, man.Summary = old.EndedAt, old.Summary
 			return sum, results.WriteManifest(w.Dir(), man)

@@ -142,7 +142,11 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 		}
 		switch {
 		case !caps.Tools && resp.FinishReason == "length":
-			caps.Notes = append(caps.Notes, fmt.Sprintf("the reply was cut at %d tokens before any tool call (a reasoning model thinking long?): tool calling not confirmed", *pc.Config().MaxTokens))
+			cut := "by the server's own completion limit"
+			if mt := pc.Config().MaxTokens; mt != nil && caps.MaxTokensField != "" {
+				cut = fmt.Sprintf("at %d tokens", *mt)
+			}
+			caps.Notes = append(caps.Notes, "the reply was cut "+cut+" before any tool call (a reasoning model thinking long?): tool calling not confirmed")
 		case !caps.Tools:
 			caps.Notes = append(caps.Notes, fmt.Sprintf("the reply had no tool call (finish_reason %q): the agent needs tool calling "+
 				"(vLLM: --enable-auto-tool-choice --tool-call-parser …; Ollama, llama.cpp: a model and chat template with tool support)", resp.FinishReason))

@@ -126,6 +126,30 @@ func TestPreflightNoToolCall(t *testing.T) {
 	}
 }
 
+// A reply cut by the server's own completion limit (finish_reason "length", no tool call, no cap sent: TGI's
+// default max_new_tokens, llama.cpp -n, Ollama num_predict) is "not confirmed", with no cap to name; with a
+// configured cap the note names it.
+func TestPreflightCutBeforeAnyCall(t *testing.T) {
+	cutReply := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant",` +
+		`"content":"","reasoning_content":"Let me think about which tool"},"finish_reason":"length"}],` +
+		`"usage":{"prompt_tokens":90,"completion_tokens":16,"total_tokens":106}}`
+	capped := 64
+	for _, c := range []struct {
+		cap  *int
+		want string
+	}{{nil, "cut by the server's own completion limit"}, {&capped, "cut at 64 tokens"}} {
+		r := &recorder{replies: []reply{{200, cutReply}}}
+		cl, _ := llm.New(llm.Config{Model: "m", BaseURL: r.start(t), MaxTokens: c.cap})
+		caps, err := cl.Preflight(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps.Tools || caps.FinishReason != "length" || len(caps.Notes) != 1 || !strings.Contains(caps.Notes[0], c.want) {
+			t.Errorf("cap %v: capabilities %+v; want a note with %q", c.cap, caps, c.want)
+		}
+	}
+}
+
 // A rejected temperature, then a rejected seed: each retried without, the rest learnt, both settings named
 // in the notes and in the (config) error's hint.
 func TestPreflightRejectedParameters(t *testing.T) {

@@ -73,7 +73,7 @@ func ablateCmd() *cobra.Command {
 			if err := pf.apply(c, plan.Variants); err != nil {
 				return err
 			}
-			if err := checkMaxCost(rf.maxCost, plan.Variants); err != nil {
+			if err := checkMaxCost(c, rf.maxCost, plan.Variants); err != nil {
 				return err
 			}
 			if rf.out == "" {

@@ -506,6 +506,12 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"schema_version": 2`) {
 		t.Fatalf("resumed manifest %s, %v", b, err)
 	}
+	// The upgrade keeps what the old manifest said of the run's end.
+	if resumed.Manifest.EndedAt != r.Manifest.EndedAt || !reflect.DeepEqual(resumed.Manifest.Summary, r.Manifest.Summary) ||
+		r.Manifest.Summary == nil {
+		t.Errorf("resumed manifest ended %q, summary %+v; was %q, %+v", resumed.Manifest.EndedAt, resumed.Manifest.Summary,
+			r.Manifest.EndedAt, r.Manifest.Summary)
+	}
 	// Version 1 recorded task tags for ablations only: the rest of the plan is the same.
 	got, was := resumed.Manifest.Plan, r.Manifest.Plan
 	if len(got.TaskTags["shop-qa-yoga-mat-thickness"]) == 0 {

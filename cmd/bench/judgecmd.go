@@ -128,6 +128,18 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 		}
 		out = append(out, results.VerdictRecord{AttemptID: r.AttemptID, TaskID: r.TaskID, Variant: r.Variant, Verdict: v})
 	}
+	if stop != nil {
+		// A fatal stop part-way keeps the verdicts an earlier bench judge wrote for the attempts not reached.
+		seen := map[string]bool{}
+		for _, v := range out {
+			seen[v.AttemptID] = true
+		}
+		for _, v := range run.VerdictRecords(j.Name()) {
+			if !seen[v.AttemptID] {
+				out = append(out, v)
+			}
+		}
+	}
 	path, err := results.WriteVerdicts(run.Dir, j.Name(), out)
 	if err != nil {
 		return withCode(exitInfra, err)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,7 +12,7 @@ import (
 
 // realModelFlags are the bench run flags only a real model (--model openai:NAME) reads: the in-process scripted
 // policy has no endpoint, key, prices or request settings, so given with it they would be silently ignored.
-var realModelFlags = []string{"base-url", "price-in", "price-out", "omit", "max-tokens", "max-tokens-field", "api-key-env"}
+var realModelFlags = []string{"base-url", "price-in", "price-out", "omit", "max-tokens", "max-tokens-field"}
 
 // refuseWithScripted refuses the real-model-only flags that were given when m is the scripted policy (a
 // --base-url without --model openai:NAME would otherwise run the scripted policy and report its 100 %).
@@ -66,17 +68,26 @@ func (f *priceFlags) apply(c *cobra.Command, vs []runner.Variant) error {
 	return nil
 }
 
-// checkMaxCost refuses --max-cost when a variant has no prices: its spend is recorded as $0, so the limit could
-// never trigger (the scripted policy costs nothing at all).
-func checkMaxCost(maxCost float64, vs []runner.Variant) error {
+// checkMaxCost refuses --max-cost when no variant has prices: every spend is recorded as $0, so the limit could
+// never trigger (the scripted policy costs nothing at all). When only some have prices (a free local arm beside a
+// paid one), it warns on log naming the variants whose spend is not counted.
+func checkMaxCost(c *cobra.Command, maxCost float64, vs []runner.Variant) error {
 	if maxCost <= 0 {
 		return nil
 	}
+	var free []string
 	for _, v := range vs {
 		if v.Model.PriceIn == 0 && v.Model.PriceOut == 0 {
-			return usageErr("--max-cost needs the model's prices: --price-in/--price-out USD per million tokens, or "+
-				"price_in/price_out in the model block (variant %s, %s, has none: its spend would stay $0)", v.Name, v.Model)
+			free = append(free, v.Name+" ("+v.Model.String()+")")
 		}
+	}
+	switch {
+	case len(free) == len(vs):
+		return usageErr("--max-cost needs the model's prices: --price-in/--price-out USD per million tokens, or " +
+			"price_in/price_out in the model block (no variant has any: every spend would stay $0)")
+	case len(free) > 0:
+		fmt.Fprintf(c.ErrOrStderr(), "warning: --max-cost counts only priced variants; %s have no prices (their spend counts as $0)\n",
+			strings.Join(free, ", "))
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func warnIncomplete(c *cobra.Command, run *results.Run) {
 	}
 	switch {
 	case stopped != "":
-		fmt.Fprintf(c.ErrOrStderr(), "warning: run stopped: %s; %d of %d planned attempts have no record (resume with the same command)\n",
+		fmt.Fprintf(c.ErrOrStderr(), "warning: run stopped: %s; %d of %d planned attempts have no record (after the fix the stop named, re-run on this directory to resume)\n",
 			stopped, missing, planned)
 	case missing > 0:
 		why := "the run did not finish"

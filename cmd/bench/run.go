@@ -235,7 +235,7 @@ func runCmd() *cobra.Command {
 			if err := pf.apply(c, vs); err != nil {
 				return err
 			}
-			if err := checkMaxCost(rf.maxCost, vs); err != nil {
+			if err := checkMaxCost(c, rf.maxCost, vs); err != nil {
 				return err
 			}
 			plan := runner.Plan{Suite: s.Name(), SuiteOptions: sf.options(), TaskFilter: sf.tasks, Tasks: tasks,

@@ -25,7 +25,7 @@ import (
 )
 
 // A model whose replies carry no tool call (the no_usage shape: plain content, finish_reason stop — vLLM
-// without --enable-auto-tool-choice answers so) stops bench run and bench ablate at the preflight with exit 2 and
+// without --enable-auto-tool-choice answers so), asked twice, stops bench run and bench ablate at the preflight with exit 2 and
 // bench doctor's advice; nothing is written, not even the run directory, and bench report says why.
 func TestNoToolCallsStopsAtPreflight(t *testing.T) {
 	e := startEndpoint(t)
@@ -37,8 +37,8 @@ func TestNoToolCallsStopsAtPreflight(t *testing.T) {
 		t.Fatalf("run: exit %d, stderr:\n%s\nwant exit 2 naming the missing tool call and the vLLM flags", code, stderr)
 	}
 	t.Logf("run stopped:\n%s", stderr)
-	if n := e.Calls("no_usage"); n != 1 {
-		t.Errorf("%d calls, want 1 (the preflight)", n)
+	if n := e.Calls("no_usage"); n != 2 || !strings.Contains(stderr, "asking once more") {
+		t.Errorf("%d calls, want 2 (the preflight, asked once more after a reply without a tool call)", n)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a run stopped at its preflight left %s (%v)", out, err)
@@ -93,6 +93,14 @@ func TestRealModelFlagsAndMaxCostNeedWhatTheyUse(t *testing.T) {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
 	}
+	// A free local arm beside a paid one: --max-cost is accepted, with a warning naming the unpriced arm.
+	mixed := filepath.Join(filepath.Dir(spec), "mixed.yaml")
+	os.WriteFile(mixed, []byte("name: s\nsuite: zoo\ntasks: shop-qa-yoga-mat-thickness\nbaseline:\n  model: {kind: openai, name: llama, base_url: \"http://127.0.0.1:2/v1\"}\n"+
+		"variants:\n  - name: paid\n    model: {kind: openai, name: m, base_url: \"http://127.0.0.1:1/v1\", price_in: 0.15}\n"), 0o644)
+	if _, stderr, code := bench(t, "ablate", mixed, "--dry-run", "--max-cost", "1"); code != 0 ||
+		!strings.Contains(stderr, "warning: --max-cost counts only priced variants; baseline (") {
+		t.Errorf("mixed prices: exit %d, stderr %q; want exit 0 with a warning naming the baseline", code, stderr)
+	}
 }
 
 // --price-in/--price-out reach the model's cost: a run with them stops at --max-cost; its report says it stopped
@@ -122,7 +130,7 @@ func TestMaxCostStopsWithPriceFlagsAndFinishedRunKeepsManifest(t *testing.T) {
 	}
 	host := strings.TrimSuffix(strings.TrimPrefix(e.url, "http://"), "/v1")
 	stdout, stderr, code := bench(t, "report", out)
-	want := fmt.Sprintf("warning: run stopped: cost limit $0.01 reached; %d of 4 planned attempts have no record (resume with the same command)", 4-len(recs))
+	want := fmt.Sprintf("warning: run stopped: cost limit $0.01 reached; %d of 4 planned attempts have no record (after the fix the stop named, re-run on this directory to resume)", 4-len(recs))
 	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "openai:scripted@"+host) {
 		t.Errorf("report: exit %d\nstdout:\n%s\nstderr:\n%s\nwant %q and the model openai:scripted@%s", code, stdout, stderr, want, host)
 	}
@@ -216,8 +224,10 @@ func zooRun(t *testing.T) string {
 // far.
 func TestJudgePreflightsItsEndpoint(t *testing.T) {
 	routes := []replay.Route{{Model: "judge-later", Call: 1, Shape: "no_usage"}, {Model: "judge-later", Call: 2, Shape: "no_usage"}}
-	for k := 3; k <= 10; k++ {
-		routes = append(routes, replay.Route{Model: "judge-later", Call: k, Shape: "openai_429_insufficient_quota"})
+	routes = append(routes, replay.Route{Model: "judge-out", Call: 1, Shape: "no_usage"})
+	for k := 2; k <= 10; k++ {
+		routes = append(routes, replay.Route{Model: "judge-later", Call: k + 1, Shape: "openai_429_insufficient_quota"},
+			replay.Route{Model: "judge-out", Call: k, Shape: "openai_429_insufficient_quota"})
 	}
 	srv, err := replay.StartRecorded(replay.Options{Routes: routes})
 	if err != nil {
@@ -241,6 +251,14 @@ func TestJudgePreflightsItsEndpoint(t *testing.T) {
 		t.Errorf("verdicts kept: %q (%v), want 1", b, err)
 	}
 	t.Logf("judge stopped mid-way:\n%s", stderr)
+	// Out of credit at the first attempt after the preflight: the verdicts an earlier bench judge wrote stay.
+	_, stderr, code = bench(t, "judge", dir, "--judge", "llm", "--judge-model", "openai:judge-out", "--judge-base-url", srv.URL())
+	if code != 3 || !strings.Contains(stderr, "after 0 verdict(s)") {
+		t.Errorf("credit out at the first attempt: exit %d, stderr:\n%s", code, stderr)
+	}
+	if b2, err := os.ReadFile(results.VerdictsPath(dir, "llm")); err != nil || string(b2) != string(b) {
+		t.Errorf("verdicts after a stop at the first attempt: %q (%v), want the earlier %q", b2, err, b)
+	}
 }
 
 // seedServer rejects every request carrying a seed with OpenAI's 400 for an unsupported parameter, answers the
