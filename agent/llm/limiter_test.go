@@ -23,16 +23,22 @@ import (
 const rateLimitBody = `{"error":{"message":"Rate limit reached for 10KTPM-200RPM in organization org-OASFC7k1Ff5IzueeLArhQtnT on tokens per min. Limit: 10000 / min. Please try again in 6ms. Contact us through our help center at help.openai.com if you continue to have issues.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`
 
 // freshLimiter is SharedLimiter for a key no earlier test (or -count run) has used.
-// runWorkers runs workers goroutines each making calls calls to url through client, and waits for them; a
-// failed call is a test error and ends its worker.
+// runWorkers runs workers goroutines that share workers×calls calls to url through client (each takes the next
+// call from a common count, as the runner's workers take attempts), and waits for them; a failed call is a test
+// error and ends its worker. Sharing matters to the barrier tests: while calls remain, every worker has one to
+// send, so the server can hold min(cap, calls left) requests at once whatever order the scheduler runs them in
+// (with a fixed share per worker, workers that finished early left fewer senders than calls and the barrier waited
+// forever).
 func runWorkers(t *testing.T, client *http.Client, url string, workers, calls int) {
 	t.Helper()
 	var wg sync.WaitGroup
+	var taken atomic.Int64
+	total := int64(workers * calls)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range calls {
+			for taken.Add(1) <= total {
 				if _, err := call(t, client, url); err != nil {
 					t.Error(err)
 					return
