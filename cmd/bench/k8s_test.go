@@ -708,7 +708,8 @@ func TestDockerfileMatchesMakefile(t *testing.T) {
 	if gov == nil || !strings.HasPrefix(stages[0].from, "golang:"+string(gov[1])+"-") {
 		t.Errorf("build stage FROM %s, go.mod says go %s", stages[0].from, gov[1])
 	}
-	// Debian releases and their nodejs major version (Debian's package pages); the driver's engines say ≥ 20.
+	// Debian releases and their nodejs major version (https://packages.debian.org/src:nodejs: bookworm 18.20,
+	// trixie 20.19); playwright-core 1.64.1's engines say node >= 20.
 	nodeOf := map[string]int{"bookworm": 18, "trixie": 20}
 	rt := stages[1]
 	codename, ok := strings.CutPrefix(rt.from, "debian:")
