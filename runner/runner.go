@@ -38,8 +38,20 @@ type Options struct {
 	Retries int
 	// Shard selects part of the plan.
 	Shard Shard
-	// Browser settings.
+	// Browser settings: the driver folder and Chromium binary (browser.DriverOptions, LaunchOptions), or
+	// BrowserEndpoint, a remote Playwright browser server's ws:// or wss:// URL (nothing is launched locally then).
 	DriverDir, Chromium, BrowserEndpoint string
+	// BrowserHeaders are HTTP headers sent with every connect to BrowserEndpoint (an Authorization token of a
+	// hosted pool). Their values are secrets: the manifest records their names only, and they appear in no
+	// record, log line or error the runner writes.
+	BrowserHeaders map[string]string
+	// BrowserConnectTimeout bounds one connect to BrowserEndpoint (0: browser.DefaultConnectTimeout, 30 s).
+	BrowserConnectTimeout time.Duration
+	// BrowserReconnect is how long a worker keeps trying to reconnect to BrowserEndpoint when a connect fails
+	// (a server restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to 5 s between tries, before the
+	// attempt is an infrastructure error (recorded, retried as such). 0: DefaultBrowserReconnect; negative: one
+	// try.
+	BrowserReconnect time.Duration
 	// ActionTimeout per browser action (default 5 s).
 	ActionTimeout time.Duration
 	// Screenshots keeps screenshots after each step (for the llm judge) and writes the last ones to the run dir.
@@ -59,6 +71,10 @@ type Options struct {
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
 	Trace bool
 }
+
+// DefaultBrowserReconnect is Options.BrowserReconnect's default: how long a worker keeps reconnecting to a
+// remote browser server that went away before its attempt counts as an infrastructure error.
+const DefaultBrowserReconnect = 60 * time.Second
 
 // EndpointError is what Run returns when a model endpoint answered with an error class that stops the whole
 // run (llm.ErrorClass.Fatal: config — a mistyped model name, a base URL without /v1, an invalid request;
@@ -180,6 +196,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	} else if ctx.Err() != nil {
 		sum.Stopped = "interrupted"
 	}
+	man.Browser = sc.browserInfo()
 	finishManifest(w, man, sum)
 	var ee *EndpointError
 	if errors.As(context.Cause(ctx), &ee) {
@@ -272,6 +289,37 @@ type scheduler struct {
 
 	mu    sync.Mutex
 	spent atomic.Uint64 // micro-dollars
+
+	bmu      sync.Mutex
+	launches int
+	versions []string
+}
+
+// launched counts a browser a worker launched or connected, and its version.
+func (sc *scheduler) launched(b *browser.Browser) {
+	v := b.Version()
+	sc.bmu.Lock()
+	defer sc.bmu.Unlock()
+	sc.launches++
+	if v != "" && !slices.Contains(sc.versions, v) {
+		sc.versions = append(sc.versions, v)
+	}
+}
+
+// browserInfo is the manifest's browser section for this invocation.
+func (sc *scheduler) browserInfo() *results.BrowserInfo {
+	sc.bmu.Lock()
+	defer sc.bmu.Unlock()
+	bi := &results.BrowserInfo{Launches: sc.launches, Versions: slices.Clone(sc.versions)}
+	if sc.opts.BrowserEndpoint != "" {
+		bi.Remote = true
+		bi.Endpoint = browser.RedactEndpoint(sc.opts.BrowserEndpoint)
+		for k := range sc.opts.BrowserHeaders {
+			bi.Headers = append(bi.Headers, k)
+		}
+		slices.Sort(bi.Headers)
+	}
+	return bi
 }
 
 // run schedules todo on min(Workers, len(todo)) workers and waits for them.
@@ -280,7 +328,7 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 	p := pool.New().WithErrors().WithContext(ctx)
 	for range min(sc.opts.Workers, len(todo)) {
 		p.Go(func(ctx context.Context) error {
-			wk := &worker{drv: sc.drv, opts: sc.opts}
+			wk := &worker{drv: sc.drv, opts: sc.opts, launched: sc.launched}
 			defer wk.close()
 			for a := range jobs {
 				if ctx.Err() != nil {
@@ -372,27 +420,55 @@ func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
 		cfg: agent.Config{MaxSteps: v.MaxSteps, Timeout: v.Timeout, SystemPrompt: prompt, Hooks: hooks}}, nil
 }
 
-// worker owns one browser; it relaunches it after a crash.
+// worker owns one browser; it relaunches it after a crash, or reconnects to a remote server that went away.
 type worker struct {
-	drv  *browser.Driver
-	b    *browser.Browser
-	opts Options
+	drv      *browser.Driver
+	b        *browser.Browser
+	opts     Options
+	launched func(*browser.Browser)
 }
 
-func (wk *worker) browser() (*browser.Browser, error) {
+// browser returns the worker's browser, launching or connecting a new one when there is none or it is no
+// longer connected (a crash, a lost server). A remote connect that fails is tried again for
+// Options.BrowserReconnect (not on a version mismatch, which no retry fixes), or until ctx ends.
+func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 	if wk.b != nil && wk.b.IsConnected() {
 		return wk.b, nil
 	}
 	if wk.b != nil {
 		_ = wk.b.Close()
+		wk.b = nil
 	}
-	b, err := wk.drv.Launch(browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true,
-		Endpoint: wk.opts.BrowserEndpoint, Args: wk.opts.BrowserArgs})
-	if err != nil {
-		return nil, err
+	lo := browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true, Endpoint: wk.opts.BrowserEndpoint,
+		Headers: wk.opts.BrowserHeaders, ConnectTimeout: wk.opts.BrowserConnectTimeout, Args: wk.opts.BrowserArgs}
+	window := wk.opts.BrowserReconnect
+	if window == 0 {
+		window = DefaultBrowserReconnect
 	}
-	wk.b = b
-	return b, nil
+	deadline := time.Now().Add(window)
+	wait := 250 * time.Millisecond
+	for tries := 1; ; tries++ {
+		b, err := wk.drv.Launch(lo)
+		if err == nil {
+			wk.b = b
+			if wk.launched != nil {
+				wk.launched(b)
+			}
+			return b, nil
+		}
+		if lo.Endpoint == "" || errors.Is(err, browser.ErrVersionMismatch) || time.Now().Add(wait).After(deadline) {
+			if tries > 1 {
+				err = fmt.Errorf("%d connects in %s: %w", tries, window, err)
+			}
+			return nil, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, err
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
 }
 
 func (wk *worker) close() {
@@ -461,7 +537,7 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		return infra(fmt.Errorf("open environment: %w", err))
 	}
 	defer env.Close(context.Background())
-	b, err := wk.browser()
+	b, err := wk.browser(ctx)
 	if err != nil {
 		return infra(fmt.Errorf("launch browser: %w", err))
 	}
