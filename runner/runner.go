@@ -144,6 +144,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	}
 	var agents map[string]*agentFor
 	var endpoints []results.Endpoint
+	var drv *browser.Driver
 	if len(todo) > 0 {
 		var stopAgents func()
 		agents, stopAgents, err = startAgents(plan, suite)
@@ -154,6 +155,15 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		// The preflight comes before anything is written: a run stopped by it leaves no record, no manifest and
 		// no new directory, so the fixed command (another model name, base URL or key) starts afresh there.
 		if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
+			return nil, err
+		}
+		if drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
+			return nil, err
+		}
+		defer drv.Stop()
+		// A remote browser server is checked before anything is written, as a model endpoint is: a wrong URL,
+		// header or Playwright version would fail every attempt.
+		if err := checkRemote(drv, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -178,12 +188,6 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		finishManifest(w, man, sum)
 		return sum, nil
 	}
-	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
-	if err != nil {
-		return nil, err
-	}
-	defer drv.Stop()
-
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	prog := newProgress(opts.Log, len(todo), sum.Skipped)
@@ -209,6 +213,36 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return sum, context.Canceled
 	}
 	return sum, nil
+}
+
+// BrowserError is what Run returns when the remote browser server (Options.BrowserEndpoint) refused or failed
+// the connect made before the run starts; nothing is written then (no manifest, no record).
+type BrowserError struct {
+	// Err is browser.Driver.Launch's error: the redacted endpoint, what went wrong and the fix; it wraps
+	// browser.ErrVersionMismatch when the server runs another Playwright version.
+	Err error
+}
+
+// Error says the run did not start and why.
+func (e *BrowserError) Error() string {
+	return "remote browser server: " + e.Err.Error() + "\nthe run did not start: nothing was written"
+}
+
+// Unwrap returns Err.
+func (e *BrowserError) Unwrap() error { return e.Err }
+
+// checkRemote connects once to opts.BrowserEndpoint (when set) and closes the connection.
+func checkRemote(drv *browser.Driver, opts Options) error {
+	if opts.BrowserEndpoint == "" {
+		return nil
+	}
+	b, err := drv.Launch(browser.LaunchOptions{Endpoint: opts.BrowserEndpoint, Headers: opts.BrowserHeaders,
+		ConnectTimeout: opts.BrowserConnectTimeout})
+	if err != nil {
+		return &BrowserError{Err: err}
+	}
+	_ = b.Close()
+	return nil
 }
 
 // remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in

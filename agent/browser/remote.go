@@ -42,6 +42,9 @@ import (
 // DefaultConnectTimeout bounds one connect to a remote browser server when LaunchOptions.ConnectTimeout is 0.
 const DefaultConnectTimeout = 30 * time.Second
 
+// DriverVersion is the playwright-core version of the driver this package runs (and a browser server must run).
+const DriverVersion = pinnedCoreVersion
+
 // DriverVersionRule is the version rule of remote browsers, as error messages and docs state it.
 const DriverVersionRule = "client and server must be the same Playwright version: this bench's driver is " +
 	"playwright-core " + pinnedCoreVersion + " (playwright-go v0.6401.0), so the browser server must run " +
@@ -167,12 +170,14 @@ func (d *Driver) connect(o LaunchOptions) (*Browser, error) {
 		if m := clientVersionRe.FindStringSubmatch(msg); m != nil {
 			client = m[1]
 		}
+		said := strings.TrimSpace(strings.SplitN(msg, "\n", 2)[0])
 		return nil, &redactedError{is: ErrVersionMismatch, text: fmt.Sprintf("browser: the Playwright browser "+
-			"server %s runs %s, this bench's driver is playwright-core %s (client version as the server saw it: "+
-			"%s): %s. Fix: start the server with playwright-core %s — `node .cache/driver/node_modules/"+
-			"playwright-core/cli.js launch-server --browser chromium --config FILE.json` after `make setup`, or "+
-			"the pool's Playwright %s image — or use a bench built for the server's version. The server said: %s",
-			red, server, pinnedCoreVersion, client, DriverVersionRule, pinnedCoreVersion, pinnedCoreVersion, msg)}
+			"server %s runs %s and this bench's driver is playwright-core %s (the server saw client %s): %s. "+
+			"Fix: start the server with playwright-core %s — `node .cache/driver/node_modules/playwright-core/"+
+			"cli.js launch-server --browser chromium --config FILE.json` after `make setup`, or the pool's "+
+			"Playwright %s image —, or run a bench whose playwright-go matches the server. The server said: %s "+
+			"(Playwright version mismatch)", red, server, pinnedCoreVersion, client, DriverVersionRule,
+			pinnedCoreVersion, pinnedCoreVersion, said)}
 	}
 	return nil, &redactedError{text: fmt.Sprintf("browser: could not connect to the Playwright browser server %s "+
 		"within %s (is it running and reachable, are the --browser-header values right, and is it Playwright %s?): %s",
