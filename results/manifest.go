@@ -29,8 +29,9 @@ type Manifest struct {
 	GoVersion  string `json:"go_version"`
 	Playwright string `json:"playwright_version,omitempty"`
 	Chromium   string `json:"chromium_version,omitempty"`
-	// Browser says where the attempts' browsers came from: launched here, or a remote Playwright browser server
-	// (absent in manifests written before it existed, and while a run has not connected any browser yet).
+	// Browser says where the attempts' browsers came from: launched here, or a remote Playwright browser server.
+	// Written at the start for a remote browser (no launch counted yet), completed at the end of the run; absent
+	// in manifests written before it existed and in a local run that has not ended.
 	Browser *BrowserInfo `json:"browser,omitempty"`
 	// Host is the machine's host name.
 	Host string `json:"host"`

@@ -53,6 +53,10 @@ func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []resul
 		Webbench: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Playwright: playwrightVersion(),
 		Chromium: chromiumVersion(opts), Host: host, StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Shard: opts.Shard.String(), Endpoints: endpoints}
+	if opts.BrowserEndpoint != "" {
+		// Remote from the start (no browser connected yet); the end of the run completes it.
+		m.Browser = browserInfo(opts, 0, nil)
+	}
 	if prev != nil && len(prev.Records) > 0 {
 		if old, err := results.ReadManifest(w.Dir()); err == nil {
 			if old.StartedAt != "" {

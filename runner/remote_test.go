@@ -106,30 +106,13 @@ func newGateway(t *testing.T, backend, auth, token string) *gateway {
 }
 
 // startBrowserServer starts a browser server with the project's driver on port (0: a free one).
-func startBrowserServer(t *testing.T, port int, out *syncBuffer) *browser.Server {
+func startBrowserServer(t *testing.T, port int, out *lockedBuffer) *browser.Server {
 	t.Helper()
 	srv, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: "/pw", Output: out})
 	if err != nil {
 		t.Fatalf("browser server: %v\n%s", err, out.String())
 	}
 	return srv
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRemoteBrowserServer runs six Zoo tasks (reps 1, scripted policy, 2 workers) against a browser server
@@ -148,7 +131,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 	}
 	const authValue = "Bearer s3cret-header-value-0a1b2c"
 	const token = "s3cret-query-token-9z8y7x"
-	serverOut := &syncBuffer{}
+	serverOut := &lockedBuffer{}
 	srv := startBrowserServer(t, 0, serverOut)
 	port := srv.Port()
 	var mu sync.Mutex
@@ -218,7 +201,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	logBuf := &syncBuffer{}
+	logBuf := &lockedBuffer{}
 	// A local launch would fail (no such Chromium): every browser must come from the server.
 	sum, err := Run(context.Background(), plan, hs, Options{OutDir: dir, Workers: 2, Retries: 2, Log: logBuf,
 		Chromium: "/nonexistent/chromium", BrowserEndpoint: endpoint,

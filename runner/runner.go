@@ -340,15 +340,21 @@ func (sc *scheduler) launched(b *browser.Browser) {
 	}
 }
 
-// browserInfo is the manifest's browser section for this invocation.
+// browserInfo is the manifest's browser section for this invocation so far.
 func (sc *scheduler) browserInfo() *results.BrowserInfo {
 	sc.bmu.Lock()
 	defer sc.bmu.Unlock()
-	bi := &results.BrowserInfo{Launches: sc.launches, Versions: slices.Clone(sc.versions)}
-	if sc.opts.BrowserEndpoint != "" {
+	return browserInfo(sc.opts, sc.launches, sc.versions)
+}
+
+// browserInfo is the manifest's browser section of opts after launches launches or connects that reported
+// versions.
+func browserInfo(opts Options, launches int, versions []string) *results.BrowserInfo {
+	bi := &results.BrowserInfo{Launches: launches, Versions: slices.Clone(versions)}
+	if opts.BrowserEndpoint != "" {
 		bi.Remote = true
-		bi.Endpoint = browser.RedactEndpoint(sc.opts.BrowserEndpoint)
-		for k := range sc.opts.BrowserHeaders {
+		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
+		for k := range opts.BrowserHeaders {
 			bi.Headers = append(bi.Headers, k)
 		}
 		slices.Sort(bi.Headers)

@@ -10,12 +10,13 @@ package browser
 //   - BrowserType.connect (https://playwright.dev/docs/api/class-browsertype#browser-type-connect): options
 //     headers (sent with the WebSocket upgrade request), timeout (ms, 0 = none), exposeNetwork, slowMo;
 //     playwright-go's BrowserTypeConnectOptions{Headers, Timeout, ExposeNetwork, SlowMo}.
-//   - Version rule: "the major and minor version of the Playwright instance that connects needs to match the
-//     version of Playwright that launches the browser" (same page; microsoft/playwright#16129 and the docs PR
-//     #16134: match the patch too). The server checks the client's User-Agent "Playwright/X.Y.Z" and answers the
-//     upgrade with `428 Precondition Required` and a box reading "Playwright version mismatch: - server version:
-//     vA.B - client version: vC.D" (microsoft/playwright#27585, playwrightServer.ts
-//     userAgentVersionMatchesErrorMessage; reported e.g. in microsoft/playwright-mcp#7).
+//   - Version rule: when connecting to a browser launched via launchServer, "the major and minor version needs
+//     to match the client version (1.2.3 → is compatible with 1.2.x)" (same page; the Python and Java pages
+//     say it of "the Playwright instance that connects"); in microsoft/playwright#16129 a maintainer recommends
+//     matching the patch version too (docs PR microsoft/playwright#16134). The server checks the client's
+//     User-Agent "Playwright/X.Y.Z" and answers the upgrade with `428 Precondition Required` and a box reading
+//     "Playwright version mismatch: - server version: vA.B - client version: vC.D" (microsoft/playwright#27585,
+//     playwrightServer.ts userAgentVersionMatchesErrorMessage; reported e.g. in microsoft/playwright-mcp#7).
 //   - The client that connects is the local driver (node cli.js run-driver, playwright-core 1.64.1 for
 //     playwright-go v0.6401.0): it sends the User-Agent, then the connect's headers on top (a header named
 //     User-Agent replaces it).
@@ -205,7 +206,10 @@ type ServerOptions struct {
 // Server is a Playwright browser server started by StartServer: Node.js running the driver's
 // playwright-core `chromium.launchServer` with Chromium headless.
 type Server struct {
-	cmd        *exec.Cmd
+	cmd *exec.Cmd
+	// stdin stays open while the server should run (a finalizer would close it, and the server stop, if it
+	// were dropped).
+	stdin      io.WriteCloser
 	endpoint   string
 	browserPID int
 	done       chan struct{}
@@ -261,7 +265,6 @@ func StartServer(o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = stdin // kept open for the server's lifetime: its end tells the server its parent is gone
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -269,7 +272,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("browser: start the browser server (%s): %w", node, err)
 	}
-	s := &Server{cmd: cmd, done: make(chan struct{})}
+	s := &Server{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 	line, rerr := bufio.NewReader(out).ReadString('\n')
 	var hello struct {
 		WSEndpoint string `json:"wsEndpoint"`

@@ -160,4 +160,16 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 	if _, err := os.Stat(dir2); err == nil {
 		t.Errorf("%s was created by a run refused before it started", dir2)
 	}
+
+	// The gateway refuses a connect without the header: infrastructure (exit 3), before anything is written.
+	stdout, stderr, code = benchEnv(t, env, "run", "--suite", "zoo", "--tasks", "shop-qa-hero-hoodie-sku",
+		"--out", dir2, "--browser-endpoint", endpoint, "--browser-connect-timeout", "10s")
+	if code != 3 || !strings.Contains(stderr, "could not connect") || !strings.Contains(stderr, "?token=REDACTED") ||
+		!strings.Contains(stderr, "nothing was written") {
+		t.Errorf("refused connect: exit %d, want 3 and the redacted endpoint\n%s", code, stderr)
+	}
+	leaks("the refused connect's output", stdout+stderr)
+	if _, err := os.Stat(dir2); err == nil {
+		t.Errorf("%s was created by a run refused before it started", dir2)
+	}
 }
