@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"webbench/agent/browser"
 	"webbench/results"
@@ -317,5 +319,39 @@ func TestRemoteBrowserServer(t *testing.T) {
 		if strings.Contains(logBuf.String(), s) {
 			t.Errorf("the run log holds the secret %q", s)
 		}
+	}
+}
+
+// TestWorkerReconnectWindow: a worker whose remote browser server is not there keeps connecting for
+// Options.BrowserReconnect (0.25 s, then doubling, between tries), then returns the connect error with the
+// count of tries; a negative window is one try.
+func TestWorkerReconnectWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test (needs the driver)")
+	}
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Stop()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "ws://" + l.Addr().String() + "/pw"
+	l.Close()
+	wk := &worker{drv: drv, opts: Options{BrowserEndpoint: closed, BrowserReconnect: 3 * time.Second,
+		BrowserConnectTimeout: 2 * time.Second}}
+	_, err = wk.browser(context.Background())
+	var n int
+	if err == nil {
+		t.Fatal("connected to a closed port")
+	}
+	if _, serr := fmt.Sscanf(err.Error(), "%d connects in 3s", &n); serr != nil || n < 2 {
+		t.Errorf("3 s window: %v, want ≥ 2 connects", err)
+	}
+	wk.opts.BrowserReconnect = -1
+	if _, err = wk.browser(context.Background()); err == nil || strings.Contains(err.Error(), "connects in") {
+		t.Errorf("one try: %v", err)
 	}
 }

@@ -94,7 +94,7 @@ func (f *runFlags) register(c *cobra.Command) {
 		"$VAR (repeatable; keeps tokens out of shell history and the process list)")
 	c.Flags().DurationVar(&f.connectTimeout, "browser-connect-timeout", browser.DefaultConnectTimeout, "bound of one connect to --browser-endpoint")
 	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long a worker keeps "+
-		"reconnecting to a lost --browser-endpoint before its attempt is an infrastructure error (retried per --retries)")
+		"reconnecting to a lost --browser-endpoint before its attempt is an infrastructure error (retried per --retries; 0: one try)")
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
 	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
 	f.req.register(c)
@@ -128,13 +128,17 @@ func (f *runFlags) options() (runner.Options, error) {
 	if err != nil {
 		return runner.Options{}, err
 	}
+	reconnect := f.reconnect
+	if reconnect <= 0 {
+		reconnect = -1 // one try (runner.Options' 0 is the default window)
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
 		Chromium: f.chromium, BrowserEndpoint: f.wsURL, BrowserHeaders: headers, BrowserConnectTimeout: f.connectTimeout,
-		BrowserReconnect: f.reconnect, MaxCostUSD: f.maxCost, Screenshots: f.screenshots, Trace: f.trace,
+		BrowserReconnect: reconnect, MaxCostUSD: f.maxCost, Screenshots: f.screenshots, Trace: f.trace,
 		DisableEvaluate: f.noEvaluate}, nil
 }
 
