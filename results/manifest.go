@@ -57,6 +57,8 @@ type BrowserInfo struct {
 	// Endpoint is the server's URL with its credentials (user info) and query values replaced by "REDACTED"
 	// (browser.RedactEndpoint); "" for a local launch.
 	Endpoint string `json:"endpoint,omitempty"`
+	// ExposeNetwork is the connect's exposeNetwork rules (--browser-expose-network), "" when none.
+	ExposeNetwork string `json:"expose_network,omitempty"`
 	// Headers are the names, never the values, of the HTTP headers sent with the connect request
 	// (--browser-header, --browser-header-env), sorted.
 	Headers []string `json:"headers,omitempty"`

@@ -45,6 +45,10 @@ type Options struct {
 	// hosted pool). Their values are secrets: the manifest records their names only, and they appear in no
 	// record, log line or error the runner writes.
 	BrowserHeaders map[string]string
+	// BrowserExposeNetwork is Playwright's connect option exposeNetwork (browser.LaunchOptions.ExposeNetwork):
+	// "<loopback>" lets a browser server on another machine reach the Zoo on this machine's loopback, through
+	// the connection (servers in `playwright run-server` mode; launchServer ignores it).
+	BrowserExposeNetwork string
 	// BrowserConnectTimeout bounds one connect to BrowserEndpoint (0: browser.DefaultConnectTimeout, 30 s).
 	BrowserConnectTimeout time.Duration
 	// BrowserReconnect is how long a worker keeps trying to reconnect to BrowserEndpoint when a connect fails
@@ -237,7 +241,7 @@ func checkRemote(drv *browser.Driver, opts Options) error {
 		return nil
 	}
 	b, err := drv.Launch(browser.LaunchOptions{Endpoint: opts.BrowserEndpoint, Headers: opts.BrowserHeaders,
-		ConnectTimeout: opts.BrowserConnectTimeout})
+		ExposeNetwork: opts.BrowserExposeNetwork, ConnectTimeout: opts.BrowserConnectTimeout})
 	if err != nil {
 		return &BrowserError{Err: err}
 	}
@@ -354,6 +358,7 @@ func browserInfo(opts Options, launches int, versions []string) *results.Browser
 	if opts.BrowserEndpoint != "" {
 		bi.Remote = true
 		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
+		bi.ExposeNetwork = opts.BrowserExposeNetwork
 		for k := range opts.BrowserHeaders {
 			bi.Headers = append(bi.Headers, k)
 		}
@@ -480,7 +485,8 @@ func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 		wk.b = nil
 	}
 	lo := browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true, Endpoint: wk.opts.BrowserEndpoint,
-		Headers: wk.opts.BrowserHeaders, ConnectTimeout: wk.opts.BrowserConnectTimeout, Args: wk.opts.BrowserArgs}
+		Headers: wk.opts.BrowserHeaders, ExposeNetwork: wk.opts.BrowserExposeNetwork,
+		ConnectTimeout: wk.opts.BrowserConnectTimeout, Args: wk.opts.BrowserArgs}
 	window := wk.opts.BrowserReconnect
 	if window == 0 {
 		window = DefaultBrowserReconnect

@@ -248,6 +248,11 @@ type LaunchOptions struct {
 	// `headers`: e.g. an Authorization token of a hosted browser pool). Their values are secrets: they appear in
 	// no error this package returns.
 	Headers map[string]string
+	// ExposeNetwork is Playwright's connect option exposeNetwork: comma-separated host rules ("<loopback>",
+	// "*.internal", "*") whose connections the remote browser makes through this client (tunnelled over the
+	// connection), so a server on another machine reaches e.g. the Zoo on this machine's loopback. Servers in
+	// `playwright run-server` mode honour it; a BrowserType.launchServer server ignores it.
+	ExposeNetwork string
 	// ConnectTimeout bounds one connect to Endpoint (Playwright's connect option `timeout`); 0 means
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration

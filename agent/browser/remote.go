@@ -158,6 +158,9 @@ func (d *Driver) connect(o LaunchOptions) (*Browser, error) {
 	if len(o.Headers) > 0 {
 		opts.Headers = o.Headers
 	}
+	if o.ExposeNetwork != "" {
+		opts.ExposeNetwork = playwright.String(o.ExposeNetwork)
+	}
 	b, err := d.pw.Chromium.Connect(o.Endpoint, opts)
 	if err == nil {
 		return &Browser{b: b, remote: true}, nil

@@ -34,6 +34,7 @@ func TestBrowserHeaderFlags(t *testing.T) {
 		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-header-env", "Authorization=WB_TEST_UNSET_VAR"},
 			"$WB_TEST_UNSET_VAR is unset or empty"},
 		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-connect-timeout", "0s"}, "must be positive"},
+		{[]string{"--browser-expose-network", "<loopback>"}, "--browser-expose-network needs --browser-endpoint"},
 	} {
 		for _, cmd := range [][]string{{"run", "--dry-run"}, {"ablate", "suites/zoo/ablations/demo.yaml", "--dry-run"}} {
 			_, stderr, code := benchEnv(t, []string{"WB_TEST_POOL_AUTH=" + secret}, append(cmd, c.args...)...)

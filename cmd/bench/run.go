@@ -68,6 +68,7 @@ type runFlags struct {
 	workers, retries           int
 	out, shard                 string
 	driverDir, chromium, wsURL string
+	exposeNetwork              string
 	browserHeaders             []string
 	browserHeaderEnv           []string
 	connectTimeout, reconnect  time.Duration
@@ -92,6 +93,9 @@ func (f *runFlags) register(c *cobra.Command) {
 		"--browser-endpoint (repeatable); the value is a secret, recorded nowhere")
 	c.Flags().StringArrayVar(&f.browserHeaderEnv, "browser-header-env", nil, "'Name=VAR': send header Name with the value of "+
 		"$VAR (repeatable; keeps tokens out of shell history and the process list)")
+	c.Flags().StringVar(&f.exposeNetwork, "browser-expose-network", "", "Playwright's exposeNetwork rules for "+
+		"--browser-endpoint, e.g. '<loopback>': the remote browser reaches these hosts through this machine (the Zoo "+
+		"on its loopback); honoured by `playwright run-server` servers, ignored by launchServer ones")
 	c.Flags().DurationVar(&f.connectTimeout, "browser-connect-timeout", browser.DefaultConnectTimeout, "bound of one connect to --browser-endpoint")
 	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long a worker keeps "+
 		"reconnecting to a lost --browser-endpoint before its attempt is an infrastructure error (retried per --retries; 0: one try)")
@@ -128,6 +132,9 @@ func (f *runFlags) options() (runner.Options, error) {
 	if err != nil {
 		return runner.Options{}, err
 	}
+	if f.exposeNetwork != "" && f.wsURL == "" {
+		return runner.Options{}, usageErr("--browser-expose-network needs --browser-endpoint")
+	}
 	reconnect := f.reconnect
 	if reconnect <= 0 {
 		reconnect = -1 // one try (runner.Options' 0 is the default window)
@@ -137,8 +144,9 @@ func (f *runFlags) options() (runner.Options, error) {
 		out = filepath.Join("runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
-		Chromium: f.chromium, BrowserEndpoint: f.wsURL, BrowserHeaders: headers, BrowserConnectTimeout: f.connectTimeout,
-		BrowserReconnect: reconnect, MaxCostUSD: f.maxCost, Screenshots: f.screenshots, Trace: f.trace,
+		Chromium: f.chromium, BrowserEndpoint: f.wsURL, BrowserHeaders: headers, BrowserExposeNetwork: f.exposeNetwork,
+		BrowserConnectTimeout: f.connectTimeout,
+		BrowserReconnect:      reconnect, MaxCostUSD: f.maxCost, Screenshots: f.screenshots, Trace: f.trace,
 		DisableEvaluate: f.noEvaluate}, nil
 }
 
