@@ -38,8 +38,24 @@ type Options struct {
 	Retries int
 	// Shard selects part of the plan.
 	Shard Shard
-	// Browser settings.
+	// Browser settings: the driver folder and Chromium binary (browser.DriverOptions, LaunchOptions), or
+	// BrowserEndpoint, a remote Playwright browser server's ws:// or wss:// URL (nothing is launched locally then).
 	DriverDir, Chromium, BrowserEndpoint string
+	// BrowserHeaders are HTTP headers sent with every connect to BrowserEndpoint (an Authorization token of a
+	// hosted pool). Their values are secrets: the manifest records their names only, and they appear in no
+	// record, log line or error the runner writes.
+	BrowserHeaders map[string]string
+	// BrowserExposeNetwork is Playwright's connect option exposeNetwork (browser.LaunchOptions.ExposeNetwork):
+	// "<loopback>" lets a browser server on another machine reach the Zoo on this machine's loopback, through
+	// the connection (servers in `playwright run-server` mode; launchServer ignores it).
+	BrowserExposeNetwork string
+	// BrowserConnectTimeout bounds one connect to BrowserEndpoint (0: browser.DefaultConnectTimeout, 30 s).
+	BrowserConnectTimeout time.Duration
+	// BrowserReconnect is how long a worker keeps trying to reconnect to BrowserEndpoint when a connect fails
+	// (a server restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to 5 s between tries, before the
+	// attempt is an infrastructure error (recorded, retried as such). 0: DefaultBrowserReconnect; negative: one
+	// try.
+	BrowserReconnect time.Duration
 	// ActionTimeout per browser action (default 5 s).
 	ActionTimeout time.Duration
 	// Screenshots keeps screenshots after each step (for the llm judge) and writes the last ones to the run dir.
@@ -59,6 +75,10 @@ type Options struct {
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
 	Trace bool
 }
+
+// DefaultBrowserReconnect is Options.BrowserReconnect's default: how long a worker keeps reconnecting to a
+// remote browser server that went away before its attempt counts as an infrastructure error.
+const DefaultBrowserReconnect = 60 * time.Second
 
 // EndpointError is what Run returns when a model endpoint answered with an error class that stops the whole
 // run (llm.ErrorClass.Fatal: config — a mistyped model name, a base URL without /v1, an invalid request;
@@ -128,6 +148,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	}
 	var agents map[string]*agentFor
 	var endpoints []results.Endpoint
+	var drv *browser.Driver
 	if len(todo) > 0 {
 		var stopAgents func()
 		agents, stopAgents, err = startAgents(plan, suite)
@@ -138,6 +159,15 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		// The preflight comes before anything is written: a run stopped by it leaves no record, no manifest and
 		// no new directory, so the fixed command (another model name, base URL or key) starts afresh there.
 		if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
+			return nil, err
+		}
+		if drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
+			return nil, err
+		}
+		defer drv.Stop()
+		// A remote browser server is checked before anything is written, as a model endpoint is: a wrong URL,
+		// header or Playwright version would fail every attempt.
+		if err := checkRemote(drv, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -162,12 +192,6 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		finishManifest(w, man, sum)
 		return sum, nil
 	}
-	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
-	if err != nil {
-		return nil, err
-	}
-	defer drv.Stop()
-
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	prog := newProgress(opts.Log, len(todo), sum.Skipped)
@@ -180,6 +204,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	} else if ctx.Err() != nil {
 		sum.Stopped = "interrupted"
 	}
+	man.Browser = sc.browserInfo()
 	finishManifest(w, man, sum)
 	var ee *EndpointError
 	if errors.As(context.Cause(ctx), &ee) {
@@ -192,6 +217,36 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return sum, context.Canceled
 	}
 	return sum, nil
+}
+
+// BrowserError is what Run returns when the remote browser server (Options.BrowserEndpoint) refused or failed
+// the connect made before the run starts; nothing is written then (no manifest, no record).
+type BrowserError struct {
+	// Err is browser.Driver.Launch's error: the redacted endpoint, what went wrong and the fix; it wraps
+	// browser.ErrVersionMismatch when the server runs another Playwright version.
+	Err error
+}
+
+// Error says the run did not start and why.
+func (e *BrowserError) Error() string {
+	return "remote browser server: " + e.Err.Error() + "\nthe run did not start: nothing was written"
+}
+
+// Unwrap returns Err.
+func (e *BrowserError) Unwrap() error { return e.Err }
+
+// checkRemote connects once to opts.BrowserEndpoint (when set) and closes the connection.
+func checkRemote(drv *browser.Driver, opts Options) error {
+	if opts.BrowserEndpoint == "" {
+		return nil
+	}
+	b, err := drv.Launch(browser.LaunchOptions{Endpoint: opts.BrowserEndpoint, Headers: opts.BrowserHeaders,
+		ExposeNetwork: opts.BrowserExposeNetwork, ConnectTimeout: opts.BrowserConnectTimeout})
+	if err != nil {
+		return &BrowserError{Err: err}
+	}
+	_ = b.Close()
+	return nil
 }
 
 // remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
@@ -272,6 +327,44 @@ type scheduler struct {
 
 	mu    sync.Mutex
 	spent atomic.Uint64 // micro-dollars
+
+	bmu      sync.Mutex
+	launches int
+	versions []string
+}
+
+// launched counts a browser a worker launched or connected, and its version.
+func (sc *scheduler) launched(b *browser.Browser) {
+	v := b.Version()
+	sc.bmu.Lock()
+	defer sc.bmu.Unlock()
+	sc.launches++
+	if v != "" && !slices.Contains(sc.versions, v) {
+		sc.versions = append(sc.versions, v)
+	}
+}
+
+// browserInfo is the manifest's browser section for this invocation so far.
+func (sc *scheduler) browserInfo() *results.BrowserInfo {
+	sc.bmu.Lock()
+	defer sc.bmu.Unlock()
+	return browserInfo(sc.opts, sc.launches, sc.versions)
+}
+
+// browserInfo is the manifest's browser section of opts after launches launches or connects that reported
+// versions.
+func browserInfo(opts Options, launches int, versions []string) *results.BrowserInfo {
+	bi := &results.BrowserInfo{Launches: launches, Versions: slices.Clone(versions)}
+	if opts.BrowserEndpoint != "" {
+		bi.Remote = true
+		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
+		bi.ExposeNetwork = opts.BrowserExposeNetwork
+		for k := range opts.BrowserHeaders {
+			bi.Headers = append(bi.Headers, k)
+		}
+		slices.Sort(bi.Headers)
+	}
+	return bi
 }
 
 // run schedules todo on min(Workers, len(todo)) workers and waits for them.
@@ -280,7 +373,7 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 	p := pool.New().WithErrors().WithContext(ctx)
 	for range min(sc.opts.Workers, len(todo)) {
 		p.Go(func(ctx context.Context) error {
-			wk := &worker{drv: sc.drv, opts: sc.opts}
+			wk := &worker{drv: sc.drv, opts: sc.opts, launched: sc.launched}
 			defer wk.close()
 			for a := range jobs {
 				if ctx.Err() != nil {
@@ -372,27 +465,56 @@ func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
 		cfg: agent.Config{MaxSteps: v.MaxSteps, Timeout: v.Timeout, SystemPrompt: prompt, Hooks: hooks}}, nil
 }
 
-// worker owns one browser; it relaunches it after a crash.
+// worker owns one browser; it relaunches it after a crash, or reconnects to a remote server that went away.
 type worker struct {
-	drv  *browser.Driver
-	b    *browser.Browser
-	opts Options
+	drv      *browser.Driver
+	b        *browser.Browser
+	opts     Options
+	launched func(*browser.Browser)
 }
 
-func (wk *worker) browser() (*browser.Browser, error) {
+// browser returns the worker's browser, launching or connecting a new one when there is none or it is no
+// longer connected (a crash, a lost server). A remote connect that fails is tried again for
+// Options.BrowserReconnect (not on a version mismatch, which no retry fixes), or until ctx ends.
+func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 	if wk.b != nil && wk.b.IsConnected() {
 		return wk.b, nil
 	}
 	if wk.b != nil {
 		_ = wk.b.Close()
+		wk.b = nil
 	}
-	b, err := wk.drv.Launch(browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true,
-		Endpoint: wk.opts.BrowserEndpoint, Args: wk.opts.BrowserArgs})
-	if err != nil {
-		return nil, err
+	lo := browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true, Endpoint: wk.opts.BrowserEndpoint,
+		Headers: wk.opts.BrowserHeaders, ExposeNetwork: wk.opts.BrowserExposeNetwork,
+		ConnectTimeout: wk.opts.BrowserConnectTimeout, Args: wk.opts.BrowserArgs}
+	window := wk.opts.BrowserReconnect
+	if window == 0 {
+		window = DefaultBrowserReconnect
 	}
-	wk.b = b
-	return b, nil
+	deadline := time.Now().Add(window)
+	wait := 250 * time.Millisecond
+	for tries := 1; ; tries++ {
+		b, err := wk.drv.Launch(lo)
+		if err == nil {
+			wk.b = b
+			if wk.launched != nil {
+				wk.launched(b)
+			}
+			return b, nil
+		}
+		if lo.Endpoint == "" || errors.Is(err, browser.ErrVersionMismatch) || time.Now().Add(wait).After(deadline) {
+			if tries > 1 {
+				err = fmt.Errorf("%d connects in %s: %w", tries, window, err)
+			}
+			return nil, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, err
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
 }
 
 func (wk *worker) close() {
@@ -461,7 +583,7 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		return infra(fmt.Errorf("open environment: %w", err))
 	}
 	defer env.Close(context.Background())
-	b, err := wk.browser()
+	b, err := wk.browser(ctx)
 	if err != nil {
 		return infra(fmt.Errorf("launch browser: %w", err))
 	}
