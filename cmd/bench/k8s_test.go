@@ -19,7 +19,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -538,53 +540,73 @@ func podProcess(t *testing.T, s *k8sSet, job *batchv1.Job, subst map[string]stri
 	return cmd
 }
 
-// runPod runs cmd and fails the test unless it exits 0.
-func runPod(t *testing.T, name string, cmd *exec.Cmd) string {
+// runPod runs cmd and fails the test unless it exits want; it returns the process's stdout and stderr.
+func runPod(t *testing.T, name string, cmd *exec.Cmd, want int) (stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", name, err, out.String(), errb.String())
+	cmd.WaitDelay = time.Minute // a process left behind holding the pipes must not hang the test
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	return out.String()
+	if code != want {
+		t.Fatalf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", name, code, want, out.String(), errb.String())
+	}
+	return out.String(), errb.String()
 }
 
-// The pods' own commands, run here: the shards Job's command for JOB_COMPLETION_INDEX = 0..N-1 with the
-// shared volume a temporary folder and the spec a small one, then the merge Job's command; the merged run
-// equals an unsharded `bench ablate` of the same spec, attempt for attempt, and so does its report.
-func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test")
-	}
-	s := loadK8s(t)
-	n := int(*s.shards.Spec.Completions)
-	tmp := t.TempDir()
-	// Small on purpose: 2 tasks × 2 reps = 4 pairs (2, 1 and 1 on the three shards), 2 arms: 8 attempts.
-	spec := filepath.Join(tmp, "small.yaml")
-	if err := os.WriteFile(spec, []byte(`name: k8s-small
+// visualProgressTargets are the Zoo tasks tagged visual_progress: with the guard off, the scripted policy's
+// `observed` profile stalls on every one of them (BENCHMARKS.md; nightly.yaml: 24/24 → 0/24), and with it on
+// passes them all — deterministic outcomes that differ between the arms.
+var visualProgressTargets = []string{"planner-mobile-android-automated-plan-switch-on",
+	"planner-mobile-mixed-plan-switch-on", "planner-payments-firefox-plan-switch-on",
+	"planner-storefront-manual-plan-described", "planner-storefront-plan-switch-off",
+	"planner-storefront-safari-plan-switch-off"}
+
+// gateSpec writes an ablation spec over tasks (1 rep): the baseline under `observed`, one variant with
+// visual_progress off, and fail_if_worse 0.05.
+func gateSpec(t *testing.T, dir string, tasks []string) string {
+	t.Helper()
+	p := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(p, []byte(fmt.Sprintf(`name: k8s-gate
 suite: zoo
-tasks: "shop-qa-yoga-mat-thickness,shop-qa-juno-jacket-shell"
-reps: 2
+tasks: %q
+reps: 1
 workers: 2
 seed: 7
+fail_if_worse: 0.05
 baseline:
-  model: {kind: scripted, profile: clean}
+  model: {kind: scripted, profile: observed}
 variants:
-  - {name: no_repeat_guard, guards: {repeat_guard: false}}
-`), 0o644); err != nil {
+  - {name: no_visual_progress, guards: {visual_progress: false}}
+`, strings.Join(tasks, ","))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	volume := filepath.Join(tmp, "volume")
+	return p
+}
+
+// runK8sPods runs the shards Job's command for JOB_COMPLETION_INDEX = 0..N-1 (each must exit 0: a gate failing
+// on a shard's share is not the pod's failure) and then the merge Job's, which must exit mergeWant, with the
+// shared volume a temporary folder and the spec spec. It returns the run's folder on the volume and the merge
+// pod's stdout and stderr.
+func runK8sPods(t *testing.T, s *k8sSet, spec string, mergeWant int) (run, stdout, stderr string) {
+	t.Helper()
+	n := int(*s.shards.Spec.Completions)
+	volume := filepath.Join(t.TempDir(), "volume")
 	if err := os.Mkdir(volume, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// The substitutions, and nothing else: the volume's mount path, the spec, the image's PATH (bin/bench).
 	base := map[string]string{"RUNS": volume, "SPEC": spec, "PATH": filepath.Dir(benchBin) + ":" + os.Getenv("PATH")}
 	for i := range n {
-		sub := with(base, "JOB_COMPLETION_INDEX", strconv.Itoa(i))
-		runPod(t, fmt.Sprintf("shard pod %d", i), podProcess(t, s, s.shards, sub))
+		runPod(t, fmt.Sprintf("shard pod %d", i), podProcess(t, s, s.shards, with(base, "JOB_COMPLETION_INDEX", strconv.Itoa(i))), 0)
 	}
-	run := filepath.Join(volume, s.config.Data["RUN"])
+	run = filepath.Join(volume, s.config.Data["RUN"])
 	for i := range n {
 		d := filepath.Join(run, fmt.Sprintf("shard-%d", i))
 		r, err := results.Open(d)
@@ -595,17 +617,44 @@ variants:
 			t.Errorf("%s: shard %q, want %s", d, r.Manifest.Shard, want)
 		}
 	}
-	log := runPod(t, "merge pod", podProcess(t, s, s.merge, base))
-	if !strings.Contains(log, "no_repeat_guard") {
+	stdout, stderr = runPod(t, "merge pod", podProcess(t, s, s.merge, base), mergeWant)
+	merged := filepath.Join(run, "merged")
+	for _, f := range []string{"report.md", "report.json", "report.html"} {
+		if st, err := os.Stat(filepath.Join(merged, f)); err != nil || st.Size() == 0 {
+			t.Errorf("merge pod wrote no %s: %v", f, err)
+		}
+	}
+	return run, stdout, stderr
+}
+
+// The pods' own commands, run here: the shards Job's command for JOB_COMPLETION_INDEX = 0..N-1 with the
+// shared volume a temporary folder and a small spec of mixed outcomes (visual_progress off stalls on its target
+// tasks under `observed`, on it passes them), then the merge Job's command; the merged run equals an unsharded
+// `bench ablate` of the same spec, attempt for attempt and in its report. On 4 tasks the exact sign-flip p is
+// 2/2^4 = 0.125: the spec's fail_if_worse gate cannot fail, so the merge pod exits 0 and says the gate passed.
+func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s := loadK8s(t)
+	n := int(*s.shards.Spec.Completions)
+	spec := gateSpec(t, t.TempDir(), visualProgressTargets[1:5]) // 4 pairs: 1, 1 and 2 on the three shards
+	run, log, stderr := runK8sPods(t, s, spec, 0)
+	if !strings.Contains(log, "no_visual_progress") {
 		t.Errorf("merge pod's log has no report:\n%s", log)
+	}
+	if !strings.Contains(stderr, "gate: passed: no variant is shown worse than the baseline by more than 0.050") {
+		t.Errorf("merge pod's stderr does not say the gate passed:\n%s", stderr)
 	}
 	merged := filepath.Join(run, "merged")
 
-	whole := filepath.Join(tmp, "whole")
+	whole := filepath.Join(t.TempDir(), "whole")
 	if _, stderr, code := bench(t, "ablate", spec, "--out", whole); code != 0 {
 		t.Fatalf("unsharded ablate: exit %d\n%s", code, stderr)
 	}
-	checkMergedEqualsWhole(t, whole, merged, n, 8)
+	if passed := checkMergedEqualsWhole(t, whole, merged, n, 8, true); passed != 4 {
+		t.Errorf("%d of 8 attempts passed, want 4 (the baseline's): the outcomes are not the mixed ones this test needs", passed)
+	}
 	wantJSON, _, code := bench(t, "report", whole, "--format", "json")
 	if code != 0 {
 		t.Fatal("report of the unsharded run failed")
@@ -617,9 +666,121 @@ variants:
 	if a, b := ablationStats(t, wantJSON), ablationStats(t, string(gotJSON)); a != b {
 		t.Errorf("merged report differs from the unsharded one:\nunsharded %s\nmerged    %s", a, b)
 	}
-	for _, f := range []string{"report.md", "report.html"} {
-		if st, err := os.Stat(filepath.Join(merged, f)); err != nil || st.Size() == 0 {
-			t.Errorf("merge pod wrote no %s: %v", f, err)
+	if !strings.Contains(ablationStats(t, wantJSON), "name=no_visual_progress;n=4;passes=0;") {
+		t.Errorf("unexpected stats: %s", ablationStats(t, wantJSON))
+	}
+}
+
+// The merged run is gated: with visual_progress off on all 6 of its target tasks the exact p is 2/2^6 = 0.031
+// < 0.05 and Δ = −100 pts, so the spec's fail_if_worse 0.05 fails on the merged run. No shard's share holds
+// enough tasks to fail on its own (every shard pod exits 0); the merge pod's `bench report --gate` exits 1 with
+// the message bench ablate prints, which the merge Job's podFailurePolicy turns into a failed Job.
+func TestK8sMergePodGateFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s := loadK8s(t)
+	failsJob := false
+	for _, r := range s.merge.Spec.PodFailurePolicy.Rules {
+		if r.Action == batchv1.PodFailurePolicyActionFailJob && r.OnExitCodes != nil && slices.Contains(r.OnExitCodes.Values, exitGate) {
+			failsJob = true
+		}
+	}
+	if !failsJob {
+		t.Error("merge job: no podFailurePolicy rule FailJob on exit 1 (the gate's verdict is not retried)")
+	}
+	spec := gateSpec(t, t.TempDir(), visualProgressTargets)
+	_, _, stderr := runK8sPods(t, s, spec, exitGate)
+	for _, want := range []string{
+		"gate: variant no_visual_progress is worse than baseline: Δ = -100.0 pts",
+		"p_holm = 0.0312 is below 0.05",
+		"bench: --fail-if-worse 0.050: a variant is worse than the baseline",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("merge pod's stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// The pods' scripts, with a stand-in bench on the PATH (a shell script that records its arguments, exits with
+// the code it is told, or waits for SIGTERM): the shards script maps exit 1 to 0 and passes every other code
+// on; both scripts, as the container's PID 1 would, pass SIGTERM on to the bench they are running and exit
+// with its code (130), not the shell's own.
+func TestK8sPodScriptsExitCodesAndSigterm(t *testing.T) {
+	s := loadK8s(t)
+	bin := t.TempDir()
+	fake := `#!/bin/sh
+echo "$*" >> "$FAKE_DIR/calls"
+if [ "$FAKE_CODE" = wait ]; then
+  trap 'echo terminated >> "$FAKE_DIR/calls"; exit 130' TERM
+  : > "$FAKE_DIR/started"
+  i=0
+  while [ "$i" -lt 300 ]; do sleep 0.2; i=$((i + 1)); done # bounded: a lost signal fails the test, never hangs it
+  exit 99
+fi
+exit "$FAKE_CODE"
+`
+	if err := os.WriteFile(filepath.Join(bin, "bench"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := func(code string) map[string]string {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "volume", s.config.Data["RUN"], "shard-0"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "volume", s.config.Data["RUN"], "merged"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"PATH": bin + ":" + os.Getenv("PATH"), "FAKE_CODE": code, "FAKE_DIR": dir,
+			"RUNS": filepath.Join(dir, "volume"), "JOB_COMPLETION_INDEX": "0"}
+	}
+	for code, want := range map[string]int{"0": 0, "1": 0, "2": 2, "3": 3, "130": 130} {
+		runPod(t, "shard pod, bench exits "+code, podProcess(t, s, s.shards, env(code)), want)
+	}
+	for code, want := range map[string]int{"0": 0, "1": 1, "2": 2, "3": 3} {
+		e := env(code)
+		runPod(t, "merge pod, bench exits "+code, podProcess(t, s, s.merge, e), want)
+		calls, _ := os.ReadFile(filepath.Join(e["FAKE_DIR"], "calls"))
+		// Every step runs while they succeed; the first that fails ends the pod with its code.
+		wantCalls := 5
+		if code != "0" {
+			wantCalls = 1
+		}
+		if got := strings.Count(string(calls), "\n"); got != wantCalls || !strings.HasPrefix(string(calls), "merge --out ") {
+			t.Errorf("merge pod, bench exits %s: calls\n%s", code, calls)
+		}
+		if code == "0" && !strings.HasSuffix(string(calls), "/merged --gate\n") {
+			t.Errorf("merge pod: the last step is not bench report --gate:\n%s", calls)
+		}
+	}
+	for _, job := range []*batchv1.Job{s.shards, s.merge} {
+		e := env("wait")
+		cmd := podProcess(t, s, job, e)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		cmd.WaitDelay = 10 * time.Second // a stand-in left running must not hold the test on its stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		started := filepath.Join(e["FAKE_DIR"], "started")
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("%s: the stand-in bench did not start\n%s", job.Name, errb.String())
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		calls, _ := os.ReadFile(filepath.Join(e["FAKE_DIR"], "calls"))
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupt || !strings.HasSuffix(string(calls), "terminated\n") {
+			t.Errorf("%s: SIGTERM to the shell: %v (want exit %d, bench terminated); calls:\n%s\nstderr:\n%s", job.Name, err,
+				exitInterrupt, calls, errb.String())
 		}
 	}
 }
