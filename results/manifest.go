@@ -54,8 +54,9 @@ type BrowserInfo struct {
 	// Remote is true when every attempt ran in a remote Playwright browser server (bench --browser-endpoint;
 	// nothing is launched locally then), false when each worker launched Chromium here.
 	Remote bool `json:"remote"`
-	// Endpoint is the server's URL with its credentials (user info) and query values replaced by "REDACTED"
-	// (browser.RedactEndpoint); "" for a local launch.
+	// Endpoint is the server's URL with its credentials (user info) and query values replaced by "REDACTED" and
+	// its path by "/REDACTED" (a launchServer's wsPath is its secret; browser.RedactEndpoint): scheme, host and
+	// port remain; "" for a local launch.
 	Endpoint string `json:"endpoint,omitempty"`
 	// ExposeNetwork is the connect's exposeNetwork rules (--browser-expose-network), "" when none.
 	ExposeNetwork string `json:"expose_network,omitempty"`

@@ -107,10 +107,13 @@ func newGateway(t *testing.T, backend, auth, token string) *gateway {
 	return g
 }
 
-// startBrowserServer starts a browser server with the project's driver on port (0: a free one).
+// wsPath is the test servers' wsPath: a launchServer's only secret, redacted everywhere as a token is.
+const wsPath = "/pw-s3cret-path-4d5e"
+
+// startBrowserServer starts a browser server with the project's driver on port (0: a free one), at wsPath.
 func startBrowserServer(t *testing.T, port int, out *lockedBuffer) *browser.Server {
 	t.Helper()
-	srv, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: "/pw", Output: out})
+	srv, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: wsPath, Output: out})
 	if err != nil {
 		t.Fatalf("browser server: %v\n%s", err, out.String())
 	}
@@ -144,7 +147,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		cur.Close()
 	})
 	gw := newGateway(t, fmt.Sprintf("127.0.0.1:%d", port), authValue, token)
-	endpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + "/pw?token=" + token
+	endpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + wsPath + "?token=" + token
 
 	var outsideHits atomic.Int64
 	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +193,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		cur.Kill()
 		go func() {
 			defer close(restarted)
-			s, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: "/pw", Output: serverOut})
+			s, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: wsPath, Output: serverOut})
 			if err != nil {
 				t.Errorf("restart the browser server on port %d: %v", port, err)
 				return
@@ -283,7 +286,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		t.Fatal("manifest has no browser section")
 	}
 	t.Logf("%d records for %d attempts; manifest browser %+v", len(run.Records), len(final), *bi)
-	wantEndpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + "/pw?token=REDACTED"
+	wantEndpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + "/REDACTED?token=REDACTED"
 	if !bi.Remote || bi.Endpoint != wantEndpoint || len(bi.Headers) != 1 || bi.Headers[0] != "Authorization" ||
 		len(bi.Versions) != 1 || !strings.HasPrefix(bi.Versions[0], "1") || bi.Launches < 3 {
 		t.Errorf("manifest browser = %+v; want remote, endpoint %s, headers [Authorization], one version, ≥3 "+
@@ -305,7 +308,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, s := range []string{authValue, "s3cret-header", token} {
+		for _, s := range []string{authValue, "s3cret-header", token, "s3cret-path"} {
 			if bytes.Contains(b, []byte(s)) {
 				t.Errorf("%s holds the secret %q", p, s)
 			}
@@ -315,7 +318,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"s3cret-header", token} {
+	for _, s := range []string{"s3cret-header", token, "s3cret-path"} {
 		if strings.Contains(logBuf.String(), s) {
 			t.Errorf("the run log holds the secret %q", s)
 		}

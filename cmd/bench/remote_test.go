@@ -60,7 +60,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 		t.Skip("browser test")
 	}
 	const auth, token = "Bearer cli-hdr-s3cret-77", "cli-query-s3cret-88"
-	srv, err := browser.StartServer(browser.ServerOptions{WSPath: "/pw"})
+	srv, err := browser.StartServer(browser.ServerOptions{WSPath: "/pw-cli-s3cret-path"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +78,9 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 		rp.ServeHTTP(w, r)
 	}))
 	defer gw.Close()
-	endpoint := strings.Replace(gw.URL, "http://", "ws://", 1) + "/pw?token=" + token
+	endpoint := strings.Replace(gw.URL, "http://", "ws://", 1) + "/pw-cli-s3cret-path?token=" + token
 	env := []string{"WB_TEST_POOL_AUTH=" + auth}
-	secrets := []string{"cli-hdr-s3cret", token}
+	secrets := []string{"cli-hdr-s3cret", token, "cli-s3cret-path"}
 	leaks := func(what, s string) {
 		t.Helper()
 		for _, x := range secrets {
@@ -114,7 +114,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 			t.Errorf("%s: %s %s %s", r.TaskID, r.Status, r.FailureMode, r.Error)
 		}
 	}
-	if bi := run.Manifest.Browser; bi == nil || !bi.Remote || !strings.HasSuffix(bi.Endpoint, "/pw?token=REDACTED") ||
+	if bi := run.Manifest.Browser; bi == nil || !bi.Remote || !strings.HasSuffix(bi.Endpoint, "/REDACTED?token=REDACTED") ||
 		len(bi.Headers) != 1 || bi.Headers[0] != "Authorization" {
 		t.Errorf("manifest browser section %+v", bi)
 	}
@@ -152,7 +152,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 		t.Errorf("mismatched version: exit %d, want 2\n%s", code, stderr)
 	}
 	for _, s := range []string{"runs Playwright 1.64", "playwright-core 1.64.1", "client 1.63",
-		"client and server must be the same Playwright version", "nothing was written"} {
+		"client and server must run the same Playwright major.minor", "nothing was written"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("mismatch stderr lacks %q:\n%s", s, stderr)
 		}
@@ -165,7 +165,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 	// The gateway refuses a connect without the header: infrastructure (exit 3), before anything is written.
 	stdout, stderr, code = benchEnv(t, env, "run", "--suite", "zoo", "--tasks", "shop-qa-hero-hoodie-sku",
 		"--out", dir2, "--browser-endpoint", endpoint, "--browser-connect-timeout", "10s")
-	if code != 3 || !strings.Contains(stderr, "could not connect") || !strings.Contains(stderr, "?token=REDACTED") ||
+	if code != 3 || !strings.Contains(stderr, "could not connect") || !strings.Contains(stderr, "/REDACTED?token=REDACTED") ||
 		!strings.Contains(stderr, "nothing was written") {
 		t.Errorf("refused connect: exit %d, want 3 and the redacted endpoint\n%s", code, stderr)
 	}
