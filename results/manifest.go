@@ -49,7 +49,8 @@ type Manifest struct {
 }
 
 // BrowserInfo is the browser section of the manifest: how this invocation's workers got their browsers. A
-// resumed run records the resuming invocation's.
+// resumed run overwrites it with the resuming invocation's (its launches count that invocation's only); bench
+// merge keeps the first shard's, with the shards' Launches added up and their Versions joined.
 type BrowserInfo struct {
 	// Remote is true when every attempt ran in a remote Playwright browser server (bench --browser-endpoint;
 	// nothing is launched locally then), false when each worker launched Chromium here.
