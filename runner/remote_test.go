@@ -478,7 +478,7 @@ func TestWorkerReconnectWindow(t *testing.T) {
 // TestRemoteServerGone: a browser server killed during a run (two workers, retries 2, a 3 s reconnect window)
 // and not restarted stops the run — one window for all workers, not one per attempt and try — with a running
 // BrowserError, after a handful of connects (not (retries+1) windows per attempt); the records before it are
-// kept, every record is a pass or the infra error of an attempt the kill cut (at most one per worker), the
+// kept, every record is judged or the infra error of an attempt the kill cut (at most one per worker), the
 // attempts left are not recorded; after the server is back on its port, the same run resumes and completes,
 // the first invocation's records unchanged.
 func TestRemoteServerGone(t *testing.T) {
@@ -536,25 +536,28 @@ func TestRemoteServerGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// judged: a pass, or an agent's failure the judges decided (what the scripted policy does on a loaded
+	// machine is not this test's question; that no attempt is lost or misclassified is).
+	judged := func(r results.Attempt) bool {
+		if r.Status == results.StatusFail && r.Verdict.Judge != "" {
+			t.Logf("attempt %s (%s) failed as the agent's: %s %s", r.AttemptID, r.TaskID, r.FailureMode, r.Final)
+		}
+		return r.Status == results.StatusPass || (r.Status == results.StatusFail && r.Verdict.Judge != "")
+	}
 	infra := 0
 	for _, r := range run1.Records {
 		switch {
-		case r.Status == results.StatusPass:
+		case judged(r):
 		case r.Status == results.StatusError && r.ErrorClass == results.ClassInfra:
 			infra++
 		default:
 			t.Errorf("attempt %s: %s/%s %s", r.AttemptID, r.Status, r.ErrorClass, r.Error)
 		}
 	}
-	passed := 0
-	for _, r := range run1.Final() {
-		if r.Status == results.StatusPass {
-			passed++
-		}
-	}
-	if infra > 2 || passed >= len(tasks) || passed < 1 {
-		t.Errorf("first invocation: %d records (%d infra, %d final passes); want ≤ 2 infra (one per worker), the "+
-			"first attempt (done before the kill) passed, not all %d", len(run1.Records), infra, passed, len(tasks))
+	done := len(run1.Records) - infra
+	if infra > 2 || done >= len(tasks) || done < 1 {
+		t.Errorf("first invocation: %d records (%d infra, %d judged); want ≤ 2 infra (one per worker), the first "+
+			"attempt (done before the kill) judged, not all %d", len(run1.Records), infra, done, len(tasks))
 	}
 	if run1.Manifest.Summary == nil || run1.Manifest.Summary.Stopped == "" {
 		t.Errorf("manifest summary %+v: want the stop recorded", run1.Manifest.Summary)
@@ -578,8 +581,8 @@ func TestRemoteServerGone(t *testing.T) {
 		t.Errorf("after resume: %d final records, want %d", len(run2.Final()), len(tasks))
 	}
 	for _, r := range run2.Final() {
-		if r.Status != results.StatusPass {
-			t.Errorf("after resume: %s %s %s", r.AttemptID, r.Status, r.Error)
+		if !judged(r) {
+			t.Errorf("after resume: %s %s/%s %s", r.AttemptID, r.Status, r.ErrorClass, r.Error)
 		}
 	}
 	if len(run2.Records) < len(run1.Records) {
