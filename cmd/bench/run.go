@@ -89,8 +89,8 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default /usr/lib/chromium/chromium, or $WEBBENCH_CHROMIUM)")
 	c.Flags().StringVar(&f.wsURL, "browser-endpoint", "", "connect to a remote Playwright browser server (ws://… or wss://…, "+
 		"Playwright "+browser.DriverMinor+".x like this bench's driver) instead of launching Chromium")
-	c.Flags().StringVar(&f.wsURLEnv, "browser-endpoint-env", "", "VAR: --browser-endpoint read from $VAR (keeps a "+
-		"?token= in the URL out of shell history and the process list)")
+	c.Flags().StringVar(&f.wsURLEnv, "browser-endpoint-env", "", "--browser-endpoint read from the environment "+
+		"variable `VAR` (keeps a ?token= in the URL out of shell history and the process list)")
 	c.Flags().StringArrayVar(&f.browserHeaders, "browser-header", nil, "'Name: value' HTTP header sent with the connect to "+
 		"--browser-endpoint (repeatable); the value is a secret, recorded nowhere")
 	c.Flags().StringArrayVar(&f.browserHeaderEnv, "browser-header-env", nil, "'Name=VAR': send header Name with the value of "+
@@ -98,7 +98,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.exposeNetwork, "browser-expose-network", "", "Playwright's exposeNetwork rules for "+
 		"--browser-endpoint, e.g. '<loopback>': the remote browser reaches these hosts through this machine (the Zoo "+
 		"on its loopback); honoured by servers in 'playwright run-server' mode, ignored by launchServer and "+
-		"launch-server ones (the check before the run refuses a remote browser that cannot reach this machine)")
+		"launch-server ones (the check before the run refuses a remote browser that cannot load the suite's start page)")
 	c.Flags().DurationVar(&f.connectTimeout, "browser-connect-timeout", browser.DefaultConnectTimeout, "bound of one connect to --browser-endpoint")
 	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long --browser-endpoint "+
 		"may stay unreachable during a run (one window for all workers) before the run stops, exit 3, resumable "+
