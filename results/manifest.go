@@ -49,13 +49,15 @@ type Manifest struct {
 }
 
 // BrowserInfo is the browser section of the manifest: how this invocation's workers got their browsers. A
-// resumed run records the resuming invocation's.
+// resumed run overwrites it with the resuming invocation's (its launches count that invocation's only); bench
+// merge keeps the first shard's, with the shards' Launches added up and their Versions joined.
 type BrowserInfo struct {
 	// Remote is true when every attempt ran in a remote Playwright browser server (bench --browser-endpoint;
 	// nothing is launched locally then), false when each worker launched Chromium here.
 	Remote bool `json:"remote"`
-	// Endpoint is the server's URL with its credentials (user info) and query values replaced by "REDACTED"
-	// (browser.RedactEndpoint); "" for a local launch.
+	// Endpoint is the server's URL with its credentials (user info) and query values replaced by "REDACTED" and
+	// its path by "/REDACTED" (a launchServer's wsPath is its secret; browser.RedactEndpoint): scheme, host and
+	// port remain; "" for a local launch.
 	Endpoint string `json:"endpoint,omitempty"`
 	// ExposeNetwork is the connect's exposeNetwork rules (--browser-expose-network), "" when none.
 	ExposeNetwork string `json:"expose_network,omitempty"`

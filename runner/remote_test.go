@@ -3,6 +3,8 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,11 +53,16 @@ var probeRe = regexp.MustCompile(`probe storage=(\w+) cookie=(\w+) outside=(\w+)
 
 // hookSuite wraps the Zoo: its tasks get the probe (twice: the second call must see what the first left, so
 // the check could fail), and every request an attempt's browser makes passes through onRequest (the tenant
-// allow-list's own hook, called by the route of each context) before the Zoo's own allow-list decides.
+// allow-list's own hook, called by the route of each context) before the Zoo's own allow-list decides. The
+// environment of the runner's check before the run (checkRemoteID) is not hooked. onOpen and onDone, when set,
+// are told when an attempt's environment opens and when the attempt is done with its browser (its final state
+// read, or its environment closed); start, when set, replaces every start page.
 type hookSuite struct {
 	suites.Suite
-	tasks     []suites.Task
-	onRequest func(attemptID, url string)
+	tasks          []suites.Task
+	onRequest      func(attemptID, url string)
+	onOpen, onDone func(attemptID string)
+	start          string
 }
 
 func (s *hookSuite) Tasks() []suites.Task { return s.tasks }
@@ -62,6 +71,9 @@ func (s *hookSuite) Open(ctx context.Context, t suites.Task, attemptID string) (
 	env, err := s.Suite.Open(ctx, t, attemptID)
 	if err != nil {
 		return nil, err
+	}
+	if attemptID != checkRemoteID && s.onOpen != nil {
+		s.onOpen(attemptID)
 	}
 	return &hookEnv{Env: env, id: attemptID, s: s}, nil
 }
@@ -73,8 +85,37 @@ type hookEnv struct {
 }
 
 func (e *hookEnv) Allowed(u string) bool {
-	e.s.onRequest(e.id, u)
+	if e.id != checkRemoteID && e.s.onRequest != nil {
+		e.s.onRequest(e.id, u)
+	}
+	if e.s.start != "" && strings.HasPrefix(u, e.s.start) {
+		return true // the replaced start page is the tenant's
+	}
 	return e.Env.Allowed(u)
+}
+
+func (e *hookEnv) StartURL() string {
+	if e.s.start != "" {
+		return e.s.start
+	}
+	return e.Env.StartURL()
+}
+
+// State is read once the attempt's agent finished and its browser was found still connected (runner.conclude).
+func (e *hookEnv) State(ctx context.Context) (json.RawMessage, error) {
+	e.done()
+	return e.Env.State(ctx)
+}
+
+func (e *hookEnv) Close(ctx context.Context) error {
+	e.done()
+	return e.Env.Close(ctx)
+}
+
+func (e *hookEnv) done() {
+	if e.id != checkRemoteID && e.s.onDone != nil {
+		e.s.onDone(e.id)
+	}
 }
 
 // gateway is an authenticating WebSocket reverse proxy in front of a browser server: it forwards an upgrade
@@ -107,10 +148,13 @@ func newGateway(t *testing.T, backend, auth, token string) *gateway {
 	return g
 }
 
-// startBrowserServer starts a browser server with the project's driver on port (0: a free one).
+// wsPath is the test servers' wsPath: a launchServer's only secret, redacted everywhere as a token is.
+const wsPath = "/pw-s3cret-path-4d5e"
+
+// startBrowserServer starts a browser server with the project's driver on port (0: a free one), at wsPath.
 func startBrowserServer(t *testing.T, port int, out *lockedBuffer) *browser.Server {
 	t.Helper()
-	srv, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: "/pw", Output: out})
+	srv, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: wsPath, Output: out})
 	if err != nil {
 		t.Fatalf("browser server: %v\n%s", err, out.String())
 	}
@@ -119,12 +163,13 @@ func startBrowserServer(t *testing.T, port int, out *lockedBuffer) *browser.Serv
 
 // TestRemoteBrowserServer runs six Zoo tasks (reps 1, scripted policy, 2 workers) against a browser server
 // started with the project's driver, behind an authenticating gateway, and kills the server (Node.js and its
-// Chromium, SIGKILL) when the third attempt makes its first request, restarting one on the same port. It checks
+// Chromium, SIGKILL) during the third attempt's agent loop (its probe's fetch), restarting one on the same port. It checks
 // that every attempt ran in the remote browser (local Chromium is made impossible to launch) and passed — so the
 // Zoo on loopback was reachable from it —, that each attempt's context started empty (no localStorage or
 // cookie from earlier attempts on the same origin and browser), that the tenant allow-list still blocked a
 // request outside it (nothing reached the outside server), that the attempts cut by the dead server were
-// recorded as infrastructure errors and retried after reconnecting — every planned attempt ending with one
+// recorded as infrastructure errors and retried after reconnecting — every attempt in flight at the kill has an
+// infra record, then a passing one; every planned attempt ending with one
 // judged record, none lost — and that the manifest's browser section says remote with the endpoint redacted,
 // while neither the header's value nor the token appears in the run directory or the log.
 func TestRemoteBrowserServer(t *testing.T) {
@@ -144,7 +189,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		cur.Close()
 	})
 	gw := newGateway(t, fmt.Sprintf("127.0.0.1:%d", port), authValue, token)
-	endpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + "/pw?token=" + token
+	endpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + wsPath + "?token=" + token
 
 	var outsideHits atomic.Int64
 	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -169,37 +214,76 @@ func TestRemoteBrowserServer(t *testing.T) {
 	v := cleanVariant()
 	v.Model.Profile = prof
 
-	// Kill the server when the third attempt's browser makes its first request (it is in flight in the remote
-	// browser then), and start another on the same port.
-	var started []string
-	var killed string
+	// Kill the server during the agent loop: when the third attempt's probe (an evaluate step) fetches the
+	// outside URL — held in the route handler, which the bench runs on a goroutine of its own — and every other
+	// attempt in flight is held at such a fetch too (or is done with its browser), so that which attempts the
+	// kill cuts is known, not a race. Then start another server on the same port.
+	leak := outside.URL + "/leak"
+	var (
+		order    []string
+		open     = map[string]bool{} // environment open, browser not yet done with
+		parked   = map[string]bool{} // held at the probe's fetch
+		trigger  string
+		killed   bool
+		inflight []string // the attempts whose run overlapped the kill
+	)
+	cond := sync.NewCond(&mu)
 	restarted := make(chan struct{})
-	hs := &hookSuite{Suite: zs, tasks: tasks, onRequest: func(id, u string) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range started {
-			if s == id {
-				return
-			}
-		}
-		started = append(started, id)
-		if len(started) != 3 {
-			return
-		}
-		killed = id
-		cur.Kill()
-		go func() {
-			defer close(restarted)
-			s, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: "/pw", Output: serverOut})
-			if err != nil {
-				t.Errorf("restart the browser server on port %d: %v", port, err)
-				return
-			}
+	hs := &hookSuite{Suite: zs, tasks: tasks,
+		onOpen: func(id string) {
 			mu.Lock()
-			cur = s
-			mu.Unlock()
-		}()
-	}}
+			defer mu.Unlock()
+			if !slices.Contains(order, id) {
+				order = append(order, id)
+				if len(order) == 3 {
+					trigger = id
+				}
+			}
+			open[id] = true
+		},
+		onDone: func(id string) {
+			mu.Lock()
+			defer mu.Unlock()
+			delete(open, id)
+			cond.Broadcast()
+		},
+		onRequest: func(id, u string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if killed || trigger == "" || !strings.HasPrefix(u, leak) {
+				return
+			}
+			parked[id] = true
+			defer delete(parked, id)
+			cond.Broadcast()
+			for !killed {
+				all := true
+				for o := range open {
+					all = all && parked[o]
+				}
+				if id == trigger && all {
+					for o := range open {
+						inflight = append(inflight, o)
+					}
+					killed = true
+					cur.Kill()
+					go func() {
+						defer close(restarted)
+						s, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: wsPath, Output: serverOut})
+						if err != nil {
+							t.Errorf("restart the browser server on port %d: %v", port, err)
+							return
+						}
+						mu.Lock()
+						cur = s
+						mu.Unlock()
+					}()
+					cond.Broadcast()
+					break
+				}
+				cond.Wait()
+			}
+		}}
 
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
@@ -271,11 +355,19 @@ func TestRemoteBrowserServer(t *testing.T) {
 	if n := outsideHits.Load(); n != 0 {
 		t.Errorf("the outside server was reached %d time(s) through the remote browser", n)
 	}
-	// The attempt in flight when the server died was an infrastructure error, retried after reconnecting.
-	if recs := perID[killed]; len(recs) < 2 || recs[0].Status != results.StatusError || recs[0].ErrorClass != results.ClassInfra {
-		t.Errorf("attempt %s (in flight at the kill): records %+v, want an infra error then a retry", killed, recs)
-	} else {
-		t.Logf("in flight at the kill: %s", recs[0].Error)
+	// Every attempt whose run overlapped the kill (the third among them) was an infrastructure error, then
+	// passed on a retry after reconnecting.
+	if !slices.Contains(inflight, trigger) {
+		t.Errorf("the kill's attempt %s is not among those in flight %v", trigger, inflight)
+	}
+	for _, id := range inflight {
+		recs := perID[id]
+		if len(recs) < 2 || recs[0].Status != results.StatusError || recs[0].ErrorClass != results.ClassInfra ||
+			recs[len(recs)-1].Status != results.StatusPass {
+			t.Errorf("attempt %s (in flight at the kill): records %+v, want an infra error then a passing retry", id, recs)
+		} else {
+			t.Logf("in flight at the kill: %s: %s", id, recs[0].Error)
+		}
 	}
 
 	bi := run.Manifest.Browser
@@ -283,7 +375,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		t.Fatal("manifest has no browser section")
 	}
 	t.Logf("%d records for %d attempts; manifest browser %+v", len(run.Records), len(final), *bi)
-	wantEndpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + "/pw?token=REDACTED"
+	wantEndpoint := "ws" + strings.TrimPrefix(gw.srv.URL, "http") + "/REDACTED?token=REDACTED"
 	if !bi.Remote || bi.Endpoint != wantEndpoint || len(bi.Headers) != 1 || bi.Headers[0] != "Authorization" ||
 		len(bi.Versions) != 1 || !strings.HasPrefix(bi.Versions[0], "1") || bi.Launches < 3 {
 		t.Errorf("manifest browser = %+v; want remote, endpoint %s, headers [Authorization], one version, ≥3 "+
@@ -305,7 +397,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, s := range []string{authValue, "s3cret-header", token} {
+		for _, s := range []string{authValue, "s3cret-header", token, "s3cret-path"} {
 			if bytes.Contains(b, []byte(s)) {
 				t.Errorf("%s holds the secret %q", p, s)
 			}
@@ -315,16 +407,20 @@ func TestRemoteBrowserServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"s3cret-header", token} {
+	for _, s := range []string{"s3cret-header", token, "s3cret-path"} {
 		if strings.Contains(logBuf.String(), s) {
 			t.Errorf("the run log holds the secret %q", s)
 		}
 	}
 }
 
+// triesRe reads the count of failed connects from the error that stops a run (remoteDown.gaveUp).
+var triesRe = regexp.MustCompile(`(\d+) connect\(s\) by the workers failed`)
+
 // TestWorkerReconnectWindow: a worker whose remote browser server is not there keeps connecting for
-// Options.BrowserReconnect (0.25 s, then doubling, between tries), then returns the connect error with the
-// count of tries; a negative window is one try.
+// Options.BrowserReconnect (3 s; 0.25 s, then doubling, between tries), then sets the BrowserError that stops
+// the run, counting the tries; the window is shared — a second worker on the same state, once it expired, gives
+// up without a try —; a negative window stops at the first failed connect.
 func TestWorkerReconnectWindow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (needs the driver)")
@@ -338,20 +434,226 @@ func TestWorkerReconnectWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := "ws://" + l.Addr().String() + "/pw"
+	closed := "ws://" + l.Addr().String() + wsPath
 	l.Close()
-	wk := &worker{drv: drv, opts: Options{BrowserEndpoint: closed, BrowserReconnect: 3 * time.Second,
-		BrowserConnectTimeout: 2 * time.Second}}
+	opts := Options{BrowserEndpoint: closed, BrowserReconnect: 3 * time.Second, BrowserConnectTimeout: 2 * time.Second}
+	tries := func(wk *worker, err error) int {
+		t.Helper()
+		var be *BrowserError
+		if !errors.As(err, &be) || !be.Running || wk.stop != be {
+			t.Fatalf("error %v (stop %v), want the worker's BrowserError that stops the run", err, wk.stop)
+		}
+		m := triesRe.FindStringSubmatch(err.Error())
+		if m == nil {
+			t.Fatalf("error %q names no count of tries", err)
+		}
+		n, _ := strconv.Atoi(m[1])
+		if strings.Contains(err.Error(), "s3cret-path") {
+			t.Errorf("error holds the endpoint's path: %v", err)
+		}
+		return n
+	}
+	down := &remoteDown{}
+	wk := &worker{drv: drv, opts: opts, down: down}
 	_, err = wk.browser(context.Background())
-	var n int
-	if err == nil {
-		t.Fatal("connected to a closed port")
+	n := tries(wk, err)
+	// Tries at 0, 0.25, 0.75 and 1.75 s; the next wait ends with the window: 4 tries (fewer on a machine slow
+	// enough to take long over each).
+	if n < 2 || n > 4 || !strings.Contains(err.Error(), "3s (--browser-reconnect)") {
+		t.Errorf("3 s window: %v, want 2–4 connects", err)
 	}
-	if _, serr := fmt.Sscanf(err.Error(), "%d connects in 3s", &n); serr != nil || n < 2 {
-		t.Errorf("3 s window: %v, want ≥ 2 connects", err)
+	wk2 := &worker{drv: drv, opts: opts, down: down}
+	_, err = wk2.browser(context.Background())
+	if n2 := tries(wk2, err); n2 != n {
+		t.Errorf("second worker after the window expired: %d tries in all, want %d (no new try)", n2, n)
 	}
-	wk.opts.BrowserReconnect = -1
-	if _, err = wk.browser(context.Background()); err == nil || strings.Contains(err.Error(), "connects in") {
-		t.Errorf("one try: %v", err)
+	opts.BrowserReconnect = -1
+	wk3 := &worker{drv: drv, opts: opts}
+	_, err = wk3.browser(context.Background())
+	if n3 := tries(wk3, err); n3 != 1 {
+		t.Errorf("negative window: %d tries, want 1", n3)
+	}
+}
+
+// TestRemoteServerGone: a browser server killed during a run (two workers, retries 2, a 3 s reconnect window)
+// and not restarted stops the run — one window for all workers, not one per attempt and try — with a running
+// BrowserError, after a handful of connects (not (retries+1) windows per attempt); the records before it are
+// kept, every record is judged or the infra error of an attempt the kill cut (at most one per worker), the
+// attempts left are not recorded; after the server is back on its port, the same run resumes and completes,
+// the first invocation's records unchanged.
+func TestRemoteServerGone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	serverOut := &lockedBuffer{}
+	srv := startBrowserServer(t, 0, serverOut)
+	port := srv.Port()
+	endpoint := srv.Endpoint()
+	zs, tasks := zooShop(t, "shop-qa-yoga-mat-thickness,shop-qa-hero-hoodie-sku,shop-qa-stasis-ball-rating,"+
+		"recipes-qa-lasagna-protein,recipes-qa-cookies-oven-temperature,chat-post-town-square-mei")
+	if len(tasks) != 6 {
+		t.Fatalf("want 6 tasks, got %d", len(tasks))
+	}
+	var mu sync.Mutex
+	var order []string
+	hs := &hookSuite{Suite: zs, tasks: tasks, onOpen: func(id string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if slices.Contains(order, id) {
+			return
+		}
+		order = append(order, id)
+		if len(order) == 3 {
+			srv.Kill()
+		}
+	}}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 5}
+	dir := t.TempDir()
+	logBuf := &lockedBuffer{}
+	opts := Options{OutDir: dir, Workers: 2, Retries: 2, Log: logBuf, Chromium: "/nonexistent/chromium",
+		BrowserEndpoint: endpoint, BrowserReconnect: 3 * time.Second, BrowserConnectTimeout: 2 * time.Second}
+	_, err := Run(context.Background(), plan, hs, opts)
+	var be *BrowserError
+	if !errors.As(err, &be) || !be.Running || errors.Is(err, browser.ErrVersionMismatch) {
+		t.Fatalf("run with the server gone: %v, want a running BrowserError\nlog:\n%s", err, logBuf.String())
+	}
+	t.Logf("stopped: %v", err)
+	m := triesRe.FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("error names no count of tries: %v", err)
+	}
+	// Two workers, each waiting 0.25, 0.5, 1 s… within one 3 s window: at most 4 tries each (10 leaves slack).
+	// A window per attempt and try would go on past 3 × 4 tries per worker, and the run would not stop.
+	if n, _ := strconv.Atoi(m[1]); n < 1 || n > 10 {
+		t.Errorf("%d failed connects before the run stopped, want 1–10 (one 3 s window for the run)", n)
+	}
+	for _, s := range []string{"s3cret-path"} {
+		if strings.Contains(err.Error(), s) || strings.Contains(logBuf.String(), s) {
+			t.Errorf("the error or the log holds the endpoint's path")
+		}
+	}
+	run1, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// judged: a pass, or an agent's failure the judges decided (what the scripted policy does on a loaded
+	// machine is not this test's question; that no attempt is lost or misclassified is).
+	judged := func(r results.Attempt) bool {
+		if r.Status == results.StatusFail && r.Verdict.Judge != "" {
+			t.Logf("attempt %s (%s) failed as the agent's: %s %s", r.AttemptID, r.TaskID, r.FailureMode, r.Final)
+		}
+		return r.Status == results.StatusPass || (r.Status == results.StatusFail && r.Verdict.Judge != "")
+	}
+	infra := 0
+	for _, r := range run1.Records {
+		switch {
+		case judged(r):
+		case r.Status == results.StatusError && r.ErrorClass == results.ClassInfra:
+			infra++
+		default:
+			t.Errorf("attempt %s: %s/%s %s", r.AttemptID, r.Status, r.ErrorClass, r.Error)
+		}
+	}
+	done := len(run1.Records) - infra
+	if infra > 2 || done >= len(tasks) || done < 1 {
+		t.Errorf("first invocation: %d records (%d infra, %d judged); want ≤ 2 infra (one per worker), the first "+
+			"attempt (done before the kill) judged, not all %d", len(run1.Records), infra, done, len(tasks))
+	}
+	if run1.Manifest.Summary == nil || run1.Manifest.Summary.Stopped == "" {
+		t.Errorf("manifest summary %+v: want the stop recorded", run1.Manifest.Summary)
+	}
+
+	// The server is back: the same command resumes.
+	srv2, err := browser.StartServer(browser.ServerOptions{Port: port, WSPath: wsPath, Output: serverOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv2.Close()
+	hs.onOpen = nil
+	if _, err := Run(context.Background(), plan, hs, opts); err != nil {
+		t.Fatalf("resume: %v\nlog:\n%s", err, logBuf.String())
+	}
+	run2, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run2.Final()) != len(tasks) {
+		t.Errorf("after resume: %d final records, want %d", len(run2.Final()), len(tasks))
+	}
+	for _, r := range run2.Final() {
+		if !judged(r) {
+			t.Errorf("after resume: %s %s/%s %s", r.AttemptID, r.Status, r.ErrorClass, r.Error)
+		}
+	}
+	if len(run2.Records) < len(run1.Records) {
+		t.Fatalf("resume lost records: %d then %d", len(run1.Records), len(run2.Records))
+	}
+	for i, r := range run1.Records {
+		if g := run2.Records[i]; g.AttemptID != r.AttemptID || g.Status != r.Status || g.Retries != r.Retries {
+			t.Errorf("record %d changed on resume: %s %s → %s %s", i, r.AttemptID, r.Status, g.AttemptID, g.Status)
+		}
+	}
+}
+
+// TestRemoteCheckReach: the check before a remote run loads the suite's start page in the remote browser: the
+// Zoo's passes; a start page the browser cannot load (a loopback port with nothing listening, as this
+// machine's loopback is to a browser server on another machine) is refused with ErrBrowserUnreachable, naming
+// the likely causes — no --browser-expose-network, or, when it was given, a launch-server server ignoring it —
+// and Run writes nothing.
+func TestRemoteCheckReach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	srv := startBrowserServer(t, 0, &lockedBuffer{})
+	defer srv.Close()
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Stop()
+	zs, tasks := zooShop(t, "shop-qa-hero-hoodie-sku")
+	opts := Options{BrowserEndpoint: srv.Endpoint(), BrowserConnectTimeout: 10 * time.Second}
+	if err := checkRemote(context.Background(), drv, opts, zs, &tasks[0]); err != nil {
+		t.Fatalf("the Zoo's start page through the remote browser: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/"
+	l.Close()
+	hs := &hookSuite{Suite: zs, tasks: tasks, start: closed}
+	for _, c := range []struct {
+		expose string
+		want   []string
+	}{
+		{"", []string{"--browser-expose-network '<loopback>'", "run-server", closed, "ERR_CONNECTION_REFUSED"}},
+		{"<loopback>", []string{"launch-server) ignores exposeNetwork", "run-server"}},
+	} {
+		o := opts
+		o.BrowserExposeNetwork = c.expose
+		err := checkRemote(context.Background(), drv, o, hs, &tasks[0])
+		var be *BrowserError
+		if !errors.Is(err, ErrBrowserUnreachable) || !errors.As(err, &be) || be.Running {
+			t.Fatalf("unreachable start page (expose %q): %v, want ErrBrowserUnreachable", c.expose, err)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("expose %q: error lacks %q:\n%v", c.expose, s, err)
+			}
+		}
+		if strings.Contains(err.Error(), "s3cret-path") {
+			t.Errorf("error holds the endpoint's path: %v", err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
+	_, err = Run(context.Background(), plan, hs, Options{OutDir: dir, Workers: 1, Log: io.Discard,
+		BrowserEndpoint: srv.Endpoint(), Chromium: "/nonexistent/chromium"})
+	if !errors.Is(err, ErrBrowserUnreachable) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("run: %v, want ErrBrowserUnreachable and nothing written", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("%s was created by a run refused before it started", dir)
 	}
 }

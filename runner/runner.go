@@ -51,10 +51,12 @@ type Options struct {
 	BrowserExposeNetwork string
 	// BrowserConnectTimeout bounds one connect to BrowserEndpoint (0: browser.DefaultConnectTimeout, 30 s).
 	BrowserConnectTimeout time.Duration
-	// BrowserReconnect is how long a worker keeps trying to reconnect to BrowserEndpoint when a connect fails
-	// (a server restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to 5 s between tries, before the
-	// attempt is an infrastructure error (recorded, retried as such). 0: DefaultBrowserReconnect; negative: one
-	// try.
+	// BrowserReconnect is how long BrowserEndpoint may stay unreachable during a run — one window shared by all
+	// workers, from the first failed connect to the next that succeeds — while workers reconnect (a server
+	// restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to 5 s between tries, each try bounded by the
+	// time left. When it expires the run stops with a *BrowserError (Running): the attempts in flight are not
+	// recorded and run again on resume. 0: DefaultBrowserReconnect; negative: the first failed connect stops
+	// the run.
 	BrowserReconnect time.Duration
 	// ActionTimeout per browser action (default 5 s).
 	ActionTimeout time.Duration
@@ -76,8 +78,8 @@ type Options struct {
 	Trace bool
 }
 
-// DefaultBrowserReconnect is Options.BrowserReconnect's default: how long a worker keeps reconnecting to a
-// remote browser server that went away before its attempt counts as an infrastructure error.
+// DefaultBrowserReconnect is Options.BrowserReconnect's default: how long a remote browser server may stay
+// unreachable during a run before the run stops.
 const DefaultBrowserReconnect = 60 * time.Second
 
 // EndpointError is what Run returns when a model endpoint answered with an error class that stops the whole
@@ -166,8 +168,8 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		}
 		defer drv.Stop()
 		// A remote browser server is checked before anything is written, as a model endpoint is: a wrong URL,
-		// header or Playwright version would fail every attempt.
-		if err := checkRemote(drv, opts); err != nil {
+		// header or Playwright version, or a browser that cannot reach the suite, would fail every attempt.
+		if err := checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
 			return nil, err
 		}
 	}
@@ -210,6 +212,10 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	if errors.As(context.Cause(ctx), &ee) {
 		return sum, ee
 	}
+	var be *BrowserError
+	if errors.As(context.Cause(ctx), &be) {
+		return sum, be
+	}
 	if perr != nil && !errors.Is(perr, context.Canceled) {
 		return sum, perr
 	}
@@ -219,34 +225,91 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	return sum, nil
 }
 
-// BrowserError is what Run returns when the remote browser server (Options.BrowserEndpoint) refused or failed
-// the connect made before the run starts; nothing is written then (no manifest, no record).
+// BrowserError is what Run returns when the remote browser server (Options.BrowserEndpoint) cannot serve the
+// run: before it starts, the connect failed or the remote browser could not load the suite's start page
+// (nothing is written then: no manifest, no record); during it, the server stayed unreachable for the whole
+// reconnect window (Options.BrowserReconnect) — the run stops, the records so far are kept, and the attempts
+// not recorded run again on resume.
 type BrowserError struct {
-	// Err is browser.Driver.Launch's error: the redacted endpoint, what went wrong and the fix; it wraps
-	// browser.ErrVersionMismatch when the server runs another Playwright version.
+	// Err is browser.Driver.Launch's error (the redacted endpoint, what went wrong and the fix; it wraps
+	// browser.ErrVersionMismatch when the server runs another Playwright version), or the failed page load,
+	// wrapping ErrBrowserUnreachable.
 	Err error
+	// Running is true when the run had started (the server went away for good during it).
+	Running bool
 }
 
-// Error says the run did not start and why.
+// Error says why, and whether the run did not start or stopped.
 func (e *BrowserError) Error() string {
+	if e.Running {
+		return "remote browser server: " + e.Err.Error() + "\nthe run stopped: the records so far are kept; " +
+			"run the same command again once the server is back to resume"
+	}
 	return "remote browser server: " + e.Err.Error() + "\nthe run did not start: nothing was written"
 }
 
 // Unwrap returns Err.
 func (e *BrowserError) Unwrap() error { return e.Err }
 
-// checkRemote connects once to opts.BrowserEndpoint (when set) and closes the connection.
-func checkRemote(drv *browser.Driver, opts Options) error {
+// ErrBrowserUnreachable is wrapped by the BrowserError of a remote browser that connected but could not load
+// the suite's start page: every attempt would fail the same way.
+var ErrBrowserUnreachable = errors.New("the remote browser cannot reach the suite's pages")
+
+// launchOptions are the browser.LaunchOptions of opts (a local launch, or the connect to BrowserEndpoint).
+func launchOptions(opts Options) browser.LaunchOptions {
+	return browser.LaunchOptions{ExecutablePath: opts.Chromium, Headless: true, Endpoint: opts.BrowserEndpoint,
+		Headers: opts.BrowserHeaders, ExposeNetwork: opts.BrowserExposeNetwork,
+		ConnectTimeout: opts.BrowserConnectTimeout, Args: opts.BrowserArgs}
+}
+
+// checkRemoteID is the attempt id of the environment checkRemote opens.
+const checkRemoteID = "remote-browser-check"
+
+// checkRemote connects once to opts.BrowserEndpoint (when set) and loads task t's start page there, in an
+// environment of its own (opened and closed as an attempt's is): a browser server that is up but cannot reach
+// the suite — one on another machine without --browser-expose-network, or a launch-server one, which ignores
+// exposeNetwork — would fail every attempt.
+func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite suites.Suite, t *suites.Task) error {
 	if opts.BrowserEndpoint == "" {
 		return nil
 	}
-	b, err := drv.Launch(browser.LaunchOptions{Endpoint: opts.BrowserEndpoint, Headers: opts.BrowserHeaders,
-		ExposeNetwork: opts.BrowserExposeNetwork, ConnectTimeout: opts.BrowserConnectTimeout})
+	lo := launchOptions(opts)
+	b, err := drv.Launch(lo)
 	if err != nil {
 		return &BrowserError{Err: err}
 	}
-	_ = b.Close()
+	defer b.Close()
+	env, err := suite.Open(ctx, *t, checkRemoteID)
+	if err != nil {
+		return fmt.Errorf("remote browser check: open the environment of task %s: %w", t.ID, err)
+	}
+	defer env.Close(context.Background())
+	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: opts.ActionTimeout, Allowed: env.Allowed})
+	if err != nil {
+		return &BrowserError{Err: errors.New(lo.Redact("new browser context: " + err.Error()))}
+	}
+	defer sess.Close()
+	if err := sess.Navigate(env.StartURL()); err != nil {
+		hint := "the server runs on another machine and this machine's loopback (where the Zoo listens) is not " +
+			"exposed to it: pass --browser-expose-network '<loopback>' with a server in 'playwright run-server' " +
+			"mode"
+		if opts.BrowserExposeNetwork != "" {
+			hint = "--browser-expose-network " + opts.BrowserExposeNetwork + " was given, but a server started " +
+				"with launchServer (the driver's launch-server) ignores exposeNetwork: start it with 'playwright " +
+				"run-server' instead, or run it on this machine"
+		}
+		return &BrowserError{Err: fmt.Errorf("%w: the remote browser at %s could not load task %s's start page "+
+			"%s (%s). Likely cause: %s; or a firewall or proxy between the browser and the page",
+			ErrBrowserUnreachable, browser.RedactEndpoint(opts.BrowserEndpoint), t.ID, env.StartURL(),
+			lo.Redact(firstLine(err.Error())), hint)}
+	}
 	return nil
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
 }
 
 // remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
@@ -331,6 +394,9 @@ type scheduler struct {
 	bmu      sync.Mutex
 	launches int
 	versions []string
+
+	// down is the remote browser server's state, shared by the workers (one reconnect window for the run).
+	down remoteDown
 }
 
 // launched counts a browser a worker launched or connected, and its version.
@@ -373,7 +439,7 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 	p := pool.New().WithErrors().WithContext(ctx)
 	for range min(sc.opts.Workers, len(todo)) {
 		p.Go(func(ctx context.Context) error {
-			wk := &worker{drv: sc.drv, opts: sc.opts, launched: sc.launched}
+			wk := &worker{drv: sc.drv, opts: sc.opts, launched: sc.launched, down: &sc.down}
 			defer wk.close()
 			for a := range jobs {
 				if ctx.Err() != nil {
@@ -381,6 +447,10 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 				}
 				af := sc.agents[a.Variant]
 				rec, ok, fatal := wk.attempt(ctx, a, sc.suite, af, sc.w, sc.prior[a.AttemptID])
+				if wk.stop != nil {
+					sc.cancel(wk.stop)
+					continue
+				}
 				if fatal != nil {
 					cfg := af.client.Config()
 					sc.cancel(&EndpointError{Variant: a.Variant, BaseURL: cfg.BaseURL, Model: cfg.Model, Err: fatal})
@@ -471,11 +541,63 @@ type worker struct {
 	b        *browser.Browser
 	opts     Options
 	launched func(*browser.Browser)
+	// down is the remote server's state shared by the run's workers (nil: the worker's own).
+	down *remoteDown
+	// stop, once set, is the error that stops the run: the remote server stayed unreachable for the whole
+	// reconnect window, or came back with another Playwright version.
+	stop *BrowserError
+}
+
+// remoteDown is what the workers of a run know of a remote browser server that cannot be reached: since when
+// (zero while the last connect succeeded), how many connects failed since, and the last one's error.
+type remoteDown struct {
+	mu    sync.Mutex
+	since time.Time
+	tries int
+	last  error
+}
+
+// left is the time left in the reconnect window (window itself while the server is up).
+func (r *remoteDown) left(window time.Duration) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.since.IsZero() {
+		return window
+	}
+	return time.Until(r.since.Add(window))
+}
+
+// failed notes a failed connect and returns the time left in the window it started or is part of.
+func (r *remoteDown) failed(err error, window time.Duration) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.since.IsZero() {
+		r.since = time.Now()
+	}
+	r.tries++
+	r.last = err
+	return time.Until(r.since.Add(window))
+}
+
+// up notes a connect that succeeded: the window closes.
+func (r *remoteDown) up() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.since, r.tries, r.last = time.Time{}, 0, nil
+}
+
+// gaveUp is the error that stops the run once the window expired.
+func (r *remoteDown) gaveUp(window time.Duration) *BrowserError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &BrowserError{Running: true, Err: fmt.Errorf("unreachable for the whole reconnect window, %s "+
+		"(--browser-reconnect), %d connect(s) by the workers failed: %w", window, r.tries, r.last)}
 }
 
 // browser returns the worker's browser, launching or connecting a new one when there is none or it is no
-// longer connected (a crash, a lost server). A remote connect that fails is tried again for
-// Options.BrowserReconnect (not on a version mismatch, which no retry fixes), or until ctx ends.
+// longer connected (a crash, a lost server). A remote connect that fails is tried again while the run's
+// reconnect window (Options.BrowserReconnect, shared by the workers) lasts, or until ctx ends; when it expires,
+// or the server answers with another Playwright version, wk.stop is set (the caller stops the run).
 func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 	if wk.b != nil && wk.b.IsConnected() {
 		return wk.b, nil
@@ -484,36 +606,66 @@ func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 		_ = wk.b.Close()
 		wk.b = nil
 	}
-	lo := browser.LaunchOptions{ExecutablePath: wk.opts.Chromium, Headless: true, Endpoint: wk.opts.BrowserEndpoint,
-		Headers: wk.opts.BrowserHeaders, ExposeNetwork: wk.opts.BrowserExposeNetwork,
-		ConnectTimeout: wk.opts.BrowserConnectTimeout, Args: wk.opts.BrowserArgs}
+	lo := launchOptions(wk.opts)
+	if lo.Endpoint == "" {
+		b, err := wk.drv.Launch(lo)
+		if err != nil {
+			return nil, err
+		}
+		wk.got(b)
+		return b, nil
+	}
+	if wk.down == nil {
+		wk.down = &remoteDown{}
+	}
 	window := wk.opts.BrowserReconnect
 	if window == 0 {
 		window = DefaultBrowserReconnect
 	}
-	deadline := time.Now().Add(window)
+	timeout := lo.ConnectTimeout
+	if timeout <= 0 {
+		timeout = browser.DefaultConnectTimeout
+	}
 	wait := 250 * time.Millisecond
-	for tries := 1; ; tries++ {
+	for {
+		left := wk.down.left(window)
+		if window < 0 {
+			left = timeout // one try
+		}
+		if left <= 0 {
+			wk.stop = wk.down.gaveUp(window)
+			return nil, wk.stop
+		}
+		lo.ConnectTimeout = max(min(timeout, left).Truncate(10*time.Millisecond), 10*time.Millisecond)
 		b, err := wk.drv.Launch(lo)
 		if err == nil {
-			wk.b = b
-			if wk.launched != nil {
-				wk.launched(b)
-			}
+			wk.down.up()
+			wk.got(b)
 			return b, nil
 		}
-		if lo.Endpoint == "" || errors.Is(err, browser.ErrVersionMismatch) || time.Now().Add(wait).After(deadline) {
-			if tries > 1 {
-				err = fmt.Errorf("%d connects in %s: %w", tries, window, err)
-			}
+		if errors.Is(err, browser.ErrVersionMismatch) {
+			wk.stop = &BrowserError{Running: true, Err: err}
 			return nil, err
 		}
+		left = wk.down.failed(err, window)
+		if left <= 0 || window < 0 {
+			wk.stop = wk.down.gaveUp(window)
+			return nil, wk.stop
+		}
 		select {
-		case <-time.After(wait):
+		case <-time.After(min(wait, left)):
 		case <-ctx.Done():
 			return nil, err
 		}
 		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// got makes b the worker's browser and counts it.
+func (wk *worker) got(b *browser.Browser) {
+	wk.b = b
+	if wk.launched != nil {
+		wk.launched(b)
 	}
 }
 
@@ -523,14 +675,18 @@ func (wk *worker) close() {
 	}
 }
 
-// attempt runs one attempt with infra retries; ok is false when it was abandoned (interrupt, or an endpoint
-// error that stops the run: fatal, which is never recorded).
+// attempt runs one attempt with infra retries; ok is false when it was abandoned (interrupt, an endpoint
+// error that stops the run: fatal, which is never recorded, or a remote browser server gone for good: wk.stop).
 func (wk *worker) attempt(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer,
 	prior int) (rec results.Attempt, ok bool, fatal *llm.Error) {
 	for try := 0; ; try++ {
 		rec, fatal = wk.once(ctx, a, suite, af, w)
 		if fatal != nil {
 			return rec, false, fatal
+		}
+		if wk.stop != nil {
+			// The remote browser server is gone for good: the run stops, this attempt runs again on resume.
+			return rec, false, nil
 		}
 		if ctx.Err() != nil {
 			return rec, false, nil

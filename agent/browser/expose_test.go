@@ -34,7 +34,8 @@ process.stdin.resume();
 // TestExposeNetwork: a browser server in its own network namespace reaches a page on this machine's loopback
 // only with LaunchOptions.ExposeNetwork "<loopback>" (Playwright's connect option exposeNetwork: the browser's
 // connections to matching hosts are made by this client, tunnelled over the connection). Skipped where
-// network namespaces cannot be made (unshare -rn).
+// network namespaces cannot be made (unshare -rn needs unprivileged user namespaces, which some hosts block,
+// e.g. GitHub's ubuntu-24.04 runners through AppArmor): the skip says so in the test log.
 func TestExposeNetwork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (needs Chromium)")

@@ -14,7 +14,8 @@ package browser
 //     to match the client version (1.2.3 → is compatible with 1.2.x)" (same page; the Python and Java pages
 //     say it of "the Playwright instance that connects"); in microsoft/playwright#16129 a maintainer recommends
 //     matching the patch version too (docs PR microsoft/playwright#16134). The server checks the client's
-//     User-Agent "Playwright/X.Y.Z" and answers the upgrade with `428 Precondition Required` and a box reading
+//     User-Agent "Playwright/X.Y.Z" (only major.minor; a User-Agent that does not parse is let through) and
+//     answers the upgrade with `428 Precondition Required` and a box reading
 //     "Playwright version mismatch: - server version: vA.B - client version: vC.D" (microsoft/playwright#27585,
 //     playwrightServer.ts userAgentVersionMatchesErrorMessage; reported e.g. in microsoft/playwright-mcp#7).
 //   - The client that connects is the local driver (node cli.js run-driver, playwright-core 1.64.1 for
@@ -46,10 +47,24 @@ const DefaultConnectTimeout = 30 * time.Second
 // DriverVersion is the playwright-core version of the driver this package runs (and a browser server must run).
 const DriverVersion = pinnedCoreVersion
 
-// DriverVersionRule is the version rule of remote browsers, as error messages and docs state it.
-const DriverVersionRule = "client and server must be the same Playwright version: this bench's driver is " +
-	"playwright-core " + pinnedCoreVersion + " (playwright-go v0.6401.0), so the browser server must run " +
-	"Playwright " + pinnedCoreVersion + " (the server refuses another major.minor; Playwright asks for the same patch too)"
+// DriverMinor is DriverVersion's major.minor ("1.64"): what a browser server must match.
+var DriverMinor = driverMinor()
+
+func driverMinor() string {
+	p := strings.SplitN(pinnedCoreVersion, ".", 3)
+	if len(p) < 2 {
+		return pinnedCoreVersion
+	}
+	return p[0] + "." + p[1]
+}
+
+// DriverVersionRule is the version rule of remote browsers, as error messages and docs state it: Playwright's
+// docs ask for the same major.minor ("1.2.3 → is compatible with 1.2.x"), which the server enforces; the same
+// patch is a maintainer's recommendation (microsoft/playwright#16129), not a check.
+var DriverVersionRule = "client and server must run the same Playwright major.minor: this bench's driver is " +
+	"playwright-core " + pinnedCoreVersion + " (playwright-go v0.6401.0), so the browser server must run Playwright " +
+	DriverMinor + ".x (the server refuses another major.minor; Playwright's maintainers recommend the same patch, " +
+	pinnedCoreVersion + ", too)"
 
 // ErrVersionMismatch is wrapped by Launch's error when the browser server refused the connect because its
 // Playwright version differs from the driver's (HTTP 428 "Playwright version mismatch").
@@ -59,9 +74,10 @@ var ErrVersionMismatch = errors.New("browser: Playwright version mismatch betwee
 const Redacted = "REDACTED"
 
 // RedactEndpoint returns endpoint with its secrets replaced by Redacted: the user info's password (or a lone
-// user name, which hosted pools use as a token) and every query value (browserless' ?token=…). The path is
-// kept: a random wsPath is a secret of its own, so callers that record the endpoint should know it is there.
-// An endpoint that does not parse is returned as "[unparsable endpoint]".
+// user name, which hosted pools use as a token), every query value (browserless' ?token=…) and the path, which
+// becomes "/REDACTED" unless it is empty or "/" (launchServer's wsPath is the only secret of its server: whoever
+// knows it can drive the browser). Scheme, host and port are kept. An endpoint that does not parse is returned
+// as "[unparsable endpoint]".
 func RedactEndpoint(endpoint string) string {
 	u, err := url.Parse(endpoint)
 	if err != nil {
@@ -81,11 +97,14 @@ func RedactEndpoint(endpoint string) string {
 		}
 		u.RawQuery = q.Encode()
 	}
+	if u.Path != "" && u.Path != "/" {
+		u.Path, u.RawPath = "/"+Redacted, ""
+	}
 	return u.String()
 }
 
-// secrets lists the strings of o that must not appear in an error: the raw endpoint, its password and query
-// values, and the header values (those of 4 characters or more: shorter ones are no secret and would mangle
+// secrets lists the strings of o that must not appear in an error: the raw endpoint, its password, query
+// values and path (the wsPath), and the header values (those of 4 characters or more: shorter ones are no secret and would mangle
 // the text).
 func (o LaunchOptions) secrets() []string {
 	var out []string
@@ -100,6 +119,11 @@ func (o LaunchOptions) secrets() []string {
 			p, _ := u.User.Password()
 			add(p)
 			add(u.User.Username())
+		}
+		if u.Path != "/" {
+			add(u.Path)
+			add(u.EscapedPath())
+			add(strings.TrimPrefix(u.Path, "/"))
 		}
 		for _, vs := range u.Query() {
 			for _, v := range vs {
@@ -116,8 +140,9 @@ func (o LaunchOptions) secrets() []string {
 	return out
 }
 
-// redact removes o's secrets from s, the raw endpoint becoming its redacted form.
-func (o LaunchOptions) redact(s string) string {
+// Redact removes o's secrets from s (the endpoint's credentials, query values and path, the header values),
+// the raw endpoint becoming its redacted form (RedactEndpoint).
+func (o LaunchOptions) Redact(s string) string {
 	red := RedactEndpoint(o.Endpoint)
 	for _, sec := range o.secrets() {
 		if sec == o.Endpoint {
@@ -165,7 +190,7 @@ func (d *Driver) connect(o LaunchOptions) (*Browser, error) {
 	if err == nil {
 		return &Browser{b: b, remote: true}, nil
 	}
-	msg := o.redact(err.Error())
+	msg := o.Redact(err.Error())
 	if strings.Contains(msg, "version mismatch") || strings.Contains(msg, "428 Precondition Required") {
 		server, client := "another version", pinnedCoreVersion
 		if m := serverVersionRe.FindStringSubmatch(msg); m != nil {
@@ -179,13 +204,13 @@ func (d *Driver) connect(o LaunchOptions) (*Browser, error) {
 			"server %s runs %s and this bench's driver is playwright-core %s (the server saw client %s): %s. "+
 			"Fix: start the server with playwright-core %s — `node .cache/driver/node_modules/playwright-core/"+
 			"cli.js launch-server --browser chromium --config FILE.json` after `make setup`, or the pool's "+
-			"Playwright %s image —, or run a bench whose playwright-go matches the server. The server said: %s "+
-			"(Playwright version mismatch)", red, server, pinnedCoreVersion, client, DriverVersionRule,
+			"Playwright %s image —, or run a bench whose playwright-go has the server's major.minor. The server "+
+			"said: %s (Playwright version mismatch)", red, server, pinnedCoreVersion, client, DriverVersionRule,
 			pinnedCoreVersion, pinnedCoreVersion, said)}
 	}
 	return nil, &redactedError{text: fmt.Sprintf("browser: could not connect to the Playwright browser server %s "+
-		"within %s (is it running and reachable, are the --browser-header values right, and is it Playwright %s?): %s",
-		red, timeout, pinnedCoreVersion, msg)}
+		"within %s (is it running and reachable, are the --browser-header values right, and is it Playwright %s.x?): %s",
+		red, timeout, DriverMinor, msg)}
 }
 
 // ServerOptions configure StartServer. Empty fields are discovered as StartDriver and Launch discover them.

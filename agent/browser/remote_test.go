@@ -9,21 +9,24 @@ import (
 
 func TestRedactEndpoint(t *testing.T) {
 	for in, want := range map[string]string{
-		"ws://127.0.0.1:3000/pw":                              "ws://127.0.0.1:3000/pw",
-		"wss://pool.example/chromium/playwright?token=abc123": "wss://pool.example/chromium/playwright?token=REDACTED",
-		"wss://user:pa55word@pool.example/pw":                 "wss://user:REDACTED@pool.example/pw",
-		"wss://tok3n@pool.example/pw?a=1&b=2":                 "wss://REDACTED@pool.example/pw?a=REDACTED&b=REDACTED",
+		"ws://127.0.0.1:3000/pw-s3cret-path":                  "ws://127.0.0.1:3000/REDACTED",
+		"ws://127.0.0.1:3000/":                                "ws://127.0.0.1:3000/",
+		"ws://127.0.0.1:3000":                                 "ws://127.0.0.1:3000",
+		"wss://pool.example/chromium/playwright?token=abc123": "wss://pool.example/REDACTED?token=REDACTED",
+		"wss://user:pa55word@pool.example/pw":                 "wss://user:REDACTED@pool.example/REDACTED",
+		"wss://tok3n@pool.example/p%2Fw?a=1&b=2":              "wss://REDACTED@pool.example/REDACTED?a=REDACTED&b=REDACTED",
 		"ws://[::1]:bad/":                                     "[unparsable endpoint]",
 	} {
 		if got := RedactEndpoint(in); got != want {
 			t.Errorf("RedactEndpoint(%q) = %q, want %q", in, got, want)
 		}
 	}
-	o := LaunchOptions{Endpoint: "wss://u:pa55word@pool.example/pw?token=abc123", Headers: map[string]string{
+	o := LaunchOptions{Endpoint: "wss://u:pa55word@pool.example/pw-path?token=abc123", Headers: map[string]string{
 		"Authorization": "Bearer hdr-secret", "X-Short": "1"}}
-	got := o.redact("dial wss://u:pa55word@pool.example/pw?token=abc123 failed; token abc123, pa55word, " +
-		"header Bearer hdr-secret, flag 1")
-	want := "dial wss://u:REDACTED@pool.example/pw?token=REDACTED failed; token REDACTED, REDACTED, header REDACTED, flag 1"
+	got := o.Redact("dial wss://u:pa55word@pool.example/pw-path?token=abc123 failed; token abc123, pa55word, " +
+		"header Bearer hdr-secret, flag 1, GET /pw-path, path pw-path")
+	want := "dial wss://u:REDACTED@pool.example/REDACTED?token=REDACTED failed; token REDACTED, REDACTED, header " +
+		"REDACTED, flag 1, GET REDACTED, path REDACTED"
 	if got != want {
 		t.Errorf("redact:\n got %s\nwant %s", got, want)
 	}
@@ -40,7 +43,8 @@ func TestRemoteConnectErrors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (needs Chromium and the driver)")
 	}
-	srv, err := StartServer(ServerOptions{WSPath: "/pw"})
+	const wsPath = "/pw-s3cret-wspath" // launchServer's wsPath: the server's only secret
+	srv, err := StartServer(ServerOptions{WSPath: wsPath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,12 +60,12 @@ func TestRemoteConnectErrors(t *testing.T) {
 	msg := err.Error()
 	t.Logf("mismatch: %s", msg)
 	for _, s := range []string{"runs Playwright 1.64", "playwright-core " + pinnedCoreVersion, "1.63",
-		"client and server must be the same Playwright version", "launch-server", "?token=REDACTED"} {
+		"major.minor", "launch-server", "/REDACTED?token=REDACTED"} {
 		if !strings.Contains(msg, s) {
 			t.Errorf("mismatch error lacks %q:\n%s", s, msg)
 		}
 	}
-	for _, s := range []string{token, auth, "hdr-s3cret"} {
+	for _, s := range []string{token, auth, "hdr-s3cret", "s3cret-wspath"} {
 		if strings.Contains(msg, s) {
 			t.Errorf("mismatch error holds the secret %q:\n%s", s, msg)
 		}
@@ -72,13 +76,13 @@ func TestRemoteConnectErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := "ws://" + l.Addr().String() + "/pw?token=" + token
+	closed := "ws://" + l.Addr().String() + wsPath + "?token=" + token
 	l.Close()
 	_, err = testDriver.Launch(LaunchOptions{Endpoint: closed, Headers: map[string]string{"Authorization": auth}})
 	if err == nil || errors.Is(err, ErrVersionMismatch) || !strings.Contains(err.Error(), "could not connect") {
 		t.Fatalf("closed port: %v", err)
 	}
-	for _, s := range []string{token, "hdr-s3cret"} {
+	for _, s := range []string{token, "hdr-s3cret", "s3cret-wspath"} {
 		if strings.Contains(err.Error(), s) {
 			t.Errorf("connect error holds the secret %q:\n%s", s, err)
 		}

@@ -60,6 +60,32 @@ func mergeCmd() *cobra.Command {
 	return c
 }
 
+// mergeBrowser is the merged manifest's browser section: the first shard's (remote, endpoint, headers,
+// expose_network), with the launches of every shard added up and their browser versions joined; nil when no
+// shard has one.
+func mergeBrowser(shards []*results.Run) *results.BrowserInfo {
+	var out *results.BrowserInfo
+	for _, run := range shards {
+		b := run.Manifest.Browser
+		if b == nil {
+			continue
+		}
+		if out == nil {
+			c := *b
+			c.Versions = slices.Clone(b.Versions)
+			out = &c
+			continue
+		}
+		out.Launches += b.Launches
+		for _, v := range b.Versions {
+			if !slices.Contains(out.Versions, v) {
+				out.Versions = append(out.Versions, v)
+			}
+		}
+	}
+	return out
+}
+
 // mergeInto appends the shards' records (those not already in out, compared as written: results.RecordKey)
 // to out, copies their trajectories, screenshots and traces, joins their re-judged verdicts and writes the
 // first shard's manifest (before any record, so an interrupted merge leaves a run directory); it returns the
@@ -81,6 +107,7 @@ func mergeInto(out string, shards []*results.Run) (int, error) {
 	}
 	m := *shards[0].Manifest
 	m.Shard = fmt.Sprintf("merged from %d shard(s)", len(shards))
+	m.Browser = mergeBrowser(shards)
 	if err := results.WriteManifest(out, &m); err != nil {
 		return 0, withCode(exitInfra, err)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 
 	"webbench/agent/browser"
 	"webbench/results"
+	"webbench/runner"
 )
 
 // TestBrowserHeaderFlags: the connect flags' refusals (exit 2), shared by bench run and bench ablate; no
@@ -35,6 +38,9 @@ func TestBrowserHeaderFlags(t *testing.T) {
 			"$WB_TEST_UNSET_VAR is unset or empty"},
 		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-connect-timeout", "0s"}, "must be positive"},
 		{[]string{"--browser-expose-network", "<loopback>"}, "--browser-expose-network needs --browser-endpoint"},
+		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-endpoint-env", "WB_TEST_POOL_AUTH"},
+			"--browser-endpoint and --browser-endpoint-env: give one of them"},
+		{[]string{"--browser-endpoint-env", "WB_TEST_UNSET_VAR"}, "--browser-endpoint-env WB_TEST_UNSET_VAR: $WB_TEST_UNSET_VAR is unset or empty"},
 	} {
 		for _, cmd := range [][]string{{"run", "--dry-run"}, {"ablate", "suites/zoo/ablations/demo.yaml", "--dry-run"}} {
 			_, stderr, code := benchEnv(t, []string{"WB_TEST_POOL_AUTH=" + secret}, append(cmd, c.args...)...)
@@ -50,7 +56,8 @@ func TestBrowserHeaderFlags(t *testing.T) {
 
 // TestRunRemoteBrowserCLI: `bench run --browser-endpoint` against a browser server started with the project's
 // driver (browser.StartServer: chromium.launchServer of playwright-core 1.64.1) behind a gateway that wants an
-// Authorization header (given with --browser-header-env, so the token is in no argument) and a ?token= query.
+// Authorization header (given with --browser-header-env, so the token is in no argument) and a ?token= query
+// (the endpoint given with --browser-endpoint-env, for the same reason).
 // Two Zoo tasks pass; the header's value and the token are in no file of the run directory, no output of bench
 // run, and no report of bench report (table, md, json, html). A server of another Playwright version (the
 // User-Agent an older client sends, through --browser-header) stops bench run before anything is written, exit
@@ -60,7 +67,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 		t.Skip("browser test")
 	}
 	const auth, token = "Bearer cli-hdr-s3cret-77", "cli-query-s3cret-88"
-	srv, err := browser.StartServer(browser.ServerOptions{WSPath: "/pw"})
+	srv, err := browser.StartServer(browser.ServerOptions{WSPath: "/pw-cli-s3cret-path"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +85,9 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 		rp.ServeHTTP(w, r)
 	}))
 	defer gw.Close()
-	endpoint := strings.Replace(gw.URL, "http://", "ws://", 1) + "/pw?token=" + token
-	env := []string{"WB_TEST_POOL_AUTH=" + auth}
-	secrets := []string{"cli-hdr-s3cret", token}
+	endpoint := strings.Replace(gw.URL, "http://", "ws://", 1) + "/pw-cli-s3cret-path?token=" + token
+	env := []string{"WB_TEST_POOL_AUTH=" + auth, "WB_TEST_POOL_URL=" + endpoint}
+	secrets := []string{"cli-hdr-s3cret", token, "cli-s3cret-path"}
 	leaks := func(what, s string) {
 		t.Helper()
 		for _, x := range secrets {
@@ -93,7 +100,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	stdout, stderr, code := benchEnv(t, env, "run", "--suite", "zoo", "--tasks",
 		"shop-qa-hero-hoodie-sku,recipes-qa-lasagna-protein", "--reps", "1", "--workers", "1", "--out", dir,
-		"--chromium", "/nonexistent/chromium", "--browser-endpoint", endpoint,
+		"--chromium", "/nonexistent/chromium", "--browser-endpoint-env", "WB_TEST_POOL_URL",
 		"--browser-header-env", "Authorization=WB_TEST_POOL_AUTH")
 	if code != 0 {
 		t.Fatalf("bench run: exit %d\n%s\n%s", code, stdout, stderr)
@@ -114,7 +121,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 			t.Errorf("%s: %s %s %s", r.TaskID, r.Status, r.FailureMode, r.Error)
 		}
 	}
-	if bi := run.Manifest.Browser; bi == nil || !bi.Remote || !strings.HasSuffix(bi.Endpoint, "/pw?token=REDACTED") ||
+	if bi := run.Manifest.Browser; bi == nil || !bi.Remote || !strings.HasSuffix(bi.Endpoint, "/REDACTED?token=REDACTED") ||
 		len(bi.Headers) != 1 || bi.Headers[0] != "Authorization" {
 		t.Errorf("manifest browser section %+v", bi)
 	}
@@ -152,7 +159,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 		t.Errorf("mismatched version: exit %d, want 2\n%s", code, stderr)
 	}
 	for _, s := range []string{"runs Playwright 1.64", "playwright-core 1.64.1", "client 1.63",
-		"client and server must be the same Playwright version", "nothing was written"} {
+		"client and server must run the same Playwright major.minor", "nothing was written"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("mismatch stderr lacks %q:\n%s", s, stderr)
 		}
@@ -165,12 +172,50 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 	// The gateway refuses a connect without the header: infrastructure (exit 3), before anything is written.
 	stdout, stderr, code = benchEnv(t, env, "run", "--suite", "zoo", "--tasks", "shop-qa-hero-hoodie-sku",
 		"--out", dir2, "--browser-endpoint", endpoint, "--browser-connect-timeout", "10s")
-	if code != 3 || !strings.Contains(stderr, "could not connect") || !strings.Contains(stderr, "?token=REDACTED") ||
+	if code != 3 || !strings.Contains(stderr, "could not connect") || !strings.Contains(stderr, "/REDACTED?token=REDACTED") ||
 		!strings.Contains(stderr, "nothing was written") {
 		t.Errorf("refused connect: exit %d, want 3 and the redacted endpoint\n%s", code, stderr)
 	}
 	leaks("the refused connect's output", stdout+stderr)
 	if _, err := os.Stat(dir2); err == nil {
 		t.Errorf("%s was created by a run refused before it started", dir2)
+	}
+}
+
+// TestRemoteBrowserErrorCodes: the exit codes of runner.BrowserError — a remote browser that cannot load the
+// suite's start page exits 2 (the setup must change: --browser-expose-network, a run-server server), as a
+// version mismatch does, before or during the run; a server unreachable for the whole reconnect window exits 3
+// (the same command resumes once it is back).
+func TestRemoteBrowserErrorCodes(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{&runner.BrowserError{Err: fmt.Errorf("%w: could not load", runner.ErrBrowserUnreachable)}, 2},
+		{&runner.BrowserError{Err: fmt.Errorf("x: %w", browser.ErrVersionMismatch), Running: true}, 2},
+		{&runner.BrowserError{Err: errors.New("unreachable for the whole reconnect window"), Running: true}, 3},
+		{&runner.BrowserError{Err: errors.New("could not connect")}, 3},
+	} {
+		var ee *exitError
+		if err := runErr(c.err); !errors.As(err, &ee) || ee.code != c.code {
+			t.Errorf("runErr(%v) = %v, want exit %d", c.err, err, c.code)
+		}
+	}
+}
+
+// TestMergeBrowserSection: bench merge's manifest keeps the first shard's browser section (remote, endpoint,
+// headers) with the shards' launches added up and their versions joined.
+func TestMergeBrowserSection(t *testing.T) {
+	bi := func(launches int, versions ...string) *results.Run {
+		return &results.Run{Manifest: &results.Manifest{Browser: &results.BrowserInfo{Remote: true,
+			Endpoint: "ws://h:3000/REDACTED", Headers: []string{"Authorization"}, Launches: launches, Versions: versions}}}
+	}
+	got := mergeBrowser([]*results.Run{bi(3, "156.0.1"), {Manifest: &results.Manifest{}}, bi(4, "156.0.1", "157.0.2")})
+	if got == nil || !got.Remote || got.Endpoint != "ws://h:3000/REDACTED" || got.Launches != 7 ||
+		strings.Join(got.Versions, ",") != "156.0.1,157.0.2" || len(got.Headers) != 1 {
+		t.Errorf("merged browser section %+v", got)
+	}
+	if got := mergeBrowser([]*results.Run{{Manifest: &results.Manifest{}}}); got != nil {
+		t.Errorf("no shard with a browser section: %+v", got)
 	}
 }

@@ -68,7 +68,7 @@ type runFlags struct {
 	workers, retries           int
 	out, shard                 string
 	driverDir, chromium, wsURL string
-	exposeNetwork              string
+	wsURLEnv, exposeNetwork    string
 	browserHeaders             []string
 	browserHeaderEnv           []string
 	connectTimeout, reconnect  time.Duration
@@ -88,17 +88,21 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
 	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default /usr/lib/chromium/chromium, or $WEBBENCH_CHROMIUM)")
 	c.Flags().StringVar(&f.wsURL, "browser-endpoint", "", "connect to a remote Playwright browser server (ws://… or wss://…, "+
-		"Playwright "+browser.DriverVersion+" like this bench's driver) instead of launching Chromium")
+		"Playwright "+browser.DriverMinor+".x like this bench's driver) instead of launching Chromium")
+	c.Flags().StringVar(&f.wsURLEnv, "browser-endpoint-env", "", "--browser-endpoint read from the environment "+
+		"variable `VAR` (keeps a ?token= in the URL out of shell history and the process list)")
 	c.Flags().StringArrayVar(&f.browserHeaders, "browser-header", nil, "'Name: value' HTTP header sent with the connect to "+
 		"--browser-endpoint (repeatable); the value is a secret, recorded nowhere")
 	c.Flags().StringArrayVar(&f.browserHeaderEnv, "browser-header-env", nil, "'Name=VAR': send header Name with the value of "+
 		"$VAR (repeatable; keeps tokens out of shell history and the process list)")
 	c.Flags().StringVar(&f.exposeNetwork, "browser-expose-network", "", "Playwright's exposeNetwork rules for "+
 		"--browser-endpoint, e.g. '<loopback>': the remote browser reaches these hosts through this machine (the Zoo "+
-		"on its loopback); honoured by `playwright run-server` servers, ignored by launchServer ones")
+		"on its loopback); honoured by servers in 'playwright run-server' mode, ignored by launchServer and "+
+		"launch-server ones (the check before the run refuses a remote browser that cannot load the suite's start page)")
 	c.Flags().DurationVar(&f.connectTimeout, "browser-connect-timeout", browser.DefaultConnectTimeout, "bound of one connect to --browser-endpoint")
-	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long a worker keeps "+
-		"reconnecting to a lost --browser-endpoint before its attempt is an infrastructure error (retried per --retries; 0: one try)")
+	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long --browser-endpoint "+
+		"may stay unreachable during a run (one window for all workers) before the run stops, exit 3, resumable "+
+		"(0: the first failed connect stops it)")
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
 	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
 	f.req.register(c)
@@ -128,23 +132,27 @@ func (f *runFlags) options() (runner.Options, error) {
 	if f.connectTimeout <= 0 {
 		return runner.Options{}, usageErr("--browser-connect-timeout %s: must be positive", f.connectTimeout)
 	}
-	headers, err := f.headers()
+	endpoint, err := f.endpoint()
 	if err != nil {
 		return runner.Options{}, err
 	}
-	if f.exposeNetwork != "" && f.wsURL == "" {
+	headers, err := f.headers(endpoint)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	if f.exposeNetwork != "" && endpoint == "" {
 		return runner.Options{}, usageErr("--browser-expose-network needs --browser-endpoint")
 	}
 	reconnect := f.reconnect
 	if reconnect <= 0 {
-		reconnect = -1 // one try (runner.Options' 0 is the default window)
+		reconnect = -1 // the first failed connect stops the run (runner.Options' 0 is the default window)
 	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("runs", time.Now().UTC().Format("20060102-150405"))
 	}
 	return runner.Options{OutDir: out, Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
-		Chromium: f.chromium, BrowserEndpoint: f.wsURL, BrowserHeaders: headers, BrowserExposeNetwork: f.exposeNetwork,
+		Chromium: f.chromium, BrowserEndpoint: endpoint, BrowserHeaders: headers, BrowserExposeNetwork: f.exposeNetwork,
 		BrowserConnectTimeout: f.connectTimeout,
 		BrowserReconnect:      reconnect, MaxCostUSD: f.maxCost, Screenshots: f.screenshots, Trace: f.trace,
 		DisableEvaluate: f.noEvaluate}, nil
@@ -153,15 +161,32 @@ func (f *runFlags) options() (runner.Options, error) {
 // headerName is an HTTP header name (RFC 9110 token).
 var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
+// endpoint is the remote browser server's URL: --browser-endpoint, or the value of $VAR for
+// --browser-endpoint-env VAR (refused together, or with VAR unset or empty); "" for local browsers. Errors
+// never quote the URL.
+func (f *runFlags) endpoint() (string, error) {
+	if f.wsURLEnv == "" {
+		return f.wsURL, nil
+	}
+	if f.wsURL != "" {
+		return "", usageErr("--browser-endpoint and --browser-endpoint-env: give one of them")
+	}
+	v := strings.TrimSpace(os.Getenv(f.wsURLEnv))
+	if v == "" {
+		return "", usageErr("--browser-endpoint-env %s: $%s is unset or empty", f.wsURLEnv, f.wsURLEnv)
+	}
+	return v, nil
+}
+
 // headers are the connect headers of --browser-header 'Name: value' and --browser-header-env 'Name=VAR' (the
-// value read from $VAR), refused without --browser-endpoint, with a malformed name, a header given twice, or
+// value read from $VAR), refused without a remote endpoint, with a malformed name, a header given twice, or
 // an unset or empty variable. Errors never quote a value.
-func (f *runFlags) headers() (map[string]string, error) {
+func (f *runFlags) headers(endpoint string) (map[string]string, error) {
 	if len(f.browserHeaders)+len(f.browserHeaderEnv) == 0 {
 		return nil, nil
 	}
-	if f.wsURL == "" {
-		return nil, usageErr("--browser-header and --browser-header-env need --browser-endpoint: they are sent " +
+	if endpoint == "" {
+		return nil, usageErr("--browser-header and --browser-header-env need --browser-endpoint (or --browser-endpoint-env): they are sent " +
 			"with the connect to a remote browser server")
 	}
 	out := map[string]string{}
@@ -395,7 +420,8 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 }
 
 // runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, a remote
-// browser server of another Playwright version 2 (any other failed connect to it is infrastructure, 3), an
+// browser server of another Playwright version or a remote browser that cannot load the suite's start page 2
+// (any other failed connect to it, and a server lost for the whole reconnect window, are infrastructure, 3), an
 // endpoint error that stops runs (runner.EndpointError) its class's code — config 2 (model name, base URL,
 // invalid request), auth and quota 3 — with the server's message and hint, other failures 3.
 func runErr(err error) error {
@@ -407,8 +433,9 @@ func runErr(err error) error {
 		return &exitError{exitInterrupt, err}
 	case errors.Is(err, runner.ErrPlanMismatch):
 		return usageErr("%v", err)
-	case errors.Is(err, browser.ErrVersionMismatch):
-		// Another Playwright version on the server: no retry fixes it, the setup must change.
+	case errors.Is(err, browser.ErrVersionMismatch), errors.Is(err, runner.ErrBrowserUnreachable):
+		// Another Playwright version on the server, or a remote browser that cannot reach the suite's pages:
+		// no retry fixes it, the setup must change.
 		return usageErr("%v", err)
 	case errors.As(err, &ee):
 		code := ee.ExitCode()
