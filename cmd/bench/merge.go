@@ -27,7 +27,8 @@ func mergeCmd() *cobra.Command {
 		Long: "Refuses shards of different plans (suite, suite options, tasks, reps, variants, seed, ablation\n" +
 			"parameters). Records are appended in shard order (those already in --out are skipped, so merging again\n" +
 			"adds only new ones); trajectories, screenshots and traces are copied; re-judged verdicts\n" +
-			"(verdicts-<judge>.jsonl) are joined; the manifest is the first shard's with the shards' summaries added up,\n" +
+			"(verdicts-<judge>.jsonl) are joined; the manifest is rebuilt from the shards given (so merge all of them again, not\n" +
+			"only a re-run one): the first shard's, with the shards' summaries added up,\n" +
 			"their earliest start and latest end, and their browser launches joined (schema version 1 shards are converted).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -53,7 +54,7 @@ func mergeCmd() *cobra.Command {
 			fmt.Fprintf(c.OutOrStdout(), "merged %d record(s) from %d shard(s) into %s\n", n, len(args), out)
 			if got, err := results.Open(out); err == nil && len(got.Final()) < first.Plan.Attempts {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
-					"unfinished (re-run it, then merge again)\n", len(got.Final()), first.Plan.Attempts)
+					"unfinished (re-run it, then merge all the shards again into the same --out: records already there are skipped, and the manifest is rebuilt from the shards given)\n", len(got.Final()), first.Plan.Attempts)
 			}
 			return nil
 		},

@@ -49,6 +49,25 @@ func TestReportPlannedOfShardsAndMerged(t *testing.T) {
 	if _, stderr, _ := bench(t, "report", merged); !strings.Contains(stderr, "4 of 8 planned attempts have no record") {
 		t.Errorf("merged run missing a shard: stderr %q, want 4 of 8 missing", stderr)
 	}
+	// --gate does not pass a merged run missing a shard (the second review: two of three shards merged gave
+	// "gate: passed", exit 0): exit 3, naming what is missing, and no pass line.
+	if _, stderr, code := bench(t, "report", merged, "--gate"); code != exitInfra ||
+		!strings.Contains(stderr, "gate: not applied") || !strings.Contains(stderr, "holds 4 of its 8 planned attempts") ||
+		strings.Contains(stderr, "gate: passed") {
+		t.Errorf("merged run missing a shard, --gate: exit %d, stderr %q; want exit 3, not applied", code, stderr)
+	}
+	// A finished shard gates on its share; a run that stopped is not gated.
+	if _, stderr, code := bench(t, "report", shard, "--gate"); code != 0 {
+		t.Errorf("finished shard, --gate: exit %d, %s", code, stderr)
+	}
+	stopped := writeRun(t, runSpec{tasks: 2, reps: 2, seed: 1})
+	setManifest(t, stopped, func(m *results.Manifest) {
+		m.Plan.Attempts, m.Summary = 4, &results.Summary{Planned: 4, Ran: 4, Stopped: "quota: insufficient_quota"}
+	})
+	if _, stderr, code := bench(t, "report", stopped, "--gate"); code != exitInfra ||
+		!strings.Contains(stderr, "stopped (quota: insufficient_quota)") {
+		t.Errorf("stopped run, --gate: exit %d, stderr %q; want exit 3", code, stderr)
+	}
 }
 
 // bench report --gate on a plain run applies bench run's end gate: exit 3 when more than 10% of the attempts
