@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"webbench/agent/browser"
+	"webbench/agent/guard"
 	"webbench/results"
 	"webbench/suites"
 )
@@ -213,6 +215,11 @@ func TestRemoteBrowserServer(t *testing.T) {
 	}
 	v := cleanVariant()
 	v.Model.Profile = prof
+	// The attempts park inside an evaluate (the probe's fetch, below) until the kill: evaluate_isolation would
+	// cut one parked longer than its 5 s cap — on a loaded machine, one waiting while the other attempt is slow
+	// to reach its probe — and the test would depend on that timer. Its plain, unbounded evaluate has none.
+	v.Guards = maps.Clone(v.Guards)
+	v.Guards[guard.NameEvaluateIsolation] = false
 
 	// Kill the server during the agent loop: when the third attempt's probe (an evaluate step) fetches the
 	// outside URL — held in the route handler, which the bench runs on a goroutine of its own — and every other
