@@ -474,11 +474,41 @@ func TestWorkerReconnectWindow(t *testing.T) {
 	if n2 := tries(wk2, err); n2 != n {
 		t.Errorf("second worker after the window expired: %d tries in all, want %d (no new try)", n2, n)
 	}
+	// A negative window (--browser-reconnect 0): one try, and the error says so in those words, not as a
+	// window of -1ns.
 	opts.BrowserReconnect = -1
 	wk3 := &worker{drv: drv, opts: opts}
 	_, err = wk3.browser(context.Background())
-	if n3 := tries(wk3, err); n3 != 1 {
-		t.Errorf("negative window: %d tries, want 1", n3)
+	var be *BrowserError
+	if !errors.As(err, &be) || !be.Running || wk3.stop != be {
+		t.Fatalf("negative window: %v (stop %v), want the worker's BrowserError that stops the run", err, wk3.stop)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "the first failed connect stops the run (--browser-reconnect 0)") ||
+		strings.Contains(msg, "-1ns") || strings.Contains(msg, "window") || strings.Contains(msg, "s3cret-path") {
+		t.Errorf("negative window: error %q, want it worded as --browser-reconnect 0", msg)
+	}
+	if wk3.down.tries != 1 {
+		t.Errorf("negative window: %d tries, want 1", wk3.down.tries)
+	}
+}
+
+// TestRemoteDownWindowStart: the reconnect window starts when the first failed connect was tried, not when it
+// failed — a black-holed server's connect timeout is part of the window, not added to it — and later failures
+// do not move it.
+func TestRemoteDownWindowStart(t *testing.T) {
+	r := &remoteDown{}
+	tried := time.Now().Add(-2 * time.Second) // a connect that took 2 s to time out
+	if left := r.failed(errors.New("timeout"), tried, 3*time.Second); left > time.Second {
+		t.Errorf("3 s window, first connect tried 2 s ago: %s left, want at most 1 s", left)
+	}
+	if left := r.failed(errors.New("timeout"), time.Now(), 3*time.Second); left > time.Second {
+		t.Errorf("a second failure moved the window: %s left, want at most 1 s", left)
+	}
+	if !r.since.Equal(tried) || r.tries != 2 {
+		t.Errorf("window since %s, %d tries; want %s, 2", r.since, r.tries, tried)
+	}
+	if msg := r.gaveUp(3 * time.Second).Error(); !strings.Contains(msg, "3s (--browser-reconnect), 2 connect(s)") {
+		t.Errorf("gave up: %q", msg)
 	}
 }
 

@@ -54,9 +54,9 @@ type Options struct {
 	// BrowserConnectTimeout bounds one connect to BrowserEndpoint (0: browser.DefaultConnectTimeout, 30 s).
 	BrowserConnectTimeout time.Duration
 	// BrowserReconnect is how long BrowserEndpoint may stay unreachable during a run — one window shared by all
-	// workers, from the first failed connect to the next that succeeds — while workers reconnect (a server
-	// restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to 5 s between tries, each try bounded by the
-	// time left. When it expires the run stops with a *BrowserError (Running): the attempts in flight are not
+	// workers, from the start of the first failed connect (its connect timeout included) to the next that
+	// succeeds — while workers reconnect (a server restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to
+	// 5 s between tries, each try bounded by the time left. When it expires the run stops with a *BrowserError (Running): the attempts in flight are not
 	// recorded and run again on resume. 0: DefaultBrowserReconnect; negative: the first failed connect stops
 	// the run.
 	BrowserReconnect time.Duration
@@ -610,12 +610,14 @@ func (r *remoteDown) left(window time.Duration) time.Duration {
 	return time.Until(r.since.Add(window))
 }
 
-// failed notes a failed connect and returns the time left in the window it started or is part of.
-func (r *remoteDown) failed(err error, window time.Duration) time.Duration {
+// failed notes a failed connect, tried at start, and returns the time left in the window it started or is part
+// of. The window starts when the first failed connect was tried, not when it failed: a black-holed server's
+// connect timeout is part of the window, not added to it.
+func (r *remoteDown) failed(err error, start time.Time, window time.Duration) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.since.IsZero() {
-		r.since = time.Now()
+		r.since = start
 	}
 	r.tries++
 	r.last = err
@@ -633,6 +635,10 @@ func (r *remoteDown) up() {
 func (r *remoteDown) gaveUp(window time.Duration) *BrowserError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if window < 0 {
+		return &BrowserError{Running: true, Err: fmt.Errorf("unreachable: the first failed connect stops the run "+
+			"(--browser-reconnect 0): %w", r.last)}
+	}
 	return &BrowserError{Running: true, Err: fmt.Errorf("unreachable for the whole reconnect window, %s "+
 		"(--browser-reconnect), %d connect(s) by the workers failed: %w", window, r.tries, r.last)}
 }
@@ -680,6 +686,7 @@ func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 			return nil, wk.stop
 		}
 		lo.ConnectTimeout = max(min(timeout, left).Truncate(10*time.Millisecond), 10*time.Millisecond)
+		tried := time.Now()
 		b, err := wk.drv.Launch(lo)
 		if err == nil {
 			wk.down.up()
@@ -690,7 +697,7 @@ func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 			wk.stop = &BrowserError{Running: true, Err: err}
 			return nil, err
 		}
-		left = wk.down.failed(err, window)
+		left = wk.down.failed(err, tried, window)
 		if left <= 0 || window < 0 {
 			wk.stop = wk.down.gaveUp(window)
 			return nil, wk.stop
