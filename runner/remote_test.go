@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"webbench/agent/browser"
+	"webbench/agent/guard"
 	"webbench/results"
 	"webbench/suites"
 )
@@ -213,6 +215,11 @@ func TestRemoteBrowserServer(t *testing.T) {
 	}
 	v := cleanVariant()
 	v.Model.Profile = prof
+	// The attempts park inside an evaluate (the probe's fetch, below) until the kill: evaluate_isolation would
+	// cut one parked longer than its 5 s cap — on a loaded machine, one waiting while the other attempt is slow
+	// to reach its probe — and the test would depend on that timer. Its plain, unbounded evaluate has none.
+	v.Guards = maps.Clone(v.Guards)
+	v.Guards[guard.NameEvaluateIsolation] = false
 
 	// Kill the server during the agent loop: when the third attempt's probe (an evaluate step) fetches the
 	// outside URL — held in the route handler, which the bench runs on a goroutine of its own — and every other
@@ -467,11 +474,41 @@ func TestWorkerReconnectWindow(t *testing.T) {
 	if n2 := tries(wk2, err); n2 != n {
 		t.Errorf("second worker after the window expired: %d tries in all, want %d (no new try)", n2, n)
 	}
+	// A negative window (--browser-reconnect 0): one try, and the error says so in those words, not as a
+	// window of -1ns.
 	opts.BrowserReconnect = -1
 	wk3 := &worker{drv: drv, opts: opts}
 	_, err = wk3.browser(context.Background())
-	if n3 := tries(wk3, err); n3 != 1 {
-		t.Errorf("negative window: %d tries, want 1", n3)
+	var be *BrowserError
+	if !errors.As(err, &be) || !be.Running || wk3.stop != be {
+		t.Fatalf("negative window: %v (stop %v), want the worker's BrowserError that stops the run", err, wk3.stop)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "the first failed connect stops the run (--browser-reconnect 0)") ||
+		strings.Contains(msg, "-1ns") || strings.Contains(msg, "window") || strings.Contains(msg, "s3cret-path") {
+		t.Errorf("negative window: error %q, want it worded as --browser-reconnect 0", msg)
+	}
+	if wk3.down.tries != 1 {
+		t.Errorf("negative window: %d tries, want 1", wk3.down.tries)
+	}
+}
+
+// TestRemoteDownWindowStart: the reconnect window starts when the first failed connect was tried, not when it
+// failed — a black-holed server's connect timeout is part of the window, not added to it — and later failures
+// do not move it.
+func TestRemoteDownWindowStart(t *testing.T) {
+	r := &remoteDown{}
+	tried := time.Now().Add(-2 * time.Second) // a connect that took 2 s to time out
+	if left := r.failed(errors.New("timeout"), tried, 3*time.Second); left > time.Second {
+		t.Errorf("3 s window, first connect tried 2 s ago: %s left, want at most 1 s", left)
+	}
+	if left := r.failed(errors.New("timeout"), time.Now(), 3*time.Second); left > time.Second {
+		t.Errorf("a second failure moved the window: %s left, want at most 1 s", left)
+	}
+	if !r.since.Equal(tried) || r.tries != 2 {
+		t.Errorf("window since %s, %d tries; want %s, 2", r.since, r.tries, tried)
+	}
+	if msg := r.gaveUp(3 * time.Second).Error(); !strings.Contains(msg, "3s (--browser-reconnect), 2 connect(s)") {
+		t.Errorf("gave up: %q", msg)
 	}
 }
 
@@ -627,8 +664,10 @@ func TestRemoteCheckReach(t *testing.T) {
 		expose string
 		want   []string
 	}{
-		{"", []string{"--browser-expose-network '<loopback>'", "run-server", closed, "ERR_CONNECTION_REFUSED"}},
-		{"<loopback>", []string{"launch-server) ignores exposeNetwork", "run-server"}},
+		{"", []string{"--browser-expose-network '<loopback>'", "run-server", closed, "ERR_CONNECTION_REFUSED",
+			"host 127.0.0.1"}},
+		{"<loopback>", []string{"launch-server) ignores exposeNetwork", "run-server",
+			"a rule must match the start page's host as written (127.0.0.1"}},
 	} {
 		o := opts
 		o.BrowserExposeNetwork = c.expose
@@ -646,6 +685,12 @@ func TestRemoteCheckReach(t *testing.T) {
 			t.Errorf("error holds the endpoint's path: %v", err)
 		}
 	}
+	// localhost is loopback too: refused the same way.
+	lh := &hookSuite{Suite: zs, tasks: tasks, start: strings.Replace(closed, "127.0.0.1", "localhost", 1)}
+	if err := checkRemote(context.Background(), drv, opts, lh, &tasks[0]); !errors.Is(err, ErrBrowserUnreachable) ||
+		!strings.Contains(err.Error(), "host localhost") {
+		t.Errorf("unreachable start page on localhost: %v, want ErrBrowserUnreachable naming the host", err)
+	}
 	dir := filepath.Join(t.TempDir(), "run")
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
 	_, err = Run(context.Background(), plan, hs, Options{OutDir: dir, Workers: 1, Log: io.Discard,
@@ -655,5 +700,95 @@ func TestRemoteCheckReach(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("%s was created by a run refused before it started", dir)
+	}
+}
+
+// openFails is a suite whose environments never open (a WebVoyager live site whose probe fails).
+type openFails struct{ suites.Suite }
+
+func (openFails) Open(context.Context, suites.Task, string) (suites.Env, error) {
+	return nil, errors.New("webvoyager: probe: site unreachable")
+}
+
+// TestRemoteCheckLiveSite: the check before a remote run refuses only a start page on loopback the remote
+// browser cannot load; a start page elsewhere — a live site, here http://192.0.2.1/ (TEST-NET-1, RFC 5737:
+// unroutable, so loading it would hang until the navigation timeout, then refuse the run) — is not loaded,
+// whether the task's start URL says so or only its environment's does, nor is a run refused because the
+// environment did not open (a live site's probe): each is an attempt's infrastructure error, as in a local
+// run. The connect itself is still checked.
+func TestRemoteCheckLiveSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	srv := startBrowserServer(t, 0, &lockedBuffer{})
+	defer srv.Close()
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Stop()
+	zs, tasks := zooShop(t, "shop-qa-hero-hoodie-sku")
+	const live = "http://192.0.2.1/"
+	var logBuf bytes.Buffer
+	opts := Options{BrowserEndpoint: srv.Endpoint(), BrowserConnectTimeout: 10 * time.Second, Log: &logBuf}
+
+	// The task's own start URL is off loopback: no environment is opened (this suite's would fail).
+	lt := tasks[0]
+	lt.ID, lt.Start = "Site--0", live
+	began := time.Now()
+	if err := checkRemote(context.Background(), drv, opts, openFails{zs}, &lt); err != nil {
+		t.Errorf("live start URL %s: %v, want no refusal", live, err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Logf("live start URL: the check took %s (was the page loaded?)", d)
+	}
+	if !strings.Contains(logBuf.String(), "Site--0's start page "+live+" is not on loopback") {
+		t.Errorf("log %q does not say the live start page is not checked", logBuf.String())
+	}
+
+	// The environment's start page is off loopback (the task's is relative): not loaded either.
+	logBuf.Reset()
+	if err := checkRemote(context.Background(), drv, opts, &hookSuite{Suite: zs, tasks: tasks, start: live},
+		&tasks[0]); err != nil {
+		t.Errorf("environment start page %s: %v, want no refusal", live, err)
+	}
+	if !strings.Contains(logBuf.String(), "is not on loopback") {
+		t.Errorf("log %q does not say the live start page is not checked", logBuf.String())
+	}
+
+	// The environment does not open: the connect was checked, the run is not refused.
+	logBuf.Reset()
+	if err := checkRemote(context.Background(), drv, opts, openFails{zs}, &tasks[0]); err != nil {
+		t.Errorf("environment that does not open: %v, want no refusal", err)
+	}
+	if !strings.Contains(logBuf.String(), "did not open (webvoyager: probe: site unreachable)") {
+		t.Errorf("log %q does not say the environment did not open", logBuf.String())
+	}
+
+	// The connect is still checked: a server not there refuses the run, saying nothing was written.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "ws://" + l.Addr().String() + wsPath
+	l.Close()
+	o := opts
+	o.BrowserEndpoint = gone
+	err = checkRemote(context.Background(), drv, o, openFails{zs}, &lt)
+	var be *BrowserError
+	if !errors.As(err, &be) || be.Running || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("no server, live start URL: %v, want a BrowserError before the run", err)
+	}
+}
+
+// TestLoopbackHost: the hosts the check before a remote run loads the start page of.
+func TestLoopbackHost(t *testing.T) {
+	for h, want := range map[string]bool{"localhost": true, "LOCALHOST": true, "app.localhost": true,
+		"127.0.0.1": true, "127.3.2.1": true, "::1": true, "localhost.": true,
+		"192.0.2.1": false, "example.com": false, "localhost.example.com": false, "10.0.0.1": false, "": false,
+		"::": false, "128.0.0.1": false} {
+		if got := loopbackHost(h); got != want {
+			t.Errorf("loopbackHost(%q) = %v, want %v", h, got, want)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,9 +54,9 @@ type Options struct {
 	// BrowserConnectTimeout bounds one connect to BrowserEndpoint (0: browser.DefaultConnectTimeout, 30 s).
 	BrowserConnectTimeout time.Duration
 	// BrowserReconnect is how long BrowserEndpoint may stay unreachable during a run — one window shared by all
-	// workers, from the first failed connect to the next that succeeds — while workers reconnect (a server
-	// restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to 5 s between tries, each try bounded by the
-	// time left. When it expires the run stops with a *BrowserError (Running): the attempts in flight are not
+	// workers, from the start of the first failed connect (its connect timeout included) to the next that
+	// succeeds — while workers reconnect (a server restarting, a pool scaling), waiting 0.25 s, 0.5 s, … up to
+	// 5 s between tries, each try bounded by the time left. When it expires the run stops with a *BrowserError (Running): the attempts in flight are not
 	// recorded and run again on resume. 0: DefaultBrowserReconnect; negative: the first failed connect stops
 	// the run.
 	BrowserReconnect time.Duration
@@ -265,13 +267,21 @@ func launchOptions(opts Options) browser.LaunchOptions {
 // checkRemoteID is the attempt id of the environment checkRemote opens.
 const checkRemoteID = "remote-browser-check"
 
-// checkRemote connects once to opts.BrowserEndpoint (when set) and loads task t's start page there, in an
-// environment of its own (opened and closed as an attempt's is): a browser server that is up but cannot reach
-// the suite — one on another machine without --browser-expose-network, or a launch-server one, which ignores
-// exposeNetwork — would fail every attempt.
+// checkRemote connects once to opts.BrowserEndpoint (when set) and, when task t's start page is on loopback
+// (the Zoo, a suite's own fixture server), loads it there in an environment of its own (opened and closed as
+// an attempt's is): a browser server that is up but cannot reach this machine's loopback — one on another
+// machine without --browser-expose-network, or a launch-server one, which ignores exposeNetwork — would fail
+// every attempt. A start page elsewhere (a live site) is not loaded: a site that is slow, down or blocks the
+// browser is each attempt's infrastructure error, as in a local run, not a reason to refuse the run; neither
+// is an environment that does not open (a live site's probe). Only a failed connect or a loopback page the
+// remote browser cannot load refuse the run (a BrowserError, nothing written).
 func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite suites.Suite, t *suites.Task) error {
 	if opts.BrowserEndpoint == "" {
 		return nil
+	}
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
 	}
 	lo := launchOptions(opts)
 	b, err := drv.Launch(lo)
@@ -279,31 +289,64 @@ func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite s
 		return &BrowserError{Err: err}
 	}
 	defer b.Close()
+	// An absolute start URL off loopback needs no environment to know the page is not checked (a WebVoyager
+	// live site's Open probes the site).
+	if u, err := url.Parse(t.Start); err == nil && u.IsAbs() && u.Host != "" && !loopbackHost(u.Hostname()) {
+		fmt.Fprintf(log, "remote browser check: connected; task %s's start page %s is not on loopback: its load is "+
+			"not checked (a page the remote browser cannot reach is each attempt's infrastructure error)\n", t.ID, t.Start)
+		return nil
+	}
 	env, err := suite.Open(ctx, *t, checkRemoteID)
 	if err != nil {
-		return fmt.Errorf("remote browser check: open the environment of task %s: %w", t.ID, err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(log, "remote browser check: connected; task %s's environment did not open (%s): its start "+
+			"page is not checked\n", t.ID, lo.Redact(firstLine(err.Error())))
+		return nil
 	}
 	defer env.Close(context.Background())
+	start := env.StartURL()
+	su, err := url.Parse(start)
+	if err != nil || !loopbackHost(su.Hostname()) {
+		fmt.Fprintf(log, "remote browser check: connected; task %s's start page %s is not on loopback: its load is "+
+			"not checked (a page the remote browser cannot reach is each attempt's infrastructure error)\n", t.ID, start)
+		return nil
+	}
 	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: opts.ActionTimeout, Allowed: env.Allowed})
 	if err != nil {
 		return &BrowserError{Err: errors.New(lo.Redact("new browser context: " + err.Error()))}
 	}
 	defer sess.Close()
-	if err := sess.Navigate(env.StartURL()); err != nil {
-		hint := "the server runs on another machine and this machine's loopback (where the Zoo listens) is not " +
-			"exposed to it: pass --browser-expose-network '<loopback>' with a server in 'playwright run-server' " +
-			"mode"
+	if err := sess.Navigate(start); err != nil {
+		host := su.Hostname()
+		hint := "the server runs on another machine and this machine's loopback (where the suite listens, host " +
+			host + ") is not exposed to it: pass --browser-expose-network '<loopback>' (it covers localhost, " +
+			"127.0.0.1 and [::1]) with a server in 'playwright run-server' mode"
 		if opts.BrowserExposeNetwork != "" {
-			hint = "--browser-expose-network " + opts.BrowserExposeNetwork + " was given, but a server started " +
-				"with launchServer (the driver's launch-server) ignores exposeNetwork: start it with 'playwright " +
-				"run-server' instead, or run it on this machine"
+			hint = "--browser-expose-network " + opts.BrowserExposeNetwork + " was given, but a rule must match the " +
+				"start page's host as written (" + host + ": a rule for 127.0.0.1 does not match localhost, nor " +
+				"localhost 127.0.0.1; '<loopback>' matches both), and a server started with launchServer (the " +
+				"driver's launch-server) ignores exposeNetwork: start it with 'playwright run-server' instead, or " +
+				"run it on this machine"
 		}
 		return &BrowserError{Err: fmt.Errorf("%w: the remote browser at %s could not load task %s's start page "+
 			"%s (%s). Likely cause: %s; or a firewall or proxy between the browser and the page",
-			ErrBrowserUnreachable, browser.RedactEndpoint(opts.BrowserEndpoint), t.ID, env.StartURL(),
+			ErrBrowserUnreachable, browser.RedactEndpoint(opts.BrowserEndpoint), t.ID, start,
 			lo.Redact(firstLine(err.Error())), hint)}
 	}
 	return nil
+}
+
+// loopbackHost reports whether host (a URL's Hostname) is this machine's loopback: localhost (or a name under
+// .localhost), 127.0.0.0/8 or ::1.
+func loopbackHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // firstLine is s up to its first line break.
@@ -567,12 +610,14 @@ func (r *remoteDown) left(window time.Duration) time.Duration {
 	return time.Until(r.since.Add(window))
 }
 
-// failed notes a failed connect and returns the time left in the window it started or is part of.
-func (r *remoteDown) failed(err error, window time.Duration) time.Duration {
+// failed notes a failed connect, tried at start, and returns the time left in the window it started or is part
+// of. The window starts when the first failed connect was tried, not when it failed: a black-holed server's
+// connect timeout is part of the window, not added to it.
+func (r *remoteDown) failed(err error, start time.Time, window time.Duration) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.since.IsZero() {
-		r.since = time.Now()
+		r.since = start
 	}
 	r.tries++
 	r.last = err
@@ -590,6 +635,10 @@ func (r *remoteDown) up() {
 func (r *remoteDown) gaveUp(window time.Duration) *BrowserError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if window < 0 {
+		return &BrowserError{Running: true, Err: fmt.Errorf("unreachable: the first failed connect stops the run "+
+			"(--browser-reconnect 0): %w", r.last)}
+	}
 	return &BrowserError{Running: true, Err: fmt.Errorf("unreachable for the whole reconnect window, %s "+
 		"(--browser-reconnect), %d connect(s) by the workers failed: %w", window, r.tries, r.last)}
 }
@@ -637,6 +686,7 @@ func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 			return nil, wk.stop
 		}
 		lo.ConnectTimeout = max(min(timeout, left).Truncate(10*time.Millisecond), 10*time.Millisecond)
+		tried := time.Now()
 		b, err := wk.drv.Launch(lo)
 		if err == nil {
 			wk.down.up()
@@ -647,7 +697,7 @@ func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
 			wk.stop = &BrowserError{Running: true, Err: err}
 			return nil, err
 		}
-		left = wk.down.failed(err, window)
+		left = wk.down.failed(err, tried, window)
 		if left <= 0 || window < 0 {
 			wk.stop = wk.down.gaveUp(window)
 			return nil, wk.stop

@@ -38,6 +38,13 @@ func TestBrowserHeaderFlags(t *testing.T) {
 			"$WB_TEST_UNSET_VAR is unset or empty"},
 		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-connect-timeout", "0s"}, "must be positive"},
 		{[]string{"--browser-expose-network", "<loopback>"}, "--browser-expose-network needs --browser-endpoint"},
+		{[]string{"--browser-expose-network", ""}, "--browser-expose-network needs --browser-endpoint"},
+		{[]string{"--browser-reconnect", "5m"}, "--browser-reconnect needs --browser-endpoint"},
+		{[]string{"--browser-reconnect", "0"}, "--browser-reconnect needs --browser-endpoint"},
+		{[]string{"--browser-connect-timeout", "10s"}, "--browser-connect-timeout needs --browser-endpoint"},
+		{[]string{"--browser-header-env", "Authorization=WB_TEST_POOL_AUTH"}, "need --browser-endpoint"},
+		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-reconnect", "-1s"}, "--browser-reconnect -1s: must be at least 0"},
+		{[]string{"--browser-endpoint-env", "WB_TEST_POOL_AUTH", "--browser-reconnect", "-5m"}, "--browser-reconnect -5m0s: must be at least 0"},
 		{[]string{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-endpoint-env", "WB_TEST_POOL_AUTH"},
 			"--browser-endpoint and --browser-endpoint-env: give one of them"},
 		{[]string{"--browser-endpoint-env", "WB_TEST_UNSET_VAR"}, "--browser-endpoint-env WB_TEST_UNSET_VAR: $WB_TEST_UNSET_VAR is unset or empty"},
@@ -49,6 +56,20 @@ func TestBrowserHeaderFlags(t *testing.T) {
 			}
 			if strings.Contains(stderr, "flag-s3cret") {
 				t.Errorf("bench %v %v: stderr holds the header value: %s", cmd, c.args, stderr)
+			}
+		}
+	}
+	// The same flags with an endpoint (read from the environment, too) are accepted: the refusals above are the
+	// missing endpoint's, not the flags'.
+	for _, args := range [][]string{
+		{"--browser-endpoint", "ws://127.0.0.1:1/pw", "--browser-reconnect", "5m", "--browser-connect-timeout", "10s",
+			"--browser-expose-network", "<loopback>"},
+		{"--browser-endpoint-env", "WB_TEST_ENDPOINT", "--browser-reconnect", "0"},
+	} {
+		for _, cmd := range [][]string{{"run", "--dry-run"}, {"ablate", "suites/zoo/ablations/demo.yaml", "--dry-run"}} {
+			_, stderr, code := benchEnv(t, []string{"WB_TEST_ENDPOINT=ws://127.0.0.1:1/pw"}, append(cmd, args...)...)
+			if code != 0 {
+				t.Errorf("bench %v %v: exit %d, stderr %q; want 0", cmd, args, code, stderr)
 			}
 		}
 	}

@@ -78,9 +78,12 @@ type runFlags struct {
 	dryRun, jsonOut            bool
 	screenshots, trace         bool
 	noEvaluate                 bool
+	// cmd is the command the flags were registered on (register), for Changed.
+	cmd *cobra.Command
 }
 
 func (f *runFlags) register(c *cobra.Command) {
+	f.cmd = c
 	c.Flags().IntVar(&f.workers, "workers", 0, "parallel workers, each with its own browser (default: number of cores)")
 	c.Flags().IntVar(&f.retries, "retries", 2, "retries of an attempt after infrastructure errors")
 	c.Flags().StringVar(&f.out, "out", "", "run directory (default runs/<timestamp>); re-running on it resumes")
@@ -98,7 +101,8 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.exposeNetwork, "browser-expose-network", "", "Playwright's exposeNetwork rules for "+
 		"--browser-endpoint, e.g. '<loopback>': the remote browser reaches these hosts through this machine (the Zoo "+
 		"on its loopback); honoured by servers in 'playwright run-server' mode, ignored by launchServer and "+
-		"launch-server ones (the check before the run refuses a remote browser that cannot load the suite's start page)")
+		"launch-server ones (the check before the run refuses a remote browser that cannot load a start page on this "+
+		"machine's loopback; a rule must match the start URL's host as written: 127.0.0.1 does not cover localhost)")
 	c.Flags().DurationVar(&f.connectTimeout, "browser-connect-timeout", browser.DefaultConnectTimeout, "bound of one connect to --browser-endpoint")
 	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long --browser-endpoint "+
 		"may stay unreachable during a run (one window for all workers) before the run stops, exit 3, resumable "+
@@ -143,8 +147,20 @@ func (f *runFlags) options() (runner.Options, error) {
 	if f.exposeNetwork != "" && endpoint == "" {
 		return runner.Options{}, usageErr("--browser-expose-network needs --browser-endpoint")
 	}
+	// The connect flags do nothing for local browsers: given without an endpoint, they are a mistake (a
+	// forgotten --browser-endpoint-env), not a no-op.
+	for _, n := range []string{"browser-connect-timeout", "browser-reconnect", "browser-expose-network"} {
+		if endpoint == "" && f.cmd != nil && f.cmd.Flags().Changed(n) {
+			return runner.Options{}, usageErr("--%s needs --browser-endpoint (or --browser-endpoint-env): it "+
+				"configures the connects to a remote browser server", n)
+		}
+	}
+	if f.reconnect < 0 {
+		return runner.Options{}, usageErr("--browser-reconnect %s: must be at least 0 (0: the first failed connect "+
+			"stops the run)", f.reconnect)
+	}
 	reconnect := f.reconnect
-	if reconnect <= 0 {
+	if reconnect == 0 {
 		reconnect = -1 // the first failed connect stops the run (runner.Options' 0 is the default window)
 	}
 	out := f.out
