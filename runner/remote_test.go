@@ -632,6 +632,21 @@ func TestRemoteServerGone(t *testing.T) {
 	}
 }
 
+// remoteCheckSetup starts a browser server and a driver (both stopped when t ends) and opens the Zoo shop with
+// one task, for the tests of checkRemote.
+func remoteCheckSetup(t *testing.T) (*browser.Server, *browser.Driver, suites.Suite, []suites.Task) {
+	t.Helper()
+	srv := startBrowserServer(t, 0, &lockedBuffer{})
+	t.Cleanup(func() { srv.Close() })
+	drv, err := browser.StartDriver(browser.DriverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drv.Stop() })
+	zs, tasks := zooShop(t, "shop-qa-hero-hoodie-sku")
+	return srv, drv, zs, tasks
+}
+
 // TestRemoteCheckReach: the check before a remote run loads the suite's start page in the remote browser: the
 // Zoo's passes; a start page the browser cannot load (a loopback port with nothing listening, as this
 // machine's loopback is to a browser server on another machine) is refused with ErrBrowserUnreachable, naming
@@ -641,14 +656,7 @@ func TestRemoteCheckReach(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	srv := startBrowserServer(t, 0, &lockedBuffer{})
-	defer srv.Close()
-	drv, err := browser.StartDriver(browser.DriverOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer drv.Stop()
-	zs, tasks := zooShop(t, "shop-qa-hero-hoodie-sku")
+	srv, drv, zs, tasks := remoteCheckSetup(t)
 	opts := Options{BrowserEndpoint: srv.Endpoint(), BrowserConnectTimeout: 10 * time.Second}
 	if err := checkRemote(context.Background(), drv, opts, zs, &tasks[0]); err != nil {
 		t.Fatalf("the Zoo's start page through the remote browser: %v", err)
@@ -720,14 +728,7 @@ func TestRemoteCheckLiveSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	srv := startBrowserServer(t, 0, &lockedBuffer{})
-	defer srv.Close()
-	drv, err := browser.StartDriver(browser.DriverOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer drv.Stop()
-	zs, tasks := zooShop(t, "shop-qa-hero-hoodie-sku")
+	srv, drv, zs, tasks := remoteCheckSetup(t)
 	const live = "http://192.0.2.1/"
 	var logBuf bytes.Buffer
 	opts := Options{BrowserEndpoint: srv.Endpoint(), BrowserConnectTimeout: 10 * time.Second, Log: &logBuf}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -283,6 +284,10 @@ func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite s
 	if log == nil {
 		log = io.Discard
 	}
+	notChecked := func(start string) {
+		fmt.Fprintf(log, "remote browser check: connected; task %s's start page %s is not on loopback: its load is "+
+			"not checked (a page the remote browser cannot reach is each attempt's infrastructure error)\n", t.ID, start)
+	}
 	lo := launchOptions(opts)
 	b, err := drv.Launch(lo)
 	if err != nil {
@@ -292,8 +297,7 @@ func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite s
 	// An absolute start URL off loopback needs no environment to know the page is not checked (a WebVoyager
 	// live site's Open probes the site).
 	if u, err := url.Parse(t.Start); err == nil && u.IsAbs() && u.Host != "" && !loopbackHost(u.Hostname()) {
-		fmt.Fprintf(log, "remote browser check: connected; task %s's start page %s is not on loopback: its load is "+
-			"not checked (a page the remote browser cannot reach is each attempt's infrastructure error)\n", t.ID, t.Start)
+		notChecked(t.Start)
 		return nil
 	}
 	env, err := suite.Open(ctx, *t, checkRemoteID)
@@ -309,8 +313,7 @@ func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite s
 	start := env.StartURL()
 	su, err := url.Parse(start)
 	if err != nil || !loopbackHost(su.Hostname()) {
-		fmt.Fprintf(log, "remote browser check: connected; task %s's start page %s is not on loopback: its load is "+
-			"not checked (a page the remote browser cannot reach is each attempt's infrastructure error)\n", t.ID, start)
+		notChecked(start)
 		return nil
 	}
 	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: opts.ActionTimeout, Allowed: env.Allowed})
@@ -468,10 +471,7 @@ func browserInfo(opts Options, launches int, versions []string) *results.Browser
 		bi.Remote = true
 		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
 		bi.ExposeNetwork = opts.BrowserExposeNetwork
-		for k := range opts.BrowserHeaders {
-			bi.Headers = append(bi.Headers, k)
-		}
-		slices.Sort(bi.Headers)
+		bi.Headers = slices.Sorted(maps.Keys(opts.BrowserHeaders))
 	}
 	return bi
 }
