@@ -3,27 +3,38 @@ package judge
 import (
 	"context"
 	"fmt"
-	"math"
-	"regexp"
-	"strconv"
-	"strings"
-
-	"webbench/suites"
 )
 
-// Answer judges the agent's final answer against the task's AnswerRule: Exact (trimmed, case-folded
-// equality), MustInclude (every string present, case-insensitive), Number (some number in the answer within
-// Tolerance). A rule with only a free-text Reference ("possible" WebVoyager answers) cannot be decided here: that
-// is a judge error verdict (use the llm judge).
-type Answer struct{}
+// Answer judges the agent's final answer against the task's AnswerRule with Grade (token-level matching as a
+// careful grader reads, see Grade): pass, fail, or uncertain — the rule matched but the answer also states other
+// candidates or negates the expected item (Verdict.Uncertain, never a pass). With a fallback judge (the llm judge
+// when bench judge --judge answer has --judge-model), an uncertain case is decided by it instead: its verdict,
+// with this judge's doubt and the fallback's name in Reason. The question Grade sees is the task's goal.
+// A rule with only a free-text Reference ("possible" WebVoyager answers) cannot be decided here: that is a
+// judge error verdict (use the llm judge).
+type Answer struct {
+	// Fallback decides uncertain cases; nil leaves them uncertain.
+	Fallback Judge
+}
 
-func init() { Register("answer", func(Options) (Judge, error) { return Answer{}, nil }) }
+func init() {
+	Register("answer", func(o Options) (Judge, error) {
+		if o.Model == "" {
+			return Answer{}, nil
+		}
+		fb, err := newLLMFromOptions(o)
+		if err != nil {
+			return nil, err
+		}
+		return Answer{Fallback: fb}, nil
+	})
+}
 
 // Name is "answer".
 func (Answer) Name() string { return "answer" }
 
-// Judge implements Judge.
-func (Answer) Judge(_ context.Context, in Input) (Verdict, error) {
+// Judge implements Judge. An error is the fallback judge's (its endpoint failed).
+func (a Answer) Judge(ctx context.Context, in Input) (Verdict, error) {
 	v := Verdict{Judge: "answer"}
 	r := in.Task.Check.Answer
 	if r == nil {
@@ -34,41 +45,36 @@ func (Answer) Judge(_ context.Context, in Input) (Verdict, error) {
 		v.Error = "reference answer has no checkable rule (free text only); use the llm judge"
 		return v, nil
 	}
-	v.Pass, v.Reason = MatchAnswer(*r, in.Final)
+	o, why := Grade(*r, in.Final, in.Task.Goal)
+	v.Reason = why
+	switch o {
+	case OutcomePass:
+		v.Pass = true
+	case OutcomeUncertain:
+		if a.Fallback == nil {
+			v.Uncertain = true
+			return v, nil
+		}
+		fv, err := a.Fallback.Judge(ctx, in)
+		if err != nil {
+			return v, err
+		}
+		fv.Judge = "answer"
+		fv.Reason = fmt.Sprintf("uncertain (%s); decided by the %s judge: %s", why, a.Fallback.Name(), fv.Reason)
+		return fv, nil
+	}
 	return v, nil
 }
 
-var numberRe = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?|-?\.\d+`)
-
-// MatchAnswer applies rule to answer and says why.
-func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
-	norm := strings.ToLower(strings.TrimSpace(answer))
-	if strings.TrimSpace(answer) == "" {
-		return false, "no final answer"
+// Preflight checks the fallback judge's endpoint (nil without one).
+func (a Answer) Preflight(ctx context.Context) error {
+	if p, ok := a.Fallback.(Preflighter); ok {
+		return p.Preflight(ctx)
 	}
-	if rule.Exact != "" && norm != strings.ToLower(strings.TrimSpace(rule.Exact)) {
-		return false, fmt.Sprintf("answer %q is not exactly %q", clip(answer), rule.Exact)
-	}
-	for _, s := range rule.MustInclude {
-		if !strings.Contains(norm, strings.ToLower(s)) {
-			return false, fmt.Sprintf("answer %q does not include %q", clip(answer), s)
-		}
-	}
-	if rule.Number != nil {
-		found := false
-		for _, m := range numberRe.FindAllString(answer, -1) {
-			f, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
-			if err == nil && math.Abs(f-*rule.Number) <= rule.Tolerance+1e-9 {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false, fmt.Sprintf("answer %q has no number within %g of %g", clip(answer), rule.Tolerance, *rule.Number)
-		}
-	}
-	return true, "answer matches the reference rule"
+	return nil
 }
+
+var _ Preflighter = Answer{}
 
 func clip(s string) string {
 	if len(s) > 100 {

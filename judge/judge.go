@@ -23,12 +23,29 @@ type Input struct {
 	Screenshots [][]byte
 }
 
-// Verdict is a judge's decision. Error set means the judge could not decide (a judge error, never a pass).
+// Verdict is a judge's decision: pass (Pass), fail, uncertain (Uncertain: the answer judge matched its rule
+// but the answer also states other candidates or negates the expected item; Pass is false, Reason says why) or
+// a judge error (Error: the judge could not decide). Neither an uncertain verdict nor an error is ever a pass;
+// reports count both apart from the failures (Outcome).
 type Verdict struct {
-	Judge  string `json:"judge"`
-	Pass   bool   `json:"pass"`
-	Reason string `json:"reason"`
-	Error  string `json:"error,omitempty"`
+	Judge     string `json:"judge"`
+	Pass      bool   `json:"pass"`
+	Uncertain bool   `json:"uncertain,omitempty"`
+	Reason    string `json:"reason"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Outcome is the verdict as one word: "error" when Error is set, else "uncertain", "pass" or "fail".
+func (v Verdict) Outcome() string {
+	switch {
+	case v.Error != "":
+		return "error"
+	case v.Uncertain:
+		return "uncertain"
+	case v.Pass:
+		return "pass"
+	}
+	return "fail"
 }
 
 // Judge decides one attempt. An error return is an infrastructure problem of the judge (e.g. its model

@@ -70,12 +70,18 @@ type Check struct {
 type AnswerRule struct {
 	// Exact: the answer, trimmed and case-folded, equals this.
 	Exact string `json:"exact,omitempty" yaml:"exact,omitempty"`
-	// MustInclude: every string appears in the answer (case-insensitive).
+	// MustInclude: every string appears in the answer as a phrase of whole tokens (judge.Grade: case,
+	// punctuation, diacritics, plurals and abbreviations folded; numbers by value; " |OR| " separates
+	// alternatives; a URL by scheme, host and whole path segments).
 	MustInclude []string `json:"must_include,omitempty" yaml:"must_include,omitempty"`
-	// Number: some number in the answer is within Tolerance (absolute) of it.
+	// Number: some number in the answer is within Tolerance (absolute) of it, in Unit when set.
 	Number *float64 `json:"number,omitempty" yaml:"number,omitempty"`
-	// Tolerance for Number, absolute. Zero means exact.
+	// Tolerance for Number, absolute, in Number's unit. Zero means exact.
 	Tolerance float64 `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
+	// Unit of Number, as written ("MB", "kg", "bpm", "%"; judge.Grade knows data sizes, lengths, masses, times,
+	// food energy, temperatures, currencies and bpm): an answer in another unit of the same family is converted
+	// (0.19 GB for 192 MB); "" = whatever unit the question asks for, else any.
+	Unit string `json:"unit,omitempty" yaml:"unit,omitempty"`
 	// Reference is a free-text reference answer (WebVoyager "possible" answers), for the LLM judge and reports.
 	Reference string `json:"reference,omitempty" yaml:"reference,omitempty"`
 	// Type is "golden" or "possible" for WebVoyager answers; empty elsewhere.

@@ -274,13 +274,13 @@ func AnswerRuleFor(a RefAnswer) suites.AnswerRule {
 	r := suites.AnswerRule{Type: a.Type, Reference: a.Ans}
 	if a.Type == "golden" {
 		d := DeriveGoldenRule(a.Ans)
-		r.MustInclude, r.Number, r.Tolerance = d.MustInclude, d.Number, d.Tolerance
+		r.MustInclude, r.Number, r.Tolerance, r.Unit = d.MustInclude, d.Number, d.Tolerance, d.Unit
 	}
 	return r
 }
 
 var (
-	numAnswerRe = regexp.MustCompile(`^(?i:approximately|approx\.?|about|around|~)?\s*[$€£]?\s*(-?\d[\d,]*(?:\.(\d+))?)\s*(?:%|[A-Za-z]{1,5})?$`)
+	numAnswerRe = regexp.MustCompile(`^((?i:approximately|approx\.?|about|around|~)?)\s*([$€£]?)\s*(-?\d[\d,]*(?:\.(\d+))?)\s*(%|[A-Za-z]{1,5})?$`)
 	freeTextRe  = regexp.MustCompile(`(?i)(\bor\b|\bany\b|\baction\b|<|>|\.\.\.|…|\(|\)|\[|\]|\\|\bnot\b)`)
 	nameConnect = map[string]bool{"of": true, "the": true, "and": true, "to": true, "de": true, "&": true,
 		"a": true, "in": true, "for": true, "on": true, "at": true, "du": true, "la": true, "von": true}
@@ -289,8 +289,10 @@ var (
 // DeriveGoldenRule derives a checkable rule from a golden answer, conservatively. Agents answer in sentences,
 // so no rule is Exact; instead:
 //   - a bare number, perhaps with a currency sign or a short unit ("3", "11.2", "approximately 33038",
-//     "3.125%", "$89.99", "192 MB") → Number, with Tolerance half a unit of the last written digit for
-//     decimals (11.2 accepts 11.15…11.25) and 0 for integers;
+//     "3.125%", "$89.99", "192 MB") → Number, Unit the sign or unit as written ("%", "$", "MB"), Tolerance half
+//     a unit of the last written digit for decimals (11.2 accepts 11.15…11.25) and for integers stated
+//     "approximately" (about, around, ~) or with a unit other than % (192 MB accepts 191.5…192.5: a
+//     measurement), 0 for other integers (a count: 3 is 3) and currency amounts;
 //   - one token ("Microsoft", "OpenCV", "resource-watch/resource-watch", "怀旧") or a short proper name of up
 //     to five words whose words are capitalised or digits, connectors (of, the, and, …) aside ("Apple Tower
 //     Theatre", "IOS 17.1") → MustInclude that text (surrounding quotes and a final period removed);
@@ -307,13 +309,18 @@ func DeriveGoldenRule(ans string) suites.AnswerRule {
 		return suites.AnswerRule{}
 	}
 	if m := numAnswerRe.FindStringSubmatch(s); m != nil {
-		f, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
+		f, err := strconv.ParseFloat(strings.ReplaceAll(m[3], ",", ""), 64)
 		if err == nil {
+			unit := m[2] + m[5]
 			tol := 0.0
-			if m[2] != "" {
-				tol = 0.5 * math.Pow(10, -float64(len(m[2])))
+			switch {
+			case m[4] != "":
+				tol = 0.5 * math.Pow(10, -float64(len(m[4])))
+			case m[1] != "" || m[5] != "" && m[5] != "%":
+				// "approximately 33038", "192 MB": a measurement stated to the unit, not a count.
+				tol = 0.5
 			}
-			return suites.AnswerRule{Number: &f, Tolerance: tol}
+			return suites.AnswerRule{Number: &f, Tolerance: tol, Unit: unit}
 		}
 	}
 	if freeTextRe.MatchString(s) || len(FindDates(s, time.Time{}).Mentions) > 0 {

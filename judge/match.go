@@ -1,0 +1,664 @@
+package judge
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"webbench/suites"
+)
+
+// Outcome is the answer judge's decision on one answer: pass, fail, or uncertain (the rule matched but the
+// answer also states other candidates, or negates the expected item: a grader must look).
+type Outcome string
+
+// Outcomes of Grade.
+const (
+	OutcomePass      Outcome = "pass"
+	OutcomeFail      Outcome = "fail"
+	OutcomeUncertain Outcome = "uncertain"
+)
+
+// MatchAnswer applies rule to answer without a question; it passes only when Grade's outcome is pass (an
+// uncertain outcome is not a pass). It is Grade for callers that need a yes or no.
+func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
+	o, why := Grade(rule, answer, "")
+	return o == OutcomePass, why
+}
+
+// Grade applies rule to answer as a careful grader reads them, token by token (tokens.go), and says why.
+// question is the task's text: numbers and words it contains are the question's, not the answer's candidates
+// (an answer "2x at x = 5.6 is 11.2" to "derivative of x^2 when x=5.6" states one candidate, 11.2), and a unit
+// it asks for ("how many milligrams", "in euros", "Answer in millimetres") is the expected unit of a Number rule
+// without one. Every set part of rule must hold:
+//
+//   - Exact: the answer's tokens equal the reference's. An answer that contains the reference among other words
+//     ("The SKU is MH-07.") is uncertain, not a fail.
+//   - MustInclude: each item (" |OR| " separates alternatives) appears as a phrase: its tokens in sequence,
+//     numbers compared by value (000000170 = 170, $0.00 = 0; 12 ≠ 2), not inside a longer identifier or
+//     hyphenated name (resource-watch/resource-watch-api does not contain resource-watch/resource-watch); a
+//     company suffix at the item's end is optional; an item that is a URL matches a URL of the answer with the
+//     same scheme (when the item has one), host, port and leading whole path segments, and the item's query
+//     parameters; an item of punctuation only ("-----") is a substring test. A missing item fails — unless
+//     the answer has some of its distinctive words (not the question's) and all its numbers, then it is
+//     uncertain (Knicks (New York) for New York Knicks).
+//   - Number: some number of the answer equals Number within Tolerance, after converting units of one family
+//     (0.19 GB for 192 MB, 78 grams for 0.078 kg), percent and fraction (1/32 and 0.03125 for 3.125%), within
+//     the answer's own precision when the representation changed (0.19 GB is 190 ± 5 MB).
+//
+// Uncertain, when every part matched: the answer negates a match ("not", "no", "never", "neither", "nor",
+// "without" up to three tokens before it, or "is not"/"does not" right after it); it states other candidate
+// numbers than the one matched (a Number rule: numbers not in the question, not part of a date, not list
+// markers, not number words like "one", of the expected unit's family or without a unit); it names other
+// items beside the expected ones (a segment of the answer — cut at , ; : ( ) and sentence ends — without a match
+// that has a name or a plain number of its own, a list of numbers longer than the rule's, or an alternative
+// or comparison: "or", "than", "vs", "instead"); the items appear in another order than the rule lists them;
+// or it has the opposite of an expected word (limited beside unlimited).
+//
+// An empty answer fails ("no final answer").
+func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
+	if strings.TrimSpace(answer) == "" {
+		return OutcomeFail, "no final answer"
+	}
+	g := grader{ans: tokenize(answer), q: tokenize(question), folded: strings.ToLower(fold(answer)), raw: answer}
+	g.qWords, g.qNums = map[string]bool{}, nil
+	for _, t := range g.q {
+		if t.kind == tokNumber {
+			g.qNums = append(g.qNums, t)
+			continue
+		}
+		g.qWords[t.text] = true
+		if f, err := strconv.ParseFloat(t.text, 64); err == nil && t.kind == tokIdent {
+			// A code's number in the question (Apache-2.0) is the question's too when the answer writes it apart.
+			g.qNums = append(g.qNums, token{kind: tokNumber, num: f})
+		}
+	}
+	var fails, doubts []string
+	if rule.Exact != "" {
+		o, why := g.exact(rule.Exact)
+		switch o {
+		case OutcomeFail:
+			fails = append(fails, why)
+		case OutcomeUncertain:
+			doubts = append(doubts, why)
+		}
+	}
+	if len(rule.MustInclude) > 0 {
+		f, d := g.mustInclude(rule.MustInclude)
+		fails, doubts = append(fails, f...), append(doubts, d...)
+	}
+	if rule.Number != nil {
+		f, d := g.number(*rule.Number, rule.Tolerance, rule.Unit, question)
+		fails, doubts = append(fails, f...), append(doubts, d...)
+	}
+	switch {
+	case len(fails) > 0:
+		return OutcomeFail, fmt.Sprintf("answer %q: %s", clip(answer), strings.Join(fails, "; "))
+	case len(doubts) > 0:
+		return OutcomeUncertain, fmt.Sprintf("answer %q: %s", clip(answer), strings.Join(doubts, "; "))
+	}
+	return OutcomePass, "answer matches the reference rule"
+}
+
+type grader struct {
+	ans, q []token
+	qWords map[string]bool
+	qNums  []token
+	folded string
+	raw    string
+	// matched marks answer tokens inside a match; literal: some item matched as a substring (punctuation only).
+	matched map[int]bool
+	literal bool
+}
+
+// markSpan marks the answer tokens inside folded[lo:hi] as matched.
+func (g *grader) markSpan(lo, hi int) {
+	for i, t := range g.ans {
+		if t.start >= lo && t.end <= hi {
+			g.matched[i] = true
+		}
+	}
+}
+
+// numEq reports whether the answer's number got states the expected number exp within tol (see Grade).
+func numEq(exp, got token, tol float64) bool {
+	e, v := exp.num, got.num
+	changed := false
+	// Units: convert got into exp's unit when both are known and of one family.
+	if exp.unit != "" && got.unit != "" && exp.unit != got.unit {
+		ue, ok1 := units[exp.unit]
+		ug, ok2 := units[got.unit]
+		if !ok1 || !ok2 || ue.family != ug.family {
+			return false
+		}
+		v = v * ug.factor / ue.factor
+		got.prec = got.prec * ug.factor / ue.factor
+		changed = true
+	}
+	switch {
+	case exp.pct && !got.pct:
+		// 3.125% as 3.125, 0.03125 or 1/32.
+		if math.Abs(v-e) <= tol+relEps(e, v) && !got.frac {
+			return true
+		}
+		v *= 100
+		got.prec *= 100
+		changed = true
+	case !exp.pct && got.pct:
+		v /= 100
+		got.prec /= 100
+		changed = true
+	}
+	if got.frac != exp.frac {
+		changed = true
+	}
+	t := tol
+	if changed && got.prec > t {
+		t = got.prec
+	}
+	return math.Abs(v-e) <= t+relEps(e, v)
+}
+
+// relEps is the rounding slack of comparing a and b: a billionth of the larger.
+func relEps(a, b float64) float64 { return 1e-9 * math.Max(math.Abs(a), math.Abs(b)) }
+
+// tokEq: the answer's token b states the reference's token a (numbers by value, exactly).
+func tokEq(a, b token) bool {
+	if a.kind == tokNumber || b.kind == tokNumber {
+		return a.kind == tokNumber && b.kind == tokNumber && numEq(a, b, 0)
+	}
+	if a.kind != b.kind && !(a.kind == tokIdent || b.kind == tokIdent) {
+		return false
+	}
+	return a.text == b.text
+}
+
+func isLetterish(t token) bool { return t.kind == tokWord || t.kind == tokIdent }
+
+// findPhrase returns the start indexes in ans where the tokens of item appear in sequence, not joined by '-' or
+// '_' to a word before or after.
+func findPhrase(ans, item []token) []int {
+	var out []int
+	n := len(item)
+	for i := 0; i+n <= len(ans); i++ {
+		ok := true
+		for k := 0; k < n && ok; k++ {
+			ok = tokEq(item[k], ans[i+k])
+		}
+		if !ok {
+			continue
+		}
+		if i > 0 && ans[i].sep == sepJoiner && isLetterish(ans[i]) && isLetterish(ans[i-1]) {
+			continue
+		}
+		if i+n < len(ans) && ans[i+n].sep == sepJoiner && isLetterish(ans[i+n]) && isLetterish(ans[i+n-1]) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func (g *grader) exact(ref string) (Outcome, string) {
+	rt := tokenize(ref)
+	if len(rt) == 0 {
+		if strings.TrimSpace(strings.ToLower(g.raw)) == strings.TrimSpace(strings.ToLower(ref)) {
+			return OutcomePass, ""
+		}
+		return OutcomeFail, fmt.Sprintf("is not exactly %q", ref)
+	}
+	if len(rt) == len(g.ans) && len(findPhrase(g.ans, rt)) == 1 {
+		return OutcomePass, ""
+	}
+	if len(findPhrase(g.ans, rt)) > 0 {
+		return OutcomeUncertain, fmt.Sprintf("contains %q but is not exactly it", ref)
+	}
+	return OutcomeFail, fmt.Sprintf("is not exactly %q", ref)
+}
+
+// itemTokens are the tokens of a must_include item, a company suffix at its end dropped.
+func itemTokens(item string) []token {
+	t := tokenize(item)
+	for len(t) > 1 && t[len(t)-1].kind == tokWord && companySuffix[t[len(t)-1].text] {
+		t = t[:len(t)-1]
+	}
+	return t
+}
+
+var (
+	urlItemRe = regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/\S*$`)
+	urlAnsRe  = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/[^\s"'<>()\[\]]*)?`)
+)
+
+// match is one found item: its first token index in the answer and its tokens.
+type match struct {
+	item  string
+	start int
+	n     int
+}
+
+func (g *grader) mustInclude(items []string) (fails, doubts []string) {
+	g.matched = map[int]bool{}
+	var found []match
+	allNumbers := true
+	var itemToks [][]token
+	for _, it := range items {
+		alts := strings.Split(it, " |OR| ")
+		var best *match
+		var partial bool
+		for _, alt := range alts {
+			alt = strings.TrimSpace(alt)
+			if urlItemRe.MatchString(alt) {
+				allNumbers = false
+				if lo, hi, ok := g.urlMatch(alt); ok {
+					best = &match{item: alt, start: -1}
+					g.markSpan(lo, hi)
+				}
+				continue
+			}
+			toks := itemTokens(alt)
+			itemToks = append(itemToks, toks)
+			if len(toks) != 1 || toks[0].kind != tokNumber {
+				allNumbers = false
+			}
+			if len(toks) == 0 {
+				if strings.Contains(g.folded, strings.ToLower(fold(alt))) {
+					best = &match{item: alt, start: -1}
+					g.literal = true
+				}
+				continue
+			}
+			if at := findPhrase(g.ans, toks); len(at) > 0 {
+				best = &match{item: alt, start: at[0], n: len(toks)}
+				for _, a := range at {
+					for k := range len(toks) {
+						g.matched[a+k] = true
+					}
+				}
+				break
+			}
+			partial = partial || g.partial(toks)
+		}
+		switch {
+		case best != nil:
+			found = append(found, *best)
+		case partial:
+			doubts = append(doubts, fmt.Sprintf("has part of %q but not the whole", it))
+		default:
+			fails = append(fails, fmt.Sprintf("does not include %q", it))
+		}
+	}
+	if len(fails) > 0 {
+		return fails, nil
+	}
+	for _, m := range found {
+		if m.start >= 0 {
+			if neg := g.negated(m.start, m.n); neg != "" {
+				doubts = append(doubts, fmt.Sprintf("negates %q (%q)", m.item, neg))
+			}
+		}
+	}
+	for i := 1; i < len(found); i++ {
+		// Items of one kind (two names, two numbers) named in the reverse order may answer the question the
+		// other way round (first and last place); a phrase and a date may come in any order.
+		if found[i].start >= 0 && found[i-1].start >= 0 && found[i].start < found[i-1].start &&
+			itemKind(g.ans[found[i].start:found[i].start+found[i].n]) == itemKind(g.ans[found[i-1].start:found[i-1].start+found[i-1].n]) {
+			doubts = append(doubts, fmt.Sprintf("names %q before %q, the reverse of the rule's order", found[i].item, found[i-1].item))
+			break
+		}
+	}
+	if len(doubts) == 0 && !g.literal {
+		if extra := g.extraItems(allNumbers, itemToks); extra != "" {
+			doubts = append(doubts, extra)
+		}
+	}
+	if len(doubts) == 0 {
+		if a := g.antonym(itemToks); a != "" {
+			doubts = append(doubts, a)
+		}
+	}
+	return nil, doubts
+}
+
+// itemKind classifies an item's tokens: "number" (numbers only), "mixed" (some number), "name" (a capitalised
+// word), "text".
+func itemKind(ts []token) string {
+	nums, caps := 0, 0
+	for _, t := range ts {
+		switch {
+		case t.kind == tokNumber:
+			nums++
+		case t.cap || t.kind == tokIdent:
+			caps++
+		}
+	}
+	switch {
+	case nums == len(ts):
+		return "number"
+	case nums > 0:
+		return "mixed"
+	case caps > 0:
+		return "name"
+	}
+	return "text"
+}
+
+// partial: the answer has every number of the item and one of its distinctive words (not a stop word, not the
+// question's).
+func (g *grader) partial(item []token) bool {
+	words := 0
+	for _, it := range item {
+		if it.kind == tokNumber {
+			if !slices.ContainsFunc(g.ans, func(a token) bool { return tokEq(it, a) }) {
+				return false
+			}
+			continue
+		}
+		if stopWords[it.text] || g.qWords[it.text] {
+			continue
+		}
+		if slices.ContainsFunc(g.ans, func(a token) bool { return tokEq(it, a) }) {
+			words++
+		}
+	}
+	return words > 0
+}
+
+var negations = map[string]bool{"not": true, "no": true, "never": true, "neither": true, "nor": true,
+	"without": true, "none": true, "cannot": true}
+
+// negated returns the negation word before the match at ans[start:start+n] (up to three tokens before it, in
+// its segment) or right after it ("X is not", "X does not"), "" when there is none.
+func (g *grader) negated(start, n int) string {
+	seg := g.ans[start].seg
+	for k := start - 1; k >= 0 && k >= start-3; k-- {
+		if g.ans[k].seg != seg {
+			break
+		}
+		if negations[g.ans[k].text] {
+			return g.ans[k].text
+		}
+	}
+	end := start + n
+	for k := end; k < len(g.ans) && k <= end+1; k++ {
+		if g.ans[k].seg != g.ans[end-1].seg {
+			break
+		}
+		if g.ans[k].text == "not" {
+			return "not"
+		}
+	}
+	return ""
+}
+
+// extraItems says which other items the answer names beside the matched ones ("" when none).
+func (g *grader) extraItems(allNumbers bool, items [][]token) string {
+	inItems := map[string]bool{}
+	for _, it := range items {
+		for _, t := range it {
+			inItems[t.text] = true
+		}
+	}
+	if allNumbers {
+		var extra []string
+		for i, t := range g.ans {
+			if t.kind == tokNumber && !g.matched[i] && g.plainCandidate(t) {
+				extra = append(extra, strings.TrimSpace(g.surface(t)))
+			}
+		}
+		if len(extra) > 0 {
+			return fmt.Sprintf("also states %s", strings.Join(extra, ", "))
+		}
+		return ""
+	}
+	segHas := map[int]bool{}
+	for i := range g.matched {
+		segHas[g.ans[i].seg] = true
+	}
+	for i, t := range g.ans {
+		if g.matched[i] {
+			continue
+		}
+		if segHas[t.seg] {
+			// In a segment with a match: only an alternative or a comparison to another name counts.
+			if alternatives[t.text] && g.nameInSegment(t.seg, inItems) {
+				return fmt.Sprintf("offers an alternative (%q …)", t.text)
+			}
+			continue
+		}
+		switch {
+		case t.kind == tokNumber && g.plainCandidate(t) && t.unit == "":
+			return fmt.Sprintf("also states %s", strings.TrimSpace(g.surface(t)))
+		case g.isName(i, inItems):
+			return fmt.Sprintf("also names %q", g.surface(t))
+		}
+	}
+	return ""
+}
+
+var alternatives = map[string]bool{"or": true, "than": true, "vs": true, "versus": true, "instead": true,
+	"either": true, "maybe": true, "possibly": true}
+
+func (g *grader) nameInSegment(seg int, inItems map[string]bool) bool {
+	for i, t := range g.ans {
+		if t.seg == seg && !g.matched[i] && g.isName(i, inItems) {
+			return true
+		}
+	}
+	return false
+}
+
+// isName: the token at i is a capitalised word or an identifier that is not the question's, not one of the
+// rule's, not a stop word, a month or a weekday.
+func (g *grader) isName(i int, inItems map[string]bool) bool {
+	t := g.ans[i]
+	if t.kind == tokIdent {
+		return !g.qWords[t.text] && !inItems[t.text]
+	}
+	if t.kind != tokWord || !t.cap || t.label {
+		return false
+	}
+	return !stopWords[t.text] && !g.qWords[t.text] && !inItems[t.text] && !months[t.text] && !weekdays[t.text] &&
+		!companySuffix[t.text]
+}
+
+// plainCandidate: a number that counts as a candidate answer — not a list marker, not part of a date, not an
+// ordinal, not a number word, not a rating's scale ("out of 5"), not a number of the question.
+func (g *grader) plainCandidate(t token) bool {
+	if t.enumerator || t.date || t.ordinal || t.weak || t.scale {
+		return false
+	}
+	for _, q := range g.qNums {
+		if math.Abs(q.num-t.num) <= relEps(q.num, t.num) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *grader) surface(t token) string {
+	s := fold(g.raw)
+	if t.start >= 0 && t.end <= len(s) && t.start < t.end {
+		return s[t.start:t.end]
+	}
+	return t.text
+}
+
+// antonym: an expected word and its opposite by prefix (unlimited and limited) both in the answer.
+func (g *grader) antonym(items [][]token) string {
+	have := map[string]bool{}
+	for i, t := range g.ans {
+		if !g.matched[i] && t.kind == tokWord {
+			have[t.text] = true
+		}
+	}
+	for _, it := range items {
+		for _, t := range it {
+			if t.kind != tokWord {
+				continue
+			}
+			for _, p := range []string{"un", "non", "in", "im", "dis"} {
+				if w, ok := strings.CutPrefix(t.text, p); ok && len(w) > 3 && have[w] {
+					return fmt.Sprintf("has %q beside %q", w, t.text)
+				}
+				if have[p+t.text] {
+					return fmt.Sprintf("has %q beside %q", p+t.text, t.text)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// urlMatch: some URL in the answer has the item's scheme (when the item has one), host, port, leading whole
+// path segments and query parameters.
+func (g *grader) urlMatch(item string) (lo, hi int, ok bool) {
+	ref, err := parseLooseURL(item)
+	if err != nil {
+		return 0, 0, false
+	}
+	text := fold(g.raw)
+	for _, loc := range urlAnsRe.FindAllStringIndex(text, -1) {
+		s := strings.TrimRight(text[loc[0]:loc[1]], ".,;:!?")
+		u, err := parseLooseURL(s)
+		if err != nil {
+			continue
+		}
+		if ref.Scheme != "" && u.Scheme != "" && !strings.EqualFold(ref.Scheme, u.Scheme) {
+			continue
+		}
+		if !strings.EqualFold(ref.Host, u.Host) {
+			continue
+		}
+		rp, up := pathSegments(ref.Path), pathSegments(u.Path)
+		if len(up) < len(rp) || !slices.Equal(rp, up[:len(rp)]) {
+			continue
+		}
+		ok := true
+		uq := u.Query()
+		for k, vs := range ref.Query() {
+			for _, v := range vs {
+				if !slices.Contains(uq[k], v) {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			return loc[0], loc[0] + len(s), true
+		}
+	}
+	return 0, 0, false
+}
+
+// parseLooseURL parses s with net/url, reading a URL without a scheme as host/path.
+func parseLooseURL(s string) (*url.URL, error) {
+	if !strings.Contains(s, "://") {
+		u, err := url.Parse("//" + s)
+		if err != nil {
+			return nil, err
+		}
+		return u, nil
+	}
+	return url.Parse(s)
+}
+
+func pathSegments(p string) []string {
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// unitInQuestionRe finds the unit a question asks for: "how many milligrams", "in euros", "Answer in
+// millimetres", "in degrees Fahrenheit".
+var unitInQuestionRe = regexp.MustCompile(`(?i)\b(?:how\s+many|how\s+much|in|answer\s+in)\s+((?:degrees\s+)?[a-z€$£]+)`)
+
+func questionUnit(q string) string {
+	for _, m := range unitInQuestionRe.FindAllStringSubmatch(fold(q), -1) {
+		w := strings.ToLower(m[1])
+		switch w {
+		case "degrees fahrenheit":
+			return "degf"
+		case "degrees celsius":
+			return "degc"
+		}
+		if u, ok := unitAlias[w]; ok && len(w) > 2 {
+			return u
+		}
+	}
+	return ""
+}
+
+func (g *grader) number(want, tol float64, unit, question string) (fails, doubts []string) {
+	unit, pct := ruleUnit(unit)
+	if unit == "" && !pct {
+		unit = questionUnit(question)
+	}
+	exp := token{kind: tokNumber, num: want, unit: unit, pct: pct}
+	var hit []int
+	var others []string
+	for i, t := range g.ans {
+		if t.kind != tokNumber || t.enumerator {
+			continue
+		}
+		if numEq(exp, t, tol) {
+			hit = append(hit, i)
+			continue
+		}
+		if !g.plainCandidate(t) {
+			continue
+		}
+		// A number with a unit of another family than the expected one (or any unit when none is expected) is
+		// another quantity, not a rival answer.
+		if t.unit != "" {
+			if unit == "" {
+				continue
+			}
+			if ue, ug := units[unit], units[t.unit]; ue.family != ug.family {
+				continue
+			}
+		}
+		others = append(others, strings.TrimSpace(g.surface(t)))
+	}
+	if len(hit) == 0 {
+		what := fmt.Sprintf("%g", want)
+		if unit != "" {
+			what += " " + unit
+		}
+		return []string{fmt.Sprintf("has no number within %g of %s", tol, what)}, nil
+	}
+	for _, i := range hit {
+		if neg := g.negated(i, 1); neg != "" {
+			return nil, []string{fmt.Sprintf("negates %s (%q)", g.surface(g.ans[i]), neg)}
+		}
+	}
+	if len(others) > 0 {
+		return nil, []string{fmt.Sprintf("states other candidate numbers beside %s: %s", strings.TrimSpace(g.surface(g.ans[hit[0]])),
+			strings.Join(others, ", "))}
+	}
+	return nil, nil
+}
+
+// stopWords: function words and common sentence openers, never a name.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but nor of to in on at for by with from into onto as is are was
+	were be been being it its this that these those there here he she they we i you me my your our their his her
+	them us yes no not all both each every first last total answer according after before then than so if also
+	only just about around approximately approx nearly over under per one two three what which who whom whose
+	when where why how do does did has have had can could will would should may might must shall please note
+	found see find located there's it's via using use used based best most more less many much some any other
+	another such same new latest current currently here's result results search page site website option
+	options available yes`) {
+		stopWords[w] = true
+		stopWords[singular(w)] = true
+	}
+}
