@@ -309,7 +309,7 @@ type VariantResult struct {
 // Warning is one plain-words warning (STATS.md §5).
 type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
-	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors,
+	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors, judge_uncertain,
 	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
 	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go).
 	Kind string

@@ -25,6 +25,8 @@ func rec(variant, task string, rep int, outcome byte) results.Attempt {
 		r.Status, r.ErrorClass, r.FailureMode = results.StatusError, results.ClassInfra, "infra"
 	case 'J':
 		r.Status, r.ErrorClass = results.StatusError, results.ClassJudge
+	case 'U':
+		r.Status, r.ErrorClass = results.StatusError, results.ClassUncertain
 	default:
 		panic("bad outcome")
 	}
@@ -511,6 +513,20 @@ func TestAnalyzeErrorsDropped(t *testing.T) {
 	}
 	if w := warningOf(a, WarnJudgeErrors); w == nil || !strings.Contains(w.Text, "The judge could not verify 1 attempt (v 1): it is excluded") {
 		t.Errorf("judge warning: %+v", a.Warnings)
+	}
+	if w := warningOf(a, WarnJudgeUncertain); w != nil {
+		t.Errorf("uncertain warning without uncertain verdicts: %+v", w)
+	}
+	// Uncertain verdicts: out of the denominators, never a pass, warned about apart from judge errors.
+	ua := Analyze(cat(tasksOf("base", "PPPPPPPPPP"), tasksOf("v", "PPUUPPPPPP")), Inputs{})
+	if ua.Arms[1].N != 8 || ua.Arms[1].Passes != 8 || ua.Arms[1].ErrorsByClass["uncertain"] != 2 {
+		t.Errorf("uncertain arm: N %d passes %d errors %v", ua.Arms[1].N, ua.Arms[1].Passes, ua.Arms[1].ErrorsByClass)
+	}
+	if w := warningOf(ua, WarnJudgeUncertain); w == nil || !strings.Contains(w.Text, "uncertain about 2 attempts (v 2)") {
+		t.Errorf("uncertain warning: %+v", ua.Warnings)
+	}
+	if w := warningOf(ua, WarnJudgeErrors); w != nil {
+		t.Errorf("judge-error warning for uncertain verdicts: %+v", w)
 	}
 	// 1 infra error of 11 attempts (9%) is below the 10% threshold.
 	if w := warningOf(a, WarnInfraErrors); w != nil {

@@ -21,11 +21,13 @@ const (
 	WarnNotComparable = "not_comparable"
 	WarnInfraErrors   = "infra_errors"
 	WarnJudgeErrors   = "judge_errors"
-	WarnUnderpowered  = "underpowered"
-	WarnFewTasks      = "few_tasks"
-	WarnPermFloor     = "perm_floor"
-	WarnNoDiscordant  = "no_discordant"
-	WarnNoTargetTasks = "no_target_tasks"
+	// WarnJudgeUncertain: attempts whose verdict is uncertain (results.ClassUncertain).
+	WarnJudgeUncertain = "judge_uncertain"
+	WarnUnderpowered   = "underpowered"
+	WarnFewTasks       = "few_tasks"
+	WarnPermFloor      = "perm_floor"
+	WarnNoDiscordant   = "no_discordant"
+	WarnNoTargetTasks  = "no_target_tasks"
 	// WarnDifferentialErrors: the arms' error rates on the common pairs
 	// differ materially (Comparison.Differential).
 	WarnDifferentialErrors = "differential_errors"
@@ -368,7 +370,7 @@ func infraWarning(a *Analysis, add func(kind, variant, format string, args ...an
 		100*InfraWarnFraction, strings.Join(parts, ", "), dropped, plural(dropped, "pair", "pairs"), plural(dropped, "was", "were"))
 }
 
-// judgeWarning reports attempts the judge could not verify.
+// judgeWarning reports attempts the judge was uncertain about and those it could not verify.
 func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...any)) {
 	total := 0
 	var parts []string
@@ -377,6 +379,18 @@ func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...an
 			total += k
 			parts = append(parts, fmt.Sprintf("%s %d", arm.Name, k))
 		}
+	}
+	unsure := 0
+	var uparts []string
+	for _, arm := range a.Arms {
+		if k := arm.ErrorsByClass[string(results.ClassUncertain)]; k > 0 {
+			unsure += k
+			uparts = append(uparts, fmt.Sprintf("%s %d", arm.Name, k))
+		}
+	}
+	if unsure > 0 {
+		add(WarnJudgeUncertain, "", "The judge was uncertain about %d %s (%s): the answer matched its rule but also stated other candidates or negated it; %s excluded from the denominators and from the paired comparisons, never counted as a pass; decide %s with `bench judge DIR --judge answer --judge-model openai:NAME`.",
+			unsure, plural(unsure, "attempt", "attempts"), strings.Join(uparts, ", "), plural(unsure, "it is", "they are"), plural(unsure, "it", "them"))
 	}
 	if total == 0 {
 		return

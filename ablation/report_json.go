@@ -28,7 +28,7 @@ const JSONSchemaVersion = 1
 //	errors          int
 //	warnings        [object] plain-words warnings, in print order:
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
-//	                         infra_errors, judge_errors, underpowered, few_tasks, perm_floor,
+//	                         infra_errors, judge_errors, judge_uncertain, underpowered, few_tasks, perm_floor,
 //	                         no_discordant, no_target_tasks, differential_errors, unequal_reps, holm_floor,
 //	                         noise_floor (an A/A arm's Δ).
 //	    variants    [string] the variants it concerns ([] for the whole run).

@@ -64,3 +64,55 @@ func TestAnswerRules(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// stubJudge returns its verdict and counts its calls.
+type stubJudge struct {
+	v     Verdict
+	calls *int
+}
+
+func (s stubJudge) Name() string { return "llm" }
+func (s stubJudge) Judge(context.Context, Input) (Verdict, error) {
+	*s.calls++
+	return s.v, nil
+}
+
+// The answer judge leaves an ambiguous answer uncertain (never a pass); with a fallback judge the fallback
+// decides it, and only the uncertain cases reach the fallback.
+func TestAnswerUncertainAndFallback(t *testing.T) {
+	n := 3.0
+	task := suites.Task{Goal: "How many styles of the shirt are there?", Check: suites.Check{Answer: &suites.AnswerRule{Number: &n}}}
+	v, err := Answer{}.Judge(context.Background(), Input{Task: task, Final: "3 of the 4 styles are in stock"})
+	if err != nil || v.Pass || !v.Uncertain || v.Outcome() != "uncertain" || !contains(v.Reason, "4") {
+		t.Fatalf("ambiguous answer without fallback: %+v %v", v, err)
+	}
+	calls := 0
+	fb := Answer{Fallback: stubJudge{Verdict{Judge: "llm", Reason: "VERDICT: NOT SUCCESS"}, &calls}}
+	v, err = fb.Judge(context.Background(), Input{Task: task, Final: "3 of the 4 styles are in stock"})
+	if err != nil || v.Pass || v.Uncertain || v.Judge != "answer" || calls != 1 || !contains(v.Reason, "decided by the llm judge") {
+		t.Fatalf("ambiguous answer with fallback: %+v %v (calls %d)", v, err, calls)
+	}
+	v, _ = fb.Judge(context.Background(), Input{Task: task, Final: "There are three styles."})
+	if !v.Pass || calls != 1 {
+		t.Errorf("a clear answer must not reach the fallback: %+v (calls %d)", v, calls)
+	}
+	for _, c := range []struct {
+		v    Verdict
+		want string
+	}{
+		{Verdict{Pass: true}, "pass"}, {Verdict{}, "fail"}, {Verdict{Uncertain: true}, "uncertain"},
+		{Verdict{Error: "x", Pass: true}, "error"},
+	} {
+		if got := c.v.Outcome(); got != c.want {
+			t.Errorf("%+v.Outcome() = %q, want %q", c.v, got, c.want)
+		}
+	}
+	// --judge answer with --judge-model builds the llm judge as the fallback (it needs openai:NAME).
+	if _, err := New("answer", Options{Model: "bogus"}); err == nil {
+		t.Error("answer judge with a malformed --judge-model must be refused")
+	}
+	j, err := New("answer", Options{})
+	if a, ok := j.(Answer); err != nil || !ok || a.Fallback != nil {
+		t.Errorf("answer judge without a model: %#v %v", j, err)
+	}
+}

@@ -18,20 +18,22 @@ import (
 // interact_messages.json (the chat with the model: [{"role", "content"}], content a string or a list of parts
 // {"type": "text", "text"} / {"type": "image_url", …}) and screenshot1.png, screenshot2.png, … The first user
 // message starts "Now given a task: <task>  Please interact with <url> and get the answer."; the agent's
-// answer is in the last assistant message after "Action: ANSWER;".
+// answer is the last assistant message's "Action: ANSWER; …" line.
 
 var (
-	wvTaskRe       = regexp.MustCompile(`(?s)Now given a task:(.+?)Please interact with`)
-	wvURLRe        = regexp.MustCompile(`Please interact with\s+(\S+?)\s+and get the answer`)
-	wvAnswerRe     = regexp.MustCompile(`(?s)ANSWER\s*[;:]?\s*(.*)$`)
+	wvTaskRe = regexp.MustCompile(`(?s)Now given a task:(.+?)Please interact with`)
+	wvURLRe  = regexp.MustCompile(`Please interact with\s+(\S+?)\s+and get the answer`)
+	// wvActionRe: a line that is the message's action; wvAnswerRe: an ANSWER action (the whole keyword).
+	wvActionRe     = regexp.MustCompile(`^[\s*_>#-]*Action[\s*_]*:[\s*_]*(.*)$`)
+	wvAnswerRe     = regexp.MustCompile(`^ANSWER(?:\s*[;:]\s*|\s+|$)(.*)$`)
 	wvScreenshotRe = regexp.MustCompile(`^screenshot(\d+)\.png$`)
 )
 
 // LoadWebVoyagerFolder reads one WebVoyager result folder into a judge Input: Task.Goal is the task text
 // (from the first user message), Task.Start the URL it names, Task.ID and App come from the folder name
 // ("taskAmazon--0" → ID "Amazon--0", App and Cluster "Amazon"; any other name is the ID as is), Final the
-// answer after "Action: ANSWER" in the last assistant message (one pair of surrounding brackets removed; ""
-// when the agent never answered, and then OK is false), Screenshots every screenshotN.png in numeric order
+// answer of the last assistant message (ExtractWebVoyagerAnswer: its own "Action: ANSWER; …" line; "" when
+// that message's action is no answer, and then OK is false), Screenshots every screenshotN.png in numeric order
 // of N. Errors: a missing or malformed interact_messages.json, or no task text in it.
 func LoadWebVoyagerFolder(dir string) (Input, error) {
 	var in Input
@@ -109,23 +111,31 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 	return in, nil
 }
 
-// ExtractWebVoyagerAnswer returns the answer of a WebVoyager assistant message: the text after the last
-// "Action: ANSWER" (a ";" or ":" after it and one pair of surrounding brackets removed), "" when the message
-// has no answer action.
+// ExtractWebVoyagerAnswer returns the answer of a WebVoyager assistant message: the message's action is its
+// last line that starts with "Action:" (Markdown emphasis and spaces before it allowed), as the published agent
+// reads the text after "Action:" (its extract_information pattern `ANSWER[; ]+\[?(.[^\]]*)\]?`). When that
+// action's keyword is ANSWER — the whole word: "ANSWERED" is not it — the answer is the rest of that line and
+// the lines after it, a ";" or ":" after the keyword and one pair of surrounding brackets removed. "" when the
+// action is another one (Click, Scroll, …) or there is none: an "Action: ANSWER; x" quoted inside the thought of
+// a message whose action is a Click is not an answer.
 func ExtractWebVoyagerAnswer(msg string) string {
-	i := strings.LastIndex(msg, "Action: ANSWER")
-	if i < 0 {
-		return ""
+	lines := strings.Split(strings.ReplaceAll(msg, "\r\n", "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		m := wvActionRe.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		am := wvAnswerRe.FindStringSubmatch(m[1])
+		if am == nil {
+			return ""
+		}
+		a := strings.TrimSpace(strings.Join(append([]string{am[1]}, lines[i+1:]...), "\n"))
+		if strings.HasPrefix(a, "[") && strings.HasSuffix(a, "]") && strings.Count(a, "[") == 1 {
+			a = strings.TrimSpace(a[1 : len(a)-1])
+		}
+		return a
 	}
-	m := wvAnswerRe.FindStringSubmatch(msg[i+len("Action: "):])
-	if m == nil {
-		return ""
-	}
-	a := strings.TrimSpace(m[1])
-	if strings.HasPrefix(a, "[") && strings.HasSuffix(a, "]") && strings.Count(a, "[") == 1 {
-		a = strings.TrimSpace(a[1 : len(a)-1])
-	}
-	return a
+	return ""
 }
 
 // messageText is a chat message's text: the string content, or its text parts joined by newlines.

@@ -173,6 +173,16 @@ func TestExtractWebVoyagerAnswer(t *testing.T) {
 		"Action: ANSWER: 42":                                         "42",
 		"Thought: x\nAction: Click [5]":                              "",
 		"Thought: the ANSWER is near\nAction: Scroll [WINDOW]; down": "",
+		// Issue 12: the whole keyword, and only the message's own action line.
+		"Thought: done\nAction: ANSWERED; yes":                                        "",
+		"Thought: next I would write Action: ANSWER; x\nAction: Click [3]":            "",
+		"Thought: I said Action: ANSWER; x before\nAction: ANSWER; y":                 "y",
+		"Thought: x\nAction: ANSWER; Line (\"-----\")":                                `Line ("-----")`,
+		"Thought: x\n**Action:** ANSWER; 3 courses":                                   "3 courses",
+		"Thought: x\nAction: ANSWER; first line\nsecond line":                         "first line\nsecond line",
+		"Thought: x\nAction: ANSWER":                                                  "",
+		"Action: Type [4]; ANSWER; not an answer":                                     "",
+		"Thought: the answer is below\r\nAction: ANSWER; [The green Xbox controller]": "The green Xbox controller",
 	} {
 		if got := ExtractWebVoyagerAnswer(msg); got != want {
 			t.Errorf("ExtractWebVoyagerAnswer(%q) = %q, want %q", msg, got, want)

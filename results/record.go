@@ -33,7 +33,8 @@ const (
 func (s Status) Valid() bool { return s == StatusPass || s == StatusFail || s == StatusError }
 
 // ErrorClass says why an attempt did not pass: infra (harness, browser or endpoint; retried), agent (the agent
-// failed the task), dataset (the task itself is broken) or judge (the judge could not decide).
+// failed the task), dataset (the task itself is broken), judge (the judge could not decide) or uncertain (the
+// answer judge's rule matched but the answer is ambiguous: judge.Verdict.Uncertain).
 type ErrorClass string
 
 // Error classes of an attempt that did not pass.
@@ -42,6 +43,10 @@ const (
 	ClassAgent   ErrorClass = "agent"
 	ClassDataset ErrorClass = "dataset"
 	ClassJudge   ErrorClass = "judge"
+	// ClassUncertain: the judge's verdict is uncertain (status error: never a pass, out of the pass-rate
+	// denominators like judge errors, counted apart in the reports; not re-run on resume or retried — bench
+	// judge re-scores it, with --judge-model deciding it by the llm judge).
+	ClassUncertain ErrorClass = "uncertain"
 )
 
 // Tokens counts model tokens.
@@ -119,5 +124,12 @@ type Attempt struct {
 	StartedAt string `json:"started_at"`
 }
 
-// Done reports whether the record is final for resume purposes (pass or fail; errors are re-run).
+// Done reports whether the record is judged pass or fail (the records the pass rates count).
 func (a Attempt) Done() bool { return a.Status == StatusPass || a.Status == StatusFail }
+
+// Judged reports whether the agent's attempt is over and a judge decided it or was uncertain (Done, or an error
+// of class uncertain): such a record is final for resume and retries, and bench judge re-scores it. Other
+// errors are re-run.
+func (a Attempt) Judged() bool {
+	return a.Done() || a.Status == StatusError && a.ErrorClass == ClassUncertain
+}

@@ -92,10 +92,11 @@ func (r *Run) Latest(id string) (Attempt, bool) {
 func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
 
 // Attempts returns the final records as judged by judgeName: "" or OriginalJudge returns them as recorded;
-// another name replaces Verdict, Status and ErrorClass of every pass/fail record by that judge's re-scored
-// verdict (pass; fail with class agent; error with class judge when the verdict is a judge error; error with
-// class judge "no verdict of judge X" when the judge skipped the attempt). Records with status error are kept
-// as recorded (bench judge does not re-score them). FailureMode is the recorded one, cleared when the new status
+// another name replaces Verdict, Status and ErrorClass of every judged record (Attempt.Judged: pass, fail or
+// uncertain) by that judge's re-scored verdict (pass; fail with class agent; error with class uncertain and
+// Error "uncertain: <reason>" when the verdict is uncertain; error with class judge when the verdict is a judge
+// error; error with class judge "no verdict of judge X" when the judge skipped the attempt). Other records with
+// status error are kept as recorded (bench judge does not re-score them). FailureMode is the recorded one, cleared when the new status
 // is pass, and wrong_answer when a recorded pass is now a fail (only the runner can classify other failures). An unknown judge name is an error listing the known ones.
 func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 	recs := r.Final()
@@ -108,7 +109,7 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 			r.Dir, judgeName, r.Dir, judgeName, strings.Join(append([]string{OriginalJudge}, r.Judges()...), ", "))
 	}
 	for i, a := range recs {
-		if !a.Done() {
+		if !a.Judged() {
 			continue
 		}
 		vr, ok := vs[a.AttemptID]
@@ -120,6 +121,9 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		switch {
 		case v.Error != "":
 			a.Status, a.ErrorClass, a.Error = StatusError, ClassJudge, v.Error
+		case v.Uncertain:
+			a.Status, a.ErrorClass, a.Error = StatusError, ClassUncertain, "uncertain: "+v.Reason
+			a.FailureMode = ""
 		case v.Pass:
 			a.Status, a.ErrorClass = StatusPass, ""
 			a.FailureMode = ""

@@ -166,6 +166,42 @@ func TestAttemptsByJudge(t *testing.T) {
 	}
 }
 
+// An uncertain re-judged verdict is an error of class uncertain (never a pass, never the agent's failure), and
+// a record of class uncertain is judged (resume keeps it, bench judge re-scores it); other errors are not.
+func TestAttemptsUncertain(t *testing.T) {
+	dir := copyFixture(t, "v2ablate")
+	if _, err := WriteVerdicts(dir, "unsure", []VerdictRecord{
+		{AttemptID: attBaseline, TaskID: "shop-checkout-yoga-mat-express",
+			Verdict: judge.Verdict{Judge: "unsure", Uncertain: true, Reason: "states other candidate numbers"}},
+		{AttemptID: attVariant, TaskID: "shop-checkout-yoga-mat-express", Verdict: verdict("unsure", true, "")}}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := run.Attempts("unsure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		switch r.AttemptID {
+		case attBaseline:
+			if r.Status != StatusError || r.ErrorClass != ClassUncertain || r.Done() || !r.Judged() ||
+				r.Error != "uncertain: states other candidate numbers" || r.FailureMode != "" {
+				t.Errorf("uncertain re-judge = %+v", r)
+			}
+		case attVariant:
+			if r.Status != StatusPass {
+				t.Errorf("pass re-judge = %+v", r)
+			}
+		}
+	}
+	if (Attempt{Status: StatusError, ErrorClass: ClassJudge}).Judged() || (Attempt{Status: StatusError, ErrorClass: ClassInfra}).Judged() {
+		t.Error("judge and infra errors are not judged: they are re-run")
+	}
+}
+
 // A version 1 ablation (manifest.json with its untyped spec, plus ablation.json) reads as the same plan as the
 // version 2 run of the same spec.
 func TestOpenV1AblationConverted(t *testing.T) {

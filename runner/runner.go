@@ -368,7 +368,7 @@ func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attemp
 	var todo []Attempt
 	retriesSoFar := map[string]int{}
 	for _, a := range atts {
-		if r, ok := prev.Latest[a.AttemptID]; ok && r.Done() {
+		if r, ok := prev.Latest[a.AttemptID]; ok && r.Judged() {
 			sum.Skipped++
 			continue
 		}
@@ -742,7 +742,7 @@ func (wk *worker) attempt(ctx context.Context, a Attempt, suite suites.Suite, af
 			return rec, false, nil
 		}
 		rec.Retries = prior + try
-		if rec.Status != results.StatusError || try >= wk.opts.Retries {
+		if rec.Judged() || rec.Status != results.StatusError || try >= wk.opts.Retries {
 			break
 		}
 		// Record the failed try (the last line of an attempt id is its record), back off, retry.
@@ -902,6 +902,10 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	case v.Error != "":
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
 		rec.Error = llm.RedactString(v.Error)
+	case v.Uncertain:
+		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it.
+		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
+		rec.Error = llm.RedactString("uncertain: " + v.Reason)
 	case v.Pass:
 		rec.Status = results.StatusPass
 	default:
@@ -912,7 +916,9 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 }
 
 // Judge applies the judges to in: explicit judges if given (all must pass), else `state` when the task has a
-// state check and `answer` when it has an answer rule (both must pass when both exist).
+// state check and `answer` when it has an answer rule (both must pass when both exist). A judge error ends it
+// with that error; a fail of any judge is a fail; else an uncertain verdict of any judge makes the verdict
+// uncertain (Pass false), its reasons joined.
 func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verdict {
 	if len(judges) == 0 {
 		if in.Task.Check.State != nil {
@@ -925,7 +931,7 @@ func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verd
 			return judge.Verdict{Judge: "none", Error: "task has no check a local judge can decide (re-judge the run with bench judge --judge llm)"}
 		}
 	}
-	var names, reasons []string
+	var names, reasons, doubts []string
 	out := judge.Verdict{Pass: true}
 	for _, j := range judges {
 		v, err := j.Judge(ctx, in)
@@ -937,13 +943,19 @@ func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verd
 			return judge.Verdict{Judge: strings.Join(names, "+"), Error: v.Error, Reason: v.Reason}
 		}
 		reasons = append(reasons, v.Reason)
-		if !v.Pass {
+		switch {
+		case v.Uncertain:
+			doubts = append(doubts, v.Reason)
+		case !v.Pass:
 			out.Pass = false
 			out.Reason = v.Reason
 		}
 	}
 	out.Judge = strings.Join(names, "+")
-	if out.Pass {
+	switch {
+	case out.Pass && len(doubts) > 0:
+		out.Pass, out.Uncertain, out.Reason = false, true, strings.Join(doubts, "; ")
+	case out.Pass:
 		out.Reason = strings.Join(reasons, "; ")
 	}
 	return out

@@ -109,11 +109,11 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 		tasks[t.ID] = t
 	}
 	var out []results.VerdictRecord
-	pass, errs := 0, 0
+	pass, errs, unsure := 0, 0, 0
 	var stop error
 	for _, r := range run.Final() {
 		t, ok := tasks[r.TaskID]
-		if !ok || !r.Done() {
+		if !ok || !r.Judged() {
 			continue
 		}
 		v, fatal := judgeAttempt(c, run, r, t, j)
@@ -121,9 +121,12 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 			stop = judgeStop(j, fatal, fmt.Sprintf("after %d verdict(s), kept in %s", len(out), results.VerdictsPath(run.Dir, j.Name())))
 			break
 		}
-		if v.Error != "" {
+		switch v.Outcome() {
+		case "error":
 			errs++
-		} else if v.Pass {
+		case "uncertain":
+			unsure++
+		case "pass":
 			pass++
 		}
 		out = append(out, results.VerdictRecord{AttemptID: r.AttemptID, TaskID: r.TaskID, Variant: r.Variant, Verdict: v})
@@ -145,8 +148,8 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 		return withCode(exitInfra, err)
 	}
 	n := len(out)
-	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d judge error(s)\n", path, n, j.Name(),
-		pass, n-pass-errs, errs)
+	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d uncertain, %d judge error(s)\n", path, n,
+		j.Name(), pass, n-pass-errs-unsure, unsure, errs)
 	return stop
 }
 
@@ -259,11 +262,9 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 		if err != nil {
 			return withCode(exitInfra, err)
 		}
-		status := "fail"
-		if v.Error != "" {
+		status := v.Outcome()
+		if status == "error" {
 			status = "judge error"
-		} else if v.Pass {
-			status = "pass"
 		}
 		fmt.Fprintf(c.OutOrStdout(), "%s: %s (%s)\n", out, status, firstLine(v.Reason+v.Error))
 	}
@@ -305,7 +306,7 @@ func printAgreement(c *cobra.Command, dir, a, b string) error {
 	skipped := 0
 	for id, x := range va {
 		y, ok := vb[id]
-		if !ok || x.Error != "" || y.Error != "" {
+		if !ok || x.Outcome() == "error" || y.Outcome() == "error" || x.Uncertain || y.Uncertain {
 			skipped++
 			continue
 		}
@@ -320,7 +321,7 @@ func printAgreement(c *cobra.Command, dir, a, b string) error {
 	if math.IsNaN(kappa) {
 		ks = "undefined (a judge gave the same verdict every time)"
 	}
-	t := results.Table{Title: fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%d skipped: missing or judge error); Cohen's κ = %s",
+	t := results.Table{Title: fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%d skipped: missing, uncertain or judge error); Cohen's κ = %s",
 		a, b, len(xa), skipped, ks),
 		Header: []string{"", b + " pass", b + " fail"},
 		Rows: [][]string{{a + " pass", fmt.Sprint(tab[0][0]), fmt.Sprint(tab[0][1])},
