@@ -243,10 +243,12 @@ func scanNumber(s string, i int) (token, int) {
 	if sm := sciRe.FindStringSubmatch(s[j:]); sm != nil {
 		e := sm[1] + sm[2]
 		if p, err := strconv.Atoi(e); err == nil {
-			mult := math.Pow(10, float64(p))
-			t.num *= mult
-			t.prec *= mult
-			j += len(sm[0])
+			// Parsed as one literal (5.3673e-18), not multiplied, so no rounding creeps in.
+			if v, err := strconv.ParseFloat(clean+"e"+strconv.Itoa(p), 64); err == nil {
+				t.num = v
+				t.prec *= math.Pow(10, float64(p))
+				j += len(sm[0])
+			}
 		}
 	} else if fm := fracRe.FindStringSubmatch(s[j:]); fm != nil && dec == 0 && !strings.HasPrefix(s[j+len(fm[0]):], "/") &&
 		(i == 0 || s[i-1] != '/') {

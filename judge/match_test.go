@@ -1,0 +1,139 @@
+package judge
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"webbench/suites"
+)
+
+// tokenSummary renders tokens as kind:text[unit,%] for comparison.
+func tokenSummary(ts []token) string {
+	var out []string
+	for _, t := range ts {
+		k := map[tokKind]string{tokWord: "w", tokNumber: "n", tokIdent: "id", tokCJK: "cjk"}[t.kind]
+		s := k + ":" + t.text
+		if t.unit != "" {
+			s += "[" + t.unit + "]"
+		}
+		if t.pct {
+			s += "%"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestTokenize(t *testing.T) {
+	for in, want := range map[string]string{
+		// A number inside an identifier is not a number; sign, thousands and decimals are one token.
+		"(adjective, C2)":          "w:adjective id:c2",
+		"vitamin B12 and GPT-4":    "w:vitamin id:b12 w:and w:gpt id:4",
+		"-1,234.5 and +3":          "n:-1234.5 w:and n:3",
+		"2023-24 season":           "n:2023 n:24 w:season",
+		"v4.0.2 on Jun 17, 2021":   "id:v4.0.2 w:on w:june n:17 n:2021",
+		"4.6-star, 181 reviews":    "n:4.6 w:star n:181 w:review",
+		"$1.2k":                    "n:1200[usd]",
+		"1.5M downloads":           "n:1.5e+06 w:download",
+		"48GB and 0.19 GB":         "n:48[gb] w:and n:0.19[gb]",
+		"3.125% or 1/32":           "n:3.125% w:or n:0.03125",
+		"5.3673×10^-18":            "n:5.3673e-18",
+		"forty-eight, a dozen":     "n:48 w:a n:12",
+		"half a dozen eggs":        "n:6 w:egg",
+		"efímero, EFÍMERO":         "w:efimero w:efimero",
+		"怀旧 (huáijiù)":             "cjk:怀 cjk:旧 w:huaijiu",
+		"Elm St & Oak St":          "w:elm w:street w:and w:oak w:street",
+		"isn't cancelled":          "w:is w:not w:canceled",
+		"350 degrees Fahrenheit":   "n:350[degf]",
+		"2 million":                "n:2e+06",
+		"110 beats per minute":     "n:110[bpm]",
+		"8x7b 2x 3e":               "id:8x7b id:2x id:3e",
+		"12/25/2023":               "n:12 n:25 n:2023",
+		"25 mins, 1 hour 25 mins":  "n:25[min] n:1[h] n:25[min]",
+		"€ 420 for 2 nights":       "n:420[eur] w:for n:2[day]",
+	} {
+		if got := tokenSummary(tokenize(in)); got != want {
+			t.Errorf("tokenize(%q) = %s\n                 want %s", in, got, want)
+		}
+	}
+	// Joined names and paths keep their separators: resource-watch-api does not end in resource-watch.
+	ts := tokenize("resource-watch/resource-watch-api")
+	if len(ts) != 5 || ts[1].sep != sepJoiner || ts[2].sep != sepSoft || ts[4].sep != sepJoiner {
+		t.Errorf("separators: %+v", ts)
+	}
+}
+
+func TestNumEq(t *testing.T) {
+	n := func(s string) token { return tokenize(s)[0] }
+	for _, c := range []struct {
+		exp, got string
+		tol      float64
+		want     bool
+	}{
+		{"192 MB", "0.19 GB", 0.5, true}, // 0.19 GB is 190 ± 5 MB
+		{"192 MB", "1.92 MB", 0.5, false},
+		{"192 MB", "192 KB", 0.5, false},
+		{"0.078 kg", "78 g", 0.0005, true},
+		{"3.125%", "1/32", 0.0005, true},
+		{"3.125%", "0.03125", 0.0005, true},
+		{"0.55", "55%", 0.0005, true},
+		{"170", "000000170", 0, true},
+		{"170", "1700", 0, false},
+		{"0", "$0.00", 0, true},
+		{"868 mg", "868 g", 0, false},
+		{"6 mm", "6 cm", 0, false},
+		{"11.2", "11", 0.05, false}, // same representation: the rule's tolerance only
+	} {
+		if got := numEq(n(c.exp), n(c.got), c.tol); got != c.want {
+			t.Errorf("numEq(%s, %s, %g) = %v, want %v", c.exp, c.got, c.tol, got, c.want)
+		}
+	}
+	// The fraction 1/186313420339200000 (5.367e-18) is not 1/186313420339200 (5.367e-15): the comparison's
+	// slack is relative, not an absolute 1e-9.
+	if numEq(n("1/186313420339200000"), n("1/186313420339200"), 0) {
+		t.Error("tiny fractions three orders apart compared equal")
+	}
+	if math.IsNaN(relEps(0, 0)) || relEps(0, 0) != 0 {
+		t.Error("relEps(0, 0) must be 0")
+	}
+}
+
+func TestGradeIssueCases(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, c := range []struct {
+		rule     suites.AnswerRule
+		question string
+		answer   string
+		want     Outcome
+	}{
+		{suites.AnswerRule{MustInclude: []string{"0"}}, "", "10", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"0"}}, "", "2020", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"170"}}, "", "1700", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"2 Figures", "8 Tables"}}, "", "12 figures and 8 tables", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"example.com:7780/admin/reports/report_product/viewed"}}, "",
+			"http://example.com:7780/admin/reports/report_product/viewedasdf", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b"}}, "", "http://example.com/a/b", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Not Microsoft but Google", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"65 |OR| 3"}}, "", "3 stars", OutcomePass},
+		{suites.AnswerRule{Number: f(2)}, "", "(adjective, C2)", OutcomeFail},
+		{suites.AnswerRule{Number: f(4)}, "", "3 of 4", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(1200)}, "", "$1.2k", OutcomePass},
+		{suites.AnswerRule{Number: f(3)}, "", "three courses", OutcomePass},
+		{suites.AnswerRule{Number: f(3.125), Unit: "%", Tolerance: 0.0005}, "", "1/32", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"Booking Holdings Inc"}}, "", "Booking Holdings", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"efímero"}}, "", "efimero", OutcomePass},
+		{suites.AnswerRule{Number: f(192), Unit: "MB", Tolerance: 0.5}, "", "0.19 GB", OutcomePass},
+		{suites.AnswerRule{Number: f(33038), Tolerance: 0.5}, "", "approximately 33038.2", OutcomePass},
+		{suites.AnswerRule{Number: f(868)}, "How many milligrams of sodium are in it?", "868 g", OutcomeFail},
+		{suites.AnswerRule{Number: f(4.6), Tolerance: 0.05}, "", "Rated 4.62 out of 5", OutcomePass},
+		{suites.AnswerRule{Exact: "MH-07"}, "", "MH-7", OutcomeFail},
+		{suites.AnswerRule{Exact: "MH-07"}, "", "the SKU is MH-07", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(3)}, "", "", OutcomeFail},
+	} {
+		if got, why := Grade(c.rule, c.answer, c.question); got != c.want {
+			t.Errorf("Grade(%+v, %q) = %s (%s), want %s", c.rule, c.answer, got, why, c.want)
+		}
+	}
+}
