@@ -13,12 +13,14 @@ import (
 )
 
 // labelledCase is one case of testdata/labelled_answers.yaml (see its header): a rule (JSON of a
-// suites.AnswerRule) or a WebVoyager golden answer, the question, an answer and a careful human's verdict.
+// suites.AnswerRule), a WebVoyager golden answer or a GAIA final answer, the question, an answer and a careful
+// human's verdict.
 type labelledCase struct {
 	ID       string `yaml:"id"`
 	Source   string `yaml:"source"`
 	Question string `yaml:"question"`
 	Golden   string `yaml:"golden"`
+	GAIA     string `yaml:"gaia"`
 	Rule     any    `yaml:"rule"`
 	Answer   string `yaml:"answer"`
 	Human    string `yaml:"human"`
@@ -41,6 +43,9 @@ func loadLabelled(t *testing.T) []labelledCase {
 func (c labelledCase) rule(t *testing.T) suites.AnswerRule {
 	if c.Golden != "" {
 		return webvoyager.AnswerRuleFor(webvoyager.RefAnswer{Type: "golden", Ans: c.Golden})
+	}
+	if c.GAIA != "" {
+		return webvoyager.GAIARule(c.GAIA)
 	}
 	b, err := json.Marshal(c.Rule)
 	if err != nil {

@@ -596,19 +596,35 @@ func questionUnit(q string) string {
 	return ""
 }
 
+// questionScaleRe finds a scale the question counts in: "how many thousand hours", "in millions", "how many
+// thousands of".
+var questionScaleRe = regexp.MustCompile(`(?i)\b(?:how\s+many|in)\s+(thousand|million|billion)s?\b`)
+
+// questionScale is the multiplier of the scale the question counts in (1 when none).
+func questionScale(q string) float64 {
+	if m := questionScaleRe.FindStringSubmatch(q); m != nil {
+		return multiplierWords[strings.ToLower(m[1])]
+	}
+	return 1
+}
+
 func (g *grader) number(want, tol float64, unit, question string) (fails, doubts []string) {
 	unit, pct := ruleUnit(unit)
 	if unit == "" && !pct {
 		unit = questionUnit(question)
 	}
 	exp := token{kind: tokNumber, num: want, unit: unit, pct: pct}
+	// "How many thousand hours": the rule's 17 is 17 thousand; an answer may say 17, 17 thousand or 17000.
+	scaled := exp
+	m := questionScale(question)
+	scaled.num *= m
 	var hit []int
 	var others []string
 	for i, t := range g.ans {
 		if t.kind != tokNumber || t.enumerator {
 			continue
 		}
-		if numEq(exp, t, tol) {
+		if numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m) {
 			hit = append(hit, i)
 			continue
 		}

@@ -249,7 +249,9 @@ func lineCol(b []byte, off int64) (line, col int) {
 
 // ToTask turns a raw task into a suites.Task: ID = id, Suite "webvoyager", App = Cluster = web_name,
 // Goal = ques, Start = web, Source = file:line, Meta["extra"] = unknown fields. The answer, when not nil,
-// becomes Check.Answer (see AnswerRuleFor) and its site notice Meta["notice"].
+// becomes Check.Answer (see AnswerRuleFor) and its site notice Meta["notice"]; without one, a GAIA-format line's
+// "Final answer" field (WebVoyager's data/GAIA_web.jsonl: the WebVoyager line shape plus GAIA's "task_id",
+// "Level" and "Final answer") becomes Check.Answer (GAIARule; the field stays in Meta["extra"] too).
 func ToTask(r RawTask, ans *RefAnswer) suites.Task {
 	t := suites.Task{ID: r.ID, Suite: Name, App: r.WebName, Cluster: r.WebName, Goal: r.Ques, Start: r.Web,
 		Source: r.Source, Meta: map[string]any{}}
@@ -262,8 +264,59 @@ func ToTask(r RawTask, ans *RefAnswer) suites.Task {
 		if ans.Notice != "" {
 			t.Meta["notice"] = ans.Notice
 		}
+	} else if fa, ok := r.Extra[GAIAFinalAnswer]; ok {
+		var s string
+		switch v := fa.(type) {
+		case string:
+			s = v
+		case float64:
+			s = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		if strings.TrimSpace(s) != "" {
+			rule := GAIARule(s)
+			t.Check.Answer = &rule
+		}
 	}
 	return t
+}
+
+// GAIAFinalAnswer is the field of a GAIA-format task line that holds the reference answer.
+const GAIAFinalAnswer = "Final answer"
+
+// GAIARule makes the answer rule of a GAIA "Final answer", after GAIA's own scorer (question_scorer in the
+// gaia-benchmark leaderboard's scorer.py: a reference that parses as a number is compared as a number, one with a
+// "," or ";" element by element, any other as a normalised string): Type "golden", Reference the answer, and
+//   - a number ("17", "0.1777") → Number, Tolerance 0 (GAIA compares for equality);
+//   - a list ("Braintree, Honolulu", "3.1.3.1; 1.11.1.7") → MustInclude its items, split on ";" when it has one,
+//     else on ",";
+//   - anything else ("THE CASTLE", "So we had to let it die.") → MustInclude the whole answer, a final period
+//     removed.
+//
+// GAIA grades a bare answer; agents answer in sentences, so the answer judge's token-level phrase match
+// (judge.Grade, which says uncertain when the answer states other candidates) stands in for the equality.
+func GAIARule(final string) suites.AnswerRule {
+	s := strings.TrimSpace(final)
+	r := suites.AnswerRule{Type: "golden", Reference: s}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		r.Number = &f
+		return r
+	}
+	sep := ","
+	if strings.Contains(s, ";") {
+		sep = ";"
+	}
+	if strings.Contains(s, sep) {
+		for _, it := range strings.Split(s, sep) {
+			if it = strings.TrimSpace(it); it != "" {
+				r.MustInclude = append(r.MustInclude, it)
+			}
+		}
+		if len(r.MustInclude) > 0 {
+			return r
+		}
+	}
+	r.MustInclude = []string{strings.TrimSpace(strings.TrimSuffix(s, "."))}
+	return r
 }
 
 // AnswerRuleFor makes the answer rule of a reference answer: Type and Reference always; for a golden answer

@@ -284,3 +284,48 @@ func TestDeriveGoldenRule(t *testing.T) {
 		}
 	}
 }
+
+// A GAIA-format file (WebVoyager's data/GAIA_web.jsonl: task_id, Level, "Final answer", id, web, ques) loads
+// with its final answer as the golden rule (issue 12, Deliver 5); an answers file still wins for its tasks.
+func TestGAIAFinalAnswer(t *testing.T) {
+	content := `{"task_id": "e1fc63a2", "Level": 1, "Final answer": "17", "id": "level1-0", "web": "https://www.google.com/", "ques": "How many thousand hours would it take?"}
+{"task_id": "c365c1c7", "Level": 1, "Final answer": "Braintree, Honolulu", "id": "level1-18", "web": "https://www.google.com/", "ques": "Which two cities?"}
+{"task_id": "2a649bb1", "Level": 2, "Final answer": "3.1.3.1; 1.11.1.7", "id": "level2-6", "web": "https://www.google.com/", "ques": "What are the EC numbers?"}
+{"task_id": "624cbf11", "Level": 2, "Final answer": "So we had to let it die.", "id": "level2-8", "web": "https://www.google.com/", "ques": "What is the last line?"}
+{"task_id": "n", "Level": 2, "Final answer": 41, "id": "level2-2", "web": "https://www.google.com/", "ques": "How many papers?"}
+`
+	s, err := New(Config{TasksFile: writeFile(t, "gaia.jsonl", content)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(x float64) *float64 { return &x }
+	want := map[string]suites.AnswerRule{
+		"level1-0":  {Type: "golden", Reference: "17", Number: f(17)},
+		"level1-18": {Type: "golden", Reference: "Braintree, Honolulu", MustInclude: []string{"Braintree", "Honolulu"}},
+		"level2-6":  {Type: "golden", Reference: "3.1.3.1; 1.11.1.7", MustInclude: []string{"3.1.3.1", "1.11.1.7"}},
+		"level2-8":  {Type: "golden", Reference: "So we had to let it die.", MustInclude: []string{"So we had to let it die"}},
+		"level2-2":  {Type: "golden", Reference: "41", Number: f(41)},
+	}
+	for _, task := range s.Tasks() {
+		w, ok := want[task.ID]
+		if !ok {
+			t.Errorf("unexpected task %s", task.ID)
+			continue
+		}
+		if task.Check.Answer == nil || !reflect.DeepEqual(*task.Check.Answer, w) {
+			t.Errorf("%s: rule %+v, want %+v", task.ID, task.Check.Answer, w)
+		}
+		if _, kept := task.Meta[MetaExtra].(map[string]any)[GAIAFinalAnswer]; !kept {
+			t.Errorf("%s: the Final answer field must stay in meta.extra", task.ID)
+		}
+	}
+	if len(s.Tasks()) != len(want) {
+		t.Errorf("%d tasks, want %d", len(s.Tasks()), len(want))
+	}
+	// A reference answer joined to the task replaces the Final answer.
+	raws, _ := ParseTasks(strings.NewReader(`{"id": "Shop--1", "ques": "q", "Final answer": "x"}`), "t")
+	ts, _ := Join(raws, []RefAnswer{{Site: "Shop", ID: 1, Type: "golden", Ans: "Blue Mug"}})
+	if r := ts[0].Check.Answer; r == nil || r.Reference != "Blue Mug" {
+		t.Errorf("answers file must win: %+v", r)
+	}
+}
