@@ -9,9 +9,9 @@ import (
 // careful grader reads, see Grade): pass, fail, or uncertain — the rule matched but the answer also states other
 // candidates or negates the expected item (Verdict.Uncertain, never a pass). With a fallback judge (the llm judge
 // when bench judge --judge answer has --judge-model), an uncertain case is decided by it instead: its verdict,
-// with this judge's doubt and the fallback's name in Reason. The question Grade sees is the task's goal.
-// A rule with only a free-text Reference ("possible" WebVoyager answers) cannot be decided here: that is a
-// judge error verdict (use the llm judge).
+// with this judge's doubt and the fallback's name in Reason; the fallback also decides a rule with only a
+// free-text Reference ("possible" WebVoyager answers). The question Grade sees is the task's goal. Without a
+// fallback, a free-text-only rule is a judge error verdict (use the llm judge).
 type Answer struct {
 	// Fallback decides uncertain cases; nil leaves them uncertain.
 	Fallback Judge
@@ -42,6 +42,9 @@ func (a Answer) Judge(ctx context.Context, in Input) (Verdict, error) {
 		return v, nil
 	}
 	if r.Exact == "" && len(r.MustInclude) == 0 && r.Number == nil {
+		if a.Fallback != nil {
+			return a.decide(ctx, in, "the reference answer is free text only")
+		}
 		v.Error = "reference answer has no checkable rule (free text only); use the llm judge"
 		return v, nil
 	}
@@ -55,15 +58,20 @@ func (a Answer) Judge(ctx context.Context, in Input) (Verdict, error) {
 			v.Uncertain = true
 			return v, nil
 		}
-		fv, err := a.Fallback.Judge(ctx, in)
-		if err != nil {
-			return v, err
-		}
-		fv.Judge = "answer"
-		fv.Reason = fmt.Sprintf("uncertain (%s); decided by the %s judge: %s", why, a.Fallback.Name(), fv.Reason)
-		return fv, nil
+		return a.decide(ctx, in, "uncertain: "+why)
 	}
 	return v, nil
+}
+
+// decide has the fallback judge decide in, saying why it was asked.
+func (a Answer) decide(ctx context.Context, in Input, why string) (Verdict, error) {
+	fv, err := a.Fallback.Judge(ctx, in)
+	if err != nil {
+		return Verdict{Judge: "answer"}, err
+	}
+	fv.Judge = "answer"
+	fv.Reason = fmt.Sprintf("%s; decided by the %s judge: %s", why, a.Fallback.Name(), fv.Reason)
+	return fv, nil
 }
 
 // Preflight checks the fallback judge's endpoint (nil without one).

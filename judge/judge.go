@@ -35,6 +35,22 @@ type Verdict struct {
 	Error     string `json:"error,omitempty"`
 }
 
+// MarshalJSON writes a decided verdict with its "pass"; an uncertain verdict or a judge error has no "pass" key
+// at all, so no counter of "pass": false reads it as a failure (issue 12, Deliver 4). Decoding is the default:
+// a missing "pass" is false.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type plain Verdict
+	if v.Error == "" && !v.Uncertain {
+		return json.Marshal(plain(v))
+	}
+	return json.Marshal(struct {
+		Judge     string `json:"judge"`
+		Uncertain bool   `json:"uncertain,omitempty"`
+		Reason    string `json:"reason"`
+		Error     string `json:"error,omitempty"`
+	}{v.Judge, v.Uncertain && v.Error == "", v.Reason, v.Error})
+}
+
 // Outcome is the verdict as one word: "error" when Error is set, else "uncertain", "pass" or "fail".
 func (v Verdict) Outcome() string {
 	switch {

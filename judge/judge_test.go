@@ -96,6 +96,13 @@ func TestAnswerUncertainAndFallback(t *testing.T) {
 	if !v.Pass || calls != 1 {
 		t.Errorf("a clear answer must not reach the fallback: %+v (calls %d)", v, calls)
 	}
+	free := suites.Task{Check: suites.Check{Answer: &suites.AnswerRule{Type: "possible", Reference: "'Baked Dijon Salmon', 4.6-star"}}}
+	if v, _ := (Answer{}).Judge(context.Background(), Input{Task: free, Final: "x"}); v.Error == "" {
+		t.Errorf("a free-text reference without a fallback must be a judge error: %+v", v)
+	}
+	if v, _ := fb.Judge(context.Background(), Input{Task: free, Final: "x"}); v.Error != "" || calls != 2 || !contains(v.Reason, "free text only") {
+		t.Errorf("a free-text reference with a fallback goes to it: %+v (calls %d)", v, calls)
+	}
 	for _, c := range []struct {
 		v    Verdict
 		want string
@@ -114,5 +121,32 @@ func TestAnswerUncertainAndFallback(t *testing.T) {
 	j, err := New("answer", Options{})
 	if a, ok := j.(Answer); err != nil || !ok || a.Fallback != nil {
 		t.Errorf("answer judge without a model: %#v %v", j, err)
+	}
+}
+
+// A judge error or an uncertain verdict carries no "pass" a counter could read as a failure; a decided one
+// does; all decode back to the same verdict.
+func TestVerdictJSON(t *testing.T) {
+	for _, c := range []struct {
+		v        Verdict
+		hasPass  bool
+		contains string
+	}{
+		{Verdict{Judge: "answer", Pass: true, Reason: "ok"}, true, `"pass":true`},
+		{Verdict{Judge: "answer", Reason: "no"}, true, `"pass":false`},
+		{Verdict{Judge: "answer", Uncertain: true, Reason: "two"}, false, `"uncertain":true`},
+		{Verdict{Judge: "answer", Error: "task has no answer rule"}, false, `"error":"task has no answer rule"`},
+	} {
+		b, err := json.Marshal(c.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"pass"`) != c.hasPass || !strings.Contains(string(b), c.contains) {
+			t.Errorf("%+v encodes as %s", c.v, b)
+		}
+		var back Verdict
+		if err := json.Unmarshal(b, &back); err != nil || back != c.v {
+			t.Errorf("%s decodes as %+v (%v), want %+v", b, back, err, c.v)
+		}
 	}
 }

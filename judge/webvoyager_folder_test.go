@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"webbench/suites/webvoyager"
 )
 
 // examplesDir locates the four shipped WebVoyager result folders: $WEBBENCH_SHARED/datasets/webvoyager/examples,
@@ -251,4 +253,40 @@ func fromTable(pp, pf, fp, ff int) (a, b []bool) {
 	add(fp, false, true)
 	add(ff, false, false)
 	return a, b
+}
+
+// The WebVoyager repository's example result folders judged by the answer judge against the real
+// reference_answer.json (issue 12, "Checked by"): the golden tasks pass as a human reads them (Apple Tower
+// Theatre; the "-----" separator), the "possible" ones are judge errors (free text: the llm judge's), never a fail.
+func TestWebVoyagerExamplesAgainstAnswers(t *testing.T) {
+	root := examplesDir(t)
+	answers, err := webvoyager.ReadAnswersFile(filepath.Join(root, "..", "reference_answer.json"))
+	if err != nil {
+		t.Skipf("reference_answer.json beside the examples: %v", err)
+	}
+	byKey := map[string]webvoyager.RefAnswer{}
+	for _, a := range answers {
+		byKey[a.Key()] = a
+	}
+	want := map[string]string{"Apple--17": "pass", "ArXiv--11": "pass", "Amazon--0": "error", "Coursera--16": "error"}
+	folders, err := ListWebVoyagerFolders(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range folders {
+		in, err := LoadWebVoyagerFolder(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := byKey[in.Task.ID]
+		if !ok {
+			t.Fatalf("%s: no reference answer", in.Task.ID)
+		}
+		rule := webvoyager.AnswerRuleFor(a)
+		in.Task.Check.Answer = &rule
+		v, err := Answer{}.Judge(t.Context(), in)
+		if err != nil || v.Outcome() != want[in.Task.ID] {
+			t.Errorf("%s (%s %q, answer %q): %s %s %v, want %s", in.Task.ID, a.Type, a.Ans, in.Final, v.Outcome(), v.Reason+v.Error, err, want[in.Task.ID])
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"webbench/judge"
 	"webbench/results"
 	"webbench/suites"
+	"webbench/suites/webvoyager"
 )
 
 func init() { extraCommands = append(extraCommands, judgeCmd) }
@@ -32,7 +33,11 @@ func judgeCmd() *cobra.Command {
 		Short: "Re-score existing attempts (a run directory, or WebVoyager result folders) without re-running",
 		Long: "DIR is a run directory: every final attempt is judged again by --judge and the verdicts are written to\n" +
 			"DIR/verdicts-<judge>.jsonl beside the original ones. Or DIR holds WebVoyager result folders (task*/ with\n" +
-			"interact_messages.json and screenshotN.png): each gets <folder>/verdict-<judge>.json.\n" +
+			"interact_messages.json and screenshotN.png): each gets <folder>/verdict-<judge>.json, joined by task id\n" +
+			"(taskAmazon--0 = Amazon--0) to --answers reference_answer.json and --tasks-file (question text; a GAIA-format\n" +
+			"file's \"Final answer\" fields are answers too); a summary line counts pass, fail, uncertain and judge errors.\n" +
+			"The answer judge says uncertain when the answer matched its rule but states other candidates; with\n" +
+			"--judge-model the llm judge decides those.\n" +
 			"--agreement A B prints Cohen's κ and the confusion table between two judges' verdicts in DIR ('original'\n" +
 			"names the verdicts recorded during the run).\n" +
 			"The llm judge has its own model block: --judge-model openai:NAME --judge-base-url URL, key from\n" +
@@ -59,10 +64,14 @@ func judgeCmd() *cobra.Command {
 			run, err := results.Open(dir)
 			switch {
 			case errors.Is(err, results.ErrNoManifest):
+				refs, err := loadFolderRefs(c, sf, which)
+				if err != nil {
+					return err
+				}
 				if err := preflightJudge(c, j); err != nil {
 					return err
 				}
-				return rescoreFolders(c, dir, j)
+				return rescoreFolders(c, dir, j, refs)
 			case err != nil:
 				return usageErr("%v", err)
 			}
@@ -224,7 +233,65 @@ func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suite
 	return v, nil
 }
 
-func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
+// folderRefs are the tasks bench judge joins to WebVoyager result folders by task id ("Amazon--0" for the folder
+// taskAmazon--0): their answer rules (--answers, or a GAIA --tasks-file's "Final answer") and question text
+// (--tasks-file). files names the files they came from, for messages.
+type folderRefs struct {
+	tasks map[string]suites.Task
+	files string
+}
+
+// loadFolderRefs reads --answers (WebVoyager reference_answer.json) and --tasks-file (WebVoyager or GAIA-format
+// JSONL) for judging result folders; nil when neither is given. A file that is missing or unreadable is a usage
+// error (exit 2) naming it; so is --suite other than webvoyager, and --judge answer with neither file (the
+// folders hold no reference answer).
+func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs, error) {
+	if c.Flags().Changed("suite") && sf.suite != webvoyager.Name {
+		return nil, usageErr("--suite %s: WebVoyager result folders are judged as the %s suite", sf.suite, webvoyager.Name)
+	}
+	if sf.answers == "" && sf.tasksFile == "" {
+		if which == "answer" {
+			return nil, usageErr("--judge answer on WebVoyager result folders needs --answers reference_answer.json " +
+				"(or a GAIA-format --tasks-file with \"Final answer\" fields): the folders hold no reference answer")
+		}
+		return nil, nil
+	}
+	refs := &folderRefs{tasks: map[string]suites.Task{}}
+	var answers []webvoyager.RefAnswer
+	var files []string
+	if sf.answers != "" {
+		a, err := webvoyager.ReadAnswersFile(sf.answers)
+		if err != nil {
+			return nil, usageErr("--answers %s: %v", sf.answers, err)
+		}
+		answers = a
+		files = append(files, sf.answers)
+	}
+	if sf.tasksFile != "" {
+		raws, err := webvoyager.ReadTasksFile(sf.tasksFile)
+		if err != nil {
+			return nil, usageErr("--tasks-file %s: %v", sf.tasksFile, err)
+		}
+		ts, _ := webvoyager.Join(raws, answers)
+		for _, t := range ts {
+			refs.tasks[t.ID] = t
+		}
+		files = append(files, sf.tasksFile)
+	}
+	for _, a := range answers {
+		if _, ok := refs.tasks[a.Key()]; !ok {
+			rule := webvoyager.AnswerRuleFor(a)
+			refs.tasks[a.Key()] = suites.Task{ID: a.Key(), Check: suites.Check{Answer: &rule}}
+		}
+	}
+	refs.files = strings.Join(files, " and ")
+	return refs, nil
+}
+
+// rescoreFolders judges every WebVoyager result folder under dir with j, joined to refs (when given: the task's
+// answer rule, and its question from a tasks file), writes <folder>/verdict-<judge>.json, prints a line per
+// folder and a summary: judged, pass, fail, uncertain, judge errors.
+func rescoreFolders(c *cobra.Command, dir string, j judge.Judge, refs *folderRefs) error {
 	var folders []string
 	if _, err := os.Stat(filepath.Join(dir, "interact_messages.json")); err == nil {
 		folders = []string{dir}
@@ -245,10 +312,21 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 		return usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
 	}
 	sort.Strings(folders)
+	counts := map[string]int{}
 	for _, fd := range folders {
 		in, err := judge.LoadWebVoyagerFolder(fd)
 		if err != nil {
 			return usageErr("%v", err)
+		}
+		joined := false
+		if refs != nil {
+			if t, ok := refs.tasks[in.Task.ID]; ok {
+				joined = true
+				in.Task.Check = t.Check
+				if t.Goal != "" {
+					in.Task.Goal = t.Goal
+				}
+			}
 		}
 		v, err := j.Judge(c.Context(), in)
 		if le := fatalEndpointError(err); le != nil {
@@ -257,6 +335,10 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 		if err != nil {
 			v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
 		}
+		if refs != nil && !joined && v.Error != "" {
+			v.Error += fmt.Sprintf(" (%s has no task %s)", refs.files, in.Task.ID)
+		}
+		counts[v.Outcome()]++
 		out, err := results.WriteFolderVerdict(fd, j.Name(), results.FolderVerdict{Task: in.Task.Goal, Answer: in.Final,
 			Screenshots: len(in.Screenshots), Verdict: v})
 		if err != nil {
@@ -268,6 +350,8 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 		}
 		fmt.Fprintf(c.OutOrStdout(), "%s: %s (%s)\n", out, status, firstLine(v.Reason+v.Error))
 	}
+	fmt.Fprintf(c.OutOrStdout(), "%d folder(s) judged by %s: %d pass, %d fail, %d uncertain, %d judge error(s)\n",
+		len(folders), j.Name(), counts["pass"], counts["fail"], counts["uncertain"], counts["error"])
 	return nil
 }
 

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFolder writes a WebVoyager result folder in the README's format: interact_messages.json with the task's
+// first user message and the agent's last assistant message.
+func writeFolder(t *testing.T, root, name, task, last string) {
+	t.Helper()
+	d := filepath.Join(root, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	msgs := []map[string]any{
+		{"role": "system", "content": "You are a robot browsing the web."},
+		{"role": "user", "content": []map[string]string{{"type": "text", "text": "Now given a task: " + task +
+			"  Please interact with https://www.example.test/ and get the answer. \nObservation: a screenshot"}}},
+		{"role": "assistant", "content": last},
+	}
+	b, _ := json.Marshal(msgs)
+	if err := os.WriteFile(filepath.Join(d, "interact_messages.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bench judge over WebVoyager result folders joins each folder to --answers and --tasks-file by task id, prints
+// a summary, writes no "pass" beside an error or an uncertain verdict, and refuses a missing file (exit 2,
+// naming it) and --judge answer without any answers (issue 12, Deliver 4).
+func TestJudgeFoldersJoinAnswers(t *testing.T) {
+	root := t.TempDir()
+	writeFolder(t, root, "taskShop--1", "How many styles of the shirt are there?", "Thought: found it\nAction: ANSWER; There are 3 styles.")
+	writeFolder(t, root, "taskShop--2", "Which company owns the shop?", "Thought: hm\nAction: ANSWER; Expedia Group")
+	writeFolder(t, root, "taskShop--3", "How many colors?", "Thought: two lists\nAction: ANSWER; 3 of the 4 colors are in stock")
+	writeFolder(t, root, "taskShop--4", "Describe the shop.", "Thought: x\nAction: ANSWER; A small shop.")
+	writeFolder(t, root, "taskShop--9", "Not in the answers file.", "Thought: x\nAction: ANSWER; 1")
+	writeFolder(t, root, "taskShop--5", "Quoted answer, clicked.", "Thought: I will later do Action: ANSWER; 3\nAction: Click [4]")
+	answers := filepath.Join(root, "reference_answer.json")
+	os.WriteFile(answers, []byte(`{"Shop": {"notice": "", "answers": [
+		{"id": 1, "type": "golden", "ans": "3"}, {"id": 2, "type": "golden", "ans": "Booking Holdings Inc."},
+		{"id": 3, "type": "golden", "ans": "3"}, {"id": 4, "type": "possible", "ans": "a shop"},
+		{"id": 5, "type": "golden", "ans": "3"}]}}`), 0o644)
+	tasks := filepath.Join(root, "tasks.jsonl")
+	os.WriteFile(tasks, []byte(`{"web_name": "Shop", "id": "Shop--1", "ques": "How many styles of the arXiv Logo Shirt are available?", "web": "https://www.example.test/"}`+"\n"), 0o644)
+
+	out, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--tasks-file", tasks)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "6 folder(s) judged by answer: 1 pass, 2 fail, 1 uncertain, 2 judge error(s)") {
+		t.Errorf("summary missing or wrong:\n%s", out)
+	}
+	read := func(folder string) (map[string]any, string) {
+		b, err := os.ReadFile(filepath.Join(root, folder, "verdict-answer.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Task    string         `json:"task"`
+			Verdict map[string]any `json:"verdict"`
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		return f.Verdict, f.Task
+	}
+	if v, task := read("taskShop--1"); v["pass"] != true || task != "How many styles of the arXiv Logo Shirt are available?" {
+		t.Errorf("Shop--1 (joined, question from the tasks file): %v %q", v, task)
+	}
+	if v, _ := read("taskShop--2"); v["pass"] != false {
+		t.Errorf("Shop--2 must fail: %v", v)
+	}
+	if v, _ := read("taskShop--3"); v["uncertain"] != true || v["pass"] != nil {
+		t.Errorf("Shop--3 must be uncertain without a pass value: %v", v)
+	}
+	if v, _ := read("taskShop--4"); v["error"] == nil || v["pass"] != nil {
+		t.Errorf("Shop--4 (possible answer) must be a judge error without a pass value: %v", v)
+	}
+	if v, _ := read("taskShop--9"); !strings.Contains(v["error"].(string), "has no task Shop--9") || v["pass"] != nil {
+		t.Errorf("Shop--9 (not in the files) must be an error naming them: %v", v)
+	}
+	if v, _ := read("taskShop--5"); v["pass"] != false {
+		t.Errorf("Shop--5 (its action is a Click) has no answer and fails: %v", v)
+	}
+
+	missing := filepath.Join(root, "nope.json")
+	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", missing); code != 2 || !strings.Contains(stderr, missing) {
+		t.Errorf("missing answers file: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--tasks-file", missing); code != 2 || !strings.Contains(stderr, missing) {
+		t.Errorf("missing tasks file: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "judge", root, "--judge", "answer"); code != 2 || !strings.Contains(stderr, "--answers") {
+		t.Errorf("--judge answer without answers: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--suite", "zoo"); code != 2 || !strings.Contains(stderr, "webvoyager") {
+		t.Errorf("--suite zoo on folders: exit %d, %s", code, stderr)
+	}
+}
