@@ -65,6 +65,13 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 		return OutcomeFail, "no final answer"
 	}
 	g := grader{ans: tokenize(answer), q: tokenize(question), folded: strings.ToLower(fold(answer)), raw: answer}
+	for _, loc := range urlSpanRe.FindAllStringIndex(fold(answer), -1) {
+		for i, t := range g.ans {
+			if t.start >= loc[0] && t.end <= loc[1] {
+				g.ans[i].url = true
+			}
+		}
+	}
 	g.qWords, g.qNums = map[string]bool{}, nil
 	for _, t := range g.q {
 		if t.kind == tokNumber {
@@ -231,6 +238,8 @@ func itemTokens(item string) []token {
 
 var (
 	urlItemRe = regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/\S*$`)
+	// urlSpanRe: a URL written with a scheme or "www." (the spans whose tokens are not candidates).
+	urlSpanRe = regexp.MustCompile(`(?i)(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s"'<>()\[\]]+`)
 	urlAnsRe  = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/[^\s"'<>()\[\]]*)?`)
 )
 
@@ -456,6 +465,9 @@ func (g *grader) nameInSegment(seg int, inItems map[string]bool) bool {
 // rule's, not a stop word, a month or a weekday.
 func (g *grader) isName(i int, inItems map[string]bool) bool {
 	t := g.ans[i]
+	if t.url {
+		return false
+	}
 	if t.kind == tokIdent {
 		return !g.qWords[t.text] && !inItems[t.text]
 	}
@@ -469,7 +481,7 @@ func (g *grader) isName(i int, inItems map[string]bool) bool {
 // plainCandidate: a number that counts as a candidate answer — not a list marker, not part of a date, not an
 // ordinal, not a number word, not a rating's scale ("out of 5"), not a number of the question.
 func (g *grader) plainCandidate(t token) bool {
-	if t.enumerator || t.date || t.ordinal || t.weak || t.scale {
+	if t.enumerator || t.date || t.ordinal || t.weak || t.scale || t.url {
 		return false
 	}
 	for _, q := range g.qNums {
@@ -621,7 +633,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 	var hit []int
 	var others []string
 	for i, t := range g.ans {
-		if t.kind != tokNumber || t.enumerator {
+		if t.kind != tokNumber || t.enumerator || t.url {
 			continue
 		}
 		if numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m) {

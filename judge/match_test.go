@@ -131,6 +131,12 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Exact: "MH-07"}, "", "MH-7", OutcomeFail},
 		{suites.AnswerRule{Exact: "MH-07"}, "", "the SKU is MH-07", OutcomeUncertain},
 		{suites.AnswerRule{Number: f(3)}, "", "", OutcomeFail},
+		// The scripted policy's prose final (agent/llm/scripted prose): the page URL's port and path are no
+		// candidates, and a number only in a URL is not stated.
+		{suites.AnswerRule{Number: f(229)}, "How many calories are in one serving?",
+			"## Done\n\nI completed the task.\n\n**Answer:** 229\n\nLast page: http://127.0.0.1:41234/recipes/52210?q=banana+bread", OutcomePass},
+		{suites.AnswerRule{Number: f(52210)}, "", "see http://127.0.0.1:41234/recipes/52210", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"resource-watch/resource-watch"}}, "", "https://github.com/resource-watch/resource-watch", OutcomePass},
 	} {
 		if got, why := Grade(c.rule, c.answer, c.question); got != c.want {
 			t.Errorf("Grade(%+v, %q) = %s (%s), want %s", c.rule, c.answer, got, why, c.want)

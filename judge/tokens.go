@@ -56,10 +56,11 @@ type token struct {
 	// ordinal: 1st, 21st, 10th; date: part of a date (next to a month name, or an ISO date).
 	pct, frac, weak, ordinal, date bool
 	// enumerator: a list marker ("1." "2." …) in a numbered list; label: a word right before a colon
-	// ("Comments:", "Answer:").
+	// ("Comments:", "Answer:") or on a Markdown heading line ("## Done").
 	enumerator, label bool
-	// scale: the maximum of a rating ("out of 5").
-	scale bool
+	// scale: the maximum of a rating ("out of 5"); url: inside a URL of the text (its host, port, path and query
+	// are no candidate numbers or names).
+	scale, url bool
 	// unit is a number's unit, canonical ("mb", "kg", "min", "usd", "degf"); "" when none was written.
 	unit string
 	// sep is what separates this token from the previous one; seg the segment it is in (segments are cut at
@@ -518,7 +519,7 @@ func postprocess(s string, in []token) []token {
 		if t.kind == tokNumber && t.sep == sepJoiner && i > 0 && isLetterish(out[i-1]) && !t.weak {
 			t.kind, t.text = tokIdent, strings.ToLower(s[t.start:t.end])
 		}
-		if t.kind == tokWord && strings.HasPrefix(strings.TrimLeft(s[t.end:], " "), ":") {
+		if t.kind == tokWord && (strings.HasPrefix(strings.TrimLeft(s[t.end:], " "), ":") || inHeading(s, t.start)) {
 			t.label = true
 		}
 		// "4.6 out of 5": the 5 is the scale, not a value.
@@ -529,6 +530,15 @@ func postprocess(s string, in []token) []token {
 	markDates(out)
 	markEnumerators(s, out)
 	return out
+}
+
+// inHeading: offset at is on a Markdown heading line ("## Done").
+func inHeading(s string, at int) bool {
+	line := s[:at]
+	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	return strings.HasPrefix(strings.TrimLeft(line, " "), "#")
 }
 
 func numText(t token) token {

@@ -127,6 +127,13 @@ type Attempt struct {
 // Done reports whether the record is judged pass or fail (the records the pass rates count).
 func (a Attempt) Done() bool { return a.Status == StatusPass || a.Status == StatusFail }
 
+// UncertainIsFailure reports whether an uncertain verdict counts as the agent's failure for an attempt that
+// ended with finish reason f: yes when the attempt ended without a final answer (any reason but answered: the
+// record's final is then the raw output, e.g. Markdown prose, and what the judge could not confirm was no
+// answer); no when it answered (or the reason is unknown, as in records older than the field) — then the record
+// is uncertain (status error, class uncertain).
+func UncertainIsFailure(f FinishReason) bool { return f != "" && f != FinishAnswered }
+
 // Judged reports whether the agent's attempt is over and a judge decided it or was uncertain (Done, or an error
 // of class uncertain): such a record is final for resume and retries, and bench judge re-scores it. Other
 // errors are re-run.

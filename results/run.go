@@ -94,7 +94,8 @@ func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
 // Attempts returns the final records as judged by judgeName: "" or OriginalJudge returns them as recorded;
 // another name replaces Verdict, Status and ErrorClass of every judged record (Attempt.Judged: pass, fail or
 // uncertain) by that judge's re-scored verdict (pass; fail with class agent; error with class uncertain and
-// Error "uncertain: <reason>" when the verdict is uncertain; error with class judge when the verdict is a judge
+// Error "uncertain: <reason>" when the verdict is uncertain and the attempt answered, a fail when it ended
+// without a final answer (UncertainIsFailure); error with class judge when the verdict is a judge
 // error; error with class judge "no verdict of judge X" when the judge skipped the attempt). Other records with
 // status error are kept as recorded (bench judge does not re-score them). FailureMode is the recorded one, cleared when the new status
 // is pass, and wrong_answer when a recorded pass is now a fail (only the runner can classify other failures). An unknown judge name is an error listing the known ones.
@@ -121,7 +122,7 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		switch {
 		case v.Error != "":
 			a.Status, a.ErrorClass, a.Error = StatusError, ClassJudge, v.Error
-		case v.Uncertain:
+		case v.Uncertain && !UncertainIsFailure(a.FinishReason):
 			a.Status, a.ErrorClass, a.Error = StatusError, ClassUncertain, "uncertain: "+v.Reason
 			a.FailureMode = ""
 		case v.Pass:

@@ -200,6 +200,13 @@ func TestAttemptsUncertain(t *testing.T) {
 	if (Attempt{Status: StatusError, ErrorClass: ClassJudge}).Judged() || (Attempt{Status: StatusError, ErrorClass: ClassInfra}).Judged() {
 		t.Error("judge and infra errors are not judged: they are re-run")
 	}
+	// An uncertain verdict on an attempt that gave no final answer (its final is the raw output) is a failure;
+	// on one that answered, or of unknown finish, it is uncertain.
+	for f, want := range map[FinishReason]bool{FinishAnswered: false, "": false, FinishNonJSONOutput: true, FinishMaxSteps: true} {
+		if got := UncertainIsFailure(f); got != want {
+			t.Errorf("UncertainIsFailure(%q) = %v, want %v", f, got, want)
+		}
+	}
 }
 
 // A version 1 ablation (manifest.json with its untyped spec, plus ablation.json) reads as the same plan as the

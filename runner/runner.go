@@ -902,8 +902,10 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	case v.Error != "":
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
 		rec.Error = llm.RedactString(v.Error)
-	case v.Uncertain:
-		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it.
+	case v.Uncertain && !results.UncertainIsFailure(rec.FinishReason):
+		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it. (An
+		// uncertain verdict on an attempt that gave no final answer — its final is the raw output — is a fail:
+		// the default case.)
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
 		rec.Error = llm.RedactString("uncertain: " + v.Reason)
 	case v.Pass:
