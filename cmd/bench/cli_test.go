@@ -512,7 +512,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 		t.Errorf("report = %+v", rep)
 	}
 	out, stderr, code = bench(t, "judge", run, "--judge", "answer")
-	if code != 0 || !strings.Contains(out, "1 attempt(s) judged by answer: 1 pass, 0 fail, 0 judge error(s)") {
+	if code != 0 || !strings.Contains(out, "1 attempt(s) judged by answer: 1 pass, 0 fail, 0 uncertain, 0 judge error(s)") {
 		t.Fatalf("judge: exit %d: %s%s", code, stderr, out)
 	}
 	r, err := results.Open(run)
@@ -601,7 +601,7 @@ func TestJudgeRecoversAblationSuiteOptions(t *testing.T) {
 	w.Close()
 	abs, _ := filepath.Abs(dir)
 	out, stderr, code := bench(t, "judge", abs, "--judge", "answer")
-	if code != 0 || !strings.Contains(out, "2 attempt(s) judged by answer: 1 pass, 1 fail, 0 judge error(s)") {
+	if code != 0 || !strings.Contains(out, "2 attempt(s) judged by answer: 1 pass, 1 fail, 0 uncertain, 0 judge error(s)") {
 		t.Fatalf("judge: exit %d: %s%s", code, stderr, out)
 	}
 	run, err := results.Open(dir)

@@ -64,6 +64,10 @@ func judgeCmd() *cobra.Command {
 			run, err := results.Open(dir)
 			switch {
 			case errors.Is(err, results.ErrNoManifest):
+				folders, err := findFolders(dir)
+				if err != nil {
+					return err
+				}
 				refs, err := loadFolderRefs(c, sf, which)
 				if err != nil {
 					return err
@@ -71,7 +75,7 @@ func judgeCmd() *cobra.Command {
 				if err := preflightJudge(c, j); err != nil {
 					return err
 				}
-				return rescoreFolders(c, dir, j, refs)
+				return rescoreFolders(c, folders, j, refs)
 			case err != nil:
 				return usageErr("%v", err)
 			}
@@ -288,17 +292,16 @@ func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs,
 	return refs, nil
 }
 
-// rescoreFolders judges every WebVoyager result folder under dir with j, joined to refs (when given: the task's
-// answer rule, and its question from a tasks file), writes <folder>/verdict-<judge>.json, prints a line per
-// folder and a summary: judged, pass, fail, uncertain, judge errors.
-func rescoreFolders(c *cobra.Command, dir string, j judge.Judge, refs *folderRefs) error {
+// findFolders lists the WebVoyager result folders of dir (dir itself when it holds interact_messages.json, else
+// its subdirectories that do), sorted; none is a usage error.
+func findFolders(dir string) ([]string, error) {
 	var folders []string
 	if _, err := os.Stat(filepath.Join(dir, "interact_messages.json")); err == nil {
 		folders = []string{dir}
 	} else {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
-			return usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
 		for _, e := range ents {
 			if e.IsDir() {
@@ -309,9 +312,16 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge, refs *folderRef
 		}
 	}
 	if len(folders) == 0 {
-		return usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
+		return nil, usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
 	}
 	sort.Strings(folders)
+	return folders, nil
+}
+
+// rescoreFolders judges the WebVoyager result folders with j, joined to refs (when given: the task's answer rule,
+// and its question from a tasks file), writes <folder>/verdict-<judge>.json, prints a line per folder and a
+// summary: judged, pass, fail, uncertain, judge errors.
+func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *folderRefs) error {
 	counts := map[string]int{}
 	for _, fd := range folders {
 		in, err := judge.LoadWebVoyagerFolder(fd)
