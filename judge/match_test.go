@@ -143,3 +143,22 @@ func TestGradeIssueCases(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGrade: no input makes the tokenizer or the matcher panic (a judge runs inside the runner's workers), and
+// an empty answer never passes.
+func FuzzGrade(f *testing.F) {
+	for _, s := range []string{"3 of 4", "$1.2k", "1/32 (3.125%)", "C2", "v4.0.2", "-.5", "1,2,3", "## Done\n**Answer:** 7",
+		"http://a.b:80/x/y?z=1", "怀旧", "half a dozen", "forty-", "5×10^", "1e", "12/25/2023", "°F", "€", "1/0", "..."} {
+		f.Add(s, s)
+	}
+	n := 3.0
+	f.Fuzz(func(t *testing.T, answer, ref string) {
+		tokenize(answer)
+		for _, r := range []suites.AnswerRule{{Exact: ref}, {MustInclude: []string{ref}}, {Number: &n, Unit: ref}} {
+			o, _ := Grade(r, answer, ref)
+			if strings.TrimSpace(answer) == "" && o == OutcomePass {
+				t.Fatalf("empty answer passed %+v", r)
+			}
+		}
+	})
+}

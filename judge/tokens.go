@@ -198,12 +198,8 @@ func tokenize(s string) []token {
 	return toks
 }
 
-func decodeRune(s string) (rune, int) {
-	for _, r := range s {
-		return r, len(string(r))
-	}
-	return 0, 0
-}
+// decodeRune is utf8.DecodeRuneInString: an invalid byte is one rune of width 1.
+func decodeRune(s string) (rune, int) { return utf8.DecodeRuneInString(s) }
 
 func startsNumber(s string) bool {
 	return len(s) > 0 && (unicode.IsDigit(rune(s[0])) || (s[0] == '.' && len(s) > 1 && unicode.IsDigit(rune(s[1]))))
@@ -512,6 +508,7 @@ func postprocess(s string, in []token) []token {
 		}
 		out = append(out, t)
 	}
+	headings := headingLines(s)
 	for i := range out {
 		t := &out[i]
 		// A number joined by '-' or '_' to the word before it is part of a code (MH-07, GPT-4, COVID-19): its
@@ -519,7 +516,7 @@ func postprocess(s string, in []token) []token {
 		if t.kind == tokNumber && t.sep == sepJoiner && i > 0 && isLetterish(out[i-1]) && !t.weak {
 			t.kind, t.text = tokIdent, strings.ToLower(s[t.start:t.end])
 		}
-		if t.kind == tokWord && (strings.HasPrefix(strings.TrimLeft(s[t.end:], " "), ":") || inHeading(s, t.start)) {
+		if t.kind == tokWord && (strings.HasPrefix(strings.TrimLeft(s[t.end:], " "), ":") || inSpans(headings, t.start)) {
 			t.label = true
 		}
 		// "4.6 out of 5": the 5 is the scale, not a value.
@@ -532,13 +529,32 @@ func postprocess(s string, in []token) []token {
 	return out
 }
 
-// inHeading: offset at is on a Markdown heading line ("## Done").
-func inHeading(s string, at int) bool {
-	line := s[:at]
-	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
+// headingLines returns the [start, end) byte ranges of the Markdown heading lines of s ("## Done").
+func headingLines(s string) [][2]int {
+	var out [][2]int
+	for start := 0; start <= len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		if strings.HasPrefix(strings.TrimLeft(s[start:end], " "), "#") {
+			out = append(out, [2]int{start, end})
+		}
+		start = end + 1
 	}
-	return strings.HasPrefix(strings.TrimLeft(line, " "), "#")
+	return out
+}
+
+// inSpans: offset at lies in one of spans.
+func inSpans(spans [][2]int, at int) bool {
+	for _, sp := range spans {
+		if at >= sp[0] && at < sp[1] {
+			return true
+		}
+	}
+	return false
 }
 
 func numText(t token) token {
