@@ -48,7 +48,9 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 //     uncertain (Knicks (New York) for New York Knicks).
 //   - Number: some number of the answer equals Number within Tolerance, after converting units of one family
 //     (0.19 GB for 192 MB, 78 grams for 0.078 kg), percent and fraction (1/32 and 0.03125 for 3.125%), within
-//     the answer's own precision when the representation changed (0.19 GB is 190 ± 5 MB).
+//     the answer's own precision when the representation changed (0.19 GB is 190 ± 5 MB); not an ordinal (the
+//     3rd), not a number followed by another unit (192 Mbps for 192 MB); a question counting in thousands
+//     ("how many thousand hours") accepts 17, 17 thousand and 17000 for 17.
 //
 // Uncertain, when every part matched: the answer negates a match ("not", "no", "never", "neither", "nor",
 // "without" up to three tokens before it, or "is not"/"does not" right after it); it states other candidate
@@ -56,8 +58,9 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // markers, not number words like "one", of the expected unit's family or without a unit); it names other
 // items beside the expected ones (a segment of the answer — cut at , ; : ( ) and sentence ends — without a match
 // that has a name or a plain number of its own, a list of numbers longer than the rule's, or an alternative
-// or comparison: "or", "than", "vs", "instead"); the items appear in another order than the rule lists them;
-// or it has the opposite of an expected word (limited beside unlimited).
+// or comparison: "or", "than", "vs", "instead", "but", "however"); the items appear in another order than the
+// rule lists them; it has the opposite of an expected word (limited beside unlimited); or it hedges ("not sure",
+// "unable to", "failed to", "could not find", "maybe", "probably", "I think").
 //
 // An empty answer fails ("no final answer").
 func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
@@ -101,6 +104,11 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 	if rule.Number != nil {
 		f, d := g.number(*rule.Number, rule.Tolerance, rule.Unit, question)
 		fails, doubts = append(fails, f...), append(doubts, d...)
+	}
+	if len(fails) == 0 && len(doubts) == 0 {
+		if h := hedgeRe.FindString(strings.ToLower(fold(answer))); h != "" {
+			doubts = append(doubts, fmt.Sprintf("hedges (%q)", h))
+		}
 	}
 	switch {
 	case len(fails) > 0:
@@ -450,7 +458,13 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 }
 
 var alternatives = map[string]bool{"or": true, "than": true, "vs": true, "versus": true, "instead": true,
-	"either": true, "maybe": true, "possibly": true}
+	"either": true, "maybe": true, "possibly": true, "but": true, "however": true, "whereas": true, "rather": true}
+
+// hedgeRe: phrases of an answer that does not commit to what it states ("not sure", "unable to find", "failed
+// to determine", "maybe"): a match of the rule in such an answer is uncertain.
+var hedgeRe = regexp.MustCompile(`\b(?:not sure|unsure|unclear|(?:do|does|did) not know|cannot (?:be )?(?:determine|confirm|verify|find)|` +
+	`(?:could|can|was|were) not (?:be )?(?:able to )?(?:find|determine|confirm|verify|locate)|unable to|failed to|no information|` +
+	`possibly|perhaps|maybe|probably|i think|i guess|i believe)\b`)
 
 func (g *grader) nameInSegment(seg int, inItems map[string]bool) bool {
 	for i, t := range g.ans {
@@ -608,6 +622,28 @@ func questionUnit(q string) string {
 	return ""
 }
 
+// unitCompatible: the answer's number at i may state a quantity in unit — it has a unit (numEq converts or
+// refuses it), or no unit is expected, or the word after it is no unit of another kind: a known unit word, or a
+// short abbreviation with a capital letter ("Mbps", "kWh", "GHz") that is none of the expected unit's.
+func (g *grader) unitCompatible(i int, unit string) bool {
+	t := g.ans[i]
+	if t.unit != "" || unit == "" || i+1 >= len(g.ans) {
+		return true
+	}
+	next := g.ans[i+1]
+	if next.kind != tokWord || next.seg != t.seg {
+		return true
+	}
+	if u, ok := unitAlias[next.text]; ok && u != unit {
+		return false
+	}
+	raw := g.surface(next)
+	if n := len(raw); n >= 2 && n <= 5 && strings.ToLower(raw) != raw && !stopWords[next.text] {
+		return false
+	}
+	return true
+}
+
 // questionScaleRe finds a scale the question counts in: "how many thousand hours", "in millions", "how many
 // thousands of".
 var questionScaleRe = regexp.MustCompile(`(?i)\b(?:how\s+many|in)\s+(thousand|million|billion)s?\b`)
@@ -636,7 +672,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		if t.kind != tokNumber || t.enumerator || t.url {
 			continue
 		}
-		if numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m) {
+		if !t.ordinal && g.unitCompatible(i, unit) && (numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
 			hit = append(hit, i)
 			continue
 		}

@@ -52,6 +52,9 @@ func TestTokenize(t *testing.T) {
 		"12/25/2023":              "n:12 n:25 n:2023",
 		"25 mins, 1 hour 25 mins": "n:25[min] n:1[h] n:25[min]",
 		"€ 420 for 2 nights":      "n:420[eur] w:for n:2[day]",
+		"three hundred":           "n:300",
+		"can't, won't, isn't":     "w:cannot w:will w:not w:is w:not",
+		"192 Mbps":                "n:192[mbps]",
 	} {
 		if got := tokenSummary(tokenize(in)); got != want {
 			t.Errorf("tokenize(%q) = %s\n                 want %s", in, got, want)

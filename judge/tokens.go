@@ -82,9 +82,18 @@ func fold(s string) string {
 	}
 	out = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "−", "-", "–", "-", "—", " - ",
 		"\u00a0", " ", "\u202f", " ").Replace(out)
+	out = cantRe.ReplaceAllStringFunc(out, func(m string) string {
+		if strings.EqualFold(m[:2], "wo") {
+			return m[:1] + "ill not"
+		}
+		return m[:3] + "not"
+	})
 	out = nTRe.ReplaceAllString(out, "$1 not")
 	return out
 }
+
+// cantRe: "can't" (can not) and "won't" (will not), which the n't rule would cut wrongly.
+var cantRe = regexp.MustCompile(`(?i)\b(?:can|won)'t\b`)
 
 var nTRe = regexp.MustCompile(`(?i)\b(is|are|was|were|do|does|did|has|have|had|ca|could|would|should|wo)n't\b`)
 
@@ -341,7 +350,7 @@ var numberWords = map[string]float64{"zero": 0, "one": 1, "two": 2, "three": 3, 
 	"fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
 	"forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "dozen": 12}
 
-var multiplierWords = map[string]float64{"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+var multiplierWords = map[string]float64{"hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 // units: canonical unit → family and factor to the family's base unit. Decimal prefixes for data sizes (1 GB =
 // 1000 MB), as storage vendors and GitHub's pricing state them.
@@ -360,6 +369,7 @@ var units = map[string]struct {
 	"degf": {"tempf", 1}, "degc": {"tempc", 1}, "deg": {"angle", 1},
 	"usd": {"usd", 1}, "eur": {"eur", 1}, "gbp": {"gbp", 1},
 	"bpm": {"rate", 1},
+	"bps": {"datarate", 1}, "kbps": {"datarate", 1e3}, "mbps": {"datarate", 1e6}, "gbps": {"datarate", 1e9},
 }
 
 // unitAlias maps a unit as written (folded) to its canonical name. "calories" are food calories (kcal), as
@@ -382,7 +392,7 @@ var unitAlias = map[string]string{
 	"kcal": "kcal", "calorie": "kcal", "calories": "kcal", "cal": "kcal", "kj": "kj", "kilojoule": "kj",
 	"kilojoules": "kj", "j": "j", "joule": "j", "joules": "j",
 	"usd": "usd", "dollar": "usd", "dollars": "usd", "eur": "eur", "euro": "eur", "euros": "eur", "gbp": "gbp",
-	"bpm": "bpm", "beats": "bpm",
+	"bpm": "bpm", "beats": "bpm", "bps": "bps", "kbps": "kbps", "mbps": "mbps", "gbps": "gbps",
 	"degrees": "deg", "degree": "deg",
 }
 
