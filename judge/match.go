@@ -441,9 +441,14 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 			continue
 		}
 		if segHas[t.seg] {
-			// In a segment with a match: only an alternative or a comparison to another name counts.
+			// In a segment with a match: an alternative or a comparison to another name, or another name of its
+			// own — not one that continues the match's name (Microsoft Translator, Yeovil Town F.C.) or a place
+			// after a preposition (Apple Tower Theatre in Los Angeles).
 			if alternatives[t.text] && g.nameInSegment(t.seg, inItems) {
 				return fmt.Sprintf("offers an alternative (%q …)", t.text)
+			}
+			if g.isName(i, inItems) && !g.nameRunTouchesMatch(i) && !g.placeAfterPreposition(i) {
+				return fmt.Sprintf("also names %q", g.surface(t))
 			}
 			continue
 		}
@@ -455,6 +460,42 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 		}
 	}
 	return ""
+}
+
+// nameRun returns the bounds [lo, hi] of the run of capitalised words and identifiers around i in its segment.
+func (g *grader) nameRun(i int) (lo, hi int) {
+	isCap := func(k int) bool {
+		t := g.ans[k]
+		return t.seg == g.ans[i].seg && (t.cap || t.kind == tokIdent)
+	}
+	lo, hi = i, i
+	for lo > 0 && isCap(lo-1) {
+		lo--
+	}
+	for hi+1 < len(g.ans) && isCap(hi+1) {
+		hi++
+	}
+	return lo, hi
+}
+
+// nameRunTouchesMatch: the capitalised run around i is next to (or part of) a match.
+func (g *grader) nameRunTouchesMatch(i int) bool {
+	lo, hi := g.nameRun(i)
+	for k := max(lo-1, 0); k <= hi+1 && k < len(g.ans); k++ {
+		if g.matched[k] {
+			return true
+		}
+	}
+	return false
+}
+
+var placePrepositions = map[string]bool{"in": true, "at": true, "near": true, "from": true, "on": true, "of": true,
+	"via": true, "inside": true}
+
+// placeAfterPreposition: the capitalised run around i follows "in", "at", "near", … (a place, not a rival item).
+func (g *grader) placeAfterPreposition(i int) bool {
+	lo, _ := g.nameRun(i)
+	return lo > 0 && g.ans[lo-1].seg == g.ans[i].seg && placePrepositions[g.ans[lo-1].text]
 }
 
 var alternatives = map[string]bool{"or": true, "than": true, "vs": true, "versus": true, "instead": true,
@@ -721,7 +762,8 @@ func init() {
 	when where why how do does did has have had can could will would should may might must shall please note
 	found see find located there's it's via using use used based best most more less many much some any other
 	another such same new latest current currently here's result results search page site website option
-	options available yes`) {
+	options available yes join see visit check click go try open contact call read follow select choose
+	note`) {
 		stopWords[w] = true
 		stopWords[singular(w)] = true
 	}
