@@ -57,8 +57,11 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // numbers than the one matched (a Number rule: numbers not in the question, not part of a date, not list
 // markers, not number words like "one", of the expected unit's family or without a unit); it names other
 // items beside the expected ones (a segment of the answer — cut at , ; : ( ) and sentence ends — without a match
-// that has a name or a plain number of its own, a list of numbers longer than the rule's, or an alternative
-// or comparison: "or", "than", "vs", "instead", "but", "however"); the items appear in another order than the
+// that has a name or a plain number of its own; in a match's own segment another name that neither continues the
+// match's name, "Microsoft Translator", nor is a place after a preposition, "in Los Angeles"; a list of numbers
+// longer than the rule's; or an alternative or comparison: "or", "than", "vs", "instead", "but", "however"); a
+// name is a capitalised word or an identifier that is not the question's, not the rule's, not a stop word, a
+// month or a weekday, not a label before a colon or a Markdown heading, not inside a URL; the items appear in another order than the
 // rule lists them; it has the opposite of an expected word (limited beside unlimited); or it hedges ("not sure",
 // "unable to", "failed to", "could not find", "maybe", "probably", "I think").
 //
@@ -130,7 +133,7 @@ type grader struct {
 	literal bool
 }
 
-// markSpan marks the answer tokens inside folded[lo:hi] as matched.
+// markSpan marks the answer tokens inside fold(answer)[lo:hi] as matched.
 func (g *grader) markSpan(lo, hi int) {
 	for i, t := range g.ans {
 		if t.start >= lo && t.end <= hi {
