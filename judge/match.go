@@ -36,8 +36,8 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // it asks for ("how many milligrams", "in euros", "Answer in millimetres") is the expected unit of a Number rule
 // without one. Every set part of rule must hold:
 //
-//   - Exact: the answer's tokens equal the reference's. An answer that contains the reference among other words
-//     ("The SKU is MH-07.") is uncertain, not a fail.
+//   - Exact: the answer's tokens equal the reference's, perhaps after a label ("SKU: MH-07"). An answer that
+//     contains the reference among other words ("The SKU is MH-07.") is uncertain, not a fail.
 //   - MustInclude: each item (" |OR| " separates alternatives) appears as a phrase: its tokens in sequence,
 //     numbers compared by value (000000170 = 170, $0.00 = 0; 12 ≠ 2), not inside a longer identifier or
 //     hyphenated name (resource-watch/resource-watch-api does not contain resource-watch/resource-watch); a
@@ -229,8 +229,15 @@ func (g *grader) exact(ref string) (Outcome, string) {
 		}
 		return OutcomeFail, fmt.Sprintf("is not exactly %q", ref)
 	}
-	if len(rt) == len(g.ans) && len(findPhrase(g.ans, rt)) == 1 {
-		return OutcomePass, ""
+	if at := findPhrase(g.ans, rt); len(at) == 1 && at[0]+len(rt) == len(g.ans) {
+		// The whole answer, or the reference after labels only ("SKU: MH-07").
+		labels := true
+		for _, t := range g.ans[:at[0]] {
+			labels = labels && t.label
+		}
+		if labels {
+			return OutcomePass, ""
+		}
 	}
 	if len(findPhrase(g.ans, rt)) > 0 {
 		return OutcomeUncertain, fmt.Sprintf("contains %q but is not exactly it", ref)

@@ -133,6 +133,10 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Number: f(4.6), Tolerance: 0.05}, "", "Rated 4.62 out of 5", OutcomePass},
 		{suites.AnswerRule{Exact: "MH-07"}, "", "MH-7", OutcomeFail},
 		{suites.AnswerRule{Exact: "MH-07"}, "", "the SKU is MH-07", OutcomeUncertain},
+		{suites.AnswerRule{Exact: "MH-07"}, "", "SKU: MH-07", OutcomePass},
+		{suites.AnswerRule{Exact: "MH-07"}, "", "SKU: MH-07, size XL", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "", "4.2/5", OutcomePass},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "", "4.2/7", OutcomeUncertain},
 		{suites.AnswerRule{Number: f(3)}, "", "", OutcomeFail},
 		// The scripted policy's prose final (agent/llm/scripted prose): the page URL's port and path are no
 		// candidates, and a number only in a URL is not stated.

@@ -529,8 +529,10 @@ func postprocess(s string, in []token) []token {
 		if t.kind == tokWord && (strings.HasPrefix(strings.TrimLeft(s[t.end:], " "), ":") || inSpans(headings, t.start)) {
 			t.label = true
 		}
-		// "4.6 out of 5": the 5 is the scale, not a value.
-		if t.kind == tokNumber && i >= 2 && out[i-2].text == "out" && out[i-1].text == "of" {
+		// "4.6 out of 5", "4.2/5": the 5 is the scale, not a value.
+		if t.kind == tokNumber && i >= 2 && out[i-2].text == "out" && out[i-1].text == "of" ||
+			t.kind == tokNumber && i >= 1 && out[i-1].kind == tokNumber && s[out[i-1].end:t.start] == "/" &&
+				(t.num == 5 || t.num == 10 || t.num == 100) {
 			t.scale = true
 		}
 	}
