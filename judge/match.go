@@ -62,8 +62,10 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // longer than the rule's; or an alternative or comparison: "or", "than", "vs", "instead", "but", "however"); a
 // name is a capitalised word or an identifier that is not the question's, not the rule's, not a stop word, a
 // month or a weekday, not a label before a colon or a Markdown heading, not inside a URL; the items appear in another order than the
-// rule lists them; it has the opposite of an expected word (limited beside unlimited); or it hedges ("not sure",
-// "unable to", "failed to", "could not find", "maybe", "probably", "I think").
+// rule lists them; it has the opposite of an expected word (limited beside unlimited); it hedges ("not sure",
+// "unable to", "failed to", "could not find", "maybe", "probably", "I think"); or the question asks for several
+// things ("compare", "both", "respectively") while the rule checks one item (an answer about one of them, "Pro
+// has unlimited private repositories", matches a golden "Unlimited" for "Compare … the Free and Pro plans").
 //
 // An empty answer fails ("no final answer").
 func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
@@ -111,6 +113,11 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 	if len(fails) == 0 && len(doubts) == 0 {
 		if h := hedgeRe.FindString(strings.ToLower(fold(answer))); h != "" {
 			doubts = append(doubts, fmt.Sprintf("hedges (%q)", h))
+		}
+	}
+	if len(fails) == 0 && len(doubts) == 0 && ruleItems(rule) == 1 {
+		if m := severalRe.FindString(strings.ToLower(fold(question))); m != "" {
+			doubts = append(doubts, fmt.Sprintf("the question asks for several things (%q) and the rule checks one", m))
 		}
 	}
 	switch {
@@ -510,6 +517,22 @@ func (g *grader) placeAfterPreposition(i int) bool {
 
 var alternatives = map[string]bool{"or": true, "than": true, "vs": true, "versus": true, "instead": true,
 	"either": true, "maybe": true, "possibly": true, "but": true, "however": true, "whereas": true, "rather": true}
+
+// severalRe: a question that asks about several things at once ("Compare the Free and Pro plans"), which a
+// rule of one item cannot check: an answer about one of them matches it too.
+var severalRe = regexp.MustCompile(`\b(?:compare|comparing|respectively|both|each of)\b`)
+
+// ruleItems counts what rule checks: its must_include items, plus one for Exact and one for Number.
+func ruleItems(r suites.AnswerRule) int {
+	n := len(r.MustInclude)
+	if r.Exact != "" {
+		n++
+	}
+	if r.Number != nil {
+		n++
+	}
+	return n
+}
 
 // hedgeRe: phrases of an answer that does not commit to what it states ("not sure", "unable to find", "failed
 // to determine", "maybe"): a match of the rule in such an answer is uncertain.
