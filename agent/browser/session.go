@@ -102,11 +102,20 @@ type netState struct {
 }
 
 // StaleRefError is the error for a ref that is not in the last snapshot or whose node is gone; its text is
-// StaleRefMessage(Ref).
-type StaleRefError struct{ Ref string }
+// StaleRefMessage(Ref), after Why when the node went away during the action.
+type StaleRefError struct {
+	Ref string
+	// Why, when set, says how the node went away while the action ran (a sentence, without final period).
+	Why string
+}
 
-// Error returns StaleRefMessage(e.Ref), Playwright MCP's wording.
-func (e *StaleRefError) Error() string { return StaleRefMessage(e.Ref) }
+// Error returns StaleRefMessage(e.Ref), Playwright MCP's wording, after e.Why when set.
+func (e *StaleRefError) Error() string {
+	if e.Why != "" {
+		return e.Why + ". " + StaleRefMessage(e.Ref)
+	}
+	return StaleRefMessage(e.Ref)
+}
 
 // errClosed is returned by calls on a closed session.
 var errClosed = errors.New("browser: session closed")

@@ -397,6 +397,8 @@ func (s *Session) snapshotTool(a *snapshotArgs) Result {
 	return r
 }
 
+// click clicks the ref's element. A click whose element the page replaced between press and release, so that
+// no click event reached it (detach.go), fails as a stale ref (WhyClickLost) instead of succeeding.
 func (s *Session) click(a *clickArgs) Result {
 	return s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
 		var btn *playwright.MouseButton
@@ -410,14 +412,26 @@ func (s *Session) click(a *clickArgs) Result {
 			return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
 				ToolClick, a.Button)
 		}
-		if a.DoubleClick {
-			if btn == nil {
-				// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
-				return loc.Dblclick()
-			}
-			return loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		lost, gone := s.clickProbe(loc)
+		if gone {
+			ref, _ := ParseRef(a.Target)
+			return &StaleRefError{Ref: ref, Why: WhyDetached}
 		}
-		return loc.Click(playwright.LocatorClickOptions{Button: btn})
+		var err error
+		switch {
+		case a.DoubleClick && btn == nil:
+			// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+			err = loc.Dblclick()
+		case a.DoubleClick:
+			err = loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		default:
+			err = loc.Click(playwright.LocatorClickOptions{Button: btn})
+		}
+		if err == nil && lost() {
+			ref, _ := ParseRef(a.Target)
+			return &StaleRefError{Ref: ref, Why: WhyClickLost}
+		}
+		return err
 	})
 }
 
@@ -471,7 +485,8 @@ func (s *Session) act(f func() error) Result {
 	return Result{Snapshot: Snapshot{YAML: snap}}
 }
 
-// onTarget resolves target (stale refs fail at once) and runs an action on it.
+// onTarget resolves target (stale refs fail at once) and runs an action on it; an action whose node the page
+// replaced while Playwright waited for it fails as a stale ref too (detachedError).
 func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locator) error) Result {
 	if strings.TrimSpace(target) == "" {
 		return missing(tool, "target")
@@ -480,7 +495,8 @@ func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locat
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
-	return s.act(func() error { return f(loc) })
+	ref, _ := ParseRef(target)
+	return s.act(func() error { return s.detachedError(ref, loc, f(loc)) })
 }
 
 // fillForm fills each field by its type (given, else the role of its ref in the last snapshot): textbox and

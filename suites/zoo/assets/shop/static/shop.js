@@ -2,8 +2,8 @@
 // the search results re-render a fixed delay after the last user action — and after the page loads, for the
 // action that opened it: every node of a [data-churn-region] is replaced by a fresh copy (form values kept),
 // and a few secondary names alternate ([data-alt-label] ↔ aria-label, [data-alt-text] ↔ text). Deterministic:
-// one fixed delay counted from the latest action (a new action restarts it; a fill in progress defers it by
-// 50 ms steps), no jitter — so a snapshot taken less than the delay after an action always shows the old
+// one fixed delay counted from the latest action (a new action restarts it; a fill or a click in progress defers
+// it by 50 ms steps), no jitter — so a snapshot taken less than the delay after an action always shows the old
 // nodes, and one taken later always the new ones.
 (function () {
   "use strict";
@@ -22,9 +22,20 @@
     return el && el.closest && el.closest("[data-churn-region]") && el.matches("input, select, textarea") &&
       focusedAt > inputAt && Date.now() - focusedAt < 1000;
   }
+  // A click is in progress from its pointerdown to its click (or auxclick / contextmenu, or a cancelled
+  // pointer). Playwright's click is three CDP input events (move, press, release), and its hit-target check
+  // runs on the first pointer event only; swapping the node between press and release sends the mouseup to
+  // the fresh copy and the click to no link at all (the pressed node is gone), while Playwright reports
+  // success: a click that did nothing (issue 17). Like a fill, a press is never split by a re-render.
+  var down = false, downAt = 0;
+  document.addEventListener("pointerdown", function () { down = true; downAt = Date.now(); }, true);
+  ["click", "auxclick", "contextmenu", "pointercancel"].forEach(function (type) {
+    document.addEventListener(type, function () { down = false; }, true);
+  });
+  function pressing() { return down && Date.now() - downAt < 1000; }
   function rerender() {
     timer = null;
-    if (editing()) { timer = setTimeout(rerender, 50); return; }
+    if (editing() || pressing()) { timer = setTimeout(rerender, 50); return; }
     gen++;
     document.querySelectorAll("[data-churn-region]").forEach(function (region) {
       var fresh = region.cloneNode(true);

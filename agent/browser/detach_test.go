@@ -1,0 +1,142 @@
+package browser
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Pages for the node-replaced-mid-action cases of detach.go (issue 17). Each has a #region holding the
+// target; window.clicks counts the clicks any copy of the target received (inline handlers are cloned with the
+// node).
+var racePages = map[string]string{
+	// The region is replaced synchronously in a mousedown listener: after Playwright's hit-target check (on
+	// pointerdown) and before the release, what the Zoo's ref_churn did when its timer fired mid-click.
+	"/midpress": `<div id="region"><a id="t" href="#went" onclick="clicks++">Target link</a></div>
+<script>document.addEventListener("mousedown", () => { const r = document.getElementById("region");
+r.replaceWith(r.cloneNode(true)); }, true);</script>`,
+	// The target is replaced while Playwright waits for it to become stable (it moves for 400 ms, then a
+	// re-render replaces it): "element was detached from the DOM, retrying", then the aria-ref never resolves.
+	"/beforepress": `<div id="region"><button id="t" onclick="clicks++" style="position:relative">Target button</button></div>
+<script>const b = document.getElementById("t"); let x = 0;
+const iv = setInterval(() => { b.style.left = (x++ % 40) + "px"; }, 16);
+window.go = () => setTimeout(() => { clearInterval(iv); const r = document.getElementById("region");
+r.replaceWith(r.cloneNode(true)); }, 400);</script>`,
+	// Clicks that remove their own target (a delete button, a dismiss link): delivered, so not stale.
+	"/selfremove": `<div id="region"><button id="t" onclick="clicks++; this.remove()">Delete me</button>
+<button id="m" oncontextmenu="clicks++; event.preventDefault(); this.remove()">Menu me</button></div>`,
+}
+
+func raceServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := racePages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>Race</title><body><script>var clicks = 0;</script>%s</body>`, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// raceSession opens path of srv and returns the session and the ref of the snapshot line containing target.
+func raceSession(t *testing.T, o SessionOptions, srv *httptest.Server, path, target string) (*Session, string) {
+	t.Helper()
+	s, _ := newSession(t, o)
+	if err := s.Navigate(srv.URL + path); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Observe(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, refOf(t, snap, target)
+}
+
+// A click whose target is replaced between press and release reaches no node: Playwright reports success
+// (its hit-target check ran on the pointerdown), the page never saw a click. The tool says stale ref instead.
+func TestClickReplacedMidPressIsStale(t *testing.T) {
+	srv := raceServer(t)
+	s, ref := raceSession(t, SessionOptions{}, srv, "/midpress", `link "Target link"`)
+	r := call(t, s, ToolClick, map[string]any{"target": ref, "element": "Target link"})
+	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyClickLost) {
+		t.Fatalf("click on a node replaced mid-press: error %q, want %s + the stale-ref message", r.Error, WhyClickLost)
+	}
+	if got := eval(t, s, "() => clicks + ' ' + location.hash"); got != `"0 "` {
+		t.Fatalf("page after the lost click: clicks and hash %s, want none", got)
+	}
+	// Playwright itself reports the lost click as a plain success: the call log of the Zoo's lost "Reserve"
+	// click (DEBUG=pw:api, issue 17) has no detach or intercept line, so only the page can tell.
+	logb, err := os.ReadFile("testdata/issue17/click_no_effect.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := string(logb); !strings.Contains(l, "click action done") || lostNodeLog(l) {
+		t.Fatalf("recorded call log: %s", l)
+	}
+}
+
+// A click whose target is replaced before its input events (while Playwright waits for it to be stable) waits
+// for an aria-ref that can no longer resolve; its timeout becomes a stale-ref error.
+func TestClickReplacedBeforePressIsStale(t *testing.T) {
+	srv := raceServer(t)
+	s, ref := raceSession(t, SessionOptions{ActionTimeout: 2 * time.Second}, srv, "/beforepress", `button "Target button"`)
+	if _, err := s.Page().Evaluate("() => go()"); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, s, ToolClick, map[string]any{"target": ref, "element": "Target button"})
+	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyDetached) {
+		t.Fatalf("click on a node replaced before the press: error %q, want %s + the stale-ref message", r.Error, WhyDetached)
+	}
+	if got := eval(t, s, "() => clicks"); got != "0" {
+		t.Fatalf("clicks = %s", got)
+	}
+}
+
+// The call log of a radio click whose node the Zoo's ref_churn replaced between the mouse move and the press
+// (issue 17, recorded): the press hit the fresh copy's page ("<html> intercepts pointer events"), the retry
+// found the element detached. It is a lost node, not a covered element.
+func TestLostNodeLog(t *testing.T) {
+	b, err := os.ReadFile("testdata/issue17/detached_after_intercept.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lostNodeLog(string(b)) {
+		t.Fatalf("recorded detach not recognised:\n%s", b)
+	}
+	covered := "playwright: timeout: Timeout 5000ms exceeded.\nCall log:\n  - waiting for locator('aria-ref=e5')\n" +
+		"    - locator resolved to <button>Go</button>\n  - attempting click action\n" +
+		"    - <div class=\"onetrust-pc-dark-filter\"></div> intercepts pointer events\n  - retrying click action\n"
+	for _, msg := range []string{covered, "Error: strict mode violation", "Element is not an <input>"} {
+		if lostNodeLog(msg) {
+			t.Errorf("lostNodeLog(%q) = true", msg)
+		}
+	}
+}
+
+// Clicks that reach their target and remove it (left click, right click) are successes, not lost clicks.
+func TestClickThatRemovesItsTargetSucceeds(t *testing.T) {
+	srv := raceServer(t)
+	s, snap := newSession(t, SessionOptions{})
+	_ = snap
+	if err := s.Navigate(srv.URL + "/selfremove"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Observe(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del, menu := refOf(t, snap, `button "Delete me"`), refOf(t, snap, `button "Menu me"`)
+	mustOK(t, call(t, s, ToolClick, map[string]any{"target": del}))
+	mustOK(t, call(t, s, ToolClick, map[string]any{"target": menu, "button": "right"}))
+	if got := eval(t, s, "() => clicks + ' ' + document.querySelectorAll('button').length"); got != `"2 0"` {
+		t.Fatalf("clicks and buttons left: %s", got)
+	}
+}
