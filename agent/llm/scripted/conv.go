@@ -24,6 +24,7 @@ type call struct {
 	result    browser.Result
 	hasResult bool
 	msg       int // index of the tool message holding the result
+	turnMsg   int // index of the assistant message that made the call
 }
 
 func (c *call) failed() bool { return c.hasResult && c.result.IsError() }
@@ -122,7 +123,7 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 			t := &turn{msg: i, content: text}
 			for _, tc := range m.ToolCalls {
 				cl := &call{id: tc.ID, name: tc.Function.Name, base: browser.BaseName(tc.Function.Name),
-					argsRaw: tc.Function.Arguments, args: map[string]any{}, msg: -1}
+					argsRaw: tc.Function.Arguments, args: map[string]any{}, msg: -1, turnMsg: i}
 				_ = json.Unmarshal([]byte(tc.Function.Arguments), &cl.args)
 				t.calls = append(t.calls, cl)
 				if tc.ID != "" {
@@ -209,6 +210,16 @@ func (c *conv) lastNonSystem() (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// urlBefore is the page URL the conversation showed before the assistant message that made cl ("" when none).
+func (c *conv) urlBefore(cl *call) string {
+	for i := cl.turnMsg - 1; i >= 0; i-- {
+		if r := c.results[i]; r != nil && r.URL != "" {
+			return r.URL
+		}
+	}
+	return ""
 }
 
 // snapshotAfter reports whether a snapshot section (whole or elided) follows the error of message msg: in that
