@@ -82,6 +82,9 @@ type Inputs struct {
 	ExtraWarnings []string
 	// Wording names the arms in the warnings (zero: an ablation's words).
 	Wording Wording
+	// Replays names the same-seed A/A arms (spec `aa: same-seed`; results.Ablation.Replays): their
+	// disagreement with the baseline is reported as the environment's flake rate (Analysis.Flake).
+	Replays []string
 
 	// power limits the power analysis (calibrate.go): powerFull (zero),
 	// powerOnly (no MDE, no planning search) or powerNone.
@@ -341,6 +344,9 @@ type Analysis struct {
 	// Attempts is the number of final records analysed, Errors those that
 	// ended in an error (any class).
 	Attempts, Errors int
+	// Flake is the environment's flake rate measured by each same-seed A/A
+	// arm (Inputs.Replays), in Inputs.Replays order.
+	Flake []FlakeRate
 }
 
 // Analyze compares every variant with the baseline (STATS.md). recs must be
@@ -424,6 +430,8 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	}
 	a.Warnings = buildWarnings(a, by, in)
 	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, by)...)
+	a.Flake = flakeRates(by, in.Baseline, in.Replays)
+	a.Warnings = append(a.Warnings, flakeWarnings(a.Flake)...)
 	return a
 }
 

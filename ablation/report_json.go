@@ -30,7 +30,8 @@ const JSONSchemaVersion = 1
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
 //	                         infra_errors, judge_errors, underpowered, few_tasks, perm_floor,
 //	                         no_discordant, no_target_tasks, differential_errors, unequal_reps, holm_floor,
-//	                         noise_floor (an A/A arm's Δ).
+//	                         noise_floor (an A/A arm's Δ), flake_rate (a same-seed A/A arm that
+//	                         differs from the baseline on some pair).
 //	    variants    [string] the variants it concerns ([] for the whole run).
 //	    text        string   the warning as printed.
 //	arms            [object] per arm, baseline first, then the variants in order:
@@ -154,6 +155,14 @@ const JSONSchemaVersion = 1
 //	    margin      number   the margin (proportion);
 //	    failed      bool     whether any variant failed;
 //	    why         [string] one line per failing variant.
+//	flake_rates     [object] one per same-seed A/A arm (spec `aa: same-seed`; [] without one): the
+//	                         environment's flake rate, the share of pairs the replay does not reproduce:
+//	    variant     string   the same-seed A/A arm.
+//	    pairs       int      pairs with a final record in both arms; differ: those whose status, failure
+//	    differ      int      mode or verdict differ.
+//	    rate        number   differ/pairs (0 when pairs = 0); wilson [lo, hi] its Wilson 95% interval.
+//	    wilson      [lo, hi]
+//	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
 func JSONReport(w io.Writer, a *Analysis) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -174,6 +183,17 @@ type jsonDoc struct {
 	Arms          []jsonArmDoc  `json:"arms"`
 	Variants      []jsonVariant `json:"variants"`
 	Gate          *jsonGate     `json:"gate"`
+	FlakeRates    []jsonFlake   `json:"flake_rates"`
+}
+
+// jsonFlake is one same-seed A/A arm's flake rate (FlakeRate) in jsonDoc.
+type jsonFlake struct {
+	Variant  string     `json:"variant"`
+	Pairs    int        `json:"pairs"`
+	Differ   int        `json:"differ"`
+	Rate     float64    `json:"rate"`
+	Wilson   [2]float64 `json:"wilson"`
+	Examples []string   `json:"examples"`
 }
 
 // jsonWarning is one warning of jsonDoc.
@@ -327,7 +347,11 @@ type jsonGate struct {
 func newJSONDoc(a *Analysis) jsonDoc {
 	d := jsonDoc{SchemaVersion: JSONSchemaVersion, Baseline: a.Baseline, Alpha: a.Alpha, Power: a.Power,
 		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []jsonWarning{},
-		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}}
+		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}, FlakeRates: []jsonFlake{}}
+	for _, f := range a.Flake {
+		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ, Rate: f.Rate,
+			Wilson: f.Wilson, Examples: nonNil(f.Examples)})
+	}
 	for _, w := range a.Warnings {
 		vs := w.Variants
 		if vs == nil {

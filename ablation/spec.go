@@ -75,10 +75,43 @@ type Config struct {
 	Seed string `yaml:"seed"`
 	// Scope: "all" (default for explicit variants) or "target" (only tasks tagged with a switched guard).
 	Scope string `yaml:"scope"`
-	// AA makes the variant an A/A arm: an exact copy of the baseline run with other seeds (the i-th A/A arm
-	// derives its seeds from pair_id and the base seed + AASeedOffset·i). Its Δ is the run's observed noise
-	// floor (the report's noise_floor warning). An A/A arm may set nothing else but name.
-	AA bool `yaml:"aa"`
+	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
+	// name). `aa: true` (or `aa: other-seeds`, AAOtherSeeds): the baseline with other seeds (the i-th such arm
+	// derives its seeds from pair_id and the base seed + AASeedOffset·i); its Δ is the run's observed noise
+	// floor (the report's noise_floor warning). `aa: same-seed` (AASameSeed): the baseline replayed with the
+	// baseline's own seeds; the share of pairs whose outcome differs is the environment's flake rate (the
+	// report's flake-rate line, and a flake_rate warning when it is above zero).
+	AA AAMode `yaml:"aa"`
+}
+
+// AAMode is the kind of an A/A arm (Config.AA): "" (not an A/A arm), AAOtherSeeds or AASameSeed.
+type AAMode string
+
+// The A/A arm kinds, as written in a spec.
+const (
+	// AAOtherSeeds is `aa: true` or `aa: other-seeds`: the baseline with other seeds (the noise floor).
+	AAOtherSeeds AAMode = "other-seeds"
+	// AASameSeed is `aa: same-seed`: the baseline replayed with its own seeds (the environment's flake rate).
+	AASameSeed AAMode = "same-seed"
+)
+
+// UnmarshalYAML reads `aa:` as a boolean (true: AAOtherSeeds, false: not an A/A arm) or one of the kinds'
+// names; anything else is an error naming the line.
+func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
+	var b bool
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Decode(&b) == nil {
+		*m = ""
+		if b {
+			*m = AAOtherSeeds
+		}
+		return nil
+	}
+	switch v := AAMode(n.Value); {
+	case n.Kind == yaml.ScalarNode && (v == AAOtherSeeds || v == AASameSeed):
+		*m = v
+		return nil
+	}
+	return fmt.Errorf("line %d: aa %q: expected true, %s or %s", n.Line, n.Value, AAOtherSeeds, AASameSeed)
 }
 
 // AASeedOffset is the base-seed offset between A/A arms (Config.AA): arm i (1-based) runs with seed "+i·AASeedOffset"
@@ -175,7 +208,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
 		}
-		if v.AA && (v.Model != nil || len(v.Guards) > 0 || v.Prompt != "" || v.MaxSteps != 0 || v.Timeout != 0 ||
+		if v.AA != "" && (v.Model != nil || len(v.Guards) > 0 || v.Prompt != "" || v.MaxSteps != 0 || v.Timeout != 0 ||
 			v.Seed != "" || v.Scope != "") {
 			return nil, fmt.Errorf("%s:%d: variant %s: an aa (A/A) arm is a copy of the baseline: give it only a name", name,
 				line("name: "+v.Name), v.Name)
@@ -237,8 +270,10 @@ type Arms struct {
 	Switched map[string][]string
 	// Warnings found while expanding (e.g. a variant equal to the baseline).
 	Warnings []string
-	// AA lists the A/A arms (Config.AA), in spec order.
+	// AA lists the other-seeds A/A arms (Config.AA: AAOtherSeeds), in spec order.
 	AA []string
+	// Replays lists the same-seed A/A arms (Config.AA: AASameSeed), in spec order.
+	Replays []string
 }
 
 // Expand turns the spec into runner variants over tasks. Generated designs: leave-one-out (baseline all guards
@@ -266,10 +301,17 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 		if c.Name == base.Name {
 			return nil, fmt.Errorf("%s: variant %q has the baseline's name", s.file, c.Name)
 		}
-		if c.AA {
+		switch c.AA {
+		case AAOtherSeeds:
 			out.AA = append(out.AA, c.Name)
 			out.Switched[c.Name] = nil
 			vs = append(vs, aaVariant(bv, c.Name, len(out.AA)))
+			allTasks = true
+			continue
+		case AASameSeed:
+			out.Replays = append(out.Replays, c.Name)
+			out.Switched[c.Name] = nil
+			vs = append(vs, replayVariant(bv, c.Name))
 			allTasks = true
 			continue
 		}
@@ -367,6 +409,14 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
 	bv.Name = name
 	bv.Seed = fmt.Sprintf("+%d", AASeedOffset*i)
+	bv.Scope, bv.TaskIDs = "all", nil
+	return bv
+}
+
+// replayVariant returns a same-seed A/A arm: the baseline bv named name, on all tasks, with the baseline's seeds
+// (its seed mode unchanged: every arm of a pair gets the same derived seed).
+func replayVariant(bv runner.Variant, name string) runner.Variant {
+	bv.Name = name
 	bv.Scope, bv.TaskIDs = "all", nil
 	return bv
 }

@@ -161,6 +161,9 @@ type Ablation struct {
 	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
 	// Warnings were found while expanding the spec (e.g. a variant identical to the baseline).
 	Warnings []string `json:"warnings,omitempty"`
+	// Replays names the same-seed A/A arms (spec `aa: same-seed`, ablation.Arms.Replays): copies of the baseline
+	// with its own seeds, whose disagreement with it is the environment's flake rate.
+	Replays []string `json:"replays,omitempty"`
 }
 
 // VariantNames lists the arms' names in plan order.

@@ -131,7 +131,8 @@ func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse 
 		}
 		return runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: spec.Tasks, Tasks: tasks, Reps: spec.Reps,
 			Variants: arms.Variants, BaseSeed: spec.Seed, Ablation: &results.Ablation{Spec: path, Alpha: spec.Alpha,
-				Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings}}, nil
+				Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings,
+				Replays: arms.Replays}}, nil
 	}()
 	if err != nil {
 		s.Close()
@@ -229,6 +230,7 @@ func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Input
 	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
 	if a := p.Ablation; a != nil {
 		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings
+		in.Replays = a.Replays
 		if in.FailIfWorse == 0 {
 			in.FailIfWorse = a.FailIfWorse
 		}

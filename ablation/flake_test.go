@@ -1,0 +1,139 @@
+package ablation
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"webbench/results"
+	"webbench/runner"
+	"webbench/suites"
+)
+
+// `aa: same-seed` is a replay of the baseline with the baseline's own seeds, on every task; `aa: true` and
+// `aa: other-seeds` keep the other-seeds arm; other values are errors naming the line.
+func TestSpecSameSeedArm(t *testing.T) {
+	s, err := ParseSpec("aa.yaml", []byte("name: x\nreps: 2\nscope: target\nbaseline:\n  guards: {repeat_guard: false}\n"+
+		"variants:\n  - name: replay\n    aa: same-seed\n  - name: other\n    aa: other-seeds\n  - name: other2\n    aa: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := s.Expand([]suites.Task{{ID: "a"}, {ID: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(arms.Replays, ",") != "replay" || strings.Join(arms.AA, ",") != "other,other2" || len(arms.Warnings) != 0 {
+		t.Fatalf("replays %v, aa %v, warnings %v", arms.Replays, arms.AA, arms.Warnings)
+	}
+	// The other-seeds arms keep their offsets (the replay does not take an index).
+	if v := arms.Variants; v[1].Seed != "" || v[1].Scope != "all" || v[1].TaskIDs != nil || v[2].Seed != "+1000003" ||
+		v[3].Seed != "+2000006" || v[0].TaskIDs != nil {
+		t.Fatalf("variants %+v", v)
+	}
+	plan := runner.Plan{Suite: "zoo", Tasks: []suites.Task{{ID: "a"}, {ID: "b"}}, Reps: 2, Variants: arms.Variants, BaseSeed: 5}
+	atts, err := plan.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := map[string]int{}
+	for _, at := range atts {
+		if at.Variant == "baseline" {
+			seeds[at.PairID] = *at.Seed
+		}
+	}
+	n := 0
+	for _, at := range atts {
+		if at.Variant == "replay" {
+			n++
+			if at.Seed == nil || *at.Seed != seeds[at.PairID] {
+				t.Errorf("replay %s rep %d: seed %v, want the baseline's %d", at.TaskID, at.Rep, at.Seed, seeds[at.PairID])
+			}
+		}
+	}
+	if n != 4 {
+		t.Fatalf("replay attempts: %d, want 4 (every task and rep)", n)
+	}
+	for _, bad := range []string{"aa: sometimes", "aa: [1]", "aa: same-seed\n    guards: {repeat_guard: false}"} {
+		_, err := ParseSpec("bad.yaml", []byte("name: x\nvariants:\n  - name: r\n    "+bad+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "bad.yaml") {
+			t.Errorf("%q: err %v", bad, err)
+		}
+	}
+	if _, err := ParseSpec("bad.yaml", []byte("name: x\nvariants:\n  - name: r\n    aa: sometimes\n")); err == nil ||
+		!strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "same-seed") {
+		t.Errorf("bad aa value: %v", err)
+	}
+}
+
+// The flake rate of a same-seed arm: pairs whose status, failure mode or verdict differ, with its Wilson
+// interval; a warning only when it is above zero; every format shows it.
+func TestFlakeRate(t *testing.T) {
+	judged := func(rs []results.Attempt) []results.Attempt {
+		for i := range rs {
+			rs[i].Verdict.Pass = rs[i].Status == results.StatusPass
+		}
+		return rs
+	}
+	base := judged(tasksOf("baseline", "PPFPPFPP"))
+	same := judged(tasksOf("replay", "PPFPPFPP"))
+	in := Inputs{Baseline: "baseline", Replays: []string{"replay"}}
+	a := Analyze(append(append(base[:0:0], base...), same...), in)
+	if len(a.Flake) != 1 || a.Flake[0].Pairs != 8 || a.Flake[0].Differ != 0 || a.Flake[0].Rate != 0 ||
+		a.Flake[0].Wilson[0] != 0 || warningOf(a, WarnFlakeRate) != nil {
+		t.Fatalf("identical replay: %+v %+v", a.Flake, a.Warnings)
+	}
+	if l := a.Flake[0].Line(); !strings.Contains(l, "0 of 8 pairs differ") {
+		t.Errorf("line %q", l)
+	}
+	// One pass became a fail, one fail changed its failure mode.
+	flaky := judged(tasksOf("replay", "PFFPPFPP"))
+	flaky[5].FailureMode = "gave_up"
+	a = Analyze(append(append(base[:0:0], base...), flaky...), in)
+	f := a.Flake[0]
+	if f.Differ != 2 || f.Rate != 0.25 || len(f.Examples) != 2 || f.Examples[0] != "t1 rep 0: pass vs fail (loop)" ||
+		f.Examples[1] != "t5 rep 0: fail (loop) vs fail (gave_up)" {
+		t.Fatalf("flaky replay: %+v", f)
+	}
+	w := warningOf(a, WarnFlakeRate)
+	if w == nil || !strings.Contains(w.Text, "differs from it on 2 of 8 pairs (25.0%") || w.Variants[0] != "replay" {
+		t.Fatalf("warning %+v", w)
+	}
+	dir := t.TempDir()
+	for _, format := range Formats() {
+		r, _ := LookupRenderer(format)
+		var b bytes.Buffer
+		if err := r.Ablation(&b, &AblationReport{Dir: dir, Analysis: a, Records: append(base, flaky...)}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		switch format {
+		case "json":
+			var doc struct {
+				FlakeRates []struct {
+					Variant       string
+					Pairs, Differ int
+					Rate          float64
+					Examples      []string
+				} `json:"flake_rates"`
+			}
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.FlakeRates) != 1 ||
+				doc.FlakeRates[0].Differ != 2 || doc.FlakeRates[0].Rate != 0.25 || len(doc.FlakeRates[0].Examples) != 2 {
+				t.Errorf("json flake_rates: %+v (%v)", doc.FlakeRates, err)
+			}
+			continue
+		case "html":
+			page, err := os.ReadFile(filepath.Join(dir, HTMLReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = string(page)
+		}
+		if !strings.Contains(out, "Environment flake rate: replay replays the baseline with its own seeds; 2 of 8 pairs differ") ||
+			!strings.Contains(out, "The environment is not deterministic") {
+			t.Errorf("%s report lacks the flake rate or its warning:\n%s", format, out)
+		}
+	}
+}
