@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"webbench/ablation"
+	"webbench/results"
+	"webbench/suites"
+	"webbench/suites/zoo"
+)
+
+// Same seed, same outcome (issue 17): every paired comparison assumes an arm reproduces its outcome when it runs
+// again with the same seeds. On a loaded machine (cpuHogs busy processes beside the run, as many as there are
+// cores on the CI machine), with 2 workers:
+//
+//   - the whole Zoo under the clean profile, reps 1, run twice with the same seed (two `bench run`s): every
+//     attempt's status, failure mode and verdict are the same in both runs, and every attempt passes (ZOO.md:
+//     clean with all guards on passes every task);
+//   - the guard-on baseline arm of the demo spec (suites/zoo/ablations/demo.yaml: profile observed, seed 1, on
+//     the union of the variants' target tasks), reps 1, with a same-seed A/A arm (`aa: same-seed`): the report's
+//     environment flake rate is 0 of its pairs.
+//
+// A difference is a bug to find (in the browser tools, the Zoo's pages or the policy), not a retry to add. The
+// test asserts no timing: the hogs only make races likelier. Its run directories are kept when it fails.
+func TestSameSeedSameOutcome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test (two whole-Zoo runs)")
+	}
+	cpuHogs(t, 2)
+	keep, err := os.MkdirTemp("", "determinism")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("run directories kept in %s", keep)
+			return
+		}
+		os.RemoveAll(keep)
+	})
+
+	t.Run("clean_zoo", func(t *testing.T) {
+		run := func(name string) map[string]results.Attempt {
+			out := filepath.Join(keep, name)
+			_, stderr, code := bench(t, "run", "--suite", "zoo", "--reps", "1", "--workers", "2", "--model", "scripted",
+				"--profile", "clean", "--seed", "17", "--out", out)
+			if code != 0 {
+				t.Fatalf("bench run %s: exit %d\n%s", name, code, stderr)
+			}
+			return finalByID(t, out)
+		}
+		a, b := run("clean-1"), run("clean-2")
+		tasks, err := zoo.BuiltinTasks()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) != len(tasks) || len(b) != len(tasks) {
+			t.Fatalf("attempts: %d and %d, want one per Zoo task (%d)", len(a), len(b), len(tasks))
+		}
+		if diff := outcomeDiff(a, b); len(diff) > 0 {
+			t.Errorf("same seed, different outcomes (run 1 vs run 2):\n%s", strings.Join(diff, "\n"))
+		}
+		for _, r := range a {
+			if r.Status != results.StatusPass {
+				t.Errorf("clean: %s %s (%s): %s", r.TaskID, r.Status, r.FailureMode, r.Verdict.Reason)
+			}
+		}
+	})
+
+	t.Run("observed_demo_baseline", func(t *testing.T) {
+		spec, err := ablation.LoadSpec("../../suites/zoo/ablations/demo.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := suites.Open(spec.Suite, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := s.Tasks()
+		s.Close()
+		arms, err := spec.Expand(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := arms.Variants[0]
+		var ids []string
+		for id := range base.TaskIDs {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		if len(ids) == 0 || base.Model.Profile != "observed" {
+			t.Fatalf("demo baseline: profile %q on %d tasks", base.Model.Profile, len(ids))
+		}
+		path := filepath.Join(keep, "observed.yaml")
+		body := fmt.Sprintf("name: demo-baseline-replay\nsuite: %s\ntasks: %q\nreps: 1\nworkers: 2\nseed: %d\n"+
+			"baseline:\n  model: {kind: scripted, profile: %s}\nvariants:\n  - name: replay\n    aa: same-seed\n",
+			spec.Suite, strings.Join(ids, ","), spec.Seed, base.Model.Profile)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(keep, "observed")
+		if _, stderr, code := bench(t, "ablate", path, "--out", out); code != 0 {
+			t.Fatalf("bench ablate: exit %d\n%s", code, stderr)
+		}
+		js, stderr, code := bench(t, "report", out, "--format", "json")
+		if code != 0 {
+			t.Fatalf("bench report: exit %d\n%s", code, stderr)
+		}
+		var doc struct {
+			FlakeRates []struct {
+				Pairs    int      `json:"pairs"`
+				Differ   int      `json:"differ"`
+				Examples []string `json:"examples"`
+			} `json:"flake_rates"`
+		}
+		if err := json.Unmarshal([]byte(js), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.FlakeRates) != 1 {
+			t.Fatalf("flake_rates: %+v", doc.FlakeRates)
+		}
+		f := doc.FlakeRates[0]
+		if f.Pairs != len(ids) {
+			t.Errorf("flake rate over %d pairs, want %d (one per task)", f.Pairs, len(ids))
+		}
+		if f.Differ != 0 {
+			t.Errorf("the demo baseline replayed with the same seeds differs on %d of %d pairs: %s", f.Differ, f.Pairs,
+				strings.Join(f.Examples, "; "))
+		}
+	})
+}
+
+// finalByID reads a run directory's final records by attempt id.
+func finalByID(t *testing.T, dir string) map[string]results.Attempt {
+	t.Helper()
+	run, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]results.Attempt{}
+	for _, r := range run.Final() {
+		out[r.AttemptID] = r
+	}
+	return out
+}
+
+// outcomeDiff lists the attempts whose status, failure mode or verdict differ between a and b (or that only
+// one has), sorted.
+func outcomeDiff(a, b map[string]results.Attempt) []string {
+	key := func(r results.Attempt) string {
+		return fmt.Sprintf("%s/%s/verdict=%v", r.Status, r.FailureMode, r.Verdict.Pass)
+	}
+	var out []string
+	for id, ra := range a {
+		rb, ok := b[id]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s rep %d: only in run 1", ra.TaskID, ra.Rep))
+		case key(ra) != key(rb):
+			out = append(out, fmt.Sprintf("%s rep %d: %s vs %s (%q vs %q)", ra.TaskID, ra.Rep, key(ra), key(rb),
+				ra.Verdict.Reason, rb.Verdict.Reason))
+		}
+	}
+	for id, rb := range b {
+		if _, ok := a[id]; !ok {
+			out = append(out, fmt.Sprintf("%s rep %d: only in run 2", rb.TaskID, rb.Rep))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// cpuHogEnv makes the test binary a CPU hog (TestMain calls cpuHog).
+const cpuHogEnv = "WEBBENCH_TEST_CPU_HOG"
+
+// cpuHog spins forever on one core.
+func cpuHog() {
+	for x := uint64(1); ; x = x*6364136223846793005 + 1442695040888963407 {
+		_ = x
+	}
+}
+
+// cpuHogs starts n busy processes (this test binary re-executed as a hog), killed when the test ends.
+func cpuHogs(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), cpuHogEnv+"=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+}
