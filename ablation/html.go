@@ -44,7 +44,8 @@ const (
 // with characters outside [A-Za-z0-9._-] are sanitised) from the attempt's
 // trajectory in run (results.Run.Trajectory): the record, the goal, every
 // step with its request summary, the model's text and tool calls, the
-// model-facing and (when different) raw tool results, the guard events, the
+// model-facing and (when different) raw tool results, the reasoning (collapsed)
+// and refusal of each reply, the guard events, the
 // finish, links to the same (task, rep) in the other arms, and the kept
 // screenshots (results.Run.ScreenshotFiles) by relative path. A missing or
 // unreadable trajectory (or a nil run) is noted on the page, not an error.
@@ -70,6 +71,15 @@ func HTMLReport(dir string, a *Analysis, recs []results.Attempt, run *results.Ru
 		vm.GateFailed, _ = a.Gate(a.FailIfWorse)
 	}
 	if err := writeTemplate(filepath.Join(dir, HTMLReportFile), reportTmpl, vm); err != nil {
+		return err
+	}
+	return writeAttemptPages(dir, recs, run)
+}
+
+// writeAttemptPages writes dir/attempts/<attempt_id>.html for every record of recs (see HTMLReport), creating
+// the directory.
+func writeAttemptPages(dir string, recs []results.Attempt, run *results.Run) error {
+	if err := os.MkdirAll(filepath.Join(dir, HTMLAttemptsDir), 0o755); err != nil {
 		return err
 	}
 	byPair := map[string][]results.Attempt{}
@@ -597,7 +607,7 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <tr><th>model</th><td>{{.Rec.Model}}{{with .Rec.Seed}} (seed {{.}}){{end}}</td></tr>
 <tr><th>guards on</th><td>{{range .Guards}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>guard events</th><td>{{range .GuardEvents}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
-<tr><th>steps / tokens / cost / wall</th><td>{{.Rec.Steps}} / {{.Tokens}} / ${{printf "%.4f" .Rec.CostUSD}} / {{.Rec.DurationMS}} ms</td></tr>
+<tr><th>steps / tokens / cost / wall</th><td>{{.Rec.Steps}} / {{.Tokens}}{{if .Rec.Tokens.Estimated}} (estimated: the endpoint sent no usage){{end}} / ${{printf "%.4f" .Rec.CostUSD}} / {{.Rec.DurationMS}} ms</td></tr>
 <tr><th>finish</th><td>{{.Rec.FinishReason}}{{if .Rec.RecoveredFrom}} (recovered from {{.Rec.RecoveredFrom}}){{end}}; retries {{.Rec.Retries}}</td></tr>
 <tr><th>final answer</th><td>{{.Rec.Final}} (ok: {{.Rec.OK}})</td></tr>
 <tr><th>same task and rep</th><td>{{range .Others}}{{if .Self}}<span class="flag">{{.Variant}}: {{.Status}} (this page)</span>{{else}}<a class="flag" href="{{.Href}}">{{.Variant}}: {{.Status}}</a>{{end}} {{end}}</td></tr>
@@ -607,9 +617,11 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <details><summary>First observation</summary><pre>{{.FirstObservation}}</pre></details>
 {{end}}
 {{range .Steps}}<div class="step" id="step-{{.S.Index}}"><h3>Step {{.S.Index}}{{if .S.Recovery}} (recovery call){{end}}</h3>
-<p>{{if .S.Stalled}}<span class="flag">stalled</span>{{end}}{{if .S.Progress}}<span class="flag">progress</span>{{end}}<span class="flag">{{.S.Request.Messages}} messages</span>{{if .S.Request.ToolsWithheld}}<span class="flag">tools withheld</span>{{end}}<span class="flag">model {{.S.ModelMS}} ms</span><span class="flag">tokens {{.S.Usage.Prompt}}+{{.S.Usage.Completion}}</span>{{if .S.FinishReason}}<span class="flag">{{.S.FinishReason}}</span>{{end}}</p>
+<p>{{if .S.Stalled}}<span class="flag">stalled</span>{{end}}{{if .S.Progress}}<span class="flag">progress</span>{{end}}<span class="flag">{{.S.Request.Messages}} messages</span>{{if .S.Request.ToolsWithheld}}<span class="flag">tools withheld</span>{{end}}<span class="flag">model {{.S.ModelMS}} ms</span><span class="flag">tokens {{.S.Usage.Prompt}}+{{.S.Usage.Completion}}{{if .S.Usage.Estimated}} (estimated){{end}}</span>{{if .S.FinishReason}}<span class="flag">{{.S.FinishReason}}</span>{{end}}{{if .S.Truncated}}<span class="flag fail">cut off at the token limit: its tool calls were not executed</span>{{end}}</p>
 {{range .S.Request.SystemSections}}<div class="event">system section: {{.}}</div>{{end}}
 {{range .S.Request.Appended}}<div>Appended user message:<pre>{{.}}</pre></div>{{end}}
+{{if .S.Reasoning}}<details class="reasoning"><summary>Reasoning{{if .S.ReasoningFrom}} ({{.S.ReasoningFrom}}){{end}}, {{len .S.Reasoning}} bytes</summary><pre>{{.S.Reasoning}}</pre></details>{{end}}
+{{if .S.Refusal}}<div>Refusal <span class="fail">the model refused</span>:<pre>{{.S.Refusal}}</pre></div>{{end}}
 {{if .S.Content}}<div>Model:<pre>{{.S.Content}}</pre></div>{{end}}
 {{range .S.ToolCalls}}<div>Tool call <b>{{.Name}}</b><pre>{{.Args}}</pre></div>{{end}}
 {{range .Results}}<div>Result of <b>{{.R.Call.Name}}</b>{{if .R.Failed}} <span class="fail">failed</span>{{end}} ({{.R.DurationMS}} ms{{if .R.SnapshotBytes}}, snapshot {{.R.SnapshotBytes}} bytes{{end}}{{if .R.Refreshed}}, snapshot refreshed{{end}}), as the model saw it:

@@ -1,6 +1,7 @@
 package ablation
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -34,5 +35,43 @@ func TestSpecModelOmitAndMaxTokensField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "spec.yaml") {
 			t.Errorf("%q: error %v, want one naming spec.yaml and %q", bad, err, want)
 		}
+	}
+}
+
+// Every field a variant's model block sets overrides the baseline's: a field left out of mergeModel (as
+// price_in, price_out and call_timeout once were, so a variant's prices never reached --max-cost) fails here,
+// including fields added later.
+func TestMergeModelOverlaysEveryField(t *testing.T) {
+	var o runner.Model
+	v := reflect.ValueOf(&o).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("set-" + v.Type().Field(i).Name)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(7)
+		case reflect.Float64:
+			f.SetFloat(0.5)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"seed"}))
+		case reflect.Pointer:
+			p := reflect.New(f.Type().Elem())
+			switch p.Elem().Kind() {
+			case reflect.Float32:
+				p.Elem().SetFloat(0.25)
+			case reflect.Int:
+				p.Elem().SetInt(9)
+			}
+			f.Set(p)
+		default:
+			t.Fatalf("field %s of kind %s: extend this test", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	got := mergeModel(runner.Model{}, o)
+	if !reflect.DeepEqual(got, o) {
+		t.Errorf("mergeModel dropped fields:\n got  %+v\n want %+v", got, o)
 	}
 }

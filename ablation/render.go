@@ -26,6 +26,11 @@ type RunReport struct {
 	// Arms are the variants' summaries, in order of first appearance
 	// (Summarize).
 	Arms []Arm
+	// Records are the final records summarised and Run the run they belong
+	// to (both optional): with them the html format also writes one page
+	// per attempt (as an ablation's) and links them.
+	Records []results.Attempt
+	Run     *results.Run
 }
 
 // AblationReport is the report of an ablation run: its analysis and the

@@ -15,14 +15,19 @@ type jsonRenderer struct{}
 
 // runDoc is the JSON of a plain run's report.
 type runDoc struct {
-	RunDir        string `json:"run_dir"`
-	SchemaVersion int    `json:"schema_version"`
-	Variants      []Arm  `json:"variants"`
+	RunDir        string       `json:"run_dir"`
+	SchemaVersion int          `json:"schema_version"`
+	Variants      []jsonArmDoc `json:"variants"`
 }
 
-// Run writes {run_dir, schema_version, variants: [Arm…]}.
+// Run writes {run_dir, schema_version, variants: [Arm…]}: each variant as an arm of JSONReport (model, rate
+// and wilson null when no attempt was judged, clustered_se null with fewer than two clusters).
 func (jsonRenderer) Run(w io.Writer, r *RunReport) error {
-	return encodeJSON(w, runDoc{RunDir: r.Dir, SchemaVersion: results.SchemaVersion, Variants: r.Arms}, true)
+	vs := make([]jsonArmDoc, 0, len(r.Arms))
+	for _, a := range r.Arms {
+		vs = append(vs, jsonArm(a))
+	}
+	return encodeJSON(w, runDoc{RunDir: r.Dir, SchemaVersion: results.SchemaVersion, Variants: vs}, true)
 }
 
 // Ablation writes JSONReport.

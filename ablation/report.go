@@ -170,7 +170,7 @@ func (t ReportTable) Table() results.Table {
 }
 
 func armsTable(a *Analysis) ReportTable {
-	t := ReportTable{Title: "Arms", Header: []string{"arm", "attempts", "judged", "passes", "pass rate [Wilson 95%]",
+	t := ReportTable{Title: "Arms", Header: []string{"arm", "model", "attempts", "judged", "passes", "pass rate [Wilson 95%]",
 		"± SE (clustered)", "errors", "tasks", "mean steps", "mean tokens", "cost", "mean wall"}}
 	for i, arm := range a.Arms {
 		name := arm.Name
@@ -181,7 +181,7 @@ func armsTable(a *Analysis) ReportTable {
 		if !math.IsNaN(arm.ClusteredSE) && arm.N > 0 {
 			se = fmt.Sprintf("%.1f pts", 100*arm.ClusteredSE)
 		}
-		t.Rows = append(t.Rows, []string{name, fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
+		t.Rows = append(t.Rows, []string{name, modelCell(arm.Model), fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
 			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), fmt.Sprint(arm.Tasks),
 			fmt.Sprintf("%.1f", arm.MeanSteps), fmt.Sprintf("%.0f", arm.MeanTokens), fmt.Sprintf("$%.4f", arm.CostUSD),
 			fmt.Sprintf("%.1fs", arm.MeanWallMS/1000)})
@@ -190,9 +190,10 @@ func armsTable(a *Analysis) ReportTable {
 	return t
 }
 
+// rateCell is "k/n = rate% [lo, hi]", or "0/0 = n/a" when no attempt was judged (the rate is undefined).
 func rateCell(k, n int, rate float64, w [2]float64) string {
 	if n == 0 {
-		return "0/0"
+		return "0/0 = n/a"
 	}
 	return fmt.Sprintf("%d/%d = %.1f%% [%.1f, %.1f]", k, n, 100*rate, 100*w[0], 100*w[1])
 }

@@ -36,11 +36,12 @@ const JSONSchemaVersion = 1
 //	    text        string   the warning as printed.
 //	arms            [object] per arm, baseline first, then the variants in order:
 //	    name        string
+//	    model       string   what the arm evaluated: "scripted:PROFILE" or "openai:NAME@HOST" (the base URL's host).
 //	    attempts    int      final records of the arm; n: judged (pass or fail); passes; errors: status error
 //	    n, passes, errors int
 //	    errors_by_class {string: int}  errors by error_class (infra, judge, dataset, …).
-//	    rate        number   passes/n (0 when n = 0).
-//	    wilson      [lo, hi] Wilson 95% score interval of rate ([0, 1] when n = 0).
+//	    rate        number|null  passes/n (null when n = 0: undefined).
+//	    wilson      [lo, hi]|null  Wilson 95% score interval of rate (null when n = 0).
 //	    clustered_se number|null  cluster-robust SE of rate, tasks (or the suite's cluster) as clusters
 //	                         (Miller 2024 eq. 4 with C/(C−1)); null with fewer than 2 clusters.
 //	    tasks       int      distinct tasks.
@@ -57,7 +58,7 @@ const JSONSchemaVersion = 1
 //	    switched    [string] guards the variant switches relative to the baseline.
 //	    scope       [string]|null  task ids of the variant's scope (null = all tasks).
 //	    n, passes, errors int  the variant arm's judged attempts, passes, errors (as in arms).
-//	    rate        number, wilson [lo, hi]  the variant arm's pass rate and Wilson interval.
+//	    rate        number|null, wilson [lo, hi]|null  the variant arm's pass rate and Wilson interval (null when n = 0).
 //	    p_holm      number   Holm-adjusted p over all variants' primary p ("p").
 //	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
 //	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate).
@@ -208,6 +209,25 @@ type jsonArmDoc struct {
 	Arm
 	// ClusteredSE shadows Arm.ClusteredSE: null with fewer than two clusters instead of 0.
 	ClusteredSE *float64 `json:"clustered_se"`
+	// Rate and Wilson shadow Arm's: null when no attempt was judged (n = 0), where the rate is undefined.
+	Rate   *float64    `json:"rate"`
+	Wilson *[2]float64 `json:"wilson"`
+}
+
+// rateOrNull is rate, or nil (JSON null) when n = 0.
+func rateOrNull(n int, rate float64) *float64 {
+	if n == 0 {
+		return nil
+	}
+	return &rate
+}
+
+// wilsonOrNull is w, or nil (JSON null) when n = 0.
+func wilsonOrNull(n int, w [2]float64) *[2]float64 {
+	if n == 0 {
+		return nil
+	}
+	return &w
 }
 
 // jsonCountsDoc is one side of a jsonComparisonDoc.
@@ -316,16 +336,16 @@ type jsonBound struct {
 // jsonVariant is one variant of jsonDoc: its arm, the Holm/BH-adjusted p and
 // gate, and the all-common-tasks comparison flattened in, plus targets.
 type jsonVariant struct {
-	Name     string     `json:"name"`
-	Switched []string   `json:"switched"`
-	Scope    []string   `json:"scope"`
-	N        int        `json:"n"`
-	Passes   int        `json:"passes"`
-	Errors   int        `json:"errors"`
-	Rate     float64    `json:"rate"`
-	Wilson   [2]float64 `json:"wilson"`
-	PHolm    float64    `json:"p_holm"`
-	PBH      *float64   `json:"p_bh"`
+	Name     string      `json:"name"`
+	Switched []string    `json:"switched"`
+	Scope    []string    `json:"scope"`
+	N        int         `json:"n"`
+	Passes   int         `json:"passes"`
+	Errors   int         `json:"errors"`
+	Rate     *float64    `json:"rate"`
+	Wilson   *[2]float64 `json:"wilson"`
+	PHolm    float64     `json:"p_holm"`
+	PBH      *float64    `json:"p_bh"`
 	// GateFailed is null when no gate margin is set.
 	GateFailed     *bool          `json:"gate_failed"`
 	GuardEvents    map[string]int `json:"guard_events"`
@@ -364,7 +384,7 @@ func newJSONDoc(a *Analysis) jsonDoc {
 	}
 	for _, v := range a.Variants {
 		jv := jsonVariant{Name: v.Name, Switched: nonNil(v.Switched), Scope: v.Scope, N: v.Arm.N, Passes: v.Arm.Passes,
-			Errors: v.Arm.Errors, Rate: v.Arm.Rate, Wilson: v.Arm.Wilson, PHolm: v.PHolm, PBH: fptr(v.PBH),
+			Errors: v.Arm.Errors, Rate: rateOrNull(v.Arm.N, v.Arm.Rate), Wilson: wilsonOrNull(v.Arm.N, v.Arm.Wilson), PHolm: v.PHolm, PBH: fptr(v.PBH),
 			GuardEvents: nonNilMap(v.Arm.GuardEvents), GuardFired: nonNilMap(v.Arm.GuardFired),
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
@@ -392,7 +412,7 @@ func jsonArm(a Arm) jsonArmDoc {
 	}
 	a.ErrorsByClass, a.FailureModes = nonNilMap(a.ErrorsByClass), nonNilMap(a.FailureModes)
 	a.GuardEvents, a.GuardFired, a.GuardFiredPass = nonNilMap(a.GuardEvents), nonNilMap(a.GuardFired), nonNilMap(a.GuardFiredPass)
-	return jsonArmDoc{Arm: a, ClusteredSE: se}
+	return jsonArmDoc{Arm: a, ClusteredSE: se, Rate: rateOrNull(a.N, a.Rate), Wilson: wilsonOrNull(a.N, a.Wilson)}
 }
 
 func jsonCounts(c Counts) jsonCountsDoc {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/agent/llm"
 	"webbench/results"
 )
 
@@ -227,6 +228,9 @@ func TestHTMLReport(t *testing.T) {
 		FirstObservation: "### Page\n- Page URL: http://127.0.0.1:8080/\n",
 		Steps: []*results.Step{{Index: 1, Request: results.RequestSummary{Messages: 3, Tools: []string{"browser_click"}},
 			Content: "I will click <b>Buy</b>", ToolCalls: []results.ToolCall{call},
+			Reasoning: "The overlay <covers> the button; click it anyway", ReasoningFrom: "reasoning_content",
+			Refusal: "I can't help with <that>", Truncated: true, FinishReason: "length",
+			Usage: llm.Usage{Prompt: 120, Completion: 30, Estimated: true},
 			Results: []*results.ToolRecord{{Call: call, Raw: "### Error\nElement intercepts pointer events",
 				Text: "### Error\nElement intercepts pointer events\nHint: close the overlay", Failed: true}},
 			Events: []results.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}}}},
@@ -293,6 +297,11 @@ func TestHTMLReport(t *testing.T) {
 		`src="../../screenshots/` + id + `/01.png"`,
 		`href="../report.html"`,
 		"no_x: pass", // the same (task, rep) in the other arms
+		// Issue 13: the reasoning collapsed, the refusal, the cut-off mark, estimated tokens.
+		`<details class="reasoning"><summary>Reasoning (reasoning_content), 48 bytes</summary><pre>The overlay &lt;covers&gt; the button; click it anyway</pre></details>`,
+		"I can&#39;t help with &lt;that&gt;",
+		"cut off at the token limit: its tool calls were not executed",
+		"tokens 120+30 (estimated)",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("attempt page lacks %q", want)

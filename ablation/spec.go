@@ -457,6 +457,15 @@ func mergeModel(m, o runner.Model) runner.Model {
 	if o.MaxTokens != nil {
 		m.MaxTokens = o.MaxTokens
 	}
+	if o.PriceIn != 0 {
+		m.PriceIn = o.PriceIn
+	}
+	if o.PriceOut != 0 {
+		m.PriceOut = o.PriceOut
+	}
+	if o.CallTimeout != 0 {
+		m.CallTimeout = o.CallTimeout
+	}
 	if o.MaxConnections != 0 {
 		m.MaxConnections = o.MaxConnections
 	}

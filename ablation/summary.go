@@ -3,6 +3,7 @@ package ablation
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -13,6 +14,9 @@ import (
 type Arm struct {
 	// Name of the variant.
 	Name string `json:"name"`
+	// Model is what the variant evaluated: "scripted:PROFILE", or "openai:NAME@HOST" with the base URL's host
+	// once LabelModels has read the manifest ("openai:NAME" from the records alone).
+	Model string `json:"model,omitempty"`
 	// Attempts is the number of attempt ids recorded; N those judged (pass or fail); Errors those that
 	// ended in error (infra or judge), excluded from N.
 	Attempts int `json:"attempts"`
@@ -21,7 +25,8 @@ type Arm struct {
 	Errors   int `json:"errors"`
 	// ErrorsByClass counts errors by error_class.
 	ErrorsByClass map[string]int `json:"errors_by_class"`
-	// Rate = Passes/N (0 when N = 0); Wilson its 95% score interval [lo, hi].
+	// Rate = Passes/N (0 when N = 0: undefined, shown as n/a and null in JSON); Wilson its 95% score interval
+	// [lo, hi].
 	Rate   float64    `json:"rate"`
 	Wilson [2]float64 `json:"wilson"`
 	// ClusteredSE is the cluster-robust SE (0 when fewer than two clusters) of the pass rate with tasks (or the suite's cluster) as clusters.
@@ -71,6 +76,9 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 	var steps, toks, wall float64
 	for _, r := range recs {
 		tasks[r.TaskID] = true
+		if a.Model == "" {
+			a.Model = r.Model
+		}
 		a.CostUSD += r.CostUSD
 		if !r.Done() {
 			a.Errors++
@@ -124,15 +132,80 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 // RunTable renders arm summaries as the `bench report` table: attempts, passes, pass rate with its Wilson 95%
 // interval, errors, mean steps, tokens, wall time, failure modes.
 func RunTable(arms []Arm) results.Table {
-	t := results.Table{Header: []string{"variant", "attempts", "passes", "pass rate [Wilson 95%]", "errors",
+	t := results.Table{Header: []string{"variant", "model", "attempts", "passes", "pass rate [Wilson 95%]", "errors",
 		"mean steps", "mean tokens", "mean wall", "failure modes"}}
 	for _, a := range arms {
-		t.Rows = append(t.Rows, []string{a.Name, fmt.Sprint(a.Attempts), fmt.Sprint(a.Passes),
-			fmt.Sprintf("%d/%d = %.1f%% [%.1f, %.1f]", a.Passes, a.N, 100*a.Rate, 100*a.Wilson[0], 100*a.Wilson[1]),
-			fmt.Sprint(a.Errors), fmt.Sprintf("%.1f", a.MeanSteps), fmt.Sprintf("%.0f", a.MeanTokens),
-			fmt.Sprintf("%.1fs", a.MeanWallMS/1000), countsString(a.FailureModes)})
+		steps, toks, wall := "-", "-", "-"
+		if a.N > 0 {
+			steps, toks, wall = fmt.Sprintf("%.1f", a.MeanSteps), fmt.Sprintf("%.0f", a.MeanTokens), fmt.Sprintf("%.1fs", a.MeanWallMS/1000)
+		}
+		t.Rows = append(t.Rows, []string{a.Name, modelCell(a.Model), fmt.Sprint(a.Attempts), fmt.Sprint(a.Passes),
+			rateCell(a.Passes, a.N, a.Rate, a.Wilson), fmt.Sprint(a.Errors), steps, toks, wall, countsString(a.FailureModes)})
 	}
 	return t
+}
+
+// ModelLabel names what a variant evaluated, compactly: "scripted:PROFILE", or "openai:NAME@HOST" (the base
+// URL's host and port, no scheme or path).
+func ModelLabel(m results.Model) string {
+	s := m.String()
+	if m.Kind == "scripted" || m.BaseURL == "" {
+		return s
+	}
+	host := m.BaseURL
+	if u, err := url.Parse(m.BaseURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	return s + "@" + host
+}
+
+// LabelModels sets each arm's Model to the ModelLabel of its variant in vs (the manifest's plan), so reports
+// name the endpoint too; arms without a variant in vs keep the records' model.
+func LabelModels(arms []Arm, vs []results.Variant) {
+	by := map[string]string{}
+	for _, v := range vs {
+		if v.Model.Kind != "" { // manifests that record no model keep the records' model
+			by[v.Name] = ModelLabel(v.Model)
+		}
+	}
+	for i := range arms {
+		if l, ok := by[arms[i].Name]; ok {
+			arms[i].Model = l
+		}
+	}
+}
+
+// LabelModels sets the Model of every arm of a (Arms, BaseArm, each variant's Arm) as LabelModels does.
+func (a *Analysis) LabelModels(vs []results.Variant) {
+	LabelModels(a.Arms, vs)
+	one := []Arm{a.BaseArm}
+	LabelModels(one, vs)
+	a.BaseArm = one[0]
+	for i := range a.Variants {
+		one[0] = a.Variants[i].Arm
+		LabelModels(one, vs)
+		a.Variants[i].Arm = one[0]
+	}
+}
+
+// modelCell is an arm's model for a table ("-" when unknown).
+func modelCell(m string) string {
+	if m == "" {
+		return "-"
+	}
+	return m
+}
+
+// AllInfra lists the arms every one of whose attempts ended in an infrastructure error: their pass rate is
+// undefined (n/a), and nothing about the agent can be read from them.
+func AllInfra(arms []Arm) []string {
+	var out []string
+	for _, a := range arms {
+		if a.Attempts > 0 && a.N == 0 && a.ErrorsByClass[string(results.ClassInfra)] == a.Attempts {
+			out = append(out, a.Name)
+		}
+	}
+	return out
 }
 
 // countsString renders {"loop":3,"no_json":1} as "loop 3, no_json 1" (sorted by count, then name).

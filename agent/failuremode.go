@@ -312,16 +312,28 @@ var reasonModes = map[results.FinishReason]results.FailureMode{
 	results.FinishContextOverflow: results.ModeContextOverflow,
 }
 
+// endModes are the finish reasons whose failure mode is decided before any mechanism mode: the endpoint or
+// the model ended the attempt, whatever the agent did before.
+var endModes = map[results.FinishReason]results.FailureMode{
+	results.FinishRefusal:       results.ModeRefusal,
+	results.FinishContentFilter: results.ModeContentFilter,
+	results.FinishTruncated:     results.ModeTruncated,
+}
+
 // FailureMode classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
-// wins, in this order): "stale_ref_deadlock" (error budget or stall limit spent with ≥3 stale-ref errors among
-// the last 5 tool results), "empty_snapshot" (final ok=false while the last snapshot seen had no interactive ref),
-// "intercepted" (the last failed tool call was an intercepted click and no action succeeded after it),
-// "hung_evaluate" (ended by timeout while a browser_evaluate was running, or the last tool call was an
-// evaluate that timed out), "loop" (ended inside a streak of ≥5 identical or no-op calls), "stalled",
+// wins, in this order): "refusal" (the model refused: Reason "refusal"), "content_filter" (the endpoint's filter
+// stopped the reply), "truncated" (ended without an answer after a reply cut off at the token limit, whose calls
+// were not executed: Reason "truncated", or the last loop step marked Truncated with no final answer and no
+// later deadline or model error), "stale_ref_deadlock" (error budget or stall limit spent with ≥3 stale-ref
+// errors among the last 5 tool results), "empty_snapshot" (final ok=false while the last snapshot seen had no
+// interactive ref), "intercepted" (the last failed tool call was an intercepted click and no action succeeded
+// after it), "hung_evaluate" (ended by timeout while a browser_evaluate was running, or the last tool call was
+// an evaluate that timed out), "loop" (ended inside a streak of ≥5 identical or no-op calls), "stalled",
 // "error_budget", "max_steps", "timeout", "context_overflow", "no_json" (empty or non-JSON output, or a
 // forced finish without an answer), "gave_up" (ok=false), "wrong_answer" (ok=true but the judge said no).
-// It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure or quota error or by
-// Reason "browser_closed" (not an agent failure), and "model_error" for any other model-call error.
+// It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure, rate-limit or
+// endpoint (config, auth, quota) error or by Reason "browser_closed" (not an agent failure), and
+// "model_error" for any other model-call error.
 func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
 	if judgePass {
 		return ""
@@ -330,6 +342,12 @@ func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
 	reason, class := f.Reason, f.ErrorClass
 	if results.ClassOf(class) == results.ClassInfra || reason == results.FinishBrowserClosed {
 		return results.ModeInfra
+	}
+	if m, ok := endModes[reason]; ok {
+		return m
+	}
+	if f.Final == nil && endedTruncated(t) {
+		return results.ModeTruncated
 	}
 	if m := mechanismMode(t, toolRecords(t)); m != "" {
 		return m
@@ -456,4 +474,19 @@ func lastSnapshotEmpty(t *Trajectory, recs []toolRec) bool {
 		}
 	}
 	return seen && !snap.HasInteractiveRef()
+}
+
+// endedTruncated reports whether the attempt's last loop step (recovery calls aside) was cut off at the token
+// limit and nothing else ended the attempt after it (no deadline, no model-call error).
+func endedTruncated(t *Trajectory) bool {
+	switch t.Finish.Reason {
+	case results.FinishTimeout, results.FinishModelError, results.FinishContextOverflow, results.FinishBrowserClosed:
+		return false
+	}
+	for i := len(t.Steps) - 1; i >= 0; i-- {
+		if st := t.Steps[i]; st != nil && !st.Recovery {
+			return st.Truncated || st.FinishReason == "length"
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"webbench/agent/browser"
+	"webbench/agent/llm"
 	"webbench/results"
 )
 
@@ -59,6 +60,23 @@ func TestFailureMode(t *testing.T) {
 	closed := traj("browser_closed", nil, ok())
 	modelErr := traj("model_error", nil, ok())
 	modelErr.Finish.ErrorClass = "agent"
+	// Issue 13: truncated replies, content filter, refusal, endpoint classes that are not the agent's.
+	cutReply := traj("stalled", nil, ok())
+	cutReply.Steps = append(cutReply.Steps, &Step{Index: 1, FinishReason: "length", Truncated: true,
+		ToolCalls: []ToolCall{{Name: "browser_type", Args: `{"target":"e2","text":"abc`}}, Stalled: true})
+	cutRecovered := traj("non_json_output", nil, ok())
+	cutRecovered.Steps = append(cutRecovered.Steps, &Step{Index: 1, FinishReason: "length", Truncated: true},
+		&Step{Index: 2, Recovery: true, FinishReason: "stop"})
+	cutThenTimeout := traj("timeout", nil, ok())
+	cutThenTimeout.Steps = append(cutThenTimeout.Steps, &Step{Index: 1, FinishReason: "length", Truncated: true})
+	// A model call refused by a moderation layer (llm.ErrorContentFilter), as the loop's modelFailure ends it.
+	filtered := traj("content_filter", nil, ok())
+	filtered.Finish.ErrorClass = llm.ErrorContentFilter
+	endpoint := func(class string) *Trajectory {
+		x := traj("model_error", nil, ok())
+		x.Finish.ErrorClass = llm.ErrorClass(class)
+		return x
+	}
 
 	cases := []struct {
 		name string
@@ -96,6 +114,19 @@ func TestFailureMode(t *testing.T) {
 		{"infra", infra, false, "infra"},
 		{"browser closed", closed, false, "infra"},
 		{"model error", modelErr, false, "model_error"},
+		{"refusal", traj("refusal", nil, ok()), false, "refusal"},
+		{"refusal inside a loop", traj("refusal", nil, loop...), false, "refusal"},
+		{"content filter", traj("content_filter", nil, ok()), false, "content_filter"},
+		{"truncated reason", traj("truncated", nil, ok()), false, "truncated"},
+		{"stalled on a cut-off reply", cutReply, false, "truncated"},
+		{"cut off, recovery found no JSON", cutRecovered, false, "truncated"},
+		{"cut off, then the deadline", cutThenTimeout, false, "timeout"},
+		{"config error", endpoint("config"), false, "infra"},
+		{"auth error", endpoint("auth"), false, "infra"},
+		{"quota error", endpoint("quota"), false, "infra"},
+		{"rate limit after retries", endpoint("rate_limit"), false, "infra"},
+		{"content filter error", filtered, false, "content_filter"},
+		{"tool_use_failed (class agent)", endpoint("agent"), false, "model_error"},
 	}
 	for _, c := range cases {
 		if got := FailureMode(c.t, c.pass); got != c.want {

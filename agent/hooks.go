@@ -93,6 +93,9 @@ type Message struct {
 	Lead string
 	// Observation is the page observation or tool result of the message; nil for a text message.
 	Observation *browser.Result
+	// Extra is what an assistant message must carry back to the endpoint on later turns (llm.Response.Extra:
+	// DeepSeek's reasoning_content, Gemini's thought signatures); the loop sends it as llm.Request.Extras.
+	Extra *llm.Extra
 }
 
 // TaskLead begins the first user message: "Task: " then the task's goal and a blank line, then the first
@@ -123,9 +126,16 @@ type ModelRequest struct {
 
 // ModelResponse is what came back.
 type ModelResponse struct {
-	Message      openai.ChatCompletionMessage
+	// Message is the assistant message: content with the reasoning removed, tool calls normalised.
+	Message openai.ChatCompletionMessage
+	// Reasoning is the reply's reasoning text (never part of Message.Content); Refusal the model's refusal.
+	Reasoning, Refusal string
+	// FinishReason is as the endpoint sent it ("stop", "tool_calls", "length", "content_filter", …).
 	FinishReason string
-	Usage        llm.Usage
+	// Extra is what the assistant message must carry back on later turns (nil when nothing).
+	Extra *llm.Extra
+	// Usage is the call's token usage (Usage.Estimated when the endpoint sent none).
+	Usage llm.Usage
 }
 
 // Finish describes how the loop ended, before OnFinish hooks run.

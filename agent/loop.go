@@ -25,7 +25,9 @@ type Config struct {
 	MaxSteps int
 	// Timeout is the attempt's wall-clock budget (default 600 s).
 	Timeout time.Duration
-	// ErrorBudget is the number of consecutive failed tool calls that ends the attempt (default 5).
+	// ErrorBudget is the number of consecutive failed model turns that ends the attempt (default 5): a turn
+	// whose tool calls all failed (or were not executed, cut off at the token limit) counts once however many
+	// parallel calls it made; a turn with a successful call resets the count.
 	ErrorBudget int
 	// StallLimit is the number of consecutive stalled iterations that ends the attempt (default 3).
 	StallLimit int
@@ -81,9 +83,13 @@ type Task struct {
 }
 
 // Run performs one attempt on an already-opened page (the runner navigated to the start URL). It always
-// returns a trajectory; the error is non-nil only when the attempt could not start (e.g. the first snapshot
-// failed), which is an infrastructure error. Model and tool failures end the attempt and are recorded in
-// Trajectory.Finish.
+// returns a trajectory. The error is non-nil when the attempt could not start (e.g. the first snapshot
+// failed), an infrastructure error, or when the model endpoint answered with a class that stops the whole run
+// (llm.ErrorClass.Fatal: config, auth, quota): then the error is that *llm.Error, the attempt measured nothing
+// about the agent and must not be recorded as its failure (the trajectory's finish holds the error too). A
+// context overflow on the attempt's first model call, before any tool result, is such an error too: a config
+// *llm.Error with ContextWindowHint, wrapping the overflow. Other
+// model and tool failures end the attempt and are recorded in Trajectory.Finish only.
 func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Trajectory, error) {
 	cfg := ag.cfg
 	start := time.Now()
@@ -150,6 +156,9 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Tr
 	tr.Finish.Output = fin.Output
 	tr.Finish.Final = fin.Final
 	tr.Finish.RecoveredFrom = fin.RecoveredFrom
+	if run.fatal != nil {
+		return tr, run.fatal
+	}
 	return tr, nil
 }
 
@@ -159,8 +168,10 @@ type loopRun struct {
 	a    *Attempt
 	tr   *Trajectory
 	sess *browser.Session
-	// consecErrors counts consecutive failed tool calls.
+	// consecErrors counts consecutive failed model turns (turns whose tool calls all failed).
 	consecErrors int
+	// fatal is the first model-call error of a class that stops the run (config, auth, quota).
+	fatal *llm.Error
 }
 
 // loop runs iterations until an end condition and returns the finish (before OnFinish hooks).
@@ -197,20 +208,54 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		if forced {
 			return &Finish{Reason: results.FinishForced, Output: msg.Content}
 		}
-		a.Messages = append(a.Messages, Message{ChatCompletionMessage: msg})
-		if len(msg.ToolCalls) == 0 {
-			return finishFromText(msg.Content)
-		}
-		anyFailed, anyProgress := false, false
-		for _, tc := range msg.ToolCalls {
-			failed, action, fin := r.tool(ctx, st, tc, lastOutput)
-			if fin != nil {
-				return fin
+		a.Messages = append(a.Messages, Message{ChatCompletionMessage: msg, Extra: resp.Extra})
+		switch {
+		case resp.FinishReason == "content_filter":
+			// The filter cut the reply: its tool calls (if any) are not executed.
+			return &Finish{Reason: results.FinishContentFilter, Output: msg.Content}
+		case len(msg.ToolCalls) == 0 && (resp.Refusal != "" || resp.FinishReason == "refusal"):
+			out := resp.Refusal
+			if out == "" {
+				out = msg.Content
 			}
-			anyFailed, anyProgress = anyFailed || failed, anyProgress || action
+			return &Finish{Reason: results.FinishRefusal, Output: out}
+		case len(msg.ToolCalls) == 0:
+			fin := finishFromText(msg.Content)
+			if resp.FinishReason == "length" && fin.Final == nil {
+				fin.Reason = results.FinishTruncated
+			}
+			return fin
+		}
+		anyFailed, anyProgress, allFailed := false, false, true
+		if resp.FinishReason == "length" {
+			// Cut off at the token limit: the calls' arguments may be incomplete. None is executed; each gets a
+			// tool message saying so (the endpoint wants one per call id), and the turn counts as failed.
+			st.Truncated = true
+			for _, tc := range msg.ToolCalls {
+				obs := browser.Result{Error: TruncatedCallError}
+				a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
+					Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID}, Observation: &obs})
+			}
+			anyFailed = true
+		} else {
+			for _, tc := range msg.ToolCalls {
+				failed, action, fin := r.tool(ctx, st, tc, lastOutput)
+				if fin != nil {
+					return fin
+				}
+				anyFailed, anyProgress = anyFailed || failed, anyProgress || action
+				allFailed = allFailed && failed
+			}
 		}
 		if cfg.Screenshots {
 			_ = r.sess.CaptureForJudge()
+		}
+		// The error budget counts model turns, as the stall rule counts iterations: a turn of parallel calls
+		// that all fail counts once.
+		if allFailed {
+			r.consecErrors++
+		} else {
+			r.consecErrors = 0
 		}
 		st.Progress = anyProgress
 		if anyProgress {
@@ -229,8 +274,31 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 	return &Finish{Reason: results.FinishMaxSteps, Output: lastOutput}
 }
 
+// ContextWindowHint is the hint of the configuration error a context overflow on an attempt's first model call
+// becomes (before any tool result exists: the system prompt, the tool schemas and the first observation do
+// not fit). Overflow later in an attempt stays the agent's failure (failure_mode context_overflow).
+const ContextWindowHint = "the model's context window is too small for the system prompt, tools and first page: " +
+	"raise it (vLLM --max-model-len, llama.cpp -c, Ollama num_ctx) or use a larger model"
+
+// hasToolResult reports whether msgs hold a tool message (the result of a tool call).
+func hasToolResult(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleTool {
+			return true
+		}
+	}
+	return false
+}
+
+// TruncatedCallError is the tool message sent for each tool call of a reply cut off at the token limit
+// (finish_reason "length"): the call is not executed.
+const TruncatedCallError = "Not executed: your reply was cut off at the token limit (finish_reason \"length\") " +
+	"before this call's arguments were complete. Make the call again, with shorter arguments if they were long."
+
 // modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
-// context_overflow or model_error with the endpoint's error class.
+// context_overflow, content_filter (a moderation layer refused the request: finish reason and error class
+// content_filter, as when a reply ends with finish_reason "content_filter"), or model_error with the
+// endpoint's error class (agent for Groq's tool_use_failed: the model's malformed tool call).
 func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string) *Finish {
 	if ctx.Err() != nil {
 		return r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
@@ -238,6 +306,9 @@ func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string
 	var le *llm.Error
 	if errors.As(err, &le) && le.Class == llm.ErrorContextOverflow {
 		return r.fail(results.FinishContextOverflow, lastOutput, err, llm.ErrorAgent)
+	}
+	if le != nil && le.Class == llm.ErrorContentFilter {
+		return r.fail(results.FinishContentFilter, lastOutput, err, llm.ErrorContentFilter)
 	}
 	class := llm.ErrorInfra
 	if errors.As(err, &le) {
@@ -278,11 +349,9 @@ func (r *loopRun) tool(ctx context.Context, st *Step, tc openai.ToolCall, lastOu
 		}
 	}
 	if res.Failed() {
-		r.consecErrors++
 		record(false)
 		return true, false, nil
 	}
-	r.consecErrors = 0
 	def, _ := browser.LookupTool(call.Name)
 	action = def.Progress
 	for _, h := range hooks {
@@ -354,22 +423,48 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == openai.ChatMessageRoleUser && st.Recovery {
 		st.Request.Appended = append(st.Request.Appended, req.Messages[n-1].Text())
 	}
-	resp, err := r.ag.client.Chat(ctx, llm.Request{Messages: msgs, Tools: req.Tools, Seed: r.cfg.Seed})
+	// Render is 1:1 with the messages (system sections follow them): an assistant message's Extra goes back
+	// under its own index.
+	var extras map[int]*llm.Extra
+	for i, m := range req.Messages {
+		if m.Extra != nil {
+			if extras == nil {
+				extras = map[int]*llm.Extra{}
+			}
+			extras[i] = m.Extra
+		}
+	}
+	resp, err := r.ag.client.Chat(ctx, llm.Request{Messages: msgs, Extras: extras, Tools: req.Tools, Seed: r.cfg.Seed})
 	if err != nil {
+		var le *llm.Error
+		switch {
+		case !errors.As(err, &le) || r.fatal != nil:
+		case le.Class.Fatal():
+			r.fatal = le
+		case le.Class == llm.ErrorContextOverflow && st.Index == 0 && !hasToolResult(req.Messages):
+			// The context cannot hold the system prompt, the tools and the first page: no agent could run on
+			// this model as configured, so the run stops as on any configuration error.
+			r.fatal = &llm.Error{Class: llm.ErrorConfig, StatusCode: le.StatusCode, Type: le.Type, Code: le.Code,
+				Message: le.Message, Hint: ContextWindowHint, Err: le}
+		}
 		return nil, err
 	}
 	st.Content = resp.Message.Content
+	st.Reasoning, st.ReasoningFrom, st.Refusal = resp.Reasoning, resp.ReasoningFrom, resp.Refusal
 	st.FinishReason = resp.FinishReason
+	st.Extra = results.ExtraOf(resp.Extra)
 	st.Usage = resp.Usage
 	st.ModelMS = resp.DurationMS
 	for _, tc := range resp.Message.ToolCalls {
 		st.ToolCalls = append(st.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
 	}
 	r.tr.Usage = r.tr.Usage.Add(resp.Usage)
-	return &ModelResponse{Message: resp.Message, FinishReason: resp.FinishReason, Usage: resp.Usage}, nil
+	return &ModelResponse{Message: resp.Message, Reasoning: resp.Reasoning, Refusal: resp.Refusal,
+		FinishReason: resp.FinishReason, Extra: resp.Extra, Usage: resp.Usage}, nil
 }
 
-// finishFromText classifies an assistant reply without tool calls.
+// finishFromText classifies an assistant reply without tool calls from its content only (the llm client
+// removed the reasoning — reasoning_content, <think> blocks — from it).
 func finishFromText(content string) *Finish {
 	if strings.TrimSpace(content) == "" {
 		return &Finish{Reason: results.FinishEmptyOutput, Output: content}

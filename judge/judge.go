@@ -37,3 +37,9 @@ type Judge interface {
 	Name() string
 	Judge(ctx context.Context, in Input) (Verdict, error)
 }
+
+// Preflighter is a Judge with an endpoint to check before judging anything (the llm judge): Preflight sends
+// one small request of the judge's own shape and returns its error (an *llm.Error for an endpoint error).
+type Preflighter interface {
+	Preflight(ctx context.Context) error
+}

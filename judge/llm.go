@@ -119,6 +119,20 @@ func (j *LLM) Judge(ctx context.Context, in Input) (Verdict, error) {
 	return v, nil
 }
 
+// Preflight sends one judge request for a made-up attempt without screenshots — the judge's own request
+// shape (temperature 0, its seed), so what the endpoint refuses in it is found before any verdict — and
+// returns the call's error (*llm.Error), nil when the endpoint answered. The reply itself is not judged.
+func (j *LLM) Preflight(ctx context.Context) error {
+	_, err := j.client.Chat(ctx, llm.Request{Messages: LLMMessages("Open the home page of example.com.",
+		"The home page of example.com is open.", nil), Temperature: new(float32), Seed: seedPtr()})
+	if err != nil {
+		return fmt.Errorf("llm judge: %w", err)
+	}
+	return nil
+}
+
+var _ Preflighter = (*LLM)(nil)
+
 func seedPtr() *int { s := llmSeed; return &s }
 
 // LLMMessages builds the judge's conversation: the system prompt, then one user message whose parts are the

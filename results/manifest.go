@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"webbench/agent/llm"
 )
 
 // Manifest is manifest.json: the one record of what a run planned and what ran it. Written when a run starts,
@@ -36,6 +38,50 @@ type Manifest struct {
 	Shard string `json:"shard"`
 	// Summary is filled at the end of a run.
 	Summary *Summary `json:"summary,omitempty"`
+	// Endpoints are the preflight findings of the run's model endpoints, one per distinct endpoint (base URL and
+	// model) of the arms that talk to a real model (the in-process scripted policy is not preflighted). Absent
+	// in manifests written before the preflight existed and in scripted-only runs.
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
+}
+
+// Endpoint is one model endpoint's preflight (llm.Client.Preflight): what it supports, or the error that was
+// not fatal (an unreachable endpoint is retried by the attempts).
+type Endpoint struct {
+	// Variants names the arms that use the endpoint; BaseURL and Model identify it.
+	Variants []string `json:"variants"`
+	BaseURL  string   `json:"base_url"`
+	Model    string   `json:"model"`
+	// Capabilities is what the preflight found (nil when it failed).
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
+	// Error is the preflight's error (redacted) when it failed without stopping the run; ErrorClass its class.
+	Error      string         `json:"error,omitempty"`
+	ErrorClass llm.ErrorClass `json:"error_class,omitempty"`
+}
+
+// Capabilities is what a preflight found an endpoint supports (llm.Capabilities as recorded).
+type Capabilities struct {
+	// Tools: the reply carried a tool call; Seed: a seed was sent and accepted (false also when none was sent);
+	// Usage: the reply reported usage (false: tokens and cost are estimated from bytes).
+	Tools bool `json:"tools"`
+	Seed  bool `json:"seed"`
+	Usage bool `json:"usage"`
+	// ReasoningField is where the reply's reasoning came from ("reasoning_content", "reasoning",
+	// "content_array", "think_tag"; "" when it had none).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// MaxTokensField is the request field the preflight sent its completion cap in (llm.Config.MaxTokensFieldFor):
+	// "max_tokens", "max_completion_tokens", "both" (only when configured so), or "" when none was sent (no
+	// max_tokens configured, or omit: [max_tokens]). It is what was sent, not a finding about what the endpoint
+	// reads.
+	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// Model is the model name the request named (the arm's model), not the name the reply gave (servers answer
+	// with a resolved or dated name); LatencyMS the preflight call's wall time including retries, ms.
+	Model     string `json:"model,omitempty"`
+	LatencyMS int64  `json:"latency_ms"`
+	// FinishReason is the preflight reply's finish_reason as sent ("tool_calls", "stop", "length", …).
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Notes are the preflight's findings worth acting on: a rejected parameter and the setting that avoids it,
+	// a reply without a tool call or without usage, a truncated reply.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Summary is what one invocation of the runner did: attempt counts of the (sharded) plan. The JSON field names
@@ -135,8 +181,8 @@ type Model struct {
 	// Omit lists request fields never sent to this model: "temperature", "top_p", "seed", "max_tokens"
 	// (llm.Config.Omit).
 	Omit []string `json:"omit,omitempty" yaml:"omit"`
-	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", or ""
-	// for both (llm.Config.MaxTokensField).
+	// MaxTokensField is the request field max_tokens is sent in: "max_tokens", "max_completion_tokens", "both",
+	// or "" for the client's default for the host (llm.Config.MaxTokensField, MaxTokensFieldFor).
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
 }
 

@@ -46,9 +46,13 @@ const (
 
 // Tokens counts model tokens.
 type Tokens struct {
-	// Prompt and Completion are the prompt and completion token counts the endpoint reported.
+	// Prompt and Completion are the prompt and completion token counts the endpoint reported (estimates from
+	// bytes when Estimated).
 	Prompt     int `json:"prompt"`
 	Completion int `json:"completion"`
+	// Estimated is true when the endpoint sent no usage for some call of the attempt and its tokens were
+	// estimated from bytes (llm.Usage.Estimated); CostUSD then counts the estimate too.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Attempt is one line of attempts.jsonl.
@@ -78,7 +82,8 @@ type Attempt struct {
 	// Status is pass, fail or error; ErrorClass says why for fail/error.
 	Status     Status     `json:"status"`
 	ErrorClass ErrorClass `json:"error_class,omitempty"`
-	// Error is the harness error text for status error (redacted).
+	// Error is the text (redacted) of the error that ended the attempt: the harness or endpoint error of a
+	// status error, and the model-call error (context overflow, invalid request) of an agent failure.
 	Error string `json:"error,omitempty"`
 	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (agent.FailureMode).
 	FailureMode FailureMode `json:"failure_mode,omitempty"`

@@ -55,7 +55,8 @@ type FinishRecord struct {
 	RecoveredFrom string `json:"recovered_from,omitempty"`
 	// Error is a harness or model error that ended the attempt.
 	Error string `json:"error,omitempty"`
-	// ErrorClass classifies Error (llm.ErrorClass: infra, agent, quota, context_overflow).
+	// ErrorClass classifies Error (llm.ErrorClass: infra, rate_limit, config, auth, quota, context_overflow,
+	// agent).
 	ErrorClass llm.ErrorClass `json:"error_class,omitempty"`
 }
 
@@ -94,11 +95,23 @@ type Step struct {
 	Index int `json:"index"`
 	// Request summarises what was sent: message count, tool names offered (none when withheld), system sections.
 	Request RequestSummary `json:"request"`
-	// Content is the assistant message text; ToolCalls its tool calls.
+	// Content is the assistant message text (reasoning removed); ToolCalls its tool calls.
 	Content   string     `json:"content"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// FinishReason as the endpoint reported it.
+	// Reasoning is the reply's reasoning text (llm.Response.Reasoning); ReasoningFrom where it was read from:
+	// "reasoning_content", "reasoning", "content_array" or "think_tag".
+	Reasoning     string `json:"reasoning,omitempty"`
+	ReasoningFrom string `json:"reasoning_from,omitempty"`
+	// Refusal is the model's refusal text (the message's refusal field).
+	Refusal string `json:"refusal,omitempty"`
+	// FinishReason as the endpoint reported it ("stop", "tool_calls", "length", "content_filter", …).
 	FinishReason string `json:"finish_reason,omitempty"`
+	// Truncated marks a reply cut off at the token limit (finish_reason "length") whose tool calls were not
+	// executed: the model was told so in one tool message per call.
+	Truncated bool `json:"truncated,omitempty"`
+	// Extra is what the assistant message carried back to the endpoint on later turns (DeepSeek's
+	// reasoning_content, Gemini's thought signatures); nil when nothing.
+	Extra *Extra `json:"extra,omitempty"`
 	// Usage is the call's token usage.
 	Usage llm.Usage `json:"usage"`
 	// ModelMS is the model call's wall time, ms.
@@ -112,6 +125,25 @@ type Step struct {
 	Progress bool `json:"progress"`
 	// Recovery marks the extra model call made by an OnFinish hook.
 	Recovery bool `json:"recovery,omitempty"`
+}
+
+// Extra is the trajectory's record of an llm.Extra: the provider fields an assistant message carried back to the
+// endpoint on later turns, verbatim.
+type Extra struct {
+	// ReasoningContent is the "reasoning_content" sent back (DeepSeek thinking mode; also when empty).
+	ReasoningContent *string `json:"reasoning_content,omitempty"`
+	// Fields are other message-level provider fields ("extra_content", "reasoning_details").
+	Fields map[string]json.RawMessage `json:"fields,omitempty"`
+	// ToolCallFields are per tool-call-id provider fields (Gemini's extra_content.google.thought_signature).
+	ToolCallFields map[string]map[string]json.RawMessage `json:"tool_call_fields,omitempty"`
+}
+
+// ExtraOf records e (nil for nil).
+func ExtraOf(e *llm.Extra) *Extra {
+	if e == nil {
+		return nil
+	}
+	return &Extra{ReasoningContent: e.ReasoningContent, Fields: e.Fields, ToolCallFields: e.ToolCallFields}
 }
 
 // RequestSummary describes a model request without repeating the conversation.

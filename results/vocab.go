@@ -26,6 +26,16 @@ const (
 	FinishContextOverflow FinishReason = "context_overflow"
 	// FinishForced: a hook force-finished the attempt (AfterModelCaller).
 	FinishForced FinishReason = "forced"
+	// FinishTruncated: the endpoint cut the last reply off at its token limit (finish_reason "length") and the
+	// attempt ended without an answer; the cut-off tool calls of such replies are never executed.
+	FinishTruncated FinishReason = "truncated"
+	// FinishContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter"; its
+	// tool calls are not executed) or refused the request (a model-call error of class content_filter: Azure's
+	// 400 content_filter, OpenAI's invalid_prompt, OpenRouter's 403 "flagged").
+	FinishContentFilter FinishReason = "content_filter"
+	// FinishRefusal: the model refused (the message's refusal field, or finish_reason "refusal"); the text is
+	// the finish output and the step's refusal.
+	FinishRefusal FinishReason = "refusal"
 	// FinishModelError: any other model-call error (its class is in the trajectory's finish.error_class).
 	FinishModelError FinishReason = "model_error"
 	// FinishBrowserClosed: the browser, context or page is gone (infrastructure, not the agent).
@@ -33,14 +43,15 @@ const (
 )
 
 // ClassOf maps the class of the model-call error that ended an attempt (the trajectory's finish.error_class)
-// to the attempt record's class: infra and quota are ClassInfra (not the agent's fault; quota is billing
-// infrastructure), agent and context_overflow are ClassAgent; "" (no model-call error) and any unknown class
-// map to "".
+// to the attempt record's class: infra, rate_limit, config, auth and quota are ClassInfra (not the agent's
+// fault; the runner stops the run on the last three before recording anything, see runner.EndpointError),
+// agent, context_overflow and content_filter (a moderation layer refused what the agent sent) are ClassAgent;
+// "" (no model-call error) and any unknown class map to "".
 func ClassOf(c llm.ErrorClass) ErrorClass {
 	switch c {
-	case llm.ErrorInfra, llm.ErrorQuota:
+	case llm.ErrorInfra, llm.ErrorRateLimit, llm.ErrorQuota, llm.ErrorAuth, llm.ErrorConfig:
 		return ClassInfra
-	case llm.ErrorAgent, llm.ErrorContextOverflow:
+	case llm.ErrorAgent, llm.ErrorContextOverflow, llm.ErrorContentFilter:
 		return ClassAgent
 	}
 	return ""
@@ -53,8 +64,17 @@ type FailureMode string
 
 // Failure modes, most specific first.
 const (
-	// ModeInfra: ended by an infrastructure or quota error, or the browser went away (not an agent failure).
+	// ModeInfra: ended by an infrastructure, rate-limit or endpoint error (config, auth, quota), or the browser
+	// went away (not an agent failure).
 	ModeInfra FailureMode = "infra"
+	// ModeTruncated: ended without an answer after its last reply was cut off at the endpoint's token limit
+	// (finish_reason "length"; the cut-off tool calls were not executed).
+	ModeTruncated FailureMode = "truncated"
+	// ModeContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter") or
+	// refused the request (error class content_filter); an agent failure, not retried, the run goes on.
+	ModeContentFilter FailureMode = "content_filter"
+	// ModeRefusal: the model refused; its text is the step's refusal and the finish output.
+	ModeRefusal FailureMode = "refusal"
 	// ModeStaleRefDeadlock: error budget or stall limit spent with ≥3 stale-ref errors among the last 5 results.
 	ModeStaleRefDeadlock FailureMode = "stale_ref_deadlock"
 	// ModeEmptySnapshot: final ok=false while the last snapshot seen had no interactive ref.

@@ -8,8 +8,9 @@ import (
 
 func TestClassOf(t *testing.T) {
 	for c, want := range map[llm.ErrorClass]ErrorClass{
-		llm.ErrorInfra: ClassInfra, llm.ErrorQuota: ClassInfra,
-		llm.ErrorAgent: ClassAgent, llm.ErrorContextOverflow: ClassAgent,
+		llm.ErrorInfra: ClassInfra, llm.ErrorQuota: ClassInfra, llm.ErrorAuth: ClassInfra, llm.ErrorConfig: ClassInfra,
+		llm.ErrorRateLimit: ClassInfra,
+		llm.ErrorAgent:     ClassAgent, llm.ErrorContextOverflow: ClassAgent, llm.ErrorContentFilter: ClassAgent,
 		"": "", "unheard_of": "",
 	} {
 		if got := ClassOf(c); got != want {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"webbench/agent/guard"
+	"webbench/agent/llm"
 	"webbench/agent/llm/scripted"
 	"webbench/results"
 	"webbench/suites"
@@ -92,7 +93,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case "402":
-		if k >= 4 {
+		if k >= 12 {
 			apiError(w, 402, "insufficient credit: add credit to continue")
 			return
 		}
@@ -123,8 +124,9 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// faultRun runs tasks × reps with the model behind a fault proxy and returns the records and Run's error.
-func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s suites.Suite) (*results.ReadResult, *faultProxy, *Summary, error) {
+// startPolicy starts the scripted policy (clean profile) over s's tasks on loopback for the test and returns
+// its base URL.
+func startPolicy(t *testing.T, s suites.Suite) string {
 	t.Helper()
 	prof, err := scripted.LoadProfile("clean")
 	if err != nil {
@@ -136,7 +138,13 @@ func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s su
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pol.Close() })
-	px := startFaultProxy(t, url, mode)
+	return url
+}
+
+// faultRun runs tasks × reps with the model behind a fault proxy and returns the records and Run's error.
+func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s suites.Suite) (*results.ReadResult, *faultProxy, *Summary, error) {
+	t.Helper()
+	px := startFaultProxy(t, startPolicy(t, s), mode)
 	v := Variant{Name: "default", Guards: guard.Default(),
 		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 3 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 2, Variants: []Variant{v}, BaseSeed: 3}
@@ -201,33 +209,66 @@ func TestModelEndpointFaults(t *testing.T) {
 	}
 }
 
+// An out-of-credit answer (402) in the middle of a run stops it at once: the attempt that met it and those in
+// flight are not recorded (they re-run on resume), nothing is an agent failure, and Run returns an
+// *EndpointError of class quota. Once the endpoint answers again, the same run resumes and completes.
 func TestOutOfCreditStopsRunEarly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, tasks := zooShop(t, "shop-*")
-	rr, px, sum, err := faultRun(t, "402", Options{Workers: 1}, tasks, s)
-	if !errors.Is(err, ErrQuota) {
-		t.Fatalf("run error %v, want ErrQuota", err)
+	s, tasks := zooShop(t, "shop-qa-*")
+	dir := t.TempDir()
+	rr, px, sum, err := faultRun(t, "402", Options{OutDir: dir, Workers: 1}, tasks, s)
+	var ee *EndpointError
+	if !errors.As(err, &ee) || ee.Err.Class != llm.ErrorQuota || ee.ExitCode() != 3 {
+		t.Fatalf("run error %v, want an EndpointError of class quota (exit 3)", err)
 	}
 	planned := len(tasks) * 2
 	if sum.Ran >= planned || len(rr.Latest) >= planned {
 		t.Errorf("run did not stop early: ran %d of %d", sum.Ran, planned)
 	}
-	quota := 0
-	for _, r := range rr.Latest {
+	for _, r := range rr.Records {
 		if r.Status == results.StatusFail {
 			t.Errorf("out-of-credit counted as an agent failure: %+v", r)
 		}
-		if r.Status == results.StatusError && strings.Contains(r.Error, "quota") {
-			quota++
+		if strings.Contains(r.Error, "insufficient credit") {
+			t.Errorf("the attempt that met the quota error was recorded: %+v", r)
 		}
 	}
-	if quota == 0 {
-		t.Error("no attempt recorded the quota error")
+	if !strings.Contains(sum.Stopped, "insufficient credit") {
+		t.Errorf("summary does not say why the run stopped: %q", sum.Stopped)
 	}
-	if px.n.Load() > 20 {
-		t.Errorf("kept calling a refusing endpoint: %d requests", px.n.Load())
+	// 11 answered requests (the preflight and the first attempts' calls), then the one refused: no retries.
+	if before := len(rr.Latest); before == 0 {
+		t.Error("no attempt was recorded before the stop (the resume below would not show they are kept)")
+	}
+	if px.n.Load() != 12 {
+		t.Errorf("%d requests, want 12: the run kept calling a refusing endpoint", px.n.Load())
+	}
+	t.Logf("stopped after %d requests, %d attempt(s) recorded of %d: %s", px.n.Load(), len(rr.Latest), planned, sum.Stopped)
+	// Credit added (the same endpoint stops refusing): the same command on the same directory resumes; every
+	// attempt ends with exactly one final record and the ones recorded before the stop are kept.
+	before := len(rr.Latest)
+	px.mode = "" // no request is in flight: Run has returned
+	v := Variant{Name: "default", Guards: guard.Default(),
+		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 3 * time.Second}}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 2, Variants: []Variant{v}, BaseSeed: 3}
+	sum2, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard})
+	if err != nil {
+		t.Fatalf("resume after the fix: %v", err)
+	}
+	rr2, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exactlyOnce(t, rr2, tasks, 2)
+	if sum2.Skipped != before {
+		t.Errorf("resume skipped %d attempts, %d were recorded before the stop", sum2.Skipped, before)
+	}
+	for _, r := range rr2.Latest {
+		if r.Status != results.StatusPass {
+			t.Errorf("%s rep %d: %s after the fix", r.TaskID, r.Rep, r.Status)
+		}
 	}
 }
 

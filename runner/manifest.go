@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,8 +40,10 @@ func gitSHA() string {
 	return strings.TrimSpace(string(out))
 }
 
-// startManifest writes the manifest of a starting (or resumed) run: the plan as expanded and the stack's versions.
-func startManifest(w *results.Writer, plan Plan, opts Options) (*results.Manifest, error) {
+// startManifest writes the manifest of a starting (or resumed) run: the plan as expanded, the stack's versions
+// and the endpoints' preflight findings. Resuming a run that has records (prev) keeps what its manifest
+// already holds: the first start time, and the earlier preflights' endpoints (mergeEndpoints).
+func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []results.Endpoint, prev *results.ReadResult) (*results.Manifest, error) {
 	host, _ := os.Hostname()
 	id := opts.RunID
 	if id == "" {
@@ -49,8 +52,59 @@ func startManifest(w *results.Writer, plan Plan, opts Options) (*results.Manifes
 	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: id, Plan: plan.Record(),
 		Webbench: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Playwright: playwrightVersion(),
 		Chromium: chromiumVersion(opts.Chromium), Host: host, StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Shard: opts.Shard.String()}
+		Shard: opts.Shard.String(), Endpoints: endpoints}
+	if prev != nil && len(prev.Records) > 0 {
+		if old, err := results.ReadManifest(w.Dir()); err == nil {
+			if old.StartedAt != "" {
+				m.StartedAt = old.StartedAt
+			}
+			m.Endpoints = mergeEndpoints(old.Endpoints, endpoints)
+		}
+	}
 	return m, results.WriteManifest(w.Dir(), m)
+}
+
+// manifestVersion is the schema_version of dir's manifest as written on disk (0 when there is none or it does not
+// parse): results.ReadManifest converts older versions, which the first write then rewrites as the current one.
+func manifestVersion(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
+	if err != nil {
+		return 0
+	}
+	var head struct {
+		SchemaVersion int `json:"schema_version"`
+	}
+	if json.Unmarshal(b, &head) != nil {
+		return 0
+	}
+	return head.SchemaVersion
+}
+
+// mergeEndpoints is the endpoints of a resumed run: this invocation's preflights (cur) after the earlier ones
+// (old) that still describe a variant cur does not — an earlier entry loses the variants cur preflighted again
+// and is dropped only when none is left. Nothing recorded about a variant is lost when a resume preflights
+// fewer variants (those whose attempts are all done are not preflighted again).
+func mergeEndpoints(old, cur []results.Endpoint) []results.Endpoint {
+	again := map[string]bool{}
+	for _, e := range cur {
+		for _, v := range e.Variants {
+			again[v] = true
+		}
+	}
+	var out []results.Endpoint
+	for _, e := range old {
+		var keep []string
+		for _, v := range e.Variants {
+			if !again[v] {
+				keep = append(keep, v)
+			}
+		}
+		if len(keep) > 0 {
+			e.Variants = keep
+			out = append(out, e)
+		}
+	}
+	return append(out, cur...)
 }
 
 // finishManifest records the end time and the summary.

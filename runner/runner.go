@@ -44,7 +44,8 @@ type Options struct {
 	ActionTimeout time.Duration
 	// Screenshots keeps screenshots after each step (for the llm judge) and writes the last ones to the run dir.
 	Screenshots bool
-	// Log receives progress lines (default os.Stderr); Progress draws a bar when Log is a terminal.
+	// Log receives progress lines and the model endpoints' connection-limiter lines (llm.SetLimiterLog; default
+	// os.Stderr); Progress draws a bar when Log is a terminal.
 	Log io.Writer
 	// MaxCostUSD stops scheduling new attempts once recorded spend reaches it (0 = no limit).
 	MaxCostUSD float64
@@ -59,8 +60,36 @@ type Options struct {
 	Trace bool
 }
 
-// ErrQuota is returned when the model endpoint refused for credit or key reasons; the run stops early.
-var ErrQuota = errors.New("model endpoint refused: out of credit/quota or invalid key")
+// EndpointError is what Run returns when a model endpoint answered with an error class that stops the whole
+// run (llm.ErrorClass.Fatal: config — a mistyped model name, a base URL without /v1, an invalid request;
+// auth — a bad key; quota — out of credit), in the preflight or in an attempt. Nothing about it is recorded as
+// an attempt: the attempt that met it and those in flight are abandoned unrecorded (as on an interrupt) and
+// re-run when the same run directory is run again, so nothing already recorded is lost and the run resumes
+// once the cause is fixed. The manifest's summary says why the run stopped.
+type EndpointError struct {
+	// Variant names the arm whose endpoint answered; BaseURL and Model are its endpoint.
+	Variant, BaseURL, Model string
+	// Preflight is true when the preflight request (llm.Client.Preflight) met it, before any attempt ran.
+	Preflight bool
+	// Err is the classified endpoint error: the server's message and a hint.
+	Err *llm.Error
+}
+
+// Error names the variant and endpoint, then the endpoint error (class, HTTP status, the server's message and
+// the hint).
+func (e *EndpointError) Error() string {
+	when := "during the run"
+	if e.Preflight {
+		when = "at the preflight, before any attempt"
+	}
+	return fmt.Sprintf("variant %s: %s at %s %s: %v", e.Variant, e.Model, e.BaseURL, when, e.Err)
+}
+
+// Unwrap returns the *llm.Error.
+func (e *EndpointError) Unwrap() error { return e.Err }
+
+// ExitCode is the exit code of the error's class (llm.ErrorClass.ExitCode: config 2, auth and quota 3).
+func (e *EndpointError) ExitCode() int { return e.Err.Class.ExitCode() }
 
 // Run executes plan into opts.OutDir, skipping attempts already recorded as pass/fail, and returns a summary.
 // Cancelling ctx stops scheduling, abandons in-flight attempts without recording them (they re-run on resume)
@@ -75,37 +104,64 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	if opts.Log == nil {
 		opts.Log = os.Stderr
 	}
+	// The connection limiters' window changes (halved on 429, grown back) go where the run log goes, the
+	// preflight's included; the process-wide default (standard error) is back once the run returns.
+	llm.SetLimiterLog(opts.Log)
+	defer llm.SetLimiterLog(os.Stderr)
 	all, err := plan.Expand()
 	if err != nil {
 		return nil, err
 	}
 	atts := opts.Shard.Select(all)
-	w, err := results.OpenWriter(opts.OutDir)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
 	prev, err := previous(opts.OutDir, plan)
 	if err != nil {
 		return nil, err
 	}
 	sum := &Summary{Planned: len(atts)}
 	todo, retriesSoFar := remaining(atts, prev, sum)
-	man, err := startManifest(w, plan, opts)
+	if len(todo) == 0 && len(prev.Records) > 0 && manifestVersion(opts.OutDir) >= results.SchemaVersion {
+		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
+		// recorded the attempts) stays as it is. (An older schema's manifest is rewritten below, its times and
+		// summary kept.)
+		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
+		return sum, nil
+	}
+	var agents map[string]*agentFor
+	var endpoints []results.Endpoint
+	if len(todo) > 0 {
+		var stopAgents func()
+		agents, stopAgents, err = startAgents(plan, suite)
+		if err != nil {
+			return nil, err
+		}
+		defer stopAgents()
+		// The preflight comes before anything is written: a run stopped by it leaves no record, no manifest and
+		// no new directory, so the fixed command (another model name, base URL or key) starts afresh there.
+		if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
+			return nil, err
+		}
+	}
+	// The manifest as it was before this invocation rewrites it (an older schema's is upgraded below).
+	old, oldErr := results.ReadManifest(opts.OutDir)
+	w, err := results.OpenWriter(opts.OutDir)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	man, err := startManifest(w, plan, opts, endpoints, prev)
 	if err != nil {
 		return nil, err
 	}
 	if len(todo) == 0 {
 		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
+		if oldErr == nil && old.Summary != nil && len(prev.Records) > 0 {
+			// Upgrading an older schema's manifest: what it says of the run's end stays.
+			man.EndedAt, man.Summary = old.EndedAt, old.Summary
+			return sum, results.WriteManifest(w.Dir(), man)
+		}
 		finishManifest(w, man, sum)
 		return sum, nil
 	}
-
-	agents, stopAgents, err := startAgents(plan, suite)
-	if err != nil {
-		return nil, err
-	}
-	defer stopAgents()
 	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
 	if err != nil {
 		return nil, err
@@ -125,8 +181,9 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		sum.Stopped = "interrupted"
 	}
 	finishManifest(w, man, sum)
-	if errors.Is(context.Cause(ctx), ErrQuota) {
-		return sum, ErrQuota
+	var ee *EndpointError
+	if errors.As(context.Cause(ctx), &ee) {
+		return sum, ee
 	}
 	if perr != nil && !errors.Is(perr, context.Canceled) {
 		return sum, perr
@@ -206,7 +263,7 @@ func startAgents(plan Plan, suite suites.Suite) (agents map[string]*agentFor, st
 }
 
 // scheduler feeds attempts to a pool of workers, each owning one browser, and keeps the summary; it stops
-// scheduling (cancel) on a quota answer or when the cost limit is reached.
+// the run (cancel) on an endpoint error that stops runs (EndpointError) or when the cost limit is reached.
 type scheduler struct {
 	drv    *browser.Driver
 	opts   Options
@@ -234,7 +291,13 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 				if ctx.Err() != nil {
 					continue
 				}
-				rec, ok := wk.attempt(ctx, a, sc.suite, sc.agents[a.Variant], sc.w, sc.prior[a.AttemptID])
+				af := sc.agents[a.Variant]
+				rec, ok, fatal := wk.attempt(ctx, a, sc.suite, af, sc.w, sc.prior[a.AttemptID])
+				if fatal != nil {
+					cfg := af.client.Config()
+					sc.cancel(&EndpointError{Variant: a.Variant, BaseURL: cfg.BaseURL, Model: cfg.Model, Err: fatal})
+					continue
+				}
 				if ok {
 					sc.record(rec)
 				}
@@ -254,7 +317,8 @@ feed:
 	return p.Wait()
 }
 
-// record counts a finished attempt and applies the quota and cost stops.
+// record counts a finished attempt and applies the cost stop. The spend counts CostUSD whatever the tokens'
+// origin: estimated usage (an endpoint that sends none) is priced like reported usage.
 func (sc *scheduler) record(rec results.Attempt) {
 	sc.mu.Lock()
 	sc.sum.Ran++
@@ -269,16 +333,15 @@ func (sc *scheduler) record(rec results.Attempt) {
 	sc.mu.Unlock()
 	sc.prog.done(rec)
 	sc.spent.Add(uint64(rec.CostUSD * 1e6))
-	if isQuota(rec) {
-		sc.cancel(ErrQuota)
-	}
 	if sc.opts.MaxCostUSD > 0 && float64(sc.spent.Load())/1e6 >= sc.opts.MaxCostUSD {
 		sc.cancel(fmt.Errorf("cost limit $%.2f reached", sc.opts.MaxCostUSD))
 	}
 }
 
 // Agent is what plays one attempt in its prepared browser session (start page open) and produces the attempt's
-// trajectory (results.Trajectory, the record the runner completes and writes to trajectories/). The built-in ReAct
+// trajectory (results.Trajectory, the record the runner completes and writes to trajectories/). A non-nil error
+// is an infrastructure error of the attempt (recorded, retried), except an *llm.Error of a class that stops runs
+// (llm.ErrorClass.Fatal), which stops the run with the attempt unrecorded (EndpointError). The built-in ReAct
 // agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
 type Agent interface {
 	Run(ctx context.Context, task agent.Task, sess *browser.Session) (*results.Trajectory, error)
@@ -295,7 +358,10 @@ type agentFor struct {
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
-	client, err := llm.New(LLMConfig(v.Model, scriptedURL))
+	cfg := LLMConfig(v.Model, scriptedURL)
+	// Seed mode "none" sends no seed: the client knows it too, so its preflight sends none either.
+	cfg.NoSeed = cfg.NoSeed || v.Seed == "none"
+	client, err := llm.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -340,16 +406,20 @@ func (wk *worker) close() {
 	}
 }
 
-// attempt runs one attempt with infra retries; ok is false when it was abandoned (interrupt).
-func (wk *worker) attempt(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer, prior int) (results.Attempt, bool) {
-	var rec results.Attempt
+// attempt runs one attempt with infra retries; ok is false when it was abandoned (interrupt, or an endpoint
+// error that stops the run: fatal, which is never recorded).
+func (wk *worker) attempt(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer,
+	prior int) (rec results.Attempt, ok bool, fatal *llm.Error) {
 	for try := 0; ; try++ {
-		rec = wk.once(ctx, a, suite, af, w)
+		rec, fatal = wk.once(ctx, a, suite, af, w)
+		if fatal != nil {
+			return rec, false, fatal
+		}
 		if ctx.Err() != nil {
-			return rec, false
+			return rec, false, nil
 		}
 		rec.Retries = prior + try
-		if rec.Status != results.StatusError || isQuota(rec) || try >= wk.opts.Retries {
+		if rec.Status != results.StatusError || try >= wk.opts.Retries {
 			break
 		}
 		// Record the failed try (the last line of an attempt id is its record), back off, retry.
@@ -359,17 +429,25 @@ func (wk *worker) attempt(ctx context.Context, a Attempt, suite suites.Suite, af
 		select {
 		case <-time.After(time.Duration(500*(1<<try)) * time.Millisecond):
 		case <-ctx.Done():
-			return rec, false
+			return rec, false, nil
 		}
 	}
 	if err := w.Append(rec); err != nil {
 		fmt.Fprintf(wk.opts.Log, "error: %v\n", err)
 	}
-	return rec, true
+	return rec, true, nil
 }
 
-// once runs the attempt a single time and builds its record.
-func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer) results.Attempt {
+// once runs the attempt a single time and builds its record; fatal is the endpoint error that stops the run
+// when the agent met one (the record is then not to be written).
+func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer) (_ results.Attempt, fatal *llm.Error) {
+	rec := wk.play(ctx, a, suite, af, w, &fatal)
+	return rec, fatal
+}
+
+// play runs the attempt once and builds its record, setting *fatal when the agent met an endpoint error that
+// stops the run.
+func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer, fatal **llm.Error) results.Attempt {
 	t := a.Task
 	rec := results.Attempt{AttemptID: a.AttemptID, PairID: a.PairID, Variant: a.Variant, TaskID: t.ID,
 		Suite: t.Suite, Cluster: t.Cluster, Rep: a.Rep, Seed: a.Seed, Model: af.v.Model.String(),
@@ -437,6 +515,10 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	if ctx.Err() != nil {
 		return rec
 	}
+	if le := (*llm.Error)(nil); errors.As(runErr, &le) && le.Class.Fatal() {
+		*fatal = le
+		return rec
+	}
 	rec.DurationMS = time.Since(start).Milliseconds()
 	if runErr != nil {
 		return infra(runErr)
@@ -450,17 +532,21 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	return rec
 }
 
-// conclude completes the record of an attempt the agent finished: usage, final answer, the app's final state
-// and the kept screenshots (added to the trajectory, which it writes), then the status — infra for an
-// infrastructure or quota finish, else the judges' verdict.
+// conclude completes the record of an attempt the agent finished: usage (estimated or not), final answer, the
+// error text, the app's final state and the kept screenshots (added to the trajectory, which it writes), then
+// the status — error/infra for an infrastructure or rate-limit finish (results.ClassOf), else the judges'
+// verdict.
 func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, af *agentFor, w *results.Writer,
 	env suites.Env, shots [][]byte, tr *results.Trajectory) results.Attempt {
 	if st, err := env.State(context.Background()); err == nil {
 		tr.State = st
 	}
 	rec.Steps = len(tr.Steps)
-	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion}
+	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
+	// Cost prices the usage whatever its origin: estimated tokens (no usage sent) count toward --max-cost.
 	rec.CostUSD = af.client.Cost(tr.Usage)
+	// The error that ended the attempt (redacted by the agent) is in the record whatever its class.
+	rec.Error = tr.Finish.Error
 	rec.GuardEvents = tr.GuardCounts
 	rec.FinishReason = tr.Finish.Reason
 	rec.RecoveredFrom = tr.Finish.RecoveredFrom
@@ -483,11 +569,8 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 			fmt.Fprintf(wk.opts.Log, "warning: trajectory %s: %v\n", rel, err)
 		}
 	}()
-	if ec := tr.Finish.ErrorClass; results.ClassOf(ec) == results.ClassInfra {
-		rec.Status, rec.ErrorClass, rec.Error, rec.FailureMode = results.StatusError, results.ClassInfra, tr.Finish.Error, results.ModeInfra
-		if ec == llm.ErrorQuota {
-			rec.Error = quotaPrefix + tr.Finish.Error
-		}
+	if results.ClassOf(tr.Finish.ErrorClass) == results.ClassInfra {
+		rec.Status, rec.ErrorClass, rec.FailureMode = results.StatusError, results.ClassInfra, results.ModeInfra
 		return rec
 	}
 	v := Judge(ctx, nil, judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
@@ -495,7 +578,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	switch {
 	case v.Error != "":
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
-		rec.Error = v.Error
+		rec.Error = llm.RedactString(v.Error)
 	case v.Pass:
 		rec.Status = results.StatusPass
 	default:
@@ -551,18 +634,13 @@ func guardMap(g map[string]bool) map[string]bool {
 	return out
 }
 
-const quotaPrefix = "quota: "
-
-// isQuota reports an attempt that ended on an out-of-credit / invalid-key answer: the run stops early.
-func isQuota(r results.Attempt) bool { return strings.HasPrefix(r.Error, quotaPrefix) }
-
 // ErrPlanMismatch is returned when the run directory holds a run of another plan: resuming it would report
 // the old records under the new configuration.
 var ErrPlanMismatch = errors.New("run directory holds a different plan")
 
 // previous reads the records already in dir for resuming, after checking that dir holds a run of the same
 // plan (checkSamePlan), through results.Open. A directory without a manifest is a new run (refused when it
-// holds records all the same).
+// holds records all the same); so is one whose manifest is there but no attempt was recorded.
 func previous(dir string, plan Plan) (*results.ReadResult, error) {
 	run, err := results.Open(dir)
 	switch {
@@ -576,6 +654,11 @@ func previous(dir string, plan Plan) (*results.ReadResult, error) {
 		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
 	case err != nil:
 		return nil, err
+	}
+	if len(run.Records) == 0 && !run.TornTail {
+		// A run that recorded nothing (stopped by the preflight's or its first attempt's endpoint error, or
+		// interrupted early) has nothing to mix with: the fixed command starts it afresh.
+		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
 	}
 	if err := checkSamePlan(dir, run.Manifest.Plan, plan.Record()); err != nil {
 		return nil, err

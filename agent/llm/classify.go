@@ -186,8 +186,16 @@ func jsonNumber(raw json.RawMessage) float64 {
 }
 
 // overflowMarkers are the lower-cased fragments of every server's context-length error message (and codes /
-// types) that classify as context_overflow. Each is covered by TestClassifyServerBodies with the server's full
-// text and its source.
+// types) that classify as context_overflow, on a 4xx other than 429 (or a 2xx carrying an error) only: a 5xx
+// is the endpoint failing, not the conversation, except for the servers of overflowMarkers5xx. Each is covered by
+// TestClassifyServerBodies with the server's full text and its source.
+//
+// The last three are generic. Non-overflow errors that contain them and are kept out by an earlier rule or by
+// a test: Groq's and OpenAI's "Request too large … on tokens per min" (a rate tier, not the window; the TPM
+// rule runs first). A 400 about the completion cap alone — OpenAI's "max_tokens is too large: N. This model
+// supports at most M completion tokens" — names no context and stays config; vLLM's "'max_tokens' or
+// 'max_completion_tokens' is too large: N. This model's maximum context length is L tokens and your request
+// has P input tokens" is an overflow: the prompt has grown into the room the cap needs.
 var overflowMarkers = []string{
 	"context_length_exceeded",                      // OpenAI, Azure, Groq code
 	"maximum context length",                       // OpenAI (older), vLLM (older), DeepSeek, OpenRouter
@@ -207,16 +215,45 @@ var overflowMarkers = []string{
 	"too many tokens",                              // generic
 }
 
-// quotaMarkers are the lower-cased fragments of out-of-quota / out-of-credit messages and codes.
+// overflowMarkers5xx are the overflow messages of servers known to answer an overflow with HTTP 500: llama.cpp
+// builds before ggml-org/llama.cpp PR 15780 (exceed_context_size_error as a 500), and vLLM behind Xinference
+// (langchain-ai/deepagents issue 468: "The decoder prompt (length N) is longer than the maximum model length").
+// Any other 5xx is infra whatever its text.
+var overflowMarkers5xx = []string{
+	"exceeds the available context size",
+	"exceed_context_size_error",
+	"longer than the maximum model length",
+}
+
+// contentFilterMarkers mark a refusal of the request's content by a moderation layer (class content_filter):
+// Azure OpenAI's code content_filter / innererror.code ResponsibleAIPolicyViolation, OpenAI's code
+// invalid_prompt ("your prompt was flagged as potentially violating our usage policy"), OpenRouter's 403
+// moderation ("… requires moderation … flagged", error.metadata.reasons / flagged_input).
+var contentFilterMarkers = []string{
+	"content_filter",
+	"responsibleaipolicyviolation",
+	"invalid_prompt",
+	"content management policy",
+	"flagged_input",
+}
+
+// dailyLimitMarkers mark a rate limit that lasts the day, on a 429: waiting it out inside a run is not possible,
+// so it is quota. Groq's "on tokens per day (TPD)" is backed by a body (continuedev/continue issue 10920);
+// "(RPD)" / "requests per day" follow Groq's documented limit names but no captured body was found.
+var dailyLimitMarkers = []string{"per day (tpd)", "per day (rpd)", "tokens per day", "requests per day"}
+
+// quotaCodes are the error codes/types (exact, any case) of an out-of-quota account: OpenAI's insufficient_quota
+// and billing_hard_limit_reached. They are matched on the body's code and type fields, not on its text.
+var quotaCodes = []string{"insufficient_quota", "billing_hard_limit_reached"}
+
+// quotaMarkers are the lower-cased fragments of out-of-quota / out-of-credit messages.
 var quotaMarkers = []string{
-	"insufficient_quota",                     // OpenAI code and type
 	"exceeded your current quota",            // OpenAI message
 	"insufficient credit",                    // OpenRouter "Insufficient credits", others
 	"insufficient_credit",                    //
 	"out of credit",                          //
 	"credit balance is too low",              // Anthropic (returned as 400 invalid_request_error)
 	"insufficient balance",                   // DeepSeek 402 "Insufficient Balance"
-	"billing_hard_limit_reached",             // OpenAI
 	"exceeded your monthly included credits", // Hugging Face router
 	"enforced_spend_limit_reached",           // Anthropic 429 rate_limit_error with error.details.error_code
 }
@@ -230,24 +267,47 @@ var loadingMarkers = []string{"loading", "overloaded", "estimated_time", "try ag
 var routeNotFound = regexp.MustCompile(`(?i)^(404 page not found|not found|cannot post .*|404: not found|404 not found)$`)
 
 // classify turns an HTTP error status and body into an *Error, and the wait the body asks for before a retry
-// (estimated_time). The rules, in order:
-//   - 401, 403 → auth;
-//   - 402, or a quota marker in the message/type/code (any 4xx) → quota;
-//   - an overflow marker (any status but 429) → context_overflow; 413 (a proxy's or Anthropic's request too
-//     large: the conversation outgrew what the endpoint accepts) → context_overflow;
+// (estimated_time, "try again in …"). The rules, in order:
+//   - 401, 403 → auth; but a quota code/marker → quota, and OpenRouter's 403 moderation (a content-filter
+//     marker, or "flagged") → content_filter;
+//   - Google's API_KEY_INVALID / "API key not valid" (Gemini answers 400 INVALID_ARGUMENT) → auth;
+//   - a content-filter marker on a 4xx (Azure content_filter / ResponsibleAIPolicyViolation, OpenAI
+//     invalid_prompt) → content_filter (not fatal, not retried);
+//   - Groq's code tool_use_failed on a 4xx (the model emitted a malformed tool call) → agent (failure_mode
+//     model_error; not fatal, not retried);
+//   - "Request too large for … on tokens per min" (Groq 413 and OpenAI 429: the request alone exceeds the
+//     account's TPM, it can never succeed at this tier) → quota;
+//   - 429 on a daily limit (TPD, RPD, "per day") or asking for a wait longer than maxWait (Groq's
+//     "try again in 6m54.72s") → quota, hint "daily limit reached";
+//   - 402, or a quota code (insufficient_quota, billing_hard_limit_reached in code/type) or quota marker in
+//     the message on any 4xx → quota;
+//   - an overflow marker on a 4xx other than 429 (or on a 2xx carrying an error object) → context_overflow,
+//     and on a 5xx only the markers of servers known to send overflows as 500 (overflowMarkers5xx); 413 (a proxy's or Anthropic's request
+//     too large: the conversation outgrew what the endpoint accepts) → context_overflow;
 //   - 429 → rate_limit; 503 with a loading marker or estimated_time → rate_limit; 529 → rate_limit;
-//   - 404, 405 → config, hinting at the base URL when the body is a router's "not found" (or empty/HTML), at
-//     the model name otherwise;
-//   - 408, 409, 424 (TGI's generation error), 425 → infra; other 4xx → config (unsupported parameters named in the hint);
-//   - 5xx and anything else → infra.
+//   - 404, 405 → config, hinting at the base URL when the body is a router's "not found" (or empty/HTML),
+//     OpenAI's "Invalid URL (POST /…)" / "Unknown request URL", or Azure's "Resource not found" (naming the
+//     deployment path), at the model name otherwise;
+//   - 408, 409, 424 (TGI's generation error), 425 → infra; other 4xx → config (unsupported parameters named in
+//     the hint);
+//   - 5xx and anything else → infra (overflow and other markers are not read on a 5xx).
 func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 	info := parseErrorBody(raw)
 	e := &Error{StatusCode: status, Type: c.clip(info.Type), Code: c.clip(info.Code), Message: c.clip(info.Message)}
 	text := strings.ToLower(info.Message + " " + info.Type + " " + info.Code)
 	rawText := strings.ToLower(string(raw))
+	is4xx := status >= 400 && status < 500
 	has := func(markers []string) bool {
 		for _, m := range markers {
 			if strings.Contains(text, m) {
+				return true
+			}
+		}
+		return false
+	}
+	hasRaw := func(markers []string) bool {
+		for _, m := range markers {
+			if strings.Contains(rawText, m) {
 				return true
 			}
 		}
@@ -257,27 +317,48 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 		if googleRetryable(info, rawText) {
 			return false
 		}
-		for _, m := range quotaMarkers {
-			if strings.Contains(text, m) || strings.Contains(rawText, m) {
+		for _, q := range quotaCodes {
+			if strings.EqualFold(info.Code, q) || strings.EqualFold(info.Type, q) {
 				return true
 			}
 		}
-		return false
+		return has(quotaMarkers) || hasRaw(quotaMarkers)
 	}
 	wait := time.Duration(info.EstimatedTime * float64(time.Second))
 	if d := retryDelay(rawText); d > wait {
 		wait = d
 	}
+	contentFilter := has(contentFilterMarkers) || hasRaw(contentFilterMarkers)
+	const quotaHint = "add credit or raise the quota of the account"
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		e.Class = ErrorAuth
-		e.Hint = "check the API key (environment variable " + c.keyEnv() + ")"
-		if quota() {
-			e.Class, e.Hint = ErrorQuota, "add credit or raise the quota of the account"
+		e.Hint = "check the API key (environment variable " + c.cfg.KeyEnv() + ")"
+		switch {
+		case quota():
+			e.Class, e.Hint = ErrorQuota, quotaHint
+		case status == http.StatusForbidden && (contentFilter || strings.Contains(text, "flagged")):
+			e.Class, e.Hint = ErrorContentFilter, "the endpoint's moderation refused the request's content"
 		}
-	case status == http.StatusPaymentRequired || (status >= 400 && status < 500 && quota()):
-		e.Class, e.Hint = ErrorQuota, "add credit or raise the quota of the account"
-	case status != http.StatusTooManyRequests && has(overflowMarkers):
+	case is4xx && (strings.Contains(rawText, "api_key_invalid") || strings.Contains(text, "api key not valid")):
+		e.Class = ErrorAuth
+		e.Hint = "check the API key (environment variable " + c.cfg.KeyEnv() + ")"
+	case is4xx && contentFilter:
+		e.Class, e.Hint = ErrorContentFilter, "the endpoint's content filter refused the request (page content or prompt)"
+	case is4xx && strings.EqualFold(info.Code, "tool_use_failed"):
+		e.Class, e.Hint = ErrorAgent, "the model produced a malformed tool call"
+	case is4xx && strings.Contains(text, "request too large") && strings.Contains(text, "tokens per min"):
+		e.Class = ErrorQuota
+		e.Hint = "the request is larger than the account's tokens-per-minute limit: use a higher tier or a model with a larger limit"
+	case status == http.StatusTooManyRequests && (has(dailyLimitMarkers) || wait > maxWait):
+		e.Class, e.Hint = ErrorQuota, "daily limit reached"
+		if !has(dailyLimitMarkers) {
+			e.Hint = fmt.Sprintf("daily limit reached (the endpoint asks to wait %s)", wait.Round(time.Second))
+		}
+	case status == http.StatusPaymentRequired || (is4xx && quota()):
+		e.Class, e.Hint = ErrorQuota, quotaHint
+	case (is4xx && status != http.StatusTooManyRequests || status >= 200 && status < 300) && has(overflowMarkers),
+		status >= 500 && has(overflowMarkers5xx):
 		e.Class = ErrorContextOverflow
 	case status == http.StatusRequestEntityTooLarge:
 		e.Class = ErrorContextOverflow
@@ -289,17 +370,23 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
 		e.Class = ErrorConfig
 		msg := strings.TrimSpace(info.Message)
-		if info.Shape == "empty" || info.Shape == "html" || routeNotFound.MatchString(msg) ||
-			status == http.StatusMethodNotAllowed {
+		lmsg := strings.ToLower(msg)
+		switch {
+		case strings.Contains(lmsg, "resource not found"):
+			e.Hint = "base URL should name the Azure OpenAI deployment: https://<resource>.openai.azure.com/openai/deployments/<deployment> " +
+				"(or https://<resource>.openai.azure.com/openai/v1) (requests go to " + c.url + ")"
+		case info.Shape == "empty" || info.Shape == "html" || routeNotFound.MatchString(msg) ||
+			strings.HasPrefix(lmsg, "invalid url (") || strings.HasPrefix(lmsg, "unknown request url") ||
+			status == http.StatusMethodNotAllowed:
 			e.Hint = "base URL should end in /v1 (requests go to " + c.url + ")"
-		} else {
+		default:
 			e.Hint = "check the model name " + strconv.Quote(c.cfg.Model) + " (GET " +
 				strings.TrimSuffix(c.url, "/chat/completions") + "/models lists them)"
 		}
 	case status == http.StatusRequestTimeout || status == http.StatusConflict || status == http.StatusTooEarly ||
 		status == http.StatusFailedDependency: // TGI: 424 "Request failed during generation"
 		e.Class = ErrorInfra
-	case status >= 400 && status < 500:
+	case is4xx:
 		e.Class = ErrorConfig
 		e.Hint = c.invalidRequestHint(text, info.Param)
 	default:
@@ -321,21 +408,18 @@ func googleRetryable(info errorInfo, rawText string) bool {
 }
 
 var (
-	retryInPattern    = regexp.MustCompile(`(?:retry|try again) in ([0-9]+(?:\.[0-9]+)?)(ms|s)\b`)
-	retryDelayPattern = regexp.MustCompile(`"retrydelay":\s*"([0-9]+(?:\.[0-9]+)?)s"`)
+	retryInPattern    = regexp.MustCompile(`(?:retry|try again) in ((?:[0-9]+(?:\.[0-9]+)?(?:h|ms|m|s))+)`)
+	retryDelayPattern = regexp.MustCompile(`"retrydelay":\s*"([0-9]+(?:\.[0-9]+)?s)"`)
 )
 
 // retryDelay reads the wait an error body asks for, from the lower-cased body: Google's "Please retry in
-// 11.1s." and RetryInfo "retryDelay": "33s", OpenAI's "Please try again in 9.816s." / "in 644ms."; 0 when none.
+// 11.1s." and RetryInfo "retryDelay": "33s", OpenAI's "Please try again in 9.816s." / "in 644ms.", Groq's
+// "Please try again in 6m54.72s." / "1h23m45.6s" (parsed with time.ParseDuration); 0 when none.
 func retryDelay(rawText string) time.Duration {
 	for _, p := range []*regexp.Regexp{retryDelayPattern, retryInPattern} {
 		if m := p.FindStringSubmatch(rawText); m != nil {
-			if f, err := strconv.ParseFloat(m[1], 64); err == nil {
-				unit := time.Second
-				if len(m) > 2 && m[2] == "ms" {
-					unit = time.Millisecond
-				}
-				return time.Duration(f * float64(unit))
+			if d, err := time.ParseDuration(m[1]); err == nil {
+				return d
 			}
 		}
 	}
@@ -346,6 +430,9 @@ func retryDelay(rawText string) time.Duration {
 // the endpoint refused.
 func (c *Client) invalidRequestHint(text, param string) string {
 	switch {
+	case strings.Contains(text, "at the same time") && strings.Contains(text, "max_completion_tokens"):
+		return "send one max tokens field: set max_tokens_field: max_completion_tokens (OpenAI, Azure OpenAI) or " +
+			"max_tokens (other servers) in the model block (--max-tokens-field)"
 	case strings.Contains(text, "no models loaded"):
 		return "load the model in the server (LM Studio: lms load <model>)"
 	case strings.Contains(text, "unsupported") || strings.Contains(text, "not supported") ||
@@ -354,14 +441,14 @@ func (c *Client) invalidRequestHint(text, param string) string {
 		strings.Contains(text, "extra inputs are not permitted"):
 		switch {
 		case param == "max_tokens" || strings.Contains(text, "'max_tokens' is not supported"):
-			return "set max_tokens_field: max_completion_tokens in the model block"
+			return "set max_tokens_field: max_completion_tokens in the model block (--max-tokens-field max_completion_tokens)"
 		case param == "max_completion_tokens" || strings.Contains(text, "max_completion_tokens"):
-			return "set max_tokens_field: max_tokens in the model block"
+			return "set max_tokens_field: max_tokens in the model block (--max-tokens-field max_tokens)"
 		}
 		for _, f := range OmitFields {
 			if param == f || strings.Contains(text, "'"+f+"'") || strings.Contains(text, "`"+f+"`") ||
 				strings.Contains(text, "\""+f+"\"") || strings.Contains(text, " "+f+" ") {
-				return "add omit: [" + f + "] to the model block"
+				return "add omit: [" + f + "] to the model block (--omit " + f + ")"
 			}
 		}
 		if strings.Contains(text, "tool") {
@@ -380,15 +467,9 @@ func (c *Client) transportError(err error) *Error {
 	return e
 }
 
-func (c *Client) keyEnv() string {
-	if c.cfg.APIKeyEnv != "" {
-		return c.cfg.APIKeyEnv
-	}
-	return "OPENAI_API_KEY"
-}
-
-// redact is RedactString plus the client's own key (whatever variable it came from).
-func (c *Client) redact(s string) string {
+// Redact is RedactString plus the client's own key (whatever variable it came from): what the client does to
+// every error text it keeps. bench doctor uses it for what it prints.
+func (c *Client) Redact(s string) string {
 	if len(c.key) >= 6 {
 		s = strings.ReplaceAll(s, c.key, "[REDACTED]")
 	}
@@ -399,12 +480,12 @@ func (c *Client) redactErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return errors.New(c.redact(err.Error()))
+	return errors.New(c.Redact(err.Error()))
 }
 
 // clip redacts s and cuts it to maxMessage bytes on a rune boundary.
 func (c *Client) clip(s string) string {
-	s = c.redact(strings.TrimSpace(s))
+	s = c.Redact(strings.TrimSpace(s))
 	if len(s) <= maxMessage {
 		return s
 	}

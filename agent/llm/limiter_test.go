@@ -23,6 +23,32 @@ import (
 const rateLimitBody = `{"error":{"message":"Rate limit reached for 10KTPM-200RPM in organization org-OASFC7k1Ff5IzueeLArhQtnT on tokens per min. Limit: 10000 / min. Please try again in 6ms. Contact us through our help center at help.openai.com if you continue to have issues.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`
 
 // freshLimiter is SharedLimiter for a key no earlier test (or -count run) has used.
+// runWorkers runs workers goroutines that share workers×calls calls to url through client (each takes the next
+// call from a common count, as the runner's workers take attempts), and waits for them; a failed call is a test
+// error and ends its worker. Sharing matters to the barrier tests: while calls remain, every worker has one to
+// send, so the server can hold min(cap, calls left) requests at once whatever order the scheduler runs them in
+// (with a fixed share per worker, workers that finished early left fewer senders than calls and the barrier waited
+// forever).
+func runWorkers(t *testing.T, client *http.Client, url string, workers, calls int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var taken atomic.Int64
+	total := int64(workers * calls)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for taken.Add(1) <= total {
+				if _, err := call(t, client, url); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func freshLimiter(key string, max int) *Limiter {
 	limitersMu.Lock()
 	delete(limiters, key)
@@ -202,21 +228,7 @@ func TestLimiterGrowsBackToMax(t *testing.T) {
 	srv := newCountingServer(t, 4, true)
 	const capN, workers, calls = 8, 12, 20
 	l := freshLimiter(EndpointKey(srv.URL+"/v1", "m"), capN)
-	client := &http.Client{Transport: l.Transport(nil)}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range calls {
-				if _, err := call(t, client, srv.URL+"/v1/chat/completions"); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(t, &http.Client{Transport: l.Transport(nil)}, srv.URL+"/v1/chat/completions", workers, calls)
 	lines := lb.lines()
 	t.Logf("cap %d: peak concurrency %d, %d calls answered 200 after %d 429(s); window trace:\n%s",
 		capN, srv.peak.Load(), srv.ok.Load(), srv.limited.Load(), strings.Join(lines, "\n"))
@@ -411,21 +423,7 @@ func TestLimiterCapBinds(t *testing.T) {
 			const workers, calls = 16, 5
 			srv := newBarrierServer(t, capN, workers*calls)
 			l := freshLimiter(EndpointKey(srv.URL+"/v1", "bind"), capN)
-			client := &http.Client{Transport: l.Transport(nil)}
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range calls {
-						if _, err := call(t, client, srv.URL+"/v1/chat/completions"); err != nil {
-							t.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
+			runWorkers(t, &http.Client{Transport: l.Transport(nil)}, srv.URL+"/v1/chat/completions", workers, calls)
 			t.Logf("cap %d, %d workers: peak concurrency %d, %d calls left unanswered", capN, workers, srv.peak, srv.remaining)
 			if srv.peak != capN || srv.remaining != 0 {
 				t.Errorf("peak %d (want exactly %d), %d calls unanswered", srv.peak, capN, srv.remaining)
@@ -526,5 +524,76 @@ func TestChatThroughLimiter(t *testing.T) {
 	}
 	if len(lines) == 0 || !strings.HasSuffix(lines[0], ": concurrency 4 → 2 after HTTP 429") {
 		t.Errorf("log %q", lines)
+	}
+}
+
+// The call timeout counts from when a request is sent, not from when it was queued for a slot. Through
+// New(Config{MaxConnections: 1, CallTimeout: d}), the test holds the endpoint's only slot itself, queues four
+// Chat calls behind it, confirms they are all waiting, keeps them waiting for 2d, then frees the slot: the
+// server answers at once, and every call succeeds although each waited longer than d. No wall-clock race
+// decides the outcome: the queue is observed through the limiter, and a slow machine only makes the wait
+// longer, never shorter (each call's own round trip to loopback has d = 1 s).
+func TestCallTimeoutExcludesQueueing(t *testing.T) {
+	const d = time.Second
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, okJSON)
+	}))
+	defer srv.Close()
+	base := srv.URL + "/v1"
+	l := freshLimiter(EndpointKey(base, "m"), 1)
+	c, err := New(Config{Model: "m", BaseURL: base, MaxConnections: 1, CallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cfg.Retries = 0
+	tok, err := l.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := c.Chat(context.Background(), Request{Messages: msgs})
+			errs <- err
+		}()
+	}
+	for l.waiting() < n {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(2 * d)
+	l.release(tok, outcomeNeutral)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("a call queued for %v (> CallTimeout %v) failed: %v", 2*d, d, err)
+		}
+	}
+}
+
+// A call that hangs once sent times out after CallTimeout: infra, with the timeout hint. The server holds the
+// request until the client gives up (its request context ends) or the test ends.
+func TestCallTimeoutCutsAHangingCall(t *testing.T) {
+	const d = 200 * time.Millisecond
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	base := srv.URL + "/v1"
+	freshLimiter(EndpointKey(base, "m"), 1)
+	c, err := New(Config{Model: "m", BaseURL: base, MaxConnections: 1, CallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cfg.Retries = 0
+	_, err = c.Chat(context.Background(), Request{Messages: msgs})
+	var le *Error
+	if !errors.As(err, &le) || le.Class != ErrorInfra || !strings.Contains(le.Hint, "longer than its timeout") {
+		t.Fatalf("hanging call: %v", err)
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -78,10 +79,51 @@ type Config struct {
 	// Omit lists request fields never sent, for models that reject them: "temperature", "top_p", "seed",
 	// "max_tokens" (the last drops both max_tokens and max_completion_tokens).
 	Omit []string `json:"omit,omitempty" yaml:"omit"`
-	// MaxTokensField is the request field MaxTokens is sent in: "max_tokens" (Ollama, llama.cpp, vLLM, most
-	// compatibility layers), "max_completion_tokens" (OpenAI's o-series and newer models), or "" (or "both") for
-	// both fields with the same value.
+	// MaxTokensField is the request field MaxTokens is sent in: "max_tokens" (vLLM, Ollama, llama.cpp, LM Studio,
+	// OpenRouter, Groq and most compatibility layers), "max_completion_tokens" (OpenAI and Azure OpenAI, whose
+	// o-series and newer models refuse max_tokens), "both" (both fields with the same value, only when asked
+	// for: OpenAI and VolcEngine reject a request carrying both), or "" for the default of the base URL's host
+	// (see MaxTokensFieldFor).
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
+}
+
+// KeyEnv is the environment variable the API key is read from: APIKeyEnv, or OPENAI_API_KEY when it is empty.
+func (c Config) KeyEnv() string {
+	if c.APIKeyEnv != "" {
+		return c.APIKeyEnv
+	}
+	return "OPENAI_API_KEY"
+}
+
+// MaxTokensFieldFor is the field a completion cap goes out in under c: MaxTokensField when set, otherwise
+// "max_completion_tokens" for OpenAI (api.openai.com) and Azure OpenAI (*.openai.azure.com, and *.azure.com
+// base URLs whose path has /openai) and "max_tokens" for every other endpoint. Never "both" unless asked for:
+// OpenAI answers a request with both fields 400 "Setting 'max_tokens' and 'max_completion_tokens' at the same
+// time is not supported." (code invalid_parameter_combination), VolcEngine likewise.
+func (c Config) MaxTokensFieldFor() string {
+	if c.MaxTokensField != "" {
+		return c.MaxTokensField
+	}
+	if openAIHost(c.BaseURL) {
+		return "max_completion_tokens"
+	}
+	return "max_tokens"
+}
+
+// openAIHost reports whether baseURL is OpenAI's or Azure OpenAI's API.
+func openAIHost(baseURL string) bool {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "api.openai.com", strings.HasSuffix(host, ".openai.azure.com"):
+		return true
+	case host == "azure.com" || strings.HasSuffix(host, ".azure.com"):
+		return strings.Contains(strings.ToLower(u.Path), "/openai")
+	}
+	return false
 }
 
 // OmitFields are the values Config.Omit accepts.
@@ -156,10 +198,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.CallTimeout == 0 {
 		cfg.CallTimeout = 120 * time.Second
 	}
-	env := cfg.APIKeyEnv
-	if env == "" {
-		env = "OPENAI_API_KEY"
-	}
+	env := cfg.KeyEnv()
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	// The call timeout runs below the limiter, from when a slot is granted (limiter.go: TimeoutTransport);
 	// http.Client.Timeout would count the wait for a slot as a slow call.

@@ -17,14 +17,16 @@ import (
 // {"ok": true}. The scripted policy answers a request offering it with that call.
 const PreflightTool = "webbench_preflight"
 
-// preflightMaxTokens bounds the preflight reply: enough for a reasoning model to think a little before the
-// call, small enough to cost nothing. A smaller Config.MaxTokens is kept.
+// preflightMaxTokens bounds the preflight reply when the configuration caps completions at all: enough for a
+// reasoning model to think a little before the call, small enough to cost nothing. A smaller Config.MaxTokens
+// is kept; with no Config.MaxTokens no cap is sent, as the run sends none.
 const preflightMaxTokens = 512
 
 // Capabilities is what one preflight request found out about an endpoint (recorded in the run manifest and
 // printed by bench doctor).
 type Capabilities struct {
-	// Model is the model name the request named.
+	// Model is the model name the request named (Config.Model), not the name the reply gave (servers answer
+	// with a resolved or dated name: "gpt-4o-mini-2024-07-18").
 	Model string `json:"model"`
 	// Tools: the reply carried a tool call (the agent cannot work without one).
 	Tools bool `json:"tools"`
@@ -35,9 +37,13 @@ type Capabilities struct {
 	// ReasoningField is where the reply's reasoning came from ("reasoning_content", "reasoning",
 	// "content_array", "think_tag"; "" when it had none).
 	ReasoningField string `json:"reasoning_field,omitempty"`
-	// MaxTokensField is the request field(s) the completion cap was sent in: "max_tokens",
-	// "max_completion_tokens", "both", or "" when omitted.
+	// MaxTokensField is the request field the completion cap was sent in (Config.MaxTokensFieldFor):
+	// "max_tokens", "max_completion_tokens", "both" (only when configured so), or "" when none was sent (no
+	// max_tokens configured, or omit: [max_tokens]).
 	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// FinishReason is the answering reply's finish_reason as sent ("tool_calls", "stop", "length", …); "length"
+	// with no tool call means the small completion cap cut the reply before any call (tool calling unproven).
+	FinishReason string `json:"finish_reason,omitempty"`
 	// LatencyMS is the wall time of the call that answered, including its retries.
 	LatencyMS int64 `json:"latency_ms"`
 	// Notes are findings worth acting on: a rejected parameter and the model-block setting that avoids it, a
@@ -48,11 +54,11 @@ type Capabilities struct {
 // rejectable are the request fields a model may refuse with 400, and the model-block setting that stops
 // sending each.
 var rejectable = []struct{ field, fix string }{
-	{"seed", "no_seed: true"},
-	{"temperature", "omit: [temperature]"},
-	{"top_p", "omit: [top_p]"},
-	{"max_completion_tokens", "max_tokens_field: max_tokens"},
-	{"max_tokens", "max_tokens_field: max_completion_tokens"},
+	{"seed", "omit: [seed] (--omit seed)"},
+	{"temperature", "omit: [temperature] (--omit temperature)"},
+	{"top_p", "omit: [top_p] (--omit top_p)"},
+	{"max_completion_tokens", "max_tokens_field: max_tokens (--max-tokens-field max_tokens)"},
+	{"max_tokens", "max_tokens_field: max_completion_tokens (--max-tokens-field max_completion_tokens)"},
 }
 
 var fieldWord = map[string]*regexp.Regexp{}
@@ -68,12 +74,19 @@ func init() {
 	}
 }
 
-// Preflight sends one small tool-calling request through Chat (the client's own configuration: seed unless
-// no_seed, sampling parameters, max tokens capped at 512) and reports what the endpoint supports. Errors are
-// *Error: config, auth and quota errors mean a run on this endpoint would stop at its first call. When the
-// endpoint rejects a parameter with HTTP 400 (seed, temperature, top_p, a max tokens field), Preflight
-// retries without it to learn the rest, and returns the capabilities found (Notes name the model-block setting
-// to add) together with the original error, its Hint set to that setting.
+// Preflight sends one small tool-calling request through Chat with the client's own configuration — the
+// fields the run will send and no others: seed unless the seed mode is none or omit has seed, the sampling parameters, and a completion
+// cap only when Config.MaxTokens is set (lowered to 512), in the field Config.MaxTokensFieldFor names — and
+// reports what the endpoint supports. Errors are *Error: config, auth and quota errors mean a run on this
+// endpoint would stop at its first call.
+//
+// When the endpoint refuses a parameter with HTTP 400/422 (seed, temperature, top_p, a max tokens field),
+// Preflight retries without it to learn the rest. The run itself would still send the parameter, so the
+// refusal stays an error: Preflight returns the capabilities found (Notes say what was refused) together with
+// the first refusal's *Error (class config), its Hint naming the setting that avoids it both as a model-block
+// spec key and as a bench flag, e.g. "omit: [temperature] (--omit temperature)" or "max_tokens_field:
+// max_tokens (--max-tokens-field max_tokens)". When no setup works, the returned error is the first refusal
+// too, and a Note gives the later failure.
 func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 	cfg := c.Config()
 	caps := &Capabilities{Model: cfg.Model}
@@ -107,7 +120,7 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 				}
 				return nil, e
 			}
-			caps.Notes = append(caps.Notes, fmt.Sprintf("the endpoint rejected %s (HTTP %d: %s); add %q to the model block",
+			caps.Notes = append(caps.Notes, fmt.Sprintf("the endpoint rejected %s (HTTP %d: %s); set %s",
 				field, e.StatusCode, oneLine(e.Message, e.Err), fix))
 			fixes = append(fixes, fix)
 			if first == nil {
@@ -118,6 +131,7 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 			continue
 		}
 		caps.LatencyMS = time.Since(start).Milliseconds()
+		caps.FinishReason = resp.FinishReason
 		caps.Seed = sendsSeed
 		caps.Usage = !resp.Usage.Estimated
 		caps.ReasoningField = resp.ReasoningFrom
@@ -128,28 +142,33 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 		}
 		switch {
 		case !caps.Tools && resp.FinishReason == "length":
-			caps.Notes = append(caps.Notes, fmt.Sprintf("the reply was cut at %d tokens before any tool call (a reasoning model thinking long?): tool calling not confirmed", preflightMaxTokens))
+			cut := "by the server's own completion limit"
+			if mt := pc.Config().MaxTokens; mt != nil && caps.MaxTokensField != "" {
+				cut = fmt.Sprintf("at %d tokens", *mt)
+			}
+			caps.Notes = append(caps.Notes, "the reply was cut "+cut+" before any tool call (a reasoning model thinking long?): tool calling not confirmed")
 		case !caps.Tools:
 			caps.Notes = append(caps.Notes, fmt.Sprintf("the reply had no tool call (finish_reason %q): the agent needs tool calling "+
 				"(vLLM: --enable-auto-tool-choice --tool-call-parser …; Ollama, llama.cpp: a model and chat template with tool support)", resp.FinishReason))
 		}
 		if !sendsSeed && first == nil {
-			caps.Notes = append(caps.Notes, "no seed sent (no_seed or omit: [seed]): replies are not reproducible")
+			caps.Notes = append(caps.Notes, "no seed sent (seed: none / --seed-mode none, or omit: [seed] / --omit seed): replies are not reproducible")
 		}
 		if !caps.Usage {
 			caps.Notes = append(caps.Notes, "the reply carried no usage: tokens and cost are estimated from bytes (≈ 4 bytes/token)")
 		}
 		if first != nil {
-			first.Hint = "add " + strings.Join(fixes, " and ") + " to the model block"
+			first.Hint = "set " + strings.Join(fixes, " and ") + " in the model block or on the command line"
 			return caps, first
 		}
 		return caps, nil
 	}
 }
 
-// preflightConfig is cfg with the completion capped at preflightMaxTokens.
+// preflightConfig is cfg with a configured completion cap lowered to preflightMaxTokens; a configuration
+// without one sends none.
 func preflightConfig(cfg Config) Config {
-	if !cfg.omits("max_tokens") && (cfg.MaxTokens == nil || *cfg.MaxTokens > preflightMaxTokens) {
+	if cfg.MaxTokens != nil && *cfg.MaxTokens > preflightMaxTokens {
 		n := preflightMaxTokens
 		cfg.MaxTokens = &n
 	}
@@ -157,15 +176,12 @@ func preflightConfig(cfg Config) Config {
 	return cfg
 }
 
-// sentMaxTokensField names the field(s) a completion cap goes out in under cfg.
+// sentMaxTokensField names the field a completion cap goes out in under cfg ("" when none is sent).
 func sentMaxTokensField(cfg Config) string {
-	switch {
-	case cfg.omits("max_tokens"):
+	if cfg.MaxTokens == nil || cfg.omits("max_tokens") {
 		return ""
-	case cfg.MaxTokensField == "":
-		return "both"
 	}
-	return cfg.MaxTokensField
+	return cfg.MaxTokensFieldFor()
 }
 
 func preflightRequest() Request {
@@ -211,9 +227,11 @@ func rejectedField(e *Error, cfg Config, sentSeed bool) (field, fix string) {
 		case "top_p":
 			sent = cfg.TopP != nil && !cfg.omits("top_p")
 		case "max_tokens":
-			sent = !cfg.omits("max_tokens") && cfg.MaxTokensField != "max_completion_tokens"
+			f := sentMaxTokensField(cfg)
+			sent = f == "max_tokens" || f == "both"
 		case "max_completion_tokens":
-			sent = !cfg.omits("max_tokens") && cfg.MaxTokensField != "max_tokens"
+			f := sentMaxTokensField(cfg)
+			sent = f == "max_completion_tokens" || f == "both"
 		}
 		if !sent {
 			continue

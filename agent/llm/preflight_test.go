@@ -32,7 +32,7 @@ func TestPreflightScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !caps.Tools || !caps.Seed || !caps.Usage || caps.ReasoningField != "" || caps.MaxTokensField != "both" ||
+	if !caps.Tools || !caps.Seed || !caps.Usage || caps.ReasoningField != "" || caps.MaxTokensField != "" ||
 		caps.Model != "scripted" || len(caps.Notes) != 0 {
 		t.Errorf("capabilities %+v", caps)
 	}
@@ -102,10 +102,11 @@ func TestPreflightReasoningWithoutUsage(t *testing.T) {
 		!strings.Contains(caps.Notes[0], "no usage") {
 		t.Errorf("capabilities %+v", caps)
 	}
-	// The request: one tool, a seed, a small completion cap in both fields.
+	// The request: one tool, a seed, and no completion cap, as the run (no max_tokens configured) sends none.
 	b := r.bodies[0]
-	if tools, _ := b["tools"].([]any); len(tools) != 1 || b["seed"] == nil || b["max_tokens"] != float64(512) ||
-		b["max_completion_tokens"] != float64(512) {
+	_, mt := b["max_tokens"]
+	_, mct := b["max_completion_tokens"]
+	if tools, _ := b["tools"].([]any); len(tools) != 1 || b["seed"] == nil || mt || mct || caps.MaxTokensField != "" {
 		t.Errorf("request %v", b)
 	}
 }
@@ -113,7 +114,8 @@ func TestPreflightReasoningWithoutUsage(t *testing.T) {
 // A prose reply: no tool call, said so.
 func TestPreflightNoToolCall(t *testing.T) {
 	r := &recorder{replies: []reply{{200, proseOnly}}}
-	c, _ := llm.New(llm.Config{Model: "m", BaseURL: r.start(t), MaxTokensField: "max_tokens"})
+	n := 2048
+	c, _ := llm.New(llm.Config{Model: "m", BaseURL: r.start(t), MaxTokensField: "max_tokens", MaxTokens: &n})
 	caps, err := c.Preflight(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +123,30 @@ func TestPreflightNoToolCall(t *testing.T) {
 	if caps.Tools || !caps.Usage || caps.MaxTokensField != "max_tokens" || len(caps.Notes) != 1 ||
 		!strings.Contains(caps.Notes[0], "no tool call") {
 		t.Errorf("capabilities %+v", caps)
+	}
+}
+
+// A reply cut by the server's own completion limit (finish_reason "length", no tool call, no cap sent: TGI's
+// default max_new_tokens, llama.cpp -n, Ollama num_predict) is "not confirmed", with no cap to name; with a
+// configured cap the note names it.
+func TestPreflightCutBeforeAnyCall(t *testing.T) {
+	cutReply := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant",` +
+		`"content":"","reasoning_content":"Let me think about which tool"},"finish_reason":"length"}],` +
+		`"usage":{"prompt_tokens":90,"completion_tokens":16,"total_tokens":106}}`
+	capped := 64
+	for _, c := range []struct {
+		cap  *int
+		want string
+	}{{nil, "cut by the server's own completion limit"}, {&capped, "cut at 64 tokens"}} {
+		r := &recorder{replies: []reply{{200, cutReply}}}
+		cl, _ := llm.New(llm.Config{Model: "m", BaseURL: r.start(t), MaxTokens: c.cap})
+		caps, err := cl.Preflight(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caps.Tools || caps.FinishReason != "length" || len(caps.Notes) != 1 || !strings.Contains(caps.Notes[0], c.want) {
+			t.Errorf("cap %v: capabilities %+v; want a note with %q", c.cap, caps, c.want)
+		}
 	}
 }
 
@@ -133,12 +159,12 @@ func TestPreflightRejectedParameters(t *testing.T) {
 	caps, err := c.Preflight(context.Background())
 	var e *llm.Error
 	if !errors.As(err, &e) || e.Class != llm.ErrorConfig || e.StatusCode != 400 ||
-		e.Hint != "add omit: [temperature] and no_seed: true to the model block" {
+		e.Hint != "set omit: [temperature] (--omit temperature) and omit: [seed] (--omit seed) in the model block or on the command line" {
 		t.Fatalf("error %#v", err)
 	}
 	t.Logf("error: %v", err)
 	if caps == nil || !caps.Tools || caps.Seed || !caps.Usage || len(caps.Notes) != 2 ||
-		!strings.Contains(caps.Notes[0], `"omit: [temperature]"`) || !strings.Contains(caps.Notes[1], `"no_seed: true"`) {
+		!strings.Contains(caps.Notes[0], "omit: [temperature] (--omit temperature)") || !strings.Contains(caps.Notes[1], "omit: [seed] (--omit seed)") {
 		t.Fatalf("capabilities %+v", caps)
 	}
 	if len(r.bodies) != 3 || r.bodies[0]["temperature"] == nil || r.bodies[1]["temperature"] != nil ||
@@ -165,10 +191,11 @@ func TestPreflightModelNotFound(t *testing.T) {
 func TestPreflightMaxTokensField(t *testing.T) {
 	const rejected = `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`
 	r := &recorder{replies: []reply{{400, rejected}, {200, okTool}}}
-	c, _ := llm.New(llm.Config{Model: "o1", BaseURL: r.start(t)})
+	n := 4096
+	c, _ := llm.New(llm.Config{Model: "o1", BaseURL: r.start(t), MaxTokens: &n, MaxTokensField: "max_tokens"})
 	caps, err := c.Preflight(context.Background())
 	var e *llm.Error
-	if !errors.As(err, &e) || e.Hint != "add max_tokens_field: max_completion_tokens to the model block" ||
+	if !errors.As(err, &e) || e.Hint != "set max_tokens_field: max_completion_tokens (--max-tokens-field max_completion_tokens) in the model block or on the command line" ||
 		caps == nil || !caps.Tools || caps.MaxTokensField != "max_completion_tokens" {
 		t.Fatalf("caps %+v, error %v", caps, err)
 	}
@@ -178,7 +205,7 @@ func TestPreflightMaxTokensField(t *testing.T) {
 	// Synthetic: a range error naming max_tokens is no refusal of the field.
 	const outOfRange = `{"error":{"message":"max_tokens must be at most 256","type":"invalid_request_error","param":"max_tokens","code":null}}`
 	r = &recorder{replies: []reply{{400, outOfRange}, {200, okTool}}}
-	c, _ = llm.New(llm.Config{Model: "small", BaseURL: r.start(t)})
+	c, _ = llm.New(llm.Config{Model: "small", BaseURL: r.start(t), MaxTokens: &n})
 	caps, err = c.Preflight(context.Background())
 	if caps != nil || !errors.As(err, &e) || e.Class != llm.ErrorConfig || len(r.bodies) != 1 {
 		t.Errorf("out of range: caps %+v, error %v, %d requests", caps, err, len(r.bodies))

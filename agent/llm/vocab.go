@@ -11,10 +11,13 @@ const (
 	// Ollama's "not found, try pulling it first"), a route not found (a base URL without /v1), a 400/422 invalid
 	// request that is not a context overflow, an unsupported parameter. Not retried; the run stops (exit 2).
 	ErrorConfig ErrorClass = "config"
-	// ErrorAuth: the endpoint refused the credentials (401, 403). Not retried; the run stops (exit 3).
+	// ErrorAuth: the endpoint refused the credentials (401, 403; Gemini's 400 API_KEY_INVALID). Not retried;
+	// the run stops (exit 3).
 	ErrorAuth ErrorClass = "auth"
-	// ErrorQuota: the account is out of quota or credit (402; 429 with insufficient_quota or out-of-credit text;
-	// Anthropic's "credit balance is too low"). Not retried; the run stops (exit 3).
+	// ErrorQuota: the account is out of quota or credit (402; insufficient_quota in the body's code or type;
+	// out-of-credit text; Anthropic's "credit balance is too low"), has hit a daily limit (Groq's TPD/RPD, a 429
+	// asking to wait longer than the client ever waits), or sent a request larger than its tokens-per-minute
+	// limit ("Request too large … on tokens per min", which no wait fixes). Not retried; the run stops (exit 3).
 	ErrorQuota ErrorClass = "quota"
 	// ErrorRateLimit: the endpoint asked to slow down or is not ready (429 otherwise, 503 "model is loading",
 	// 529 overloaded). Retried honouring Retry-After and a body's estimated_time; when the retries are used up
@@ -26,8 +29,16 @@ const (
 	// ErrorInfra: the harness, the network or the endpoint failed (connection refused, timeouts, 5xx, a
 	// malformed success body, the browser gone); not the agent's fault. Retried.
 	ErrorInfra ErrorClass = "infra"
-	// ErrorAgent: the agent's own failure (the attempt's deadline); never assigned by the client.
+	// ErrorAgent: the agent's own failure (the attempt's deadline; failure_mode model_error when the model's
+	// output was unusable). The client assigns it to Groq's 400 tool_use_failed ("Failed to call a function.
+	// Please adjust your prompt."): the model emitted a malformed tool call. Not retried, not fatal.
 	ErrorAgent ErrorClass = "agent"
+	// ErrorContentFilter: a moderation layer refused the request's content — the prompt or the page text the
+	// agent read (Azure OpenAI 400 code content_filter / ResponsibleAIPolicyViolation, OpenAI 400
+	// invalid_prompt, OpenRouter 403 "input was flagged" with metadata.reasons / flagged_input). Neither the
+	// configuration's fault nor retried: the attempt ends with failure_mode content_filter and the run goes on
+	// (Fatal false, ExitCode 0).
+	ErrorContentFilter ErrorClass = "content_filter"
 )
 
 // Fatal reports whether an error of class c must stop the whole run at once: config, auth and quota errors

@@ -52,13 +52,13 @@ func (c *Client) encodeRequest(r Request) ([]byte, error) {
 		wr.Seed = r.Seed
 	}
 	if c.cfg.MaxTokens != nil && !c.cfg.omits("max_tokens") {
-		switch c.cfg.MaxTokensField {
-		case "max_tokens":
-			wr.MaxTokens = c.cfg.MaxTokens
+		switch c.cfg.MaxTokensFieldFor() {
 		case "max_completion_tokens":
 			wr.MaxCompletionTokens = c.cfg.MaxTokens
-		default:
+		case "both":
 			wr.MaxTokens, wr.MaxCompletionTokens = c.cfg.MaxTokens, c.cfg.MaxTokens
+		default:
+			wr.MaxTokens = c.cfg.MaxTokens
 		}
 	}
 	for i, m := range r.Messages {
@@ -147,7 +147,7 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 func (c *Client) post(ctx context.Context, body []byte) (*Response, time.Duration, *Error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, &Error{Class: ErrorConfig, Message: c.redact(err.Error()), Hint: "check the base URL",
+		return nil, 0, &Error{Class: ErrorConfig, Message: c.Redact(err.Error()), Hint: "check the base URL",
 			Err: c.redactErr(err)}
 	}
 	req.Header.Set("Content-Type", "application/json")

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -246,7 +249,7 @@ func TestUsageEstimated(t *testing.T) {
 	}
 }
 
-// max_tokens goes in the configured field (both by default); Config.Omit drops temperature, top_p, seed and
+// max_tokens goes in the configured field (by default the host's: max_tokens on loopback; both only when asked for); Config.Omit drops temperature, top_p, seed and
 // max_tokens; temperature 0 is sent as 0; a request's temperature overrides the config's.
 func TestRequestFields(t *testing.T) {
 	f := func(v float32) *float32 { return &v }
@@ -259,8 +262,10 @@ func TestRequestFields(t *testing.T) {
 		present map[string]any // key → value (numbers as float64)
 		absent  []string
 	}{
-		{"default both fields", Config{MaxTokens: &n}, Request{},
-			map[string]any{"max_tokens": 256.0, "max_completion_tokens": 256.0}, []string{"temperature", "top_p", "seed"}},
+		{"default on a non-OpenAI host: max_tokens alone", Config{MaxTokens: &n}, Request{},
+			map[string]any{"max_tokens": 256.0}, []string{"max_completion_tokens", "temperature", "top_p", "seed"}},
+		{"both only when asked for", Config{MaxTokens: &n, MaxTokensField: "both"}, Request{},
+			map[string]any{"max_tokens": 256.0, "max_completion_tokens": 256.0}, nil},
 		{"max_tokens only (Ollama)", Config{MaxTokens: &n, MaxTokensField: "max_tokens"}, Request{},
 			map[string]any{"max_tokens": 256.0}, []string{"max_completion_tokens"}},
 		{"max_completion_tokens only (OpenAI o-series)", Config{MaxTokens: &n, MaxTokensField: "max_completion_tokens"}, Request{},
@@ -425,5 +430,70 @@ func TestSuccessShapes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The default max tokens field follows the base URL's host: OpenAI and Azure OpenAI read
+// max_completion_tokens (their newer models refuse max_tokens), everything else max_tokens (Ollama's
+// compatibility docs, https://docs.ollama.com/api/openai-compatibility, list max_tokens and not
+// max_completion_tokens; vLLM, llama.cpp, OpenRouter and Groq read max_tokens). An explicit setting wins.
+func TestMaxTokensFieldFor(t *testing.T) {
+	for _, tc := range []struct{ base, field, want string }{
+		{"https://api.openai.com/v1", "", "max_completion_tokens"},
+		{"https://myres.openai.azure.com/openai/deployments/gpt4o", "", "max_completion_tokens"},
+		{"https://myres.openai.azure.com/openai/v1", "", "max_completion_tokens"},
+		{"https://myres.cognitiveservices.azure.com/openai/deployments/gpt4o", "", "max_completion_tokens"},
+		{"https://myres.services.ai.azure.com/models", "", "max_tokens"}, // Azure AI model inference, not OpenAI
+		{"http://localhost:11434/v1", "", "max_tokens"},
+		{"http://127.0.0.1:8000/v1", "", "max_tokens"},
+		{"https://openrouter.ai/api/v1", "", "max_tokens"},
+		{"https://api.groq.com/openai/v1", "", "max_tokens"},
+		{"https://api.openai.com.evil.example/v1", "", "max_tokens"},
+		{"https://api.openai.com/v1", "max_tokens", "max_tokens"},
+		{"http://localhost:11434/v1", "both", "both"},
+	} {
+		if got := (Config{BaseURL: tc.base, MaxTokensField: tc.field}).MaxTokensFieldFor(); got != tc.want {
+			t.Errorf("%s (field %q): %q, want %q", tc.base, tc.field, got, tc.want)
+		}
+	}
+}
+
+// OpenAI refuses a request carrying both max tokens fields. A loopback server answering exactly that (when
+// both are present) with OpenAI's body as quoted in langchain-ai/langgraph issue 5943 and
+// yaroslavyaroslav/OpenAI-sublime-text issue 65: the default configuration sends one field and succeeds;
+// "both", set explicitly, gets the 400 as a config error naming the setting to change.
+func TestMaxTokensBothRefused(t *testing.T) {
+	const refused = `{"error":{"message":"Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.","type":"invalid_request_error","param":"max_tokens","code":"invalid_parameter_combination"}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]json.RawMessage
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		_, a := m["max_tokens"]
+		_, b := m["max_completion_tokens"]
+		w.Header().Set("Content-Type", "application/json")
+		if a && b {
+			w.WriteHeader(400)
+			io.WriteString(w, refused)
+			return
+		}
+		io.WriteString(w, okJSON)
+	}))
+	defer srv.Close()
+	n := 300
+	for _, field := range []string{"", "max_tokens", "max_completion_tokens"} {
+		c, err := New(Config{Model: "gpt-4.1", BaseURL: srv.URL + "/v1", MaxTokens: &n, MaxTokensField: field})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Chat(context.Background(), Request{Messages: msgs}); err != nil {
+			t.Errorf("field %q: %v", field, err)
+		}
+	}
+	c, _ := New(Config{Model: "gpt-4.1", BaseURL: srv.URL + "/v1", MaxTokens: &n, MaxTokensField: "both"})
+	c.cfg.Retries = 0
+	_, err := c.Chat(context.Background(), Request{Messages: msgs})
+	var le *Error
+	if !errors.As(err, &le) || le.Class != ErrorConfig || le.Code != "invalid_parameter_combination" ||
+		!strings.Contains(le.Hint, "max_tokens_field: max_completion_tokens") {
+		t.Errorf("both: %v", err)
 	}
 }

@@ -18,6 +18,7 @@ func init() { extraCommands = append(extraCommands, ablateCmd) }
 
 func ablateCmd() *cobra.Command {
 	var rf runFlags
+	var pf priceFlags
 	var reps int
 	var failIfWorse float64
 	var bh bool
@@ -43,7 +44,12 @@ func ablateCmd() *cobra.Command {
 				if err != nil {
 					return usageErr("%v", err)
 				}
+				if m.Kind == "scripted" && c.Flags().Changed("base-url") {
+					return usageErr("--base-url needs --model openai:NAME")
+				}
 				spec.Baseline.Model = &m
+			} else if c.Flags().Changed("base-url") {
+				return usageErr("--base-url needs --model openai:NAME (it replaces the baseline's model)")
 			}
 			if c.Flags().Changed("reps") {
 				if reps < 1 {
@@ -61,7 +67,13 @@ func ablateCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			if err := rf.applyMaxConnections(c, plan.Variants); err != nil {
+			if err := rf.applyModelFlags(c, plan.Variants); err != nil {
+				return err
+			}
+			if err := pf.apply(c, plan.Variants); err != nil {
+				return err
+			}
+			if err := checkMaxCost(c, rf.maxCost, plan.Variants); err != nil {
 				return err
 			}
 			if rf.out == "" {
@@ -95,6 +107,7 @@ func ablateCmd() *cobra.Command {
 	c.Flags().BoolVar(&bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().StringVar(&model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
 	c.Flags().StringVar(&baseURL, "base-url", "", "endpoint for --model openai:NAME")
+	pf.register(c, "every real-model arm")
 	c.Flags().StringVar(&profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
 	c.Flags().StringVar(&htmlDir, "html", "", "folder for report.html (default: the run directory)")
 	return c
@@ -218,7 +231,9 @@ func analyzeRun(run *results.Run, o analysisOpts) (*ablation.Analysis, []results
 	}
 	in := ablationInputs(run.Manifest.Plan, o.bh, o.failIfWorse)
 	in.CMH = o.cmh
-	return ablation.Analyze(recs, in), recs, nil
+	a := ablation.Analyze(recs, in)
+	a.LabelModels(run.Manifest.Plan.Variants)
+	return a, recs, nil
 }
 
 // ablationInputs are the analysis inputs an ablation's plan records: its baseline, the other arms in plan

@@ -42,8 +42,17 @@ func TestMain(m *testing.M) {
 // bench runs the binary from the repository root and returns stdout, stderr and the exit code.
 func bench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return benchEnv(t, nil, args...)
+}
+
+// benchEnv is bench with env added to the environment ("NAME=value" entries).
+func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(benchBin, args...)
 	cmd.Dir = "../.."
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -337,8 +346,9 @@ func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
 		t.Fatalf("bench judge: exit %d: %s", code, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(dst, "*", "verdict-llm.json"))
-	if len(files) != 4 || calls.Load() != 4 {
-		t.Fatalf("%d verdict files, %d judge calls; want 4 and 4\n%s", len(files), calls.Load(), out)
+	// One call per folder plus the judge endpoint's preflight (a request in the judge's own shape) before any.
+	if len(files) != 4 || calls.Load() != 5 {
+		t.Fatalf("%d verdict files, %d judge calls; want 4 and 5 (4 + the preflight)\n%s", len(files), calls.Load(), out)
 	}
 	for _, f := range files {
 		var v struct {
@@ -498,6 +508,12 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 	resumed, err := results.Open(run)
 	if err != nil || !strings.Contains(string(b), `"schema_version": 2`) {
 		t.Fatalf("resumed manifest %s, %v", b, err)
+	}
+	// The upgrade keeps what the old manifest said of the run's end.
+	if resumed.Manifest.EndedAt != r.Manifest.EndedAt || !reflect.DeepEqual(resumed.Manifest.Summary, r.Manifest.Summary) ||
+		r.Manifest.Summary == nil {
+		t.Errorf("resumed manifest ended %q, summary %+v; was %q, %+v", resumed.Manifest.EndedAt, resumed.Manifest.Summary,
+			r.Manifest.EndedAt, r.Manifest.Summary)
 	}
 	// Version 1 recorded task tags for ablations only: the rest of the plan is the same.
 	got, was := resumed.Manifest.Plan, r.Manifest.Plan

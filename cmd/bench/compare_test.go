@@ -326,7 +326,7 @@ func TestCompareAndReportWithJudge(t *testing.T) {
 // prints its path) and refuses an unknown one, naming the formats.
 func TestReportFormats(t *testing.T) {
 	dir := writeRun(t, runSpec{tasks: 4, reps: 1, seed: 1, fail: func(i int) bool { return i == 0 }})
-	for format, want := range map[string]string{"table": "3/4 = 75.0%", "md": "| default | 4 | 3 |", "json": `"passes": 3`,
+	for format, want := range map[string]string{"table": "3/4 = 75.0%", "md": "| default | scripted:observed | 4 | 3 |", "json": `"passes": 3`,
 		"html": filepath.Join(dir, "report.html")} {
 		out, stderr, code := bench(t, "report", dir, "--format", format)
 		if code != 0 || !strings.Contains(out, want) {

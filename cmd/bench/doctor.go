@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"webbench/agent"
 	"webbench/agent/llm"
 	"webbench/agent/llm/scripted"
 	"webbench/runner"
@@ -25,8 +27,12 @@ type doctorReport struct {
 	APIKeyEnv    string            `json:"api_key_env"`
 	APIKeySet    bool              `json:"api_key_set"`
 	Capabilities *llm.Capabilities `json:"capabilities,omitempty"`
-	Error        *doctorError      `json:"error,omitempty"`
-	ExitCode     int               `json:"exit_code"`
+	// MaxTokensField is the field a completion cap goes out in under this configuration
+	// (llm.Config.MaxTokensFieldFor), also when none is configured; OmitsMaxTokens: omit has max_tokens.
+	MaxTokensField string       `json:"max_tokens_field"`
+	OmitsMaxTokens bool         `json:"omits_max_tokens,omitempty"`
+	Error          *doctorError `json:"error,omitempty"`
+	ExitCode       int          `json:"exit_code"`
 }
 
 // doctorError is a failed preflight's *llm.Error, for printing.
@@ -43,6 +49,7 @@ func doctorCmd() *cobra.Command {
 	var model, baseURL, profile, keyEnv string
 	var callTimeout time.Duration
 	var asJSON bool
+	var rq requestFlags
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check a model endpoint with one small tool-calling request (the run's preflight) and print what it supports",
@@ -51,7 +58,8 @@ func doctorCmd() *cobra.Command {
 			"its reasoning was, the max tokens field sent and the latency; on an error its class, HTTP status, the\n" +
 			"server's message and a hint. The API key is never printed.\n" +
 			"Exit codes: 0 ready; 1 answered but without a tool call (the agent cannot run); 2 configuration (model\n" +
-			"or route not found, a rejected parameter); 3 authentication, quota, or the endpoint unreachable.",
+			"or route not found, a rejected parameter, a context window too small for the check); 3 authentication,\n" +
+			"quota, or the endpoint unreachable.",
 		Example: "  bench doctor --model openai:gpt-4o-mini --base-url https://api.openai.com/v1\n" +
 			"  bench doctor --model openai:qwen3:8b --base-url http://localhost:11434/v1",
 		Args: cobra.NoArgs,
@@ -64,6 +72,12 @@ func doctorCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			m.APIKeyEnv, m.CallTimeout = keyEnv, callTimeout
+			if err := rq.apply(c, &m); err != nil {
+				return err
+			}
+			if err := rq.check(c, m.MaxTokens != nil); err != nil {
+				return err
+			}
 			endpoint := ""
 			if m.Kind == "scripted" {
 				prof, err := scripted.LoadProfile(m.Profile)
@@ -81,12 +95,9 @@ func doctorCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			env := cfg.APIKeyEnv
-			if env == "" {
-				env = "OPENAI_API_KEY"
-			}
-			key := os.Getenv(env)
-			rep := doctorReport{Endpoint: cfg.BaseURL, Model: cfg.Model, APIKeyEnv: env, APIKeySet: key != ""}
+			env := cfg.KeyEnv()
+			rep := doctorReport{Endpoint: cfg.BaseURL, Model: cfg.Model, APIKeyEnv: env, APIKeySet: os.Getenv(env) != "",
+				MaxTokensField: cfg.MaxTokensFieldFor(), OmitsMaxTokens: slices.Contains(cfg.Omit, "max_tokens")}
 			caps, perr := client.Preflight(c.Context())
 			rep.Capabilities = caps
 			switch {
@@ -102,10 +113,17 @@ func doctorCmd() *cobra.Command {
 				rep.Error = &doctorError{Class: e.Class, Status: e.StatusCode, Type: e.Type, Code: e.Code,
 					Message: msg, Hint: e.Hint}
 				rep.ExitCode = e.Class.ExitCode()
+				if e.Class == llm.ErrorContextOverflow {
+					// Even the small check does not fit: a run would stop at its first call, as a config error.
+					rep.ExitCode = llm.ErrorConfig.ExitCode()
+					rep.Error.Hint = agent.ContextWindowHint
+				}
 				if rep.ExitCode == 0 {
 					rep.ExitCode = exitInfra // rate limited or unreachable after the retries
 				}
-			case !caps.Tools:
+			case !caps.Tools && caps.FinishReason != "length":
+				// A reply cut before any call (a reasoning model thinking long) proves nothing either way; bench run
+				// goes ahead on it too (the note says so).
 				rep.ExitCode = exitGate
 			}
 			var out strings.Builder
@@ -118,10 +136,10 @@ func doctorCmd() *cobra.Command {
 			} else {
 				printDoctor(&out, rep)
 			}
-			fmt.Fprint(c.OutOrStdout(), redactKey(out.String(), key))
+			fmt.Fprint(c.OutOrStdout(), client.Redact(out.String()))
 			switch {
 			case perr != nil:
-				return &exitError{rep.ExitCode, errors.New(redactKey(llm.RedactString(perr.Error()), key))}
+				return &exitError{rep.ExitCode, errors.New(client.Redact(perr.Error()))}
 			case rep.ExitCode != 0:
 				return &exitError{rep.ExitCode, fmt.Errorf("%s at %s answered without a tool call: the agent needs tool calling", cfg.Model, cfg.BaseURL)}
 			}
@@ -134,6 +152,7 @@ func doctorCmd() *cobra.Command {
 	c.Flags().StringVar(&keyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY); the key is never printed")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on the model HTTP call (default 120s)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	rq.register(c)
 	return c
 }
 
@@ -156,10 +175,12 @@ func printDoctor(w io.Writer, r doctorReport) {
 			reasoning = "none seen"
 		}
 		line("reasoning", reasoning)
-		switch c.MaxTokensField {
-		case "":
+		switch {
+		case c.MaxTokensField == "" && r.OmitsMaxTokens:
 			line("max tokens", "not sent (omit: [max_tokens])")
-		case "both":
+		case c.MaxTokensField == "":
+			line("max tokens", "no cap configured, none sent (--max-tokens N would send one as "+r.MaxTokensField+")")
+		case c.MaxTokensField == "both":
 			line("max tokens", "sent as max_tokens and max_completion_tokens")
 		default:
 			line("max tokens", "sent as "+c.MaxTokensField)
@@ -192,6 +213,10 @@ func printDoctor(w io.Writer, r doctorReport) {
 		switch {
 		case r.Error != nil && r.Error.Class.Fatal():
 			line("result", fmt.Sprintf("a run on this endpoint would stop at its first call (exit %d)", r.ExitCode))
+		case r.Error != nil && r.Error.Class == llm.ErrorContextOverflow:
+			line("result", fmt.Sprintf("the model's context window cannot hold even this small request: a run would stop "+
+				"at its first call; raise the context (vLLM --max-model-len, llama.cpp -c, Ollama num_ctx) or use a larger model (exit %d)",
+				r.ExitCode))
 		case r.Error != nil && r.Error.Class == llm.ErrorRateLimit:
 			line("result", fmt.Sprintf("still rate-limited after the retries: try later, or lower --max-connections / --workers (exit %d)", r.ExitCode))
 		default:
@@ -205,12 +230,4 @@ func yesNo(b bool, yes, no string) string {
 		return yes
 	}
 	return no
-}
-
-// redactKey removes the key itself from s (RedactString knows only the usual variables' values).
-func redactKey(s, key string) string {
-	if len(key) >= 4 {
-		s = strings.ReplaceAll(s, key, "[REDACTED]")
-	}
-	return s
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -32,22 +29,12 @@ const doctorKey = "sk-doctortest-0123456789abcdef3456"
 // doctor runs the bench binary's doctor with the key in $DOCTOR_KEY and returns stdout, stderr, exit code.
 func doctor(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(benchBin, append([]string{"doctor", "--api-key-env", "DOCTOR_KEY"}, args...)...)
-	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "DOCTOR_KEY="+doctorKey)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+	out, errb, code := benchEnv(t, []string{"DOCTOR_KEY=" + doctorKey},
+		append([]string{"doctor", "--api-key-env", "DOCTOR_KEY"}, args...)...)
+	if strings.Contains(out+errb, doctorKey) || strings.Contains(out+errb, "0123456789abcdef") {
+		t.Errorf("bench doctor %v printed the key:\n%s%s", args, out, errb)
 	}
-	if strings.Contains(out.String()+errb.String(), doctorKey) || strings.Contains(out.String()+errb.String(), "0123456789abcdef") {
-		t.Errorf("bench doctor %v printed the key:\n%s%s", args, out.String(), errb.String())
-	}
-	return out.String(), errb.String(), code
+	return out, errb, code
 }
 
 // errorServer answers every chat request with status and body, recording the Authorization headers.
@@ -80,7 +67,8 @@ func TestDoctorScripted(t *testing.T) {
 	t.Logf("bench doctor --model openai:scripted --base-url %s:\n%s", url, out)
 	for _, want := range []string{"endpoint:    " + url, "model:       scripted", "api key:     $DOCTOR_KEY is set",
 		"tools:       yes", "seed:        accepted", "usage:       reported", "reasoning:   none seen",
-		"max tokens:  sent as max_tokens and max_completion_tokens", "result:      ready for bench run"} {
+		"max tokens:  no cap configured, none sent (--max-tokens N would send one as max_tokens)",
+		"result:      ready for bench run"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -135,5 +123,37 @@ func TestDoctorBadKey(t *testing.T) {
 	out, stderr, code = doctor(t, "--model", "openai:m", "--base-url", url, "--json")
 	if code != 3 || !strings.Contains(out, `"class": "auth"`) {
 		t.Errorf("echoing server: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// llama.cpp's server started with a context too small for even the check request (-c 256, say): its 400
+// exceed_context_size_error, as server-context.cpp composes it (ggml-org/llama.cpp tools/server; the
+// llamacpp_400_exceed_context_size replay shape). Doctor says so, not "is the server up?", with the
+// context-window hint, and exits 2 as the run would (it stops at its preflight with the same hint).
+func TestDoctorContextOverflow(t *testing.T) {
+	const body = `{"error":{"code":400,"message":"request (312 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":312,"n_ctx":256}}`
+	url, _ := errorServer(t, 400, body)
+	out, stderr, code := doctor(t, "--model", "openai:qwen3-8b", "--base-url", url)
+	t.Logf("exit %d\n%s%s", code, out, stderr)
+	if code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	for _, want := range []string{"error:       context_overflow (HTTP 400)",
+		"message:     request (312 tokens) exceeds the available context size (256 tokens)",
+		"hint:        the model's context window is too small for the system prompt, tools and first page",
+		"result:      the model's context window cannot hold even this small request"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "is the server up") {
+		t.Errorf("overflow reported as an unreachable server:\n%s", out)
+	}
+	// bench run on the same endpoint stops at the preflight, exit 2, with the hint; nothing recorded.
+	dir := t.TempDir()
+	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", twoShopTasks, "--model", "openai:qwen3-8b",
+		"--base-url", url, "--out", dir+"/run")
+	if code != 2 || !strings.Contains(stderr, "at the preflight") || !strings.Contains(stderr, "Ollama num_ctx") {
+		t.Errorf("run: exit %d\n%s", code, stderr)
 	}
 }

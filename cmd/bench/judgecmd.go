@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,9 +59,15 @@ func judgeCmd() *cobra.Command {
 			run, err := results.Open(dir)
 			switch {
 			case errors.Is(err, results.ErrNoManifest):
+				if err := preflightJudge(c, j); err != nil {
+					return err
+				}
 				return rescoreFolders(c, dir, j)
 			case err != nil:
 				return usageErr("%v", err)
+			}
+			if err := preflightJudge(c, j); err != nil {
+				return err
 			}
 			return rescoreRun(c, run, j, sf)
 		},
@@ -102,18 +110,35 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 	}
 	var out []results.VerdictRecord
 	pass, errs := 0, 0
+	var stop error
 	for _, r := range run.Final() {
 		t, ok := tasks[r.TaskID]
 		if !ok || !r.Done() {
 			continue
 		}
-		v := judgeAttempt(c, run, r, t, j)
+		v, fatal := judgeAttempt(c, run, r, t, j)
+		if fatal != nil {
+			stop = judgeStop(j, fatal, fmt.Sprintf("after %d verdict(s), kept in %s", len(out), results.VerdictsPath(run.Dir, j.Name())))
+			break
+		}
 		if v.Error != "" {
 			errs++
 		} else if v.Pass {
 			pass++
 		}
 		out = append(out, results.VerdictRecord{AttemptID: r.AttemptID, TaskID: r.TaskID, Variant: r.Variant, Verdict: v})
+	}
+	if stop != nil {
+		// A fatal stop part-way keeps the verdicts an earlier bench judge wrote for the attempts not reached.
+		seen := map[string]bool{}
+		for _, v := range out {
+			seen[v.AttemptID] = true
+		}
+		for _, v := range run.VerdictRecords(j.Name()) {
+			if !seen[v.AttemptID] {
+				out = append(out, v)
+			}
+		}
 	}
 	path, err := results.WriteVerdicts(run.Dir, j.Name(), out)
 	if err != nil {
@@ -122,12 +147,61 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 	n := len(out)
 	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d judge error(s)\n", path, n, j.Name(),
 		pass, n-pass-errs, errs)
+	return stop
+}
+
+// judgePreflightTimeout bounds the judge's preflight (its retries of rate limits and infrastructure errors
+// included).
+const judgePreflightTimeout = 60 * time.Second
+
+// preflightJudge checks the judge's endpoint (judge.Preflighter) before anything is judged or written: an
+// endpoint error of a class that stops runs (config: a mistyped model name, a base URL without /v1; auth; quota)
+// stops bench judge with its exit code (2, 3), the server's message and the hint. Other errors (unreachable,
+// rate limited after retries) are warned about: the attempts meet them as judge errors.
+func preflightJudge(c *cobra.Command, j judge.Judge) error {
+	p, ok := j.(judge.Preflighter)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(c.Context(), judgePreflightTimeout)
+	defer cancel()
+	err := p.Preflight(ctx)
+	if err == nil {
+		return nil
+	}
+	if le := fatalEndpointError(err); le != nil {
+		return judgeStop(j, le, "before any attempt was judged: nothing written")
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "warning: the %s judge's preflight failed (%s); judging anyway\n", j.Name(),
+		llm.RedactString(err.Error()))
 	return nil
 }
 
+// fatalEndpointError is err's *llm.Error when its class stops runs (llm.ErrorClass.Fatal), else nil.
+func fatalEndpointError(err error) *llm.Error {
+	var le *llm.Error
+	if errors.As(err, &le) && le.Class.Fatal() {
+		return le
+	}
+	return nil
+}
+
+// judgeStop is the error bench judge exits with when the judge's endpoint answered le: the class's exit code
+// (config 2, auth and quota 3), the server's message and hint, and when it happened.
+func judgeStop(j judge.Judge, le *llm.Error, when string) error {
+	code := le.Class.ExitCode()
+	if code == 0 {
+		code = exitInfra
+	}
+	return &exitError{code, fmt.Errorf("the %s judge's endpoint: %s\nbench judge stopped %s; fix the judge's model "+
+		"(--judge-model, --judge-base-url, --judge-key-env) or the account and re-run", j.Name(),
+		llm.RedactString(le.Error()), when)}
+}
+
 // judgeAttempt judges one recorded attempt with j, from its final answer, its trajectory's final state and its
-// kept screenshots. A judge failure is a verdict with Error (redacted).
-func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suites.Task, j judge.Judge) judge.Verdict {
+// kept screenshots. A judge failure is a verdict with Error (redacted), except an endpoint error of a class that
+// stops runs (fatal: no verdict).
+func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suites.Task, j judge.Judge) (judge.Verdict, *llm.Error) {
 	in := judge.Input{Task: t, Final: r.Final, OK: r.OK}
 	if tr, err := run.Trajectory(r.AttemptID); err == nil {
 		in.State = tr.State
@@ -138,10 +212,13 @@ func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suite
 		}
 	}
 	v, err := j.Judge(c.Context(), in)
+	if le := fatalEndpointError(err); le != nil {
+		return v, le
+	}
 	if err != nil {
 		v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
 	}
-	return v
+	return v, nil
 }
 
 func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
@@ -171,6 +248,9 @@ func rescoreFolders(c *cobra.Command, dir string, j judge.Judge) error {
 			return usageErr("%v", err)
 		}
 		v, err := j.Judge(c.Context(), in)
+		if le := fatalEndpointError(err); le != nil {
+			return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
+		}
 		if err != nil {
 			v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
 		}

@@ -9,66 +9,55 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"webbench/agent/llm/scripted"
 	"webbench/results"
-	"webbench/suites"
 )
 
 // capProxy is a loopback proxy in front of the scripted policy that counts the chat requests it is answering
-// at once (received, response not yet started), and answers the first chat request with OpenAI's 429
-// rate-limit body (rateLimit429, Retry-After: 0), which a capped client's limiter must react to (and log). It
-// holds each request up to 50 ms, cut short when another arrives, so that two workers' calls would overlap if
-// nothing kept them apart: the hold only makes a violation likelier to show; the assertion (peak ≤ cap) does
-// not depend on it.
+// at once (received, response not yet started) and, like a server with a concurrency limit, answers OpenAI's
+// 429 rate-limit body (rateLimit429, Retry-After: 0) to every chat request that arrives while threshold
+// others are in flight. A capped client's limiter must react to those (halve its window, log it) and grow
+// back after successes. Every request, 429s included, is held 40 ms before its answer starts, so a refused
+// request still occupies the server and the workers' calls pile up when nothing keeps them apart (without a
+// cap, 4 workers reached a peak of 3 in a trial run: 44 calls, 5 answered 429): the hold makes a violation likely to show; the assertion (peak ≤ cap)
+// does not depend on it.
 type capProxy struct {
-	url   string
-	mu    sync.Mutex
-	cur   int
-	peak  int
-	calls int
-	next  chan struct{} // closed by the next request to arrive
+	url       string
+	threshold int
+	mu        sync.Mutex
+	cur       int
+	peak      int
+	calls     int
+	limited   int // requests answered 429
 }
 
-func newCapProxy(t *testing.T) *capProxy {
+func newCapProxy(t *testing.T, threshold int) *capProxy {
 	t.Helper()
-	s, err := suites.Open("zoo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	polURL, err := pol.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pol.Close() })
+	polURL := startScriptedPolicy(t)
 	target, _ := url.Parse(strings.TrimSuffix(polURL, "/v1"))
 	rp := httputil.NewSingleHostReverseProxy(target)
-	p := &capProxy{next: make(chan struct{})}
+	p := &capProxy{threshold: threshold}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			rp.ServeHTTP(w, r)
 			return
 		}
 		p.mu.Lock()
+		over := p.cur >= p.threshold
 		p.cur++
 		p.calls++
 		p.peak = max(p.peak, p.cur)
-		close(p.next) // wakes a held request: this one overlaps it
-		mine := make(chan struct{})
-		p.next = mine
-		first := p.calls == 1
+		if over {
+			p.limited++
+		}
 		p.mu.Unlock()
-		if first {
+		time.Sleep(40 * time.Millisecond)
+		if over {
 			p.mu.Lock()
 			p.cur--
 			p.mu.Unlock()
@@ -77,10 +66,6 @@ func newCapProxy(t *testing.T) *capProxy {
 			w.WriteHeader(http.StatusTooManyRequests)
 			io.WriteString(w, rateLimit429)
 			return
-		}
-		select {
-		case <-mine:
-		case <-time.After(50 * time.Millisecond):
 		}
 		rp.ServeHTTP(&countDown{ResponseWriter: w, p: p}, r)
 	}))
@@ -113,10 +98,32 @@ func (c *countDown) Write(b []byte) (int, error) {
 	return c.ResponseWriter.Write(b)
 }
 
-func (p *capProxy) stats() (peak, calls int) {
+func (p *capProxy) stats() (peak, calls, limited int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.peak, p.calls
+	return p.peak, p.calls, p.limited
+}
+
+// windowRE matches a limiter line's window change.
+var windowRE = regexp.MustCompile(`concurrency (\d+) → (\d+) after (HTTP 429|\d+ successful calls)`)
+
+// windowTrace is the limiter's window over the run, from its log lines: "2 → 1 (429) → 2 (+4 ok) → …".
+func windowTrace(log string) (trace string, halvings, growths int) {
+	var b strings.Builder
+	for i, m := range windowRE.FindAllStringSubmatch(log, -1) {
+		if i == 0 {
+			b.WriteString(m[1])
+		}
+		why := "429"
+		if m[3] != "HTTP 429" {
+			why = "+" + strings.TrimSuffix(m[3], " successful calls") + " ok"
+			growths++
+		} else {
+			halvings++
+		}
+		fmt.Fprintf(&b, " → %s (%s)", m[2], why)
+	}
+	return b.String(), halvings, growths
 }
 
 // rateLimit429 is OpenAI's 429 "Rate limit reached" body as recorded in Pythagora-io/gpt-pilot pull request #53
@@ -153,34 +160,41 @@ func manifestCaps(t *testing.T, dir string) map[string]int {
 	return out
 }
 
-// bench run --max-connections 2 with 2 workers over a real endpoint whose first answer is a 429: the client's
-// limiter for the endpoint has the cap (it logs 2 → 1 after the 429, then grows back), the endpoint never
-// answers more than 2 calls at once, the run completes (the 429 retried), the manifest records the cap, and
-// resuming with another cap is no plan mismatch.
+// bench run --max-connections 2 with 4 workers over an endpoint that answers 429 to any request arriving
+// while another is being answered (a server that takes one call at a time): without the cap the 4 workers'
+// calls would reach it 3-4 at once. The endpoint never sees more than 2 at once (the limiter's slots, 429s
+// included), the limiter halves to 1 on the 429s and grows back to 2 after successes (both in the run log),
+// the run completes with every attempt passing (429s retried), the manifest records the cap, and resuming
+// with another cap is no plan mismatch.
 func TestRunMaxConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	p := newCapProxy(t)
+	p := newCapProxy(t, 1)
 	out := filepath.Join(t.TempDir(), "run")
-	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
+	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "4",
 		"--model", "openai:scripted", "--base-url", p.url, "--max-connections", "2", "--out", out}
 	_, stderr, code := bench(t, args...)
-	peak, calls := p.stats()
-	t.Logf("bench run --workers 2 --max-connections 2: exit %d, %d chat calls (the first answered 429), peak concurrency %d", code, calls, peak)
+	peak, calls, limited := p.stats()
+	trace, halvings, growths := windowTrace(stderr + logText(out))
+	t.Logf("bench run --workers 4 --max-connections 2, 429 above 1 in flight: exit %d, %d chat calls, %d answered 429, "+
+		"peak concurrency %d (cap 2); window %s", code, calls, limited, peak, trace)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"model endpoint " + p.url, ": concurrency 2 → 1 after HTTP 429",
-		": concurrency 1 → 2 after 1 successful calls"} {
-		if !limiterLogged(stderr, out, want) {
-			t.Errorf("limiter log lacks %q; stderr:\n%s", want, stderr)
-		}
+	if !limiterLogged(stderr, out, "model endpoint "+p.url) || halvings == 0 || growths == 0 ||
+		!strings.HasPrefix(trace, "2 → 1 (429)") {
+		t.Errorf("limiter log: window %q (%d halvings, %d growths), want 2 → 1 after a 429 and growth back; stderr:\n%s",
+			trace, halvings, growths, stderr)
 	}
-	if peak > 2 || calls < 5 {
-		t.Errorf("peak concurrency %d over %d calls, want at most 2", peak, calls)
+	if peak > 2 || limited == 0 || calls < 10 {
+		t.Errorf("peak concurrency %d (cap 2), %d of %d calls answered 429; want peak ≤ 2 and some 429s", peak, limited, calls)
 	}
-	for id, r := range finalRecords(t, out) {
+	recs := finalRecords(t, out)
+	if len(recs) != 4 {
+		t.Errorf("%d attempts recorded, want 4", len(recs))
+	}
+	for id, r := range recs {
 		if r.Status != "pass" {
 			t.Errorf("%s: %s", id, r.Status)
 		}
@@ -207,13 +221,14 @@ func logText(dir string) string {
 }
 
 // bench ablate: the spec's max_connections (3) reaches every arm and --max-connections 1 replaces it on all of
-// them: after the endpoint's 429 the limiter has nothing to halve (a window of 3 would log 3 → 1), two workers
-// running both arms never have two calls answered at once, and the manifest records 1 for both arms.
+// them: two workers running both arms never have two calls at the endpoint at once, so the endpoint (429 to a
+// second call in flight) never refuses one and no window change is logged (the spec's 3 would log 3 → 1), and
+// the manifest records 1 for both arms.
 func TestAblateMaxConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	p := newCapProxy(t)
+	p := newCapProxy(t, 1)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "caps.yaml")
 	src := fmt.Sprintf(`name: caps
@@ -231,15 +246,16 @@ variants:
 	}
 	out := filepath.Join(dir, "run")
 	_, stderr, code := bench(t, "ablate", spec, "--workers", "2", "--max-connections", "1", "--out", out)
-	peak, calls := p.stats()
-	t.Logf("bench ablate --workers 2 --max-connections 1 (spec: 3): exit %d, %d chat calls, peak concurrency %d", code, calls, peak)
+	peak, calls, limited := p.stats()
+	t.Logf("bench ablate --workers 2 --max-connections 1 (spec: 3): exit %d, %d chat calls, %d answered 429, peak concurrency %d",
+		code, calls, limited, peak)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if strings.Contains(stderr+logText(out), "concurrency 3 →") {
 		t.Errorf("the spec's cap of 3 was used; stderr:\n%s", stderr)
 	}
-	if peak != 1 || calls < 5 {
+	if peak != 1 || limited != 0 || calls < 5 {
 		t.Errorf("peak concurrency %d over %d calls, want 1", peak, calls)
 	}
 	if got := manifestCaps(t, out); got["baseline"] != 1 || got["no_repeat_guard"] != 1 {

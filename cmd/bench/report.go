@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -68,7 +69,11 @@ func openRun(dir string) (*results.Run, error) {
 	run, err := results.Open(dir)
 	switch {
 	case errors.Is(err, results.ErrNoManifest):
-		return nil, usageErr("%s is not a run directory (no %s)", dir, results.ManifestFile)
+		why := "a run stopped by its preflight, before any attempt, writes none: fix the endpoint and re-run the command"
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			return nil, usageErr("%s is not a run directory (it does not exist): %s", dir, why)
+		}
+		return nil, usageErr("%s is not a run directory (no %s): %s", dir, results.ManifestFile, why)
 	case err != nil:
 		return nil, usageErr("%v", err)
 	}
@@ -105,13 +110,69 @@ func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, ju
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: run.Dir, Arms: ablation.Summarize(recs)}))
+	warnEstimated(c, recs)
+	warnIncomplete(c, run)
+	arms := ablation.Summarize(recs)
+	ablation.LabelModels(arms, run.Manifest.Plan.Variants)
+	warnAllInfra(c, arms)
+	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: run.Dir, Arms: arms,
+		Records: recs, Run: run}))
+}
+
+// warnIncomplete warns on stderr when the report is of a run that did not finish: the manifest says it stopped
+// (an endpoint error, --max-cost, an interrupt) or planned attempts have no record (killed, or still running).
+func warnIncomplete(c *cobra.Command, run *results.Run) {
+	m := run.Manifest
+	planned := m.Plan.Attempts
+	if m.Summary != nil && m.Summary.Planned > 0 {
+		planned = m.Summary.Planned // this shard's share of the plan
+	}
+	missing := max(planned-len(run.Final()), 0)
+	stopped := ""
+	if m.Summary != nil {
+		stopped = m.Summary.Stopped
+	}
+	switch {
+	case stopped != "":
+		fmt.Fprintf(c.ErrOrStderr(), "warning: run stopped: %s; %d of %d planned attempts have no record (after the fix the stop named, re-run on this directory to resume)\n",
+			stopped, missing, planned)
+	case missing > 0:
+		why := "the run did not finish"
+		if m.EndedAt == "" {
+			why += " (no end time in the manifest: killed, or still running)"
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s; %d of %d planned attempts have no record (resume with the same command)\n",
+			why, missing, planned)
+	}
+}
+
+// warnAllInfra warns on stderr about every variant all of whose attempts ended in infrastructure errors: its
+// pass rate is undefined (n/a), not 0 %.
+func warnAllInfra(c *cobra.Command, arms []ablation.Arm) {
+	for _, name := range ablation.AllInfra(arms) {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: variant %s: every attempt ended in an infrastructure error: its pass rate "+
+			"is undefined (n/a); see the error column of %s\n", name, results.AttemptsFile)
+	}
+}
+
+// warnEstimated warns on stderr when some attempts' tokens (and so their cost) are estimates: the endpoint
+// sent no usage.
+func warnEstimated(c *cobra.Command, recs []results.Attempt) {
+	if n := ablation.EstimatedTokens(recs); n > 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %d of %d attempts' tokens are estimated: the endpoint sent no usage "+
+			"(tokens and cost are estimated from bytes, about 4 bytes a token)\n", n, len(recs))
+	}
 }
 
 // renderAblationReport renders the analysis a of the ablation run (records recs) with r; renderers that write
 // files write them into dir.
 func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run *results.Run, a *ablation.Analysis,
 	recs []results.Attempt) error {
+	warnEstimated(c, recs)
+	if run != nil {
+		warnIncomplete(c, run)
+	}
+	warnAllInfra(c, a.Arms)
 	return withCode(exitInfra, r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs,
 		Run: run}))
 }

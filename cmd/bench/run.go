@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +17,7 @@ import (
 	"webbench/ablation"
 	"webbench/agent"
 	"webbench/agent/guard"
+	"webbench/agent/llm"
 	"webbench/agent/llm/scripted"
 	"webbench/results"
 	"webbench/runner"
@@ -65,6 +68,7 @@ type runFlags struct {
 	driverDir, chromium, wsURL string
 	maxCost                    float64
 	maxConns                   int
+	req                        requestFlags
 	dryRun, jsonOut            bool
 	screenshots, trace         bool
 	noEvaluate                 bool
@@ -80,6 +84,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.wsURL, "browser-endpoint", "", "connect to a remote Playwright browser server (ws://…) instead of launching Chromium")
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
 	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
+	f.req.register(c)
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids) and exit")
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "with --dry-run: print the plan as JSON")
 	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
@@ -112,17 +117,70 @@ func (f *runFlags) options() (runner.Options, error) {
 		Trace: f.trace, DisableEvaluate: f.noEvaluate}, nil
 }
 
-// applyMaxConnections sets --max-connections, when given, on every variant's model (run: the one variant;
-// ablate: every arm, over the spec's max_connections). It refuses a negative cap.
-func (f *runFlags) applyMaxConnections(c *cobra.Command, vs []runner.Variant) error {
-	if !c.Flags().Changed("max-connections") {
-		return nil
+// applyModelFlags sets --max-connections, --omit and --max-tokens-field, each when given, on every variant's
+// model (run: the one variant; ablate: every arm, replacing the spec's max_connections, omit and
+// max_tokens_field). A negative cap is refused by options; an unknown --omit field or --max-tokens-field value
+// here.
+func (f *runFlags) applyModelFlags(c *cobra.Command, vs []runner.Variant) error {
+	if c.Flags().Changed("max-connections") {
+		for i := range vs {
+			vs[i].Model.MaxConnections = f.maxConns
+		}
 	}
-	if f.maxConns < 0 {
-		return usageErr("--max-connections %d: must be at least 0 (0: no cap)", f.maxConns)
-	}
+	capped := false
 	for i := range vs {
-		vs[i].Model.MaxConnections = f.maxConns
+		if err := f.req.apply(c, &vs[i].Model); err != nil {
+			return err
+		}
+		capped = capped || vs[i].Model.MaxTokens != nil
+	}
+	return f.req.check(c, capped)
+}
+
+// requestFlags are the flags that shape the model request (bench run, ablate and doctor): the fields never
+// sent, the completion cap and the field it goes in — the settings the preflight's hints name.
+type requestFlags struct {
+	omit           []string
+	maxTokens      int
+	maxTokensField string
+}
+
+func (f *requestFlags) register(c *cobra.Command) {
+	c.Flags().StringSliceVar(&f.omit, "omit", nil, "request fields never sent, for models that reject them: "+
+		strings.Join(llm.OmitFields, ", ")+" (comma-separated; the model block's omit)")
+	c.Flags().IntVar(&f.maxTokens, "max-tokens", 0, "completion cap in tokens sent with every model call (the model block's max_tokens; default: none, the endpoint's own)")
+	c.Flags().StringVar(&f.maxTokensField, "max-tokens-field", "", "request field the completion cap is sent in: "+
+		"max_tokens, max_completion_tokens or both (the model block's max_tokens_field; default: max_completion_tokens for OpenAI and Azure hosts, max_tokens elsewhere)")
+}
+
+// apply sets the flags that were given on m (replacing m's omit, max_tokens and max_tokens_field) and
+// validates them.
+func (f *requestFlags) apply(c *cobra.Command, m *runner.Model) error {
+	if c.Flags().Changed("omit") {
+		m.Omit = slices.Clone(f.omit)
+	}
+	if c.Flags().Changed("max-tokens") {
+		if f.maxTokens < 1 {
+			return usageErr("--max-tokens %d: must be at least 1", f.maxTokens)
+		}
+		n := f.maxTokens
+		m.MaxTokens = &n
+	}
+	if c.Flags().Changed("max-tokens-field") {
+		m.MaxTokensField = f.maxTokensField
+	}
+	if err := (llm.Config{Omit: m.Omit, MaxTokensField: m.MaxTokensField}).Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+// check refuses --max-tokens-field when no model it applies to has a completion cap (capped false): the
+// field would never be sent, so the flag would do nothing.
+func (f *requestFlags) check(c *cobra.Command, capped bool) error {
+	if c.Flags().Changed("max-tokens-field") && !capped {
+		return usageErr("--max-tokens-field %s: no completion cap is sent without --max-tokens N (or max_tokens in the model block)",
+			f.maxTokensField)
 	}
 	return nil
 }
@@ -130,6 +188,7 @@ func (f *runFlags) applyMaxConnections(c *cobra.Command, vs []runner.Variant) er
 func runCmd() *cobra.Command {
 	var sf suiteFlags
 	var rf runFlags
+	var pf priceFlags
 	var reps, maxSteps int
 	var model, baseURL, profile, guards, prompt, seed string
 	var baseSeed int64
@@ -163,10 +222,20 @@ func runCmd() *cobra.Command {
 			defer s.Close()
 			vs := []runner.Variant{{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
 				Timeout: timeout, Seed: seed}}
-			if err := rf.applyMaxConnections(c, vs); err != nil {
+			if err := rf.applyModelFlags(c, vs); err != nil {
+				return err
+			}
+			// After the flags' own checks, so a mistyped value is named as such.
+			if err := refuseWithScripted(c, m); err != nil {
 				return err
 			}
 			if err := validateVariants(vs); err != nil {
+				return err
+			}
+			if err := pf.apply(c, vs); err != nil {
+				return err
+			}
+			if err := checkMaxCost(c, rf.maxCost, vs); err != nil {
 				return err
 			}
 			plan := runner.Plan{Suite: s.Name(), SuiteOptions: sf.options(), TaskFilter: sf.tasks, Tasks: tasks,
@@ -186,6 +255,7 @@ func runCmd() *cobra.Command {
 	c.Flags().IntVar(&reps, "reps", 1, "repetitions per task")
 	c.Flags().StringVar(&model, "model", "scripted", "model: scripted[:PROFILE] (offline policy) or openai:NAME (any OpenAI-compatible endpoint; key from $OPENAI_API_KEY)")
 	c.Flags().StringVar(&baseURL, "base-url", "", "endpoint for openai:NAME (default https://api.openai.com/v1)")
+	pf.register(c, "the openai:NAME model")
 	c.Flags().StringVar(&profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
 	c.Flags().StringVar(&guards, "guards", "", "guard switches, e.g. repeat_guard=off,intercept_hint=off (default: all on)")
 	c.Flags().StringVar(&prompt, "prompt", "", "system prompt file (default: the embedded prompt)")
@@ -236,9 +306,11 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	return infraGate(c, run)
 }
 
-// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, quota and
-// other failures 3.
+// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, an
+// endpoint error that stops runs (runner.EndpointError) its class's code — config 2 (model name, base URL,
+// invalid request), auth and quota 3 — with the server's message and hint, other failures 3.
 func runErr(err error) error {
+	var ee *runner.EndpointError
 	switch {
 	case err == nil:
 		return nil
@@ -246,8 +318,19 @@ func runErr(err error) error {
 		return &exitError{exitInterrupt, err}
 	case errors.Is(err, runner.ErrPlanMismatch):
 		return usageErr("%v", err)
-	case errors.Is(err, runner.ErrQuota):
-		return withCode(exitInfra, fmt.Errorf("%v: stopped early; fix the key or credit and re-run to resume", err))
+	case errors.As(err, &ee):
+		code := ee.ExitCode()
+		if code == 0 {
+			code = exitInfra
+		}
+		// A config error needs another command (model name, base URL, --omit, …); auth and quota are fixed
+		// outside it (the key, the account), so the same command resumes.
+		fix := "fix the model settings (the hint above) and re-run; the run directory resumes"
+		if code == exitInfra {
+			fix = "fix the key or the account's credit and re-run the same command to resume"
+		}
+		return &exitError{code, fmt.Errorf("%v\nthe run stopped: nothing was recorded as an agent failure; %s",
+			err, fix)}
 	}
 	return withCode(exitInfra, err)
 }

@@ -21,10 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -137,14 +138,20 @@ const (
 // LoadDir reads every *.json shape in dir (sorted by file name). Each shape needs a name, a source and an
 // expected class; names are unique and Then names must exist.
 func LoadDir(dir string) ([]Shape, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	return load(os.DirFS(dir), "*.json", dir)
+}
+
+// load reads the shapes of fsys matching pattern (sorted by file name), each decoded strictly (unknown fields
+// are errors), and validates them. prefix names fsys in errors.
+func load(fsys fs.FS, pattern, prefix string) ([]Shape, error) {
+	names, err := fs.Glob(fsys, pattern)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
+	sort.Strings(names)
 	var out []Shape
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +159,7 @@ func LoadDir(dir string) ([]Shape, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("replay: %s: %w", f, err)
+			return nil, fmt.Errorf("replay: %s: %w", path.Join(prefix, n), err)
 		}
 		out = append(out, s)
 	}

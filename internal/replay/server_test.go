@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"webbench/agent/llm"
 )
 
 // loadShapes reads testdata/shapes and fails the test when they are invalid.
@@ -47,6 +50,11 @@ func post(t *testing.T, url, model string, messages any) (int, http.Header, []by
 	return resp.StatusCode, resp.Header, out
 }
 
+// knownClasses are the classes a shape may expect: ok and every llm.ErrorClass the client assigns.
+var knownClasses = []string{ClassOK, string(llm.ErrorConfig), string(llm.ErrorAuth), string(llm.ErrorQuota),
+	string(llm.ErrorRateLimit), string(llm.ErrorContextOverflow), string(llm.ErrorInfra), string(llm.ErrorAgent),
+	string(llm.ErrorContentFilter)}
+
 func TestShapesValidAndSourced(t *testing.T) {
 	shapes := loadShapes(t)
 	if len(shapes) < 30 {
@@ -55,12 +63,10 @@ func TestShapesValidAndSourced(t *testing.T) {
 	classes := map[string]int{}
 	for _, s := range shapes {
 		classes[s.Expect.Class]++
-		switch s.Expect.Class {
-		case "ok", "config", "auth", "quota", "rate_limit", "context_overflow", "infra":
-		default:
+		if !slices.Contains(knownClasses, s.Expect.Class) {
 			t.Errorf("%s: unknown class %q", s.Name, s.Expect.Class)
 		}
-		want := map[string]int{"config": 2, "auth": 3, "quota": 3}[s.Expect.Class]
+		want := llm.ErrorClass(s.Expect.Class).ExitCode() // "ok": 0
 		if s.Expect.ExitCode != want {
 			t.Errorf("%s: exit_code %d, want %d for class %s", s.Name, s.Expect.ExitCode, want, s.Expect.Class)
 		}
@@ -71,7 +77,7 @@ func TestShapesValidAndSourced(t *testing.T) {
 			t.Errorf("%s: neither body nor body_text", s.Name)
 		}
 	}
-	for _, c := range []string{"ok", "config", "auth", "quota", "rate_limit", "context_overflow", "infra"} {
+	for _, c := range knownClasses {
 		if classes[c] == 0 {
 			t.Errorf("no shape of class %s", c)
 		}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"webbench/runner"
+)
+
+// realModelFlags are the bench run flags only a real model (--model openai:NAME) reads: the in-process scripted
+// policy has no endpoint, key, prices or request settings, so given with it they would be silently ignored.
+var realModelFlags = []string{"base-url", "price-in", "price-out", "omit", "max-tokens", "max-tokens-field"}
+
+// refuseWithScripted refuses the real-model-only flags that were given when m is the scripted policy (a
+// --base-url without --model openai:NAME would otherwise run the scripted policy and report its 100 %).
+func refuseWithScripted(c *cobra.Command, m runner.Model) error {
+	if m.Kind != "scripted" {
+		return nil
+	}
+	for _, name := range realModelFlags {
+		if f := c.Flags().Lookup(name); f != nil && f.Changed {
+			return usageErr("--%s needs --model openai:NAME (the scripted policy has no endpoint, key, prices or request settings)", name)
+		}
+	}
+	return nil
+}
+
+// priceFlags are --price-in and --price-out: the model's prices in USD per million prompt / completion tokens
+// (llm.Config.PricePerMTokIn/Out), for cost_usd and --max-cost.
+type priceFlags struct{ in, out float64 }
+
+func (f *priceFlags) register(c *cobra.Command, what string) {
+	c.Flags().Float64Var(&f.in, "price-in", 0, "USD per million prompt tokens of "+what+" (the model block's price_in), for cost_usd and --max-cost")
+	c.Flags().Float64Var(&f.out, "price-out", 0, "USD per million completion tokens of "+what+" (the model block's price_out)")
+}
+
+// apply sets the prices that were given on every variant that talks to a real model (replacing the spec's
+// price_in / price_out); it refuses a negative price and prices given when no variant has a real model.
+func (f *priceFlags) apply(c *cobra.Command, vs []runner.Variant) error {
+	in, out := c.Flags().Changed("price-in"), c.Flags().Changed("price-out")
+	if !in && !out {
+		return nil
+	}
+	for name, p := range map[string]float64{"--price-in": f.in, "--price-out": f.out} {
+		if p < 0 || math.IsNaN(p) || math.IsInf(p, 0) {
+			return usageErr("%s %v: must be a price of at least 0 USD per million tokens", name, p)
+		}
+	}
+	set := 0
+	for i := range vs {
+		if vs[i].Model.Kind == "scripted" {
+			continue
+		}
+		if in {
+			vs[i].Model.PriceIn = f.in
+		}
+		if out {
+			vs[i].Model.PriceOut = f.out
+		}
+		set++
+	}
+	if set == 0 {
+		return usageErr("--price-in / --price-out need a real model (openai:NAME): every arm runs the scripted policy")
+	}
+	return nil
+}
+
+// checkMaxCost refuses --max-cost when no variant has prices: every spend is recorded as $0, so the limit could
+// never trigger (the scripted policy costs nothing at all). When only some have prices (a free local arm beside a
+// paid one), it warns on log naming the variants whose spend is not counted.
+func checkMaxCost(c *cobra.Command, maxCost float64, vs []runner.Variant) error {
+	if maxCost <= 0 {
+		return nil
+	}
+	var free []string
+	for _, v := range vs {
+		if v.Model.PriceIn == 0 && v.Model.PriceOut == 0 {
+			free = append(free, v.Name+" ("+v.Model.String()+")")
+		}
+	}
+	switch {
+	case len(free) == len(vs):
+		return usageErr("--max-cost needs the model's prices: --price-in/--price-out USD per million tokens, or " +
+			"price_in/price_out in the model block (no variant has any: every spend would stay $0)")
+	case len(free) > 0:
+		fmt.Fprintf(c.ErrOrStderr(), "warning: --max-cost counts only priced variants; %s have no prices (their spend counts as $0)\n",
+			strings.Join(free, ", "))
+	}
+	return nil
+}
