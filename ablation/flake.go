@@ -26,7 +26,8 @@ type FlakeRate struct {
 	// Pairs is the number of pairs with a final record in both arms; Differ those whose outcome differs:
 	// status (pass, fail, error), failure mode or verdict.
 	Pairs, Differ int
-	// Rate is Differ/Pairs (0 when Pairs is 0); Wilson its Wilson 95% score interval.
+	// Rate is Differ/Pairs (0 when Pairs is 0: undefined, shown as n/a and null in JSON, as an arm's pass rate
+	// with no judged attempt); Wilson its Wilson 95% score interval.
 	Rate   float64
 	Wilson [2]float64
 	// Examples describe the first differing pairs (by task and rep): "task rep 1: pass vs fail (gave_up)".
@@ -85,6 +86,10 @@ func flakeRates(by map[string][]results.Attempt, baseline string, replays []stri
 
 // Line is the flake rate in plain words, as every report prints it.
 func (f FlakeRate) Line() string {
+	if f.Pairs == 0 {
+		return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; no pair has a final "+
+			"record in both arms = n/a.", f.Variant)
+	}
 	return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; %d of %d pairs differ "+
 		"in status, failure mode or verdict = %.1f%% [%.1f, %.1f].", f.Variant, f.Differ, f.Pairs, 100*f.Rate,
 		100*f.Wilson[0], 100*f.Wilson[1])

@@ -137,3 +137,28 @@ func TestFlakeRate(t *testing.T) {
 		}
 	}
 }
+
+// A same-seed A/A arm with no pair in common with the baseline has an undefined flake rate: n/a in the text,
+// null in JSON (as an arm's pass rate with no judged attempt), and no warning.
+func TestFlakeRateNoPairs(t *testing.T) {
+	base := tasksOf("baseline", "PP")
+	in := Inputs{Baseline: "baseline", Replays: []string{"replay"}}
+	a := Analyze(base, in)
+	if len(a.Flake) != 1 || a.Flake[0].Pairs != 0 || warningOf(a, WarnFlakeRate) != nil {
+		t.Fatalf("no pairs: %+v %+v", a.Flake, a.Warnings)
+	}
+	if l := a.Flake[0].Line(); !strings.Contains(l, "= n/a") || strings.Contains(l, "%") {
+		t.Errorf("line %q", l)
+	}
+	var b bytes.Buffer
+	if err := JSONReport(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		FlakeRates []map[string]any `json:"flake_rates"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.FlakeRates) != 1 ||
+		doc.FlakeRates[0]["rate"] != nil || doc.FlakeRates[0]["wilson"] != nil {
+		t.Errorf("json flake_rates: %+v (%v)", doc.FlakeRates, err)
+	}
+}

@@ -161,8 +161,8 @@ const JSONSchemaVersion = 1
 //	    variant     string   the same-seed A/A arm.
 //	    pairs       int      pairs with a final record in both arms; differ: those whose status, failure
 //	    differ      int      mode or verdict differ.
-//	    rate        number   differ/pairs (0 when pairs = 0); wilson [lo, hi] its Wilson 95% interval.
-//	    wilson      [lo, hi]
+//	    rate        number|null  differ/pairs (null when pairs = 0: undefined); wilson [lo, hi]|null its
+//	    wilson      [lo, hi]|null  Wilson 95% interval (null when pairs = 0).
 //	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
 func JSONReport(w io.Writer, a *Analysis) error {
 	enc := json.NewEncoder(w)
@@ -189,12 +189,12 @@ type jsonDoc struct {
 
 // jsonFlake is one same-seed A/A arm's flake rate (FlakeRate) in jsonDoc.
 type jsonFlake struct {
-	Variant  string     `json:"variant"`
-	Pairs    int        `json:"pairs"`
-	Differ   int        `json:"differ"`
-	Rate     float64    `json:"rate"`
-	Wilson   [2]float64 `json:"wilson"`
-	Examples []string   `json:"examples"`
+	Variant  string      `json:"variant"`
+	Pairs    int         `json:"pairs"`
+	Differ   int         `json:"differ"`
+	Rate     *float64    `json:"rate"`
+	Wilson   *[2]float64 `json:"wilson"`
+	Examples []string    `json:"examples"`
 }
 
 // jsonWarning is one warning of jsonDoc.
@@ -369,8 +369,8 @@ func newJSONDoc(a *Analysis) jsonDoc {
 		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []jsonWarning{},
 		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}, FlakeRates: []jsonFlake{}}
 	for _, f := range a.Flake {
-		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ, Rate: f.Rate,
-			Wilson: f.Wilson, Examples: nonNil(f.Examples)})
+		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ,
+			Rate: rateOrNull(f.Pairs, f.Rate), Wilson: wilsonOrNull(f.Pairs, f.Wilson), Examples: nonNil(f.Examples)})
 	}
 	for _, w := range a.Warnings {
 		vs := w.Variants
