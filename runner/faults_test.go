@@ -128,12 +128,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // its base URL.
 func startPolicy(t *testing.T, s suites.Suite) string {
 	t.Helper()
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	url, err := pol.Start("127.0.0.1:0")
+	pol, url, err := scripted.StartLoopback(s.Tasks(), "clean")
 	if err != nil {
 		t.Fatal(err)
 	}

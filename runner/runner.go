@@ -238,12 +238,7 @@ func startAgents(plan Plan, suite suites.Suite) (agents map[string]*agentFor, st
 		if _, ok := endpoints[v.Model.Profile]; ok {
 			continue
 		}
-		prof, err := scripted.LoadProfile(v.Model.Profile)
-		if err != nil {
-			return nil, nil, err
-		}
-		srv := scripted.New(suite.Tasks(), prof)
-		url, err := srv.Start("127.0.0.1:0")
+		srv, url, err := scripted.StartLoopback(suite.Tasks(), v.Model.Profile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("start scripted policy: %w", err)
 		}

@@ -51,12 +51,7 @@ func startScriptedPolicy(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	prof, err := scripted.LoadProfile("clean")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := scripted.New(s.Tasks(), prof)
-	url, err := pol.Start("127.0.0.1:0")
+	pol, url, err := scripted.StartLoopback(s.Tasks(), "clean")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,6 +96,23 @@ func (s *Server) Start(addr string) (string, error) {
 	return "http://" + ln.Addr().String() + "/v1", nil
 }
 
+// StartLoopback loads the fault profile named by profile (a bundled name or a file path, as LoadProfile), builds
+// the policy server for tasks and starts it on a random loopback port: the one way the runner (and tests) stand
+// the scripted policy up. It returns the server (Close it) and its base URL including /v1; errors are
+// LoadProfile's or Start's.
+func StartLoopback(tasks []suites.Task, profile string) (*Server, string, error) {
+	prof, err := LoadProfile(profile)
+	if err != nil {
+		return nil, "", err
+	}
+	srv := New(tasks, prof)
+	url, err := srv.Start("127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	return srv, url, nil
+}
+
 // Close stops the server (open requests are cut). Safe to call twice or without Start.
 func (s *Server) Close() error {
 	s.mu.Lock()
