@@ -12,11 +12,14 @@ import (
 // semantics are https://playwright.dev/docs/actionability: an action waits for its checks and fails with a
 // TimeoutError when they do not pass in time):
 //
-//   - replaced before the input events: the action's element handle reports "error:notconnected", Playwright logs
-//     "element was detached from the DOM, retrying" and resolves the locator again; an aria-ref locator only ever
-//     resolves to the node of the snapshot (its query returns nothing once that node is not connected), so the
-//     action waits out its timeout: a TimeoutError whose call log has that line. detachedError turns it into a
-//     stale ref.
+//   - replaced before the input events: the action's element handle reports "error:notconnected". A locator
+//     action then logs "element was detached from the DOM, retrying" and resolves the locator again; an aria-ref
+//     locator only ever resolves to the node of the snapshot (its query returns nothing once that node is not
+//     connected), so the action would wait out its whole timeout (the action timeout, 5 s by default). A click
+//     therefore runs on the element handle the click probe resolved: Playwright does not resolve a handle again
+//     and throws "Element is not attached to the DOM" at once (also when the node went away after the
+//     hit-target check, which logs its fresh copy as intercepting the press first). detachedError turns either
+//     into a stale ref.
 //   - replaced between the press and the release of a click: Playwright's hit-target check runs on the first
 //     pointer event only ("check that we hit the right element at the first event, and assume all subsequent
 //     events will be fine", setupHitTargetInterceptor), so the pointerdown passes it, the mouseup lands on the
@@ -37,6 +40,10 @@ const (
 
 // playwrightDetached is Playwright's call-log line for an element handle that lost its node mid-action.
 const playwrightDetached = "element was detached from the DOM"
+
+// playwrightNotAttached is the error of an element-handle action whose node left the page: unlike a locator,
+// a handle is not resolved again, so the action fails at once instead of waiting out its timeout.
+const playwrightNotAttached = "Element is not attached to the DOM"
 
 // probeWait bounds each click-probe call: the probe is skipped (the click reported as Playwright reports it)
 // when the page does not answer in time (a busy page script).
@@ -72,12 +79,12 @@ const clickProbeRead = `(el) => {
   return p.hit ? "hit" : el.isConnected ? "connected" : "lost";
 }`
 
-// clickProbe arms the probe on loc's element and returns a function that reads it after the click: true when
-// the click was lost (no click event reached the element and the element is gone). Without a probe (the page
-// did not answer in time, a navigation destroyed the context) the read reports false: the click's own result
-// stands. gone reports that the element could not be resolved to arm the probe because its node has left the
-// page since the ref was checked: the click would only wait out its timeout.
-func (s *Session) clickProbe(loc playwright.Locator) (lost func() bool, gone bool) {
+// clickProbe arms the probe on loc's element and returns that element (nil without a probe) and a function
+// that reads the probe after the click: true when the click was lost (no click event reached the element and
+// the element is gone). Without a probe (the page did not answer in time, a navigation destroyed the context)
+// the read reports false: the click's own result stands. gone reports that the element could not be resolved
+// to arm the probe because its node has left the page since the ref was checked.
+func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandle, lost func() bool, gone bool) {
 	var h playwright.JSHandle
 	var err error
 	none := func() bool { return false }
@@ -85,12 +92,12 @@ func (s *Session) clickProbe(loc playwright.Locator) (lost func() bool, gone boo
 		h, err = loc.EvaluateHandle(clickProbeArm, nil,
 			playwright.LocatorEvaluateHandleOptions{Timeout: playwright.Float(ms(probeWait))})
 	}) {
-		return none, false
+		return nil, none, false
 	}
 	if err != nil || h == nil {
-		return none, s.nodeGone(loc)
+		return nil, none, s.nodeGone(loc)
 	}
-	return func() bool {
+	return h.AsElement(), func() bool {
 		var v any
 		var rerr error
 		ok := bounded(probeWait, func() { v, rerr = h.Evaluate(clickProbeRead) })
@@ -124,9 +131,11 @@ func (s *Session) detachedError(ref string, loc playwright.Locator, err error) e
 }
 
 // lostNodeLog reports whether a Playwright action error may come from a node that left the page mid-action:
-// its call log says the element was detached, or it is a timeout with no covering element logged.
+// an element-handle action says its element is not attached (whatever it logged before: a node replaced
+// between the hit-target check and the press logs its copy as intercepting the pointer events), its call log
+// says the element was detached, or it is a timeout with no covering element logged.
 func lostNodeLog(msg string) bool {
-	if strings.Contains(msg, playwrightDetached) {
+	if strings.Contains(msg, playwrightNotAttached) || strings.Contains(msg, playwrightDetached) {
 		return true
 	}
 	timedOut := strings.Contains(msg, "Timeout") && strings.Contains(msg, "exceeded")

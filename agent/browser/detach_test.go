@@ -19,13 +19,12 @@ var racePages = map[string]string{
 	"/midpress": `<div id="region"><a id="t" href="#went" onclick="clicks++">Target link</a></div>
 <script>document.addEventListener("mousedown", () => { const r = document.getElementById("region");
 r.replaceWith(r.cloneNode(true)); }, true);</script>`,
-	// The target is replaced while Playwright waits for it to become stable (it moves for 400 ms, then a
-	// re-render replaces it): "element was detached from the DOM, retrying", then the aria-ref never resolves.
-	"/beforepress": `<div id="region"><button id="t" onclick="clicks++" style="position:relative">Target button</button></div>
-<script>const b = document.getElementById("t"); let x = 0;
-const iv = setInterval(() => { b.style.left = (x++ % 40) + "px"; }, 16);
-window.go = () => setTimeout(() => { clearInterval(iv); const r = document.getElementById("region");
-r.replaceWith(r.cloneNode(true)); }, 400);</script>`,
+	// The region is replaced synchronously in the first mousemove: after Playwright's preliminary hit-target
+	// check and before the press, at a point fixed by the click's own input events (no timer). The press hits
+	// the fresh copy ("… intercepts pointer events, retrying"), the retry finds the element detached.
+	"/beforepress": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>
+<script>let moved = false; document.addEventListener("mousemove", () => { if (moved) return; moved = true;
+const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }, true);</script>`,
 	// Clicks that remove their own target (a delete button, a dismiss link): delivered, so not stale.
 	"/selfremove": `<div id="region"><button id="t" onclick="clicks++; this.remove()">Delete me</button>
 <button id="m" oncontextmenu="clicks++; event.preventDefault(); this.remove()">Menu me</button></div>`,
@@ -83,15 +82,20 @@ func TestClickReplacedMidPressIsStale(t *testing.T) {
 	}
 }
 
-// A click whose target is replaced before its input events (while Playwright waits for it to be stable) waits
-// for an aria-ref that can no longer resolve; its timeout becomes a stale-ref error.
+// A click whose target is replaced before its press fails as a stale ref at once (issue 17): through a
+// locator, Playwright would resolve the aria-ref again and wait out the whole action timeout for a node that
+// is gone; the click runs on the element handle instead, which fails as soon as it finds the node detached.
+// The action timeout is a minute, so a click that waited it out could not pass the elapsed-time check
+// however loaded the machine.
 func TestClickReplacedBeforePressIsStale(t *testing.T) {
 	srv := raceServer(t)
-	s, ref := raceSession(t, SessionOptions{ActionTimeout: 2 * time.Second}, srv, "/beforepress", `button "Target button"`)
-	if _, err := s.Page().Evaluate("() => go()"); err != nil {
-		t.Fatal(err)
-	}
+	const timeout = time.Minute
+	s, ref := raceSession(t, SessionOptions{ActionTimeout: timeout}, srv, "/beforepress", `button "Target button"`)
+	start := time.Now()
 	r := call(t, s, ToolClick, map[string]any{"target": ref, "element": "Target button"})
+	if el := time.Since(start); el >= timeout {
+		t.Fatalf("the click took %v: it waited out the action timeout", el)
+	}
 	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyDetached) {
 		t.Fatalf("click on a node replaced before the press: error %q, want %s + the stale-ref message", r.Error, WhyDetached)
 	}
@@ -114,6 +118,11 @@ func TestLostNodeLog(t *testing.T) {
 	covered := "playwright: timeout: Timeout 5000ms exceeded.\nCall log:\n  - waiting for locator('aria-ref=e5')\n" +
 		"    - locator resolved to <button>Go</button>\n  - attempting click action\n" +
 		"    - <div class=\"onetrust-pc-dark-filter\"></div> intercepts pointer events\n  - retrying click action\n"
+	notAttached := "elementHandle.click: Element is not attached to the DOM\nCall log:\n  - attempting click action\n" +
+		"    - <button>Target button</button> intercepts pointer events\n  - retrying click action\n"
+	if !lostNodeLog(notAttached) {
+		t.Errorf("lostNodeLog(%q) = false", notAttached)
+	}
 	for _, msg := range []string{covered, "Error: strict mode violation", "Element is not an <input>"} {
 		if lostNodeLog(msg) {
 			t.Errorf("lostNodeLog(%q) = true", msg)
