@@ -12,14 +12,14 @@ import (
 // semantics are https://playwright.dev/docs/actionability: an action waits for its checks and fails with a
 // TimeoutError when they do not pass in time):
 //
-//   - replaced before the input events: the action's element handle reports "error:notconnected". A locator
-//     action then logs "element was detached from the DOM, retrying" and resolves the locator again; an aria-ref
-//     locator only ever resolves to the node of the snapshot (its query returns nothing once that node is not
-//     connected), so the action would wait out its whole timeout (the action timeout, 5 s by default). A click
-//     therefore runs on the element handle the click probe resolved: Playwright does not resolve a handle again
-//     and throws "Element is not attached to the DOM" at once (also when the node went away after the
-//     hit-target check, which logs its fresh copy as intercepting the press first). detachedError turns either
-//     into a stale ref.
+//   - replaced before the input events: the action's element handle reports "error:notconnected", Playwright logs
+//     "element was detached from the DOM, retrying" and resolves the locator again; an aria-ref locator only ever
+//     resolves to the node of the snapshot (its query returns nothing once that node is not connected), so the
+//     action would wait out its whole timeout (the action timeout, 5 s by default). For a click the probe below
+//     also watches the node (a MutationObserver, no polling): once it has left the page before any press reached
+//     it, the click can only wait for a node that cannot come back, and it fails as a stale ref at once (the
+//     abandoned Playwright call ends on its own timeout without an input event). For other actions
+//     detachedError turns the timeout into a stale ref.
 //   - replaced between the press and the release of a click: Playwright's hit-target check runs on the first
 //     pointer event only ("check that we hit the right element at the first event, and assume all subsequent
 //     events will be fine", setupHitTargetInterceptor), so the pointerdown passes it, the mouseup lands on the
@@ -41,50 +41,71 @@ const (
 // playwrightDetached is Playwright's call-log line for an element handle that lost its node mid-action.
 const playwrightDetached = "element was detached from the DOM"
 
-// playwrightNotAttached is the error of an element-handle action whose node left the page: unlike a locator,
-// a handle is not resolved again, so the action fails at once instead of waiting out its timeout.
-const playwrightNotAttached = "Element is not attached to the DOM"
-
 // probeWait bounds each click-probe call: the probe is skipped (the click reported as Playwright reports it)
 // when the page does not answer in time (a busy page script).
 const probeWait = time.Second
 
-// clickProbeArm records, in the element's window, which element a click is aimed at and whether a trusted
-// click, auxclick, contextmenu or dblclick event passed through it (capture listeners on the window, installed
-// once per document; the page's own window-capture listeners registered earlier run first).
+// clickProbeArm records, in the element's window, which element a click is aimed at, whether a trusted press
+// (pointerdown, mousedown) reached it and whether a trusted click, auxclick, contextmenu or dblclick event
+// passed through it (capture listeners on the window, installed once per document; the page's own
+// window-capture listeners registered earlier run first).
 const clickProbeArm = `(el) => {
   const w = el.ownerDocument.defaultView;
   const k = Symbol.for("webbench.clickProbe");
   let p = w[k];
   if (!p) {
-    p = w[k] = { el: null, hit: false };
+    p = w[k] = { el: null, hit: false, pressed: false, stop: null };
     for (const type of ["click", "auxclick", "contextmenu", "dblclick"]) {
       w.addEventListener(type, (e) => {
         if (e.isTrusted && p.el && e.composedPath().includes(p.el)) p.hit = true;
       }, true);
     }
+    for (const type of ["pointerdown", "mousedown"]) {
+      w.addEventListener(type, (e) => {
+        if (e.isTrusted && p.el && e.composedPath().includes(p.el)) p.pressed = true;
+      }, true);
+    }
   }
+  if (p.stop) p.stop();
   p.el = el;
   p.hit = false;
+  p.pressed = false;
   return el;
 }`
 
+// clickProbeWatch resolves once the probed element has left its document: "unpressed" when no press and no
+// click reached it before, else "pressed"; "stopped" when the probe is read first (clickProbeRead stops it).
+const clickProbeWatch = `(el) => new Promise((resolve) => {
+  const p = el.ownerDocument.defaultView[Symbol.for("webbench.clickProbe")];
+  if (!p || p.el !== el) return resolve("stopped");
+  let mo = null;
+  const end = (v) => { if (mo) mo.disconnect(); if (p.stop === stop) p.stop = null; resolve(v); };
+  const stop = () => end("stopped");
+  const check = () => { if (!el.isConnected) end(p.pressed || p.hit ? "pressed" : "unpressed"); };
+  p.stop = stop;
+  mo = new MutationObserver(check);
+  mo.observe(el.ownerDocument, { childList: true, subtree: true });
+  check();
+})`
+
 // clickProbeRead reports what the probe saw: "hit" (a click reached the element), "lost" (none did and the
 // element is no longer in its document), else "connected" (none did and it is still there: the page may
-// have stopped the event before the probe saw it, so nothing is concluded).
+// have stopped the event before the probe saw it, so nothing is concluded). It stops the watch.
 const clickProbeRead = `(el) => {
   const p = el.ownerDocument.defaultView[Symbol.for("webbench.clickProbe")];
   if (!p || p.el !== el) return "unknown";
+  if (p.stop) p.stop();
   p.el = null;
   return p.hit ? "hit" : el.isConnected ? "connected" : "lost";
 }`
 
-// clickProbe arms the probe on loc's element and returns that element (nil without a probe) and a function
-// that reads the probe after the click: true when the click was lost (no click event reached the element and
-// the element is gone). Without a probe (the page did not answer in time, a navigation destroyed the context)
-// the read reports false: the click's own result stands. gone reports that the element could not be resolved
-// to arm the probe because its node has left the page since the ref was checked.
-func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandle, lost func() bool, gone bool) {
+// clickProbe arms the probe on loc's element. lost reads it after the click: true when the click was lost (no
+// click event reached the element and the element is gone). unpressed is closed once the element has left the
+// page before any press or click reached it (nil without a probe: never). Without a probe (the page did not
+// answer in time, a navigation destroyed the context) lost reports false: the click's own result stands. gone
+// reports that the element could not be resolved to arm the probe because its node has left the page since the
+// ref was checked: the click would only wait out its timeout.
+func (s *Session) clickProbe(loc playwright.Locator) (lost func() bool, unpressed <-chan struct{}, gone bool) {
 	var h playwright.JSHandle
 	var err error
 	none := func() bool { return false }
@@ -92,18 +113,25 @@ func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandl
 		h, err = loc.EvaluateHandle(clickProbeArm, nil,
 			playwright.LocatorEvaluateHandleOptions{Timeout: playwright.Float(ms(probeWait))})
 	}) {
-		return nil, none, false
+		return none, nil, false
 	}
 	if err != nil || h == nil {
-		return nil, none, s.nodeGone(loc)
+		return none, nil, s.nodeGone(loc)
 	}
-	return h.AsElement(), func() bool {
+	left := make(chan struct{})
+	go func() {
+		// Ends when the node leaves, when the probe is read (stopped), or with the page (an error).
+		if v, err := h.Evaluate(clickProbeWatch); err == nil && v == "unpressed" {
+			close(left)
+		}
+	}()
+	return func() bool {
 		var v any
 		var rerr error
 		ok := bounded(probeWait, func() { v, rerr = h.Evaluate(clickProbeRead) })
 		go func() { _ = h.Dispose() }()
 		return ok && rerr == nil && v == "lost"
-	}, false
+	}, left, false
 }
 
 // nodeGone reports whether loc (an aria-ref locator) resolves to no node, within probeWait.
@@ -131,11 +159,9 @@ func (s *Session) detachedError(ref string, loc playwright.Locator, err error) e
 }
 
 // lostNodeLog reports whether a Playwright action error may come from a node that left the page mid-action:
-// an element-handle action says its element is not attached (whatever it logged before: a node replaced
-// between the hit-target check and the press logs its copy as intercepting the pointer events), its call log
-// says the element was detached, or it is a timeout with no covering element logged.
+// its call log says the element was detached, or it is a timeout with no covering element logged.
 func lostNodeLog(msg string) bool {
-	if strings.Contains(msg, playwrightNotAttached) || strings.Contains(msg, playwrightDetached) {
+	if strings.Contains(msg, playwrightDetached) {
 		return true
 	}
 	timedOut := strings.Contains(msg, "Timeout") && strings.Contains(msg, "exceeded")

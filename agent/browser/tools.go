@@ -397,10 +397,10 @@ func (s *Session) snapshotTool(a *snapshotArgs) Result {
 	return r
 }
 
-// click clicks the ref's element. It clicks through the element handle the click probe resolved, so that a node
-// the page replaced before the press fails at once as a stale ref (WhyDetached) instead of waiting out the action
-// timeout; a click whose element the page replaced between press and release, so that no click event reached it
-// (detach.go), fails as a stale ref (WhyClickLost) instead of succeeding.
+// click clicks the ref's element. A click whose element the page replaced before any press reached it fails as
+// a stale ref (WhyDetached) as soon as the node has left, instead of waiting out the action timeout for an
+// aria-ref that cannot resolve again; one whose element the page replaced between press and release, so that
+// no click event reached it (detach.go), fails as a stale ref (WhyClickLost) instead of succeeding.
 func (s *Session) click(a *clickArgs) Result {
 	return s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
 		var btn *playwright.MouseButton
@@ -414,29 +414,33 @@ func (s *Session) click(a *clickArgs) Result {
 			return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
 				ToolClick, a.Button)
 		}
-		el, lost, gone := s.clickProbe(loc)
+		ref, _ := ParseRef(a.Target)
+		lost, unpressed, gone := s.clickProbe(loc)
 		if gone {
-			ref, _ := ParseRef(a.Target)
 			return &StaleRefError{Ref: ref, Why: WhyDetached}
 		}
+		done := make(chan error, 1)
+		go func() {
+			switch {
+			case a.DoubleClick && btn == nil:
+				// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+				done <- loc.Dblclick()
+			case a.DoubleClick:
+				done <- loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+			default:
+				done <- loc.Click(playwright.LocatorClickOptions{Button: btn})
+			}
+		}()
 		var err error
-		switch {
-		case el == nil && a.DoubleClick && btn == nil:
-			// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
-			err = loc.Dblclick()
-		case el == nil && a.DoubleClick:
-			err = loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
-		case el == nil:
-			err = loc.Click(playwright.LocatorClickOptions{Button: btn})
-		case a.DoubleClick && btn == nil:
-			err = el.Dblclick()
-		case a.DoubleClick:
-			err = el.Click(playwright.ElementHandleClickOptions{Button: btn, ClickCount: playwright.Int(2)})
-		default:
-			err = el.Click(playwright.ElementHandleClickOptions{Button: btn})
+		select {
+		case err = <-done:
+		case <-unpressed:
+			// The node left before any press reached it: the click can only wait for an aria-ref that never
+			// resolves again. Left to its timeout (it sends no input event), it is reported stale now.
+			lost()
+			return &StaleRefError{Ref: ref, Why: WhyDetached}
 		}
-		if wasLost := lost(); err == nil && wasLost { // read (and dispose of) the probe either way
-			ref, _ := ParseRef(a.Target)
+		if wasLost := lost(); err == nil && wasLost { // read (and stop) the probe either way
 			return &StaleRefError{Ref: ref, Why: WhyClickLost}
 		}
 		return err
