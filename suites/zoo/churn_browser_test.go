@@ -2,20 +2,17 @@ package zoo
 
 import (
 	"testing"
-	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
 )
 
-// ref_churn never splits a click (issue 17): a re-render that falls due while a pointer button is down waits
-// for the click, so the press and the release land on the same node and the link is followed. Before, the
-// region was replaced under the pressed link: the mouseup went to the fresh copy, no click was dispatched, and
-// Playwright reported a successful click that did nothing. Here the press lasts longer than the churn delay, so
-// the re-render is due mid-press on every run (no race to win).
-func TestChurnWaitsForTheClick(t *testing.T) {
+// ref_churn is deterministic (issue 17): nothing re-renders until the first mouse press after a user action
+// (or the load), and that press re-renders the regions inside its mousedown, so the click it begins is lost
+// whatever the machine's speed — the press went to the old node, the release to its fresh copy, and the
+// browser dispatches no click. The next press, on the fresh node, is an ordinary click. No timer, no sleep.
+func TestChurnFirstPressIsLost(t *testing.T) {
 	b := launchChromium(t)
-	const delay = 300 * time.Millisecond
-	srv, err := Start(Options{ChurnDelay: delay})
+	srv, err := Start(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +22,18 @@ func TestChurnWaitsForTheClick(t *testing.T) {
 	if _, err := p.Goto(tn.URL("search?ss=Porto&checkin=2026-06-20&checkout=2026-06-23&group_adults=2")); err != nil {
 		t.Fatal(err)
 	}
-	// The re-render after the load has run; now nothing is pending.
-	if _, err := p.WaitForFunction("() => document.body.getAttribute('data-churn-gen') === '1'", nil); err != nil {
+	gen := func() any {
+		t.Helper()
+		v, err := p.Evaluate("() => document.body.getAttribute('data-churn-gen')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if g := gen(); g != nil {
+		t.Fatalf("re-rendered before any press (generation %v)", g)
+	}
+	if _, err := p.Evaluate("() => { window.__clicks = 0; addEventListener('click', () => window.__clicks++, true); }"); err != nil {
 		t.Fatal(err)
 	}
 	link := p.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Palácio Douro", Exact: playwright.Bool(true)})
@@ -37,30 +44,29 @@ func TestChurnWaitsForTheClick(t *testing.T) {
 	if err != nil || box == nil {
 		t.Fatalf("link box: %v", err)
 	}
-	// A key press (a user action) makes a re-render due `delay` later; the press spans it.
-	if err := p.Keyboard().Press("Shift"); err != nil {
-		t.Fatal(err)
-	}
 	m := p.Mouse()
 	x, y := box.X+box.Width/2, box.Y+box.Height/2
-	if err := m.Move(x, y); err != nil {
-		t.Fatal(err)
+	press := func() {
+		t.Helper()
+		if err := m.Move(x, y); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Down(); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Up(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := m.Down(); err != nil {
-		t.Fatal(err)
+	press()
+	if g := gen(); g != "1" {
+		t.Fatalf("after the first press: generation %v, want 1", g)
 	}
-	time.Sleep(3 * delay)
-	gen, err := p.Evaluate("() => document.body.getAttribute('data-churn-gen')")
-	if err != nil {
-		t.Fatal(err)
+	if n, err := p.Evaluate("() => window.__clicks"); err != nil || n != 0 {
+		t.Fatalf("the first press was delivered as a click (%v clicks, %v)", n, err)
 	}
-	if gen != "1" {
-		t.Fatalf("re-rendered (generation %v) while the button was down", gen)
-	}
-	if err := m.Up(); err != nil {
-		t.Fatal(err)
-	}
+	press()
 	if err := p.WaitForURL("**/hotel/palacio-douro**", playwright.PageWaitForURLOptions{Timeout: playwright.Float(5000)}); err != nil {
-		t.Fatalf("the click on the link was not delivered: %v (at %s)", err, p.URL())
+		t.Fatalf("the second press was not delivered: %v (at %s)", err, p.URL())
 	}
 }
