@@ -1,8 +1,8 @@
 package browser
 
 import (
+	"errors"
 	"strings"
-	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
 )
@@ -12,23 +12,28 @@ import (
 // semantics are https://playwright.dev/docs/actionability: an action waits for its checks and fails with a
 // TimeoutError when they do not pass in time):
 //
-//   - replaced before the input events: the action's element handle reports "error:notconnected", Playwright logs
-//     "element was detached from the DOM, retrying" and resolves the locator again; an aria-ref locator only ever
-//     resolves to the node of the snapshot (its query returns nothing once that node is not connected), so the
-//     action would wait out its whole timeout (the action timeout, 5 s by default). For a click the probe below
-//     also watches the node (a MutationObserver, no polling): once it has left the page before any press reached
-//     it, the click can only wait for a node that cannot come back, and it fails as a stale ref at once (the
-//     abandoned Playwright call ends on its own timeout without an input event). For other actions
-//     detachedError turns the timeout into a stale ref.
+//   - replaced before the input events: the action's element handle reports "error:notconnected". A locator
+//     action then logs "element was detached from the DOM, retrying" and resolves the locator again; an aria-ref
+//     locator only ever resolves to the node of the snapshot, so it would wait out its whole timeout, and a node
+//     that comes back later (re-attached) would still be clicked by that abandoned call. A click therefore runs
+//     on the element handle the click probe resolved: Playwright does not resolve a handle again and throws
+//     "Element is not attached to the DOM" at once (_retryAction returns the "error:notconnected" result,
+//     throwRetargetableDOMError throws it; also when the node left after the hit-target check, which logs its
+//     copy as intercepting the press first). detachedError turns that into a stale ref. For other actions
+//     detachedError turns the locator's timeout into a stale ref.
 //   - replaced between the press and the release of a click: Playwright's hit-target check runs on the first
 //     pointer event only ("check that we hit the right element at the first event, and assume all subsequent
 //     events will be fine", setupHitTargetInterceptor), so the pointerdown passes it, the mouseup lands on the
-//     fresh copy and the browser dispatches no click at all (a click goes to the common ancestor of the press and
-//     release targets, and the pressed node has none left: w3c/pointerevents#75), while Playwright reports
-//     success. The click probe below sees that no click reached the node and that the node is gone, and the
-//     click fails as a stale ref instead of succeeding with no effect.
+//     fresh copy and the browser dispatches no click at all (a click goes to the nearest common ancestor of the
+//     press and release targets, https://w3c.github.io/uievents/#click, and the pressed node, out of the page,
+//     has none with the copy: w3c/pointerevents#75), while Playwright reports success. The click probe below
+//     tells that lost click from a click the page acted on, and the lost one fails as a stale ref.
 //
 // Either way the model (and the stale_ref_refresh guard) meets a stale-ref error it knows how to handle.
+//
+// The probe decides from what the page saw, never from how long it took: it is bounded by the action timeout
+// only so that a hung page cannot hang the tool, and when it cannot answer in that time the click falls back to
+// "the ref no longer resolves and the URL is unchanged" (stale) and records ProbeSkipped in Result.Harness.
 
 // Texts of StaleRefError.Why for nodes that went away during an action.
 const (
@@ -38,106 +43,177 @@ const (
 	WhyClickLost = "The element was replaced during the click (between press and release); the click was not delivered"
 )
 
+// ProbeSkipped starts the Result.Harness note of a click whose probe did not answer within the action timeout
+// (the loop records it as a trajectory event of guard ProbeGuard; the determinism test requires none).
+const ProbeSkipped = "click probe skipped"
+
+// ProbeGuard is the trajectory event guard name of harness notes from the browser tools (ProbeSkipped).
+const ProbeGuard = "click_probe"
+
 // playwrightDetached is Playwright's call-log line for an element handle that lost its node mid-action.
 const playwrightDetached = "element was detached from the DOM"
 
-// probeWait bounds each click-probe call: the probe is skipped (the click reported as Playwright reports it)
-// when the page does not answer in time (a busy page script).
-const probeWait = time.Second
+// playwrightNotAttached is the error of an element-handle action whose node left the page: unlike a locator,
+// a handle is not resolved again, so the action fails at once instead of waiting out its timeout.
+const playwrightNotAttached = "Element is not attached to the DOM"
 
-// clickProbeArm records, in the element's window, which element a click is aimed at, whether a trusted press
-// (pointerdown, mousedown) reached it and whether a trusted click, auxclick, contextmenu or dblclick event
-// passed through it (capture listeners on the window, installed once per document; the page's own
-// window-capture listeners registered earlier run first).
+// clickProbeArm records, in the element's window, what happens to a click aimed at el:
+//   - clicked: a trusted click, auxclick, contextmenu or dblclick event was dispatched anywhere in the window
+//     (the session's only input is this click, so it is this click's: on el, on a fresh copy that got the
+//     second press of a double click, or on an ancestor);
+//   - acted: a trusted press or release (pointerdown, mousedown, pointerup, mouseup) reached el while it was in
+//     the page and el had left the page when that event's dispatch ended (the window's bubble phase; or, when
+//     the page stopped its propagation, the next press or release, or the read): a handler of el or of the
+//     page acted on this press (an autocomplete option picked on mousedown, a select2 option on mouseup, a tab
+//     strip re-rendered on pointerdown). A node that left during the capture phase above el (a page-wide
+//     re-render that runs before the event reaches its target, the Zoo's ref_churn) or between events did
+//     not act on the press: that is the lost click.
+//
+// The window listeners are installed once per document (capture ones run before the page's listeners
+// registered later); the listeners on el (capture, so at the target they run before el's own handlers) are
+// removed by clickProbeRead.
 const clickProbeArm = `(el) => {
   const w = el.ownerDocument.defaultView;
   const k = Symbol.for("webbench.clickProbe");
   let p = w[k];
+  const settle = () => { if (p.pending && p.el && !p.el.isConnected) p.acted = true; p.pending = null; };
   if (!p) {
-    p = w[k] = { el: null, hit: false, pressed: false, stop: null };
+    p = w[k] = { el: null, clicked: false, acted: false, pending: null, disarm: null };
     for (const type of ["click", "auxclick", "contextmenu", "dblclick"]) {
-      w.addEventListener(type, (e) => {
-        if (e.isTrusted && p.el && e.composedPath().includes(p.el)) p.hit = true;
-      }, true);
+      w.addEventListener(type, (e) => { if (e.isTrusted && p.el) p.clicked = true; }, true);
     }
-    for (const type of ["pointerdown", "mousedown"]) {
-      w.addEventListener(type, (e) => {
-        if (e.isTrusted && p.el && e.composedPath().includes(p.el)) p.pressed = true;
-      }, true);
+    for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup"]) {
+      w.addEventListener(type, (e) => { if (e.isTrusted && p.el) settle(); }, true);
+      w.addEventListener(type, (e) => { if (e.isTrusted && p.el && p.pending === e) settle(); }, false);
     }
   }
-  if (p.stop) p.stop();
-  p.el = el;
-  p.hit = false;
-  p.pressed = false;
+  if (p.disarm) p.disarm();
+  p.el = el; p.clicked = false; p.acted = false; p.pending = null;
+  const types = ["pointerdown", "mousedown", "pointerup", "mouseup"];
+  const atTarget = (e) => { if (e.isTrusted && el.isConnected) p.pending = e; };
+  for (const t of types) el.addEventListener(t, atTarget, true);
+  p.disarm = () => { for (const t of types) el.removeEventListener(t, atTarget, true); p.disarm = null; };
   return el;
 }`
 
-// clickProbeWatch resolves once the probed element has left its document: "unpressed" when no press and no
-// click reached it before, else "pressed"; "stopped" when the probe is read first (clickProbeRead stops it).
-const clickProbeWatch = `(el) => new Promise((resolve) => {
-  const p = el.ownerDocument.defaultView[Symbol.for("webbench.clickProbe")];
-  if (!p || p.el !== el) return resolve("stopped");
-  let mo = null;
-  const end = (v) => { if (mo) mo.disconnect(); if (p.stop === stop) p.stop = null; resolve(v); };
-  const stop = () => end("stopped");
-  const check = () => { if (!el.isConnected) end(p.pressed || p.hit ? "pressed" : "unpressed"); };
-  p.stop = stop;
-  mo = new MutationObserver(check);
-  mo.observe(el.ownerDocument, { childList: true, subtree: true });
-  check();
-})`
-
-// clickProbeRead reports what the probe saw: "hit" (a click reached the element), "lost" (none did and the
-// element is no longer in its document), else "connected" (none did and it is still there: the page may
-// have stopped the event before the probe saw it, so nothing is concluded). It stops the watch.
+// clickProbeRead reports what the probe saw (see clickProbeArm): "hit" (a click event was dispatched),
+// "acted" (the page acted on a press or release of el and removed it), "lost" (neither, and el is no longer
+// in its document), else "connected" (neither, and el is still there: the page may have stopped the event
+// before the probe saw it, so nothing is concluded). It disarms the probe.
 const clickProbeRead = `(el) => {
   const p = el.ownerDocument.defaultView[Symbol.for("webbench.clickProbe")];
   if (!p || p.el !== el) return "unknown";
-  if (p.stop) p.stop();
-  p.el = null;
-  return p.hit ? "hit" : el.isConnected ? "connected" : "lost";
+  if (p.pending && !el.isConnected) p.acted = true;
+  if (p.disarm) p.disarm();
+  p.el = null; p.pending = null;
+  return p.clicked ? "hit" : p.acted ? "acted" : el.isConnected ? "connected" : "lost";
 }`
 
-// clickProbe arms the probe on loc's element. lost reads it after the click: true when the click was lost (no
-// click event reached the element and the element is gone). unpressed is closed once the element has left the
-// page before any press or click reached it (nil without a probe: never). Without a probe (the page did not
-// answer in time, a navigation destroyed the context) lost reports false: the click's own result stands. gone
-// reports that the element could not be resolved to arm the probe because its node has left the page since the
-// ref was checked: the click would only wait out its timeout.
-func (s *Session) clickProbe(loc playwright.Locator) (lost func() bool, unpressed <-chan struct{}, gone bool) {
+// clickPreview describes an element as Playwright's "locator resolved to" call-log line does (InjectedScript
+// previewNode, playwright-core 1.64.1 lib/coreBundle.js: attributes but style, sorted by length, cut at 500
+// characters; text children up to 50 characters), for the call log of an element-handle click, which has no
+// such line (intercept_hint reads the target from it).
+const clickPreview = `(el) => {
+  const cut = (s, n) => s.length > n ? s.substring(0, n - 1) + "\u2026" : s;
+  const one = (s) => s.replace(/\n/g, "\u21B5").replace(/\t/g, "\u21C6");
+  const tag = el.nodeName.toLowerCase();
+  const attrs = [];
+  for (const { name, value } of el.attributes) {
+    if (name === "style") continue;
+    attrs.push(!value && ["checked", "selected", "disabled", "readonly", "multiple"].includes(name) ? " " + name : " " + name + '="' + value + '"');
+  }
+  attrs.sort((a, b) => a.length - b.length);
+  const at = cut(attrs.join(""), 500);
+  if (["AREA", "BASE", "BR", "COL", "COMMAND", "EMBED", "HR", "IMG", "INPUT", "KEYGEN", "LINK", "MENUITEM", "META", "PARAM", "SOURCE", "TRACK", "WBR"].includes(el.nodeName)) return one("<" + tag + at + "/>");
+  const kids = el.childNodes;
+  const onlyText = kids.length <= 5 && [...kids].every((c) => c.nodeType === Node.TEXT_NODE);
+  const text = onlyText ? el.textContent || "" : kids.length ? "\u2026" : "";
+  return one("<" + tag + at + ">" + cut(text, 50) + "</" + tag + ">");
+}`
+
+// probeOutcome is what a click probe concluded.
+type probeOutcome int
+
+const (
+	probeDelivered probeOutcome = iota // a click was dispatched, the page acted, or nothing can be concluded
+	probeLost                          // no click, the page did not act, the node is gone
+	probeSkipped                       // the probe did not answer within the action timeout
+)
+
+// clickProbe arms the probe on loc's element within the action timeout and returns the element (nil when the
+// probe could not be armed in time: skipped is then true) and read, which reads the probe after the click
+// within the action timeout. gone reports that the element could not be resolved because its node has left
+// the page since the ref was checked.
+func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandle, read func() probeOutcome, gone, skipped bool) {
 	var h playwright.JSHandle
 	var err error
-	none := func() bool { return false }
-	if !bounded(probeWait, func() {
+	wait := s.opts.ActionTimeout
+	if !bounded(wait, func() {
 		h, err = loc.EvaluateHandle(clickProbeArm, nil,
-			playwright.LocatorEvaluateHandleOptions{Timeout: playwright.Float(ms(probeWait))})
+			playwright.LocatorEvaluateHandleOptions{Timeout: playwright.Float(ms(wait))})
 	}) {
-		return none, nil, false
+		return nil, nil, false, true
 	}
-	if err != nil || h == nil {
-		return none, nil, s.nodeGone(loc)
-	}
-	left := make(chan struct{})
-	go func() {
-		// Ends when the node leaves, when the probe is read (stopped), or with the page (an error).
-		if v, err := h.Evaluate(clickProbeWatch); err == nil && v == "unpressed" {
-			close(left)
+	if err != nil || h == nil || h.AsElement() == nil {
+		if s.nodeGone(loc) {
+			return nil, nil, true, false
 		}
-	}()
-	return func() bool {
+		return nil, nil, false, true
+	}
+	return h.AsElement(), func() probeOutcome {
 		var v any
 		var rerr error
-		ok := bounded(probeWait, func() { v, rerr = h.Evaluate(clickProbeRead) })
+		ok := bounded(wait, func() { v, rerr = h.Evaluate(clickProbeRead) })
 		go func() { _ = h.Dispose() }()
-		return ok && rerr == nil && v == "lost"
-	}, left, false
+		switch {
+		case !ok:
+			return probeSkipped
+		case rerr != nil:
+			// The click navigated (the element's context is gone) or closed the page: the page acted.
+			return probeDelivered
+		case v == "lost":
+			return probeLost
+		}
+		return probeDelivered
+	}, false, false
 }
 
-// nodeGone reports whether loc (an aria-ref locator) resolves to no node, within probeWait.
+// previewLine is the "locator resolved to <…>" call-log line for el (clickPreview), within the action timeout;
+// "" when the page does not answer.
+func (s *Session) previewLine(el playwright.ElementHandle) string {
+	var v any
+	var err error
+	if !bounded(s.opts.ActionTimeout, func() { v, err = el.Evaluate(clickPreview) }) || err != nil {
+		return ""
+	}
+	p, _ := v.(string)
+	if p == "" {
+		return ""
+	}
+	return "  - locator resolved to " + p
+}
+
+// withPreview inserts el's "locator resolved to" line after the first line of an intercepted click's error
+// (an element-handle call log names only the blocker); other errors are returned unchanged.
+func (s *Session) withPreview(el playwright.ElementHandle, err error) error {
+	if err == nil || !strings.Contains(err.Error(), interceptedLine) || strings.Contains(err.Error(), "locator resolved to <") {
+		return err
+	}
+	line := s.previewLine(el)
+	if line == "" {
+		return err
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "\n"); i >= 0 {
+		return errors.New(msg[:i+1] + line + msg[i:])
+	}
+	return errors.New(msg + "\n" + line)
+}
+
+// nodeGone reports whether loc (an aria-ref locator) resolves to no node, within the action timeout.
 func (s *Session) nodeGone(loc playwright.Locator) bool {
 	n := -1
-	return bounded(probeWait, func() { n, _ = loc.Count() }) && n == 0
+	return bounded(s.opts.ActionTimeout, func() { n, _ = loc.Count() }) && n == 0
 }
 
 // interceptedLine is the call-log phrase of a covered element (agent.InterceptPhrase).
@@ -159,9 +235,10 @@ func (s *Session) detachedError(ref string, loc playwright.Locator, err error) e
 }
 
 // lostNodeLog reports whether a Playwright action error may come from a node that left the page mid-action:
-// its call log says the element was detached, or it is a timeout with no covering element logged.
+// an element-handle action says its element is not attached (whatever it logged before), its call log says the
+// element was detached, or it is a timeout with no covering element logged.
 func lostNodeLog(msg string) bool {
-	if strings.Contains(msg, playwrightDetached) {
+	if strings.Contains(msg, playwrightNotAttached) || strings.Contains(msg, playwrightDetached) {
 		return true
 	}
 	timedOut := strings.Contains(msg, "Timeout") && strings.Contains(msg, "exceeded")

@@ -21,12 +21,30 @@ var racePages = map[string]string{
 r.replaceWith(r.cloneNode(true)); }, true);</script>`,
 	// The region is replaced synchronously in the first mousemove: after Playwright's preliminary hit-target
 	// check and before the press, at a point fixed by the click's own input events (no timer). The press hits
-	// the fresh copy ("… intercepts pointer events, retrying"), the retry finds the element detached and
-	// Playwright waits for the aria-ref to resolve again.
+	// the fresh copy ("… intercepts pointer events, retrying"), the retry finds the element detached: a
+	// locator click would wait for the aria-ref to resolve again, the element-handle click fails at once.
 	"/beforepress": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>
 <script>let moved = false; document.addEventListener("mousemove", () => { if (moved) return; moved = true;
 const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }, true);</script>`,
 	// Clicks that remove their own target (a delete button, a dismiss link): delivered, so not stale.
+	// Clicks the page acts on before the click event and whose handler removes the target (found by review,
+	// issue 17): an autocomplete option picked on mousedown, a select2-style option picked on mouseup, a tab
+	// activated on pointerdown whose strip re-renders. window.acted counts the handler's runs. They are
+	// delivered: the node left while the page handled this press, not under it.
+	"/mdact": `<div id="region"><div id="list"><button id="opt" onmousedown="acted++; this.remove()">Option A</button></div></div>`,
+	"/muact": `<div id="region"><div id="list"><button id="opt" onmouseup="acted++; this.remove()">Option B</button></div></div>`,
+	"/pdtab": `<div id="region"><div id="tabs"><button onpointerdown="acted++; document.getElementById('tabs').innerHTML = '<button>Tab 2 (active)</button>'">Tab 2</button></div></div>`,
+	// A double click whose region is replaced at the first mousedown (page-wide, as ref_churn): the first click
+	// is lost, the second press and release hit the fresh copy, which gets a click and the dblclick.
+	"/dbl": `<div id="region"><button id="t" onclick="clicks++" ondblclick="acted++">Dbl button</button></div>
+<script>let once = false; document.addEventListener("mousedown", () => { if (once) return; once = true;
+const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }, true);</script>`,
+	// The region leaves at the click's first mousemove and comes back (the same node) once the page sees the
+	// tool's next call, window.back() (no timer): a click that gave up must not click it then.
+	"/reattach": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div><p>x</p>
+<script>let moved = false, parent = null, region = null; document.addEventListener("mousemove", () => { if (moved) return;
+moved = true; region = document.getElementById("region"); parent = region.parentNode; region.remove(); }, true);
+window.back = () => { parent.prepend(region); return region.isConnected; };</script>`,
 	"/selfremove": `<div id="region"><button id="t" onclick="clicks++; this.remove()">Delete me</button>
 <button id="m" oncontextmenu="clicks++; event.preventDefault(); this.remove()">Menu me</button></div>`,
 }
@@ -40,7 +58,7 @@ func raceServer(t *testing.T) *httptest.Server {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, `<!doctype html><title>Race</title><body><script>var clicks = 0;</script>%s</body>`, body)
+		fmt.Fprintf(w, `<!doctype html><title>Race</title><body><script>var clicks = 0, acted = 0;</script>%s</body>`, body)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -142,5 +160,63 @@ func TestClickThatRemovesItsTargetSucceeds(t *testing.T) {
 	mustOK(t, call(t, s, ToolClick, map[string]any{"target": menu, "button": "right"}))
 	if got := eval(t, s, "() => clicks + ' ' + document.querySelectorAll('button').length"); got != `"2 0"` {
 		t.Fatalf("clicks and buttons left: %s", got)
+	}
+}
+
+// Clicks the page acted on (its handler ran on the press or release and removed the target) are successes,
+// not lost clicks (review of issue 17): the handler ran once and the tool reports no error.
+func TestClickThePageActedOnSucceeds(t *testing.T) {
+	srv := raceServer(t)
+	for _, c := range []struct{ path, target, left string }{
+		{"/mdact", `button "Option A"`, "0"},
+		{"/muact", `button "Option B"`, "0"},
+		{"/pdtab", `button "Tab 2"`, "1"},
+	} {
+		t.Run(c.path[1:], func(t *testing.T) {
+			s, ref := raceSession(t, SessionOptions{}, srv, c.path, c.target)
+			mustOK(t, call(t, s, ToolClick, map[string]any{"target": ref}))
+			want := `"1 ` + c.left + `"`
+			if got := eval(t, s, "() => acted + ' ' + document.querySelectorAll('button').length"); got != want {
+				t.Fatalf("handler runs and buttons left: %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+// A double click whose first press the page re-renders under (page-wide, before the target's own listeners)
+// still reaches the fresh copy with its second click: delivered (click 1, dblclick 1), not lost.
+func TestDoubleClickOnAFreshCopySucceeds(t *testing.T) {
+	srv := raceServer(t)
+	s, ref := raceSession(t, SessionOptions{}, srv, "/dbl", `button "Dbl button"`)
+	mustOK(t, call(t, s, ToolClick, map[string]any{"target": ref, "doubleClick": true}))
+	if got := eval(t, s, "() => clicks + ' ' + acted"); got != `"1 1"` {
+		t.Fatalf("clicks and dblclicks on the fresh copy: %s, want 1 1", got)
+	}
+}
+
+// A click whose node leaves before the press and comes back afterwards fails as a stale ref, and nothing clicks
+// the node once it is back (review of issue 17: the abandoned locator click used to click it): the click runs
+// on an element handle, which is not resolved again, so no call outlives the tool.
+func TestClickOnANodeThatComesBackIsStale(t *testing.T) {
+	srv := raceServer(t)
+	const timeout = time.Minute
+	s, ref := raceSession(t, SessionOptions{ActionTimeout: timeout}, srv, "/reattach", `button "Target button"`)
+	start := time.Now()
+	r := call(t, s, ToolClick, map[string]any{"target": ref})
+	if el := time.Since(start); el >= timeout {
+		t.Fatalf("the click took %v: it waited out the action timeout", el)
+	}
+	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyDetached) {
+		t.Fatalf("click on a node that left before the press: error %q, want %s + the stale-ref message", r.Error, WhyDetached)
+	}
+	if got := eval(t, s, "() => window.back()"); got != "true" {
+		t.Fatalf("region back: %s", got)
+	}
+	// A locator click left running would retry within its backoff (at most 500 ms, Playwright's _retryAction)
+	// and click the node now that it resolves again; the handle click has returned, so clicks stays 0 whatever
+	// the wait (this one only gives a leaked call the chance to show).
+	time.Sleep(2 * time.Second)
+	if got := eval(t, s, "() => clicks"); got != "0" {
+		t.Fatalf("clicks after the tool said stale: %s, want 0", got)
 	}
 }

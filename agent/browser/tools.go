@@ -397,12 +397,15 @@ func (s *Session) snapshotTool(a *snapshotArgs) Result {
 	return r
 }
 
-// click clicks the ref's element. A click whose element the page replaced before any press reached it fails as
-// a stale ref (WhyDetached) as soon as the node has left, instead of waiting out the action timeout for an
-// aria-ref that cannot resolve again; one whose element the page replaced between press and release, so that
-// no click event reached it (detach.go), fails as a stale ref (WhyClickLost) instead of succeeding.
+// click clicks the ref's element through the element handle the click probe resolved (detach.go): a node the
+// page replaced before the press fails at once as a stale ref (WhyDetached), with no abandoned call left to
+// click a node that comes back later; a click that was lost because the page replaced the node between press
+// and release (no click event, the page did not act) fails as a stale ref (WhyClickLost). When the probe cannot
+// answer within the action timeout, the click falls back to the locator and to "the ref no longer resolves and
+// the URL is unchanged" for a lost click, and records ProbeSkipped in r.Harness.
 func (s *Session) click(a *clickArgs) Result {
-	return s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
+	var skipped string
+	r := s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
 		var btn *playwright.MouseButton
 		switch a.Button {
 		case "", "left":
@@ -415,36 +418,56 @@ func (s *Session) click(a *clickArgs) Result {
 				ToolClick, a.Button)
 		}
 		ref, _ := ParseRef(a.Target)
-		lost, unpressed, gone := s.clickProbe(loc)
+		el, read, gone, noProbe := s.clickProbe(loc)
 		if gone {
 			return &StaleRefError{Ref: ref, Why: WhyDetached}
 		}
-		done := make(chan error, 1)
-		go func() {
-			switch {
-			case a.DoubleClick && btn == nil:
-				// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
-				done <- loc.Dblclick()
-			case a.DoubleClick:
-				done <- loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
-			default:
-				done <- loc.Click(playwright.LocatorClickOptions{Button: btn})
-			}
-		}()
+		url0 := s.cur().URL()
 		var err error
-		select {
-		case err = <-done:
-		case <-unpressed:
-			// The node left before any press reached it: the click can only wait for an aria-ref that never
-			// resolves again. Left to its timeout (it sends no input event), it is reported stale now.
-			lost()
-			return &StaleRefError{Ref: ref, Why: WhyDetached}
+		switch {
+		case el == nil && a.DoubleClick && btn == nil:
+			// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+			err = loc.Dblclick()
+		case el == nil && a.DoubleClick:
+			err = loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		case el == nil:
+			err = loc.Click(playwright.LocatorClickOptions{Button: btn})
+		case a.DoubleClick && btn == nil:
+			err = el.Dblclick()
+		case a.DoubleClick:
+			err = el.Click(playwright.ElementHandleClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		default:
+			err = el.Click(playwright.ElementHandleClickOptions{Button: btn})
 		}
-		if wasLost := lost(); err == nil && wasLost { // read (and stop) the probe either way
+		out := probeSkipped
+		if el != nil {
+			err = s.withPreview(el, err)
+			out = read() // read (and disarm) the probe either way
+		}
+		if err != nil {
+			return err
+		}
+		switch out {
+		case probeLost:
 			return &StaleRefError{Ref: ref, Why: WhyClickLost}
+		case probeSkipped:
+			lost := s.cur().URL() == url0 && s.nodeGone(loc)
+			why := "not armed"
+			if !noProbe {
+				why = "no answer"
+			}
+			skipped = fmt.Sprintf("%s (%s within the %v action timeout): ref %s, lost=%t", ProbeSkipped, why,
+				s.opts.ActionTimeout, ref, lost)
+			if lost {
+				return &StaleRefError{Ref: ref, Why: WhyClickLost}
+			}
 		}
-		return err
+		return nil
 	})
+	if skipped != "" {
+		r.Harness = append(r.Harness, skipped)
+	}
+	return r
 }
 
 func (s *Session) typeText(a *typeArgs) Result {
