@@ -3,11 +3,13 @@ package ablation
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"webbench/agent/guard"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
@@ -85,6 +87,11 @@ func TestFlakeRate(t *testing.T) {
 		a.Flake[0].Wilson[0] != 0 || warningOf(a, WarnFlakeRate) != nil {
 		t.Fatalf("identical replay: %+v %+v", a.Flake, a.Warnings)
 	}
+	// Wilson score interval (Wilson 1927; method 3 of Newcombe 1998, Stat. Med. 17:857), z = 1.96, worked by
+	// hand from the closed form: 0 of 8 → [0, 0.3244].
+	if hi := a.Flake[0].Wilson[1]; math.Abs(hi-0.3244) > 5e-5 {
+		t.Errorf("0 of 8: Wilson upper %.4f, want 0.3244", hi)
+	}
 	if l := a.Flake[0].Line(); !strings.Contains(l, "0 of 8 pairs differ") {
 		t.Errorf("line %q", l)
 	}
@@ -96,6 +103,10 @@ func TestFlakeRate(t *testing.T) {
 	if f.Differ != 2 || f.Rate != 0.25 || len(f.Examples) != 2 || f.Examples[0] != "t1 rep 0: pass vs fail (loop)" ||
 		f.Examples[1] != "t5 rep 0: fail (loop) vs fail (gave_up)" {
 		t.Fatalf("flaky replay: %+v", f)
+	}
+	// 2 of 8 → [0.0715, 0.5907] (same reference as above).
+	if math.Abs(f.Wilson[0]-0.0715) > 5e-5 || math.Abs(f.Wilson[1]-0.5907) > 5e-5 {
+		t.Errorf("2 of 8: Wilson [%.4f, %.4f], want [0.0715, 0.5907]", f.Wilson[0], f.Wilson[1])
 	}
 	w := warningOf(a, WarnFlakeRate)
 	if w == nil || !strings.Contains(w.Text, "differs from it on 2 of 8 pairs (25.0%") || w.Variants[0] != "replay" {
@@ -160,5 +171,42 @@ func TestFlakeRateNoPairs(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.FlakeRates) != 1 ||
 		doc.FlakeRates[0]["rate"] != nil || doc.FlakeRates[0]["wilson"] != nil {
 		t.Errorf("json flake_rates: %+v (%v)", doc.FlakeRates, err)
+	}
+}
+
+// Review of issue 17: errors about an A/A arm name the arm's own field line (the spec's name containing the
+// arm's name used to make it line 1); `aa:` on the baseline is refused; A/A arms may sit beside a generated
+// design, other variants may not.
+func TestSpecAAArmPlacement(t *testing.T) {
+	_, err := ParseSpec("s.yaml", []byte("name: replay-check\nvariants:\n  - name: replay\n    aa: same-seed\n"+
+		"    guards: {repeat_guard: false}\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:5: variant replay: guards:") {
+		t.Errorf("aa arm with guards: %v, want s.yaml:5: variant replay: guards: …", err)
+	}
+	_, err = ParseSpec("s.yaml", []byte("name: x\nbaseline:\n  name: base\n  aa: same-seed\nvariants:\n  - name: v\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:4: baseline: aa") {
+		t.Errorf("aa on the baseline: %v, want s.yaml:4: baseline: aa …", err)
+	}
+	_, err = ParseSpec("s.yaml", []byte("name: x\ndesign: leave-one-out\nvariants:\n  - name: replay\n    aa: same-seed\n"+
+		"  - name: other\n    guards: {repeat_guard: false}\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:6: give either design: leave-one-out or variants") {
+		t.Errorf("a non-A/A variant beside a design: %v", err)
+	}
+	s, err := ParseSpec("s.yaml", []byte("name: x\ndesign: leave-one-out\nvariants:\n  - name: replay\n    aa: same-seed\n"+
+		"  - name: floor\n    aa: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := s.Expand([]suites.Task{{ID: "a", Tags: []string{"repeat_guard"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(arms.Variants)
+	if strings.Join(arms.Replays, ",") != "replay" || strings.Join(arms.AA, ",") != "floor" ||
+		arms.Variants[n-2].Name != "replay" || arms.Variants[n-1].Name != "floor" || arms.Variants[1].Name != "no_"+guard.Names()[0] {
+		t.Fatalf("design + A/A arms: replays %v, aa %v, variants %d", arms.Replays, arms.AA, n)
+	}
+	if want := 1 + len(guard.Names()) + 2; n != want {
+		t.Errorf("variants: %d, want baseline + one per guard + 2 A/A arms = %d", n, want)
 	}
 }

@@ -139,6 +139,9 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	}
 	s.file = name
 	line := lineFinder(b)
+	var root yaml.Node
+	_ = yaml.Unmarshal(b, &root) // decoded above, so it parses
+	at := nodeLines(&root)
 	if s.Suite == "" {
 		s.Suite = "zoo"
 	}
@@ -166,6 +169,10 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	if s.Baseline.Model == nil {
 		s.Baseline.Model = &runner.Model{Kind: "scripted", Name: "scripted", Profile: "clean"}
 	}
+	if s.Baseline.AA != "" {
+		return nil, fmt.Errorf("%s:%d: baseline: aa marks a variant as an A/A arm (a copy of the baseline); the baseline "+
+			"cannot be one: remove it", name, at("baseline", -1, "aa"))
+	}
 	if err := normModel(s.Baseline.Model); err != nil {
 		return nil, fmt.Errorf("%s:%d: baseline.model: %v", name, line("model"), err)
 	}
@@ -183,8 +190,12 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			return nil, fmt.Errorf("%s: no variants: give `variants:` or `design: leave-one-out|add-one`", name)
 		}
 	case "leave-one-out", "add-one":
-		if len(s.Variants) > 0 {
-			return nil, fmt.Errorf("%s:%d: give either design: %s or variants, not both", name, line("variants"), s.Design)
+		// Beside a generated design, variants may only add A/A arms (aa: true or aa: same-seed).
+		for i, v := range s.Variants {
+			if v.AA == "" {
+				return nil, fmt.Errorf("%s:%d: give either design: %s or variants, not both (beside a design, "+
+					"variants may only be A/A arms: aa: true or aa: same-seed)", name, at("variants", i, ""), s.Design)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("%s:%d: design %q: expected leave-one-out, add-one or explicit", name, line("design"), s.Design)
@@ -208,10 +219,17 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
 		}
-		if v.AA != "" && (v.Model != nil || len(v.Guards) > 0 || v.Prompt != "" || v.MaxSteps != 0 || v.Timeout != 0 ||
-			v.Seed != "" || v.Scope != "") {
-			return nil, fmt.Errorf("%s:%d: variant %s: an aa (A/A) arm is a copy of the baseline: give it only a name", name,
-				line("name: "+v.Name), v.Name)
+		if v.AA != "" {
+			for _, f := range []struct {
+				key string
+				set bool
+			}{{"model", v.Model != nil}, {"guards", len(v.Guards) > 0}, {"prompt", v.Prompt != ""},
+				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""}} {
+				if f.set {
+					return nil, fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
+						name, at("variants", i, f.key), v.Name, f.key)
+				}
+			}
 		}
 	}
 	return &s, nil
@@ -260,6 +278,44 @@ func lineFinder(b []byte) func(string) int {
 			}
 		}
 		return 0
+	}
+}
+
+// nodeLines returns a function giving the line of a spec field from the parsed document root: the value of
+// key section (i < 0: the section's mapping; else its i-th sequence item) and, in it, of field (""
+// or absent: the section or item's own line); 0 when the section is absent.
+func nodeLines(root *yaml.Node) func(section string, i int, field string) int {
+	get := func(m *yaml.Node, key string) (k, v *yaml.Node) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil, nil
+		}
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value == key {
+				return m.Content[j], m.Content[j+1]
+			}
+		}
+		return nil, nil
+	}
+	return func(section string, i int, field string) int {
+		if root == nil || len(root.Content) == 0 {
+			return 0
+		}
+		k, n := get(root.Content[0], section)
+		if k == nil {
+			return 0
+		}
+		line := k.Line
+		if i >= 0 {
+			if n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+		}
+		if fk, _ := get(n, field); fk != nil {
+			return fk.Line
+		}
+		return line
 	}
 }
 
@@ -365,6 +421,7 @@ func (s *Spec) configs() []Config {
 	if s.Design != "leave-one-out" && s.Design != "add-one" {
 		return s.Variants
 	}
+
 	var configs []Config
 	for _, g := range guard.Names() {
 		on := s.Design == "add-one"
@@ -374,7 +431,7 @@ func (s *Spec) configs() []Config {
 		}
 		configs = append(configs, Config{Name: prefix + g, Guards: map[string]bool{g: on}, Scope: s.Scope})
 	}
-	return configs
+	return append(configs, s.Variants...) // beside a design, only A/A arms (ParseSpec)
 }
 
 // configVariant is the runner variant of config c over the baseline base (whose guards are baseGuards): the

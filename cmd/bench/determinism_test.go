@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"webbench/ablation"
 	"webbench/results"
@@ -177,22 +179,39 @@ func outcomeDiff(a, b map[string]results.Attempt) []string {
 	return out
 }
 
-// cpuHogEnv makes the test binary a CPU hog (TestMain calls cpuHog).
+// cpuHogEnv makes the test binary a CPU hog (TestMain calls cpuHog); its value is the hog's parent pid.
 const cpuHogEnv = "WEBBENCH_TEST_CPU_HOG"
 
-// cpuHog spins forever on one core.
+// cpuHogLifetime caps a hog's life whatever happens to its parent (the determinism test takes about 8 minutes
+// on a loaded 2-core machine).
+const cpuHogLifetime = 45 * time.Minute
+
+// cpuHog spins on one core until its parent (the pid in cpuHogEnv) is gone or cpuHogLifetime has passed: a
+// test binary killed by -timeout's panic runs no t.Cleanup, so the hog watches for that itself (and is started
+// with a parent-death signal where the OS has one, hogSysProcAttr). Hogs run at normal priority: niced, they
+// would yield to the run they are meant to load.
 func cpuHog() {
+	parent, _ := strconv.Atoi(os.Getenv(cpuHogEnv))
+	go func() {
+		end := time.Now().Add(cpuHogLifetime)
+		for os.Getppid() == parent && time.Now().Before(end) {
+			time.Sleep(time.Second)
+		}
+		os.Exit(0)
+	}()
 	for x := uint64(1); ; x = x*6364136223846793005 + 1442695040888963407 {
 		_ = x
 	}
 }
 
-// cpuHogs starts n busy processes (this test binary re-executed as a hog), killed when the test ends.
+// cpuHogs starts n busy processes (this test binary re-executed as a hog), killed when the test ends, and
+// gone on their own when the test binary dies (cpuHog).
 func cpuHogs(t *testing.T, n int) {
 	t.Helper()
 	for range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), cpuHogEnv+"=1")
+		cmd.Env = append(os.Environ(), cpuHogEnv+"="+strconv.Itoa(os.Getpid()))
+		cmd.SysProcAttr = hogSysProcAttr()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -96,8 +96,8 @@ func TestStaysHTTP(t *testing.T) {
 		`href="hotel/hotel-miradouro?checkin=2026-05-12&amp;checkout=2026-05-15&amp;group_adults=2&amp;group_children=0"`,
 		"<p class=\"price\" data-testid=\"price-and-discounted-price\" data-alt-text=\"€621\">€ 621</p>",
 		"3 nights, 2 adults · +€ 12 taxes and charges", `value="class=5"`, "Free cancellation", "Sort by")
-	if strings.Contains(body, "data-churn-ms") {
-		t.Error("ref_churn off but the body has data-churn-ms")
+	if strings.Contains(body, "<body data-churn") {
+		t.Error("ref_churn off but the body has data-churn")
 	}
 	// Filters: OR within a group, AND across groups; the facet counts are the unfiltered matches.
 	_, body, _ = rsGet(t, tn.URL("search?ss=Lisbon&"+stay+"&nflt=class%3D5"))
