@@ -304,9 +304,15 @@ type VariantResult struct {
 	// tasks, omitted when it would be the same task set as All or when no
 	// task tags are known.
 	Targets []Comparison
-	// PHolm is Holm's adjustment of All.P over all variants; PBH the
-	// Benjamini–Hochberg one (NaN unless Inputs.BH).
+	// PHolm is Holm's adjustment of All.P over all variants but the A/A
+	// arms; PBH the Benjamini–Hochberg one (NaN unless Inputs.BH). An A/A
+	// arm is a family of its own: PHolm = All.P.
 	PHolm, PBH float64
+	// AA marks an A/A arm (a copy of the baseline: IsAACopy, or a same-seed
+	// replay in Inputs.Replays): it is reported (noise floor, flake rate) but
+	// left out of Holm's family, the gate and the underpowered and holm_floor
+	// warnings, which are about the variants under test (STATS.md).
+	AA bool
 }
 
 // Warning is one plain-words warning (STATS.md §5).
@@ -409,12 +415,23 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	a.BaseArm = SummarizeArm(in.Baseline, base)
 	a.Arms = append(a.Arms, a.BaseArm)
 	for _, name := range in.Variants {
-		a.Variants = append(a.Variants, analyzeVariant(base, by[name], name, in))
-		a.Arms = append(a.Arms, a.Variants[len(a.Variants)-1].Arm)
+		v := analyzeVariant(base, by[name], name, in)
+		v.AA = slices.Contains(in.Replays, name) || IsAACopy(base, by[name])
+		a.Variants = append(a.Variants, v)
+		a.Arms = append(a.Arms, v.Arm)
 	}
-	ps := make([]float64, len(a.Variants))
+	var ps []float64
+	var tested []int // indexes of the variants in Holm's family (not A/A arms)
 	for i := range a.Variants {
-		ps[i] = a.Variants[i].All.P
+		if a.Variants[i].AA {
+			a.Variants[i].PHolm = a.Variants[i].All.P
+			if in.BH {
+				a.Variants[i].PBH = a.Variants[i].All.P
+			}
+			continue
+		}
+		tested = append(tested, i)
+		ps = append(ps, a.Variants[i].All.P)
 	}
 	holm := Holm(ps)
 	holmTargets(a.Variants)
@@ -422,10 +439,10 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	if in.BH {
 		bh = BH(ps)
 	}
-	for i := range a.Variants {
-		a.Variants[i].PHolm = holm[i]
+	for j, i := range tested {
+		a.Variants[i].PHolm = holm[j]
 		if in.BH {
-			a.Variants[i].PBH = bh[i]
+			a.Variants[i].PBH = bh[j]
 		}
 	}
 	a.Warnings = buildWarnings(a, by, in)
@@ -442,6 +459,9 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 func holmTargets(vs []VariantResult) {
 	var ps []float64
 	for _, v := range vs {
+		if v.AA {
+			continue
+		}
 		for _, c := range v.Targets {
 			ps = append(ps, c.P)
 		}
@@ -450,6 +470,10 @@ func holmTargets(vs []VariantResult) {
 	i := 0
 	for vi := range vs {
 		for ci := range vs[vi].Targets {
+			if vs[vi].AA {
+				vs[vi].Targets[ci].PHolm = vs[vi].Targets[ci].P
+				continue
+			}
 			vs[vi].Targets[ci].PHolm = adj[i]
 			i++
 		}
@@ -930,11 +954,11 @@ func plannedEffect(p *PowerAnalysis, minEffect float64) {
 //     baseline's and, with its errored pairs counted as failures
 //     on both sides (ErrorBounds.AsFailBoth), the rule above fails.
 //
-// Variants without data (method none) never fail. why has one plain-words
-// line per failing variant.
+// Variants without data (method none) and A/A arms (VariantResult.AA) never
+// fail. why has one plain-words line per failing variant.
 func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 	for _, v := range a.Variants {
-		if !v.GateFails(margin, a.Alpha) {
+		if v.AA || !v.GateFails(margin, a.Alpha) {
 			continue
 		}
 		c := v.All
@@ -959,7 +983,7 @@ func (a *Analysis) GateInconclusive(margin float64) []string {
 	var out []string
 	for _, v := range a.Variants {
 		c := v.All
-		if v.GateFails(margin, a.Alpha) || c.Method == MethodNone || !(c.Delta < -margin && c.CI[1] < 0) {
+		if v.AA || v.GateFails(margin, a.Alpha) || c.Method == MethodNone || !(c.Delta < -margin && c.CI[1] < 0) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: Δ = %s pts [%s, %s] looks worse, but p_holm = %s is not below %s (p_paired %s), so it is not shown worse at this size",

@@ -135,6 +135,9 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	infraWarning(a, add)
 	judgeWarning(a, add)
 	for _, v := range a.Variants {
+		if v.AA {
+			continue // an A/A arm has no effect to find
+		}
 		if s := underpoweredText(&v.All, a.Alpha, a.Power); s != "" {
 			add(WarnUnderpowered, v.Name, "%s", s)
 		}
@@ -201,11 +204,11 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 // variant is ranked after every variant with a lower floor, so its multiplier
 // is at least m = the number of variants whose floor is at least its own. When
 // m·2/2^G ≥ α it cannot be shown different (nor fail the gate), however many
-// reps.
+// reps. A/A arms are not in Holm's family (VariantResult.AA).
 func holmFloors(a *Analysis) map[string]string {
 	floors := map[string]float64{}
 	for _, v := range a.Variants {
-		if !v.All.Matched {
+		if !v.All.Matched || v.AA {
 			continue
 		}
 		g := v.All.G()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +209,30 @@ func TestSpecAAArmPlacement(t *testing.T) {
 	}
 	if want := 1 + len(guard.Names()) + 2; n != want {
 		t.Errorf("variants: %d, want baseline + one per guard + 2 A/A arms = %d", n, want)
+	}
+}
+
+// A/A arms (a same-seed replay here) are reported but stay out of Holm's family, the gate and the underpowered
+// and holm_floor warnings (review of issue 17): the variant under test keeps its own p as p_holm (2/2^10, the
+// exact sign-flip p of 10 tasks that all moved down), and a replay that looks worse fails no gate.
+func TestAAArmsOutOfHolmAndGate(t *testing.T) {
+	base := tasksOf("baseline", "PPPPPPPPPPPP")
+	v := tasksOf("v", "FFFFFFFFFFPP")
+	in := Inputs{Baseline: "baseline", Variants: []string{"v", "replay"}, Replays: []string{"replay"}}
+	a := Analyze(cat(base, v, tasksOf("replay", "PPPPPPPPPPPF")), in)
+	if len(a.Variants) != 2 || a.Variants[0].AA || !a.Variants[1].AA {
+		t.Fatalf("variants %+v", a.Variants)
+	}
+	approx(t, "v p_paired", a.Variants[0].All.P, 2/math.Pow(2, 10), 1e-12)
+	approx(t, "v p_holm (family of one)", a.Variants[0].PHolm, 2/math.Pow(2, 10), 1e-12)
+	a = Analyze(cat(base, v, tasksOf("replay", "FFFFFFFFFFFF")), in)
+	failed, why := a.Gate(0.05)
+	if !failed || len(why) != 1 || !strings.HasPrefix(why[0], "variant v ") {
+		t.Fatalf("gate: %v %q, want v alone", failed, why)
+	}
+	for _, w := range a.Warnings {
+		if (w.Kind == WarnUnderpowered || w.Kind == WarnHolmFloor) && slices.Contains(w.Variants, "replay") {
+			t.Errorf("warning about the A/A arm: %+v", w)
+		}
 	}
 }
