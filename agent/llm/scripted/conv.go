@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 
 	"webbench/agent"
@@ -220,6 +221,33 @@ func (c *conv) urlBefore(cl *call) string {
 		}
 	}
 	return ""
+}
+
+// snapshotBefore is the YAML of the latest whole snapshot the conversation showed before call cl's turn (a
+// refreshed snapshot after an error counts); "" when there is none or it was elided.
+func (c *conv) snapshotBefore(cl *call) string {
+	for i := cl.turnMsg - 1; i >= 0; i-- {
+		r := c.results[i]
+		switch {
+		case r == nil:
+		case r.Refreshed != nil:
+			return r.Refreshed.YAML
+		case r.Snapshot.YAML != "":
+			return r.Snapshot.YAML
+		case r.Snapshot.Elided:
+			return ""
+		}
+	}
+	return ""
+}
+
+// refAttr is a snapshot line's ref attribute (" [ref=…]"), the only part of a snapshot that changes when the
+// page re-renders the same content.
+var refAttr = regexp.MustCompile(` ?\[ref=[^\]]*\]`)
+
+// sameButRefs reports whether two snapshots are equal once their refs are removed.
+func sameButRefs(a, b string) bool {
+	return refAttr.ReplaceAllString(a, "") == refAttr.ReplaceAllString(b, "")
 }
 
 // snapshotAfter reports whether a snapshot section (whole or elided) follows the error of message msg: in that

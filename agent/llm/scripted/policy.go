@@ -375,8 +375,10 @@ func (c *conv) locate(st *suites.Step, pr *progress) (*node, reply, bool) {
 }
 
 // retryUnchanged is what a model does when its click "succeeded" and nothing happened (issue 17): the step's
-// target is missing (the caller looked), the page is still at the URL it had before that click, and the control
-// it clicked is still on the page — so it clicks it again, on its ref in the latest snapshot, at most
+// target is missing (the caller looked), the page is still at the URL it had before that click, the latest
+// snapshot is the one before that click apart from its refs (sameButRefs: nothing on the page changed; a page
+// that changed did something, and a model would read it rather than click again; an elided earlier snapshot
+// counts as unknown, no retry), and the control it clicked is still on the page — so it clicks it again, on its ref in the latest snapshot, at most
 // maxUnchangedRetries times per step; after that it looks again and gives up as before. Only clicks: a fill or a
 // selection shows its value in the snapshot, a click that did nothing looks like a click that did its work
 // off-screen until the next step's target fails to appear.
@@ -390,6 +392,9 @@ func (c *conv) retryUnchanged(pr *progress) (reply, bool) {
 	}
 	u := pr.doneBy.result.URL
 	if u == "" || u != c.urlBefore(pr.doneBy) || c.pageURL != u {
+		return reply{}, false
+	}
+	if before := c.snapshotBefore(pr.doneBy); before == "" || !sameButRefs(before, c.snapshot.src.YAML) {
 		return reply{}, false
 	}
 	n := c.snapshot.find(prev.Target, true)

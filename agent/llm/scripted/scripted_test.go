@@ -842,4 +842,11 @@ func TestUnchangedClickRetried(t *testing.T) {
 	h3.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
 	wantCall(t, h3.ask(), "browser_click")
 	wantCall(t, h3.results(obs("/recipe/tomato-soup", "Tomato Soup", snapResults)), "browser_snapshot")
+	// Same URL, but the page changed beyond its refs (a line added): the click did something, so the policy
+	// reads the page (a snapshot) instead of clicking again (review of issue 17).
+	h4 := newHarness(t, []suites.Task{qaTask()}, Clean())
+	h4.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
+	wantCall(t, h4.ask(), "browser_click")
+	changed := churned + "\n- status: Filters applied"
+	wantCall(t, h4.results(obs("/search?q=soup", "Results", changed)), "browser_snapshot")
 }
