@@ -188,10 +188,11 @@ func finalByID(t *testing.T, dir string) map[string]results.Attempt {
 // a chat task under load); its effect on the outcome is still compared (status, steps, final).
 var timerGuards = map[string]bool{guard.NameSnapshotReady: true}
 
-// digits masks the numbers of a final answer: the Zoo's order and booking numbers derive from the tenant's
-// creation order in the run (shop.go orderNumber), which differs between a baseline and its replay in one run
-// and with the workers' scheduling, not with the policy.
-var digits = regexp.MustCompile(`[0-9]+`)
+// digits masks the run-specific parts of a final answer: the tenant's URL token (random per attempt, "/t/<hex>")
+// and numbers — the Zoo's order and booking numbers derive from the tenant's creation order in the run (shop.go
+// orderNumber), which differs between a baseline and its replay in one run and with the workers' scheduling,
+// not with the policy.
+var digits = regexp.MustCompile(`/t/[0-9a-f]+|[0-9]+`)
 
 // outcomeKey is what must be equal between two runs of an attempt with the same seed: status, failure mode,
 // verdict, steps, final answer (numbers masked: digits) and guard events (timerGuards left out).
