@@ -29,6 +29,10 @@ type Manifest struct {
 	GoVersion  string `json:"go_version"`
 	Playwright string `json:"playwright_version,omitempty"`
 	Chromium   string `json:"chromium_version,omitempty"`
+	// Browser says where the attempts' browsers came from: launched here, or a remote Playwright browser server.
+	// Written at the start for a remote browser (no launch counted yet), completed at the end of the run; absent
+	// in manifests written before it existed and in a local run that has not ended.
+	Browser *BrowserInfo `json:"browser,omitempty"`
 	// Host is the machine's host name.
 	Host string `json:"host"`
 	// StartedAt and EndedAt are RFC 3339 times; EndedAt is empty while the run is going (or was killed).
@@ -42,6 +46,30 @@ type Manifest struct {
 	// model) of the arms that talk to a real model (the in-process scripted policy is not preflighted). Absent
 	// in manifests written before the preflight existed and in scripted-only runs.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
+}
+
+// BrowserInfo is the browser section of the manifest: how this invocation's workers got their browsers. A
+// resumed run overwrites it with the resuming invocation's (its launches count that invocation's only); bench
+// merge keeps the first shard's, with the shards' Launches added up and their Versions joined.
+type BrowserInfo struct {
+	// Remote is true when every attempt ran in a remote Playwright browser server (bench --browser-endpoint;
+	// nothing is launched locally then), false when each worker launched Chromium here.
+	Remote bool `json:"remote"`
+	// Endpoint is the server's URL with its credentials (user info) and query values replaced by "REDACTED" and
+	// its path by "/REDACTED" (a launchServer's wsPath is its secret; browser.RedactEndpoint): scheme, host and
+	// port remain; "" for a local launch.
+	Endpoint string `json:"endpoint,omitempty"`
+	// ExposeNetwork is the connect's exposeNetwork rules (--browser-expose-network), "" when none.
+	ExposeNetwork string `json:"expose_network,omitempty"`
+	// Headers are the names, never the values, of the HTTP headers sent with the connect request
+	// (--browser-header, --browser-header-env), sorted.
+	Headers []string `json:"headers,omitempty"`
+	// Versions are the browser versions the launched or connected browsers reported (e.g. "156.0.8078.108"),
+	// distinct, in the order first seen: more than one when a reconnect found another server.
+	Versions []string `json:"versions,omitempty"`
+	// Launches counts the browsers launched or connected (one per worker, plus one per relaunch after a crash or
+	// reconnect after a lost server).
+	Launches int `json:"launches"`
 }
 
 // Endpoint is one model endpoint's preflight (llm.Client.Preflight): what it supports, or the error that was

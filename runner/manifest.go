@@ -51,8 +51,12 @@ func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []resul
 	}
 	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: id, Plan: plan.Record(),
 		Webbench: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Playwright: playwrightVersion(),
-		Chromium: chromiumVersion(opts.Chromium), Host: host, StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Chromium: chromiumVersion(opts), Host: host, StartedAt: time.Now().UTC().Format(time.RFC3339),
 		Shard: opts.Shard.String(), Endpoints: endpoints}
+	if opts.BrowserEndpoint != "" {
+		// Remote from the start (no browser connected yet); the end of the run completes it.
+		m.Browser = browserInfo(opts, 0, nil)
+	}
 	if prev != nil && len(prev.Records) > 0 {
 		if old, err := results.ReadManifest(w.Dir()); err == nil {
 			if old.StartedAt != "" {
@@ -126,9 +130,13 @@ func playwrightVersion() string {
 	return ""
 }
 
-// chromiumVersion runs `<chromium> --version` (the configured binary, WEBBENCH_CHROMIUM, or Debian's).
-func chromiumVersion(path string) string {
-	for _, p := range []string{path, os.Getenv("WEBBENCH_CHROMIUM"), "/usr/lib/chromium/chromium", "chromium"} {
+// chromiumVersion runs `<chromium> --version` (the configured binary, WEBBENCH_CHROMIUM, or Debian's); "" with
+// a remote browser, which runs no local Chromium (the manifest's browser section has the version it reported).
+func chromiumVersion(opts Options) string {
+	if opts.BrowserEndpoint != "" {
+		return ""
+	}
+	for _, p := range []string{opts.Chromium, os.Getenv("WEBBENCH_CHROMIUM"), "/usr/lib/chromium/chromium", "chromium"} {
 		if p == "" {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
 )
@@ -239,9 +240,22 @@ type LaunchOptions struct {
 	// Headless runs without a window. A headed launch with neither DISPLAY nor WAYLAND_DISPLAY set runs
 	// headless instead (there is nowhere to draw).
 	Headless bool
-	// Endpoint "ws://…" / "wss://…" connects to a remote Playwright browser server (BrowserType.Connect,
-	// `playwright launch-server`) instead of launching.
+	// Endpoint "ws://…" / "wss://…" connects to a remote Playwright browser server (BrowserType.Connect to a
+	// server started with BrowserType.launchServer or `playwright launch-server`) instead of launching. The
+	// server must run the driver's Playwright version (DriverVersionRule).
 	Endpoint string
+	// Headers are extra HTTP headers sent with the connect request to Endpoint (Playwright's connect option
+	// `headers`: e.g. an Authorization token of a hosted browser pool). Their values are secrets: they appear in
+	// no error this package returns.
+	Headers map[string]string
+	// ExposeNetwork is Playwright's connect option exposeNetwork: comma-separated host rules ("<loopback>",
+	// "*.internal", "*") whose connections the remote browser makes through this client (tunnelled over the
+	// connection), so a server on another machine reaches e.g. the Zoo on this machine's loopback. Servers in
+	// `playwright run-server` mode honour it; a BrowserType.launchServer server ignores it.
+	ExposeNetwork string
+	// ConnectTimeout bounds one connect to Endpoint (Playwright's connect option `timeout`); 0 means
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// Args are extra Chromium flags, after DefaultLaunchArgs.
 	Args []string
 }
@@ -259,18 +273,7 @@ type Browser struct {
 // Launch starts Chromium (or connects to o.Endpoint). Errors name the executable looked for and the fix.
 func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
 	if o.Endpoint != "" {
-		if !strings.HasPrefix(o.Endpoint, "ws://") && !strings.HasPrefix(o.Endpoint, "wss://") {
-			return nil, fmt.Errorf("browser: endpoint %q is not a ws:// or wss:// Playwright browser server URL",
-				o.Endpoint)
-		}
-		b, err := d.pw.Chromium.Connect(o.Endpoint, playwright.BrowserTypeConnectOptions{
-			Timeout: playwright.Float(30000),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("browser: could not connect to the Playwright browser server %s (is it running, "+
-				"and of playwright %s?): %w", o.Endpoint, pinnedCoreVersion, err)
-		}
-		return &Browser{b: b, remote: true}, nil
+		return d.connect(o)
 	}
 	exe, err := findChromium(o.ExecutablePath)
 	if err != nil {

@@ -195,12 +195,22 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
 	}
+	return ablationGates(c, run, a, o.failIfWorse)
+}
+
+// ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
+// infrastructure gate (exit 3 when more than infraThreshold of the attempts ended in infrastructure errors),
+// then the --fail-if-worse gate at margin (exit 1; margin 0: none).
+func ablationGates(c *cobra.Command, run *results.Run, a *ablation.Analysis, margin float64) error {
 	if err := infraGate(c, run); err != nil {
 		return err
 	}
-	return gate(c, a, o.failIfWorse)
+	return gate(c, a, margin)
 }
 
+// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
+// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr; otherwise a
+// "gate: passed" line and the inconclusive variants.
 func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 	if margin <= 0 {
 		return nil

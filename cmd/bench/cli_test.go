@@ -210,6 +210,65 @@ func finalRecords(t *testing.T, dir string) map[string]recLine {
 
 const twoShopTasks = "shop-qa-yoga-mat-thickness,shop-checkout-cork-blocks-standard"
 
+// checkMergedEqualsWhole asserts that the run directory merged (bench merge of n shards) holds what the
+// unsharded run whole holds: the same plan, the manifest's shard "merged from n shard(s)", and for each of the
+// attempts attempt ids the same final record — task, rep, seed, pair_id, variant, status, error class, failure
+// mode, steps, verdict and, with sameFinal, the final answer (a checkout's answer is the order number the Zoo
+// server assigned, which depends on the order the server saw the checkouts in, not on the attempt: pass false
+// for tasks like that). It returns how many of those attempts passed, so a caller can check that the outcomes
+// were mixed.
+func checkMergedEqualsWhole(t *testing.T, whole, merged string, n, attempts int, sameFinal bool) (passed int) {
+	t.Helper()
+	mw, err := results.Open(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mm, err := results.Open(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(mw.Manifest.Plan, mm.Manifest.Plan) || mm.Manifest.Shard != fmt.Sprintf("merged from %d shard(s)", n) {
+		t.Errorf("merged manifest %+v, unsharded plan %+v", mm.Manifest, mw.Manifest.Plan)
+	}
+	a, b := mw.Final(), mm.Final()
+	if len(a) != attempts || len(a) != len(b) {
+		t.Fatalf("unsharded has %d attempts (want %d), merged %d", len(a), attempts, len(b))
+	}
+	// The fields an attempt's outcome is made of; clocks, durations and token counts of the page text aside.
+	type outcome struct {
+		Task, Variant, Pair, Status, ErrorClass, FailureMode, Final string
+		Rep, Seed, Steps                                            int
+		Verdict                                                     string
+	}
+	of := func(r results.Attempt) outcome {
+		o := outcome{Task: r.TaskID, Variant: r.Variant, Pair: r.PairID, Status: string(r.Status), ErrorClass: string(r.ErrorClass),
+			FailureMode: string(r.FailureMode), Final: r.Final, Rep: r.Rep, Steps: r.Steps, Seed: -1}
+		if r.Seed != nil {
+			o.Seed = *r.Seed
+		}
+		v, _ := json.Marshal(r.Verdict)
+		o.Verdict = string(v)
+		if !sameFinal {
+			o.Final = ""
+		}
+		return o
+	}
+	for _, r := range a {
+		if r.Status == results.StatusPass {
+			passed++
+		}
+		m, ok := mm.Latest(r.AttemptID)
+		if !ok {
+			t.Errorf("attempt %s (%s %s rep %d) is not in the merged run", r.AttemptID, r.Variant, r.TaskID, r.Rep)
+			continue
+		}
+		if x, y := of(r), of(m); x != y {
+			t.Errorf("attempt %s:\nunsharded %+v\nmerged    %+v", r.AttemptID, x, y)
+		}
+	}
+	return passed
+}
+
 // Shards 1/3, 2/3, 3/3 run separately and merged equal one unsharded run, attempt for attempt.
 func TestShardsMergedEqualUnsharded(t *testing.T) {
 	if testing.Short() {
@@ -235,27 +294,7 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 	if _, stderr, code := bench(t, append([]string{"merge", "--out", merged}, shards...)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	mw, err := results.Open(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mm, err := results.Open(merged)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(mw.Manifest.Plan, mm.Manifest.Plan) || mm.Manifest.Shard != "merged from 3 shard(s)" {
-		t.Errorf("merged manifest %+v, unsharded plan %+v", mm.Manifest, mw.Manifest.Plan)
-	}
-	a, b := finalRecords(t, whole), finalRecords(t, merged)
-	if len(a) != 4 || len(a) != len(b) {
-		t.Fatalf("unsharded has %d attempts, merged %d", len(a), len(b))
-	}
-	for id, r := range a {
-		m, ok := b[id]
-		if !ok || m.Status != r.Status || m.TaskID != r.TaskID || m.Rep != r.Rep {
-			t.Errorf("attempt %s: unsharded %+v, merged %+v", id, r, m)
-		}
-	}
+	checkMergedEqualsWhole(t, whole, merged, 3, 4, false) // a checkout's answer is a server-assigned order number
 	// Mixed specs are refused.
 	other := filepath.Join(tmp, "other")
 	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1",
@@ -393,24 +432,7 @@ variants:
 		if code != 0 {
 			t.Fatal("report failed")
 		}
-		var doc struct {
-			Variants []map[string]any `json:"variants"`
-			Arms     []map[string]any `json:"arms"`
-		}
-		if err := json.Unmarshal([]byte(js), &doc); err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for _, v := range doc.Variants {
-			for _, k := range []string{"name", "n", "passes", "rate", "wilson", "delta", "delta_ci", "p_paired", "p_perm",
-				"p_mcnemar", "p_holm", "rescued", "broke", "failure_modes"} {
-				fmt.Fprintf(&b, "%s=%v;", k, v[k])
-			}
-		}
-		for _, a := range doc.Arms {
-			fmt.Fprintf(&b, "%v=%v/%v;", a["name"], a["passes"], a["n"])
-		}
-		return b.String()
+		return ablationStats(t, js)
 	}
 	a, b := stats(filepath.Join(tmp, "a")), stats(filepath.Join(tmp, "b"))
 	if a != b {
@@ -419,6 +441,31 @@ variants:
 	if !strings.Contains(a, "name=no_visual_progress") {
 		t.Fatalf("unexpected report: %s", a)
 	}
+}
+
+// ablationStats extracts the analysis of an ablation report (bench report --format json) that two runs of the
+// same attempts must share — per variant its counts, rates, interval, effect and p-values, failure modes, per
+// arm its passes — leaving out what depends on the clock (wall times).
+func ablationStats(t *testing.T, js string) string {
+	t.Helper()
+	var doc struct {
+		Variants []map[string]any `json:"variants"`
+		Arms     []map[string]any `json:"arms"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, v := range doc.Variants {
+		for _, k := range []string{"name", "n", "passes", "rate", "wilson", "delta", "delta_ci", "p_paired", "p_perm",
+			"p_mcnemar", "p_holm", "rescued", "broke", "failure_modes"} {
+			fmt.Fprintf(&b, "%s=%v;", k, v[k])
+		}
+	}
+	for _, a := range doc.Arms {
+		fmt.Fprintf(&b, "%v=%v/%v;", a["name"], a["passes"], a["n"])
+	}
+	return b.String()
 }
 
 // A completed run whose attempts all ended in infrastructure errors exits 3, and re-using its directory with

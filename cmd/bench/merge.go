@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,8 +27,9 @@ func mergeCmd() *cobra.Command {
 		Long: "Refuses shards of different plans (suite, suite options, tasks, reps, variants, seed, ablation\n" +
 			"parameters). Records are appended in shard order (those already in --out are skipped, so merging again\n" +
 			"adds only new ones); trajectories, screenshots and traces are copied; re-judged verdicts\n" +
-			"(verdicts-<judge>.jsonl) are joined; the manifest is the first shard's (schema version 1 shards are\n" +
-			"converted).",
+			"(verdicts-<judge>.jsonl) are joined; the manifest is rebuilt from the shards given (so merge all of them again, not\n" +
+			"only a re-run one): the first shard's, with the shards' summaries added up,\n" +
+			"their earliest start and latest end, and their browser launches joined (schema version 1 shards are converted).",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
@@ -51,7 +54,7 @@ func mergeCmd() *cobra.Command {
 			fmt.Fprintf(c.OutOrStdout(), "merged %d record(s) from %d shard(s) into %s\n", n, len(args), out)
 			if got, err := results.Open(out); err == nil && len(got.Final()) < first.Plan.Attempts {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
-					"unfinished (re-run it, then merge again)\n", len(got.Final()), first.Plan.Attempts)
+					"unfinished (re-run it, then merge all the shards again into the same --out: records already there are skipped, and the manifest is rebuilt from the shards given)\n", len(got.Final()), first.Plan.Attempts)
 			}
 			return nil
 		},
@@ -60,9 +63,82 @@ func mergeCmd() *cobra.Command {
 	return c
 }
 
+// mergeBrowser is the merged manifest's browser section: the first shard's (remote, endpoint, headers,
+// expose_network), with the launches of every shard added up and their browser versions joined; nil when no
+// shard has one.
+func mergeBrowser(shards []*results.Run) *results.BrowserInfo {
+	var out *results.BrowserInfo
+	for _, run := range shards {
+		b := run.Manifest.Browser
+		if b == nil {
+			continue
+		}
+		if out == nil {
+			c := *b
+			c.Versions = slices.Clone(b.Versions)
+			out = &c
+			continue
+		}
+		out.Launches += b.Launches
+		for _, v := range b.Versions {
+			if !slices.Contains(out.Versions, v) {
+				out.Versions = append(out.Versions, v)
+			}
+		}
+	}
+	return out
+}
+
+// mergeSpan is the merged manifest's time span and summary: the earliest start, the latest end ("" when a
+// shard has none: it was killed or is still running, so the merged run is not finished either), and the shards'
+// summaries added up (Planned is the sum of the shards' shares, so a missing shard shows as fewer planned than
+// the plan's attempts), their stop reasons joined as "shard I/N: reason; …". The summary is nil when no shard
+// has one. Times are RFC 3339 strings, compared as times (an unparsable one is kept only when no other parses).
+func mergeSpan(shards []*results.Run) (started, ended string, sum *results.Summary) {
+	var t0, t1 time.Time
+	ended = "-"
+	var stops []string
+	for _, run := range shards {
+		m := run.Manifest
+		if t, err := time.Parse(time.RFC3339, m.StartedAt); err == nil && (t0.IsZero() || t.Before(t0)) {
+			t0, started = t, m.StartedAt
+		} else if started == "" {
+			started = m.StartedAt
+		}
+		switch t, err := time.Parse(time.RFC3339, m.EndedAt); {
+		case m.EndedAt == "":
+			ended = ""
+		case ended != "" && err == nil && (t1.IsZero() || t.After(t1)):
+			t1, ended = t, m.EndedAt
+		}
+		if s := m.Summary; s != nil {
+			if sum == nil {
+				sum = &results.Summary{}
+			}
+			sum.Planned += s.Planned
+			sum.Skipped += s.Skipped
+			sum.Ran += s.Ran
+			sum.Passed += s.Passed
+			sum.Failed += s.Failed
+			sum.Errors += s.Errors
+			if s.Stopped != "" {
+				stops = append(stops, fmt.Sprintf("shard %s: %s", m.Shard, s.Stopped))
+			}
+		}
+	}
+	if ended == "-" {
+		ended = ""
+	}
+	if sum != nil {
+		sum.Stopped = strings.Join(stops, "; ")
+	}
+	return started, ended, sum
+}
+
 // mergeInto appends the shards' records (those not already in out, compared as written: results.RecordKey)
 // to out, copies their trajectories, screenshots and traces, joins their re-judged verdicts and writes the
-// first shard's manifest (before any record, so an interrupted merge leaves a run directory); it returns the
+// first shard's manifest with the span, summary and browser section of all shards (mergeSpan, mergeBrowser),
+// before any record, so an interrupted merge leaves a run directory; it returns the
 // number of records appended. An out that already holds a run of another plan is refused.
 func mergeInto(out string, shards []*results.Run) (int, error) {
 	w, err := results.OpenWriter(out)
@@ -81,6 +157,8 @@ func mergeInto(out string, shards []*results.Run) (int, error) {
 	}
 	m := *shards[0].Manifest
 	m.Shard = fmt.Sprintf("merged from %d shard(s)", len(shards))
+	m.Browser = mergeBrowser(shards)
+	m.StartedAt, m.EndedAt, m.Summary = mergeSpan(shards)
 	if err := results.WriteManifest(out, &m); err != nil {
 		return 0, withCode(exitInfra, err)
 	}

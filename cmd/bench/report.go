@@ -12,16 +12,24 @@ import (
 	"webbench/ablation"
 	"webbench/judge"
 	"webbench/results"
+	"webbench/runner"
 )
 
 func reportCmd() *cobra.Command {
 	var format string
 	var o analysisOpts
+	var withGate bool
 	c := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Print the report of a run directory without re-running",
 		Long: "Prints the report of a run (per-variant summary) or of an ablation run (the analysis of bench ablate),\n" +
-			"in any registered format; html writes RUN_DIR/report.html and prints its path.",
+			"in any registered format; html writes RUN_DIR/report.html and prints its path.\n" +
+			"--gate applies, after the report, the gates the run's own command applies at its end: for an ablation run\n" +
+			"those of bench ablate with the fail_if_worse the run recorded (exit 1 when a variant is worse than the\n" +
+			"baseline by more than it, the same message as bench ablate; exit 3 when more than 10% of the attempts\n" +
+			"ended in infrastructure errors); for a plain run the infrastructure gate of bench run. Use it on a merged\n" +
+			"run (bench merge): a shard's own gate sees only its share of the pairs. A run that stopped or lacks records\n" +
+			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			r, err := ablation.LookupRenderer(format)
@@ -36,18 +44,35 @@ func reportCmd() *cobra.Command {
 				return err
 			}
 			if run.Manifest.Plan.Ablation == nil {
-				return renderRunReport(c, r, run, o.judge)
+				if err := renderRunReport(c, r, run, o.judge); err != nil || !withGate {
+					return err
+				}
+				if err := completeGate(run); err != nil {
+					return err
+				}
+				return infraGate(c, run) // bench run's own end gate
 			}
 			a, recs, err := analyzeRun(run, o)
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			return renderAblationReport(c, r, run.Dir, run, a, recs)
+			if err := renderAblationReport(c, r, run.Dir, run, a, recs); err != nil || !withGate {
+				return err
+			}
+			if err := completeGate(run); err != nil {
+				return err
+			}
+			margin := run.Manifest.Plan.Ablation.FailIfWorse
+			if margin <= 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "gate: none: %s was run without fail_if_worse (the spec's, or --fail-if-worse of bench ablate); only the infrastructure gate applies\n", run.Dir)
+			}
+			return ablationGates(c, run, a, margin)
 		},
 	}
 	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
 	c.Flags().StringVar(&o.judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.bh, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
+	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
 	c.Flags().BoolVar(&o.cmh, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")
 	return c
 }
@@ -121,18 +146,16 @@ func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, ju
 
 // warnIncomplete warns on stderr when the report is of a run that did not finish: the manifest says it stopped
 // (an endpoint error, --max-cost, an interrupt) or planned attempts have no record (killed, or still running).
+// A shard's (--shard i/n, n > 1) planned attempts are its share of the plan, as its summary records; an
+// unsharded or merged run's are the whole plan's (a merged manifest carries its first shard's summary). A
+// shard whose share is empty gets a note saying so, not a warning.
 func warnIncomplete(c *cobra.Command, run *results.Run) {
 	m := run.Manifest
-	planned := m.Plan.Attempts
-	if m.Summary != nil && m.Summary.Planned > 0 {
-		planned = m.Summary.Planned // this shard's share of the plan
-	}
-	missing := max(planned-len(run.Final()), 0)
-	stopped := ""
-	if m.Summary != nil {
-		stopped = m.Summary.Stopped
-	}
+	planned, missing, stopped, isShard := completeness(run)
 	switch {
+	case isShard && m.Summary != nil && planned == 0 && stopped == "":
+		fmt.Fprintf(c.ErrOrStderr(), "note: shard %s holds 0 of the plan's %d attempts: its share is empty (no (task, rep) "+
+			"pair of the plan falls on it; more shards than pairs leave some empty); report the merged run\n", m.Shard, m.Plan.Attempts)
 	case stopped != "":
 		fmt.Fprintf(c.ErrOrStderr(), "warning: run stopped: %s; %d of %d planned attempts have no record (after the fix the stop named, re-run on this directory to resume)\n",
 			stopped, missing, planned)
@@ -144,6 +167,41 @@ func warnIncomplete(c *cobra.Command, run *results.Run) {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s; %d of %d planned attempts have no record (resume with the same command)\n",
 			why, missing, planned)
 	}
+}
+
+// completeness says how much of its plan run holds: planned is the plan's attempts (a shard's: its share, as
+// its summary records), missing how many of them have no final record, stopped the manifest's stop reason
+// ("" when none), isShard whether run is one shard (--shard i/n, n > 1) rather than a whole or merged run.
+func completeness(run *results.Run) (planned, missing int, stopped string, isShard bool) {
+	m := run.Manifest
+	planned = m.Plan.Attempts
+	sh, err := runner.ParseShard(m.Shard)
+	isShard = m.Shard != "" && err == nil && sh.N > 1
+	if isShard && m.Summary != nil {
+		planned = m.Summary.Planned // this shard's share of the plan
+	}
+	missing = max(planned-len(run.Final()), 0)
+	if m.Summary != nil {
+		stopped = m.Summary.Stopped
+	}
+	return planned, missing, stopped, isShard
+}
+
+// completeGate is bench report --gate's first gate: a run that stopped or lacks records of planned attempts
+// (a shard not merged in, a shard killed or unfinished) is not gated — a pass on part of the pairs is not the
+// run's pass — and gets exit 3 (exitInfra), resumable: finish or merge the missing part, then gate again.
+func completeGate(run *results.Run) error {
+	planned, missing, stopped, _ := completeness(run)
+	switch {
+	case stopped != "":
+		return withCode(exitInfra, fmt.Errorf("gate: not applied: %s stopped (%s); %d of %d planned attempts have no record: "+
+			"resume the run (or the shard that stopped, then merge again) and gate the whole run", run.Dir, stopped, missing, planned))
+	case missing > 0:
+		return withCode(exitInfra, fmt.Errorf("gate: not applied: %s holds %d of its %d planned attempts (a shard missing, "+
+			"killed or unfinished): finish it (for a merged run, re-run the missing shards and merge all shards again) "+
+			"and gate the whole run", run.Dir, planned-missing, planned))
+	}
+	return nil
 }
 
 // warnAllInfra warns on stderr about every variant all of whose attempts ended in infrastructure errors: its
