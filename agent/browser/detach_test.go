@@ -13,6 +13,9 @@ import (
 // Pages for the node-replaced-mid-action cases of detach.go (issue 17). Each has a #region holding the
 // target; window.clicks counts the clicks any copy of the target received (inline handlers are cloned with the
 // node).
+// hostileListeners makes every addEventListener of the page's world throw.
+const hostileListeners = `<script>EventTarget.prototype.addEventListener = function () { throw new Error("hostile page") };</script>`
+
 var racePages = map[string]string{
 	// The region is replaced synchronously in a mousedown listener: after Playwright's hit-target check (on
 	// pointerdown) and before the release, what the Zoo's ref_churn did when its timer fired mid-click.
@@ -45,6 +48,12 @@ const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }
 <script>let moved = false, parent = null, region = null; document.addEventListener("mousemove", () => { if (moved) return;
 moved = true; region = document.getElementById("region"); parent = region.parentNode; region.remove(); }, true);
 window.back = () => { parent.prepend(region); return region.isConnected; };</script>`,
+	// Pages that break the click probe: every addEventListener throws, so the probe cannot be armed in the page's
+	// world (TestClickWithoutProbeFallsBack). The first replaces the region on mousedown (bubble phase, a handler
+	// property), so the click is lost; the second keeps it.
+	"/noprobe-churn": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>` + hostileListeners +
+		`<script>document.onmousedown = () => { const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); };</script>`,
+	"/noprobe-plain": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>` + hostileListeners,
 	"/selfremove": `<div id="region"><button id="t" onclick="clicks++; this.remove()">Delete me</button>
 <button id="m" oncontextmenu="clicks++; event.preventDefault(); this.remove()">Menu me</button></div>`,
 }
@@ -218,5 +227,36 @@ func TestClickOnANodeThatComesBackIsStale(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if got := eval(t, s, "() => clicks"); got != "0" {
 		t.Fatalf("clicks after the tool said stale: %s, want 0", got)
+	}
+}
+
+// A page that breaks the click probe (here every addEventListener throws, so the probe cannot be armed in the
+// page's world) gets the fallback of detach.go: the click runs on the locator, a target that is gone afterwards
+// with the URL unchanged is a lost click (stale ref), one still there is delivered, and either way the tool
+// records ProbeSkipped in Result.Harness (the loop's click_probe trajectory event; the determinism test
+// requires none).
+func TestClickWithoutProbeFallsBack(t *testing.T) {
+	srv := raceServer(t)
+	for _, c := range []struct {
+		path, clicks, lost string
+		stale              bool
+	}{
+		{"/noprobe-churn", "0", "lost=true", true},
+		{"/noprobe-plain", "1", "lost=false", false},
+	} {
+		t.Run(c.path[1:], func(t *testing.T) {
+			s, ref := raceSession(t, SessionOptions{}, srv, c.path, `button "Target button"`)
+			r := call(t, s, ToolClick, map[string]any{"target": ref})
+			if c.stale != strings.HasPrefix(r.Error, WhyClickLost) {
+				t.Fatalf("error %q, want stale (%s): %t", r.Error, WhyClickLost, c.stale)
+			}
+			if len(r.Harness) != 1 || !strings.HasPrefix(r.Harness[0], ProbeSkipped+" (not armed") ||
+				!strings.HasSuffix(r.Harness[0], c.lost) || !strings.Contains(r.Harness[0], "ref "+ref) {
+				t.Fatalf("harness notes %q, want one %q … ref %s, %s", r.Harness, ProbeSkipped, ref, c.lost)
+			}
+			if got := eval(t, s, "() => clicks"); got != c.clicks {
+				t.Fatalf("clicks = %s, want %s", got, c.clicks)
+			}
+		})
 	}
 }
