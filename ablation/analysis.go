@@ -85,6 +85,9 @@ type Inputs struct {
 	// Replays names the same-seed A/A arms (spec `aa: same-seed`; results.Ablation.Replays): their
 	// disagreement with the baseline is reported as the environment's flake rate (Analysis.Flake).
 	Replays []string
+	// Copies names the other-seeds A/A arms (spec `aa: true`), as the plan shows them (AACopies): the
+	// report prints their noise floor. Replays and Copies are the A/A arms (VariantResult.AA).
+	Copies []string
 
 	// power limits the power analysis (calibrate.go): powerFull (zero),
 	// powerOnly (no MDE, no planning search) or powerNone.
@@ -308,8 +311,9 @@ type VariantResult struct {
 	// arms; PBH the Benjamini–Hochberg one (NaN unless Inputs.BH). An A/A
 	// arm is a family of its own: PHolm = All.P.
 	PHolm, PBH float64
-	// AA marks an A/A arm (a copy of the baseline: IsAACopy, or a same-seed
-	// replay in Inputs.Replays): it is reported (noise floor, flake rate) but
+	// AA marks an A/A arm (an other-seeds copy of the baseline in
+	// Inputs.Copies, or a same-seed replay in Inputs.Replays; both from the
+	// plan, never guessed from the records): it is reported (noise floor, flake rate) but
 	// left out of Holm's family, the gate and the underpowered and holm_floor
 	// warnings, which are about the variants under test (STATS.md).
 	AA bool
@@ -416,7 +420,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	a.Arms = append(a.Arms, a.BaseArm)
 	for _, name := range in.Variants {
 		v := analyzeVariant(base, by[name], name, in)
-		v.AA = slices.Contains(in.Replays, name) || IsAACopy(base, by[name])
+		v.AA = slices.Contains(in.Replays, name) || slices.Contains(in.Copies, name)
 		a.Variants = append(a.Variants, v)
 		a.Arms = append(a.Arms, v.Arm)
 	}
@@ -446,7 +450,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 		}
 	}
 	a.Warnings = buildWarnings(a, by, in)
-	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, by)...)
+	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, in.Copies)...)
 	a.Flake = flakeRates(by, in.Baseline, in.Replays)
 	a.Warnings = append(a.Warnings, flakeWarnings(a.Flake)...)
 	return a

@@ -3,6 +3,7 @@ package ablation
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -234,5 +235,84 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 		if (w.Kind == WarnUnderpowered || w.Kind == WarnHolmFloor) && slices.Contains(w.Variants, "replay") {
 			t.Errorf("warning about the A/A arm: %+v", w)
 		}
+	}
+}
+
+// A/A membership comes from the plan, not the records (second review of issue 17): a variant with a fixed seed
+// and another prompt, or another temperature, has the baseline's model name and guards in every record, yet it
+// is a variant under test — in Holm's family and the gate — and only the `aa: true` arm is an other-seeds copy
+// with a noise-floor line. The prompt variant broke 10 of 12 tasks (exact McNemar p = 2/2^10 = 0.00195): the
+// gate must fail.
+func TestAAMembershipFromPlan(t *testing.T) {
+	spec, err := ParseSpec("members.yaml", []byte(`name: members
+reps: 1
+baseline:
+  model: {kind: openai, name: gpt-4o-mini, base_url: "http://127.0.0.1:1/v1"}
+variants:
+  - name: floor
+    aa: true
+  - name: replay
+    aa: same-seed
+  - name: newprompt
+    prompt: other-prompt.txt
+    seed: 7
+  - name: hot
+    model: {kind: openai, name: gpt-4o-mini, base_url: "http://127.0.0.1:1/v1", temperature: 1}
+    seed: 7
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []suites.Task
+	for i := range 12 {
+		tasks = append(tasks, suites.Task{ID: fmt.Sprintf("t%02d", i)})
+	}
+	arms, err := spec.Expand(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := runner.Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: arms.Variants, BaseSeed: 1}.Record()
+	plan.Baseline = arms.Variants[0].Name
+	if got := AACopies(plan); !slices.Equal(got, []string{"floor"}) {
+		t.Fatalf("AACopies = %v, want [floor]", got)
+	}
+	same := func(rs []results.Attempt, seed int) []results.Attempt {
+		for i := range rs {
+			s := seed + i
+			if seed == 7 {
+				s = 7
+			}
+			rs[i].Seed, rs[i].Model = &s, "openai:gpt-4o-mini"
+		}
+		return rs
+	}
+	base := same(tasksOf(plan.Baseline, "PPPPPPPPPPPP"), 100)
+	recs := cat(base, same(tasksOf("floor", "PPPPPPPPPPPP"), 5000), same(tasksOf("replay", "PPPPPPPPPPPP"), 100),
+		same(tasksOf("newprompt", "FFFFFFFFFFPP"), 7), same(tasksOf("hot", "PPPPPPPPPPPP"), 7))
+	in := Inputs{Baseline: plan.Baseline, Variants: []string{"floor", "replay", "newprompt", "hot"},
+		Replays: arms.Replays, Copies: AACopies(plan)}
+	a := Analyze(recs, in)
+	aa := map[string]bool{}
+	for _, v := range a.Variants {
+		aa[v.Name] = v.AA
+	}
+	if !aa["floor"] || !aa["replay"] || aa["newprompt"] || aa["hot"] {
+		t.Fatalf("A/A arms %v, want floor and replay only", aa)
+	}
+	np := a.Variants[2]
+	if math.Abs(np.All.P-2.0/1024) > 1e-9 {
+		t.Fatalf("newprompt p = %.6g, want 2/1024", np.All.P)
+	}
+	if failed, why := a.Gate(0.05); !failed || !strings.Contains(strings.Join(why, " "), "newprompt") {
+		t.Fatalf("gate: failed %t %v, want newprompt to fail it", failed, why)
+	}
+	var floors []string
+	for _, w := range a.Warnings {
+		if w.Kind == WarnNoiseFloor {
+			floors = append(floors, w.Variants...)
+		}
+	}
+	if !slices.Equal(floors, []string{"floor"}) {
+		t.Fatalf("noise-floor lines for %v, want [floor]", floors)
 	}
 }

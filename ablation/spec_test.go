@@ -2,6 +2,7 @@ package ablation
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,13 +146,18 @@ func TestSpecAAArm(t *testing.T) {
 			recs[i].Seed = &s
 		}
 	}
-	a := Analyze(recs, Inputs{Baseline: "baseline"})
+	// The plan names the A/A arms (AACopies), the records do not.
+	copies := AACopies(plan.Record())
+	if !slices.Equal(copies, []string{"aa1", "aa2"}) {
+		t.Fatalf("AACopies = %v, want [aa1 aa2]", copies)
+	}
+	a := Analyze(recs, Inputs{Baseline: "baseline", Copies: copies})
 	if w := warningOf(a, WarnNoiseFloor); w == nil || !strings.Contains(w.Text, "Noise floor: aa1 is a copy of baseline with other seeds") {
 		t.Errorf("noise floor: %+v", a.Warnings)
 	}
-	// Same seeds: a replay, not an A/A arm.
-	same := SimRecords(d, []string{"baseline", "v"}, SimOutcomes(newRand(3), d, [][]float64{d.Rates, d.Rates}), 1)
-	if w := warningOf(Analyze(same, Inputs{Baseline: "baseline"}), WarnNoiseFloor); w != nil {
-		t.Errorf("same seeds flagged as A/A: %+v", w)
+	// Records with other seeds but no A/A arm in the plan: no noise-floor line (a variant with a fixed seed is
+	// a variant under test).
+	if w := warningOf(Analyze(recs, Inputs{Baseline: "baseline"}), WarnNoiseFloor); w != nil {
+		t.Errorf("records alone flagged as A/A: %+v", w)
 	}
 }

@@ -253,6 +253,7 @@ func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Input
 	in := ablation.Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
 		BH: bh, FailIfWorse: failIfWorse}
 	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
+	in.Copies = ablation.AACopies(p)
 	if a := p.Ablation; a != nil {
 		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings
 		in.Replays = a.Replays
