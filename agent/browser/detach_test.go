@@ -54,6 +54,18 @@ window.back = () => { parent.prepend(region); return region.isConnected; };</scr
 	"/noprobe-churn": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>` + hostileListeners +
 		`<script>document.onmousedown = () => { const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); };</script>`,
 	"/noprobe-plain": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>` + hostileListeners,
+	// A radio group the page re-renders in the first mousedown (as ref_churn; second review of issue 17): a
+	// fill_form radio is set by a click, which is lost the same way.
+	"/radios": `<div id="region"><label><input type="radio" name="room" onclick="clicks++"> Deluxe</label>
+<label><input type="radio" name="room" onclick="clicks++"> Standard</label></div>
+<script>let once = false; document.addEventListener("mousedown", () => { if (once) return; once = true;
+const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }, true);</script>`,
+	// The target stops taking pointer events on mousedown: the release lands on its parent #wrap, so the browser
+	// sends the click to the nearest common ancestor of the press and release targets, #wrap
+	// (https://w3c.github.io/uievents/#click). window.wrapClicks counts trusted clicks whose target is #wrap.
+	"/ancestor": `<div id="wrap" style="padding:20px" onclick="wrapClicks += event.isTrusted && event.target === this">
+<button id="t" onclick="clicks++" onmousedown="this.style.pointerEvents = 'none'">Press me</button></div>
+<script>var wrapClicks = 0;</script>`,
 	"/selfremove": `<div id="region"><button id="t" onclick="clicks++; this.remove()">Delete me</button>
 <button id="m" oncontextmenu="clicks++; event.preventDefault(); this.remove()">Menu me</button></div>`,
 }
@@ -258,5 +270,55 @@ func TestClickWithoutProbeFallsBack(t *testing.T) {
 				t.Fatalf("clicks = %s, want %s", got, c.clicks)
 			}
 		})
+	}
+}
+
+// browser_fill_form sets a radio with a click: when the page replaces the group under the press, the click is
+// lost and the field fails as a stale ref at once, as browser_click does — not a locator timeout the
+// stale_ref_refresh guard cannot read (second review of issue 17: 5 s and "Timeout 5000ms exceeded"). The same
+// radio set again, on the fresh copy, is checked.
+func TestFillFormRadioReplacedMidPressIsStale(t *testing.T) {
+	srv := raceServer(t)
+	const timeout = time.Minute
+	s, ref := raceSession(t, SessionOptions{ActionTimeout: timeout}, srv, "/radios", `radio "Deluxe"`)
+	fill := func(ref string) Result {
+		return call(t, s, ToolFillForm, map[string]any{"fields": []any{
+			map[string]any{"target": ref, "name": "Deluxe", "type": "radio", "value": "true"}}})
+	}
+	start := time.Now()
+	r := fill(ref)
+	if el := time.Since(start); el >= timeout {
+		t.Fatalf("fill_form took %v: it waited out the action timeout", el)
+	}
+	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyClickLost) {
+		t.Fatalf("fill_form radio replaced mid-press: error %q, want %s + the stale-ref message", r.Error, WhyClickLost)
+	}
+	if got := eval(t, s, "() => clicks + ' ' + document.querySelectorAll('input:checked').length"); got != `"0 0"` {
+		t.Fatalf("clicks and checked radios after the lost click: %s, want 0 0", got)
+	}
+	snap, err := s.Observe(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, fill(refOf(t, snap, `radio "Deluxe"`)))
+	if got := eval(t, s, "() => clicks + ' ' + document.querySelectorAll('input:checked').length"); got != `"1 1"` {
+		t.Fatalf("clicks and checked radios after the retry: %s, want 1 1", got)
+	}
+}
+
+// A click event on an ancestor of the target is not this click's delivery (second review of issue 17): a
+// press and a release on two different nodes give a click on their nearest common ancestor, and a browser that
+// sent a removed press target's click to its nearest attached ancestor (w3c/pointerevents#576) would otherwise
+// make a lost click look delivered. Here the target stays in the page, so the tool reports no error
+// either way, and the probe's own record shows the ancestor's click was not counted.
+func TestClickOnAnAncestorIsNotCounted(t *testing.T) {
+	srv := raceServer(t)
+	s, ref := raceSession(t, SessionOptions{}, srv, "/ancestor", `button "Press me"`)
+	mustOK(t, call(t, s, ToolClick, map[string]any{"target": ref}))
+	if got := eval(t, s, "() => wrapClicks + ' ' + clicks"); got != `"1 0"` {
+		t.Fatalf("trusted clicks on #wrap and on the target: %s, want 1 0 (the page did not set up the case)", got)
+	}
+	if got := eval(t, s, `() => window[Symbol.for("webbench.clickProbe")].clicked`); got != "false" {
+		t.Fatalf("probe counted the ancestor's click as delivered: clicked = %s", got)
 	}
 }

@@ -539,8 +539,8 @@ func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locat
 // (filling instead when it is not a <select>), as Playwright MCP. It stops at the first error.
 func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 	type resolved struct {
-		loc       playwright.Locator
-		kind, val string
+		loc            playwright.Locator
+		ref, kind, val string
 	}
 	var todo []resolved
 	for i, f := range fields {
@@ -555,21 +555,26 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 		if err != nil {
 			return Result{Error: err.Error()}
 		}
+		ref, _ := ParseRef(f.Target)
 		kind := f.Type
 		if kind == "" {
-			ref, _ := ParseRef(f.Target)
 			s.mu.Lock()
 			kind = s.refs[ref]
 			s.mu.Unlock()
 		}
-		todo = append(todo, resolved{loc, kind, val})
+		todo = append(todo, resolved{loc, ref, kind, val})
 	}
-	return s.act(func() error {
+	var notes []string
+	r := s.act(func() error {
 		for _, f := range todo {
 			var err error
 			switch f.kind {
 			case "checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio":
-				err = f.loc.SetChecked(strings.EqualFold(strings.TrimSpace(f.val), "true"))
+				var note string
+				note, err = s.setChecked(f.ref, f.loc, strings.EqualFold(strings.TrimSpace(f.val), "true"))
+				if note != "" {
+					notes = append(notes, note)
+				}
 			case "combobox", "listbox":
 				vals := []string{f.val}
 				_, err = f.loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &vals})
@@ -579,12 +584,42 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 			default:
 				err = f.loc.Fill(f.val)
 			}
-			if err != nil {
+			if err = s.detachedError(f.ref, f.loc, err); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	r.Harness = append(r.Harness, notes...)
+	return r
+}
+
+// setChecked sets a checkbox or radio (fill_form) as click clicks (detach.go): through the click probe's element
+// handle, so that a node the page replaces before the press fails at once as a stale ref (WhyDetached) instead
+// of a locator waiting out the action timeout, and a click lost between press and release (Playwright then
+// reports that the click did not change the state, or that the element left) fails as a stale ref
+// (WhyClickLost) — the stale_ref_refresh guard's case, as for browser_click (second review of issue 17). When
+// the probe cannot be armed or read within the action timeout it falls back to the locator, and note is the
+// ProbeSkipped line for Result.Harness.
+func (s *Session) setChecked(ref string, loc playwright.Locator, want bool) (note string, err error) {
+	el, read, gone, _ := s.clickProbe(loc)
+	if gone {
+		return "", &StaleRefError{Ref: ref, Why: WhyDetached}
+	}
+	if el == nil {
+		note = fmt.Sprintf("%s (not armed within the %v action timeout): ref %s, fill_form checkbox", ProbeSkipped,
+			s.opts.ActionTimeout, ref)
+		return note, s.detachedError(ref, loc, loc.SetChecked(want))
+	}
+	err = el.SetChecked(want)
+	switch read() {
+	case probeLost:
+		return "", &StaleRefError{Ref: ref, Why: WhyClickLost}
+	case probeSkipped:
+		note = fmt.Sprintf("%s (no answer within the %v action timeout): ref %s, fill_form checkbox", ProbeSkipped,
+			s.opts.ActionTimeout, ref)
+	}
+	return note, s.detachedError(ref, loc, err)
 }
 
 // evaluate runs the function with page.Evaluate (or locator.Evaluate with a target). Unbounded on purpose: this
