@@ -32,8 +32,9 @@ import (
 //     the union of the variants' target tasks), reps 1, with a same-seed A/A arm (`aa: same-seed`): the report's
 //     environment flake rate is 0 of its pairs.
 //
-// "The same" is outcomeKey: status, failure mode, verdict, steps, final answer and guard events, except the
-// timer-based guards (timerGuards). No click may have been decided without the click probe (probeSkips).
+// "The same" is outcomeKey: status, failure mode, verdict, steps, final answer (maskFinal: only the tenant's URL
+// token, the origin's port, order and confirmation numbers are masked) and guard events, except the timer-based
+// guards (timerGuards). No click may have been decided without the click probe (probeSkips).
 //
 // A difference is a bug to find (in the browser tools, the Zoo's pages or the policy), not a retry to add. The
 // test asserts no timing: the hogs only make races likelier. Its run directories are kept when it fails.
@@ -168,6 +169,50 @@ func TestSameSeedSameOutcome(t *testing.T) {
 	})
 }
 
+// maskFinal masks the tenant's URL token, the origin's port, the shop's order numbers and the stays'
+// confirmation numbers in their real formats (here those of tenants 1 and 2, shop.go orderNumber and stays.go
+// confirmationNumber), and nothing else: a rating, a price, a count or a build number stays as written, so
+// two answers that differ there still differ.
+func TestMaskFinal(t *testing.T) {
+	const tenant1, tenant2 = "3f9c2a7e5b1d48c6a0e2f4b6d8c1a3e5", "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+	for in, want := range map[string]string{
+		"17919":        "<order>",        // shop, tenant 1: 10000 + 7919
+		"1982.451.653": "<confirmation>", // stays, tenant 1: 1000000000 + 982451653
+		"## Done\n\nI completed the task.\n\n**Answer:** 25838\n\nLast page: http://127.0.0.1:41235/t/" + tenant1 +
+			"/shop/checkout/success?order=25838": "## Done\n\nI completed the task.\n\n**Answer:** <order>\n\n" +
+			"Last page: http://127.0.0.1:<port>/t/<tenant>/shop/checkout/success?order=<order>",
+		"Last page: http://127.0.0.1:39017/t/" + tenant2 + "/stays/booking/2964.903.306": "Last page: " +
+			"http://127.0.0.1:<port>/t/<tenant>/stays/booking/<confirmation>",
+		"4.6":   "4.6",   // a rating (shop.yaml: Rated ([\d.]+) out of 5)
+		"1,284": "1,284", // a stays price (€ ([\d,]+))
+		"229":   "229",   // calories
+		"MH-07": "MH-07",
+		`Posted "Ticket 4471 is fixed in build 7.4.2" in Support Escalations as luis.ortega.`: `Posted "Ticket 4471 is ` +
+			`fixed in build 7.4.2" in Support Escalations as luis.ortega.`,
+		"123456":        "123456",        // six digits: not an order number
+		"17919.5":       "17919.5",       // nor a part of a longer number
+		"982.451.653":   "982.451.653",   // nor a confirmation number with a short first group
+		"1982.451.6530": "1982.451.6530", // or a long last one
+	} {
+		if got := maskFinal(in); got != want {
+			t.Errorf("maskFinal(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Answers that differ only in what varies per run compare equal; in anything else, they differ.
+	same := [][2]string{{"17919", "25838"}, {"1982.451.653", "2964.903.306"},
+		{"http://127.0.0.1:41235/t/" + tenant1 + "/shop/", "http://127.0.0.1:39017/t/" + tenant2 + "/shop/"}}
+	for _, p := range same {
+		if maskFinal(p[0]) != maskFinal(p[1]) {
+			t.Errorf("%q and %q: masked %q and %q, want equal", p[0], p[1], maskFinal(p[0]), maskFinal(p[1]))
+		}
+	}
+	for _, p := range [][2]string{{"4.6", "3.9"}, {"1,284", "1,248"}, {"229", "230"}, {"6", "8"}} {
+		if maskFinal(p[0]) == maskFinal(p[1]) {
+			t.Errorf("%q and %q compare equal once masked (%q)", p[0], p[1], maskFinal(p[0]))
+		}
+	}
+}
+
 // finalByID reads a run directory's final records by attempt id.
 func finalByID(t *testing.T, dir string) map[string]results.Attempt {
 	t.Helper()
@@ -188,14 +233,45 @@ func finalByID(t *testing.T, dir string) map[string]results.Attempt {
 // a chat task under load); its effect on the outcome is still compared (status, steps, final).
 var timerGuards = map[string]bool{guard.NameSnapshotReady: true}
 
-// digits masks the run-specific parts of a final answer: the tenant's URL token (random per attempt, "/t/<hex>")
-// and numbers — the Zoo's order and booking numbers derive from the tenant's creation order in the run (shop.go
-// orderNumber), which differs between a baseline and its replay in one run and with the workers' scheduling,
-// not with the policy.
-var digits = regexp.MustCompile(`/t/[0-9a-f]+|[0-9]+`)
+// The run-specific parts of a final answer (maskFinal): everything else in it, every other number included (a
+// price, a rating, a calorie count), must be equal between two runs.
+var (
+	// tenantToken is the tenant's URL token, "/t/<id>": 16 random bytes in hex per tenant (zoo.go newTenantID).
+	tenantToken = regexp.MustCompile(`/t/[0-9a-f]{32}`)
+	// originPort is a URL origin's port: the Zoo listens on a random port per `bench run` (zoo.go Options.Addr),
+	// which a prose final's "Last page:" URL shows.
+	originPort = regexp.MustCompile(`(https?://[^/\s:]+):[0-9]+`)
+	// numberToken is a number as written: digits, with "." or "," between digit groups ("4.6", "1,284",
+	// "1982.451.653"), so that a part of a longer number is never masked on its own.
+	numberToken = regexp.MustCompile(`[0-9]+(?:[.,][0-9]+)*`)
+	// orderNumber is the shop's order number, 10000 + (seq·7919 + k·131) mod 90000 (shop.go orderNumber): 5 digits,
+	// "Order #17919".
+	orderNumber = regexp.MustCompile(`^[1-9][0-9]{4}$`)
+	// confirmationNumber is the stays booking's confirmation number, 1000000000 + (seq·982451653 + k·7919) mod
+	// 9000000000 shown as "NNNN.NNN.NNN" (stays.go confirmationNumber): "1982.451.653".
+	confirmationNumber = regexp.MustCompile(`^[1-9][0-9]{3}\.[0-9]{3}\.[0-9]{3}$`)
+)
+
+// maskFinal masks what truly varies between two runs of an attempt with the same seed, and nothing else: the
+// tenant's URL token, the origin's port and the Zoo's order and confirmation numbers — these derive from the
+// tenant's creation order on the server (seq), which differs between a baseline and its replay in one run and
+// with the workers' scheduling, not with the policy. A whole number of 5 digits counts as an order number.
+func maskFinal(s string) string {
+	s = tenantToken.ReplaceAllString(s, "/t/<tenant>")
+	s = originPort.ReplaceAllString(s, "$1:<port>")
+	return numberToken.ReplaceAllStringFunc(s, func(n string) string {
+		switch {
+		case orderNumber.MatchString(n):
+			return "<order>"
+		case confirmationNumber.MatchString(n):
+			return "<confirmation>"
+		}
+		return n
+	})
+}
 
 // outcomeKey is what must be equal between two runs of an attempt with the same seed: status, failure mode,
-// verdict, steps, final answer (numbers masked: digits) and guard events (timerGuards left out).
+// verdict, steps, final answer (its run-specific parts masked: maskFinal) and guard events (timerGuards left out).
 func outcomeKey(r results.Attempt) string {
 	var ev []string
 	for g, n := range r.GuardEvents {
@@ -205,7 +281,7 @@ func outcomeKey(r results.Attempt) string {
 	}
 	sort.Strings(ev)
 	return fmt.Sprintf("%s/%s/verdict=%v steps=%d events=[%s] final=%q", r.Status, r.FailureMode, r.Verdict.Pass,
-		r.Steps, strings.Join(ev, " "), digits.ReplaceAllString(r.Final, "#"))
+		r.Steps, strings.Join(ev, " "), maskFinal(r.Final))
 }
 
 // outcomeDiff lists the attempts whose outcomeKey differs between a and b (or that only one has), sorted.
