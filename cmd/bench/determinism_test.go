@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,8 +23,8 @@ import (
 )
 
 // Same seed, same outcome (issue 17): every paired comparison assumes an arm reproduces its outcome when it runs
-// again with the same seeds. On a loaded machine (cpuHogs busy processes beside the run, as many as there are
-// cores on the CI machine), with 2 workers:
+// again with the same seeds. On a loaded machine (cpuHogs busy processes beside the run, one per core of the
+// machine: runtime.NumCPU), with 2 workers:
 //
 //   - the whole Zoo under the clean profile, reps 1, run twice with the same seed (two `bench run`s): every
 //     attempt's status, failure mode and verdict are the same in both runs, and every attempt passes (ZOO.md:
@@ -42,7 +43,7 @@ func TestSameSeedSameOutcome(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (two whole-Zoo runs)")
 	}
-	cpuHogs(t, 2)
+	cpuHogs(t, runtime.NumCPU())
 	keep, err := os.MkdirTemp("", "determinism")
 	if err != nil {
 		t.Fatal(err)
