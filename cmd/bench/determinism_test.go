@@ -3,21 +3,27 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"webbench/ablation"
 	"webbench/agent/browser"
 	"webbench/agent/guard"
 	"webbench/results"
+	"webbench/runner"
 	"webbench/suites"
 	"webbench/suites/zoo"
 )
@@ -30,12 +36,14 @@ import (
 //     attempt's status, failure mode and verdict are the same in both runs, and every attempt passes (ZOO.md:
 //     clean with all guards on passes every task);
 //   - the guard-on baseline arm of the demo spec (suites/zoo/ablations/demo.yaml: profile observed, seed 1, on
-//     the union of the variants' target tasks), reps 1, with a same-seed A/A arm (`aa: same-seed`): the report's
-//     environment flake rate is 0 of its pairs.
+//     the union of the variants' target tasks; replaySpec copies its baseline as written), reps 1, with a
+//     same-seed A/A arm (`aa: same-seed`): the report's environment flake rate is 0 of its pairs.
 //
 // "The same" is outcomeKey: status, failure mode, verdict, steps, final answer (maskFinal: only the tenant's URL
 // token, the origin's port, order and confirmation numbers are masked) and guard events, except the timer-based
-// guards (timerGuards). No click may have been decided without the click probe (probeSkips).
+// guards (timerGuards). Every attempt of both runs (both arms) must have finished (pass or fail: an infrastructure
+// error would compare equal to another one, so it fails the test). No click may have been decided without the
+// click probe (probeSkips).
 //
 // A difference is a bug to find (in the browser tools, the Zoo's pages or the policy), not a retry to add. The
 // test asserts no timing: the hogs only make races likelier. Its run directories are kept when it fails.
@@ -74,6 +82,11 @@ func TestSameSeedSameOutcome(t *testing.T) {
 		if len(a) != len(tasks) || len(b) != len(tasks) {
 			t.Fatalf("attempts: %d and %d, want one per Zoo task (%d)", len(a), len(b), len(tasks))
 		}
+		for i, rs := range []map[string]results.Attempt{a, b} {
+			if e := unfinished(rs); len(e) > 0 {
+				t.Errorf("run %d: attempts not finished (status error): %s", i+1, strings.Join(e, "; "))
+			}
+		}
 		if diff := outcomeDiff(a, b); len(diff) > 0 {
 			t.Errorf("same seed, different outcomes (run 1 vs run 2):\n%s", strings.Join(diff, "\n"))
 		}
@@ -90,34 +103,9 @@ func TestSameSeedSameOutcome(t *testing.T) {
 	})
 
 	t.Run("observed_demo_baseline", func(t *testing.T) {
-		spec, err := ablation.LoadSpec("../../suites/zoo/ablations/demo.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := suites.Open(spec.Suite, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all := s.Tasks()
-		s.Close()
-		arms, err := spec.Expand(all)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := arms.Variants[0]
-		var ids []string
-		for id := range base.TaskIDs {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		if len(ids) == 0 || base.Model.Profile != "observed" {
-			t.Fatalf("demo baseline: profile %q on %d tasks", base.Model.Profile, len(ids))
-		}
+		body, ids := replaySpec(t, demoSpec)
 		path := filepath.Join(keep, "observed.yaml")
-		body := fmt.Sprintf("name: demo-baseline-replay\nsuite: %s\ntasks: %q\nreps: 1\nworkers: 2\nseed: %d\n"+
-			"baseline:\n  model: {kind: scripted, profile: %s}\nvariants:\n  - name: replay\n    aa: same-seed\n",
-			spec.Suite, strings.Join(ids, ","), spec.Seed, base.Model.Profile)
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(keep, "observed")
@@ -158,6 +146,11 @@ func TestSameSeedSameOutcome(t *testing.T) {
 		}
 		if len(arm["baseline"]) != len(ids) || len(arm["replay"]) != len(ids) {
 			t.Fatalf("attempts: baseline %d, replay %d, want %d each", len(arm["baseline"]), len(arm["replay"]), len(ids))
+		}
+		for name, rs := range arm {
+			if e := unfinished(rs); len(e) > 0 {
+				t.Errorf("%s: attempts not finished (status error): %s", name, strings.Join(e, "; "))
+			}
 		}
 		if diff := outcomeDiff(arm["baseline"], arm["replay"]); len(diff) > 0 {
 			t.Errorf("baseline vs its same-seed replay:\n%s", strings.Join(diff, "\n"))
@@ -212,6 +205,118 @@ func TestMaskFinal(t *testing.T) {
 			t.Errorf("%q and %q compare equal once masked (%q)", p[0], p[1], maskFinal(p[0]))
 		}
 	}
+}
+
+// The observed subtest's spec is the demo spec's baseline (replaySpec checks it against the demo's expanded
+// baseline arm) with one same-seed A/A arm, on the baseline arm's tasks. No browser: it only expands the specs.
+func TestReplaySpecIsDemoBaseline(t *testing.T) {
+	body, ids := replaySpec(t, demoSpec)
+	s, err := ablation.ParseSpec("replay.yaml", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Reps != 1 || s.Workers != 2 || s.Tasks != strings.Join(ids, ",") || len(s.Variants) != 1 ||
+		s.Variants[0].AA != ablation.AASameSeed || s.Design != "" {
+		t.Errorf("replay spec:\n%s", body)
+	}
+}
+
+// demoSpec is the spec whose guard-on baseline the observed subtest replays.
+const demoSpec = "../../suites/zoo/ablations/demo.yaml"
+
+// replaySpec is the observed subtest's spec and its task ids: the baseline of the spec at demoPath on its
+// baseline arm's tasks (ids, sorted), reps 1, workers 2, with one same-seed A/A arm named "replay". The demo's
+// `baseline:` section is copied as written (whatever it sets: model and profile, guards, prompt, max_steps,
+// timeout, seed), and so are its top-level keys that shape an arm's runs (suite, seed, suite_options); the keys
+// that only shape the ablation (its name, tasks glob, reps, workers, design, scope, variants, statistics, gate,
+// notes) are dropped or set. A top-level key it does not know fails the test, and so does a replayed baseline that
+// expands to another runner variant than the demo's baseline arm (model, guards, prompt, budgets, seed mode), or
+// to another suite, base seed or suite options.
+func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
+	t.Helper()
+	demo, err := ablation.LoadSpec(demoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := suites.Open(demo.Suite, demo.SuiteOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := s.Tasks()
+	s.Close()
+	demoArms, err := demo.Expand(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := demoArms.Variants[0]
+	ids := slices.Sorted(maps.Keys(base.TaskIDs))
+	if len(ids) == 0 || base.Model.Profile != "observed" {
+		t.Fatalf("demo baseline: profile %q on %d tasks", base.Model.Profile, len(ids))
+	}
+	b, err := os.ReadFile(demoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		t.Fatalf("%s: not a YAML mapping (%v)", demoPath, err)
+	}
+	out := map[string]any{"name": "demo-baseline-replay", "tasks": strings.Join(ids, ","), "reps": 1, "workers": 2,
+		"variants": []map[string]string{{"name": "replay", "aa": string(ablation.AASameSeed)}}}
+	top := doc.Content[0].Content
+	for i := 0; i+1 < len(top); i += 2 {
+		switch k := top[i].Value; k {
+		case "suite", "seed", "suite_options", "baseline":
+			out[k] = top[i+1]
+		case "name", "tasks", "reps", "workers", "design", "scope", "variants", "alpha", "power", "min_effect",
+			"fail_if_worse", "notes":
+		default:
+			t.Fatalf("%s:%d: key %q: replaySpec does not know whether it shapes the baseline's runs: copy or drop it "+
+				"there", demoPath, top[i].Line, k)
+		}
+	}
+	body, err := yaml.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the replay runs is the demo's baseline arm: the same runner variant (but its task set and name), and
+	// the same suite, suite options and base seed.
+	rs, err := ablation.ParseSpec("replay.yaml", body)
+	if err != nil {
+		t.Fatalf("replay spec: %v\n%s", err, body)
+	}
+	arms, err := rs.Expand(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arms.Variants) != 2 || len(arms.Replays) != 1 {
+		t.Fatalf("replay spec: %d arms, replays %v, want the baseline and one same-seed arm\n%s", len(arms.Variants),
+			arms.Replays, body)
+	}
+	strip := func(v runner.Variant) runner.Variant {
+		v.Name, v.Scope, v.TaskIDs, v.Switched = "", "", nil, nil
+		return v
+	}
+	if got, want := strip(arms.Variants[0]), strip(base); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the replayed baseline is not the demo's baseline arm:\n got %+v\nwant %+v\n%s", got, want, body)
+	}
+	if rs.Suite != demo.Suite || rs.Seed != demo.Seed || !maps.Equal(rs.SuiteOptions, demo.SuiteOptions) {
+		t.Fatalf("replay spec: suite %q seed %d options %v, demo: suite %q seed %d options %v", rs.Suite, rs.Seed,
+			rs.SuiteOptions, demo.Suite, demo.Seed, demo.SuiteOptions)
+	}
+	return body, ids
+}
+
+// unfinished lists the attempts that did not finish (results.Attempt.Done: pass or fail), sorted.
+func unfinished(rs map[string]results.Attempt) []string {
+	var out []string
+	for _, r := range rs {
+		if !r.Done() {
+			out = append(out, fmt.Sprintf("%s rep %d: %s %s (%s)", r.TaskID, r.Rep, r.Status, r.FailureMode, r.Error))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // finalByID reads a run directory's final records by attempt id.
