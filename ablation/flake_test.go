@@ -66,10 +66,7 @@ func TestSpecSameSeedArm(t *testing.T) {
 			t.Errorf("%q: err %v", bad, err)
 		}
 	}
-	if _, err := ParseSpec("bad.yaml", []byte("name: x\nvariants:\n  - name: r\n    aa: sometimes\n")); err == nil ||
-		!strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "same-seed") {
-		t.Errorf("bad aa value: %v", err)
-	}
+	// The exact messages of bad aa values: TestSpecAAModeErrors.
 }
 
 // The flake rate of a same-seed arm: pairs whose status, failure mode or verdict differ, with its Wilson
@@ -314,5 +311,29 @@ variants:
 	}
 	if !slices.Equal(floors, []string{"floor"}) {
 		t.Fatalf("noise-floor lines for %v, want [floor]", floors)
+	}
+}
+
+// Review of issue 17: an `aa:` value that is neither a boolean nor a kind's name is an error in the form of the
+// spec's other errors ("file:line: variant V: …", the line of the aa key), naming the value as written or, for a
+// sequence or a mapping, its kind.
+func TestSpecAAModeErrors(t *testing.T) {
+	const expected = ": expected true, other-seeds or same-seed"
+	for src, want := range map[string]string{
+		"name: x\nvariants:\n  - name: r\n    aa: sometimes\n":           `a.yaml:4: variant r: aa "sometimes"` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa: 1\n":                   `a.yaml:4: variant r: aa "1"` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa: [1]\n":                 `a.yaml:4: variant r: aa (a sequence)` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa:\n      - 1\n":          `a.yaml:4: variant r: aa (a sequence)` + expected,
+		"name: x\nvariants:\n  - name: v\n  - name: r\n    aa: {a: 1}\n": `a.yaml:5: variant r: aa (a mapping)` + expected,
+		"name: x\nbaseline:\n  aa: again\nvariants:\n  - name: v\n":      `a.yaml:3: baseline: aa "again"` + expected,
+	} {
+		if _, err := ParseSpec("a.yaml", []byte(src)); err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %s", src, err, want)
+		}
+	}
+	for _, src := range []string{"aa: true", "aa: false", "aa:", "aa: other-seeds", "aa: same-seed"} {
+		if _, err := ParseSpec("a.yaml", []byte("name: x\nvariants:\n  - name: r\n    "+src+"\n")); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
 	}
 }

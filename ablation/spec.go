@@ -96,7 +96,7 @@ const (
 )
 
 // UnmarshalYAML reads `aa:` as a boolean (true: AAOtherSeeds, false: not an A/A arm) or one of the kinds'
-// names; anything else is an error naming the line.
+// names; anything else is an *aaError, which ParseSpec turns into "file:line: variant V: aa …".
 func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
 	var b bool
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Decode(&b) == nil {
@@ -111,7 +111,71 @@ func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
 		*m = v
 		return nil
 	}
-	return fmt.Errorf("line %d: aa %q: expected true, %s or %s", n.Line, n.Value, AAOtherSeeds, AASameSeed)
+	return &aaError{val: n}
+}
+
+// aaError is an `aa:` value that is neither a boolean nor a kind's name (AAMode.UnmarshalYAML); val is its node.
+type aaError struct{ val *yaml.Node }
+
+// what names the refused value: a scalar as written (quoted), else its node kind.
+func (e *aaError) what() string {
+	switch e.val.Kind {
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", e.val.Value)
+	case yaml.SequenceNode:
+		return "(a sequence)"
+	}
+	return "(a mapping)" // an alias reaches UnmarshalYAML resolved, a document never
+}
+
+func (e *aaError) Error() string {
+	return fmt.Sprintf("line %d: aa %s: expected true, %s or %s", e.val.Line, e.what(), AAOtherSeeds, AASameSeed)
+}
+
+// aaErrorAt is the message of an aaError in spec file name, in the form of the spec's other errors: the line of the
+// `aa:` key and the section it is in ("variant V: " or "baseline: "), found in the parsed document root by the
+// value's position; else the value's own line.
+func aaErrorAt(name string, root *yaml.Node, e *aaError) error {
+	line, where := e.val.Line, ""
+	find := func(m *yaml.Node) int {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return 0
+		}
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if v := m.Content[j+1]; m.Content[j].Value == "aa" && v.Line == e.val.Line && v.Column == e.val.Column {
+				return m.Content[j].Line
+			}
+		}
+		return 0
+	}
+	if root != nil && len(root.Content) > 0 && root.Content[0].Kind == yaml.MappingNode {
+		top := root.Content[0].Content
+		for j := 0; j+1 < len(top); j += 2 {
+			switch k, v := top[j].Value, top[j+1]; {
+			case k == "baseline":
+				if l := find(v); l > 0 {
+					line, where = l, "baseline: "
+				}
+			case k == "variants" && v.Kind == yaml.SequenceNode:
+				for _, item := range v.Content {
+					if l := find(item); l > 0 {
+						line, where = l, "variant "+itemName(item)+": "
+					}
+				}
+			}
+		}
+	}
+	return fmt.Errorf("%s:%d: %saa %s: expected true, %s or %s", name, line, where, e.what(), AAOtherSeeds, AASameSeed)
+}
+
+// itemName is the `name:` of a variant's mapping node, or "(no name)".
+func itemName(m *yaml.Node) string {
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		if m.Content[j].Value == "name" && m.Content[j+1].Value != "" {
+			return m.Content[j+1].Value
+		}
+	}
+	return "(no name)"
 }
 
 // AASeedOffset is the base-seed offset between A/A arms (Config.AA): arm i (1-based) runs with seed "+i·AASeedOffset"
@@ -133,6 +197,11 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
+		if ae := (*aaError)(nil); errors.As(err, &ae) {
+			var root yaml.Node
+			_ = yaml.Unmarshal(b, &root) // decoded as far as the aa value, so it parses
+			return nil, aaErrorAt(name, &root, ae)
+		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = unknownFieldRe.ReplaceAllString(msg, "unknown key \"$1\"")
 		return nil, fmt.Errorf("%s: %s", name, msg)
