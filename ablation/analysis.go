@@ -449,10 +449,11 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 			a.Variants[i].PBH = bh[j]
 		}
 	}
-	a.Warnings = buildWarnings(a, by, in)
-	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, in.Copies)...)
+	// A flake rate above zero undermines every paired result: its warning comes first.
 	a.Flake = flakeRates(by, in.Baseline, in.Replays)
-	a.Warnings = append(a.Warnings, flakeWarnings(a.Flake)...)
+	a.Warnings = flakeWarnings(a.Flake)
+	a.Warnings = append(a.Warnings, buildWarnings(a, by, in)...)
+	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, in.Copies)...)
 	return a
 }
 
@@ -997,8 +998,13 @@ func (a *Analysis) GateInconclusive(margin float64) []string {
 }
 
 // GateFails is the gate rule of Analysis.Gate for this variant: GateFails on
-// All with its p replaced by PHolm.
+// All with its p replaced by PHolm; false for an A/A arm (v.AA), which is a
+// control and never fails the gate (the per-variant gate cell and JSON
+// gate_failed agree with Analysis.Gate; fresh-user trial of issue 17).
 func (v *VariantResult) GateFails(margin, alpha float64) bool {
+	if v.AA {
+		return false
+	}
 	c := v.All
 	if !math.IsNaN(v.PHolm) {
 		c.P = v.PHolm

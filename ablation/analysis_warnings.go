@@ -143,6 +143,9 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		}
 	}
 	for _, v := range a.Variants {
+		if v.AA {
+			continue // few_tasks, perm_floor and no_discordant are about finding an effect: an A/A arm has none
+		}
 		if s := fewTasksText(&v.All); s != "" {
 			add(WarnFewTasks, v.Name, "%s", s)
 		}
@@ -159,7 +162,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	for _, v := range a.Variants {
 		c := v.All
-		if !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha {
+		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha {
 			continue
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
@@ -174,7 +177,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	for _, v := range a.Variants {
 		c := v.All
-		if c.Matched && c.Rescued+c.Broke == 0 {
+		if !v.AA && c.Matched && c.Rescued+c.Broke == 0 {
 			add(WarnNoDiscordant, v.Name, "No discordant pairs: the arms agree on all %d matched pairs (both passed %d, both failed %d), so the run cannot tell them apart (McNemar p = 1). More reps, or tasks where the arms can differ, are needed.",
 				c.Pairs, c.A.Passes, c.Pairs-c.A.Passes)
 		}

@@ -23,9 +23,11 @@ const maxFlakeExamples = 5
 type FlakeRate struct {
 	// Variant is the same-seed A/A arm.
 	Variant string
-	// Pairs is the number of pairs with a final record in both arms; Differ those whose outcome differs:
-	// status (pass, fail, error), failure mode or verdict.
-	Pairs, Differ int
+	// Pairs is the number of pairs with a finished final record (pass or fail, results.Attempt.Done) in both
+	// arms; Differ those whose outcome differs: status, failure mode or verdict. Errors counts the pairs left
+	// out because either attempt ended in an error: an error is not an outcome (the reports leave errors out of
+	// every denominator, and a resume runs the attempt again), so it is neither agreement nor a flake.
+	Pairs, Differ, Errors int
 	// Rate is Differ/Pairs (0 when Pairs is 0: undefined, shown as n/a and null in JSON, as an arm's pass rate
 	// with no judged attempt); Wilson its Wilson 95% score interval.
 	Rate   float64
@@ -67,6 +69,10 @@ func flakeRates(by map[string][]results.Attempt, baseline string, replays []stri
 			if !ok {
 				continue
 			}
+			if !b.Done() || !r.Done() {
+				f.Errors++
+				continue
+			}
 			f.Pairs++
 			if ob, or := outcome(b), outcome(r); ob != or || b.Verdict.Pass != r.Verdict.Pass {
 				f.Differ++
@@ -86,13 +92,17 @@ func flakeRates(by map[string][]results.Attempt, baseline string, replays []stri
 
 // Line is the flake rate in plain words, as every report prints it.
 func (f FlakeRate) Line() string {
+	left := ""
+	if f.Errors > 0 {
+		left = fmt.Sprintf(" (%d %s with an error in either arm left out)", f.Errors, plural(f.Errors, "pair", "pairs"))
+	}
 	if f.Pairs == 0 {
-		return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; no pair has a final "+
-			"record in both arms = n/a.", f.Variant)
+		return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; no pair has a finished "+
+			"record in both arms = n/a%s.", f.Variant, left)
 	}
 	return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; %d of %d pairs differ "+
-		"in status, failure mode or verdict = %.1f%% [%.1f, %.1f].", f.Variant, f.Differ, f.Pairs, 100*f.Rate,
-		100*f.Wilson[0], 100*f.Wilson[1])
+		"in status, failure mode or verdict = %.1f%% [%.1f, %.1f]%s.", f.Variant, f.Differ, f.Pairs, 100*f.Rate,
+		100*f.Wilson[0], 100*f.Wilson[1], left)
 }
 
 // flakeWarnings returns one WarnFlakeRate warning per replay arm that differs from the baseline on some pair.

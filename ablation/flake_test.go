@@ -233,6 +233,74 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 			t.Errorf("warning about the A/A arm: %+v", w)
 		}
 	}
+	// The per-variant gate agrees with Analysis.Gate (fresh-user trial of issue 17: the replay's row said FAIL
+	// under "Gate: passed"): the replay, 12 of 12 pairs broke, is not gated in any format.
+	in.FailIfWorse = 0.05
+	a = Analyze(cat(base, tasksOf("v", "PPPPPPPPPPPP"), tasksOf("replay", "FFFFFFFFFFFF")), in)
+	if failed, why := a.Gate(0.05); failed || a.Variants[1].GateFails(0.05, a.Alpha) {
+		t.Fatalf("gate failed by the A/A arm: %v", why)
+	}
+	var term bytes.Buffer
+	if err := TerminalReport(&term, a); err != nil {
+		t.Fatal(err)
+	}
+	if out := term.String(); !strings.Contains(out, "A/A: not gated") || strings.Contains(out, "FAIL") {
+		t.Fatalf("terminal report gates the A/A arm:\n%s", out)
+	}
+	var js bytes.Buffer
+	if err := JSONReport(&js, a); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Variants []struct {
+			Name       string `json:"name"`
+			AA         bool   `json:"aa"`
+			GateFailed *bool  `json:"gate_failed"`
+		} `json:"variants"`
+		Warnings []struct {
+			Kind     string   `json:"kind"`
+			Variants []string `json:"variants"`
+		} `json:"warnings"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Variants) != 2 || doc.Variants[0].AA || !doc.Variants[1].AA || doc.Variants[1].GateFailed == nil ||
+		*doc.Variants[1].GateFailed {
+		t.Fatalf("JSON variants: %+v", doc.Variants)
+	}
+	// Warnings: the flake rate first; none of the effect-finding ones about the A/A arm.
+	if len(doc.Warnings) == 0 || doc.Warnings[0].Kind != WarnFlakeRate {
+		t.Fatalf("first warning %+v, want %s", doc.Warnings, WarnFlakeRate)
+	}
+	for _, w := range doc.Warnings {
+		switch w.Kind {
+		case WarnFewTasks, WarnPermFloor, WarnNoDiscordant, WarnUnderpowered, WarnHolmFloor:
+			if slices.Contains(w.Variants, "replay") {
+				t.Errorf("%s warning about the A/A arm", w.Kind)
+			}
+		}
+	}
+}
+
+// An attempt that ended in an error is not an outcome: a pair with an error in either arm is left out of the
+// flake rate and counted apart (fresh-user trial of issue 17: one injected infra error read as a 6.2 % flake
+// rate and "the environment is not deterministic"). Wilson 0/10: upper bound z²/(n+z²) = 3.8415/13.8415 = 0.2775.
+func TestFlakeRateLeavesErrorsOut(t *testing.T) {
+	base := tasksOf("baseline", "PPPPPPPPPPPP")
+	a := Analyze(cat(base, tasksOf("replay", "IPPPPPPPPPPJ")), Inputs{Baseline: "baseline", Variants: []string{"replay"},
+		Replays: []string{"replay"}})
+	f := a.Flake[0]
+	if f.Pairs != 10 || f.Differ != 0 || f.Errors != 2 {
+		t.Fatalf("flake rate %+v, want 0 of 10 pairs, 2 left out", f)
+	}
+	approx(t, "Wilson upper 0/10", f.Wilson[1], 3.8415/13.8415, 1e-4)
+	if w := warningOf(a, WarnFlakeRate); w != nil {
+		t.Fatalf("errors read as flakes: %s", w.Text)
+	}
+	if l := f.Line(); !strings.Contains(l, "0 of 10 pairs differ") || !strings.Contains(l, "2 pairs with an error in either arm left out") {
+		t.Fatalf("line: %s", l)
+	}
 }
 
 // A/A membership comes from the plan, not the records (second review of issue 17): a variant with a fixed seed

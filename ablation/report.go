@@ -232,7 +232,10 @@ func comparisonTable(a *Analysis) ReportTable {
 		for ci, c := range append([]Comparison{v.All}, v.Targets...) {
 			holm, bh := fmtP(v.PHolm), fmtP(v.PBH)
 			gate := "ok"
-			if v.GateFails(a.FailIfWorse, a.Alpha) {
+			switch {
+			case v.AA:
+				gate = "A/A: not gated"
+			case v.GateFails(a.FailIfWorse, a.Alpha):
 				gate = "FAIL"
 			}
 			if ci > 0 {

@@ -61,7 +61,10 @@ const JSONSchemaVersion = 1
 //	    rate        number|null, wilson [lo, hi]|null  the variant arm's pass rate and Wilson interval (null when n = 0).
 //	    p_holm      number   Holm-adjusted p over all variants' primary p ("p").
 //	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
-//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate).
+//	    aa          bool     an A/A arm (an other-seeds copy, `aa: true`, or a same-seed replay, `aa: same-seed`):
+//	                         a control, left out of Holm's family and the gate.
+//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate; false
+//	                         for an A/A arm).
 //	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
 //	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
 //	                         without a gate).
@@ -159,8 +162,9 @@ const JSONSchemaVersion = 1
 //	flake_rates     [object] one per same-seed A/A arm (spec `aa: same-seed`; [] without one): the
 //	                         environment's flake rate, the share of pairs the replay does not reproduce:
 //	    variant     string   the same-seed A/A arm.
-//	    pairs       int      pairs with a final record in both arms; differ: those whose status, failure
-//	    differ      int      mode or verdict differ.
+//	    pairs       int      pairs with a finished (pass or fail) final record in both arms; differ: those
+//	    differ      int      whose status, failure mode or verdict differ.
+//	    errors      int      pairs left out because either arm's attempt ended in an error.
 //	    rate        number|null  differ/pairs (null when pairs = 0: undefined); wilson [lo, hi]|null its
 //	    wilson      [lo, hi]|null  Wilson 95% interval (null when pairs = 0).
 //	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
@@ -192,6 +196,7 @@ type jsonFlake struct {
 	Variant  string      `json:"variant"`
 	Pairs    int         `json:"pairs"`
 	Differ   int         `json:"differ"`
+	Errors   int         `json:"errors"`
 	Rate     *float64    `json:"rate"`
 	Wilson   *[2]float64 `json:"wilson"`
 	Examples []string    `json:"examples"`
@@ -346,6 +351,8 @@ type jsonVariant struct {
 	Wilson   *[2]float64 `json:"wilson"`
 	PHolm    float64     `json:"p_holm"`
 	PBH      *float64    `json:"p_bh"`
+	// AA marks an A/A arm (VariantResult.AA): a control, out of Holm's family and the gate.
+	AA bool `json:"aa"`
 	// GateFailed is null when no gate margin is set.
 	GateFailed     *bool          `json:"gate_failed"`
 	GuardEvents    map[string]int `json:"guard_events"`
@@ -369,7 +376,7 @@ func newJSONDoc(a *Analysis) jsonDoc {
 		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []jsonWarning{},
 		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}, FlakeRates: []jsonFlake{}}
 	for _, f := range a.Flake {
-		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ,
+		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ, Errors: f.Errors,
 			Rate: rateOrNull(f.Pairs, f.Rate), Wilson: wilsonOrNull(f.Pairs, f.Wilson), Examples: nonNil(f.Examples)})
 	}
 	for _, w := range a.Warnings {
@@ -388,10 +395,11 @@ func newJSONDoc(a *Analysis) jsonDoc {
 			GuardEvents: nonNilMap(v.Arm.GuardEvents), GuardFired: nonNilMap(v.Arm.GuardFired),
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
+		jv.AA = v.AA
 		if a.FailIfWorse > 0 {
 			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f
-			jv.ErrorsCouldHide = ErrorsCouldHide(&v.All, a.FailIfWorse, a.Alpha)
+			jv.ErrorsCouldHide = !v.AA && ErrorsCouldHide(&v.All, a.FailIfWorse, a.Alpha)
 		}
 		for i := range v.Targets {
 			jv.Targets = append(jv.Targets, jsonComparison(&v.Targets[i]))
