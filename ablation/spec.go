@@ -202,6 +202,20 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			_ = yaml.Unmarshal(b, &root) // decoded as far as the aa value, so it parses
 			return nil, aaErrorAt(name, &root, ae)
 		}
+		if te := (*yaml.TypeError)(nil); errors.As(err, &te) {
+			// yaml.v3 lists each field error as "line N: …": one "file:N: …" line each, as the other errors.
+			var lines []string
+			for _, e := range te.Errors {
+				e = unknownFieldRe.ReplaceAllString(e, "unknown key \"$1\"")
+				if m := yamlLineRe.FindStringSubmatch(e); m != nil {
+					e = m[1] + ": " + m[2]
+				} else {
+					e = " " + e
+				}
+				lines = append(lines, name+":"+e)
+			}
+			return nil, errors.New(strings.Join(lines, "\n"))
+		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = unknownFieldRe.ReplaceAllString(msg, "unknown key \"$1\"")
 		return nil, fmt.Errorf("%s: %s", name, msg)
@@ -274,10 +288,20 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	default:
 		return nil, fmt.Errorf("%s:%d: scope %q: expected all or target", name, line("scope"), s.Scope)
 	}
+	seen := map[string]int{s.Baseline.Name: at("baseline", -1, "name")}
 	for i, v := range s.Variants {
 		if v.Name == "" {
-			return nil, fmt.Errorf("%s: variants[%d] has no name", name, i)
+			return nil, fmt.Errorf("%s:%d: variants[%d] has no name", name, at("variants", i, ""), i)
 		}
+		if l, dup := seen[v.Name]; dup {
+			what := fmt.Sprintf("an earlier variant's (line %d)", l)
+			if v.Name == s.Baseline.Name {
+				what = "the baseline's"
+			}
+			return nil, fmt.Errorf("%s:%d: variant %s: name: the name is %s; arm names must be unique", name,
+				at("variants", i, "name"), v.Name, what)
+		}
+		seen[v.Name] = at("variants", i, "name")
 		if v.Model != nil {
 			if err := normModel(v.Model); err != nil {
 				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, line("name: "+v.Name), v.Name, err)
@@ -336,6 +360,9 @@ func normModel(m *runner.Model) error {
 
 // unknownFieldRe rewrites yaml.v3's "field x not found in type pkg.T" into words a spec author knows.
 var unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// yamlLineRe splits a yaml.v3 field error ("line 10: …") into its line and message.
+var yamlLineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // lineFinder returns a function giving the 1-based line of the first occurrence of key in b (0 if absent).
 func lineFinder(b []byte) func(string) int {

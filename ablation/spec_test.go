@@ -12,13 +12,17 @@ import (
 
 func TestParseSpecErrors(t *testing.T) {
 	cases := map[string]string{
-		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `line 3: unknown key "bogus"`,
+		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `spec.yaml:3: unknown key "bogus"`,
 		"name: x\nreps: 0\ndesign: leave-one-out\n":                                    "reps must be at least 1",
 		"name: x\ndesign: leave-one-out\n":                                             "",
 		"name: x\nreps: -1\ndesign: leave-one-out\n":                                   "reps must be at least 1",
 		"name: x\nbaseline:\n  guards: {repeat_gaurd: false}\ndesign: leave-one-out\n": "unknown guard \"repeat_gaurd\"",
 		"name: x\ndesign: sideways\n":                                                  "design \"sideways\"",
-		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         "line 4",
+		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         `spec.yaml:4: unknown key "temprature"`,
+		// Fresh-user trial of issue 17: these named no line.
+		"name: x\nvariants:\n  - guards: {repeat_guard: false}\n":                                                                "spec.yaml:3: variants[0] has no name",
+		"name: x\nvariants:\n  - name: a\n    guards: {repeat_guard: false}\n  - name: a\n    guards: {final_recovery: false}\n": "spec.yaml:5: variant a: name: the name is an earlier variant's (line 3); arm names must be unique",
+		"name: x\nvariants:\n  - name: baseline\n    guards: {repeat_guard: false}\n":                                            "spec.yaml:3: variant baseline: name: the name is the baseline's",
 		"name: x\n": "no variants",
 	}
 	for src, want := range cases {
