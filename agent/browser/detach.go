@@ -83,14 +83,17 @@ const clickProbeArm = `(el) => {
   let p = w[k];
   const settle = () => { if (p.pending && p.el && !p.el.isConnected) p.acted = true; p.pending = null; };
   if (!p) {
-    p = w[k] = { el: null, anc: null, clicked: false, acted: false, pending: null, disarm: null };
+    // Stored only once every window listener is installed: a page whose addEventListener throws part-way gets
+    // the error (and the fallback) at every arm, never a half-installed probe.
+    const q = { el: null, anc: null, clicked: false, acted: false, pending: null, disarm: null };
     for (const type of ["click", "auxclick", "contextmenu", "dblclick"]) {
-      w.addEventListener(type, (e) => { if (e.isTrusted && p.el && !p.anc.has(e.target)) p.clicked = true; }, true);
+      w.addEventListener(type, (e) => { if (e.isTrusted && q.el && !q.anc.has(e.target)) q.clicked = true; }, true);
     }
     for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup"]) {
-      w.addEventListener(type, (e) => { if (e.isTrusted && p.el) settle(); }, true);
-      w.addEventListener(type, (e) => { if (e.isTrusted && p.el && p.pending === e) settle(); }, false);
+      w.addEventListener(type, (e) => { if (e.isTrusted && q.el) settle(); }, true);
+      w.addEventListener(type, (e) => { if (e.isTrusted && q.el && q.pending === e) settle(); }, false);
     }
+    p = w[k] = q;
   }
   if (p.disarm) p.disarm();
   p.el = el; p.clicked = false; p.acted = false; p.pending = null; p.anc = new Set();
