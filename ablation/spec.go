@@ -303,7 +303,14 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		}
 		seen[v.Name] = at("variants", i, "name")
 		if v.Model != nil {
-			if err := normModel(v.Model); err != nil {
+			// A variant's model block overlays the baseline's (configVariant): only the merged model is checked
+			// and normalised — normalising the block alone made a partial one ({temperature: 1}) a scripted
+			// model with the clean profile that then overwrote the baseline's (third review of issue 17).
+			if v.Model.Kind == "" && v.Model.BaseURL != "" {
+				v.Model.Kind = "openai" // as normModel infers it for a whole model
+			}
+			merged := mergeModel(*s.Baseline.Model, *v.Model)
+			if err := normModel(&merged); err != nil {
 				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, line("name: "+v.Name), v.Name, err)
 			}
 		}
@@ -539,6 +546,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	m := *base.Model
 	if c.Model != nil {
 		m = mergeModel(m, *c.Model)
+		_ = normModel(&m) // checked in ParseSpec
 	}
 	v := toVariant(base, g, m)
 	v.Name = c.Name
