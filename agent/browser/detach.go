@@ -144,7 +144,8 @@ const clickPreview = `(el) => {
 type probeOutcome int
 
 const (
-	probeDelivered probeOutcome = iota // a click was dispatched, the page acted, or nothing can be concluded
+	probeDelivered probeOutcome = iota // nothing can be concluded (the node is still there), or the click navigated
+	probeActed                         // a click event was dispatched, or the page acted on the press: delivered
 	probeLost                          // no click, the page did not act, the node is gone
 	probeSkipped                       // the probe did not answer within the action timeout
 )
@@ -185,6 +186,8 @@ func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandl
 			return probeDelivered
 		case v == "lost":
 			return probeLost
+		case v == "hit" || v == "acted":
+			return probeActed
 		}
 		return probeDelivered
 	}, false, false

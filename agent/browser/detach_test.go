@@ -66,6 +66,10 @@ const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }
 	"/ancestor": `<div id="wrap" style="padding:20px" onclick="wrapClicks += event.isTrusted && event.target === this">
 <button id="t" onclick="clicks++" onmousedown="this.style.pointerEvents = 'none'">Press me</button></div>
 <script>var wrapClicks = 0;</script>`,
+	// A checkbox whose change handler re-renders its region (a React-style re-render; third review of issue 17):
+	// the click is delivered and the fresh copy is checked (cloneNode copies checkedness), but Playwright's
+	// re-read of the state on the old element fails with "Element is not attached".
+	"/rerender-check": `<div id="region"><label><input type="checkbox" onchange="acted++; const r = document.getElementById('region'); r.replaceWith(r.cloneNode(true))"> Breakfast</label></div>`,
 	"/selfremove": `<div id="region"><button id="t" onclick="clicks++; this.remove()">Delete me</button>
 <button id="m" oncontextmenu="clicks++; event.preventDefault(); this.remove()">Menu me</button></div>`,
 }
@@ -320,5 +324,18 @@ func TestClickOnAnAncestorIsNotCounted(t *testing.T) {
 	}
 	if got := eval(t, s, `() => window[Symbol.for("webbench.clickProbe")].clicked`); got != "false" {
 		t.Fatalf("probe counted the ancestor's click as delivered: clicked = %s", got)
+	}
+}
+
+// A fill_form checkbox the page re-renders after handling its click is set, not a stale ref (third review of
+// issue 17): the tool goes on to the next field, and the page shows one change and a checked box.
+func TestFillFormCheckboxRerenderedAfterItsClickIsSet(t *testing.T) {
+	srv := raceServer(t)
+	s, ref := raceSession(t, SessionOptions{}, srv, "/rerender-check", `checkbox "Breakfast"`)
+	r := call(t, s, ToolFillForm, map[string]any{"fields": []any{
+		map[string]any{"target": ref, "name": "Breakfast", "type": "checkbox", "value": "true"}}})
+	mustOK(t, r)
+	if got := eval(t, s, "() => acted + ' ' + document.querySelectorAll('input:checked').length"); got != `"1 1"` {
+		t.Fatalf("changes and checked boxes: %s, want 1 1", got)
 	}
 }

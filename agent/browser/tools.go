@@ -534,6 +534,10 @@ func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locat
 	return s.act(func() error { return s.detachedError(ref, loc, f(loc)) })
 }
 
+// checkable are the roles fill_form sets with a click (setChecked).
+var checkable = map[string]bool{"checkbox": true, "radio": true, "switch": true, "menuitemcheckbox": true,
+	"menuitemradio": true}
+
 // fillForm fills each field by its type (given, else the role of its ref in the last snapshot): textbox and
 // slider fill, checkbox and radio set checked to value == "true", combobox selects the option by value or label
 // (filling instead when it is not a <select>), as Playwright MCP. It stops at the first error.
@@ -584,6 +588,12 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 			default:
 				err = f.loc.Fill(f.val)
 			}
+			if checkable[f.kind] {
+				if err != nil { // setChecked has made a lost node a stale ref already
+					return err
+				}
+				continue
+			}
 			if err = s.detachedError(f.ref, f.loc, err); err != nil {
 				return err
 			}
@@ -613,6 +623,13 @@ func (s *Session) setChecked(ref string, loc playwright.Locator, want bool) (not
 	}
 	err = el.SetChecked(want)
 	switch read() {
+	case probeActed:
+		// Playwright reads the state again on the same element after its click (_setChecked); a page that
+		// re-renders the control once it handled the click makes that read fail with "Element is not attached"
+		// although the click was delivered: the field is set (third review of issue 17).
+		if err != nil && strings.Contains(err.Error(), playwrightNotAttached) {
+			return "", nil
+		}
 	case probeLost:
 		return "", &StaleRefError{Ref: ref, Why: WhyClickLost}
 	case probeSkipped:
