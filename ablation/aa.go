@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 
 	"webbench/results"
 )
@@ -15,17 +17,18 @@ import (
 // WarnNoiseFloor is the Warning.Kind of the noise-floor line of an A/A arm.
 const WarnNoiseFloor = "noise_floor"
 
-// AACopies lists, in plan order, the other-seeds A/A arms of plan p: arms that
-// are the plan's baseline in everything but their name and seed mode — the
-// same model (kind, name, endpoint, profile, sampling, prices), guards, prompt
-// (file and SHA-256), max_steps, timeout, switched guards (none) and task set
-// (every task) — with a different seed mode. Spec `aa: true` makes such arms
-// (seed "+N"); a variant written out the same way is one too. A/A membership
-// (VariantResult.AA: out of Holm's family and the gate) is decided from the
-// plan, never from the records, which carry only the model's name and the
-// guards (review of issue 17: a variant with a fixed seed and another prompt
-// passed for an A/A copy and left the gate). The baseline is never listed;
-// nil when p has no such arm or no baseline.
+// AACopies lists, in plan order, the arms of plan p that are other-seeds A/A
+// arms as spec `aa: true` makes them (aaVariant): the plan's baseline in
+// everything but the name and the seed mode — the same model (kind, name,
+// endpoint, profile, sampling, prices), guards, prompt (file and SHA-256),
+// max_steps, timeout, no switched guard, every task — with the seed mode
+// "+i·AASeedOffset" (i ≥ 1) where the baseline's differs. It is the fallback
+// for manifests written before results.Ablation.Copies recorded those arms; a
+// newer manifest's copies are the spec's. A/A membership (VariantResult.AA:
+// out of Holm's family and the gate) is decided from the plan, never from the
+// records, which carry only the model's name and the guards (review of issue
+// 17: a variant with a fixed seed and another prompt passed for an A/A copy
+// and left the gate). nil when p has no such arm or no baseline.
 func AACopies(p results.Plan) []string {
 	base, ok := p.Variant(p.Baseline)
 	if !ok {
@@ -41,7 +44,7 @@ func AACopies(p results.Plan) []string {
 	b := strip(base)
 	var out []string
 	for _, v := range p.Variants {
-		if v.Name == p.Baseline || v.Seed == base.Seed || v.TargetTasks != nil {
+		if v.Name == p.Baseline || v.Seed == base.Seed || v.TargetTasks != nil || !isAASeed(v.Seed) {
 			continue
 		}
 		if reflect.DeepEqual(strip(v), b) {
@@ -49,6 +52,13 @@ func AACopies(p results.Plan) []string {
 		}
 	}
 	return out
+}
+
+// isAASeed reports whether seed is a seed mode of spec `aa: true` arms:
+// "+i·AASeedOffset" with i ≥ 1.
+func isAASeed(seed string) bool {
+	n, err := strconv.ParseInt(strings.TrimPrefix(seed, "+"), 10, 64)
+	return strings.HasPrefix(seed, "+") && err == nil && n > 0 && n%AASeedOffset == 0
 }
 
 // noiseFloorWarnings returns one WarnNoiseFloor warning per other-seeds A/A

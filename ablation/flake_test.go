@@ -405,3 +405,20 @@ func TestSpecAAModeErrors(t *testing.T) {
 		}
 	}
 }
+
+// AACopies (the fallback for manifests without ablation.copies) takes only arms with the seed mode `aa: true`
+// gives ("+i·AASeedOffset"): a variant that sends no seed, or uses the baseline's own seeds ("+0"), or any
+// other offset, is a variant under test (third review of issue 17).
+func TestAACopiesSeedModes(t *testing.T) {
+	base := results.Variant{Name: "baseline", Model: results.Model{Kind: "scripted", Name: "scripted", Profile: "clean"},
+		Guards: map[string]bool{"repeat_guard": true}}
+	p := results.Plan{Baseline: "baseline", Variants: []results.Variant{base}}
+	for _, seed := range []string{"+1000003", "+2000006", "none", "+0", "+5", "7", "-1000003"} {
+		v := base
+		v.Name, v.Seed = "s"+seed, seed
+		p.Variants = append(p.Variants, v)
+	}
+	if got := AACopies(p); !slices.Equal(got, []string{"s+1000003", "s+2000006"}) {
+		t.Fatalf("AACopies = %v, want the two aa seed modes", got)
+	}
+}

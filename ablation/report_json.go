@@ -67,7 +67,7 @@ const JSONSchemaVersion = 1
 //	                         for an A/A arm).
 //	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
 //	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
-//	                         without a gate).
+//	                         without a gate and for an A/A arm).
 //	    guard_events, guard_fired, guard_fired_pass, failure_modes  as in arms, for the variant.
 //	    targets     [comparison]  the same comparison on the target tasks (tagged with the guard) of
 //	                         each switched guard; left out when identical to the all-tasks one.

@@ -289,9 +289,20 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		return nil, fmt.Errorf("%s:%d: scope %q: expected all or target", name, line("scope"), s.Scope)
 	}
 	seen := map[string]int{s.Baseline.Name: at("baseline", -1, "name")}
+	generated := map[string]bool{}
+	if s.Design == "leave-one-out" || s.Design == "add-one" {
+		for _, c := range s.generatedConfigs() {
+			generated[c.Name] = true
+		}
+	}
+	nAA := 0
 	for i, v := range s.Variants {
 		if v.Name == "" {
 			return nil, fmt.Errorf("%s:%d: variants[%d] has no name", name, at("variants", i, ""), i)
+		}
+		if generated[v.Name] {
+			return nil, fmt.Errorf("%s:%d: variant %s: name: the name is a generated arm's (design: %s); arm names "+
+				"must be unique", name, at("variants", i, "name"), v.Name, s.Design)
 		}
 		if l, dup := seen[v.Name]; dup {
 			what := fmt.Sprintf("an earlier variant's (line %d)", l)
@@ -318,6 +329,17 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		case "", "all", "target":
 		default:
 			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
+		}
+		if v.AA == AAOtherSeeds {
+			// The arm's seeds must be other seeds than the baseline's: not the same offset, and not "none" (no
+			// seed sent: the arm would send seeds the baseline does not). Third review of issue 17.
+			nAA++
+			if aaSeed := fmt.Sprintf("+%d", AASeedOffset*nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
+				return nil, fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
+					"+ %s), which needs a baseline that sends other seeds; the baseline's seed is %q: leave it out "+
+					"(derived seeds), fix a number, or choose another offset", name, at("variants", i, "aa"), v.Name,
+					aaSeed, aaSeed[1:], s.Baseline.Seed)
+			}
 		}
 		if v.AA != "" {
 			for _, f := range []struct {
@@ -524,7 +546,15 @@ func (s *Spec) configs() []Config {
 	if s.Design != "leave-one-out" && s.Design != "add-one" {
 		return s.Variants
 	}
+	return append(s.generatedConfigs(), s.Variants...) // beside a design, only A/A arms (ParseSpec)
+}
 
+// generatedConfigs are the arms a design generates (leave-one-out: no_GUARD; add-one: only_GUARD), one per
+// guard; none without a design.
+func (s *Spec) generatedConfigs() []Config {
+	if s.Design != "leave-one-out" && s.Design != "add-one" {
+		return nil
+	}
 	var configs []Config
 	for _, g := range guard.Names() {
 		on := s.Design == "add-one"
@@ -534,7 +564,7 @@ func (s *Spec) configs() []Config {
 		}
 		configs = append(configs, Config{Name: prefix + g, Guards: map[string]bool{g: on}, Scope: s.Scope})
 	}
-	return append(configs, s.Variants...) // beside a design, only A/A arms (ParseSpec)
+	return configs
 }
 
 // configVariant is the runner variant of config c over the baseline base (whose guards are baseGuards): the

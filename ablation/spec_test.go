@@ -23,6 +23,11 @@ func TestParseSpecErrors(t *testing.T) {
 		"name: x\nvariants:\n  - guards: {repeat_guard: false}\n":                                                                "spec.yaml:3: variants[0] has no name",
 		"name: x\nvariants:\n  - name: a\n    guards: {repeat_guard: false}\n  - name: a\n    guards: {final_recovery: false}\n": "spec.yaml:5: variant a: name: the name is an earlier variant's (line 3); arm names must be unique",
 		"name: x\nvariants:\n  - name: baseline\n    guards: {repeat_guard: false}\n":                                            "spec.yaml:3: variant baseline: name: the name is the baseline's",
+		// Third review of issue 17.
+		"name: x\ndesign: leave-one-out\nvariants:\n  - name: no_repeat_guard\n    aa: true\n":                          "spec.yaml:4: variant no_repeat_guard: name: the name is a generated arm's (design: leave-one-out)",
+		"name: x\nbaseline:\n  seed: none\nvariants:\n  - name: floor\n    aa: true\n":                                  `spec.yaml:6: variant floor: aa: an other-seeds A/A arm runs with seed "+1000003"`,
+		"name: x\nbaseline:\n  seed: \"+2000006\"\nvariants:\n  - name: f1\n    aa: true\n  - name: f2\n    aa: true\n": `spec.yaml:8: variant f2: aa: an other-seeds A/A arm runs with seed "+2000006"`,
+		"name: x\nbaseline:\n  seed: \"7\"\nvariants:\n  - name: floor\n    aa: true\n":                                 "",
 		"name: x\n": "no variants",
 	}
 	for src, want := range cases {
