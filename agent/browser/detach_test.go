@@ -131,20 +131,28 @@ func TestClickReplacedMidPressIsStale(t *testing.T) {
 // probe sees the node leave before any press reached it and the click fails then. The action timeout is a
 // minute, so a click that waited it out could not pass the elapsed-time check however loaded the machine.
 func TestClickReplacedBeforePressIsStale(t *testing.T) {
-	srv := raceServer(t)
+	s := staleAtOnce(t, "/beforepress")
+	if got := eval(t, s, "() => clicks"); got != "0" {
+		t.Fatalf("clicks = %s", got)
+	}
+}
+
+// staleAtOnce clicks button "Target button" of path, whose node leaves before the press, with a one-minute
+// action timeout: the click must fail as a stale ref (WhyDetached) before that timeout, so a click that waited
+// it out could not pass however loaded the machine. It returns the session for the page checks.
+func staleAtOnce(t *testing.T, path string) *Session {
+	t.Helper()
 	const timeout = time.Minute
-	s, ref := raceSession(t, SessionOptions{ActionTimeout: timeout}, srv, "/beforepress", `button "Target button"`)
+	s, ref := raceSession(t, SessionOptions{ActionTimeout: timeout}, raceServer(t), path, `button "Target button"`)
 	start := time.Now()
 	r := call(t, s, ToolClick, map[string]any{"target": ref, "element": "Target button"})
 	if el := time.Since(start); el >= timeout {
 		t.Fatalf("the click took %v: it waited out the action timeout", el)
 	}
 	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyDetached) {
-		t.Fatalf("click on a node replaced before the press: error %q, want %s + the stale-ref message", r.Error, WhyDetached)
+		t.Fatalf("click on a node gone before the press (%s): error %q, want %s + the stale-ref message", path, r.Error, WhyDetached)
 	}
-	if got := eval(t, s, "() => clicks"); got != "0" {
-		t.Fatalf("clicks = %s", got)
-	}
+	return s
 }
 
 // The call log of a radio click whose node the Zoo's ref_churn replaced between the mouse move and the press
@@ -223,17 +231,7 @@ func TestDoubleClickOnAFreshCopySucceeds(t *testing.T) {
 // the node once it is back (review of issue 17: the abandoned locator click used to click it): the click runs
 // on an element handle, which is not resolved again, so no call outlives the tool.
 func TestClickOnANodeThatComesBackIsStale(t *testing.T) {
-	srv := raceServer(t)
-	const timeout = time.Minute
-	s, ref := raceSession(t, SessionOptions{ActionTimeout: timeout}, srv, "/reattach", `button "Target button"`)
-	start := time.Now()
-	r := call(t, s, ToolClick, map[string]any{"target": ref})
-	if el := time.Since(start); el >= timeout {
-		t.Fatalf("the click took %v: it waited out the action timeout", el)
-	}
-	if !strings.Contains(r.Error, StaleRefPhrase) || !strings.HasPrefix(r.Error, WhyDetached) {
-		t.Fatalf("click on a node that left before the press: error %q, want %s + the stale-ref message", r.Error, WhyDetached)
-	}
+	s := staleAtOnce(t, "/reattach")
 	if got := eval(t, s, "() => window.back()"); got != "true" {
 		t.Fatalf("region back: %s", got)
 	}
