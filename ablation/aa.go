@@ -6,7 +6,10 @@ package ablation
 
 import (
 	"fmt"
-	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 
 	"webbench/results"
 )
@@ -14,44 +17,57 @@ import (
 // WarnNoiseFloor is the Warning.Kind of the noise-floor line of an A/A arm.
 const WarnNoiseFloor = "noise_floor"
 
-// IsAACopy reports whether the records of variant v are an A/A copy of the
-// baseline records base: every record of both arms has the same model and
-// guards as the baseline's first record, and at least one common pair_id
-// carries different seeds in the two arms (an arm with the same seeds would
-// replay the baseline, not measure noise). Such arms come from `aa: true`
-// (Config.AA) but are recognised from the records alone.
-func IsAACopy(base, v []results.Attempt) bool {
-	if len(base) == 0 || len(v) == 0 {
-		return false
+// AACopies lists, in plan order, the arms of plan p that are other-seeds A/A
+// arms as spec `aa: true` makes them (aaVariant): the plan's baseline in
+// everything but the name and the seed mode — the same model (kind, name,
+// endpoint, profile, sampling, prices), guards, prompt (file and SHA-256),
+// max_steps, timeout, no switched guard, every task — with the seed mode
+// "+i·AASeedOffset" (i ≥ 1) where the baseline's differs. It is the fallback
+// for manifests written before results.Ablation.Copies recorded those arms; a
+// newer manifest's copies are the spec's. A/A membership (VariantResult.AA:
+// out of Holm's family and the gate) is decided from the plan, never from the
+// records, which carry only the model's name and the guards (review of issue
+// 17: a variant with a fixed seed and another prompt passed for an A/A copy
+// and left the gate). nil when p has no such arm or no baseline.
+func AACopies(p results.Plan) []string {
+	base, ok := p.Variant(p.Baseline)
+	if !ok {
+		return nil
 	}
-	ref := base[0]
-	same := func(r results.Attempt) bool { return r.Model == ref.Model && maps.Equal(r.Guards, ref.Guards) }
-	seeds := map[string]*int{}
-	for _, r := range base {
-		if !same(r) {
-			return false
+	strip := func(v results.Variant) results.Variant {
+		v.Name, v.Seed, v.Scope, v.TargetTasks = "", "", "", nil
+		if len(v.Switched) == 0 {
+			v.Switched = nil
 		}
-		seeds[r.PairID] = r.Seed
+		return v
 	}
-	differ := false
-	for _, r := range v {
-		if !same(r) {
-			return false
+	b := strip(base)
+	var out []string
+	for _, v := range p.Variants {
+		if v.Name == p.Baseline || v.Seed == base.Seed || v.TargetTasks != nil || !isAASeed(v.Seed) {
+			continue
 		}
-		if s, ok := seeds[r.PairID]; ok && s != nil && r.Seed != nil && *s != *r.Seed {
-			differ = true
+		if reflect.DeepEqual(strip(v), b) {
+			out = append(out, v.Name)
 		}
 	}
-	return differ
+	return out
 }
 
-// noiseFloorWarnings returns one WarnNoiseFloor warning per A/A variant of a
-// (IsAACopy): its Δ, interval and p_paired, printed as the observed noise
-// floor of the run.
-func noiseFloorWarnings(a *Analysis, by map[string][]results.Attempt) []Warning {
+// isAASeed reports whether seed is a seed mode of spec `aa: true` arms:
+// "+i·AASeedOffset" with i ≥ 1.
+func isAASeed(seed string) bool {
+	n, err := strconv.ParseInt(strings.TrimPrefix(seed, "+"), 10, 64)
+	return strings.HasPrefix(seed, "+") && err == nil && n > 0 && n%AASeedOffset == 0
+}
+
+// noiseFloorWarnings returns one WarnNoiseFloor warning per other-seeds A/A
+// variant of a (Inputs.Copies): its Δ, interval and p_paired, printed as the
+// observed noise floor of the run.
+func noiseFloorWarnings(a *Analysis, copies []string) []Warning {
 	var out []Warning
 	for _, v := range a.Variants {
-		if !IsAACopy(by[a.Baseline], by[v.Name]) {
+		if !slices.Contains(copies, v.Name) {
 			continue
 		}
 		c := v.All

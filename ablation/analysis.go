@@ -82,6 +82,12 @@ type Inputs struct {
 	ExtraWarnings []string
 	// Wording names the arms in the warnings (zero: an ablation's words).
 	Wording Wording
+	// Replays names the same-seed A/A arms (spec `aa: same-seed`; results.Ablation.Replays): their
+	// disagreement with the baseline is reported as the environment's flake rate (Analysis.Flake).
+	Replays []string
+	// Copies names the other-seeds A/A arms (spec `aa: true`), as the plan shows them (AACopies): the
+	// report prints their noise floor. Replays and Copies are the A/A arms (VariantResult.AA).
+	Copies []string
 
 	// power limits the power analysis (calibrate.go): powerFull (zero),
 	// powerOnly (no MDE, no planning search) or powerNone.
@@ -301,9 +307,16 @@ type VariantResult struct {
 	// tasks, omitted when it would be the same task set as All or when no
 	// task tags are known.
 	Targets []Comparison
-	// PHolm is Holm's adjustment of All.P over all variants; PBH the
-	// Benjamini–Hochberg one (NaN unless Inputs.BH).
+	// PHolm is Holm's adjustment of All.P over all variants but the A/A
+	// arms; PBH the Benjamini–Hochberg one (NaN unless Inputs.BH). An A/A
+	// arm is a family of its own: PHolm = All.P.
 	PHolm, PBH float64
+	// AA marks an A/A arm (an other-seeds copy of the baseline in
+	// Inputs.Copies, or a same-seed replay in Inputs.Replays; both from the
+	// plan, never guessed from the records): it is reported (noise floor, flake rate) but
+	// left out of Holm's family, the gate and the underpowered and holm_floor
+	// warnings, which are about the variants under test (STATS.md).
+	AA bool
 }
 
 // Warning is one plain-words warning (STATS.md §5).
@@ -341,6 +354,9 @@ type Analysis struct {
 	// Attempts is the number of final records analysed, Errors those that
 	// ended in an error (any class).
 	Attempts, Errors int
+	// Flake is the environment's flake rate measured by each same-seed A/A
+	// arm (Inputs.Replays), in Inputs.Replays order.
+	Flake []FlakeRate
 }
 
 // Analyze compares every variant with the baseline (STATS.md). recs must be
@@ -403,12 +419,23 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	a.BaseArm = SummarizeArm(in.Baseline, base)
 	a.Arms = append(a.Arms, a.BaseArm)
 	for _, name := range in.Variants {
-		a.Variants = append(a.Variants, analyzeVariant(base, by[name], name, in))
-		a.Arms = append(a.Arms, a.Variants[len(a.Variants)-1].Arm)
+		v := analyzeVariant(base, by[name], name, in)
+		v.AA = slices.Contains(in.Replays, name) || slices.Contains(in.Copies, name)
+		a.Variants = append(a.Variants, v)
+		a.Arms = append(a.Arms, v.Arm)
 	}
-	ps := make([]float64, len(a.Variants))
+	var ps []float64
+	var tested []int // indexes of the variants in Holm's family (not A/A arms)
 	for i := range a.Variants {
-		ps[i] = a.Variants[i].All.P
+		if a.Variants[i].AA {
+			a.Variants[i].PHolm = a.Variants[i].All.P
+			if in.BH {
+				a.Variants[i].PBH = a.Variants[i].All.P
+			}
+			continue
+		}
+		tested = append(tested, i)
+		ps = append(ps, a.Variants[i].All.P)
 	}
 	holm := Holm(ps)
 	holmTargets(a.Variants)
@@ -416,14 +443,17 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	if in.BH {
 		bh = BH(ps)
 	}
-	for i := range a.Variants {
-		a.Variants[i].PHolm = holm[i]
+	for j, i := range tested {
+		a.Variants[i].PHolm = holm[j]
 		if in.BH {
-			a.Variants[i].PBH = bh[i]
+			a.Variants[i].PBH = bh[j]
 		}
 	}
-	a.Warnings = buildWarnings(a, by, in)
-	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, by)...)
+	// A flake rate above zero undermines every paired result: its warning comes first.
+	a.Flake = flakeRates(by, in.Baseline, in.Replays)
+	a.Warnings = flakeWarnings(a.Flake)
+	a.Warnings = append(a.Warnings, buildWarnings(a, by, in)...)
+	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, in.Copies)...)
 	return a
 }
 
@@ -434,6 +464,9 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 func holmTargets(vs []VariantResult) {
 	var ps []float64
 	for _, v := range vs {
+		if v.AA {
+			continue
+		}
 		for _, c := range v.Targets {
 			ps = append(ps, c.P)
 		}
@@ -442,6 +475,10 @@ func holmTargets(vs []VariantResult) {
 	i := 0
 	for vi := range vs {
 		for ci := range vs[vi].Targets {
+			if vs[vi].AA {
+				vs[vi].Targets[ci].PHolm = vs[vi].Targets[ci].P
+				continue
+			}
 			vs[vi].Targets[ci].PHolm = adj[i]
 			i++
 		}
@@ -922,11 +959,11 @@ func plannedEffect(p *PowerAnalysis, minEffect float64) {
 //     baseline's and, with its errored pairs counted as failures
 //     on both sides (ErrorBounds.AsFailBoth), the rule above fails.
 //
-// Variants without data (method none) never fail. why has one plain-words
-// line per failing variant.
+// Variants without data (method none) and A/A arms (VariantResult.AA) never
+// fail. why has one plain-words line per failing variant.
 func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 	for _, v := range a.Variants {
-		if !v.GateFails(margin, a.Alpha) {
+		if v.AA || !v.GateFails(margin, a.Alpha) {
 			continue
 		}
 		c := v.All
@@ -951,7 +988,7 @@ func (a *Analysis) GateInconclusive(margin float64) []string {
 	var out []string
 	for _, v := range a.Variants {
 		c := v.All
-		if v.GateFails(margin, a.Alpha) || c.Method == MethodNone || !(c.Delta < -margin && c.CI[1] < 0) {
+		if v.AA || v.GateFails(margin, a.Alpha) || c.Method == MethodNone || !(c.Delta < -margin && c.CI[1] < 0) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: Δ = %s pts [%s, %s] looks worse, but p_holm = %s is not below %s (p_paired %s), so it is not shown worse at this size",
@@ -961,8 +998,13 @@ func (a *Analysis) GateInconclusive(margin float64) []string {
 }
 
 // GateFails is the gate rule of Analysis.Gate for this variant: GateFails on
-// All with its p replaced by PHolm.
+// All with its p replaced by PHolm; false for an A/A arm (v.AA), which is a
+// control and never fails the gate (the per-variant gate cell and JSON
+// gate_failed agree with Analysis.Gate; fresh-user trial of issue 17).
 func (v *VariantResult) GateFails(margin, alpha float64) bool {
+	if v.AA {
+		return false
+	}
 	c := v.All
 	if !math.IsNaN(v.PHolm) {
 		c.P = v.PHolm

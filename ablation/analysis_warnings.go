@@ -137,11 +137,17 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	infraWarning(a, add)
 	judgeWarning(a, add)
 	for _, v := range a.Variants {
+		if v.AA {
+			continue // an A/A arm has no effect to find
+		}
 		if s := underpoweredText(&v.All, a.Alpha, a.Power); s != "" {
 			add(WarnUnderpowered, v.Name, "%s", s)
 		}
 	}
 	for _, v := range a.Variants {
+		if v.AA {
+			continue // few_tasks, perm_floor and no_discordant are about finding an effect: an A/A arm has none
+		}
 		if s := fewTasksText(&v.All); s != "" {
 			add(WarnFewTasks, v.Name, "%s", s)
 		}
@@ -158,7 +164,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	for _, v := range a.Variants {
 		c := v.All
-		if !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha {
+		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha {
 			continue
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
@@ -173,7 +179,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	for _, v := range a.Variants {
 		c := v.All
-		if c.Matched && c.Rescued+c.Broke == 0 {
+		if !v.AA && c.Matched && c.Rescued+c.Broke == 0 {
 			add(WarnNoDiscordant, v.Name, "No discordant pairs: the arms agree on all %d matched pairs (both passed %d, both failed %d), so the run cannot tell them apart (McNemar p = 1). More reps, or tasks where the arms can differ, are needed.",
 				c.Pairs, c.A.Passes, c.Pairs-c.A.Passes)
 		}
@@ -203,11 +209,11 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 // variant is ranked after every variant with a lower floor, so its multiplier
 // is at least m = the number of variants whose floor is at least its own. When
 // m·2/2^G ≥ α it cannot be shown different (nor fail the gate), however many
-// reps.
+// reps. A/A arms are not in Holm's family (VariantResult.AA).
 func holmFloors(a *Analysis) map[string]string {
 	floors := map[string]float64{}
 	for _, v := range a.Variants {
-		if !v.All.Matched {
+		if !v.All.Matched || v.AA {
 			continue
 		}
 		g := v.All.G()

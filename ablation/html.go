@@ -61,6 +61,9 @@ func HTMLReport(dir string, a *Analysis, recs []results.Attempt, run *results.Ru
 	for _, w := range a.Warnings {
 		vm.Warnings = append(vm.Warnings, w.Text)
 	}
+	for _, f := range a.Flake {
+		vm.Flake = append(vm.Flake, f.Line())
+	}
 	vm.Tables = ReportTables(a)
 	vm.Notes = statNotes(a)
 	if a.FailIfWorse > 0 {
@@ -128,6 +131,7 @@ type reportVM struct {
 	Alpha      string
 	Power      string
 	Warnings   []string
+	Flake      []string // FlakeRate.Line of each same-seed A/A arm
 	Forest     forestVM
 	Tables     []ReportTable
 	Notes      []string
@@ -555,6 +559,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 <h1>{{.Title}}</h1>
 <p class="meta">α = {{.Alpha}}, power {{.Power}}. Δ = p_variant − p_baseline in percentage points; paired on (task, rep) with tasks as the unit of analysis; p_holm is Holm-adjusted over the variants.</p>
 {{if .Warnings}}<section class="warnings"><h2>Warnings</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
+{{range .Flake}}<p class="flake">{{.}}</p>{{end}}
 {{if .Gate}}<p class="{{if .GateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.Gate}}</p>{{end}}
 <h2>Δ per variant</h2>
 {{with .Forest}}<svg role="img" aria-label="forest plot of the difference in pass rate per variant" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">

@@ -75,3 +75,41 @@ func TestMergeModelOverlaysEveryField(t *testing.T) {
 		t.Errorf("mergeModel dropped fields:\n got  %+v\n want %+v", got, o)
 	}
 }
+
+// A variant's partial model block keeps the rest of the baseline's model (third review of issue 17: README's
+// `hot: model: {temperature: 1.0, top_p: 1.0}` arm on an openai:m baseline ran as scripted:clean, and on a
+// scripted:observed baseline as scripted:clean, because the block was normalised alone before the merge).
+func TestPartialVariantModelKeepsTheBaselines(t *testing.T) {
+	for _, c := range []struct{ base, kind, name, profile, url string }{
+		{"{kind: openai, name: m, base_url: \"http://127.0.0.1:9/v1\"}", "openai", "m", "", "http://127.0.0.1:9/v1"},
+		{"{kind: scripted, profile: observed}", "scripted", "scripted", "observed", ""},
+	} {
+		src := "name: x\nreps: 1\nbaseline:\n  model: " + c.base + "\nvariants:\n  - name: hot\n    model: {temperature: 1.0, top_p: 1.0}\n"
+		s, err := ParseSpec("spec.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		arms, err := s.Expand(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := arms.Variants[1].Model
+		if m.Kind != c.kind || m.Name != c.name || m.Profile != c.profile || m.BaseURL != c.url ||
+			m.Temp == nil || *m.Temp != 1 || m.TopP == nil || *m.TopP != 1 {
+			t.Errorf("baseline %s: variant model %+v, want %s:%s profile %q url %q at temperature 1, top_p 1",
+				c.base, m, c.kind, c.name, c.profile, c.url)
+		}
+		if base := arms.Variants[0].Model; base.Temp != nil || base.Kind != c.kind {
+			t.Errorf("baseline model changed: %+v", base)
+		}
+	}
+	// A block that names only an endpoint is an openai model with the baseline's name.
+	s, err := ParseSpec("spec.yaml", []byte("name: x\nbaseline:\n  model: {kind: openai, name: m}\nvariants:\n  - name: local\n    model: {base_url: \"http://127.0.0.1:11434/v1\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, _ := s.Expand(nil)
+	if m := arms.Variants[1].Model; m.Kind != "openai" || m.Name != "m" || m.BaseURL != "http://127.0.0.1:11434/v1" {
+		t.Errorf("endpoint-only block: %+v", m)
+	}
+}

@@ -35,7 +35,7 @@ func ReportTables(a *Analysis) []ReportTable {
 }
 
 // TerminalReport writes the report for a terminal: the warnings in plain
-// words, then the tables of ReportTables (tablewriter), the notes of any
+// words, the environment's flake rate of each same-seed A/A arm, then the tables of ReportTables (tablewriter), the notes of any
 // statistical fallback, and the gate verdict when Analysis.FailIfWorse > 0.
 func TerminalReport(w io.Writer, a *Analysis) error {
 	fmt.Fprintf(w, "Ablation: %d %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants).\n",
@@ -45,6 +45,12 @@ func TerminalReport(w io.Writer, a *Analysis) error {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, wn := range a.Warnings {
 			fmt.Fprintf(w, "  ! %s\n", wn.Text)
+		}
+	}
+	if len(a.Flake) > 0 {
+		fmt.Fprintln(w)
+		for _, f := range a.Flake {
+			fmt.Fprintln(w, f.Line())
 		}
 	}
 	for _, t := range ReportTables(a) {
@@ -71,7 +77,7 @@ func TerminalReport(w io.Writer, a *Analysis) error {
 
 // MarkdownReport writes the report as GitHub-flavoured Markdown, fit for a PR
 // comment or $GITHUB_STEP_SUMMARY: a heading, the warnings as a list, the
-// tables of ReportTables, notes and the gate verdict.
+// flake rate of each same-seed A/A arm, the tables of ReportTables, notes and the gate verdict.
 func MarkdownReport(w io.Writer, a *Analysis) error {
 	fmt.Fprintf(w, "## Ablation: %d %s vs baseline `%s`\n\n", len(a.Variants), plural(len(a.Variants), "variant", "variants"),
 		mdCode(a.Baseline))
@@ -83,6 +89,9 @@ func MarkdownReport(w io.Writer, a *Analysis) error {
 			fmt.Fprintf(w, "> - %s\n", mdText(wn.Text))
 		}
 		fmt.Fprintln(w)
+	}
+	for _, f := range a.Flake {
+		fmt.Fprintf(w, "**%s**\n\n", mdText(f.Line()))
 	}
 	for _, t := range ReportTables(a) {
 		t.Table().Markdown(w)
@@ -223,7 +232,10 @@ func comparisonTable(a *Analysis) ReportTable {
 		for ci, c := range append([]Comparison{v.All}, v.Targets...) {
 			holm, bh := fmtP(v.PHolm), fmtP(v.PBH)
 			gate := "ok"
-			if v.GateFails(a.FailIfWorse, a.Alpha) {
+			switch {
+			case v.AA:
+				gate = "A/A: not gated"
+			case v.GateFails(a.FailIfWorse, a.Alpha):
 				gate = "FAIL"
 			}
 			if ci > 0 {

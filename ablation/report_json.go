@@ -30,7 +30,8 @@ const JSONSchemaVersion = 1
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
 //	                         infra_errors, judge_errors, judge_uncertain, underpowered, few_tasks, perm_floor,
 //	                         no_discordant, no_target_tasks, differential_errors, unequal_reps, holm_floor,
-//	                         noise_floor (an A/A arm's Δ).
+//	                         noise_floor (an A/A arm's Δ), flake_rate (a same-seed A/A arm that
+//	                         differs from the baseline on some pair).
 //	    variants    [string] the variants it concerns ([] for the whole run).
 //	    text        string   the warning as printed.
 //	arms            [object] per arm, baseline first, then the variants in order:
@@ -60,10 +61,13 @@ const JSONSchemaVersion = 1
 //	    rate        number|null, wilson [lo, hi]|null  the variant arm's pass rate and Wilson interval (null when n = 0).
 //	    p_holm      number   Holm-adjusted p over all variants' primary p ("p").
 //	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
-//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate).
+//	    aa          bool     an A/A arm (an other-seeds copy, `aa: true`, or a same-seed replay, `aa: same-seed`):
+//	                         a control, left out of Holm's family and the gate.
+//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate; false
+//	                         for an A/A arm).
 //	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
 //	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
-//	                         without a gate).
+//	                         without a gate and for an A/A arm).
 //	    guard_events, guard_fired, guard_fired_pass, failure_modes  as in arms, for the variant.
 //	    targets     [comparison]  the same comparison on the target tasks (tagged with the guard) of
 //	                         each switched guard; left out when identical to the all-tasks one.
@@ -155,6 +159,15 @@ const JSONSchemaVersion = 1
 //	    margin      number   the margin (proportion);
 //	    failed      bool     whether any variant failed;
 //	    why         [string] one line per failing variant.
+//	flake_rates     [object] one per same-seed A/A arm (spec `aa: same-seed`; [] without one): the
+//	                         environment's flake rate, the share of pairs the replay does not reproduce:
+//	    variant     string   the same-seed A/A arm.
+//	    pairs       int      pairs with a finished (pass or fail) final record in both arms; differ: those
+//	    differ      int      whose status, failure mode or verdict differ.
+//	    errors      int      pairs left out because either arm's attempt ended in an error.
+//	    rate        number|null  differ/pairs (null when pairs = 0: undefined); wilson [lo, hi]|null its
+//	    wilson      [lo, hi]|null  Wilson 95% interval (null when pairs = 0).
+//	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
 func JSONReport(w io.Writer, a *Analysis) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -175,6 +188,18 @@ type jsonDoc struct {
 	Arms          []jsonArmDoc  `json:"arms"`
 	Variants      []jsonVariant `json:"variants"`
 	Gate          *jsonGate     `json:"gate"`
+	FlakeRates    []jsonFlake   `json:"flake_rates"`
+}
+
+// jsonFlake is one same-seed A/A arm's flake rate (FlakeRate) in jsonDoc.
+type jsonFlake struct {
+	Variant  string      `json:"variant"`
+	Pairs    int         `json:"pairs"`
+	Differ   int         `json:"differ"`
+	Errors   int         `json:"errors"`
+	Rate     *float64    `json:"rate"`
+	Wilson   *[2]float64 `json:"wilson"`
+	Examples []string    `json:"examples"`
 }
 
 // jsonWarning is one warning of jsonDoc.
@@ -326,6 +351,8 @@ type jsonVariant struct {
 	Wilson   *[2]float64 `json:"wilson"`
 	PHolm    float64     `json:"p_holm"`
 	PBH      *float64    `json:"p_bh"`
+	// AA marks an A/A arm (VariantResult.AA): a control, out of Holm's family and the gate.
+	AA bool `json:"aa"`
 	// GateFailed is null when no gate margin is set.
 	GateFailed     *bool          `json:"gate_failed"`
 	GuardEvents    map[string]int `json:"guard_events"`
@@ -347,7 +374,11 @@ type jsonGate struct {
 func newJSONDoc(a *Analysis) jsonDoc {
 	d := jsonDoc{SchemaVersion: JSONSchemaVersion, Baseline: a.Baseline, Alpha: a.Alpha, Power: a.Power,
 		MinEffect: a.MinEffect, Attempts: a.Attempts, Errors: a.Errors, Warnings: []jsonWarning{},
-		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}}
+		Arms: []jsonArmDoc{}, Variants: []jsonVariant{}, FlakeRates: []jsonFlake{}}
+	for _, f := range a.Flake {
+		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ, Errors: f.Errors,
+			Rate: rateOrNull(f.Pairs, f.Rate), Wilson: wilsonOrNull(f.Pairs, f.Wilson), Examples: nonNil(f.Examples)})
+	}
 	for _, w := range a.Warnings {
 		vs := w.Variants
 		if vs == nil {
@@ -364,10 +395,11 @@ func newJSONDoc(a *Analysis) jsonDoc {
 			GuardEvents: nonNilMap(v.Arm.GuardEvents), GuardFired: nonNilMap(v.Arm.GuardFired),
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
+		jv.AA = v.AA
 		if a.FailIfWorse > 0 {
 			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f
-			jv.ErrorsCouldHide = ErrorsCouldHide(&v.All, a.FailIfWorse, a.Alpha)
+			jv.ErrorsCouldHide = !v.AA && ErrorsCouldHide(&v.All, a.FailIfWorse, a.Alpha)
 		}
 		for i := range v.Targets {
 			jv.Targets = append(jv.Targets, jsonComparison(&v.Targets[i]))

@@ -75,10 +75,107 @@ type Config struct {
 	Seed string `yaml:"seed"`
 	// Scope: "all" (default for explicit variants) or "target" (only tasks tagged with a switched guard).
 	Scope string `yaml:"scope"`
-	// AA makes the variant an A/A arm: an exact copy of the baseline run with other seeds (the i-th A/A arm
-	// derives its seeds from pair_id and the base seed + AASeedOffset·i). Its Δ is the run's observed noise
-	// floor (the report's noise_floor warning). An A/A arm may set nothing else but name.
-	AA bool `yaml:"aa"`
+	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
+	// name). `aa: true` (or `aa: other-seeds`, AAOtherSeeds): the baseline with other seeds (the i-th such arm
+	// derives its seeds from pair_id and the base seed + AASeedOffset·i); its Δ is the run's observed noise
+	// floor (the report's noise_floor warning). `aa: same-seed` (AASameSeed): the baseline replayed with the
+	// baseline's own seeds; the share of pairs whose outcome differs is the environment's flake rate (the
+	// report's flake-rate line, and a flake_rate warning when it is above zero).
+	AA AAMode `yaml:"aa"`
+}
+
+// AAMode is the kind of an A/A arm (Config.AA): "" (not an A/A arm), AAOtherSeeds or AASameSeed.
+type AAMode string
+
+// The A/A arm kinds, as written in a spec.
+const (
+	// AAOtherSeeds is `aa: true` or `aa: other-seeds`: the baseline with other seeds (the noise floor).
+	AAOtherSeeds AAMode = "other-seeds"
+	// AASameSeed is `aa: same-seed`: the baseline replayed with its own seeds (the environment's flake rate).
+	AASameSeed AAMode = "same-seed"
+)
+
+// UnmarshalYAML reads `aa:` as a boolean (true: AAOtherSeeds, false: not an A/A arm) or one of the kinds'
+// names; anything else is an *aaError, which ParseSpec turns into "file:line: variant V: aa …".
+func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
+	var b bool
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Decode(&b) == nil {
+		*m = ""
+		if b {
+			*m = AAOtherSeeds
+		}
+		return nil
+	}
+	switch v := AAMode(n.Value); {
+	case n.Kind == yaml.ScalarNode && (v == AAOtherSeeds || v == AASameSeed):
+		*m = v
+		return nil
+	}
+	return &aaError{val: n}
+}
+
+// aaError is an `aa:` value that is neither a boolean nor a kind's name (AAMode.UnmarshalYAML); val is its node.
+type aaError struct{ val *yaml.Node }
+
+// what names the refused value: a scalar as written (quoted), else its node kind.
+func (e *aaError) what() string {
+	switch e.val.Kind {
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", e.val.Value)
+	case yaml.SequenceNode:
+		return "(a sequence)"
+	}
+	return "(a mapping)" // an alias reaches UnmarshalYAML resolved, a document never
+}
+
+func (e *aaError) Error() string {
+	return fmt.Sprintf("line %d: aa %s: expected true, %s or %s", e.val.Line, e.what(), AAOtherSeeds, AASameSeed)
+}
+
+// aaErrorAt is the message of an aaError in spec file name, in the form of the spec's other errors: the line of the
+// `aa:` key and the section it is in ("variant V: " or "baseline: "), found in the parsed document root by the
+// value's position; else the value's own line.
+func aaErrorAt(name string, root *yaml.Node, e *aaError) error {
+	line, where := e.val.Line, ""
+	find := func(m *yaml.Node) int {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return 0
+		}
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if v := m.Content[j+1]; m.Content[j].Value == "aa" && v.Line == e.val.Line && v.Column == e.val.Column {
+				return m.Content[j].Line
+			}
+		}
+		return 0
+	}
+	if root != nil && len(root.Content) > 0 && root.Content[0].Kind == yaml.MappingNode {
+		top := root.Content[0].Content
+		for j := 0; j+1 < len(top); j += 2 {
+			switch k, v := top[j].Value, top[j+1]; {
+			case k == "baseline":
+				if l := find(v); l > 0 {
+					line, where = l, "baseline: "
+				}
+			case k == "variants" && v.Kind == yaml.SequenceNode:
+				for _, item := range v.Content {
+					if l := find(item); l > 0 {
+						line, where = l, "variant "+itemName(item)+": "
+					}
+				}
+			}
+		}
+	}
+	return fmt.Errorf("%s:%d: %saa %s: expected true, %s or %s", name, line, where, e.what(), AAOtherSeeds, AASameSeed)
+}
+
+// itemName is the `name:` of a variant's mapping node, or "(no name)".
+func itemName(m *yaml.Node) string {
+	for j := 0; j+1 < len(m.Content); j += 2 {
+		if m.Content[j].Value == "name" && m.Content[j+1].Value != "" {
+			return m.Content[j+1].Value
+		}
+	}
+	return "(no name)"
 }
 
 // AASeedOffset is the base-seed offset between A/A arms (Config.AA): arm i (1-based) runs with seed "+i·AASeedOffset"
@@ -100,12 +197,34 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
+		if ae := (*aaError)(nil); errors.As(err, &ae) {
+			var root yaml.Node
+			_ = yaml.Unmarshal(b, &root) // decoded as far as the aa value, so it parses
+			return nil, aaErrorAt(name, &root, ae)
+		}
+		if te := (*yaml.TypeError)(nil); errors.As(err, &te) {
+			// yaml.v3 lists each field error as "line N: …": one "file:N: …" line each, as the other errors.
+			var lines []string
+			for _, e := range te.Errors {
+				e = unknownFieldRe.ReplaceAllString(e, "unknown key \"$1\"")
+				if m := yamlLineRe.FindStringSubmatch(e); m != nil {
+					e = m[1] + ": " + m[2]
+				} else {
+					e = " " + e
+				}
+				lines = append(lines, name+":"+e)
+			}
+			return nil, errors.New(strings.Join(lines, "\n"))
+		}
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = unknownFieldRe.ReplaceAllString(msg, "unknown key \"$1\"")
 		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	s.file = name
 	line := lineFinder(b)
+	var root yaml.Node
+	_ = yaml.Unmarshal(b, &root) // decoded above, so it parses
+	at := nodeLines(&root)
 	if s.Suite == "" {
 		s.Suite = "zoo"
 	}
@@ -133,6 +252,10 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	if s.Baseline.Model == nil {
 		s.Baseline.Model = &runner.Model{Kind: "scripted", Name: "scripted", Profile: "clean"}
 	}
+	if s.Baseline.AA != "" {
+		return nil, fmt.Errorf("%s:%d: baseline: aa marks a variant as an A/A arm (a copy of the baseline); the baseline "+
+			"cannot be one: remove it", name, at("baseline", -1, "aa"))
+	}
 	if err := normModel(s.Baseline.Model); err != nil {
 		return nil, fmt.Errorf("%s:%d: baseline.model: %v", name, line("model"), err)
 	}
@@ -150,8 +273,12 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			return nil, fmt.Errorf("%s: no variants: give `variants:` or `design: leave-one-out|add-one`", name)
 		}
 	case "leave-one-out", "add-one":
-		if len(s.Variants) > 0 {
-			return nil, fmt.Errorf("%s:%d: give either design: %s or variants, not both", name, line("variants"), s.Design)
+		// Beside a generated design, variants may only add A/A arms (aa: true or aa: same-seed).
+		for i, v := range s.Variants {
+			if v.AA == "" {
+				return nil, fmt.Errorf("%s:%d: give either design: %s or variants, not both (beside a design, "+
+					"variants may only be A/A arms: aa: true or aa: same-seed)", name, at("variants", i, ""), s.Design)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("%s:%d: design %q: expected leave-one-out, add-one or explicit", name, line("design"), s.Design)
@@ -161,12 +288,40 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	default:
 		return nil, fmt.Errorf("%s:%d: scope %q: expected all or target", name, line("scope"), s.Scope)
 	}
+	seen := map[string]int{s.Baseline.Name: at("baseline", -1, "name")}
+	generated := map[string]bool{}
+	if s.Design == "leave-one-out" || s.Design == "add-one" {
+		for _, c := range s.generatedConfigs() {
+			generated[c.Name] = true
+		}
+	}
+	nAA := 0
 	for i, v := range s.Variants {
 		if v.Name == "" {
-			return nil, fmt.Errorf("%s: variants[%d] has no name", name, i)
+			return nil, fmt.Errorf("%s:%d: variants[%d] has no name", name, at("variants", i, ""), i)
 		}
+		if generated[v.Name] {
+			return nil, fmt.Errorf("%s:%d: variant %s: name: the name is a generated arm's (design: %s); arm names "+
+				"must be unique", name, at("variants", i, "name"), v.Name, s.Design)
+		}
+		if l, dup := seen[v.Name]; dup {
+			what := fmt.Sprintf("an earlier variant's (line %d)", l)
+			if v.Name == s.Baseline.Name {
+				what = "the baseline's"
+			}
+			return nil, fmt.Errorf("%s:%d: variant %s: name: the name is %s; arm names must be unique", name,
+				at("variants", i, "name"), v.Name, what)
+		}
+		seen[v.Name] = at("variants", i, "name")
 		if v.Model != nil {
-			if err := normModel(v.Model); err != nil {
+			// A variant's model block overlays the baseline's (configVariant): only the merged model is checked
+			// and normalised — normalising the block alone made a partial one ({temperature: 1}) a scripted
+			// model with the clean profile that then overwrote the baseline's (third review of issue 17).
+			if v.Model.Kind == "" && v.Model.BaseURL != "" {
+				v.Model.Kind = "openai" // as normModel infers it for a whole model
+			}
+			merged := mergeModel(*s.Baseline.Model, *v.Model)
+			if err := normModel(&merged); err != nil {
 				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, line("name: "+v.Name), v.Name, err)
 			}
 		}
@@ -175,10 +330,28 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
 		}
-		if v.AA && (v.Model != nil || len(v.Guards) > 0 || v.Prompt != "" || v.MaxSteps != 0 || v.Timeout != 0 ||
-			v.Seed != "" || v.Scope != "") {
-			return nil, fmt.Errorf("%s:%d: variant %s: an aa (A/A) arm is a copy of the baseline: give it only a name", name,
-				line("name: "+v.Name), v.Name)
+		if v.AA == AAOtherSeeds {
+			// The arm's seeds must be other seeds than the baseline's: not the same offset, and not "none" (no
+			// seed sent: the arm would send seeds the baseline does not). Third review of issue 17.
+			nAA++
+			if aaSeed := fmt.Sprintf("+%d", AASeedOffset*nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
+				return nil, fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
+					"+ %s), which needs a baseline that sends other seeds; the baseline's seed is %q: leave it out "+
+					"(derived seeds), fix a number, or choose another offset", name, at("variants", i, "aa"), v.Name,
+					aaSeed, aaSeed[1:], s.Baseline.Seed)
+			}
+		}
+		if v.AA != "" {
+			for _, f := range []struct {
+				key string
+				set bool
+			}{{"model", v.Model != nil}, {"guards", len(v.Guards) > 0}, {"prompt", v.Prompt != ""},
+				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""}} {
+				if f.set {
+					return nil, fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
+						name, at("variants", i, f.key), v.Name, f.key)
+				}
+			}
 		}
 	}
 	return &s, nil
@@ -217,6 +390,9 @@ func normModel(m *runner.Model) error {
 // unknownFieldRe rewrites yaml.v3's "field x not found in type pkg.T" into words a spec author knows.
 var unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
+// yamlLineRe splits a yaml.v3 field error ("line 10: …") into its line and message.
+var yamlLineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
+
 // lineFinder returns a function giving the 1-based line of the first occurrence of key in b (0 if absent).
 func lineFinder(b []byte) func(string) int {
 	lines := strings.Split(string(b), "\n")
@@ -230,6 +406,44 @@ func lineFinder(b []byte) func(string) int {
 	}
 }
 
+// nodeLines returns a function giving the line of a spec field from the parsed document root: the value of
+// key section (i < 0: the section's mapping; else its i-th sequence item) and, in it, of field (""
+// or absent: the section or item's own line); 0 when the section is absent.
+func nodeLines(root *yaml.Node) func(section string, i int, field string) int {
+	get := func(m *yaml.Node, key string) (k, v *yaml.Node) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil, nil
+		}
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value == key {
+				return m.Content[j], m.Content[j+1]
+			}
+		}
+		return nil, nil
+	}
+	return func(section string, i int, field string) int {
+		if root == nil || len(root.Content) == 0 {
+			return 0
+		}
+		k, n := get(root.Content[0], section)
+		if k == nil {
+			return 0
+		}
+		line := k.Line
+		if i >= 0 {
+			if n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+		}
+		if fk, _ := get(n, field); fk != nil {
+			return fk.Line
+		}
+		return line
+	}
+}
+
 // Arms is the expanded spec: the baseline first, then the variants, each with its target task set.
 type Arms struct {
 	Variants []runner.Variant
@@ -237,8 +451,10 @@ type Arms struct {
 	Switched map[string][]string
 	// Warnings found while expanding (e.g. a variant equal to the baseline).
 	Warnings []string
-	// AA lists the A/A arms (Config.AA), in spec order.
+	// AA lists the other-seeds A/A arms (Config.AA: AAOtherSeeds), in spec order.
 	AA []string
+	// Replays lists the same-seed A/A arms (Config.AA: AASameSeed), in spec order.
+	Replays []string
 }
 
 // Expand turns the spec into runner variants over tasks. Generated designs: leave-one-out (baseline all guards
@@ -266,10 +482,17 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 		if c.Name == base.Name {
 			return nil, fmt.Errorf("%s: variant %q has the baseline's name", s.file, c.Name)
 		}
-		if c.AA {
+		switch c.AA {
+		case AAOtherSeeds:
 			out.AA = append(out.AA, c.Name)
 			out.Switched[c.Name] = nil
 			vs = append(vs, aaVariant(bv, c.Name, len(out.AA)))
+			allTasks = true
+			continue
+		case AASameSeed:
+			out.Replays = append(out.Replays, c.Name)
+			out.Switched[c.Name] = nil
+			vs = append(vs, replayVariant(bv, c.Name))
 			allTasks = true
 			continue
 		}
@@ -323,6 +546,15 @@ func (s *Spec) configs() []Config {
 	if s.Design != "leave-one-out" && s.Design != "add-one" {
 		return s.Variants
 	}
+	return append(s.generatedConfigs(), s.Variants...) // beside a design, only A/A arms (ParseSpec)
+}
+
+// generatedConfigs are the arms a design generates (leave-one-out: no_GUARD; add-one: only_GUARD), one per
+// guard; none without a design.
+func (s *Spec) generatedConfigs() []Config {
+	if s.Design != "leave-one-out" && s.Design != "add-one" {
+		return nil
+	}
 	var configs []Config
 	for _, g := range guard.Names() {
 		on := s.Design == "add-one"
@@ -344,6 +576,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	m := *base.Model
 	if c.Model != nil {
 		m = mergeModel(m, *c.Model)
+		_ = normModel(&m) // checked in ParseSpec
 	}
 	v := toVariant(base, g, m)
 	v.Name = c.Name
@@ -367,6 +600,14 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
 	bv.Name = name
 	bv.Seed = fmt.Sprintf("+%d", AASeedOffset*i)
+	bv.Scope, bv.TaskIDs = "all", nil
+	return bv
+}
+
+// replayVariant returns a same-seed A/A arm: the baseline bv named name, on all tasks, with the baseline's seeds
+// (its seed mode unchanged: every arm of a pair gets the same derived seed).
+func replayVariant(bv runner.Variant, name string) runner.Variant {
+	bv.Name = name
 	bv.Scope, bv.TaskIDs = "all", nil
 	return bv
 }

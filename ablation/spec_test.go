@@ -2,6 +2,7 @@ package ablation
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,13 +12,22 @@ import (
 
 func TestParseSpecErrors(t *testing.T) {
 	cases := map[string]string{
-		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `line 3: unknown key "bogus"`,
+		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `spec.yaml:3: unknown key "bogus"`,
 		"name: x\nreps: 0\ndesign: leave-one-out\n":                                    "reps must be at least 1",
 		"name: x\ndesign: leave-one-out\n":                                             "",
 		"name: x\nreps: -1\ndesign: leave-one-out\n":                                   "reps must be at least 1",
 		"name: x\nbaseline:\n  guards: {repeat_gaurd: false}\ndesign: leave-one-out\n": "unknown guard \"repeat_gaurd\"",
 		"name: x\ndesign: sideways\n":                                                  "design \"sideways\"",
-		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         "line 4",
+		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         `spec.yaml:4: unknown key "temprature"`,
+		// Fresh-user trial of issue 17: these named no line.
+		"name: x\nvariants:\n  - guards: {repeat_guard: false}\n":                                                                "spec.yaml:3: variants[0] has no name",
+		"name: x\nvariants:\n  - name: a\n    guards: {repeat_guard: false}\n  - name: a\n    guards: {final_recovery: false}\n": "spec.yaml:5: variant a: name: the name is an earlier variant's (line 3); arm names must be unique",
+		"name: x\nvariants:\n  - name: baseline\n    guards: {repeat_guard: false}\n":                                            "spec.yaml:3: variant baseline: name: the name is the baseline's",
+		// Third review of issue 17.
+		"name: x\ndesign: leave-one-out\nvariants:\n  - name: no_repeat_guard\n    aa: true\n":                          "spec.yaml:4: variant no_repeat_guard: name: the name is a generated arm's (design: leave-one-out)",
+		"name: x\nbaseline:\n  seed: none\nvariants:\n  - name: floor\n    aa: true\n":                                  `spec.yaml:6: variant floor: aa: an other-seeds A/A arm runs with seed "+1000003"`,
+		"name: x\nbaseline:\n  seed: \"+2000006\"\nvariants:\n  - name: f1\n    aa: true\n  - name: f2\n    aa: true\n": `spec.yaml:8: variant f2: aa: an other-seeds A/A arm runs with seed "+2000006"`,
+		"name: x\nbaseline:\n  seed: \"7\"\nvariants:\n  - name: floor\n    aa: true\n":                                 "",
 		"name: x\n": "no variants",
 	}
 	for src, want := range cases {
@@ -145,13 +155,18 @@ func TestSpecAAArm(t *testing.T) {
 			recs[i].Seed = &s
 		}
 	}
-	a := Analyze(recs, Inputs{Baseline: "baseline"})
+	// The plan names the A/A arms (AACopies), the records do not.
+	copies := AACopies(plan.Record())
+	if !slices.Equal(copies, []string{"aa1", "aa2"}) {
+		t.Fatalf("AACopies = %v, want [aa1 aa2]", copies)
+	}
+	a := Analyze(recs, Inputs{Baseline: "baseline", Copies: copies})
 	if w := warningOf(a, WarnNoiseFloor); w == nil || !strings.Contains(w.Text, "Noise floor: aa1 is a copy of baseline with other seeds") {
 		t.Errorf("noise floor: %+v", a.Warnings)
 	}
-	// Same seeds: a replay, not an A/A arm.
-	same := SimRecords(d, []string{"baseline", "v"}, SimOutcomes(newRand(3), d, [][]float64{d.Rates, d.Rates}), 1)
-	if w := warningOf(Analyze(same, Inputs{Baseline: "baseline"}), WarnNoiseFloor); w != nil {
-		t.Errorf("same seeds flagged as A/A: %+v", w)
+	// Records with other seeds but no A/A arm in the plan: no noise-floor line (a variant with a fixed seed is
+	// a variant under test).
+	if w := warningOf(Analyze(recs, Inputs{Baseline: "baseline"}), WarnNoiseFloor); w != nil {
+		t.Errorf("records alone flagged as A/A: %+v", w)
 	}
 }

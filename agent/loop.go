@@ -397,6 +397,9 @@ func (r *loopRun) exec(ctx context.Context, call ToolCall) *ToolResult {
 	case <-ctx.Done():
 		raw = browser.Result{Error: "attempt deadline reached while " + call.Name + " was running"}
 	}
+	for _, h := range raw.Harness {
+		r.a.Event(browser.ProbeGuard, "skipped", h)
+	}
 	return &ToolResult{Raw: raw, Result: raw.Clone(), DurationMS: time.Since(t0).Milliseconds()}
 }
 

@@ -235,6 +235,13 @@ type Ablation struct {
 	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
 	// Warnings were found while expanding the spec (e.g. a variant identical to the baseline).
 	Warnings []string `json:"warnings,omitempty"`
+	// Replays names the same-seed A/A arms (spec `aa: same-seed`, ablation.Arms.Replays): copies of the baseline
+	// with its own seeds, whose disagreement with it is the environment's flake rate.
+	Replays []string `json:"replays,omitempty"`
+	// Copies names the other-seeds A/A arms (spec `aa: true`, ablation.Arms.AA): copies of the baseline with
+	// other seeds, whose Δ is the run's noise floor. Manifests written before it have none; the analysis then
+	// recognises such arms from the plan (ablation.AACopies).
+	Copies []string `json:"copies,omitempty"`
 }
 
 // VariantNames lists the arms' names in plan order.

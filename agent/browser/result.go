@@ -30,6 +30,9 @@ type Result struct {
 	Refreshed *Snapshot
 	// Image is a PNG screenshot (browser_take_screenshot), bytes; not part of the text.
 	Image []byte
+	// Harness are notes for the trajectory, never shown to the model (not part of the text): the loop records
+	// each as an event of guard ProbeGuard (ProbeSkipped).
+	Harness []string
 }
 
 // Snapshot is an AI-mode aria snapshot in a result: its YAML, or, in a request, the placeholder that replaced
@@ -54,6 +57,7 @@ func (r Result) IsError() bool { return r.Error != "" }
 func (r Result) Clone() Result {
 	r.Events = slices.Clone(r.Events)
 	r.Notes = slices.Clone(r.Notes)
+	r.Harness = slices.Clone(r.Harness)
 	if r.Refreshed != nil {
 		s := *r.Refreshed
 		r.Refreshed = &s

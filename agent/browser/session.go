@@ -99,14 +99,24 @@ type netState struct {
 	navSeq    uint64                        // seq of the last main-frame navigation request
 	commits   uint64                        // main-frame navigations committed
 	pageOpens uint64                        // pages opened in the context
+	lastDone  time.Time                     // when the last tracked request finished or failed
 }
 
 // StaleRefError is the error for a ref that is not in the last snapshot or whose node is gone; its text is
-// StaleRefMessage(Ref).
-type StaleRefError struct{ Ref string }
+// StaleRefMessage(Ref), after Why when the node went away during the action.
+type StaleRefError struct {
+	Ref string
+	// Why, when set, says how the node went away while the action ran (a sentence, without final period).
+	Why string
+}
 
-// Error returns StaleRefMessage(e.Ref), Playwright MCP's wording.
-func (e *StaleRefError) Error() string { return StaleRefMessage(e.Ref) }
+// Error returns StaleRefMessage(e.Ref), Playwright MCP's wording, after e.Why when set.
+func (e *StaleRefError) Error() string {
+	if e.Why != "" {
+		return e.Why + ". " + StaleRefMessage(e.Ref)
+	}
+	return StaleRefMessage(e.Ref)
+}
 
 // errClosed is returned by calls on a closed session.
 var errClosed = errors.New("browser: session closed")
@@ -216,7 +226,10 @@ func (s *Session) watch(p playwright.Page) {
 	})
 	done := func(r playwright.Request) {
 		s.mu.Lock()
-		delete(s.net.pending, r)
+		if _, ok := s.net.pending[r]; ok {
+			delete(s.net.pending, r)
+			s.net.lastDone = time.Now()
+		}
 		s.mu.Unlock()
 	}
 	p.OnRequestFinished(done)
@@ -511,12 +524,17 @@ const (
 	settleCommit   = 1 * time.Second        // at most, from a finished navigation request to its commit
 	settleLoad     = 5 * time.Second        // at most, for the load event after a navigation
 	settleLast     = 150 * time.Millisecond // after everything: lets the page render
+	settleQuiet    = 300 * time.Millisecond // no request pending for this long after the action's last one ended
 	settlePoll     = 30 * time.Millisecond
 )
 
 // settle waits for the page to settle after an action (as Playwright MCP's waitForCompletion): requests the
 // action started finish (≤2 s), a main-frame navigation it started commits (≤ the navigation timeout) and
-// loads (≤5 s); a tab the action opened becomes the current page; then a short render delay.
+// loads (≤5 s); a tab the action opened becomes the current page; then a short render delay. "Finish" means
+// none pending for settleQuiet after the last one ended (within the same 2 s): a page that chains requests (log
+// in, then load the channels, then the posts: the Zoo's chat) starts the next one only after its script has
+// handled the previous response, and on a loaded machine that gap exceeded the 30 ms poll, so the snapshot showed
+// the page before the chain's render (issue 17's determinism test: one run re-clicked "Log in").
 func (s *Session) settle(m netMark) {
 	time.Sleep(settleFirst)
 	start := time.Now()
@@ -535,6 +553,7 @@ func (s *Session) settle(m netMark) {
 		}
 		navStarted := s.net.navSeq > m.seq
 		committed := s.net.commits > m.commits
+		quiet := s.net.seq == m.seq || time.Since(s.net.lastDone) >= settleQuiet
 		s.mu.Unlock()
 		navigated = navigated || navStarted || committed
 		el := time.Since(start)
@@ -551,7 +570,7 @@ func (s *Session) settle(m netMark) {
 				continue
 			}
 		}
-		if pending == 0 || el >= settleRequests {
+		if pending == 0 && quiet || el >= settleRequests {
 			break
 		}
 		time.Sleep(settlePoll)

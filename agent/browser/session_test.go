@@ -602,10 +602,12 @@ func TestBusyEvaluateBlocksPage(t *testing.T) {
 	if el := time.Since(start); el > 3*time.Second || !strings.Contains(r.Error, "cancelled") {
 		t.Fatalf("busy evaluate: %v, %+v", el, r)
 	}
-	// Unbounded evaluate (the pre-fix behaviour): the tab is blocked, so a later click times out.
+	// Unbounded evaluate (the pre-fix behaviour): the tab is blocked, so a later click times out. Its budget with
+	// the 1 s action timeout: arming the click probe ≤ 2 s (the timeout and the Go bound's second, detach.go),
+	// the fallback locator click ≤ 1 s, two node checks ≤ 1 s each; 8 s leaves room for a loaded machine.
 	start = time.Now()
 	r = call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Count"`)})
-	if el := time.Since(start); el > 6*time.Second || !strings.Contains(r.Error, "Timeout 1000ms exceeded") {
+	if el := time.Since(start); el > 8*time.Second || !strings.Contains(r.Error, "Timeout 1000ms exceeded") {
 		t.Fatalf("click on a busy page after %v: %+v", el, r)
 	}
 	start = time.Now()

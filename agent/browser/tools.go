@@ -397,8 +397,15 @@ func (s *Session) snapshotTool(a *snapshotArgs) Result {
 	return r
 }
 
+// click clicks the ref's element through the element handle the click probe resolved (detach.go): a node the
+// page replaced before the press fails at once as a stale ref (WhyDetached), with no abandoned call left to
+// click a node that comes back later; a click that was lost because the page replaced the node between press
+// and release (no click event, the page did not act) fails as a stale ref (WhyClickLost). When the probe cannot
+// answer within the action timeout, the click falls back to the locator and to "the ref no longer resolves and
+// the URL is unchanged" for a lost click, and records ProbeSkipped in r.Harness.
 func (s *Session) click(a *clickArgs) Result {
-	return s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
+	var skipped string
+	r := s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
 		var btn *playwright.MouseButton
 		switch a.Button {
 		case "", "left":
@@ -410,15 +417,57 @@ func (s *Session) click(a *clickArgs) Result {
 			return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
 				ToolClick, a.Button)
 		}
-		if a.DoubleClick {
-			if btn == nil {
-				// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
-				return loc.Dblclick()
-			}
-			return loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		ref, _ := ParseRef(a.Target)
+		el, read, gone, noProbe := s.clickProbe(loc)
+		if gone {
+			return &StaleRefError{Ref: ref, Why: WhyDetached}
 		}
-		return loc.Click(playwright.LocatorClickOptions{Button: btn})
+		url0 := s.cur().URL()
+		var err error
+		switch {
+		case el == nil && a.DoubleClick && btn == nil:
+			// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+			err = loc.Dblclick()
+		case el == nil && a.DoubleClick:
+			err = loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		case el == nil:
+			err = loc.Click(playwright.LocatorClickOptions{Button: btn})
+		case a.DoubleClick && btn == nil:
+			err = el.Dblclick()
+		case a.DoubleClick:
+			err = el.Click(playwright.ElementHandleClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+		default:
+			err = el.Click(playwright.ElementHandleClickOptions{Button: btn})
+		}
+		out := probeSkipped
+		if el != nil {
+			err = s.withPreview(el, err)
+			out = read() // read (and disarm) the probe either way
+		}
+		if err != nil {
+			return err
+		}
+		switch out {
+		case probeLost:
+			return &StaleRefError{Ref: ref, Why: WhyClickLost}
+		case probeSkipped:
+			lost := s.cur().URL() == url0 && s.nodeGone(loc)
+			why := "not armed"
+			if !noProbe {
+				why = "no answer"
+			}
+			skipped = fmt.Sprintf("%s (%s within the %v action timeout): ref %s, lost=%t", ProbeSkipped, why,
+				s.opts.ActionTimeout, ref, lost)
+			if lost {
+				return &StaleRefError{Ref: ref, Why: WhyClickLost}
+			}
+		}
+		return nil
 	})
+	if skipped != "" {
+		r.Harness = append(r.Harness, skipped)
+	}
+	return r
 }
 
 func (s *Session) typeText(a *typeArgs) Result {
@@ -471,7 +520,8 @@ func (s *Session) act(f func() error) Result {
 	return Result{Snapshot: Snapshot{YAML: snap}}
 }
 
-// onTarget resolves target (stale refs fail at once) and runs an action on it.
+// onTarget resolves target (stale refs fail at once) and runs an action on it; an action whose node the page
+// replaced while Playwright waited for it fails as a stale ref too (detachedError).
 func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locator) error) Result {
 	if strings.TrimSpace(target) == "" {
 		return missing(tool, "target")
@@ -480,16 +530,21 @@ func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locat
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
-	return s.act(func() error { return f(loc) })
+	ref, _ := ParseRef(target)
+	return s.act(func() error { return s.detachedError(ref, loc, f(loc)) })
 }
+
+// checkable are the roles fill_form sets with a click (setChecked).
+var checkable = map[string]bool{"checkbox": true, "radio": true, "switch": true, "menuitemcheckbox": true,
+	"menuitemradio": true}
 
 // fillForm fills each field by its type (given, else the role of its ref in the last snapshot): textbox and
 // slider fill, checkbox and radio set checked to value == "true", combobox selects the option by value or label
 // (filling instead when it is not a <select>), as Playwright MCP. It stops at the first error.
 func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 	type resolved struct {
-		loc       playwright.Locator
-		kind, val string
+		loc            playwright.Locator
+		ref, kind, val string
 	}
 	var todo []resolved
 	for i, f := range fields {
@@ -504,21 +559,26 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 		if err != nil {
 			return Result{Error: err.Error()}
 		}
+		ref, _ := ParseRef(f.Target)
 		kind := f.Type
 		if kind == "" {
-			ref, _ := ParseRef(f.Target)
 			s.mu.Lock()
 			kind = s.refs[ref]
 			s.mu.Unlock()
 		}
-		todo = append(todo, resolved{loc, kind, val})
+		todo = append(todo, resolved{loc, ref, kind, val})
 	}
-	return s.act(func() error {
+	var notes []string
+	r := s.act(func() error {
 		for _, f := range todo {
 			var err error
 			switch f.kind {
 			case "checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio":
-				err = f.loc.SetChecked(strings.EqualFold(strings.TrimSpace(f.val), "true"))
+				var note string
+				note, err = s.setChecked(f.ref, f.loc, strings.EqualFold(strings.TrimSpace(f.val), "true"))
+				if note != "" {
+					notes = append(notes, note)
+				}
 			case "combobox", "listbox":
 				vals := []string{f.val}
 				_, err = f.loc.SelectOption(playwright.SelectOptionValues{ValuesOrLabels: &vals})
@@ -528,12 +588,55 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 			default:
 				err = f.loc.Fill(f.val)
 			}
-			if err != nil {
+			if checkable[f.kind] {
+				if err != nil { // setChecked has made a lost node a stale ref already
+					return err
+				}
+				continue
+			}
+			if err = s.detachedError(f.ref, f.loc, err); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	r.Harness = append(r.Harness, notes...)
+	return r
+}
+
+// setChecked sets a checkbox or radio (fill_form) as click clicks (detach.go): through the click probe's element
+// handle, so that a node the page replaces before the press fails at once as a stale ref (WhyDetached) instead
+// of a locator waiting out the action timeout, and a click lost between press and release (Playwright then
+// reports that the click did not change the state, or that the element left) fails as a stale ref
+// (WhyClickLost) — the stale_ref_refresh guard's case, as for browser_click (second review of issue 17). When
+// the probe cannot be armed or read within the action timeout it falls back to the locator, and note is the
+// ProbeSkipped line for Result.Harness.
+func (s *Session) setChecked(ref string, loc playwright.Locator, want bool) (note string, err error) {
+	el, read, gone, _ := s.clickProbe(loc)
+	if gone {
+		return "", &StaleRefError{Ref: ref, Why: WhyDetached}
+	}
+	if el == nil {
+		note = fmt.Sprintf("%s (not armed within the %v action timeout): ref %s, fill_form checkbox", ProbeSkipped,
+			s.opts.ActionTimeout, ref)
+		return note, s.detachedError(ref, loc, loc.SetChecked(want))
+	}
+	err = el.SetChecked(want)
+	switch read() {
+	case probeActed:
+		// Playwright reads the state again on the same element after its click (_setChecked); a page that
+		// re-renders the control once it handled the click makes that read fail with "Element is not attached"
+		// although the click was delivered: the field is set (third review of issue 17).
+		if err != nil && strings.Contains(err.Error(), playwrightNotAttached) {
+			return "", nil
+		}
+	case probeLost:
+		return "", &StaleRefError{Ref: ref, Why: WhyClickLost}
+	case probeSkipped:
+		note = fmt.Sprintf("%s (no answer within the %v action timeout): ref %s, fill_form checkbox", ProbeSkipped,
+			s.opts.ActionTimeout, ref)
+	}
+	return note, s.detachedError(ref, loc, err)
 }
 
 // evaluate runs the function with page.Evaluate (or locator.Evaluate with a target). Unbounded on purpose: this

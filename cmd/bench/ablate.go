@@ -144,7 +144,8 @@ func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse 
 		}
 		return runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: spec.Tasks, Tasks: tasks, Reps: spec.Reps,
 			Variants: arms.Variants, BaseSeed: spec.Seed, Ablation: &results.Ablation{Spec: path, Alpha: spec.Alpha,
-				Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings}}, nil
+				Power: spec.Power, MinEffect: spec.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings,
+				Replays: arms.Replays, Copies: arms.AA}}, nil
 	}()
 	if err != nil {
 		s.Close()
@@ -246,17 +247,21 @@ func analyzeRun(run *results.Run, o analysisOpts) (*ablation.Analysis, []results
 }
 
 // ablationInputs are the analysis inputs an ablation's plan records: its baseline, the other arms in plan
-// order, their switched guards and target tasks, the task tags, α, power, minimum effect and the spec's
-// warnings. failIfWorse 0 takes the margin the run was made with.
+// order, their switched guards and target tasks, the task tags, α, power, minimum effect, the spec's
+// warnings and its A/A arms (ablation.replays and ablation.copies; without copies, ablation.AACopies). failIfWorse 0 takes the margin the run was made with.
 func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Inputs {
 	in := ablation.Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
 		BH: bh, FailIfWorse: failIfWorse}
 	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
 	if a := p.Ablation; a != nil {
 		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings
+		in.Replays, in.Copies = a.Replays, a.Copies
 		if in.FailIfWorse == 0 {
 			in.FailIfWorse = a.FailIfWorse
 		}
+	}
+	if in.Copies == nil {
+		in.Copies = ablation.AACopies(p) // a manifest written before ablation.copies
 	}
 	return in
 }

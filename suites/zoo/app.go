@@ -33,7 +33,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 )
 
 // App is one Zoo web app: a name, the mutations it implements, and a constructor of per-tenant instances.
@@ -66,8 +65,6 @@ type AppEnv struct {
 	Base string
 	// Mutations are the mutations switched on for the tenant.
 	Mutations MutationSet
-	// ChurnDelay is the ref_churn re-render delay after a user action.
-	ChurnDelay time.Duration
 	// Overlays renders the shared consent / geo_redirect overlays (empty when off or dismissed).
 	Overlays *Overlays
 }

@@ -34,7 +34,8 @@ var Mutations = []Mutation{
 		"clicks on the input are intercepted", "intercept_hint"},
 	{"late_hydration", "the page ships an empty shell and renders its form 2.0 s later (fixed)",
 		"first snapshot has no refs", "snapshot_ready"},
-	{"ref_churn", "lists re-render a fixed delay after the latest user action with new nodes and changed names",
+	{"ref_churn", "lists re-render with new nodes and changed names at the first mouse press after each user " +
+		"action (and after the load): the click that press begins is lost and fails as a stale ref; no timer",
 		"stale refs", "stale_ref_refresh"},
 	{"hung_fetch", "an API endpoint the page uses never answers",
 		"an evaluate that awaits it never returns", "evaluate_isolation"},

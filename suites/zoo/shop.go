@@ -196,7 +196,7 @@ type page struct {
 	Query     string
 	Flash     string
 	Error     string
-	Churn     int // ref_churn delay in ms; 0 = off
+	Churn     bool // ref_churn on
 	Data      any
 }
 
@@ -284,7 +284,7 @@ func (s *shopInstance) search(w http.ResponseWriter, r *http.Request) {
 	p.Query = q
 	p.Data = d
 	if s.env.Mutations.Has("ref_churn") {
-		p.Churn = int(s.env.ChurnDelay.Milliseconds())
+		p.Churn = true
 	}
 	s.render(w, "search.html", http.StatusOK, p)
 }
@@ -466,7 +466,7 @@ func (s *shopInstance) cart(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Data = s.cartRows()
 	if s.env.Mutations.Has("ref_churn") {
-		p.Churn = int(s.env.ChurnDelay.Milliseconds())
+		p.Churn = true
 	}
 	s.render(w, "cart.html", http.StatusOK, p)
 }

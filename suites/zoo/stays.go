@@ -35,8 +35,8 @@ import (
 // State: {"searches": [StaysSearch], "bookings": [StaysBooking]}. Mutations:
 //   - consent: the shared overlay.
 //   - ref_churn: the results list and the property page's availability block (table + booking form)
-//     re-render AppEnv.ChurnDelay after every user action and once after load (the shop's mechanism,
-//     static/churn.js): fresh nodes, and secondary names alternate (wishlist buttons, "See availability"
+//     re-render at the first mouse press after every user action and after the load (the shop's
+//     mechanism, static/churn.js): fresh nodes, and secondary names alternate (wishlist buttons, "See availability"
 //     labels, score words, prices' text). Property name links, form labels and "Reserve" keep their names.
 //   - hung_fetch: api/price-check/{slug} never answers (the handler blocks until the request's context is
 //     done); the page keeps showing "Checking latest prices…" while the prices are in its HTML.
@@ -255,7 +255,7 @@ type staysPage struct {
 	Base     string
 	Title    string
 	Overlays template.HTML
-	Churn    int // ref_churn delay in ms; 0 = off
+	Churn    bool // ref_churn on
 	Q        staysQuery
 	Error    string
 	Data     any
@@ -264,7 +264,7 @@ type staysPage struct {
 func (s *staysInstance) newPage(r *http.Request, title string, q staysQuery) *staysPage {
 	p := &staysPage{Base: s.env.Base, Title: title, Overlays: s.env.Overlays.HTML(r), Q: q}
 	if s.env.Mutations.Has("ref_churn") {
-		p.Churn = int(s.env.ChurnDelay.Milliseconds())
+		p.Churn = true
 	}
 	return p
 }

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"time"
 
 	"webbench/suites"
 )
@@ -37,20 +35,12 @@ type Suite struct {
 //	builtin_tasks   "false" / "off" / "0" loads only tasks_dir.
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
-//	churn_delay_ms  the ref_churn re-render delay (default 600).
 //
 // Errors name the file and line of bad task input. The server starts on the first Open (or Server()).
 func NewSuite(opts suites.Options) (suites.Suite, error) { return newSuite(opts) }
 
 func newSuite(opts suites.Options) (*Suite, error) {
 	s := &Suite{opts: Options{Addr: opts["addr"], ControlAddr: opts["control_addr"]}}
-	if v := opts["churn_delay_ms"]; v != "" {
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms <= 0 {
-			return nil, fmt.Errorf("zoo: churn_delay_ms: want a positive integer, got %q", v)
-		}
-		s.opts.ChurnDelay = time.Duration(ms) * time.Millisecond
-	}
 	var files []taskFile
 	switch opts["builtin_tasks"] {
 	case "false", "off", "0", "no":

@@ -31,12 +31,6 @@ import (
 	"time"
 )
 
-// DefaultChurnDelay is how long after the latest user action (or the page load) the ref_churn mutation
-// re-renders the cart and the search results (fixed, no jitter; a new action restarts the delay): a snapshot
-// taken sooner than this after an action still shows the old nodes, and an action sent later than this after
-// the previous one meets new nodes (stale refs).
-const DefaultChurnDelay = 600 * time.Millisecond
-
 // DefaultMaxTenants bounds the number of live tenants of one server (a leak guard, not a capacity plan).
 const DefaultMaxTenants = 10000
 
@@ -46,8 +40,6 @@ type Options struct {
 	Addr string
 	// ControlAddr is the control API's address (default "127.0.0.1:0"); always a different port than Addr.
 	ControlAddr string
-	// ChurnDelay is the ref_churn re-render delay after each user action (default DefaultChurnDelay).
-	ChurnDelay time.Duration
 	// MaxTenants bounds live tenants (default DefaultMaxTenants); NewTenant fails beyond it.
 	MaxTenants int
 }
@@ -74,9 +66,6 @@ func Start(opts Options) (*Server, error) {
 	}
 	if opts.ControlAddr == "" {
 		opts.ControlAddr = "127.0.0.1:0"
-	}
-	if opts.ChurnDelay <= 0 {
-		opts.ChurnDelay = DefaultChurnDelay
 	}
 	if opts.MaxTenants <= 0 {
 		opts.MaxTenants = DefaultMaxTenants
@@ -171,12 +160,11 @@ func (s *Server) NewTenant(app string, mutations []string) (*Tenant, error) {
 	s.tenants[id] = t
 	s.mu.Unlock()
 	t.env = &AppEnv{
-		TenantID:   id,
-		Seq:        seq,
-		Base:       "/t/" + id + "/" + a.Name() + "/",
-		Mutations:  newMutationSet(muts),
-		ChurnDelay: s.opts.ChurnDelay,
-		Overlays:   &Overlays{},
+		TenantID:  id,
+		Seq:       seq,
+		Base:      "/t/" + id + "/" + a.Name() + "/",
+		Mutations: newMutationSet(muts),
+		Overlays:  &Overlays{},
 	}
 	t.env.Overlays.env = t.env
 	inst, err := a.New(t.env)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 
 	"webbench/agent"
@@ -24,6 +25,7 @@ type call struct {
 	result    browser.Result
 	hasResult bool
 	msg       int // index of the tool message holding the result
+	turnMsg   int // index of the assistant message that made the call
 }
 
 func (c *call) failed() bool { return c.hasResult && c.result.IsError() }
@@ -122,7 +124,7 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 			t := &turn{msg: i, content: text}
 			for _, tc := range m.ToolCalls {
 				cl := &call{id: tc.ID, name: tc.Function.Name, base: browser.BaseName(tc.Function.Name),
-					argsRaw: tc.Function.Arguments, args: map[string]any{}, msg: -1}
+					argsRaw: tc.Function.Arguments, args: map[string]any{}, msg: -1, turnMsg: i}
 				_ = json.Unmarshal([]byte(tc.Function.Arguments), &cl.args)
 				t.calls = append(t.calls, cl)
 				if tc.ID != "" {
@@ -209,6 +211,43 @@ func (c *conv) lastNonSystem() (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// urlBefore is the page URL the conversation showed before the assistant message that made cl ("" when none).
+func (c *conv) urlBefore(cl *call) string {
+	for i := cl.turnMsg - 1; i >= 0; i-- {
+		if r := c.results[i]; r != nil && r.URL != "" {
+			return r.URL
+		}
+	}
+	return ""
+}
+
+// snapshotBefore is the YAML of the latest whole snapshot the conversation showed before call cl's turn (a
+// refreshed snapshot after an error counts); "" when there is none or it was elided.
+func (c *conv) snapshotBefore(cl *call) string {
+	for i := cl.turnMsg - 1; i >= 0; i-- {
+		r := c.results[i]
+		switch {
+		case r == nil:
+		case r.Refreshed != nil:
+			return r.Refreshed.YAML
+		case r.Snapshot.YAML != "":
+			return r.Snapshot.YAML
+		case r.Snapshot.Elided:
+			return ""
+		}
+	}
+	return ""
+}
+
+// refAttr is a snapshot line's ref attribute (" [ref=…]"), the only part of a snapshot that changes when the
+// page re-renders the same content.
+var refAttr = regexp.MustCompile(` ?\[ref=[^\]]*\]`)
+
+// sameButRefs reports whether two snapshots are equal once their refs are removed.
+func sameButRefs(a, b string) bool {
+	return refAttr.ReplaceAllString(a, "") == refAttr.ReplaceAllString(b, "")
 }
 
 // snapshotAfter reports whether a snapshot section (whole or elided) follows the error of message msg: in that

@@ -42,6 +42,8 @@ const (
 	// maxEmptyLooks the same for an empty snapshot.
 	maxLooks      = 2
 	maxEmptyLooks = 3
+	// maxUnchangedRetries bounds the re-clicks of a click that left the page unchanged (retryUnchanged).
+	maxUnchangedRetries = 1
 )
 
 // toolCall is one call the policy makes, by base name (the reply uses the name the request offered).
@@ -71,6 +73,11 @@ type progress struct {
 	vcMsgs    int  // messages of the visual-click sequence at the current step
 	vcMouse   bool // the visual click (browser_mouse_click_xy) was made at the current step
 	vcGuesses []string
+	// doneBy is the call that completed the latest done step, solution step doneStep; nil before the first.
+	doneBy   *call
+	doneStep int
+	// redos counts the calls since then that perform step doneStep again (retryUnchanged's re-clicks).
+	redos int
 }
 
 var loopFuncRe = regexp.MustCompile(`^\(\)\s*=>\s*('ok'|document\.title|'done\d+')$`)
@@ -174,8 +181,9 @@ func (c *conv) replay() progress {
 	var pr progress
 	takeEval := c.takeEvaluates()
 	advance := func() {
+		pr.doneStep = pr.i
 		pr.i++
-		pr.loopCalls, pr.vcMsgs, pr.vcMouse, pr.vcGuesses = 0, 0, false, nil
+		pr.loopCalls, pr.vcMsgs, pr.vcMouse, pr.vcGuesses, pr.doneBy, pr.redos = 0, 0, false, nil, nil, 0
 		for pr.i < len(sol) && sol[pr.i].Kind == kindEvaluate && !takeEval {
 			pr.i++
 		}
@@ -189,6 +197,9 @@ func (c *conv) replay() progress {
 				break
 			}
 			st := &sol[pr.i]
+			if pr.doneBy != nil && !c.performs(st, cl) && c.performs(&sol[pr.doneStep], cl) {
+				pr.redos++
+			}
 			switch st.Kind {
 			case kindVisualClick:
 				switch {
@@ -209,6 +220,7 @@ func (c *conv) replay() progress {
 			default:
 				if c.performs(st, cl) && cl.hasResult && !cl.failed() {
 					advance()
+					pr.doneBy = cl
 				}
 			}
 		}
@@ -315,7 +327,7 @@ func (c *conv) act() reply {
 	case kindAnswer:
 		return c.answer(st, &pr)
 	case kindClick, kindFill, kindSelect, kindHover:
-		n, r, ok := c.locate(st)
+		n, r, ok := c.locate(st, &pr)
 		if !ok {
 			return r
 		}
@@ -339,7 +351,7 @@ func (c *conv) act() reply {
 
 // locate finds an action step's target in the latest snapshot. When it cannot, it returns what to do instead:
 // give up on an empty snapshot (with the profile's probability) or look again (a bounded number of times).
-func (c *conv) locate(st *suites.Step) (*node, reply, bool) {
+func (c *conv) locate(st *suites.Step, pr *progress) (*node, reply, bool) {
 	if c.snapshot == nil || !c.snapshot.hasInteractive() {
 		if c.snapshot != nil && c.coin(c.prof.EmptySnapshotGiveUp, "empty_snapshot_give_up", false) ||
 			c.trailingReads() >= maxEmptyLooks {
@@ -354,9 +366,42 @@ func (c *conv) locate(st *suites.Step) (*node, reply, bool) {
 	}
 	n := c.snapshot.find(st.Target, true)
 	if n == nil {
+		if r, ok := c.retryUnchanged(pr); ok {
+			return nil, r, false
+		}
 		return nil, c.lookAgain("could not find " + targetDesc(st.Target) + " on the page"), false
 	}
 	return n, reply{}, true
+}
+
+// retryUnchanged is what a model does when its click "succeeded" and nothing happened (issue 17): the step's
+// target is missing (the caller looked), the page is still at the URL it had before that click, the latest
+// snapshot is the one before that click apart from its refs (sameButRefs: nothing on the page changed; a page
+// that changed did something, and a model would read it rather than click again; an elided earlier snapshot
+// counts as unknown, no retry), and the control it clicked is still on the page — so it clicks it again, on its ref in the latest snapshot, at most
+// maxUnchangedRetries times per step; after that it looks again and gives up as before. Only clicks: a fill or a
+// selection shows its value in the snapshot, a click that did nothing looks like a click that did its work
+// off-screen until the next step's target fails to appear.
+func (c *conv) retryUnchanged(pr *progress) (reply, bool) {
+	if pr == nil || pr.doneBy == nil || pr.redos >= maxUnchangedRetries || c.snapshot == nil {
+		return reply{}, false
+	}
+	prev := &c.task.Solution[pr.doneStep]
+	if prev.Kind != kindClick {
+		return reply{}, false
+	}
+	u := pr.doneBy.result.URL
+	if u == "" || u != c.urlBefore(pr.doneBy) || c.pageURL != u {
+		return reply{}, false
+	}
+	if before := c.snapshotBefore(pr.doneBy); before == "" || !sameButRefs(before, c.snapshot.src.YAML) {
+		return reply{}, false
+	}
+	n := c.snapshot.find(prev.Target, true)
+	if n == nil {
+		return reply{}, false
+	}
+	return c.calls(toolCall{browser.ToolClick, map[string]any{"target": n.ref, "element": n.desc()}}), true
 }
 
 // lookAgain asks for a snapshot, or gives up with reason after maxLooks snapshots in a row.
@@ -371,6 +416,9 @@ func (c *conv) lookAgain(reason string) reply {
 func (c *conv) answer(st *suites.Step, pr *progress) reply {
 	ans, ok := c.answerText(st)
 	if !ok {
+		if r, ok := c.retryUnchanged(pr); ok {
+			return r
+		}
 		return c.lookAgain("the answer was not found on the page")
 	}
 	if c.task.Check.Answer != nil && c.offers(browser.ToolEvaluate) && c.coin(c.prof.PostAnswerLoop, "post_answer_loop", true) {

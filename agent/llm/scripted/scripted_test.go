@@ -810,3 +810,43 @@ func TestSectionHeaders(t *testing.T) {
 		}
 	}
 }
+
+// A click that "succeeded" but left the page where it was (issue 17: a click lost to a re-render), with the
+// next step's target missing and the clicked link still there: the policy clicks it again once, on its ref in
+// the latest snapshot, as a model that sees the page did not change would; a second unchanged click is followed
+// by the usual looks and the give-up. A click that moved the page on is never repeated.
+func TestUnchangedClickRetried(t *testing.T) {
+	churned := strings.ReplaceAll(strings.ReplaceAll(snapResults, "ref=e3", "ref=e13"), "ref=e4", "ref=e14")
+	h := newHarness(t, []suites.Task{qaTask()}, Clean())
+	h.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
+	if a := wantCall(t, h.ask(), "browser_click"); a["target"] != "e3" {
+		t.Fatalf("first click %v", a)
+	}
+	// The click's result: no error, same URL, the results re-rendered (fresh refs), no recipe.
+	again := h.results(obs("/search?q=soup", "Results", churned))
+	if a := wantCall(t, again, "browser_click"); a["target"] != "e13" || a["element"] != `link "Tomato Soup"` {
+		t.Fatalf("retry %v", a)
+	}
+	// Unchanged again: no more retries; look, then give up.
+	wantCall(t, h.results(obs("/search?q=soup", "Results", churned)), "browser_snapshot")
+
+	// The same click taking the page to the recipe goes straight on.
+	h2 := newHarness(t, []suites.Task{qaTask()}, Clean())
+	h2.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
+	wantCall(t, h2.ask(), "browser_click")
+	if f := wantFinal(t, h2.results(obs("/recipe/tomato-soup", "Tomato Soup", snapRecipe))); !f.OK || f.Final != "4.6" {
+		t.Fatalf("final %+v", f)
+	}
+	// A click that navigated elsewhere (the recipe page without the rating) is not retried: the policy looks.
+	h3 := newHarness(t, []suites.Task{qaTask()}, Clean())
+	h3.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
+	wantCall(t, h3.ask(), "browser_click")
+	wantCall(t, h3.results(obs("/recipe/tomato-soup", "Tomato Soup", snapResults)), "browser_snapshot")
+	// Same URL, but the page changed beyond its refs (a line added): the click did something, so the policy
+	// reads the page (a snapshot) instead of clicking again (review of issue 17).
+	h4 := newHarness(t, []suites.Task{qaTask()}, Clean())
+	h4.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
+	wantCall(t, h4.ask(), "browser_click")
+	changed := churned + "\n- status: Filters applied"
+	wantCall(t, h4.results(obs("/search?q=soup", "Results", changed)), "browser_snapshot")
+}

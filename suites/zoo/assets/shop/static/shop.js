@@ -1,38 +1,30 @@
-// Northwind Outfitters storefront script. With the ref_churn mutation on (body[data-churn-ms]), the cart and
-// the search results re-render a fixed delay after the last user action — and after the page loads, for the
-// action that opened it: every node of a [data-churn-region] is replaced by a fresh copy (form values kept),
-// and a few secondary names alternate ([data-alt-label] ↔ aria-label, [data-alt-text] ↔ text). Deterministic:
-// one fixed delay counted from the latest action (a new action restarts it; a fill in progress defers it by
-// 50 ms steps), no jitter — so a snapshot taken less than the delay after an action always shows the old
-// nodes, and one taken later always the new ones.
+// Northwind Outfitters storefront script, also served to Staybook as static/churn.js: the ref_churn mutation
+// (body[data-churn]). The cart and the search results (Staybook: the results list and the property page's
+// availability block) re-render at the first press of a mouse button after the latest user action (a click,
+// input, key press or submit) or after the page load, for the action that opened the page: every node
+// of a [data-churn-region] is replaced by a fresh copy (form values kept), and a few secondary names alternate
+// ([data-alt-label] ↔ aria-label, [data-alt-text] ↔ text). Like a list that refreshes its prices when the user
+// touches it, a snapshot taken after an action shows nodes that the next click replaces.
+//
+// Deterministic, no timer (issue 17): the re-render runs inside the mousedown of the first press after an
+// action, so the press goes to the old node and the release to its fresh copy; the browser dispatches no
+// click (the pressed node has left the page), and the agent's click fails as a stale ref whatever the
+// machine's speed. The next press, on the fresh nodes, is an ordinary click. Nothing else re-renders: a
+// fill or a select is never split, and a snapshot always shows the nodes the next press meets first.
 (function () {
   "use strict";
-  var ms = parseInt(document.body.getAttribute("data-churn-ms") || "0", 10);
-  if (!ms) return;
+  if (!document.body.hasAttribute("data-churn")) return;
   var gen = 0;
-  var timer = null;
+  var due = true; // the page load is the action that opened the page
   function fields(root) { return root.querySelectorAll("input, select, textarea"); }
-  // An edit is in progress when a field of a region got focus and no input followed yet: a fill is focus,
-  // select-all, insert, and swapping the node between those steps would insert into the old value ("1" → "21").
-  var focusedAt = 0, inputAt = 0;
-  document.addEventListener("focusin", function () { focusedAt = Date.now(); }, true);
-  document.addEventListener("input", function () { inputAt = Date.now(); }, true);
-  function editing() {
-    var el = document.activeElement;
-    return el && el.closest && el.closest("[data-churn-region]") && el.matches("input, select, textarea") &&
-      focusedAt > inputAt && Date.now() - focusedAt < 1000;
-  }
   function rerender() {
-    timer = null;
-    if (editing()) { timer = setTimeout(rerender, 50); return; }
     gen++;
     document.querySelectorAll("[data-churn-region]").forEach(function (region) {
       var fresh = region.cloneNode(true);
-      var olds = fields(region), news = fields(fresh), focused = -1;
+      var olds = fields(region), news = fields(fresh);
       for (var i = 0; i < olds.length && i < news.length; i++) {
         if (olds[i].type === "checkbox" || olds[i].type === "radio") news[i].checked = olds[i].checked;
         else news[i].value = olds[i].value;
-        if (olds[i] === document.activeElement) focused = i;
       }
       fresh.querySelectorAll("[data-alt-label]").forEach(function (el) {
         var alt = el.getAttribute("data-alt-label");
@@ -45,17 +37,19 @@
         el.textContent = alt;
       });
       fresh.setAttribute("data-churn-gen", String(gen));
+      // Focus is not carried over: the press that re-renders moves it anyway.
       region.replaceWith(fresh);
-      if (focused >= 0) news[focused].focus();
     });
     document.body.setAttribute("data-churn-gen", String(gen));
   }
-  function schedule() {
-    if (timer !== null) clearTimeout(timer);
-    timer = setTimeout(rerender, ms);
-  }
-  ["click", "input", "change", "keydown", "submit"].forEach(function (type) {
-    document.addEventListener(type, schedule, true);
+  // No "change": a field edited before the press fires it on the fresh copy once the press has moved the
+  // focus (after the re-render), which would make the next press re-render again; its "input" counted.
+  ["click", "input", "keydown", "submit"].forEach(function (type) {
+    document.addEventListener(type, function () { due = true; }, true);
   });
-  schedule();
+  document.addEventListener("mousedown", function () {
+    if (!due) return;
+    due = false;
+    rerender();
+  }, true);
 })();
