@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -69,6 +70,8 @@ func TestLabelledAnswers(t *testing.T) {
 	seen := map[string]bool{}
 	var humanPass, humanFail, agreePass, agreeFail, uncertainPass, uncertainFail, noRule int
 	var falsePass, falseNeg []string
+	batches := map[string]*[6]int{} // per id prefix: human pass → pass, uncertain, fail; human fail → fail, uncertain, pass
+	var batchOrder []string
 	for _, c := range cs {
 		if seen[c.ID] {
 			t.Errorf("duplicate id %s", c.ID)
@@ -90,6 +93,16 @@ func TestLabelledAnswers(t *testing.T) {
 			continue
 		}
 		line := fmt.Sprintf("%s: answer %q (rule %+v): judge %s — %s", c.ID, c.Answer, ruleString(r), v.Outcome(), v.Reason)
+		b := batchOf(c.ID)
+		if batches[b] == nil {
+			batches[b] = &[6]int{}
+			batchOrder = append(batchOrder, b)
+		}
+		k := map[string]int{"pass": 0, "uncertain": 1, "fail": 2}[v.Outcome()]
+		if c.Human == "fail" {
+			k = map[string]int{"fail": 3, "uncertain": 4, "pass": 5}[v.Outcome()]
+		}
+		batches[b][k]++
 		switch c.Human {
 		case "pass":
 			humanPass++
@@ -115,6 +128,11 @@ func TestLabelledAnswers(t *testing.T) {
 	}
 	t.Logf("labelled set: %d cases (%d human pass, %d human fail); judge on human pass: %d pass, %d uncertain, %d false negatives; on human fail: %d fail, %d uncertain, %d false passes",
 		len(cs), humanPass, humanFail, agreePass, uncertainPass, len(falseNeg), agreeFail, uncertainFail, len(falsePass))
+	for _, b := range batchOrder {
+		n := batches[b]
+		t.Logf("batch %s: human pass %d → %d pass, %d uncertain, %d false negatives; human fail %d → %d fail, %d uncertain, %d false passes",
+			b, n[0]+n[1]+n[2], n[0], n[1], n[2], n[3]+n[4]+n[5], n[3], n[4], n[5])
+	}
 	for _, l := range falsePass {
 		t.Errorf("false pass: %s", l)
 	}
@@ -135,6 +153,14 @@ func TestLabelledAnswers(t *testing.T) {
 		}
 	}
 	_ = noRule
+}
+
+// batchOf is a case id's batch: its prefix before the first '-' (wv, adv, ho, ho2, rev, …).
+func batchOf(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		return id[:i]
+	}
+	return id
 }
 
 func ruleString(r suites.AnswerRule) string {
