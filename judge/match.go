@@ -48,7 +48,8 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 //     uncertain (Knicks (New York) for New York Knicks).
 //   - Number: some number of the answer equals Number within Tolerance, after converting units of one family
 //     (0.19 GB for 192 MB, 78 grams for 0.078 kg), percent and fraction (1/32 and 0.03125 for 3.125%), within
-//     the answer's own precision when the representation changed (0.19 GB is 190 ± 5 MB); not an ordinal (the
+//     the answer's own precision when the representation changed (0.19 GB is 190 ± 5 MB) and the answer keeps
+//     the reference's significant figures but one, at least two (0.2 GB for 192 MB, 0.03 for 3.125 % fail); not an ordinal (the
 //     3rd), not a number followed by another unit (192 Mbps for 192 MB); a question counting in thousands
 //     ("how many thousand hours") accepts 17, 17 thousand and 17000 for 17.
 //
@@ -153,6 +154,8 @@ func (g *grader) markSpan(lo, hi int) {
 func numEq(exp, got token, tol float64) bool {
 	e, v := exp.num, got.num
 	changed := false
+	ref := sigFigsOf(exp)
+	keeps := sigFigs(got) >= min(ref, max(ref-1, 2))
 	// Units: convert got into exp's unit when both are known and of one family.
 	if exp.unit != "" && got.unit != "" && exp.unit != got.unit {
 		ue, ok1 := units[exp.unit]
@@ -182,10 +185,38 @@ func numEq(exp, got token, tol float64) bool {
 		changed = true
 	}
 	t := tol
-	if changed && got.prec > t {
+	// A change of representation rounds: 0.19 GB is 190 ± 5 MB. Only as far as the answer keeps the reference's
+	// significant figures but one, and at least two (0.19 GB for 192 MB keeps 2 of 3; 0.2 GB, 1 of 3, 0.05 TB
+	// for 48 GB, 1 of 2, and 0.03 for 3.125 %, 1 of 4, are too rough).
+	if changed && got.prec > t && keeps {
 		t = got.prec
 	}
 	return math.Abs(v-e) <= t+relEps(e, v)
+}
+
+// sigFigs is how many significant figures the answer's number t was written with (from its value and its
+// precision, half a unit of its last digit); exact numbers (fractions, number words) count as many.
+func sigFigs(t token) int {
+	if t.prec <= 0 || t.num == 0 {
+		return math.MaxInt32
+	}
+	return int(math.Floor(math.Log10(math.Abs(t.num)/(2*t.prec))+1e-9)) + 1
+}
+
+// sigFigsOf counts the significant figures of a reference number: its shortest decimal digits without leading
+// zeros, and without trailing zeros of an integer (192 → 3, 0.078 → 2, 3.125 → 4, 1200 → 2); a fraction
+// (1/186313420339200000) or a long decimal counts as 4.
+func sigFigsOf(ref token) int {
+	if ref.frac {
+		return 4
+	}
+	s := strconv.FormatFloat(math.Abs(ref.num), 'f', -1, 64)
+	int_, frac, _ := strings.Cut(s, ".")
+	digits := strings.TrimLeft(int_+frac, "0")
+	if frac == "" {
+		digits = strings.TrimRight(digits, "0")
+	}
+	return min(max(len(digits), 1), 6)
 }
 
 // relEps is the rounding slack of comparing a and b: a billionth of the larger.
