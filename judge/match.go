@@ -54,7 +54,8 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 //     ("how many thousand hours") accepts 17, 17 thousand and 17000 for 17.
 //
 // Uncertain, when every part matched: the answer negates a match ("not", "no", "never", "neither", "nor",
-// "without" up to three tokens before it, or "is not"/"does not" right after it); it states other candidate
+// "without" up to three tokens before it, or "is not"/"does not" right after it); it states a bound of a matched
+// number ("more than 12", "at least", "up to", "over", "under", "12+", "12 or more"); it states other candidate
 // numbers than the one matched (a Number rule: numbers not in the question, not part of a date, not list
 // markers, not number words like "one", of the expected unit's family or without a unit); it names other
 // items beside the expected ones (a segment of the answer — cut at , ; : ( ) and sentence ends — without a match
@@ -364,6 +365,10 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 		if m.start >= 0 {
 			if neg := g.negated(m.start, m.n); neg != "" {
 				doubts = append(doubts, fmt.Sprintf("negates %q (%q)", m.item, neg))
+			} else if m.n == 1 && g.ans[m.start].kind == tokNumber {
+				if c := g.comparator(m.start); c != "" {
+					doubts = append(doubts, fmt.Sprintf("states a bound (%q %s), not the number", c, m.item))
+				}
 			}
 		}
 	}
@@ -807,12 +812,38 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		if neg := g.negated(i, 1); neg != "" {
 			return nil, []string{fmt.Sprintf("negates %s (%q)", g.surface(g.ans[i]), neg)}
 		}
+		if c := g.comparator(i); c != "" {
+			return nil, []string{fmt.Sprintf("states a bound (%q %s), not the number", c, strings.TrimSpace(g.surface(g.ans[i])))}
+		}
 	}
 	if len(others) > 0 {
 		return nil, []string{fmt.Sprintf("states other candidate numbers beside %s: %s", strings.TrimSpace(g.surface(g.ans[hit[0]])),
 			strings.Join(others, ", "))}
 	}
 	return nil, nil
+}
+
+var (
+	// comparatorBeforeRe, comparatorAfterRe: a bound around a number ("more than 12", "at least 12", "12+", "12
+	// or more"): the answer says the value is not, or not only, that number.
+	comparatorBeforeRe = regexp.MustCompile(`(?i)(?:\b(?:more|less|fewer|greater|higher|lower|larger|smaller)\s+than|` +
+		`\b(?:over|under|above|below|beyond|exceeding|at\s+least|at\s+most|up\s+to|upwards\s+of|in\s+excess\s+of|no\s+more\s+than|no\s+fewer\s+than)|[<>≤≥]=?)\s*[$€£]?\s*$`)
+	comparatorAfterRe = regexp.MustCompile(`(?i)^(?:\+|\s*(?:or|and)\s+(?:more|less|fewer|above|below|over|under)\b)`)
+)
+
+// comparator returns the bound around the answer's number at i ("more than", "+"), "" when there is none.
+func (g *grader) comparator(i int) string {
+	t, s := g.ans[i], fold(g.raw)
+	if t.start < 0 || t.end > len(s) {
+		return ""
+	}
+	if m := comparatorBeforeRe.FindString(s[:t.start]); m != "" {
+		return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(m), "$€£"))
+	}
+	if m := comparatorAfterRe.FindString(s[t.end:]); m != "" {
+		return strings.TrimSpace(m)
+	}
+	return ""
 }
 
 // stopWords: function words and common sentence openers, never a name.
