@@ -43,7 +43,8 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 //     hyphenated name (resource-watch/resource-watch-api does not contain resource-watch/resource-watch); a
 //     company suffix at the item's end is optional; an item that is a URL matches a URL of the answer with the
 //     same scheme (when the item has one), host, port and leading whole path segments, and the item's query
-//     parameters; an item of punctuation only ("-----") is a substring test. A missing item fails — unless
+//     parameters; an item of punctuation only ("-----") is a substring test (uncertain with a negation word in
+//     its sentence: "there is no ----- separator"). A missing item fails — unless
 //     the answer has some of its distinctive words (not the question's) and all its numbers, then it is
 //     uncertain (Knicks (New York) for New York Knicks).
 //   - Number: some number of the answer equals Number within Tolerance, after converting units of one family
@@ -305,6 +306,8 @@ type match struct {
 	item  string
 	start int
 	n     int
+	// lit is the byte span in fold(answer) of an item of punctuation only ("-----"), which has no tokens.
+	lit [2]int
 }
 
 func (g *grader) mustInclude(items []string) (fails, doubts []string) {
@@ -332,8 +335,8 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 				allNumbers = false
 			}
 			if len(toks) == 0 {
-				if strings.Contains(g.folded, strings.ToLower(fold(alt))) {
-					best = &match{item: alt, start: -1}
+				if at := strings.Index(fold(g.raw), fold(alt)); at >= 0 {
+					best = &match{item: alt, start: -1, lit: [2]int{at, at + len(fold(alt))}}
 					g.literal = true
 				}
 				continue
@@ -362,6 +365,11 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 		return fails, nil
 	}
 	for _, m := range found {
+		if m.lit[1] > 0 {
+			if neg := g.negatedSpan(m.lit[0], m.lit[1]); neg != "" {
+				doubts = append(doubts, fmt.Sprintf("negates %q (%q in its sentence)", m.item, neg))
+			}
+		}
 		if m.start >= 0 {
 			if neg := g.negated(m.start, m.n); neg != "" {
 				doubts = append(doubts, fmt.Sprintf("negates %q (%q)", m.item, neg))
@@ -460,6 +468,30 @@ func (g *grader) negated(start, n int) string {
 		}
 		if g.ans[k].text == "not" {
 			return "not"
+		}
+	}
+	return ""
+}
+
+// sentenceEndRe: the end of a sentence (., ! or ? before a space or the end).
+var sentenceEndRe = regexp.MustCompile(`[.!?](?:\s|$)`)
+
+// negatedSpan returns a negation word in the sentence of fold(answer)[lo:hi] (a match without tokens, such as
+// "-----"), "" when there is none.
+func (g *grader) negatedSpan(lo, hi int) string {
+	s := fold(g.raw)
+	from, to := 0, len(s)
+	for _, e := range sentenceEndRe.FindAllStringIndex(s, -1) {
+		if e[1] <= lo {
+			from = e[1]
+		} else if e[0] >= hi {
+			to = e[0]
+			break
+		}
+	}
+	for _, t := range g.ans {
+		if t.start >= from && t.end <= to && negations[t.text] {
+			return t.text
 		}
 	}
 	return ""
