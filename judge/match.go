@@ -75,7 +75,7 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 	if strings.TrimSpace(answer) == "" {
 		return OutcomeFail, "no final answer"
 	}
-	g := grader{ans: tokenize(answer), q: tokenize(question), folded: strings.ToLower(fold(answer)), raw: answer}
+	g := grader{ans: tokenize(answer), q: tokenize(question), raw: answer}
 	for _, loc := range urlSpanRe.FindAllStringIndex(fold(answer), -1) {
 		for i, t := range g.ans {
 			if t.start >= loc[0] && t.end <= loc[1] {
@@ -136,7 +136,6 @@ type grader struct {
 	ans, q []token
 	qWords map[string]bool
 	qNums  []token
-	folded string
 	raw    string
 	// matched marks answer tokens inside a match; literal: some item matched as a substring (punctuation only).
 	matched map[int]bool
