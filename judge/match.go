@@ -58,7 +58,8 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // "without" up to three tokens before it, or "is not"/"does not" right after it); it states a bound of a matched
 // number ("more than 12", "at least", "up to", "over", "under", "12+", "12 or more"); it states other candidate
 // numbers than the one matched (a Number rule: numbers not in the question, not part of a date, not list
-// markers, not number words like "one", of the expected unit's family or without a unit); it names other
+// markers, not a number word that counts nothing ("one of them", "the first one"; "one meaning" is a
+// candidate), of the expected unit's family or without a unit); it names other
 // items beside the expected ones (a segment of the answer — cut at , ; : ( ) and sentence ends — without a match
 // that has a name or a plain number of its own; in a match's own segment another name that neither continues the
 // match's name, "Microsoft Translator", nor is a place after a preposition, "in Los Angeles"; a list of numbers
@@ -507,7 +508,7 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 	if allNumbers {
 		var extra []string
 		for i, t := range g.ans {
-			if t.kind == tokNumber && !g.matched[i] && g.plainCandidate(t) {
+			if t.kind == tokNumber && !g.matched[i] && g.plainCandidate(i) {
 				extra = append(extra, strings.TrimSpace(g.surface(t)))
 			}
 		}
@@ -537,7 +538,7 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 			continue
 		}
 		switch {
-		case t.kind == tokNumber && g.plainCandidate(t) && t.unit == "":
+		case t.kind == tokNumber && g.plainCandidate(i) && t.unit == "":
 			return fmt.Sprintf("also states %s", strings.TrimSpace(g.surface(t)))
 		case g.isName(i, inItems):
 			return fmt.Sprintf("also names %q", g.surface(t))
@@ -633,16 +634,41 @@ func (g *grader) isName(i int, inItems map[string]bool) bool {
 		!companySuffix[t.text]
 }
 
-// plainCandidate: a number that counts as a candidate answer — not a list marker, not part of a date, not an
-// ordinal, not a number word, not a rating's scale ("out of 5"), not a number of the question.
-func (g *grader) plainCandidate(t token) bool {
-	if t.enumerator || t.date || t.ordinal || t.weak || t.scale || t.url {
+// plainCandidate: the answer's number at i counts as a candidate answer — not a list marker, not part of a date,
+// not an ordinal, not a rating's scale ("out of 5"), not a number of the question, and a number word only when
+// it counts something ("one meaning", "five styles"; not "one of them", "the first one", "no one").
+func (g *grader) plainCandidate(i int) bool {
+	t := g.ans[i]
+	if t.enumerator || t.date || t.ordinal || t.scale || t.url {
+		return false
+	}
+	if t.weak && !g.countsThing(i) {
 		return false
 	}
 	for _, q := range g.qNums {
 		if math.Abs(q.num-t.num) <= relEps(q.num, t.num) {
 			return false
 		}
+	}
+	return true
+}
+
+// pronounOne: words before "one" that make it a pronoun ("the one", "no one", "which one").
+var pronounOne = map[string]bool{"the": true, "no": true, "this": true, "that": true, "which": true, "each": true,
+	"every": true, "any": true, "some": true, "first": true, "last": true, "another": true, "a": true}
+
+// countsThing: the number word at i is followed, in its segment, by a content word it counts (a word that is
+// no stop word: "one meaning", "five styles").
+func (g *grader) countsThing(i int) bool {
+	if i+1 >= len(g.ans) {
+		return false
+	}
+	next := g.ans[i+1]
+	if next.seg != g.ans[i].seg || next.kind != tokWord || stopWords[next.text] || next.label {
+		return false
+	}
+	if i > 0 && g.ans[i-1].seg == g.ans[i].seg && pronounOne[g.ans[i-1].text] {
+		return false
 	}
 	return true
 }
@@ -817,7 +843,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 			hit = append(hit, i)
 			continue
 		}
-		if !g.plainCandidate(t) {
+		if !g.plainCandidate(i) {
 			continue
 		}
 		// A number with a unit of another family than the expected one (or any unit when none is expected) is
