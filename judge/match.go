@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"webbench/suites"
 )
@@ -65,7 +66,11 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // match's name, "Microsoft Translator", nor is a place after a preposition, "in Los Angeles"; a list of numbers
 // longer than the rule's; or an alternative or comparison: "or", "than", "vs", "instead", "but", "however"); a
 // name is a capitalised word or an identifier that is not the question's, not the rule's, not a stop word, a
-// month or a weekday, not a label before a colon or a Markdown heading, not inside a URL; the items appear in another order than the
+// month or a weekday, not a label before a colon or a Markdown heading, not inside a URL; in lower case, a
+// content word (not a stop word, the question's or the rule's) is a name too after "and"/"or"/"then" in a
+// match's segment when the rule lists several items or the answer has no capitals at all ("minnesota vikings and
+// the cowboys"), and in a short list-item segment of an answer without capitals ("…, dallas cowboys"); a segment
+// without a match that says what the answer is ("this year it is pillow"); the items appear in another order than the
 // rule lists them; it has the opposite of an expected word (limited beside unlimited); it hedges ("not sure",
 // "unable to", "failed to", "could not find", "maybe", "probably", "I think"); or the question asks for several
 // things ("compare", "both", "respectively") while the rule checks one item (an answer about one of them, "Pro
@@ -557,9 +562,25 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 	for i := range g.matched {
 		segHas[g.ans[i].seg] = true
 	}
+	// An answer without capitals ("chicago bears, …, dallas cowboys") hides its names: its content words are
+	// read as names where a capitalised word would be one.
+	lower := !strings.ContainsFunc(g.raw, unicode.IsUpper)
 	for i, t := range g.ans {
 		if g.matched[i] {
 			continue
+		}
+		if w := g.anotherAnswer(i, inItems); w != "" {
+			return fmt.Sprintf("names another answer (%q)", w)
+		}
+		if segHas[t.seg] && g.lowerName(i, inItems) && g.afterConjunction(i) && (lower || len(items) > 1) {
+			// "microsoft and google", "Minnesota Vikings and the cowboys", "orange, white and blue".
+			return fmt.Sprintf("also names %q", g.surface(t))
+		}
+		if !segHas[t.seg] && lower && g.lowerName(i, inItems) && g.listItemSegment(t.seg) {
+			return fmt.Sprintf("also names %q", g.surface(t))
+		}
+		if segHas[t.seg] && lower && alternatives[t.text] && g.lowerNameInSegment(t.seg, inItems) {
+			return fmt.Sprintf("offers an alternative (%q …)", t.text)
 		}
 		if segHas[t.seg] {
 			// In a segment with a match: an alternative or a comparison to another name, or another name of its
@@ -581,6 +602,92 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 		}
 	}
 	return ""
+}
+
+// lowerName: the token at i is a word written in lower case that could name an item: not a stop word, the
+// question's, the rule's, a month, a weekday, a unit, a label, in a URL, or shorter than three letters.
+func (g *grader) lowerName(i int, inItems map[string]bool) bool {
+	t := g.ans[i]
+	if t.kind != tokWord || t.cap || t.label || t.url || len(t.text) < 3 {
+		return false
+	}
+	_, unit := unitAlias[t.text]
+	return !unit && !stopWords[t.text] && !g.qWords[t.text] && !inItems[t.text] && !months[t.text] &&
+		!weekdays[t.text] && !companySuffix[t.text] && !listWords[t.text]
+}
+
+// listItemSegment: the segment seg is short (at most five tokens) and reads as a list item, not a clause or an
+// aside: it opens with no function word other than "the", "and", "or", "then", "plus" ("dallas cowboys", "then
+// torquay united"; not "(by comparison with 1/n^3)").
+func (g *grader) listItemSegment(seg int) bool {
+	var ts []token
+	for _, t := range g.ans {
+		if t.seg == seg {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 || len(ts) > 5 {
+		return false
+	}
+	switch w := ts[0].text; {
+	case w == "the" || w == "and" || w == "or" || w == "then" || w == "plus":
+		return true
+	case stopWords[w]:
+		return false
+	}
+	return true
+}
+
+// listWords: lower-case words that join or close a list rather than name an item.
+var listWords = map[string]bool{"then": true, "plus": true, "etc": true, "respectively": true, "together": true}
+
+func (g *grader) lowerNameInSegment(seg int, inItems map[string]bool) bool {
+	for i, t := range g.ans {
+		if t.seg == seg && !g.matched[i] && g.lowerName(i, inItems) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterConjunction: the token at i follows "and", "or", "&", "then" or "plus" (perhaps with "the" between) in
+// its segment: the next item of a list.
+func (g *grader) afterConjunction(i int) bool {
+	k := i - 1
+	if k >= 0 && g.ans[k].text == "the" {
+		k--
+	}
+	if k < 0 || g.ans[k].seg != g.ans[i].seg {
+		return false
+	}
+	switch g.ans[k].text {
+	case "and", "or", "&", "then", "plus", "nor":
+		return true
+	}
+	return false
+}
+
+// anotherAnswerRe: a segment that names the answer ("it is pillow", "the answer is pillow", "now it's X").
+var answerSubjects = map[string]bool{"it": true, "answer": true, "winner": true, "result": true, "tool": true,
+	"one": true}
+
+// anotherAnswer: the token at i, in a segment without a match, is what the segment says the answer is ("this
+// year it is pillow") and could name an item; it returns its text, "" otherwise.
+func (g *grader) anotherAnswer(i int, inItems map[string]bool) string {
+	t := g.ans[i]
+	if i < 2 || g.matched[i] || !copulas[g.ans[i-1].text] || !answerSubjects[g.ans[i-2].text] ||
+		g.ans[i-1].seg != t.seg || g.ans[i-2].seg != t.seg {
+		return ""
+	}
+	for k := range g.ans {
+		if g.ans[k].seg == t.seg && g.matched[k] {
+			return ""
+		}
+	}
+	if (i+1 < len(g.ans) && g.ans[i+1].seg == t.seg) || !(g.lowerName(i, inItems) || g.isName(i, inItems)) {
+		return ""
+	}
+	return g.surface(t)
 }
 
 // nameRun returns the bounds [lo, hi] of the run of capitalised words and identifiers around i in its segment.
