@@ -77,6 +77,18 @@ func (s stubJudge) Judge(context.Context, Input) (Verdict, error) {
 	return s.v, nil
 }
 
+// refStub is a stubJudge that also takes a reference (ReferenceJudge) and records the last one.
+type refStub struct {
+	stubJudge
+	ref *Reference
+}
+
+func (s refStub) JudgeWithReference(_ context.Context, _ Input, ref Reference) (Verdict, error) {
+	*s.calls++
+	*s.ref = ref
+	return s.v, nil
+}
+
 // The answer judge leaves an ambiguous answer uncertain (never a pass); with a fallback judge the fallback
 // decides it, and only the uncertain cases reach the fallback.
 func TestAnswerUncertainAndFallback(t *testing.T) {
@@ -87,10 +99,27 @@ func TestAnswerUncertainAndFallback(t *testing.T) {
 		t.Fatalf("ambiguous answer without fallback: %+v %v", v, err)
 	}
 	calls := 0
-	fb := Answer{Fallback: stubJudge{Verdict{Judge: "llm", Reason: "VERDICT: NOT SUCCESS"}, &calls}}
+	var ref Reference
+	fb := Answer{Fallback: refStub{stubJudge{Verdict{Judge: "llm", Reason: "VERDICT: NOT SUCCESS"}, &calls}, &ref}}
 	v, err = fb.Judge(context.Background(), Input{Task: task, Final: "3 of the 4 styles are in stock"})
-	if err != nil || v.Pass || v.Uncertain || v.Judge != "answer" || calls != 1 || !contains(v.Reason, "decided by the llm judge") {
+	if err != nil || v.Pass || v.Uncertain || v.Judge != "answer" || calls != 1 || !contains(v.Reason, "decided by the llm judge") ||
+		!contains(v.Reason, "it saw the reference") {
 		t.Fatalf("ambiguous answer with fallback: %+v %v (calls %d)", v, err, calls)
+	}
+	// The fallback gets the reference (here the rule spelled out: a Zoo rule has no reference text) and the doubt.
+	if ref.Answer != "the number 3" || ref.Rule != "the number 3" || !contains(ref.Doubt, "4") {
+		t.Errorf("fallback reference %+v", ref)
+	}
+	// A fallback that takes no reference and has no screenshots could only guess: a judge error, no verdict.
+	plainCalls := 0
+	plain := Answer{Fallback: stubJudge{Verdict{Judge: "llm", Pass: true, Reason: "VERDICT: SUCCESS"}, &plainCalls}}
+	v, err = plain.Judge(context.Background(), Input{Task: task, Final: "3 of the 4 styles are in stock"})
+	if err != nil || v.Pass || v.Error == "" || plainCalls != 0 || !contains(v.Error, "neither the reference") {
+		t.Errorf("plain fallback without screenshots: %+v %v (calls %d)", v, err, plainCalls)
+	}
+	v, _ = plain.Judge(context.Background(), Input{Task: task, Final: "3 of the 4 styles are in stock", Screenshots: [][]byte{png(1)}})
+	if !v.Pass || plainCalls != 1 || !contains(v.Reason, "1 screenshot(s), not the reference") {
+		t.Errorf("plain fallback with a screenshot: %+v (calls %d)", v, plainCalls)
 	}
 	v, _ = fb.Judge(context.Background(), Input{Task: task, Final: "There are three styles."})
 	if !v.Pass || calls != 1 {
@@ -100,8 +129,9 @@ func TestAnswerUncertainAndFallback(t *testing.T) {
 	if v, _ := (Answer{}).Judge(context.Background(), Input{Task: free, Final: "x"}); v.Error == "" {
 		t.Errorf("a free-text reference without a fallback must be a judge error: %+v", v)
 	}
-	if v, _ := fb.Judge(context.Background(), Input{Task: free, Final: "x"}); v.Error != "" || calls != 2 || !contains(v.Reason, "free text only") {
-		t.Errorf("a free-text reference with a fallback goes to it: %+v (calls %d)", v, calls)
+	if v, _ := fb.Judge(context.Background(), Input{Task: free, Final: "x"}); v.Error != "" || calls != 2 || !contains(v.Reason, "free text only") ||
+		ref.Answer != "'Baked Dijon Salmon', 4.6-star" || ref.Rule != "" {
+		t.Errorf("a free-text reference with a fallback goes to it: %+v (calls %d, reference %+v)", v, calls, ref)
 	}
 	for _, c := range []struct {
 		v    Verdict

@@ -119,6 +119,85 @@ func (j *LLM) Judge(ctx context.Context, in Input) (Verdict, error) {
 	return v, nil
 }
 
+// JudgeWithReference implements ReferenceJudge: the answer judge's fallback. The model sees the task, the
+// answer, the reference answer, the rule the answer judge checked and its doubt, and the last screenshots; it
+// decides whether the answer states the reference. Verdicts as Judge.
+func (j *LLM) JudgeWithReference(ctx context.Context, in Input, ref Reference) (Verdict, error) {
+	v := Verdict{Judge: j.Name()}
+	final := strings.TrimSpace(in.Final)
+	if final == "" {
+		v.Reason = "no final answer"
+		return v, nil
+	}
+	shots := in.Screenshots
+	if len(shots) > j.k {
+		shots = shots[len(shots)-j.k:]
+	}
+	resp, err := j.client.Chat(ctx, llm.Request{Messages: LLMReferenceMessages(in.Task.Goal, final, ref, shots),
+		Temperature: new(float32), Seed: seedPtr()})
+	if err != nil {
+		return v, fmt.Errorf("llm judge: %w", err)
+	}
+	reply := strings.TrimSpace(resp.Message.Content)
+	v.Reason = reply
+	pass, ok := ParseVerdict(reply)
+	if !ok {
+		v.Error = "judge reply has no verdict line (SUCCESS or NOT SUCCESS): " + clip(firstLineOf(reply))
+		return v, nil
+	}
+	v.Pass = pass
+	return v, nil
+}
+
+var _ ReferenceJudge = (*LLM)(nil)
+
+const llmReferenceSystemPrompt = `You grade the final answer of an automated web-browsing agent against the benchmark's reference
+answer. For one attempt you receive the task, the agent's final answer, the reference answer (what the benchmark
+records as correct), the rule an automatic checker applied, the reason that checker could not decide, and
+possibly screenshots of the last pages the agent saw.
+
+How to judge:
+- The answer succeeds when it states what the reference states: paraphrases, other units or formats of the same
+  value (within the reference's precision), other word order and extra context are fine.
+- The answer does not succeed when it states a different value or item as its answer, hedges between the
+  reference and something else, negates or takes back the reference, gives only a bound ("more than 12") where
+  the reference is exact, adds wrong items to a list, or leaves out a part the task asks for.
+- The checker's doubt tells you where to look; decide it, do not repeat it.
+- Use the screenshots, if any, only to understand the answer; the reference decides what is correct.
+
+First explain your reasoning briefly. Then end your reply with one last line that is exactly one of:
+VERDICT: SUCCESS
+VERDICT: NOT SUCCESS`
+
+// LLMReferenceMessages builds the fallback conversation of JudgeWithReference: the reference system prompt,
+// then one user message with the task, the answer, the reference answer, the rule and the doubt, the
+// screenshots (oldest first) and a closing text part.
+func LLMReferenceMessages(task, answer string, ref Reference, screenshots [][]byte) []openai.ChatCompletionMessage {
+	intro := fmt.Sprintf("TASK: %s\n\nFINAL ANSWER OF THE AGENT: %s\n\nREFERENCE ANSWER: %s\n\n", task, answer, ref.Answer)
+	if ref.Rule != "" && ref.Rule != ref.Answer {
+		intro += fmt.Sprintf("RULE THE CHECKER APPLIED: %s\n\n", ref.Rule)
+	}
+	if ref.Doubt != "" {
+		intro += fmt.Sprintf("WHY THE CHECKER COULD NOT DECIDE: %s\n\n", ref.Doubt)
+	}
+	if len(screenshots) == 0 {
+		intro += "No screenshots were recorded for this attempt."
+	} else {
+		intro += fmt.Sprintf("The last %d screenshot(s) of the attempt follow, oldest first.", len(screenshots))
+	}
+	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: intro}}
+	for _, b := range screenshots {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+			ImageURL: &openai.ChatMessageImageURL{URL: DataURL(b)}})
+	}
+	parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
+		Text: "Your reasoning, then the verdict line:"})
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: llmReferenceSystemPrompt},
+		{Role: openai.ChatMessageRoleUser, MultiContent: parts},
+	}
+}
+
 // Preflight sends one judge request for a made-up attempt without screenshots — the judge's own request
 // shape (temperature 0, its seed), so what the endpoint refuses in it is found before any verdict — and
 // returns the call's error (*llm.Error), nil when the endpoint answered. The reply itself is not judged.

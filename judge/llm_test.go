@@ -263,3 +263,34 @@ func TestParseVerdict(t *testing.T) {
 		}
 	}
 }
+
+// The answer judge's llm fallback sees the reference answer, the rule and the doubt (review M2): an uncertain
+// golden case is sent with the golden, and the verdict says what the fallback saw.
+func TestLLMFallbackSeesReference(t *testing.T) {
+	js := newJudgeServer(t, "The reference is 9675; the answer commits to 9,674.\nVERDICT: NOT SUCCESS")
+	n := 9675.0
+	rule := suites.AnswerRule{Number: &n, Reference: "9675", Type: "golden"}
+	task := suites.Task{Goal: "How many days are there between February 12, 2024 and August 9, 2050?", Check: suites.Check{Answer: &rule}}
+	answer := "There are 9,674 days between the two dates (9,675 if the end date is included)."
+	v, err := Answer{Fallback: NewLLM(js.client(t), 15)}.Judge(t.Context(), Input{Task: task, Final: answer})
+	if err != nil || v.Pass || v.Error != "" || v.Uncertain {
+		t.Fatalf("verdict %+v %v", v, err)
+	}
+	if !strings.Contains(v.Reason, `it saw the reference "9675"`) || !strings.Contains(v.Reason, "0 screenshot(s)") {
+		t.Errorf("reason does not say what the fallback saw: %s", v.Reason)
+	}
+	reqs := js.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	all := strings.Join(reqs[0].Texts, "\n")
+	for _, want := range []string{task.Goal, answer, "REFERENCE ANSWER: 9675", "RULE THE CHECKER APPLIED: the number 9675",
+		"WHY THE CHECKER COULD NOT DECIDE: uncertain: ", "9,674"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("request lacks %q:\n%s", want, all)
+		}
+	}
+	if !strings.Contains(reqs[0].System, "reference answer") || !strings.Contains(reqs[0].System, "VERDICT: NOT SUCCESS") {
+		t.Errorf("system prompt:\n%s", reqs[0].System)
+	}
+}
