@@ -169,3 +169,23 @@ func FuzzGrade(f *testing.F) {
 		}
 	})
 }
+
+// Significant figures of a reference and of an answer's number (the unit-change precision rule, review M1.5).
+func TestSigFigs(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		frac bool
+		want int
+	}{{192, false, 3}, {0.078, false, 2}, {3.125, false, 4}, {1200, false, 2}, {48, false, 2}, {0, false, 1},
+		{33038, false, 5}, {1.0 / 3, true, 4}} {
+		if got := sigFigsOf(token{num: c.v, frac: c.frac}); got != c.want {
+			t.Errorf("sigFigsOf(%g) = %d, want %d", c.v, got, c.want)
+		}
+	}
+	for s, want := range map[string]int{"0.19": 2, "0.2": 1, "0.03125": 4, "192": 3, "1.2k": 2, "0.0002": 1} {
+		ts := tokenize(s)
+		if len(ts) != 1 || sigFigs(ts[0]) != want {
+			t.Errorf("sigFigs(%q) = %v, want %d", s, ts, want)
+		}
+	}
+}
