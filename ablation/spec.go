@@ -110,6 +110,12 @@ func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
 	case n.Kind == yaml.ScalarNode && (v == AAOtherSeeds || v == AASameSeed):
 		*m = v
 		return nil
+	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "true"):
+		*m = AAOtherSeeds // a quoted "true" means what the error message lists (fresh-user trial of issue 17)
+		return nil
+	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "false"):
+		*m = ""
+		return nil
 	}
 	return &aaError{val: n}
 }
@@ -320,9 +326,9 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			if v.Model.Kind == "" && v.Model.BaseURL != "" {
 				v.Model.Kind = "openai" // as normModel infers it for a whole model
 			}
-			merged := mergeModel(*s.Baseline.Model, *v.Model)
+			merged := variantModel(*s.Baseline.Model, *v.Model)
 			if err := normModel(&merged); err != nil {
-				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, line("name: "+v.Name), v.Name, err)
+				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, at("variants", i, "model"), v.Name, err)
 			}
 		}
 		switch v.Scope {
@@ -575,7 +581,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	maps.Copy(g, c.Guards)
 	m := *base.Model
 	if c.Model != nil {
-		m = mergeModel(m, *c.Model)
+		m = variantModel(m, *c.Model)
 		_ = normModel(&m) // checked in ParseSpec
 	}
 	v := toVariant(base, g, m)
@@ -620,6 +626,17 @@ func stripName(v runner.Variant) runner.Variant {
 func toVariant(base Config, g map[string]bool, m runner.Model) runner.Variant {
 	return runner.Variant{Model: m, Guards: g, PromptFile: base.Prompt, MaxSteps: base.MaxSteps, Timeout: base.Timeout,
 		Seed: base.Seed}
+}
+
+// variantModel is the model of a variant whose model block is o on a baseline with model base: o overlaid on
+// base (mergeModel), or, when o names another kind, o alone — a scripted baseline's name and profile must not
+// carry into an openai arm, which then needs its own name (fresh-user trial of issue 17: `{kind: openai,
+// base_url: …}` on a scripted baseline requested the model "scripted").
+func variantModel(base, o runner.Model) runner.Model {
+	if o.Kind != "" && o.Kind != base.Kind {
+		return o
+	}
+	return mergeModel(base, o)
 }
 
 // mergeModel overlays the set fields of o on m.
