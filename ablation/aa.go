@@ -58,7 +58,7 @@ func AACopies(p results.Plan) []string {
 // "+i·AASeedOffset" with i ≥ 1.
 func isAASeed(seed string) bool {
 	n, err := strconv.ParseInt(strings.TrimPrefix(seed, "+"), 10, 64)
-	return strings.HasPrefix(seed, "+") && err == nil && n > 0 && n%AASeedOffset == 0
+	return err == nil && n > 0 && n%AASeedOffset == 0 && seed == AASeed(int(n/AASeedOffset))
 }
 
 // noiseFloorWarnings returns one WarnNoiseFloor warning per other-seeds A/A

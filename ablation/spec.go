@@ -188,6 +188,10 @@ func itemName(m *yaml.Node) string {
 // (runner.Variant.Seed), a seed sequence unrelated to the baseline's.
 const AASeedOffset = 1_000_003
 
+// AASeed is the seed mode of the i-th (1-based) other-seeds A/A arm: "+i·AASeedOffset" (the base seed plus that
+// offset). AACopies recognises arms by it.
+func AASeed(i int) string { return fmt.Sprintf("+%d", AASeedOffset*i) }
+
 // LoadSpec reads and validates a spec file. Errors name the file and line.
 func LoadSpec(path string) (*Spec, error) {
 	b, err := os.ReadFile(path)
@@ -340,7 +344,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			// The arm's seeds must be other seeds than the baseline's: not the same offset, and not "none" (no
 			// seed sent: the arm would send seeds the baseline does not). Third review of issue 17.
 			nAA++
-			if aaSeed := fmt.Sprintf("+%d", AASeedOffset*nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
+			if aaSeed := AASeed(nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
 				return nil, fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
 					"+ %s), which needs a baseline that sends other seeds; the baseline's seed is %q: leave it out "+
 					"(derived seeds), fix a number, or choose another offset", name, at("variants", i, "aa"), v.Name,
@@ -605,7 +609,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 // the base seed + i·AASeedOffset.
 func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
 	bv.Name = name
-	bv.Seed = fmt.Sprintf("+%d", AASeedOffset*i)
+	bv.Seed = AASeed(i)
 	bv.Scope, bv.TaskIDs = "all", nil
 	return bv
 }
