@@ -58,7 +58,7 @@ func AACopies(p results.Plan) []string {
 // "+i·AASeedOffset" with i ≥ 1.
 func isAASeed(seed string) bool {
 	n, err := strconv.ParseInt(strings.TrimPrefix(seed, "+"), 10, 64)
-	return strings.HasPrefix(seed, "+") && err == nil && n > 0 && n%AASeedOffset == 0
+	return err == nil && n > 0 && n%AASeedOffset == 0 && seed == AASeed(int(n/AASeedOffset))
 }
 
 // noiseFloorWarnings returns one WarnNoiseFloor warning per other-seeds A/A
@@ -72,8 +72,9 @@ func noiseFloorWarnings(a *Analysis, copies []string) []Warning {
 		}
 		c := v.All
 		out = append(out, Warning{Kind: WarnNoiseFloor, Variants: []string{v.Name}, Text: fmt.Sprintf(
-			"Noise floor: %s is a copy of %s with other seeds (an A/A arm); it differs by Δ = %s pts [%s, %s], "+
-				"p_paired = %.3g on %d tasks. Differences of this size between arms are what chance alone produces here.",
+			"Noise floor: %s is a copy of %s with other seeds (an A/A control); it differs by Δ = %s pts [%s, %s], "+
+				"p_paired = %.3g on %d tasks. Its interval, not its Δ, is the yardstick: one A/A draw, and arms that "+
+				"differ by less than its half-width here may differ by chance alone.",
 			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), c.P, c.G())})
 	}
 	return out

@@ -317,6 +317,8 @@ type VariantResult struct {
 	// left out of Holm's family, the gate and the underpowered and holm_floor
 	// warnings, which are about the variants under test (STATS.md).
 	AA bool
+	// AAKind is the kind of an A/A arm: AASameSeed (a replay) or AAOtherSeeds (a copy); "" otherwise.
+	AAKind AAMode
 }
 
 // Warning is one plain-words warning (STATS.md §5).
@@ -420,7 +422,12 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	a.Arms = append(a.Arms, a.BaseArm)
 	for _, name := range in.Variants {
 		v := analyzeVariant(base, by[name], name, in)
-		v.AA = slices.Contains(in.Replays, name) || slices.Contains(in.Copies, name)
+		switch {
+		case slices.Contains(in.Replays, name):
+			v.AA, v.AAKind = true, AASameSeed
+		case slices.Contains(in.Copies, name):
+			v.AA, v.AAKind = true, AAOtherSeeds
+		}
 		a.Variants = append(a.Variants, v)
 		a.Arms = append(a.Arms, v.Arm)
 	}

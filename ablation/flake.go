@@ -112,9 +112,11 @@ func flakeWarnings(fs []FlakeRate) []Warning {
 		if f.Differ == 0 {
 			continue
 		}
-		text := fmt.Sprintf("The environment is not deterministic: %s, a replay of the baseline with the same seeds, "+
-			"differs from it on %d of %d pairs (%.1f%% [%.1f, %.1f]). Paired comparisons assume a seed reproduces its "+
-			"outcome; rescued and broke pairs at this rate can come from the environment alone.", f.Variant, f.Differ,
+		text := fmt.Sprintf("Same seeds, different outcomes: %s, a replay of the baseline with the same seeds, "+
+			"differs from it on %d of %d pairs (%.1f%% [%.1f, %.1f]). With the scripted policy that is the environment "+
+			"(browser timing, machine load, the pages); with a model it is also the model's own sampling (a seed the "+
+			"endpoint does not honour, temperature above 0). Rescued and broke pairs at this rate can come from this "+
+			"alone: the paired tests stay valid, but an effect must be larger to show.", f.Variant, f.Differ,
 			f.Pairs, 100*f.Rate, 100*f.Wilson[0], 100*f.Wilson[1])
 		if len(f.Examples) > 0 {
 			text += " First: " + strings.Join(f.Examples, "; ") + "."

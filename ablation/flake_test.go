@@ -142,7 +142,7 @@ func TestFlakeRate(t *testing.T) {
 			out = string(page)
 		}
 		if !strings.Contains(out, "Environment flake rate: replay replays the baseline with its own seeds; 2 of 8 pairs differ") ||
-			!strings.Contains(out, "The environment is not deterministic") {
+			!strings.Contains(out, "Same seeds, different outcomes") {
 			t.Errorf("%s report lacks the flake rate or its warning:\n%s", format, out)
 		}
 	}
@@ -247,15 +247,27 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 	if out := term.String(); !strings.Contains(out, "A/A: not gated") || strings.Contains(out, "FAIL") {
 		t.Fatalf("terminal report gates the A/A arm:\n%s", out)
 	}
+	// The reports call it a control (fresh-user trial of issue 17): header, scope column, no MDE or power.
+	out := term.String()
+	if !strings.HasPrefix(out, "Ablation: 1 variant and 1 A/A control against the baseline arm") ||
+		!strings.Contains(out, "A/A control: same seeds") {
+		t.Fatalf("terminal report does not mark the A/A control:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "A/A control: same seeds") && strings.Contains(line, " pts │") {
+			t.Errorf("A/A row with an MDE: %s", line)
+		}
+	}
 	var js bytes.Buffer
 	if err := JSONReport(&js, a); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
 		Variants []struct {
-			Name       string `json:"name"`
-			AA         bool   `json:"aa"`
-			GateFailed *bool  `json:"gate_failed"`
+			Name       string  `json:"name"`
+			AA         bool    `json:"aa"`
+			AAKind     *string `json:"aa_kind"`
+			GateFailed *bool   `json:"gate_failed"`
 		} `json:"variants"`
 		Warnings []struct {
 			Kind     string   `json:"kind"`
@@ -266,7 +278,8 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(doc.Variants) != 2 || doc.Variants[0].AA || !doc.Variants[1].AA || doc.Variants[1].GateFailed == nil ||
-		*doc.Variants[1].GateFailed {
+		*doc.Variants[1].GateFailed || doc.Variants[0].AAKind != nil || doc.Variants[1].AAKind == nil ||
+		*doc.Variants[1].AAKind != "same-seed" {
 		t.Fatalf("JSON variants: %+v", doc.Variants)
 	}
 	// Warnings: the flake rate first; none of the effect-finding ones about the A/A arm.
@@ -399,7 +412,7 @@ func TestSpecAAModeErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want %s", src, err, want)
 		}
 	}
-	for _, src := range []string{"aa: true", "aa: false", "aa:", "aa: other-seeds", "aa: same-seed"} {
+	for _, src := range []string{"aa: true", "aa: false", "aa:", "aa: other-seeds", "aa: same-seed", `aa: "true"`, `aa: "false"`} {
 		if _, err := ParseSpec("a.yaml", []byte("name: x\nvariants:\n  - name: r\n    "+src+"\n")); err != nil {
 			t.Errorf("%q: %v", src, err)
 		}

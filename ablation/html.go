@@ -55,8 +55,7 @@ func HTMLReport(dir string, a *Analysis, recs []results.Attempt, run *results.Ru
 	if err := os.MkdirAll(filepath.Join(dir, HTMLAttemptsDir), 0o755); err != nil {
 		return err
 	}
-	vm := reportVM{A: a, Title: fmt.Sprintf("Ablation: %d %s vs %s", len(a.Variants),
-		plural(len(a.Variants), "variant", "variants"), a.Baseline), Alpha: fmtP(a.Alpha),
+	vm := reportVM{A: a, Title: fmt.Sprintf("Ablation: %s vs %s", armsCount(a), a.Baseline), Alpha: fmtP(a.Alpha),
 		Power: fmt.Sprintf("%.0f%%", 100*a.Power), Forest: forestPlot(a), Heat: heatmap(a, recs)}
 	for _, w := range a.Warnings {
 		vm.Warnings = append(vm.Warnings, w.Text)

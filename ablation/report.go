@@ -38,8 +38,8 @@ func ReportTables(a *Analysis) []ReportTable {
 // words, the environment's flake rate of each same-seed A/A arm, then the tables of ReportTables (tablewriter), the notes of any
 // statistical fallback, and the gate verdict when Analysis.FailIfWorse > 0.
 func TerminalReport(w io.Writer, a *Analysis) error {
-	fmt.Fprintf(w, "Ablation: %d %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants).\n",
-		len(a.Variants), plural(len(a.Variants), "variant", "variants"), a.Baseline, fmtP(a.Alpha), 100*a.Power)
+	fmt.Fprintf(w, "Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).\n",
+		armsCount(a), a.Baseline, fmtP(a.Alpha), 100*a.Power, aaApart(a))
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
@@ -79,8 +79,7 @@ func TerminalReport(w io.Writer, a *Analysis) error {
 // comment or $GITHUB_STEP_SUMMARY: a heading, the warnings as a list, the
 // flake rate of each same-seed A/A arm, the tables of ReportTables, notes and the gate verdict.
 func MarkdownReport(w io.Writer, a *Analysis) error {
-	fmt.Fprintf(w, "## Ablation: %d %s vs baseline `%s`\n\n", len(a.Variants), plural(len(a.Variants), "variant", "variants"),
-		mdCode(a.Baseline))
+	fmt.Fprintf(w, "## Ablation: %s vs baseline `%s`\n\n", armsCount(a), mdCode(a.Baseline))
 	fmt.Fprintf(w, "α = %s, power %.0f%%; Δ = p_variant − p_baseline in percentage points with its 95%% interval; "+
 		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", fmtP(a.Alpha), 100*a.Power)
 	if len(a.Warnings) > 0 {
@@ -205,8 +204,42 @@ func errorsCell(arm Arm) string {
 	return fmt.Sprintf("%d (%s)", arm.Errors, countsString(arm.ErrorsByClass))
 }
 
-// scopeLabel names the task set of a comparison.
+// armsCount counts the arms compared with the baseline: "3 variants", or "1 variant and 2 A/A controls"
+// (VariantResult.AA: not variants under test, not in Holm's family).
+func armsCount(a *Analysis) string {
+	n, aa := 0, 0
+	for _, v := range a.Variants {
+		if v.AA {
+			aa++
+		} else {
+			n++
+		}
+	}
+	s := fmt.Sprintf("%d %s", n, plural(n, "variant", "variants"))
+	if aa > 0 {
+		s += fmt.Sprintf(" and %d A/A %s", aa, plural(aa, "control", "controls"))
+	}
+	return s
+}
+
+// aaApart is the header's note that A/A controls are outside Holm's family ("" without one).
+func aaApart(a *Analysis) string {
+	for _, v := range a.Variants {
+		if v.AA {
+			return ", A/A controls apart"
+		}
+	}
+	return ""
+}
+
+// scopeLabel names the task set of a comparison; an A/A arm's says it is a control and of which kind.
 func scopeLabel(v *VariantResult, c *Comparison) string {
+	switch v.AAKind {
+	case AASameSeed:
+		return "A/A control: same seeds"
+	case AAOtherSeeds:
+		return "A/A control: other seeds"
+	}
 	if c.Guard != "" {
 		return "target: " + c.Guard + " (secondary)"
 	}
@@ -246,7 +279,11 @@ func comparisonTable(a *Analysis) ReportTable {
 			if a.BH {
 				row = append(row, bh)
 			}
-			row = append(row, mcnemarCell(&c), mdeCell(&c), powerCell(&c))
+			mde, power := mdeCell(&c), powerCell(&c)
+			if v.AA {
+				mde, power = "-", "-" // a control has no effect to find
+			}
+			row = append(row, mcnemarCell(&c), mde, power)
 			if a.FailIfWorse > 0 {
 				row = append(row, gate)
 			}

@@ -63,8 +63,9 @@ const JSONSchemaVersion = 1
 //	    p_bh        number|null  Benjamini–Hochberg-adjusted p (null unless requested).
 //	    aa          bool     an A/A arm (an other-seeds copy, `aa: true`, or a same-seed replay, `aa: same-seed`):
 //	                         a control, left out of Holm's family and the gate.
-//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when no gate; false
-//	                         for an A/A arm).
+//	    aa_kind     string|null  "other-seeds" or "same-seed" for an A/A arm, null otherwise.
+//	    gate_failed bool|null whether the variant fails the --fail-if-worse gate (null when the run has no
+//	                         gate, for every arm; with a gate, false for an A/A arm).
 //	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
 //	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
 //	                         without a gate and for an A/A arm).
@@ -351,8 +352,9 @@ type jsonVariant struct {
 	Wilson   *[2]float64 `json:"wilson"`
 	PHolm    float64     `json:"p_holm"`
 	PBH      *float64    `json:"p_bh"`
-	// AA marks an A/A arm (VariantResult.AA): a control, out of Holm's family and the gate.
-	AA bool `json:"aa"`
+	// AA marks an A/A arm (VariantResult.AA): a control, out of Holm's family and the gate; AAKind its kind.
+	AA     bool    `json:"aa"`
+	AAKind *string `json:"aa_kind"`
 	// GateFailed is null when no gate margin is set.
 	GateFailed     *bool          `json:"gate_failed"`
 	GuardEvents    map[string]int `json:"guard_events"`
@@ -396,6 +398,10 @@ func newJSONDoc(a *Analysis) jsonDoc {
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
 		jv.AA = v.AA
+		if v.AA {
+			k := string(v.AAKind)
+			jv.AAKind = &k
+		}
 		if a.FailIfWorse > 0 {
 			f := v.GateFails(a.FailIfWorse, a.Alpha)
 			jv.GateFailed = &f

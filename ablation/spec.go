@@ -110,6 +110,12 @@ func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
 	case n.Kind == yaml.ScalarNode && (v == AAOtherSeeds || v == AASameSeed):
 		*m = v
 		return nil
+	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "true"):
+		*m = AAOtherSeeds // a quoted "true" means what the error message lists (fresh-user trial of issue 17)
+		return nil
+	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "false"):
+		*m = ""
+		return nil
 	}
 	return &aaError{val: n}
 }
@@ -181,6 +187,10 @@ func itemName(m *yaml.Node) string {
 // AASeedOffset is the base-seed offset between A/A arms (Config.AA): arm i (1-based) runs with seed "+i·AASeedOffset"
 // (runner.Variant.Seed), a seed sequence unrelated to the baseline's.
 const AASeedOffset = 1_000_003
+
+// AASeed is the seed mode of the i-th (1-based) other-seeds A/A arm: "+i·AASeedOffset" (the base seed plus that
+// offset). AACopies recognises arms by it.
+func AASeed(i int) string { return fmt.Sprintf("+%d", AASeedOffset*i) }
 
 // LoadSpec reads and validates a spec file. Errors name the file and line.
 func LoadSpec(path string) (*Spec, error) {
@@ -320,9 +330,9 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			if v.Model.Kind == "" && v.Model.BaseURL != "" {
 				v.Model.Kind = "openai" // as normModel infers it for a whole model
 			}
-			merged := mergeModel(*s.Baseline.Model, *v.Model)
+			merged := variantModel(*s.Baseline.Model, *v.Model)
 			if err := normModel(&merged); err != nil {
-				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, line("name: "+v.Name), v.Name, err)
+				return nil, fmt.Errorf("%s:%d: variant %s: model: %v", name, at("variants", i, "model"), v.Name, err)
 			}
 		}
 		switch v.Scope {
@@ -334,7 +344,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			// The arm's seeds must be other seeds than the baseline's: not the same offset, and not "none" (no
 			// seed sent: the arm would send seeds the baseline does not). Third review of issue 17.
 			nAA++
-			if aaSeed := fmt.Sprintf("+%d", AASeedOffset*nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
+			if aaSeed := AASeed(nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
 				return nil, fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
 					"+ %s), which needs a baseline that sends other seeds; the baseline's seed is %q: leave it out "+
 					"(derived seeds), fix a number, or choose another offset", name, at("variants", i, "aa"), v.Name,
@@ -575,7 +585,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	maps.Copy(g, c.Guards)
 	m := *base.Model
 	if c.Model != nil {
-		m = mergeModel(m, *c.Model)
+		m = variantModel(m, *c.Model)
 		_ = normModel(&m) // checked in ParseSpec
 	}
 	v := toVariant(base, g, m)
@@ -599,7 +609,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 // the base seed + i·AASeedOffset.
 func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
 	bv.Name = name
-	bv.Seed = fmt.Sprintf("+%d", AASeedOffset*i)
+	bv.Seed = AASeed(i)
 	bv.Scope, bv.TaskIDs = "all", nil
 	return bv
 }
@@ -620,6 +630,17 @@ func stripName(v runner.Variant) runner.Variant {
 func toVariant(base Config, g map[string]bool, m runner.Model) runner.Variant {
 	return runner.Variant{Model: m, Guards: g, PromptFile: base.Prompt, MaxSteps: base.MaxSteps, Timeout: base.Timeout,
 		Seed: base.Seed}
+}
+
+// variantModel is the model of a variant whose model block is o on a baseline with model base: o overlaid on
+// base (mergeModel), or, when o names another kind, o alone — a scripted baseline's name and profile must not
+// carry into an openai arm, which then needs its own name (fresh-user trial of issue 17: `{kind: openai,
+// base_url: …}` on a scripted baseline requested the model "scripted").
+func variantModel(base, o runner.Model) runner.Model {
+	if o.Kind != "" && o.Kind != base.Kind {
+		return o
+	}
+	return mergeModel(base, o)
 }
 
 // mergeModel overlays the set fields of o on m.
