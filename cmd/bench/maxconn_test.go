@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"webbench/agent/llm"
 	"webbench/results"
 )
 
@@ -24,8 +26,13 @@ import (
 // others are in flight. A capped client's limiter must react to those (halve its window, log it) and grow
 // back after successes. Every request, 429s included, is held 40 ms before its answer starts, so a refused
 // request still occupies the server and the workers' calls pile up when nothing keeps them apart (without a
-// cap, 4 workers reached a peak of 3 in a trial run: 44 calls, 5 answered 429): the hold makes a violation likely to show; the assertion (peak ≤ cap)
-// does not depend on it.
+// cap, 4 workers reached a peak of 3 in a trial run: 44 calls, 5 answered 429): the hold makes a violation
+// likely to show; the assertion (peak ≤ cap) does not depend on it.
+//
+// With overlap set, the first chat call of the run proper (the preflight's calls, which offer
+// llm.PreflightTool and run alone, pass through uncounted) is also held until a second call arrives (at most
+// overlapWait), so at least one call meets another in flight however slowly the workers start: on a loaded
+// machine the 40 ms hold alone once left every call alone (peak 1, 0 of 39 answered 429).
 type capProxy struct {
 	url       string
 	threshold int
@@ -34,16 +41,33 @@ type capProxy struct {
 	peak      int
 	calls     int
 	limited   int // requests answered 429
+	overlap   bool
+	held      bool          // the first call of the run proper has been seen
+	second    chan struct{} // closed when a call arrives while the first is held
 }
 
-func newCapProxy(t *testing.T, threshold int) *capProxy {
+// overlapWait bounds the hold of the first call of the run proper (capProxy.overlap): long enough for a
+// second worker to start on a loaded machine, short against the model client's timeout.
+const overlapWait = 20 * time.Second
+
+func newCapProxy(t *testing.T, threshold int, overlap bool) *capProxy {
 	t.Helper()
 	polURL := startScriptedPolicy(t)
 	target, _ := url.Parse(strings.TrimSuffix(polURL, "/v1"))
 	rp := httputil.NewSingleHostReverseProxy(target)
-	p := &capProxy{threshold: threshold}
+	p := &capProxy{threshold: threshold, overlap: overlap, second: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(llm.PreflightTool)) {
 			rp.ServeHTTP(w, r)
 			return
 		}
@@ -55,7 +79,22 @@ func newCapProxy(t *testing.T, threshold int) *capProxy {
 		if over {
 			p.limited++
 		}
+		first := p.overlap && !p.held
+		if p.overlap && p.held && p.cur > 1 {
+			select {
+			case <-p.second:
+			default:
+				close(p.second)
+			}
+		}
+		p.held = p.held || p.overlap
 		p.mu.Unlock()
+		if first {
+			select {
+			case <-p.second:
+			case <-time.After(overlapWait):
+			}
+		}
 		time.Sleep(40 * time.Millisecond)
 		if over {
 			p.mu.Lock()
@@ -170,7 +209,7 @@ func TestRunMaxConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	p := newCapProxy(t, 1)
+	p := newCapProxy(t, 1, true)
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "4",
 		"--model", "openai:scripted", "--base-url", p.url, "--max-connections", "2", "--out", out}
@@ -228,7 +267,7 @@ func TestAblateMaxConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	p := newCapProxy(t, 1)
+	p := newCapProxy(t, 1, false)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "caps.yaml")
 	src := fmt.Sprintf(`name: caps
