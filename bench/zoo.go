@@ -63,7 +63,8 @@ type zooRun struct {
 	Run *results.Run
 }
 
-// runZoo runs plan with the given workers into a fresh temporary run directory (removed unless keep).
+// runZoo runs plan with the given workers into a fresh temporary run directory (removed unless keep). An
+// attempt recorded as an error (infrastructure, judge) is an error of runZoo; an uncertain verdict is not.
 func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers int, keep bool) (zooRun, error) {
 	dir, err := os.MkdirTemp("", "bench-run-")
 	if err != nil {
@@ -86,7 +87,9 @@ func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers i
 	recs := run.Final()
 	if sum.Errors > 0 {
 		for _, r := range recs {
-			if r.Status == results.StatusError {
+			// An uncertain verdict is the judge's doubt, not the harness failing: the caller sees it as a
+			// record that did not pass.
+			if r.Status == results.StatusError && r.ErrorClass != results.ClassUncertain {
 				return zooRun{}, fmt.Errorf("bench: attempt %s (%s) errored: %s", r.AttemptID, r.TaskID, r.Error)
 			}
 		}

@@ -122,7 +122,10 @@ type Summary struct {
 	Ran     int `json:"ran"`
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
-	Errors  int `json:"errors"`
+	// Errors counts the attempts that ended in an error (infrastructure, judge, dataset), Uncertain the ones
+	// the judge could not decide (status error, class uncertain: ClassUncertain), apart from Errors.
+	Errors    int `json:"errors"`
+	Uncertain int `json:"uncertain"`
 	// Stopped is set when the run stopped early (quota, cost limit, interrupt) and says why.
 	Stopped string `json:"stopped"`
 }

@@ -6,6 +6,9 @@
 package results
 
 import (
+	"fmt"
+	"strings"
+
 	"webbench/judge"
 )
 
@@ -92,8 +95,9 @@ type Attempt struct {
 	Error string `json:"error,omitempty"`
 	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (agent.FailureMode).
 	FailureMode FailureMode `json:"failure_mode,omitempty"`
-	// Verdict is the verdict of the run's own judge(s).
-	Verdict judge.Verdict `json:"verdict"`
+	// Verdict is the verdict of the run's own judge(s); absent (the zero Verdict) when no judge ran, as on an
+	// infrastructure error, so no counter of "verdict.pass" reads such a record as a failure.
+	Verdict judge.Verdict `json:"verdict,omitzero"`
 	// Verdicts holds re-scored verdicts by judge name (verdicts-<judge>.jsonl, written by bench judge), beside
 	// the original Verdict. Filled by Open on load; never written to attempts.jsonl (Writer.Append drops it).
 	Verdicts map[string]judge.Verdict `json:"verdicts,omitempty"`
@@ -128,11 +132,48 @@ type Attempt struct {
 func (a Attempt) Done() bool { return a.Status == StatusPass || a.Status == StatusFail }
 
 // UncertainIsFailure reports whether an uncertain verdict counts as the agent's failure for an attempt that
-// ended with finish reason f: yes when the attempt ended without a final answer (any reason but answered: the
-// record's final is then the raw output, e.g. Markdown prose, and what the judge could not confirm was no
-// answer); no when it answered (or the reason is unknown, as in records older than the field) — then the record
-// is uncertain (status error, class uncertain).
-func UncertainIsFailure(f FinishReason) bool { return f != "" && f != FinishAnswered }
+// ended with finish reason f: yes when the agent never submitted anything the judge reads as its answer (max
+// steps, timeout, stall, error budget, refusal, a model error and every other reason but the two below); no
+// when it answered, when its last reply was prose rather than the final JSON object (non_json_output: the
+// runner judges that prose as the answer, so it can pass, and a doubt about it stays a doubt), or when the
+// reason is unknown (records older than the field) — then the record is uncertain (status error, class
+// uncertain). The verdict's reason of such a fail says so (UncertainFailReason).
+func UncertainIsFailure(f FinishReason) bool {
+	return f != "" && f != FinishAnswered && f != FinishNonJSONOutput
+}
+
+// UncertainFailReason is the reason of a verdict that was uncertain on an attempt that ended without an answer
+// (UncertainIsFailure): "uncertain → fail: no final answer (finish <f>): <reason>".
+func UncertainFailReason(f FinishReason, reason string) string {
+	return fmt.Sprintf("uncertain → fail: no final answer (finish %s): %s", f, reason)
+}
+
+// uncertainPrefix starts the part of Attempt.Error an uncertain verdict adds.
+const uncertainPrefix = "uncertain: "
+
+// UncertainError is Attempt.Error of an uncertain record: the error that ended the attempt, if any, then
+// "uncertain: <reason>", joined by "; ".
+func UncertainError(finishErr, reason string) string {
+	if finishErr == "" {
+		return uncertainPrefix + reason
+	}
+	return finishErr + "; " + uncertainPrefix + reason
+}
+
+// FinishError is the error that ended the attempt as recorded in a.Error, without the part an uncertain
+// verdict added (UncertainError) when a is an uncertain record.
+func (a Attempt) FinishError() string {
+	if a.ErrorClass != ClassUncertain {
+		return a.Error
+	}
+	if a.Error == "" || strings.HasPrefix(a.Error, uncertainPrefix) {
+		return ""
+	}
+	if i := strings.LastIndex(a.Error, "; "+uncertainPrefix); i >= 0 {
+		return a.Error[:i]
+	}
+	return a.Error
+}
 
 // Judged reports whether the agent's attempt is over and a judge decided it or was uncertain (Done, or an error
 // of class uncertain): such a record is final for resume and retries, and bench judge re-scores it. Other

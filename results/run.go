@@ -92,13 +92,21 @@ func (r *Run) Latest(id string) (Attempt, bool) {
 func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
 
 // Attempts returns the final records as judged by judgeName: "" or OriginalJudge returns them as recorded;
-// another name replaces Verdict, Status and ErrorClass of every judged record (Attempt.Judged: pass, fail or
-// uncertain) by that judge's re-scored verdict (pass; fail with class agent; error with class uncertain and
-// Error "uncertain: <reason>" when the verdict is uncertain and the attempt answered, a fail when it ended
-// without a final answer (UncertainIsFailure); error with class judge when the verdict is a judge
-// error; error with class judge "no verdict of judge X" when the judge skipped the attempt). Other records with
-// status error are kept as recorded (bench judge does not re-score them). FailureMode is the recorded one, cleared when the new status
-// is pass, and wrong_answer when a recorded pass is now a fail (only the runner can classify other failures). An unknown judge name is an error listing the known ones.
+// another name replaces Verdict, Status, ErrorClass, Error and FailureMode of every judged record
+// (Attempt.Judged: pass, fail or uncertain) by that judge's re-scored verdict:
+//   - pass: status pass, no failure mode, Error the finish error alone (Attempt.FinishError);
+//   - uncertain on an attempt that answered (UncertainIsFailure false): error of class uncertain, Error
+//     UncertainError(finish error, reason), no failure mode;
+//   - uncertain on an attempt that ended without an answer: a fail whose verdict reason says so
+//     (UncertainFailReason);
+//   - fail: class agent, Error the finish error; the failure mode is the recorded one, or wrong_answer when
+//     the record was a pass or uncertain on an answered attempt (the judge rejects the answer the agent
+//     gave), no_json when it was uncertain on non_json_output (only the runner can classify other failures);
+//   - a judge error: error of class judge, Error the judge's (after the finish error); "no verdict of judge X"
+//     when the judge skipped the attempt.
+//
+// Other records with status error are kept as recorded (bench judge does not re-score them). An unknown judge
+// name is an error listing the known ones.
 func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 	recs := r.Final()
 	if judgeName == "" || judgeName == OriginalJudge {
@@ -118,22 +126,30 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		if !ok {
 			v = judge.Verdict{Judge: judgeName, Error: "no verdict of judge " + judgeName + " for this attempt"}
 		}
+		finishErr, wasUncertain := a.FinishError(), a.Status == StatusError
+		if v.Uncertain && v.Error == "" && UncertainIsFailure(a.FinishReason) {
+			v.Uncertain, v.Reason = false, UncertainFailReason(a.FinishReason, v.Reason)
+		}
 		a.Verdict = v
 		switch {
 		case v.Error != "":
-			a.Status, a.ErrorClass, a.Error = StatusError, ClassJudge, v.Error
-		case v.Uncertain && !UncertainIsFailure(a.FinishReason):
-			a.Status, a.ErrorClass, a.Error = StatusError, ClassUncertain, "uncertain: "+v.Reason
+			a.Status, a.ErrorClass, a.Error = StatusError, ClassJudge, joinErrors(finishErr, v.Error)
+		case v.Uncertain:
+			a.Status, a.ErrorClass, a.Error = StatusError, ClassUncertain, UncertainError(finishErr, v.Reason)
 			a.FailureMode = ""
 		case v.Pass:
-			a.Status, a.ErrorClass = StatusPass, ""
+			a.Status, a.ErrorClass, a.Error = StatusPass, "", finishErr
 			a.FailureMode = ""
 		default:
-			if a.Status == StatusPass {
-				// The run's own judge passed it: the agent's answer or end state is what the re-judge rejects.
+			switch {
+			case a.Status == StatusPass, wasUncertain && a.FinishReason != FinishNonJSONOutput:
+				// The run's own judge passed it, or doubted an answer the agent gave: that answer or the end
+				// state is what the re-judge rejects.
 				a.FailureMode = ModeWrongAnswer
+			case wasUncertain:
+				a.FailureMode = ModeNoJSON
 			}
-			a.Status, a.ErrorClass = StatusFail, ClassAgent
+			a.Status, a.ErrorClass, a.Error = StatusFail, ClassAgent, finishErr
 		}
 		recs[i] = a
 	}
@@ -230,4 +246,15 @@ func (r *Run) VerdictRecords(judgeName string) []VerdictRecord {
 		out = append(out, recs[id])
 	}
 	return out
+}
+
+// joinErrors joins the non-empty error texts with "; ".
+func joinErrors(errs ...string) string {
+	var out []string
+	for _, e := range errs {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return strings.Join(out, "; ")
 }

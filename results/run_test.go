@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -202,10 +203,96 @@ func TestAttemptsUncertain(t *testing.T) {
 	}
 	// An uncertain verdict on an attempt that gave no final answer (its final is the raw output) is a failure;
 	// on one that answered, or of unknown finish, it is uncertain.
-	for f, want := range map[FinishReason]bool{FinishAnswered: false, "": false, FinishNonJSONOutput: true, FinishMaxSteps: true} {
+	for f, want := range map[FinishReason]bool{FinishAnswered: false, "": false, FinishNonJSONOutput: false,
+		FinishMaxSteps: true, FinishTimeout: true, FinishRefusal: true} {
 		if got := UncertainIsFailure(f); got != want {
 			t.Errorf("UncertainIsFailure(%q) = %v, want %v", f, got, want)
 		}
+	}
+}
+
+// Re-judging an uncertain record leaves nothing stale (review S3): a pass clears its "uncertain: …" error, a
+// fail of an answered attempt is wrong_answer (no_json for prose output), the error that ended the attempt is
+// kept through every re-judge, and an uncertain re-judge of an attempt that never answered is a fail whose
+// reason says so (S1). A record no judge saw has no "verdict" key (S7).
+func TestAttemptsRejudgeUncertain(t *testing.T) {
+	dir := copyFixture(t, "v2ablate")
+	run, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := run.Latest(attBaseline)
+	variant, _ := run.Latest(attVariant)
+	base.Status, base.ErrorClass, base.FinishReason = StatusError, ClassUncertain, FinishAnswered
+	base.Error = UncertainError("", "states other candidate numbers")
+	variant.Status, variant.ErrorClass, variant.FinishReason = StatusError, ClassUncertain, FinishNonJSONOutput
+	variant.Error = UncertainError("model said: see above", "reversed order")
+	if variant.FinishError() != "model said: see above" || base.FinishError() != "" {
+		t.Fatalf("FinishError = %q, %q", variant.FinishError(), base.FinishError())
+	}
+	w, err := OpenWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []Attempt{base, variant} {
+		if err := w.Append(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	write := func(name string, vb, vv judge.Verdict) {
+		t.Helper()
+		if _, err := WriteVerdicts(dir, name, []VerdictRecord{{AttemptID: attBaseline, Verdict: vb}, {AttemptID: attVariant, Verdict: vv}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("yes", verdict("yes", true, ""), verdict("yes", true, ""))
+	write("no", verdict("no", false, ""), verdict("no", false, ""))
+	write("err", judge.Verdict{Judge: "err", Error: "endpoint down"}, judge.Verdict{Judge: "err", Error: "endpoint down"})
+	if run, err = Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		status Status
+		class  ErrorClass
+		err    string
+		mode   FailureMode
+	}
+	want := map[string][2]got{
+		"yes": {{StatusPass, "", "", ""}, {StatusPass, "", "model said: see above", ""}},
+		"no":  {{StatusFail, ClassAgent, "", ModeWrongAnswer}, {StatusFail, ClassAgent, "model said: see above", ModeNoJSON}},
+		"err": {{StatusError, ClassJudge, "endpoint down", ""}, {StatusError, ClassJudge, "model said: see above; endpoint down", ""}},
+	}
+	for name, w := range want {
+		recs, err := run.Attempts(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			i := map[string]int{attBaseline: 0, attVariant: 1}[r.AttemptID]
+			if g := (got{r.Status, r.ErrorClass, r.Error, r.FailureMode}); g != w[i] {
+				t.Errorf("judge %s, %s: %+v, want %+v", name, r.AttemptID, g, w[i])
+			}
+		}
+	}
+	// An uncertain verdict on an attempt that ran out of steps is a fail that says why.
+	base.FinishReason = FinishMaxSteps
+	w2, _ := OpenWriter(dir)
+	w2.Append(base)
+	w2.Close()
+	write("unsure", judge.Verdict{Judge: "unsure", Uncertain: true, Reason: "other candidates"}, verdict("unsure", true, ""))
+	run, _ = Open(dir)
+	recs, _ := run.Attempts("unsure")
+	for _, r := range recs {
+		if r.AttemptID == attBaseline && (r.Status != StatusFail || r.Verdict.Uncertain ||
+			r.Verdict.Reason != "uncertain → fail: no final answer (finish max_steps): other candidates") {
+			t.Errorf("uncertain on max_steps = %s, verdict %+v", r.Status, r.Verdict)
+		}
+	}
+	// S7: an infrastructure error no judge saw is written without a verdict.
+	b, err := json.Marshal(Attempt{AttemptID: "x", Status: StatusError, ErrorClass: ClassInfra})
+	if err != nil || strings.Contains(string(b), `"verdict"`) || strings.Contains(string(b), `"pass"`) {
+		t.Errorf("infra record JSON = %s, %v", b, err)
 	}
 }
 

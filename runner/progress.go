@@ -13,15 +13,16 @@ import (
 	"golang.org/x/term"
 )
 
-// progress reports attempts done/total, pass rate so far, errors and ETA: a bar on a terminal, plain lines
-// every 10 s (and at the end) otherwise, e.g. in CI.
+// progress reports attempts done/total, pass rate so far, errors, uncertain verdicts (when there are any:
+// counted apart from errors and out of the rate) and ETA: a bar on a terminal, plain lines every 10 s (and at
+// the end) otherwise, e.g. in CI.
 type progress struct {
-	mu               sync.Mutex
-	out              io.Writer
-	bar              *progressbar.ProgressBar
-	total, finished  int
-	pass, fail, errs int
-	start, lastLine  time.Time
+	mu                          sync.Mutex
+	out                         io.Writer
+	bar                         *progressbar.ProgressBar
+	total, finished             int
+	pass, fail, errs, uncertain int
+	start, lastLine             time.Time
 }
 
 func newProgress(out io.Writer, total, skipped int) *progress {
@@ -49,7 +50,11 @@ func (p *progress) done(r results.Attempt) {
 	case results.StatusFail:
 		p.fail++
 	default:
-		p.errs++
+		if r.ErrorClass == results.ClassUncertain {
+			p.uncertain++
+		} else {
+			p.errs++
+		}
 	}
 	judged := p.pass + p.fail
 	rate := 0.0
@@ -57,7 +62,7 @@ func (p *progress) done(r results.Attempt) {
 		rate = float64(p.pass) / float64(judged)
 	}
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("pass %.0f%% errors %d", 100*rate, p.errs))
+		p.bar.Describe(fmt.Sprintf("pass %.0f%% errors %d%s", 100*rate, p.errs, p.uncertainNote(" ")))
 		_ = p.bar.Add(1)
 		return
 	}
@@ -67,9 +72,17 @@ func (p *progress) done(r results.Attempt) {
 		if p.finished > 0 {
 			eta = time.Duration(float64(time.Since(p.start)) / float64(p.finished) * float64(p.total-p.finished))
 		}
-		fmt.Fprintf(p.out, "progress: %d/%d attempts, pass rate %.1f%% (%d/%d), errors %d, ETA %s\n",
-			p.finished, p.total, 100*rate, p.pass, judged, p.errs, eta.Round(time.Second))
+		fmt.Fprintf(p.out, "progress: %d/%d attempts, pass rate %.1f%% (%d/%d), errors %d%s, ETA %s\n",
+			p.finished, p.total, 100*rate, p.pass, judged, p.errs, p.uncertainNote(", "), eta.Round(time.Second))
 	}
+}
+
+// uncertainNote is "<sep>uncertain N" when the judge was uncertain on N > 0 attempts so far, else "".
+func (p *progress) uncertainNote(sep string) string {
+	if p.uncertain == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%suncertain %d", sep, p.uncertain)
 }
 
 func (p *progress) close() {

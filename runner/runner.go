@@ -529,7 +529,11 @@ func (sc *scheduler) record(rec results.Attempt) {
 	case results.StatusFail:
 		sc.sum.Failed++
 	default:
-		sc.sum.Errors++
+		if rec.ErrorClass == results.ClassUncertain {
+			sc.sum.Uncertain++
+		} else {
+			sc.sum.Errors++
+		}
 	}
 	sc.mu.Unlock()
 	sc.prog.done(rec)
@@ -901,13 +905,21 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	switch {
 	case v.Error != "":
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
-		rec.Error = llm.RedactString(v.Error)
+		if rec.Error != "" {
+			rec.Error += "; "
+		}
+		rec.Error += llm.RedactString(v.Error)
 	case v.Uncertain && !results.UncertainIsFailure(rec.FinishReason):
-		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it. (An
-		// uncertain verdict on an attempt that gave no final answer — its final is the raw output — is a fail:
-		// the default case.)
+		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it.
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
-		rec.Error = llm.RedactString("uncertain: " + v.Reason)
+		rec.Error = llm.RedactString(results.UncertainError(rec.Error, v.Reason))
+	case v.Uncertain:
+		// An uncertain verdict on an attempt that never answered (max steps, timeout, …) is a fail, and its
+		// reason says so (results.UncertainIsFailure).
+		v.Uncertain, v.Reason = false, results.UncertainFailReason(rec.FinishReason, v.Reason)
+		rec.Verdict = v
+		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
+		rec.FailureMode = agent.FailureMode(tr, false)
 	case v.Pass:
 		rec.Status = results.StatusPass
 	default:

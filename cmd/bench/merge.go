@@ -121,6 +121,7 @@ func mergeSpan(shards []*results.Run) (started, ended string, sum *results.Summa
 			sum.Passed += s.Passed
 			sum.Failed += s.Failed
 			sum.Errors += s.Errors
+			sum.Uncertain += s.Uncertain
 			if s.Stopped != "" {
 				stops = append(stops, fmt.Sprintf("shard %s: %s", m.Shard, s.Stopped))
 			}
