@@ -18,23 +18,24 @@ import (
 // interact_messages.json (the chat with the model: [{"role", "content"}], content a string or a list of parts
 // {"type": "text", "text"} / {"type": "image_url", …}) and screenshot1.png, screenshot2.png, … The first user
 // message starts "Now given a task: <task>  Please interact with <url> and get the answer."; the agent's
-// answer is the last assistant message's "Action: ANSWER; …" line.
+// answer is the last assistant message's "Action: ANSWER; …" (ExtractWebVoyagerAnswer).
 
 var (
 	wvTaskRe = regexp.MustCompile(`(?s)Now given a task:(.+?)Please interact with`)
 	wvURLRe  = regexp.MustCompile(`Please interact with\s+(\S+?)\s+and get the answer`)
-	// wvActionRe: a line that is the message's action; wvAnswerRe: an ANSWER action (the whole keyword).
-	wvActionRe     = regexp.MustCompile(`^[\s*_>#-]*Action[\s*_]*:[\s*_]*(.*)$`)
-	wvAnswerRe     = regexp.MustCompile(`^ANSWER(?:\s*[;:]\s*|\s+|$)(.*)$`)
+	// wvAnswerRe: an action that is an ANSWER (the whole keyword) and its text.
+	wvAnswerRe     = regexp.MustCompile(`(?s)^ANSWER(?:\s*[;:]\s*|\s+|$)(.*)$`)
 	wvScreenshotRe = regexp.MustCompile(`^screenshot(\d+)\.png$`)
 )
 
 // LoadWebVoyagerFolder reads one WebVoyager result folder into a judge Input: Task.Goal is the task text
 // (from the first user message), Task.Start the URL it names, Task.ID and App come from the folder name
 // ("taskAmazon--0" → ID "Amazon--0", App and Cluster "Amazon"; any other name is the ID as is), Final the
-// answer of the last assistant message (ExtractWebVoyagerAnswer: its own "Action: ANSWER; …" line; "" when
-// that message's action is no answer, and then OK is false), Screenshots every screenshotN.png in numeric order
-// of N. Errors: a missing or malformed interact_messages.json, or no task text in it.
+// answer of the last assistant message (ExtractWebVoyagerAnswer: its last "Action: ANSWER; …"; "" when that
+// message's action is no answer, and then OK is false), Screenshots every screenshotN.png in numeric order of N.
+// Errors: a missing or malformed interact_messages.json, or no task text in it; an answer that cannot be read
+// is an error wrapping ErrUnreadableAnswer returned with the otherwise complete Input (the caller records a
+// judge error for the folder).
 func LoadWebVoyagerFolder(dir string) (Input, error) {
 	var in Input
 	p := filepath.Join(dir, "interact_messages.json")
@@ -50,6 +51,7 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 		return in, fmt.Errorf("%s: not a list of chat messages: %v", p, err)
 	}
 	task, start := "", ""
+	var answerErr error
 	for _, m := range msgs {
 		if m.Role != "user" {
 			continue
@@ -70,7 +72,7 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 		if msgs[i].Role != "assistant" {
 			continue
 		}
-		in.Final = ExtractWebVoyagerAnswer(messageText(msgs[i].Content))
+		in.Final, answerErr = ExtractWebVoyagerAnswer(messageText(msgs[i].Content))
 		break
 	}
 	in.OK = in.Final != ""
@@ -108,34 +110,73 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 		}
 		in.Screenshots = append(in.Screenshots, img)
 	}
+	if answerErr != nil {
+		return in, fmt.Errorf("%s: %w", p, answerErr)
+	}
 	return in, nil
 }
 
-// ExtractWebVoyagerAnswer returns the answer of a WebVoyager assistant message: the message's action is its
-// last line that starts with "Action:" (Markdown emphasis and spaces before it allowed), as the published agent
-// reads the text after "Action:" (its extract_information pattern `ANSWER[; ]+\[?(.[^\]]*)\]?`). When that
-// action's keyword is ANSWER — the whole word: "ANSWERED" is not it — the answer is the rest of that line and
-// the lines after it, a ";" or ":" after the keyword and one pair of surrounding brackets removed. "" when the
-// action is another one (Click, Scroll, …) or there is none: an "Action: ANSWER; x" quoted inside the thought of
-// a message whose action is a Click is not an answer.
-func ExtractWebVoyagerAnswer(msg string) string {
-	lines := strings.Split(strings.ReplaceAll(msg, "\r\n", "\n"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		m := wvActionRe.FindStringSubmatch(lines[i])
-		if m == nil {
-			continue
+// ErrUnreadableAnswer is returned (wrapped) by ExtractWebVoyagerAnswer, and by LoadWebVoyagerFolder with an
+// otherwise complete Input, when the last assistant message names an ANSWER action that cannot be told apart
+// from the rest: its last action is neither an answer nor one of the published agent's other actions. A judge
+// records that as a judge error, not as a failed attempt.
+var ErrUnreadableAnswer = errors.New("the last message names an ANSWER action that cannot be read")
+
+var (
+	// wvMarkerRe: the published agent's markers (run.py: pattern = r'Thought:|Action:|Observation:'), with
+	// Markdown emphasis around the word or the colon allowed ("**Action:**", "__Action__:").
+	wvMarkerRe = regexp.MustCompile(`(?:\*\*|__)?\b(Thought|Action|Observation)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?`)
+	// wvOtherActionRe: the published agent's other actions (utils.py extract_information: Click, Type, Scroll,
+	// Wait, GoBack, Google).
+	wvOtherActionRe = regexp.MustCompile(`^(?:Click|Type|Scroll|Wait|GoBack|Google)\b`)
+	// wvAnyAnswerRe: an ANSWER action anywhere in a message.
+	wvAnyAnswerRe = regexp.MustCompile(`\bAction[*_]*[ \t]*:[*_\s]*ANSWER\b`)
+)
+
+// ExtractWebVoyagerAnswer returns the answer of a WebVoyager assistant message. The published agent
+// (MinorJerry/WebVoyager run.py, commit 0915445: re.split(r'Thought:|Action:|Observation:', res)[2], then
+// utils.py extract_information's `ANSWER[; ]+\[?(.[^\]]*)\]?`) reads the text after the first "Action:"
+// marker; here the action is the text after the message's LAST "Action:" marker — inline after a sentence or
+// at a line start, Markdown emphasis allowed — up to the next "Thought:" or "Observation:" marker, so that an
+// "Action: ANSWER; x" quoted in the thought of a message whose action is a Click is not taken for an answer
+// (issue 12, item 6; the published agent would have executed that ANSWER). When that action's keyword is
+// ANSWER — the whole word: "ANSWERED" is not it — the answer is the rest of the action, a ";" or ":" after the
+// keyword and one pair of surrounding brackets removed ("" for a bare ANSWER). "" with a nil error when the
+// action is another one (Click, Type, Scroll, Wait, GoBack, Google) or the message has no ANSWER action at all.
+// An error wrapping ErrUnreadableAnswer when the message has an ANSWER action but its last action is
+// something else (e.g. a multi-line answer with a later line starting "Action:"): the caller cannot tell.
+func ExtractWebVoyagerAnswer(msg string) (string, error) {
+	msg = strings.ReplaceAll(msg, "\r\n", "\n")
+	marks := wvMarkerRe.FindAllStringSubmatchIndex(msg, -1)
+	last := -1
+	for i, m := range marks {
+		if msg[m[2]:m[3]] == "Action" {
+			last = i
 		}
-		am := wvAnswerRe.FindStringSubmatch(m[1])
-		if am == nil {
-			return ""
-		}
-		a := strings.TrimSpace(strings.Join(append([]string{am[1]}, lines[i+1:]...), "\n"))
-		if strings.HasPrefix(a, "[") && strings.HasSuffix(a, "]") && strings.Count(a, "[") == 1 {
-			a = strings.TrimSpace(a[1 : len(a)-1])
-		}
-		return a
 	}
-	return ""
+	if last < 0 {
+		if wvAnyAnswerRe.MatchString(msg) {
+			return "", fmt.Errorf("%w: no Action marker", ErrUnreadableAnswer)
+		}
+		return "", nil
+	}
+	end := len(msg)
+	if last+1 < len(marks) {
+		end = marks[last+1][0]
+	}
+	action := strings.TrimLeft(msg[marks[last][1]:end], " \t\n*_")
+	am := wvAnswerRe.FindStringSubmatch(action)
+	if am == nil {
+		if wvOtherActionRe.MatchString(action) || !wvAnyAnswerRe.MatchString(msg) {
+			return "", nil
+		}
+		return "", fmt.Errorf("%w: its last action is %q", ErrUnreadableAnswer, cut(firstLineOf(action), 40))
+	}
+	a := strings.TrimSpace(am[1])
+	if strings.HasPrefix(a, "[") && strings.HasSuffix(a, "]") && strings.Count(a, "[") == 1 {
+		a = strings.TrimSpace(a[1 : len(a)-1])
+	}
+	return a, nil
 }
 
 // messageText is a chat message's text: the string content, or its text parts joined by newlines.
@@ -204,4 +245,12 @@ func ListWebVoyagerFolders(root string) ([]string, error) {
 		return out[i] < out[j]
 	})
 	return out, nil
+}
+
+// cut is s cut to n runes, "…" marking the cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

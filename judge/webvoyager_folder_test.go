@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -185,9 +186,30 @@ func TestExtractWebVoyagerAnswer(t *testing.T) {
 		"Thought: x\nAction: ANSWER":                                                  "",
 		"Action: Type [4]; ANSWER; not an answer":                                     "",
 		"Thought: the answer is below\r\nAction: ANSWER; [The green Xbox controller]": "The green Xbox controller",
+		// Review S4: the action may follow the thought on its line (the published agent splits on the markers
+		// anywhere), and it ends at the next Thought:/Observation: marker.
+		"Thought: done. Action: ANSWER; 5":                                    "5",
+		"Thought: found it.Action: ANSWER; [42 stars]":                        "42 stars",
+		"Thought: x\nAction: ANSWER; the price is $12\nObservation: the page": "the price is $12",
+		"Thought: x\n- **Action**: ANSWER; Pillow":                            "Pillow",
+		"Thought: x\nAction: ANSWER;\n1. Alpha\n2. Beta":                      "1. Alpha\n2. Beta",
+		"Thought: the Reaction: button is here\nAction: Click [2]":            "",
+		"Thought: nothing to do\nAction: Wait":                                "",
+		"I think the answer is 5.":                                            "",
 	} {
-		if got := ExtractWebVoyagerAnswer(msg); got != want {
-			t.Errorf("ExtractWebVoyagerAnswer(%q) = %q, want %q", msg, got, want)
+		got, err := ExtractWebVoyagerAnswer(msg)
+		if got != want || err != nil {
+			t.Errorf("ExtractWebVoyagerAnswer(%q) = %q, %v, want %q", msg, got, err, want)
+		}
+	}
+	// An ANSWER action whose message ends on an action that is neither an answer nor another of the agent's
+	// actions cannot be read: an error, never a silent "no answer".
+	for _, msg := range []string{
+		"Thought: x\nAction: ANSWER; The steps are:\n1. open it\nAction: press the button",
+		"Action: ANSWER; 5\nAction: done",
+	} {
+		if got, err := ExtractWebVoyagerAnswer(msg); !errors.Is(err, ErrUnreadableAnswer) || got != "" {
+			t.Errorf("ExtractWebVoyagerAnswer(%q) = %q, %v, want ErrUnreadableAnswer", msg, got, err)
 		}
 	}
 }

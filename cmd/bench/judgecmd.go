@@ -325,7 +325,8 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 	counts := map[string]int{}
 	for _, fd := range folders {
 		in, err := judge.LoadWebVoyagerFolder(fd)
-		if err != nil {
+		unreadable := errors.Is(err, judge.ErrUnreadableAnswer)
+		if err != nil && !unreadable {
 			return usageErr("%v", err)
 		}
 		joined := false
@@ -338,12 +339,19 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 				}
 			}
 		}
-		v, err := j.Judge(c.Context(), in)
-		if le := fatalEndpointError(err); le != nil {
-			return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
-		}
-		if err != nil {
-			v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
+		var v judge.Verdict
+		if unreadable {
+			// The folder's answer cannot be told apart from the rest of its last message: a judge error, not a
+			// fail of an agent that may have answered.
+			v = judge.Verdict{Judge: j.Name(), Error: err.Error()}
+		} else {
+			v, err = j.Judge(c.Context(), in)
+			if le := fatalEndpointError(err); le != nil {
+				return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
+			}
+			if err != nil {
+				v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
+			}
 		}
 		if refs != nil && !joined && v.Error != "" {
 			v.Error += fmt.Sprintf(" (%s has no task %s)", refs.files, in.Task.ID)

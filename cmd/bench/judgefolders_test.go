@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,11 +40,12 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	writeFolder(t, root, "taskShop--4", "Describe the shop.", "Thought: x\nAction: ANSWER; A small shop.")
 	writeFolder(t, root, "taskShop--9", "Not in the answers file.", "Thought: x\nAction: ANSWER; 1")
 	writeFolder(t, root, "taskShop--5", "Quoted answer, clicked.", "Thought: I will later do Action: ANSWER; 3\nAction: Click [4]")
+	writeFolder(t, root, "taskShop--6", "Answer with a later Action line.", "Thought: x\nAction: ANSWER; 3 steps:\n1. open\nAction: press it")
 	answers := filepath.Join(root, "reference_answer.json")
 	os.WriteFile(answers, []byte(`{"Shop": {"notice": "", "answers": [
 		{"id": 1, "type": "golden", "ans": "3"}, {"id": 2, "type": "golden", "ans": "Booking Holdings Inc."},
 		{"id": 3, "type": "golden", "ans": "3"}, {"id": 4, "type": "possible", "ans": "a shop"},
-		{"id": 5, "type": "golden", "ans": "3"}]}}`), 0o644)
+		{"id": 5, "type": "golden", "ans": "3"}, {"id": 6, "type": "golden", "ans": "3"}]}}`), 0o644)
 	tasks := filepath.Join(root, "tasks.jsonl")
 	os.WriteFile(tasks, []byte(`{"web_name": "Shop", "id": "Shop--1", "ques": "How many styles of the arXiv Logo Shirt are available?", "web": "https://www.example.test/"}`+"\n"), 0o644)
 
@@ -51,7 +53,7 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "6 folder(s) judged by answer: 1 pass, 2 fail, 1 uncertain, 2 judge error(s)") {
+	if !strings.Contains(out, "7 folder(s) judged by answer: 1 pass, 2 fail, 1 uncertain, 3 judge error(s)") {
 		t.Errorf("summary missing or wrong:\n%s", out)
 	}
 	read := func(folder string) (map[string]any, string) {
@@ -85,6 +87,9 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	}
 	if v, _ := read("taskShop--5"); v["pass"] != false {
 		t.Errorf("Shop--5 (its action is a Click) has no answer and fails: %v", v)
+	}
+	if v, _ := read("taskShop--6"); v["pass"] != nil || !strings.Contains(fmt.Sprint(v["error"]), "cannot be read") {
+		t.Errorf("Shop--6 (an ANSWER followed by another Action line) must be a judge error: %v", v)
 	}
 
 	missing := filepath.Join(root, "nope.json")
