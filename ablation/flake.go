@@ -25,8 +25,9 @@ type FlakeRate struct {
 	Variant string
 	// Pairs is the number of pairs with a finished final record (pass or fail, results.Attempt.Done) in both
 	// arms; Differ those whose outcome differs: status, failure mode or verdict. Errors counts the pairs left
-	// out because either attempt ended in an error: an error is not an outcome (the reports leave errors out of
-	// every denominator, and a resume runs the attempt again), so it is neither agreement nor a flake.
+	// out because either attempt ended in an error or an uncertain verdict: neither is an outcome (the reports
+	// leave both out of every denominator; a resume runs an errored attempt again and keeps an uncertain one,
+	// results.Attempt.Judged), so it is neither agreement nor a flake.
 	Pairs, Differ, Errors int
 	// Rate is Differ/Pairs (0 when Pairs is 0: undefined, shown as n/a and null in JSON, as an arm's pass rate
 	// with no judged attempt); Wilson its Wilson 95% score interval.

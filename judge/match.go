@@ -324,13 +324,20 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 		alts := strings.Split(it, " |OR| ")
 		var best *match
 		var partial bool
+		var urlNear string // the doubt of a URL that matches only loosely (urlMatch)
 		for _, alt := range alts {
 			alt = strings.TrimSpace(alt)
 			if urlItemRe.MatchString(alt) {
 				allNumbers = false
-				if lo, hi, ok := g.urlMatch(alt); ok {
+				if lo, hi, near, ok := g.urlMatch(alt); ok {
 					best = &match{item: alt, start: -1}
 					g.markSpan(lo, hi)
+					if near == "" {
+						urlNear = ""
+					} else if urlNear == "" {
+						urlNear = fmt.Sprintf("gives %q for %q (%s): the same page only if the site treats them alike",
+							strings.TrimRight(fold(g.raw)[lo:hi], ".,;:!?"), alt, near)
+					}
 				}
 				continue
 			}
@@ -360,6 +367,9 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 		switch {
 		case best != nil:
 			found = append(found, *best)
+			if urlNear != "" {
+				doubts = append(doubts, urlNear)
+			}
 		case partial:
 			doubts = append(doubts, fmt.Sprintf("has part of %q but not the whole", it))
 		default:
@@ -850,29 +860,46 @@ func (g *grader) antonym(items [][]token) string {
 	return ""
 }
 
-// urlMatch: some URL in the answer has the item's scheme (when the item has one), host, port, leading whole
-// path segments and query parameters.
-func (g *grader) urlMatch(item string) (lo, hi int, ok bool) {
+// urlMatch: some URL in the answer has the item's scheme (when both have one), host, port, leading whole path
+// segments and query parameters: ok with near "". Failing that, a URL that differs only in what many sites
+// treat alike — a "www." prefix on one side, http for https, the path's letter case (GitHub's owner/repo) — is
+// ok with near saying how (the caller makes it uncertain: a careful grader would not fail it outright, nor
+// pass it unseen). lo, hi is the URL's span in fold(g.raw).
+func (g *grader) urlMatch(item string) (lo, hi int, near string, ok bool) {
 	ref, err := parseLooseURL(item)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, "", false
 	}
 	text := fold(g.raw)
+	nearLo, nearHi, nearWhy := 0, 0, ""
 	for _, loc := range urlAnsRe.FindAllStringIndex(text, -1) {
 		s := strings.TrimRight(text[loc[0]:loc[1]], ".,;:!?")
 		u, err := parseLooseURL(s)
 		if err != nil {
 			continue
 		}
+		var why []string
 		if ref.Scheme != "" && u.Scheme != "" && !strings.EqualFold(ref.Scheme, u.Scheme) {
-			continue
+			if !httpPair(ref.Scheme, u.Scheme) {
+				continue
+			}
+			why = append(why, u.Scheme+" for "+ref.Scheme)
 		}
 		if !strings.EqualFold(ref.Host, u.Host) {
-			continue
+			if !strings.EqualFold(strings.TrimPrefix(strings.ToLower(ref.Host), "www."), strings.TrimPrefix(strings.ToLower(u.Host), "www.")) {
+				continue
+			}
+			why = append(why, "host "+u.Host+" for "+ref.Host)
 		}
 		rp, up := pathSegments(ref.Path), pathSegments(u.Path)
-		if len(up) < len(rp) || !slices.Equal(rp, up[:len(rp)]) {
+		if len(up) < len(rp) {
 			continue
+		}
+		if !slices.Equal(rp, up[:len(rp)]) {
+			if !slices.EqualFunc(rp, up[:len(rp)], strings.EqualFold) {
+				continue
+			}
+			why = append(why, "the path in another letter case")
 		}
 		ok := true
 		uq := u.Query()
@@ -883,11 +910,26 @@ func (g *grader) urlMatch(item string) (lo, hi int, ok bool) {
 				}
 			}
 		}
-		if ok {
-			return loc[0], loc[0] + len(s), true
+		if !ok {
+			continue
+		}
+		if len(why) == 0 {
+			return loc[0], loc[0] + len(s), "", true
+		}
+		if nearWhy == "" {
+			nearLo, nearHi, nearWhy = loc[0], loc[0]+len(s), strings.Join(why, ", ")
 		}
 	}
-	return 0, 0, false
+	if nearWhy != "" {
+		return nearLo, nearHi, nearWhy, true
+	}
+	return 0, 0, "", false
+}
+
+// httpPair reports whether schemes a and b are http and https, in either order.
+func httpPair(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	return a == "http" && b == "https" || a == "https" && b == "http"
 }
 
 // parseLooseURL parses s with net/url, reading a URL without a scheme as host/path.

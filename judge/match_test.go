@@ -116,7 +116,15 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{MustInclude: []string{"2 Figures", "8 Tables"}}, "", "12 figures and 8 tables", OutcomeFail},
 		{suites.AnswerRule{MustInclude: []string{"example.com:7780/admin/reports/report_product/viewed"}}, "",
 			"http://example.com:7780/admin/reports/report_product/viewedasdf", OutcomeFail},
-		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b"}}, "", "http://example.com/a/b", OutcomeFail},
+		// http for https, a "www." prefix or the path in another case: never a pass, but not a confident fail
+		// either (review S5): many sites serve both; a different host or a different segment still fails.
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b"}}, "", "http://example.com/a/b", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "www.github.com/opencv/opencv", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "https://github.com/OpenCV/OpenCV", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "https://github.com/opencv/opencv and www.github.com/x", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "https://gitlab.com/opencv/opencv", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "https://github.com/opencv/opencv_contrib", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b"}}, "", "ftp://example.com/a/b", OutcomeFail},
 		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},
 		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Not Microsoft but Google", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"65 |OR| 3"}}, "", "3 stars", OutcomePass},

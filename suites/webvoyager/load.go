@@ -286,7 +286,8 @@ const GAIAFinalAnswer = "Final answer"
 // GAIARule makes the answer rule of a GAIA "Final answer", after GAIA's own scorer (question_scorer in the
 // gaia-benchmark leaderboard's scorer.py: a reference that parses as a number is compared as a number, one with a
 // "," or ";" element by element, any other as a normalised string): Type "golden", Reference the answer, and
-//   - a number ("17", "0.1777") → Number, Tolerance 0 (GAIA compares for equality);
+//   - a number ("17", "0.1777", and "1,000" with thousands separators, which GAIA would split as a list) →
+//     Number, Tolerance 0 (GAIA compares for equality);
 //   - a list ("Braintree, Honolulu", "3.1.3.1; 1.11.1.7") → MustInclude its items, split on ";" when it has one,
 //     else on ",";
 //   - anything else ("THE CASTLE", "So we had to let it die.") → MustInclude the whole answer, a final period
@@ -298,6 +299,14 @@ func GAIARule(final string) suites.AnswerRule {
 	s := strings.TrimSpace(final)
 	r := suites.AnswerRule{Type: "golden", Reference: s}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		r.Number = &f
+		return r
+	}
+	if thousandsRe.MatchString(s) {
+		// GAIA's scorer would split "1,000" into "1" and "000" and compare item by item, so its own "1,000"
+		// passes; an answer's "1,000" is one number (judge.Grade reads thousands separators), so the items
+		// could never match: a number, which "1,000", "1000" and "one thousand" all pass.
+		f, _ := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
 		r.Number = &f
 		return r
 	}
@@ -333,6 +342,8 @@ func AnswerRuleFor(a RefAnswer) suites.AnswerRule {
 }
 
 var (
+	// thousandsRe: a number written with "," thousands separators ("1,000", "-12,345.5").
+	thousandsRe = regexp.MustCompile(`^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
 	numAnswerRe = regexp.MustCompile(`^((?i:approximately|approx\.?|about|around|~)?)\s*([$€£]?)\s*(-?\d[\d,]*(?:\.(\d+))?)\s*(%|[A-Za-z]{1,5})?$`)
 	freeTextRe  = regexp.MustCompile(`(?i)(\bor\b|\bany\b|\baction\b|<|>|\.\.\.|…|\(|\)|\[|\]|\\|\bnot\b)`)
 	nameConnect = map[string]bool{"of": true, "the": true, "and": true, "to": true, "de": true, "&": true,

@@ -293,6 +293,7 @@ func TestGAIAFinalAnswer(t *testing.T) {
 {"task_id": "2a649bb1", "Level": 2, "Final answer": "3.1.3.1; 1.11.1.7", "id": "level2-6", "web": "https://www.google.com/", "ques": "What are the EC numbers?"}
 {"task_id": "624cbf11", "Level": 2, "Final answer": "So we had to let it die.", "id": "level2-8", "web": "https://www.google.com/", "ques": "What is the last line?"}
 {"task_id": "n", "Level": 2, "Final answer": 41, "id": "level2-2", "web": "https://www.google.com/", "ques": "How many papers?"}
+{"task_id": "k", "Level": 2, "Final answer": "1,000", "id": "level2-99", "web": "https://www.google.com/", "ques": "How many?"}
 `
 	s, err := New(Config{TasksFile: writeFile(t, "gaia.jsonl", content)})
 	if err != nil {
@@ -305,6 +306,7 @@ func TestGAIAFinalAnswer(t *testing.T) {
 		"level2-6":  {Type: "golden", Reference: "3.1.3.1; 1.11.1.7", MustInclude: []string{"3.1.3.1", "1.11.1.7"}},
 		"level2-8":  {Type: "golden", Reference: "So we had to let it die.", MustInclude: []string{"So we had to let it die"}},
 		"level2-2":  {Type: "golden", Reference: "41", Number: f(41)},
+		"level2-99": {Type: "golden", Reference: "1,000", Number: f(1000)}, // review S6: not the items "1", "000"
 	}
 	for _, task := range s.Tasks() {
 		w, ok := want[task.ID]
