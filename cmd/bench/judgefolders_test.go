@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"webbench/judge"
+	"webbench/suites/webvoyager"
 )
 
 // writeFolder writes a WebVoyager result folder in the README's format: interact_messages.json with the task's
@@ -105,4 +110,81 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--suite", "zoo"); code != 2 || !strings.Contains(stderr, "webvoyager") {
 		t.Errorf("--suite zoo on folders: exit %d, %s", code, stderr)
 	}
+}
+
+// Every labelled case with a WebVoyager golden answer (judge/testdata/labelled_answers.yaml), written as a
+// result folder in the README's format — the answer as the last message's "Action: ANSWER; …", the golden in an
+// answers file, the question in a tasks file — and run through one bench judge: each folder's verdict is what
+// judge.Grade gives the same rule, answer and question (the folder path loses nothing: extraction, joining,
+// the rule derivation), and no human-fail case passes.
+func TestJudgeFoldersLabelledSet(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "judge", "testdata", "labelled_answers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		ID, Question, Golden, Answer, Human string
+	}
+	if err := yaml.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	var refs []map[string]any
+	var tasks strings.Builder
+	type kept struct{ id, folder, want, human string }
+	var ks []kept
+	for _, c := range cases {
+		if c.Golden == "" || strings.Contains(c.Answer, "Action:") || strings.Contains(c.Answer, "Thought:") ||
+			strings.Contains(c.Answer, "Observation:") {
+			continue
+		}
+		n := len(ks) + 1
+		folder := fmt.Sprintf("taskSet--%d", n)
+		writeFolder(t, root, folder, c.Question, "Thought: I have found it.\nAction: ANSWER; "+c.Answer)
+		refs = append(refs, map[string]any{"id": n, "type": "golden", "ans": c.Golden})
+		line, _ := json.Marshal(map[string]string{"web_name": "Set", "id": fmt.Sprintf("Set--%d", n), "ques": c.Question,
+			"web": "https://www.example.test/"})
+		tasks.Write(append(line, '\n'))
+		o, _ := judge.Grade(webvoyager.AnswerRuleFor(webvoyager.RefAnswer{Type: "golden", Ans: c.Golden}), c.Answer, c.Question)
+		ks = append(ks, kept{c.ID, folder, string(o), c.Human})
+	}
+	if len(ks) < 200 {
+		t.Fatalf("only %d labelled cases with a WebVoyager golden", len(ks))
+	}
+	ans, _ := json.Marshal(map[string]any{"Set": map[string]any{"notice": "", "answers": refs}})
+	answers, tasksFile := filepath.Join(t.TempDir(), "reference_answer.json"), filepath.Join(t.TempDir(), "tasks.jsonl")
+	os.WriteFile(answers, ans, 0o644)
+	os.WriteFile(tasksFile, []byte(tasks.String()), 0o644)
+	out, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--tasks-file", tasksFile)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	counts := map[string]int{}
+	for _, k := range ks {
+		vb, err := os.ReadFile(filepath.Join(root, k.folder, "verdict-answer.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Verdict judge.Verdict `json:"verdict"`
+		}
+		if err := json.Unmarshal(vb, &f); err != nil {
+			t.Fatal(err)
+		}
+		got := f.Verdict.Outcome()
+		counts[k.human+" → "+got]++
+		if got != k.want {
+			t.Errorf("%s (%s): bench judge says %s, judge.Grade %s: %s%s", k.id, k.folder, got, k.want, f.Verdict.Reason, f.Verdict.Error)
+		}
+		if k.human == "fail" && got == "pass" {
+			t.Errorf("%s: false pass through bench judge", k.id)
+		}
+	}
+	t.Logf("%d labelled WebVoyager-golden cases as result folders: %v; %s", len(ks), counts, strings.TrimSpace(lastLine(out)))
+}
+
+// lastLine is s's last non-empty line.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }
