@@ -125,6 +125,10 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "https://gitlab.com/opencv/opencv", OutcomeFail},
 		{suites.AnswerRule{MustInclude: []string{"github.com/opencv/opencv"}}, "", "https://github.com/opencv/opencv_contrib", OutcomeFail},
 		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b"}}, "", "ftp://example.com/a/b", OutcomeFail},
+		// Another dollar is not the "$" of the rule (review, M1 minor); "US$" is.
+		{suites.AnswerRule{Number: f(89.99), Unit: "$"}, "", "CA$89.99", OutcomeFail},
+		{suites.AnswerRule{Number: f(89.99), Unit: "$"}, "", "AU$ 89.99", OutcomeFail},
+		{suites.AnswerRule{Number: f(89.99), Unit: "$"}, "", "US$89.99", OutcomePass},
 		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},
 		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Not Microsoft but Google", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"65 |OR| 3"}}, "", "3 stars", OutcomePass},

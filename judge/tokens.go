@@ -319,16 +319,24 @@ func scanNumber(s string, i int) (token, int) {
 			t.unit, j = "deg", n
 		}
 	}
-	// A currency sign just before the number.
+	// A currency sign just before the number. Capital letters written onto a "$" name another dollar ("CA$",
+	// "C$", "AU$", "NZ$", "HK$", "S$", "R$": ISO 4217's and the usual local signs), which is not the US dollar
+	// a plain "$" stands for; "US$" is.
 	for _, c := range []struct{ sym, unit string }{{"$", "usd"}, {"€", "eur"}, {"£", "gbp"}} {
 		b := strings.TrimRight(s[:i], " ")
 		if strings.HasSuffix(b, c.sym) {
 			t.unit = c.unit
+			if m := dollarPrefixRe.FindStringSubmatch(b); c.sym == "$" && m != nil && m[1] != "US" {
+				t.unit = strings.ToLower(m[1]) + "$"
+			}
 		}
 	}
 	t.text = strconv.FormatFloat(t.num, 'g', -1, 64)
 	return t, j
 }
+
+// dollarPrefixRe: capital letters written onto a "$" at the end of the text before a number ("CA$", "AU$").
+var dollarPrefixRe = regexp.MustCompile(`(?:^|[^\pL])(\p{Lu}{1,3})\$$`)
 
 // identTail extends an identifier over the letters and digits after j.
 func identTail(s string, j int) int {
