@@ -132,15 +132,14 @@ type Attempt struct {
 func (a Attempt) Done() bool { return a.Status == StatusPass || a.Status == StatusFail }
 
 // UncertainIsFailure reports whether an uncertain verdict counts as the agent's failure for an attempt that
-// ended with finish reason f: yes when the agent never submitted anything the judge reads as its answer (max
-// steps, timeout, stall, error budget, refusal, a model error and every other reason but the two below); no
-// when it answered, when its last reply was prose rather than the final JSON object (non_json_output: the
-// runner judges that prose as the answer, so it can pass, and a doubt about it stays a doubt), or when the
-// reason is unknown (records older than the field) — then the record is uncertain (status error, class
-// uncertain). The verdict's reason of such a fail says so (UncertainFailReason).
-func UncertainIsFailure(f FinishReason) bool {
-	return f != "" && f != FinishAnswered && f != FinishNonJSONOutput
-}
+// ended with finish reason f: yes when the agent did not end with the protocol's final answer — max steps,
+// timeout, stall, error budget, refusal, a model error, and also prose output (non_json_output), whose text the
+// runner still judges so that a sure match passes: a doubt about an answer given outside the protocol falls
+// back to the protocol failure (failure mode no_json), which is what the final_recovery guard exists to
+// prevent. No when it answered, or the reason is unknown (records older than the field) — then the record is
+// uncertain (status error, class uncertain). The verdict's reason of such a fail says so
+// (UncertainFailReason).
+func UncertainIsFailure(f FinishReason) bool { return f != "" && f != FinishAnswered }
 
 // UncertainFailReason is the reason of a verdict that was uncertain on an attempt that ended without an answer
 // (UncertainIsFailure): "uncertain → fail: no final answer (finish <f>): <reason>".

@@ -100,8 +100,8 @@ func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
 //   - uncertain on an attempt that ended without an answer: a fail whose verdict reason says so
 //     (UncertainFailReason);
 //   - fail: class agent, Error the finish error; the failure mode is the recorded one, or wrong_answer when
-//     the record was a pass or uncertain on an answered attempt (the judge rejects the answer the agent
-//     gave), no_json when it was uncertain on non_json_output (only the runner can classify other failures);
+//     the record was a pass or uncertain (the judge rejects the answer the agent gave; only the runner can
+//     classify other failures);
 //   - a judge error: error of class judge, Error the judge's (after the finish error); "no verdict of judge X"
 //     when the judge skipped the attempt.
 //
@@ -141,13 +141,10 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 			a.Status, a.ErrorClass, a.Error = StatusPass, "", finishErr
 			a.FailureMode = ""
 		default:
-			switch {
-			case a.Status == StatusPass, wasUncertain && a.FinishReason != FinishNonJSONOutput:
-				// The run's own judge passed it, or doubted an answer the agent gave: that answer or the end
+			if a.Status == StatusPass || wasUncertain {
+				// The run's own judge passed it, or doubted the answer the agent gave: that answer or the end
 				// state is what the re-judge rejects.
 				a.FailureMode = ModeWrongAnswer
-			case wasUncertain:
-				a.FailureMode = ModeNoJSON
 			}
 			a.Status, a.ErrorClass, a.Error = StatusFail, ClassAgent, finishErr
 		}

@@ -203,7 +203,7 @@ func TestAttemptsUncertain(t *testing.T) {
 	}
 	// An uncertain verdict on an attempt that gave no final answer (its final is the raw output) is a failure;
 	// on one that answered, or of unknown finish, it is uncertain.
-	for f, want := range map[FinishReason]bool{FinishAnswered: false, "": false, FinishNonJSONOutput: false,
+	for f, want := range map[FinishReason]bool{FinishAnswered: false, "": false, FinishNonJSONOutput: true,
 		FinishMaxSteps: true, FinishTimeout: true, FinishRefusal: true} {
 		if got := UncertainIsFailure(f); got != want {
 			t.Errorf("UncertainIsFailure(%q) = %v, want %v", f, got, want)
@@ -212,7 +212,7 @@ func TestAttemptsUncertain(t *testing.T) {
 }
 
 // Re-judging an uncertain record leaves nothing stale (review S3): a pass clears its "uncertain: …" error, a
-// fail of an answered attempt is wrong_answer (no_json for prose output), the error that ended the attempt is
+// fail is wrong_answer, the error that ended the attempt (here on a record older than finish_reason) is
 // kept through every re-judge, and an uncertain re-judge of an attempt that never answered is a fail whose
 // reason says so (S1). A record no judge saw has no "verdict" key (S7).
 func TestAttemptsRejudgeUncertain(t *testing.T) {
@@ -225,7 +225,7 @@ func TestAttemptsRejudgeUncertain(t *testing.T) {
 	variant, _ := run.Latest(attVariant)
 	base.Status, base.ErrorClass, base.FinishReason = StatusError, ClassUncertain, FinishAnswered
 	base.Error = UncertainError("", "states other candidate numbers")
-	variant.Status, variant.ErrorClass, variant.FinishReason = StatusError, ClassUncertain, FinishNonJSONOutput
+	variant.Status, variant.ErrorClass, variant.FinishReason = StatusError, ClassUncertain, ""
 	variant.Error = UncertainError("model said: see above", "reversed order")
 	if variant.FinishError() != "model said: see above" || base.FinishError() != "" {
 		t.Fatalf("FinishError = %q, %q", variant.FinishError(), base.FinishError())
@@ -260,7 +260,7 @@ func TestAttemptsRejudgeUncertain(t *testing.T) {
 	}
 	want := map[string][2]got{
 		"yes": {{StatusPass, "", "", ""}, {StatusPass, "", "model said: see above", ""}},
-		"no":  {{StatusFail, ClassAgent, "", ModeWrongAnswer}, {StatusFail, ClassAgent, "model said: see above", ModeNoJSON}},
+		"no":  {{StatusFail, ClassAgent, "", ModeWrongAnswer}, {StatusFail, ClassAgent, "model said: see above", ModeWrongAnswer}},
 		"err": {{StatusError, ClassJudge, "endpoint down", ""}, {StatusError, ClassJudge, "model said: see above; endpoint down", ""}},
 	}
 	for name, w := range want {

@@ -914,8 +914,8 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
 		rec.Error = llm.RedactString(results.UncertainError(rec.Error, v.Reason))
 	case v.Uncertain:
-		// An uncertain verdict on an attempt that never answered (max steps, timeout, …) is a fail, and its
-		// reason says so (results.UncertainIsFailure).
+		// An uncertain verdict on an attempt that did not end with the final answer (prose output, max steps,
+		// timeout, …) is a fail, and its reason says so (results.UncertainIsFailure).
 		v.Uncertain, v.Reason = false, results.UncertainFailReason(rec.FinishReason, v.Reason)
 		rec.Verdict = v
 		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
