@@ -1,6 +1,9 @@
 package judge
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // CohenKappa is Cohen's κ (Cohen, 1960) between two judges' pass/fail verdicts on the same attempts: a[i] and
 // b[i] are the two verdicts of attempt i. κ = (po − pe) / (1 − pe), po the observed agreement, pe the
@@ -76,4 +79,52 @@ func CompareJudges(a, b []bool) Agreement {
 		ag.Kappa, ag.SE = &k, &se
 	}
 	return ag
+}
+
+// Paired is two judges' verdicts on the same attempts, paired by attempt id (PairVerdicts) for CompareJudges.
+type Paired struct {
+	// IDs are the attempts both judges decided (pass or fail), sorted; A[i] and B[i] are judge A's and judge
+	// B's verdicts of IDs[i] (true = pass).
+	IDs  []string
+	A, B []bool
+	// The attempts left out: MissingA have a verdict of judge B only, MissingB of judge A only; Errors a judge
+	// error of either judge; Uncertain an uncertain verdict of either judge and no judge error.
+	MissingA, MissingB, Errors, Uncertain int
+}
+
+// Skipped is the number of attempts left out of the pairs: missing on one side, a judge error or uncertain.
+func (p Paired) Skipped() int { return p.MissingA + p.MissingB + p.Errors + p.Uncertain }
+
+// PairVerdicts pairs the verdicts a and b of two judges (by attempt id) over every attempt either judged:
+// the attempts both decided go into IDs, A and B; the others are counted by why they were left out (Paired).
+// Neither an uncertain verdict nor a judge error is a pass or a fail, so neither is paired.
+func PairVerdicts(a, b map[string]Verdict) Paired {
+	ids := make([]string, 0, len(a)+len(b))
+	for id := range a {
+		ids = append(ids, id)
+	}
+	for id := range b {
+		if _, ok := a[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var p Paired
+	for _, id := range ids {
+		x, okA := a[id]
+		y, okB := b[id]
+		switch {
+		case !okA:
+			p.MissingA++
+		case !okB:
+			p.MissingB++
+		case x.Outcome() == "error" || y.Outcome() == "error":
+			p.Errors++
+		case x.Uncertain || y.Uncertain:
+			p.Uncertain++
+		default:
+			p.IDs, p.A, p.B = append(p.IDs, id), append(p.A, x.Pass), append(p.B, y.Pass)
+		}
+	}
+	return p
 }

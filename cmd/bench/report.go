@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -140,8 +145,12 @@ func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, ju
 	arms := ablation.Summarize(recs)
 	ablation.LabelModels(arms, run.Manifest.Plan.Variants)
 	warnAllInfra(c, arms)
-	return withCode(exitInfra, r.Run(c.OutOrStdout(), &ablation.RunReport{Dir: run.Dir, Arms: arms,
-		Records: recs, Run: run}))
+	js, err := judgesReport(run)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	rep := &ablation.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Run: run}
+	return withCode(exitInfra, renderRunWithJudges(c.OutOrStdout(), r, rep, js, uncertainBounds(arms)))
 }
 
 // warnIncomplete warns on stderr when the report is of a run that did not finish: the manifest says it stopped
@@ -233,4 +242,370 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 	warnAllInfra(c, a.Arms)
 	return withCode(exitInfra, r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs,
 		Run: run}))
+}
+
+// The judges part of a plain run's report (issue 12 item 8; review item S2): every judge's verdicts over the
+// run (the run's own, results.OriginalJudge, and each re-judge's verdicts-<judge>.jsonl), Cohen's κ between
+// every two of them, the answer judge against the state judge as ground truth on Zoo Q&A attempts, and the
+// bounds of every pass rate with uncertain attempts.
+
+// passBounds is a pass rate over the decided (pass or fail) attempts and its bounds with the uncertain ones,
+// left out of it, counted as fails (lower) and as passes (upper). Uncertain verdicts are not missing at random
+// (the answer judge doubts some kinds of answer more than others), so the rate alone may be biased; the truth
+// over the decided and uncertain attempts lies between the bounds. Each is null when its denominator is 0.
+type passBounds struct {
+	Rate              *float64 `json:"rate"`
+	RateUncertainFail *float64 `json:"rate_uncertain_as_fail"`
+	RateUncertainPass *float64 `json:"rate_uncertain_as_pass"`
+}
+
+func newPassBounds(passes, decided, uncertain int) passBounds {
+	ratio := func(k, n int) *float64 {
+		if n == 0 {
+			return nil
+		}
+		x := float64(k) / float64(n)
+		return &x
+	}
+	return passBounds{Rate: ratio(passes, decided), RateUncertainFail: ratio(passes, decided+uncertain),
+		RateUncertainPass: ratio(passes+uncertain, decided+uncertain)}
+}
+
+// boundedRate is a pass-rate cell's suffix for uncertain attempts: " (N decided of M: lo–hi%)", "" when none.
+func boundedRate(passes, decided, uncertain int) string {
+	if uncertain == 0 {
+		return ""
+	}
+	b := newPassBounds(passes, decided, uncertain)
+	return fmt.Sprintf(" (%d decided of %d: %.1f–%.1f%%)", decided, decided+uncertain, 100**b.RateUncertainFail,
+		100**b.RateUncertainPass)
+}
+
+// variantBounds is a variant's pass rate with its uncertain attempts' bounds (JSON uncertain_bounds).
+type variantBounds struct {
+	Variant   string `json:"variant"`
+	Decided   int    `json:"decided"`
+	Uncertain int    `json:"uncertain"`
+	Passes    int    `json:"passes"`
+	passBounds
+}
+
+// uncertainBounds is the variantBounds of every arm, in order.
+func uncertainBounds(arms []ablation.Arm) []variantBounds {
+	out := make([]variantBounds, 0, len(arms))
+	for _, a := range arms {
+		u := a.ErrorsByClass[string(results.ClassUncertain)]
+		out = append(out, variantBounds{Variant: a.Name, Decided: a.N, Uncertain: u, Passes: a.Passes,
+			passBounds: newPassBounds(a.Passes, a.N, u)})
+	}
+	return out
+}
+
+// verdictCounts counts one judge's verdicts over the run's attempts (JSON judges): Attempts those it has a
+// verdict for, Decided those it passed or failed, JudgeErrors those it could not judge.
+type verdictCounts struct {
+	Judge       string `json:"judge"`
+	Attempts    int    `json:"attempts"`
+	Decided     int    `json:"decided"`
+	Passes      int    `json:"passes"`
+	Uncertain   int    `json:"uncertain"`
+	JudgeErrors int    `json:"judge_errors"`
+	passBounds
+}
+
+// agreementDoc is two judges' agreement (JSON judge_agreement): judge.CompareJudges over the attempts both
+// decided (judge.PairVerdicts), its confusion table cell by cell, and the attempts skipped and why.
+type agreementDoc struct {
+	JudgeA string `json:"judge_a"`
+	JudgeB string `json:"judge_b"`
+	judge.Agreement
+	BothPass   int `json:"both_pass"`
+	APassBFail int `json:"a_pass_b_fail"`
+	AFailBPass int `json:"a_fail_b_pass"`
+	BothFail   int `json:"both_fail"`
+	// Skipped = SkippedMissingA (a verdict of judge B only) + SkippedMissingB (of judge A only) +
+	// SkippedUncertain + SkippedJudgeError.
+	Skipped           int `json:"skipped"`
+	SkippedMissingA   int `json:"skipped_missing_a"`
+	SkippedMissingB   int `json:"skipped_missing_b"`
+	SkippedUncertain  int `json:"skipped_uncertain"`
+	SkippedJudgeError int `json:"skipped_judge_error"`
+}
+
+func newAgreementDoc(a, b string, p judge.Paired) agreementDoc {
+	ag := judge.CompareJudges(p.A, p.B)
+	t := ag.Table
+	return agreementDoc{JudgeA: a, JudgeB: b, Agreement: ag, BothPass: t[0][0], APassBFail: t[0][1], AFailBPass: t[1][0],
+		BothFail: t[1][1], Skipped: p.Skipped(), SkippedMissingA: p.MissingA, SkippedMissingB: p.MissingB,
+		SkippedUncertain: p.Uncertain, SkippedJudgeError: p.Errors}
+}
+
+// groundTruthDoc is the answer judge (judge_a) against the state judge (judge_b) as ground truth on the run's
+// Zoo Q&A attempts (JSON zoo_qa_ground_truth): FalsePass the attempts the answer judge passed and the state
+// judge failed, FalseFail the converse. Attempts counts the Zoo Q&A attempts; MissingVerdicts names the judges
+// of the two without a verdicts file (bench judge DIR --judge NAME writes it), and then nothing is compared.
+type groundTruthDoc struct {
+	GroundTruth     string   `json:"ground_truth"`
+	Attempts        int      `json:"attempts"`
+	MissingVerdicts []string `json:"missing_verdicts"`
+	FalsePass       int      `json:"false_pass"`
+	FalseFail       int      `json:"false_fail"`
+	agreementDoc
+}
+
+// judgesDoc is the judges part of the report.
+type judgesDoc struct {
+	Judges    []verdictCounts `json:"judges"`
+	Agreement []agreementDoc  `json:"judge_agreement"`
+	ZooQA     *groundTruthDoc `json:"zoo_qa_ground_truth"`
+}
+
+// judgeOutcomes returns the verdicts of judge name over run by attempt id, as the report counts them: for
+// results.OriginalJudge every final record a judge saw (pass, fail, uncertain, or a judge error); for a re-judge
+// the attempts it re-scored (the run's judged records with a verdict in verdicts-<name>.jsonl), each as
+// (*results.Run).Attempts applies it (an uncertain verdict on an attempt that never answered is a fail).
+func judgeOutcomes(run *results.Run, name string) (map[string]judge.Verdict, error) {
+	final := run.Final()
+	recs := final
+	var rescored map[string]judge.Verdict
+	if name != results.OriginalJudge {
+		var err error
+		if recs, err = run.Attempts(name); err != nil {
+			return nil, err
+		}
+		rescored, _ = run.Verdicts(name)
+	}
+	out := map[string]judge.Verdict{}
+	for i, a := range recs {
+		if rescored != nil {
+			if _, ok := rescored[a.AttemptID]; !ok || !final[i].Judged() {
+				continue
+			}
+		} else if !a.Judged() && !(a.Status == results.StatusError && a.ErrorClass == results.ClassJudge) {
+			continue
+		}
+		v := judge.Verdict{Judge: name, Pass: a.Status == results.StatusPass, Uncertain: a.ErrorClass == results.ClassUncertain,
+			Reason: a.Verdict.Reason}
+		if a.ErrorClass == results.ClassJudge {
+			v.Error = cmp.Or(a.Verdict.Error, a.Error, "judge error")
+		}
+		out[a.AttemptID] = v
+	}
+	return out, nil
+}
+
+// isZooQA reports whether a is an attempt of a Zoo Q&A task: one with a state check and an answer rule, which
+// the run's own judge (runner.Judge) judged by both, the state judge first (verdict judge "state+answer").
+func isZooQA(a results.Attempt) bool { return a.Suite == "zoo" && a.Verdict.Judge == "state+answer" }
+
+// judgesReport builds the judges part of run's report.
+func judgesReport(run *results.Run) (*judgesDoc, error) {
+	names := append([]string{results.OriginalJudge}, run.Judges()...)
+	outs := map[string]map[string]judge.Verdict{}
+	doc := &judgesDoc{Agreement: []agreementDoc{}}
+	for _, n := range names {
+		vs, err := judgeOutcomes(run, n)
+		if err != nil {
+			return nil, err
+		}
+		outs[n] = vs
+		vc := verdictCounts{Judge: n, Attempts: len(vs)}
+		for _, v := range vs {
+			switch v.Outcome() {
+			case "pass":
+				vc.Passes++
+				vc.Decided++
+			case "fail":
+				vc.Decided++
+			case "uncertain":
+				vc.Uncertain++
+			default:
+				vc.JudgeErrors++
+			}
+		}
+		vc.passBounds = newPassBounds(vc.Passes, vc.Decided, vc.Uncertain)
+		doc.Judges = append(doc.Judges, vc)
+	}
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			doc.Agreement = append(doc.Agreement, newAgreementDoc(a, b, judge.PairVerdicts(outs[a], outs[b])))
+		}
+	}
+	qa := map[string]bool{}
+	for _, a := range run.Final() {
+		if isZooQA(a) {
+			qa[a.AttemptID] = true
+		}
+	}
+	if len(qa) == 0 {
+		return doc, nil
+	}
+	gt := &groundTruthDoc{GroundTruth: "state", Attempts: len(qa), MissingVerdicts: []string{}}
+	only := func(n string) map[string]judge.Verdict {
+		vs, ok := outs[n]
+		if !ok {
+			gt.MissingVerdicts = append(gt.MissingVerdicts, n)
+		}
+		out := map[string]judge.Verdict{}
+		for id, v := range vs {
+			if qa[id] {
+				out[id] = v
+			}
+		}
+		return out
+	}
+	ans, st := only("answer"), only("state")
+	gt.agreementDoc = newAgreementDoc("answer", "state", judge.PairVerdicts(ans, st))
+	if len(gt.MissingVerdicts) > 0 {
+		gt.agreementDoc = newAgreementDoc("answer", "state", judge.Paired{})
+	}
+	gt.FalsePass, gt.FalseFail = gt.APassBFail, gt.AFailBPass
+	doc.ZooQA = gt
+	return doc, nil
+}
+
+// kappaText is κ for a title: "0.400 (SE 0.130)", or why it is undefined.
+func kappaText(ag judge.Agreement) string {
+	switch {
+	case ag.N == 0:
+		return "undefined (no attempt decided by both)"
+	case ag.Kappa == nil:
+		return "undefined (a judge gave the same verdict every time)"
+	}
+	return fmt.Sprintf("%.3f (SE %.3f)", *ag.Kappa, *ag.SE)
+}
+
+// skippedText says how many attempts an agreement skipped and why.
+func skippedText(d agreementDoc) string {
+	return fmt.Sprintf("%d skipped: %d missing a verdict, %d uncertain, %d judge error(s)", d.Skipped,
+		d.SkippedMissingA+d.SkippedMissingB, d.SkippedUncertain, d.SkippedJudgeError)
+}
+
+// agreementTable is the confusion table of d: rows judge A (labelled a), columns judge B (labelled b).
+func agreementTable(title, a, b string, d agreementDoc) results.Table {
+	return results.Table{Title: title, Header: []string{"", b + " pass", b + " fail"},
+		Rows: [][]string{{a + " pass", fmt.Sprint(d.BothPass), fmt.Sprint(d.APassBFail)},
+			{a + " fail", fmt.Sprint(d.AFailBPass), fmt.Sprint(d.BothFail)}}}
+}
+
+// judgesTables are the text tables of doc: the verdicts by judge and every agreement when the run has more than
+// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; the line printed
+// instead of a table when the Zoo Q&A verdicts are missing is note.
+func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note string) {
+	if len(doc.Judges) > 1 {
+		t := results.Table{Title: "verdicts by judge (an uncertain verdict is neither pass nor fail: the bounds count the " +
+			"uncertain as fails / as passes)", Header: []string{"judge", "attempts", "pass rate", "uncertain", "judge errors"}}
+		for _, j := range doc.Judges {
+			rate := "0/0 = n/a"
+			if j.Rate != nil {
+				rate = fmt.Sprintf("%d/%d = %.1f%%", j.Passes, j.Decided, 100**j.Rate)
+			}
+			t.Rows = append(t.Rows, []string{j.Judge, fmt.Sprint(j.Attempts), rate + boundedRate(j.Passes, j.Decided, j.Uncertain),
+				fmt.Sprint(j.Uncertain), fmt.Sprint(j.JudgeErrors)})
+		}
+		tables = append(tables, t)
+	}
+	for _, d := range doc.Agreement {
+		tables = append(tables, agreementTable(fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%s); Cohen's κ = %s",
+			d.JudgeA, d.JudgeB, d.N, skippedText(d), kappaText(d.Agreement)), d.JudgeA, d.JudgeB, d))
+	}
+	if gt := doc.ZooQA; gt != nil {
+		head := fmt.Sprintf("answer judge vs state judge (ground truth) on Zoo Q&A: %d attempt(s)", gt.Attempts)
+		if len(gt.MissingVerdicts) > 0 {
+			var cmds []string
+			for _, n := range gt.MissingVerdicts {
+				cmds = append(cmds, fmt.Sprintf("bench judge %s --judge %s", dir, n))
+			}
+			return tables, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
+				strings.Join(cmds, " and "))
+		}
+		tables = append(tables, agreementTable(fmt.Sprintf("%s, %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
+			"(answer pass, state fail), %d false fail(s) (answer fail, state pass)", head, gt.N, skippedText(gt.agreementDoc),
+			kappaText(gt.Agreement), gt.FalsePass, gt.FalseFail), "answer", "state", gt.agreementDoc))
+	}
+	return tables, ""
+}
+
+// isFormat reports whether r is the renderer of one of the formats names.
+func isFormat(r ablation.Renderer, names ...string) bool {
+	for _, n := range names {
+		if x, err := ablation.LookupRenderer(n); err == nil && reflect.TypeOf(x) == reflect.TypeOf(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// renderRunWithJudges renders the plain run's report rep with r and adds the judges part doc and the variants'
+// uncertain bounds vb: the table and Markdown formats print the variants table with every pass rate of a
+// variant with uncertain attempts followed by "(N decided of M: lo–hi%)", then judgesTables; the JSON format
+// adds the top-level keys uncertain_bounds, judges, judge_agreement and zoo_qa_ground_truth to its document;
+// other formats (html) render as they do.
+func renderRunWithJudges(w io.Writer, r ablation.Renderer, rep *ablation.RunReport, doc *judgesDoc, vb []variantBounds) error {
+	md := isFormat(r, "md", "markdown")
+	switch {
+	case md || isFormat(r, "table"):
+		t := ablation.RunTable(rep.Arms)
+		col := slices.Index(t.Header, "pass rate [Wilson 95%]")
+		for i := range t.Rows {
+			if col >= 0 && i < len(vb) {
+				t.Rows[i][col] += boundedRate(vb[i].Passes, vb[i].Decided, vb[i].Uncertain)
+			}
+		}
+		tables, note := judgesTables(rep.Dir, doc)
+		for _, x := range append([]results.Table{t}, tables...) {
+			if md {
+				x.Markdown(w)
+			} else if err := x.Render(w); err != nil {
+				return err
+			}
+		}
+		if note != "" {
+			_, err := fmt.Fprintln(w, note)
+			return err
+		}
+		return nil
+	case isFormat(r, "json"):
+		var buf bytes.Buffer
+		if err := r.Run(&buf, rep); err != nil {
+			return err
+		}
+		out, err := appendJSONFields(buf.Bytes(), []jsonField{{"uncertain_bounds", vb}, {"judges", doc.Judges},
+			{"judge_agreement", doc.Agreement}, {"zoo_qa_ground_truth", doc.ZooQA}})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(out)
+		return err
+	}
+	return r.Run(w, rep)
+}
+
+// jsonField is a top-level key and value appendJSONFields adds.
+type jsonField struct {
+	key string
+	val any
+}
+
+// appendJSONFields adds fields to the end of the indented JSON object doc (the json renderer's document, two
+// spaces an indent level), in order, indented alike.
+func appendJSONFields(doc []byte, fields []jsonField) ([]byte, error) {
+	t := bytes.TrimRight(doc, " \t\r\n")
+	if !bytes.HasSuffix(t, []byte("}")) {
+		return nil, fmt.Errorf("report JSON: not an object")
+	}
+	var b bytes.Buffer
+	b.Write(bytes.TrimRight(t[:len(t)-1], " \t\r\n"))
+	for _, f := range fields {
+		v, err := json.MarshalIndent(f.val, "  ", "  ")
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, ",\n  %q: %s", f.key, v)
+	}
+	b.WriteString("\n}\n")
+	if !json.Valid(b.Bytes()) {
+		return nil, fmt.Errorf("report JSON: invalid after adding the judges")
+	}
+	return b.Bytes(), nil
 }
