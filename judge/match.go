@@ -81,6 +81,10 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 	if strings.TrimSpace(answer) == "" {
 		return OutcomeFail, "no final answer"
 	}
+	if ruleItems(rule) == 0 {
+		// A rule that checks nothing confirms nothing (the answer judge reports a judge error before this).
+		return OutcomeUncertain, "the rule has nothing to check"
+	}
 	g := grader{ans: tokenize(answer), q: tokenize(question), raw: answer}
 	for _, loc := range urlSpanRe.FindAllStringIndex(fold(answer), -1) {
 		for i, t := range g.ans {
@@ -114,6 +118,11 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 	if len(rule.MustInclude) > 0 {
 		f, d := g.mustInclude(rule.MustInclude)
 		fails, doubts = append(fails, f...), append(doubts, d...)
+		if len(f) == 0 && len(d) == 0 {
+			if c := g.referenceContext(rule.Reference, rule.MustInclude); c != "" {
+				doubts = append(doubts, c)
+			}
+		}
 	}
 	if rule.Number != nil {
 		f, d := g.number(*rule.Number, rule.Tolerance, rule.Unit, question)
@@ -744,6 +753,63 @@ var alternatives = map[string]bool{"or": true, "than": true, "vs": true, "versus
 var severalRe = regexp.MustCompile(`\b(?:compare|comparing|respectively|both|each of)\b`)
 
 // ruleItems counts what rule checks: its must_include items, plus one for Exact and one for Number.
+// referenceContext: when a rule item is one word of a longer reference ("nylon" of "Recycled nylon ripstop"),
+// the answer that writes a neighbour of it in the reference ("ripstop") next to another content word instead
+// ("a polyester ripstop shell with a nylon mesh lining") names the reference's thing with something else, and
+// the item it does name may belong to another part of the answer: a doubt, with the words. "" when there is
+// no reference, no such item, or every such neighbour the answer writes stands next to the item or to words of
+// the reference, a stop word or punctuation.
+func (g *grader) referenceContext(reference string, items []string) string {
+	ref := tokenize(reference)
+	if len(ref) < 2 {
+		return ""
+	}
+	inRef := map[string]bool{}
+	for _, t := range ref {
+		inRef[t.text] = true
+	}
+	for _, it := range items {
+		toks := itemTokens(it)
+		if len(toks) != 1 || toks[0].kind != tokWord {
+			continue
+		}
+		w := toks[0].text
+		for k, r := range ref {
+			if r.text != w {
+				continue
+			}
+			// The reference's neighbours of w: the word after it (the answer's word before that neighbour
+			// should be w) and the word before it (the answer's word after it should be w).
+			for _, nb := range []struct {
+				at, dir int
+			}{{k + 1, -1}, {k - 1, +1}} {
+				if nb.at < 0 || nb.at >= len(ref) || ref[nb.at].kind != tokWord || stopWords[ref[nb.at].text] {
+					continue
+				}
+				for i, a := range g.ans {
+					if a.text != ref[nb.at].text {
+						continue
+					}
+					j := i + nb.dir
+					if j < 0 || j >= len(g.ans) || g.ans[j].seg != a.seg {
+						continue
+					}
+					o := g.ans[j]
+					if o.kind != tokWord || o.text == w || inRef[o.text] || stopWords[o.text] || g.qWords[o.text] {
+						continue
+					}
+					pair := o.text + " " + a.text
+					if nb.dir == +1 {
+						pair = a.text + " " + o.text
+					}
+					return fmt.Sprintf("writes %q where the reference %q has %q next to it", pair, reference, w)
+				}
+			}
+		}
+	}
+	return ""
+}
+
 func ruleItems(r suites.AnswerRule) int {
 	n := len(r.MustInclude)
 	if r.Exact != "" {
@@ -1020,6 +1086,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 	scaled.num *= m
 	var hit []int
 	var others []string
+	var unitOthers []token // candidates with a unit, when the rule expects none: rivals if a hit has their unit
 	for i, t := range g.ans {
 		if t.kind != tokNumber || t.enumerator || t.url {
 			continue
@@ -1035,6 +1102,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		// another quantity, not a rival answer.
 		if t.unit != "" {
 			if unit == "" {
+				unitOthers = append(unitOthers, t)
 				continue
 			}
 			if ue, ug := units[unit], units[t.unit]; ue.family != ug.family {
@@ -1042,6 +1110,16 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 			}
 		}
 		others = append(others, strings.TrimSpace(g.surface(t)))
+	}
+	// With no unit expected, "€834 … €912": the matched number's own unit makes a number of that unit's family
+	// a rival (the right value attached to another thing is still one of two prices).
+	for _, t := range unitOthers {
+		for _, i := range hit {
+			if h := g.ans[i]; h.unit != "" && units[h.unit].family == units[t.unit].family {
+				others = append(others, strings.TrimSpace(g.surface(t)))
+				break
+			}
+		}
 	}
 	if len(hit) == 0 {
 		what := fmt.Sprintf("%g", want)

@@ -129,6 +129,22 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Number: f(89.99), Unit: "$"}, "", "CA$89.99", OutcomeFail},
 		{suites.AnswerRule{Number: f(89.99), Unit: "$"}, "", "AU$ 89.99", OutcomeFail},
 		{suites.AnswerRule{Number: f(89.99), Unit: "$"}, "", "US$89.99", OutcomePass},
+		// The reference's own words around a one-word item (held-out ho3-shop-juno-jacket-shell-2).
+		{suites.AnswerRule{MustInclude: []string{"nylon"}, Reference: "Recycled nylon ripstop"}, "What material is the outer shell made of?",
+			"The Juno Jacket has a polyester ripstop shell with a nylon mesh lining.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"nylon"}, Reference: "Recycled nylon ripstop"}, "What material is the outer shell made of?",
+			"The shell is recycled nylon ripstop.", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"nylon"}, Reference: "Recycled nylon ripstop"}, "What material is the outer shell made of?",
+			"It is a ripstop nylon.", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"nylon"}, Reference: "Recycled nylon ripstop"}, "What material is the outer shell made of?",
+			"Nylon", OutcomePass},
+		// A number with a unit beside another of the same unit, the rule expecting none (ho3-stays-villa-graca-results-price-1).
+		{suites.AnswerRule{Number: f(834)}, "What total price does the results list show for Villa Graça?",
+			"In the results list €834 is shown for Casa do Castelo; Villa Graça is listed at €912.", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(834)}, "What total price does the results list show for Villa Graça?",
+			"Villa Graça: €834 total.", OutcomePass},
+		// A rule that checks nothing confirms nothing.
+		{suites.AnswerRule{Reference: "There are trade-in offers."}, "", "No, there are none.", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},
 		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Not Microsoft but Google", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"65 |OR| 3"}}, "", "3 stars", OutcomePass},
