@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -381,52 +380,26 @@ func firstLine(s string) string {
 	return s
 }
 
-// loadVerdicts returns the verdicts of judge name in run (results.OriginalJudge = the run's own verdicts).
-func loadVerdicts(run *results.Run, name string) (map[string]judge.Verdict, error) {
-	vs, ok := run.Verdicts(name)
-	if !ok {
-		return nil, fmt.Errorf("no verdicts of judge %q in %s (run bench judge %s --judge %s first)", name, run.Dir, run.Dir, name)
-	}
-	return vs, nil
-}
-
-// printAgreement prints Cohen's κ and the confusion table of judges a and b over the run directory dir.
+// printAgreement prints Cohen's κ and the confusion table of judges a and b over the run directory dir, paired
+// as bench report pairs them (judgeOutcomes, judge.PairVerdicts: the skipped attempts counted by why).
 func printAgreement(c *cobra.Command, dir, a, b string) error {
 	run, err := openRun(dir)
 	if err != nil {
 		return err
 	}
-	va, err := loadVerdicts(run, a)
+	va, err := judgeOutcomes(run, a)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	vb, err := loadVerdicts(run, b)
+	vb, err := judgeOutcomes(run, b)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	var xa, xb []bool
-	skipped := 0
-	for id, x := range va {
-		y, ok := vb[id]
-		if !ok || x.Outcome() == "error" || y.Outcome() == "error" || x.Uncertain || y.Uncertain {
-			skipped++
-			continue
-		}
-		xa = append(xa, x.Pass)
-		xb = append(xb, y.Pass)
+	d := newAgreementDoc(a, b, judge.PairVerdicts(va, vb))
+	if d.N == 0 {
+		return usageErr("no attempt has a verdict from both %s and %s (%s)", a, b, skippedText(d))
 	}
-	if len(xa) == 0 {
-		return usageErr("no attempt has a verdict from both %s and %s", a, b)
-	}
-	kappa, tab := judge.CohenKappa(xa, xb)
-	ks := fmt.Sprintf("%.3f", kappa)
-	if math.IsNaN(kappa) {
-		ks = "undefined (a judge gave the same verdict every time)"
-	}
-	t := results.Table{Title: fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%d skipped: missing, uncertain or judge error); Cohen's κ = %s",
-		a, b, len(xa), skipped, ks),
-		Header: []string{"", b + " pass", b + " fail"},
-		Rows: [][]string{{a + " pass", fmt.Sprint(tab[0][0]), fmt.Sprint(tab[0][1])},
-			{a + " fail", fmt.Sprint(tab[1][0]), fmt.Sprint(tab[1][1])}}}
+	t := agreementTable(fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%s); Cohen's κ = %s", a, b, d.N,
+		skippedText(d), kappaText(d.Agreement)), a, b, d)
 	return t.Render(c.OutOrStdout())
 }

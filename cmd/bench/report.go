@@ -240,8 +240,31 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 		warnIncomplete(c, run)
 	}
 	warnAllInfra(c, a.Arms)
-	return withCode(exitInfra, r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs,
-		Run: run}))
+	if err := r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}); err != nil {
+		return withCode(exitInfra, err)
+	}
+	// A re-judged ablation run gets the judges' agreement after its analysis, in the text formats (issue 12
+	// item 8); its JSON and HTML do not carry it yet.
+	md := isFormat(r, "md", "markdown")
+	if run == nil || len(run.Judges()) == 0 || !md && !isFormat(r, "table") {
+		return nil
+	}
+	doc, err := judgesReport(run)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	tables, note := judgesTables(dir, doc)
+	for _, x := range tables {
+		if md {
+			x.Markdown(c.OutOrStdout())
+		} else if err := x.Render(c.OutOrStdout()); err != nil {
+			return withCode(exitInfra, err)
+		}
+	}
+	if note != "" {
+		fmt.Fprintln(c.OutOrStdout(), note)
+	}
+	return nil
 }
 
 // The judges part of a plain run's report (issue 12 item 8; review item S2): every judge's verdicts over the

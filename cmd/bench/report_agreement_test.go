@@ -365,3 +365,32 @@ func ptrVal(p *float64) any {
 	}
 	return *p
 }
+
+// A re-judged ablation run's report (table and md) carries the judges' agreement after its analysis: the
+// v2ablate fixture's two passes (state judge) re-judged by "llm" as one pass and one fail give the confusion
+// table 1 / 1 / 0 / 0: po = 0.5, pe = 1·0.5 + 0·0.5 = 0.5, so κ = 0 and SE = sqrt(0.5·0.5 / (2·0.5²)) = 0.707.
+func TestReportAblationJudgeAgreement(t *testing.T) {
+	dir := fixtureCopy(t, "v2ablate")
+	if _, err := results.WriteVerdicts(dir, "llm", []results.VerdictRecord{
+		{AttemptID: "2ab84df9e96af7f2", Verdict: judge.Verdict{Judge: "llm", Pass: true, Reason: "ok"}},
+		{AttemptID: "b997634ce72945f6", Verdict: judge.Verdict{Judge: "llm", Reason: "no"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "md"} {
+		out, stderr, code := bench(t, "report", dir, "--format", format)
+		if code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", format, code, stderr)
+		}
+		want := "agreement original vs llm over 2 attempt(s) (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+			"Cohen's κ = 0.000 (SE 0.707)"
+		if !strings.Contains(out, want) || !strings.Contains(out, "original pass") {
+			t.Errorf("--format %s: no agreement section %q in:\n%s", format, want, out)
+		}
+	}
+	// bench judge --agreement pairs them the same way.
+	out, stderr, code := bench(t, "judge", dir, "--agreement", "original,llm")
+	if want := "agreement original vs llm over 2 attempt(s) (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+		"Cohen's κ = 0.000 (SE 0.707)"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("bench judge --agreement: exit %d, %s%s; want %q", code, stderr, out, want)
+	}
+}
