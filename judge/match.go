@@ -825,6 +825,7 @@ func ruleItems(r suites.AnswerRule) int {
 // to determine", "maybe"): a match of the rule in such an answer is uncertain.
 var hedgeRe = regexp.MustCompile(`\b(?:not sure|unsure|unclear|(?:do|does|did) not know|cannot (?:be )?(?:determine|confirm|verify|find)|` +
 	`(?:could|can|was|were) not (?:be )?(?:able to )?(?:find|determine|confirm|verify|locate)|unable to|failed to|no information|` +
+	`(?:could|can|did|do) not tell|cannot tell|used to be|` +
 	`possibly|perhaps|maybe|probably|i think|i guess|i believe)\b`)
 
 func (g *grader) nameInSegment(seg int, inItems map[string]bool) bool {

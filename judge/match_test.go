@@ -143,6 +143,9 @@ func TestGradeIssueCases(t *testing.T) {
 			"In the results list €834 is shown for Casa do Castelo; Villa Graça is listed at €912.", OutcomeUncertain},
 		{suites.AnswerRule{Number: f(834)}, "What total price does the results list show for Villa Graça?",
 			"Villa Graça: €834 total.", OutcomePass},
+		// A fresh user's false passes (i12 trial): a take-back and an admitted guess.
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV used to be, but now scikit-image has the most stars.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Microsoft? I could not tell, the widget did not load.", OutcomeUncertain},
 		// A rule that checks nothing confirms nothing.
 		{suites.AnswerRule{Reference: "There are trade-in offers."}, "", "No, there are none.", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},

@@ -72,6 +72,10 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 		if msgs[i].Role != "assistant" {
 			continue
 		}
+		if !isMessageText(msgs[i].Content) {
+			answerErr = fmt.Errorf("%w: message %d's content is neither a string nor a list of text parts", ErrUnreadableAnswer, i)
+			break
+		}
 		in.Final, answerErr = ExtractWebVoyagerAnswer(messageText(msgs[i].Content))
 		break
 	}
@@ -177,6 +181,13 @@ func ExtractWebVoyagerAnswer(msg string) (string, error) {
 		a = strings.TrimSpace(a[1 : len(a)-1])
 	}
 	return a, nil
+}
+
+// isMessageText reports whether raw is a chat message content messageText can read: a string or a list of parts.
+func isMessageText(raw json.RawMessage) bool {
+	var s string
+	var parts []json.RawMessage
+	return json.Unmarshal(raw, &s) == nil || json.Unmarshal(raw, &parts) == nil
 }
 
 // messageText is a chat message's text: the string content, or its text parts joined by newlines.

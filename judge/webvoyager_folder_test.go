@@ -144,6 +144,12 @@ func TestLoadWebVoyagerFolderSynthetic(t *testing.T) {
 		t.Errorf("screenshot order %v", got)
 	}
 
+	// A last message whose content is neither text nor parts cannot be read: ErrUnreadableAnswer, not "no answer".
+	write("interact_messages.json", `[{"role": "user", "content": "Now given a task: T. Please interact with https://x.test/ and get the answer."}, {"role": "assistant", "content": 5}]`)
+	if in, err := LoadWebVoyagerFolder(dir); !errors.Is(err, ErrUnreadableAnswer) || in.Task.Goal != "T." || !strings.Contains(err.Error(), "message 1") {
+		t.Errorf("content 5: %+v, %v", in.Task, err)
+	}
+
 	// No answer action: Final is empty, OK false (the llm judge then fails it without a call).
 	write("interact_messages.json", `[{"role": "system", "content": "s"}, {"role": "user", "content": "Now given a task: T. Please interact with https://x.test/ and get the answer."}, {"role": "assistant", "content": "Thought: t\nAction: Click [3]"}]`)
 	if in, err := LoadWebVoyagerFolder(dir); err != nil || in.Final != "" || in.OK {

@@ -63,9 +63,12 @@ func judgeCmd() *cobra.Command {
 			run, err := results.Open(dir)
 			switch {
 			case errors.Is(err, results.ErrNoManifest):
-				folders, err := findFolders(dir)
+				folders, skipped, err := findFolders(dir)
 				if err != nil {
 					return err
+				}
+				for _, sk := range skipped {
+					fmt.Fprintf(c.ErrOrStderr(), "warning: %s looks like a WebVoyager result folder but has no interact_messages.json: skipped\n", sk)
 				}
 				refs, err := loadFolderRefs(c, sf, which)
 				if err != nil {
@@ -292,29 +295,31 @@ func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs,
 }
 
 // findFolders lists the WebVoyager result folders of dir (dir itself when it holds interact_messages.json, else
-// its subdirectories that do), sorted; none is a usage error.
-func findFolders(dir string) ([]string, error) {
-	var folders []string
+// its subdirectories that do), sorted; none is a usage error. skipped are the subdirectories named like a result
+// folder (task<Site>--<N>) without interact_messages.json, for the caller to warn about.
+func findFolders(dir string) (folders, skipped []string, err error) {
 	if _, err := os.Stat(filepath.Join(dir, "interact_messages.json")); err == nil {
 		folders = []string{dir}
 	} else {
 		ents, err := os.ReadDir(dir)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, nil, usageErr("%v", err)
 		}
 		for _, e := range ents {
 			if e.IsDir() {
 				if _, err := os.Stat(filepath.Join(dir, e.Name(), "interact_messages.json")); err == nil {
 					folders = append(folders, filepath.Join(dir, e.Name()))
+				} else if strings.HasPrefix(e.Name(), "task") && strings.Contains(e.Name(), "--") {
+					skipped = append(skipped, filepath.Join(dir, e.Name()))
 				}
 			}
 		}
 	}
 	if len(folders) == 0 {
-		return nil, usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
+		return nil, nil, usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
 	}
 	sort.Strings(folders)
-	return folders, nil
+	return folders, skipped, nil
 }
 
 // rescoreFolders judges the WebVoyager result folders with j, joined to refs (when given: the task's answer rule,

@@ -46,6 +46,7 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	writeFolder(t, root, "taskShop--9", "Not in the answers file.", "Thought: x\nAction: ANSWER; 1")
 	writeFolder(t, root, "taskShop--5", "Quoted answer, clicked.", "Thought: I will later do Action: ANSWER; 3\nAction: Click [4]")
 	writeFolder(t, root, "taskShop--6", "Answer with a later Action line.", "Thought: x\nAction: ANSWER; 3 steps:\n1. open\nAction: press it")
+	os.MkdirAll(filepath.Join(root, "taskShop--7"), 0o755) // no interact_messages.json: warned about, not judged
 	answers := filepath.Join(root, "reference_answer.json")
 	os.WriteFile(answers, []byte(`{"Shop": {"notice": "", "answers": [
 		{"id": 1, "type": "golden", "ans": "3"}, {"id": 2, "type": "golden", "ans": "Booking Holdings Inc."},
@@ -60,6 +61,9 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	}
 	if !strings.Contains(out, "7 folder(s) judged by answer: 1 pass, 2 fail, 1 uncertain, 3 judge error(s)") {
 		t.Errorf("summary missing or wrong:\n%s", out)
+	}
+	if !strings.Contains(stderr, "taskShop--7 looks like a WebVoyager result folder but has no interact_messages.json: skipped") {
+		t.Errorf("the folder without messages is not warned about: %s", stderr)
 	}
 	read := func(folder string) (map[string]any, string) {
 		b, err := os.ReadFile(filepath.Join(root, folder, "verdict-answer.json"))
