@@ -118,20 +118,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Tr
 		tr.DurationMS = time.Since(start).Milliseconds()
 	}()
 
-	sess.SetSnapshotFilter(func(s string) string {
-		for _, h := range cfg.Hooks {
-			if x, ok := h.(AfterSnapshotter); ok {
-				s = x.AfterSnapshot(a, s)
-			}
-		}
-		return s
-	})
-	defer sess.SetSnapshotFilter(nil)
-	for _, h := range cfg.Hooks {
-		if x, ok := h.(BeforeAttempter); ok {
-			x.BeforeAttempt(a)
-		}
-	}
+	defer installHooks(a, cfg.Hooks)()
 
 	snap, err := sess.Observe(false)
 	if err != nil {
@@ -317,50 +304,23 @@ func (r *loopRun) modelFailure(ctx context.Context, err error, lastOutput string
 	return r.fail(results.FinishModelError, lastOutput, err, class)
 }
 
-// tool executes one tool call of step st, runs the AfterToolCall hooks, appends the refreshed snapshot they
-// asked for, judges progress and records the result in st and the conversation. fin is non-nil when the call
-// ends the attempt (deadline, browser gone).
+// tool executes one tool call of step st through the hooks (CallTool, the code path an ExternalAttempt shares)
+// and records the result in st and the conversation. fin is non-nil when the call ends the attempt (deadline,
+// browser gone).
 func (r *loopRun) tool(ctx context.Context, st *Step, tc openai.ToolCall, lastOutput string) (failed, action bool,
 	fin *Finish) {
-	a, hooks := r.a, r.cfg.Hooks
 	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
-	res := r.exec(ctx, call)
-	record := func(action bool) {
-		st.Results = append(st.Results, toolRecord(call, res, action))
-		a.Messages = append(a.Messages, toolMessage(tc.ID, res))
-	}
-	if ctx.Err() != nil && res.Failed() {
-		record(false)
+	out := CallTool(ctx, r.a, r.cfg.Hooks, call)
+	st.Results = append(st.Results, out.Record)
+	r.a.Messages = append(r.a.Messages, toolMessage(tc.ID, out.Result))
+	switch out.End {
+	case ToolDeadline:
 		return true, false, r.fail(results.FinishTimeout, lastOutput, ctx.Err(), llm.ErrorAgent)
+	case ToolBrowserGone:
+		return true, false, r.fail(results.FinishBrowserClosed, lastOutput,
+			errors.New(firstLineOf(out.Result.Raw.Error)), llm.ErrorInfra)
 	}
-	for _, h := range hooks {
-		if x, ok := h.(AfterToolCaller); ok {
-			x.AfterToolCall(a, call, res)
-		}
-	}
-	if res.Failed() && BrowserGone(res.Raw.Error) {
-		record(false)
-		return true, false, r.fail(results.FinishBrowserClosed, lastOutput, errors.New(firstLineOf(res.Raw.Error)),
-			llm.ErrorInfra)
-	}
-	if res.RefreshSnapshot {
-		if snap, err := r.sess.Observe(false); err == nil {
-			res.Result.Refreshed = &browser.Snapshot{YAML: snap}
-		}
-	}
-	if res.Failed() {
-		record(false)
-		return true, false, nil
-	}
-	def, _ := browser.LookupTool(call.Name)
-	action = def.Progress
-	for _, h := range hooks {
-		if x, ok := h.(ProgressJudge); ok {
-			action = x.IsProgress(a, call, res, action)
-		}
-	}
-	record(action)
-	return false, action, nil
+	return out.Record.Failed, out.Record.Action, nil
 }
 
 func (r *loopRun) fail(reason results.FinishReason, output string, err error, class llm.ErrorClass) *Finish {
@@ -374,40 +334,6 @@ func toolMessage(id string, res *ToolResult) Message {
 	obs := res.Result
 	return Message{ChatCompletionMessage: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
 		ToolCallID: id}, Observation: &obs}
-}
-
-// exec runs one tool call through the WrapTool chain, bounded by ctx.
-func (r *loopRun) exec(ctx context.Context, call ToolCall) *ToolResult {
-	base := func(ctx context.Context, c ToolCall) browser.Result {
-		return r.sess.Call(ctx, c.Name, json.RawMessage(c.Args))
-	}
-	fn := ToolFunc(base)
-	hooks := r.cfg.Hooks
-	for i := len(hooks) - 1; i >= 0; i-- {
-		if x, ok := hooks[i].(ToolWrapper); ok {
-			fn = x.WrapTool(r.a, call, fn)
-		}
-	}
-	t0 := time.Now()
-	done := make(chan browser.Result, 1)
-	go func() { done <- fn(ctx, call) }()
-	var raw browser.Result
-	select {
-	case raw = <-done:
-	case <-ctx.Done():
-		raw = browser.Result{Error: "attempt deadline reached while " + call.Name + " was running"}
-	}
-	for _, h := range raw.Harness {
-		r.a.Event(browser.ProbeGuard, "skipped", h)
-	}
-	return &ToolResult{Raw: raw, Result: raw.Clone(), DurationMS: time.Since(t0).Milliseconds()}
-}
-
-// toolRecord is the trajectory's record of a result: its raw and model-facing texts (Format).
-func toolRecord(call ToolCall, res *ToolResult, action bool) *ToolRecord {
-	return &ToolRecord{Call: call, Raw: res.Raw.Format(), Text: res.Result.Format(), Failed: res.Failed(),
-		Action: action, SnapshotBytes: len(res.Raw.Snapshot.YAML), DurationMS: res.DurationMS,
-		Refreshed: res.Result.Refreshed != nil}
 }
 
 // call sends one model request (eliding old snapshots and appending system sections) and records it in st.

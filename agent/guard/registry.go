@@ -114,3 +114,30 @@ func Build(settings map[string]bool) ([]agent.Hook, error) {
 	}
 	return hooks, nil
 }
+
+// toolLevel lists the tool-level guards, in registry order: those that act on a tool call and its result
+// only, so that a server of the browser tools can apply them to any agent's calls (agent/mcpserver). The
+// others (repeat_guard, final_recovery, visual_progress) act on the model conversation or the loop's stall
+// detector: an external agent runs its own (issue 15, WEBBENCH_GUARDS).
+var toolLevel = []string{NameInterceptHint, NameSnapshotReady, NameStaleRefRefresh, NameEvaluateIsolation}
+
+// ToolLevel returns the names of the tool-level guards in registry order: intercept_hint, snapshot_ready,
+// stale_ref_refresh, evaluate_isolation.
+func ToolLevel() []string { return slices.Clone(toolLevel) }
+
+// BuildToolLevel is Build restricted to the tool-level guards (ToolLevel): the hooks of those that are on, in
+// registry order. settings is the variant's whole guard map (the model-level names are accepted and ignored);
+// an unknown name is an error listing the valid names.
+func BuildToolLevel(settings map[string]bool) ([]agent.Hook, error) {
+	hooks, err := Build(settings)
+	if err != nil {
+		return nil, err
+	}
+	var out []agent.Hook
+	for _, h := range hooks {
+		if slices.Contains(toolLevel, h.Name()) {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}

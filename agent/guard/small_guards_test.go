@@ -243,3 +243,34 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("final_recovery must not touch tool results")
 	}
 }
+
+// BuildToolLevel keeps the tool-level guards that are on, in registry order, and drops the model-level ones
+// (repeat_guard, final_recovery, visual_progress) whatever their switch; unknown names are refused as by Build.
+func TestBuildToolLevel(t *testing.T) {
+	want := "intercept_hint,snapshot_ready,stale_ref_refresh,evaluate_isolation"
+	if got := strings.Join(ToolLevel(), ","); got != want {
+		t.Fatalf("ToolLevel %s, want %s", got, want)
+	}
+	names := func(hs []agent.Hook) string {
+		var out []string
+		for _, h := range hs {
+			out = append(out, h.Name())
+		}
+		return strings.Join(out, ",")
+	}
+	hooks, err := BuildToolLevel(nil)
+	if err != nil || names(hooks) != want {
+		t.Fatalf("nil settings: %s %v", names(hooks), err)
+	}
+	m, _ := Parse("intercept_hint=off,repeat_guard=on,visual_progress=on")
+	if hooks, err = BuildToolLevel(m); err != nil || names(hooks) != "snapshot_ready,stale_ref_refresh,evaluate_isolation" {
+		t.Fatalf("intercept_hint off: %s %v", names(hooks), err)
+	}
+	off, _ := Parse("none")
+	if hooks, _ = BuildToolLevel(off); len(hooks) != 0 {
+		t.Fatalf("none: %s", names(hooks))
+	}
+	if _, err = BuildToolLevel(map[string]bool{"nope": true}); err == nil || !strings.Contains(err.Error(), "intercept_hint") {
+		t.Fatalf("unknown name: %v", err)
+	}
+}
