@@ -105,7 +105,7 @@ func Tools(sess *browser.Session) []*mcp.Tool {
 }
 
 // handle is the tools/call handler of every tool: one ExternalAttempt call, its model-facing result as the
-// MCP result.
+// MCP result. (A name that is not listed never gets here: the SDK answers it with a protocol error.)
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	out := s.attempt.Call(ctx, req.Params.Name, req.Params.Arguments)
 	return CallResult(out.Result), nil

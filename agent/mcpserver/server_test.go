@@ -220,6 +220,12 @@ func TestToolsListIsToolDefs(t *testing.T) {
 		}
 	}
 
+	// A tool that is not listed is the SDK's protocol error, never a call of the attempt.
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "browser_nope"}); err == nil ||
+		!strings.Contains(err.Error(), "browser_nope") {
+		t.Errorf("unknown tool: %v", err)
+	}
+
 	noEval, err := testBrowser.NewSession(browser.SessionOptions{DisableEvaluate: true})
 	if err != nil {
 		t.Fatal(err)
@@ -512,5 +518,43 @@ func TestUnknownGuard(t *testing.T) {
 	if _, err := New(context.Background(), nil, Options{Guards: map[string]bool{"intercept_hnt": true}}); err == nil ||
 		!strings.Contains(err.Error(), "intercept_hint") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// snapshot_ready as server middleware (the session's snapshot filter runs the AfterSnapshot hooks): under the
+// Zoo's late_hydration mutation the chat ships an empty shell and renders its form 2 s after the page loads,
+// so an agent's first browser_snapshot, right after the runner opened the start page, has no interactive ref.
+// On, the guard re-captures until the form is there (events "recapture" … "ready" on that step); off, the
+// agent gets the empty shell.
+func TestSnapshotReadyAsMiddleware(t *testing.T) {
+	run := func(t *testing.T, guards map[string]bool) (string, *results.Trajectory) {
+		sess, _ := attemptSession(t, "chat", "late_hydration")
+		s := newServer(t, sess, Options{TaskID: "chat-hydration", Guards: guards, Deadline: time.Now().Add(time.Minute)})
+		cs := memClient(t, s)
+		res, text := call(t, cs, "browser_snapshot", map[string]any{})
+		if res.IsError {
+			t.Fatalf("snapshot: %s", text)
+		}
+		tr := s.Close()
+		checkTexts(t, tr, []string{text})
+		return text, tr
+	}
+	snapOf := func(text string) string {
+		r := browser.ParseResult(text)
+		return r.Snapshot.YAML
+	}
+	onText, on := run(t, nil)
+	if !browser.HasInteractiveRef(snapOf(onText)) {
+		t.Errorf("on: the snapshot has no interactive ref:\n%s", onText)
+	}
+	if got := eventsOf(on.Steps[0], guard.NameSnapshotReady); len(got) < 2 || got[0] != "recapture" || got[len(got)-1] != "ready" {
+		t.Errorf("on: snapshot_ready events %v, want recapture … ready", got)
+	}
+	offText, off := run(t, map[string]bool{guard.NameSnapshotReady: false})
+	if browser.HasInteractiveRef(snapOf(offText)) {
+		t.Errorf("off: the navigate's snapshot already had an interactive ref (the mutation did not bite):\n%s", offText)
+	}
+	if len(off.Events) != 0 {
+		t.Errorf("off: events %v", off.Events)
 	}
 }
