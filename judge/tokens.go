@@ -80,6 +80,14 @@ func fold(s string) string {
 	if err != nil {
 		out = s
 	}
+	// "9\u00a0675", "9\u202f675" (SI and French grouping), "9'675" (Swiss): a thousands separator, written as ','.
+	for range 6 {
+		next := groupSepRe.ReplaceAllString(out, "$1,$2")
+		if next == out {
+			break
+		}
+		out = next
+	}
 	out = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "−", "-", "–", "-", "—", " - ",
 		"\u00a0", " ", "\u202f", " ").Replace(out)
 	out = cantRe.ReplaceAllStringFunc(out, func(m string) string {
@@ -91,6 +99,10 @@ func fold(s string) string {
 	out = nTRe.ReplaceAllString(out, "$1 not")
 	return out
 }
+
+// groupSepRe: a no-break space, narrow no-break space or apostrophe between a digit and a group of exactly three
+// digits (CLDR's grouping separators for fr, SI and de-CH).
+var groupSepRe = regexp.MustCompile(`(\d)[\x{00a0}\x{202f}'’](\d{3})\b`)
 
 // cantRe: "can't" (can not) and "won't" (will not), which the n't rule would cut wrongly.
 var cantRe = regexp.MustCompile(`(?i)\b(?:can|won)'t\b`)
