@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -175,7 +176,7 @@ func TestVerdictJSON(t *testing.T) {
 			t.Errorf("%+v encodes as %s", c.v, b)
 		}
 		var back Verdict
-		if err := json.Unmarshal(b, &back); err != nil || back != c.v {
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, c.v) {
 			t.Errorf("%s decodes as %+v (%v), want %+v", b, back, err, c.v)
 		}
 	}

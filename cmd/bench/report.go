@@ -366,11 +366,17 @@ func newAgreementDoc(a, b string, p judge.Paired) agreementDoc {
 // groundTruthDoc is the answer judge (judge_a) against the state judge (judge_b) as ground truth on the run's
 // Zoo Q&A attempts (JSON zoo_qa_ground_truth): FalsePass the attempts the answer judge passed and the state
 // judge failed, FalseFail the converse. Attempts counts the Zoo Q&A attempts; MissingVerdicts names the judges
-// of the two without a verdicts file (bench judge DIR --judge NAME writes it), and then nothing is compared.
+// of the two with neither a verdicts file (bench judge DIR --judge NAME writes it) nor the run's own verdicts of
+// that judge (judge.Verdict.Parts, which runs write since issue 12), and then nothing is compared. Source says
+// where each judge's verdicts come from ("answer: verdicts-answer.jsonl" — a re-judge wins — or "state: the
+// run's own verdicts"). The state judge is ground truth because a Zoo Q&A task's check.state holds the value the
+// agent entered in the app; a disagreement is the answer judge misreading the agent's reply, or the reply
+// contradicting the value entered.
 type groundTruthDoc struct {
 	GroundTruth     string   `json:"ground_truth"`
 	Attempts        int      `json:"attempts"`
 	MissingVerdicts []string `json:"missing_verdicts"`
+	Source          []string `json:"source"`
 	FalsePass       int      `json:"false_pass"`
 	FalseFail       int      `json:"false_fail"`
 	agreementDoc
@@ -455,18 +461,37 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 		}
 	}
 	qa := map[string]bool{}
+	// own holds the run's own state and answer verdicts of each Zoo Q&A attempt (the parts of its "state+answer"
+	// verdict), used where no re-judge of that name exists.
+	own := map[string]map[string]judge.Verdict{"state": {}, "answer": {}}
 	for _, a := range run.Final() {
-		if isZooQA(a) {
-			qa[a.AttemptID] = true
+		if !isZooQA(a) {
+			continue
+		}
+		qa[a.AttemptID] = true
+		for _, p := range a.Verdict.Parts {
+			if m := own[p.Judge]; m != nil {
+				if p.Uncertain && results.UncertainIsFailure(a.FinishReason) {
+					// As the run counted it: an uncertain verdict on an attempt that never answered is a fail.
+					p.Uncertain, p.Reason = false, results.UncertainFailReason(a.FinishReason, p.Reason)
+				}
+				m[a.AttemptID] = p
+			}
 		}
 	}
 	if len(qa) == 0 {
 		return doc, nil
 	}
-	gt := &groundTruthDoc{GroundTruth: "state", Attempts: len(qa), MissingVerdicts: []string{}}
+	gt := &groundTruthDoc{GroundTruth: "state", Attempts: len(qa), MissingVerdicts: []string{}, Source: []string{}}
 	only := func(n string) map[string]judge.Verdict {
 		vs, ok := outs[n]
-		if !ok {
+		switch {
+		case ok:
+			gt.Source = append(gt.Source, n+": verdicts-"+n+".jsonl")
+		case len(own[n]) > 0:
+			vs, ok = own[n], true
+			gt.Source = append(gt.Source, n+": the run's own verdicts")
+		default:
 			gt.MissingVerdicts = append(gt.MissingVerdicts, n)
 		}
 		out := map[string]judge.Verdict{}
@@ -542,9 +567,9 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 			return tables, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
 				strings.Join(cmds, " and "))
 		}
-		tables = append(tables, agreementTable(fmt.Sprintf("%s, %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
-			"(answer pass, state fail), %d false fail(s) (answer fail, state pass)", head, gt.N, skippedText(gt.agreementDoc),
-			kappaText(gt.Agreement), gt.FalsePass, gt.FalseFail), "answer", "state", gt.agreementDoc))
+		tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
+			"(answer pass, state fail), %d false fail(s) (answer fail, state pass)", head, strings.Join(gt.Source, "; "), gt.N,
+			skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass, gt.FalseFail), "answer", "state", gt.agreementDoc))
 	}
 	return tables, ""
 }

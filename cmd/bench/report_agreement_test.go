@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,9 @@ type agreementRun struct {
 	lines    strings.Builder
 	verdicts map[string][]results.VerdictRecord
 	n        int
+	// parts: add gives a "state+answer" record the state and answer verdicts of re as its own verdict's parts,
+	// as runs write them since issue 12 (judge.Verdict.Parts).
+	parts bool
 }
 
 func newAgreementRun(t *testing.T) *agreementRun {
@@ -69,6 +73,9 @@ func (r *agreementRun) add(count int, ownJudge, own string, re map[string]string
 		case "infra":
 			rec.Status, rec.ErrorClass, rec.Error, rec.Verdict = results.StatusError, results.ClassInfra, "browser crashed", judge.Verdict{}
 		}
+		if r.parts && ownJudge == "state+answer" {
+			rec.Verdict.Parts = []judge.Verdict{verdict("state", re["state"]), verdict("answer", re["answer"])}
+		}
 		line, _ := json.Marshal(rec)
 		r.lines.Write(line)
 		r.lines.WriteByte('\n')
@@ -79,7 +86,8 @@ func (r *agreementRun) add(count int, ownJudge, own string, re map[string]string
 	}
 }
 
-// write writes attempts.jsonl and the verdicts files of the judges named (all when none is).
+// write writes attempts.jsonl and the verdicts files of the judges named (all when none is; a name with no
+// verdicts, like "none", writes none).
 func (r *agreementRun) write(judges ...string) string {
 	r.t.Helper()
 	if err := os.WriteFile(filepath.Join(r.dir, results.AttemptsFile), []byte(r.lines.String()), 0o644); err != nil {
@@ -91,6 +99,9 @@ func (r *agreementRun) write(judges ...string) string {
 		}
 	}
 	for _, name := range judges {
+		if _, ok := r.verdicts[name]; !ok {
+			continue // a name without verdicts ("none"): attempts.jsonl only
+		}
 		if _, err := results.WriteVerdicts(r.dir, name, r.verdicts[name]); err != nil {
 			r.t.Fatal(err)
 		}
@@ -130,6 +141,7 @@ type reportDoc struct {
 		GroundTruth     string   `json:"ground_truth"`
 		Attempts        int      `json:"attempts"`
 		MissingVerdicts []string `json:"missing_verdicts"`
+		Source          []string `json:"source"`
 		FalsePass       int      `json:"false_pass"`
 		FalseFail       int      `json:"false_fail"`
 	} `json:"zoo_qa_ground_truth"`
@@ -304,7 +316,8 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	out, stderr, code = bench(t, "report", dir)
 	t.Logf("bench report %s:\n%s", dir, out)
 	for _, want := range []string{
-		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s), 20 compared (1 skipped: 0 missing a verdict, " +
+		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s) (answer: verdicts-answer.jsonl; state: " +
+			"verdicts-state.jsonl), 20 compared (1 skipped: 0 missing a verdict, " +
 			"1 uncertain, 0 judge error(s)); Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), " +
 			"4 false fail(s) (answer fail, state pass)",
 		"│ answer pass │ 12         │ 2          │",
@@ -328,6 +341,42 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	if len(doc.Agreement) != 3 || doc.Agreement[0].JudgeB != "answer" || doc.Agreement[2].JudgeA != "answer" ||
 		doc.Agreement[2].JudgeB != "state" || doc.Agreement[2].N != 20 || doc.Agreement[2].SkippedJudgeError != 3 {
 		t.Errorf("judge_agreement: %+v", doc.Agreement)
+	}
+}
+
+// TestReportZooQAOwnParts: a run whose Zoo Q&A records carry their own state and answer verdicts (Parts) shows the
+// ground-truth table with no re-judge at all, from the same easycalculation.com counts (κ = 0.08/0.38); a re-judge
+// of the answer judge then replaces the run's own answer verdicts (here: all pass, so the 4 state fails are false passes).
+func TestReportZooQAOwnParts(t *testing.T) {
+	r := newAgreementRun(t)
+	r.parts = true
+	r.add(12, "state+answer", "pass", map[string]string{"answer": "pass", "state": "pass"})
+	r.add(2, "state+answer", "fail", map[string]string{"answer": "pass", "state": "fail"})
+	r.add(4, "state+answer", "fail", map[string]string{"answer": "fail", "state": "pass"})
+	r.add(2, "state+answer", "fail", map[string]string{"answer": "fail", "state": "fail"})
+	dir := r.write("none")
+	out, stderr, code := bench(t, "report", dir)
+	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 20 attempt(s) (answer: the run's own verdicts; " +
+		"state: the run's own verdicts), 20 compared (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+		"Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), 4 false fail(s) (answer fail, state pass)"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("own parts: exit %d, lacks %q\n%s%s", code, want, out, stderr)
+	}
+	gt := reportJSON(t, dir).ZooQA
+	if gt == nil || gt.N != 20 || gt.FalsePass != 2 || gt.FalseFail != 4 || len(gt.MissingVerdicts) != 0 ||
+		!slices.Equal(gt.Source, []string{"answer: the run's own verdicts", "state: the run's own verdicts"}) {
+		t.Fatalf("zoo_qa_ground_truth: %+v", gt)
+	}
+
+	// A re-judge of the answer judge passes all 20: it wins over the run's own answer verdicts.
+	for i := range r.verdicts["answer"] {
+		r.verdicts["answer"][i].Verdict = judge.Verdict{Judge: "answer", Pass: true, Reason: "re-judged"}
+	}
+	r.write("answer")
+	gt = reportJSON(t, dir).ZooQA
+	if gt == nil || gt.N != 20 || gt.FalsePass != 4 || gt.FalseFail != 0 || gt.BothPass != 16 ||
+		!slices.Equal(gt.Source, []string{"answer: verdicts-answer.jsonl", "state: the run's own verdicts"}) {
+		t.Fatalf("zoo_qa_ground_truth after answer re-judge: %+v", gt)
 	}
 }
 
