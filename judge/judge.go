@@ -48,9 +48,9 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		return json.Marshal(plain(v))
 	}
 	return json.Marshal(struct {
-		Judge     string `json:"judge"`
-		Uncertain bool   `json:"uncertain,omitempty"`
-		Reason    string `json:"reason"`
+		Judge     string    `json:"judge"`
+		Uncertain bool      `json:"uncertain,omitempty"`
+		Reason    string    `json:"reason"`
 		Error     string    `json:"error,omitempty"`
 		Parts     []Verdict `json:"parts,omitempty"`
 	}{v.Judge, v.Uncertain && v.Error == "", v.Reason, v.Error, v.Parts})
