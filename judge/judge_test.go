@@ -181,3 +181,20 @@ func TestVerdictJSON(t *testing.T) {
 		}
 	}
 }
+
+// A reference without a checkable rule is a judge error that says what kind it is: a golden the rule derivation
+// could not read (a date, a yes/no) or a "possible" answer (WebVoyager's examples of one acceptable answer), so a
+// user does not read a golden date as a free-text reference (issue 12 review N2).
+func TestAnswerNoRuleSaysWhichReference(t *testing.T) {
+	for _, c := range []struct{ typ, want string }{
+		{"golden", "the golden answer gives no rule the answer judge can check"},
+		{"possible", "the reference is a possible answer"},
+		{"", "reference answer has no checkable rule"},
+	} {
+		task := suites.Task{Check: suites.Check{Answer: &suites.AnswerRule{Reference: "May 5, 2023", Type: c.typ}}}
+		v, err := Answer{}.Judge(context.Background(), Input{Task: task, Final: "May 5, 2023"})
+		if err != nil || !strings.Contains(v.Error, c.want) || !strings.HasSuffix(v.Error, "use the llm judge") || v.Pass {
+			t.Errorf("type %q: %+v, %v; want an error with %q", c.typ, v, err, c.want)
+		}
+	}
+}

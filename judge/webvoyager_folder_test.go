@@ -157,8 +157,9 @@ func TestLoadWebVoyagerFolderSynthetic(t *testing.T) {
 	}
 	// Bad folders are errors naming the file.
 	write("interact_messages.json", `[{"role": "system", "content": "only the system prompt"}]`)
-	if _, err := LoadWebVoyagerFolder(dir); err == nil || !strings.Contains(err.Error(), "no task text") {
-		t.Errorf("no task: %v", err)
+	if in, err := LoadWebVoyagerFolder(dir); !errors.Is(err, ErrNoTaskText) || !strings.Contains(err.Error(), "interact_messages.json") ||
+		in.Task.ID == "" || in.Task.Goal != "" {
+		t.Errorf("no task: %+v, %v", in.Task, err)
 	}
 	write("interact_messages.json", `{"role": `)
 	if _, err := LoadWebVoyagerFolder(dir); err == nil || !strings.Contains(err.Error(), "interact_messages.json") {

@@ -94,7 +94,8 @@ type analysisOpts struct {
 func formatList() string { return strings.Join(ablation.Formats(), ", ") }
 
 // openRun reads the run directory dir (results.Open) as a usage error when it is none: a directory without a
-// manifest is "not a run directory"; a run with a manifest but no attempts yet is a run.
+// manifest is "not a run directory" (and one of WebVoyager result folders says to use bench judge); a run with a
+// manifest but no attempts yet is a run.
 func openRun(dir string) (*results.Run, error) {
 	run, err := results.Open(dir)
 	switch {
@@ -102,6 +103,10 @@ func openRun(dir string) (*results.Run, error) {
 		why := "a run stopped by its preflight, before any attempt, writes none: fix the endpoint and re-run the command"
 		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
 			return nil, usageErr("%s is not a run directory (it does not exist): %s", dir, why)
+		}
+		if folders, _, ferr := findFolders(dir); ferr == nil && len(folders) > 0 {
+			why = fmt.Sprintf("it holds %d WebVoyager result folder(s) (interact_messages.json), which bench judge "+
+				"grades (bench judge %s --judge answer --answers reference_answer.json) and bench report does not read", len(folders), dir)
 		}
 		return nil, usageErr("%s is not a run directory (no %s): %s", dir, results.ManifestFile, why)
 	case err != nil:
