@@ -165,8 +165,35 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 	n := len(out)
 	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d uncertain, %d judge error(s)\n", path, n,
 		j.Name(), pass, n-pass-errs-unsure, unsure, errs)
+	if hint := allErrorsHint(j.Name(), out); hint != "" && stop == nil {
+		fmt.Fprintln(c.ErrOrStderr(), "bench: "+hint)
+	}
 	return stop
 }
+
+// allErrorsHint says, when every verdict of out is the same judge error, that no attempt was judged and why
+// ("every verdict is the judge error "task has no state check": no task of this run has one; the state judge
+// grades only tasks with check.state"); "" otherwise.
+func allErrorsHint(name string, out []results.VerdictRecord) string {
+	if len(out) == 0 {
+		return ""
+	}
+	msg := out[0].Verdict.Error
+	for _, v := range out {
+		if v.Verdict.Error == "" || v.Verdict.Error != msg {
+			return ""
+		}
+	}
+	hint := fmt.Sprintf("every one of the %d verdicts is the judge error %q: the %s judge decided no attempt", len(out), msg, name)
+	switch msg {
+	case "task has no state check":
+		hint += "; no task of this run has a state check (check.state: the Zoo's action tasks), so judge it with --judge answer or llm"
+	case "task has no answer rule":
+		hint += "; no task of this run has an answer rule (check.answer), so judge it with --judge state or llm"
+	}
+	return hint
+}
+
 
 // judgePreflightTimeout bounds the judge's preflight (its retries of rate limits and infrastructure errors
 // included).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -332,12 +333,15 @@ func uncertainBounds(arms []ablation.Arm) []variantBounds {
 // verdictCounts counts one judge's verdicts over the run's attempts (JSON judges): Attempts those it has a
 // verdict for, Decided those it passed or failed, JudgeErrors those it could not judge.
 type verdictCounts struct {
-	Judge       string `json:"judge"`
-	Attempts    int    `json:"attempts"`
-	Decided     int    `json:"decided"`
-	Passes      int    `json:"passes"`
-	Uncertain   int    `json:"uncertain"`
-	JudgeErrors int    `json:"judge_errors"`
+	Judge string `json:"judge"`
+	// JudgedBy counts the run's own verdicts by the judge that gave them ("answer", "state", "state+answer"), for
+	// results.OriginalJudge only: the run's own judge differs by task (runner.Judge).
+	JudgedBy    map[string]int `json:"judged_by,omitempty"`
+	Attempts    int            `json:"attempts"`
+	Decided     int            `json:"decided"`
+	Passes      int            `json:"passes"`
+	Uncertain   int            `json:"uncertain"`
+	JudgeErrors int            `json:"judge_errors"`
 	passBounds
 }
 
@@ -444,6 +448,14 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 		}
 		outs[n] = vs
 		vc := verdictCounts{Judge: n, Attempts: len(vs)}
+		if n == results.OriginalJudge {
+			vc.JudgedBy = map[string]int{}
+			for _, a := range run.Final() {
+				if _, ok := vs[a.AttemptID]; ok {
+					vc.JudgedBy[cmp.Or(a.Verdict.Judge, "none")]++
+				}
+			}
+		}
 		for _, v := range vs {
 			switch v.Outcome() {
 			case "pass":
@@ -553,7 +565,15 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 			if j.Rate != nil {
 				rate = fmt.Sprintf("%d/%d = %.1f%%", j.Passes, j.Decided, 100**j.Rate)
 			}
-			t.Rows = append(t.Rows, []string{j.Judge, fmt.Sprint(j.Attempts), rate + boundedRate(j.Passes, j.Decided, j.Uncertain),
+			name := j.Judge
+			if len(j.JudgedBy) > 0 {
+				var by []string
+				for _, k := range slices.Sorted(maps.Keys(j.JudgedBy)) {
+					by = append(by, fmt.Sprintf("%s %d", k, j.JudgedBy[k]))
+				}
+				name += " (" + strings.Join(by, ", ") + ")"
+			}
+			t.Rows = append(t.Rows, []string{name, fmt.Sprint(j.Attempts), rate + boundedRate(j.Passes, j.Decided, j.Uncertain),
 				fmt.Sprint(j.Uncertain), fmt.Sprint(j.JudgeErrors)})
 		}
 		tables = append(tables, t)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,15 +126,16 @@ type reportDoc struct {
 		RateUncertainPass *float64 `json:"rate_uncertain_as_pass"`
 	} `json:"uncertain_bounds"`
 	Judges []struct {
-		Judge       string   `json:"judge"`
-		Attempts    int      `json:"attempts"`
-		Decided     int      `json:"decided"`
-		Passes      int      `json:"passes"`
-		Uncertain   int      `json:"uncertain"`
-		JudgeErrors int      `json:"judge_errors"`
-		Rate        *float64 `json:"rate"`
-		Lower       *float64 `json:"rate_uncertain_as_fail"`
-		Upper       *float64 `json:"rate_uncertain_as_pass"`
+		Judge       string         `json:"judge"`
+		JudgedBy    map[string]int `json:"judged_by"`
+		Attempts    int            `json:"attempts"`
+		Decided     int            `json:"decided"`
+		Passes      int            `json:"passes"`
+		Uncertain   int            `json:"uncertain"`
+		JudgeErrors int            `json:"judge_errors"`
+		Rate        *float64       `json:"rate"`
+		Lower       *float64       `json:"rate_uncertain_as_fail"`
+		Upper       *float64       `json:"rate_uncertain_as_pass"`
 	} `json:"judges"`
 	Agreement []agreementJSON `json:"judge_agreement"`
 	ZooQA     *struct {
@@ -212,8 +214,9 @@ func TestReportJudgeAgreement(t *testing.T) {
 		"agreement original vs llm over 50 attempt(s) (4 skipped: 1 missing a verdict, 2 uncertain, 1 judge error(s)); Cohen's κ = 0.400 (SE 0.130)",
 		"│ original pass │ 20       │ 5        │",
 		"│ original fail │ 10       │ 15       │",
-		"│ original │ 54       │ 26/52 = 50.0% (52 decided of 54: 48.1–51.9%) │ 2         │ 0            │",
-		"│ llm      │ 53       │ 32/52 = 61.5%                                │ 0         │ 1            │",
+		// The run's own verdicts name the judges that gave them (issue 12 review N3).
+		"│ original (answer 54) │ 54       │ 26/52 = 50.0% (52 decided of 54: 48.1–51.9%) │ 2         │ 0            │",
+		"│ llm                  │ 53       │ 32/52 = 61.5%                                │ 0         │ 1            │",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
@@ -362,7 +365,11 @@ func TestReportZooQAOwnParts(t *testing.T) {
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("own parts: exit %d, lacks %q\n%s%s", code, want, out, stderr)
 	}
-	gt := reportJSON(t, dir).ZooQA
+	doc := reportJSON(t, dir)
+	if len(doc.Judges) != 1 || !maps.Equal(doc.Judges[0].JudgedBy, map[string]int{"state+answer": 20}) {
+		t.Errorf("judges: %+v, want the original's judged_by {state+answer: 20}", doc.Judges)
+	}
+	gt := doc.ZooQA
 	if gt == nil || gt.N != 20 || gt.FalsePass != 2 || gt.FalseFail != 4 || len(gt.MissingVerdicts) != 0 ||
 		!slices.Equal(gt.Source, []string{"answer: the run's own verdicts", "state: the run's own verdicts"}) {
 		t.Fatalf("zoo_qa_ground_truth: %+v", gt)
