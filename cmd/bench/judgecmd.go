@@ -194,7 +194,6 @@ func allErrorsHint(name string, out []results.VerdictRecord) string {
 	return hint
 }
 
-
 // judgePreflightTimeout bounds the judge's preflight (its retries of rate limits and infrastructure errors
 // included).
 const judgePreflightTimeout = 60 * time.Second

@@ -246,18 +246,38 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 		warnIncomplete(c, run)
 	}
 	warnAllInfra(c, a.Arms)
-	if err := r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}); err != nil {
+	rep := &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
+	// An ablation run re-judged, or with Zoo Q&A attempts, gets the judges part after its analysis (issue 12 item
+	// 8): the text formats print its tables, JSON adds its keys; the HTML report does not carry it yet.
+	var doc *judgesDoc
+	if run != nil {
+		d, err := judgesReport(run)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if len(run.Judges()) > 0 || d.ZooQA != nil {
+			doc = d
+		}
+	}
+	md := isFormat(r, "md", "markdown")
+	if doc != nil && isFormat(r, "json") {
+		var buf bytes.Buffer
+		if err := r.Ablation(&buf, rep); err != nil {
+			return withCode(exitInfra, err)
+		}
+		out, err := appendJSONFields(buf.Bytes(), []jsonField{{"judges", doc.Judges}, {"judge_agreement", doc.Agreement},
+			{"zoo_qa_ground_truth", doc.ZooQA}})
+		if err != nil {
+			return withCode(exitInfra, err)
+		}
+		_, err = c.OutOrStdout().Write(out)
 		return withCode(exitInfra, err)
 	}
-	// A re-judged ablation run gets the judges' agreement after its analysis, in the text formats (issue 12
-	// item 8); its JSON and HTML do not carry it yet.
-	md := isFormat(r, "md", "markdown")
-	if run == nil || len(run.Judges()) == 0 || !md && !isFormat(r, "table") {
-		return nil
+	if err := r.Ablation(c.OutOrStdout(), rep); err != nil {
+		return withCode(exitInfra, err)
 	}
-	doc, err := judgesReport(run)
-	if err != nil {
-		return usageErr("%v", err)
+	if doc == nil || !md && !isFormat(r, "table") {
+		return nil
 	}
 	tables, note := judgesTables(dir, doc)
 	for _, x := range tables {

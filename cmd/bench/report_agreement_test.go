@@ -443,8 +443,29 @@ func TestReportAblationJudgeAgreement(t *testing.T) {
 			t.Errorf("--format %s: no agreement section %q in:\n%s", format, want, out)
 		}
 	}
+	// The JSON report carries the same agreement after the analysis's keys.
+	out, stderr, code := bench(t, "report", dir, "--format", "json")
+	var doc struct {
+		Arms      []json.RawMessage `json:"arms"`
+		Agreement []agreementJSON   `json:"judge_agreement"`
+		Judges    []struct {
+			Judge    string `json:"judge"`
+			Attempts int    `json:"attempts"`
+		} `json:"judges"`
+	}
+	err := json.Unmarshal([]byte(out), &doc)
+	var ol *agreementJSON // the pair original–llm (the fixture also holds answer and state re-judges)
+	for i, a := range doc.Agreement {
+		if a.JudgeA == "original" && a.JudgeB == "llm" {
+			ol = &doc.Agreement[i]
+		}
+	}
+	if code != 0 || err != nil || len(doc.Arms) == 0 || ol == nil || ol.N != 2 || ol.BothPass != 1 || ol.APassBFail != 1 ||
+		!isNear(ol.Kappa, 0) || !isNear(ol.SE, 0.7071067811865476) || len(doc.Judges) != 4 {
+		t.Errorf("--format json: exit %d, %v, %+v\n%s", code, err, doc, stderr)
+	}
 	// bench judge --agreement pairs them the same way.
-	out, stderr, code := bench(t, "judge", dir, "--agreement", "original,llm")
+	out, stderr, code = bench(t, "judge", dir, "--agreement", "original,llm")
 	if want := "agreement original vs llm over 2 attempt(s) (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
 		"Cohen's κ = 0.000 (SE 0.707)"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("bench judge --agreement: exit %d, %s%s; want %q", code, stderr, out, want)
