@@ -675,3 +675,99 @@ func TestRecipesBrowser(t *testing.T) {
 		}
 	})
 }
+
+// TestRecipesGroundTruthBrowser: the recipes tasks with both a state check and an answer rule (the Zoo Q&A
+// tasks on which bench report takes the state judge as ground truth for the answer judge) are exactly the two
+// nutrition-log tasks. Each one's solution, played in real Chromium, leaves the logged entry in the state and
+// reads the answer back from the log's row; the real state and answer judges both pass on them. Then the two
+// ways the judges can disagree: a reply that contradicts what was logged (the state judge passes, the answer
+// judge fails), and an entry of another amount with the right reply (the state judge fails).
+func TestRecipesGroundTruthBrowser(t *testing.T) {
+	var both []suites.Task
+	for _, tk := range appTasks(t, "recipes") {
+		if tk.Check.State != nil && tk.Check.Answer != nil {
+			both = append(both, tk)
+		}
+	}
+	want := map[string]string{ // task → its log entry in the state, as JSON (keys sorted)
+		"recipes-qa-banana-bread-calories": `[{"amount":229,"nutrient":"calories","recipe":20144}]`,
+		"recipes-qa-lasagna-protein":       `[{"amount":30,"nutrient":"protein","recipe":24074}]`,
+	}
+	if len(both) != len(want) {
+		t.Fatalf("%d recipes tasks with both checks, want %d", len(both), len(want))
+	}
+	b := launchChromium(t)
+	srv := startServer(t)
+	ctx := context.Background()
+	judgeBoth := func(tk suites.Task, final string, state []byte) (st, ans judge.Verdict) {
+		t.Helper()
+		in := judge.Input{Task: tk, Final: final, OK: true, State: state}
+		st, err := judge.State{}.Judge(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, err = judge.Answer{}.Judge(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, ans
+	}
+	for _, tk := range both {
+		t.Run(tk.ID, func(t *testing.T) {
+			wantLog, ok := want[tk.ID]
+			if !ok {
+				t.Fatalf("unexpected task with both checks")
+			}
+			if !strings.Contains(tk.Goal, "My nutrition log") {
+				t.Errorf("goal %q does not ask to log the number", tk.Goal)
+			}
+			last := tk.Solution[len(tk.Solution)-1]
+			if last.Target == nil || last.Target.Within == nil || last.Target.Within.Name != "My nutrition log" {
+				t.Errorf("the answer is not read from the log's table: %+v", last)
+			}
+			tn := newTenant(t, srv, "recipes", tk.Mutations...)
+			p, bctx, _ := newPage(t, b, tn)
+			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
+				t.Fatal(err)
+			}
+			res := rsPlay(t, bctx, p, tk)
+			if !strings.HasSuffix(p.URL(), "/recipes/log") {
+				t.Errorf("the solution ends at %s, not the log", p.URL())
+			}
+			if got, _ := json.Marshal(rsState(t, tn)["log"]); string(got) != wantLog {
+				t.Errorf("state log = %s, want %s", got, wantLog)
+			}
+			number := strconv.FormatFloat(*tk.Check.Answer.Number, 'f', -1, 64)
+			if res.Answer != number {
+				t.Errorf("answer read from the log = %q, want %q", res.Answer, number)
+			}
+			state := tn.State()
+			st, ans := judgeBoth(tk, res.Answer, state)
+			if !st.Pass || st.Error != "" || st.Judge != "state" {
+				t.Errorf("state judge: %+v", st)
+			}
+			if !ans.Pass || ans.Error != "" || ans.Uncertain || ans.Judge != "answer" {
+				t.Errorf("answer judge: %+v", ans)
+			}
+			// A reply that contradicts what was logged: the state judge (ground truth) still passes, the answer
+			// judge fails — a false fail in bench report's terms, were the answer judge wrong.
+			st, ans = judgeBoth(tk, "It is "+number+"1.", state)
+			if !st.Pass || ans.Pass || ans.Uncertain || ans.Error != "" {
+				t.Errorf("contradicting reply: state %+v, answer %+v", st, ans)
+			}
+			// Another amount logged, the right number reported: the state judge fails (numbers are exact).
+			other := newTenant(t, srv, "recipes")
+			entry := asMap(asMap(tk.Check.State)["log"].([]any)[0])
+			code, _, _ := rsPost(t, other.URL("log"), url.Values{"recipe": {strconv.Itoa(int(entry["recipe"].(float64)))},
+				"nutrient": {entry["nutrient"].(string)}, "amount": {number + ".5"}})
+			if code != http.StatusSeeOther {
+				t.Fatalf("POST log: %d", code)
+			}
+			st, ans = judgeBoth(tk, number, other.State())
+			if st.Pass || st.Error != "" || !strings.Contains(st.Reason, "no matching item") || !ans.Pass {
+				t.Errorf("wrong amount logged: state %+v, answer %+v", st, ans)
+			}
+			t.Logf("answer %q, state %s; wrong amount: %s", res.Answer, state, st.Reason)
+		})
+	}
+}
