@@ -198,3 +198,26 @@ func TestAnswerNoRuleSaysWhichReference(t *testing.T) {
 		}
 	}
 }
+
+// A verdict's parts survive a JSON round trip, each part written as a verdict of its own (no "pass" on an
+// uncertain part), and a verdict of one judge has no "parts" key.
+func TestVerdictPartsJSON(t *testing.T) {
+	v := Verdict{Judge: "state+answer", Uncertain: true, Reason: "two candidates", Parts: []Verdict{
+		{Judge: "state", Pass: true, Reason: "state matches"}, {Judge: "answer", Uncertain: true, Reason: "two candidates"}}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"judge":"state+answer","uncertain":true,"reason":"two candidates","parts":[{"judge":"state","pass":true,` +
+		`"reason":"state matches"},{"judge":"answer","uncertain":true,"reason":"two candidates"}]}`
+	if string(b) != want {
+		t.Errorf("encodes as %s, want %s", b, want)
+	}
+	var back Verdict
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, v) {
+		t.Errorf("decodes as %+v (%v)", back, err)
+	}
+	if b, _ := json.Marshal(Verdict{Judge: "answer", Pass: true}); strings.Contains(string(b), "parts") {
+		t.Errorf("one judge: %s", b)
+	}
+}

@@ -831,7 +831,8 @@ func ruleItems(r suites.AnswerRule) int {
 // answer is uncertain.
 var hedgeRe = regexp.MustCompile(`\b(?:not sure|unsure|unclear|(?:do|does|did) not know|cannot (?:be )?(?:determine|confirm|verify|find)|` +
 	`(?:could|can|was|were) not (?:be )?(?:able to )?(?:find|determine|confirm|verify|locate)|unable to|failed to|no information|` +
-	`(?:could|can|did|do) not tell|cannot tell|used to be|(?:overtaken|surpassed|replaced|superseded|outranked|dethroned) by|` +
+	`(?:could|can|did|do) not tell|cannot tell|used to be|formerly|previously|fell behind|lost to|lost out to|` +
+	`(?:overtaken|surpassed|replaced|superseded|outranked|outpaced|dethroned|beaten|overtook|passed)(?:\s+\w+){0,3}\s+by|` +
 	`possibly|perhaps|maybe|probably|i think|i guess|i believe)\b`)
 
 func (g *grader) nameInSegment(seg int, inItems map[string]bool) bool {
@@ -852,6 +853,12 @@ func (g *grader) isName(i int, inItems map[string]bool) bool {
 	}
 	if t.kind == tokIdent {
 		return !g.qWords[t.text] && !inItems[t.text]
+	}
+	if t.kind == tokWord && !t.cap && !t.label && i+1 < len(g.ans) && g.ans[i+1].sep == sepJoiner && g.ans[i+1].kind == tokWord &&
+		len(t.text) >= 3 && !stopWords[t.text] && !g.qWords[t.text] && !inItems[t.text] && !inItems[g.ans[i+1].text] {
+		// A lower-case compound joined by '-' or '_' (scikit-image, tensorflow-models, ceti_audio) reads as a
+		// package or repository name, a rival like a capitalised one.
+		return true
 	}
 	if t.kind != tokWord || !t.cap || t.label {
 		return false
@@ -1098,7 +1105,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		if t.kind != tokNumber || t.enumerator || t.url {
 			continue
 		}
-		if !t.ordinal && g.unitCompatible(i, unit) && (numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
+		if !t.ordinal && g.unitCompatible(i, unit) && !(pct && t.unit != "") && (numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
 			hit = append(hit, i)
 			continue
 		}
@@ -1177,7 +1184,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 // scaleAfter is the rating scale written right after the answer's number at i ("4.2 out of 10", "4.2/10": 10),
 // 0 when there is none.
 func (g *grader) scaleAfter(i int) float64 {
-	for j := i + 1; j < len(g.ans) && j <= i+3 && g.ans[j].seg == g.ans[i].seg; j++ {
+	for j := i + 1; j < len(g.ans) && j <= i+5 && g.ans[j].seg == g.ans[i].seg; j++ {
 		if g.ans[j].scale {
 			return g.ans[j].num
 		}
@@ -1192,13 +1199,43 @@ func (g *grader) scaleAfter(i int) float64 {
 // the segment of a matched number that the question does not use makes the match another quantity's value
 // ("The maximum heart rate is 110 bpm" for a question about the heart rate reserve).
 var statisticWords = map[string]bool{"maximum": true, "minimum": true, "max": true, "min": true, "average": true,
-	"mean": true, "median": true, "peak": true, "resting": true}
+	"mean": true, "median": true, "peak": true, "resting": true, "target": true, "recommended": true, "ideal": true,
+	"typical": true, "lowest": true, "highest": true}
 
-// otherStatistic returns the statistic word in the segment of the answer's number at i that the question does
-// not use ("maximum"), "" when there is none.
+// quantityWords name what a number measures; an answer that gives the matched number as one of them that the
+// question does not name, when the question names one, gives another quantity's value ("an area of 39.2" for a
+// question about a curve's length).
+var quantityWords = map[string]bool{"area": true, "length": true, "volume": true, "perimeter": true,
+	"circumference": true, "distance": true, "weight": true, "mass": true, "height": true, "width": true,
+	"depth": true, "radius": true, "diameter": true, "speed": true, "velocity": true, "duration": true,
+	"population": true, "density": true, "pressure": true, "temperature": true, "altitude": true, "elevation": true}
+
+// otherStatistic returns the statistic word ("maximum") or quantity word ("area") that the answer gives its
+// number at i as and the question does not use, "" when there is none. It looks in the number's segment and in
+// the one before it when a ':', '=' or '-' joins them ("Maximum heart rate: 110 bpm").
 func (g *grader) otherStatistic(i int) string {
+	seg := g.ans[i].seg
+	segs := map[int]bool{seg: true}
+	s := fold(g.raw)
+	for j := i; j > 0; j-- {
+		if g.ans[j].seg == seg && g.ans[j-1].seg == seg-1 {
+			if a, b := g.ans[j-1].end, g.ans[j].start; a >= 0 && b <= len(s) && a <= b && strings.ContainsAny(s[a:b], ":=-") {
+				segs[seg-1] = true
+			}
+			break
+		}
+	}
+	qQuantity := false
+	for w := range g.qWords {
+		if quantityWords[w] {
+			qQuantity = true
+		}
+	}
 	for _, t := range g.ans {
-		if t.seg == g.ans[i].seg && t.kind == tokWord && statisticWords[t.text] && !g.qWords[t.text] {
+		if !segs[t.seg] || t.kind != tokWord || g.qWords[t.text] {
+			continue
+		}
+		if statisticWords[t.text] || qQuantity && quantityWords[t.text] {
 			return t.text
 		}
 	}
@@ -1210,24 +1247,27 @@ func (g *grader) otherStatistic(i int) string {
 // none. A no-break or narrow no-break space, or an apostrophe (Swiss "9'675"), between digit groups is read as a
 // thousands separator by fold already.
 func (g *grader) spacedThousands(exp token, tol float64) string {
+	s := fold(g.raw)
 	for i := 0; i+1 < len(g.ans); i++ {
 		a, b := g.ans[i], g.ans[i+1]
-		if a.kind != tokNumber || b.kind != tokNumber || a.start < 0 || b.end > len(fold(g.raw)) {
+		if a.kind != tokNumber || b.kind != tokNumber || a.start < 0 || b.end > len(s) || a.unit != "" || a.pct {
 			continue
 		}
-		s := fold(g.raw)
-		if s[a.end:b.start] != " " || !threeDigitsRe.MatchString(s[b.start:b.end]) || strings.ContainsAny(s[a.start:a.end], ".,") {
+		// b's own digits, without the unit the tokenizer attached to it ("675 days").
+		if s[a.end:b.start] != " " || !threeDigitsRe.MatchString(s[b.start:]) || strings.ContainsAny(s[a.start:a.end], ".,") {
 			continue
 		}
 		v := a.num*1000 + b.num
-		if math.Abs(v-exp.num) <= tol+relEps(v, exp.num) {
-			return s[a.start:b.end]
+		if math.Abs(v-exp.num) <= tol+relEps(v, exp.num) && (exp.unit == "" || b.unit == "" || b.unit == exp.unit) {
+			return strings.TrimSpace(s[a.start:b.end])
 		}
 	}
 	return ""
 }
 
-var threeDigitsRe = regexp.MustCompile(`^\d{3}$`)
+// threeDigitsRe: exactly three digits at the start of a number's text, not followed by another digit or a
+// decimal part.
+var threeDigitsRe = regexp.MustCompile(`^\d{3}(?:[^\d.,]|$)`)
 
 var (
 	// comparatorBeforeRe, comparatorAfterRe: a bound around a number ("more than 12", "at least 12", "12+", "12

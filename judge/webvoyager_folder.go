@@ -115,6 +115,9 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 		}
 		in.Screenshots = append(in.Screenshots, img)
 	}
+	if taskErr != nil && answerErr != nil {
+		return in, errors.Join(taskErr, fmt.Errorf("%s: %w", p, answerErr))
+	}
 	if taskErr != nil {
 		return in, taskErr
 	}

@@ -161,6 +161,12 @@ func TestLoadWebVoyagerFolderSynthetic(t *testing.T) {
 		in.Task.ID == "" || in.Task.Goal != "" {
 		t.Errorf("no task: %+v, %v", in.Task, err)
 	}
+	// No task text and an unreadable answer: both errors, so a caller that has the question still does not grade
+	// an empty answer as the agent's.
+	write("interact_messages.json", `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": 5}]`)
+	if _, err := LoadWebVoyagerFolder(dir); !errors.Is(err, ErrNoTaskText) || !errors.Is(err, ErrUnreadableAnswer) {
+		t.Errorf("no task, unreadable answer: %v", err)
+	}
 	write("interact_messages.json", `{"role": `)
 	if _, err := LoadWebVoyagerFolder(dir); err == nil || !strings.Contains(err.Error(), "interact_messages.json") {
 		t.Errorf("malformed: %v", err)

@@ -380,7 +380,7 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 				in.Task.Check = t.Check
 				if t.Goal != "" {
 					in.Task.Goal = t.Goal
-					noTask = false // the tasks file gives the question the folder lacks
+					noTask = false // the tasks file gives the question the folder lacks (an unreadable answer stays one)
 				}
 			}
 		}
@@ -393,7 +393,15 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 		case unreadable:
 			// The folder's answer cannot be told apart from the rest of its last message: a judge error, not a
 			// fail of an agent that may have answered.
-			v = judge.Verdict{Judge: j.Name(), Error: err.Error()}
+			msg := err.Error()
+			if je, ok := err.(interface{ Unwrap() []error }); ok { // also no task text: the answer's error only
+				for _, e := range je.Unwrap() {
+					if errors.Is(e, judge.ErrUnreadableAnswer) {
+						msg = e.Error()
+					}
+				}
+			}
+			v = judge.Verdict{Judge: j.Name(), Error: msg}
 		default:
 			v, err = j.Judge(c.Context(), in)
 			if le := fatalEndpointError(err); le != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -105,7 +106,18 @@ func openRun(dir string) (*results.Run, error) {
 		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
 			return nil, usageErr("%s is not a run directory (it does not exist): %s", dir, why)
 		}
-		if folders, _, ferr := findFolders(dir); ferr == nil && len(folders) > 0 {
+		var runs []string
+		if ents, rerr := os.ReadDir(dir); rerr == nil {
+			for _, e := range ents {
+				if _, serr := os.Stat(filepath.Join(dir, e.Name(), results.ManifestFile)); e.IsDir() && serr == nil {
+					runs = append(runs, e.Name())
+				}
+			}
+		}
+		if len(runs) > 0 {
+			why = fmt.Sprintf("it holds %d run director(ies) (%s): report one of them, or merge shards first with bench merge",
+				len(runs), strings.Join(runs, ", "))
+		} else if folders, _, ferr := findFolders(dir); ferr == nil && len(folders) > 0 {
 			why = fmt.Sprintf("it holds %d WebVoyager result folder(s) (interact_messages.json), which bench judge "+
 				"grades (bench judge %s --judge answer --answers reference_answer.json) and bench report does not read", len(folders), dir)
 		}
@@ -406,8 +418,14 @@ type groundTruthDoc struct {
 	Attempts        int      `json:"attempts"`
 	MissingVerdicts []string `json:"missing_verdicts"`
 	Source          []string `json:"source"`
-	FalsePass       int      `json:"false_pass"`
-	FalseFail       int      `json:"false_fail"`
+	// FalsePassIDs and FalseFailIDs are the attempt ids of the disagreements (bench report's table lists them);
+	// BothFailNoAnswer counts the agreements that are attempts which ended without an answer (both judges fail
+	// them without reading a reply, so they raise κ without testing the answer judge).
+	FalsePassIDs     []string `json:"false_pass_ids"`
+	FalseFailIDs     []string `json:"false_fail_ids"`
+	BothFailNoAnswer int      `json:"both_fail_no_answer"`
+	FalsePass        int      `json:"false_pass"`
+	FalseFail        int      `json:"false_fail"`
 	agreementDoc
 }
 
@@ -540,9 +558,28 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 		return out
 	}
 	ans, st := only("answer"), only("state")
-	gt.agreementDoc = newAgreementDoc("answer", "state", judge.PairVerdicts(ans, st))
+	pairs := judge.PairVerdicts(ans, st)
+	gt.agreementDoc = newAgreementDoc("answer", "state", pairs)
+	gt.FalsePassIDs, gt.FalseFailIDs = []string{}, []string{}
+	noAnswer := map[string]bool{}
+	for _, a := range run.Final() {
+		if qa[a.AttemptID] && a.FinishReason != results.FinishAnswered {
+			noAnswer[a.AttemptID] = true
+		}
+	}
+	for i, id := range pairs.IDs {
+		switch {
+		case pairs.A[i] && !pairs.B[i]:
+			gt.FalsePassIDs = append(gt.FalsePassIDs, id)
+		case !pairs.A[i] && pairs.B[i]:
+			gt.FalseFailIDs = append(gt.FalseFailIDs, id)
+		case !pairs.A[i] && noAnswer[id]:
+			gt.BothFailNoAnswer++
+		}
+	}
 	if len(gt.MissingVerdicts) > 0 {
 		gt.agreementDoc = newAgreementDoc("answer", "state", judge.Paired{})
+		gt.FalsePassIDs, gt.FalseFailIDs, gt.BothFailNoAnswer = []string{}, []string{}, 0
 	}
 	gt.FalsePass, gt.FalseFail = gt.APassBFail, gt.AFailBPass
 	doc.ZooQA = gt
@@ -574,8 +611,9 @@ func agreementTable(title, a, b string, d agreementDoc) results.Table {
 }
 
 // judgesTables are the text tables of doc: the verdicts by judge and every agreement when the run has more than
-// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; the line printed
-// instead of a table when the Zoo Q&A verdicts are missing is note.
+// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; note is printed
+// after them: the line said instead of that table when its verdicts are missing, or the attempt ids of its false
+// passes and false fails.
 func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note string) {
 	if len(doc.Judges) > 1 {
 		t := results.Table{Title: "verdicts by judge (an uncertain verdict is neither pass nor fail: the bounds count the " +
@@ -613,10 +651,20 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 				strings.Join(cmds, " and "))
 		}
 		tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
-			"(answer pass, state fail), %d false fail(s) (answer fail, state pass)", head, strings.Join(gt.Source, "; "), gt.N,
-			skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass, gt.FalseFail), "answer", "state", gt.agreementDoc))
+			"(answer pass, state fail), %d false fail(s) (answer fail, state pass); %d of the both-fail without an answer",
+			head, strings.Join(gt.Source, "; "), gt.N, skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass,
+			gt.FalseFail, gt.BothFailNoAnswer), "answer", "state", gt.agreementDoc))
+		for _, l := range []struct {
+			what string
+			ids  []string
+		}{{"false passes", gt.FalsePassIDs}, {"false fails", gt.FalseFailIDs}} {
+			if len(l.ids) > 0 {
+				note += fmt.Sprintf("Zoo Q&A %s (answer judge vs state judge): %s\n", l.what, strings.Join(l.ids, ", "))
+			}
+		}
+		note = strings.TrimSuffix(note, "\n")
 	}
-	return tables, ""
+	return tables, note
 }
 
 // isFormat reports whether r is the renderer of one of the formats names.

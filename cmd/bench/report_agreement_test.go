@@ -144,6 +144,9 @@ type reportDoc struct {
 		Attempts        int      `json:"attempts"`
 		MissingVerdicts []string `json:"missing_verdicts"`
 		Source          []string `json:"source"`
+		FalsePassIDs    []string `json:"false_pass_ids"`
+		FalseFailIDs    []string `json:"false_fail_ids"`
+		BothFailNoAns   int      `json:"both_fail_no_answer"`
 		FalsePass       int      `json:"false_pass"`
 		FalseFail       int      `json:"false_fail"`
 	} `json:"zoo_qa_ground_truth"`
@@ -365,7 +368,15 @@ func TestReportZooQAOwnParts(t *testing.T) {
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("own parts: exit %d, lacks %q\n%s%s", code, want, out, stderr)
 	}
+	if !strings.Contains(out, "Zoo Q&A false passes (answer judge vs state judge): ") ||
+		!strings.Contains(out, "Zoo Q&A false fails (answer judge vs state judge): ") {
+		t.Errorf("the disagreements are not listed:\n%s", out)
+	}
 	doc := reportJSON(t, dir)
+	if g := doc.ZooQA; g == nil || len(g.FalsePassIDs) != 2 || len(g.FalseFailIDs) != 4 || g.BothFailNoAns != 0 ||
+		!strings.Contains(out, strings.Join(g.FalsePassIDs, ", ")) {
+		t.Errorf("zoo_qa_ground_truth ids: %+v", g)
+	}
 	if len(doc.Judges) != 1 || !maps.Equal(doc.Judges[0].JudgedBy, map[string]int{"state+answer": 20}) {
 		t.Errorf("judges: %+v, want the original's judged_by {state+answer: 20}", doc.Judges)
 	}
