@@ -43,15 +43,7 @@ func TestStateJudgeAndWrongAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
-	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 2, Log: io.Discard}); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.ReadAttempts(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rr := runCleanOnce(t, s, tasks)
 	for _, r := range rr.Final() {
 		switch r.TaskID {
 		case "shop-checkout-cork-blocks-standard":
@@ -79,15 +71,7 @@ func TestZooQAGroundTruthTasksPass(t *testing.T) {
 	if len(tasks) != 2 {
 		t.Fatalf("want 2 tasks, got %d", len(tasks))
 	}
-	out := t.TempDir()
-	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 2, Log: io.Discard}); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.ReadAttempts(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rr := runCleanOnce(t, s, tasks)
 	final := map[string]string{"recipes-qa-banana-bread-calories": "229", "recipes-qa-lasagna-protein": "30"}
 	if len(rr.Final()) != 2 {
 		t.Fatalf("%d records, want 2", len(rr.Final()))
@@ -97,4 +81,20 @@ func TestZooQAGroundTruthTasksPass(t *testing.T) {
 			t.Errorf("%s: %s %s, verdict %+v, final %q", r.TaskID, r.Status, r.FailureMode, r.Verdict, r.Final)
 		}
 	}
+}
+
+// runCleanOnce runs tasks of suite s once each with the clean scripted policy (seed 1, two workers) and returns
+// the run's records.
+func runCleanOnce(t *testing.T, s suites.Suite, tasks []suites.Task) *results.ReadResult {
+	t.Helper()
+	out := t.TempDir()
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
+	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 2, Log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
 }
