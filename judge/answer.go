@@ -50,7 +50,16 @@ func (a Answer) Judge(ctx context.Context, in Input) (Verdict, error) {
 		if a.Fallback != nil {
 			return a.decide(ctx, in, "the reference answer is free text only")
 		}
-		v.Error = "reference answer has no checkable rule (free text only); use the llm judge"
+		switch r.Type {
+		case "golden":
+			// A golden that is a date, a yes/no, a phrase, a "name, N unit" pair: no rule is derived without guessing.
+			v.Error = "the golden answer gives no rule the answer judge can check (it checks a number with its unit, " +
+				"a name or a list of names; not a date, a yes/no or a phrase); use the llm judge"
+		case "possible":
+			v.Error = "the reference is a possible answer (free text only, one of many acceptable); use the llm judge"
+		default:
+			v.Error = "reference answer has no checkable rule (free text only); use the llm judge"
+		}
 		return v, nil
 	}
 	o, why := Grade(*r, in.Final, in.Task.Goal)

@@ -33,6 +33,10 @@ type Verdict struct {
 	Uncertain bool   `json:"uncertain,omitempty"`
 	Reason    string `json:"reason"`
 	Error     string `json:"error,omitempty"`
+	// Parts are the verdicts of each judge when several judged together (runner.Judge on a task with a state
+	// check and an answer rule: [state, answer], in that order), each without parts of its own; nil for one
+	// judge. bench report reads them as the state and answer judges' verdicts on Zoo Q&A tasks.
+	Parts []Verdict `json:"parts,omitempty"`
 }
 
 // MarshalJSON writes a decided verdict with its "pass"; an uncertain verdict or a judge error has no "pass" key
@@ -44,11 +48,12 @@ func (v Verdict) MarshalJSON() ([]byte, error) {
 		return json.Marshal(plain(v))
 	}
 	return json.Marshal(struct {
-		Judge     string `json:"judge"`
-		Uncertain bool   `json:"uncertain,omitempty"`
-		Reason    string `json:"reason"`
-		Error     string `json:"error,omitempty"`
-	}{v.Judge, v.Uncertain && v.Error == "", v.Reason, v.Error})
+		Judge     string    `json:"judge"`
+		Uncertain bool      `json:"uncertain,omitempty"`
+		Reason    string    `json:"reason"`
+		Error     string    `json:"error,omitempty"`
+		Parts     []Verdict `json:"parts,omitempty"`
+	}{v.Judge, v.Uncertain && v.Error == "", v.Reason, v.Error, v.Parts})
 }
 
 // Outcome is the verdict as one word: "error" when Error is set, else "uncertain", "pass" or "fail".

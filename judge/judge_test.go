@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -175,8 +176,48 @@ func TestVerdictJSON(t *testing.T) {
 			t.Errorf("%+v encodes as %s", c.v, b)
 		}
 		var back Verdict
-		if err := json.Unmarshal(b, &back); err != nil || back != c.v {
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, c.v) {
 			t.Errorf("%s decodes as %+v (%v), want %+v", b, back, err, c.v)
 		}
+	}
+}
+
+// A reference without a checkable rule is a judge error that says what kind it is: a golden the rule derivation
+// could not read (a date, a yes/no) or a "possible" answer (WebVoyager's examples of one acceptable answer), so a
+// user does not read a golden date as a free-text reference (issue 12 review N2).
+func TestAnswerNoRuleSaysWhichReference(t *testing.T) {
+	for _, c := range []struct{ typ, want string }{
+		{"golden", "the golden answer gives no rule the answer judge can check"},
+		{"possible", "the reference is a possible answer"},
+		{"", "reference answer has no checkable rule"},
+	} {
+		task := suites.Task{Check: suites.Check{Answer: &suites.AnswerRule{Reference: "May 5, 2023", Type: c.typ}}}
+		v, err := Answer{}.Judge(context.Background(), Input{Task: task, Final: "May 5, 2023"})
+		if err != nil || !strings.Contains(v.Error, c.want) || !strings.HasSuffix(v.Error, "use the llm judge") || v.Pass {
+			t.Errorf("type %q: %+v, %v; want an error with %q", c.typ, v, err, c.want)
+		}
+	}
+}
+
+// A verdict's parts survive a JSON round trip, each part written as a verdict of its own (no "pass" on an
+// uncertain part), and a verdict of one judge has no "parts" key.
+func TestVerdictPartsJSON(t *testing.T) {
+	v := Verdict{Judge: "state+answer", Uncertain: true, Reason: "two candidates", Parts: []Verdict{
+		{Judge: "state", Pass: true, Reason: "state matches"}, {Judge: "answer", Uncertain: true, Reason: "two candidates"}}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"judge":"state+answer","uncertain":true,"reason":"two candidates","parts":[{"judge":"state","pass":true,` +
+		`"reason":"state matches"},{"judge":"answer","uncertain":true,"reason":"two candidates"}]}`
+	if string(b) != want {
+		t.Errorf("encodes as %s, want %s", b, want)
+	}
+	var back Verdict
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, v) {
+		t.Errorf("decodes as %+v (%v)", back, err)
+	}
+	if b, _ := json.Marshal(Verdict{Judge: "answer", Pass: true}); strings.Contains(string(b), "parts") {
+		t.Errorf("one judge: %s", b)
 	}
 }

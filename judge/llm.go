@@ -180,22 +180,7 @@ func LLMReferenceMessages(task, answer string, ref Reference, screenshots [][]by
 	if ref.Doubt != "" {
 		intro += fmt.Sprintf("WHY THE CHECKER COULD NOT DECIDE: %s\n\n", ref.Doubt)
 	}
-	if len(screenshots) == 0 {
-		intro += "No screenshots were recorded for this attempt."
-	} else {
-		intro += fmt.Sprintf("The last %d screenshot(s) of the attempt follow, oldest first.", len(screenshots))
-	}
-	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: intro}}
-	for _, b := range screenshots {
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
-			ImageURL: &openai.ChatMessageImageURL{URL: DataURL(b)}})
-	}
-	parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
-		Text: "Your reasoning, then the verdict line:"})
-	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: llmReferenceSystemPrompt},
-		{Role: openai.ChatMessageRoleUser, MultiContent: parts},
-	}
+	return judgeConversation(llmReferenceSystemPrompt, intro, screenshots)
 }
 
 // Preflight sends one judge request for a made-up attempt without screenshots — the judge's own request
@@ -218,6 +203,13 @@ func seedPtr() *int { s := llmSeed; return &s }
 // task and answer text, each screenshot as an image part (a data: URL, oldest first), and a closing text part.
 func LLMMessages(task, answer string, screenshots [][]byte) []openai.ChatCompletionMessage {
 	intro := fmt.Sprintf("TASK: %s\n\nFINAL ANSWER OF THE AGENT: %s\n\n", task, answer)
+	return judgeConversation(llmSystemPrompt, intro, screenshots)
+}
+
+// judgeConversation is the judge's conversation: the system prompt, then one user message whose parts are intro
+// (the text before the screenshots) with a line saying how many screenshots follow, each screenshot as an image
+// part (a data: URL, oldest first), and a closing text part asking for the reasoning and the verdict line.
+func judgeConversation(system, intro string, screenshots [][]byte) []openai.ChatCompletionMessage {
 	if len(screenshots) == 0 {
 		intro += "No screenshots were recorded for this attempt."
 	} else {
@@ -231,7 +223,7 @@ func LLMMessages(task, answer string, screenshots [][]byte) []openai.ChatComplet
 	parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText,
 		Text: "Your reasoning, then the verdict line:"})
 	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: llmSystemPrompt},
+		{Role: openai.ChatMessageRoleSystem, Content: system},
 		{Role: openai.ChatMessageRoleUser, MultiContent: parts},
 	}
 }

@@ -72,11 +72,16 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // the cowboys"), and in a short list-item segment of an answer without capitals ("…, dallas cowboys"); a segment
 // without a match that says what the answer is ("this year it is pillow"); the items appear in another order than the
 // rule lists them; it has the opposite of an expected word (limited beside unlimited); it hedges ("not sure",
-// "unable to", "failed to", "could not find", "maybe", "probably", "I think"); or the question asks for several
+// "unable to", "failed to", "could not find", "maybe", "probably", "I think") or takes it back ("used to be", "was
+// overtaken by"); a Number rule's match is called another statistic than the question's ("maximum", "average",
+// "median" … absent from the question); digits grouped by a plain space match only as one number ("9 675"); or
+// the question asks for several
 // things ("compare", "both", "respectively") while the rule checks one item (an answer about one of them, "Pro
 // has unlimited private repositories", matches a golden "Unlimited" for "Compare … the Free and Pro plans").
 //
-// An empty answer fails ("no final answer").
+// A Number rule's match on another rating scale than the question's fails ("4.2 out of 10" for a question "…,
+// out of 5?"). Digits grouped by a no-break space, a narrow no-break space or an apostrophe ("9'675", CLDR's
+// separators for fr, SI and de-CH) are one number. An empty answer fails ("no final answer").
 func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 	if strings.TrimSpace(answer) == "" {
 		return OutcomeFail, "no final answer"
@@ -822,10 +827,12 @@ func ruleItems(r suites.AnswerRule) int {
 }
 
 // hedgeRe: phrases of an answer that does not commit to what it states ("not sure", "unable to find", "failed
-// to determine", "maybe"): a match of the rule in such an answer is uncertain.
+// to determine", "maybe") or takes it back ("used to be", "was overtaken by"): a match of the rule in such an
+// answer is uncertain.
 var hedgeRe = regexp.MustCompile(`\b(?:not sure|unsure|unclear|(?:do|does|did) not know|cannot (?:be )?(?:determine|confirm|verify|find)|` +
 	`(?:could|can|was|were) not (?:be )?(?:able to )?(?:find|determine|confirm|verify|locate)|unable to|failed to|no information|` +
-	`(?:could|can|did|do) not tell|cannot tell|used to be|` +
+	`(?:could|can|did|do) not tell|cannot tell|used to be|formerly|previously|fell behind|lost to|lost out to|` +
+	`(?:overtaken|surpassed|replaced|superseded|outranked|outpaced|dethroned|beaten|overtook|passed)(?:\s+\w+){0,3}\s+by|` +
 	`possibly|perhaps|maybe|probably|i think|i guess|i believe)\b`)
 
 func (g *grader) nameInSegment(seg int, inItems map[string]bool) bool {
@@ -846,6 +853,12 @@ func (g *grader) isName(i int, inItems map[string]bool) bool {
 	}
 	if t.kind == tokIdent {
 		return !g.qWords[t.text] && !inItems[t.text]
+	}
+	if t.kind == tokWord && !t.cap && !t.label && i+1 < len(g.ans) && g.ans[i+1].sep == sepJoiner && g.ans[i+1].kind == tokWord &&
+		len(t.text) >= 3 && !stopWords[t.text] && !g.qWords[t.text] && !inItems[t.text] && !inItems[g.ans[i+1].text] {
+		// A lower-case compound joined by '-' or '_' (scikit-image, tensorflow-models, ceti_audio) reads as a
+		// package or repository name, a rival like a capitalised one.
+		return true
 	}
 	if t.kind != tokWord || !t.cap || t.label {
 		return false
@@ -1092,7 +1105,7 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		if t.kind != tokNumber || t.enumerator || t.url {
 			continue
 		}
-		if !t.ordinal && g.unitCompatible(i, unit) && (numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
+		if !t.ordinal && g.unitCompatible(i, unit) && !(pct && t.unit != "") && (numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
 			hit = append(hit, i)
 			continue
 		}
@@ -1123,11 +1136,35 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		}
 	}
 	if len(hit) == 0 {
+		if sp := g.spacedThousands(exp, tol); sp != "" {
+			// "9 675": a space as the thousands separator (SI, French) or two numbers; a grader would ask.
+			return nil, []string{fmt.Sprintf("writes %q, which is %g only if the space separates thousands", sp, want)}
+		}
 		what := fmt.Sprintf("%g", want)
 		if unit != "" {
 			what += " " + unit
 		}
 		return []string{fmt.Sprintf("has no number within %g of %s", tol, what)}, nil
+	}
+	qScale := 0.0
+	for _, t := range g.q {
+		if t.scale {
+			qScale = t.num
+			break
+		}
+	}
+	for _, i := range hit {
+		if s := g.scaleAfter(i); s != 0 && qScale != 0 && s != qScale {
+			// "4.2 out of 10" for a question "out of 5": the same digits on another scale are another rating.
+			return []string{fmt.Sprintf("states %s out of %g where the question counts out of %g",
+				strings.TrimSpace(g.surface(g.ans[i])), s, qScale)}, nil
+		}
+	}
+	for _, i := range hit {
+		if w := g.otherStatistic(i); w != "" {
+			return nil, []string{fmt.Sprintf("calls %s the %q value, which the question does not ask for",
+				strings.TrimSpace(g.surface(g.ans[i])), w)}
+		}
 	}
 	for _, i := range hit {
 		if neg := g.negated(i, 1); neg != "" {
@@ -1143,6 +1180,94 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 	}
 	return nil, nil
 }
+
+// scaleAfter is the rating scale written right after the answer's number at i ("4.2 out of 10", "4.2/10": 10),
+// 0 when there is none.
+func (g *grader) scaleAfter(i int) float64 {
+	for j := i + 1; j < len(g.ans) && j <= i+5 && g.ans[j].seg == g.ans[i].seg; j++ {
+		if g.ans[j].scale {
+			return g.ans[j].num
+		}
+		if g.ans[j].kind == tokNumber {
+			break
+		}
+	}
+	return 0
+}
+
+// statisticWords name which value of a quantity is meant (the maximum heart rate, the average price): one in
+// the segment of a matched number that the question does not use makes the match another quantity's value
+// ("The maximum heart rate is 110 bpm" for a question about the heart rate reserve).
+var statisticWords = map[string]bool{"maximum": true, "minimum": true, "max": true, "min": true, "average": true,
+	"mean": true, "median": true, "peak": true, "resting": true, "target": true, "recommended": true, "ideal": true,
+	"typical": true, "lowest": true, "highest": true}
+
+// quantityWords name what a number measures; an answer that gives the matched number as one of them that the
+// question does not name, when the question names one, gives another quantity's value ("an area of 39.2" for a
+// question about a curve's length).
+var quantityWords = map[string]bool{"area": true, "length": true, "volume": true, "perimeter": true,
+	"circumference": true, "distance": true, "weight": true, "mass": true, "height": true, "width": true,
+	"depth": true, "radius": true, "diameter": true, "speed": true, "velocity": true, "duration": true,
+	"population": true, "density": true, "pressure": true, "temperature": true, "altitude": true, "elevation": true}
+
+// otherStatistic returns the statistic word ("maximum") or quantity word ("area") that the answer gives its
+// number at i as and the question does not use, "" when there is none. It looks in the number's segment and in
+// the one before it when a ':', '=' or '-' joins them ("Maximum heart rate: 110 bpm").
+func (g *grader) otherStatistic(i int) string {
+	seg := g.ans[i].seg
+	segs := map[int]bool{seg: true}
+	s := fold(g.raw)
+	for j := i; j > 0; j-- {
+		if g.ans[j].seg == seg && g.ans[j-1].seg == seg-1 {
+			if a, b := g.ans[j-1].end, g.ans[j].start; a >= 0 && b <= len(s) && a <= b && strings.ContainsAny(s[a:b], ":=-") {
+				segs[seg-1] = true
+			}
+			break
+		}
+	}
+	qQuantity := false
+	for w := range g.qWords {
+		if quantityWords[w] {
+			qQuantity = true
+		}
+	}
+	for _, t := range g.ans {
+		if !segs[t.seg] || t.kind != tokWord || g.qWords[t.text] {
+			continue
+		}
+		if statisticWords[t.text] || qQuantity && quantityWords[t.text] {
+			return t.text
+		}
+	}
+	return ""
+}
+
+// spacedThousands returns the answer's text of two numbers written with one plain space between them that,
+// read as one number with a space as the thousands separator ("9 675"), is exp within tol; "" when there is
+// none. A no-break or narrow no-break space, or an apostrophe (Swiss "9'675"), between digit groups is read as a
+// thousands separator by fold already.
+func (g *grader) spacedThousands(exp token, tol float64) string {
+	s := fold(g.raw)
+	for i := 0; i+1 < len(g.ans); i++ {
+		a, b := g.ans[i], g.ans[i+1]
+		if a.kind != tokNumber || b.kind != tokNumber || a.start < 0 || b.end > len(s) || a.unit != "" || a.pct {
+			continue
+		}
+		// b's own digits, without the unit the tokenizer attached to it ("675 days").
+		if s[a.end:b.start] != " " || !threeDigitsRe.MatchString(s[b.start:]) || strings.ContainsAny(s[a.start:a.end], ".,") {
+			continue
+		}
+		v := a.num*1000 + b.num
+		if math.Abs(v-exp.num) <= tol+relEps(v, exp.num) && (exp.unit == "" || b.unit == "" || b.unit == exp.unit) {
+			return strings.TrimSpace(s[a.start:b.end])
+		}
+	}
+	return ""
+}
+
+// threeDigitsRe: exactly three digits at the start of a number's text, not followed by another digit or a
+// decimal part.
+var threeDigitsRe = regexp.MustCompile(`^\d{3}(?:[^\d.,]|$)`)
 
 var (
 	// comparatorBeforeRe, comparatorAfterRe: a bound around a number ("more than 12", "at least 12", "12+", "12

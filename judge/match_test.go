@@ -146,6 +146,59 @@ func TestGradeIssueCases(t *testing.T) {
 		// A fresh user's false passes (i12 trial): a take-back and an admitted guess.
 		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV used to be, but now scikit-image has the most stars.", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Microsoft? I could not tell, the widget did not load.", OutcomeUncertain},
+		// Review 2's false passes (rev2-* in the labelled set): a take-back ("overtaken by"), another rating scale
+		// than the question's; a matching scale, or none in the question, still passes.
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV was overtaken by scikit-image last month.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV ahead of scikit-image", OutcomePass},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "It is rated 4.2 out of 10.", OutcomeFail},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "4.2/10", OutcomeFail},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "4.2/5 stars", OutcomePass},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "Rated 4.2 out of 5", OutcomePass},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating?", "4.2 out of 10", OutcomePass},
+		// The fresh-user trial's debatable pass (fresh-wolfram-alpha--41-s09): the value given as another statistic.
+		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
+			"The maximum heart rate is 110 bpm.", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
+			"The heart rate reserve is 110 bpm.", OutcomePass},
+		// Digit grouping (CLDR: fr uses U+202F, SI a thin/no-break space, de-CH an apostrophe); a plain space may be
+		// two numbers, so it is uncertain.
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9\u00a0675 days", OutcomePass},
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9\u202f675", OutcomePass},
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9'675", OutcomePass},
+		{suites.AnswerRule{Number: f(1234567)}, "How many?", "1'234'567", OutcomePass},
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9 675", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9 days and 675 hours", OutcomeFail},
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9'6750", OutcomeFail},
+		// The second fresh-user trial's and the third review's false passes (fresh2-*, rev3-*, rev3b-*): bits for
+		// bytes (IEC 80000-13: Mb is a megabit), per mille for percent, another quantity or statistic (also
+		// before a colon), a take-back with words before "by", a lower-case package name as the rival; and their
+		// controls.
+		{suites.AnswerRule{Number: f(192), Unit: "MB"}, "", "The raw memory is 192 Mb (megabits).", OutcomeFail},
+		{suites.AnswerRule{Number: f(192), Unit: "MB"}, "", "192 megabits", OutcomeFail},
+		{suites.AnswerRule{Number: f(192), Unit: "MB"}, "", "192 MB", OutcomePass},
+		{suites.AnswerRule{Number: f(192), Unit: "MB"}, "", "192mb", OutcomePass},
+		{suites.AnswerRule{Number: f(3.125), Unit: "%"}, "", "It is 3.125‰ (per mille).", OutcomeFail},
+		{suites.AnswerRule{Number: f(3.125), Unit: "%"}, "", "3.125 per mille", OutcomeFail},
+		{suites.AnswerRule{Number: f(3.125), Unit: "%"}, "", "3.125%", OutcomePass},
+		{suites.AnswerRule{Number: f(39.2), Tolerance: 0.05}, "Find the length of the curve y = x^2 from 0 to 6.",
+			"The region has an area of 39.2 square units.", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(39.2), Tolerance: 0.05}, "Find the length of the curve y = x^2 from 0 to 6.",
+			"The length is about 39.2.", OutcomePass},
+		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
+			"Peak heart rate: 110 bpm.", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
+			"the target heart rate at 50% intensity is 110 bpm", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
+			"Heart rate reserve: 110 bpm.", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV was overtaken last week by scikit-image.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV lost to scikit-image this year.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "Formerly OpenCV, today it is scikit-image.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "scikit-image has the most stars, OpenCV is second.", OutcomeUncertain},
+		{suites.AnswerRule{MustInclude: []string{"OpenCV"}}, "", "OpenCV is the most starred image processing repo.", OutcomePass},
+		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "Rated 4.2 stars out of 10.", OutcomeFail},
+		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9 675 days", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(9675), Unit: "km"}, "How far?", "9 675 km", OutcomeUncertain},
+		{suites.AnswerRule{Number: f(9675), Unit: "km"}, "How far?", "9 675 miles", OutcomeFail},
 		// A rule that checks nothing confirms nothing.
 		{suites.AnswerRule{Reference: "There are trade-in offers."}, "", "No, there are none.", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},

@@ -80,6 +80,14 @@ func fold(s string) string {
 	if err != nil {
 		out = s
 	}
+	// "9\u00a0675", "9\u202f675" (SI and French grouping), "9'675" (Swiss): a thousands separator, written as ','.
+	for range 6 {
+		next := groupSepRe.ReplaceAllString(out, "$1,$2")
+		if next == out {
+			break
+		}
+		out = next
+	}
 	out = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "−", "-", "–", "-", "—", " - ",
 		"\u00a0", " ", "\u202f", " ").Replace(out)
 	out = cantRe.ReplaceAllStringFunc(out, func(m string) string {
@@ -91,6 +99,10 @@ func fold(s string) string {
 	out = nTRe.ReplaceAllString(out, "$1 not")
 	return out
 }
+
+// groupSepRe: a no-break space, narrow no-break space or apostrophe between a digit and a group of exactly three
+// digits (CLDR's grouping separators for fr, SI and de-CH).
+var groupSepRe = regexp.MustCompile(`(\d)[\x{00a0}\x{202f}'’](\d{3})\b`)
 
 // cantRe: "can't" (can not) and "won't" (will not), which the n't rule would cut wrongly.
 var cantRe = regexp.MustCompile(`(?i)\b(?:can|won)'t\b`)
@@ -293,7 +305,7 @@ func scanNumber(s string, i int) (token, int) {
 		case ordinalSuffix[strings.ToLower(suf)]:
 			t.ordinal = true
 		default:
-			if u, ok := unitAlias[strings.ToLower(suf)]; ok {
+			if u, ok := unitOf(suf); ok {
 				t.unit = u
 			} else {
 				j = identTail(s, k)
@@ -302,7 +314,11 @@ func scanNumber(s string, i int) (token, int) {
 		}
 		j = k
 	}
-	if j < len(s) && s[j] == '%' {
+	if strings.HasPrefix(s[j:], "‰") || strings.HasPrefix(s[j:], " ‰") {
+		// Per mille: a tenth of a percent, never the percent a rule asks for.
+		t.unit = "permille"
+		j += strings.Index(s[j:], "‰") + len("‰")
+	} else if j < len(s) && s[j] == '%' {
 		t.pct = true
 		j++
 	} else if strings.HasPrefix(s[j:], " %") {
@@ -377,7 +393,24 @@ var units = map[string]struct {
 	"degf": {"tempf", 1}, "degc": {"tempc", 1}, "deg": {"angle", 1},
 	"usd": {"usd", 1}, "eur": {"eur", 1}, "gbp": {"gbp", 1},
 	"bpm": {"rate", 1},
-	"bps": {"datarate", 1}, "kbps": {"datarate", 1e3}, "mbps": {"datarate", 1e6}, "gbps": {"datarate", 1e9},
+	"bit": {"bits", 1}, "kbit": {"bits", 1e3}, "mbit": {"bits", 1e6}, "gbit": {"bits", 1e9}, "tbit": {"bits", 1e12},
+	"permille": {"permille", 1},
+	"bps":      {"datarate", 1}, "kbps": {"datarate", 1e3}, "mbps": {"datarate", 1e6}, "gbps": {"datarate", 1e9},
+}
+
+// bitUnitRe: a data size in bits as SI and IEC 80000-13 write it, a prefix letter in capitals (k in either
+// case) then a lower-case b ("Mb", "Gb", "kb" is not: lower-case "mb"/"kb" are read as the bytes informal text
+// means by them). A "b" is a bit and "B" a byte only in that spelling.
+var bitUnitRe = regexp.MustCompile(`^[KMGT]b$`)
+
+// unitOf is the canonical unit of a unit as written in the answer (its case kept): "Mb" is megabits (bitUnitRe),
+// any other spelling is looked up folded in unitAlias.
+func unitOf(raw string) (string, bool) {
+	if bitUnitRe.MatchString(raw) {
+		return strings.ToLower(raw[:1]) + "bit", true
+	}
+	u, ok := unitAlias[strings.ToLower(raw)]
+	return u, ok
 }
 
 // unitAlias maps a unit as written (folded) to its canonical name. "calories" are food calories (kcal), as
@@ -402,6 +435,9 @@ var unitAlias = map[string]string{
 	"usd": "usd", "dollar": "usd", "dollars": "usd", "eur": "eur", "euro": "eur", "euros": "eur", "gbp": "gbp",
 	"bpm": "bpm", "beats": "bpm", "bps": "bps", "kbps": "kbps", "mbps": "mbps", "gbps": "gbps",
 	"degrees": "deg", "degree": "deg",
+	"bit": "bit", "bits": "bit", "kbit": "kbit", "kilobit": "kbit", "kilobits": "kbit", "mbit": "mbit",
+	"megabit": "mbit", "megabits": "mbit", "gbit": "gbit", "gigabit": "gbit", "gigabits": "gbit", "tbit": "tbit",
+	"terabit": "tbit", "terabits": "tbit", "permille": "permille",
 }
 
 // wordAlias: abbreviations and variants folded to one form (months, weekdays, street types).
@@ -504,7 +540,12 @@ func postprocess(s string, in []token) []token {
 				}
 				continue
 			}
-			if u, ok := unitAlias[t.text]; ok && p.unit == "" {
+			if t.text == "per" && i+1 < len(in) && in[i+1].text == "mille" && p.unit == "" && !p.pct {
+				p.unit, p.end = "permille", in[i+1].end
+				i++
+				continue
+			}
+			if u, ok := unitOf(s[t.start:t.end]); ok && p.unit == "" {
 				if u == "deg" && i+1 < len(in) && (in[i+1].text == "fahrenheit" || in[i+1].text == "celsius") {
 					u = map[string]string{"fahrenheit": "degf", "celsius": "degc"}[in[i+1].text]
 					i++

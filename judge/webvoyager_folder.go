@@ -33,9 +33,9 @@ var (
 // ("taskAmazon--0" → ID "Amazon--0", App and Cluster "Amazon"; any other name is the ID as is), Final the
 // answer of the last assistant message (ExtractWebVoyagerAnswer: its last "Action: ANSWER; …"; "" when that
 // message's action is no answer, and then OK is false), Screenshots every screenshotN.png in numeric order of N.
-// Errors: a missing or malformed interact_messages.json, or no task text in it; an answer that cannot be read
-// is an error wrapping ErrUnreadableAnswer returned with the otherwise complete Input (the caller records a
-// judge error for the folder).
+// Errors: a missing or malformed interact_messages.json; returned with the otherwise complete Input, an error
+// wrapping ErrNoTaskText when no user message gives the task, else one wrapping ErrUnreadableAnswer when the
+// answer cannot be read (the caller records a judge error for the folder).
 func LoadWebVoyagerFolder(dir string) (Input, error) {
 	var in Input
 	p := filepath.Join(dir, "interact_messages.json")
@@ -65,8 +65,9 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 			break
 		}
 	}
+	var taskErr error
 	if task == "" {
-		return in, fmt.Errorf("%s: no task text (a user message with \"Now given a task: … Please interact with\")", p)
+		taskErr = fmt.Errorf("%w: %s has no user message with \"Now given a task: … Please interact with\"", ErrNoTaskText, p)
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != "assistant" {
@@ -114,6 +115,12 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 		}
 		in.Screenshots = append(in.Screenshots, img)
 	}
+	if taskErr != nil && answerErr != nil {
+		return in, errors.Join(taskErr, fmt.Errorf("%s: %w", p, answerErr))
+	}
+	if taskErr != nil {
+		return in, taskErr
+	}
 	if answerErr != nil {
 		return in, fmt.Errorf("%s: %w", p, answerErr)
 	}
@@ -125,6 +132,11 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 // from the rest: its last action is neither an answer nor one of the published agent's other actions. A judge
 // records that as a judge error, not as a failed attempt.
 var ErrUnreadableAnswer = errors.New("the last message names an ANSWER action that cannot be read")
+
+// ErrNoTaskText is wrapped by LoadWebVoyagerFolder's error, returned with the otherwise complete Input (Goal
+// and Start empty), when no user message of the folder gives the task ("Now given a task: …"): a caller that
+// has the question from a tasks file judges with it, any other records a judge error for the folder.
+var ErrNoTaskText = errors.New("no task text")
 
 var (
 	// wvMarkerRe: the published agent's markers (run.py: pattern = r'Thought:|Action:|Observation:'), with

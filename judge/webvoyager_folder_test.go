@@ -157,8 +157,15 @@ func TestLoadWebVoyagerFolderSynthetic(t *testing.T) {
 	}
 	// Bad folders are errors naming the file.
 	write("interact_messages.json", `[{"role": "system", "content": "only the system prompt"}]`)
-	if _, err := LoadWebVoyagerFolder(dir); err == nil || !strings.Contains(err.Error(), "no task text") {
-		t.Errorf("no task: %v", err)
+	if in, err := LoadWebVoyagerFolder(dir); !errors.Is(err, ErrNoTaskText) || !strings.Contains(err.Error(), "interact_messages.json") ||
+		in.Task.ID == "" || in.Task.Goal != "" {
+		t.Errorf("no task: %+v, %v", in.Task, err)
+	}
+	// No task text and an unreadable answer: both errors, so a caller that has the question still does not grade
+	// an empty answer as the agent's.
+	write("interact_messages.json", `[{"role": "user", "content": "hi"}, {"role": "assistant", "content": 5}]`)
+	if _, err := LoadWebVoyagerFolder(dir); !errors.Is(err, ErrNoTaskText) || !errors.Is(err, ErrUnreadableAnswer) {
+		t.Errorf("no task, unreadable answer: %v", err)
 	}
 	write("interact_messages.json", `{"role": `)
 	if _, err := LoadWebVoyagerFolder(dir); err == nil || !strings.Contains(err.Error(), "interact_messages.json") {

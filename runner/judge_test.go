@@ -44,6 +44,25 @@ func TestJudgeCombinesUncertain(t *testing.T) {
 	}
 }
 
+// A task with a state check and an answer rule is judged by both, and the verdict keeps each judge's own verdict
+// as its parts (state first), which bench report compares on Zoo Q&A tasks; one judge gives no parts.
+func TestJudgeKeepsParts(t *testing.T) {
+	n := 229.0
+	task := suites.Task{Goal: "How many calories? Log them.", Check: suites.Check{
+		State:  map[string]any{"log": []any{map[string]any{"amount": 229.0}}},
+		Answer: &suites.AnswerRule{Number: &n}}}
+	state := []byte(`{"log": [{"amount": 229}]}`)
+	v := Judge(context.Background(), nil, judge.Input{Task: task, Final: "It has 230 calories.", State: state})
+	if v.Judge != "state+answer" || v.Pass || len(v.Parts) != 2 || v.Parts[0].Judge != "state" || !v.Parts[0].Pass ||
+		v.Parts[1].Judge != "answer" || v.Parts[1].Pass || v.Parts[1].Uncertain {
+		t.Errorf("state pass, answer fail: %+v", v)
+	}
+	task.Check.State = nil
+	if v := Judge(context.Background(), nil, judge.Input{Task: task, Final: "229"}); !v.Pass || v.Parts != nil {
+		t.Errorf("one judge: %+v, want a pass without parts", v)
+	}
+}
+
 // The run's summary and its progress lines count uncertain verdicts apart from errors (review S2): a pass, an
 // uncertain record and an infrastructure error give passed 1, errors 1, uncertain 1, and the pass rate over the
 // decided one.

@@ -43,15 +43,7 @@ func TestStateJudgeAndWrongAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := t.TempDir()
-	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 2, Log: io.Discard}); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.ReadAttempts(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rr := runCleanOnce(t, s, tasks)
 	for _, r := range rr.Final() {
 		switch r.TaskID {
 		case "shop-checkout-cork-blocks-standard":
@@ -66,4 +58,43 @@ func TestStateJudgeAndWrongAnswer(t *testing.T) {
 			t.Errorf("unexpected task %s", r.TaskID)
 		}
 	}
+}
+
+// The Zoo Q&A ground-truth tasks (a state check and an answer rule: the recipes tasks that log the number in
+// "My nutrition log") are judged by both judges, "state+answer", and pass when the scripted policy plays them
+// in real Chromium — the attempts bench report compares the answer judge on, the state judge as ground truth.
+func TestZooQAGroundTruthTasksPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s, tasks := zooShop(t, "recipes-qa-banana-bread-calories,recipes-qa-lasagna-protein")
+	if len(tasks) != 2 {
+		t.Fatalf("want 2 tasks, got %d", len(tasks))
+	}
+	rr := runCleanOnce(t, s, tasks)
+	final := map[string]string{"recipes-qa-banana-bread-calories": "229", "recipes-qa-lasagna-protein": "30"}
+	if len(rr.Final()) != 2 {
+		t.Fatalf("%d records, want 2", len(rr.Final()))
+	}
+	for _, r := range rr.Final() {
+		if r.Status != results.StatusPass || r.Verdict.Judge != "state+answer" || !r.Verdict.Pass || r.Final != final[r.TaskID] {
+			t.Errorf("%s: %s %s, verdict %+v, final %q", r.TaskID, r.Status, r.FailureMode, r.Verdict, r.Final)
+		}
+	}
+}
+
+// runCleanOnce runs tasks of suite s once each with the clean scripted policy (seed 1, two workers) and returns
+// the run's records.
+func runCleanOnce(t *testing.T, s suites.Suite, tasks []suites.Task) *results.ReadResult {
+	t.Helper()
+	out := t.TempDir()
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
+	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 2, Log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
 }

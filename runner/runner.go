@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -932,7 +933,8 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 // Judge applies the judges to in: explicit judges if given (all must pass), else `state` when the task has a
 // state check and `answer` when it has an answer rule (both must pass when both exist). A judge error ends it
 // with that error; a fail of any judge is a fail; else an uncertain verdict of any judge makes the verdict
-// uncertain (Pass false), its reasons joined.
+// uncertain (Pass false), its reasons joined. With more than one judge the verdict's Parts hold each judge's own
+// verdict, in order.
 func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verdict {
 	if len(judges) == 0 {
 		if in.Task.Check.State != nil {
@@ -946,6 +948,7 @@ func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verd
 		}
 	}
 	var names, reasons, doubts []string
+	var parts []judge.Verdict
 	out := judge.Verdict{Pass: true}
 	for _, j := range judges {
 		v, err := j.Judge(ctx, in)
@@ -956,6 +959,8 @@ func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verd
 		if v.Error != "" {
 			return judge.Verdict{Judge: strings.Join(names, "+"), Error: v.Error, Reason: v.Reason}
 		}
+		v.Judge, v.Parts = cmp.Or(v.Judge, j.Name()), nil
+		parts = append(parts, v)
 		reasons = append(reasons, v.Reason)
 		switch {
 		case v.Uncertain:
@@ -966,6 +971,9 @@ func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verd
 		}
 	}
 	out.Judge = strings.Join(names, "+")
+	if len(parts) > 1 {
+		out.Parts = parts
+	}
 	switch {
 	case out.Pass && len(doubts) > 0:
 		out.Pass, out.Uncertain, out.Reason = false, true, strings.Join(doubts, "; ")

@@ -165,7 +165,33 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 	n := len(out)
 	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d uncertain, %d judge error(s)\n", path, n,
 		j.Name(), pass, n-pass-errs-unsure, unsure, errs)
+	if hint := allErrorsHint(j.Name(), out); hint != "" && stop == nil {
+		fmt.Fprintln(c.ErrOrStderr(), "bench: "+hint)
+	}
 	return stop
+}
+
+// allErrorsHint says, when every verdict of out is the same judge error, that no attempt was judged and why
+// ("every verdict is the judge error "task has no state check": no task of this run has one; the state judge
+// grades only tasks with check.state"); "" otherwise.
+func allErrorsHint(name string, out []results.VerdictRecord) string {
+	if len(out) == 0 {
+		return ""
+	}
+	msg := out[0].Verdict.Error
+	for _, v := range out {
+		if v.Verdict.Error == "" || v.Verdict.Error != msg {
+			return ""
+		}
+	}
+	hint := fmt.Sprintf("every one of the %d verdicts is the judge error %q: the %s judge decided no attempt", len(out), msg, name)
+	switch msg {
+	case "task has no state check":
+		hint += "; no task of this run has a state check (check.state: the Zoo's action tasks), so judge it with --judge answer or llm"
+	case "task has no answer rule":
+		hint += "; no task of this run has an answer rule (check.answer), so judge it with --judge state or llm"
+	}
+	return hint
 }
 
 // judgePreflightTimeout bounds the judge's preflight (its retries of rate limits and infrastructure errors
@@ -241,16 +267,17 @@ func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suite
 
 // folderRefs are the tasks bench judge joins to WebVoyager result folders by task id ("Amazon--0" for the folder
 // taskAmazon--0): their answer rules (--answers, or a GAIA --tasks-file's "Final answer") and question text
-// (--tasks-file). files names the files they came from, for messages.
+// (--tasks-file).
 type folderRefs struct {
 	tasks map[string]suites.Task
-	files string
+	// names are the files' base names ("reference_answer.json or WebVoyager_data.jsonl"), for messages.
+	names string
 }
 
 // loadFolderRefs reads --answers (WebVoyager reference_answer.json) and --tasks-file (WebVoyager or GAIA-format
 // JSONL) for judging result folders; nil when neither is given. A file that is missing or unreadable is a usage
 // error (exit 2) naming it; so is --suite other than webvoyager, and --judge answer with neither file (the
-// folders hold no reference answer).
+// folders hold no reference answer) or with only a tasks file that gives no answer (not GAIA format).
 func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs, error) {
 	if c.Flags().Changed("suite") && sf.suite != webvoyager.Name {
 		return nil, usageErr("--suite %s: WebVoyager result folders are judged as the %s suite", sf.suite, webvoyager.Name)
@@ -279,8 +306,16 @@ func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs,
 			return nil, usageErr("--tasks-file %s: %v", sf.tasksFile, err)
 		}
 		ts, _ := webvoyager.Join(raws, answers)
+		rules := 0
 		for _, t := range ts {
 			refs.tasks[t.ID] = t
+			if t.Check.Answer != nil {
+				rules++
+			}
+		}
+		if which == "answer" && sf.answers == "" && rules == 0 {
+			return nil, usageErr("--tasks-file %s gives no task an answer (no \"Final answer\" field: not GAIA format): "+
+				"--judge answer on WebVoyager result folders needs --answers reference_answer.json", sf.tasksFile)
 		}
 		files = append(files, sf.tasksFile)
 	}
@@ -290,7 +325,11 @@ func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs,
 			refs.tasks[a.Key()] = suites.Task{ID: a.Key(), Check: suites.Check{Answer: &rule}}
 		}
 	}
-	refs.files = strings.Join(files, " and ")
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	refs.names = strings.Join(names, " or ")
 	return refs, nil
 }
 
@@ -330,7 +369,8 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 	for _, fd := range folders {
 		in, err := judge.LoadWebVoyagerFolder(fd)
 		unreadable := errors.Is(err, judge.ErrUnreadableAnswer)
-		if err != nil && !unreadable {
+		noTask := errors.Is(err, judge.ErrNoTaskText)
+		if err != nil && !unreadable && !noTask {
 			return usageErr("%v", err)
 		}
 		joined := false
@@ -340,15 +380,29 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 				in.Task.Check = t.Check
 				if t.Goal != "" {
 					in.Task.Goal = t.Goal
+					noTask = false // the tasks file gives the question the folder lacks (an unreadable answer stays one)
 				}
 			}
 		}
 		var v judge.Verdict
-		if unreadable {
+		switch {
+		case noTask:
+			// No question to judge against: a judge error for this folder, the others are still judged.
+			v = judge.Verdict{Judge: j.Name(), Error: fmt.Sprintf("no question: no --tasks-file gives task %s, "+
+				"and interact_messages.json has no user message \"Now given a task: …\"", in.Task.ID)}
+		case unreadable:
 			// The folder's answer cannot be told apart from the rest of its last message: a judge error, not a
 			// fail of an agent that may have answered.
-			v = judge.Verdict{Judge: j.Name(), Error: err.Error()}
-		} else {
+			msg := err.Error()
+			if je, ok := err.(interface{ Unwrap() []error }); ok { // also no task text: the answer's error only
+				for _, e := range je.Unwrap() {
+					if errors.Is(e, judge.ErrUnreadableAnswer) {
+						msg = e.Error()
+					}
+				}
+			}
+			v = judge.Verdict{Judge: j.Name(), Error: msg}
+		default:
 			v, err = j.Judge(c.Context(), in)
 			if le := fatalEndpointError(err); le != nil {
 				return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
@@ -358,7 +412,8 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 			}
 		}
 		if refs != nil && !joined && v.Error != "" {
-			v.Error += fmt.Sprintf(" (%s has no task %s)", refs.files, in.Task.ID)
+			// First, so the printed line (cut at 160 characters) shows it.
+			v.Error = fmt.Sprintf("no task %s in %s: %s", in.Task.ID, refs.names, v.Error)
 		}
 		counts[v.Outcome()]++
 		out, err := results.WriteFolderVerdict(fd, j.Name(), results.FolderVerdict{Task: in.Task.Goal, Answer: in.Final,
@@ -379,8 +434,8 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 100 {
-		s = s[:97] + "..."
+	if len(s) > 160 {
+		s = s[:157] + "..."
 	}
 	return s
 }

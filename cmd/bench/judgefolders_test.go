@@ -91,7 +91,7 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	if v, _ := read("taskShop--4"); v["error"] == nil || v["pass"] != nil {
 		t.Errorf("Shop--4 (possible answer) must be a judge error without a pass value: %v", v)
 	}
-	if v, _ := read("taskShop--9"); !strings.Contains(v["error"].(string), "has no task Shop--9") || v["pass"] != nil {
+	if v, _ := read("taskShop--9"); !strings.Contains(v["error"].(string), "no task Shop--9 in ") || v["pass"] != nil {
 		t.Errorf("Shop--9 (not in the files) must be an error naming them: %v", v)
 	}
 	if v, _ := read("taskShop--5"); v["pass"] != false {
@@ -113,6 +113,54 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	}
 	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--suite", "zoo"); code != 2 || !strings.Contains(stderr, "webvoyager") {
 		t.Errorf("--suite zoo on folders: exit %d, %s", code, stderr)
+	}
+}
+
+// A folder whose messages do not give the task ("Now given a task: …") is judged with the question of
+// --tasks-file when it has the task, else it is a judge error of its own while the other folders are judged;
+// a --tasks-file without "Final answer" fields is no answers file (exit 2, saying why). The fresh-user trial of
+// issue 12 found both stopping or misleading the run.
+func TestJudgeFoldersWithoutTaskText(t *testing.T) {
+	root := t.TempDir()
+	noTask := func(name, last string) {
+		d := filepath.Join(root, name)
+		os.MkdirAll(d, 0o755)
+		b, _ := json.Marshal([]map[string]any{{"role": "user", "content": "Here is the page."}, {"role": "assistant", "content": last}})
+		os.WriteFile(filepath.Join(d, "interact_messages.json"), b, 0o644)
+	}
+	noTask("taskShop--1", "Thought: ok\nAction: ANSWER; There are 3 styles.")
+	noTask("taskShop--2", "Thought: ok\nAction: ANSWER; 3")
+	// No task line and an answer that cannot be read, the question from the tasks file: a judge error for the
+	// answer, not a fail of an empty one.
+	noTask("taskShop--4", "Thought: ok\nAction: ANSWER; 3 steps:\n1. open\nAction: press it")
+	writeFolder(t, root, "taskShop--3", "How many colors?", "Thought: ok\nAction: ANSWER; 3 colors")
+	answers := filepath.Join(root, "reference_answer.json")
+	os.WriteFile(answers, []byte(`{"Shop": {"notice": "", "answers": [{"id": 1, "type": "golden", "ans": "3"},
+		{"id": 2, "type": "golden", "ans": "3"}, {"id": 3, "type": "golden", "ans": "3"}, {"id": 4, "type": "golden", "ans": "3"}]}}`), 0o644)
+	tasks := filepath.Join(root, "tasks.jsonl")
+	os.WriteFile(tasks, []byte(`{"web_name": "Shop", "id": "Shop--1", "ques": "How many styles of the arXiv Logo Shirt are available?", "web": "https://www.example.test/"}`+"\n"+
+		`{"web_name": "Shop", "id": "Shop--4", "ques": "How many steps?", "web": "https://www.example.test/"}`+"\n"), 0o644)
+
+	out, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--tasks-file", tasks)
+	if code != 0 || !strings.Contains(out, "4 folder(s) judged by answer: 2 pass, 0 fail, 0 uncertain, 2 judge error(s)") ||
+		!strings.Contains(out, "taskShop--4/verdict-answer.json: judge error (") || !strings.Contains(out, "cannot be read") ||
+		!strings.Contains(out, "taskShop--2/verdict-answer.json: judge error (no question: no --tasks-file gives task Shop--2, "+
+			"and interact_messages.json has no user message \"Now given a task: …\")") {
+		t.Errorf("exit %d:\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := bench(t, "report", root); code != 2 || !strings.Contains(stderr, "it holds 4 WebVoyager result folder(s)") {
+		t.Errorf("bench report on result folders: exit %d, %s", code, stderr)
+	}
+	// A folder of run directories: the hint names them, not a preflight.
+	parent := t.TempDir()
+	os.MkdirAll(filepath.Join(parent, "run-a"), 0o755)
+	os.WriteFile(filepath.Join(parent, "run-a", "manifest.json"), []byte(`{}`), 0o644)
+	if _, stderr, code := bench(t, "report", parent); code != 2 || !strings.Contains(stderr, "it holds 1 run director(ies) (run-a)") {
+		t.Errorf("bench report on a folder of runs: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--tasks-file", tasks); code != 2 ||
+		!strings.Contains(stderr, "--tasks-file "+tasks+" gives no task an answer") {
+		t.Errorf("--tasks-file without answers: exit %d, %s", code, stderr)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestMergeKeepsVerdictsAndTraces(t *testing.T) {
 			t.Errorf("judge %s: %d verdicts merged, shard has %d", j, len(got), len(want))
 		}
 		for id, v := range want {
-			if got[id] != v {
+			if !reflect.DeepEqual(got[id], v) {
 				t.Errorf("judge %s attempt %s: merged %+v, shard %+v", j, id, got[id], v)
 			}
 		}
@@ -94,7 +95,7 @@ func TestMergeKeepsVerdictsAndTraces(t *testing.T) {
 			t.Fatalf("Attempts(%s) = %d records, %v", j, len(a), err)
 		}
 		for i := range a {
-			if a[i].Status != b[i].Status || a[i].Verdict != b[i].Verdict {
+			if a[i].Status != b[i].Status || !reflect.DeepEqual(a[i].Verdict, b[i].Verdict) {
 				t.Errorf("judge %s: merged %s %s/%+v, shard %s/%+v", j, a[i].AttemptID, a[i].Status, a[i].Verdict, b[i].Status, b[i].Verdict)
 			}
 		}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -94,7 +96,8 @@ type analysisOpts struct {
 func formatList() string { return strings.Join(ablation.Formats(), ", ") }
 
 // openRun reads the run directory dir (results.Open) as a usage error when it is none: a directory without a
-// manifest is "not a run directory"; a run with a manifest but no attempts yet is a run.
+// manifest is "not a run directory" (and one of WebVoyager result folders says to use bench judge); a run with a
+// manifest but no attempts yet is a run.
 func openRun(dir string) (*results.Run, error) {
 	run, err := results.Open(dir)
 	switch {
@@ -102,6 +105,21 @@ func openRun(dir string) (*results.Run, error) {
 		why := "a run stopped by its preflight, before any attempt, writes none: fix the endpoint and re-run the command"
 		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
 			return nil, usageErr("%s is not a run directory (it does not exist): %s", dir, why)
+		}
+		var runs []string
+		if ents, rerr := os.ReadDir(dir); rerr == nil {
+			for _, e := range ents {
+				if _, serr := os.Stat(filepath.Join(dir, e.Name(), results.ManifestFile)); e.IsDir() && serr == nil {
+					runs = append(runs, e.Name())
+				}
+			}
+		}
+		if len(runs) > 0 {
+			why = fmt.Sprintf("it holds %d run director(ies) (%s): report one of them, or merge shards first with bench merge",
+				len(runs), strings.Join(runs, ", "))
+		} else if folders, _, ferr := findFolders(dir); ferr == nil && len(folders) > 0 {
+			why = fmt.Sprintf("it holds %d WebVoyager result folder(s) (interact_messages.json), which bench judge "+
+				"grades (bench judge %s --judge answer --answers reference_answer.json) and bench report does not read", len(folders), dir)
 		}
 		return nil, usageErr("%s is not a run directory (no %s): %s", dir, results.ManifestFile, why)
 	case err != nil:
@@ -240,18 +258,38 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 		warnIncomplete(c, run)
 	}
 	warnAllInfra(c, a.Arms)
-	if err := r.Ablation(c.OutOrStdout(), &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}); err != nil {
+	rep := &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
+	// An ablation run re-judged, or with Zoo Q&A attempts, gets the judges part after its analysis (issue 12 item
+	// 8): the text formats print its tables, JSON adds its keys; the HTML report does not carry it yet.
+	var doc *judgesDoc
+	if run != nil {
+		d, err := judgesReport(run)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if len(run.Judges()) > 0 || d.ZooQA != nil {
+			doc = d
+		}
+	}
+	md := isFormat(r, "md", "markdown")
+	if doc != nil && isFormat(r, "json") {
+		var buf bytes.Buffer
+		if err := r.Ablation(&buf, rep); err != nil {
+			return withCode(exitInfra, err)
+		}
+		out, err := appendJSONFields(buf.Bytes(), []jsonField{{"judges", doc.Judges}, {"judge_agreement", doc.Agreement},
+			{"zoo_qa_ground_truth", doc.ZooQA}})
+		if err != nil {
+			return withCode(exitInfra, err)
+		}
+		_, err = c.OutOrStdout().Write(out)
 		return withCode(exitInfra, err)
 	}
-	// A re-judged ablation run gets the judges' agreement after its analysis, in the text formats (issue 12
-	// item 8); its JSON and HTML do not carry it yet.
-	md := isFormat(r, "md", "markdown")
-	if run == nil || len(run.Judges()) == 0 || !md && !isFormat(r, "table") {
-		return nil
+	if err := r.Ablation(c.OutOrStdout(), rep); err != nil {
+		return withCode(exitInfra, err)
 	}
-	doc, err := judgesReport(run)
-	if err != nil {
-		return usageErr("%v", err)
+	if doc == nil || !md && !isFormat(r, "table") {
+		return nil
 	}
 	tables, note := judgesTables(dir, doc)
 	for _, x := range tables {
@@ -327,12 +365,15 @@ func uncertainBounds(arms []ablation.Arm) []variantBounds {
 // verdictCounts counts one judge's verdicts over the run's attempts (JSON judges): Attempts those it has a
 // verdict for, Decided those it passed or failed, JudgeErrors those it could not judge.
 type verdictCounts struct {
-	Judge       string `json:"judge"`
-	Attempts    int    `json:"attempts"`
-	Decided     int    `json:"decided"`
-	Passes      int    `json:"passes"`
-	Uncertain   int    `json:"uncertain"`
-	JudgeErrors int    `json:"judge_errors"`
+	Judge string `json:"judge"`
+	// JudgedBy counts the run's own verdicts by the judge that gave them ("answer", "state", "state+answer"), for
+	// results.OriginalJudge only: the run's own judge differs by task (runner.Judge).
+	JudgedBy    map[string]int `json:"judged_by,omitempty"`
+	Attempts    int            `json:"attempts"`
+	Decided     int            `json:"decided"`
+	Passes      int            `json:"passes"`
+	Uncertain   int            `json:"uncertain"`
+	JudgeErrors int            `json:"judge_errors"`
 	passBounds
 }
 
@@ -366,13 +407,25 @@ func newAgreementDoc(a, b string, p judge.Paired) agreementDoc {
 // groundTruthDoc is the answer judge (judge_a) against the state judge (judge_b) as ground truth on the run's
 // Zoo Q&A attempts (JSON zoo_qa_ground_truth): FalsePass the attempts the answer judge passed and the state
 // judge failed, FalseFail the converse. Attempts counts the Zoo Q&A attempts; MissingVerdicts names the judges
-// of the two without a verdicts file (bench judge DIR --judge NAME writes it), and then nothing is compared.
+// of the two with neither a verdicts file (bench judge DIR --judge NAME writes it) nor the run's own verdicts of
+// that judge (judge.Verdict.Parts, which runs write since issue 12), and then nothing is compared. Source says
+// where each judge's verdicts come from ("answer: verdicts-answer.jsonl" — a re-judge wins — or "state: the
+// run's own verdicts"). The state judge is ground truth because a Zoo Q&A task's check.state holds the value the
+// agent entered in the app; a disagreement is the answer judge misreading the agent's reply, or the reply
+// contradicting the value entered.
 type groundTruthDoc struct {
 	GroundTruth     string   `json:"ground_truth"`
 	Attempts        int      `json:"attempts"`
 	MissingVerdicts []string `json:"missing_verdicts"`
-	FalsePass       int      `json:"false_pass"`
-	FalseFail       int      `json:"false_fail"`
+	Source          []string `json:"source"`
+	// FalsePassIDs and FalseFailIDs are the attempt ids of the disagreements (bench report's table lists them);
+	// BothFailNoAnswer counts the agreements that are attempts which ended without an answer (both judges fail
+	// them without reading a reply, so they raise κ without testing the answer judge).
+	FalsePassIDs     []string `json:"false_pass_ids"`
+	FalseFailIDs     []string `json:"false_fail_ids"`
+	BothFailNoAnswer int      `json:"both_fail_no_answer"`
+	FalsePass        int      `json:"false_pass"`
+	FalseFail        int      `json:"false_fail"`
 	agreementDoc
 }
 
@@ -433,6 +486,14 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 		}
 		outs[n] = vs
 		vc := verdictCounts{Judge: n, Attempts: len(vs)}
+		if n == results.OriginalJudge {
+			vc.JudgedBy = map[string]int{}
+			for _, a := range run.Final() {
+				if _, ok := vs[a.AttemptID]; ok {
+					vc.JudgedBy[cmp.Or(a.Verdict.Judge, "none")]++
+				}
+			}
+		}
 		for _, v := range vs {
 			switch v.Outcome() {
 			case "pass":
@@ -455,18 +516,37 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 		}
 	}
 	qa := map[string]bool{}
+	// own holds the run's own state and answer verdicts of each Zoo Q&A attempt (the parts of its "state+answer"
+	// verdict), used where no re-judge of that name exists.
+	own := map[string]map[string]judge.Verdict{"state": {}, "answer": {}}
 	for _, a := range run.Final() {
-		if isZooQA(a) {
-			qa[a.AttemptID] = true
+		if !isZooQA(a) {
+			continue
+		}
+		qa[a.AttemptID] = true
+		for _, p := range a.Verdict.Parts {
+			if m := own[p.Judge]; m != nil {
+				if p.Uncertain && results.UncertainIsFailure(a.FinishReason) {
+					// As the run counted it: an uncertain verdict on an attempt that never answered is a fail.
+					p.Uncertain, p.Reason = false, results.UncertainFailReason(a.FinishReason, p.Reason)
+				}
+				m[a.AttemptID] = p
+			}
 		}
 	}
 	if len(qa) == 0 {
 		return doc, nil
 	}
-	gt := &groundTruthDoc{GroundTruth: "state", Attempts: len(qa), MissingVerdicts: []string{}}
+	gt := &groundTruthDoc{GroundTruth: "state", Attempts: len(qa), MissingVerdicts: []string{}, Source: []string{}}
 	only := func(n string) map[string]judge.Verdict {
 		vs, ok := outs[n]
-		if !ok {
+		switch {
+		case ok:
+			gt.Source = append(gt.Source, n+": verdicts-"+n+".jsonl")
+		case len(own[n]) > 0:
+			vs, ok = own[n], true
+			gt.Source = append(gt.Source, n+": the run's own verdicts")
+		default:
 			gt.MissingVerdicts = append(gt.MissingVerdicts, n)
 		}
 		out := map[string]judge.Verdict{}
@@ -478,9 +558,28 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 		return out
 	}
 	ans, st := only("answer"), only("state")
-	gt.agreementDoc = newAgreementDoc("answer", "state", judge.PairVerdicts(ans, st))
+	pairs := judge.PairVerdicts(ans, st)
+	gt.agreementDoc = newAgreementDoc("answer", "state", pairs)
+	gt.FalsePassIDs, gt.FalseFailIDs = []string{}, []string{}
+	noAnswer := map[string]bool{}
+	for _, a := range run.Final() {
+		if qa[a.AttemptID] && a.FinishReason != results.FinishAnswered {
+			noAnswer[a.AttemptID] = true
+		}
+	}
+	for i, id := range pairs.IDs {
+		switch {
+		case pairs.A[i] && !pairs.B[i]:
+			gt.FalsePassIDs = append(gt.FalsePassIDs, id)
+		case !pairs.A[i] && pairs.B[i]:
+			gt.FalseFailIDs = append(gt.FalseFailIDs, id)
+		case !pairs.A[i] && noAnswer[id]:
+			gt.BothFailNoAnswer++
+		}
+	}
 	if len(gt.MissingVerdicts) > 0 {
 		gt.agreementDoc = newAgreementDoc("answer", "state", judge.Paired{})
+		gt.FalsePassIDs, gt.FalseFailIDs, gt.BothFailNoAnswer = []string{}, []string{}, 0
 	}
 	gt.FalsePass, gt.FalseFail = gt.APassBFail, gt.AFailBPass
 	doc.ZooQA = gt
@@ -512,8 +611,9 @@ func agreementTable(title, a, b string, d agreementDoc) results.Table {
 }
 
 // judgesTables are the text tables of doc: the verdicts by judge and every agreement when the run has more than
-// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; the line printed
-// instead of a table when the Zoo Q&A verdicts are missing is note.
+// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; note is printed
+// after them: the line said instead of that table when its verdicts are missing, or the attempt ids of its false
+// passes and false fails.
 func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note string) {
 	if len(doc.Judges) > 1 {
 		t := results.Table{Title: "verdicts by judge (an uncertain verdict is neither pass nor fail: the bounds count the " +
@@ -523,7 +623,15 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 			if j.Rate != nil {
 				rate = fmt.Sprintf("%d/%d = %.1f%%", j.Passes, j.Decided, 100**j.Rate)
 			}
-			t.Rows = append(t.Rows, []string{j.Judge, fmt.Sprint(j.Attempts), rate + boundedRate(j.Passes, j.Decided, j.Uncertain),
+			name := j.Judge
+			if len(j.JudgedBy) > 0 {
+				var by []string
+				for _, k := range slices.Sorted(maps.Keys(j.JudgedBy)) {
+					by = append(by, fmt.Sprintf("%s %d", k, j.JudgedBy[k]))
+				}
+				name += " (" + strings.Join(by, ", ") + ")"
+			}
+			t.Rows = append(t.Rows, []string{name, fmt.Sprint(j.Attempts), rate + boundedRate(j.Passes, j.Decided, j.Uncertain),
 				fmt.Sprint(j.Uncertain), fmt.Sprint(j.JudgeErrors)})
 		}
 		tables = append(tables, t)
@@ -542,11 +650,21 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 			return tables, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
 				strings.Join(cmds, " and "))
 		}
-		tables = append(tables, agreementTable(fmt.Sprintf("%s, %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
-			"(answer pass, state fail), %d false fail(s) (answer fail, state pass)", head, gt.N, skippedText(gt.agreementDoc),
-			kappaText(gt.Agreement), gt.FalsePass, gt.FalseFail), "answer", "state", gt.agreementDoc))
+		tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
+			"(answer pass, state fail), %d false fail(s) (answer fail, state pass); %d of the both-fail without an answer",
+			head, strings.Join(gt.Source, "; "), gt.N, skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass,
+			gt.FalseFail, gt.BothFailNoAnswer), "answer", "state", gt.agreementDoc))
+		for _, l := range []struct {
+			what string
+			ids  []string
+		}{{"false passes", gt.FalsePassIDs}, {"false fails", gt.FalseFailIDs}} {
+			if len(l.ids) > 0 {
+				note += fmt.Sprintf("Zoo Q&A %s (answer judge vs state judge): %s\n", l.what, strings.Join(l.ids, ", "))
+			}
+		}
+		note = strings.TrimSuffix(note, "\n")
 	}
-	return tables, ""
+	return tables, note
 }
 
 // isFormat reports whether r is the renderer of one of the formats names.

@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +23,9 @@ type agreementRun struct {
 	lines    strings.Builder
 	verdicts map[string][]results.VerdictRecord
 	n        int
+	// parts: add gives a "state+answer" record the state and answer verdicts of re as its own verdict's parts,
+	// as runs write them since issue 12 (judge.Verdict.Parts).
+	parts bool
 }
 
 func newAgreementRun(t *testing.T) *agreementRun {
@@ -69,6 +74,9 @@ func (r *agreementRun) add(count int, ownJudge, own string, re map[string]string
 		case "infra":
 			rec.Status, rec.ErrorClass, rec.Error, rec.Verdict = results.StatusError, results.ClassInfra, "browser crashed", judge.Verdict{}
 		}
+		if r.parts && ownJudge == "state+answer" {
+			rec.Verdict.Parts = []judge.Verdict{verdict("state", re["state"]), verdict("answer", re["answer"])}
+		}
 		line, _ := json.Marshal(rec)
 		r.lines.Write(line)
 		r.lines.WriteByte('\n')
@@ -79,7 +87,8 @@ func (r *agreementRun) add(count int, ownJudge, own string, re map[string]string
 	}
 }
 
-// write writes attempts.jsonl and the verdicts files of the judges named (all when none is).
+// write writes attempts.jsonl and the verdicts files of the judges named (all when none is; a name with no
+// verdicts, like "none", writes none).
 func (r *agreementRun) write(judges ...string) string {
 	r.t.Helper()
 	if err := os.WriteFile(filepath.Join(r.dir, results.AttemptsFile), []byte(r.lines.String()), 0o644); err != nil {
@@ -91,6 +100,9 @@ func (r *agreementRun) write(judges ...string) string {
 		}
 	}
 	for _, name := range judges {
+		if _, ok := r.verdicts[name]; !ok {
+			continue // a name without verdicts ("none"): attempts.jsonl only
+		}
 		if _, err := results.WriteVerdicts(r.dir, name, r.verdicts[name]); err != nil {
 			r.t.Fatal(err)
 		}
@@ -114,15 +126,16 @@ type reportDoc struct {
 		RateUncertainPass *float64 `json:"rate_uncertain_as_pass"`
 	} `json:"uncertain_bounds"`
 	Judges []struct {
-		Judge       string   `json:"judge"`
-		Attempts    int      `json:"attempts"`
-		Decided     int      `json:"decided"`
-		Passes      int      `json:"passes"`
-		Uncertain   int      `json:"uncertain"`
-		JudgeErrors int      `json:"judge_errors"`
-		Rate        *float64 `json:"rate"`
-		Lower       *float64 `json:"rate_uncertain_as_fail"`
-		Upper       *float64 `json:"rate_uncertain_as_pass"`
+		Judge       string         `json:"judge"`
+		JudgedBy    map[string]int `json:"judged_by"`
+		Attempts    int            `json:"attempts"`
+		Decided     int            `json:"decided"`
+		Passes      int            `json:"passes"`
+		Uncertain   int            `json:"uncertain"`
+		JudgeErrors int            `json:"judge_errors"`
+		Rate        *float64       `json:"rate"`
+		Lower       *float64       `json:"rate_uncertain_as_fail"`
+		Upper       *float64       `json:"rate_uncertain_as_pass"`
 	} `json:"judges"`
 	Agreement []agreementJSON `json:"judge_agreement"`
 	ZooQA     *struct {
@@ -130,6 +143,10 @@ type reportDoc struct {
 		GroundTruth     string   `json:"ground_truth"`
 		Attempts        int      `json:"attempts"`
 		MissingVerdicts []string `json:"missing_verdicts"`
+		Source          []string `json:"source"`
+		FalsePassIDs    []string `json:"false_pass_ids"`
+		FalseFailIDs    []string `json:"false_fail_ids"`
+		BothFailNoAns   int      `json:"both_fail_no_answer"`
 		FalsePass       int      `json:"false_pass"`
 		FalseFail       int      `json:"false_fail"`
 	} `json:"zoo_qa_ground_truth"`
@@ -200,8 +217,9 @@ func TestReportJudgeAgreement(t *testing.T) {
 		"agreement original vs llm over 50 attempt(s) (4 skipped: 1 missing a verdict, 2 uncertain, 1 judge error(s)); Cohen's κ = 0.400 (SE 0.130)",
 		"│ original pass │ 20       │ 5        │",
 		"│ original fail │ 10       │ 15       │",
-		"│ original │ 54       │ 26/52 = 50.0% (52 decided of 54: 48.1–51.9%) │ 2         │ 0            │",
-		"│ llm      │ 53       │ 32/52 = 61.5%                                │ 0         │ 1            │",
+		// The run's own verdicts name the judges that gave them (issue 12 review N3).
+		"│ original (answer 54) │ 54       │ 26/52 = 50.0% (52 decided of 54: 48.1–51.9%) │ 2         │ 0            │",
+		"│ llm                  │ 53       │ 32/52 = 61.5%                                │ 0         │ 1            │",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
@@ -304,7 +322,8 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	out, stderr, code = bench(t, "report", dir)
 	t.Logf("bench report %s:\n%s", dir, out)
 	for _, want := range []string{
-		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s), 20 compared (1 skipped: 0 missing a verdict, " +
+		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s) (answer: verdicts-answer.jsonl; state: " +
+			"verdicts-state.jsonl), 20 compared (1 skipped: 0 missing a verdict, " +
 			"1 uncertain, 0 judge error(s)); Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), " +
 			"4 false fail(s) (answer fail, state pass)",
 		"│ answer pass │ 12         │ 2          │",
@@ -328,6 +347,54 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	if len(doc.Agreement) != 3 || doc.Agreement[0].JudgeB != "answer" || doc.Agreement[2].JudgeA != "answer" ||
 		doc.Agreement[2].JudgeB != "state" || doc.Agreement[2].N != 20 || doc.Agreement[2].SkippedJudgeError != 3 {
 		t.Errorf("judge_agreement: %+v", doc.Agreement)
+	}
+}
+
+// TestReportZooQAOwnParts: a run whose Zoo Q&A records carry their own state and answer verdicts (Parts) shows the
+// ground-truth table with no re-judge at all, from the same easycalculation.com counts (κ = 0.08/0.38); a re-judge
+// of the answer judge then replaces the run's own answer verdicts (here: all pass, so the 4 state fails are false passes).
+func TestReportZooQAOwnParts(t *testing.T) {
+	r := newAgreementRun(t)
+	r.parts = true
+	r.add(12, "state+answer", "pass", map[string]string{"answer": "pass", "state": "pass"})
+	r.add(2, "state+answer", "fail", map[string]string{"answer": "pass", "state": "fail"})
+	r.add(4, "state+answer", "fail", map[string]string{"answer": "fail", "state": "pass"})
+	r.add(2, "state+answer", "fail", map[string]string{"answer": "fail", "state": "fail"})
+	dir := r.write("none")
+	out, stderr, code := bench(t, "report", dir)
+	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 20 attempt(s) (answer: the run's own verdicts; " +
+		"state: the run's own verdicts), 20 compared (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+		"Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), 4 false fail(s) (answer fail, state pass)"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("own parts: exit %d, lacks %q\n%s%s", code, want, out, stderr)
+	}
+	if !strings.Contains(out, "Zoo Q&A false passes (answer judge vs state judge): ") ||
+		!strings.Contains(out, "Zoo Q&A false fails (answer judge vs state judge): ") {
+		t.Errorf("the disagreements are not listed:\n%s", out)
+	}
+	doc := reportJSON(t, dir)
+	if g := doc.ZooQA; g == nil || len(g.FalsePassIDs) != 2 || len(g.FalseFailIDs) != 4 || g.BothFailNoAns != 0 ||
+		!strings.Contains(out, strings.Join(g.FalsePassIDs, ", ")) {
+		t.Errorf("zoo_qa_ground_truth ids: %+v", g)
+	}
+	if len(doc.Judges) != 1 || !maps.Equal(doc.Judges[0].JudgedBy, map[string]int{"state+answer": 20}) {
+		t.Errorf("judges: %+v, want the original's judged_by {state+answer: 20}", doc.Judges)
+	}
+	gt := doc.ZooQA
+	if gt == nil || gt.N != 20 || gt.FalsePass != 2 || gt.FalseFail != 4 || len(gt.MissingVerdicts) != 0 ||
+		!slices.Equal(gt.Source, []string{"answer: the run's own verdicts", "state: the run's own verdicts"}) {
+		t.Fatalf("zoo_qa_ground_truth: %+v", gt)
+	}
+
+	// A re-judge of the answer judge passes all 20: it wins over the run's own answer verdicts.
+	for i := range r.verdicts["answer"] {
+		r.verdicts["answer"][i].Verdict = judge.Verdict{Judge: "answer", Pass: true, Reason: "re-judged"}
+	}
+	r.write("answer")
+	gt = reportJSON(t, dir).ZooQA
+	if gt == nil || gt.N != 20 || gt.FalsePass != 4 || gt.FalseFail != 0 || gt.BothPass != 16 ||
+		!slices.Equal(gt.Source, []string{"answer: verdicts-answer.jsonl", "state: the run's own verdicts"}) {
+		t.Fatalf("zoo_qa_ground_truth after answer re-judge: %+v", gt)
 	}
 }
 
@@ -387,8 +454,29 @@ func TestReportAblationJudgeAgreement(t *testing.T) {
 			t.Errorf("--format %s: no agreement section %q in:\n%s", format, want, out)
 		}
 	}
+	// The JSON report carries the same agreement after the analysis's keys.
+	out, stderr, code := bench(t, "report", dir, "--format", "json")
+	var doc struct {
+		Arms      []json.RawMessage `json:"arms"`
+		Agreement []agreementJSON   `json:"judge_agreement"`
+		Judges    []struct {
+			Judge    string `json:"judge"`
+			Attempts int    `json:"attempts"`
+		} `json:"judges"`
+	}
+	err := json.Unmarshal([]byte(out), &doc)
+	var ol *agreementJSON // the pair original–llm (the fixture also holds answer and state re-judges)
+	for i, a := range doc.Agreement {
+		if a.JudgeA == "original" && a.JudgeB == "llm" {
+			ol = &doc.Agreement[i]
+		}
+	}
+	if code != 0 || err != nil || len(doc.Arms) == 0 || ol == nil || ol.N != 2 || ol.BothPass != 1 || ol.APassBFail != 1 ||
+		!isNear(ol.Kappa, 0) || !isNear(ol.SE, 0.7071067811865476) || len(doc.Judges) != 4 {
+		t.Errorf("--format json: exit %d, %v, %+v\n%s", code, err, doc, stderr)
+	}
 	// bench judge --agreement pairs them the same way.
-	out, stderr, code := bench(t, "judge", dir, "--agreement", "original,llm")
+	out, stderr, code = bench(t, "judge", dir, "--agreement", "original,llm")
 	if want := "agreement original vs llm over 2 attempt(s) (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
 		"Cohen's κ = 0.000 (SE 0.707)"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("bench judge --agreement: exit %d, %s%s; want %q", code, stderr, out, want)

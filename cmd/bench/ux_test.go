@@ -199,8 +199,13 @@ func TestUndefinedRateIsNA(t *testing.T) {
 // zooRun writes a run directory of three answered Zoo attempts (for bench judge).
 func zooRun(t *testing.T) string {
 	t.Helper()
+	return zooRunOf(t, strings.Split(endpointTasks, ",")[:3])
+}
+
+// zooRunOf is zooRun over the Zoo tasks named.
+func zooRunOf(t *testing.T, tasks []string) string {
+	t.Helper()
 	dir := t.TempDir()
-	tasks := strings.Split(endpointTasks, ",")[:3]
 	m := &results.Manifest{RunID: "j", Plan: results.Plan{Suite: "zoo", Reps: 1, Tasks: tasks, Baseline: "default",
 		Variants: []results.Variant{{Name: "default", Model: results.Model{Kind: "scripted", Name: "scripted", Profile: "clean"}}}}}
 	if err := results.WriteManifest(dir, m); err != nil {
@@ -321,5 +326,20 @@ func TestRejectedSeedHintAndSeedModeNone(t *testing.T) {
 	}
 	if strings.Contains(stderr, "no_seed") {
 		t.Errorf("--seed-mode none: stderr names no_seed:\n%s", stderr)
+	}
+}
+
+// bench judge --judge state on a run of Q&A tasks only (no state check anywhere) says that the state judge
+// decided nothing and why, instead of leaving "2 judge error(s)" to be puzzled over (issue 12 review N5).
+func TestJudgeAllErrorsHint(t *testing.T) {
+	dir := zooRunOf(t, strings.Split(endpointTasks, ",")[:2])
+	out, stderr, code := bench(t, "judge", dir, "--judge", "state")
+	want := `bench: every one of the 2 verdicts is the judge error "task has no state check": the state judge decided no ` +
+		`attempt; no task of this run has a state check`
+	if code != 0 || !strings.Contains(out, "2 judge error(s)") || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out, stderr, want)
+	}
+	if _, stderr, _ := bench(t, "judge", dir, "--judge", "answer"); strings.Contains(stderr, "every one of") {
+		t.Errorf("the answer judge decides these attempts, yet: %s", stderr)
 	}
 }

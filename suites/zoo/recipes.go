@@ -6,13 +6,15 @@ import (
 	"html/template"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 )
 
-// The `recipes` app: an Allrecipes-like recipe site ("Spoonful"). Read-only: the state records only the
-// searches made and the recipe pages viewed. Pages (app-relative paths):
+// The `recipes` app: an Allrecipes-like recipe site ("Spoonful"). Read-only but for the nutrition log: the
+// log is the only write; the state also records the searches made and the recipe pages viewed. Pages
+// (app-relative paths; every page's header links "My nutrition log"):
 //
 //	/                               home: search box, category links, trending recipes
 //	/search?q=…&sort=…              results: name link, "4.7 stars", "12,460 reviews", servings, total time
@@ -22,6 +24,13 @@ import (
 //	                                loads from api/nutrition/{id}
 //	/recipe/{id}                    redirects to the canonical path
 //	/api/nutrition/{id}             JSON nutrition facts of one recipe (see recipeNutritionJSON)
+//	/log                            "My nutrition log": a form (Recipe select of every catalogue recipe by
+//	                                name, Nutrient select of the per-serving table's rows, Amount number
+//	                                input, "Add to log") above a table of the entries, each row named
+//	                                "<recipe> — <nutrient>: <amount><unit>" ("Best Ever Banana Bread —
+//	                                Calories: 229"); POST /log appends an entry and redirects (303) to /log;
+//	                                an unknown recipe or nutrient or an amount that is not a number ≥ 0 is a
+//	                                400 page saying so, nothing appended
 //
 // Mutations:
 //   - consent: the shared OneTrust-like overlay.
@@ -122,13 +131,15 @@ func (recipesApp) Mutations() []string { return []string{"busy_script", "consent
 
 // New implements App.
 func (recipesApp) New(env *AppEnv) (Instance, error) {
-	s := &recipesInstance{env: env, Searches: []string{}, Viewed: []int{}}
+	s := &recipesInstance{env: env, Searches: []string{}, Viewed: []int{}, Log: []recipeLogEntry{}}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /{$}", s.home)
 	s.mux.HandleFunc("GET /search", s.search)
 	s.mux.HandleFunc("GET /recipe/{id}", s.recipeRedirect)
 	s.mux.HandleFunc("GET /recipe/{id}/{slug}", s.recipe)
 	s.mux.HandleFunc("GET /api/nutrition/{id}", s.nutrition)
+	s.mux.HandleFunc("GET /log", s.logPage)
+	s.mux.HandleFunc("POST /log", s.logAdd)
 	s.mux.HandleFunc("GET /static/{file...}", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, recipesFS, "assets/recipes/static", r.PathValue("file"))
 	})
@@ -143,16 +154,27 @@ type recipesInstance struct {
 	mu       sync.Mutex
 	Searches []string
 	Viewed   []int
+	Log      []recipeLogEntry
+}
+
+// recipeLogEntry is one entry of "My nutrition log": a recipe id, a nutrient key (recipeNutrients) and the
+// amount the user entered, exactly as entered (a number ≥ 0; not checked against the recipe's facts).
+type recipeLogEntry struct {
+	Recipe   int     `json:"recipe"`
+	Nutrient string  `json:"nutrient"`
+	Amount   float64 `json:"amount"`
 }
 
 func (s *recipesInstance) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// State implements Instance: {"searches": ["banana bread", …], "viewed": [20144, …]} — the queries searched
-// (trimmed, in order) and the ids of the recipe pages opened (in order, repeats kept).
+// State implements Instance: {"searches": ["banana bread", …], "viewed": [20144, …], "log": [{"recipe": 20144,
+// "nutrient": "calories", "amount": 229}, …]} — the queries searched (trimmed, in order), the ids of the recipe
+// pages opened (in order, repeats kept) and the nutrition log's entries (in order; [] when none): the recipe's
+// id, the nutrient's key (recipeNutrients) and the amount as the user entered it.
 func (s *recipesInstance) State() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, _ := json.Marshal(map[string]any{"searches": s.Searches, "viewed": s.Viewed})
+	b, _ := json.Marshal(map[string]any{"searches": s.Searches, "viewed": s.Viewed, "log": s.Log})
 	return b
 }
 
@@ -263,20 +285,50 @@ type recipeNutrientRow struct {
 	Sub           bool
 }
 
-func nutrientRows(n recipeNutrition) []recipeNutrientRow {
-	g := func(v int) string { return strconv.Itoa(v) + "g" }
-	mg := func(v int) string { return strconv.Itoa(v) + "mg" }
-	return []recipeNutrientRow{
-		{"Calories", strconv.Itoa(n.Calories), false},
-		{"Total Fat", g(n.FatG), false},
-		{"Saturated Fat", g(n.SatFatG), true},
-		{"Cholesterol", mg(n.CholMg), false},
-		{"Sodium", mg(n.SodiumMg), false},
-		{"Total Carbohydrate", g(n.CarbsG), false},
-		{"Dietary Fiber", g(n.FiberG), true},
-		{"Total Sugars", g(n.SugarG), true},
-		{"Protein", g(n.ProteinG), false},
+// recipeNutrient is one nutrient of the per-serving table: its key (the log's and the API's daily-value key),
+// its label, its unit ("" for calories), whether it is a sub-row, and its amount in a recipe's facts.
+type recipeNutrient struct {
+	Key, Label, Unit string
+	Sub              bool
+	Of               func(recipeNutrition) int
+}
+
+// Option is the nutrient's name in the log's Nutrient select: "Protein (g)", "Sodium (mg)", "Calories".
+func (n recipeNutrient) Option() string {
+	if n.Unit == "" {
+		return n.Label
 	}
+	return n.Label + " (" + n.Unit + ")"
+}
+
+// recipeNutrients are the per-serving table's rows, in order.
+var recipeNutrients = []recipeNutrient{
+	{"calories", "Calories", "", false, func(n recipeNutrition) int { return n.Calories }},
+	{"total_fat", "Total Fat", "g", false, func(n recipeNutrition) int { return n.FatG }},
+	{"saturated_fat", "Saturated Fat", "g", true, func(n recipeNutrition) int { return n.SatFatG }},
+	{"cholesterol", "Cholesterol", "mg", false, func(n recipeNutrition) int { return n.CholMg }},
+	{"sodium", "Sodium", "mg", false, func(n recipeNutrition) int { return n.SodiumMg }},
+	{"total_carbohydrate", "Total Carbohydrate", "g", false, func(n recipeNutrition) int { return n.CarbsG }},
+	{"dietary_fiber", "Dietary Fiber", "g", true, func(n recipeNutrition) int { return n.FiberG }},
+	{"total_sugars", "Total Sugars", "g", true, func(n recipeNutrition) int { return n.SugarG }},
+	{"protein", "Protein", "g", false, func(n recipeNutrition) int { return n.ProteinG }},
+}
+
+func recipeNutrientByKey(key string) *recipeNutrient {
+	for i := range recipeNutrients {
+		if recipeNutrients[i].Key == key {
+			return &recipeNutrients[i]
+		}
+	}
+	return nil
+}
+
+func nutrientRows(n recipeNutrition) []recipeNutrientRow {
+	rows := make([]recipeNutrientRow, 0, len(recipeNutrients))
+	for _, nu := range recipeNutrients {
+		rows = append(rows, recipeNutrientRow{nu.Label, strconv.Itoa(nu.Of(n)) + nu.Unit, nu.Sub})
+	}
+	return rows
 }
 
 func (s *recipesInstance) recipe(w http.ResponseWriter, r *http.Request) {
@@ -343,4 +395,104 @@ func (s *recipesInstance) nutrition(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, recipeNutritionJSON{ID: rc.ID, Name: rc.Name, Servings: rc.Servings,
 		PerServing: rc.Nutrition, DailyValue: dailyValues(rc.Nutrition)})
+}
+
+// recipeLogView is the log page's data: the form's choices (recipes by name, nutrients), the entries, and —
+// on a refused entry (400) — the errors and the values submitted.
+type recipeLogView struct {
+	Recipes   []*recipe
+	Nutrients []recipeNutrient
+	Entries   []recipeLogRow
+	Errors    []string
+	Recipe    string // submitted recipe id (selected again on a 400)
+	Nutrient  string // submitted nutrient key
+	Amount    string // submitted amount, as typed
+}
+
+// recipeLogRow is one entry as the log's table shows it.
+type recipeLogRow struct {
+	Recipe, Nutrient, Amount string
+}
+
+// recipesByName is the catalogue sorted by name (the log's Recipe select).
+var recipesByName = func() []*recipe {
+	out := make([]*recipe, 0, len(recipeCatalog))
+	for i := range recipeCatalog {
+		out = append(out, &recipeCatalog[i])
+	}
+	slices.SortFunc(out, func(a, b *recipe) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}()
+
+func (s *recipesInstance) logView() *recipeLogView {
+	v := &recipeLogView{Recipes: recipesByName, Nutrients: recipeNutrients}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.Log {
+		rc, nu := recipeByID(e.Recipe), recipeNutrientByKey(e.Nutrient)
+		v.Entries = append(v.Entries, recipeLogRow{rc.Name, nu.Label,
+			strconv.FormatFloat(e.Amount, 'f', -1, 64) + nu.Unit})
+	}
+	return v
+}
+
+func (s *recipesInstance) logPage(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage(r, "My nutrition log")
+	p.Data = s.logView()
+	s.render(w, "log.html", http.StatusOK, p)
+}
+
+// logAdd appends the posted entry and redirects to the log; a refused entry is a 400 page naming every
+// problem, with nothing appended.
+func (s *recipesInstance) logAdd(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	recipeVal := strings.TrimSpace(r.PostForm.Get("recipe"))
+	nutrientVal := strings.TrimSpace(r.PostForm.Get("nutrient"))
+	amountVal := strings.TrimSpace(r.PostForm.Get("amount"))
+	var errs []string
+	var e recipeLogEntry
+	if id, err := strconv.Atoi(recipeVal); err != nil || recipeByID(id) == nil {
+		if recipeVal == "" {
+			errs = append(errs, "Choose a recipe.")
+		} else {
+			errs = append(errs, "There is no recipe “"+recipeVal+"”: choose one from the list.")
+		}
+	} else {
+		e.Recipe = id
+	}
+	if recipeNutrientByKey(nutrientVal) == nil {
+		if nutrientVal == "" {
+			errs = append(errs, "Choose a nutrient.")
+		} else {
+			errs = append(errs, "There is no nutrient “"+nutrientVal+"”: choose one from the list.")
+		}
+	} else {
+		e.Nutrient = nutrientVal
+	}
+	if x, err := strconv.ParseFloat(amountVal, 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		if amountVal == "" {
+			errs = append(errs, "Enter an amount.")
+		} else {
+			errs = append(errs, "The amount must be a number, like 229 or 12.5 (got “"+amountVal+"”).")
+		}
+	} else if x < 0 {
+		errs = append(errs, "The amount cannot be negative (got “"+amountVal+"”).")
+	} else {
+		e.Amount = x
+	}
+	if len(errs) > 0 {
+		v := s.logView()
+		v.Errors, v.Recipe, v.Nutrient, v.Amount = errs, recipeVal, nutrientVal, amountVal
+		p := s.newPage(r, "My nutrition log")
+		p.Data = v
+		s.render(w, "log.html", http.StatusBadRequest, p)
+		return
+	}
+	s.mu.Lock()
+	s.Log = append(s.Log, e)
+	s.mu.Unlock()
+	s.env.Redirect(w, r, "log")
 }

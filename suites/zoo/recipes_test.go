@@ -196,8 +196,8 @@ func TestRecipesHTTP(t *testing.T) {
 	}
 
 	st := rsState(t, tn)
-	b, _ := json.Marshal(map[string]any{"searches": st["searches"], "viewed": st["viewed"]})
-	if want := `{"searches":["banana bread","banana bread","zzzz"],"viewed":[20144]}`; string(b) != want {
+	b, _ := json.Marshal(map[string]any{"searches": st["searches"], "viewed": st["viewed"], "log": st["log"]})
+	if want := `{"log":[],"searches":["banana bread","banana bread","zzzz"],"viewed":[20144]}`; string(b) != want {
 		t.Errorf("state = %s, want %s", b, want)
 	}
 	if err := tn.Reset(); err != nil {
@@ -205,6 +205,118 @@ func TestRecipesHTTP(t *testing.T) {
 	}
 	if st := rsState(t, tn); len(st["searches"].([]any)) != 0 || len(st["viewed"].([]any)) != 0 {
 		t.Errorf("state after reset = %v", st)
+	}
+}
+
+// TestRecipesLogHTTP drives "My nutrition log" over HTTP: every page links it, the form lists every recipe and
+// nutrient, a good entry is appended (303 to the log, shown as a named row, in the state exactly as entered),
+// and a bad recipe, nutrient or amount is a 400 page naming the problem with nothing appended.
+func TestRecipesLogHTTP(t *testing.T) {
+	srv := startServer(t)
+	tn := newTenant(t, srv, "recipes")
+
+	for _, page := range []string{"/", "search?q=lasagna", "recipe/24074/worlds-best-lasagna", "log", "nope"} {
+		if _, body, _ := rsGet(t, tn.URL(page)); !strings.Contains(body, `<a href="log">My nutrition log</a>`) {
+			t.Errorf("%s: no header link to My nutrition log", page)
+		}
+	}
+	code, body, _ := rsGet(t, tn.URL("log"))
+	if code != 200 {
+		t.Fatalf("GET log: %d", code)
+	}
+	rsWant(t, body, "<title>My nutrition log | Spoonful</title>", `<form class="log-form" method="post" action="log">`,
+		`<label for="log-recipe">Recipe</label>`, `<select id="log-recipe" name="recipe" required>`,
+		`<option value="20144">Best Ever Banana Bread</option>`, `<option value="24074">World&#39;s Best Lasagna</option>`,
+		`<label for="log-nutrient">Nutrient</label>`, `<option value="calories">Calories</option>`,
+		`<option value="protein">Protein (g)</option>`, `<option value="sodium">Sodium (mg)</option>`,
+		`<option value="dietary_fiber">Dietary Fiber (g)</option>`, `<label for="log-amount">Amount</label>`,
+		`<input id="log-amount" type="number" name="amount" step="any"`, `<button type="submit" class="log-add">Add to log</button>`,
+		"Your log is empty.")
+	if n := len(regexp.MustCompile(`<option value="\d+"`).FindAllString(body, -1)); n != len(recipeCatalog) {
+		t.Errorf("Recipe select has %d recipes, the catalogue %d", n, len(recipeCatalog))
+	}
+	if n := len(regexp.MustCompile(`<option value="[a-z_]+"`).FindAllString(body, -1)); n != len(recipeNutrients) || n != 9 {
+		t.Errorf("Nutrient select has %d nutrients, want the per-serving table's 9", n)
+	}
+	if i, j := strings.Index(body, ">Best Chocolate Chip Cookies<"), strings.Index(body, ">World&#39;s Best Lasagna<"); i < 0 || j < i {
+		t.Error("the Recipe select is not sorted by name")
+	}
+	if strings.Contains(body, `class="log-table"`) {
+		t.Error("an empty log shows a table")
+	}
+
+	log := func() string { // the state's log member, as JSON (keys sorted)
+		t.Helper()
+		b, _ := json.Marshal(rsState(t, tn)["log"])
+		return string(b)
+	}
+	if got := log(); got != "[]" {
+		t.Fatalf("log before any entry = %s, want []", got)
+	}
+	code, _, h := rsPost(t, tn.URL("log"), url.Values{"recipe": {"20144"}, "nutrient": {"calories"}, "amount": {"229"}})
+	if code != http.StatusSeeOther || h.Get("Location") != tn.Prefix()+"log" {
+		t.Fatalf("POST log: %d → %q, want 303 to %slog", code, h.Get("Location"), tn.Prefix())
+	}
+	code, _, _ = rsPost(t, tn.URL("log"), url.Values{"recipe": {"24074"}, "nutrient": {"protein"}, "amount": {" 30.5 "}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("POST log (30.5): %d", code)
+	}
+	want := `[{"amount":229,"nutrient":"calories","recipe":20144},{"amount":30.5,"nutrient":"protein","recipe":24074}]`
+	if got := log(); got != want {
+		t.Errorf("log = %s, want %s", got, want)
+	}
+	_, body, _ = rsGet(t, tn.URL("log"))
+	rsWant(t, body, `<table class="log-table" aria-label="My nutrition log">`,
+		`<tr aria-label="Best Ever Banana Bread — Calories: 229"><td>Best Ever Banana Bread</td><td>Calories</td><td>229</td></tr>`,
+		`<tr aria-label="World&#39;s Best Lasagna — Protein: 30.5g">`)
+	if strings.Contains(body, "Your log is empty.") || strings.Contains(body, `role="alert"`) {
+		t.Error("the log page with entries says it is empty or shows errors")
+	}
+
+	for _, c := range []struct {
+		name string
+		form url.Values
+		msg  string
+	}{
+		{"unknown recipe", url.Values{"recipe": {"99999"}, "nutrient": {"calories"}, "amount": {"229"}},
+			"There is no recipe “99999”: choose one from the list."},
+		{"recipe not a number", url.Values{"recipe": {"Best Ever Banana Bread"}, "nutrient": {"calories"}, "amount": {"229"}},
+			"There is no recipe “Best Ever Banana Bread”: choose one from the list."},
+		{"no recipe", url.Values{"nutrient": {"calories"}, "amount": {"229"}}, "Choose a recipe."},
+		{"unknown nutrient", url.Values{"recipe": {"20144"}, "nutrient": {"vitamin_q"}, "amount": {"229"}},
+			"There is no nutrient “vitamin_q”: choose one from the list."},
+		{"nutrient label, not key", url.Values{"recipe": {"20144"}, "nutrient": {"Calories"}, "amount": {"229"}},
+			"There is no nutrient “Calories”: choose one from the list."},
+		{"amount not a number", url.Values{"recipe": {"20144"}, "nutrient": {"calories"}, "amount": {"229 kcal"}},
+			"The amount must be a number, like 229 or 12.5 (got “229 kcal”)."},
+		{"amount NaN", url.Values{"recipe": {"20144"}, "nutrient": {"calories"}, "amount": {"NaN"}},
+			"The amount must be a number, like 229 or 12.5 (got “NaN”)."},
+		{"amount empty", url.Values{"recipe": {"20144"}, "nutrient": {"calories"}, "amount": {""}}, "Enter an amount."},
+		{"amount negative", url.Values{"recipe": {"20144"}, "nutrient": {"calories"}, "amount": {"-5"}},
+			"The amount cannot be negative (got “-5”)."},
+	} {
+		code, body, _ := rsPost(t, tn.URL("log"), c.form)
+		if code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", c.name, code)
+		}
+		// html/template escapes the message's quotes; compare its text.
+		if !strings.Contains(body, `role="alert"`) || !strings.Contains(body, "Your entry was not added") ||
+			!strings.Contains(strings.ReplaceAll(body, "&#34;", `"`), c.msg) {
+			t.Errorf("%s: the 400 page lacks %q:\n%s", c.name, c.msg, body)
+		}
+		if got := log(); got != want {
+			t.Errorf("%s: log = %s, want it unchanged (%s)", c.name, got, want)
+		}
+	}
+	// Several problems at once are all named; the valid choice is selected again.
+	_, body, _ = rsPost(t, tn.URL("log"), url.Values{"recipe": {"24074"}, "nutrient": {"fat"}, "amount": {"x"}})
+	rsWant(t, body, "There is no nutrient “fat”", "(got “x”)", `<option value="24074" selected>`, `value="x"`)
+
+	if err := tn.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if got := log(); got != "[]" {
+		t.Errorf("log after reset = %s", got)
 	}
 }
 
@@ -562,4 +674,100 @@ func TestRecipesBrowser(t *testing.T) {
 			t.Errorf("2x scaler: first ingredient %q", txt)
 		}
 	})
+}
+
+// TestRecipesGroundTruthBrowser: the recipes tasks with both a state check and an answer rule (the Zoo Q&A
+// tasks on which bench report takes the state judge as ground truth for the answer judge) are exactly the two
+// nutrition-log tasks. Each one's solution, played in real Chromium, leaves the logged entry in the state and
+// reads the answer back from the log's row; the real state and answer judges both pass on them. Then the two
+// ways the judges can disagree: a reply that contradicts what was logged (the state judge passes, the answer
+// judge fails), and an entry of another amount with the right reply (the state judge fails).
+func TestRecipesGroundTruthBrowser(t *testing.T) {
+	var both []suites.Task
+	for _, tk := range appTasks(t, "recipes") {
+		if tk.Check.State != nil && tk.Check.Answer != nil {
+			both = append(both, tk)
+		}
+	}
+	want := map[string]string{ // task → its log entry in the state, as JSON (keys sorted)
+		"recipes-qa-banana-bread-calories": `[{"amount":229,"nutrient":"calories","recipe":20144}]`,
+		"recipes-qa-lasagna-protein":       `[{"amount":30,"nutrient":"protein","recipe":24074}]`,
+	}
+	if len(both) != len(want) {
+		t.Fatalf("%d recipes tasks with both checks, want %d", len(both), len(want))
+	}
+	b := launchChromium(t)
+	srv := startServer(t)
+	ctx := context.Background()
+	judgeBoth := func(tk suites.Task, final string, state []byte) (st, ans judge.Verdict) {
+		t.Helper()
+		in := judge.Input{Task: tk, Final: final, OK: true, State: state}
+		st, err := judge.State{}.Judge(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, err = judge.Answer{}.Judge(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, ans
+	}
+	for _, tk := range both {
+		t.Run(tk.ID, func(t *testing.T) {
+			wantLog, ok := want[tk.ID]
+			if !ok {
+				t.Fatalf("unexpected task with both checks")
+			}
+			if !strings.Contains(tk.Goal, "My nutrition log") {
+				t.Errorf("goal %q does not ask to log the number", tk.Goal)
+			}
+			last := tk.Solution[len(tk.Solution)-1]
+			if last.Target == nil || last.Target.Within == nil || last.Target.Within.Name != "My nutrition log" {
+				t.Errorf("the answer is not read from the log's table: %+v", last)
+			}
+			tn := newTenant(t, srv, "recipes", tk.Mutations...)
+			p, bctx, _ := newPage(t, b, tn)
+			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
+				t.Fatal(err)
+			}
+			res := rsPlay(t, bctx, p, tk)
+			if !strings.HasSuffix(p.URL(), "/recipes/log") {
+				t.Errorf("the solution ends at %s, not the log", p.URL())
+			}
+			if got, _ := json.Marshal(rsState(t, tn)["log"]); string(got) != wantLog {
+				t.Errorf("state log = %s, want %s", got, wantLog)
+			}
+			number := strconv.FormatFloat(*tk.Check.Answer.Number, 'f', -1, 64)
+			if res.Answer != number {
+				t.Errorf("answer read from the log = %q, want %q", res.Answer, number)
+			}
+			state := tn.State()
+			st, ans := judgeBoth(tk, res.Answer, state)
+			if !st.Pass || st.Error != "" || st.Judge != "state" {
+				t.Errorf("state judge: %+v", st)
+			}
+			if !ans.Pass || ans.Error != "" || ans.Uncertain || ans.Judge != "answer" {
+				t.Errorf("answer judge: %+v", ans)
+			}
+			// A reply that contradicts what was logged: the state judge (ground truth) still passes, the answer
+			// judge fails — a false fail in bench report's terms, were the answer judge wrong.
+			st, ans = judgeBoth(tk, "It is "+number+"1.", state)
+			if !st.Pass || ans.Pass || ans.Uncertain || ans.Error != "" {
+				t.Errorf("contradicting reply: state %+v, answer %+v", st, ans)
+			}
+			// Another amount logged, the right number reported: the state judge fails (numbers are exact).
+			other := newTenant(t, srv, "recipes")
+			entry := asMap(asMap(tk.Check.State)["log"].([]any)[0])
+			code, _, _ := rsPost(t, other.URL("log"), url.Values{"recipe": {strconv.Itoa(int(entry["recipe"].(float64)))},
+				"nutrient": {entry["nutrient"].(string)}, "amount": {number + ".5"}})
+			if code != http.StatusSeeOther {
+				t.Fatalf("POST log: %d", code)
+			}
+			st, ans = judgeBoth(tk, number, other.State())
+			if st.Pass || st.Error != "" || !strings.Contains(st.Reason, "no matching item") || !ans.Pass {
+				t.Errorf("wrong amount logged: state %+v, answer %+v", st, ans)
+			}
+			t.Logf("answer %q, state %s; wrong amount: %s", res.Answer, state, st.Reason)
+		})
+	}
 }
