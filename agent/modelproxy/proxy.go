@@ -98,6 +98,8 @@ type Proxy struct {
 	rp     *httputil.ReverseProxy
 	// timeout is Options.Client.Timeout.
 	timeout time.Duration
+	// apiKey is Options.APIKey, redacted from every recorded text.
+	apiKey string
 
 	mu     sync.Mutex
 	calls  []Call
@@ -118,7 +120,7 @@ func Start(upstream string, opts Options) (*Proxy, error) {
 	}
 	prefix := strings.TrimRight(u.Path, "/")
 	transport := http.DefaultTransport
-	p := &Proxy{prefix: prefix}
+	p := &Proxy{prefix: prefix, apiKey: opts.APIKey}
 	if opts.Client != nil {
 		if opts.Client.Transport != nil {
 			transport = opts.Client.Transport
@@ -238,11 +240,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{}
 	r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ex))
 	tee := &teeWriter{ResponseWriter: w}
+	red := p.redactor(r.Header)
 	defer func() {
 		// ReverseProxy panics with http.ErrAbortHandler when the body copy fails (upstream or agent cut):
 		// record, then let net/http abort the connection.
 		rec := recover()
 		c := record(start, reqBody, ex, tee)
+		c.Error = red(c.Error)
 		if rec != nil && c.Error == "" {
 			c.Error = "response cut while passing it through"
 		}
@@ -252,6 +256,36 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	p.rp.ServeHTTP(tee, r)
+}
+
+// secretHeaders are the request headers whose values are credentials: OpenAI's Authorization: Bearer,
+// Azure OpenAI's api-key, Anthropic-style x-api-key.
+var secretHeaders = []string{"Authorization", "Api-Key", "X-Api-Key"}
+
+// redactor returns the redaction of recorded texts for one request: the values of its credential headers (and
+// the token after "Bearer "), Options.APIKey, then llm.RedactString. Upstream error bodies may echo a key.
+func (p *Proxy) redactor(h http.Header) func(string) string {
+	var secrets []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); len(v) >= 6 {
+			secrets = append(secrets, v)
+		}
+	}
+	add(p.apiKey)
+	for _, k := range secretHeaders {
+		for _, v := range h.Values(k) {
+			add(v)
+			if f := strings.Fields(v); len(f) == 2 && strings.EqualFold(f[0], "bearer") {
+				add(f[1])
+			}
+		}
+	}
+	return func(s string) string {
+		for _, k := range secrets {
+			s = strings.ReplaceAll(s, k, "[REDACTED]")
+		}
+		return llm.RedactString(s)
+	}
 }
 
 // begin appends an in-flight call and returns its index.
