@@ -2,6 +2,7 @@ package modelproxy
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"webbench/agent/browser"
 	"webbench/agent/llm"
@@ -478,5 +480,80 @@ func TestStartErrors(t *testing.T) {
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGzip: an agent that asks for gzip gets upstream's compressed bytes unchanged (Content-Encoding kept,
+// RFC 9110 §8.4); the Call is decoded from the decompressed body.
+func TestGzip(t *testing.T) {
+	const reply = `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"zipped"},` +
+		`"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = io.WriteString(zw, reply)
+	_ = zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") != "gzip" {
+			t.Errorf("upstream got Accept-Encoding %q", r.Header.Get("Accept-Encoding"))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = w.Write(zipped.Bytes())
+	}))
+	defer srv.Close()
+	p := startProxy(t, srv.URL+"/v1", Options{})
+	resp, got := post(t, p.URL()+"/chat/completions", []byte(`{"model":"m","messages":[]}`),
+		map[string]string{"Accept-Encoding": "gzip"})
+	if resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(got, zipped.Bytes()) {
+		t.Fatalf("agent got %q (Content-Encoding %q)", got, resp.Header.Get("Content-Encoding"))
+	}
+	c := p.Calls()[0]
+	if c.Error != "" || c.Step.Content != "zipped" || c.Step.Usage != (llm.Usage{Prompt: 5, Completion: 2}) {
+		t.Fatalf("call %+v", c)
+	}
+}
+
+// countingTransport counts the requests it carries.
+type countingTransport struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestClientOption: Options.Client's Transport carries the upstream requests and its Timeout bounds a call
+// upstream never answers (the agent gets 502, the Call the deadline error).
+func TestClientOption(t *testing.T) {
+	quit := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Never answers; returns when the proxy gives up (net/http notices a closed connection only after the
+		// body was read) or the test ends.
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+	}))
+	defer srv.Close()
+	defer close(quit)
+	tr := &countingTransport{}
+	p := startProxy(t, srv.URL+"/v1", Options{Client: &http.Client{Transport: tr, Timeout: 50 * time.Millisecond}})
+	resp, _ := post(t, p.URL()+"/chat/completions", []byte(`{"model":"m","messages":[]}`), nil)
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("status %d, want 502", resp.StatusCode)
+	}
+	c := p.Calls()[0]
+	if c.Status != 0 || !strings.Contains(c.Error, "context deadline exceeded") {
+		t.Fatalf("call %+v", c)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.n != 1 {
+		t.Fatalf("transport carried %d requests, want 1", tr.n)
 	}
 }
