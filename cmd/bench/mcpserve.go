@@ -154,6 +154,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		return withCode(exitInfra, err)
 	}
 	defer att.Close()
+	opened := time.Now()
 
 	timeout := f.timeout
 	if timeout == 0 {
@@ -199,8 +200,12 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 			Error: "attempt deadline " + deadline.Format(time.RFC3339) + " reached"}
 	case stop.err != nil:
 		tr.Finish = results.FinishRecord{Error: llm.RedactString(stop.err.Error())}
+	default:
+		// Stopped by hand, or the MCP client went away: no final answer (the answer judge fails it).
+		tr.Finish = results.FinishRecord{Error: "bench mcp serve stopped (" + stop.why + ") before a final answer"}
 	}
 	rec := concludeByHand(c.Context(), t, s.Name(), attemptID, seed, g, tr)
+	rec.StartedAt = opened.UTC().Format(time.RFC3339)
 	if err := w.WriteJSON(rec.Trajectory, tr); err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
 	}
@@ -328,7 +333,7 @@ func readFinal(r io.Reader, errw io.Writer, done chan<- stopped) {
 	}
 }
 
-// concludeByHand builds the attempt record of a served attempt and judges it as the runner does (runner.Judge:
+// concludeByHand builds the attempt record (StartedAt left to the caller) of a served attempt and judges it as the runner does (runner.Judge:
 // the task's state and answer judges): the trajectory tr (State and Finish set) gives the steps, events and
 // final answer.
 func concludeByHand(ctx context.Context, t suites.Task, suite, attemptID string, seed int, g map[string]bool,
@@ -339,7 +344,7 @@ func concludeByHand(ctx context.Context, t suites.Task, suite, attemptID string,
 	}
 	rec := results.Attempt{AttemptID: attemptID, PairID: runner.PairID(suite, t.ID, 1), Variant: mcpVariant,
 		TaskID: t.ID, Suite: cmpString(t.Suite, suite), Cluster: cmpString(t.Cluster, t.ID), Rep: 1, Seed: &seed,
-		Model: "external", Guards: guards, StartedAt: time.Now().Add(-time.Duration(tr.DurationMS) * time.Millisecond).UTC().Format(time.RFC3339),
+		Model: "external", Guards: guards,
 		DurationMS: tr.DurationMS, Steps: len(tr.Steps), GuardEvents: tr.GuardCounts, FinishReason: tr.Finish.Reason,
 		Error: tr.Finish.Error, Trajectory: results.TrajectoryPath(attemptID), Meta: t.Meta}
 	if fa := tr.Finish.Final; fa != nil {

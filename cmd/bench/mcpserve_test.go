@@ -373,3 +373,92 @@ func TestReadFinal(t *testing.T) {
 	default:
 	}
 }
+
+// serveExports starts bench mcp serve (HTTP) with args and reads its export lines; stdin, when not nil, is the
+// command's standard input.
+func serveExports(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, map[string]string, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(benchBin, append([]string{"mcp", "serve"}, args...)...)
+	cmd.Dir = "../.."
+	cmd.Stdin = stdin
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	var lines strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for n := 0; n < 11 && sc.Scan(); n++ {
+		lines.WriteString(sc.Text() + "\n")
+	}
+	go io.Copy(io.Discard, stdout)
+	return cmd, sourceExports(t, lines.String()), stderr
+}
+
+// A final answer line on standard input ends the attempt (HTTP mode) and the answer judge decides it: the Zoo
+// task's reference answer (6 mm, suites/zoo/tasks/shop.yaml) passes. The task's own timeout (60 s) is the
+// default budget. A short --timeout ends the attempt by itself at the deadline, as a timeout.
+func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	const qa = "shop-qa-yoga-mat-thickness"
+	task := zooTask(t, qa)
+	if task.Timeout != 60*time.Second || task.Check.Answer == nil || task.Check.Answer.Number == nil {
+		t.Fatalf("task %s changed: timeout %v, answer %+v", qa, task.Timeout, task.Check.Answer)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	pr, pw := io.Pipe()
+	cmd, vars, stderr := serveExports(t, pr, "--tasks", qa, "--out", out)
+	if vars["WEBBENCH_TIMEOUT_S"] != "60" || vars["WEBBENCH_GOAL"] != task.Goal {
+		t.Errorf("timeout %q goal %q", vars["WEBBENCH_TIMEOUT_S"], vars["WEBBENCH_GOAL"])
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "webbench-test", Version: "v0"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: vars["WEBBENCH_MCP_URL"]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callText(t, cs, "browser_snapshot", nil)
+	cs.Close()
+	answer := `{"ok": true, "final": "6 mm", "page": "", "error": null}`
+	io.WriteString(pw, "not json\n"+answer+"\n")
+	pw.Close() // EOF after the answer is ignored; exec's copy to the child's stdin ends (Wait waits for it)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	for _, w := range []string{"standard input: not a final answer", "stopped: final answer received on standard input after 1 tool call(s)",
+		"verdict: pass (answer judge): "} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	tr, err := results.ReadTrajectory(filepath.Join(out, results.TrajectoryPath(vars["WEBBENCH_ATTEMPT_ID"])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Finish.Reason != results.FinishAnswered || tr.Finish.Final == nil || tr.Finish.Final.Final != "6 mm" || tr.Finish.Output != answer {
+		t.Errorf("finish %+v", tr.Finish)
+	}
+
+	out = filepath.Join(t.TempDir(), "run")
+	cmd, vars, stderr = serveExports(t, nil, "--tasks", mcpTask, "--out", out, "--timeout", "2s")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stopped: attempt deadline reached after 0 tool call(s)") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	rr, err := results.ReadAttempts(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := rr.Final(); len(recs) != 1 || recs[0].FinishReason != results.FinishTimeout || recs[0].Status != results.StatusFail ||
+		recs[0].AttemptID != vars["WEBBENCH_ATTEMPT_ID"] {
+		t.Errorf("records %+v", recs)
+	}
+}
