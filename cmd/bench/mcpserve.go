@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -188,6 +191,16 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		deadline.Format(time.RFC3339), trPath)
 
 	stop := f.serve(c, srv, deadline)
+	// A second Ctrl-C while the attempt is closed, judged and written aborts (main's signal context is done).
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	go func() {
+		if _, ok := <-again; ok {
+			fmt.Fprintln(stderr, "interrupted again: exiting without writing the trajectory")
+			os.Exit(exitInterrupt)
+		}
+	}()
 	tr := srv.Close()
 	if st, err := att.Env.State(context.Background()); err == nil {
 		tr.State = st
