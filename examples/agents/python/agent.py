@@ -18,13 +18,15 @@ Inputs (environment):
   WEBBENCH_GUARDS       name=on|off,... (all seven guards); this agent implements the model-level ones:
     repeat_guard    on: an identical call (tool + canonical arguments) with an identical result gets a
                     "### Repeated call" note from its 3rd time in a row; after the 5th the next request carries no
-                    tools and a system message asking for the final JSON; and a call identical to one that failed
-                    3 times in a row is not run again (the model gets an error tool message instead).
+                    tools and a system message asking for the final JSON; and a call (tool + arguments) that
+                    failed 3 times in a row is not run again (the model gets an error tool message instead; other
+                    calls in between do not reset its count, a success of it does).
     final_recovery  on: when the model ends with empty or non-JSON content, or the step limit is reached, one
                     more request without tools and a user message asking for the final JSON (the built-in
                     agent's text, docs/GUARDS.md section 3).
-    visual_progress on: a successful browser_mouse_click_xy counts as progress for the stall rule (3 iterations in
-                    a row with a failed call and no successful action end the attempt); off, it does not.
+    visual_progress on: a successful browser_mouse_click_xy counts as an action for the stall rule (the built-in
+                    agent's, DESIGN.md "Iteration and stall": 3 iterations with a failed call and no successful
+                    action, successful reads in between not counting, end the attempt); off, it does not.
     intercept_hint, snapshot_ready, stale_ref_refresh, evaluate_isolation: webbench's MCP server runs them; this
                     agent only logs their state.
 
@@ -386,7 +388,14 @@ def run():
                 log("final_recovery: the recovery call failed: %s" % e)
         return {"ok": False, "final": content, "page": state["page"], "error": reason}
 
-    streak_key, streak, fail_key, fail_streak, withhold, stalled = "", 0, "", 0, False, 0
+    def is_action(name):
+        # Action tools change the page: not read-only, not browser_evaluate (page script), and the coordinate
+        # click only when visual_progress is on.
+        return (not read_only.get(name) and name != "browser_evaluate" and
+                (name != "browser_mouse_click_xy" or guards["visual_progress"]))
+
+    streak_key, streak, withhold, stalled = "", 0, False, 0
+    failures = {}  # consecutive failures of each identical call
     try:
         for step in range(1, max_steps + 1):
             if deadline is not None and time.time() >= deadline:
@@ -417,11 +426,12 @@ def run():
                     failed = True
                     continue
                 key = name + " " + canonical(args)
-                if guards["repeat_guard"] and key == fail_key and fail_streak >= FAILED_REPEAT_LIMIT:
-                    log("step %d: repeat_guard: %s not run again (failed %d times)" % (step, name, fail_streak))
+                failed_before = failures.get(key, 0)
+                if guards["repeat_guard"] and failed_before >= FAILED_REPEAT_LIMIT:
+                    log("step %d: repeat_guard: %s not run again (failed %d times)" % (step, name, failed_before))
                     messages.append({"role": "tool", "tool_call_id": c["id"], "content":
                                      "### Error\nNot run: this identical call failed %d times in a row. "
-                                     "Do something different." % fail_streak})
+                                     "Do something different." % failed_before})
                     failed = True
                     continue
                 try:
@@ -434,12 +444,10 @@ def run():
                 state["page"] = last_page_url(text) or state["page"]
                 if is_error:
                     failed = True
-                    fail_streak = fail_streak + 1 if key == fail_key else 1
-                    fail_key = key
+                    failures[key] = failed_before + 1
                 else:
-                    fail_key, fail_streak = "", 0
-                    acted = acted or (not read_only.get(name) and
-                                      (name != "browser_mouse_click_xy" or guards["visual_progress"]))
+                    failures.pop(key, None)
+                    acted = acted or is_action(name)
                 if guards["repeat_guard"]:
                     rk = key + "\n" + text
                     streak = streak + 1 if rk == streak_key else 1
@@ -452,7 +460,12 @@ def run():
                     if streak >= REPEAT_WITHHOLD_AT:
                         withhold = True
                 messages.append({"role": "tool", "tool_call_id": c["id"], "content": text})
-            stalled = stalled + 1 if failed and not acted else 0
+            # The stall rule (DESIGN.md "Iteration and stall"): a failed call and no successful action -> stalled;
+            # a successful action resets it; successful reads only leave it as it is.
+            if acted:
+                stalled = 0
+            elif failed:
+                stalled += 1
             if stalled >= STALL_LIMIT:
                 log("stall: %d iterations with a failed call and no successful action" % stalled)
                 return {"ok": False, "final": "", "page": state["page"], "error": "no further browser progress"}

@@ -14,13 +14,15 @@
 //   WEBBENCH_GUARDS       name=on|off,… (all seven guards); this agent implements the model-level ones:
 //     repeat_guard    on: an identical call (tool + canonical arguments) with an identical result gets a
 //                     "### Repeated call" note from its 3rd time in a row; after the 5th the next request carries
-//                     no tools and a system message asking for the final JSON; and a call identical to one that
-//                     failed 3 times in a row is not run again (the model gets an error tool message instead).
+//                     no tools and a system message asking for the final JSON; and a call (tool + arguments) that
+//                     failed 3 times in a row is not run again (the model gets an error tool message instead;
+//                     other calls in between do not reset its count, a success of it does).
 //     final_recovery  on: when the model ends with empty or non-JSON content, or the step limit is reached, one
 //                     more request without tools and a user message asking for the final JSON (the built-in
 //                     agent's text, GUARDS.md §3).
-//     visual_progress on: a successful browser_mouse_click_xy counts as progress for the stall rule (3 iterations
-//                     in a row with a failed call and no successful action end the attempt); off, it does not.
+//     visual_progress on: a successful browser_mouse_click_xy counts as an action for the stall rule (the built-in
+//                     agent's, DESIGN.md "Iteration and stall": 3 iterations with a failed call and no successful
+//                     action, successful reads in between not counting, end the attempt); off, it does not.
 //     intercept_hint, snapshot_ready, stale_ref_refresh, evaluate_isolation: webbench's MCP server runs them;
 //                     this agent only logs their state.
 //
@@ -196,6 +198,12 @@ async function main(): Promise<number> {
     function: { name: t.name, description: t.description ?? "", parameters: t.inputSchema as Record<string, unknown> },
   }));
   const readOnly = new Map(listed.tools.map((t) => [t.name, t.annotations?.readOnlyHint === true]));
+  // Action tools change the page: not read-only, not browser_evaluate (page script), and the coordinate click only
+  // when visual_progress is on.
+  const isAction = (name: string): boolean =>
+    !readOnly.get(name) &&
+    name !== "browser_evaluate" &&
+    (name !== "browser_mouse_click_xy" || guards.get("visual_progress") === true);
   log(`${tools.length} tools: ${tools.map((t) => t.function.name).join(", ")}`);
 
   const messages: ChatCompletionMessageParam[] = [
@@ -206,8 +214,7 @@ async function main(): Promise<number> {
   // repeat_guard state: the current streak of identical calls with identical results, and of identical failures.
   let streakKey = "";
   let streak = 0;
-  let failKey = "";
-  let failStreak = 0;
+  const failures = new Map<string, number>(); // consecutive failures of each identical call
   let withhold = false;
   let stalled = 0;
 
@@ -281,9 +288,10 @@ async function main(): Promise<number> {
           continue;
         }
         const key = name + " " + canonical(args);
-        if (guards.get("repeat_guard") && key === failKey && failStreak >= FAILED_REPEAT_LIMIT) {
-          text = `### Error\nNot run: this identical call failed ${failStreak} times in a row. Do something different.`;
-          log(`step ${step}: repeat_guard: ${name} not run again (failed ${failStreak} times)`);
+        const failedBefore = failures.get(key) ?? 0;
+        if (guards.get("repeat_guard") && failedBefore >= FAILED_REPEAT_LIMIT) {
+          text = `### Error\nNot run: this identical call failed ${failedBefore} times in a row. Do something different.`;
+          log(`step ${step}: repeat_guard: ${name} not run again (failed ${failedBefore} times)`);
           messages.push({ role: "tool", tool_call_id: c.id, content: text });
           failed = true;
           continue;
@@ -302,13 +310,10 @@ async function main(): Promise<number> {
         page = lastPageURL(text) ?? page;
         if (isError) {
           failed = true;
-          failStreak = key === failKey ? failStreak + 1 : 1;
-          failKey = key;
+          failures.set(key, failedBefore + 1);
         } else {
-          failKey = "";
-          failStreak = 0;
-          const isAction = !readOnly.get(name) && (name !== "browser_mouse_click_xy" || guards.get("visual_progress") === true);
-          acted = acted || isAction;
+          failures.delete(key);
+          acted = acted || isAction(name);
         }
         if (guards.get("repeat_guard")) {
           const rk = key + "\n" + text;
@@ -324,7 +329,10 @@ async function main(): Promise<number> {
         }
         messages.push({ role: "tool", tool_call_id: c.id, content: text });
       }
-      stalled = failed && !acted ? stalled + 1 : 0;
+      // The stall rule (DESIGN.md "Iteration and stall"): a failed call and no successful action → stalled; a
+      // successful action resets it; successful reads only leave it as it is.
+      if (acted) stalled = 0;
+      else if (failed) stalled++;
       if (stalled >= STALL_LIMIT) {
         log(`stall: ${stalled} iterations with a failed call and no successful action`);
         return { ok: false, final: "", page, error: "no further browser progress" };
