@@ -30,12 +30,12 @@ var tasks = []struct{ id, judge, final string }{
 }
 
 func TestReferenceAgentsPassZooTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-Chromium test (-short)")
+	}
 	nodeDir, _ := filepath.Abs("node")
 	nodeMain := filepath.Join(nodeDir, "dist", "agent.js")
 	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		if testing.Short() {
-			t.Skip("examples/agents/node/node_modules is missing (run `make agents`); skipped under -short")
-		}
 		t.Fatalf("examples/agents/node/node_modules is missing: run `make agents` (make test does): %v", err)
 	}
 	if _, err := os.Stat(nodeMain); err != nil {
