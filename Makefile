@@ -5,9 +5,9 @@ CHROMIUM ?= /usr/lib/chromium/chromium
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver build demo test test-short bench fmt vet calibrate
+.PHONY: setup chromium driver agents build demo test test-short bench fmt vet calibrate
 
-setup: chromium driver
+setup: chromium driver agents
 
 chromium:
 	@if [ -x "$(CHROMIUM)" ] || [ -n "$$WEBBENCH_CHROMIUM" ]; then :; else \
@@ -20,6 +20,18 @@ driver:
 	  echo "installing playwright-core@$(PLAYWRIGHT_CORE_VERSION) into $(DRIVER_DIR)…"; \
 	  mkdir -p "$(DRIVER_DIR)" && cd "$(DRIVER_DIR)" && \
 	  npm install --silent --no-audit --no-fund --no-save playwright-core@$(PLAYWRIGHT_CORE_VERSION) >/dev/null; fi
+
+# The Node reference agent (examples/agents/node): its pinned packages (package-lock.json) and its build
+# (tsc → dist/agent.js). Skipped when node_modules holds the pinned versions and dist is newer than the source.
+AGENT_NODE_DIR := examples/agents/node
+agents:
+	@if grep -qs '"version": "1.32.2"' "$(AGENT_NODE_DIR)/node_modules/@modelcontextprotocol/sdk/package.json" && \
+	   grep -qs '"version": "6.30.1"' "$(AGENT_NODE_DIR)/node_modules/openai/package.json" && \
+	   grep -qs '"version": "5.9.3"' "$(AGENT_NODE_DIR)/node_modules/typescript/package.json"; then :; else \
+	  echo "installing the Node reference agent's packages into $(AGENT_NODE_DIR)/node_modules…"; \
+	  npm ci --prefix "$(AGENT_NODE_DIR)" --silent --no-audit --no-fund >/dev/null; fi
+	@if [ "$(AGENT_NODE_DIR)/dist/agent.js" -nt "$(AGENT_NODE_DIR)/src/agent.ts" ]; then :; else \
+	  npm run --prefix "$(AGENT_NODE_DIR)" --silent build; fi
 
 build:
 	$(GO) build -o bin/bench ./cmd/bench

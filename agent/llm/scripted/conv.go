@@ -60,6 +60,10 @@ type conv struct {
 	pageURL  string
 	firstURL string
 	prof     Profile
+	// bare is set when the task was recognised from a first user message with no observation (the goal alone,
+	// or "Task: <goal>" alone): an external agent's start (issue 15). taskMsg is that message's index.
+	bare    bool
+	taskMsg int
 }
 
 // lastWhole returns the last snapshot of a result that was not elided.
@@ -103,6 +107,7 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 		}
 	}
 	byID := map[string]*call{}
+	seenUser := false
 	for i, m := range req.Messages {
 		text := messageText(m)
 		c.texts = append(c.texts, text)
@@ -116,10 +121,18 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 		case openai.ChatMessageRoleUser:
 			if c.task == nil && c.goal == "" && strings.HasPrefix(text, agent.TaskLead) {
 				c.goal, c.task = findTask(text, tasks)
+				c.taskMsg = i
 				if res.URL != "" || res.Title != "" {
 					c.firstURL = res.URL
 				}
+				c.bare = c.task != nil && res.URL == "" && res.Title == "" && !hasSnapshot(res)
+			} else if c.task == nil && c.goal == "" && !seenUser {
+				// The goal alone (trimmed, exact): an external agent that sends no observation.
+				if t := tasks[strings.TrimSpace(text)]; t != nil {
+					c.goal, c.task, c.taskMsg, c.bare = strings.TrimSpace(text), t, i, true
+				}
 			}
+			seenUser = true
 		case openai.ChatMessageRoleAssistant:
 			t := &turn{msg: i, content: text}
 			for _, tc := range m.ToolCalls {
@@ -151,6 +164,11 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 			}
 		}
 		if res != nil {
+			if c.bare && c.firstURL == "" && i > c.taskMsg && (res.URL != "" || res.Title != "") {
+				// The first page the conversation shows after a bare task message stands for the first
+				// observation (appRoot resolves the solution's relative URLs against it).
+				c.firstURL = res.URL
+			}
 			if y, ok := lastWhole(res); ok {
 				c.snapText, c.snapMsg = y, i
 			}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"webbench/suites"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 func TestAppRootAndGuesses(t *testing.T) {
@@ -34,5 +36,62 @@ func TestAppRootAndGuesses(t *testing.T) {
 		"f1e42", "f1e43"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("guesses %v, want %v", got, want)
+	}
+}
+
+// TestBareGoalAsksForSnapshotFirst: an external agent's first user message may hold the goal alone, or
+// "Task: <goal>" with no observation (issue 15 item 2); the policy asks for a snapshot, then plays the solution
+// from the page that snapshot shows, as from a first observation.
+func TestBareGoalAsksForSnapshotFirst(t *testing.T) {
+	for _, first := range []string{goalShop, "  " + goalShop + "\n", "Task: " + goalShop, "Task: " + goalShop + "\n\n"} {
+		h := newHarness(t, []suites.Task{qaTask(), shopTask()}, Clean())
+		h.msgs = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: first}}
+		if a := wantCall(t, h.ask(), "browser_snapshot"); len(a) != 0 {
+			t.Fatalf("%q: snapshot args %v", first, a)
+		}
+		a := wantCall(t, h.results(obs("/", "Shop", snapHome)), "browser_click")
+		if a["target"] != "e6" || a["element"] != `link "Yoga Mat"` {
+			t.Fatalf("%q: first action %v", first, a)
+		}
+	}
+
+	// A navigate step resolves against the page the first snapshot showed (the app root under the tenant).
+	task := suites.Task{ID: "nav", Goal: "Open the cart.", Start: "/search?q=mat",
+		Solution: []suites.Step{{Kind: "navigate", URL: "/cart"}}}
+	h := newHarness(t, []suites.Task{task}, Clean())
+	h.msgs = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: "An agent."},
+		{Role: openai.ChatMessageRoleUser, Content: task.Goal}}
+	wantCall(t, h.ask(), "browser_snapshot")
+	if a := wantCall(t, h.results(obs("/search?q=mat", "Search", snapHome)), "browser_navigate"); a["url"] != origin+"/cart" {
+		t.Fatalf("navigate url %v, want %s", a["url"], origin+"/cart")
+	}
+	f := wantFinal(t, h.results(obs("/cart", "Cart", snapCheckout)))
+	if !f.OK || f.Page != origin+"/cart" || f.Final != "Completed the task: "+task.Goal {
+		t.Fatalf("final %+v", f)
+	}
+
+	// Snapshots that keep failing: the policy asks maxEmptyLooks times, then gives up as on an empty page.
+	h = newHarness(t, []suites.Task{shopTask()}, Clean())
+	h.msgs = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: goalShop}}
+	m := h.ask()
+	for i := 1; i < maxEmptyLooks; i++ {
+		m = h.results("### Error\nbrowser is busy")
+		wantCall(t, m, "browser_snapshot")
+	}
+	if f := wantFinal(t, h.results("### Error\nbrowser is busy")); f.OK || f.Error == nil || *f.Error != giveUpEmpty {
+		t.Fatalf("after %d failed looks: %+v", maxEmptyLooks, f)
+	}
+
+	// An unknown goal alone is refused like an unknown "Task: " message; the goal alone counts only in the
+	// first user message.
+	h = newHarness(t, []suites.Task{shopTask()}, Clean())
+	h.msgs = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Buy two Yoga Mats."}}
+	if f := wantFinal(t, h.ask()); f.OK || f.Error == nil || *f.Error != "unknown task" {
+		t.Fatalf("unknown bare goal: %+v", f)
+	}
+	h.msgs = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Hello."},
+		{Role: openai.ChatMessageRoleUser, Content: goalShop}}
+	if f := wantFinal(t, h.ask()); f.OK || f.Error == nil || *f.Error != "unknown task" {
+		t.Fatalf("goal in a second user message: %+v", f)
 	}
 }

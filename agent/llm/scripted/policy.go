@@ -107,7 +107,22 @@ func (c *conv) decide() reply {
 		}
 		return c.jsonReply(c.forcedFinal())
 	}
+	if c.needsFirstLook() {
+		return c.calls(toolCall{browser.ToolSnapshot, map[string]any{}})
+	}
 	return c.act()
+}
+
+// needsFirstLook reports whether the policy should ask for a snapshot before anything else: the task came
+// without an observation (conv.bare: an external agent's first user message with the goal alone, issue 15),
+// the conversation has shown no page yet, and the policy has asked for fewer than maxEmptyLooks looks
+// (all its turns so far read-only), so that an agent whose snapshots keep failing is not asked forever. A
+// conversation whose task message carries the first observation (the built-in agent's) is never bare.
+func (c *conv) needsFirstLook() bool {
+	if !c.bare || c.snapMsg >= 0 || c.pageURL != "" || !c.offers(browser.ToolSnapshot) {
+		return false
+	}
+	return c.trailingReads() == len(c.turns) && len(c.turns) < maxEmptyLooks
 }
 
 // recovery answers final_recovery's user turn: valid JSON with probability withheld_user_turn_json, else prose

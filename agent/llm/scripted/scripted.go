@@ -11,7 +11,10 @@
 // What the policy reads (the contract with the agent loop):
 //   - the task: the first user message starts "Task: <goal>", then a blank line and the first observation;
 //     the goal is matched exactly against the tasks' goals (an unknown goal is answered with
-//     {"ok": false, …, "error": "unknown task"});
+//     {"ok": false, …, "error": "unknown task"}); an external agent (issue 15) may instead send a first user
+//     message with the goal alone (trimmed, exact) or "Task: <goal>" with no observation: then, while the
+//     conversation has shown no page, the policy first asks for browser_snapshot (at most maxEmptyLooks times)
+//     and the first page shown stands for the first observation;
 //   - every user and tool message read back into a result with browser.ParseResult (the inverse of the agent's
 //     formatting; the policy has only the text, as a model does): the latest snapshot is the last whole one of
 //     any such message, the page URL the last one shown;
