@@ -547,6 +547,15 @@ func checkBudgets(c *cobra.Command, maxSteps int, timeout, callTimeout time.Dura
 
 func validateVariants(vs []runner.Variant) error {
 	for _, v := range vs {
+		if v.Agent != nil {
+			// The runner checks it too; here a dry run and the ablation's plan print catch it as well.
+			if err := runner.CheckAgentCmd(v.Agent); err != nil {
+				return usageErr("%s: %v", v.Name, err)
+			}
+			if v.PromptFile != "" {
+				return usageErr("%s: prompt %s cannot apply to an external agent (it has its own prompt)", v.Name, v.PromptFile)
+			}
+		}
 		if v.Model.Kind == "scripted" {
 			if _, err := scripted.LoadProfile(v.Model.Profile); err != nil {
 				return usageErr("%s: %v", v.Name, err)
