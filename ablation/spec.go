@@ -80,7 +80,8 @@ type Config struct {
 	// ARGS…], env: {NAME: VALUE}}` (runner.AgentCmd; a relative command path and the working directory are the
 	// spec file's folder); a variant without one inherits the baseline's. ParseSpec checks its shape (parseAgent)
 	// and refuses a prompt beside it (an external agent has its own prompt).
-	Agent *yaml.Node `yaml:"agent"`
+	// (The raw node; Kind 0 when the key is absent.)
+	Agent yaml.Node `yaml:"agent"`
 	// agent is Agent parsed (nil: the built-in agent).
 	agent *runner.AgentCmd
 	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
@@ -279,8 +280,8 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	}
 	dir := filepath.Dir(name)
 	var err error
-	if s.Baseline.Agent != nil {
-		if s.Baseline.agent, err = parseAgent(name, "baseline: ", s.Baseline.Agent, dir); err != nil {
+	if s.Baseline.Agent.Kind != 0 {
+		if s.Baseline.agent, err = parseAgent(name, "baseline: ", &s.Baseline.Agent, dir); err != nil {
 			return nil, err
 		}
 		if s.Baseline.Prompt != "" {
@@ -290,8 +291,8 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	}
 	for i := range s.Variants {
 		v := &s.Variants[i]
-		if v.Agent != nil {
-			if v.agent, err = parseAgent(name, "variant "+cmpOr(v.Name, "(no name)")+": ", v.Agent, dir); err != nil {
+		if v.Agent.Kind != 0 {
+			if v.agent, err = parseAgent(name, "variant "+cmpOr(v.Name, "(no name)")+": ", &v.Agent, dir); err != nil {
 				return nil, err
 			}
 		}
@@ -392,7 +393,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 				set bool
 			}{{"model", v.Model != nil}, {"guards", len(v.Guards) > 0}, {"prompt", v.Prompt != ""},
 				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""},
-				{"agent", v.Agent != nil}} {
+				{"agent", v.Agent.Kind != 0}} {
 				if f.set {
 					return nil, fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
 						name, at("variants", i, f.key), v.Name, f.key)
