@@ -228,13 +228,20 @@ func (c *Client) decodeResponse(reqBody, raw []byte) (*Response, *Error) {
 	if wr.Usage != nil {
 		out.Usage = Usage{Prompt: wr.Usage.PromptTokens, Completion: wr.Usage.CompletionTokens}
 	} else {
-		n := len(out.Message.Content) + len(out.Reasoning) + len(out.Refusal)
-		for _, tc := range out.Message.ToolCalls {
-			n += len(tc.Function.Name) + len(tc.Function.Arguments)
-		}
-		out.Usage = Usage{Prompt: (len(reqBody) + 3) / 4, Completion: (n + 3) / 4, Estimated: true}
+		out.Usage = EstimateUsage(reqBody, out)
 	}
 	return out, nil
+}
+
+// EstimateUsage is the usage of a call whose endpoint sent none, marked Estimated: ≈ 4 bytes per token, the
+// request JSON reqBody for the prompt, r's content, reasoning, refusal and tool-call names and arguments for
+// the completion (see Usage.Estimated).
+func EstimateUsage(reqBody []byte, r *Response) Usage {
+	n := len(r.Message.Content) + len(r.Reasoning) + len(r.Refusal)
+	for _, tc := range r.Message.ToolCalls {
+		n += len(tc.Function.Name) + len(tc.Function.Arguments)
+	}
+	return Usage{Prompt: (len(reqBody) + 3) / 4, Completion: (n + 3) / 4, Estimated: true}
 }
 
 // wireToolCall is one response tool call; arguments may be a string, an object or absent.
