@@ -334,8 +334,47 @@ func TestAgentCmdRefusedBeforeTheRun(t *testing.T) {
 	}
 }
 
-// checkReactSteps checks the react agent's merged trajectory (model calls recorded by the proxy).
-func checkReactSteps(t *testing.T, r results.Attempt, tr *results.Trajectory) {}
+// checkReactSteps checks the react agent's merged trajectory: its first snapshot (before any model call) is a
+// step of its own; then one step per model call (recorded by the proxy: request, tool calls, usage) holding the
+// results of exactly the tool calls it asked for, under their ids, in time order; the last model call answered
+// without tool calls. The record's tokens are the model calls' usage summed.
+func checkReactSteps(t *testing.T, r results.Attempt, tr *results.Trajectory) {
+	t.Helper()
+	if len(tr.Steps) < 3 {
+		t.Fatalf("%d steps", len(tr.Steps))
+	}
+	first := tr.Steps[0]
+	if first.Request.Messages != 0 || len(first.ToolCalls) != 1 || first.ToolCalls[0].Name != "browser_snapshot" || len(first.Results) != 1 {
+		t.Errorf("step 0 %+v: want the agent's own first snapshot", first)
+	}
+	prompt, completion := 0, 0
+	var last int64
+	for i, st := range tr.Steps[1:] {
+		prompt, completion = prompt+st.Usage.Prompt, completion+st.Usage.Completion
+		if st.Request.Messages < 1 || len(st.Request.Tools) != 13 || st.ModelMS < 0 || st.StartedMS < last {
+			t.Errorf("step %d: request %+v model_ms %d started %d (after %d): want a model call, in time order", i+1,
+				st.Request, st.ModelMS, st.StartedMS, last)
+		}
+		last = st.StartedMS
+		if len(st.Results) != len(st.ToolCalls) {
+			t.Errorf("step %d: %d tool calls, %d results", i+1, len(st.ToolCalls), len(st.Results))
+			continue
+		}
+		for j, res := range st.Results {
+			if res.Call.ID != st.ToolCalls[j].ID || res.Call.Name != st.ToolCalls[j].Name {
+				t.Errorf("step %d result %d: call %+v, want %+v", i+1, j, res.Call, st.ToolCalls[j])
+			}
+		}
+	}
+	t.Logf("react: %d steps, tokens %+v, guard events %v", len(tr.Steps), r.Tokens, r.GuardEvents)
+	if end := tr.Steps[len(tr.Steps)-1]; len(end.ToolCalls) != 0 || !strings.Contains(end.Content, `"ok"`) {
+		t.Errorf("last step %+v: want the model's final answer", end)
+	}
+	if prompt == 0 || r.Tokens.Prompt != prompt || r.Tokens.Completion != completion || r.Steps != len(tr.Steps) {
+		t.Errorf("record tokens %+v steps %d, model calls' usage %d/%d over %d steps", r.Tokens, r.Steps, prompt,
+			completion, len(tr.Steps))
+	}
+}
 
 // sameSet reports whether a and b hold the same strings.
 func sameSet(a, b []string) bool {
