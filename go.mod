@@ -3,6 +3,7 @@ module webbench
 go 1.26.0
 
 require (
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/mxschmitt/playwright-go v0.6401.0
 	github.com/olekukonko/tablewriter v1.1.5

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -75,6 +76,14 @@ type Config struct {
 	Seed string `yaml:"seed"`
 	// Scope: "all" (default for explicit variants) or "target" (only tasks tagged with a switched guard).
 	Scope string `yaml:"scope"`
+	// Agent is an external agent run instead of the built-in one, `agent: {kind: command, run: [COMMAND,
+	// ARGS…], env: {NAME: VALUE}}` (runner.AgentCmd; a relative command path and the working directory are the
+	// spec file's folder); a variant without one inherits the baseline's. ParseSpec checks its shape (parseAgent)
+	// and refuses a prompt beside it (an external agent has its own prompt).
+	// (The raw node; Kind 0 when the key is absent.)
+	Agent yaml.Node `yaml:"agent"`
+	// agent is Agent parsed (nil: the built-in agent).
+	agent *runner.AgentCmd
 	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
 	// name). `aa: true` (or `aa: other-seeds`, AAOtherSeeds): the baseline with other seeds (the i-th such arm
 	// derives its seeds from pair_id and the base seed + AASeedOffset·i); its Δ is the run's observed noise
@@ -269,6 +278,33 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	if err := normModel(s.Baseline.Model); err != nil {
 		return nil, fmt.Errorf("%s:%d: baseline.model: %v", name, line("model"), err)
 	}
+	dir := filepath.Dir(name)
+	var err error
+	if s.Baseline.Agent.Kind != 0 {
+		if s.Baseline.agent, err = parseAgent(name, "baseline: ", &s.Baseline.Agent, dir); err != nil {
+			return nil, err
+		}
+		if s.Baseline.Prompt != "" {
+			return nil, fmt.Errorf("%s:%d: baseline: prompt: cannot apply to an external agent (agent: line %d; it "+
+				"has its own prompt): remove it", name, at("baseline", -1, "prompt"), s.Baseline.Agent.Line)
+		}
+	}
+	for i := range s.Variants {
+		v := &s.Variants[i]
+		if v.Agent.Kind != 0 {
+			if v.agent, err = parseAgent(name, "variant "+cmpOr(v.Name, "(no name)")+": ", &v.Agent, dir); err != nil {
+				return nil, err
+			}
+		}
+		if (v.agent != nil || s.Baseline.agent != nil) && v.AA == "" && (v.Prompt != "" || s.Baseline.Prompt != "") {
+			l := at("variants", i, "prompt")
+			if v.Prompt == "" {
+				l = at("variants", i, "agent")
+			}
+			return nil, fmt.Errorf("%s:%d: variant %s: prompt: cannot apply to an external agent (it has its own "+
+				"prompt): remove the prompt or the agent", name, l, v.Name)
+		}
+	}
 	for _, c := range append([]Config{s.Baseline}, s.Variants...) {
 		for g := range c.Guards {
 			if !knownGuard(g) {
@@ -356,7 +392,8 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 				key string
 				set bool
 			}{{"model", v.Model != nil}, {"guards", len(v.Guards) > 0}, {"prompt", v.Prompt != ""},
-				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""}} {
+				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""},
+				{"agent", v.Agent.Kind != 0}} {
 				if f.set {
 					return nil, fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
 						name, at("variants", i, f.key), v.Name, f.key)
@@ -602,6 +639,9 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	if c.Seed != "" {
 		v.Seed = c.Seed
 	}
+	if c.agent != nil {
+		v.Agent = c.agent
+	}
 	return v, g
 }
 
@@ -629,7 +669,92 @@ func stripName(v runner.Variant) runner.Variant {
 
 func toVariant(base Config, g map[string]bool, m runner.Model) runner.Variant {
 	return runner.Variant{Model: m, Guards: g, PromptFile: base.Prompt, MaxSteps: base.MaxSteps, Timeout: base.Timeout,
-		Seed: base.Seed}
+		Seed: base.Seed, Agent: base.agent}
+}
+
+// cmpOr is s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// parseAgent reads an `agent:` block (node n, in section where: "baseline: " or "variant V: ") of spec file
+// name into a runner.AgentCmd run in dir: a mapping of kind (command, the only kind), run (a non-empty sequence
+// of strings: the command and its arguments) and env (a mapping of names to string values; quote numbers and
+// booleans). Errors name the file, the line and the field.
+func parseAgent(name, where string, n *yaml.Node, dir string) (*runner.AgentCmd, error) {
+	fail := func(line int, field, msg string, args ...any) error {
+		return fmt.Errorf("%s:%d: %sagent%s: %s", name, line, where, field, fmt.Sprintf(msg, args...))
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fail(n.Line, "", "expected a mapping {kind: command, run: [COMMAND, ARGS…], env: {…}}")
+	}
+	a := &runner.AgentCmd{Dir: dir}
+	var kind, run *yaml.Node
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		switch k.Value {
+		case "kind":
+			kind = v
+			if v.Kind != yaml.ScalarNode || v.Value != "command" {
+				return nil, fail(k.Line, ".kind", "%s: expected command (the only kind)", nodeText(v))
+			}
+			a.Kind = v.Value
+		case "run":
+			run = v
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				return nil, fail(k.Line, ".run", "expected a non-empty list [COMMAND, ARGS…]")
+			}
+			for i, w := range v.Content {
+				if w.Kind != yaml.ScalarNode || w.Tag == "!!null" {
+					return nil, fail(w.Line, fmt.Sprintf(".run[%d]", i), "%s: expected a string", nodeText(w))
+				}
+				a.Run = append(a.Run, w.Value)
+			}
+			if a.Run[0] == "" {
+				return nil, fail(k.Line, ".run[0]", "the command is empty")
+			}
+		case "env":
+			if v.Kind != yaml.MappingNode {
+				return nil, fail(k.Line, ".env", "expected a mapping {NAME: VALUE}")
+			}
+			a.Env = map[string]string{}
+			for e := 0; e+1 < len(v.Content); e += 2 {
+				ek, ev := v.Content[e], v.Content[e+1]
+				if ev.Kind != yaml.ScalarNode || ev.Tag != "!!str" {
+					return nil, fail(ek.Line, ".env."+ek.Value, "%s is not a string: quote it", nodeText(ev))
+				}
+				a.Env[ek.Value] = ev.Value
+			}
+		default:
+			return nil, fail(k.Line, "", "unknown key %q (valid: kind, run, env)", k.Value)
+		}
+	}
+	switch {
+	case kind == nil:
+		return nil, fail(n.Line, ".kind", "missing: give kind: command")
+	case run == nil:
+		return nil, fail(n.Line, ".run", "missing: give run: [COMMAND, ARGS…]")
+	}
+	if err := runner.CheckAgentShape(a); err != nil {
+		return nil, fail(n.Line, "", "%v", err)
+	}
+	return a, nil
+}
+
+// nodeText is how a YAML value is named in an error: a scalar quoted, else its kind.
+func nodeText(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.SequenceNode:
+		return "(a sequence)"
+	case yaml.MappingNode:
+		return "(a mapping)"
+	}
+	return "(an alias)"
 }
 
 // variantModel is the model of a variant whose model block is o on a baseline with model base: o overlaid on

@@ -170,3 +170,60 @@ func TestSpecAAArm(t *testing.T) {
 		t.Errorf("records alone flagged as A/A: %+v", w)
 	}
 }
+
+// TestSpecAgentKey: the `agent:` key's errors name the file, the line and the field; a variant inherits the
+// baseline's agent or sets its own (so two agents run on the same pairs); the command's folder is the spec's.
+func TestSpecAgentKey(t *testing.T) {
+	errs := map[string]string{
+		"name: x\nbaseline:\n  agent: {kind: docker, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   `dir/spec.yaml:3: baseline: agent.kind: "docker": expected command`,
+		"name: x\nbaseline:\n  agent: {kind: command, run: []}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   "dir/spec.yaml:3: baseline: agent.run: expected a non-empty list",
+		"name: x\nbaseline:\n  agent: {kind: command}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                            "dir/spec.yaml:3: baseline: agent.run: missing",
+		"name: x\nbaseline:\n  agent: {run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                 "dir/spec.yaml:3: baseline: agent.kind: missing",
+		"name: x\nbaseline:\n  agent: ./a.py\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     "dir/spec.yaml:3: baseline: agent: expected a mapping",
+		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env:\n        PORT: 8080\n":                   `dir/spec.yaml:8: variant v: agent.env.PORT: "8080" is not a string: quote it`,
+		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env: {A: {b: c}}\n":                           "dir/spec.yaml:7: variant v: agent.env.A: (a mapping) is not a string",
+		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], cmd: b}\n":                                                      `dir/spec.yaml:4: variant v: agent: unknown key "cmd"`,
+		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a, [b]]}\n":                                                         "dir/spec.yaml:4: variant v: agent.run[1]: (a sequence): expected a string",
+		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], env: {WEBBENCH_GOAL: x}}\n":                                     "dir/spec.yaml:4: variant v: agent: agent env WEBBENCH_GOAL: set by webbench",
+		"name: x\nbaseline:\n  prompt: p.txt\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n": "dir/spec.yaml:3: baseline: prompt: cannot apply to an external agent",
+		"name: x\nbaseline:\n  prompt: p.txt\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6: variant v: prompt: cannot apply to an external agent",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    prompt: p.txt\n":                                  "dir/spec.yaml:6: variant v: prompt: cannot apply to an external agent",
+		"name: x\nvariants:\n  - name: v\n    aa: true\n    agent: {kind: command, run: [a]}\n":                                                "dir/spec.yaml:5: variant v: agent: an aa (A/A) arm is a copy of the baseline",
+	}
+	for src, want := range errs {
+		_, err := ParseSpec("dir/spec.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", src, err, want)
+		}
+	}
+	src := "name: x\nbaseline:\n  agent: {kind: command, run: [./agent.py, --fast], env: {TOKEN: \"${MY_TOKEN}\", N: \"3\"}}\n" +
+		"variants:\n  - name: off\n    guards: {repeat_guard: false}\n  - name: v2\n    agent: {kind: command, run: [agent-v2]}\n" +
+		"  - name: floor\n    aa: true\n"
+	s, err := ParseSpec("dir/spec.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := s.Expand([]suites.Task{{ID: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := &runner.AgentCmd{Kind: "command", Run: []string{"./agent.py", "--fast"}, Dir: "dir",
+		Env: map[string]string{"TOKEN": "${MY_TOKEN}", "N": "3"}}
+	want := map[string]*runner.AgentCmd{"baseline": base, "off": base, "floor": base,
+		"v2": {Kind: "command", Run: []string{"agent-v2"}, Dir: "dir"}}
+	for _, v := range arms.Variants {
+		w := want[v.Name]
+		if v.Agent == nil || v.Agent.Kind != w.Kind || !slices.Equal(v.Agent.Run, w.Run) || v.Agent.Dir != w.Dir ||
+			!maps.Equal(v.Agent.Env, w.Env) {
+			t.Errorf("variant %s: agent %+v, want %+v", v.Name, v.Agent, w)
+		}
+	}
+	// Without an agent key every arm runs the built-in agent.
+	s, err = ParseSpec("spec.yaml", []byte("name: x\ndesign: leave-one-out\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arms, _ := s.Expand(nil); arms.Variants[0].Agent != nil {
+		t.Errorf("baseline agent %+v, want the built-in one (nil)", arms.Variants[0].Agent)
+	}
+}

@@ -18,7 +18,8 @@ import (
 // records it as a trajectory step. Calls are executed one at a time, in arrival order. Safe for concurrent use.
 //
 // Its trajectory (Trajectory) has one step per tool call: Step.ToolCalls holds the call, Step.Results its
-// record (raw and model-facing text) and Step.Events the guard events it caused; the model-call fields
+// record (raw and model-facing text) and Step.Events the guard events it caused; Step.StartedMS and the
+// record's StartedMS are when the call began, ms since NewExternalAttempt (Start); the model-call fields
 // (Request, Content, Usage …) are empty, FirstObservation and SystemPromptSHA256 too (the external agent's
 // prompt and first look are its own), and Finish is left for the caller (the external agent's answer).
 type ExternalAttempt struct {
@@ -59,6 +60,9 @@ func NewExternalAttempt(ctx context.Context, task Task, sess *browser.Session, d
 	return x
 }
 
+// Start is when the attempt began (NewExternalAttempt): the origin of its steps' StartedMS.
+func (x *ExternalAttempt) Start() time.Time { return x.start }
+
 // Deadline is the attempt's deadline.
 func (x *ExternalAttempt) Deadline() time.Time { return x.a.Deadline }
 
@@ -77,11 +81,16 @@ func (x *ExternalAttempt) Call(ctx context.Context, name string, args json.RawMe
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	call := ToolCall{ID: fmt.Sprintf("call_%d", len(x.tr.Steps)+1), Name: name, Args: string(args)}
-	st := &Step{Index: len(x.tr.Steps), ToolCalls: []ToolCall{call}}
+	st := &Step{Index: len(x.tr.Steps), ToolCalls: []ToolCall{call}, StartedMS: time.Since(x.start).Milliseconds()}
 	x.tr.Steps = append(x.tr.Steps, st)
 	x.cur = st
 	x.a.Step++
-	defer func() { st.Progress = len(st.Results) > 0 && st.Results[0].Action }()
+	defer func() {
+		st.Progress = len(st.Results) > 0 && st.Results[0].Action
+		for _, r := range st.Results {
+			r.StartedMS = st.StartedMS
+		}
+	}()
 	if x.ended || x.a.Ctx.Err() != nil || !time.Now().Before(x.a.Deadline) {
 		raw := browser.Result{Error: DeadlineError(name, x.a.Deadline)}
 		res := &ToolResult{Raw: raw, Result: raw.Clone()}

@@ -318,10 +318,12 @@ var endModes = map[results.FinishReason]results.FailureMode{
 	results.FinishRefusal:       results.ModeRefusal,
 	results.FinishContentFilter: results.ModeContentFilter,
 	results.FinishTruncated:     results.ModeTruncated,
+	results.FinishAgentCrashed:  results.ModeAgentCrashed,
 }
 
 // FailureMode classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
-// wins, in this order): "refusal" (the model refused: Reason "refusal"), "content_filter" (the endpoint's filter
+// wins, in this order): "agent_crashed" (an external agent exited without a final JSON answer: Reason
+// "agent_crashed"), "refusal" (the model refused: Reason "refusal"), "content_filter" (the endpoint's filter
 // stopped the reply), "truncated" (ended without an answer after a reply cut off at the token limit, whose calls
 // were not executed: Reason "truncated", or the last loop step marked Truncated with no final answer and no
 // later deadline or model error), "stale_ref_deadlock" (error budget or stall limit spent with ≥3 stale-ref

@@ -181,6 +181,29 @@ type Variant struct {
 	Switched []string `json:"switched,omitempty"`
 	// TargetTasks are the task ids the arm runs on, sorted; null (nil) means every task of the plan, [] none.
 	TargetTasks []string `json:"target_tasks"`
+	// Agent is the external agent the arm runs instead of the built-in one (nil: the built-in agent).
+	Agent *AgentCmd `json:"agent,omitempty"`
+}
+
+// AgentCmd is an external agent (issue 15 item 2, DESIGN.md "External agents"): a command the runner starts
+// once per attempt, with the attempt's MCP server, goal, deadline and model endpoint in WEBBENCH_* environment
+// variables; its answer is the last line of its standard output that parses as the built-in agent's final JSON
+// object. Spec form: `agent: {kind: command, run: [COMMAND, ARGS…], env: {K: V}}`; flag form: --agent-cmd
+// "COMMAND ARGS" and --agent-env K=V.
+type AgentCmd struct {
+	// Kind is "command" (the only kind).
+	Kind string `json:"kind" yaml:"kind"`
+	// Run is the command and its arguments (no shell). A relative command path (one with a slash) is
+	// resolved against Dir.
+	Run []string `json:"run" yaml:"run"`
+	// Env are extra environment variables for the command; a value may reference webbench's own environment as
+	// ${VAR} or $VAR (os.Expand at run time). The manifest records the values unexpanded, so a secret passed
+	// as ${VAR} never reaches the run directory.
+	Env map[string]string `json:"env,omitempty" yaml:"env"`
+	// Dir is the command's working directory and the folder its relative path resolves against: the spec
+	// file's folder, or the current directory for --agent-cmd ("" = the current directory). Not recorded: the
+	// same agent may be resumed from another folder.
+	Dir string `json:"-" yaml:"-"`
 }
 
 // Model selects the model of an arm. Kind "scripted" runs the scripted policy in-process with Profile; kind

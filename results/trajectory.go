@@ -58,6 +58,9 @@ type FinishRecord struct {
 	// ErrorClass classifies Error (llm.ErrorClass: infra, rate_limit, config, auth, quota, context_overflow,
 	// agent).
 	ErrorClass llm.ErrorClass `json:"error_class,omitempty"`
+	// ExitCode is an external agent's exit code (-1: killed by a signal, at the deadline or when the run
+	// stopped); nil for the built-in agent.
+	ExitCode *int `json:"exit_code,omitempty"`
 }
 
 // FinalAnswer is the agent's closing JSON object (DESIGN.md "Final answer").
@@ -125,6 +128,9 @@ type Step struct {
 	Progress bool `json:"progress"`
 	// Recovery marks the extra model call made by an OnFinish hook.
 	Recovery bool `json:"recovery,omitempty"`
+	// StartedMS is when the step began, ms since the attempt began (external agents' steps, whose model calls
+	// and tool calls are recorded apart and merged in time order; 0 and absent for the built-in agent).
+	StartedMS int64 `json:"started_ms,omitempty"`
 }
 
 // Extra is the trajectory's record of an llm.Extra: the provider fields an assistant message carried back to the
@@ -176,4 +182,7 @@ type ToolRecord struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Refreshed is true when a fresh snapshot was appended (stale_ref_refresh).
 	Refreshed bool `json:"refreshed,omitempty"`
+	// StartedMS is when the call began, ms since the attempt began (external agents' tool calls; absent for the
+	// built-in agent).
+	StartedMS int64 `json:"started_ms,omitempty"`
 }

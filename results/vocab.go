@@ -40,6 +40,9 @@ const (
 	FinishModelError FinishReason = "model_error"
 	// FinishBrowserClosed: the browser, context or page is gone (infrastructure, not the agent).
 	FinishBrowserClosed FinishReason = "browser_closed"
+	// FinishAgentCrashed: an external agent's process exited without printing a final JSON answer on its
+	// standard output (its exit code is in the trajectory's finish.exit_code).
+	FinishAgentCrashed FinishReason = "agent_crashed"
 )
 
 // ClassOf maps the class of the model-call error that ended an attempt (the trajectory's finish.error_class)
@@ -73,6 +76,9 @@ const (
 	// ModeContentFilter: the endpoint's content filter stopped the reply (finish_reason "content_filter") or
 	// refused the request (error class content_filter); an agent failure, not retried, the run goes on.
 	ModeContentFilter FailureMode = "content_filter"
+	// ModeAgentCrashed: an external agent's process exited without a final JSON answer on its standard output
+	// (finish reason agent_crashed; the error names its exit code and its kept stderr file). An agent failure.
+	ModeAgentCrashed FailureMode = "agent_crashed"
 	// ModeRefusal: the model refused; its text is the step's refusal and the finish output.
 	ModeRefusal FailureMode = "refusal"
 	// ModeStaleRefDeadlock: error budget or stall limit spent with ≥3 stale-ref errors among the last 5 results.

@@ -79,6 +79,9 @@ type Variant struct {
 	Scope string `json:"scope,omitempty"`
 	// Switched lists the guards the variant switches relative to the baseline (ablations; recorded only).
 	Switched []string `json:"-"`
+	// Agent is the external agent the variant runs instead of the built-in one (nil: the built-in agent);
+	// recorded in the manifest, so resuming with another agent command is refused. DESIGN.md "External agents".
+	Agent *AgentCmd `json:"agent,omitempty"`
 }
 
 // Plan is what to run.
@@ -112,7 +115,7 @@ func (p Plan) Record() results.Plan {
 	}
 	for _, v := range p.Variants {
 		rv := results.Variant{Name: v.Name, Model: v.Model, Guards: v.Guards, PromptFile: v.PromptFile,
-			MaxSteps: v.MaxSteps, Timeout: v.Timeout, Seed: v.Seed, Scope: v.Scope, Switched: v.Switched}
+			MaxSteps: v.MaxSteps, Timeout: v.Timeout, Seed: v.Seed, Scope: v.Scope, Switched: v.Switched, Agent: v.Agent}
 		if v.TaskIDs != nil {
 			rv.TargetTasks = slices.Sorted(maps.Keys(v.TaskIDs))
 			if rv.TargetTasks == nil {

@@ -156,6 +156,10 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	var endpoints []results.Endpoint
 	var drv *browser.Driver
 	if len(todo) > 0 {
+		// A mistyped agent command is a clear error now, never N attempts of 0 %.
+		if err := checkAgents(plan); err != nil {
+			return nil, err
+		}
 		var stopAgents func()
 		agents, stopAgents, err = startAgents(plan, suite)
 		if err != nil {
@@ -828,6 +832,11 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	}
 	if err := sess.Navigate(env.StartURL()); err != nil {
 		return infra(fmt.Errorf("open start page: %w", err))
+	}
+	if af.v.Agent != nil {
+		// Assigned to rec before returning, as below: the trace's deferred stop reads it.
+		rec = wk.playExternal(ctx, a, af, w, env, sess, b, rec, start, infra)
+		return rec
 	}
 	cfg := af.cfg
 	if t.MaxSteps > 0 && af.v.MaxSteps == 0 {

@@ -175,6 +175,9 @@ func (s *Server) URL() string {
 // tools/call with the call, its raw and model-facing result and its guard events.
 func (s *Server) Trajectory() *results.Trajectory { return s.attempt.Trajectory() }
 
+// Start is when the attempt began (agent.ExternalAttempt.Start): the origin of its steps' StartedMS.
+func (s *Server) Start() time.Time { return s.attempt.Start() }
+
 // Close ends the attempt and the server: the HTTP listener and its connections are closed, later calls on
 // any transport still open are refused with the deadline error, the guards are removed from the session (which
 // stays open: it is the caller's). It returns the final trajectory. Safe to call more than once.

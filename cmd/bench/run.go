@@ -319,7 +319,8 @@ func runCmd() *cobra.Command {
 	var rf runFlags
 	var pf priceFlags
 	var reps, maxSteps int
-	var model, baseURL, profile, guards, prompt, seed string
+	var model, baseURL, profile, guards, prompt, seed, agentCmd string
+	var agentEnv []string
 	var baseSeed int64
 	var timeout, callTimeout time.Duration
 	c := &cobra.Command{
@@ -351,6 +352,9 @@ func runCmd() *cobra.Command {
 			defer s.Close()
 			vs := []runner.Variant{{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
 				Timeout: timeout, Seed: seed}}
+			if vs[0].Agent, err = agentFlags(c, agentCmd, agentEnv); err != nil {
+				return err
+			}
 			if err := rf.applyModelFlags(c, vs); err != nil {
 				return err
 			}
@@ -388,12 +392,45 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
 	c.Flags().StringVar(&guards, "guards", "", "guard switches, e.g. repeat_guard=off,intercept_hint=off (default: all on)")
 	c.Flags().StringVar(&prompt, "prompt", "", "system prompt file (default: the embedded prompt)")
+	c.Flags().StringVar(&agentCmd, "agent-cmd", "", "run this external agent per attempt instead of the built-in one: "+
+		"\"COMMAND ARGS\" (shell-style words, no shell), with the attempt's MCP server, goal, deadline and model "+
+		"endpoint in WEBBENCH_* variables (DESIGN.md \"External agents\")")
+	c.Flags().StringArrayVar(&agentEnv, "agent-env", nil, "NAME=VALUE for the --agent-cmd agent's environment (repeatable; "+
+		"${VAR} in VALUE is webbench's $VAR, expanded per attempt and recorded unexpanded)")
 	c.Flags().StringVar(&seed, "seed-mode", "", "'' derives seeds per pair; 'none' sends no seed; a number fixes it")
 	c.Flags().Int64Var(&baseSeed, "seed", 1, "base seed; attempt seeds derive from it and pair_id")
 	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on one model HTTP call (default 120s); exceeding it is an infrastructure error")
 	return c
+}
+
+// agentFlags is the external agent of --agent-cmd and --agent-env (nil without --agent-cmd), run in the
+// current directory. It refuses --agent-env without --agent-cmd, --prompt beside it (the agent has its own
+// prompt) and a command that does not resolve (before anything runs: a mistyped command is not N attempts of
+// 0 %).
+func agentFlags(c *cobra.Command, cmd string, env []string) (*runner.AgentCmd, error) {
+	if !c.Flags().Changed("agent-cmd") {
+		if len(env) > 0 {
+			return nil, usageErr("--agent-env: only with --agent-cmd")
+		}
+		return nil, nil
+	}
+	if c.Flags().Changed("prompt") {
+		return nil, usageErr("--prompt cannot apply to an external agent (--agent-cmd; it has its own prompt): remove it")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	a, err := runner.ParseAgentCmd(cmd, env, wd)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if err := runner.CheckAgentCmd(a); err != nil {
+		return nil, usageErr("--agent-cmd: %v", err)
+	}
+	return a, nil
 }
 
 // printPlan prints the (sharded) plan.
@@ -510,6 +547,15 @@ func checkBudgets(c *cobra.Command, maxSteps int, timeout, callTimeout time.Dura
 
 func validateVariants(vs []runner.Variant) error {
 	for _, v := range vs {
+		if v.Agent != nil {
+			// The runner checks it too; here a dry run and the ablation's plan print catch it as well.
+			if err := runner.CheckAgentCmd(v.Agent); err != nil {
+				return usageErr("%s: %v", v.Name, err)
+			}
+			if v.PromptFile != "" {
+				return usageErr("%s: prompt %s cannot apply to an external agent (it has its own prompt)", v.Name, v.PromptFile)
+			}
+		}
 		if v.Model.Kind == "scripted" {
 			if _, err := scripted.LoadProfile(v.Model.Profile); err != nil {
 				return usageErr("%s: %v", v.Name, err)
