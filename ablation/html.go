@@ -621,6 +621,7 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 {{range .S.Request.Appended}}<div>Appended user message:<pre>{{.}}</pre></div>{{end}}
 {{if .S.Reasoning}}<details class="reasoning"><summary>Reasoning{{if .S.ReasoningFrom}} ({{.S.ReasoningFrom}}){{end}}, {{len .S.Reasoning}} bytes</summary><pre>{{.S.Reasoning}}</pre></details>{{end}}
 {{if .S.Refusal}}<div>Refusal <span class="fail">the model refused</span>:<pre>{{.S.Refusal}}</pre></div>{{end}}
+{{if .S.Error}}<div>Model call <span class="fail">failed</span>:<pre>{{.S.Error}}</pre></div>{{end}}
 {{if .S.Content}}<div>Model:<pre>{{.S.Content}}</pre></div>{{end}}
 {{range .S.ToolCalls}}<div>Tool call <b>{{.Name}}</b><pre>{{.Args}}</pre></div>{{end}}
 {{range .Results}}<div>Result of <b>{{.R.Call.Name}}</b>{{if .R.Failed}} <span class="fail">failed</span>{{end}} ({{.R.DurationMS}} ms{{if .R.SnapshotBytes}}, snapshot {{.R.SnapshotBytes}} bytes{{end}}{{if .R.Refreshed}}, snapshot refreshed{{end}}), as the model saw it:

@@ -119,6 +119,10 @@ type Step struct {
 	Usage llm.Usage `json:"usage"`
 	// ModelMS is the model call's wall time, ms.
 	ModelMS int64 `json:"model_ms"`
+	// Error is why the model call failed, redacted: an external agent's call the recording proxy saw fail
+	// (agent/modelproxy Call.Error: the endpoint's error message, or the transport error); "" otherwise (the
+	// built-in agent's failed call ends the attempt and is in Finish.Error).
+	Error string `json:"error,omitempty"`
 	// Results of the tool calls, in order (raw and model-facing).
 	Results []*ToolRecord `json:"results,omitempty"`
 	// Events are the guard events of this step.

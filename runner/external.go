@@ -295,7 +295,7 @@ func f32(p *float32) string { return strconv.FormatFloat(float64(*p), 'g', -1, 3
 // agent's stdout) and concludes the record as the built-in agent's (wk.conclude).
 func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *results.Writer, env suites.Env,
 	sess *browser.Session, b *browser.Browser, rec results.Attempt, start time.Time,
-	infra func(error) results.Attempt) results.Attempt {
+	infra func(error) results.Attempt, fatal **llm.Error) results.Attempt {
 	t, v, ag := a.Task, af.v, af.v.Agent
 	timeout := af.cfg.Timeout
 	if t.Timeout > 0 && v.Timeout == 0 {
@@ -328,11 +328,17 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 	}
 	cfg := af.client.Config()
 	keyNamed := v.Model.APIKeyEnv != ""
-	key := ""
+	key, proxyKey := "", ""
 	if keyNamed {
 		key = os.Getenv(v.Model.APIKeyEnv)
 	}
-	proxy, err := startModelProxy(cfg.BaseURL, key)
+	if v.Model.Kind != "scripted" {
+		// The proxy sends the key the built-in agent would (the model block's variable, else OPENAI_API_KEY)
+		// on calls that carry none, so an agent needs no key of its own; the agent gets OPENAI_API_KEY only
+		// when the model block names a variable (issue 15).
+		proxyKey = os.Getenv(cfg.KeyEnv())
+	}
+	proxy, err := startModelProxy(cfg.BaseURL, proxyKey)
 	if err != nil {
 		srv.Close()
 		return infra(fmt.Errorf("model proxy: %w", err))
@@ -363,14 +369,25 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 	if ctx.Err() != nil {
 		return rec // the run was stopped: unrecorded, re-run on resume (as the built-in path)
 	}
+	for _, c := range calls {
+		if c.Endpoint != nil && c.Endpoint.Class.Fatal() {
+			// A wrong key, a mistyped model name, no quota: the endpoint's fault, not the agent's. The run stops
+			// as it does for the built-in agent (EndpointError), nothing is recorded for this attempt, and the
+			// attempt runs again on resume — never N attempts reported as the agent's 0 %.
+			*fatal = c.Endpoint
+			return rec
+		}
+	}
 	rec.DurationMS = time.Since(start).Milliseconds()
 	if run.startErr != nil {
 		return infra(fmt.Errorf("start agent %s: %w", ag.Run[0], run.startErr))
 	}
 	redact := func(b []byte) []byte {
 		s := llm.RedactString(string(b))
-		if key != "" {
-			s = strings.ReplaceAll(s, key, "[REDACTED]")
+		for _, k := range []string{key, proxyKey} {
+			if k != "" {
+				s = strings.ReplaceAll(s, k, "[REDACTED]")
+			}
 		}
 		return []byte(s)
 	}
@@ -408,6 +425,8 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 type modelCallStep struct {
 	Start time.Time
 	Step  results.Step
+	// Endpoint is the endpoint's classified error when the call failed with one (modelproxy.Call.Endpoint).
+	Endpoint *llm.Error
 }
 
 // mergeExternal is the trajectory of an external agent's attempt: tools (the MCP server's, one step per tool

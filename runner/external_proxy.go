@@ -21,7 +21,7 @@ func (r recordingProxy) Close() []modelCallStep {
 	_ = r.p.Close()
 	var out []modelCallStep
 	for _, c := range r.p.Calls() {
-		out = append(out, modelCallStep{Start: c.Start, Step: c.Step})
+		out = append(out, modelCallStep{Start: c.Start, Step: c.Step, Endpoint: c.Endpoint})
 	}
 	return out
 }

@@ -835,7 +835,7 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	}
 	if af.v.Agent != nil {
 		// Assigned to rec before returning, as below: the trace's deferred stop reads it.
-		rec = wk.playExternal(ctx, a, af, w, env, sess, b, rec, start, infra)
+		rec = wk.playExternal(ctx, a, af, w, env, sess, b, rec, start, infra, fatal)
 		return rec
 	}
 	cfg := af.cfg

@@ -81,6 +81,11 @@ type Call struct {
 	// carrying an "error" object or an error event in a stream), or why the reply could not be read; redacted
 	// with llm.RedactString.
 	Error string `json:"error,omitempty"`
+	// Endpoint is the endpoint's error as the built-in client classifies it (llm.ClassifyResponse: class
+	// config, auth, quota, rate_limit, … with status, type, code and hint), for a non-2xx reply or an error event
+	// in a stream; nil otherwise (a transport failure or an unreadable reply has only Error). The runner stops
+	// the run on one whose class is fatal (llm.ErrorClass.Fatal), as it does for the built-in agent.
+	Endpoint *llm.Error `json:"-"`
 	// Step is the call as a trajectory step: Index (0-based, in start order), Request (message count, tool
 	// names offered, ToolsWithheld when the request offered none), Content, ToolCalls, Reasoning and
 	// ReasoningFrom, Refusal, FinishReason, Extra, Usage (the reply's usage; estimated from bytes and marked
@@ -247,6 +252,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec := recover()
 		c := record(start, reqBody, ex, tee)
 		c.Error = red(c.Error)
+		if c.Endpoint != nil {
+			c.Endpoint.Message = red(c.Endpoint.Message)
+		}
 		if rec != nil && c.Error == "" {
 			c.Error = "response cut while passing it through"
 		}
@@ -309,6 +317,7 @@ func (p *Proxy) finish(idx int, c Call) {
 	c.Step.Request = p.calls[idx].Step.Request
 	c.DurationMS = time.Since(c.Start).Milliseconds()
 	c.Step.ModelMS = c.DurationMS
+	c.Step.Error = c.Error
 	p.calls[idx] = c
 }
 
@@ -358,6 +367,7 @@ func record(start time.Time, reqBody []byte, ex *exchange, tee *teeWriter) Call 
 	}
 	if ex.status < 200 || ex.status > 299 {
 		e := llm.ClassifyResponse(ex.status, raw)
+		c.Endpoint = e
 		c.Error = e.Message
 		if c.Error == "" {
 			c.Error = fmt.Sprintf("HTTP %d", ex.status)
@@ -371,6 +381,7 @@ func record(start time.Time, reqBody []byte, ex *exchange, tee *teeWriter) Call 
 		raw, errBody = assembleStream(raw)
 		if errBody != nil {
 			e := llm.ClassifyResponse(ex.status, errBody)
+			c.Endpoint = e
 			c.Error = llm.RedactString(e.Message)
 			if c.Error == "" {
 				c.Error = "error event in the stream"

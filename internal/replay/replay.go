@@ -244,6 +244,8 @@ type Received struct {
 	Model string
 	// Body is the raw request body.
 	Body []byte
+	// Header is the request's headers (Authorization included: tests check which key a client sent).
+	Header http.Header
 	// Served is the shape name served, or "proxy:<transform>" for a proxied reply, or "echo:<provider>" for
 	// the 400 answering a missing echo.
 	Served string
@@ -377,7 +379,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	rec := Received{Method: r.Method, Path: r.URL.Path, Body: body}
+	rec := Received{Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone()}
 	if s.opts.Latency > 0 {
 		select {
 		case <-time.After(s.opts.Latency):

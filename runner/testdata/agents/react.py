@@ -4,7 +4,8 @@ MCP tools, takes a first snapshot, then asks the model at $WEBBENCH_BASE_URL (Op
 the goal and that snapshot in the first user message ("Task: GOAL", a blank line, the observation: the
 scripted policy's contract, agent/llm/scripted), runs each tool call it gets over MCP and sends the results
 back as tool messages, until the model answers without tool calls or $WEBBENCH_MAX_STEPS model calls; the
-answer is printed as the last stdout line.
+answer is printed as the last stdout line. $WB_TEST_MODEL, when set, replaces $WEBBENCH_MODEL in the requests
+(a mistyped model name, runner/external_fatal_test.go).
 
 Protocols: MCP 2025-06-18 Streamable HTTP
 (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports), methods initialize, tools/list,
@@ -65,7 +66,7 @@ if os.environ.get("OPENAI_API_KEY"):
     headers["Authorization"] = "Bearer " + os.environ["OPENAI_API_KEY"]
 answer = None
 for _ in range(int(os.environ["WEBBENCH_MAX_STEPS"])):
-    body = {"model": os.environ["WEBBENCH_MODEL"], "messages": messages, "tools": tools}
+    body = {"model": os.environ.get("WB_TEST_MODEL") or os.environ["WEBBENCH_MODEL"], "messages": messages, "tools": tools}
     if os.environ.get("WEBBENCH_SEED"):
         body["seed"] = int(os.environ["WEBBENCH_SEED"])
     with http_post(BASE + "/chat/completions", body, headers) as resp:
