@@ -177,11 +177,52 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 			}
 		}
 	}
+	if c.task == nil && c.goal == "" {
+		c.goalWithin(tasks)
+	}
 	c.step = len(c.turns)
 	if c.snapMsg >= 0 {
 		c.snapshot = parseSnapshot(c.snapText)
 	}
 	return c
+}
+
+// goalWithin is the last way to recognise the task, for an external agent that wraps the goal in its own
+// words ("Your task: <goal>. Use the browser tools.") or puts it in the system prompt: the longest task goal
+// contained verbatim in a system, developer or user message before the first assistant message. A page the
+// same message shows is the first observation; else, as for a bare goal, the policy asks for a snapshot first
+// and the first page shown later stands for it.
+func (c *conv) goalWithin(tasks map[string]*suites.Task) {
+	best, at := "", -1
+	for i, m := range c.msgs {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			break
+		}
+		if m.Role != openai.ChatMessageRoleSystem && m.Role != openai.ChatMessageRoleDeveloper &&
+			m.Role != openai.ChatMessageRoleUser {
+			continue
+		}
+		for g := range tasks {
+			if (len(g) > len(best) || len(g) == len(best) && g < best) && strings.Contains(c.texts[i], g) {
+				best, at = g, i
+			}
+		}
+	}
+	if at < 0 {
+		return
+	}
+	c.goal, c.task, c.taskMsg = best, tasks[best], at
+	if r := c.results[at]; r != nil && (r.URL != "" || r.Title != "") {
+		c.firstURL = r.URL
+		return
+	}
+	c.bare = true
+	for i := at + 1; i < len(c.results); i++ {
+		if r := c.results[i]; r != nil && (r.URL != "" || r.Title != "") {
+			c.firstURL = r.URL
+			break
+		}
+	}
 }
 
 // findTask recognises the task by its goal: the text after agent.TaskLead up to the first blank line (or the first

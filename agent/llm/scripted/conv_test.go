@@ -89,9 +89,27 @@ func TestBareGoalAsksForSnapshotFirst(t *testing.T) {
 	if f := wantFinal(t, h.ask()); f.OK || f.Error == nil || *f.Error != "unknown task" {
 		t.Fatalf("unknown bare goal: %+v", f)
 	}
+	// A goal the agent wraps in its own words, or sends in a later user message or the system prompt before
+	// the model's first reply, is found verbatim inside it (conv.goalWithin): the policy asks for a snapshot,
+	// then plays the task.
+	for _, msgs := range [][]openai.ChatCompletionMessage{
+		{{Role: openai.ChatMessageRoleUser, Content: "Hello."}, {Role: openai.ChatMessageRoleUser, Content: goalShop}},
+		{{Role: openai.ChatMessageRoleUser, Content: "Your task: " + goalShop + " Use the browser tools, then answer in JSON."}},
+		{{Role: openai.ChatMessageRoleSystem, Content: "You are a web agent.\nTASK:\n" + goalShop + "\n"},
+			{Role: openai.ChatMessageRoleUser, Content: "Begin."}},
+	} {
+		h = newHarness(t, []suites.Task{qaTask(), shopTask()}, Clean())
+		h.msgs = msgs
+		wantCall(t, h.ask(), "browser_snapshot")
+		if a := wantCall(t, h.results(obs("/", "Shop", snapHome)), "browser_click"); a["target"] != "e6" {
+			t.Fatalf("%q: first action %v", msgs[len(msgs)-1].Content, a)
+		}
+	}
+	// A goal only after the model's first reply is not the task (the conversation began without one).
+	h = newHarness(t, []suites.Task{shopTask()}, Clean())
 	h.msgs = []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Hello."},
-		{Role: openai.ChatMessageRoleUser, Content: goalShop}}
+		{Role: openai.ChatMessageRoleAssistant, Content: "Hi."}, {Role: openai.ChatMessageRoleUser, Content: goalShop}}
 	if f := wantFinal(t, h.ask()); f.OK || f.Error == nil || *f.Error != "unknown task" {
-		t.Fatalf("goal in a second user message: %+v", f)
+		t.Fatalf("goal after the first reply: %+v", f)
 	}
 }

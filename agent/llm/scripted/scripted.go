@@ -4,8 +4,8 @@
 // it reads only what a model would read — the messages and the tool list — and is reproducible under the
 // request's seed.
 //
-// Endpoints: POST /v1/chat/completions (OpenAI's request and chat.completion response; streaming is not
-// supported) and GET /v1/models. Bad requests get HTTP 400 with OpenAI's error shape
+// Endpoints: POST /v1/chat/completions (OpenAI's request and chat.completion response; with "stream": true the
+// same reply as OpenAI's documented chunk stream, stream.go) and GET /v1/models. Bad requests get HTTP 400 with OpenAI's error shape
 // {"error": {"message", "type", "param", "code"}}.
 //
 // What the policy reads (the contract with the agent loop):
@@ -14,7 +14,9 @@
 //     {"ok": false, …, "error": "unknown task"}); an external agent (issue 15) may instead send a first user
 //     message with the goal alone (trimmed, exact) or "Task: <goal>" with no observation: then, while the
 //     conversation has shown no page, the policy first asks for browser_snapshot (at most maxEmptyLooks times)
-//     and the first page shown stands for the first observation;
+//     and the first page shown stands for the first observation; failing that, the longest task goal found
+//     verbatim in a system, developer or user message before the first assistant message (an agent that wraps
+//     the goal in its own words or its system prompt) is the task, played the same way;
 //   - every user and tool message read back into a result with browser.ParseResult (the inverse of the agent's
 //     formatting; the policy has only the text, as a model does): the latest snapshot is the last whole one of
 //     any such message, the page URL the last one shown;
@@ -182,15 +184,16 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if req.Stream {
+		writeStream(w, c.response(&req, rep), req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		return
+	}
 	writeJSON(w, http.StatusOK, c.response(&req, rep))
 }
 
 func validate(req *openai.ChatCompletionRequest) error {
 	if len(req.Messages) == 0 {
 		return errors.New("'messages' must be a non-empty array")
-	}
-	if req.Stream {
-		return errors.New("streaming is not supported by the scripted policy")
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
