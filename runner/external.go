@@ -228,17 +228,35 @@ func runAgentProcess(ctx context.Context, a *AgentCmd, bin string, env []string,
 	return r
 }
 
-// lastFinal is the last line of out that parses as the built-in agent's final JSON object (agent.ParseFinal).
+// lastFinal is the agent's answer in its stdout out: the last line that parses as the built-in agent's final
+// JSON object (agent.ParseFinal); failing that, a final JSON object printed over several lines at the end
+// (pretty-printed: the shortest tail of lines, starting at a line that begins with "{", that ParseFinal
+// accepts whole). nil when there is neither.
 func lastFinal(out []byte) *results.FinalAnswer {
 	var last *results.FinalAnswer
+	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), AgentOutputMax+1)
 	for sc.Scan() {
+		lines = append(lines, sc.Text())
 		if f, err := agent.ParseFinal(sc.Text()); err == nil {
 			last = f
 		}
 	}
-	return last
+	if last != nil {
+		return last
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "{") {
+			if f, err := agent.ParseFinal(strings.Join(lines[i:], "\n")); err == nil {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 // guardsEnv is WEBBENCH_GUARDS for guard switches g (nil: all on): every guard in registry order, name=on|off.
