@@ -65,8 +65,8 @@ func mcpServeCmd() *cobra.Command {
 			"input ({\"ok\": …, \"final\": …}, HTTP mode), or the end of standard input (--stdio). Then the trajectory\n" +
 			"(one step per tool call) is judged as a run's attempt is and written to the run directory; the verdict\n" +
 			"and the trajectory's path are printed on standard error.",
-		Example: "  bench mcp serve --suite zoo --tasks shop-cart-yoga-mat --out runs/dev\n" +
-			"  bench mcp serve --tasks stays-search --guards intercept_hint=off > /tmp/env.sh   # then: . /tmp/env.sh",
+		Example: "  bench mcp serve --suite zoo --tasks shop-checkout-yoga-mat-express --out runs/dev\n" +
+			"  bench mcp serve --tasks stays-book-hotel-miradouro-lisbon --guards intercept_hint=off > /tmp/env.sh   # then: . /tmp/env.sh",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return f.run(c) },
 	}
