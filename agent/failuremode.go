@@ -330,7 +330,7 @@ var endModes = map[results.FinishReason]results.FailureMode{
 // errors among the last 5 tool results), "empty_snapshot" (final ok=false while the last snapshot seen had no
 // interactive ref), "intercepted" (the last failed tool call was an intercepted click and no action succeeded
 // after it), "hung_evaluate" (ended by timeout while a browser_evaluate was running, or the last tool call was
-// an evaluate that timed out), "loop" (ended inside a streak of ≥5 identical or no-op calls), "stalled",
+// an evaluate that timed out or was cut off at the attempt deadline), "loop" (ended inside a streak of ≥5 identical or no-op calls), "stalled",
 // "error_budget", "max_steps", "timeout", "context_overflow", "no_json" (empty or non-JSON output, or a
 // forced finish without an answer), "gave_up" (ok=false), "wrong_answer" (ok=true but the judge said no).
 // It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure, rate-limit or
@@ -446,7 +446,11 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 	}
 	if n := len(recs); n > 0 {
 		last := recs[n-1]
-		if isEvaluate(last.r.Call.Name) && last.r.Failed && browser.IsEvaluateCutOff(last.raw.Error) {
+		// An evaluate cut off by the evaluate_isolation guard, or at the attempt deadline (CallTool's
+		// DeadlineCutOffPrefix) after which an external agent still answered (the built-in loop ends as a
+		// timeout then, the rule above).
+		if isEvaluate(last.r.Call.Name) && last.r.Failed && (browser.IsEvaluateCutOff(last.raw.Error) ||
+			strings.HasPrefix(last.raw.Error, DeadlineCutOffPrefix)) {
 			return results.ModeHungEvaluate
 		}
 	}

@@ -100,6 +100,11 @@ func TestFailureMode(t *testing.T) {
 		{"hung evaluate (running at timeout)", hung, false, "hung_evaluate"},
 		{"hung evaluate (cut off by the loop)", cutOff, false, "hung_evaluate"},
 		{"evaluate timed out last", traj("answered", no, ok(), rec("browser_evaluate", `{"function":"() => { while(true){} }"}`, "### Error\nevaluate timed out after 5000 ms; page script was terminated", true)), false, "hung_evaluate"},
+		// An external agent (agent/mcpserver) whose evaluate was cut off at the deadline, answering ok=false after.
+		{"evaluate cut off at the deadline, then an answer", traj("answered", no, ok(), rec("browser_evaluate", `{"function":"() => new Promise(()=>{})"}`,
+			"### Error\nattempt deadline reached while browser_evaluate was running", true)), false, "hung_evaluate"},
+		{"a click cut off at the deadline, then an answer", traj("answered", no, ok(), rec("browser_click", `{"target":"e2"}`,
+			"### Error\nattempt deadline reached while browser_click was running", true)), false, "gave_up"},
 		{"loop", traj("max_steps", nil, loop...), false, "loop"},
 		{"counter loop", traj("answered", yes, counter...), false, "loop"},
 		{"4 repeats is not a loop", traj("max_steps", nil, loop[:5]...), false, "max_steps"},

@@ -1,0 +1,118 @@
+package agents_test
+
+import (
+	"slices"
+	"testing"
+
+	"webbench/results"
+)
+
+// TestReferenceAgentsPassWholeZoo is issue 15's "Both reference agents pass the Zoo clean profile in make test":
+// `bench ablate reference.yaml` runs the Node agent (baseline) and the Python agent (variant) as external agents
+// (agent: {kind: command}) on every Zoo task once, with the scripted policy's clean profile behind webbench's
+// recording model proxy. The run directory is read back with package results: every task of the suite (the
+// suite's own list, not the plan's) has one attempt per arm, each a pass judged by its task's judge, with a
+// trajectory whose model-call steps carry the usage the scripted policy reported (so the record's tokens are the
+// proxy's, not estimates); `bench report --format json` reads the run and reports both arms at 40/40.
+func TestReferenceAgentsPassWholeZoo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real-Chromium test (-short)")
+	}
+	needNodeAgent(t)
+	run, _ := runAblate(t, "reference.yaml")
+
+	plan := run.Manifest.Plan
+	if got := plan.VariantNames(); !slices.Equal(got, []string{"node", "python"}) || plan.Baseline != "node" {
+		t.Fatalf("plan arms %v baseline %q, want [node python] baseline node", got, plan.Baseline)
+	}
+	for name, want := range map[string][]string{"node": {"node", "node/dist/agent.js"}, "python": {"python3", "python/agent.py"}} {
+		v, _ := plan.Variant(name)
+		if v.Agent == nil || !slices.Equal(v.Agent.Run, want) {
+			t.Fatalf("arm %s: agent %+v in the manifest, want run %v", name, v.Agent, want)
+		}
+	}
+
+	var ids []string
+	for _, task := range zooTasks(t) {
+		ids = append(ids, task.ID)
+	}
+	slices.Sort(ids)
+	if len(ids) != 40 {
+		t.Fatalf("the Zoo has %d tasks; this test (and issue 15) counts on 40", len(ids))
+	}
+	arms := byArm(run.Final())
+	if len(arms) != 2 {
+		t.Fatalf("records of %d arms, want 2 (node, python)", len(arms))
+	}
+	for _, arm := range []string{"node", "python"} {
+		recs := arms[arm]
+		var got []string
+		for _, a := range recs {
+			got = append(got, a.TaskID)
+		}
+		if !slices.Equal(got, ids) {
+			t.Fatalf("arm %s: attempts on %d tasks %v, want the Zoo's 40 %v", arm, len(got), got, ids)
+		}
+		for _, a := range recs {
+			checkPassWithModelSteps(t, run, a)
+		}
+	}
+
+	rep := reportJSON(t, run.Dir)
+	if len(rep) != 2 {
+		t.Fatalf("bench report names %d arms, want node and python: %+v", len(rep), rep)
+	}
+	for i, want := range []string{"node", "python"} {
+		if rep[i].Name != want || rep[i].N != 40 || rep[i].Passes != 40 {
+			t.Errorf("bench report arm %d: %+v, want %s 40/40", i, rep[i], want)
+		}
+	}
+}
+
+// checkPassWithModelSteps asserts that attempt a passed and that its trajectory records the agent's model calls:
+// at least one step, every step a model call (request messages > 0) with real usage from the endpoint or a tool
+// call that found no model call to join, at least one model-call step, and the record's tokens the sum of the
+// steps' usage.
+func checkPassWithModelSteps(t *testing.T, run *results.Run, a results.Attempt) {
+	t.Helper()
+	what := a.Variant + "/" + a.TaskID
+	if a.Status != results.StatusPass || !a.Verdict.Pass || a.FinishReason != results.FinishAnswered || a.Model != "scripted:clean" {
+		t.Errorf("%s: status %q finish %q model %q verdict %+v error %q failure mode %q", what, a.Status, a.FinishReason,
+			a.Model, a.Verdict, a.Error, a.FailureMode)
+		return
+	}
+	tr, err := run.Trajectory(a.AttemptID)
+	if err != nil {
+		t.Errorf("%s: %v", what, err)
+		return
+	}
+	if len(tr.Steps) < 1 || a.Steps != len(tr.Steps) {
+		t.Errorf("%s: %d trajectory steps, record says %d", what, len(tr.Steps), a.Steps)
+	}
+	if tr.Finish.ExitCode == nil || *tr.Finish.ExitCode != 0 {
+		t.Errorf("%s: agent exit code %v, want 0", what, tr.Finish.ExitCode)
+	}
+	var model int
+	var sum results.Tokens
+	for _, st := range tr.Steps {
+		if st.Request.Messages == 0 {
+			if len(st.Results) == 0 {
+				t.Errorf("%s: step %d is neither a model call nor a tool call", what, st.Index)
+			}
+			continue
+		}
+		model++
+		if st.Usage.Prompt <= 0 || st.Usage.Completion <= 0 || st.Usage.Estimated {
+			t.Errorf("%s: model-call step %d has usage %+v, want prompt and completion tokens > 0 reported by the endpoint",
+				what, st.Index, st.Usage)
+		}
+		sum.Prompt += st.Usage.Prompt
+		sum.Completion += st.Usage.Completion
+	}
+	if model == 0 {
+		t.Errorf("%s: no model-call step among %d steps", what, len(tr.Steps))
+	}
+	if a.Tokens != sum || sum.Prompt == 0 {
+		t.Errorf("%s: record tokens %+v, the model-call steps sum to %+v", what, a.Tokens, sum)
+	}
+}
