@@ -7,6 +7,7 @@ package ablation
 // records, and seeds that do not match.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -341,13 +342,16 @@ func taskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []s
 func differences(a, b []results.Attempt, seedA, seedB int64) []string {
 	type conf struct {
 		models map[string]bool
+		agents map[string]bool
 		guards map[string]map[bool]bool
 		tasks  map[string]bool
 	}
 	collect := func(recs []results.Attempt) conf {
-		c := conf{models: map[string]bool{}, guards: map[string]map[bool]bool{}, tasks: map[string]bool{}}
+		c := conf{models: map[string]bool{}, agents: map[string]bool{}, guards: map[string]map[bool]bool{},
+			tasks: map[string]bool{}}
 		for _, r := range recs {
 			c.models[r.Model] = true
+			c.agents[cmp.Or(r.Agent, "built-in")] = true
 			c.tasks[r.TaskID] = true
 			for g, on := range r.Guards {
 				if c.guards[g] == nil {
@@ -362,6 +366,9 @@ func differences(a, b []results.Attempt, seedA, seedB int64) []string {
 	out := []string{}
 	if ma, mb := joinKeys(ca.models), joinKeys(cb.models); ma != mb {
 		out = append(out, fmt.Sprintf("model %s → %s", ma, mb))
+	}
+	if aa, ab := joinKeys(ca.agents), joinKeys(cb.agents); aa != ab {
+		out = append(out, fmt.Sprintf("agent %s → %s", aa, ab))
 	}
 	names := maps.Clone(ca.guards)
 	maps.Copy(names, cb.guards)

@@ -160,12 +160,17 @@ func ModelLabel(m results.Model) string {
 }
 
 // LabelModels sets each arm's Model to the ModelLabel of its variant in vs (the manifest's plan), so reports
-// name the endpoint too; arms without a variant in vs keep the records' model.
+// name the endpoint too — followed by " (agent: COMMAND ARGS)" for an arm played by an external agent, so a
+// report never shows a Node-agent arm and a built-in arm under the same name; arms without a variant in vs keep
+// the records' model.
 func LabelModels(arms []Arm, vs []results.Variant) {
 	by := map[string]string{}
 	for _, v := range vs {
 		if v.Model.Kind != "" { // manifests that record no model keep the records' model
 			by[v.Name] = ModelLabel(v.Model)
+			if v.Agent != nil {
+				by[v.Name] += " (agent: " + strings.Join(v.Agent.Run, " ") + ")"
+			}
 		}
 	}
 	for i := range arms {

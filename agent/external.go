@@ -32,6 +32,7 @@ type ExternalAttempt struct {
 	cancel    context.CancelFunc
 	uninstall func()
 	ended     bool
+	gone      string
 }
 
 // NewExternalAttempt binds an attempt to sess (the attempt's fresh browser context, already on the start page,
@@ -103,7 +104,19 @@ func (x *ExternalAttempt) Call(ctx context.Context, name string, args json.RawMe
 	defer stop()
 	out := CallTool(ctx, x.a, x.hooks, call)
 	st.Results = append(st.Results, out.Record)
+	if out.End == ToolBrowserGone && x.gone == "" {
+		x.gone = out.Result.Raw.Error
+	}
 	return out
+}
+
+// BrowserGone is the error of the first tool call that found the browser, context or page gone (a crash, a
+// kill, a closed page: ToolBrowserGone), "" when none did. The runner records such an attempt as an
+// infrastructure error, as the built-in loop's browser_closed, never as the agent's failure.
+func (x *ExternalAttempt) BrowserGone() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.gone
 }
 
 // Trajectory returns a copy of the trajectory so far (safe to read while calls go on): its steps, guard events

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"webbench/agent/llm"
@@ -204,6 +205,15 @@ type AgentCmd struct {
 	// file's folder, or the current directory for --agent-cmd ("" = the current directory). Not recorded: the
 	// same agent may be resumed from another folder.
 	Dir string `json:"-" yaml:"-"`
+}
+
+// String names the agent for records and reports: "command: " and the run words joined by spaces (env left
+// out: it may carry secrets), e.g. "command: node node/dist/agent.js".
+func (a *AgentCmd) String() string {
+	if a == nil {
+		return ""
+	}
+	return "command: " + strings.Join(a.Run, " ")
 }
 
 // Model selects the model of an arm. Kind "scripted" runs the scripted policy in-process with Profile; kind

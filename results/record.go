@@ -85,6 +85,9 @@ type Attempt struct {
 	Seed *int `json:"seed"`
 	// Model is "provider:name", e.g. "scripted:clean" or "openai:gpt-4o-mini".
 	Model string `json:"model"`
+	// Agent is the external agent that played the attempt (AgentCmd.String, e.g. "command: node
+	// node/dist/agent.js"); "" for the built-in agent.
+	Agent string `json:"agent,omitempty"`
 	// Guards maps every guard name to on (true) / off (false).
 	Guards map[string]bool `json:"guards"`
 	// Status is pass, fail or error; ErrorClass says why for fail/error.

@@ -94,7 +94,8 @@ func CheckAgentCmd(a *AgentCmd) error {
 }
 
 // CheckAgentShape checks what an external agent's description alone can tell: kind "command", a non-empty
-// run, and no env entry naming a variable the runner sets (ExternalEnv) or that is no variable name.
+// run, and no env entry naming a variable the runner sets (ExternalEnv) or any other WEBBENCH_* name, or that
+// is no variable name.
 func CheckAgentShape(a *AgentCmd) error {
 	if a.Kind != "command" {
 		return fmt.Errorf("agent kind %q: expected command", a.Kind)
@@ -105,6 +106,9 @@ func CheckAgentShape(a *AgentCmd) error {
 	for k := range a.Env {
 		if slices.Contains(ExternalEnv, k) {
 			return fmt.Errorf("agent env %s: set by webbench for each attempt; remove it", k)
+		}
+		if strings.HasPrefix(k, "WEBBENCH_") {
+			return fmt.Errorf("agent env %s: WEBBENCH_* names are webbench's (the attempt's contract); use another name", k)
 		}
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("agent env %q: not a variable name", k)
@@ -141,8 +145,10 @@ func ResolveAgentCmd(a *AgentCmd) (string, error) {
 }
 
 // checkAgents refuses, before anything runs, a variant whose external agent cannot start (CheckAgentCmd) or
-// which sets an option the external agent cannot apply (a system prompt file: the agent has its own prompt).
-func checkAgents(plan Plan) error {
+// which sets an option the external agent cannot apply: a system prompt file (the agent has its own prompt),
+// the request options omit, max_connections and max_tokens_field, and --screenshots (only the built-in loop
+// keeps screenshots for the judge).
+func checkAgents(plan Plan, opts Options) error {
 	for _, v := range plan.Variants {
 		if v.Agent == nil {
 			continue
@@ -150,6 +156,22 @@ func checkAgents(plan Plan) error {
 		if v.PromptFile != "" {
 			return fmt.Errorf("variant %s: prompt %s cannot apply to an external agent (it has its own prompt): remove it",
 				v.Name, v.PromptFile)
+		}
+		// Options of the built-in agent's own requests and loop, which an external agent builds itself: accepted,
+		// they would do nothing, so they are refused (the agent reads WEBBENCH_* instead).
+		refuse := func(what string) error {
+			return fmt.Errorf("variant %s: %s cannot apply to an external agent (it makes its own model requests "+
+				"and screenshots): remove it", v.Name, what)
+		}
+		switch {
+		case len(v.Model.Omit) > 0:
+			return refuse("omit (--omit)")
+		case v.Model.MaxConnections > 0:
+			return refuse("max_connections (--max-connections)")
+		case v.Model.MaxTokensField != "":
+			return refuse("max_tokens_field (--max-tokens-field)")
+		case opts.Screenshots:
+			return refuse("--screenshots")
 		}
 		if err := CheckAgentCmd(v.Agent); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Name, err)
@@ -181,12 +203,14 @@ type externalRun struct {
 	timedOut       bool
 	stopped        bool // ctx ended (the run was stopped)
 	startErr       error
+	// signal names the signal that killed the agent ("segmentation fault", "killed"), "" when it exited.
+	signal string
 }
 
 // runAgentProcess runs a's command (resolved path bin) in its own process group with env, standard input
 // /dev/null, until it exits, the deadline passes (SIGTERM to the group, SIGKILL after agentKillGrace) or ctx
 // ends (SIGKILL to the group). Whatever way it ends, the group is killed afterwards so no child outlives the
-// attempt.
+// attempt; on Linux the agent also gets SIGKILL if webbench itself dies (dieWithParent).
 func runAgentProcess(ctx context.Context, a *AgentCmd, bin string, env []string, deadline time.Time) externalRun {
 	out, errb := &tailBuffer{max: AgentOutputMax}, &tailBuffer{max: AgentOutputMax}
 	cmd := exec.Command(bin, a.Run[1:]...)
@@ -194,6 +218,7 @@ func runAgentProcess(ctx context.Context, a *AgentCmd, bin string, env []string,
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 	// A child left behind holding the output pipes open must not block Wait once the agent itself exited.
 	cmd.WaitDelay = agentKillGrace
 	if err := cmd.Start(); err != nil {
@@ -225,6 +250,12 @@ func runAgentProcess(ctx context.Context, a *AgentCmd, bin string, env []string,
 	kill(syscall.SIGKILL) // children the agent left behind
 	r.stdout, r.stderr = out.b, errb.b
 	r.exitCode = cmd.ProcessState.ExitCode()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		r.signal = ws.Signal().String()
+	}
+	if !r.timedOut && !r.stopped && !time.Now().Before(deadline) {
+		r.timedOut = true // it exited after the deadline, before the timer fired: a timeout all the same
+	}
 	return r
 }
 
@@ -356,7 +387,7 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 		// when the model block names a variable (issue 15).
 		proxyKey = os.Getenv(cfg.KeyEnv())
 	}
-	proxy, err := startModelProxy(cfg.BaseURL, proxyKey)
+	proxy, err := startModelProxy(cfg.BaseURL, proxyKey, v.Model.CallTimeout)
 	if err != nil {
 		srv.Close()
 		return infra(fmt.Errorf("model proxy: %w", err))
@@ -388,10 +419,10 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 		return rec // the run was stopped: unrecorded, re-run on resume (as the built-in path)
 	}
 	for _, c := range calls {
-		if c.Endpoint != nil && c.Endpoint.Class.Fatal() {
-			// A wrong key, a mistyped model name, no quota: the endpoint's fault, not the agent's. The run stops
-			// as it does for the built-in agent (EndpointError), nothing is recorded for this attempt, and the
-			// attempt runs again on resume — never N attempts reported as the agent's 0 %.
+		if stopsRun(c.Endpoint) {
+			// A wrong key, a mistyped model name or base URL, no quota: the endpoint's fault, not the agent's. The
+			// run stops as it does for the built-in agent (EndpointError), nothing is recorded for this attempt,
+			// and the attempt runs again on resume — never N attempts reported as the agent's 0 %.
 			*fatal = c.Endpoint
 			return rec
 		}
@@ -400,9 +431,17 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 	if run.startErr != nil {
 		return infra(fmt.Errorf("start agent %s: %w", ag.Run[0], run.startErr))
 	}
+	// Secrets in the kept output: the keys, and every agent env value expanded from webbench's environment
+	// (${VAR}: recorded unexpanded in the manifest, so its expansion must not reach the run directory either).
+	secrets := []string{key, proxyKey}
+	for _, raw := range ag.Env {
+		if v := os.Expand(raw, os.Getenv); v != raw && len(v) >= 6 {
+			secrets = append(secrets, v)
+		}
+	}
 	redact := func(b []byte) []byte {
 		s := llm.RedactString(string(b))
-		for _, k := range []string{key, proxyKey} {
+		for _, k := range secrets {
 			if k != "" {
 				s = strings.ReplaceAll(s, k, "[REDACTED]")
 			}
@@ -427,6 +466,10 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 			"process group was killed (stderr: %s)", timeout, stderrRel)
 	case f != nil:
 		tr.Finish.Reason, tr.Finish.Final = results.FinishAnswered, f
+	case run.signal != "":
+		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishAgentCrashed, llm.ErrorAgent
+		tr.Finish.Error = fmt.Sprintf("agent killed by signal %q without a final JSON answer (stderr: %s)",
+			run.signal, stderrRel)
 	default:
 		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishAgentCrashed, llm.ErrorAgent
 		tr.Finish.Error = fmt.Sprintf("agent exited with code %d without a final JSON answer (stderr: %s)", code,
@@ -436,7 +479,68 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 		wk.b = nil
 		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
 	}
+	if gone := srv.BrowserGone(); gone != "" {
+		// The page or context closed under the agent (a crash, a kill): the harness's fault, as the built-in
+		// loop's browser_closed; the attempt is retried.
+		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishBrowserClosed, llm.ErrorInfra
+		tr.Finish.Error = llm.RedactString("browser gone during the attempt: " + gone)
+	} else if f := tr.Finish.Final; f == nil || !f.OK {
+		if c, ok := endpointFailedLast(calls); ok {
+			// The agent's last model call failed on the endpoint's side (unreachable, 5xx, rate limited, cut by
+			// the call timeout) and the agent ended without an answer that claims success: the endpoint's fault,
+			// recorded as infrastructure (retried), as the built-in agent's model_error after retries.
+			class := llm.ErrorInfra
+			if c.Endpoint != nil && c.Endpoint.Class == llm.ErrorRateLimit {
+				class = llm.ErrorRateLimit
+			}
+			tr.Finish.ErrorClass = class
+			tr.Finish.Error = llm.RedactString(fmt.Sprintf("the agent's last model call failed on the endpoint "+
+				"(%s), then the agent ended (%s): an infrastructure error, retried", endpointWhat(c), tr.Finish.Reason))
+		}
+	}
 	return wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), tr)
+}
+
+// stopsRun reports whether an endpoint error an external agent's model call met stops the run: auth and quota
+// (the key, the account), and config errors that name the endpoint rather than the request — HTTP 404/405 (a
+// mistyped model name or deployment, a base URL without /v1). Other config errors (400: a malformed or
+// unsupported request) are the agent's own request's fault: they stay its failed steps (Step.Error).
+func stopsRun(e *llm.Error) bool {
+	if e == nil {
+		return false
+	}
+	switch e.Class {
+	case llm.ErrorAuth, llm.ErrorQuota:
+		return true
+	case llm.ErrorConfig:
+		return e.StatusCode == 404 || e.StatusCode == 405
+	}
+	return false
+}
+
+// endpointFailedLast returns the agent's last model call (in start order) when it failed on the endpoint's
+// side: upstream not reached or cut (status 0), HTTP 429 or 5xx, or an error the client classes infra or
+// rate_limit.
+func endpointFailedLast(calls []modelCallStep) (modelCallStep, bool) {
+	if len(calls) == 0 {
+		return modelCallStep{}, false
+	}
+	c := calls[len(calls)-1]
+	if c.Step.Error == "" {
+		return c, false
+	}
+	if c.Status == 0 || c.Status == 429 || c.Status >= 500 {
+		return c, true
+	}
+	return c, c.Endpoint != nil && (c.Endpoint.Class == llm.ErrorInfra || c.Endpoint.Class == llm.ErrorRateLimit)
+}
+
+// endpointWhat describes a failed model call: its HTTP status and the error.
+func endpointWhat(c modelCallStep) string {
+	if c.Status == 0 {
+		return c.Step.Error
+	}
+	return fmt.Sprintf("HTTP %d: %s", c.Status, c.Step.Error)
 }
 
 // modelCallStep is one model call the recording proxy saw, as a trajectory step, and when it started.
@@ -445,12 +549,14 @@ type modelCallStep struct {
 	Step  results.Step
 	// Endpoint is the endpoint's classified error when the call failed with one (modelproxy.Call.Endpoint).
 	Endpoint *llm.Error
+	// Status is the upstream HTTP status (0: not reached, or the reply was cut).
+	Status int
 }
 
 // mergeExternal is the trajectory of an external agent's attempt: tools (the MCP server's, one step per tool
 // call, StartedMS since origin) and calls (the model calls, one step each) in time order. A tool step is
-// folded into the latest model-call step before it whose tool_calls name that tool and still have a call of
-// that name without a result — the model call that asked for it, so a ReAct agent's trajectory has the built-in
+// folded into the latest model-call step before it when that step's tool_calls name that tool and still have
+// a call of that name without a result — the model call that asked for it, so a ReAct agent's trajectory has the built-in
 // agent's shape (one step per model call with its tool results and guard events); its record takes the model
 // call's tool-call id. Other tool steps stay steps of their own. Steps are renumbered and the guard events'
 // Step follows (1-based step number, as in the loop). Usage is the sum of the model calls'.
@@ -493,7 +599,10 @@ func mergeExternal(tools *results.Trajectory, calls []modelCallStep, origin time
 		}
 		var host *results.Step
 		var id string
-		for k := len(models) - 1; k >= 0 && host == nil; k-- {
+		// Only the latest model call before it may host it: a call that reply did not ask for (the agent's own,
+		// or one an older reply asked for and the agent withheld) is a step of its own, never pinned on an
+		// older reply.
+		if k := len(models) - 1; k >= 0 {
 			used := 0
 			for _, r := range models[k].Results {
 				if r.Call.Name == name {

@@ -25,6 +25,7 @@ func TestMergeExternal(t *testing.T) {
 		tool(3, 120, "browser_click", ev),
 		tool(4, 130, "browser_snapshot"), // the model step's one snapshot is answered: its own step
 		tool(5, 260, "browser_type"),
+		tool(6, 270, "browser_evaluate"), // asked by the first reply only, not the latest: its own step
 	}, Events: []results.Event{ev}}
 	model := func(ms int64, u int, calls ...string) modelCallStep {
 		st := results.Step{Usage: llm.Usage{Prompt: u, Completion: 1}}
@@ -33,7 +34,7 @@ func TestMergeExternal(t *testing.T) {
 		}
 		return modelCallStep{Start: origin.Add(time.Duration(ms) * time.Millisecond), Step: st}
 	}
-	calls := []modelCallStep{model(50, 10, "browser_snapshot", "browser_click"), model(200, 20, "browser_type")}
+	calls := []modelCallStep{model(50, 10, "browser_snapshot", "browser_click", "browser_evaluate"), model(200, 20, "browser_type")}
 	tr := mergeExternal(tools, calls, origin)
 	type want struct {
 		ms      int64
@@ -43,9 +44,10 @@ func TestMergeExternal(t *testing.T) {
 	}
 	wants := []want{
 		{5, 1, []string{"browser_snapshot text"}, []string{"call_x"}},
-		{50, 2, []string{"browser_snapshot text", "browser_click text"}, []string{"browser_snapshot-id0", "browser_click-id1"}},
+		{50, 3, []string{"browser_snapshot text", "browser_click text"}, []string{"browser_snapshot-id0", "browser_click-id1"}},
 		{130, 1, []string{"browser_snapshot text"}, []string{"call_x"}},
 		{200, 1, []string{"browser_type text"}, []string{"browser_type-id0"}},
+		{270, 1, []string{"browser_evaluate text"}, []string{"call_x"}},
 	}
 	if len(tr.Steps) != len(wants) {
 		t.Fatalf("%d steps, want %d", len(tr.Steps), len(wants))

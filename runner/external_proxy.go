@@ -1,6 +1,11 @@
 package runner
 
-import "webbench/agent/modelproxy"
+import (
+	"net/http"
+	"time"
+
+	"webbench/agent/modelproxy"
+)
 
 // modelProxy records the model calls an external agent makes in front of the variant's endpoint.
 type modelProxy interface {
@@ -21,15 +26,20 @@ func (r recordingProxy) Close() []modelCallStep {
 	_ = r.p.Close()
 	var out []modelCallStep
 	for _, c := range r.p.Calls() {
-		out = append(out, modelCallStep{Start: c.Start, Step: c.Step, Endpoint: c.Endpoint})
+		out = append(out, modelCallStep{Start: c.Start, Step: c.Step, Endpoint: c.Endpoint, Status: c.Status})
 	}
 	return out
 }
 
 // startModelProxy starts the recording proxy (agent/modelproxy) on loopback in front of upstream (the
-// scripted policy's URL, or the openai base URL), sending key as the bearer token upstream when not empty.
-func startModelProxy(upstream, key string) (modelProxy, error) {
-	p, err := modelproxy.Start(upstream, modelproxy.Options{APIKey: key})
+// scripted policy's URL, or the openai base URL), sending key as the bearer token upstream when not empty; one
+// call is bounded by callTimeout (the model block's call_timeout, else the built-in client's 120 s): a hung
+// endpoint answers the agent 502 and the call is recorded as failed, the endpoint's fault.
+func startModelProxy(upstream, key string, callTimeout time.Duration) (modelProxy, error) {
+	if callTimeout <= 0 {
+		callTimeout = 120 * time.Second
+	}
+	p, err := modelproxy.Start(upstream, modelproxy.Options{APIKey: key, Client: &http.Client{Timeout: callTimeout}})
 	if err != nil {
 		return nil, err
 	}

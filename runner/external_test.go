@@ -319,12 +319,25 @@ func TestAgentCmdRefusedBeforeTheRun(t *testing.T) {
 			Agent: &AgentCmd{Kind: "command", Run: []string{"./no-such-agent.py"}, Dir: agentsDir(t)}},
 		"prompt": {Name: "x", Model: Model{Kind: "scripted", Name: "scripted", Profile: "clean"}, PromptFile: "p.txt",
 			Agent: &AgentCmd{Kind: "command", Run: []string{"sh"}}},
+		"omit": {Name: "x", Model: Model{Kind: "openai", Name: "m", BaseURL: "http://127.0.0.1:9/v1", Omit: []string{"seed"}},
+			Agent: &AgentCmd{Kind: "command", Run: []string{"sh"}}},
+		"max-connections": {Name: "x", Model: Model{Kind: "openai", Name: "m", BaseURL: "http://127.0.0.1:9/v1", MaxConnections: 2},
+			Agent: &AgentCmd{Kind: "command", Run: []string{"sh"}}},
+		"max-tokens-field": {Name: "x", Model: Model{Kind: "openai", Name: "m", BaseURL: "http://127.0.0.1:9/v1", MaxTokensField: "max_tokens"},
+			Agent: &AgentCmd{Kind: "command", Run: []string{"sh"}}},
+		"screenshots": {Name: "x", Model: Model{Kind: "scripted", Name: "scripted", Profile: "clean"},
+			Agent: &AgentCmd{Kind: "command", Run: []string{"sh"}}},
+		"webbench-env": {Name: "x", Model: Model{Kind: "scripted", Name: "scripted", Profile: "clean"},
+			Agent: &AgentCmd{Kind: "command", Run: []string{"sh"}, Env: map[string]string{"WEBBENCH_FOO": "x"}}},
 	} {
 		dir := filepath.Join(t.TempDir(), "run")
 		_, err := Run(context.Background(), Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}}, s,
-			Options{OutDir: dir, Workers: 1, Log: os.Stderr})
+			Options{OutDir: dir, Workers: 1, Log: os.Stderr, Screenshots: name == "screenshots"})
 		want := map[string]string{"mistyped": `agent command "./no-such-agent.py" not found`,
-			"prompt": "cannot apply to an external agent"}[name]
+			"prompt": "cannot apply to an external agent", "omit": "omit (--omit) cannot apply to an external agent",
+			"max-connections":  "max_connections (--max-connections) cannot apply",
+			"max-tokens-field": "max_tokens_field (--max-tokens-field) cannot apply",
+			"screenshots":      "--screenshots cannot apply", "webbench-env": "agent env WEBBENCH_FOO: WEBBENCH_* names are webbench's"}[name]
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", name, err, want)
 		}

@@ -157,7 +157,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	var drv *browser.Driver
 	if len(todo) > 0 {
 		// A mistyped agent command is a clear error now, never N attempts of 0 %.
-		if err := checkAgents(plan); err != nil {
+		if err := checkAgents(plan, opts); err != nil {
 			return nil, err
 		}
 		var stopAgents func()
@@ -782,7 +782,7 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer, fatal **llm.Error) results.Attempt {
 	t := a.Task
 	rec := results.Attempt{AttemptID: a.AttemptID, PairID: a.PairID, Variant: a.Variant, TaskID: t.ID,
-		Suite: t.Suite, Cluster: t.Cluster, Rep: a.Rep, Seed: a.Seed, Model: af.v.Model.String(),
+		Suite: t.Suite, Cluster: t.Cluster, Rep: a.Rep, Seed: a.Seed, Model: af.v.Model.String(), Agent: af.v.Agent.String(),
 		Guards: guardMap(af.v.Guards), StartedAt: time.Now().UTC().Format(time.RFC3339), Meta: t.Meta}
 	if rec.Cluster == "" {
 		rec.Cluster = t.ID

@@ -175,6 +175,10 @@ func (s *Server) URL() string {
 // tools/call with the call, its raw and model-facing result and its guard events.
 func (s *Server) Trajectory() *results.Trajectory { return s.attempt.Trajectory() }
 
+// BrowserGone is the error of the first tool call that found the browser, context or page gone, "" when none
+// did (agent.ExternalAttempt.BrowserGone).
+func (s *Server) BrowserGone() string { return s.attempt.BrowserGone() }
+
 // Start is when the attempt began (agent.ExternalAttempt.Start): the origin of its steps' StartedMS.
 func (s *Server) Start() time.Time { return s.attempt.Start() }
 

@@ -396,10 +396,12 @@ func runCmd() *cobra.Command {
 		"\"COMMAND ARGS\" (shell-style words, no shell), with the attempt's MCP server, goal, deadline and model "+
 		"endpoint in WEBBENCH_* variables (DESIGN.md \"External agents\")")
 	c.Flags().StringArrayVar(&agentEnv, "agent-env", nil, "NAME=VALUE for the --agent-cmd agent's environment (repeatable; "+
-		"${VAR} in VALUE is webbench's $VAR, expanded per attempt and recorded unexpanded)")
+		"${VAR} in VALUE is webbench's $VAR, expanded per attempt and recorded unexpanded: single-quote it, "+
+		"'NAME=${VAR}', or your shell expands it first and the secret is recorded)")
 	c.Flags().StringVar(&seed, "seed-mode", "", "'' derives seeds per pair; 'none' sends no seed; a number fixes it")
 	c.Flags().Int64Var(&baseSeed, "seed", 1, "base seed; attempt seeds derive from it and pair_id")
-	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50)")
+	c.Flags().IntVar(&maxSteps, "max-steps", 0, "model-call budget per attempt (default: task's, else 50; an --agent-cmd agent gets it as "+
+		"WEBBENCH_MAX_STEPS, advisory)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on one model HTTP call (default 120s); exceeding it is an infrastructure error")
 	return c

@@ -2,7 +2,7 @@
 """Test agent (runner/external_test.go): writes its WEBBENCH_* environment, and whether OPENAI_API_KEY and
 WB_TEST_ECHO are set, as JSON to the file named by $WB_TEST_OUT; prints junk and two final JSON lines on
 stdout (the last one is the answer); writes OPENAI_API_KEY's value to stderr when set (the runner must redact
-it)."""
+it), and WB_TEST_ECHO's value too (expanded from ${VAR} in the agent's env: also redacted)."""
 import json
 import os
 import sys
@@ -21,4 +21,6 @@ print(json.dumps({"ok": True, "final": "answer from " + env.get("WEBBENCH_TASK_I
 sys.stdout.flush()
 if "OPENAI_API_KEY" in os.environ:
     print("key=" + os.environ["OPENAI_API_KEY"], file=sys.stderr)
+if os.environ.get("WB_TEST_ECHO"):
+    print("echo=" + os.environ["WB_TEST_ECHO"], file=sys.stderr)  # a secret from ${VAR}: the runner must redact it
 print("envdump done", file=sys.stderr)
