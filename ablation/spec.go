@@ -78,12 +78,15 @@ type Config struct {
 	Scope string `yaml:"scope"`
 	// Agent is an external agent run instead of the built-in one, `agent: {kind: command, run: [COMMAND,
 	// ARGS…], env: {NAME: VALUE}}` (runner.AgentCmd; a relative command path and the working directory are the
-	// spec file's folder); a variant without one inherits the baseline's. ParseSpec checks its shape (parseAgent)
-	// and refuses a prompt beside it (an external agent has its own prompt).
+	// spec file's folder); a variant without one inherits the baseline's. `agent: builtin` is the built-in agent
+	// (a variant of a baseline that names a command goes back to it). ParseSpec checks its shape (parseAgent)
+	// and refuses a prompt beside an external agent (it has its own prompt).
 	// (The raw node; Kind 0 when the key is absent.)
 	Agent yaml.Node `yaml:"agent"`
-	// agent is Agent parsed (nil: the built-in agent).
+	// agent is Agent parsed (nil: the built-in agent, or the baseline's when the key is absent).
 	agent *runner.AgentCmd
+	// builtin is `agent: builtin`: the built-in agent whatever the baseline's.
+	builtin bool
 	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
 	// name). `aa: true` (or `aa: other-seeds`, AAOtherSeeds): the baseline with other seeds (the i-th such arm
 	// derives its seeds from pair_id and the base seed + AASeedOffset·i); its Δ is the run's observed noise
@@ -281,10 +284,10 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	dir := filepath.Dir(name)
 	var err error
 	if s.Baseline.Agent.Kind != 0 {
-		if s.Baseline.agent, err = parseAgent(name, "baseline: ", &s.Baseline.Agent, dir); err != nil {
+		if s.Baseline.agent, s.Baseline.builtin, err = parseAgent(name, "baseline: ", &s.Baseline.Agent, dir); err != nil {
 			return nil, err
 		}
-		if s.Baseline.Prompt != "" {
+		if s.Baseline.agent != nil && s.Baseline.Prompt != "" {
 			return nil, fmt.Errorf("%s:%d: baseline: prompt: cannot apply to an external agent (agent: line %d; it "+
 				"has its own prompt): remove it", name, at("baseline", -1, "prompt"), s.Baseline.Agent.Line)
 		}
@@ -292,11 +295,12 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	for i := range s.Variants {
 		v := &s.Variants[i]
 		if v.Agent.Kind != 0 {
-			if v.agent, err = parseAgent(name, "variant "+cmpOr(v.Name, "(no name)")+": ", &v.Agent, dir); err != nil {
+			if v.agent, v.builtin, err = parseAgent(name, "variant "+cmpOr(v.Name, "(no name)")+": ", &v.Agent, dir); err != nil {
 				return nil, err
 			}
 		}
-		if (v.agent != nil || s.Baseline.agent != nil) && v.AA == "" && (v.Prompt != "" || s.Baseline.Prompt != "") {
+		external := (v.agent != nil || s.Baseline.agent != nil) && !v.builtin
+		if external && v.AA == "" && (v.Prompt != "" || s.Baseline.Prompt != "") {
 			l := at("variants", i, "prompt")
 			if v.Prompt == "" {
 				l = at("variants", i, "agent")
@@ -642,6 +646,9 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	if c.agent != nil {
 		v.Agent = c.agent
 	}
+	if c.builtin {
+		v.Agent = nil
+	}
 	return v, g
 }
 
@@ -680,16 +687,27 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// parseAgent reads an `agent:` block (node n, in section where: "baseline: " or "variant V: ") of spec file
-// name into a runner.AgentCmd run in dir: a mapping of kind (command, the only kind), run (a non-empty sequence
-// of strings: the command and its arguments) and env (a mapping of names to string values; quote numbers and
-// booleans). Errors name the file, the line and the field.
-func parseAgent(name, where string, n *yaml.Node, dir string) (*runner.AgentCmd, error) {
+// parseAgent reads an `agent:` value (node n, in section where: "baseline: " or "variant V: ") of spec file
+// name: the scalar builtin (the built-in agent: builtin true, no command), or a runner.AgentCmd run in dir, a
+// mapping of kind (command, the only kind), run (a non-empty sequence of strings: the command and its
+// arguments) and env (a mapping of names to string values; quote numbers and booleans). Errors name the file,
+// the line and the field; another scalar (null included) names the two allowed forms.
+func parseAgent(name, where string, n *yaml.Node, dir string) (*runner.AgentCmd, bool, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value == "builtin" {
+		return nil, true, nil
+	}
+	a, err := parseAgentCmd(name, where, n, dir)
+	return a, false, err
+}
+
+// parseAgentCmd is parseAgent's command form (any node but the scalar builtin).
+func parseAgentCmd(name, where string, n *yaml.Node, dir string) (*runner.AgentCmd, error) {
 	fail := func(line int, field, msg string, args ...any) error {
 		return fmt.Errorf("%s:%d: %sagent%s: %s", name, line, where, field, fmt.Sprintf(msg, args...))
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, fail(n.Line, "", "expected a mapping {kind: command, run: [COMMAND, ARGS…], env: {…}}")
+		return nil, fail(n.Line, "", "%s: expected builtin (the built-in agent) or a mapping {kind: command, run: "+
+			"[COMMAND, ARGS…], env: {…}}", nodeText(n))
 	}
 	a := &runner.AgentCmd{Dir: dir}
 	var kind, run *yaml.Node

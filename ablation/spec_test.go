@@ -172,14 +172,15 @@ func TestSpecAAArm(t *testing.T) {
 }
 
 // TestSpecAgentKey: the `agent:` key's errors name the file, the line and the field; a variant inherits the
-// baseline's agent or sets its own (so two agents run on the same pairs); the command's folder is the spec's.
+// baseline's agent or sets its own (so two agents run on the same pairs), or goes back to the built-in agent
+// with `agent: builtin`; the command's folder is the spec's.
 func TestSpecAgentKey(t *testing.T) {
 	errs := map[string]string{
 		"name: x\nbaseline:\n  agent: {kind: docker, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   `dir/spec.yaml:3: baseline: agent.kind: "docker": expected command`,
 		"name: x\nbaseline:\n  agent: {kind: command, run: []}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   "dir/spec.yaml:3: baseline: agent.run: expected a non-empty list",
 		"name: x\nbaseline:\n  agent: {kind: command}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                            "dir/spec.yaml:3: baseline: agent.run: missing",
 		"name: x\nbaseline:\n  agent: {run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                 "dir/spec.yaml:3: baseline: agent.kind: missing",
-		"name: x\nbaseline:\n  agent: ./a.py\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     "dir/spec.yaml:3: baseline: agent: expected a mapping",
+		"name: x\nbaseline:\n  agent: ./a.py\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     `dir/spec.yaml:3: baseline: agent: "./a.py": expected builtin (the built-in agent) or a mapping {kind: command, run: [COMMAND, ARGS…], env: {…}}`,
 		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env:\n        PORT: 8080\n":                   `dir/spec.yaml:8: variant v: agent.env.PORT: "8080" is not a string: quote it`,
 		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env: {A: {b: c}}\n":                           "dir/spec.yaml:7: variant v: agent.env.A: (a mapping) is not a string",
 		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], cmd: b}\n":                                                      `dir/spec.yaml:4: variant v: agent: unknown key "cmd"`,
@@ -189,6 +190,10 @@ func TestSpecAgentKey(t *testing.T) {
 		"name: x\nbaseline:\n  prompt: p.txt\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6: variant v: prompt: cannot apply to an external agent",
 		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    prompt: p.txt\n":                                  "dir/spec.yaml:6: variant v: prompt: cannot apply to an external agent",
 		"name: x\nvariants:\n  - name: v\n    aa: true\n    agent: {kind: command, run: [a]}\n":                                                "dir/spec.yaml:5: variant v: agent: an aa (A/A) arm is a copy of the baseline",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: built-in\n":                                `dir/spec.yaml:6: variant v: agent: "built-in": expected builtin (the built-in agent) or a mapping`,
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: null\n":                                    `dir/spec.yaml:6: variant v: agent: "null": expected builtin (the built-in agent) or a mapping`,
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: [builtin]\n":                               "dir/spec.yaml:6: variant v: agent: (a sequence): expected builtin (the built-in agent) or a mapping",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    aa: true\n    agent: builtin\n":                   "dir/spec.yaml:7: variant v: agent: an aa (A/A) arm is a copy of the baseline",
 	}
 	for src, want := range errs {
 		_, err := ParseSpec("dir/spec.yaml", []byte(src))
@@ -217,6 +222,35 @@ func TestSpecAgentKey(t *testing.T) {
 			!maps.Equal(v.Agent.Env, w.Env) {
 			t.Errorf("variant %s: agent %+v, want %+v", v.Name, v.Agent, w)
 		}
+	}
+	// `agent: builtin` takes a variant back to the built-in agent (nil) beside a command baseline, and a prompt
+	// is then the variant's own again; on the baseline it is the default (nil).
+	src = "name: x\nbaseline:\n  agent: {kind: command, run: [./agent.py]}\nvariants:\n  - name: builtin\n    agent: builtin\n" +
+		"    prompt: p.txt\n  - name: same\n    guards: {repeat_guard: false}\n"
+	if s, err = ParseSpec("dir/spec.yaml", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	if arms, err = s.Expand([]suites.Task{{ID: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*runner.AgentCmd{}
+	for _, v := range arms.Variants {
+		got[v.Name] = v.Agent
+	}
+	if len(got) != 3 || got["builtin"] != nil || got["baseline"] == nil || got["same"] == nil ||
+		!slices.Equal(got["same"].Run, []string{"./agent.py"}) {
+		t.Errorf("agents by variant %v: want builtin nil, baseline and same the command", got)
+	}
+	for _, v := range arms.Variants {
+		if v.Name == "builtin" && v.PromptFile != "p.txt" {
+			t.Errorf("builtin arm prompt %q, want p.txt", v.PromptFile)
+		}
+	}
+	if s, err = ParseSpec("spec.yaml", []byte("name: x\nbaseline:\n  agent: builtin\ndesign: leave-one-out\n")); err != nil {
+		t.Fatal(err)
+	}
+	if arms, _ := s.Expand(nil); arms.Variants[0].Agent != nil {
+		t.Errorf("baseline agent: builtin gave %+v, want the built-in agent (nil)", arms.Variants[0].Agent)
 	}
 	// Without an agent key every arm runs the built-in agent.
 	s, err = ParseSpec("spec.yaml", []byte("name: x\ndesign: leave-one-out\n"))

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +34,10 @@ const mcpVariant = "mcp-serve"
 // defaultAttemptTimeout is the attempt budget without --timeout or a task timeout (the agent loop's default).
 const defaultAttemptTimeout = 600 * time.Second
 
+// defaultMaxSteps is WEBBENCH_MAX_STEPS without --max-steps or a task's max_steps (the agent loop's default,
+// agent.Config.MaxSteps, as the runner exports it).
+const defaultMaxSteps = 50
+
 func mcpCmd() *cobra.Command {
 	c := &cobra.Command{Use: "mcp", Short: "webbench's browser tools as an MCP server (bring your own agent)"}
 	c.AddCommand(mcpServeCmd())
@@ -47,6 +50,7 @@ type mcpServeFlags struct {
 	guards, out, profile string
 	driverDir, chromium  string
 	timeout              time.Duration
+	maxSteps             int
 	stdio, noEvaluate    bool
 }
 
@@ -58,12 +62,13 @@ func mcpServeCmd() *cobra.Command {
 		Long: "Opens one attempt of one task (the suite environment, a headless Chromium, a fresh browser context on\n" +
 			"the start page) and serves webbench's browser tools for it over MCP (Streamable HTTP on 127.0.0.1, path\n" +
 			"/mcp; or stdio with --stdio), with the tool-level guards of --guards as server middleware. It also serves\n" +
-			"the scripted policy (an offline OpenAI-compatible model) for the suite's tasks.\n\n" +
+			"the scripted policy (an offline OpenAI-compatible model) for the suite's tasks behind the runner's\n" +
+			"model-call recording proxy, so the agent's model calls are steps of the trajectory as in a run.\n\n" +
 			"Standard output gets the agent's environment as shell export lines (the --agent-cmd contract:\n" +
 			"WEBBENCH_MCP_URL, WEBBENCH_GOAL, …); with --stdio they go to standard error, standard output being MCP's.\n" +
 			"It serves until Ctrl-C (SIGINT) or SIGTERM, the attempt's deadline, a final answer line on standard\n" +
 			"input ({\"ok\": …, \"final\": …}, HTTP mode), or the end of standard input (--stdio). Then the trajectory\n" +
-			"(one step per tool call) is judged as a run's attempt is and written to the run directory; the verdict\n" +
+			"(model calls and tool calls, merged as bench run merges them) is judged as a run's attempt is and written to the run directory; the verdict\n" +
 			"and the trajectory's path are printed on standard error.",
 		Example: "  bench mcp serve --suite zoo --tasks shop-checkout-yoga-mat-express --out runs/dev\n" +
 			"  bench mcp serve --tasks stays-book-hotel-miradouro-lisbon --guards intercept_hint=off > /tmp/env.sh   # then: . /tmp/env.sh",
@@ -75,7 +80,10 @@ func mcpServeCmd() *cobra.Command {
 		"on); only the tool-level ones ("+strings.Join(guard.ToolLevel(), ", ")+") act in the server, the others are the agent's "+
 		"(WEBBENCH_GUARDS)")
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "attempt deadline from now (default: the task's, else 600s)")
-	c.Flags().StringVar(&f.out, "out", "", "run directory the trajectory is written to (default runs/mcp-<timestamp>)")
+	c.Flags().IntVar(&f.maxSteps, "max-steps", 0, "WEBBENCH_MAX_STEPS, the agent's advisory model-call budget "+
+		"(default: the task's max_steps, else 50)")
+	c.Flags().StringVar(&f.out, "out", "", "run directory the trajectory is written to (default runs/mcp-<timestamp>); "+
+		"not a run's directory (one with manifest.json)")
 	c.Flags().StringVar(&f.profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
 	c.Flags().BoolVar(&f.stdio, "stdio", false, "serve MCP over standard input/output instead of HTTP (all other output on standard error)")
 	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
@@ -118,6 +126,20 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	if f.timeout < 0 || (f.timeout == 0 && c.Flags().Changed("timeout")) {
 		return usageErr("--timeout %v: must be above 0 (default: the task's, else 600s)", f.timeout)
 	}
+	if f.maxSteps < 0 || (f.maxSteps == 0 && c.Flags().Changed("max-steps")) {
+		return usageErr("--max-steps %d: must be above 0 (default: the task's max_steps, else %d)", f.maxSteps,
+			defaultMaxSteps)
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("runs", "mcp-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	// A dev attempt is never appended into a real run (its records would join the run's attempts).
+	if _, err := os.Stat(filepath.Join(out, results.ManifestFile)); err == nil {
+		return usageErr("--out %s: holds a run (%s); choose another --out", out, results.ManifestFile)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return withCode(exitInfra, fmt.Errorf("--out %s: %w", out, err))
+	}
 	g, err := guard.Parse(f.guards)
 	if err != nil {
 		return usageErr("--guards: %v", err)
@@ -130,10 +152,6 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		return err
 	}
 	defer s.Close()
-	out := f.out
-	if out == "" {
-		out = filepath.Join("runs", "mcp-"+time.Now().UTC().Format("20060102-150405"))
-	}
 	w, err := results.OpenWriter(out)
 	if err != nil {
 		return withCode(exitInfra, fmt.Errorf("run directory: %w", err))
@@ -145,6 +163,12 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		return withCode(exitInfra, fmt.Errorf("start scripted policy: %w", err))
 	}
 	defer policy.Close()
+	// The runner's model-call recording proxy in front of the policy: WEBBENCH_BASE_URL, as in bench run.
+	models, err := runner.StartModelRecorder(policyURL)
+	if err != nil {
+		return withCode(exitInfra, fmt.Errorf("model proxy: %w", err))
+	}
+	defer models.Close()
 
 	pairID := runner.PairID(s.Name(), t.ID, 1)
 	attemptID := runner.AttemptID(mcpVariant, pairID)
@@ -177,7 +201,16 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 			return withCode(exitInfra, err)
 		}
 	}
-	env := agentEnv(url, t, att.StartURL, attemptID, seed, deadline, timeout, policyURL, g)
+	maxSteps := f.maxSteps
+	if maxSteps == 0 {
+		maxSteps = t.MaxSteps
+	}
+	if maxSteps <= 0 {
+		maxSteps = defaultMaxSteps
+	}
+	env := runner.AgentVars{MCPURL: url, Goal: t.Goal, StartURL: att.StartURL, TaskID: t.ID, AttemptID: attemptID,
+		Seed: &seed, Deadline: deadline, Timeout: timeout, Model: scripted.ModelName, BaseURL: models.URL(),
+		MaxSteps: maxSteps, Guards: g}.Env()
 	for _, kv := range env {
 		fmt.Fprintf(exports, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 	}
@@ -201,7 +234,9 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 			os.Exit(exitInterrupt)
 		}
 	}()
-	tr := srv.Close()
+	tools := srv.Close()
+	toolCalls := len(tools.Steps)
+	tr := models.Merge(tools, srv.Start())
 	if st, err := att.Env.State(context.Background()); err == nil {
 		tr.State = st
 	}
@@ -219,13 +254,15 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	}
 	rec := concludeByHand(c.Context(), t, s.Name(), attemptID, seed, g, tr)
 	rec.StartedAt = opened.UTC().Format(time.RFC3339)
+	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
 	if err := w.WriteJSON(rec.Trajectory, tr); err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
 	}
 	if err := w.Append(rec); err != nil {
 		return withCode(exitInfra, err)
 	}
-	fmt.Fprintf(stderr, "stopped: %s after %d tool call(s)\n", stop.why, len(tr.Steps))
+	fmt.Fprintf(stderr, "stopped: %s after %d tool call(s), %d model call(s)\n", stop.why, toolCalls,
+		models.Calls())
 	fmt.Fprintf(stderr, "verdict: %s\n", verdictLine(rec))
 	fmt.Fprintf(stderr, "trajectory: %s\n", trPath)
 	return nil
@@ -237,27 +274,6 @@ func cmpDuration(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
-}
-
-// agentEnv is the agent's environment of issue 15's contract, in order: name, value. WEBBENCH_MCP_URL is left
-// out when url is "" (stdio).
-func agentEnv(url string, t suites.Task, start, attemptID string, seed int, deadline time.Time, timeout time.Duration,
-	policyURL string, g map[string]bool) [][2]string {
-	var env [][2]string
-	if url != "" {
-		env = append(env, [2]string{"WEBBENCH_MCP_URL", url})
-	}
-	return append(env,
-		[2]string{"WEBBENCH_GOAL", t.Goal},
-		[2]string{"WEBBENCH_START_URL", start},
-		[2]string{"WEBBENCH_TASK_ID", t.ID},
-		[2]string{"WEBBENCH_ATTEMPT_ID", attemptID},
-		[2]string{"WEBBENCH_SEED", strconv.Itoa(seed)},
-		[2]string{"WEBBENCH_DEADLINE", deadline.Format(time.RFC3339)},
-		[2]string{"WEBBENCH_TIMEOUT_S", strconv.Itoa(int(timeout.Round(time.Second) / time.Second))},
-		[2]string{"WEBBENCH_MODEL", scripted.ModelName},
-		[2]string{"WEBBENCH_BASE_URL", policyURL},
-		[2]string{"WEBBENCH_GUARDS", guardList(g, guard.Names())})
 }
 
 // guardList is "name=on|off" of names, comma-separated, from g (guard.Parse's map: every guard present).

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,10 @@ import (
 	"webbench/results"
 	"webbench/suites"
 )
+
+// exportLines is how many export lines bench mcp serve prints in HTTP mode: runner.ExternalEnv's names but
+// the three sampling parameters (exported only when a variant sets them).
+const exportLines = 12
 
 // mcpTask is a Zoo task with a state check: with no order placed, the state judge's verdict is a fail.
 const mcpTask = "shop-checkout-yoga-mat-express"
@@ -167,7 +172,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	task := zooTask(t, mcpTask)
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(benchBin, "mcp", "serve", "--suite", "zoo", "--tasks", mcpTask, "--out", out,
-		"--timeout", "300s", "--guards", "intercept_hint=off,repeat_guard=off")
+		"--timeout", "300s", "--guards", "intercept_hint=off,repeat_guard=off", "--max-steps", "7")
 	cmd.Dir = "../.."
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -182,7 +187,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	defer cmd.Process.Kill()
 	var lines strings.Builder
 	sc := bufio.NewScanner(stdout)
-	for n := 0; n < 11 && sc.Scan(); n++ {
+	for n := 0; n < exportLines && sc.Scan(); n++ {
 		lines.WriteString(sc.Text() + "\n")
 	}
 	rest := make(chan string, 1)
@@ -190,7 +195,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	vars := sourceExports(t, lines.String())
 	for _, k := range []string{"WEBBENCH_MCP_URL", "WEBBENCH_GOAL", "WEBBENCH_START_URL", "WEBBENCH_TASK_ID",
 		"WEBBENCH_ATTEMPT_ID", "WEBBENCH_SEED", "WEBBENCH_DEADLINE", "WEBBENCH_TIMEOUT_S", "WEBBENCH_MODEL",
-		"WEBBENCH_BASE_URL", "WEBBENCH_GUARDS"} {
+		"WEBBENCH_BASE_URL", "WEBBENCH_MAX_STEPS", "WEBBENCH_GUARDS"} {
 		if vars[k] == "" {
 			t.Errorf("%s not exported; stdout:\n%s\nstderr:\n%s", k, lines.String(), stderr.String())
 		}
@@ -213,6 +218,9 @@ func TestMCPServeHTTP(t *testing.T) {
 	}
 	if vars["WEBBENCH_TIMEOUT_S"] != "300" {
 		t.Errorf("WEBBENCH_TIMEOUT_S %q", vars["WEBBENCH_TIMEOUT_S"])
+	}
+	if vars["WEBBENCH_MAX_STEPS"] != "7" {
+		t.Errorf("WEBBENCH_MAX_STEPS %q, want --max-steps 7", vars["WEBBENCH_MAX_STEPS"])
 	}
 	if dl, err := time.Parse(time.RFC3339, vars["WEBBENCH_DEADLINE"]); err != nil ||
 		dl.Before(started.Add(299*time.Second)) || dl.After(time.Now().Add(300*time.Second)) {
@@ -309,7 +317,8 @@ func TestMCPServeStdio(t *testing.T) {
 		}
 	}
 	vars := sourceExports(t, exports.String())
-	if _, ok := vars["WEBBENCH_MCP_URL"]; ok || vars["WEBBENCH_GOAL"] != task.Goal || len(vars) != 10 {
+	if _, ok := vars["WEBBENCH_MCP_URL"]; ok || vars["WEBBENCH_GOAL"] != task.Goal || len(vars) != exportLines-1 ||
+		vars["WEBBENCH_MAX_STEPS"] != "40" {
 		t.Errorf("stdio exports %v", vars)
 	}
 	checkTrajectory(t, out, vars["WEBBENCH_ATTEMPT_ID"], task, []string{"browser_snapshot"})
@@ -321,7 +330,17 @@ func TestMCPServeStdio(t *testing.T) {
 }
 
 // Refused before anything is opened: a task id that does not exist, a glob matching several, no --tasks.
+// An --out that holds a run's manifest is refused, and nothing is written into it.
 func TestMCPServeBadTasks(t *testing.T) {
+	runDir := t.TempDir()
+	if err := results.WriteManifest(runDir, &results.Manifest{RunID: "a real run"}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if ents, _ := os.ReadDir(runDir); len(ents) != 1 {
+			t.Errorf("run directory after the refusal: %v (want manifest.json alone)", ents)
+		}
+	}()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -331,6 +350,8 @@ func TestMCPServeBadTasks(t *testing.T) {
 		{nil, "--tasks: give exactly one task id"},
 		{[]string{"--tasks", mcpTask, "--guards", "intercept_hnt=off"}, `--guards: `},
 		{[]string{"--tasks", mcpTask, "--timeout", "0s"}, "--timeout 0s: must be above 0"},
+		{[]string{"--tasks", mcpTask, "--max-steps", "0"}, "--max-steps 0: must be above 0"},
+		{[]string{"--tasks", mcpTask, "--out", runDir}, "--out " + runDir + ": holds a run (manifest.json); choose another --out"},
 	} {
 		_, stderr, code := bench(t, append([]string{"mcp", "serve"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -393,7 +414,7 @@ func serveExports(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, map
 	t.Cleanup(func() { cmd.Process.Kill() })
 	var lines strings.Builder
 	sc := bufio.NewScanner(stdout)
-	for n := 0; n < 11 && sc.Scan(); n++ {
+	for n := 0; n < exportLines && sc.Scan(); n++ {
 		lines.WriteString(sc.Text() + "\n")
 	}
 	go io.Copy(io.Discard, stdout)
@@ -401,8 +422,12 @@ func serveExports(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, map
 }
 
 // A final answer line on standard input ends the attempt (HTTP mode) and the answer judge decides it: the Zoo
-// task's reference answer (6 mm, suites/zoo/tasks/shop.yaml) passes. The task's own timeout (60 s) is the
-// default budget. A short --timeout ends the attempt by itself at the deadline, as a timeout.
+// task's reference answer (6 mm, suites/zoo/tasks/shop.yaml) passes. The task's own timeout (60 s) and
+// max_steps are the defaults of WEBBENCH_TIMEOUT_S and WEBBENCH_MAX_STEPS. A model call the agent makes to
+// WEBBENCH_BASE_URL (the goal as the first user message, the server's tools offered, as an agent does) is a
+// model-call step of the written trajectory with the reply's tool call, its usage and the tool call's result
+// folded in, as bench run --agent-cmd records it; the record's tokens are that usage. A short --timeout ends
+// the attempt by itself at the deadline, as a timeout.
 func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -418,12 +443,21 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if vars["WEBBENCH_TIMEOUT_S"] != "60" || vars["WEBBENCH_GOAL"] != task.Goal {
 		t.Errorf("timeout %q goal %q", vars["WEBBENCH_TIMEOUT_S"], vars["WEBBENCH_GOAL"])
 	}
+	if task.MaxSteps <= 0 || vars["WEBBENCH_MAX_STEPS"] != strconv.Itoa(task.MaxSteps) {
+		t.Errorf("WEBBENCH_MAX_STEPS %q, want the task's max_steps %d", vars["WEBBENCH_MAX_STEPS"], task.MaxSteps)
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "webbench-test", Version: "v0"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: vars["WEBBENCH_MCP_URL"]}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	callText(t, cs, "browser_snapshot", nil)
+	reply := chatCall(t, cs, vars)
+	if len(reply.Choices) != 1 || len(reply.Choices[0].Message.ToolCalls) != 1 ||
+		reply.Choices[0].Message.ToolCalls[0].Function.Name != "browser_snapshot" || reply.Usage.PromptTokens <= 0 {
+		t.Fatalf("chat reply to the bare goal: %+v (want one browser_snapshot call and usage)", reply)
+	}
+	asked := reply.Choices[0].Message.ToolCalls[0]
+	callText(t, cs, asked.Function.Name, nil)
 	cs.Close()
 	answer := `{"ok": true, "final": "6 mm", "page": "", "error": null}`
 	io.WriteString(pw, "not json\n"+answer+"\n")
@@ -444,6 +478,32 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if tr.Finish.Reason != results.FinishAnswered || tr.Finish.Final == nil || tr.Finish.Final.Final != "6 mm" || tr.Finish.Output != answer {
 		t.Errorf("finish %+v", tr.Finish)
 	}
+	if len(tr.Steps) != 1 {
+		t.Fatalf("trajectory has %d steps, want 1 (the model call, its snapshot folded in): %+v", len(tr.Steps), tr.Steps)
+	}
+	st := tr.Steps[0]
+	if st.Request.Messages != 1 || len(st.ToolCalls) != 1 || st.ToolCalls[0].ID != asked.ID ||
+		st.ToolCalls[0].Name != "browser_snapshot" || st.Usage.Prompt != reply.Usage.PromptTokens ||
+		st.Usage.Completion != reply.Usage.CompletionTokens || st.Usage.Estimated {
+		t.Errorf("model-call step %+v; want the reply's call %s and usage %+v", st, asked.ID, reply.Usage)
+	}
+	if len(st.Results) != 1 || st.Results[0].Call.ID != asked.ID || !strings.Contains(st.Results[0].Raw, vars["WEBBENCH_START_URL"]) {
+		t.Errorf("model-call step results %+v: want the snapshot under call id %s", st.Results, asked.ID)
+	}
+	if tr.Usage.Prompt != reply.Usage.PromptTokens || tr.Usage.Completion != reply.Usage.CompletionTokens {
+		t.Errorf("trajectory usage %+v, want the one call's %+v", tr.Usage, reply.Usage)
+	}
+	rr, err := results.ReadAttempts(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := rr.Final(); len(recs) != 1 || recs[0].Tokens.Prompt != reply.Usage.PromptTokens ||
+		recs[0].Tokens.Completion != reply.Usage.CompletionTokens || recs[0].Steps != 1 || recs[0].Status != results.StatusPass {
+		t.Errorf("records %+v", recs)
+	}
+	if !strings.Contains(stderr.String(), "after 1 tool call(s), 1 model call(s)") {
+		t.Errorf("stderr does not count the model call:\n%s", stderr.String())
+	}
 
 	out = filepath.Join(t.TempDir(), "run")
 	cmd, vars, stderr = serveExports(t, nil, "--tasks", mcpTask, "--out", out, "--timeout", "2s")
@@ -453,7 +513,7 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if !strings.Contains(stderr.String(), "stopped: attempt deadline reached after 0 tool call(s)") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
-	rr, err := results.ReadAttempts(out)
+	rr, err = results.ReadAttempts(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,4 +521,55 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 		recs[0].AttemptID != vars["WEBBENCH_ATTEMPT_ID"] {
 		t.Errorf("records %+v", recs)
 	}
+}
+
+// chatReply is the part of an OpenAI chat completion the tests read
+// (https://platform.openai.com/docs/api-reference/chat/object): the choices' tool calls and the usage.
+type chatReply struct {
+	Choices []struct {
+		Message struct {
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name string `json:"name"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// chatCall makes an external agent's first model call: POST WEBBENCH_BASE_URL/chat/completions with
+// WEBBENCH_MODEL, the goal alone as the first user message and the MCP server's tools as function tools (the
+// request body of https://platform.openai.com/docs/api-reference/chat/create).
+func chatCall(t *testing.T, cs *mcp.ClientSession, vars map[string]string) chatReply {
+	t.Helper()
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []map[string]any
+	for _, tl := range lt.Tools {
+		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": tl.Name,
+			"description": tl.Description, "parameters": tl.InputSchema}})
+	}
+	body, err := json.Marshal(map[string]any{"model": vars["WEBBENCH_MODEL"], "tools": tools,
+		"messages": []map[string]any{{"role": "user", "content": vars["WEBBENCH_GOAL"]}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(vars["WEBBENCH_BASE_URL"]+"/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var r chatReply
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
+		t.Fatalf("POST %s/chat/completions: %s %s", vars["WEBBENCH_BASE_URL"], resp.Status, b)
+	}
+	return r
 }
