@@ -141,10 +141,11 @@ type ModelRecorder struct {
 }
 
 // StartModelRecorder starts the recording proxy on 127.0.0.1 in front of upstream (a base URL such as the
-// scripted policy's, http://127.0.0.1:PORT/v1), with no key of its own (as for a scripted variant). Errors:
+// scripted policy's, http://127.0.0.1:PORT/v1), with no key of its own (as for a scripted variant) and the
+// runner's default bound of 120 s on one call. Errors:
 // a malformed upstream or the listen error.
 func StartModelRecorder(upstream string) (*ModelRecorder, error) {
-	p, err := startModelProxy(upstream, "")
+	p, err := startModelProxy(upstream, "", 0) // the runner's default call timeout (120 s)
 	if err != nil {
 		return nil, err
 	}
