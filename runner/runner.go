@@ -554,7 +554,7 @@ func (sc *scheduler) record(rec results.Attempt) {
 // (llm.ErrorClass.Fatal), which stops the run with the attempt unrecorded (EndpointError). The built-in ReAct
 // agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
 type Agent interface {
-	Run(ctx context.Context, task agent.Task, sess *browser.Session) (*results.Trajectory, error)
+	Run(ctx context.Context, task agent.Task, tools agent.Tools) (*results.Trajectory, error)
 }
 
 var _ Agent = (*agent.Agent)(nil)
