@@ -267,3 +267,32 @@ func TestResolveAndCheck(t *testing.T) {
 		t.Error("empty command accepted")
 	}
 }
+
+// Under the Zoo's ref_churn mutation the search results re-render at the first mouse press after a user action,
+// so that press's click is lost. webbench's own browser_click reports it as a stale ref; Playwright MCP's
+// browser_click (both releases) returns success with the page unchanged — no error for stale_ref_refresh to act
+// on. This pins the behaviour the mcp-versions spec's first run found (its three ref_churn tasks fail on both
+// arms).
+func TestRefChurnLostClick(t *testing.T) {
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c, tn := startOn(t, v, "shop", "ref_churn")
+			snap, err := c.Snapshot(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if r := c.Call(ctx, "browser_type", json.RawMessage(`{"target":"`+refOf(t, snap, "searchbox")+`","text":"radiant tee"}`)); r.Error != "" {
+				t.Fatal(r.Error)
+			}
+			r := c.Call(ctx, "browser_press_key", json.RawMessage(`{"key":"Enter"}`))
+			if r.Error != "" || r.URL != tn.URL("/search?q=radiant+tee") {
+				t.Fatalf("search: %s", r.Format())
+			}
+			r = c.Call(ctx, "browser_click", json.RawMessage(`{"target":"`+refOf(t, r.Snapshot.YAML, "link", "Radiant Tee")+`","element":"Radiant Tee"}`))
+			if r.Error != "" || r.URL != tn.URL("/search?q=radiant+tee") {
+				t.Errorf("the lost click: error %q, URL %q; want success on the unchanged search page", r.Error, r.URL)
+			}
+		})
+	}
+}
