@@ -108,10 +108,11 @@ func MeasureMCPVersions(ctx context.Context, o MCPVersionsOptions) ([]ArmSteps, 
 		}
 	}
 	logf("mcp-versions: %s, %d arm(s) × %d task(s) × %d rep(s)", path, len(plan.Variants), len(tasks), plan.Reps)
-	zr, err := runZoo(ctx, suite, plan, max(spec.Workers, 1), false)
+	zr, err := runZoo(ctx, suite, plan, max(spec.Workers, 1), true)
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(zr.Dir)
 	samples := map[string]map[string][]float64{}
 	out := make([]ArmSteps, len(plan.Variants))
 	for i, v := range plan.Variants {
