@@ -296,3 +296,42 @@ func TestRefChurnLostClick(t *testing.T) {
 		})
 	}
 }
+
+// snapshot_ready on the MCP backend: the snapshot filter (as agent.Run installs it: the AfterSnapshot hooks)
+// runs on the server's browser_snapshot result, and the guard re-captures with browser_snapshot calls
+// (Client.Snapshot) until the Zoo chat's late-hydrating login form is there (events recapture … ready); off,
+// the empty shell the server returned.
+func TestSnapshotReadyOnMCP(t *testing.T) {
+	run := func(t *testing.T, settings map[string]bool) (agent.ToolOutcome, *agent.Attempt) {
+		hooks, err := guard.BuildToolLevel(settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := startOn(t, versions[0], "chat", "late_hydration")
+		a := agent.NewToolsAttempt(context.Background(), "chat-hydration", "log in", c, time.Now().Add(time.Minute), nil)
+		c.SetSnapshotFilter(func(s string) string {
+			for _, h := range hooks {
+				if x, ok := h.(agent.AfterSnapshotter); ok {
+					s = x.AfterSnapshot(a, s)
+				}
+			}
+			return s
+		})
+		a.Step++
+		return agent.CallTool(context.Background(), a, hooks, agent.ToolCall{ID: "call_1", Name: "browser_snapshot", Args: "{}"}), a
+	}
+	on, a := run(t, nil)
+	if !browser.HasInteractiveRef(on.Result.Result.Snapshot.YAML) {
+		t.Errorf("on: the snapshot has no interactive ref:\n%s", on.Record.Text)
+	}
+	if got := eventsOf(a, guard.NameSnapshotReady); len(got) < 2 || got[0] != "recapture" || got[len(got)-1] != "ready" {
+		t.Errorf("on: snapshot_ready events %v, want recapture … ready", got)
+	}
+	off, a := run(t, map[string]bool{guard.NameSnapshotReady: false})
+	if browser.HasInteractiveRef(off.Result.Result.Snapshot.YAML) {
+		t.Errorf("off: the server's snapshot already had an interactive ref (the mutation did not bite):\n%s", off.Record.Text)
+	}
+	if len(a.Events()) != 0 {
+		t.Errorf("off: events %v", a.Events())
+	}
+}
