@@ -6,6 +6,14 @@
 // own tools follow that format); a snapshot the server links to a file (0.0.7x–0.0.8x write the snapshot taken
 // after an action to `.playwright-mcp/page-….yml` and return "- [Snapshot](path)") is read from that file, so
 // the model sees the snapshot inline either way.
+//
+// Sources: the server's flags (--headless, --isolated, --no-sandbox, --executable-path, --config with
+// browser.launchOptions, --proxy-server, --caps) are those of the project's README, "Configuration"
+// (https://github.com/microsoft/playwright-mcp/blob/main/README.md), checked against each pinned release's
+// `node cli.js --help`; the result layout (sections "Error", "Result", "Ran Playwright code", "Open tabs",
+// "Page", "Modal state", "Snapshot" — a file link unless the snapshot was asked for explicitly, i.e. by
+// browser_snapshot) is the release's response serializer (node_modules/playwright-core/lib/coreBundle.js of
+// 0.0.78 and 0.0.83), and the tests assert it against the servers' own output.
 package mcptools
 
 import (
