@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/results"
 )
@@ -115,5 +116,65 @@ func TestMCPToolsRefusedBeforeTheRun(t *testing.T) {
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s: the run directory was created (%v)", name, err)
 		}
+	}
+}
+
+// intercept_hint on vs off on the Playwright MCP backend, through the whole loop (runner.Run), on the consent-
+// dialog task with the guard's e2e fault profile (testdata/profiles/intercept_hint.yaml: the raw call log is never
+// understood, the condensed hint always is): the server's own error for the intercepted click is Playwright's call
+// log naming the element that "intercepts pointer events"; on, the guard condenses it and the attempt passes; off,
+// the model gets that raw log, never recovers, and the attempt fails as intercepted — the outcome flips as with
+// webbench's own tools (guards_e2e_test.go).
+func TestMCPToolsInterceptHintOnOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	s, tasks := zooShop(t, "shop-checkout-yoga-mat-express")
+	model := Model{Kind: "scripted", Name: "scripted", Profile: filepath.Join("testdata", "profiles", "intercept_hint.yaml")}
+	off := guard.Default()
+	off[guard.NameInterceptHint] = false
+	vs := []Variant{
+		{Name: "on", Model: model, Guards: guard.Default(), Seed: e2eSeed, Tools: mcpTools("0.0.83")},
+		{Name: "off", Model: model, Guards: off, Seed: e2eSeed, Tools: mcpTools("0.0.83")},
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 1}, s,
+		Options{OutDir: dir, Workers: 2, Log: os.Stderr}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]results.Attempt{}
+	for _, r := range rr.Final() {
+		recs[r.Variant] = r
+	}
+	rOn, rOff := recs["on"], recs["off"]
+	trOn, trOff := readTrajectory(t, dir, rOn), readTrajectory(t, dir, rOff)
+	if rOn.Status != results.StatusPass {
+		t.Errorf("on: %s/%s (finish %s)", rOn.Status, rOn.FailureMode, trOn.Finish.Reason)
+	}
+	if rOff.Status != results.StatusFail || rOff.FailureMode != "intercepted" {
+		t.Errorf("off: %s/%s (finish %s), want fail/intercepted", rOff.Status, rOff.FailureMode, trOff.Finish.Reason)
+	}
+	for name, tr := range map[string]*agent.Trajectory{"on": trOn, "off": trOff} {
+		recsI := interceptRecords(tr)
+		if len(recsI) == 0 {
+			t.Fatalf("%s: no intercepted click in the trajectory", name)
+		}
+		for _, r := range recsI {
+			if !strings.Contains(r.Raw, "intercepts pointer events") || !strings.Contains(r.Raw, "Call log:") ||
+				!strings.Contains(r.Raw, "onetrust") {
+				t.Errorf("%s: the raw result is not Playwright MCP's call log: %.400q", name, r.Raw)
+			}
+			condensed := strings.Contains(r.Text, "Click not delivered:")
+			if condensed != (name == "on") {
+				t.Errorf("%s: model-facing text condensed=%v: %.300q", name, condensed, r.Text)
+			}
+		}
+	}
+	if trOn.GuardCounts[guard.NameInterceptHint] == 0 || trOff.GuardCounts[guard.NameInterceptHint] != 0 {
+		t.Errorf("intercept_hint counts: on %v, off %v", trOn.GuardCounts, trOff.GuardCounts)
 	}
 }
