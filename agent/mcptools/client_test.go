@@ -134,6 +134,24 @@ func TestActionSnapshotInline(t *testing.T) {
 			if strings.Contains(r.Format(), "[Snapshot](") {
 				t.Errorf("the file link survived:\n%s", r.Format())
 			}
+			// The judge's screenshot is a browser_take_screenshot PNG (its 8-byte signature, RFC 2083 §3.1).
+			if err := c.CaptureForJudge(); err != nil {
+				t.Fatal(err)
+			}
+			if shots := c.Screenshots(); len(shots) != 1 || !strings.HasPrefix(string(shots[0]), "\x89PNG\r\n\x1a\n") {
+				t.Errorf("judge screenshots: %d, not a PNG", len(shots))
+			}
+			// The tools offered are the server's tools/list, schemas without "$schema".
+			var click map[string]any
+			for _, d := range c.ToolDefs() {
+				if d.Function.Name == "browser_click" {
+					click, _ = d.Function.Parameters.(map[string]any)
+				}
+			}
+			props, _ := click["properties"].(map[string]any)
+			if _, ok := props["target"]; !ok || click["$schema"] != nil {
+				t.Errorf("browser_click schema %v", click)
+			}
 		})
 	}
 }
