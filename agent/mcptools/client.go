@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -353,7 +354,8 @@ func (c *Client) callError(ctx context.Context, err error) string {
 	if ctx.Err() != nil {
 		return err.Error()
 	}
-	if errors.Is(err, mcp.ErrConnectionClosed) || c.exited() {
+	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || strings.HasSuffix(err.Error(), ": EOF") ||
+		c.exited() {
 		msg := "Browser has been closed: the Playwright MCP server is gone (" + err.Error() + ")"
 		if s := c.Stderr(); s != "" {
 			msg += "; stderr: " + lastLines(s, 5)

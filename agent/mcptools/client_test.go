@@ -353,3 +353,14 @@ func TestSnapshotReadyOnMCP(t *testing.T) {
 		t.Errorf("off: events %v", a.Events())
 	}
 }
+
+// A server that dies mid-attempt: the next call's error says the browser is gone (agent.BrowserGone), so the
+// loop ends the attempt as browser_closed (an infrastructure fault) rather than blaming the agent.
+func TestServerGone(t *testing.T) {
+	c, _ := startOn(t, versions[0], "shop")
+	c.kill()
+	r := c.Call(context.Background(), "browser_snapshot", json.RawMessage(`{}`))
+	if !agent.BrowserGone(r.Error) {
+		t.Errorf("after the server died: %q is not a browser-gone error", r.Error)
+	}
+}
