@@ -74,7 +74,8 @@ var OwnedFlags = []string{"--proxy-server", "--proxy-bypass", "--cdp-endpoint", 
 
 // HarnessFlags are the flags Start appends unless the command gives them: a headless browser, an in-memory
 // profile, no sandbox; and (added separately) --executable-path, --config (a file with
-// browser.launchOptions.args = browser.DefaultLaunchArgs, Chromium's flags as webbench's own sessions have them)
+// browser.launchOptions.args = browser.DefaultLaunchArgs and browser.contextOptions viewport 1280×720, locale
+// en-US, time zone UTC: Chromium and the context as webbench's own sessions have them)
 // and --proxy-server (always, when Options.Allowed is set).
 var HarnessFlags = []string{"--headless", "--isolated", "--no-sandbox"}
 
@@ -216,10 +217,14 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		c.argv = append(c.argv, "--executable-path", chromium)
 	}
 	if !has("--config") {
-		// Chromium's flags as webbench's own sessions launch it (as bench/ does for its comparison), in a
-		// config file (the CLI has no flag for launch arguments).
+		// Chromium's flags and the context's viewport, locale and time zone as webbench's own sessions have them
+		// (browser.DefaultLaunchArgs, DefaultViewport*, DefaultLocale, DefaultTimezoneID), in a config file (the
+		// CLI has no flag for launch arguments; README "Configuration file": browser.launchOptions, contextOptions).
 		cfg, _ := json.Marshal(map[string]any{"browser": map[string]any{
-			"launchOptions": map[string]any{"args": browser.DefaultLaunchArgs}}})
+			"launchOptions": map[string]any{"args": browser.DefaultLaunchArgs},
+			"contextOptions": map[string]any{
+				"viewport": map[string]int{"width": browser.DefaultViewportWidth, "height": browser.DefaultViewportHeight},
+				"locale":   browser.DefaultLocale, "timezoneId": browser.DefaultTimezoneID}}})
 		p := filepath.Join(c.workDir, "webbench-mcp-config.json")
 		if err := os.WriteFile(p, cfg, 0o644); err != nil {
 			c.cleanup()

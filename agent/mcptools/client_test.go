@@ -107,6 +107,10 @@ func eventsOf(a *agent.Attempt, g string) []string {
 // has the snapshot inline (refs included), and the page section names the tenant URL. Snapshot() is a
 // browser_snapshot call.
 func TestActionSnapshotInline(t *testing.T) {
+	// The server (and its Chromium) inherit these: without Start's contextOptions the page would report them.
+	t.Setenv("TZ", "Asia/Tokyo")
+	t.Setenv("LANG", "fr_FR.UTF-8")
+	t.Setenv("LANGUAGE", "fr")
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {
 			c, tn := startOn(t, v, "shop")
@@ -133,6 +137,12 @@ func TestActionSnapshotInline(t *testing.T) {
 			}
 			if strings.Contains(r.Format(), "[Snapshot](") {
 				t.Errorf("the file link survived:\n%s", r.Format())
+			}
+			// The context is webbench's: viewport 1280×720, locale en-US, time zone UTC (the config file Start writes).
+			ev := c.Call(context.Background(), "browser_evaluate", json.RawMessage(
+				`{"function":"() => [innerWidth, innerHeight, navigator.language, Intl.DateTimeFormat().resolvedOptions().timeZone].join(' ')"}`))
+			if ev.Result != `"1280 720 en-US UTC"` {
+				t.Errorf("context: %s", ev.Format())
 			}
 			// The judge's screenshot is a browser_take_screenshot PNG (its 8-byte signature, RFC 2083 §3.1).
 			if err := c.CaptureForJudge(); err != nil {
