@@ -75,7 +75,7 @@ func (wk *worker) playMCP(ctx context.Context, a Attempt, af *agentFor, w *resul
 	t := a.Task
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	c, err := mcptools.Start(sctx, mcptools.Options{Command: af.v.Tools.Command, Chromium: wk.opts.Chromium,
-		Allowed: env.Allowed})
+		Allowed: env.Allowed, ActionTimeout: wk.opts.ActionTimeout})
 	cancel()
 	if err != nil {
 		return infra(fmt.Errorf("start Playwright MCP server: %w", err))

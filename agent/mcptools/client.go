@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,6 +63,9 @@ type Options struct {
 	CallTimeout time.Duration
 	// KeepScreenshots is how many judge screenshots to keep (default browser.DefaultKeepScreenshots).
 	KeepScreenshots int
+	// ActionTimeout, when set and the command gives no --timeout-action, is passed as --timeout-action (ms);
+	// zero leaves the server's default (5 s, as webbench's own tools).
+	ActionTimeout time.Duration
 }
 
 // EnvCache names the environment variable that overrides the pinned installs' folder (Options.CacheDir).
@@ -215,6 +219,9 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 			chromium = browser.DefaultChromium
 		}
 		c.argv = append(c.argv, "--executable-path", chromium)
+	}
+	if o.ActionTimeout > 0 && !has("--timeout-action") {
+		c.argv = append(c.argv, "--timeout-action", strconv.FormatInt(o.ActionTimeout.Milliseconds(), 10))
 	}
 	if !has("--config") {
 		// Chromium's flags and the context's viewport, locale and time zone as webbench's own sessions have them

@@ -49,6 +49,12 @@ func TestMain(m *testing.M) {
 // of app with the mutations, and opens the tenant's start page with browser_navigate.
 func startOn(t *testing.T, version, app string, muts ...string) (*Client, *zoo.Tenant) {
 	t.Helper()
+	return startWith(t, Options{}, version, app, muts...)
+}
+
+// startWith is startOn with options o (Command and Allowed are set here).
+func startWith(t *testing.T, o Options, version, app string, muts ...string) (*Client, *zoo.Tenant) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("real Playwright MCP + Chromium test (-short)")
 	}
@@ -63,7 +69,8 @@ func startOn(t *testing.T, version, app string, muts ...string) (*Client, *zoo.T
 	t.Cleanup(tn.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Options{Command: []string{"npx", "@playwright/mcp@" + version}, Allowed: tn.Allowed})
+	o.Command, o.Allowed = []string{"npx", "@playwright/mcp@" + version}, tn.Allowed
+	c, err := Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,5 +379,19 @@ func TestServerGone(t *testing.T) {
 	r := c.Call(context.Background(), "browser_snapshot", json.RawMessage(`{}`))
 	if !agent.BrowserGone(r.Error) {
 		t.Errorf("after the server died: %q is not a browser-gone error", r.Error)
+	}
+}
+
+// Options.ActionTimeout reaches the server as --timeout-action: a click under the consent dialog fails after
+// Playwright's "Timeout 1500ms exceeded" instead of the default 5000 ms.
+func TestActionTimeout(t *testing.T) {
+	c, _ := startWith(t, Options{ActionTimeout: 1500 * time.Millisecond}, versions[0], "shop", "consent")
+	snap, err := c.Snapshot(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Call(context.Background(), "browser_click", json.RawMessage(`{"target":"`+refOf(t, snap, "link", "Yoga Mat")+`","element":"Yoga Mat"}`))
+	if !strings.Contains(r.Error, "Timeout 1500ms exceeded") {
+		t.Errorf("click under the dialog: %.600s", r.Error)
 	}
 }
