@@ -22,7 +22,7 @@ const CmdMCPVersions = "go run ./bench/cmd/benchreport -only mcp-versions"
 
 // MCPVersionTools are the tools whose step latency the section reports, in order (then all tool calls).
 var MCPVersionTools = []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type",
-	"browser_select_option"}
+	"browser_press_key", "browser_select_option"}
 
 // MCPVersionsOptions size the MCP-versions measurement.
 type MCPVersionsOptions struct {
