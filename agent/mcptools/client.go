@@ -252,7 +252,8 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.base, c.cancel = context.WithCancel(context.Background())
 	cl := mcp.NewClient(&mcp.Implementation{Name: "webbench", Version: "1"}, nil)
-	if c.session, err = cl.Connect(ctx, &mcp.CommandTransport{Command: c.cmd, TerminateDuration: 3 * time.Second}, nil); err != nil {
+	tr := &mcp.CommandTransport{Command: c.cmd, TerminateDuration: 3 * time.Second}
+	if c.session, err = cl.Connect(ctx, tr, nil); err != nil {
 		c.kill()
 		c.cleanup()
 		return nil, fmt.Errorf("mcptools: start %s: %w (stderr: %s)", strings.Join(c.argv, " "), err, c.Stderr())
