@@ -5,9 +5,9 @@ CHROMIUM ?= /usr/lib/chromium/chromium
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents build demo test test-short bench fmt vet calibrate
+.PHONY: setup chromium driver agents mcp build demo test test-short bench fmt vet calibrate
 
-setup: chromium driver agents
+setup: chromium driver agents mcp
 
 chromium:
 	@if [ -x "$(CHROMIUM)" ] || [ -n "$$WEBBENCH_CHROMIUM" ]; then :; else \
@@ -20,6 +20,20 @@ driver:
 	  echo "installing playwright-core@$(PLAYWRIGHT_CORE_VERSION) into $(DRIVER_DIR)…"; \
 	  mkdir -p "$(DRIVER_DIR)" && cd "$(DRIVER_DIR)" && \
 	  npm install --silent --no-audit --no-fund --no-save playwright-core@$(PLAYWRIGHT_CORE_VERSION) >/dev/null; fi
+
+# The Playwright MCP releases the built-in agent can run on (`tools: {kind: mcp, command: [npx,
+# @playwright/mcp@VERSION, …]}`, suites/zoo/ablations/mcp-versions.yaml), each pinned in a folder of its own:
+# agent/mcptools resolves [npx, @playwright/mcp@VERSION] to $(MCP_CACHE_DIR)/VERSION/node_modules/@playwright/mcp/cli.js,
+# so no attempt fetches a package. Skipped for a version already installed there.
+MCP_CACHE_DIR ?= .cache/mcp
+MCP_VERSIONS := 0.0.83 0.0.78
+mcp:
+	@for v in $(MCP_VERSIONS); do \
+	  if grep -qs "\"version\": \"$$v\"" "$(MCP_CACHE_DIR)/$$v/node_modules/@playwright/mcp/package.json"; then :; else \
+	    echo "installing @playwright/mcp@$$v into $(MCP_CACHE_DIR)/$$v…"; \
+	    mkdir -p "$(MCP_CACHE_DIR)/$$v" && \
+	    npm install --prefix "$(MCP_CACHE_DIR)/$$v" --silent --no-audit --no-fund --no-save @playwright/mcp@$$v >/dev/null || exit 1; fi; \
+	done
 
 # The Node reference agent (examples/agents/node): its pinned packages (package-lock.json) and its build
 # (tsc → dist/agent.js). Skipped when node_modules holds the pinned versions and dist is newer than the source.

@@ -87,6 +87,14 @@ type Config struct {
 	agent *runner.AgentCmd
 	// builtin is `agent: builtin`: the built-in agent whatever the baseline's.
 	builtin bool
+	// Tools is the built-in agent's tool backend, `tools: {kind: mcp, command: [npx, @playwright/mcp@VERSION,
+	// FLAGS…]}` (runner.ToolsBackend: a real Playwright MCP server per attempt instead of webbench's own browser
+	// tools; the pinned installs of `make setup` are used, so npx does not reach the registry); a variant
+	// without one inherits the baseline's. ParseSpec checks its shape (parseTools) and refuses it beside an
+	// agent (an external agent is not run on it). (The raw node; Kind 0 when the key is absent.)
+	Tools yaml.Node `yaml:"tools"`
+	// tools is Tools parsed (nil: webbench's own tools).
+	tools *runner.ToolsBackend
 	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
 	// name). `aa: true` (or `aa: other-seeds`, AAOtherSeeds): the baseline with other seeds (the i-th such arm
 	// derives its seeds from pair_id and the base seed + AASeedOffset·i); its Δ is the run's observed noise
@@ -292,14 +300,34 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 				"has its own prompt): remove it", name, at("baseline", -1, "prompt"), s.Baseline.Agent.Line)
 		}
 	}
+	if s.Baseline.Tools.Kind != 0 {
+		if s.Baseline.tools, err = parseTools(name, "baseline: ", &s.Baseline.Tools); err != nil {
+			return nil, err
+		}
+		if s.Baseline.agent != nil {
+			return nil, fmt.Errorf("%s:%d: baseline: tools: %v", name, s.Baseline.Tools.Line, runner.ErrToolsWithAgent)
+		}
+	}
 	for i := range s.Variants {
 		v := &s.Variants[i]
+		if v.Tools.Kind != 0 {
+			if v.tools, err = parseTools(name, "variant "+cmpOr(v.Name, "(no name)")+": ", &v.Tools); err != nil {
+				return nil, err
+			}
+		}
 		if v.Agent.Kind != 0 {
 			if v.agent, v.builtin, err = parseAgent(name, "variant "+cmpOr(v.Name, "(no name)")+": ", &v.Agent, dir); err != nil {
 				return nil, err
 			}
 		}
-		external := (v.agent != nil || s.Baseline.agent != nil) && !v.builtin
+		external := (v.agent != nil || s.Baseline.agent != nil && v.Agent.Kind == 0) && !v.builtin
+		if v.AA == "" && external && (v.tools != nil || s.Baseline.tools != nil && v.Tools.Kind == 0) {
+			l := at("variants", i, "tools")
+			if v.Tools.Kind == 0 {
+				l = at("variants", i, "agent")
+			}
+			return nil, fmt.Errorf("%s:%d: variant %s: tools: %v", name, l, v.Name, runner.ErrToolsWithAgent)
+		}
 		if external && v.AA == "" && (v.Prompt != "" || s.Baseline.Prompt != "") {
 			l := at("variants", i, "prompt")
 			if v.Prompt == "" {
@@ -397,7 +425,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 				set bool
 			}{{"model", v.Model != nil}, {"guards", len(v.Guards) > 0}, {"prompt", v.Prompt != ""},
 				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""},
-				{"agent", v.Agent.Kind != 0}} {
+				{"agent", v.Agent.Kind != 0}, {"tools", v.Tools.Kind != 0}} {
 				if f.set {
 					return nil, fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
 						name, at("variants", i, f.key), v.Name, f.key)
@@ -649,6 +677,9 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	if c.builtin {
 		v.Agent = nil
 	}
+	if c.tools != nil {
+		v.Tools = c.tools
+	}
 	return v, g
 }
 
@@ -676,7 +707,7 @@ func stripName(v runner.Variant) runner.Variant {
 
 func toVariant(base Config, g map[string]bool, m runner.Model) runner.Variant {
 	return runner.Variant{Model: m, Guards: g, PromptFile: base.Prompt, MaxSteps: base.MaxSteps, Timeout: base.Timeout,
-		Seed: base.Seed, Agent: base.agent}
+		Seed: base.Seed, Agent: base.agent, Tools: base.tools}
 }
 
 // cmpOr is s, or def when s is empty.
@@ -760,6 +791,55 @@ func parseAgentCmd(name, where string, n *yaml.Node, dir string) (*runner.AgentC
 		return nil, fail(n.Line, "", "%v", err)
 	}
 	return a, nil
+}
+
+// parseTools reads a `tools:` block (node n, in section where: "baseline: " or "variant V: ") of spec file name
+// into a runner.ToolsBackend: a mapping of kind (mcp, the only kind) and command (a non-empty sequence of
+// strings: [npx, @playwright/mcp@VERSION, FLAGS…] or any server command; runner.CheckToolsShape refuses the
+// flags webbench sets itself). Errors name the file, the line and the field.
+func parseTools(name, where string, n *yaml.Node) (*runner.ToolsBackend, error) {
+	fail := func(line int, field, msg string, args ...any) error {
+		return fmt.Errorf("%s:%d: %stools%s: %s", name, line, where, field, fmt.Sprintf(msg, args...))
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fail(n.Line, "", "expected a mapping {kind: mcp, command: [npx, @playwright/mcp@VERSION, FLAGS…]}")
+	}
+	tb := &runner.ToolsBackend{}
+	var kind, command *yaml.Node
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		switch k.Value {
+		case "kind":
+			kind = v
+			if v.Kind != yaml.ScalarNode || v.Value != "mcp" {
+				return nil, fail(k.Line, ".kind", "%s: expected mcp (the only kind: a Playwright MCP server per attempt)", nodeText(v))
+			}
+			tb.Kind = v.Value
+		case "command":
+			command = v
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				return nil, fail(k.Line, ".command", "expected a non-empty list [npx, @playwright/mcp@VERSION, FLAGS…]")
+			}
+			for i, w := range v.Content {
+				if w.Kind != yaml.ScalarNode || w.Tag == "!!null" {
+					return nil, fail(w.Line, fmt.Sprintf(".command[%d]", i), "%s: expected a string", nodeText(w))
+				}
+				tb.Command = append(tb.Command, w.Value)
+			}
+		default:
+			return nil, fail(k.Line, "", "unknown key %q (valid: kind, command)", k.Value)
+		}
+	}
+	switch {
+	case kind == nil:
+		return nil, fail(n.Line, ".kind", "missing: give kind: mcp")
+	case command == nil:
+		return nil, fail(n.Line, ".command", "missing: give command: [npx, @playwright/mcp@VERSION, FLAGS…]")
+	}
+	if err := runner.CheckToolsShape(tb); err != nil {
+		return nil, fail(command.Line, ".command", "%v", err)
+	}
+	return tb, nil
 }
 
 // nodeText is how a YAML value is named in an error: a scalar quoted, else its kind.

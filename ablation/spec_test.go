@@ -261,3 +261,54 @@ func TestSpecAgentKey(t *testing.T) {
 		t.Errorf("baseline agent %+v, want the built-in one (nil)", arms.Variants[0].Agent)
 	}
 }
+
+// The tools: key (issue 15 item 4): its shape errors name the file, the line and the field; it is refused beside
+// an agent (in the same arm or inherited); a variant without one inherits the baseline's, and a variant's own
+// replaces it.
+func TestSpecToolsKey(t *testing.T) {
+	errs := map[string]string{
+		"name: x\nbaseline:\n  tools: {kind: stdio, command: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     `dir/spec.yaml:3: baseline: tools.kind: "stdio": expected mcp`,
+		"name: x\nbaseline:\n  tools: {kind: mcp}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                     "dir/spec.yaml:3: baseline: tools.command: missing",
+		"name: x\nbaseline:\n  tools: {command: [npx]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                "dir/spec.yaml:3: baseline: tools.kind: missing",
+		"name: x\nbaseline:\n  tools: npx\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                             "dir/spec.yaml:3: baseline: tools: expected a mapping",
+		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: []\n":                                                                         "dir/spec.yaml:6: variant v: tools.command: expected a non-empty list",
+		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: [npx, [b]]\n":                                                                 "dir/spec.yaml:6: variant v: tools.command[1]: (a sequence): expected a string",
+		"name: x\nvariants:\n  - name: v\n    tools: {kind: mcp, command: [npx], port: 3}\n":                                                                        `dir/spec.yaml:4: variant v: tools: unknown key "port"`,
+		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: [npx, \"@playwright/mcp@0.0.83\", --cdp-endpoint, ws://x]\n":                  "dir/spec.yaml:6: variant v: tools.command: tools command: --cdp-endpoint: set by webbench",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\n  tools: {kind: mcp, command: [npx]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n": "dir/spec.yaml:4: baseline: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined with agent: {kind: command}",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    tools: {kind: mcp, command: [npx]}\n":                                  "dir/spec.yaml:6: variant v: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined",
+		"name: x\nbaseline:\n  tools: {kind: mcp, command: [npx]}\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6: variant v: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined",
+		"name: x\nvariants:\n  - name: v\n    aa: true\n    tools: {kind: mcp, command: [npx]}\n":                                                                   "dir/spec.yaml:5: variant v: tools: an aa (A/A) arm is a copy of the baseline",
+	}
+	for src, want := range errs {
+		_, err := ParseSpec("dir/spec.yaml", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", src, err, want)
+		}
+	}
+	src := "name: x\nbaseline:\n  tools: {kind: mcp, command: [npx, \"@playwright/mcp@0.0.83\", --caps, vision]}\n" +
+		"variants:\n  - name: off\n    guards: {repeat_guard: false}\n  - name: old\n    tools: {kind: mcp, command: [npx, \"@playwright/mcp@0.0.78\"]}\n" +
+		"  - name: floor\n    aa: true\n"
+	s, err := ParseSpec("dir/spec.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := s.Expand([]suites.Task{{ID: "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "mcp npx @playwright/mcp@0.0.83 --caps vision"
+	want := map[string]string{"baseline": base, "off": base, "floor": base, "old": "mcp npx @playwright/mcp@0.0.78"}
+	for _, v := range arms.Variants {
+		if v.Tools == nil || v.Agent != nil || v.Tools.Kind+" "+strings.Join(v.Tools.Command, " ") != want[v.Name] {
+			t.Errorf("variant %s: tools %+v, want %q", v.Name, v.Tools, want[v.Name])
+		}
+	}
+	s, err = ParseSpec("spec.yaml", []byte("name: x\ndesign: leave-one-out\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arms, _ := s.Expand(nil); arms.Variants[0].Tools != nil {
+		t.Errorf("baseline tools %+v, want webbench's own (nil)", arms.Variants[0].Tools)
+	}
+}

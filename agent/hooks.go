@@ -47,7 +47,7 @@ type AfterToolCaller interface {
 }
 
 // AfterSnapshotter sees every snapshot a tool or the loop captures and may replace it, e.g. by re-capturing
-// with a.Browser.Snapshot (snapshot_ready).
+// with a.Tools.Snapshot (snapshot_ready).
 type AfterSnapshotter interface {
 	AfterSnapshot(a *Attempt, snapshot string) string
 }
@@ -155,7 +155,11 @@ type Finish struct {
 type Attempt struct {
 	// Task is the goal text and id.
 	TaskID, Goal string
-	// Browser is the attempt's browser session.
+	// Tools is the attempt's tool backend (the browser session, or a Playwright MCP client); CallTool and the
+	// loop use it.
+	Tools Tools
+	// Browser is the attempt's browser session when Tools is one (*browser.Session), for guards that need its
+	// Playwright page (evaluate_isolation's CDP session); nil on another backend (agent/mcptools).
 	Browser *browser.Session
 	// Messages is the conversation so far (system, user, assistant, tool).
 	Messages []Message
@@ -206,11 +210,22 @@ func (a *Attempt) Event(guard, action, detail string) {
 func (a *Attempt) Chat(req ModelRequest) (*ModelResponse, error) { return a.chat(a.Ctx, req) }
 
 // NewAttempt builds an Attempt outside the loop, for guard unit tests and tools: chat may be nil (Chat then
-// fails), b may be nil for hooks that do not touch the browser.
+// fails), b may be nil for hooks that do not touch the browser. Its tool backend (Tools) is b.
 func NewAttempt(ctx context.Context, taskID, goal string, b *browser.Session, deadline time.Time,
 	chat func(ctx context.Context, req ModelRequest) (*ModelResponse, error)) *Attempt {
+	var t Tools
+	if b != nil {
+		t = b
+	}
+	return NewToolsAttempt(ctx, taskID, goal, t, deadline, chat)
+}
+
+// NewToolsAttempt is NewAttempt on any tool backend t (nil for hooks that do not touch the browser);
+// Attempt.Browser is t when t is a *browser.Session, else nil.
+func NewToolsAttempt(ctx context.Context, taskID, goal string, t Tools, deadline time.Time,
+	chat func(ctx context.Context, req ModelRequest) (*ModelResponse, error)) *Attempt {
 	evs := []Event{}
-	a := &Attempt{TaskID: taskID, Goal: goal, Browser: b, Deadline: deadline, Ctx: ctx,
+	a := &Attempt{TaskID: taskID, Goal: goal, Tools: t, Browser: sessionOf(t), Deadline: deadline, Ctx: ctx,
 		state: map[string]any{}, events: &evs, counts: map[string]int{}, chat: chat}
 	a.step = func() *Step { return nil }
 	if a.chat == nil {

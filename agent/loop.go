@@ -90,7 +90,9 @@ type Task struct {
 // context overflow on the attempt's first model call, before any tool result, is such an error too: a config
 // *llm.Error with ContextWindowHint, wrapping the overflow. Other
 // model and tool failures end the attempt and are recorded in Trajectory.Finish only.
-func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Trajectory, error) {
+//
+// sess is the attempt's tool backend: a *browser.Session, or a Playwright MCP client (agent/mcptools).
+func (ag *Agent) Run(ctx context.Context, task Task, sess Tools) (*Trajectory, error) {
 	cfg := ag.cfg
 	start := time.Now()
 	deadline := start.Add(cfg.Timeout)
@@ -103,7 +105,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess *browser.Session) (*Tr
 	tr := &Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: task.ID, Goal: task.Goal,
 		SystemPromptSHA256: PromptSHA256(cfg.SystemPrompt), GuardCounts: map[string]int{}}
 	var cur *Step
-	a := NewAttempt(ctx, task.ID, task.Goal, sess, deadline, nil)
+	a := NewToolsAttempt(ctx, task.ID, task.Goal, sess, deadline, nil)
 	a.counts = tr.GuardCounts
 	a.step = func() *Step { return cur }
 	run := &loopRun{ag: ag, cfg: cfg, a: a, tr: tr, sess: sess}
@@ -154,7 +156,7 @@ type loopRun struct {
 	cfg  Config
 	a    *Attempt
 	tr   *Trajectory
-	sess *browser.Session
+	sess Tools
 	// consecErrors counts consecutive failed model turns (turns whose tool calls all failed).
 	consecErrors int
 	// fatal is the first model-call error of a class that stops the run (config, auth, quota).

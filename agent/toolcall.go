@@ -45,7 +45,7 @@ type ToolOutcome struct {
 // snapshot filter to the AfterSnapshot hooks (snapshot_ready) and runs the BeforeAttempt hooks. The returned
 // function removes the filter (call it when the attempt ends).
 func installHooks(a *Attempt, hooks []Hook) (uninstall func()) {
-	a.Browser.SetSnapshotFilter(func(s string) string {
+	a.Tools.SetSnapshotFilter(func(s string) string {
 		for _, h := range hooks {
 			if x, ok := h.(AfterSnapshotter); ok {
 				s = x.AfterSnapshot(a, s)
@@ -58,11 +58,11 @@ func installHooks(a *Attempt, hooks []Hook) (uninstall func()) {
 			x.BeforeAttempt(a)
 		}
 	}
-	return func() { a.Browser.SetSnapshotFilter(nil) }
+	return func() { a.Tools.SetSnapshotFilter(nil) }
 }
 
-// CallTool executes one tool call of attempt a on its browser session (a.Browser) exactly as the agent loop
-// does (DESIGN.md "Hooks"): the WrapTool chain of hooks (evaluate_isolation) around Session.Call, bounded by
+// CallTool executes one tool call of attempt a on its tool backend (a.Tools) exactly as the agent loop
+// does (DESIGN.md "Hooks"): the WrapTool chain of hooks (evaluate_isolation) around Tools.Call, bounded by
 // ctx (a call still running when ctx ends returns "attempt deadline reached while <tool> was running"); the
 // page probe's harness notes as ProbeGuard events; the AfterToolCall hooks, which edit the model-facing result
 // (intercept_hint, repeat_guard) or ask for a fresh snapshot (stale_ref_refresh), which is then appended
@@ -86,7 +86,7 @@ func CallTool(ctx context.Context, a *Attempt, hooks []Hook, call ToolCall) Tool
 		return out(false, ToolBrowserGone)
 	}
 	if res.RefreshSnapshot {
-		if snap, err := a.Browser.Observe(false); err == nil {
+		if snap, err := a.Tools.Observe(false); err == nil {
 			res.Result.Refreshed = &browser.Snapshot{YAML: snap}
 		}
 	}
@@ -109,9 +109,9 @@ const DeadlineCutOffPrefix = "attempt deadline reached while "
 
 // execTool runs one tool call through the WrapTool chain, bounded by ctx.
 func execTool(ctx context.Context, a *Attempt, hooks []Hook, call ToolCall) *ToolResult {
-	sess := a.Browser
+	tools := a.Tools
 	base := func(ctx context.Context, c ToolCall) browser.Result {
-		return sess.Call(ctx, c.Name, json.RawMessage(c.Args))
+		return tools.Call(ctx, c.Name, json.RawMessage(c.Args))
 	}
 	fn := ToolFunc(base)
 	for i := len(hooks) - 1; i >= 0; i-- {

@@ -305,3 +305,29 @@ func TestReportRendering(t *testing.T) {
 		t.Errorf("table:\n%s", tb.String())
 	}
 }
+
+// The MCP-versions section: the first arm's figures, the other's, and the ratio of medians (other ÷ first),
+// the first column named after the first arm; a tool no arm called has no row.
+func TestReportMCPVersions(t *testing.T) {
+	d := func(xs ...float64) Dist { return NewDist(xs) }
+	r := &Report{MCPVersions: []ArmSteps{
+		{Arm: "mcp-0.0.83", Tools: "npx @playwright/mcp@0.0.83", Passed: 11, Total: 11,
+			ByTool: map[string]Dist{"browser_click": d(600, 800), "browser_navigate": d(400)}, All: d(400, 600, 800)},
+		{Arm: "mcp-0.0.78", Tools: "npx @playwright/mcp@0.0.78", Passed: 10, Total: 11,
+			ByTool: map[string]Dist{"browser_click": d(1400), "browser_navigate": d(500)}, All: d(500, 1400)},
+	}}
+	var md strings.Builder
+	r.Markdown(&md)
+	for _, want := range []string{"| measure | mcp-0.0.83 | mcp-0.0.78 | mcp-0.0.78 ÷ mcp-0.0.83 |",
+		"| attempts passed | 11/11 | 10/11 | – |",
+		"| browser_click (median / p90; n 2, 1) | 700 ms / 800 ms | 1.40 s / 1.40 s | 2.00× |",
+		"| browser_navigate (median / p90; n 1, 1) | 400 ms / 400 ms | 500 ms / 500 ms | 1.25× |",
+		"| every tool call (median / p90; n 3, 2) |", CmdMCPVersions, "`npx @playwright/mcp@0.0.78`"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "browser_type") {
+		t.Errorf("a row for a tool no arm called:\n%s", md.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -35,6 +36,9 @@ type Report struct {
 	Steps      []PageFigures
 	Startup    *StartupFigures
 	Throughput []ThroughputFigures
+	// MCPVersions are the step latencies of the arms of MCPVersionsSpec (the built-in agent on Playwright MCP
+	// releases), in the spec's arm order.
+	MCPVersions []ArmSteps
 	// Elapsed is the whole report's wall time.
 	Elapsed time.Duration
 }
@@ -166,10 +170,11 @@ type row struct{ measure, webbench, baseline, ratio string }
 
 // section is a titled group of rows with the command that reproduces it and notes for BENCHMARKS.md.
 type section struct {
-	// short is the table's title, title the Markdown heading.
-	short, title, baseline, ratio, command string
-	rows                                   []row
-	notes                                  []string
+	// short is the table's title, title the Markdown heading; first names the first figures column ("" =
+	// "webbench").
+	short, title, first, baseline, ratio, command string
+	rows                                          []row
+	notes                                         []string
 }
 
 func (r *Report) sections() []section {
@@ -240,6 +245,38 @@ func (r *Report) sections() []section {
 		s.notes = []string{"All variants include closing what they opened. The driver (≈1 s to start) is running for the first two; the MCP server row includes its Node.js start, the handshake and its own browser launch."}
 		out = append(out, s)
 	}
+	if len(r.MCPVersions) > 1 {
+		a := r.MCPVersions[0]
+		for _, b := range r.MCPVersions[1:] {
+			s := section{
+				short: fmt.Sprintf("BUILT-IN AGENT ON PLAYWRIGHT MCP: %s vs %s (step latency)", a.Arm, b.Arm),
+				title: fmt.Sprintf("Built-in agent on Playwright MCP — step latency, %s vs %s (%s)", a.Arm, b.Arm, MCPVersionsSpec),
+				first: a.Arm, baseline: b.Arm, ratio: b.Arm + " ÷ " + a.Arm, command: CmdMCPVersions,
+				rows: []row{{"attempts passed", fmt.Sprintf("%d/%d", a.Passed, a.Total), fmt.Sprintf("%d/%d", b.Passed, b.Total), ""}},
+			}
+			tools := append(slices.Clone(MCPVersionTools), "")
+			for _, t := range tools {
+				da, db := a.ByTool[t], b.ByTool[t]
+				name := t
+				if t == "" {
+					da, db, name = a.All, b.All, "every tool call"
+				}
+				if da.N == 0 && db.N == 0 {
+					continue
+				}
+				ratio := ""
+				if da.N > 0 && db.N > 0 && da.MedianMS > 0 {
+					ratio = fratio(db.MedianMS / da.MedianMS)
+				}
+				s.rows = append(s.rows, row{fmt.Sprintf("%s (median / p90; n %d, %d)", name, da.N, db.N), fdist(da), fdist(db), ratio})
+			}
+			s.notes = []string{
+				"Both arms run the built-in agent (scripted policy, clean profile, all guards on) on the same pairs; the only difference is the tool backend, a Playwright MCP server per attempt (`" + a.Tools + "` vs `" + b.Tools + "`), each with its own isolated headless Chromium behind the attempt's allow-list proxy.",
+				"A step's latency is the tool call's wall time in the trajectory (`duration_ms`): the tools/call round trip over stdio, the server's action, its settle and snapshot, and reading the snapshot file it links to. The ratio is of medians (calls are not paired across arms).",
+			}
+			out = append(out, s)
+		}
+	}
 	if len(r.Throughput) > 0 {
 		s := section{
 			short:    fmt.Sprintf("THROUGHPUT AND MEMORY (%d-attempt batch, %d cores)", r.Throughput[0].Attempts, r.Machine.Cores),
@@ -276,7 +313,7 @@ func (r *Report) Table(w io.Writer) error {
 			base = "–"
 		}
 		fmt.Fprintf(tw, "%s\t\t\t\n", s.short)
-		fmt.Fprintf(tw, "  measure\twebbench\t%s\t%s\n", base, s.ratio)
+		fmt.Fprintf(tw, "  measure\t%s\t%s\t%s\n", s.firstName(), base, s.ratio)
 		for _, x := range s.rows {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", x.measure, orDash(x.webbench), orDash(x.baseline), x.ratio)
 		}
@@ -306,7 +343,7 @@ func (r *Report) Markdown(w io.Writer) {
 		if base == "" {
 			base = "–"
 		}
-		fmt.Fprintf(w, "| measure | webbench | %s | %s |\n|---|---|---|---|\n", base, s.ratio)
+		fmt.Fprintf(w, "| measure | %s | %s | %s |\n|---|---|---|---|\n", s.firstName(), base, s.ratio)
 		for _, x := range s.rows {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", x.measure, orDash(x.webbench), orDash(x.baseline), orDash(x.ratio))
 		}
@@ -318,6 +355,14 @@ func (r *Report) Markdown(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// firstName is the first figures column's header.
+func (s section) firstName() string {
+	if s.first == "" {
+		return "webbench"
+	}
+	return s.first
 }
 
 func orDash(s string) string {

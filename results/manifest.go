@@ -184,6 +184,23 @@ type Variant struct {
 	TargetTasks []string `json:"target_tasks"`
 	// Agent is the external agent the arm runs instead of the built-in one (nil: the built-in agent).
 	Agent *AgentCmd `json:"agent,omitempty"`
+	// Tools is the built-in agent's tool backend when it is not webbench's own browser session (nil: webbench's
+	// tools); recorded, so resuming with other tools is refused.
+	Tools *ToolsBackend `json:"tools,omitempty"`
+}
+
+// ToolsBackend is the built-in agent's tool backend other than webbench's own browser session (issue 15 item
+// 4, DESIGN.md "Tool backends"): kind "mcp" runs Command, a Playwright MCP server
+// (https://github.com/microsoft/playwright-mcp), once per attempt over stdio, with its own isolated headless
+// browser restricted to the attempt's tenant, and the agent's tool calls go to it (agent/mcptools). Spec form:
+// `tools: {kind: mcp, command: [npx, @playwright/mcp@VERSION, FLAGS…]}`.
+type ToolsBackend struct {
+	// Kind is "mcp" (the only kind).
+	Kind string `json:"kind" yaml:"kind"`
+	// Command is the server command and its arguments (no shell): [npx, @playwright/mcp@VERSION, FLAGS…] runs
+	// the pinned install .cache/mcp/VERSION when `make setup` made it (npx as written otherwise), any other
+	// command as written.
+	Command []string `json:"command" yaml:"command"`
 }
 
 // AgentCmd is an external agent (issue 15 item 2, DESIGN.md "External agents"): a command the runner starts

@@ -82,6 +82,10 @@ type Variant struct {
 	// Agent is the external agent the variant runs instead of the built-in one (nil: the built-in agent);
 	// recorded in the manifest, so resuming with another agent command is refused. DESIGN.md "External agents".
 	Agent *AgentCmd `json:"agent,omitempty"`
+	// Tools is the built-in agent's tool backend when it is not webbench's own browser session: a Playwright
+	// MCP server per attempt (kind mcp, runner/mcptools.go); nil: webbench's tools. Recorded in the manifest, so
+	// resuming with other tools is refused. Not with Agent (an external agent has the webbench MCP server).
+	Tools *ToolsBackend `json:"tools,omitempty"`
 }
 
 // Plan is what to run.
@@ -115,7 +119,8 @@ func (p Plan) Record() results.Plan {
 	}
 	for _, v := range p.Variants {
 		rv := results.Variant{Name: v.Name, Model: v.Model, Guards: v.Guards, PromptFile: v.PromptFile,
-			MaxSteps: v.MaxSteps, Timeout: v.Timeout, Seed: v.Seed, Scope: v.Scope, Switched: v.Switched, Agent: v.Agent}
+			MaxSteps: v.MaxSteps, Timeout: v.Timeout, Seed: v.Seed, Scope: v.Scope, Switched: v.Switched, Agent: v.Agent,
+			Tools: v.Tools}
 		if v.TaskIDs != nil {
 			rv.TargetTasks = slices.Sorted(maps.Keys(v.TaskIDs))
 			if rv.TargetTasks == nil {

@@ -160,6 +160,9 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		if err := checkAgents(plan, opts); err != nil {
 			return nil, err
 		}
+		if err := checkTools(plan, opts); err != nil {
+			return nil, err
+		}
 		var stopAgents func()
 		agents, stopAgents, err = startAgents(plan, suite)
 		if err != nil {
@@ -554,7 +557,7 @@ func (sc *scheduler) record(rec results.Attempt) {
 // (llm.ErrorClass.Fatal), which stops the run with the attempt unrecorded (EndpointError). The built-in ReAct
 // agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
 type Agent interface {
-	Run(ctx context.Context, task agent.Task, sess *browser.Session) (*results.Trajectory, error)
+	Run(ctx context.Context, task agent.Task, tools agent.Tools) (*results.Trajectory, error)
 }
 
 var _ Agent = (*agent.Agent)(nil)
@@ -798,6 +801,10 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		return infra(fmt.Errorf("open environment: %w", err))
 	}
 	defer env.Close(context.Background())
+	if af.v.Tools != nil {
+		rec = wk.playMCP(ctx, a, af, w, env, rec, start, infra, fatal)
+		return rec
+	}
 	b, err := wk.browser(ctx)
 	if err != nil {
 		return infra(fmt.Errorf("launch browser: %w", err))
@@ -838,16 +845,7 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		rec = wk.playExternal(ctx, a, af, w, env, sess, b, rec, start, infra, fatal)
 		return rec
 	}
-	cfg := af.cfg
-	if t.MaxSteps > 0 && af.v.MaxSteps == 0 {
-		cfg.MaxSteps = t.MaxSteps
-	}
-	if t.Timeout > 0 && af.v.Timeout == 0 {
-		cfg.Timeout = t.Timeout
-	}
-	cfg.Seed = a.Seed
-	cfg.Screenshots = wk.opts.Screenshots
-	var ag Agent = agent.New(cfg, af.client)
+	var ag Agent = agent.New(wk.agentConfig(a, af), af.client)
 	tr, runErr := ag.Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, sess)
 	if ctx.Err() != nil {
 		return rec
@@ -867,6 +865,22 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	// Assigned to rec before returning: the trace's deferred stop keeps the trace of an attempt that did not pass.
 	rec = wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), tr)
 	return rec
+}
+
+// agentConfig is the built-in agent's configuration for attempt a: the variant's, with the task's budgets where
+// the variant sets none, the attempt's seed and the run's screenshot setting.
+func (wk *worker) agentConfig(a Attempt, af *agentFor) agent.Config {
+	t := a.Task
+	cfg := af.cfg
+	if t.MaxSteps > 0 && af.v.MaxSteps == 0 {
+		cfg.MaxSteps = t.MaxSteps
+	}
+	if t.Timeout > 0 && af.v.Timeout == 0 {
+		cfg.Timeout = t.Timeout
+	}
+	cfg.Seed = a.Seed
+	cfg.Screenshots = wk.opts.Screenshots
+	return cfg
 }
 
 // conclude completes the record of an attempt the agent finished: usage (estimated or not), final answer, the

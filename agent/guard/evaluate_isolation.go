@@ -27,10 +27,20 @@ import (
 // session; when that hand-over fails it falls back to a bounded Playwright locator.Evaluate. Without a CDP
 // session it falls back to a bounded page.Evaluate. Events: "evaluate" (mode, outcome, duration, budget),
 // "timeout", "terminated", "fallback". Off, the tool's plain, unbounded page.Evaluate runs.
+//
+// On a tool backend without a CDP page (a Playwright MCP server, agent/mcptools: Attempt.Browser is nil) the
+// guard cannot isolate anything: the call passes through to the server unchanged (bounded only by the server's
+// own action timeout and the attempt's deadline), and each such call records one event "passthrough" with
+// detail EvaluatePassthroughDetail, so a trajectory never shows the guard acting where it could not.
 type EvaluateIsolation struct {
 	// Cap is the per-call budget cap (0 = DefaultEvaluateCap).
 	Cap time.Duration
 }
+
+// EvaluatePassthroughDetail is the detail of evaluate_isolation's "passthrough" event: browser_evaluate on a tool
+// backend without a CDP page (Playwright MCP) ran unguarded.
+const EvaluatePassthroughDetail = "no CDP page on this tool backend (Playwright MCP server): browser_evaluate " +
+	"ran unguarded, bounded only by the server's action timeout and the attempt deadline"
 
 // DefaultEvaluateCap is the per-call budget cap of evaluate_isolation.
 const DefaultEvaluateCap = 5 * time.Second
@@ -53,7 +63,16 @@ const (
 
 // WrapTool implements agent.ToolWrapper: it replaces browser_evaluate and passes every other tool through.
 func (g EvaluateIsolation) WrapTool(a *agent.Attempt, call agent.ToolCall, next agent.ToolFunc) agent.ToolFunc {
-	if browser.BaseName(call.Name) != browser.ToolEvaluate || a.Browser == nil || a.Browser.Options().DisableEvaluate {
+	if browser.BaseName(call.Name) != browser.ToolEvaluate {
+		return next
+	}
+	if a.Browser == nil && a.Tools != nil {
+		return func(ctx context.Context, c agent.ToolCall) browser.Result {
+			a.Event(NameEvaluateIsolation, "passthrough", EvaluatePassthroughDetail)
+			return next(ctx, c)
+		}
+	}
+	if a.Browser == nil || a.Browser.Options().DisableEvaluate {
 		return next
 	}
 	return func(ctx context.Context, c agent.ToolCall) browser.Result {

@@ -11,14 +11,15 @@ import (
 
 // SnapshotReady retries a snapshot that has no interactive ref (GUARDS.md §4, seed 002 fix 1): a
 // client-rendered page captured before it hydrates. It waits Wait (default 1 s) and re-captures with
-// a.Browser.Snapshot, at most MaxRecaptures times (default 3: initial capture + 3), and hands over the first
-// capture with an interactive ref, or the last one. A snapshot that already has an interactive ref is returned
+// a.Tools.Snapshot (the session's, or a browser_snapshot call on a Playwright MCP backend), at most MaxRecaptures
+// times (default 3: initial capture + 3), and hands over the first capture with an interactive ref, or the last
+// one. A snapshot that already has an interactive ref is returned
 // unchanged at once. Events: "recapture" (one per re-capture), then "ready" or "gave_up".
 type SnapshotReady struct {
 	// Wait between captures (0 = 1 s); MaxRecaptures (0 = 3).
 	Wait          time.Duration
 	MaxRecaptures int
-	// capture replaces a.Browser.Snapshot in tests.
+	// capture replaces a.Tools.Snapshot in tests.
 	capture func(a *agent.Attempt, boxes bool) (string, error)
 }
 
@@ -32,10 +33,10 @@ func (g SnapshotReady) AfterSnapshot(a *agent.Attempt, snapshot string) string {
 	}
 	capture := g.capture
 	if capture == nil {
-		if a.Browser == nil {
+		if a.Tools == nil {
 			return snapshot
 		}
-		capture = func(a *agent.Attempt, boxes bool) (string, error) { return a.Browser.Snapshot(boxes) }
+		capture = func(a *agent.Attempt, boxes bool) (string, error) { return a.Tools.Snapshot(boxes) }
 	}
 	wait, limit := g.Wait, g.MaxRecaptures
 	if wait <= 0 {

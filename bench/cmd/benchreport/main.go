@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./bench/cmd/benchreport [-out BENCHMARKS.md] [-only overhead,steps,startup,throughput] [-quick]
+//	go run ./bench/cmd/benchreport [-out BENCHMARKS.md] [-only overhead,steps,startup,throughput,mcp-versions] [-quick]
 //	                               [-json FILE] [-mcp-dir bench/mcp]
 //
 // -quick shrinks every measurement to a smoke test (a minute or so; figures are not meant to be quoted).
@@ -27,7 +27,7 @@ import (
 
 func main() {
 	out := flag.String("out", "BENCHMARKS.md", "Markdown report to write (\"\" = none)")
-	only := flag.String("only", "", "comma-separated sections to run: overhead, steps, startup, throughput (default all)")
+	only := flag.String("only", "", "comma-separated sections to run: overhead, steps, startup, throughput, mcp-versions (default all)")
 	quick := flag.Bool("quick", false, "small sizes: a smoke test, not figures to quote")
 	jsonOut := flag.String("json", "", "also write the raw figures as JSON to this file")
 	mcpDir := flag.String("mcp-dir", "", "@playwright/mcp install folder (default bench/mcp found upward, or $WEBBENCH_MCP_DIR)")
@@ -93,7 +93,7 @@ func sections(only string) (map[string]bool, error) {
 	for _, s := range strings.Split(only, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			switch s {
-			case "overhead", "steps", "startup", "throughput":
+			case "overhead", "steps", "startup", "throughput", "mcp-versions":
 				want[s] = true
 			default:
 				return nil, fmt.Errorf("unknown section %q", s)
@@ -151,6 +151,18 @@ func measure(ctx context.Context, rep *bench.Report, run func(string) bool, quic
 			fail("throughput", err)
 		} else {
 			rep.Throughput = f
+		}
+	}
+	if run("mcp-versions") && ctx.Err() == nil {
+		o := bench.MCPVersionsOptions{Log: logf}
+		if quick {
+			o.Tasks = "shop-qa-yoga-mat-thickness"
+		}
+		f, err := bench.MeasureMCPVersions(ctx, o)
+		if err != nil {
+			fail("mcp-versions", err)
+		} else {
+			rep.MCPVersions = f
 		}
 	}
 	return failed
