@@ -73,7 +73,7 @@ func TestNodeAgentToolGuardsLeaveOneOut(t *testing.T) {
 			if len(want) == 0 || !slices.Equal(got, want) {
 				t.Fatalf("%s ran on %v; the spec's tasks tagged %s are %v", name, got, g, want)
 			}
-			shown := 0
+			shown, raced := 0, 0
 			var outcomes []string
 			for _, a := range recs {
 				outcomes = append(outcomes, fmt.Sprintf("%s: %s %s", a.TaskID, a.Status, a.FailureMode))
@@ -86,6 +86,15 @@ func TestNodeAgentToolGuardsLeaveOneOut(t *testing.T) {
 					t.Errorf("%s on %s: %d %s events with the guard off", name, a.TaskID, a.GuardEvents[g], g)
 				}
 				b := base[a.TaskID]
+				if g == "snapshot_ready" && (late(t, run, b) || late(t, run, a)) {
+					// The chat app renders 2.0 s after its script starts (late_hydration, suites/zoo/chat.go), a
+					// wall-clock fault: an external agent whose first snapshot comes that late (a slow Node start on
+					// a loaded machine) finds the page rendered, with the guard on or off. Such a pair shows
+					// nothing about the guard either way, so it is left out (and logged).
+					outcomes = append(outcomes[:len(outcomes)-1], outcomes[len(outcomes)-1]+" (first snapshot after the render: left out)")
+					raced++
+					continue
+				}
 				if a.Status == results.StatusFail && (mode == "" || a.FailureMode == mode) && b.Status == results.StatusPass {
 					shown++
 					if b.GuardEvents[g] == 0 {
@@ -95,11 +104,34 @@ func TestNodeAgentToolGuardsLeaveOneOut(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %v", name, outcomes)
+			if shown == 0 && raced == len(recs) {
+				t.Skipf("%s: every pair's first snapshot came after the page rendered (machine too loaded to show the "+
+					"late_hydration fault): %v", name, outcomes)
+			}
 			if shown == 0 {
 				t.Errorf("%s: no failure %s on its target tasks where the baseline passes: %v", name, cmpOrMode(mode), outcomes)
 			}
 		})
 	}
+}
+
+// late reports whether attempt a's first browser_snapshot started 1.5 s or more after its MCP server began
+// (trajectory started_ms): the page, which began loading before that, has then most likely rendered already
+// (late_hydration's fixed 2.0 s), so the attempt cannot show the empty-snapshot fault.
+func late(t *testing.T, run *results.Run, a results.Attempt) bool {
+	t.Helper()
+	tr, err := run.Trajectory(a.AttemptID)
+	if err != nil {
+		t.Fatalf("%s: %v", a.AttemptID, err)
+	}
+	for _, st := range tr.Steps {
+		for _, r := range st.Results {
+			if r.Call.Name == "browser_snapshot" {
+				return r.StartedMS >= 1500
+			}
+		}
+	}
+	return false
 }
 
 // cmpOrMode names the failure mode an arm must show ("of any mode" when any).
