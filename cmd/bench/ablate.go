@@ -136,7 +136,8 @@ func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse 
 		for _, w := range arms.Warnings {
 			fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
 		}
-		if err := validateVariants(arms.Variants); err != nil {
+		shots, _ := c.Flags().GetBool("screenshots")
+		if err := validateVariants(arms.Variants, shots); err != nil {
 			return runner.Plan{}, err
 		}
 		for i := range arms.Variants {

@@ -15,6 +15,7 @@ func TestAgentCmdFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--agent-cmd", "sh agent.sh", "--prompt", "p.txt", "--dry-run"}, "--prompt cannot apply to an external agent"},
+		{[]string{"run", "--agent-cmd", "sh agent.sh", "--screenshots", "--dry-run"}, "--screenshots cannot apply to an external agent"},
 		{[]string{"run", "--agent-cmd", "./no-such-agent --x", "--dry-run"}, `agent command "./no-such-agent" not found or not executable`},
 		{[]string{"run", "--agent-cmd", "no-such-agent-in-path", "--dry-run"}, `"no-such-agent-in-path" not found or not executable (looked in $PATH)`},
 		{[]string{"run", "--agent-cmd", "sh 'unclosed", "--dry-run"}, `--agent-cmd "sh 'unclosed"`},

@@ -362,7 +362,7 @@ func runCmd() *cobra.Command {
 			if err := refuseWithScripted(c, m); err != nil {
 				return err
 			}
-			if err := validateVariants(vs); err != nil {
+			if err := validateVariants(vs, rf.screenshots); err != nil {
 				return err
 			}
 			if err := pf.apply(c, vs); err != nil {
@@ -547,8 +547,12 @@ func checkBudgets(c *cobra.Command, maxSteps int, timeout, callTimeout time.Dura
 	return nil
 }
 
-func validateVariants(vs []runner.Variant) error {
+func validateVariants(vs []runner.Variant, screenshots bool) error {
 	for _, v := range vs {
+		if v.Agent != nil && screenshots {
+			return usageErr("%s: --screenshots cannot apply to an external agent (only the built-in loop keeps "+
+				"screenshots for the judge): remove it", v.Name)
+		}
 		if v.Agent != nil {
 			// The runner checks it too; here a dry run and the ablation's plan print catch it as well.
 			if err := runner.CheckAgentCmd(v.Agent); err != nil {
