@@ -85,6 +85,8 @@ type Session struct {
 	shots  [][]byte          // last KeepScreenshots screenshots
 	closed bool
 	net    netState
+	// netCh is closed and cleared at each change of net (netSignal); nil when nobody waits.
+	netCh chan struct{}
 	// newPages are pages (tabs, popups) opened in the context since the session started, not yet adopted.
 	newPages []playwright.Page
 
@@ -99,7 +101,6 @@ type netState struct {
 	navSeq    uint64                        // seq of the last main-frame navigation request
 	commits   uint64                        // main-frame navigations committed
 	pageOpens uint64                        // pages opened in the context
-	lastDone  time.Time                     // when the last tracked request finished or failed
 }
 
 // StaleRefError is the error for a ref that is not in the last snapshot or whose node is gone; its text is
@@ -165,6 +166,10 @@ func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 			return nil, fmt.Errorf("browser: route: %w", err)
 		}
 	}
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(settleInitScript)}); err != nil {
+		_ = bctx.Close()
+		return nil, fmt.Errorf("browser: init script: %w", err)
+	}
 	bctx.OnPage(func(p playwright.Page) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -173,6 +178,7 @@ func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 		}
 		s.newPages = append(s.newPages, p)
 		s.net.pageOpens++
+		s.netSignal()
 	})
 	page, err := bctx.NewPage()
 	if err != nil {
@@ -223,12 +229,13 @@ func (s *Session) watch(p playwright.Page) {
 		if r.IsNavigationRequest() && r.Frame() == p.MainFrame() {
 			s.net.navSeq = s.net.seq
 		}
+		s.netSignal()
 	})
 	done := func(r playwright.Request) {
 		s.mu.Lock()
 		if _, ok := s.net.pending[r]; ok {
 			delete(s.net.pending, r)
-			s.net.lastDone = time.Now()
+			s.netSignal()
 		}
 		s.mu.Unlock()
 	}
@@ -241,6 +248,7 @@ func (s *Session) watch(p playwright.Page) {
 		s.mu.Lock()
 		if s.page == p {
 			s.net.commits++
+			s.netSignal()
 		}
 		s.mu.Unlock()
 	})
@@ -496,6 +504,7 @@ func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
+		s.netSignal()
 		s.mu.Unlock()
 		_, err := within(s.opts.SetupTimeout, "closing the browser context", func() (struct{}, error) {
 			return struct{}{}, s.ctx.Close()
@@ -517,87 +526,266 @@ func (s *Session) mark() netMark {
 	return netMark{s.net.seq, s.net.commits, s.net.pageOpens}
 }
 
-// Settling bounds (after an action, before its snapshot).
+// Settling bounds (after an action, before its snapshot). None is a fixed wait: each is the most settle waits
+// for one thing; on a page that is already quiet settle returns after the quiet window and two frames.
 const (
-	settleFirst    = 100 * time.Millisecond // before looking: lets the action's requests start
-	settleRequests = 2 * time.Second        // at most, for requests started by the action
+	settleRequests = 2 * time.Second        // at most, for requests started by the action (and further rounds)
 	settleCommit   = 1 * time.Second        // at most, from a finished navigation request to its commit
 	settleLoad     = 5 * time.Second        // at most, for the load event after a navigation
-	settleLast     = 150 * time.Millisecond // after everything: lets the page render
-	settleQuiet    = 300 * time.Millisecond // no request pending for this long after the action's last one ended
-	settlePoll     = 30 * time.Millisecond
+	settleTab      = 2 * time.Second        // at most, for the page event of a tab the page asked for
+	settleQuiet    = 40 * time.Millisecond  // DOM quiet window (no mutation for this long) on an action without requests
+	settleQuietNet = 100 * time.Millisecond // DOM quiet window when the action started requests (chained fetches)
+	settleFrameCap = 200 * time.Millisecond // in-page fallback when animation frames do not run (a hidden page)
 )
 
-// settle waits for the page to settle after an action (as Playwright MCP's waitForCompletion): requests the
-// action started finish (≤2 s), a main-frame navigation it started commits (≤ the navigation timeout) and
-// loads (≤5 s); a tab the action opened becomes the current page; then a short render delay. "Finish" means
-// none pending for settleQuiet after the last one ended (within the same 2 s): a page that chains requests (log
-// in, then load the channels, then the posts: the Zoo's chat) starts the next one only after its script has
-// handled the previous response, and on a loaded machine that gap exceeded the 30 ms poll, so the snapshot showed
-// the page before the chain's render (issue 17's determinism test: one run re-clicked "Log in").
-func (s *Session) settle(m netMark) {
-	time.Sleep(settleFirst)
-	start := time.Now()
-	var navFinishedAt time.Time
-	navigated := false
+// settleInitScript is installed in every document of the context (BrowserContext.AddInitScript, which runs it
+// before the page's own scripts): a MutationObserver on the whole document (child lists, attributes, text)
+// records the time of the last mutation (performance.now(), ms), and window.open or a click on a link or a
+// submit of a form with a target other than the document's own frame records that the page asked for a tab
+// (https://html.spec.whatwg.org/multipage/document-sequences.html#valid-navigable-target-name-or-keyword).
+// The state lives in a non-enumerable window.__webbenchSettle, read by settleDOMScript.
+const settleInitScript = `(() => {
+  if (window.__webbenchSettle) return;
+  const st = { last: performance.now(), tab: false, raf: window.requestAnimationFrame.bind(window),
+    timeout: window.setTimeout.bind(window) };
+  Object.defineProperty(window, '__webbenchSettle', { value: st, enumerable: false });
+  new MutationObserver(() => { st.last = performance.now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const own = (t) => !t || ['_self', '_parent', '_top'].includes(t.toLowerCase()) || t === window.name;
+  const open = window.open;
+  window.open = function (...a) { st.tab = true; return open.apply(this, a); };
+  document.addEventListener('click', (e) => {
+    const a = e.target && e.target.closest && e.target.closest('a[href][target], area[href][target]');
+    if (a && !own(a.target)) st.tab = true;
+  }, true);
+  document.addEventListener('submit', (e) => {
+    const f = e.target;
+    if (f && !own((e.submitter && e.submitter.getAttribute('formtarget')) || f.target)) st.tab = true;
+  }, true);
+})()`
+
+// settleDOMScript resolves once the document had no mutation for quiet ms (at most cap ms after it starts),
+// then two animation frames (the page rendered what it mutated; at most settleFrameCap ms each when frames do
+// not run), to {tab: whether the page asked for a tab since the last call, init: whether the init script ran}.
+// A document without the init script (about:blank, a page opened before it was installed) waits the two
+// frames only.
+const settleDOMScript = `([quiet, cap, frameCap]) => new Promise((resolve) => {
+  const st = window.__webbenchSettle;
+  const raf = st ? st.raf : window.requestAnimationFrame.bind(window);
+  const timeout = st ? st.timeout : window.setTimeout.bind(window);
+  const frame = (f) => { let done = false; const once = () => { if (!done) { done = true; f(); } };
+    raf(once); timeout(once, frameCap); };
+  const finish = () => frame(() => frame(() => {
+    const tab = !!(st && st.tab);
+    if (st) st.tab = false;
+    resolve({ tab, init: !!st });
+  }));
+  if (!st) { finish(); return; }
+  const t0 = performance.now();
+  const check = () => {
+    const now = performance.now(), idle = now - st.last;
+    if (idle >= quiet || now - t0 >= cap) finish(); else timeout(check, quiet - idle);
+  };
+  check();
+})`
+
+// settleDOM is the answer of settleDOMScript.
+type settleDOM struct {
+	Tab  bool `json:"tab"`
+	Init bool `json:"init"`
+}
+
+// netChanged returns a channel closed at the next change of s.net (a request started or ended, a main-frame
+// commit, a page opened). The caller holds s.mu.
+func (s *Session) netChanged() <-chan struct{} {
+	if s.netCh == nil {
+		s.netCh = make(chan struct{})
+	}
+	return s.netCh
+}
+
+// netSignal wakes the waiters of netChanged. The caller holds s.mu.
+func (s *Session) netSignal() {
+	if s.netCh != nil {
+		close(s.netCh)
+		s.netCh = nil
+	}
+}
+
+// waitNet blocks until cond (called with s.mu held) is true or until the deadline; it reports cond's last
+// value. It wakes on every change of s.net (netSignal), not on a poll.
+func (s *Session) waitNet(deadline time.Time, cond func() bool) bool {
 	for {
 		s.mu.Lock()
-		pending, navPending := 0, false
+		ok := cond()
+		ch := s.netChanged()
+		closed := s.closed
+		s.mu.Unlock()
+		if ok || closed {
+			return ok
+		}
+		d := time.Until(deadline)
+		if d <= 0 {
+			return false
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// settle waits for the page to settle after an action (as Playwright MCP's waitForCompletion, on events
+// instead of fixed sleeps), in rounds within settleRequests (2 s) of its start:
+//  1. the requests the action (or an earlier round) started finish; a main-frame navigation among them commits
+//     (≤ the navigation timeout for its request, then ≤ settleCommit for the commit) and loads (≤ settleLoad);
+//  2. the DOM is quiet: no mutation for settleQuiet (settleQuietNet when the action started requests), then two
+//     animation frames (settleDOMScript, one Evaluate); when the page asked for a tab the new tab's page event
+//     is awaited (≤ settleTab) and the tab becomes the current page (adoptNewPage);
+//  3. when a request started during the round, another round.
+//
+// A round whose Evaluate meets a navigation (execution context destroyed) waits for the load event and goes
+// on; an Evaluate that does not answer (a busy page script) ends settle at the 2 s cap. A page that chains
+// requests (log in, then load the channels, then the posts: the Zoo's chat) starts the next one while the DOM
+// window of the round runs, so the next round waits for it (issue 17's determinism test).
+func (s *Session) settle(m netMark) {
+	start := time.Now()
+	capAt := start.Add(settleRequests)
+	seen := m.seq
+	navigated, loaded := false, false
+	for round := 0; ; round++ {
+		s.waitRequests(m, capAt)
+		s.mu.Lock()
+		seen = s.net.seq
+		started := s.net.seq > m.seq
+		navigated = navigated || s.net.navSeq > m.seq || s.net.commits > m.commits
+		s.mu.Unlock()
+		adopted := s.adoptNewPage(m)
+		p := s.cur()
+		if p == nil {
+			return
+		}
+		if navigated && !loaded {
+			loaded = true
+			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+		}
+		quiet := settleQuiet
+		if started {
+			quiet = settleQuietNet
+		}
+		left := time.Until(capAt)
+		if left < quiet {
+			left = quiet
+		}
+		var dom settleDOM
+		var err error
+		answered := bounded(left+time.Second, func() {
+			var v any
+			v, err = p.Evaluate(settleDOMScript, []any{ms(quiet), ms(left), ms(settleFrameCap)})
+			if mv, ok := v.(map[string]any); ok {
+				dom.Tab, _ = mv["tab"].(bool)
+				dom.Init, _ = mv["init"].(bool)
+			}
+		})
+		if !answered {
+			return
+		}
+		if err != nil {
+			msg := err.Error()
+			if !strings.Contains(msg, "Execution context was destroyed") && !strings.Contains(msg, "navigation") {
+				return // a closed page or context: the snapshot reports it
+			}
+			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+			navigated, loaded = true, true
+		}
+		if dom.Tab && !adopted {
+			s.waitNet(time.Now().Add(settleTab), func() bool { return s.net.pageOpens > m.pageOpens })
+			adopted = s.adoptNewPage(m)
+		} else {
+			adopted = false
+		}
+		s.mu.Lock()
+		more := s.net.seq > seen
+		s.mu.Unlock()
+		if err == nil && !more && !adopted || time.Now().After(capAt) {
+			return
+		}
+	}
+}
+
+// waitRequests waits, at most until capAt, for the requests started after m to finish and for a main-frame
+// navigation started after m to commit: while its request is pending, at most the navigation timeout from
+// the start of settle; after it finished, at most settleCommit more.
+func (s *Session) waitRequests(m netMark, capAt time.Time) {
+	navEnd := time.Now().Add(s.opts.NavigationTimeout)
+	var navFinishedAt time.Time
+	for {
+		var pending, navPending, navStarted, committed bool
+		var ch <-chan struct{}
+		s.mu.Lock()
 		for _, seq := range s.net.pending {
 			if seq > m.seq {
-				pending++
+				pending = true
 				if seq == s.net.navSeq {
 					navPending = true
 				}
 			}
 		}
-		navStarted := s.net.navSeq > m.seq
-		committed := s.net.commits > m.commits
-		quiet := s.net.seq == m.seq || time.Since(s.net.lastDone) >= settleQuiet
+		navStarted = s.net.navSeq > m.seq
+		committed = s.net.commits > m.commits
+		closed := s.closed
+		ch = s.netChanged()
 		s.mu.Unlock()
-		navigated = navigated || navStarted || committed
-		el := time.Since(start)
-		if navStarted && !committed {
-			if navPending && el < s.opts.NavigationTimeout {
-				time.Sleep(settlePoll)
-				continue
-			}
+		if closed {
+			return
+		}
+		now := time.Now()
+		var until time.Time
+		switch {
+		case navStarted && !committed && navPending && now.Before(navEnd):
+			until = navEnd
+		case navStarted && !committed:
 			if navFinishedAt.IsZero() {
-				navFinishedAt = time.Now()
+				navFinishedAt = now
 			}
-			if time.Since(navFinishedAt) < settleCommit {
-				time.Sleep(settlePoll)
-				continue
+			until = navFinishedAt.Add(settleCommit)
+			if !now.Before(until) {
+				if !pending || !now.Before(capAt) {
+					return
+				}
+				until = capAt
 			}
+		case pending && now.Before(capAt):
+			until = capAt
+		default:
+			return
 		}
-		if pending == 0 && quiet || el >= settleRequests {
-			break
+		t := time.NewTimer(time.Until(until))
+		select {
+		case <-ch:
+		case <-t.C:
 		}
-		time.Sleep(settlePoll)
+		t.Stop()
 	}
-	s.adoptNewPage(m)
-	if navigated {
-		if p := s.cur(); p != nil {
-			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
-				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
-		}
-	}
-	time.Sleep(settleLast)
 }
 
 // adoptNewPage makes the newest page opened since m the current page (a link with target=_blank, a popup),
-// as there are no tab tools, and reports it in Events.
-func (s *Session) adoptNewPage(m netMark) {
+// as there are no tab tools, and reports it in Events; false when there is none.
+func (s *Session) adoptNewPage(m netMark) bool {
 	s.mu.Lock()
 	if s.net.pageOpens == m.pageOpens || len(s.newPages) == 0 {
 		s.mu.Unlock()
-		return
+		return false
 	}
 	p := s.newPages[len(s.newPages)-1]
 	s.newPages = nil
 	if p.IsClosed() {
 		s.mu.Unlock()
-		return
+		return false
 	}
 	s.page = p
 	s.net.pending = map[playwright.Request]uint64{}
@@ -608,18 +796,10 @@ func (s *Session) adoptNewPage(m netMark) {
 	_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
 		State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
 	s.addEvent("A new tab opened and is now the current page: " + p.URL())
+	return true
 }
 
 // waitCommit waits at most d for a main-frame navigation to commit after m.
 func (s *Session) waitCommit(m netMark, d time.Duration) {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		s.mu.Lock()
-		c := s.net.commits
-		s.mu.Unlock()
-		if c > m.commits {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.waitNet(time.Now().Add(d), func() bool { return s.net.commits > m.commits })
 }
