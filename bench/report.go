@@ -193,7 +193,7 @@ func (r *Report) sections() []section {
 			},
 			notes: []string{
 				"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
-				"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (≥250 ms of fixed waits plus network quiet) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
+				"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (on events: the requests the action started, a navigation's commit and load, then DOM quiet for 40 ms, 100 ms after requests, and two animation frames; no fixed sleep) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
 				"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
 			},
 		})

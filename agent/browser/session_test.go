@@ -53,6 +53,16 @@ setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Late 
 </script>
 </body></html>`
 
+// settlePage has one button per kind of work settle waits for: a render in the next animation frame, a chain of
+// two requests (the second starts when the first's body is read, then the page renders), and a tab opened by
+// window.open from a timer after the click.
+const settlePage = `<!doctype html><html><head><title>Settle</title></head><body>
+<button onclick="requestAnimationFrame(() => { document.getElementById('out').textContent = 'rendered in a frame'; })">Frame</button>
+<button onclick="fetch('/api/a').then(r => r.text()).then(a => fetch('/api/b').then(r => r.text()).then(b => { document.getElementById('out').textContent = 'chain ' + a + b; }))">Chain</button>
+<button onclick="setTimeout(() => window.open('/popup'), 0)">Open tab</button>
+<p id="out">idle</p>
+</body></html>`
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
@@ -67,6 +77,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprint(w, `<!doctype html><title>Next</title><h1>Second page</h1><a href="/">Home</a>`)
 		case r.URL.Path == "/popup":
 			fmt.Fprint(w, `<!doctype html><title>Popup</title><h1>Popup page</h1>`)
+		case r.URL.Path == "/settle":
+			fmt.Fprint(w, settlePage)
+		case r.URL.Path == "/api/a" || r.URL.Path == "/api/b":
+			fmt.Fprint(w, r.URL.Path[len("/api/"):])
 		case r.URL.Path == "/embeds":
 			fmt.Fprint(w, `<!doctype html><title>Embeds</title><img src="/blocked/pixel.png"><p>ok</p>`)
 		case strings.HasPrefix(r.URL.Path, "/blocked"):
@@ -695,5 +709,65 @@ func TestRemoteEndpoint(t *testing.T) {
 	}
 	if rb.IsConnected() {
 		t.Fatal("still connected after Close")
+	}
+}
+
+// TestSettleOnEvents checks that the snapshot after an action shows what the page did, without fixed sleeps:
+// a render in the next animation frame (settle waits two frames after the DOM is quiet: the page's frame
+// callback runs before settle's own in the same frame), a chain of requests (the second request starts
+// before the round's DOM window ends, so a second round waits for it and the render), and a tab the page
+// asked for from a timer (window.open is recorded by the init script, so settle awaits the tab's page event).
+func TestSettleOnEvents(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	r := mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/settle"}))
+	snap := r.Snapshot.YAML
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Frame"`)}))
+	if !strings.Contains(r.Snapshot.YAML, "rendered in a frame") {
+		t.Fatalf("frame render missing after click:\n%s", r.Snapshot.YAML)
+	}
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, r.Snapshot.YAML, `button "Chain"`)}))
+	if !strings.Contains(r.Snapshot.YAML, "chain ab") {
+		t.Fatalf("request chain's render missing after click:\n%s", r.Snapshot.YAML)
+	}
+	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, r.Snapshot.YAML, `button "Open tab"`)}))
+	if r.URL != testServer.URL+"/popup" || !strings.Contains(r.Snapshot.YAML, "Popup page") ||
+		!strings.Contains(strings.Join(r.Events, "\n"), "A new tab opened and is now the current page") {
+		t.Fatalf("window.open result: %+v", r)
+	}
+}
+
+// TestSettleWithoutInitScript checks that settle's Evaluate answers on a document the init script did not run
+// in (a context of its own without it: {init: false} after the two frames), and that an action on a session's
+// initial about:blank settles.
+func TestSettleWithoutInitScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test (needs Chromium)")
+	}
+	bctx, err := testBrowser.b.NewContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bctx.Close() })
+	p, err := bctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Goto(testServer.URL + "/settle"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := p.Evaluate(settleDOMScript, []any{ms(settleQuiet), ms(settleRequests), ms(settleFrameCap)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := v.(map[string]any); m == nil || m["init"] != false || m["tab"] != false {
+		t.Fatalf("settleDOMScript without the init script = %#v, want map[init:false tab:false]", v)
+	}
+	s, err := testBrowser.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if r := mustOK(t, call(t, s, ToolPressKey, map[string]any{"key": "Tab"})); r.URL != "about:blank" {
+		t.Fatalf("press_key on about:blank: %+v", r)
 	}
 }
