@@ -539,18 +539,43 @@ const (
 )
 
 // settleInitScript is installed in every document of the context (BrowserContext.AddInitScript, which runs it
-// before the page's own scripts): a MutationObserver on the whole document (child lists, attributes, text)
-// records the time of the last mutation (performance.now(), ms), and window.open or a click on a link or a
-// submit of a form with a target other than the document's own frame records that the page asked for a tab
-// (https://html.spec.whatwg.org/multipage/document-sequences.html#valid-navigable-target-name-or-keyword).
-// The state lives in a non-enumerable window.__webbenchSettle, read by settleDOMScript.
+// before the page's own scripts). It keeps, in a non-enumerable window.__webbenchSettle read by settleDOMScript:
+//   - last: the time (performance.now(), ms) of the last DOM mutation, from a MutationObserver on the whole
+//     document (child lists, attributes, text);
+//   - reqs: the start time of every fetch and XMLHttpRequest in flight (fetch until its promise settles, an XHR
+//     until loadend), and lastReq, the time one last started or ended. The page's own view of its requests is
+//     needed because the Go side hears of a request only after it went through the route handler (the Zoo's
+//     tenant allow-list): a request the action started can reach Go after a quiet window that began before it;
+//   - tab: whether the page asked for a tab: window.open, or a click on a link or a submit of a form whose target
+//     is not the document's own frame
+//     (https://html.spec.whatwg.org/multipage/document-sequences.html#valid-navigable-target-name-or-keyword);
+//   - settledAt: when the last settle ended (requests older than it are not waited for: a hung fetch).
 const settleInitScript = `(() => {
   if (window.__webbenchSettle) return;
-  const st = { last: performance.now(), tab: false, raf: window.requestAnimationFrame.bind(window),
-    timeout: window.setTimeout.bind(window) };
+  const now = () => performance.now();
+  const st = { last: now(), lastReq: 0, reqs: new Map(), tab: false, settledAt: 0,
+    raf: window.requestAnimationFrame.bind(window), timeout: window.setTimeout.bind(window) };
   Object.defineProperty(window, '__webbenchSettle', { value: st, enumerable: false });
-  new MutationObserver(() => { st.last = performance.now(); })
+  new MutationObserver(() => { st.last = now(); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  let seq = 0;
+  const track = () => {
+    const k = ++seq;
+    st.reqs.set(k, now());
+    st.lastReq = now();
+    return () => { if (st.reqs.delete(k)) st.lastReq = now(); };
+  };
+  const fetch = window.fetch;
+  if (fetch) window.fetch = function (...a) {
+    const done = track();
+    try { const p = fetch.apply(this, a); p.then(done, done); return p; } catch (e) { done(); throw e; }
+  };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...a) {
+    const done = track();
+    this.addEventListener('loadend', done);
+    try { return send.apply(this, a); } catch (e) { done(); throw e; }
+  };
   const own = (t) => !t || ['_self', '_parent', '_top'].includes(t.toLowerCase()) || t === window.name;
   const open = window.open;
   window.open = function (...a) { st.tab = true; return open.apply(this, a); };
@@ -564,27 +589,33 @@ const settleInitScript = `(() => {
   }, true);
 })()`
 
-// settleDOMScript resolves once the document had no mutation for quiet ms (at most cap ms after it starts),
-// then two animation frames (the page rendered what it mutated; at most settleFrameCap ms each when frames do
-// not run), to {tab: whether the page asked for a tab since the last call, init: whether the init script ran}.
-// A document without the init script (about:blank, a page opened before it was installed) waits the two
-// frames only.
-const settleDOMScript = `([quiet, cap, frameCap]) => new Promise((resolve) => {
+// settleDOMScript resolves once the document is quiet — no fetch or XHR started since the last settle still in
+// flight, and no mutation nor request start or end for quiet ms (quietNet ms when one started since the last
+// settle) — or cap ms after it starts, then after two animation frames (the page rendered what it mutated; at
+// most frameCap ms each when frames do not run, a hidden page), to {tab: whether the page asked for a tab since
+// the last call, init: whether the init script ran, reqs: whether a request started since the last settle}. A
+// document without the init script (about:blank, a page opened before it was installed) waits the two frames.
+const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((resolve) => {
   const st = window.__webbenchSettle;
   const raf = st ? st.raf : window.requestAnimationFrame.bind(window);
   const timeout = st ? st.timeout : window.setTimeout.bind(window);
   const frame = (f) => { let done = false; const once = () => { if (!done) { done = true; f(); } };
     raf(once); timeout(once, frameCap); };
+  let reqs = false;
   const finish = () => frame(() => frame(() => {
     const tab = !!(st && st.tab);
-    if (st) st.tab = false;
-    resolve({ tab, init: !!st });
+    if (st) { st.tab = false; st.settledAt = performance.now(); }
+    resolve({ tab, init: !!st, reqs });
   }));
   if (!st) { finish(); return; }
   const t0 = performance.now();
   const check = () => {
-    const now = performance.now(), idle = now - st.last;
-    if (idle >= quiet || now - t0 >= cap) finish(); else timeout(check, quiet - idle);
+    const now = performance.now();
+    let pending = false;
+    for (const t of st.reqs.values()) if (t >= st.settledAt) pending = true;
+    reqs = reqs || pending || st.lastReq >= st.settledAt;
+    const q = reqs ? quietNet : quiet, idle = now - Math.max(st.last, st.lastReq);
+    if (now - t0 >= cap || !pending && idle >= q) finish(); else timeout(check, pending ? q : q - idle);
   };
   check();
 })`
@@ -593,6 +624,7 @@ const settleDOMScript = `([quiet, cap, frameCap]) => new Promise((resolve) => {
 type settleDOM struct {
 	Tab  bool `json:"tab"`
 	Init bool `json:"init"`
+	Reqs bool `json:"reqs"`
 }
 
 // netChanged returns a channel closed at the next change of s.net (a request started or ended, a main-frame
@@ -684,10 +716,11 @@ func (s *Session) settle(m netMark) {
 		var err error
 		answered := bounded(left+time.Second, func() {
 			var v any
-			v, err = p.Evaluate(settleDOMScript, []any{ms(quiet), ms(left), ms(settleFrameCap)})
+			v, err = p.Evaluate(settleDOMScript, []any{ms(quiet), ms(settleQuietNet), ms(left), ms(settleFrameCap)})
 			if mv, ok := v.(map[string]any); ok {
 				dom.Tab, _ = mv["tab"].(bool)
 				dom.Init, _ = mv["init"].(bool)
+				dom.Reqs, _ = mv["reqs"].(bool)
 			}
 		})
 		if !answered {

@@ -755,7 +755,7 @@ func TestSettleWithoutInitScript(t *testing.T) {
 	if _, err := p.Goto(testServer.URL + "/settle"); err != nil {
 		t.Fatal(err)
 	}
-	v, err := p.Evaluate(settleDOMScript, []any{ms(settleQuiet), ms(settleRequests), ms(settleFrameCap)})
+	v, err := p.Evaluate(settleDOMScript, []any{ms(settleQuiet), ms(settleQuietNet), ms(settleRequests), ms(settleFrameCap)})
 	if err != nil {
 		t.Fatal(err)
 	}
