@@ -170,7 +170,7 @@ func (t ReportTable) Table() results.Table {
 
 func armsTable(a *Analysis) ReportTable {
 	t := ReportTable{Title: "Arms", Header: []string{"arm", "model", "attempts", "judged", "passes", "pass rate [Wilson 95%]",
-		"± SE (clustered)", "errors", "tasks", "mean steps", "mean tokens", "cost", "mean wall"}}
+		"± SE (clustered)", "errors", "tasks", "mean steps", "mean tokens", "tokens per pass", "cost", "mean wall"}}
 	for i, arm := range a.Arms {
 		name := arm.Name
 		if i == 0 {
@@ -182,10 +182,11 @@ func armsTable(a *Analysis) ReportTable {
 		}
 		t.Rows = append(t.Rows, []string{name, modelCell(arm.Model), fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
 			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), fmt.Sprint(arm.Tasks),
-			fmt.Sprintf("%.1f", arm.MeanSteps), fmt.Sprintf("%.0f", arm.MeanTokens), fmt.Sprintf("$%.4f", arm.CostUSD),
+			fmt.Sprintf("%.1f", arm.MeanSteps), fmt.Sprintf("%.0f", arm.MeanTokens), tokensPerPassCell(arm), fmt.Sprintf("$%.4f", arm.CostUSD),
 			fmt.Sprintf("%.1fs", arm.MeanWallMS/1000)})
 	}
-	t.Note = "Errors (infra, judge) are excluded from \"judged\" and from every rate."
+	t.Note = "Errors (infra, judge) are excluded from \"judged\" and from every rate. Mean tokens: over judged " +
+		"attempts; tokens per pass: over passed attempts (prompt + completion)."
 	return t
 }
 

@@ -46,6 +46,8 @@ const JSONSchemaVersion = 1
 //	                         (Miller 2024 eq. 4 with C/(C−1)); null with fewer than 2 clusters.
 //	    tasks       int      distinct tasks.
 //	    mean_steps, mean_tokens, mean_wall_ms number  means over judged attempts (tokens = prompt + completion).
+//	    mean_tokens_passed number|null  mean tokens over passed attempts (the "tokens per pass" column); null
+//	                         with no pass.
 //	    cost_usd    number   total cost of the arm.
 //	    failure_modes {string: int}    failed attempts by failure_mode.
 //	    guard_events  {string: int}    guard events summed over attempts, by guard.

@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/llm"
 	"webbench/runner"
@@ -102,6 +103,16 @@ type Config struct {
 	// baseline's own seeds; the share of pairs whose outcome differs is the environment's flake rate (the
 	// report's flake-rate line, and a flake_rate warning when it is above zero).
 	AA AAMode `yaml:"aa"`
+	// Observation is the built-in agent's observation mode, `observation: {snapshot: full|diff|none}`
+	// (agent.Observation; DESIGN.md "Observation modes"); a variant without one inherits the baseline's, a
+	// baseline without one is full. ParseSpec checks the value and refuses it beside an external agent.
+	Observation *ObservationSpec `yaml:"observation"`
+}
+
+// ObservationSpec is the `observation:` block of a baseline or variant.
+type ObservationSpec struct {
+	// Snapshot is full, diff or none (agent.ParseObservation).
+	Snapshot string `yaml:"snapshot"`
 }
 
 // AAMode is the kind of an A/A arm (Config.AA): "" (not an A/A arm), AAOtherSeeds or AASameSeed.
@@ -345,6 +356,30 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 			}
 		}
 	}
+	checkObs := func(c Config, what string, l int, external bool) error {
+		if c.Observation == nil {
+			return nil
+		}
+		if _, err := agent.ParseObservation(c.Observation.Snapshot); err != nil || c.Observation.Snapshot == "" {
+			return fmt.Errorf("%s:%d: %sobservation: snapshot %q: expected full, diff or none", name, l, what,
+				c.Observation.Snapshot)
+		}
+		if external {
+			return fmt.Errorf("%s:%d: %sobservation: the built-in agent's observation mode cannot apply to an "+
+				"external agent (it sees what the webbench MCP server returns): remove it", name, l, what)
+		}
+		return nil
+	}
+	if err := checkObs(s.Baseline, "baseline: ", at("baseline", -1, "observation"), s.Baseline.agent != nil); err != nil {
+		return nil, err
+	}
+	for i, v := range s.Variants {
+		external := (v.agent != nil || s.Baseline.agent != nil && v.Agent.Kind == 0) && !v.builtin
+		if err := checkObs(v, "variant "+cmpOr(v.Name, "(no name)")+": ", at("variants", i, "observation"),
+			external && v.AA == ""); err != nil {
+			return nil, err
+		}
+	}
 	switch s.Design {
 	case "", "explicit":
 		if len(s.Variants) == 0 {
@@ -425,7 +460,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 				set bool
 			}{{"model", v.Model != nil}, {"guards", len(v.Guards) > 0}, {"prompt", v.Prompt != ""},
 				{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""},
-				{"agent", v.Agent.Kind != 0}, {"tools", v.Tools.Kind != 0}} {
+				{"agent", v.Agent.Kind != 0}, {"tools", v.Tools.Kind != 0}, {"observation", v.Observation != nil}} {
 				if f.set {
 					return nil, fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
 						name, at("variants", i, f.key), v.Name, f.key)
@@ -680,6 +715,9 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 	if c.tools != nil {
 		v.Tools = c.tools
 	}
+	if c.Observation != nil {
+		v.Observation = observationOf(c)
+	}
 	return v, g
 }
 
@@ -707,7 +745,20 @@ func stripName(v runner.Variant) runner.Variant {
 
 func toVariant(base Config, g map[string]bool, m runner.Model) runner.Variant {
 	return runner.Variant{Model: m, Guards: g, PromptFile: base.Prompt, MaxSteps: base.MaxSteps, Timeout: base.Timeout,
-		Seed: base.Seed, Agent: base.agent, Tools: base.tools}
+		Seed: base.Seed, Agent: base.agent, Tools: base.tools, Observation: observationOf(base)}
+}
+
+// observationOf is the runner's observation mode of config c: "" for none given or full (so a full arm records
+// as an arm without the key), else the mode's name.
+func observationOf(c Config) string {
+	if c.Observation == nil {
+		return ""
+	}
+	o, _ := agent.ParseObservation(c.Observation.Snapshot) // checked in ParseSpec
+	if o == agent.ObserveFull {
+		return ""
+	}
+	return string(o)
 }
 
 // cmpOr is s, or def when s is empty.

@@ -38,6 +38,9 @@ type Arm struct {
 	MeanTokens float64 `json:"mean_tokens"`
 	MeanWallMS float64 `json:"mean_wall_ms"`
 	CostUSD    float64 `json:"cost_usd"`
+	// MeanTokensPassed is the mean tokens (prompt+completion) over passed attempts, the "tokens per pass"
+	// column: what a success costs, beside MeanTokens over all judged attempts. nil (JSON null) with no pass.
+	MeanTokensPassed *float64 `json:"mean_tokens_passed"`
 	// FailureModes counts failure_mode over failed attempts.
 	FailureModes map[string]int `json:"failure_modes"`
 	// GuardEvents sums guard event counts; GuardFired counts attempts in which each guard acted, and
@@ -73,7 +76,7 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 	tasks := map[string]bool{}
 	var vals []float64
 	var clusters []string
-	var steps, toks, wall float64
+	var steps, toks, wall, passToks float64
 	for _, r := range recs {
 		tasks[r.TaskID] = true
 		if a.Model == "" {
@@ -105,6 +108,9 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 		clusters = append(clusters, c)
 		steps += float64(r.Steps)
 		toks += float64(r.Tokens.Prompt + r.Tokens.Completion)
+		if pass {
+			passToks += float64(r.Tokens.Prompt + r.Tokens.Completion)
+		}
 		wall += float64(r.DurationMS)
 		for g, n := range r.GuardEvents {
 			a.GuardEvents[g] += n
@@ -120,6 +126,10 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 	if a.N > 0 {
 		a.Rate = float64(a.Passes) / float64(a.N)
 		a.MeanSteps, a.MeanTokens, a.MeanWallMS = steps/float64(a.N), toks/float64(a.N), wall/float64(a.N)
+		if a.Passes > 0 {
+			m := passToks / float64(a.Passes)
+			a.MeanTokensPassed = &m
+		}
 		if se := ClusteredSE(vals, clusters); !math.IsNaN(se) && !math.IsInf(se, 0) {
 			a.ClusteredSE = se
 		}
@@ -239,4 +249,12 @@ func countsString(m map[string]int) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tokensPerPassCell is an arm's MeanTokensPassed rounded, or "-" with no pass.
+func tokensPerPassCell(a Arm) string {
+	if a.MeanTokensPassed == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", *a.MeanTokensPassed)
 }

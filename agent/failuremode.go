@@ -467,7 +467,8 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 }
 
 // lastSnapshotEmpty reports whether the last snapshot the model saw (the first observation's, then each
-// model-facing result's, refreshed ones included) had no interactive ref.
+// model-facing result's, refreshed ones included; a diff, observation mode diff, is not a whole view and is
+// skipped) had no interactive ref.
 func lastSnapshotEmpty(t *Trajectory, recs []toolRec) bool {
 	snap, seen := browser.ParseResult(t.FirstObservation).LastSnapshot()
 	for _, x := range recs {
@@ -475,7 +476,7 @@ func lastSnapshotEmpty(t *Trajectory, recs []toolRec) bool {
 		if text == "" {
 			text = x.r.Raw
 		}
-		if s, ok := browser.ParseResult(text).LastSnapshot(); ok {
+		if s, ok := browser.ParseResult(text).LastSnapshot(); ok && !browser.IsSnapshotDiff(s.YAML) {
 			snap, seen = s, true
 		}
 	}

@@ -42,6 +42,8 @@ type Config struct {
 	Seed *int
 	// Screenshots keeps a screenshot after every step for the judge.
 	Screenshots bool
+	// Observation is what results of actions show of the page (default ObserveFull; observation.go).
+	Observation Observation
 }
 
 func (c Config) withDefaults() Config {
@@ -62,6 +64,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SystemPrompt == "" {
 		c.SystemPrompt = DefaultSystemPrompt()
+	}
+	if c.Observation == "" {
+		c.Observation = ObserveFull
 	}
 	return c
 }
@@ -108,7 +113,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess Tools) (*Trajectory, e
 	a := NewToolsAttempt(ctx, task.ID, task.Goal, sess, deadline, nil)
 	a.counts = tr.GuardCounts
 	a.step = func() *Step { return cur }
-	run := &loopRun{ag: ag, cfg: cfg, a: a, tr: tr, sess: sess}
+	run := &loopRun{ag: ag, cfg: cfg, a: a, tr: tr, sess: sess, obs: &observer{mode: cfg.Observation}}
 	a.chat = func(ctx context.Context, req ModelRequest) (*ModelResponse, error) {
 		st := &Step{Index: len(tr.Steps), Recovery: true}
 		tr.Steps = append(tr.Steps, st)
@@ -128,6 +133,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess Tools) (*Trajectory, e
 	}
 	url, title := sess.PageInfo()
 	first := browser.Result{URL: url, Title: title, Snapshot: browser.Snapshot{YAML: snap}}
+	run.obs.first(&first)
 	tr.FirstObservation = first.Format()
 	user := TextMessage(openai.ChatMessageRoleUser, "")
 	user.Lead, user.Observation = TaskLead+task.Goal+"\n\n", &first
@@ -161,6 +167,8 @@ type loopRun struct {
 	consecErrors int
 	// fatal is the first model-call error of a class that stops the run (config, auth, quota).
 	fatal *llm.Error
+	// obs applies the observation mode to the results the model sees.
+	obs *observer
 }
 
 // loop runs iterations until an end condition and returns the finish (before OnFinish hooks).
@@ -313,6 +321,10 @@ func (r *loopRun) tool(ctx context.Context, st *Step, tc openai.ToolCall, lastOu
 	fin *Finish) {
 	call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
 	out := CallTool(ctx, r.a, r.cfg.Hooks, call)
+	if r.cfg.Observation != ObserveFull {
+		r.obs.result(call.Name, &out.Result.Result)
+		out.Record.Text = out.Result.Result.Format()
+	}
 	st.Results = append(st.Results, out.Record)
 	r.a.Messages = append(r.a.Messages, toolMessage(tc.ID, out.Result))
 	switch out.End {
@@ -438,17 +450,23 @@ func ParseFinal(text string) (*FinalAnswer, error) {
 }
 
 // Render makes the messages sent to the model: each message's text (observations formatted here, at the model
-// boundary) with only the last keep snapshots of the conversation whole; older ones become
-// browser.SnapshotPlaceholder (DESIGN.md "Context"). msgs itself is not modified.
+// boundary) with only the last keep snapshots of the conversation whole, and the diffs after the oldest of them
+// (observation mode diff); older ones become browser.SnapshotPlaceholder (DESIGN.md "Context"). msgs itself is
+// not modified.
 func Render(msgs []Message, keep int) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	seen := 0
-	// elide counts a whole snapshot, newest first, and replaces it once keep newer ones were seen.
+	// elide counts a whole snapshot, newest first, and replaces it once keep newer ones were seen. A diff
+	// (observation mode diff, browser.IsSnapshotDiff) stays whole while its base, the newest whole snapshot
+	// before it, does, and does not count: the model needs the base and every diff after it to know the page.
 	elide := func(s *browser.Snapshot) {
+		diff := browser.IsSnapshotDiff(s.YAML)
 		if seen >= keep {
 			*s = browser.Snapshot{Elided: true}
 		}
-		seen++
+		if !diff {
+			seen++
+		}
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]

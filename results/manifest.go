@@ -187,6 +187,8 @@ type Variant struct {
 	// Tools is the built-in agent's tool backend when it is not webbench's own browser session (nil: webbench's
 	// tools); recorded, so resuming with other tools is refused.
 	Tools *ToolsBackend `json:"tools,omitempty"`
+	// Observation is the built-in agent's observation mode (full, diff or none; omitted: full).
+	Observation string `json:"observation,omitempty"`
 }
 
 // ToolsBackend is the built-in agent's tool backend other than webbench's own browser session (issue 15 item

@@ -86,6 +86,9 @@ type Variant struct {
 	// MCP server per attempt (kind mcp, runner/mcptools.go); nil: webbench's tools. Recorded in the manifest, so
 	// resuming with other tools is refused. Not with Agent (an external agent has the webbench MCP server).
 	Tools *ToolsBackend `json:"tools,omitempty"`
+	// Observation is the built-in agent's observation mode (agent.Observation: full, diff or none; "" is full).
+	// Recorded in the manifest.
+	Observation string `json:"observation,omitempty"`
 }
 
 // Plan is what to run.
@@ -120,7 +123,7 @@ func (p Plan) Record() results.Plan {
 	for _, v := range p.Variants {
 		rv := results.Variant{Name: v.Name, Model: v.Model, Guards: v.Guards, PromptFile: v.PromptFile,
 			MaxSteps: v.MaxSteps, Timeout: v.Timeout, Seed: v.Seed, Scope: v.Scope, Switched: v.Switched, Agent: v.Agent,
-			Tools: v.Tools}
+			Tools: v.Tools, Observation: v.Observation}
 		if v.TaskIDs != nil {
 			rv.TargetTasks = slices.Sorted(maps.Keys(v.TaskIDs))
 			if rv.TargetTasks == nil {

@@ -586,8 +586,13 @@ func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
 	if err != nil {
 		return nil, err
 	}
+	obs, err := agent.ParseObservation(v.Observation)
+	if err != nil {
+		return nil, err
+	}
 	return &agentFor{v: v, client: client, prompt: prompt,
-		cfg: agent.Config{MaxSteps: v.MaxSteps, Timeout: v.Timeout, SystemPrompt: prompt, Hooks: hooks}}, nil
+		cfg: agent.Config{MaxSteps: v.MaxSteps, Timeout: v.Timeout, SystemPrompt: prompt, Hooks: hooks,
+			Observation: obs}}, nil
 }
 
 // worker owns one browser; it relaunches it after a crash, or reconnects to a remote server that went away.

@@ -319,7 +319,7 @@ func runCmd() *cobra.Command {
 	var rf runFlags
 	var pf priceFlags
 	var reps, maxSteps int
-	var model, baseURL, profile, guards, prompt, seed, agentCmd string
+	var model, baseURL, profile, guards, prompt, seed, agentCmd, observation string
 	var agentEnv []string
 	var baseSeed int64
 	var timeout, callTimeout time.Duration
@@ -350,10 +350,21 @@ func runCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
+			obs, err := agent.ParseObservation(observation)
+			if err != nil {
+				return usageErr("--observation: %v", err)
+			}
 			vs := []runner.Variant{{Name: "default", Model: m, Guards: g, PromptFile: prompt, MaxSteps: maxSteps,
 				Timeout: timeout, Seed: seed}}
+			if obs != agent.ObserveFull {
+				vs[0].Observation = string(obs)
+			}
 			if vs[0].Agent, err = agentFlags(c, agentCmd, agentEnv); err != nil {
 				return err
+			}
+			if vs[0].Agent != nil && c.Flags().Changed("observation") {
+				return usageErr("--observation: the built-in agent's observation mode; an --agent-cmd agent " +
+					"sees what the webbench MCP server returns")
 			}
 			if err := rf.applyModelFlags(c, vs); err != nil {
 				return err
@@ -392,6 +403,9 @@ func runCmd() *cobra.Command {
 	c.Flags().StringVar(&profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
 	c.Flags().StringVar(&guards, "guards", "", "guard switches, e.g. repeat_guard=off,intercept_hint=off (default: all on)")
 	c.Flags().StringVar(&prompt, "prompt", "", "system prompt file (default: the embedded prompt)")
+	c.Flags().StringVar(&observation, "observation", "full", "what results of actions show of the page: full "+
+		"(the whole snapshot), diff (only what changed since the last snapshot the model saw; whole after a "+
+		"navigation or browser_snapshot) or none (URL and title only; the model calls browser_snapshot)")
 	c.Flags().StringVar(&agentCmd, "agent-cmd", "", "run this external agent per attempt instead of the built-in one: "+
 		"\"COMMAND ARGS\" (shell-style words, no shell), with the attempt's MCP server, goal, deadline and model "+
 		"endpoint in WEBBENCH_* variables (DESIGN.md \"External agents\")")

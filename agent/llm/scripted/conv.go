@@ -54,8 +54,15 @@ type conv struct {
 	step     int                         // number of assistant messages so far
 	tools    map[browser.ToolName]string // offered: base name → name as offered
 	results  []*browser.Result           // each user and tool message read with browser.ParseResult; nil for others
-	snapText string                      // the latest whole snapshot YAML ("" when none)
+	snapText string                      // the latest whole snapshot YAML ("" when none); a diff is merged onto the one before
 	snapMsg  int                         // message holding it
+	snapURL  string                      // the page URL of that message's result
+	// whole is, per message, the whole snapshot its result shows: its own, or, for a diff (observation mode
+	// diff), the one before with the diff applied ("" for none, an elided one, or a diff with no base).
+	whole []string
+	// obsNone is set when the task message says observation mode none (agent.ObservationHeading): results show
+	// no snapshot, so the policy asks for one when its view is out of date, as a model told so would.
+	obsNone  bool
 	snapshot *snap
 	pageURL  string
 	firstURL string
@@ -111,6 +118,7 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 	for i, m := range req.Messages {
 		text := messageText(m)
 		c.texts = append(c.texts, text)
+		c.whole = append(c.whole, "")
 		var res *browser.Result
 		if m.Role == openai.ChatMessageRoleUser || m.Role == openai.ChatMessageRoleTool {
 			r := browser.ParseResult(text)
@@ -126,6 +134,10 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 					c.firstURL = res.URL
 				}
 				c.bare = c.task != nil && res.URL == "" && res.Title == "" && !hasSnapshot(res)
+				for _, n := range res.Notes {
+					c.obsNone = c.obsNone || n.Heading == agent.ObservationHeading &&
+						strings.HasPrefix(n.Body, string(agent.ObserveNone)+":")
+				}
 			} else if c.task == nil && c.goal == "" && !seenUser {
 				// The goal alone (trimmed, exact): an external agent that sends no observation.
 				if t := tasks[strings.TrimSpace(text)]; t != nil {
@@ -170,7 +182,15 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 				c.firstURL = res.URL
 			}
 			if y, ok := lastWhole(res); ok {
-				c.snapText, c.snapMsg = y, i
+				if browser.IsSnapshotDiff(y) {
+					merged, ok := browser.ApplySnapshotDiff(c.snapText, y)
+					if !ok || c.snapText == "" {
+						merged = ""
+					}
+					y = merged
+				}
+				c.snapText, c.snapMsg, c.snapURL = y, i, res.URL
+				c.whole[i] = y
 			}
 			if res.URL != "" || res.Title != "" {
 				c.pageURL = res.URL
@@ -283,16 +303,15 @@ func (c *conv) urlBefore(cl *call) string {
 }
 
 // snapshotBefore is the YAML of the latest whole snapshot the conversation showed before call cl's turn (a
-// refreshed snapshot after an error counts); "" when there is none or it was elided.
+// refreshed snapshot after an error counts; a diff counts merged, conv.whole); "" when there is none or it was
+// elided.
 func (c *conv) snapshotBefore(cl *call) string {
 	for i := cl.turnMsg - 1; i >= 0; i-- {
 		r := c.results[i]
 		switch {
 		case r == nil:
-		case r.Refreshed != nil:
-			return r.Refreshed.YAML
-		case r.Snapshot.YAML != "":
-			return r.Snapshot.YAML
+		case r.Refreshed != nil || r.Snapshot.YAML != "":
+			return c.whole[i]
 		case r.Snapshot.Elided:
 			return ""
 		}
@@ -360,4 +379,25 @@ func (c *conv) trailingReads() int {
 		n++
 	}
 	return n
+}
+
+// staleView reports, in observation mode none, whether the latest snapshot is out of date: there is none, the
+// page URL changed since it, or (answer true, before reading an answer off it) a successful call that acts on the
+// page came after it.
+func (c *conv) staleView(answer bool) bool {
+	if c.snapMsg < 0 || c.pageURL != c.snapURL {
+		return true
+	}
+	if !answer {
+		return false
+	}
+	for _, t := range c.turns {
+		for _, cl := range t.calls {
+			def, _ := browser.LookupTool(string(cl.base))
+			if cl.msg > c.snapMsg && cl.hasResult && !cl.failed() && !def.ReadOnly {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -332,6 +332,11 @@ func (c *conv) act() reply {
 	if st == nil {
 		return c.final(finalAnswer{OK: true, Final: c.doneText(), Page: c.pageURL})
 	}
+	if looksAtPage(st.Kind) && c.obsNone && c.trailingReads() < maxLooks && c.staleView(st.Kind == kindAnswer) &&
+		c.offers(browser.ToolSnapshot) {
+		// Observation mode none: the results showed no page since the view went out of date.
+		return c.calls(toolCall{browser.ToolSnapshot, map[string]any{}})
+	}
 	switch st.Kind {
 	case kindNavigate:
 		return c.calls(toolCall{browser.ToolNavigate, map[string]any{"url": c.resolveURL(st.URL)}})
@@ -842,3 +847,13 @@ func prose(f finalAnswer) string {
 }
 
 func strp(s string) *string { return &s }
+
+// looksAtPage reports whether a solution step of kind k needs the page's snapshot (its target's ref, or the
+// answer's text).
+func looksAtPage(k string) bool {
+	switch k {
+	case kindClick, kindFill, kindSelect, kindHover, kindAnswer:
+		return true
+	}
+	return false
+}
