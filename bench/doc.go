@@ -17,15 +17,12 @@
 // selects them, and the unit tests are quick and browser-free.
 package bench
 
-import (
-	"os"
+import "webbench/agent/browser"
 
-	"webbench/agent/browser"
-)
-
-// chromiumPath is $WEBBENCH_CHROMIUM, else browser.DefaultChromium.
+// chromiumPath is the Chromium browser.FindChromium picks (browser.DefaultChromium when none is found, so that
+// the launch error names it).
 func chromiumPath() string {
-	if p := os.Getenv(browser.EnvChromium); p != "" {
+	if p, _, err := browser.FindChromium(""); err == nil {
 		return p
 	}
 	return browser.DefaultChromium

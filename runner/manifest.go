@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"webbench/agent/browser"
 	"webbench/results"
 )
 
@@ -130,20 +131,19 @@ func playwrightVersion() string {
 	return ""
 }
 
-// chromiumVersion runs `<chromium> --version` (the configured binary, WEBBENCH_CHROMIUM, or Debian's); "" with
+// chromiumVersion runs `<chromium> --version` (the binary browser.FindChromium picks for opts.Chromium); "" with
 // a remote browser, which runs no local Chromium (the manifest's browser section has the version it reported).
 func chromiumVersion(opts Options) string {
 	if opts.BrowserEndpoint != "" {
 		return ""
 	}
-	for _, p := range []string{opts.Chromium, os.Getenv("WEBBENCH_CHROMIUM"), "/usr/lib/chromium/chromium", "chromium"} {
-		if p == "" {
-			continue
-		}
-		out, err := exec.Command(p, "--version").Output()
-		if err == nil {
-			return strings.TrimSpace(string(out))
-		}
+	p, _, err := browser.FindChromium(opts.Chromium)
+	if err != nil {
+		return ""
 	}
-	return ""
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -26,7 +26,8 @@ const (
 	EnvNode = "WEBBENCH_NODE"
 )
 
-// DefaultChromium is the Debian Chromium binary, tried after LaunchOptions.ExecutablePath and WEBBENCH_CHROMIUM.
+// DefaultChromium is the Debian Chromium binary, tried after LaunchOptions.ExecutablePath and WEBBENCH_CHROMIUM
+// (FindChromium has the whole search order).
 const DefaultChromium = "/usr/lib/chromium/chromium"
 
 // DefaultLaunchArgs are the Chromium flags every launch gets (before LaunchOptions.Args): no sandbox (containers),
@@ -204,38 +205,24 @@ func findNode(path string) (string, error) {
 	return p, nil
 }
 
-// findChromium implements Launch's Chromium search order.
+// findChromium is FindChromium, printing its notes (a skipped snap shim) to stderr once per process.
 func findChromium(path string) (string, error) {
-	if path != "" {
-		if _, err := os.Stat(path); err != nil {
-			return "", fmt.Errorf("browser: Chromium not found: LaunchOptions.ExecutablePath %q: %w", path, err)
-		}
-		return path, nil
-	}
-	if env := os.Getenv(EnvChromium); env != "" {
-		if _, err := os.Stat(env); err != nil {
-			return "", fmt.Errorf("browser: Chromium not found: $%s=%q does not exist; set it to a Chromium "+
-				"executable or unset it to use %s", EnvChromium, env, DefaultChromium)
-		}
-		return env, nil
-	}
-	if _, err := os.Stat(DefaultChromium); err == nil {
-		return DefaultChromium, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
+	p, notes, err := FindChromium(path)
+	for _, n := range notes {
+		if _, seen := chromiumNotes.LoadOrStore(n, true); !seen {
+			fmt.Fprintln(os.Stderr, "webbench: "+n)
 		}
 	}
-	return "", fmt.Errorf("browser: Chromium not found: looked at $%s (unset), %s and `chromium` on PATH; run "+
-		"`make setup` (installs Debian chromium) or set %s to a Chromium executable", EnvChromium,
-		DefaultChromium, EnvChromium)
+	return p, err
 }
+
+// chromiumNotes holds the notes findChromium printed.
+var chromiumNotes sync.Map
 
 // LaunchOptions choose the browser.
 type LaunchOptions struct {
-	// ExecutablePath is the Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium, `chromium`
-	// on PATH). Ignored with Endpoint.
+	// ExecutablePath is the Chromium binary (default: FindChromium's search: $WEBBENCH_CHROMIUM,
+	// /usr/lib/chromium/chromium, Chromium or Chrome on PATH, Playwright's browser cache). Ignored with Endpoint.
 	ExecutablePath string
 	// Headless runs without a window. A headed launch with neither DISPLAY nor WAYLAND_DISPLAY set runs
 	// headless instead (there is nowhere to draw).

@@ -47,7 +47,7 @@ type Options struct {
 	// the flags the harness owns (HarnessFlags).
 	Command []string
 	// Chromium is the browser executable passed as --executable-path when Command does not give one (default:
-	// $WEBBENCH_CHROMIUM, else browser.DefaultChromium).
+	// browser.FindChromium's search).
 	Chromium string
 	// Allowed, when set, is asked for every request the server's browser makes (through a proxy the server is
 	// started with, --proxy-server); a refused request gets HTTP 403. Nil: no proxy, everything allowed.
@@ -211,12 +211,12 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		}
 	}
 	if !has("--executable-path") && !has("--browser") {
-		chromium := o.Chromium
-		if chromium == "" {
-			chromium = os.Getenv(browser.EnvChromium)
-		}
-		if chromium == "" {
-			chromium = browser.DefaultChromium
+		chromium, _, err := browser.FindChromium(o.Chromium)
+		if err != nil {
+			if c.ownDir {
+				os.RemoveAll(c.workDir)
+			}
+			return nil, err
 		}
 		c.argv = append(c.argv, "--executable-path", chromium)
 	}
