@@ -7,20 +7,47 @@ import (
 
 func init() { RegisterRenderer("table", tableRenderer{}) }
 
-// tableRenderer is the terminal format: plain-words warnings and
-// olekukonko/tablewriter tables.
-type tableRenderer struct{}
+// tableRenderer is the terminal format: plain-words lines that fit RenderOptions.Width (CompactReport,
+// FitTable, CompactCompare), or with RenderOptions.Wide the warnings and olekukonko/tablewriter tables in full.
+type tableRenderer struct{ o RenderOptions }
 
-// Run prints RunTable.
-func (tableRenderer) Run(w io.Writer, r *RunReport) error { return RunTable(r.Arms).Render(w) }
+// With returns the renderer with o applied (Configurable).
+func (t tableRenderer) With(o RenderOptions) Renderer { return tableRenderer{o: o} }
 
-// Ablation prints TerminalReport.
-func (tableRenderer) Ablation(w io.Writer, r *AblationReport) error {
-	return TerminalReport(w, r.Analysis)
+func (t tableRenderer) width() int {
+	if t.o.Width <= 0 {
+		return DefaultWidth
+	}
+	return t.o.Width
 }
 
-// Compare prints the warnings, CompareTables and CompareFooter.
-func (tableRenderer) Compare(w io.Writer, c *RunComparison) error {
+// Run prints RunTable fitted to the width (FitTable), or in full with Wide.
+func (t tableRenderer) Run(w io.Writer, r *RunReport) error {
+	if t.o.Wide {
+		return RunTable(r.Arms).Render(w)
+	}
+	return FitTable(w, RunTable(r.Arms), t.width())
+}
+
+// Options returns the renderer's RenderOptions, Width resolved (Configurable).
+func (t tableRenderer) Options() RenderOptions {
+	return RenderOptions{Width: t.width(), Wide: t.o.Wide}
+}
+
+// Ablation prints CompactReport, or TerminalReport with Wide.
+func (t tableRenderer) Ablation(w io.Writer, r *AblationReport) error {
+	if t.o.Wide {
+		return TerminalReport(w, r.Analysis)
+	}
+	return CompactReport(w, r.Analysis, t.width())
+}
+
+// Compare prints CompactCompare, or with Wide the warnings, CompareTables and CompareFooter.
+func (t tableRenderer) Compare(w io.Writer, c *RunComparison) error {
+	if !t.o.Wide {
+		CompactCompare(w, c, t.width())
+		return nil
+	}
 	if ws := CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, x := range ws {

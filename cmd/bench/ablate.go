@@ -178,7 +178,7 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	term, err := ablation.LookupRenderer(ablation.DefaultFormat)
+	term, err := lookupRenderer(ablation.DefaultFormat, false, c.OutOrStdout())
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ func init() { extraCommands = append(extraCommands, compareCmd) }
 func compareCmd() *cobra.Command {
 	var format, variant, variantB, judgeName string
 	var failIfWorse float64
+	var wide bool
 	c := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
 		Short: "What changed between two runs: new failures, fixed tasks, pass-rate change with its interval",
@@ -34,9 +35,9 @@ func compareCmd() *cobra.Command {
 					return err
 				}
 			}
-			r, err := ablation.LookupRenderer(format)
+			r, err := lookupRenderer(format, wide, c.OutOrStdout())
 			if err != nil {
-				return usageErr("%v", err)
+				return err
 			}
 			var sides [2]ablation.RunSide
 			var opts ablation.CompareOptions
@@ -89,6 +90,7 @@ func compareCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
+	c.Flags().BoolVar(&wide, "wide", false, wideHelp)
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
 	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
 	c.Flags().StringVar(&judgeName, "judge", "", "compare the verdicts of this re-judge (bench judge) instead of the runs' own")

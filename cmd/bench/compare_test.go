@@ -360,7 +360,8 @@ func TestCompareGateAtSpecAlpha(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := bench(t, "compare", a, b, "--variant-b", "default", "--fail-if-worse", "0.05")
-	if code != 0 || !strings.Contains(out, "PASSED. inconclusive: Δ -58.3 pts") || !strings.Contains(out, "but p ≥ 0.01, the gate's alpha") {
+	if one := strings.Join(strings.Fields(out), " "); code != 0 || !strings.Contains(one, "PASSED. inconclusive: Δ -58.3 pts") ||
+		!strings.Contains(one, "but p ≥ 0.01, the gate's alpha") { // the terminal report wraps lines
 		t.Errorf("ablation run A (α 0.01): exit %d\n%s%s", code, out, stderr)
 	}
 }

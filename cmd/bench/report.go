@@ -25,7 +25,7 @@ import (
 func reportCmd() *cobra.Command {
 	var format string
 	var o analysisOpts
-	var withGate bool
+	var withGate, wide bool
 	c := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Print the report of a run directory without re-running",
@@ -39,9 +39,9 @@ func reportCmd() *cobra.Command {
 			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			r, err := ablation.LookupRenderer(format)
+			r, err := lookupRenderer(format, wide, c.OutOrStdout())
 			if err != nil {
-				return usageErr("%v", err)
+				return err
 			}
 			run, err := openRun(args[0])
 			if err != nil {
@@ -77,6 +77,7 @@ func reportCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
+	c.Flags().BoolVar(&wide, "wide", false, wideHelp)
 	c.Flags().StringVar(&o.judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.bh, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
@@ -90,6 +91,28 @@ type analysisOpts struct {
 	bh, cmh     bool
 	failIfWorse float64
 	judge       string
+}
+
+// wideHelp is the help of --wide.
+const wideHelp = "table format: the full tables, as wide as they need (default: lines that fit $COLUMNS, the terminal, or 120 columns)"
+
+// lookupRenderer returns the renderer of format with the terminal width of out (ablation.TerminalWidth) and
+// --wide applied when it is Configurable (the table format); --wide with another format is a usage error (md,
+// html and json always hold the full tables).
+func lookupRenderer(format string, wide bool, out io.Writer) (ablation.Renderer, error) {
+	r, err := ablation.LookupRenderer(format)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	cr, ok := r.(ablation.Configurable)
+	if !ok {
+		if wide {
+			return nil, usageErr("--wide applies to the table format; --format %s always has the full tables", format)
+		}
+		return r, nil
+	}
+	f, _ := out.(*os.File)
+	return cr.With(ablation.RenderOptions{Width: ablation.TerminalWidth(f), Wide: wide}), nil
 }
 
 // formatList names the registered report formats for flag help.
@@ -142,9 +165,9 @@ func checkJudge(run *results.Run, name string) error {
 
 // printRunReport prints the report of the plain run in format.
 func printRunReport(c *cobra.Command, run *results.Run, format string) error {
-	r, err := ablation.LookupRenderer(format)
+	r, err := lookupRenderer(format, false, c.OutOrStdout())
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
 	return renderRunReport(c, r, run, "")
 }
@@ -694,11 +717,22 @@ func renderRunWithJudges(w io.Writer, r ablation.Renderer, rep *ablation.RunRepo
 			}
 		}
 		tables, note := judgesTables(rep.Dir, doc)
+		opts := ablation.RenderOptions{Wide: true}
+		if cr, ok := r.(ablation.Configurable); ok {
+			opts = cr.Options()
+		}
 		for _, x := range append([]results.Table{t}, tables...) {
-			if md {
+			switch {
+			case md:
 				x.Markdown(w)
-			} else if err := x.Render(w); err != nil {
-				return err
+			case opts.Wide:
+				if err := x.Render(w); err != nil {
+					return err
+				}
+			default:
+				if err := ablation.FitTable(w, x, opts.Width); err != nil {
+					return err
+				}
 			}
 		}
 		if note != "" {

@@ -1,0 +1,301 @@
+package ablation
+
+// The terminal report that fits the terminal (issue 16): plain-words lines wrapped at a width, one compact line
+// per arm and per variant, with the full tables left to --wide and the md, html and json formats.
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"webbench/results"
+)
+
+// DefaultWidth is the terminal width the table format wraps at when neither $COLUMNS nor a terminal gives one.
+const DefaultWidth = 120
+
+// MinWidth is the narrowest width honoured; a smaller $COLUMNS is raised to it (a report cannot be laid out in
+// fewer columns without breaking every number).
+const MinWidth = 40
+
+// RenderOptions are a reader's settings that a renderer may honour (Configurable).
+type RenderOptions struct {
+	// Width is the widest line, in columns (runes); 0 means DefaultWidth.
+	Width int
+	// Wide prints the full tables (tablewriter, as wide as they need) instead of the compact lines.
+	Wide bool
+}
+
+// Configurable is a Renderer that takes RenderOptions: the table format. Commands apply their --wide flag and
+// TerminalWidth through it.
+type Configurable interface {
+	Renderer
+	// With returns the renderer with o applied.
+	With(o RenderOptions) Renderer
+	// Options returns the options in force (Width resolved to DefaultWidth when 0).
+	Options() RenderOptions
+}
+
+// TerminalWidth is the width the table format wraps at: $COLUMNS when it is a positive number, else the width of
+// f when f is a terminal (golang.org/x/term), else DefaultWidth; never below MinWidth.
+func TerminalWidth(f *os.File) int {
+	w := 0
+	if n, err := strconv.Atoi(strings.TrimSpace(os.Getenv("COLUMNS"))); err == nil && n > 0 {
+		w = n
+	} else if f != nil && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			w = n
+		}
+	}
+	if w == 0 {
+		w = DefaultWidth
+	}
+	return max(w, MinWidth)
+}
+
+// wrap breaks s into lines of at most width runes: the first line starts with first, the others with rest
+// (a hanging indent); words longer than a line are cut.
+func wrap(s, first, rest string, width int) []string {
+	var lines []string
+	line, prefix := first, first
+	for _, word := range strings.Fields(s) {
+		for {
+			room := width - utf8.RuneCountInString(line)
+			sep := 1
+			if line == prefix {
+				sep = 0
+			}
+			if utf8.RuneCountInString(word)+sep <= room {
+				if sep == 1 {
+					line += " "
+				}
+				line += word
+				break
+			}
+			if line != prefix { // the word goes on the next line
+				lines = append(lines, line)
+				line, prefix = rest, rest
+				continue
+			}
+			// A word longer than a whole line: cut it.
+			r := []rune(word)
+			n := max(room, 1)
+			lines = append(lines, line+string(r[:n]))
+			word = string(r[n:])
+			line, prefix = rest, rest
+			if word == "" {
+				break
+			}
+		}
+	}
+	if line != prefix || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// printWrapped writes s wrapped at width (wrap).
+func printWrapped(w io.Writer, s, first, rest string, width int) {
+	for _, l := range wrap(s, first, rest, width) {
+		fmt.Fprintln(w, strings.TrimRight(l, " "))
+	}
+}
+
+// CompactReport writes the ablation report in lines of at most width runes: the header and the warnings
+// wrapped, the flake rate of each A/A replay, one line per arm (pass rate with its Wilson interval, errors,
+// mean tokens), one line per variant (VariantLine), the statistical notes, the gate verdict, and where the
+// full tables are.
+func CompactReport(w io.Writer, a *Analysis, width int) error {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	printWrapped(w, fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
+		armsCount(a), a.Baseline, fmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "", width)
+	if len(a.Warnings) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "WARNINGS")
+		for _, wn := range a.Warnings {
+			printWrapped(w, wn.Text, "  ! ", "    ", width)
+		}
+	}
+	if len(a.Flake) > 0 {
+		fmt.Fprintln(w)
+		for _, f := range a.Flake {
+			printWrapped(w, f.Line(), "", "  ", width)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Arms (pass rate [Wilson 95%]; errors are left out of every rate)")
+	for i, arm := range a.Arms {
+		name := arm.Name
+		if i == 0 {
+			name += " (baseline)"
+		}
+		line := fmt.Sprintf("%s: %s, %s, %.0f tokens/attempt", name, rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson),
+			fmt.Sprintf("%d %s", arm.Errors, plural(arm.Errors, "error", "errors")), arm.MeanTokens)
+		printWrapped(w, line, "  ", "      ", width)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict)\n", a.Baseline)
+	for i := range a.Variants {
+		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
+	}
+	if notes := statNotes(a); len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			printWrapped(w, "note: "+n, "", "  ", width)
+		}
+	}
+	if a.FailIfWorse > 0 {
+		fmt.Fprintln(w)
+		printWrapped(w, gateLine(a), "", "  ", width)
+	}
+	fmt.Fprintln(w)
+	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes): bench report RUN_DIR --wide, or --format md|html|json.",
+		"", "  ", width)
+	return nil
+}
+
+// VariantLine is a variant's compact line: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm 0.062:
+// VERDICT", with the verdict in words (Verdict).
+func VariantLine(a *Analysis, v *VariantResult) string {
+	c := &v.All
+	if c.Method == MethodNone {
+		return fmt.Sprintf("%s: no comparison (%s)", v.Name, Verdict(a, v))
+	}
+	d := fmt.Sprintf("Δ %s pts [%s, %s]", pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]))
+	if c.Matched && c.Paired.CIMethod == CIMethodAdjusted {
+		d += " adj."
+	}
+	s := fmt.Sprintf("%s: %s, p_paired %s", v.Name, d, fmtP(c.P))
+	if !v.AA {
+		s += ", p_holm " + fmtP(v.PHolm)
+	}
+	return s + ": " + Verdict(a, v)
+}
+
+// Verdict says in words what the primary comparison of v shows, by the rule the gate and the Markdown report use
+// (p_holm against α; the gate's margin when set): "worse than the baseline (gate FAILS)", "worse than the
+// baseline", "better than the baseline", "no difference shown (MDE 40 pts: a smaller change can go unseen)",
+// or, for an A/A control, whether its difference stays within noise.
+func Verdict(a *Analysis, v *VariantResult) string {
+	c := &v.All
+	if c.Method == MethodNone {
+		return "nothing to compare: an arm has no judged attempt on the common tasks"
+	}
+	alpha := a.Alpha
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	if v.AA {
+		if c.P < alpha {
+			return "A/A control DIFFERS from the baseline: the environment is not reproducible enough to trust small effects"
+		}
+		return "A/A control: no difference, as expected"
+	}
+	p := v.PHolm
+	if math.IsNaN(p) {
+		p = c.P
+	}
+	switch {
+	case a.FailIfWorse > 0 && v.GateFails(a.FailIfWorse, a.Alpha):
+		return "worse than the baseline (gate FAILS)"
+	case p < alpha && c.Delta < 0:
+		return "worse than the baseline"
+	case p < alpha && c.Delta > 0:
+		return "better than the baseline"
+	}
+	if !math.IsNaN(c.Power.MDE) {
+		return fmt.Sprintf("no difference shown (MDE %.0f pts: a smaller change can go unseen)", 100*c.Power.MDE)
+	}
+	return "no difference shown"
+}
+
+// FitTable prints t's title wrapped at width, then t as a table when its widest line fits in width runes, else
+// as one block per row: the
+// first cell, then "header: cell" for each other non-empty cell, wrapped at width with a hanging indent.
+func FitTable(w io.Writer, t results.Table, width int) error {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	var b strings.Builder
+	body := t
+	body.Title = ""
+	if err := body.Render(&b); err != nil {
+		return err
+	}
+	fits := true
+	for _, l := range strings.Split(b.String(), "\n") {
+		if utf8.RuneCountInString(l) > width {
+			fits = false
+			break
+		}
+	}
+	if t.Title != "" {
+		printWrapped(w, t.Title, "", "  ", width)
+	}
+	if fits {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	for _, r := range t.Rows {
+		if len(r) == 0 {
+			continue
+		}
+		lead := r[0]
+		if len(t.Header) > 0 && t.Header[0] != "" {
+			lead = t.Header[0] + " " + r[0]
+		}
+		printWrapped(w, lead, "  ", "      ", width)
+		for i := 1; i < len(r) && i < len(t.Header); i++ {
+			if r[i] == "" {
+				continue
+			}
+			printWrapped(w, t.Header[i]+": "+r[i], "      ", "        ", width)
+		}
+	}
+	return nil
+}
+
+// CompactCompare writes the comparison of two runs in lines of at most width runes: the warnings wrapped, the
+// two pass rates, the comparison (method, Δ with its interval, p, McNemar by task, MDE, new failures and fixed
+// tasks), one line per task whose pass rate changed, and CompareFooter.
+func CompactCompare(w io.Writer, c *RunComparison, width int) {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	if ws := CompareWarnings(c); len(ws) > 0 {
+		fmt.Fprintln(w, "WARNINGS")
+		for _, x := range ws {
+			printWrapped(w, x, "  ! ", "    ", width)
+		}
+		fmt.Fprintln(w)
+	}
+	t := compareSummaryTable(c)
+	printWrapped(w, t.Title, "", "  ", width)
+	row := t.Rows[0]
+	for i, h := range t.Header {
+		printWrapped(w, h+": "+row[i], "  ", "      ", width)
+	}
+	fmt.Fprintln(w)
+	tasks := compareTaskTable(c)
+	fmt.Fprintln(w, "Tasks whose pass rate changed (A → B)")
+	for _, r := range tasks.Rows {
+		line := r[0]
+		if r[1] != "" {
+			line = fmt.Sprintf("%s: %s → %s, %s", r[0], r[1], r[2], r[3])
+		}
+		printWrapped(w, line, "  ", "      ", width)
+	}
+	fmt.Fprintln(w)
+	for _, l := range CompareFooter(c) {
+		printWrapped(w, l, "", "  ", width)
+	}
+	printWrapped(w, "The full tables: bench compare --wide, or --format md|html|json.", "", "  ", width)
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// maxLine is the rune count of the longest line of s.
+func maxLine(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(l))
+	}
+	return n
+}
+
+// TestTerminalReportFitsColumns: bench report and bench compare in the table format keep every line within
+// $COLUMNS (80 and 120; off a terminal the default is 120), --wide prints the full tables as wide as they need,
+// and --wide with a format that always has the full tables is refused (exit 2).
+func TestTerminalReportFitsColumns(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 12, reps: 2, seed: 1, fail: func(i int) bool { return i%3 == 0 }})
+	b := writeRun(t, runSpec{tasks: 12, reps: 2, seed: 1, fail: func(i int) bool { return i%2 == 0 }})
+	wideOut, stderr, code := bench(t, "compare", a, b, "--wide")
+	if code != 0 {
+		t.Fatalf("compare --wide: exit %d: %s", code, stderr)
+	}
+	if maxLine(wideOut) <= 120 {
+		t.Fatalf("the full comparison table is %d columns: it does not test fitting:\n%s", maxLine(wideOut), wideOut)
+	}
+	for _, cols := range []string{"80", "120", ""} {
+		width := 120
+		if cols == "80" {
+			width = 80
+		}
+		env := []string{"COLUMNS=" + cols}
+		out, stderr, code := benchEnv(t, env, "compare", a, b)
+		if code != 0 || maxLine(out) > width {
+			t.Errorf("COLUMNS=%q compare: exit %d, widest line %d > %d:\n%s%s", cols, code, maxLine(out), width, out, stderr)
+		}
+		for _, want := range []string{"new failures: ", "Δ pts [95% CI]: ", "Tasks whose pass rate changed"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("COLUMNS=%q compare lacks %q:\n%s", cols, want, out)
+			}
+		}
+		out, stderr, code = benchEnv(t, env, "report", a)
+		if code != 0 || maxLine(out) > width || !strings.Contains(out, "default") {
+			t.Errorf("COLUMNS=%q report: exit %d, widest line %d > %d:\n%s%s", cols, code, maxLine(out), width, out, stderr)
+		}
+	}
+	if _, stderr, code := bench(t, "report", a, "--format", "md", "--wide"); code != 2 || !strings.Contains(stderr, "--wide applies to the table format") {
+		t.Errorf("--format md --wide: exit %d, %s", code, stderr)
+	}
+}
