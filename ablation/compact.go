@@ -109,7 +109,7 @@ func printWrapped(w io.Writer, s, first, rest string, width int) {
 
 // CompactReport writes the ablation report in lines of at most width runes: the header and the warnings
 // wrapped, the flake rate of each A/A replay, one line per arm (pass rate with its Wilson interval, errors,
-// mean tokens), one line per variant (VariantLine), the statistical notes, the gate verdict, and where the
+// mean tokens per attempt and per passed attempt), one line per variant (VariantLine), the statistical notes, the gate verdict, and where the
 // full tables are.
 func CompactReport(w io.Writer, a *Analysis, width int) error {
 	if width <= 0 {
@@ -137,8 +137,9 @@ func CompactReport(w io.Writer, a *Analysis, width int) error {
 		if i == 0 {
 			name += " (baseline)"
 		}
-		line := fmt.Sprintf("%s: %s, %s, %.0f tokens/attempt", name, rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson),
-			fmt.Sprintf("%d %s", arm.Errors, plural(arm.Errors, "error", "errors")), arm.MeanTokens)
+		line := fmt.Sprintf("%s: %s, %s, %.0f tokens/attempt, %s tokens/passed attempt", name,
+			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), fmt.Sprintf("%d %s", arm.Errors, plural(arm.Errors, "error", "errors")),
+			arm.MeanTokens, tokensPerPassCell(arm))
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)
