@@ -23,8 +23,12 @@ import (
 	"webbench/agent/browser"
 )
 
-// chromiumPath is $WEBBENCH_CHROMIUM, else browser.DefaultChromium.
+// chromiumPath is the executable of a headless launch: $WEBBENCH_CHROMIUM, else browser.DefaultHeadlessShell
+// when installed, else browser.DefaultChromium (browser.FindChromium). Both sides of every comparison get it.
 func chromiumPath() string {
+	if p, err := browser.FindChromium("", true); err == nil {
+		return p
+	}
 	if p := os.Getenv(browser.EnvChromium); p != "" {
 		return p
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"webbench/agent/browser"
 	"webbench/results"
 )
 
@@ -130,13 +131,15 @@ func playwrightVersion() string {
 	return ""
 }
 
-// chromiumVersion runs `<chromium> --version` (the configured binary, WEBBENCH_CHROMIUM, or Debian's); "" with
+// chromiumVersion runs `<chromium> --version` (the binary browser.FindChromium picks for a headless launch: the
+// configured one, WEBBENCH_CHROMIUM, Debian's headless shell or Debian's chromium); "" with
 // a remote browser, which runs no local Chromium (the manifest's browser section has the version it reported).
 func chromiumVersion(opts Options) string {
 	if opts.BrowserEndpoint != "" {
 		return ""
 	}
-	for _, p := range []string{opts.Chromium, os.Getenv("WEBBENCH_CHROMIUM"), "/usr/lib/chromium/chromium", "chromium"} {
+	exe, _ := browser.FindChromium(opts.Chromium, true) // the executable the workers' headless launches use
+	for _, p := range []string{exe, opts.Chromium, os.Getenv("WEBBENCH_CHROMIUM"), "/usr/lib/chromium/chromium", "chromium"} {
 		if p == "" {
 			continue
 		}

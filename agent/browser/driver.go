@@ -29,6 +29,15 @@ const (
 // DefaultChromium is the Debian Chromium binary, tried after LaunchOptions.ExecutablePath and WEBBENCH_CHROMIUM.
 const DefaultChromium = "/usr/lib/chromium/chromium"
 
+// DefaultHeadlessShell is Debian's chromium-headless-shell binary (package chromium-headless-shell, the same
+// Chromium release built as the standalone "old headless" shell, without the browser UI layer). A headless launch
+// that names no executable uses it when it is installed, before DefaultChromium: this is what Playwright itself
+// does (its headless Chromium is the chromium-headless-shell build, microsoft/playwright#33566, and
+// playwright-core's getExecutableName picks "chromium-headless-shell" when headless), and it halves a worker's
+// private memory on Zoo pages (BENCHMARKS.md, "Throughput and memory"; the new headless mode of the full binary
+// also runs a WebUI renderer and a spare renderer per browser).
+const DefaultHeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
+
 // DefaultLaunchArgs are the Chromium flags every launch gets (before LaunchOptions.Args): no sandbox (containers),
 // no GPU, no QUIC, and no background traffic that would reach the network.
 var DefaultLaunchArgs = []string{
@@ -204,8 +213,13 @@ func findNode(path string) (string, error) {
 	return p, nil
 }
 
-// findChromium implements Launch's Chromium search order.
-func findChromium(path string) (string, error) {
+// FindChromium returns the Chromium executable a launch uses: path when set (it must exist), else
+// $WEBBENCH_CHROMIUM, else — for a headless launch — DefaultHeadlessShell when it exists, else DefaultChromium,
+// else `chromium` or `chromium-browser` on PATH. Errors say what was looked for and the fix.
+func FindChromium(path string, headless bool) (string, error) { return findChromium(path, headless) }
+
+// findChromium implements FindChromium.
+func findChromium(path string, headless bool) (string, error) {
 	if path != "" {
 		if _, err := os.Stat(path); err != nil {
 			return "", fmt.Errorf("browser: Chromium not found: LaunchOptions.ExecutablePath %q: %w", path, err)
@@ -218,6 +232,11 @@ func findChromium(path string) (string, error) {
 				"executable or unset it to use %s", EnvChromium, env, DefaultChromium)
 		}
 		return env, nil
+	}
+	if headless {
+		if _, err := os.Stat(DefaultHeadlessShell); err == nil {
+			return DefaultHeadlessShell, nil
+		}
 	}
 	if _, err := os.Stat(DefaultChromium); err == nil {
 		return DefaultChromium, nil
@@ -234,8 +253,9 @@ func findChromium(path string) (string, error) {
 
 // LaunchOptions choose the browser.
 type LaunchOptions struct {
-	// ExecutablePath is the Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium, `chromium`
-	// on PATH). Ignored with Endpoint.
+	// ExecutablePath is the Chromium binary (default: $WEBBENCH_CHROMIUM, then for a headless launch
+	// DefaultHeadlessShell when installed, then /usr/lib/chromium/chromium, then `chromium` on PATH:
+	// FindChromium). Ignored with Endpoint.
 	ExecutablePath string
 	// Headless runs without a window. A headed launch with neither DISPLAY nor WAYLAND_DISPLAY set runs
 	// headless instead (there is nowhere to draw).
@@ -275,11 +295,11 @@ func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
 	if o.Endpoint != "" {
 		return d.connect(o)
 	}
-	exe, err := findChromium(o.ExecutablePath)
+	headless := o.Headless || (os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "")
+	exe, err := findChromium(o.ExecutablePath, headless)
 	if err != nil {
 		return nil, err
 	}
-	headless := o.Headless || (os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "")
 	marker := newMarker()
 	args := append(append([]string{}, DefaultLaunchArgs...), o.Args...)
 	args = append(args, markerFlag+marker)

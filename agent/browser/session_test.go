@@ -581,10 +581,10 @@ func TestDiscoveryErrors(t *testing.T) {
 		t.Fatalf("DriverDir error: %v", err)
 	}
 	t.Setenv(EnvChromium, "/nonexistent/chromium")
-	if _, err := findChromium(""); err == nil || !strings.Contains(err.Error(), EnvChromium) {
+	if _, err := findChromium("", true); err == nil || !strings.Contains(err.Error(), EnvChromium) {
 		t.Fatalf("chromium error: %v", err)
 	}
-	if p, err := findChromium(os.Args[0]); err != nil || p != os.Args[0] {
+	if p, err := findChromium(os.Args[0], true); err != nil || p != os.Args[0] {
 		t.Fatalf("explicit executable: %q %v", p, err)
 	}
 	t.Setenv(EnvNode, "/nonexistent/node")
@@ -626,7 +626,7 @@ func TestRemoteEndpoint(t *testing.T) {
 		t.Skip("browser test (needs Chromium)")
 	}
 	cfg := filepath.Join(t.TempDir(), "server.json")
-	exe, err := findChromium("")
+	exe, err := findChromium("", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,5 +695,25 @@ func TestRemoteEndpoint(t *testing.T) {
 	}
 	if rb.IsConnected() {
 		t.Fatal("still connected after Close")
+	}
+}
+
+// A headless launch that names no executable prefers Debian's chromium-headless-shell when it is installed
+// (what Playwright's own headless Chromium is, microsoft/playwright#33566); a headed one never gets it; an
+// explicit path or $WEBBENCH_CHROMIUM still wins.
+func TestFindChromiumHeadlessShell(t *testing.T) {
+	t.Setenv(EnvChromium, "")
+	if _, err := os.Stat(DefaultHeadlessShell); err != nil {
+		t.Skipf("%s not installed (apt-get install chromium-headless-shell)", DefaultHeadlessShell)
+	}
+	if p, err := findChromium("", true); err != nil || p != DefaultHeadlessShell {
+		t.Errorf("headless: %q %v, want %s", p, err, DefaultHeadlessShell)
+	}
+	if p, err := findChromium("", false); err != nil || p == DefaultHeadlessShell {
+		t.Errorf("headed: %q %v, want the full browser", p, err)
+	}
+	t.Setenv(EnvChromium, DefaultChromium)
+	if p, err := findChromium("", true); err != nil || p != DefaultChromium {
+		t.Errorf("$%s=%s: %q %v", EnvChromium, DefaultChromium, p, err)
 	}
 }

@@ -211,12 +211,14 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		}
 	}
 	if !has("--executable-path") && !has("--browser") {
-		chromium := o.Chromium
-		if chromium == "" {
-			chromium = os.Getenv(browser.EnvChromium)
-		}
-		if chromium == "" {
-			chromium = browser.DefaultChromium
+		// The same executable as the built-in backend's headless launch (browser.FindChromium), so that the two
+		// backends differ in their tools only; a path that does not exist fails at the server's launch.
+		chromium, err := browser.FindChromium(o.Chromium, true)
+		if err != nil {
+			chromium = o.Chromium
+			if chromium == "" {
+				chromium = browser.DefaultChromium
+			}
 		}
 		c.argv = append(c.argv, "--executable-path", chromium)
 	}
