@@ -62,6 +62,9 @@ func TestParseStatAndPss(t *testing.T) {
 	if err != nil || kb != 98765 {
 		t.Fatalf("parsePss = %d %v, want 98765", kb, err)
 	}
+	if pss, anon, err := parseRollup(strings.NewReader(rollup)); err != nil || pss != 98765 || anon != 1 {
+		t.Fatalf("parseRollup = %d %d %v, want 98765 1", pss, anon, err)
+	}
 	if _, err := parsePss(strings.NewReader("Rss: 1 kB\n")); err == nil {
 		t.Error("missing Pss accepted")
 	}
@@ -256,22 +259,34 @@ func TestReportRendering(t *testing.T) {
 		Machine: Machine{Cores: 2, Go: "go1.26", Chrome: "156", Driver: "1.64.1", MCP: MCPVersion, LoadAvg: "0.5 → 0.7"},
 		Overhead: &OverheadFigures{Task: OverheadTask, Attempts: 3, RunWebbench: d(20000), RunDirect: d(8000), RunRatio: 2.5,
 			AttemptWebbench: d(6000, 6500), AttemptDirect: d(2000), AttemptRatio: 3.1, ModelMS: 120, ToolMS: 5000, OtherMS: 900,
-			Steps: 17, ToolCalls: 16, Actions: 16},
+			Steps: 17, ToolCalls: 16, Actions: 16, RunDirPerAttempt: 61_400},
 		Steps: []PageFigures{{Page: "checkout (40 controls)",
 			Webbench:      StepFigures{Refs: 89, Snapshot: d(12, 14), Click: d(300), Type: d(280), StaleUnknown: d(1.2), StaleRemoved: d(3), SnapshotBytes: 6040, ClickBytes: 6050, StaleText: "Ref e1 not found"},
 			MCP:           StepFigures{Refs: 89, Snapshot: d(13), Click: d(560), Type: d(25), StaleUnknown: d(2.8), StaleRemoved: d(2.9), SnapshotBytes: 6040, ClickBytes: 274, StaleText: "Error: Ref e1 not found"},
-			SnapshotRatio: 1.08, ClickRatio: 1.87}},
+			SnapshotRatio: 1.08, ClickRatio: 1.87, TypeRatio: 0.09},
+			{Page: "results (2,000 results)",
+				Webbench: StepFigures{Refs: 2014, Snapshot: d(270), Click: d(490), StaleUnknown: d(2.4), StaleRemoved: d(3.6), SnapshotBytes: 306_000, ClickBytes: 306_200},
+				MCP:      StepFigures{Refs: 2014, Snapshot: d(350), Click: d(735), StaleUnknown: d(2.4), StaleRemoved: d(4.7), SnapshotBytes: 306_000, ClickBytes: 277}}},
 		Startup:    &StartupFigures{Context: d(300), Browser: d(1500), MCP: d(2600), BrowserRatio: 5, MCPRatio: 8.7},
-		Throughput: []ThroughputFigures{{Workers: 1, Attempts: 8, PerMinute: 9.5, Speedup: 1, Passed: 8, Total: 16, WorkerPSS: 250 << 20, WorkerPeak: 280 << 20, TotalPeak: 400 << 20, AttemptMS: 5400}},
+		Throughput: []ThroughputFigures{{Workers: 1, Attempts: 8, PerMinute: 9.5, Speedup: 1, Passed: 8, Total: 16, WorkerPSS: 250 << 20, WorkerPeak: 280 << 20, TotalPeak: 400 << 20, WorkerAnon: 90 << 20, AttemptMS: 5400}},
 	}
 	var md strings.Builder
 	r.Markdown(&md)
 	for _, want := range []string{"# webbench benchmarks", "`make bench`", CmdOverhead, CmdSteps, CmdStartup, CmdThroughput,
-		"| one attempt (median / p90) | 6.25 s / 6.50 s | 2.00 s / 2.00 s | 3.10× |",
-		"| browser_click, checkbox (median / p90) | 300 ms / 300 ms | 560 ms / 560 ms | 1.87× |",
-		"| observation bytes: browser_click | 6050 B | 274 B | 0.045× |",
-		"| fresh Chromium per attempt (median / p90) | – | 1.50 s / 1.50 s | 5.00× |",
-		"9.5 /min · 5.40 s · 8/16", "250 MiB · 280 MiB · 400 MiB", "0.5 → 0.7"} {
+		// The goals of issue 14 beside the rows they bound, on the page they are set for.
+		"| measure | webbench | direct playwright-go | webbench ÷ direct | goal (issue 14) |",
+		"| one attempt (median / p90) | 6.25 s / 6.50 s | 2.00 s / 2.00 s | 3.10× | ≤ 1.5× |",
+		"| whole run of 3 attempt(s) (median / p90) | 20.0 s / 20.0 s | 8.00 s / 8.00 s | 2.50× | – |",
+		"| run directory per attempt (bytes of every file runner.Run wrote ÷ attempts) | 61 KB | – | – | ≤ 50 KB |",
+		"| browser_click, checkbox (median / p90) | 300 ms / 300 ms | 560 ms / 560 ms | 1.87× | ≤ 100 ms |",
+		"| browser_type, text box (median / p90) | 280 ms / 280 ms | 25.0 ms / 25.0 ms | 0.09× | ≤ 80 ms |",
+		"| observation bytes: browser_click | 6050 B | 274 B | 0.045× | – |",
+		"| browser_click, checkbox (median / p90) | 490 ms / 490 ms | 735 ms / 735 ms | – | – |",
+		"| observation bytes: browser_click | 299 KiB | 277 B | 0.0009× | ≤ 30 KiB |",
+		"| fresh Chromium per attempt (median / p90) | – | 1.50 s / 1.50 s | 5.00× | – |",
+		"9.5 /min · 5.40 s · 8/16", "| 1 worker(s): PSS/worker median · peak · all peak | 250 MiB · 280 MiB · 400 MiB | – | – | ≤ 150 MiB median |",
+		"| 1 worker(s): of it anonymous (private), median | 90 MiB | – | – | – |",
+		"0.5 → 0.7"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
 		}
@@ -301,7 +316,8 @@ func TestReportRendering(t *testing.T) {
 			t.Errorf("ratio columns not aligned across sections (%d vs %d):\n%s", i, col, tb.String())
 		}
 	}
-	if col < 0 || !strings.Contains(tb.String(), "HARNESS OVERHEAD") {
+	if col < 0 || !strings.Contains(tb.String(), "HARNESS OVERHEAD") || !strings.Contains(tb.String(), "goal (issue 14)") ||
+		!strings.Contains(tb.String(), "≤ 150 MiB median") {
 		t.Errorf("table:\n%s", tb.String())
 	}
 }

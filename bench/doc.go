@@ -22,7 +22,7 @@ import "webbench/agent/browser"
 // chromiumPath is the Chromium browser.FindChromium picks (browser.DefaultChromium when none is found, so that
 // the launch error names it).
 func chromiumPath() string {
-	if p, _, err := browser.FindChromium(""); err == nil {
+	if p, _, err := browser.FindChromium("", true); err == nil {
 		return p
 	}
 	return browser.DefaultChromium

@@ -107,19 +107,40 @@ func BrowserRoots(root int) ([]int, error) {
 // of /proc/<pid>/smaps_rollup (kB in the file). PSS splits shared pages between the processes mapping them, so
 // the trees of several browsers add up to their real joint footprint. Processes gone mid-read count 0.
 func TreePSS(root int) (int64, error) {
+	pss, _, err := TreeMemory(root)
+	return pss, err
+}
+
+// TreeMemory is TreePSS and, of it, the anonymous part: the sum of the "Pss_Anon:" lines (heap, stacks, V8
+// and other private memory; the kernel's Documentation/filesystems/proc.rst, "smaps_rollup"). The rest of PSS is
+// file pages (the executable, its data files) and shared memory; a file page's share depends on how many other
+// processes on the machine map the same file — other browsers of the same executable, this run's or not — while
+// anonymous pages are shared only within one browser's forked processes, so PssAnon does not depend on what else
+// runs. Bytes; processes gone mid-read count 0.
+func TreeMemory(root int) (pss, anon int64, err error) {
 	procs, err := readProcs()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var total int64
 	for _, pid := range descendants(procs, root) {
-		kb, err := pssKB(pid)
+		p, a, err := rollupKB(pid)
 		if err != nil {
 			continue
 		}
-		total += kb * 1024
+		pss += p * 1024
+		anon += a * 1024
 	}
-	return total, nil
+	return pss, anon, nil
+}
+
+// rollupKB reads the Pss and Pss_Anon lines of /proc/<pid>/smaps_rollup, in kB.
+func rollupKB(pid int) (pss, anon int64, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	return parseRollup(f)
 }
 
 // pssKB reads the Pss line of /proc/<pid>/smaps_rollup, in kB.
@@ -134,20 +155,35 @@ func pssKB(pid int) (int64, error) {
 
 // parsePss returns the value of the first "Pss:" line of a smaps_rollup file, in kB.
 func parsePss(r io.Reader) (int64, error) {
+	pss, _, err := parseRollup(r)
+	return pss, err
+}
+
+// parseRollup returns the values of the "Pss:" and "Pss_Anon:" lines of a smaps_rollup file, in kB; a missing
+// Pss line is an error, a missing Pss_Anon (kernels before 5.8) reads 0.
+func parseRollup(r io.Reader) (pss, anon int64, err error) {
 	sc := bufio.NewScanner(r)
+	found := false
 	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "Pss:") {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || (f[0] != "Pss:" && f[0] != "Pss_Anon:") {
 			continue
 		}
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			break
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return 0, 0, err
 		}
-		return strconv.ParseInt(f[1], 10, 64)
+		if f[0] == "Pss:" {
+			pss, found = v, true
+		} else {
+			anon = v
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return 0, fmt.Errorf("no Pss line")
+	if !found {
+		return 0, 0, fmt.Errorf("no Pss line")
+	}
+	return pss, anon, nil
 }

@@ -153,6 +153,19 @@ func fratio(r float64) string {
 	return fmt.Sprintf("%.2f×", r)
 }
 
+// fsize formats a byte count in SI units (kB = 1,000 bytes, as issue 14's "≤ 50 KB" goal).
+func fsize(n float64) string {
+	switch {
+	case math.IsNaN(n):
+		return "–"
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.0f KB", n/1e3)
+	}
+	return fmt.Sprintf("%.0f B", n)
+}
+
 func fbytes(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -165,8 +178,27 @@ func fbytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// row is one line of the table: a measure, webbench's figure, the baseline's figure, the ratio.
-type row struct{ measure, webbench, baseline, ratio string }
+// row is one line of the table: a measure, webbench's figure, the baseline's figure, the ratio, and the goal
+// issue 14 sets for the measure ("" = none).
+type row struct{ measure, webbench, baseline, ratio, goal string }
+
+// The goals of issue 14 ("Faster steps, smaller observations, lighter workers"), printed beside the figures they
+// apply to. Each is a bound on the webbench figure of its row (GoalAttemptRatio on the ratio column).
+const (
+	// GoalAttemptRatio bounds one Zoo checkout attempt's wall time over a direct playwright-go program's.
+	GoalAttemptRatio = "≤ 1.5×"
+	// GoalClick bounds browser_click on the 40-control checkout page (act, settle, snapshot), median.
+	GoalClick = "≤ 100 ms"
+	// GoalType bounds browser_type on a text box of the checkout page, with its snapshot, median.
+	GoalType = "≤ 80 ms"
+	// GoalClickObservation bounds the observation after a click on the 2,014-ref results page, with no loss
+	// of pass rate.
+	GoalClickObservation = "≤ 30 KiB"
+	// GoalWorkerPSS bounds the median PSS of one worker's browser process tree on Zoo pages.
+	GoalWorkerPSS = "≤ 150 MiB median"
+	// GoalRunDirPerAttempt bounds the run directory's bytes per attempt (still readable by every report).
+	GoalRunDirPerAttempt = "≤ 50 KB"
+)
 
 // section is a titled group of rows with the command that reproduces it and notes for BENCHMARKS.md.
 type section struct {
@@ -185,37 +217,40 @@ func (r *Report) sections() []section {
 			title:    fmt.Sprintf("Harness overhead — Zoo task %s, scripted policy (clean, zero latency), 1 worker", o.Task),
 			baseline: "direct playwright-go", ratio: "webbench ÷ direct", command: CmdOverhead,
 			rows: []row{
-				{fmt.Sprintf("whole run of %d attempt(s) (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio)},
-				{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio)},
-				{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), ""},
-				{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", ""},
-				{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", ""},
+				{fmt.Sprintf("whole run of %d attempt(s) (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio), ""},
+				{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio), GoalAttemptRatio},
+				{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), "", ""},
+				{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", "", ""},
+				{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", "", ""},
+				{"run directory per attempt (bytes of every file runner.Run wrote ÷ attempts)", fsize(o.RunDirPerAttempt), "–", "", GoalRunDirPerAttempt},
 			},
 			notes: []string{
 				"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
 				"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (on events: the requests the action started, a navigation's commit and load, then DOM quiet for 40 ms, 100 ms after requests, and two animation frames; no fixed sleep) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
 				"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
+				"Run directory per attempt: the sum of the file sizes of one webbench run's directory (records, trajectories, manifest, …; kB = 1,000 bytes) over its attempts, median over runs. These are clean scripted checkouts of one task, and run-wide files are shared by only a few attempts; the issue's ≈ 240 KB per attempt was measured on the demo ablation (45 MB for 188 attempts).",
 			},
 		})
 	}
 	for _, p := range r.Steps {
+		g := pageGoals(p.Page)
 		s := section{
 			short:    fmt.Sprintf("PER STEP: %s page, %d refs", p.Page, p.Webbench.Refs),
 			title:    fmt.Sprintf("Per step — %s page, %d refs", p.Page, p.Webbench.Refs),
 			baseline: "@playwright/mcp " + MCPVersion, ratio: "MCP ÷ webbench", command: CmdSteps,
 			rows: []row{
-				{"browser_snapshot (median / p90)", fdist(p.Webbench.Snapshot), fdist(p.MCP.Snapshot), fratio(p.SnapshotRatio)},
-				{"browser_click, checkbox (median / p90)", fdist(p.Webbench.Click), fdist(p.MCP.Click), fratio(p.ClickRatio)},
+				{"browser_snapshot (median / p90)", fdist(p.Webbench.Snapshot), fdist(p.MCP.Snapshot), fratio(p.SnapshotRatio), ""},
+				{"browser_click, checkbox (median / p90)", fdist(p.Webbench.Click), fdist(p.MCP.Click), fratio(p.ClickRatio), g.click},
 			},
 		}
 		if p.Webbench.Type.N > 0 {
-			s.rows = append(s.rows, row{"browser_type, text box (median / p90)", fdist(p.Webbench.Type), fdist(p.MCP.Type), fratio(p.TypeRatio)})
+			s.rows = append(s.rows, row{"browser_type, text box (median / p90)", fdist(p.Webbench.Type), fdist(p.MCP.Type), fratio(p.TypeRatio), g.typ})
 		}
 		s.rows = append(s.rows,
-			row{"stale ref: never in snapshot (median / p90)", fdist(p.Webbench.StaleUnknown), fdist(p.MCP.StaleUnknown), fratio(p.StaleUnknownRatio)},
-			row{"stale ref: node removed (median / p90)", fdist(p.Webbench.StaleRemoved), fdist(p.MCP.StaleRemoved), fratio(p.StaleRemovedRatio)},
-			row{"observation bytes: browser_snapshot", fbytes(int64(p.Webbench.SnapshotBytes)), fbytes(int64(p.MCP.SnapshotBytes)), fratio(float64(p.MCP.SnapshotBytes) / float64(p.Webbench.SnapshotBytes))},
-			row{"observation bytes: browser_click", fbytes(int64(p.Webbench.ClickBytes)), fbytes(int64(p.MCP.ClickBytes)), fratio(float64(p.MCP.ClickBytes) / float64(p.Webbench.ClickBytes))},
+			row{"stale ref: never in snapshot (median / p90)", fdist(p.Webbench.StaleUnknown), fdist(p.MCP.StaleUnknown), fratio(p.StaleUnknownRatio), ""},
+			row{"stale ref: node removed (median / p90)", fdist(p.Webbench.StaleRemoved), fdist(p.MCP.StaleRemoved), fratio(p.StaleRemovedRatio), ""},
+			row{"observation bytes: browser_snapshot", fbytes(int64(p.Webbench.SnapshotBytes)), fbytes(int64(p.MCP.SnapshotBytes)), fratio(float64(p.MCP.SnapshotBytes) / float64(p.Webbench.SnapshotBytes)), ""},
+			row{"observation bytes: browser_click", fbytes(int64(p.Webbench.ClickBytes)), fbytes(int64(p.MCP.ClickBytes)), fratio(float64(p.MCP.ClickBytes) / float64(p.Webbench.ClickBytes)), g.clickBytes},
 		)
 		s.notes = []string{
 			"Stale-ref error texts — webbench: `" + p.Webbench.StaleText + "`; MCP: `" + p.MCP.StaleText + "`.",
@@ -235,12 +270,12 @@ func (r *Report) sections() []section {
 			title:    "Attempt start-up — until the Zoo shop home page has loaded (fresh tenant each time)",
 			baseline: "fresh browser per attempt", ratio: "baseline ÷ context", command: CmdStartup,
 			rows: []row{
-				{"new context in a running browser (median / p90)", fdist(st.Context), "–", ""},
-				{"fresh Chromium per attempt (median / p90)", "–", fdist(st.Browser), fratio(st.BrowserRatio)},
+				{"new context in a running browser (median / p90)", fdist(st.Context), "–", "", ""},
+				{"fresh Chromium per attempt (median / p90)", "–", fdist(st.Browser), fratio(st.BrowserRatio), ""},
 			},
 		}
 		if st.MCP.N > 0 {
-			s.rows = append(s.rows, row{"fresh @playwright/mcp server per attempt (median / p90)", "–", fdist(st.MCP), fratio(st.MCPRatio)})
+			s.rows = append(s.rows, row{"fresh @playwright/mcp server per attempt (median / p90)", "–", fdist(st.MCP), fratio(st.MCPRatio), ""})
 		}
 		s.notes = []string{"All variants include closing what they opened. The driver (≈1 s to start) is running for the first two; the MCP server row includes its Node.js start, the handshake and its own browser launch."}
 		out = append(out, s)
@@ -252,7 +287,7 @@ func (r *Report) sections() []section {
 				short: fmt.Sprintf("BUILT-IN AGENT ON PLAYWRIGHT MCP: %s vs %s (step latency)", a.Arm, b.Arm),
 				title: fmt.Sprintf("Built-in agent on Playwright MCP — step latency, %s vs %s (%s)", a.Arm, b.Arm, MCPVersionsSpec),
 				first: a.Arm, baseline: b.Arm, ratio: b.Arm + " ÷ " + a.Arm, command: CmdMCPVersions,
-				rows: []row{{"attempts passed", fmt.Sprintf("%d/%d", a.Passed, a.Total), fmt.Sprintf("%d/%d", b.Passed, b.Total), ""}},
+				rows: []row{{"attempts passed", fmt.Sprintf("%d/%d", a.Passed, a.Total), fmt.Sprintf("%d/%d", b.Passed, b.Total), "", ""}},
 			}
 			tools := append(slices.Clone(MCPVersionTools), "")
 			for _, t := range tools {
@@ -268,7 +303,7 @@ func (r *Report) sections() []section {
 				if da.N > 0 && db.N > 0 && da.MedianMS > 0 {
 					ratio = fratio(db.MedianMS / da.MedianMS)
 				}
-				s.rows = append(s.rows, row{fmt.Sprintf("%s (median / p90; n %d, %d)", name, da.N, db.N), fdist(da), fdist(db), ratio})
+				s.rows = append(s.rows, row{fmt.Sprintf("%s (median / p90; n %d, %d)", name, da.N, db.N), fdist(da), fdist(db), ratio, ""})
 			}
 			s.notes = []string{
 				"Both arms run the built-in agent (scripted policy, clean profile, all guards on) on the same pairs; the only difference is the tool backend, a Playwright MCP server per attempt (`" + a.Tools + "` vs `" + b.Tools + "`), each with its own isolated headless Chromium behind the attempt's allow-list proxy.",
@@ -286,14 +321,18 @@ func (r *Report) sections() []section {
 		for _, t := range r.Throughput {
 			s.rows = append(s.rows, row{
 				fmt.Sprintf("%d worker(s): attempts/min · attempt · passed", t.Workers),
-				fmt.Sprintf("%.1f /min · %s · %d/%d", t.PerMinute, fms(t.AttemptMS), t.Passed, t.Total), "", fratio(t.Speedup)})
+				fmt.Sprintf("%.1f /min · %s · %d/%d", t.PerMinute, fms(t.AttemptMS), t.Passed, t.Total), "", fratio(t.Speedup), ""})
 			s.rows = append(s.rows, row{
 				fmt.Sprintf("%d worker(s): PSS/worker median · peak · all peak", t.Workers),
-				fmt.Sprintf("%s · %s · %s", fbytes(t.WorkerPSS), fbytes(t.WorkerPeak), fbytes(t.TotalPeak)), "", ""})
+				fmt.Sprintf("%s · %s · %s", fbytes(t.WorkerPSS), fbytes(t.WorkerPeak), fbytes(t.TotalPeak)), "", "", GoalWorkerPSS})
+			if t.WorkerAnon > 0 {
+				s.rows = append(s.rows, row{fmt.Sprintf("%d worker(s): of it anonymous (private), median", t.Workers),
+					fbytes(t.WorkerAnon), "", "", ""})
+			}
 		}
 		s.notes = []string{
 			"Rows: attempts per minute · median attempt duration · attempts passed; then the PSS of one worker's browser process tree (median over samples of the mean over live workers · largest single tree) · the largest sum of all browser trees plus the Playwright driver.",
-			"attempts/min is the batch size over the run's wall time (driver start and browser launches included), median over runs. PSS sums `Pss:` of /proc/<pid>/smaps_rollup over each Chromium browser process and its descendants (sampled every 500 ms while the run lasts); shared pages are split between the processes that map them, so trees add up.",
+			"attempts/min is the batch size over the run's wall time (driver start and browser launches included), median over runs. PSS sums `Pss:` of /proc/<pid>/smaps_rollup over each Chromium browser process and its descendants (sampled every 500 ms while the run lasts); shared pages are split between the processes that map them, so trees add up. The file-backed part of a tree's PSS (the executable and its data files) shrinks when other processes on the machine map the same files (other browsers of the same executable, this run's or another job's); the anonymous part (`Pss_Anon:`: heaps, V8, stacks) does not, so it is the figure to compare across runs on a shared machine.",
 		}
 		out = append(out, s)
 	}
@@ -306,16 +345,16 @@ func (r *Report) Table(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, s := range r.sections() {
 		if i > 0 {
-			fmt.Fprintf(tw, "\t\t\t\n")
+			fmt.Fprintf(tw, "\t\t\t\t\n")
 		}
 		base := s.baseline
 		if base == "" {
 			base = "–"
 		}
-		fmt.Fprintf(tw, "%s\t\t\t\n", s.short)
-		fmt.Fprintf(tw, "  measure\t%s\t%s\t%s\n", s.firstName(), base, s.ratio)
+		fmt.Fprintf(tw, "%s\t\t\t\t\n", s.short)
+		fmt.Fprintf(tw, "  measure\t%s\t%s\t%s\tgoal (issue 14)\n", s.firstName(), base, s.ratio)
 		for _, x := range s.rows {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", x.measure, orDash(x.webbench), orDash(x.baseline), x.ratio)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", x.measure, orDash(x.webbench), orDash(x.baseline), x.ratio, x.goal)
 		}
 	}
 	return tw.Flush()
@@ -343,9 +382,9 @@ func (r *Report) Markdown(w io.Writer) {
 		if base == "" {
 			base = "–"
 		}
-		fmt.Fprintf(w, "| measure | %s | %s | %s |\n|---|---|---|---|\n", s.firstName(), base, s.ratio)
+		fmt.Fprintf(w, "| measure | %s | %s | %s | goal (issue 14) |\n|---|---|---|---|---|\n", s.firstName(), base, s.ratio)
 		for _, x := range s.rows {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", x.measure, orDash(x.webbench), orDash(x.baseline), orDash(x.ratio))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", x.measure, orDash(x.webbench), orDash(x.baseline), orDash(x.ratio), orDash(x.goal))
 		}
 		fmt.Fprintf(w, "\nCommand: `%s`\n\n", s.command)
 		for _, n := range s.notes {
@@ -355,6 +394,21 @@ func (r *Report) Markdown(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// stepGoals are the goals of a per-step page's rows ("" = none): browser_click and browser_type latency, and
+// the bytes of the observation after the click.
+type stepGoals struct{ click, typ, clickBytes string }
+
+// pageGoals returns the goals of the stepPages page named page: the latency goals are set on the 40-control
+// checkout page, the observation goal on the 2,014-ref results page (issue 14's table).
+func pageGoals(page string) stepGoals {
+	for _, sp := range stepPages {
+		if sp.name == page {
+			return sp.goals
+		}
+	}
+	return stepGoals{}
 }
 
 // firstName is the first figures column's header.

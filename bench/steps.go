@@ -86,19 +86,23 @@ type PageFigures struct {
 }
 
 // pageSpec says what to do on a page: its path, the checkbox to click, the text box to type into ("" = no
-// type measurement) and the element to remove for the stale-ref case (an id and its label in the snapshot).
+// type measurement), the element to remove for the stale-ref case (an id and its label in the snapshot), and
+// the issue-14 goals its rows are printed beside.
 type pageSpec struct {
 	name, path       string
 	clickLabel       string // checkbox accessible name
 	typeLabel        string // textbox accessible name, "" for none
 	removeID, remove string // element id and its snapshot line pattern (role "name")
+	goals            stepGoals
 }
 
 var stepPages = []pageSpec{
 	{name: "checkout (40 controls)", path: "/checkout", clickLabel: "Send me offers by email",
-		typeLabel: "City", removeID: "coupon", remove: `textbox "Discount code"`},
+		typeLabel: "City", removeID: "coupon", remove: `textbox "Discount code"`,
+		goals: stepGoals{click: GoalClick, typ: GoalType}},
 	{name: "results (2,000 results)", path: "/results", clickLabel: "Free cancellation",
-		removeID: "pets-allowed", remove: `checkbox "Pets allowed"`},
+		removeID: "pets-allowed", remove: `checkbox "Pets allowed"`,
+		goals: stepGoals{clickBytes: GoalClickObservation}},
 }
 
 // refOf returns the ref of the first snapshot line containing pattern (e.g. `checkbox "Pool"`).

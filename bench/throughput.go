@@ -29,6 +29,9 @@ type ThroughputOptions struct {
 	Runs, Reps int
 	// SampleEvery is the memory sampling period (default 500 ms).
 	SampleEvery time.Duration
+	// BrowserArgs are extra Chromium flags for the workers' browsers (runner.Options.BrowserArgs), to compare
+	// flags by their memory; none by default.
+	BrowserArgs []string
 	Log         func(format string, args ...any)
 }
 
@@ -45,6 +48,10 @@ type ThroughputFigures struct {
 	// worker browsers alive at the sample; WorkerPeak the largest single tree seen; TotalPeak the largest sum of
 	// all browser trees plus the Playwright driver at one sample.
 	WorkerPSS, WorkerPeak, TotalPeak int64
+	// WorkerAnon is the anonymous part of WorkerPSS (TreeMemory), bytes, median over samples of the mean over
+	// the worker browsers alive: the worker's private memory, which other processes mapping the same executable
+	// do not change.
+	WorkerAnon int64
 	// AttemptMS is the median attempt duration (from the records), ms.
 	AttemptMS float64
 }
@@ -54,6 +61,7 @@ type ThroughputFigures struct {
 type memSampler struct {
 	mu        sync.Mutex
 	perWorker []float64 // mean browser-tree PSS at each sample with ≥1 browser
+	anon      []float64 // mean browser-tree anonymous PSS at the same samples
 	peak      int64
 	totalPeak int64
 	stop      chan struct{}
@@ -84,13 +92,14 @@ func (m *memSampler) sample() {
 	if err != nil || len(roots) == 0 {
 		return
 	}
-	var sum, big int64
+	var sum, big, anon int64
 	for _, r := range roots {
-		p, err := TreePSS(r)
+		p, a, err := TreeMemory(r)
 		if err != nil {
 			continue
 		}
 		sum += p
+		anon += a
 		big = max(big, p)
 	}
 	total := sum
@@ -105,17 +114,18 @@ func (m *memSampler) sample() {
 	}
 	m.mu.Lock()
 	m.perWorker = append(m.perWorker, float64(sum)/float64(len(roots)))
+	m.anon = append(m.anon, float64(anon)/float64(len(roots)))
 	m.peak = max(m.peak, big)
 	m.totalPeak = max(m.totalPeak, total)
 	m.mu.Unlock()
 }
 
-func (m *memSampler) finish() (perWorker []float64, peak, totalPeak int64) {
+func (m *memSampler) finish() (perWorker, anon []float64, peak, totalPeak int64) {
 	close(m.stop)
 	<-m.done
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.perWorker, m.peak, m.totalPeak
+	return m.perWorker, m.anon, m.peak, m.totalPeak
 }
 
 // MeasureThroughput runs the ThroughputTasks batch through runner.Run (scripted policy, clean profile) at each
@@ -154,12 +164,12 @@ func MeasureThroughput(ctx context.Context, o ThroughputOptions) ([]ThroughputFi
 	var out []ThroughputFigures
 	for _, w := range o.Workers {
 		f := ThroughputFigures{Workers: w, Attempts: len(tasks) * o.Reps}
-		var rates, pss, attMS []float64
+		var rates, pss, anon, attMS []float64
 		for r := 0; r < o.Runs; r++ {
 			logf("throughput: %d worker(s), run %d/%d (%d attempts)", w, r+1, o.Runs, f.Attempts)
 			smp := startSampler(o.SampleEvery)
-			zr, err := runZoo(ctx, suite, plan, w, false)
-			per, peak, total := smp.finish()
+			zr, err := runZoo(ctx, suite, plan, w, false, o.BrowserArgs...)
+			per, an, peak, total := smp.finish()
 			if err != nil {
 				return nil, err
 			}
@@ -175,11 +185,13 @@ func MeasureThroughput(ctx context.Context, o ThroughputOptions) ([]ThroughputFi
 			}
 			rates = append(rates, float64(len(zr.Records))/zr.Wall.Minutes())
 			pss = append(pss, per...)
+			anon = append(anon, an...)
 			f.WorkerPeak = max(f.WorkerPeak, peak)
 			f.TotalPeak = max(f.TotalPeak, total)
 		}
 		f.PerMinute = Median(rates)
 		f.WorkerPSS = int64(Median(pss))
+		f.WorkerAnon = int64(Median(anon))
 		f.AttemptMS = Median(attMS)
 		out = append(out, f)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"time"
 
@@ -63,9 +65,10 @@ type zooRun struct {
 	Run *results.Run
 }
 
-// runZoo runs plan with the given workers into a fresh temporary run directory (removed unless keep). An
-// attempt recorded as an error (infrastructure, judge) is an error of runZoo; an uncertain verdict is not.
-func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers int, keep bool) (zooRun, error) {
+// runZoo runs plan with the given workers into a fresh temporary run directory (removed unless keep), the
+// browsers launched with the runner's flags plus args (runner.Options.BrowserArgs). An attempt recorded as an
+// error (infrastructure, judge) is an error of runZoo; an uncertain verdict is not.
+func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers int, keep bool, args ...string) (zooRun, error) {
 	dir, err := os.MkdirTemp("", "bench-run-")
 	if err != nil {
 		return zooRun{}, err
@@ -75,7 +78,7 @@ func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers i
 	}
 	t0 := time.Now()
 	sum, err := runner.Run(ctx, plan, suite, runner.Options{OutDir: dir, Workers: workers, Retries: -1,
-		Chromium: chromiumPath(), Log: io.Discard})
+		Chromium: chromiumPath(), BrowserArgs: args, Log: io.Discard})
 	wall := time.Since(t0)
 	if err != nil {
 		return zooRun{}, err
@@ -142,6 +145,9 @@ type OverheadFigures struct {
 	// Steps (model calls) and ToolCalls per webbench attempt; Actions is the number of browser actions the
 	// direct program performs.
 	Steps, ToolCalls, Actions int
+	// RunDirPerAttempt is the size of a webbench run's directory (the sum of its files' sizes, bytes: records,
+	// trajectories, manifest and every other file runner.Run wrote) over its attempts, median over runs.
+	RunDirPerAttempt float64
 }
 
 // MeasureOverhead runs OverheadTask through runner.Run (1 worker, scripted policy with zero latency) and
@@ -168,7 +174,7 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 		return OverheadFigures{}, err
 	}
 	f := OverheadFigures{Task: task.ID, Attempts: o.Attempts}
-	var runW, runD, attW, attD, runRatios, attRatios, modelS, toolS, otherS []float64
+	var runW, runD, attW, attD, runRatios, attRatios, modelS, toolS, otherS, dirS []float64
 	for r := 0; r < o.Runs; r++ {
 		logf("overhead: run %d/%d: webbench runner.Run (1 worker, %d attempts)", r+1, o.Runs, o.Attempts)
 		zr, err := runZoo(ctx, suite, scriptedPlan([]suites.Task{task}, o.Attempts), 1, true)
@@ -192,7 +198,12 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 			otherS = append(otherS, float64(rec.DurationMS)-m-t)
 			f.ToolCalls, f.Steps = calls, steps
 		}
+		size, err := dirBytes(zr.Dir)
 		os.RemoveAll(zr.Dir)
+		if err != nil {
+			return f, err
+		}
+		dirS = append(dirS, float64(size)/float64(len(zr.Records)))
 		logf("overhead: run %d/%d: direct playwright-go", r+1, o.Runs)
 		wall, ad, actions, err := directRun(ctx, suite, task, o.Attempts)
 		if err != nil {
@@ -207,7 +218,28 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 	f.RunWebbench, f.RunDirect, f.RunRatio = NewDist(runW), NewDist(runD), Median(runRatios)
 	f.AttemptWebbench, f.AttemptDirect, f.AttemptRatio = NewDist(attW), NewDist(attD), Median(attRatios)
 	f.ModelMS, f.ToolMS, f.OtherMS = Median(modelS), Median(toolS), Median(otherS)
+	f.RunDirPerAttempt = Median(dirS)
 	return f, nil
+}
+
+// dirBytes is the sum of the sizes of the regular files below dir, bytes (apparent sizes, as `du -sb`, not
+// disk blocks).
+func dirBytes(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += info.Size()
+		}
+		return nil
+	})
+	return n, err
 }
 
 // directRun starts a driver and a browser (same launch flags as the runner's workers) and runs n attempts of

@@ -137,7 +137,7 @@ func chromiumVersion(opts Options) string {
 	if opts.BrowserEndpoint != "" {
 		return ""
 	}
-	p, _, err := browser.FindChromium(opts.Chromium)
+	p, _, err := browser.FindChromium(opts.Chromium, true)
 	if err != nil {
 		return ""
 	}

@@ -21,9 +21,9 @@ const EnvPlaywrightBrowsers = "PLAYWRIGHT_BROWSERS_PATH"
 // Ubuntu's and Alpine's `chromium-browser`, and Google Chrome's two names.
 var ChromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
 
-// debianChromium is DefaultChromium; a variable so that tests can search a fake tree without this machine's
-// Chromium winning.
-var debianChromium = DefaultChromium
+// debianChromium and debianHeadlessShell are DefaultChromium and DefaultHeadlessShell; variables so that tests
+// can search a fake tree without this machine's Chromium winning.
+var debianChromium, debianHeadlessShell = DefaultChromium, DefaultHeadlessShell
 
 // ChromiumNotFoundError is FindChromium's error when no place held a usable Chromium: Tried lists every place
 // looked at, in order, each with what was found there ("not found", "snap shim: skipped", …).
@@ -37,25 +37,28 @@ func (e *ChromiumNotFoundError) Error() string {
 		" to a Chromium or Chrome executable"
 }
 
-// FindChromium returns the Chromium executable to launch, and notes on places it skipped (a snap shim, say) for
-// the caller to log. The search order (README "Browser discovery"):
+// FindChromium returns the Chromium executable a launch uses (headless: a headless launch, which can run the
+// headless shell), and notes on places it skipped (a snap shim, say) for the caller to log. The search order
+// (README "Browser discovery"):
 //
 //  1. explicit (LaunchOptions.ExecutablePath, the --chromium flag): used as given; an error if it does not exist.
 //  2. $WEBBENCH_CHROMIUM: the same.
-//  3. Debian's /usr/lib/chromium/chromium (DefaultChromium).
-//  4. ChromiumNames on PATH. Ubuntu's `chromium`/`chromium-browser` packages install a shell script that runs
+//  3. For a headless launch, Debian's chromium-headless-shell (DefaultHeadlessShell) when installed.
+//  4. Debian's /usr/lib/chromium/chromium (DefaultChromium).
+//  5. ChromiumNames on PATH. Ubuntu's `chromium`/`chromium-browser` packages install a shell script that runs
 //     the snap, or fails with "Command '/usr/bin/chromium-browser' requires the chromium snap to be installed"
 //     (seen in Playwright's launch logs; actions/runner-images#12096): a file that resolves into /snap/ or a
 //     script naming the snap is skipped with a note, since a snap Chromium cannot be driven from a
 //     container or a hosted runner.
-//  5. Playwright's browser cache: $PLAYWRIGHT_BROWSERS_PATH, else its default folder ($XDG_CACHE_HOME or
+//  6. Playwright's browser cache: $PLAYWRIGHT_BROWSERS_PATH, else its default folder ($XDG_CACHE_HOME or
 //     ~/.cache on Linux, ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows, + /ms-playwright), as
 //     playwright-core 1.64.1 computes it (registry: computeDefaultCacheDirectory, registryDirectory). In it the
-//     newest chromium-<revision> folder, then chromium_headless_shell-<revision>, at the executable paths of
+//     newest chromium-<revision> folder, then chromium_headless_shell-<revision> (the shell first for a
+//     headless launch, as Playwright runs it; never for a headed one), at the executable paths of
 //     Playwright's EXECUTABLE_PATHS table (linux-x64: chrome-linux64/chrome; older releases: chrome-linux/chrome).
 //
 // The error, a *ChromiumNotFoundError, lists every place tried.
-func FindChromium(explicit string) (path string, notes []string, err error) {
+func FindChromium(explicit string, headless bool) (path string, notes []string, err error) {
 	if explicit != "" {
 		if _, err := os.Stat(explicit); err != nil {
 			return "", nil, fmt.Errorf("browser: Chromium not found: --chromium / LaunchOptions.ExecutablePath %q: %w",
@@ -71,6 +74,12 @@ func FindChromium(explicit string) (path string, notes []string, err error) {
 		return env, nil, nil
 	}
 	tried := []string{"$" + EnvChromium + ": unset"}
+	if headless {
+		if isExecutable(debianHeadlessShell) {
+			return debianHeadlessShell, nil, nil
+		}
+		tried = append(tried, debianHeadlessShell+": not found")
+	}
 	if isExecutable(debianChromium) {
 		return debianChromium, nil, nil
 	}
@@ -95,7 +104,7 @@ func FindChromium(explicit string) (path string, notes []string, err error) {
 		tried = append(tried, "Playwright's browser cache: "+how)
 		return "", notes, &ChromiumNotFoundError{Tried: tried}
 	}
-	for _, b := range playwrightBrowsers() {
+	for _, b := range playwrightBrowsers(headless) {
 		dirs, _ := filepath.Glob(filepath.Join(cache, b.prefix+"-*"))
 		slices.SortFunc(dirs, func(a, c string) int { return revision(c) - revision(a) }) // newest first
 		for _, d := range dirs {
@@ -170,10 +179,12 @@ type cacheBrowser struct {
 	rels   []string
 }
 
-// playwrightBrowsers are the Chromium builds of Playwright's cache on this platform (playwright-core 1.64.1
-// EXECUTABLE_PATHS; "chrome-linux/chrome" and "chrome-linux/headless_shell" are the layouts before Chrome for
-// Testing builds, still in caches of older releases).
-func playwrightBrowsers() []cacheBrowser {
+// playwrightBrowsers are the Chromium builds of Playwright's cache on this platform, in search order: for a
+// headless launch the headless shell first (as Playwright picks chromium-headless-shell when headless), for a
+// headed one the full build only (playwright-core 1.64.1 EXECUTABLE_PATHS; "chrome-linux/chrome" and
+// "chrome-linux/headless_shell" are the layouts before Chrome for Testing builds, still in caches of older
+// releases).
+func playwrightBrowsers(headless bool) []cacheBrowser {
 	var full, shell []string
 	switch runtime.GOOS + "-" + runtime.GOARCH {
 	case "linux-amd64":
@@ -194,7 +205,10 @@ func playwrightBrowsers() []cacheBrowser {
 	default:
 		return nil
 	}
-	return []cacheBrowser{{"chromium", full}, {"chromium_headless_shell", shell}}
+	if !headless {
+		return []cacheBrowser{{"chromium", full}}
+	}
+	return []cacheBrowser{{"chromium_headless_shell", shell}, {"chromium", full}}
 }
 
 // revision is the number after the last "-" of a cache folder ("chromium-1248" → 1248), -1 if none.

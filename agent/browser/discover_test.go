@@ -45,9 +45,10 @@ func isolate(t *testing.T, root string) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("fake trees use the linux-x64 layout")
 	}
-	old := debianChromium
+	old, oldShell := debianChromium, debianHeadlessShell
 	debianChromium = filepath.Join(root, "usr/lib/chromium/chromium")
-	t.Cleanup(func() { debianChromium = old })
+	debianHeadlessShell = filepath.Join(root, "usr/lib/chromium/chromium-headless-shell")
+	t.Cleanup(func() { debianChromium, debianHeadlessShell = old, oldShell })
 	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -63,16 +64,16 @@ func TestFindChromiumOrder(t *testing.T) {
 	isolate(t, root)
 
 	// Nothing anywhere: the error lists every place, in order.
-	_, _, err := FindChromium("")
+	_, _, err := FindChromium("", true)
 	var nf *ChromiumNotFoundError
 	if !errors.As(err, &nf) {
 		t.Fatalf("want ChromiumNotFoundError, got %v", err)
 	}
 	msg := err.Error()
 	cache := filepath.Join(root, "home/.cache/ms-playwright")
-	want := []string{"$WEBBENCH_CHROMIUM: unset", debianChromium, "`chromium` on PATH", "`chromium-browser` on PATH",
-		"`google-chrome` on PATH", "`google-chrome-stable` on PATH", cache + " (Playwright's default cache): no chromium-",
-		"no chromium_headless_shell-"}
+	want := []string{"$WEBBENCH_CHROMIUM: unset", debianHeadlessShell, debianChromium, "`chromium` on PATH", "`chromium-browser` on PATH",
+		"`google-chrome` on PATH", "`google-chrome-stable` on PATH", cache + " (Playwright's default cache): no chromium_headless_shell-",
+		"no chromium-"}
 	last := -1
 	for _, w := range want {
 		i := strings.Index(msg, w)
@@ -92,7 +93,7 @@ func TestFindChromiumOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	chrome := fakeExe(t, filepath.Join(root, "bin/google-chrome-stable"), "\x7fELF fake chrome")
-	p, notes, err := FindChromium("")
+	p, notes, err := FindChromium("", true)
 	if err != nil || p != chrome {
 		t.Fatalf("want %s, got %q %v", chrome, p, err)
 	}
@@ -103,23 +104,23 @@ func TestFindChromiumOrder(t *testing.T) {
 
 	// Debian's path wins over PATH; $WEBBENCH_CHROMIUM over Debian's; an explicit path over both.
 	deb := fakeExe(t, debianChromium, "\x7fELF fake debian chromium")
-	if p, _, err := FindChromium(""); err != nil || p != deb {
+	if p, _, err := FindChromium("", true); err != nil || p != deb {
 		t.Fatalf("want Debian %s, got %q %v", deb, p, err)
 	}
 	env := fakeExe(t, filepath.Join(root, "opt/env-chromium"), "\x7fELF")
 	t.Setenv(EnvChromium, env)
-	if p, _, err := FindChromium(""); err != nil || p != env {
+	if p, _, err := FindChromium("", true); err != nil || p != env {
 		t.Fatalf("want $WEBBENCH_CHROMIUM %s, got %q %v", env, p, err)
 	}
-	if p, _, err := FindChromium(chrome); err != nil || p != chrome {
+	if p, _, err := FindChromium(chrome, true); err != nil || p != chrome {
 		t.Fatalf("want explicit %s, got %q %v", chrome, p, err)
 	}
 	// A set but wrong choice is an error, not a fall-through to another browser.
 	t.Setenv(EnvChromium, filepath.Join(root, "nope"))
-	if _, _, err := FindChromium(""); err == nil || !strings.Contains(err.Error(), "WEBBENCH_CHROMIUM") {
+	if _, _, err := FindChromium("", true); err == nil || !strings.Contains(err.Error(), "WEBBENCH_CHROMIUM") {
 		t.Fatalf("missing $WEBBENCH_CHROMIUM: %v", err)
 	}
-	if _, _, err := FindChromium(filepath.Join(root, "nope")); err == nil || !strings.Contains(err.Error(), "--chromium") {
+	if _, _, err := FindChromium(filepath.Join(root, "nope"), true); err == nil || !strings.Contains(err.Error(), "--chromium") {
 		t.Fatalf("missing explicit: %v", err)
 	}
 }
@@ -136,7 +137,7 @@ func TestFindChromiumPlaywrightCache(t *testing.T) {
 	fakeExe(t, filepath.Join(def, "chromium-1200/chrome-linux64/chrome"), "\x7fELF")
 	newest := fakeExe(t, filepath.Join(def, "chromium-1248/chrome-linux64/chrome"), "\x7fELF")
 	fakeExe(t, filepath.Join(def, "chromium_headless_shell-1248/chrome-headless-shell-linux64/chrome-headless-shell"), "\x7fELF")
-	p, notes, err := FindChromium("")
+	p, notes, err := FindChromium("", false) // headed: the full build
 	if err != nil || p != newest || len(notes) != 1 {
 		t.Fatalf("want %s (one note), got %q %q %v", newest, p, notes, err)
 	}
@@ -146,7 +147,7 @@ func TestFindChromiumPlaywrightCache(t *testing.T) {
 	xdg := filepath.Join(root, "xdg")
 	t.Setenv("XDG_CACHE_HOME", xdg)
 	shell := fakeExe(t, filepath.Join(xdg, "ms-playwright/chromium_headless_shell-1100/chrome-linux/headless_shell"), "\x7fELF")
-	if p, _, err := FindChromium(""); err != nil || p != shell {
+	if p, _, err := FindChromium("", true); err != nil || p != shell {
 		t.Fatalf("want headless shell %s, got %q %v", shell, p, err)
 	}
 
@@ -154,11 +155,11 @@ func TestFindChromiumPlaywrightCache(t *testing.T) {
 	custom := filepath.Join(root, "pw-browsers")
 	old := fakeExe(t, filepath.Join(custom, "chromium-1091/chrome-linux/chrome"), "\x7fELF")
 	t.Setenv(EnvPlaywrightBrowsers, custom)
-	if p, _, err := FindChromium(""); err != nil || p != old {
+	if p, _, err := FindChromium("", true); err != nil || p != old {
 		t.Fatalf("want %s from $PLAYWRIGHT_BROWSERS_PATH, got %q %v", old, p, err)
 	}
 	t.Setenv(EnvPlaywrightBrowsers, "0")
-	_, _, err = FindChromium("")
+	_, _, err = FindChromium("", true)
 	if err == nil || !strings.Contains(err.Error(), "PLAYWRIGHT_BROWSERS_PATH=0") ||
 		!strings.Contains(err.Error(), "is a script that runs the snap, skipped") {
 		t.Fatalf("PLAYWRIGHT_BROWSERS_PATH=0: %v", err)
@@ -175,5 +176,48 @@ func TestSnapShimNotELF(t *testing.T) {
 	}
 	if why := snapShim(fakeExe(t, filepath.Join(dir, "wrapper"), "#!/bin/sh\nexec /usr/lib/chromium/chromium \"$@\"\n")); why != "" {
 		t.Fatalf("a wrapper of a real Chromium is not a shim: %q", why)
+	}
+}
+
+// TestFindChromiumHeadlessShell: a headless launch takes Debian's chromium-headless-shell (package
+// chromium-headless-shell: the same release built as the standalone headless shell, which is what Playwright
+// runs for headless Chromium, microsoft/playwright#33566) before the full browser; a headed launch never gets a
+// headless shell, from Debian or from Playwright's cache; $WEBBENCH_CHROMIUM still wins.
+func TestFindChromiumHeadlessShell(t *testing.T) {
+	root := t.TempDir()
+	isolate(t, root)
+	full := fakeExe(t, debianChromium, "\x7fELF chromium")
+	shell := fakeExe(t, debianHeadlessShell, "\x7fELF chromium-headless-shell")
+	if p, _, err := FindChromium("", true); err != nil || p != shell {
+		t.Errorf("headless: %q %v, want %s", p, err, shell)
+	}
+	if p, _, err := FindChromium("", false); err != nil || p != full {
+		t.Errorf("headed: %q %v, want %s", p, err, full)
+	}
+	t.Setenv(EnvChromium, full)
+	if p, _, err := FindChromium("", true); err != nil || p != full {
+		t.Errorf("$WEBBENCH_CHROMIUM: %q %v, want %s", p, err, full)
+	}
+	t.Setenv(EnvChromium, "")
+	// Playwright's cache: the shell first for a headless launch, the full build only for a headed one.
+	for _, p := range []string{full, shell} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def := filepath.Join(root, "home/.cache/ms-playwright")
+	pwFull := fakeExe(t, filepath.Join(def, "chromium-1248/chrome-linux64/chrome"), "\x7fELF")
+	pwShell := fakeExe(t, filepath.Join(def, "chromium_headless_shell-1248/chrome-headless-shell-linux64/chrome-headless-shell"), "\x7fELF")
+	if p, _, err := FindChromium("", true); err != nil || p != pwShell {
+		t.Errorf("cache, headless: %q %v, want %s", p, err, pwShell)
+	}
+	if p, _, err := FindChromium("", false); err != nil || p != pwFull {
+		t.Errorf("cache, headed: %q %v, want %s", p, err, pwFull)
+	}
+	if err := os.Remove(pwFull); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := FindChromium("", false); err == nil || !strings.Contains(err.Error(), "no chromium-<revision>") {
+		t.Errorf("cache with only a shell, headed: %v, want not found", err)
 	}
 }

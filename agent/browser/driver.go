@@ -30,6 +30,15 @@ const (
 // (FindChromium has the whole search order).
 const DefaultChromium = "/usr/lib/chromium/chromium"
 
+// DefaultHeadlessShell is Debian's chromium-headless-shell binary (package chromium-headless-shell, the same
+// Chromium release built as the standalone "old headless" shell, without the browser UI layer). A headless launch
+// that names no executable uses it when it is installed, before DefaultChromium: this is what Playwright itself
+// does (its headless Chromium is the chromium-headless-shell build, microsoft/playwright#33566, and
+// playwright-core's getExecutableName picks "chromium-headless-shell" when headless), and it halves a worker's
+// private memory on Zoo pages (BENCHMARKS.md, "Throughput and memory"; the new headless mode of the full binary
+// also runs a WebUI renderer and a spare renderer per browser).
+const DefaultHeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
+
 // DefaultLaunchArgs are the Chromium flags every launch gets (before LaunchOptions.Args): no sandbox (containers),
 // no GPU, no QUIC, and no background traffic that would reach the network.
 var DefaultLaunchArgs = []string{
@@ -206,8 +215,8 @@ func findNode(path string) (string, error) {
 }
 
 // findChromium is FindChromium, printing its notes (a skipped snap shim) to stderr once per process.
-func findChromium(path string) (string, error) {
-	p, notes, err := FindChromium(path)
+func findChromium(path string, headless bool) (string, error) {
+	p, notes, err := FindChromium(path, headless)
 	for _, n := range notes {
 		if _, seen := chromiumNotes.LoadOrStore(n, true); !seen {
 			fmt.Fprintln(os.Stderr, "webbench: "+n)
@@ -221,8 +230,9 @@ var chromiumNotes sync.Map
 
 // LaunchOptions choose the browser.
 type LaunchOptions struct {
-	// ExecutablePath is the Chromium binary (default: FindChromium's search: $WEBBENCH_CHROMIUM,
-	// /usr/lib/chromium/chromium, Chromium or Chrome on PATH, Playwright's browser cache). Ignored with Endpoint.
+	// ExecutablePath is the Chromium binary (default: FindChromium's search: $WEBBENCH_CHROMIUM, for a headless
+	// launch Debian's chromium-headless-shell, /usr/lib/chromium/chromium, Chromium or Chrome on PATH,
+	// Playwright's browser cache). Ignored with Endpoint.
 	ExecutablePath string
 	// Headless runs without a window. A headed launch with neither DISPLAY nor WAYLAND_DISPLAY set runs
 	// headless instead (there is nowhere to draw).
@@ -262,11 +272,11 @@ func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
 	if o.Endpoint != "" {
 		return d.connect(o)
 	}
-	exe, err := findChromium(o.ExecutablePath)
+	headless := o.Headless || (os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "")
+	exe, err := findChromium(o.ExecutablePath, headless)
 	if err != nil {
 		return nil, err
 	}
-	headless := o.Headless || (os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "")
 	marker := newMarker()
 	args := append(append([]string{}, DefaultLaunchArgs...), o.Args...)
 	args = append(args, markerFlag+marker)

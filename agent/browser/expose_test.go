@@ -43,7 +43,7 @@ func TestExposeNetwork(t *testing.T) {
 	if err := exec.Command("unshare", "-rn", "true").Run(); err != nil {
 		t.Skipf("no network namespaces here (unshare -rn: %v)", err)
 	}
-	exe, err := findChromium("")
+	exe, err := findChromium("", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,7 +270,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe, err := findChromium(o.Chromium)
+	exe, err := findChromium(o.Chromium, true)
 	if err != nil {
 		return nil, err
 	}

@@ -595,10 +595,10 @@ func TestDiscoveryErrors(t *testing.T) {
 		t.Fatalf("DriverDir error: %v", err)
 	}
 	t.Setenv(EnvChromium, "/nonexistent/chromium")
-	if _, err := findChromium(""); err == nil || !strings.Contains(err.Error(), EnvChromium) {
+	if _, err := findChromium("", true); err == nil || !strings.Contains(err.Error(), EnvChromium) {
 		t.Fatalf("chromium error: %v", err)
 	}
-	if p, err := findChromium(os.Args[0]); err != nil || p != os.Args[0] {
+	if p, err := findChromium(os.Args[0], true); err != nil || p != os.Args[0] {
 		t.Fatalf("explicit executable: %q %v", p, err)
 	}
 	t.Setenv(EnvNode, "/nonexistent/node")
@@ -640,7 +640,7 @@ func TestRemoteEndpoint(t *testing.T) {
 		t.Skip("browser test (needs Chromium)")
 	}
 	cfg := filepath.Join(t.TempDir(), "server.json")
-	exe, err := findChromium("")
+	exe, err := findChromium("", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 		}
 	}
 	if !has("--executable-path") && !has("--browser") {
-		chromium, _, err := browser.FindChromium(o.Chromium)
+		chromium, _, err := browser.FindChromium(o.Chromium, true)
 		if err != nil {
 			if c.ownDir {
 				os.RemoveAll(c.workDir)
