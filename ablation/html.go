@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"webbench/results"
 )
@@ -452,6 +453,28 @@ type stepVM struct {
 type resultVM struct {
 	R       *results.ToolRecord
 	Rewrote bool
+	// Text and Raw are R.Text and R.Raw as the page shows them, cut to PageTextCap (pageText).
+	Text, Raw string
+}
+
+// PageTextCap is the most bytes of one tool result (as the model saw it, and raw) an attempt page shows; a
+// longer result is cut at a UTF-8 boundary with a note giving its full length and the trajectory file that
+// holds it whole. It keeps the pages, written for every attempt, from repeating the trajectory's page
+// snapshots (a 2,000-ref results page is ≈ 200 KB per step): with it the demo's run directory stays within
+// ≈ 50 KB per attempt (issue 14).
+const PageTextCap = 4096
+
+// pageText is s cut to PageTextCap bytes (backing off to a rune start) with a note naming the trajectory file
+// traj (relative to the run directory) when it was longer.
+func pageText(s, traj string) string {
+	if len(s) <= PageTextCap {
+		return s
+	}
+	n := PageTextCap
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("\n… [the page shows the first %d of %d bytes; the whole text is in %s]", n, len(s), traj)
 }
 
 func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pageDir string) attemptVM {
@@ -497,7 +520,8 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		sv := stepVM{S: st}
 		for _, res := range st.Results {
 			if res != nil {
-				sv.Results = append(sv.Results, resultVM{R: res, Rewrote: res.Raw != res.Text})
+				sv.Results = append(sv.Results, resultVM{R: res, Rewrote: res.Raw != res.Text,
+					Text: pageText(res.Text, r.Trajectory), Raw: pageText(res.Raw, r.Trajectory)})
 			}
 		}
 		vm.Steps = append(vm.Steps, sv)
@@ -625,7 +649,7 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 {{if .S.Content}}<div>Model:<pre>{{.S.Content}}</pre></div>{{end}}
 {{range .S.ToolCalls}}<div>Tool call <b>{{.Name}}</b><pre>{{.Args}}</pre></div>{{end}}
 {{range .Results}}<div>Result of <b>{{.R.Call.Name}}</b>{{if .R.Failed}} <span class="fail">failed</span>{{end}} ({{.R.DurationMS}} ms{{if .R.SnapshotBytes}}, snapshot {{.R.SnapshotBytes}} bytes{{end}}{{if .R.Refreshed}}, snapshot refreshed{{end}}), as the model saw it:
-<pre>{{.R.Text}}</pre>{{if .Rewrote}}<details><summary>raw result (before guards rewrote it)</summary><pre>{{.R.Raw}}</pre></details>{{end}}</div>{{end}}
+<pre>{{.Text}}</pre>{{if .Rewrote}}<details><summary>raw result (before guards rewrote it)</summary><pre>{{.Raw}}</pre></details>{{end}}</div>{{end}}
 {{range .S.Events}}<div class="event">guard <b>{{.Guard}}</b>: {{.Action}}{{if .Detail}} — {{.Detail}}{{end}}</div>{{end}}
 </div>
 {{end}}

@@ -1,8 +1,12 @@
 package results
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -171,11 +175,35 @@ func (r *Run) Trajectory(id string) (*Trajectory, error) {
 // malformed JSON, an unknown field, a field of the wrong type or another schema version.
 var ErrBadTrajectory = errors.New("bad trajectory")
 
-// ReadTrajectory reads the trajectory file at path strictly (see (*Run).Trajectory, which most callers want).
+// ReadTrajectory reads the trajectory file at p strictly (see (*Run).Trajectory, which most callers want), in
+// either layout: gzip-compressed JSON (the layout written since TrajectoryExt, trajectories/<id>.json.gz) or
+// plain JSON (earlier run directories, trajectories/<id>.json). The layout is told by the content, not the
+// name: a file starting with the gzip magic bytes 1f 8b (RFC 1952 §2.3.1) is decompressed. When p does not
+// exist, the same attempt's file in the other layout is read instead (p with ".gz" added or removed), so a
+// record still names its trajectory after `gzip trajectories/*.json` or `gunzip trajectories/*.gz` in the run
+// directory. This is the one reader of trajectory files: every command and report reads them through it.
+// Errors: a missing file wraps os.ErrNotExist (naming p); corrupt gzip data, malformed JSON, an unknown field
+// or another schema version wrap ErrBadTrajectory, naming the file read.
 func ReadTrajectory(p string) (*Trajectory, error) {
 	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		if alt := otherTrajectoryLayout(p); alt != "" {
+			if b2, err2 := os.ReadFile(alt); err2 == nil {
+				b, err, p = b2, nil, alt
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
+	}
+	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err == nil {
+			b, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrBadTrajectory, p, err)
+		}
 	}
 	var t Trajectory
 	if err := decodeStrict(b, &t); err != nil {
@@ -186,6 +214,29 @@ func ReadTrajectory(p string) (*Trajectory, error) {
 			ErrBadTrajectory, p, t.SchemaVersion, TrajectorySchemaVersion)
 	}
 	return &t, nil
+}
+
+// WriteTrajectory writes t to path atomically (temp + rename, creating directories) as indented JSON,
+// gzip-compressed (RFC 1952, compress/gzip at gzip.BestCompression) when path ends in TrajectoryExt and plain
+// otherwise. ReadTrajectory reads either back.
+func WriteTrajectory(path string, t *Trajectory) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if strings.HasSuffix(path, ".gz") {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // the level is valid: no error
+		if _, err := zw.Write(b); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		b = buf.Bytes()
+	}
+	return writeAtomic(path, b)
 }
 
 // Screenshots returns the paths (joined to Dir) of the screenshots kept for attempt id, oldest first; none when

@@ -16,7 +16,9 @@ import (
 // The fixtures are real run directories, trajectories trimmed: v1run and v1ablate were written by the schema
 // version 1 bench (`bench run --suite zoo --tasks shop-qa-yoga-mat-thickness --reps 1`, `bench judge --judge
 // answer`, and `bench ablate` of a two-task spec with one target-scoped variant, seed 7); v2ablate by this
-// bench from the same spec, then `bench judge --judge answer` and `--judge state`.
+// bench from the same spec, then `bench judge --judge answer` and `--judge state`. v2ablate-gz is v2ablate in the
+// compressed layout, made by an outside tool: its trajectories compressed with GNU gzip 1.12 (`gzip -9n
+// trajectories/*.json`) and the records' `trajectory` fields renamed to trajectories/<id>.json.gz.
 
 const (
 	attBaseline = "b997634ce72945f6"
@@ -477,11 +479,12 @@ func TestTrajectoryStrictAndVersioned(t *testing.T) {
 	if tr.SchemaVersion != TrajectorySchemaVersion || tr.TaskID == "" {
 		t.Fatalf("trajectory = version %d task %q", tr.SchemaVersion, tr.TaskID)
 	}
+	// The fixture has the layout of the run directories written before compression: plain JSON.
 	a, _ := run.Latest(attVariant)
-	if a.Trajectory != TrajectoryPath(attVariant) {
-		t.Errorf("record's trajectory %q, TrajectoryPath %q", a.Trajectory, TrajectoryPath(attVariant))
+	if want := filepath.Join(TrajectoriesDir, attVariant+PlainTrajectoryExt); a.Trajectory != want {
+		t.Errorf("record's trajectory %q, want %q", a.Trajectory, want)
 	}
-	p := filepath.Join(dir, TrajectoryPath(attVariant))
+	p := filepath.Join(dir, a.Trajectory)
 	orig, _ := os.ReadFile(p)
 	for name, c := range map[string]struct{ from, to, want string }{
 		"version":       {`"schema_version": 1`, `"schema_version": 2`, "field schema_version: 2"},

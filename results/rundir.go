@@ -129,6 +129,12 @@ func (w *Writer) WriteJSON(rel string, v any) error {
 	return WriteJSONFile(filepath.Join(w.dir, rel), v)
 }
 
+// WriteTrajectory writes t to rel (relative to the run directory; TrajectoryPath) with WriteTrajectory:
+// gzip-compressed for a name ending in TrajectoryExt.
+func (w *Writer) WriteTrajectory(rel string, t *Trajectory) error {
+	return WriteTrajectory(filepath.Join(w.dir, rel), t)
+}
+
 // WriteFile writes bytes to rel atomically, creating directories.
 func (w *Writer) WriteFile(rel string, b []byte) error {
 	return writeAtomic(filepath.Join(w.dir, rel), b)

@@ -3,15 +3,35 @@ package results
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
 	"webbench/agent/llm"
 )
 
-// TrajectoryPath is the path of attempt id's trajectory file relative to the run directory,
-// trajectories/<id>.json: where the runner writes it and what Attempt.Trajectory records.
-func TrajectoryPath(id string) string { return filepath.Join(TrajectoriesDir, id+".json") }
+// TrajectoryExt is the file name extension of a trajectory as written: gzip-compressed JSON (RFC 1952).
+// Run directories written before it hold plain JSON, <id>.json (PlainTrajectoryExt); ReadTrajectory reads both.
+const TrajectoryExt = ".json.gz"
 
-// Trajectory is the full record of one attempt, trajectories/<attempt_id>.json: every step, with model request
+// PlainTrajectoryExt is the extension of an uncompressed trajectory, the layout of earlier run directories.
+const PlainTrajectoryExt = ".json"
+
+// TrajectoryPath is the path of attempt id's trajectory file relative to the run directory,
+// trajectories/<id>.json.gz: where the runner writes it (WriteTrajectory) and what Attempt.Trajectory records.
+func TrajectoryPath(id string) string { return filepath.Join(TrajectoriesDir, id+TrajectoryExt) }
+
+// otherTrajectoryLayout is p's name in the other layout: <id>.json for <id>.json.gz and the reverse; "" when p
+// has neither extension.
+func otherTrajectoryLayout(p string) string {
+	switch {
+	case strings.HasSuffix(p, TrajectoryExt):
+		return strings.TrimSuffix(p, ".gz")
+	case strings.HasSuffix(p, PlainTrajectoryExt):
+		return p + ".gz"
+	}
+	return ""
+}
+
+// Trajectory is the full record of one attempt, trajectories/<attempt_id>.json.gz: every step, with model request
 // summaries, responses, raw and model-facing tool results, guard events and timings. The agent loop produces
 // it (agent.Agent.Run); the runner adds what only it knows, the environment's final State and the kept
 // Screenshots, before writing it. Read back with (*Run).Trajectory.

@@ -2,10 +2,8 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -365,15 +363,11 @@ func readTrajectory(t *testing.T, dir string, r results.Attempt) *agent.Trajecto
 	if r.Trajectory == "" {
 		t.Fatalf("attempt %s (%s) has no trajectory", r.AttemptID, r.Variant)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, r.Trajectory))
+	tr, err := results.ReadTrajectory(filepath.Join(dir, r.Trajectory))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr agent.Trajectory
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatalf("%s: %v", r.Trajectory, err)
-	}
-	return &tr
+	return tr
 }
 
 func countEvents(tr *agent.Trajectory, g string) int {

@@ -921,7 +921,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 	rel := results.TrajectoryPath(a.AttemptID)
 	rec.Trajectory = rel
 	defer func() {
-		if err := w.WriteJSON(rel, tr); err != nil {
+		if err := w.WriteTrajectory(rel, tr); err != nil {
 			fmt.Fprintf(wk.opts.Log, "warning: trajectory %s: %v\n", rel, err)
 		}
 	}()

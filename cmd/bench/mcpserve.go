@@ -255,7 +255,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	rec := concludeByHand(c.Context(), t, s.Name(), attemptID, seed, g, tr)
 	rec.StartedAt = opened.UTC().Format(time.RFC3339)
 	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
-	if err := w.WriteJSON(rec.Trajectory, tr); err != nil {
+	if err := w.WriteTrajectory(rec.Trajectory, tr); err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
 	}
 	if err := w.Append(rec); err != nil {
