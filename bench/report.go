@@ -252,6 +252,10 @@ func (r *Report) sections() []section {
 			row{"observation bytes: browser_snapshot", fbytes(int64(p.Webbench.SnapshotBytes)), fbytes(int64(p.MCP.SnapshotBytes)), fratio(float64(p.MCP.SnapshotBytes) / float64(p.Webbench.SnapshotBytes)), ""},
 			row{"observation bytes: browser_click", fbytes(int64(p.Webbench.ClickBytes)), fbytes(int64(p.MCP.ClickBytes)), fratio(float64(p.MCP.ClickBytes) / float64(p.Webbench.ClickBytes)), g.clickBytes},
 		)
+		if p.Webbench.DiffClickBytes > 0 {
+			s.rows = append(s.rows, row{"observation bytes: browser_click, observation diff", fbytes(int64(p.Webbench.DiffClickBytes)),
+				fbytes(int64(p.MCP.ClickBytes)), fratio(float64(p.MCP.ClickBytes) / float64(p.Webbench.DiffClickBytes)), g.clickBytes})
+		}
 		s.notes = []string{
 			"Stale-ref error texts — webbench: `" + p.Webbench.StaleText + "`; MCP: `" + p.MCP.StaleText + "`.",
 		}

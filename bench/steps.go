@@ -71,6 +71,10 @@ type StepFigures struct {
 	Refs int
 	// SnapshotBytes is the size of browser_snapshot's model-facing text; ClickBytes of browser_click's.
 	SnapshotBytes, ClickBytes int
+	// DiffClickBytes is the size of browser_click's text as the model sees it in observation mode diff
+	// (agent.ObserveDiff): its snapshot replaced by browser.DiffSnapshot against the browser_snapshot just before
+	// it; 0 when the side's result carries no inline snapshot (MCP's, a link to a file).
+	DiffClickBytes int
 	// StaleText is the stale-ref error text of the removed-node case (first sample), shortened.
 	StaleText string
 }
@@ -158,6 +162,7 @@ type sideState struct {
 	name     string
 	clickRef string
 	typeRef  string
+	lastSnap string // the YAML of the side's last browser_snapshot ("" when its results carry none)
 	figs     *StepFigures
 	samples  map[string][]float64
 }
@@ -341,6 +346,7 @@ func stepOps(sp pageSpec, url string) []stepOp {
 				err = fmt.Errorf("%s: %s", browser.ToolSnapshot, errorSection(text))
 			}
 			s.figs.SnapshotBytes = len(text)
+			s.lastSnap = browser.ParseResult(text).Snapshot.YAML
 			return d, text, err
 		}},
 		{key: "click", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
@@ -349,6 +355,17 @@ func stepOps(sp pageSpec, url string) []stepOp {
 				err = fmt.Errorf("%s %s: %s", browser.ToolClick, s.clickRef, errorSection(text))
 			}
 			s.figs.ClickBytes = len(text)
+			if cur := browser.ParseResult(text).Snapshot.YAML; cur != "" && s.lastSnap != "" {
+				diff, ok := browser.DiffSnapshot(s.lastSnap, cur)
+				if diff == "" {
+					diff = browser.NoChangesYAML
+				}
+				if ok && len(diff) < len(cur) { // as agent's observer: the whole snapshot when the diff is no shorter
+					s.figs.DiffClickBytes = len(text) - len(cur) + len(diff)
+				} else {
+					s.figs.DiffClickBytes = len(text)
+				}
+			}
 			return d, text, err
 		}},
 		{key: "type", skip: sp.typeLabel == "", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
