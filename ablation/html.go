@@ -435,6 +435,7 @@ type attemptVM struct {
 	GuardEvents []string
 	Others      []otherVM
 	Traj        *results.Trajectory
+	FirstObs    string // Traj.FirstObservation cut to PageTextCap (pageText)
 	TrajErr     string
 	Screenshots []string
 	Steps       []stepVM
@@ -457,8 +458,8 @@ type resultVM struct {
 	Text, Raw string
 }
 
-// PageTextCap is the most bytes of one tool result (as the model saw it, and raw) an attempt page shows; a
-// longer result is cut at a UTF-8 boundary with a note giving its full length and the trajectory file that
+// PageTextCap is the most bytes of one tool result (as the model saw it, and raw) and of the first observation
+// an attempt page shows; a longer one is cut at a UTF-8 boundary with a note giving its full length and the trajectory file that
 // holds it whole. It keeps the pages, written for every attempt, from repeating the trajectory's page
 // snapshots (a 2,000-ref results page is ≈ 200 KB per step): with it the demo's run directory stays within
 // ≈ 50 KB per attempt (issue 14).
@@ -512,7 +513,7 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		vm.TrajErr = "The trajectory could not be read: " + err.Error()
 		return vm
 	}
-	vm.Traj = tr
+	vm.Traj, vm.FirstObs = tr, pageText(tr.FirstObservation, r.Trajectory)
 	for _, st := range tr.Steps {
 		if st == nil {
 			continue
@@ -637,7 +638,7 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 </tbody></table>
 {{if .TrajErr}}<p class="note">{{.TrajErr}}</p>{{end}}
 {{with .Traj}}<h2>Goal</h2><pre>{{.Goal}}</pre>
-<details><summary>First observation</summary><pre>{{.FirstObservation}}</pre></details>
+<details><summary>First observation</summary><pre>{{$.FirstObs}}</pre></details>
 {{end}}
 {{range .Steps}}<div class="step" id="step-{{.S.Index}}"><h3>Step {{.S.Index}}{{if .S.Recovery}} (recovery call){{end}}</h3>
 <p>{{if .S.Stalled}}<span class="flag">stalled</span>{{end}}{{if .S.Progress}}<span class="flag">progress</span>{{end}}<span class="flag">{{.S.Request.Messages}} messages</span>{{if .S.Request.ToolsWithheld}}<span class="flag">tools withheld</span>{{end}}<span class="flag">model {{.S.ModelMS}} ms</span><span class="flag">tokens {{.S.Usage.Prompt}}+{{.S.Usage.Completion}}{{if .S.Usage.Estimated}} (estimated){{end}}</span>{{if .S.FinishReason}}<span class="flag">{{.S.FinishReason}}</span>{{end}}{{if .S.Truncated}}<span class="flag fail">cut off at the token limit: its tool calls were not executed</span>{{end}}</p>

@@ -31,9 +31,14 @@ func TestPageTextCap(t *testing.T) {
 	}
 	// On a page: the step's result as the model saw it and its raw form are both cut.
 	tr := &results.Trajectory{Steps: []*results.Step{{Results: []*results.ToolRecord{{Text: long, Raw: long + "!"}}}}}
+	tr.FirstObservation = long + "!!"
 	res := resultOf(t, tr)
 	if !strings.HasPrefix(res.Text, head) || len(res.Text) > PageTextCap+200 || !strings.Contains(res.Raw, "of 9098 bytes") {
 		t.Errorf("page result: text %d bytes, raw %q…", len(res.Text), res.Raw[len(res.Raw)-80:])
+	}
+	// The first observation (the whole first snapshot, ≈ 19 KB of the 52 KB of a demo page) is cut alike.
+	if fo := lastPage.FirstObs; !strings.HasPrefix(fo, head) || !strings.Contains(fo, "of 9099 bytes") {
+		t.Errorf("first observation: %d bytes, ends %q", len(fo), fo[max(0, len(fo)-80):])
 	}
 }
 
@@ -51,6 +56,9 @@ func resultOf(t *testing.T, tr *results.Trajectory) resultVM {
 		t.Fatal(err)
 	}
 	orig.Steps = tr.Steps
+	if tr.FirstObservation != "" {
+		orig.FirstObservation = tr.FirstObservation
+	}
 	if err := results.WriteTrajectory(filepath.Join(dir, results.TrajectoryPath(id)), orig); err != nil {
 		t.Fatal(err)
 	}
@@ -63,5 +71,9 @@ func resultOf(t *testing.T, tr *results.Trajectory) resultVM {
 	if vm.TrajErr != "" || len(vm.Steps) != 1 || len(vm.Steps[0].Results) != 1 {
 		t.Fatalf("page: %q, %d steps", vm.TrajErr, len(vm.Steps))
 	}
+	lastPage = vm
 	return vm.Steps[0].Results[0]
 }
+
+// lastPage is the attempt page resultOf built last.
+var lastPage attemptVM
