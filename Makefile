@@ -6,9 +6,9 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp build demo test test-short bench fmt vet calibrate
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short bench fmt vet calibrate
 
-setup: chromium driver agents mcp
+setup: chromium driver agents mcp junit-schema
 
 # Debian's chromium-headless-shell (the same release) is installed beside chromium: headless launches prefer it
 # (agent/browser DefaultHeadlessShell; about half the private memory per worker). Optional: without it they use
@@ -21,6 +21,17 @@ chromium:
 	  echo "installing Debian chromium-headless-shell…"; \
 	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium-headless-shell >/dev/null ) || \
 	  echo "warning: chromium-headless-shell not installed; headless launches use $(CHROMIUM)"; fi
+
+# The Apache Ant JUnit schema (Windy Road JUnit.xsd, Apache-2.0) that ablation's --format junit test validates
+# against with xmllint: shipped verbatim by the npm package junit-xml@1.2.0 (src/index.test.ts, antJunitSchema);
+# installed into the git-ignored .cache, not committed. Skipped when present.
+JUNIT_XML_DIR ?= .cache/junit-xml
+junit-schema:
+	@command -v xmllint >/dev/null || { echo "installing libxml2-utils (xmllint)…"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libxml2-utils >/dev/null; }
+	@if [ -f "$(JUNIT_XML_DIR)/node_modules/junit-xml/src/index.test.ts" ]; then :; else \
+	  echo "installing junit-xml@1.2.0 (the JUnit schema) into $(JUNIT_XML_DIR)…"; \
+	  npm install --prefix "$(JUNIT_XML_DIR)" --silent --no-audit --no-fund --no-save junit-xml@1.2.0 >/dev/null; fi
 
 driver:
 	@if [ -f "$(DRIVER_DIR)/node_modules/playwright-core/package.json" ] && \

@@ -185,12 +185,14 @@ func VariantLine(a *Analysis, v *VariantResult) string {
 // (p_holm against α; the gate's margin when set): "worse than the baseline (gate FAILS)", "worse than the
 // baseline", "better than the baseline", "no difference shown (MDE 40 pts: a smaller change can go unseen)",
 // or, for an A/A control, whether its difference stays within noise.
-func Verdict(a *Analysis, v *VariantResult) string {
+func Verdict(a *Analysis, v *VariantResult) string { return verdictAt(v, a.Alpha, a.FailIfWorse) }
+
+// verdictAt is Verdict at level alpha (≤ 0: DefaultAlpha) with the gate margin (0: no gate).
+func verdictAt(v *VariantResult, alpha, margin float64) string {
 	c := &v.All
 	if c.Method == MethodNone {
 		return "nothing to compare: an arm has no judged attempt on the common tasks"
 	}
-	alpha := a.Alpha
 	if alpha <= 0 {
 		alpha = DefaultAlpha
 	}
@@ -205,7 +207,7 @@ func Verdict(a *Analysis, v *VariantResult) string {
 		p = c.P
 	}
 	switch {
-	case a.FailIfWorse > 0 && v.GateFails(a.FailIfWorse, a.Alpha):
+	case margin > 0 && v.GateFails(margin, alpha):
 		return "worse than the baseline (gate FAILS)"
 	case p < alpha && c.Delta < 0:
 		return "worse than the baseline"

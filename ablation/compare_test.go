@@ -161,7 +161,7 @@ func TestRenderersRenderEveryReport(t *testing.T) {
 			t.Errorf("%s compare lacks Δ or the gate:\n%s", f, s)
 		}
 	}
-	if _, err := LookupRenderer("xml"); err == nil || !strings.Contains(err.Error(), "html, json, markdown, md, table") {
+	if _, err := LookupRenderer("xml"); err == nil || !strings.Contains(err.Error(), "html, json, junit, markdown, md, table") {
 		t.Errorf("unknown format: %v", err)
 	}
 	if r, err := LookupRenderer(""); err != nil || r != (tableRenderer{}) {

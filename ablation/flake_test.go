@@ -134,6 +134,12 @@ func TestFlakeRate(t *testing.T) {
 				t.Errorf("json flake_rates: %+v (%v)", doc.FlakeRates, err)
 			}
 			continue
+		case "junit":
+			// JUnit carries no warnings: the replay arm is a testsuite marked as an A/A arm.
+			if !strings.Contains(out, `<testsuite name="replay"`) || !strings.Contains(out, `<property name="aa" value="true">`) {
+				t.Errorf("junit report lacks the replay A/A suite:\n%s", out)
+			}
+			continue
 		case "html":
 			page, err := os.ReadFile(filepath.Join(dir, HTMLReportFile))
 			if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"math"
 	"os"
@@ -402,5 +403,41 @@ func TestCompareOneArmErrors(t *testing.T) {
 	}
 	if out, stderr, code := bench(t, "compare", a, b, "--fail-if-worse", "0.05"); code != 1 {
 		t.Errorf("one-arm errors with --fail-if-worse 0.05: exit %d, want 1 (errors could hide a failure)\n%s%s", code, out, stderr)
+	}
+}
+
+// TestJUnitReportAndCompare: `--format junit` of bench report (a plain run: the single variant's failing tasks)
+// and of bench compare (run B's new failures against run A) exit 0 and print JUnit XML with those counts.
+func TestJUnitReportAndCompare(t *testing.T) {
+	firstSix := func(i int) bool { return i < 6 }
+	a := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, baseSeed: 1})
+	b := writeRun(t, runSpec{tasks: 10, reps: 2, seed: 100, baseSeed: 1, fail: firstSix})
+	type suites struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Errors   int    `xml:"errors,attr"`
+		} `xml:"testsuite"`
+	}
+	for _, c := range []struct {
+		args            []string
+		tests, failures int
+	}{
+		{[]string{"report", b, "--format", "junit"}, 10, 6},
+		{[]string{"compare", a, b, "--format", "junit"}, 10, 6},
+		{[]string{"compare", a, a, "--format", "junit"}, 10, 0},
+	} {
+		out, errOut, code := bench(t, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", c.args, code, errOut)
+		}
+		var s suites
+		if err := xml.Unmarshal([]byte(out), &s); err != nil || !strings.HasPrefix(out, "<?xml") {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if len(s.Suites) != 1 || s.Suites[0].Tests != c.tests || s.Suites[0].Failures != c.failures || s.Suites[0].Errors != 0 {
+			t.Errorf("%v: %+v, want %d tests %d failures", c.args, s.Suites, c.tests, c.failures)
+		}
 	}
 }
