@@ -291,21 +291,10 @@ func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
 	on := Variant{Name: "on", Model: model, Guards: onGuards, Seed: e2eSeed, Timeout: c.timeout}
 	off := Variant{Name: "off", Model: model, Guards: offGuards, Seed: e2eSeed, Timeout: c.timeout}
 	plan := Plan{Suite: "zoo", Tasks: []suites.Task{task}, Reps: 1, Variants: []Variant{on, off}, BaseSeed: 1}
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard}); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.ReadAttempts(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := map[string]results.Attempt{}
-	for _, r := range rr.Final() {
-		recs[r.Variant] = r
-	}
+	dir, recs := runByVariant(t, plan, s)
 	rOn, rOff := recs["on"], recs["off"]
 	if rOn.AttemptID == "" || rOff.AttemptID == "" {
-		t.Fatalf("want one record per arm, got %d records", len(rr.Records))
+		t.Fatalf("want one record per arm, got %d variants", len(recs))
 	}
 	trOn, trOff := readTrajectory(t, dir, rOn), readTrajectory(t, dir, rOff)
 	t.Cleanup(func() {
@@ -356,6 +345,25 @@ func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
 	if c.check != nil {
 		c.check(t, trOn, trOff)
 	}
+}
+
+// runByVariant runs plan on s (2 workers, log discarded) into a new directory and returns it with the final
+// record of each variant (one task, one rep), by variant name.
+func runByVariant(t *testing.T, plan Plan, s suites.Suite) (string, map[string]results.Attempt) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]results.Attempt{}
+	for _, r := range rr.Final() {
+		recs[r.Variant] = r
+	}
+	return dir, recs
 }
 
 func readTrajectory(t *testing.T, dir string, r results.Attempt) *agent.Trajectory {

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"context"
-	"io"
 	"strings"
 	"testing"
 
@@ -43,18 +41,7 @@ func TestObservationModesPass(t *testing.T) {
 			Observation: string(o)})
 	}
 	plan := Plan{Suite: "zoo", Tasks: []suites.Task{task}, Reps: 1, Variants: vs, BaseSeed: 1}
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard}); err != nil {
-		t.Fatal(err)
-	}
-	rr, err := results.ReadAttempts(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := map[string]results.Attempt{}
-	for _, r := range rr.Final() {
-		recs[r.Variant] = r
-	}
+	dir, recs := runByVariant(t, plan, s)
 	for _, o := range agent.Observations {
 		r := recs[string(o)]
 		if r.AttemptID == "" {
