@@ -100,6 +100,17 @@ func wrap(s, first, rest string, width int) []string {
 	return lines
 }
 
+// WriteWrapped writes each line of s wrapped at width runes (words longer than a line are cut), the first line
+// of each starting with first, the others with rest (a hanging indent); width ≤ 0 means DefaultWidth.
+func WriteWrapped(w io.Writer, s, first, rest string, width int) {
+	if width <= 0 {
+		width = DefaultWidth
+	}
+	for _, line := range strings.Split(s, "\n") {
+		printWrapped(w, line, first, rest, width)
+	}
+}
+
 // printWrapped writes s wrapped at width (wrap).
 func printWrapped(w io.Writer, s, first, rest string, width int) {
 	for _, l := range wrap(s, first, rest, width) {
@@ -131,7 +142,7 @@ func CompactReport(w io.Writer, a *Analysis, width int) error {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Arms (pass rate [Wilson 95%]; errors are left out of every rate)")
+	printWrapped(w, "Arms (pass rate [Wilson 95%]; errors are left out of every rate)", "", "  ", width)
 	for i, arm := range a.Arms {
 		name := arm.Name
 		if i == 0 {
@@ -143,7 +154,7 @@ func CompactReport(w io.Writer, a *Analysis, width int) error {
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict)\n", a.Baseline)
+	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict)", a.Baseline), "", "  ", width)
 	for i := range a.Variants {
 		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
 	}
@@ -288,7 +299,7 @@ func CompactCompare(w io.Writer, c *RunComparison, width int) {
 	}
 	fmt.Fprintln(w)
 	tasks := compareTaskTable(c)
-	fmt.Fprintln(w, "Tasks whose pass rate changed (A → B)")
+	printWrapped(w, "Tasks whose pass rate changed (A → B)", "", "  ", width)
 	for _, r := range tasks.Rows {
 		line := r[0]
 		if r[1] != "" {

@@ -475,7 +475,11 @@ func pageText(s, traj string) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + fmt.Sprintf("\n… [the page shows the first %d of %d bytes; the whole text is in %s]", n, len(s), traj)
+	how := ""
+	if strings.HasSuffix(traj, ".gz") {
+		how = " (gzip-compressed JSON: zcat it)"
+	}
+	return s[:n] + fmt.Sprintf("\n… [the page shows the first %d of %d bytes; the whole text is in %s%s]", n, len(s), traj, how)
 }
 
 func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pageDir string) attemptVM {

@@ -25,7 +25,7 @@ func TestPageTextCap(t *testing.T) {
 	if !ok || head != strings.Repeat("x", PageTextCap-1) || !utf8.ValidString(got) {
 		t.Fatalf("cut to %d bytes (valid UTF-8 %v), want the %d x before the é", len(head), utf8.ValidString(got), PageTextCap-1)
 	}
-	want := "the page shows the first 4095 of 9097 bytes; the whole text is in trajectories/abc.json.gz]"
+	want := "the page shows the first 4095 of 9097 bytes; the whole text is in trajectories/abc.json.gz (gzip-compressed JSON: zcat it)]"
 	if note != want {
 		t.Errorf("note %q, want %q", note, want)
 	}

@@ -51,7 +51,7 @@ func ObservationNote(o Observation) string {
 	case ObserveDiff:
 		return "diff: after an action on the same page, the snapshot shows only what changed since the last " +
 			"snapshot you saw: each `- <changed>` node replaces the node with its ref, and `ref=… [unchanged]` " +
-			"stands for that node as you last saw it. You get the whole snapshot after a navigation and when " +
+			"stands for that node as you last saw it. You get the whole snapshot when the page URL changes and when " +
 			"you call browser_snapshot."
 	case ObserveNone:
 		return "none: tool results show the page URL and title only; call browser_snapshot to see the page " +

@@ -60,16 +60,16 @@ func (e *ChromiumNotFoundError) Error() string {
 // The error, a *ChromiumNotFoundError, lists every place tried.
 func FindChromium(explicit string, headless bool) (path string, notes []string, err error) {
 	if explicit != "" {
-		if _, err := os.Stat(explicit); err != nil {
-			return "", nil, fmt.Errorf("browser: Chromium not found: --chromium / LaunchOptions.ExecutablePath %q: %w",
-				explicit, err)
+		if !isExecutable(explicit) {
+			return "", nil, fmt.Errorf("browser: Chromium not found: --chromium / LaunchOptions.ExecutablePath %q: %s",
+				explicit, notExecutable(explicit))
 		}
 		return explicit, nil, nil
 	}
 	if env := os.Getenv(EnvChromium); env != "" {
-		if _, err := os.Stat(env); err != nil {
-			return "", nil, fmt.Errorf("browser: Chromium not found: $%s=%q does not exist; set it to a Chromium "+
-				"executable or unset it to search the usual places", EnvChromium, env)
+		if !isExecutable(env) {
+			return "", nil, fmt.Errorf("browser: Chromium not found: $%s=%q: %s; set it to a Chromium executable or "+
+				"unset it to search the usual places", EnvChromium, env, notExecutable(env))
 		}
 		return env, nil, nil
 	}
@@ -104,7 +104,12 @@ func FindChromium(explicit string, headless bool) (path string, notes []string, 
 		tried = append(tried, "Playwright's browser cache: "+how)
 		return "", notes, &ChromiumNotFoundError{Tried: tried}
 	}
-	for _, b := range playwrightBrowsers(headless) {
+	browsers := playwrightBrowsers(headless)
+	if len(browsers) == 0 {
+		tried = append(tried, fmt.Sprintf("%s (%s): not searched, no known Playwright layout for %s/%s", cache, how,
+			runtime.GOOS, runtime.GOARCH))
+	}
+	for _, b := range browsers {
 		dirs, _ := filepath.Glob(filepath.Join(cache, b.prefix+"-*"))
 		slices.SortFunc(dirs, func(a, c string) int { return revision(c) - revision(a) }) // newest first
 		for _, d := range dirs {
@@ -219,6 +224,18 @@ func revision(dir string) int {
 		return -1
 	}
 	return n
+}
+
+// notExecutable says why p is not an executable file: "does not exist", "is a directory", "is not executable".
+func notExecutable(p string) string {
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return "does not exist"
+	case fi.IsDir():
+		return "is a directory"
+	}
+	return "is not executable"
 }
 
 // isExecutable reports whether p is a regular file with an execute bit (any file on Windows).

@@ -123,6 +123,18 @@ func TestFindChromiumOrder(t *testing.T) {
 	if _, _, err := FindChromium(filepath.Join(root, "nope"), true); err == nil || !strings.Contains(err.Error(), "--chromium") {
 		t.Fatalf("missing explicit: %v", err)
 	}
+	// A directory or a file without an execute bit is not a browser.
+	if _, _, err := FindChromium(root, true); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Fatalf("explicit directory: %v", err)
+	}
+	plain := filepath.Join(root, "plain")
+	if err := os.WriteFile(plain, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvChromium, plain)
+	if _, _, err := FindChromium("", true); err == nil || !strings.Contains(err.Error(), "is not executable") {
+		t.Fatalf("$WEBBENCH_CHROMIUM not executable: %v", err)
+	}
 }
 
 func TestFindChromiumPlaywrightCache(t *testing.T) {

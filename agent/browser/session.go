@@ -685,10 +685,11 @@ func (s *Session) waitNet(deadline time.Time, cond func() bool) bool {
 func (s *Session) settle(m netMark) {
 	start := time.Now()
 	capAt := start.Add(settleRequests)
+	navEnd := start.Add(s.opts.NavigationTimeout) // one navigation budget for the whole settle, not per round
 	seen := m.seq
 	navigated, loaded := false, false
 	for round := 0; ; round++ {
-		s.waitRequests(m, capAt)
+		s.waitRequests(m, capAt, navEnd)
 		s.mu.Lock()
 		seen = s.net.seq
 		started := s.net.seq > m.seq
@@ -751,10 +752,9 @@ func (s *Session) settle(m netMark) {
 }
 
 // waitRequests waits, at most until capAt, for the requests started after m to finish and for a main-frame
-// navigation started after m to commit: while its request is pending, at most the navigation timeout from
-// the start of settle; after it finished, at most settleCommit more.
-func (s *Session) waitRequests(m netMark, capAt time.Time) {
-	navEnd := time.Now().Add(s.opts.NavigationTimeout)
+// navigation started after m to commit: while its request is pending, at most until navEnd (the navigation
+// timeout from the start of settle); after it finished, at most settleCommit more.
+func (s *Session) waitRequests(m netMark, capAt, navEnd time.Time) {
 	var navFinishedAt time.Time
 	for {
 		var pending, navPending, navStarted, committed bool

@@ -315,16 +315,39 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 		return nil
 	}
 	tables, note := judgesTables(dir, doc)
+	return withCode(exitInfra, writeJudgesPart(c.OutOrStdout(), r, tables, note))
+}
+
+// writeJudgesPart writes the judges part's tables and note in r's format: Markdown tables for md, else (table)
+// the full tables with --wide, or tables and note fitted to the width (ablation.FitTable, ablation.WriteWrapped).
+func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, note string) error {
+	md := isFormat(r, "md", "markdown")
+	opts := ablation.RenderOptions{Wide: true}
+	if cr, ok := r.(ablation.Configurable); ok {
+		opts = cr.Options()
+	}
 	for _, x := range tables {
-		if md {
-			x.Markdown(c.OutOrStdout())
-		} else if err := x.Render(c.OutOrStdout()); err != nil {
-			return withCode(exitInfra, err)
+		switch {
+		case md:
+			x.Markdown(w)
+		case opts.Wide:
+			if err := x.Render(w); err != nil {
+				return err
+			}
+		default:
+			if err := ablation.FitTable(w, x, opts.Width); err != nil {
+				return err
+			}
 		}
 	}
-	if note != "" {
-		fmt.Fprintln(c.OutOrStdout(), note)
+	if note == "" {
+		return nil
 	}
+	if md || opts.Wide {
+		_, err := fmt.Fprintln(w, note)
+		return err
+	}
+	ablation.WriteWrapped(w, note, "", "  ", opts.Width)
 	return nil
 }
 
@@ -717,29 +740,7 @@ func renderRunWithJudges(w io.Writer, r ablation.Renderer, rep *ablation.RunRepo
 			}
 		}
 		tables, note := judgesTables(rep.Dir, doc)
-		opts := ablation.RenderOptions{Wide: true}
-		if cr, ok := r.(ablation.Configurable); ok {
-			opts = cr.Options()
-		}
-		for _, x := range append([]results.Table{t}, tables...) {
-			switch {
-			case md:
-				x.Markdown(w)
-			case opts.Wide:
-				if err := x.Render(w); err != nil {
-					return err
-				}
-			default:
-				if err := ablation.FitTable(w, x, opts.Width); err != nil {
-					return err
-				}
-			}
-		}
-		if note != "" {
-			_, err := fmt.Fprintln(w, note)
-			return err
-		}
-		return nil
+		return writeJudgesPart(w, r, append([]results.Table{t}, tables...), note)
 	case isFormat(r, "json"):
 		var buf bytes.Buffer
 		if err := r.Run(&buf, rep); err != nil {

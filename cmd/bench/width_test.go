@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -46,6 +47,19 @@ func TestTerminalReportFitsColumns(t *testing.T) {
 		out, stderr, code = benchEnv(t, env, "report", a)
 		if code != 0 || maxLine(out) > width || !strings.Contains(out, "default") {
 			t.Errorf("COLUMNS=%q report: exit %d, widest line %d > %d:\n%s%s", cols, code, maxLine(out), width, out, stderr)
+		}
+	}
+	// An ablation run with re-judges (results/testdata/v2ablate: answer and state verdicts, so the report has
+	// the judges part after the analysis, with its agreement tables and notes, as make demo's has).
+	abl := fixtureCopy(t, "v2ablate")
+	wideAbl, _, _ := bench(t, "report", abl, "--wide")
+	if maxLine(wideAbl) <= 120 {
+		t.Errorf("the ablation fixture's wide report is %d columns: it does not test fitting", maxLine(wideAbl))
+	}
+	for _, width := range []int{80, 120} {
+		out, stderr, code := benchEnv(t, []string{fmt.Sprintf("COLUMNS=%d", width)}, "report", abl)
+		if code != 0 || maxLine(out) > width || !strings.Contains(out, "Variants vs ") {
+			t.Errorf("COLUMNS=%d ablation report: exit %d, widest line %d:\n%s%s", width, code, maxLine(out), out, stderr)
 		}
 	}
 	if _, stderr, code := bench(t, "report", a, "--format", "md", "--wide"); code != 2 || !strings.Contains(stderr, "--wide applies to the table format") {
