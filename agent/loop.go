@@ -245,7 +245,7 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			}
 		}
 		if cfg.Screenshots {
-			_ = r.sess.CaptureForJudge()
+			_ = r.sess.CaptureForJudge(st.Index)
 		}
 		// The error budget counts model turns, as the stall rule counts iterations: a turn of parallel calls
 		// that all fail counts once.

@@ -27,8 +27,10 @@ type Tools interface {
 	ToolDefs() []openai.Tool
 	// PageInfo is the current page's URL and title.
 	PageInfo() (url, title string)
-	// CaptureForJudge takes one viewport screenshot and keeps it for the judge.
-	CaptureForJudge() error
+	// CaptureForJudge takes one viewport screenshot after step (the 0-based results.Step.Index) and keeps it for
+	// the judge, remembering the step (the backends' ScreenshotSteps, which the runner records as
+	// results.Trajectory.ScreenshotSteps).
+	CaptureForJudge(step int) error
 }
 
 var _ Tools = (*browser.Session)(nil)

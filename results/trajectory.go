@@ -61,6 +61,12 @@ type Trajectory struct {
 	State json.RawMessage `json:"state,omitempty"`
 	// Screenshots are the kept screenshots' paths relative to the run directory, oldest first; set by the runner.
 	Screenshots []string `json:"screenshots,omitempty"`
+	// ScreenshotSteps[i] is the 0-based Step.Index that Screenshots[i] belongs to: the step it was captured after
+	// (the capture after each step with --screenshots) or taken during (the agent's own browser_take_screenshot);
+	// same length as Screenshots, several may share a step. Set by the runner; absent in trajectories written
+	// before it and when a kept screenshot's step is not known (an agent's screenshot with no capture after it):
+	// readers then show the screenshots without steps. Optional, so trajectories stay schema version 1.
+	ScreenshotSteps []int `json:"screenshot_steps,omitempty"`
 }
 
 // FinishRecord is the serialisable form of how the loop ended (agent.Finish).

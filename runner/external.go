@@ -498,7 +498,7 @@ func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *
 				"(%s), then the agent ended (%s): an infrastructure error, retried", endpointWhat(c), tr.Finish.Reason))
 		}
 	}
-	return wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), tr)
+	return wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), sess.ScreenshotSteps(), tr)
 }
 
 // stopsRun reports whether an endpoint error an external agent's model call met stops the run: auth and quota

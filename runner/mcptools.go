@@ -101,5 +101,5 @@ func (wk *worker) playMCP(ctx context.Context, a Attempt, af *agentFor, w *resul
 	if runErr != nil {
 		return infra(runErr)
 	}
-	return wk.conclude(ctx, rec, a, af, w, env, c.Screenshots(), tr)
+	return wk.conclude(ctx, rec, a, af, w, env, c.Screenshots(), c.ScreenshotSteps(), tr)
 }

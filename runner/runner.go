@@ -868,7 +868,7 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
 	}
 	// Assigned to rec before returning: the trace's deferred stop keeps the trace of an attempt that did not pass.
-	rec = wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), tr)
+	rec = wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), sess.ScreenshotSteps(), tr)
 	return rec
 }
 
@@ -889,11 +889,12 @@ func (wk *worker) agentConfig(a Attempt, af *agentFor) agent.Config {
 }
 
 // conclude completes the record of an attempt the agent finished: usage (estimated or not), final answer, the
-// error text, the app's final state and the kept screenshots (added to the trajectory, which it writes), then
+// error text, the app's final state and the kept screenshots (added to the trajectory, which it writes, with
+// shotSteps, the step of each of shots, as Trajectory.ScreenshotSteps when every step is known), then
 // the status — error/infra for an infrastructure or rate-limit finish (results.ClassOf), else the judges'
 // verdict.
 func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, af *agentFor, w *results.Writer,
-	env suites.Env, shots [][]byte, tr *results.Trajectory) results.Attempt {
+	env suites.Env, shots [][]byte, shotSteps []int, tr *results.Trajectory) results.Attempt {
 	if st, err := env.State(context.Background()); err == nil {
 		tr.State = st
 	}
@@ -912,11 +913,22 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 		rec.Final = tr.Finish.Output
 	}
 	// Screenshots for the judge.
+	// The steps are recorded only when every written screenshot has one (a page that cannot place one shows
+	// them all without steps).
+	stepsKnown := len(shotSteps) == len(shots)
+	var steps []int
 	for i, png := range shots {
 		rel := filepath.Join(results.ScreenshotsDir, a.AttemptID, fmt.Sprintf("%02d.png", i+1))
 		if err := w.WriteFile(rel, png); err == nil {
 			tr.Screenshots = append(tr.Screenshots, rel)
+			if stepsKnown {
+				stepsKnown = shotSteps[i] >= 0
+				steps = append(steps, shotSteps[i])
+			}
 		}
+	}
+	if stepsKnown && len(steps) > 0 {
+		tr.ScreenshotSteps = steps
 	}
 	rel := results.TrajectoryPath(a.AttemptID)
 	rec.Trajectory = rel

@@ -83,6 +83,8 @@ type Session struct {
 	refs   map[string]string // ref → role of the last snapshot
 	events []string          // pending Events for the next result
 	shots  [][]byte          // last KeepScreenshots screenshots
+	// shotSteps[i] is the step shots[i] belongs to (ScreenshotSteps), -1 until a CaptureForJudge tags it.
+	shotSteps []int
 	closed bool
 	net    netState
 	// netCh is closed and cleared at each change of net (netSignal); nil when nobody waits.
@@ -464,8 +466,13 @@ func (s *Session) Locator(target string) (playwright.Locator, error) {
 	return loc, nil
 }
 
-// Screenshot captures a PNG of the viewport and keeps it among the last KeepScreenshots.
-func (s *Session) Screenshot() ([]byte, error) {
+// Screenshot captures a PNG of the viewport and keeps it among the last KeepScreenshots (the
+// browser_take_screenshot tool calls it). The kept screenshot belongs to no step until the next
+// CaptureForJudge, which tags it with that step (ScreenshotSteps).
+func (s *Session) Screenshot() ([]byte, error) { return s.screenshot(-1) }
+
+// screenshot is Screenshot, the kept screenshot tagged with step (-1: not yet known).
+func (s *Session) screenshot(step int) ([]byte, error) {
 	p := s.cur()
 	if p == nil {
 		return nil, errClosed
@@ -479,17 +486,32 @@ func (s *Session) Screenshot() ([]byte, error) {
 	}
 	s.mu.Lock()
 	s.shots = append(s.shots, img)
+	s.shotSteps = append(s.shotSteps, step)
 	if over := len(s.shots) - s.opts.KeepScreenshots; over > 0 {
 		s.shots = append([][]byte(nil), s.shots[over:]...)
+		s.shotSteps = append([]int(nil), s.shotSteps[over:]...)
 	}
 	s.mu.Unlock()
 	return img, nil
 }
 
-// CaptureForJudge takes one viewport screenshot and keeps it (the runner calls it after each step).
-func (s *Session) CaptureForJudge() error {
-	_, err := s.Screenshot()
+// CaptureForJudge takes one viewport screenshot after step (the 0-based results.Step.Index; the agent loop calls
+// it after each step with --screenshots) and keeps it. It also tags with step the screenshots the agent's own
+// browser_take_screenshot calls kept since the previous capture: they were taken during that step. The step is
+// tagged even when the capture fails.
+func (s *Session) CaptureForJudge(step int) error {
+	s.mu.Lock()
+	tagPending(s.shotSteps, step)
+	s.mu.Unlock()
+	_, err := s.screenshot(step)
 	return err
+}
+
+// tagPending sets to step the trailing -1 entries of tags (the screenshots not yet given a step).
+func tagPending(tags []int, step int) {
+	for i := len(tags) - 1; i >= 0 && tags[i] < 0; i-- {
+		tags[i] = step
+	}
 }
 
 // Screenshots returns the kept screenshots, oldest first.
@@ -497,6 +519,15 @@ func (s *Session) Screenshots() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.shots...)
+}
+
+// ScreenshotSteps returns, for each of Screenshots (same order and length), the 0-based step index it belongs
+// to: the step it was captured after (CaptureForJudge) or taken during (the agent's browser_take_screenshot,
+// tagged by the next capture); -1 for one no capture followed. Several screenshots can share a step.
+func (s *Session) ScreenshotSteps() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.shotSteps...)
 }
 
 // Close closes the context (releasing any Playwright call stuck on it). Safe to call twice.

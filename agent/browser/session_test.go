@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -294,17 +295,29 @@ func TestReadingTools(t *testing.T) {
 	if n := len(s.Screenshots()); n != 1 {
 		t.Fatalf("kept %d screenshots after one, want 1", n)
 	}
+	// The tool's screenshot belongs to no step until the capture after its step tags it.
+	if got := s.ScreenshotSteps(); !slices.Equal(got, []int{-1}) {
+		t.Fatalf("steps of the tool's screenshot before any capture: %v, want [-1]", got)
+	}
 	var last []byte
 	for i := 0; i < 5; i++ {
 		mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, mustOK(t, call(t, s, ToolSnapshot, nil)).Snapshot.YAML, `button "C`)}))
-		if err := s.CaptureForJudge(); err != nil {
+		if err := s.CaptureForJudge(i + 10); err != nil {
 			t.Fatal(err)
+		}
+		if i == 0 {
+			if got := s.ScreenshotSteps(); !slices.Equal(got, []int{10, 10}) {
+				t.Fatalf("steps after the first capture: %v, want [10 10] (the tool's screenshot taken during step 10)", got)
+			}
 		}
 		last = s.Screenshots()[len(s.Screenshots())-1]
 	}
 	shots := s.Screenshots()
 	if len(shots) != 4 || !bytes.Equal(shots[3], last) || bytes.Equal(shots[0], shots[3]) {
 		t.Fatalf("kept %d screenshots, want the last 4 (distinct first/last)", len(shots))
+	}
+	if got := s.ScreenshotSteps(); !slices.Equal(got, []int{11, 12, 13, 14}) {
+		t.Fatalf("steps of the kept screenshots: %v, want [11 12 13 14]", got)
 	}
 }
 

@@ -175,6 +175,8 @@ type Client struct {
 	filter      func(string) string
 	url, title  string
 	screenshots [][]byte
+	// shotSteps[i] is the step index screenshots[i] was captured after (ScreenshotSteps).
+	shotSteps []int
 	closed      bool
 }
 
@@ -437,8 +439,10 @@ func (c *Client) PageInfo() (url, title string) {
 }
 
 // CaptureForJudge implements agent.Tools: one browser_take_screenshot (viewport PNG; scale "css" when the
-// server's schema has that field) kept among the last KeepScreenshots. Not a step of the trajectory.
-func (c *Client) CaptureForJudge() error {
+// server's schema has that field) after step (0-based results.Step.Index), kept among the last KeepScreenshots
+// with that step (ScreenshotSteps). Not a step of the trajectory. The agent's own browser_take_screenshot calls
+// are not kept.
+func (c *Client) CaptureForJudge(step int) error {
 	ctx, cancel := context.WithTimeout(c.base, c.opts.CallTimeout)
 	defer cancel()
 	args := map[string]any{"type": "png"}
@@ -456,8 +460,10 @@ func (c *Client) CaptureForJudge() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.screenshots = append(c.screenshots, r.Image)
+	c.shotSteps = append(c.shotSteps, step)
 	if n := len(c.screenshots) - c.opts.KeepScreenshots; n > 0 {
 		c.screenshots = slices.Delete(c.screenshots, 0, n)
+		c.shotSteps = slices.Delete(c.shotSteps, 0, n)
 	}
 	return nil
 }
@@ -467,6 +473,14 @@ func (c *Client) Screenshots() [][]byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.screenshots)
+}
+
+// ScreenshotSteps returns, for each of Screenshots (same order and length), the 0-based step index it was
+// captured after.
+func (c *Client) ScreenshotSteps() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.shotSteps)
 }
 
 func schemaHas(s any, prop string) bool {

@@ -152,11 +152,14 @@ func TestActionSnapshotInline(t *testing.T) {
 				t.Errorf("context: %s", ev.Format())
 			}
 			// The judge's screenshot is a browser_take_screenshot PNG (its 8-byte signature, RFC 2083 §3.1).
-			if err := c.CaptureForJudge(); err != nil {
+			if err := c.CaptureForJudge(3); err != nil {
 				t.Fatal(err)
 			}
 			if shots := c.Screenshots(); len(shots) != 1 || !strings.HasPrefix(string(shots[0]), "\x89PNG\r\n\x1a\n") {
 				t.Errorf("judge screenshots: %d, not a PNG", len(shots))
+			}
+			if steps := c.ScreenshotSteps(); !slices.Equal(steps, []int{3}) {
+				t.Errorf("judge screenshot steps: %v, want [3]", steps)
 			}
 			// The tools offered are the server's tools/list, schemas without "$schema".
 			var click map[string]any
