@@ -85,8 +85,8 @@ type Session struct {
 	shots  [][]byte          // last KeepScreenshots screenshots
 	// shotSteps[i] is the step shots[i] belongs to (ScreenshotSteps), -1 until a CaptureForJudge tags it.
 	shotSteps []int
-	closed bool
-	net    netState
+	closed    bool
+	net       netState
 	// netCh is closed and cleared at each change of net (netSignal); nil when nobody waits.
 	netCh chan struct{}
 	// newPages are pages (tabs, popups) opened in the context since the session started, not yet adopted.

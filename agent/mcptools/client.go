@@ -177,7 +177,7 @@ type Client struct {
 	screenshots [][]byte
 	// shotSteps[i] is the step index screenshots[i] was captured after (ScreenshotSteps).
 	shotSteps []int
-	closed      bool
+	closed    bool
 }
 
 var _ agent.Tools = (*Client)(nil)
