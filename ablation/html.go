@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -437,8 +438,16 @@ type attemptVM struct {
 	Traj        *results.Trajectory
 	FirstObs    string // Traj.FirstObservation cut to PageTextCap (pageText)
 	TrajErr     string
+	// Screenshots is the flat gallery (relative links, oldest first), used when the trajectory does not say which
+	// step each screenshot was taken after (no screenshot_steps, as in trajectories written before it existed).
 	Screenshots []string
-	Steps       []stepVM
+	// ShotNote says which steps have a kept screenshot ("screenshots kept for steps 12–26") when they are shown
+	// beside their steps.
+	ShotNote string
+	// Trace is the relative link to the attempt's Playwright trace (traces/<attempt_id>.zip, bench run --trace),
+	// "" when there is none; TraceCmd and TraceOffline are the commands that open it, run in the run directory.
+	Trace, TraceCmd, TraceOffline string
+	Steps                         []stepVM
 }
 
 type otherVM struct {
@@ -449,6 +458,8 @@ type otherVM struct {
 type stepVM struct {
 	S       *results.Step
 	Results []resultVM
+	// Shots are the relative links of the screenshots taken after this step (Trajectory.ScreenshotSteps).
+	Shots []string
 }
 
 type resultVM struct {
@@ -518,6 +529,7 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		return vm
 	}
 	vm.Traj, vm.FirstObs = tr, pageText(tr.FirstObservation, r.Trajectory)
+	traceLinks(&vm, run, pageDir)
 	for _, st := range tr.Steps {
 		if st == nil {
 			continue
@@ -531,10 +543,73 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		}
 		vm.Steps = append(vm.Steps, sv)
 	}
-	for _, p := range run.ScreenshotFiles(tr) {
-		vm.Screenshots = append(vm.Screenshots, relLink(pageDir, p))
+	files := run.ScreenshotFiles(tr)
+	if len(tr.ScreenshotSteps) == len(files) && len(files) > 0 {
+		byStep := map[int][]string{}
+		for i, p := range files {
+			byStep[tr.ScreenshotSteps[i]] = append(byStep[tr.ScreenshotSteps[i]], relLink(pageDir, p))
+		}
+		placed := 0
+		for i := range vm.Steps {
+			vm.Steps[i].Shots = byStep[vm.Steps[i].S.Index]
+			placed += len(vm.Steps[i].Shots)
+		}
+		if placed == len(files) {
+			vm.ShotNote = shotNote(tr.ScreenshotSteps)
+		} else { // a step index with no step block: show them all flat rather than lose one
+			for i := range vm.Steps {
+				vm.Steps[i].Shots = nil
+			}
+			for _, p := range files {
+				vm.Screenshots = append(vm.Screenshots, relLink(pageDir, p))
+			}
+		}
+	} else {
+		for _, p := range files {
+			vm.Screenshots = append(vm.Screenshots, relLink(pageDir, p))
+		}
 	}
 	return vm
+}
+
+// traceLinks sets vm's trace link and commands when the run directory holds the attempt's Playwright trace,
+// results.TracesDir/<attempt_id>.zip (written by bench run --trace for attempts that did not pass). The commands are
+// the Playwright trace viewer's (https://playwright.dev/docs/trace-viewer: `npx playwright show-trace
+// path/to/trace.zip`) and the same viewer from the playwright-core driver `make setup` installs, which needs no
+// network (playwright-core 1.64.1 `cli.js show-trace [options] [trace]`, `-p 0` for any free port).
+func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
+	rel := results.TracesDir + "/" + vm.Rec.AttemptID + ".zip"
+	p := filepath.Join(run.Dir, filepath.FromSlash(rel))
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		return
+	}
+	vm.Trace = relLink(pageDir, p)
+	vm.TraceCmd = "npx playwright show-trace " + rel
+	vm.TraceOffline = "node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + rel
+}
+
+// shotNote describes the steps with a kept screenshot as ranges, e.g. "screenshots kept for steps 3, 12–26"
+// (the browser session keeps only the last few, browser.KeepScreenshots).
+func shotNote(steps []int) string {
+	u := slices.Compact(slices.Sorted(slices.Values(steps)))
+	var parts []string
+	for i := 0; i < len(u); {
+		j := i
+		for j+1 < len(u) && u[j+1] == u[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", u[i], u[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(u[i]))
+		}
+		i = j + 1
+	}
+	word := "steps"
+	if len(u) == 1 {
+		word = "step"
+	}
+	return "screenshots kept for " + word + " " + strings.Join(parts, ", ")
 }
 
 // relLink returns the slash-separated relative path from directory from to
@@ -573,6 +648,7 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:8px;wh
 .pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}.error{color:#8c959f;font-weight:bold}
 .flag{display:inline-block;background:#eaeef2;border-radius:10px;padding:0 8px;margin-right:4px;font-size:12px}
 img.shot{max-width:640px;border:1px solid #d0d7de;margin:4px}
+a.stepshot{float:right;margin-left:12px}img.thumb{max-width:320px}.step{overflow:auto}
 a{color:#0969da}
 `
 
@@ -641,10 +717,12 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <tr><th>same task and rep</th><td>{{range .Others}}{{if .Self}}<span class="flag">{{.Variant}}: {{.Status}} (this page)</span>{{else}}<a class="flag" href="{{.Href}}">{{.Variant}}: {{.Status}}</a>{{end}} {{end}}</td></tr>
 </tbody></table>
 {{if .TrajErr}}<p class="note">{{.TrajErr}}</p>{{end}}
+{{if .Trace}}<p class="trace">Playwright trace of this attempt: <a href="{{.Trace}}">{{.Trace}}</a>. Open it from the run directory with <code>{{.TraceCmd}}</code>, or offline with the driver make setup installed: <code>{{.TraceOffline}}</code>.</p>{{end}}
+{{if .ShotNote}}<p class="note">{{.ShotNote}}; each is shown beside the step it was taken after.</p>{{end}}
 {{with .Traj}}<h2>Goal</h2><pre>{{.Goal}}</pre>
 <details><summary>First observation</summary><pre>{{$.FirstObs}}</pre></details>
 {{end}}
-{{range .Steps}}<div class="step" id="step-{{.S.Index}}"><h3>Step {{.S.Index}}{{if .S.Recovery}} (recovery call){{end}}</h3>
+{{range .Steps}}<div class="step" id="step-{{.S.Index}}">{{range .Shots}}<a class="stepshot" href="{{.}}"><img class="shot thumb" src="{{.}}" alt="screenshot after this step: {{.}}"></a>{{end}}<h3>Step {{.S.Index}}{{if .S.Recovery}} (recovery call){{end}}</h3>
 <p>{{if .S.Stalled}}<span class="flag">stalled</span>{{end}}{{if .S.Progress}}<span class="flag">progress</span>{{end}}<span class="flag">{{.S.Request.Messages}} messages</span>{{if .S.Request.ToolsWithheld}}<span class="flag">tools withheld</span>{{end}}<span class="flag">model {{.S.ModelMS}} ms</span><span class="flag">tokens {{.S.Usage.Prompt}}+{{.S.Usage.Completion}}{{if .S.Usage.Estimated}} (estimated){{end}}</span>{{if .S.FinishReason}}<span class="flag">{{.S.FinishReason}}</span>{{end}}{{if .S.Truncated}}<span class="flag fail">cut off at the token limit: its tool calls were not executed</span>{{end}}</p>
 {{range .S.Request.SystemSections}}<div class="event">system section: {{.}}</div>{{end}}
 {{range .S.Request.Appended}}<div>Appended user message:<pre>{{.}}</pre></div>{{end}}
