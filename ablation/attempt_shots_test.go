@@ -160,8 +160,8 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	}
 	body := textOf(doc)
 	for _, s := range []string{"screenshots kept for steps 1–3",
-		"npx playwright show-trace traces/" + withSteps + ".zip",
-		"node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 traces/" + withSteps + ".zip"} {
+		"npx playwright show-trace " + filepath.ToSlash(filepath.Join(runDir, "traces", withSteps+".zip")),
+		"node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + filepath.ToSlash(filepath.Join(runDir, "traces", withSteps+".zip"))} {
 		if !strings.Contains(body, s) {
 			t.Errorf("attempt page lacks %q", s)
 		}

@@ -445,7 +445,8 @@ type attemptVM struct {
 	// beside their steps.
 	ShotNote string
 	// Trace is the relative link to the attempt's Playwright trace (traces/<attempt_id>.zip, bench run --trace),
-	// "" when there is none; TraceCmd and TraceOffline are the commands that open it, run in the run directory.
+	// "" when there is none; TraceCmd and TraceOffline are the commands that open it, run where bench ran (the
+	// webbench checkout, for TraceOffline's driver path).
 	Trace, TraceCmd, TraceOffline string
 	Steps                         []stepVM
 }
@@ -584,8 +585,9 @@ func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
 		return
 	}
 	vm.Trace = relLink(pageDir, p)
-	vm.TraceCmd = "npx playwright show-trace " + rel
-	vm.TraceOffline = "node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + rel
+	at := filepath.ToSlash(p) // as the run directory was named to bench: from where bench ran
+	vm.TraceCmd = "npx playwright show-trace " + at
+	vm.TraceOffline = "node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + at
 }
 
 // shotNote describes the steps with a kept screenshot as ranges, e.g. "screenshots kept for steps 3, 12–26"
@@ -717,7 +719,7 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <tr><th>same task and rep</th><td>{{range .Others}}{{if .Self}}<span class="flag">{{.Variant}}: {{.Status}} (this page)</span>{{else}}<a class="flag" href="{{.Href}}">{{.Variant}}: {{.Status}}</a>{{end}} {{end}}</td></tr>
 </tbody></table>
 {{if .TrajErr}}<p class="note">{{.TrajErr}}</p>{{end}}
-{{if .Trace}}<p class="trace">Playwright trace of this attempt: <a href="{{.Trace}}">{{.Trace}}</a>. Open it from the run directory with <code>{{.TraceCmd}}</code>, or offline with the driver make setup installed: <code>{{.TraceOffline}}</code>.</p>{{end}}
+{{if .Trace}}<p class="trace">Playwright trace of this attempt: <a href="{{.Trace}}">{{.Trace}}</a>. Open it in Playwright's trace viewer with <code>{{.TraceCmd}}</code> or, offline, with the driver make setup installed, from the webbench checkout: <code>{{.TraceOffline}}</code>.</p>{{end}}
 {{if .ShotNote}}<p class="note">{{.ShotNote}}; each is shown beside the step it was taken after.</p>{{end}}
 {{with .Traj}}<h2>Goal</h2><pre>{{.Goal}}</pre>
 <details><summary>First observation</summary><pre>{{$.FirstObs}}</pre></details>
