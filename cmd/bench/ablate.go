@@ -20,6 +20,7 @@ func ablateCmd() *cobra.Command {
 	var rf runFlags
 	var pf priceFlags
 	var reps int
+	var tasks string
 	var failIfWorse float64
 	var bh bool
 	var htmlDir, model, baseURL, profile string
@@ -56,6 +57,12 @@ func ablateCmd() *cobra.Command {
 					return usageErr("--reps must be at least 1 (got %d)", reps)
 				}
 				spec.Reps = reps
+			}
+			if c.Flags().Changed("tasks") {
+				if strings.TrimSpace(tasks) == "" {
+					return usageErr("--tasks needs comma-separated task id globs, e.g. 'shop-*' (got an empty value)")
+				}
+				spec.Tasks = tasks
 			}
 			if !c.Flags().Changed("fail-if-worse") {
 				failIfWorse = spec.FailIfWorse
@@ -103,6 +110,7 @@ func ablateCmd() *cobra.Command {
 	}
 	rf.register(c)
 	c.Flags().IntVar(&reps, "reps", 0, "override the spec's reps")
+	c.Flags().StringVar(&tasks, "tasks", "", "override the spec's tasks: comma-separated task id globs, e.g. 'shop-*,stays-qa-*' (a glob that matches no task is an error; each arm still runs on its scope's share of them)")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
 	c.Flags().BoolVar(&bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().StringVar(&model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
