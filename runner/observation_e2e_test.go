@@ -20,20 +20,7 @@ func TestObservationModesPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, err := suites.Open("zoo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	var task suites.Task
-	for _, tk := range s.Tasks() {
-		if tk.ID == "stays-book-hotel-miradouro-lisbon" {
-			task = tk
-		}
-	}
-	if task.ID == "" {
-		t.Fatal("zoo has no task stays-book-hotel-miradouro-lisbon")
-	}
+	s, task := zooTask(t, "stays-book-hotel-miradouro-lisbon")
 	model := Model{Kind: "scripted", Name: "scripted", Profile: "clean"}
 	var vs []Variant
 	for _, o := range agent.Observations {
@@ -92,4 +79,21 @@ func TestObservationModesPass(t *testing.T) {
 			}
 		}
 	}
+}
+
+// zooTask opens the Zoo suite (closed when t ends) and returns it with its task id; fatal when there is none.
+func zooTask(t *testing.T, id string) (suites.Suite, suites.Task) {
+	t.Helper()
+	s, err := suites.Open("zoo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, tk := range s.Tasks() {
+		if tk.ID == id {
+			return s, tk
+		}
+	}
+	t.Fatalf("zoo has no task %s", id)
+	return nil, suites.Task{}
 }

@@ -20,17 +20,7 @@ func TestScreenshotStepsRecorded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, err := suites.Open("zoo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	var task suites.Task
-	for _, tk := range s.Tasks() {
-		if tk.ID == "shop-checkout-cork-blocks-standard" { // 16 tool calls: more steps than the kept window
-			task = tk
-		}
-	}
+	s, task := zooTask(t, "shop-checkout-cork-blocks-standard") // 16 tool calls: more steps than the kept window
 	out := t.TempDir()
 	plan := Plan{Suite: "zoo", Tasks: []suites.Task{task}, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
 	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 1, Log: io.Discard, Screenshots: true}); err != nil {
