@@ -1,6 +1,7 @@
 package ablation
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 1; i <= n; i++ {
-			p := filepath.ToSlash(filepath.Join(results.ScreenshotsDir, id, strings.Repeat("0", 1)+string(rune('0'+i))+".png"))
+			p := filepath.ToSlash(filepath.Join(results.ScreenshotsDir, id, fmt.Sprintf("%02d.png", i)))
 			if err := os.WriteFile(filepath.Join(runDir, filepath.FromSlash(p)), png, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +115,19 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	writeTraj(t, runDir, old, results.Trajectory{SchemaVersion: 1, TaskID: recs[6].TaskID, Goal: "g",
 		Steps: []*results.Step{step(0, "browser_click")}, Finish: results.FinishRecord{Reason: "final"}, Screenshots: s2})
 
-	run := writeRunDir(t, runDir, recs, recs[5].AttemptID)
+	// recs[5]: no trajectory (an attempt that ended before one was written) but a trace.
+	noTraj := recs[5].AttemptID
+	if err := os.WriteFile(filepath.Join(runDir, results.TracesDir, noTraj+".zip"), []byte("PK\x03\x04"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// recs[7]: screenshot_steps names a step the trajectory has no block for: every screenshot in the flat gallery.
+	stray := recs[7].AttemptID
+	s3 := shots(stray, 2)
+	writeTraj(t, runDir, stray, results.Trajectory{SchemaVersion: 1, TaskID: recs[7].TaskID, Goal: "g",
+		Steps: []*results.Step{step(0, "browser_click")}, Finish: results.FinishRecord{Reason: "final"},
+		Screenshots: s3, ScreenshotSteps: []int{0, 9}})
+
+	run := writeRunDir(t, runDir, recs, noTraj)
 	if err := HTMLReport(out, a, recs, run); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +173,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	}
 	body := textOf(doc)
 	for _, s := range []string{"screenshots kept for steps 1–3",
-		"npx playwright show-trace " + filepath.ToSlash(filepath.Join(runDir, "traces", withSteps+".zip")),
+		"npx playwright show-trace -p 0 " + filepath.ToSlash(filepath.Join(runDir, "traces", withSteps+".zip")),
 		"node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + filepath.ToSlash(filepath.Join(runDir, "traces", withSteps+".zip"))} {
 		if !strings.Contains(body, s) {
 			t.Errorf("attempt page lacks %q", s)
@@ -173,6 +186,35 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	}
 	if traceHref != "../../traces/"+withSteps+".zip" {
 		t.Errorf("trace link %q, want ../../traces/%s.zip", traceHref, withSteps)
+	}
+
+	// No trajectory: the page says so and still links the trace.
+	page = filepath.Join(out, HTMLAttemptsDir, safeID(noTraj)+".html")
+	checkLinks(t, page)
+	doc = parsePage(t, page)
+	if b := textOf(doc); !strings.Contains(b, "No trajectory file was found") || !strings.Contains(b, "show-trace -p 0 ") {
+		t.Errorf("attempt without a trajectory: want its note and the trace commands, got %q", b)
+	}
+	found := false
+	for _, l := range findAll(doc, "a") {
+		found = found || attr(l, "href") == "../../traces/"+noTraj+".zip"
+	}
+	if !found {
+		t.Error("attempt without a trajectory: no link to its trace")
+	}
+
+	// A step index with no step block: nothing is lost, all shown flat, none beside a step.
+	page = filepath.Join(out, HTMLAttemptsDir, safeID(stray)+".html")
+	doc = parsePage(t, page)
+	var strayImgs []string
+	for _, img := range findAll(doc, "img") {
+		if strings.Contains(attr(img, "class"), "thumb") {
+			t.Errorf("stray step: thumbnail %q beside a step", attr(img, "src"))
+		}
+		strayImgs = append(strayImgs, attr(img, "src"))
+	}
+	if len(strayImgs) != 2 {
+		t.Errorf("stray step: %d screenshots shown, want both", len(strayImgs))
 	}
 
 	// The old trajectory: the flat gallery, no step thumbnails, no trace (none was recorded).
@@ -205,6 +247,19 @@ func TestShotNote(t *testing.T) {
 	} {
 		if got := shotNote(c.in); got != c.want {
 			t.Errorf("shotNote(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"runs/demo/traces/ab12.zip": "runs/demo/traces/ab12.zip",
+		"my runs/x.zip":             "'my runs/x.zip'",
+		"it's/x.zip":                `'it'\''s/x.zip'`,
+		"$HOME/x.zip":               "'$HOME/x.zip'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

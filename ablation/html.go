@@ -517,6 +517,9 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		vm.TrajErr = "No trajectory file was found for this attempt."
 		return vm
 	}
+	// Before the trajectory: an attempt that ended in an infrastructure error before its trajectory was written
+	// (start page, browser gone) still has its trace, where it matters most.
+	traceLinks(&vm, run, pageDir)
 	tr, err := run.Trajectory(r.AttemptID)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -530,7 +533,6 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		return vm
 	}
 	vm.Traj, vm.FirstObs = tr, pageText(tr.FirstObservation, r.Trajectory)
-	traceLinks(&vm, run, pageDir)
 	for _, st := range tr.Steps {
 		if st == nil {
 			continue
@@ -585,9 +587,20 @@ func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
 		return
 	}
 	vm.Trace = relLink(pageDir, p)
-	at := filepath.ToSlash(p) // as the run directory was named to bench: from where bench ran
-	vm.TraceCmd = "npx playwright show-trace " + at
+	at := shellQuote(filepath.ToSlash(p)) // as the run directory was named to bench: from where bench ran
+	// -p 0 serves the viewer on a free local port (printed) instead of opening Playwright's own browser, which
+	// make setup does not install.
+	vm.TraceCmd = "npx playwright show-trace -p 0 " + at
 	vm.TraceOffline = "node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + at
+}
+
+// shellQuote returns s as one POSIX shell word: unchanged when it holds only characters no shell treats
+// specially, else in single quotes (a ' inside written '\”).
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // shotNote describes the steps with a kept screenshot as ranges, e.g. "screenshots kept for steps 3, 12–26"
@@ -720,11 +733,11 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 </tbody></table>
 {{if .TrajErr}}<p class="note">{{.TrajErr}}</p>{{end}}
 {{if .Trace}}<p class="trace">Playwright trace of this attempt: <a href="{{.Trace}}">{{.Trace}}</a>. Open it in Playwright's trace viewer with <code>{{.TraceCmd}}</code> or, offline, with the driver make setup installed, from the webbench checkout: <code>{{.TraceOffline}}</code>.</p>{{end}}
-{{if .ShotNote}}<p class="note">{{.ShotNote}}; each is shown beside the step it was taken after.</p>{{end}}
+{{if .ShotNote}}<p class="note">{{.ShotNote}}; each is shown beside the step it was taken in or after.</p>{{end}}
 {{with .Traj}}<h2>Goal</h2><pre>{{.Goal}}</pre>
 <details><summary>First observation</summary><pre>{{$.FirstObs}}</pre></details>
 {{end}}
-{{range .Steps}}<div class="step" id="step-{{.S.Index}}">{{range .Shots}}<a class="stepshot" href="{{.}}"><img class="shot thumb" src="{{.}}" alt="screenshot after this step: {{.}}"></a>{{end}}<h3>Step {{.S.Index}}{{if .S.Recovery}} (recovery call){{end}}</h3>
+{{range .Steps}}<div class="step" id="step-{{.S.Index}}">{{range .Shots}}<a class="stepshot" href="{{.}}"><img class="shot thumb" src="{{.}}" alt="screenshot taken in or after this step: {{.}}"></a>{{end}}<h3>Step {{.S.Index}}{{if .S.Recovery}} (recovery call){{end}}</h3>
 <p>{{if .S.Stalled}}<span class="flag">stalled</span>{{end}}{{if .S.Progress}}<span class="flag">progress</span>{{end}}<span class="flag">{{.S.Request.Messages}} messages</span>{{if .S.Request.ToolsWithheld}}<span class="flag">tools withheld</span>{{end}}<span class="flag">model {{.S.ModelMS}} ms</span><span class="flag">tokens {{.S.Usage.Prompt}}+{{.S.Usage.Completion}}{{if .S.Usage.Estimated}} (estimated){{end}}</span>{{if .S.FinishReason}}<span class="flag">{{.S.FinishReason}}</span>{{end}}{{if .S.Truncated}}<span class="flag fail">cut off at the token limit: its tool calls were not executed</span>{{end}}</p>
 {{range .S.Request.SystemSections}}<div class="event">system section: {{.}}</div>{{end}}
 {{range .S.Request.Appended}}<div>Appended user message:<pre>{{.}}</pre></div>{{end}}
