@@ -52,6 +52,20 @@ func textOf(n *html.Node) string {
 	return b.String()
 }
 
+// flatGallery returns the src of every img on the page, in order, and fails t (naming the case what) for one
+// shown as a step thumbnail.
+func flatGallery(t *testing.T, doc *html.Node, what string) []string {
+	t.Helper()
+	var srcs []string
+	for _, img := range findAll(doc, "img") {
+		if strings.Contains(attr(img, "class"), "thumb") {
+			t.Errorf("%s: step thumbnail %q", what, attr(img, "src"))
+		}
+		srcs = append(srcs, attr(img, "src"))
+	}
+	return srcs
+}
+
 func parsePage(t *testing.T, path string) *html.Node {
 	t.Helper()
 	f, err := os.Open(path)
@@ -206,14 +220,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	// A step index with no step block: nothing is lost, all shown flat, none beside a step.
 	page = filepath.Join(out, HTMLAttemptsDir, safeID(stray)+".html")
 	doc = parsePage(t, page)
-	var strayImgs []string
-	for _, img := range findAll(doc, "img") {
-		if strings.Contains(attr(img, "class"), "thumb") {
-			t.Errorf("stray step: thumbnail %q beside a step", attr(img, "src"))
-		}
-		strayImgs = append(strayImgs, attr(img, "src"))
-	}
-	if len(strayImgs) != 2 {
+	if strayImgs := flatGallery(t, doc, "stray step"); len(strayImgs) != 2 {
 		t.Errorf("stray step: %d screenshots shown, want both", len(strayImgs))
 	}
 
@@ -221,13 +228,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	page = filepath.Join(out, HTMLAttemptsDir, safeID(old)+".html")
 	checkLinks(t, page)
 	doc = parsePage(t, page)
-	var flat []string
-	for _, img := range findAll(doc, "img") {
-		if strings.Contains(attr(img, "class"), "thumb") {
-			t.Errorf("old trajectory: step thumbnail %q", attr(img, "src"))
-		}
-		flat = append(flat, attr(img, "src"))
-	}
+	flat := flatGallery(t, doc, "old trajectory")
 	if len(flat) != 2 || flat[0] != "../../"+s2[0] || flat[1] != "../../"+s2[1] {
 		t.Errorf("old trajectory: gallery %q, want both screenshots in order", flat)
 	}
