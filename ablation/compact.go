@@ -30,6 +30,9 @@ type RenderOptions struct {
 	Width int
 	// Wide prints the full tables (tablewriter, as wide as they need) instead of the compact lines.
 	Wide bool
+	// RunDir is the run directory the compact report's last line names in its `bench report DIR --wide`
+	// (shell-quoted); "" prints the placeholder RUN_DIR.
+	RunDir string
 }
 
 // Configurable is a Renderer that takes RenderOptions: the table format. Commands apply their --wide flag and
@@ -121,8 +124,8 @@ func printWrapped(w io.Writer, s, first, rest string, width int) {
 // CompactReport writes the ablation report in lines of at most width runes: the header and the warnings
 // wrapped, the flake rate of each A/A replay, one line per arm (pass rate with its Wilson interval, errors,
 // mean tokens per attempt and per passed attempt), one line per variant (VariantLine), the statistical notes, the gate verdict, and where the
-// full tables are.
-func CompactReport(w io.Writer, a *Analysis, width int) error {
+// full tables are: `bench report DIR --wide` with dir shell-quoted, or RUN_DIR when dir is "".
+func CompactReport(w io.Writer, a *Analysis, width int, dir string) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
@@ -169,8 +172,12 @@ func CompactReport(w io.Writer, a *Analysis, width int) error {
 		printWrapped(w, gateLine(a), "", "  ", width)
 	}
 	fmt.Fprintln(w)
-	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes): bench report RUN_DIR --wide, or --format md|html|json.",
-		"", "  ", width)
+	runDir := "RUN_DIR"
+	if dir != "" {
+		runDir = shellQuote(dir)
+	}
+	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes): bench report "+runDir+
+		" --wide, or --format md|html|json.", "", "  ", width)
 	return nil
 }
 

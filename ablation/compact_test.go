@@ -50,7 +50,7 @@ func TestCompactReportFits(t *testing.T) {
 		wideN, _ := widest(wideOut.String())
 		for _, width := range []int{80, 120} {
 			var b strings.Builder
-			if err := CompactReport(&b, a, width); err != nil {
+			if err := CompactReport(&b, a, width, ""); err != nil {
 				t.Fatal(err)
 			}
 			out := b.String()
@@ -77,6 +77,18 @@ func TestCompactReportFits(t *testing.T) {
 					t.Errorf("width %d: warning %q lost", width, wn.Text)
 				}
 			}
+		}
+	}
+
+	// The last line names the run directory, shell-quoted, so that it can be pasted; RUN_DIR without one.
+	for dir, want := range map[string]string{"": "bench report RUN_DIR --wide", "runs/demo": "bench report runs/demo --wide",
+		"/tmp/my run": "bench report '/tmp/my run' --wide"} {
+		var b strings.Builder
+		if err := CompactReport(&b, fixture, 200, dir); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("dir %q: the footer lacks %q:\n%s", dir, want, b.String())
 		}
 	}
 

@@ -31,7 +31,7 @@ func (t tableRenderer) Run(w io.Writer, r *RunReport) error {
 
 // Options returns the renderer's RenderOptions, Width resolved (Configurable).
 func (t tableRenderer) Options() RenderOptions {
-	return RenderOptions{Width: t.width(), Wide: t.o.Wide}
+	return RenderOptions{Width: t.width(), Wide: t.o.Wide, RunDir: t.o.RunDir}
 }
 
 // Ablation prints CompactReport, or TerminalReport with Wide.
@@ -39,7 +39,7 @@ func (t tableRenderer) Ablation(w io.Writer, r *AblationReport) error {
 	if t.o.Wide {
 		return TerminalReport(w, r.Analysis)
 	}
-	return CompactReport(w, r.Analysis, t.width())
+	return CompactReport(w, r.Analysis, t.width(), t.o.RunDir)
 }
 
 // Compare prints CompactCompare, or with Wide the warnings, CompareTables and CompareFooter.

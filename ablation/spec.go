@@ -635,8 +635,12 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 				}
 			}
 			if len(v.TaskIDs) == 0 {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("variant %s: no task is tagged with %s; it runs on no task",
-					v.Name, strings.Join(switched, ", ")))
+				which := fmt.Sprintf("none of the %d selected tasks is", len(tasks))
+				if len(tasks) == 1 {
+					which = "the one selected task is not"
+				}
+				out.Warnings = append(out.Warnings, fmt.Sprintf("variant %s: %s tagged with %s; it runs on no task",
+					v.Name, which, strings.Join(switched, ", ")))
 			}
 		} else {
 			allTasks = true

@@ -70,15 +70,18 @@ func TestExpandLeaveOneOutTargets(t *testing.T) {
 	if !base.TaskIDs["a"] || !base.TaskIDs["b"] || base.TaskIDs["c"] {
 		t.Errorf("baseline must run on the union of targets: %v", base.TaskIDs)
 	}
-	// Guards with no tagged task get a warning.
-	found := false
-	for _, w := range arms.Warnings {
-		if strings.Contains(w, "no_visual_progress") {
-			found = true
-		}
+	// Guards with no tagged task get a warning that speaks of the selected tasks (the spec's or --tasks').
+	want := "variant no_visual_progress: none of the 3 selected tasks is tagged with visual_progress; it runs on no task"
+	if !slices.Contains(arms.Warnings, want) {
+		t.Errorf("want the warning %q, got %v", want, arms.Warnings)
 	}
-	if !found {
-		t.Errorf("expected a warning for a variant with no target task: %v", arms.Warnings)
+	one, err := s.Expand(tasks[1:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "variant no_visual_progress: the one selected task is not tagged with visual_progress; it runs on no task"
+	if !slices.Contains(one.Warnings, want) {
+		t.Errorf("one task: want the warning %q, got %v", want, one.Warnings)
 	}
 }
 

@@ -39,7 +39,7 @@ func reportCmd() *cobra.Command {
 			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			r, err := lookupRenderer(format, wide, c.OutOrStdout())
+			r, err := lookupRenderer(format, wide, c.OutOrStdout(), args[0])
 			if err != nil {
 				return err
 			}
@@ -96,10 +96,10 @@ type analysisOpts struct {
 // wideHelp is the help of --wide.
 const wideHelp = "table format: the full tables, as wide as they need (default: lines that fit $COLUMNS, the terminal, or 120 columns)"
 
-// lookupRenderer returns the renderer of format with the terminal width of out (ablation.TerminalWidth) and
-// --wide applied when it is Configurable (the table format); --wide with another format is a usage error (md,
+// lookupRenderer returns the renderer of format with the terminal width of out (ablation.TerminalWidth), the run
+// directory dir its footer names ("" for none: a comparison of two runs) and --wide applied when it is Configurable (the table format); --wide with another format is a usage error (md,
 // html and json always hold the full tables).
-func lookupRenderer(format string, wide bool, out io.Writer) (ablation.Renderer, error) {
+func lookupRenderer(format string, wide bool, out io.Writer, dir string) (ablation.Renderer, error) {
 	r, err := ablation.LookupRenderer(format)
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -112,7 +112,7 @@ func lookupRenderer(format string, wide bool, out io.Writer) (ablation.Renderer,
 		return r, nil
 	}
 	f, _ := out.(*os.File)
-	return cr.With(ablation.RenderOptions{Width: ablation.TerminalWidth(f), Wide: wide}), nil
+	return cr.With(ablation.RenderOptions{Width: ablation.TerminalWidth(f), Wide: wide, RunDir: dir}), nil
 }
 
 // formatList names the registered report formats for flag help.
@@ -165,7 +165,7 @@ func checkJudge(run *results.Run, name string) error {
 
 // printRunReport prints the report of the plain run in format.
 func printRunReport(c *cobra.Command, run *results.Run, format string) error {
-	r, err := lookupRenderer(format, false, c.OutOrStdout())
+	r, err := lookupRenderer(format, false, c.OutOrStdout(), run.Dir)
 	if err != nil {
 		return err
 	}
