@@ -1114,7 +1114,8 @@ func configJSON(vs []results.Variant) []string {
 // mostly wait (hung fetches, intercepted clicks: timeouts) while another's load the CPU (2,000-ref pages), so the
 // workers were idle in some stretches and starved in others; spread out, they overlap. Measured on the demo spec
 // (2 cores, workers 6, 2026-12-03): 246 s in task order, 228 s shuffled, the same outcome in every arm. The order
-// changes no attempt's seed or record; only when each runs.
+// changes no attempt's seed or outcome; only when each runs, and so the Zoo's sequence numbers (order and
+// confirmation numbers) an attempt's final answer may hold.
 func shufflePairs(todo []Attempt, seed int64) []Attempt {
 	var groups [][]Attempt
 	for i, a := range todo {

@@ -47,8 +47,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The tasks and reps of the local run. Nightly's tasks land one pair on each of the 3 shards at the nightly
-// spec's seed (`bench ablate suites/zoo/ablations/nightly.yaml --reps 1 --tasks … --dry-run --shard i/3`), so every
+// The tasks and reps of the local run. Nightly's tasks land one pair on each of the 3 shards (Shard.Select
+// hashes the pair_id: suite, task and rep; `bench ablate suites/zoo/ablations/nightly.yaml --reps 1 --tasks … --dry-run --shard i/3`), so every
 // shard job has work; pr-ablation's are two of them.
 const (
 	nightlyTasks = "chat-post-off-topic-sam,planner-storefront-plan-switch-off,chat-post-town-square-luis"
