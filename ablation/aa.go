@@ -73,9 +73,9 @@ func noiseFloorWarnings(a *Analysis, copies []string) []Warning {
 		c := v.All
 		out = append(out, Warning{Kind: WarnNoiseFloor, Variants: []string{v.Name}, Text: fmt.Sprintf(
 			"Noise floor: %s is a copy of %s with other seeds (an A/A control); it differs by Δ = %s pts [%s, %s], "+
-				"p_paired = %.3g on %d tasks. Its interval, not its Δ, is the yardstick: one A/A draw, and arms that "+
+				"p_paired = %.3g on %d %s. Its interval, not its Δ, is the yardstick: one A/A draw, and arms that "+
 				"differ by less than its half-width here may differ by chance alone.",
-			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), c.P, c.G())})
+			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), c.P, c.G(), plural(c.G(), "task", "tasks"))})
 	}
 	return out
 }

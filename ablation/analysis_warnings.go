@@ -113,10 +113,19 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	for _, v := range a.Variants {
 		if v.Arm.N == 0 {
-			if v.Arm.Attempts == 0 {
+			// Prefixed warnings of several variants merge into one line ("a, b vs base: …"), so their sentence
+			// names no subject; a comparison of two runs names its side.
+			switch {
+			case v.Arm.Attempts == 0 && wd.Unprefixed:
 				add(WarnEmptyArm, v.Name, "%s has no records: it cannot be compared.", wd.TheVariant)
-			} else {
-				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d records, all errors): it cannot be compared.", wd.TheVariant, v.Arm.Attempts)
+			case v.Arm.Attempts == 0:
+				add(WarnEmptyArm, v.Name, "No records, so nothing to compare.")
+			case wd.Unprefixed:
+				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d %s, all errors): it cannot be compared.", wd.TheVariant,
+					v.Arm.Attempts, plural(v.Arm.Attempts, "record", "records"))
+			default:
+				add(WarnEmptyArm, v.Name, "No judged attempt (%d %s, all errors), so nothing to compare.",
+					v.Arm.Attempts, plural(v.Arm.Attempts, "record", "records"))
 			}
 		}
 	}
@@ -144,12 +153,14 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			add(WarnUnderpowered, v.Name, "%s", s)
 		}
 	}
+	fewTasks := map[string]bool{} // variants whose few_tasks warning states the sign-flip floor
 	for _, v := range a.Variants {
 		if v.AA {
 			continue // few_tasks, perm_floor and no_discordant are about finding an effect: an A/A arm has none
 		}
-		if s := fewTasksText(&v.All); s != "" {
+		if s := fewTasksText(&v.All, a.Alpha); s != "" {
 			add(WarnFewTasks, v.Name, "%s", s)
+			fewTasks[v.Name] = true
 		}
 	}
 	for _, v := range a.Variants {
@@ -164,8 +175,8 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	for _, v := range a.Variants {
 		c := v.All
-		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha {
-			continue
+		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha || fewTasks[v.Name] {
+			continue // a few_tasks warning already states the floor and what it means
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
 		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): at this size no effect can be shown.",
@@ -238,16 +249,18 @@ func holmFloors(a *Analysis) map[string]string {
 		}
 		g := int(math.Round(math.Log2(2 / f)))
 		need := int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1
-		out[name] = fmt.Sprintf("With %d tasks compared, p_paired cannot go below 2/2^%d = %s, and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
+		out[name] = fmt.Sprintf("With %d tasks compared, p_paired could at best reach 2/2^%d = %s (every task moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
 			g, g, fmtP(f), m, m, fmtP(float64(m)*f), fmtP(a.Alpha), need)
 	}
 	return out
 }
 
 // fewTasksText is the few-tasks warning of c, or "" (G ≥ FewTasks). It
-// describes the data as they are: how many tasks moved, and which interval
-// was taken.
-func fewTasksText(c *Comparison) string {
+// describes the data as they are: how many tasks moved, the exact sign-flip
+// floor 2/2^k that k moved tasks (or clusters) leave p_paired (and, when the
+// floor is above alpha, that no effect can be shown: the perm_floor warning
+// is then not given separately), and which interval was taken.
+func fewTasksText(c *Comparison, alpha float64) string {
 	if !c.Matched {
 		return ""
 	}
@@ -258,9 +271,28 @@ func fewTasksText(c *Comparison) string {
 	pr := c.Paired
 	switch {
 	case c.G() == 1:
-		return "Only 1 task is compared: variation across tasks cannot be estimated, so Δ has no interval ([−100, +100] pts) and p_paired is the sign-flip p (1); reps of one task are not independent evidence about other tasks."
+		return "Only 1 task is compared: variation across tasks cannot be estimated, so Δ's interval is the whole range [-100, +100] pts and p_paired is the sign-flip p (1); reps of one task are not independent evidence about other tasks."
 	case g >= FewTasks:
 		return ""
+	}
+	if alpha <= 0 {
+		alpha = DefaultAlpha
+	}
+	k := 0 // moved tasks (clusters) behind the floor 2/2^k
+	if pr.PermFloor > 0 && pr.PermFloor < 1 {
+		k = int(math.Round(math.Log2(2 / pr.PermFloor)))
+	}
+	var floor string
+	switch {
+	case k == 0:
+		floor = fmt.Sprintf("no %s moved, so it is 1", strings.TrimSuffix(unit, "s"))
+	case k == g:
+		floor = fmt.Sprintf("with all %d %s moved it cannot go below 2/2^%d = %s", g, unit, k, fmtP(pr.PermFloor))
+	default:
+		floor = fmt.Sprintf("with %d of the %d %s moved it cannot go below 2/2^%d = %s", k, g, unit, k, fmtP(pr.PermFloor))
+	}
+	if pr.PermFloor > alpha {
+		floor += fmt.Sprintf(", above α = %s: at this size no effect can be shown", fmtP(alpha))
 	}
 	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
 	if pr.CIMethod == CIMethodAdjusted {
@@ -275,8 +307,8 @@ func fewTasksText(c *Comparison) string {
 				c.G(), pts(c.Delta))
 		}
 	}
-	return fmt.Sprintf("Only %d %s are compared (fewer than %d): p_paired is the exact sign-flip p (it cannot go below 2/2^%d = %s), and %s.",
-		g, unit, FewTasks, pr.Moved, fmtP(pr.PermFloor), ci)
+	return fmt.Sprintf("Only %d %s are compared (fewer than %d): p_paired is the exact sign-flip p (%s), and %s.",
+		g, unit, FewTasks, floor, ci)
 }
 
 // differentialText is the differential-errors warning of c, or "" when no
@@ -431,10 +463,10 @@ func underpoweredText(c *Comparison, alpha, power float64) string {
 		if pw.Reps == math.Trunc(pw.Reps) {
 			reps = fmt.Sprintf("%.0f", pw.Reps)
 		}
-		fmt.Fprintf(&b, "%s of the paired task-level test to detect %s→%s is ≈%.2f with %d tasks × %s reps", lead,
-			pct(pw.From), pct(pw.To), pw.Power, pw.G, reps)
+		fmt.Fprintf(&b, "%s of the paired task-level test to detect %s→%s is ≈%.2f with %d %s × %s %s", lead,
+			pct(pw.From), pct(pw.To), pw.Power, pw.G, plural(pw.G, "task", "tasks"), reps, plural(int(math.Ceil(pw.Reps)), "rep", "reps"))
 		if pw.TasksFor > 0 {
-			fmt.Fprintf(&b, " and ≈%.2f with %d tasks at the same reps", pw.PowerAtTasksFor, pw.TasksFor)
+			fmt.Fprintf(&b, " and ≈%.2f with %d %s at the same reps", pw.PowerAtTasksFor, pw.TasksFor, plural(pw.TasksFor, "task", "tasks"))
 		} else {
 			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d tasks at these reps", 100*power, maxPlanTasks)
 		}

@@ -31,8 +31,73 @@ type RenderOptions struct {
 	// Wide prints the full tables (tablewriter, as wide as they need) instead of the compact lines.
 	Wide bool
 	// RunDir is the run directory the compact report's last line names in its `bench report DIR --wide`
-	// (shell-quoted); "" prints the placeholder RUN_DIR.
+	// (ReportCommand); "" prints the placeholder RUN_DIR.
 	RunDir string
+	// Program is how the user invoked the CLI, for the commands a report suggests: os.Args[0] as given
+	// ("./bin/bench", or "bench" when found on $PATH); "" means "bench".
+	Program string
+	// ReportArgs are the flags after the run directory that the suggested `report` command carries because they
+	// change what is reported (cmd/bench passes --judge NAME, --bh and --cmh when given).
+	ReportArgs []string
+}
+
+// ReportCommand is the shell command that prints a run's report again: "PROGRAM report DIR ARGS…", each word
+// shell-quoted (single quotes when needed), PROGRAM "bench" when "", DIR "RUN_DIR" when "", and a DIR starting with
+// "-" written "./-…" so that it is not read as a flag.
+func ReportCommand(program, dir string, args []string) string {
+	if program == "" {
+		program = "bench"
+	}
+	d := "RUN_DIR"
+	if dir != "" {
+		if strings.HasPrefix(dir, "-") {
+			dir = "./" + dir
+		}
+		d = shellQuote(dir)
+	}
+	words := []string{shellQuote(program), "report", d}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// printCommand writes the shell command cmd on lines of its own indented by two spaces, at most width runes
+// where its words allow: a command longer than a line is broken between shell words (a single-quoted word is
+// never split) with a trailing " \\" (a shell line continuation), so that the lines can be pasted as they are.
+func printCommand(w io.Writer, cmd string, width int) {
+	var words []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range cmd {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+			cur.WriteRune(r)
+		case r == ' ' && !quoted:
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	line := "  "
+	for _, word := range words {
+		if line != "  " && line != "    " && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word)+2 > width {
+			fmt.Fprintln(w, line+" \\")
+			line = "    "
+		}
+		if line != "  " && line != "    " {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(w, line)
 }
 
 // Configurable is a Renderer that takes RenderOptions: the table format. Commands apply their --wide flag and
@@ -123,9 +188,11 @@ func printWrapped(w io.Writer, s, first, rest string, width int) {
 
 // CompactReport writes the ablation report in lines of at most width runes: the header and the warnings
 // wrapped, the flake rate of each A/A replay, one line per arm (pass rate with its Wilson interval, errors,
-// mean tokens per attempt and per passed attempt), one line per variant (VariantLine), the statistical notes, the gate verdict, and where the
-// full tables are: `bench report DIR --wide` with dir shell-quoted, or RUN_DIR when dir is "".
-func CompactReport(w io.Writer, a *Analysis, width int, dir string) error {
+// mean tokens per attempt and per passed attempt), one line per variant (VariantLine), the statistical notes
+// (compactNotes), the gate verdict, and where the full tables are: report + " --wide" on a line of its own
+// (printCommand), report being the command that prints the report again (ReportCommand; "" for
+// `bench report RUN_DIR`).
+func CompactReport(w io.Writer, a *Analysis, width int, report string) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
@@ -161,7 +228,7 @@ func CompactReport(w io.Writer, a *Analysis, width int, dir string) error {
 	for i := range a.Variants {
 		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
 	}
-	if notes := statNotes(a); len(notes) > 0 {
+	if notes := compactNotes(a); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
 			printWrapped(w, "note: "+n, "", "  ", width)
@@ -172,13 +239,50 @@ func CompactReport(w io.Writer, a *Analysis, width int, dir string) error {
 		printWrapped(w, gateLine(a), "", "  ", width)
 	}
 	fmt.Fprintln(w)
-	runDir := "RUN_DIR"
-	if dir != "" {
-		runDir = shellQuote(dir)
+	if report == "" {
+		report = ReportCommand("", "", nil)
 	}
-	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes): bench report "+runDir+
-		" --wide, or --format md|html|json.", "", "  ", width)
+	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes), with --wide or "+
+		"--format=md, --format=html or --format=json:", "", "  ", width)
+	printCommand(w, report+" --wide", width)
 	return nil
+}
+
+// compactNotes are the statistical notes of the compact report: statNotes without the note of a variant's
+// primary comparison when its few_tasks warning already says which interval was taken (one statement per cause),
+// then, when some variant's interval excludes 0 while its p_holm is not below α, one note naming those variants
+// (the interval is not Holm-adjusted, and below TIntervalMinInformative moved tasks it and the exact p are
+// different methods; decisions use p_holm, as the HTML report's forest plot says).
+func compactNotes(a *Analysis) []string {
+	told := map[string]bool{}
+	for _, w := range a.Warnings {
+		if w.Kind == WarnFewTasks {
+			for _, v := range w.Variants {
+				told[v] = true
+			}
+		}
+	}
+	var out []string
+	var disagree []string
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		for j, c := range append([]Comparison{v.All}, v.Targets...) {
+			if c.Matched && c.Paired.Note != "" && !(j == 0 && told[v.Name]) {
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(v, &c), c.Paired.Note))
+			}
+		}
+		c := &v.All
+		if !v.AA && c.Method != MethodNone && (c.CI[0] > 0 || c.CI[1] < 0) && !(v.PHolm < a.Alpha) {
+			disagree = append(disagree, v.Name)
+		}
+	}
+	if len(disagree) > 0 {
+		out = append(out, fmt.Sprintf("%s: the 95%% interval excludes 0 but p_holm is not below α = %s. The interval "+
+			"is not adjusted for testing several variants (p_holm is), and below %d moved tasks it is the adjusted "+
+			"Wald interval, a different method from the exact sign-flip p; the verdict follows p_holm, so this is "+
+			"not evidence of an effect.", strings.Join(disagree, ", "), fmtP(a.Alpha), TIntervalMinInformative))
+	}
+	return out
 }
 
 // VariantLine is a variant's compact line: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm 0.062:
@@ -318,5 +422,5 @@ func CompactCompare(w io.Writer, c *RunComparison, width int) {
 	for _, l := range CompareFooter(c) {
 		printWrapped(w, l, "", "  ", width)
 	}
-	printWrapped(w, "The full tables: bench compare --wide, or --format md|html|json.", "", "  ", width)
+	printWrapped(w, "The full tables: the same bench compare with --wide, or with --format=md, --format=html or --format=json.", "", "  ", width)
 }

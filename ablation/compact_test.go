@@ -1,6 +1,8 @@
 package ablation
 
 import (
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -82,9 +84,9 @@ func TestCompactReportFits(t *testing.T) {
 
 	// The last line names the run directory, shell-quoted, so that it can be pasted; RUN_DIR without one.
 	for dir, want := range map[string]string{"": "bench report RUN_DIR --wide", "runs/demo": "bench report runs/demo --wide",
-		"/tmp/my run": "bench report '/tmp/my run' --wide"} {
+		"/tmp/my run": "bench report '/tmp/my run' --wide", "-x": "bench report ./-x --wide"} {
 		var b strings.Builder
-		if err := CompactReport(&b, fixture, 200, dir); err != nil {
+		if err := CompactReport(&b, fixture, 200, ReportCommand("", dir, nil)); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), want) {
@@ -135,5 +137,93 @@ func TestFitTable(t *testing.T) {
 	}
 	if !strings.Contains(roomy.String(), "│ no_snapshot_ready") {
 		t.Errorf("a table that fits is printed as a table:\n%s", roomy.String())
+	}
+}
+
+// The footer's command is as invoked, carries the reader's flags, and is broken between shell words with a
+// line continuation when it is longer than the width (a quoted word is never split), every line within it.
+func TestCompactFooterCommand(t *testing.T) {
+	if got := ReportCommand("./bin/bench", "runs/demo", []string{"--judge", "answer", "--bh"}); got != "./bin/bench report runs/demo --judge answer --bh" {
+		t.Errorf("ReportCommand = %q", got)
+	}
+	a := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("v", "FFFFFP")), Inputs{Baseline: "base"})
+	dir := "/tmp/a very long directory name/with spaces in it/and more of it/runs/demo-2026-12-03"
+	var b strings.Builder
+	if err := CompactReport(&b, a, 60, ReportCommand("./bin/bench", dir, []string{"--judge", "answer"})); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	want := []string{"  ./bin/bench report \\", "    '/tmp/a very long directory name/with spaces in it/and more of it/runs/demo-2026-12-03' \\",
+		"    --judge answer --wide"}
+	if got := lines[len(lines)-3:]; !slices.Equal(got, want) {
+		t.Errorf("footer lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "with --wide or --format=md, --format=html or --format=json:") {
+		t.Errorf("footer lacks the formats:\n%s", b.String())
+	}
+	// The shell reads the pasted lines back as one command with the directory as one word.
+	script := strings.Join(lines[len(lines)-3:], "\n")
+	out, err := exec.Command("bash", "-c", "set -- "+script+"; printf '%s\\n' \"$@\"").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); !slices.Equal(got, []string{"./bin/bench", "report", dir, "--judge", "answer", "--wide"}) {
+		t.Errorf("bash reads the footer as %q", got)
+	}
+}
+
+// One statement per cause (issue 16's walk-through): on the demo's shape (6 tasks compared), the few-tasks warning
+// gives p_paired's floor from the moved tasks (2/2^5 when 5 of 6 moved, not 2/2^6) and what it means, no perm_floor
+// warning repeats it, and the compact report prints no note repeating the warning's interval sentence. A variant
+// whose adjusted interval excludes 0 while p_holm ≥ α gets the one note saying why the two disagree.
+func TestWarningsOneStatementPerCause(t *testing.T) {
+	recs := cat(tasksOf("base", "PPPPPP"), tasksOf("five", "FFFFFP"), tasksOf("all", "FFFFFF"))
+	a := Analyze(recs, Inputs{Baseline: "base"})
+	var five, all *Warning
+	for i, w := range a.Warnings {
+		if w.Kind == WarnPermFloor {
+			t.Errorf("perm_floor warning beside few_tasks: %q", w.Text)
+		}
+		if w.Kind == WarnFewTasks && slices.Contains(w.Variants, "five") {
+			five = &a.Warnings[i]
+		}
+		if w.Kind == WarnFewTasks && slices.Contains(w.Variants, "all") {
+			all = &a.Warnings[i]
+		}
+	}
+	if five == nil || !strings.Contains(five.Text, "five vs base: Only 6 tasks are compared (fewer than 10): p_paired is the exact sign-flip p (with 5 of the 6 tasks moved it cannot go below 2/2^5 = 0.0625, above α = 0.05: at this size no effect can be shown)") {
+		t.Errorf("few_tasks warning of five: %+v", five)
+	}
+	if all == nil || !strings.Contains(all.Text, "(with all 6 tasks moved it cannot go below 2/2^6 = 0.0312)") ||
+		strings.Contains(all.Text, "above α") {
+		t.Errorf("few_tasks warning of all: %+v", all)
+	}
+	var b strings.Builder
+	if err := CompactReport(&b, a, 120, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, bad := range []string{"note: five (", "note: all (", "2/2^5 = 0.0625 (> α"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("compact report repeats a warning (%q):\n%s", bad, b.String())
+		}
+	}
+	// five: Δ -83.3 pts, its adjusted interval below 0, p_paired 0.0625, p_holm 0.0625 (rank 2 of 2: ×1) ≥ α.
+	c := a.Variants[0].All
+	if a.Variants[0].Name != "five" || !(c.CI[1] < 0) || a.Variants[0].PHolm < 0.05 {
+		t.Fatalf("fixture: %s CI %v p_holm %v", a.Variants[0].Name, c.CI, a.Variants[0].PHolm)
+	}
+	// "all": p_paired 0.0312, Holm ×2 = 0.0625 ≥ α, interval below 0: named in the same note.
+	if !strings.Contains(out, "note: five, all: the 95% interval excludes 0 but p_holm is not below α = 0.05.") {
+		t.Errorf("the note does not name both variants:\n%s", b.String())
+	}
+}
+
+// Empty arms of several variants merge into one warning whose sentence reads right for many.
+func TestEmptyArmsMerge(t *testing.T) {
+	a := Analyze(tasksOf("base", "PP"), Inputs{Baseline: "base", Variants: []string{"g1", "g2"}})
+	w := warningOf(a, WarnEmptyArm)
+	if w == nil || w.Text != "g1, g2 vs base: No records, so nothing to compare." {
+		t.Errorf("empty-arm warning: %+v", a.Warnings)
 	}
 }

@@ -68,8 +68,8 @@ func compareSummaryTable(c *RunComparison) results.Table {
 	method, pcol, mcn := "unpaired (Newcombe)", "p (Fisher)", "—"
 	ci := fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*all.Delta, 100*all.CI[0], 100*all.CI[1])
 	if all.Matched {
-		method = fmt.Sprintf("paired: %d→%d of %d pairs, %d tasks (%d informative)", all.A.Passes, all.B.Passes,
-			all.Pairs, all.G(), all.Informative)
+		method = fmt.Sprintf("paired: %d→%d of %d %s, %d %s (%d informative)", all.A.Passes, all.B.Passes,
+			all.Pairs, plural(all.Pairs, "pair", "pairs"), all.G(), plural(all.G(), "task", "tasks"), all.Informative)
 		pcol = "p_paired (exact sign-flip)"
 		if all.Paired.CIMethod == CIMethodAdjusted {
 			ci += " adj."

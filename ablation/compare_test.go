@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -164,7 +165,7 @@ func TestRenderersRenderEveryReport(t *testing.T) {
 	if _, err := LookupRenderer("xml"); err == nil || !strings.Contains(err.Error(), "html, json, junit, markdown, md, table") {
 		t.Errorf("unknown format: %v", err)
 	}
-	if r, err := LookupRenderer(""); err != nil || r != (tableRenderer{}) {
+	if r, err := LookupRenderer(""); err != nil || !reflect.DeepEqual(r, tableRenderer{}) {
 		t.Errorf(`format "": %v, %T`, err, r)
 	}
 	defer func() {

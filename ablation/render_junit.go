@@ -151,8 +151,9 @@ func (junitRenderer) Run(w io.Writer, r *RunReport) error {
 		s.Tests, s.Time = len(s.Cases), junitSeconds(total)
 		s.Properties = []junitProperty{{"pass_rate", junitFloat(arm.Rate)}, {"passes", strconv.Itoa(arm.Passes)},
 			{"n", strconv.Itoa(arm.N)}, {"errors", strconv.Itoa(arm.Errors)}}
-		s.SystemOut = fmt.Sprintf("%s: %d of %d judged attempts passed (%.1f%%), %d errors; %d of %d tasks failed",
-			arm.Name, arm.Passes, arm.N, 100*arm.Rate, arm.Errors, s.Failures, s.Tests)
+		s.SystemOut = fmt.Sprintf("%s: %d of %d judged %s passed (%.1f%%), %d %s; %d of %d %s failed",
+			arm.Name, arm.Passes, arm.N, plural(arm.N, "attempt", "attempts"), 100*arm.Rate, arm.Errors, plural(arm.Errors, "error", "errors"),
+			s.Failures, s.Tests, plural(s.Tests, "task", "tasks"))
 		doc.Suites = append(doc.Suites, s)
 	}
 	return writeJUnit(w, doc)

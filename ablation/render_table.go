@@ -31,15 +31,17 @@ func (t tableRenderer) Run(w io.Writer, r *RunReport) error {
 
 // Options returns the renderer's RenderOptions, Width resolved (Configurable).
 func (t tableRenderer) Options() RenderOptions {
-	return RenderOptions{Width: t.width(), Wide: t.o.Wide, RunDir: t.o.RunDir}
+	o := t.o
+	o.Width = t.width()
+	return o
 }
 
-// Ablation prints CompactReport, or TerminalReport with Wide.
+// Ablation prints CompactReport, or with Wide TerminalReportWidth (the tables whole, the prose wrapped at the width).
 func (t tableRenderer) Ablation(w io.Writer, r *AblationReport) error {
 	if t.o.Wide {
-		return TerminalReport(w, r.Analysis)
+		return TerminalReportWidth(w, r.Analysis, t.width())
 	}
-	return CompactReport(w, r.Analysis, t.width(), t.o.RunDir)
+	return CompactReport(w, r.Analysis, t.width(), ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
 }
 
 // Compare prints CompactCompare, or with Wide the warnings, CompareTables and CompareFooter.

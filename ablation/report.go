@@ -36,41 +36,58 @@ func ReportTables(a *Analysis) []ReportTable {
 
 // TerminalReport writes the report for a terminal: the warnings in plain
 // words, the environment's flake rate of each same-seed A/A arm, then the tables of ReportTables (tablewriter), the notes of any
-// statistical fallback, and the gate verdict when Analysis.FailIfWorse > 0.
-func TerminalReport(w io.Writer, a *Analysis) error {
-	fmt.Fprintf(w, "Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).\n",
-		armsCount(a), a.Baseline, fmtP(a.Alpha), 100*a.Power, aaApart(a))
+// statistical fallback, and the gate verdict when Analysis.FailIfWorse > 0. Its lines are as long as they need
+// (TerminalReportWidth wraps the prose).
+func TerminalReport(w io.Writer, a *Analysis) error { return TerminalReportWidth(w, a, 0) }
+
+// TerminalReportWidth is TerminalReport (`bench report --wide`) with its prose — header, warnings, flake lines,
+// table notes, statistical notes, gate verdict — wrapped at width runes (a hanging indent), while the tables stay
+// as wide as they need; width ≤ 0 leaves every line whole.
+func TerminalReportWidth(w io.Writer, a *Analysis, width int) error {
+	line := func(s, first, rest string) {
+		if width <= 0 {
+			fmt.Fprintln(w, first+s)
+			return
+		}
+		printWrapped(w, s, first, rest, width)
+	}
+	line(fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
+		armsCount(a), a.Baseline, fmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "")
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
 		for _, wn := range a.Warnings {
-			fmt.Fprintf(w, "  ! %s\n", wn.Text)
+			line(wn.Text, "  ! ", "    ")
 		}
 	}
 	if len(a.Flake) > 0 {
 		fmt.Fprintln(w)
 		for _, f := range a.Flake {
-			fmt.Fprintln(w, f.Line())
+			line(f.Line(), "", "  ")
 		}
 	}
 	for _, t := range ReportTables(a) {
 		fmt.Fprintln(w)
+		if t.Title != "" && width > 0 {
+			line(t.Title, "", "  ") // the title is prose; the table stays as wide as it needs
+			t.Title = ""
+		}
 		if err := renderTerminal(w, t); err != nil {
 			return err
 		}
 		if t.Note != "" {
-			fmt.Fprintln(w, t.Note)
+			line(t.Note, "", "")
 		}
 	}
 	if notes := statNotes(a); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
-			fmt.Fprintf(w, "note: %s\n", n)
+			line("note: "+n, "", "  ")
 		}
 	}
 	if a.FailIfWorse > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, gateLine(a))
+		line(gateLine(a), "", "  ")
 	}
 	return nil
 }

@@ -186,7 +186,7 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	term, err := lookupRenderer(ablation.DefaultFormat, false, c.OutOrStdout(), dir)
+	term, err := lookupRenderer(ablation.DefaultFormat, false, c.OutOrStdout(), dir, o.reportArgs())
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func compareCmd() *cobra.Command {
 					return err
 				}
 			}
-			r, err := lookupRenderer(format, wide, c.OutOrStdout(), "")
+			r, err := lookupRenderer(format, wide, c.OutOrStdout(), "", nil)
 			if err != nil {
 				return err
 			}

@@ -39,7 +39,7 @@ func reportCmd() *cobra.Command {
 			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			r, err := lookupRenderer(format, wide, c.OutOrStdout(), args[0])
+			r, err := lookupRenderer(format, wide, c.OutOrStdout(), args[0], o.reportArgs())
 			if err != nil {
 				return err
 			}
@@ -97,9 +97,10 @@ type analysisOpts struct {
 const wideHelp = "table format: the full tables, as wide as they need (default: lines that fit $COLUMNS, the terminal, or 120 columns)"
 
 // lookupRenderer returns the renderer of format with the terminal width of out (ablation.TerminalWidth), the run
-// directory dir its footer names ("" for none: a comparison of two runs) and --wide applied when it is Configurable (the table format); --wide with another format is a usage error (md,
-// html and json always hold the full tables).
-func lookupRenderer(format string, wide bool, out io.Writer, dir string) (ablation.Renderer, error) {
+// directory dir its footer names ("" for none: a comparison of two runs), the program name (programName) and the
+// flags (reportArgs) of the report command it suggests, and --wide applied when it is Configurable (the table
+// format); --wide with another format is a usage error (md, html and json always hold the full tables).
+func lookupRenderer(format string, wide bool, out io.Writer, dir string, reportArgs []string) (ablation.Renderer, error) {
 	r, err := ablation.LookupRenderer(format)
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -112,7 +113,38 @@ func lookupRenderer(format string, wide bool, out io.Writer, dir string) (ablati
 		return r, nil
 	}
 	f, _ := out.(*os.File)
-	return cr.With(ablation.RenderOptions{Width: ablation.TerminalWidth(f), Wide: wide, RunDir: dir}), nil
+	return cr.With(ablation.RenderOptions{Width: ablation.TerminalWidth(f), Wide: wide, RunDir: dir, Program: programName(),
+		ReportArgs: reportArgs}), nil
+}
+
+// programName is the CLI as the user invoked it, for the commands a report suggests: os.Args[0] as given when it
+// holds a path separator ("./bin/bench", "bin/bench", an absolute path), else "bench" (found on $PATH); "bench"
+// too for the temporary binary of `go run`.
+func programName() string {
+	if len(os.Args) == 0 || !strings.ContainsRune(os.Args[0], filepath.Separator) {
+		return "bench"
+	}
+	if rel, err := filepath.Rel(os.TempDir(), os.Args[0]); err == nil && strings.HasPrefix(rel, "go-build") {
+		return "bench" // `go run ./cmd/bench`: its binary is gone when the command ends
+	}
+	return os.Args[0]
+}
+
+// reportArgs are the flags of o that change what an ablation report shows, as `bench report` takes them, for the
+// report command the compact report suggests: --judge NAME, --bh, --cmh. The gate margin is not among them
+// (bench report applies the run's recorded one with --gate).
+func (o analysisOpts) reportArgs() []string {
+	var args []string
+	if o.judge != "" {
+		args = append(args, "--judge", o.judge)
+	}
+	if o.bh {
+		args = append(args, "--bh")
+	}
+	if o.cmh {
+		args = append(args, "--cmh")
+	}
+	return args
 }
 
 // formatList names the registered report formats for flag help.
@@ -165,7 +197,7 @@ func checkJudge(run *results.Run, name string) error {
 
 // printRunReport prints the report of the plain run in format.
 func printRunReport(c *cobra.Command, run *results.Run, format string) error {
-	r, err := lookupRenderer(format, false, c.OutOrStdout(), run.Dir)
+	r, err := lookupRenderer(format, false, c.OutOrStdout(), run.Dir, nil)
 	if err != nil {
 		return err
 	}
@@ -319,18 +351,27 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 }
 
 // writeJudgesPart writes the judges part's tables and note in r's format: Markdown tables for md, else (table)
-// the full tables with --wide, or tables and note fitted to the width (ablation.FitTable, ablation.WriteWrapped).
+// the full tables with --wide (their titles and the note wrapped at the width), or tables and note fitted to the
+// width (ablation.FitTable, ablation.WriteWrapped).
 func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, note string) error {
 	md := isFormat(r, "md", "markdown")
 	opts := ablation.RenderOptions{Wide: true}
 	if cr, ok := r.(ablation.Configurable); ok {
 		opts = cr.Options()
 	}
+	if !md && len(tables) > 0 {
+		fmt.Fprintln(w) // apart from the analysis above it
+	}
 	for _, x := range tables {
 		switch {
 		case md:
 			x.Markdown(w)
 		case opts.Wide:
+			// The table as wide as it needs, its title (prose) wrapped at the width.
+			if x.Title != "" && opts.Width > 0 {
+				ablation.WriteWrapped(w, x.Title, "", "  ", opts.Width)
+				x.Title = ""
+			}
 			if err := x.Render(w); err != nil {
 				return err
 			}
@@ -343,7 +384,7 @@ func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, n
 	if note == "" {
 		return nil
 	}
-	if md || opts.Wide {
+	if md || opts.Width <= 0 {
 		_, err := fmt.Fprintln(w, note)
 		return err
 	}
@@ -591,7 +632,7 @@ func judgesReport(run *results.Run) (*judgesDoc, error) {
 			gt.Source = append(gt.Source, n+": verdicts-"+n+".jsonl")
 		case len(own[n]) > 0:
 			vs, ok = own[n], true
-			gt.Source = append(gt.Source, n+": the run's own verdicts")
+			gt.Source = append(gt.Source, n+": "+ownVerdicts)
 		default:
 			gt.MissingVerdicts = append(gt.MissingVerdicts, n)
 		}
@@ -642,6 +683,10 @@ func kappaText(ag judge.Agreement) string {
 	}
 	return fmt.Sprintf("%.3f (SE %.3f)", *ag.Kappa, *ag.SE)
 }
+
+// ownVerdicts names, in the Zoo Q&A ground truth's sources (JSON source), verdicts read from the run's records
+// rather than from a re-judge's verdicts file.
+const ownVerdicts = "the run's own verdicts"
 
 // skippedText says how many attempts an agreement skipped and why.
 func skippedText(d agreementDoc) string {
@@ -696,9 +741,13 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 			return tables, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
 				strings.Join(cmds, " and "))
 		}
+		source := strings.Join(gt.Source, "; ")
+		if len(gt.Source) == 2 && gt.Source[0] == "answer: "+ownVerdicts && gt.Source[1] == "state: "+ownVerdicts {
+			source = "both judges: " + ownVerdicts
+		}
 		tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
-			"(answer pass, state fail), %d false fail(s) (answer fail, state pass); %d of the both-fail without an answer",
-			head, strings.Join(gt.Source, "; "), gt.N, skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass,
+			"(answer pass, state fail), %d false fail(s) (answer fail, state pass); %d of the both-fail never answered",
+			head, source, gt.N, skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass,
 			gt.FalseFail, gt.BothFailNoAnswer), "answer", "state", gt.agreementDoc))
 		for _, l := range []struct {
 			what string

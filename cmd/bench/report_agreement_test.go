@@ -207,7 +207,7 @@ func twoJudgeRun(t *testing.T) string {
 // own 26/52 = 50.0%, 48.1% (26/54) counting the 2 uncertain as fails, 51.9% (28/54) as passes.
 func TestReportJudgeAgreement(t *testing.T) {
 	dir := twoJudgeRun(t)
-	out, stderr, code := bench(t, "report", dir, "--wide")
+	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
 	if code != 0 {
 		t.Fatalf("report: exit %d\n%s%s", code, out, stderr)
 	}
@@ -280,7 +280,7 @@ func TestReportUncertainBoundsOneJudge(t *testing.T) {
 	r.add(1, "answer", "fail", nil)
 	r.add(2, "answer", "uncertain", nil)
 	dir := r.write()
-	out, stderr, code := bench(t, "report", dir, "--wide")
+	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
 	if code != 0 || !strings.Contains(out, "3/4 = 75.0% [30.1, 95.4] (4 decided of 6: 50.0–83.3%)") ||
 		strings.Contains(out, "agreement") || strings.Contains(out, "verdicts by judge") {
 		t.Errorf("report: exit %d\n%s%s", code, out, stderr)
@@ -310,8 +310,8 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	r.add(1, "state+answer", "pass", map[string]string{"answer": "uncertain", "state": "pass"})
 	r.add(3, "state", "pass", map[string]string{"answer": "error", "state": "pass"})
 
-	dir := r.write("answer") // the state judge's verdicts not yet written
-	out, stderr, code := bench(t, "report", dir, "--wide")
+	dir := r.write("answer")                                                           // the state judge's verdicts not yet written
+	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
 	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s); no verdicts of state yet: run bench judge " +
 		dir + " --judge state"
 	if code != 0 || !strings.Contains(out, want) {
@@ -319,7 +319,7 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	}
 
 	r.write("state")
-	out, stderr, code = bench(t, "report", dir, "--wide")
+	out, stderr, code = benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
 	t.Logf("bench report %s:\n%s", dir, out)
 	for _, want := range []string{
 		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s) (answer: verdicts-answer.jsonl; state: " +
@@ -361,9 +361,8 @@ func TestReportZooQAOwnParts(t *testing.T) {
 	r.add(4, "state+answer", "fail", map[string]string{"answer": "fail", "state": "pass"})
 	r.add(2, "state+answer", "fail", map[string]string{"answer": "fail", "state": "fail"})
 	dir := r.write("none")
-	out, stderr, code := bench(t, "report", dir, "--wide")
-	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 20 attempt(s) (answer: the run's own verdicts; " +
-		"state: the run's own verdicts), 20 compared (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
+	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 20 attempt(s) (both judges: the run's own verdicts), 20 compared (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
 		"Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), 4 false fail(s) (answer fail, state pass)"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("own parts: exit %d, lacks %q\n%s%s", code, want, out, stderr)

@@ -56,8 +56,27 @@ func TestTerminalReportFitsColumns(t *testing.T) {
 	if maxLine(wideAbl) <= 120 {
 		t.Errorf("the ablation fixture's wide report is %d columns: it does not test fitting", maxLine(wideAbl))
 	}
+	// --wide: the tables whole, every other line (warnings, notes, titles, the footer) within $COLUMNS.
+	wide80, _, _ := benchEnv(t, []string{"COLUMNS=80"}, "report", abl, "--wide")
+	tableWide := false
+	for _, l := range strings.Split(wide80, "\n") {
+		if strings.ContainsAny(l, "┌│├└") {
+			tableWide = tableWide || utf8.RuneCountInString(l) > 80
+			continue
+		}
+		if utf8.RuneCountInString(l) > 80 {
+			t.Errorf("COLUMNS=80 --wide: a prose line of %d columns: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	if !tableWide || !strings.Contains(wide80, "WARNINGS") {
+		t.Errorf("COLUMNS=80 --wide: no table wider than 80 or no warnings:\n%s", wide80)
+	}
 	for _, width := range []int{80, 120} {
 		out, stderr, code := benchEnv(t, []string{fmt.Sprintf("COLUMNS=%d", width)}, "report", abl)
+		// The footer names the program as invoked and the directory, pasteable across its continuation lines.
+		if cmd := strings.ReplaceAll(out, " \\\n    ", " "); !strings.Contains(cmd, benchBin+" report "+abl+" --wide") {
+			t.Errorf("COLUMNS=%d: the footer lacks %q:\n%s", width, benchBin+" report "+abl+" --wide", out)
+		}
 		if code != 0 || maxLine(out) > width || !strings.Contains(out, "Variants vs ") {
 			t.Errorf("COLUMNS=%d ablation report: exit %d, widest line %d:\n%s%s", width, code, maxLine(out), out, stderr)
 		}
