@@ -980,7 +980,7 @@ func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
 				v.Name, a.Baseline, errorCounts(&c, "variant", "baseline"), boundText(c.Bounds.AsFailBoth)))
 			continue
 		}
-		why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below −%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
+		why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below -%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
 			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), 100*margin, v.PHolm, a.Alpha))
 	}
 	return failed, why

@@ -244,8 +244,8 @@ func holmFloors(a *Analysis) map[string]string {
 				m++
 			}
 		}
-		if float64(m)*f < a.Alpha {
-			continue
+		if m < 2 || float64(m)*f < a.Alpha {
+			continue // m = 1: no multiplicity; a floor above α alone is the few_tasks / perm_floor warnings' to say
 		}
 		g := int(math.Round(math.Log2(2 / f)))
 		need := int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1
@@ -257,7 +257,7 @@ func holmFloors(a *Analysis) map[string]string {
 
 // fewTasksText is the few-tasks warning of c, or "" (G ≥ FewTasks). It
 // describes the data as they are: how many tasks moved, the exact sign-flip
-// floor 2/2^k that k moved tasks (or clusters) leave p_paired (and, when the
+// floor 2/2^k that k moved tasks leave p_paired (and, when the
 // floor is above alpha, that no effect can be shown: the perm_floor warning
 // is then not given separately), and which interval was taken.
 func fewTasksText(c *Comparison, alpha float64) string {
@@ -278,26 +278,28 @@ func fewTasksText(c *Comparison, alpha float64) string {
 	if alpha <= 0 {
 		alpha = DefaultAlpha
 	}
-	k := 0 // moved tasks (clusters) behind the floor 2/2^k
-	if pr.PermFloor > 0 && pr.PermFloor < 1 {
-		k = int(math.Round(math.Log2(2 / pr.PermFloor)))
-	}
+	// The floor in tasks: the task-level sign-flip p is at least 2/2^k with k the moved tasks (capped at 1); with
+	// clusters, p_paired flips at most as many clusters as tasks moved, so its floor is at least as high.
+	k, n := pr.Moved, c.G()
+	fl := math.Min(1, 2/math.Pow(2, float64(min(k, 1000))))
 	var floor string
 	switch {
 	case k == 0:
-		floor = fmt.Sprintf("no %s moved, so it is 1", strings.TrimSuffix(unit, "s"))
-	case k == g:
-		floor = fmt.Sprintf("with all %d %s moved it cannot go below 2/2^%d = %s", g, unit, k, fmtP(pr.PermFloor))
+		floor = "no task moved, so it is 1"
+	case k == 1:
+		floor = fmt.Sprintf("with 1 of the %d tasks moved it is 2/2^1 = 1", n)
+	case k == n:
+		floor = fmt.Sprintf("with all %d tasks moved it cannot go below 2/2^%d = %s", n, k, fmtP(fl))
 	default:
-		floor = fmt.Sprintf("with %d of the %d %s moved it cannot go below 2/2^%d = %s", k, g, unit, k, fmtP(pr.PermFloor))
+		floor = fmt.Sprintf("with %d of the %d tasks moved it cannot go below 2/2^%d = %s", k, n, k, fmtP(fl))
 	}
-	if pr.PermFloor > alpha {
+	if fl > alpha {
 		floor += fmt.Sprintf(", above α = %s: at this size no effect can be shown", fmtP(alpha))
 	}
 	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
 	if pr.CIMethod == CIMethodAdjusted {
-		ci = fmt.Sprintf("the interval is the adjusted Wald interval over tasks (%d of %d tasks moved; the t interval needs %d)",
-			pr.Moved, c.G(), TIntervalMinInformative)
+		ci = fmt.Sprintf("the interval is the adjusted Wald interval over tasks (the t interval needs %d moved tasks)",
+			TIntervalMinInformative)
 		switch {
 		case pr.SE == 0 && pr.Clustered:
 			ci = fmt.Sprintf("the %d clusters have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",

@@ -248,8 +248,9 @@ func CompactReport(w io.Writer, a *Analysis, width int, report string) error {
 	return nil
 }
 
-// compactNotes are the statistical notes of the compact report: statNotes without the note of a variant's
-// primary comparison when its few_tasks warning already says which interval was taken (one statement per cause),
+// compactNotes are the statistical notes of the compact report: statNotes without the interval part of the note of
+// a variant's primary comparison when its few_tasks warning already says which interval was taken (one statement
+// per cause; the note's other parts, e.g. on clusters, stay),
 // then, when some variant's interval excludes 0 while its p_holm is not below α, one note naming those variants
 // (the interval is not Holm-adjusted, and below TIntervalMinInformative moved tasks it and the exact p are
 // different methods; decisions use p_holm, as the HTML report's forest plot says).
@@ -267,8 +268,18 @@ func compactNotes(a *Analysis) []string {
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		for j, c := range append([]Comparison{v.All}, v.Targets...) {
-			if c.Matched && c.Paired.Note != "" && !(j == 0 && told[v.Name]) {
-				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(v, &c), c.Paired.Note))
+			note := c.Paired.Note
+			if j == 0 && told[v.Name] { // the few_tasks warning gives the interval: keep the note's other parts
+				var keep []string
+				for _, part := range strings.Split(note, "; ") {
+					if !strings.Contains(part, "the interval is the Laplace-adjusted Wald interval") {
+						keep = append(keep, part)
+					}
+				}
+				note = strings.Join(keep, "; ")
+			}
+			if c.Matched && note != "" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(v, &c), note))
 			}
 		}
 		c := &v.All

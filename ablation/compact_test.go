@@ -227,3 +227,16 @@ func TestEmptyArmsMerge(t *testing.T) {
 		t.Errorf("empty-arm warning: %+v", a.Warnings)
 	}
 }
+
+// One moved task of six: p_paired's floor is 2/2^1 = 1, and the warning says one task moved (review of stop 32:
+// a floor derived from p_perm_floor < 1 said "no task moved").
+func TestFewTasksOneMoved(t *testing.T) {
+	a := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("one", "FPPPPP")), Inputs{Baseline: "base"})
+	w := warningOf(a, WarnFewTasks)
+	if w == nil || !strings.Contains(w.Text, "(with 1 of the 6 tasks moved it is 2/2^1 = 1, above α = 0.05: at this size no effect can be shown)") {
+		t.Errorf("few_tasks warning: %+v", w)
+	}
+	if warningOf(a, WarnPermFloor) != nil || warningOf(a, WarnHolmFloor) != nil {
+		t.Errorf("a second statement of the floor: %+v", a.Warnings)
+	}
+}

@@ -424,10 +424,10 @@ func runGate(c *RunComparison, margin float64) *RunGate {
 		g.Why = fmt.Sprintf("%s (variant %s)'s errors could hide a failure against %s (variant %s): %s; %s, but with every error counted as a failure, %s",
 			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
 	case g.Failed:
-		g.Why = fmt.Sprintf("%s (variant %s) is worse than %s (variant %s): %s is below −%.1f pts, its whole interval is below 0 and p < %.2g",
+		g.Why = fmt.Sprintf("%s (variant %s) is worse than %s (variant %s): %s is below -%.1f pts, its whole interval is below 0 and p < %.2g",
 			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, d, 100*margin, alpha)
 	case all.Delta >= -margin:
-		g.Why = fmt.Sprintf("%s is not below −%.1f pts", d, 100*margin)
+		g.Why = fmt.Sprintf("%s is not below -%.1f pts", d, 100*margin)
 	case all.CI[1] >= 0:
 		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
 	default:

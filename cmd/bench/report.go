@@ -347,6 +347,9 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 		return nil
 	}
 	tables, note := judgesTables(dir, doc)
+	if !md && (len(tables) > 0 || note != "") {
+		fmt.Fprintln(c.OutOrStdout()) // apart from the analysis above it
+	}
 	return withCode(exitInfra, writeJudgesPart(c.OutOrStdout(), r, tables, note))
 }
 
@@ -358,9 +361,6 @@ func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, n
 	opts := ablation.RenderOptions{Wide: true}
 	if cr, ok := r.(ablation.Configurable); ok {
 		opts = cr.Options()
-	}
-	if !md && len(tables) > 0 {
-		fmt.Fprintln(w) // apart from the analysis above it
 	}
 	for _, x := range tables {
 		switch {
