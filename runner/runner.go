@@ -1109,13 +1109,26 @@ func configJSON(vs []results.Variant) []string {
 }
 
 // shufflePairs returns todo with its pairs (runs of consecutive attempts with the same PairID, as Plan.Expand
-// lists them) in an order shuffled deterministically by seed, each pair's arms still next to each other and in
-// their order (STATS.md "Pairing"). In task order the pairs of one app come together, and one app's attempts
-// mostly wait (hung fetches, intercepted clicks: timeouts) while another's load the CPU (2,000-ref pages), so the
-// workers were idle in some stretches and starved in others; spread out, they overlap. Measured on the demo spec
-// (2 cores, workers 6, 2026-12-03): 246 s in task order, 228 s shuffled, the same outcome in every arm. The order
-// changes no attempt's seed or outcome; only when each runs, and so the Zoo's sequence numbers (order and
-// confirmation numbers) an attempt's final answer may hold.
+// lists them) in an order shuffled deterministically by seed, then stably sorted by the pair's number of
+// attempts, most first; each pair's arms stay next to each other and in their order (STATS.md "Pairing").
+//
+// The shuffle: in task order the pairs of one app come together, and one app's attempts mostly wait (hung
+// fetches, intercepted clicks: timeouts) while another's load the CPU (2,000-ref pages), so the workers were idle
+// in some stretches and starved in others; spread out, they overlap. Measured on the demo spec (2 cores, workers
+// 6, 2026-12-03): 246 s in task order, 228 s shuffled, the same outcome in every arm.
+//
+// The sort is longest-processing-time-first list scheduling (Graham, "Bounds on multiprocessing timing
+// anomalies", SIAM J. Appl. Math. 17(2), 1969), a pair's work counted in attempts of its task. It matters when
+// pairs have different numbers of arms (an ablation with scope: target, where an arm runs only its guard's
+// tasks): the pairs of tasks that several guards target start first, with them the guard-off attempts that wait
+// out a budget (a hung evaluate waits 30 or 60 s), so the run no longer ends on one of those started late, the
+// CPU idle. The budget is no estimate: most attempts end long before it, and sorting by it started the demo's
+// hung evaluates after its 90 s-budget pairs, at 120-163 s. Replaying six demo runs' recorded attempt durations
+// on 6 workers: 191-224 s shuffled, 156-209 s most arms first, within 3 s of the order by the recorded durations.
+// A plan whose pairs all have the same arms (bench run, scope: all) keeps the shuffled order.
+//
+// The order changes no attempt's seed or outcome; only when each runs, and so the Zoo's sequence numbers (order
+// and confirmation numbers) an attempt's final answer may hold.
 func shufflePairs(todo []Attempt, seed int64) []Attempt {
 	var groups [][]Attempt
 	for i, a := range todo {
@@ -1126,5 +1139,6 @@ func shufflePairs(todo []Attempt, seed int64) []Attempt {
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x51ed270b))
 	r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+	slices.SortStableFunc(groups, func(x, y []Attempt) int { return cmp.Compare(len(y), len(x)) })
 	return slices.Concat(groups...)
 }

@@ -66,3 +66,46 @@ func TestShufflePairs(t *testing.T) {
 		t.Errorf("empty todo gave %d attempts", n)
 	}
 }
+
+// TestShufflePairsMostArmsFirst checks the sort after the shuffle: pairs with more attempts first (an ablation
+// with scope: target gives the tasks several guards target more arms), equal counts in the shuffled order.
+func TestShufflePairsMostArmsFirst(t *testing.T) {
+	var todo []Attempt
+	arms := map[string]int{}
+	for p := range 24 {
+		pair := fmt.Sprintf("p%02d", p)
+		arms[pair] = 1 + p%4
+		for _, v := range []string{"baseline", "no_a", "no_b", "no_c"}[:arms[pair]] {
+			todo = append(todo, Attempt{AttemptID: v + "-" + pair, PairID: pair, Variant: v})
+		}
+	}
+	got := shufflePairs(slices.Clone(todo), 1)
+	if len(got) != len(todo) {
+		t.Fatalf("%d attempts, want %d", len(got), len(todo))
+	}
+	var order []string
+	for i, a := range got {
+		if i == 0 || got[i-1].PairID != a.PairID {
+			order = append(order, a.PairID)
+		}
+	}
+	if len(order) != 24 {
+		t.Fatalf("%d runs of pairs, want 24 (a pair split): %v", len(order), order)
+	}
+	for i := 1; i < len(order); i++ {
+		if arms[order[i-1]] < arms[order[i]] {
+			t.Fatalf("pair %s (%d arms) after %s (%d arms): %v", order[i], arms[order[i]], order[i-1],
+				arms[order[i-1]], order)
+		}
+	}
+	// The four-arm pairs first (p03, p07, …, p23), not in task order: the shuffle still orders equal counts.
+	four := order[:6]
+	for _, p := range four {
+		if arms[p] != 4 {
+			t.Fatalf("first six pairs %v, want the six with four arms", four)
+		}
+	}
+	if slices.IsSorted(four) {
+		t.Errorf("the four-arm pairs in task order %v: the shuffle is lost", four)
+	}
+}
