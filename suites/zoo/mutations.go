@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Mutation describes one page condition of ZOO.md that breaks real agents. Mutations are off by default; a
@@ -39,7 +40,7 @@ var Mutations = []Mutation{
 		"stale refs", "stale_ref_refresh"},
 	{"hung_fetch", "an API endpoint the page uses never answers",
 		"an evaluate that awaits it never returns", "evaluate_isolation"},
-	{"busy_script", "a page function spins synchronously for 30 s",
+	{"busy_script", "a page function blocks the tab synchronously for 30 s",
 		"an evaluate that calls it freezes the tab", "evaluate_isolation"},
 	{"nameless_switch", "the switch is <button role=switch> with no accessible name",
 		"no ref can be found by name; a visual click is needed", "visual_progress"},
@@ -223,4 +224,29 @@ func (o *Overlays) serveZoo(w http.ResponseWriter, r *http.Request, rest string)
 		back = o.env.Base
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// BusyTick is how long one GET api/busy-tick takes to answer (204, no body): the synchronous request the
+// busy_script helpers (recipes' computeScaledServings, stays' recalculateStayPrice) make in a loop until their
+// 30 s are up. The page's main thread waits inside each request without running, so an evaluate that calls the
+// helper freezes the tab for the whole 30 s as a CPU-bound spin does, and V8 terminates the loop within one tick
+// of an evaluate's timeout (Runtime.terminateExecution takes effect when JavaScript runs again). A spin, as the
+// helpers had before, kept a renderer runnable for its whole time, competing for the cores with every other
+// worker's page: 88 s of spinning in the demo's 188 attempts on two cores (2026-12-03), 31 s in six guard-on
+// evaluates (5 s each until evaluate_isolation terminates them) and 56 s in no_evaluate_isolation's two (until
+// the attempt's 30 s budget). 100 ms keeps the termination within
+// evaluate_isolation's 150 ms headroom at about ten routed requests a second.
+const BusyTick = 100 * time.Millisecond
+
+// serveBusyTick answers GET api/busy-tick after BusyTick, or returns without writing when the client is gone
+// first (the page closed).
+func serveBusyTick(w http.ResponseWriter, r *http.Request) {
+	t := time.NewTimer(BusyTick)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNoContent)
+	case <-r.Context().Done():
+	}
 }

@@ -37,14 +37,14 @@ import (
 //   - hung_fetch: api/nutrition/{id} never answers — the handler blocks until the request's context is done
 //     (the browser aborts it, e.g. on navigation or when the tab closes). The full-label panel keeps saying
 //     "Loading…"; the per-serving table in the page's HTML still has every number.
-//   - busy_script: the recipe page's global window.computeScaledServings(servings) spins synchronously for
-//     recipesBusyMS before it computes; the page itself never calls it (the ½x/1x/2x buttons use their own
-//     code path).
+//   - busy_script: the recipe page's global window.computeScaledServings(servings) blocks synchronously for
+//     recipesBusyMS before it computes (a loop of synchronous requests to api/busy-tick, BusyTick each); the
+//     page itself never calls it (the ½x/1x/2x buttons use their own code path).
 
 //go:embed assets/recipes
 var recipesFS embed.FS
 
-// recipesBusyMS is how long window.computeScaledServings spins under busy_script (ZOO.md: 30 s).
+// recipesBusyMS is how long window.computeScaledServings blocks under busy_script (ZOO.md: 30 s).
 const recipesBusyMS = 30000
 
 var recipesTpl = ParseTemplates(recipesFS, "assets/recipes", template.FuncMap{
@@ -138,6 +138,7 @@ func (recipesApp) New(env *AppEnv) (Instance, error) {
 	s.mux.HandleFunc("GET /recipe/{id}", s.recipeRedirect)
 	s.mux.HandleFunc("GET /recipe/{id}/{slug}", s.recipe)
 	s.mux.HandleFunc("GET /api/nutrition/{id}", s.nutrition)
+	s.mux.HandleFunc("GET /api/busy-tick", serveBusyTick)
 	s.mux.HandleFunc("GET /log", s.logPage)
 	s.mux.HandleFunc("POST /log", s.logAdd)
 	s.mux.HandleFunc("GET /static/{file...}", func(w http.ResponseWriter, r *http.Request) {

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -645,7 +647,7 @@ func TestRecipesBrowser(t *testing.T) {
 		}
 	})
 
-	t.Run("busy_script_spins", func(t *testing.T) {
+	t.Run("busy_script_blocks", func(t *testing.T) {
 		tn := newTenant(t, srv, "recipes", "busy_script")
 		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("recipe/41208/fluffy-buttermilk-pancakes"))
@@ -653,6 +655,7 @@ func TestRecipesBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ticks := countBusyTicks(p)
 		start := time.Now()
 		_, err = cdp.Send("Runtime.evaluate", map[string]any{"expression": "window.computeScaledServings(8)",
 			"timeout": 500, "returnByValue": true})
@@ -666,6 +669,11 @@ func TestRecipesBrowser(t *testing.T) {
 		// The page never calls it: it loaded and stays responsive.
 		if title, err := p.Title(); err != nil || !strings.Contains(title, "Fluffy Buttermilk Pancakes") {
 			t.Errorf("title after terminate: %q %v", title, err)
+		}
+		// The helper waited in synchronous requests (one BusyTick each), not in a spin: at least one, at most
+		// one per tick of the time it ran and the one it was in when terminated.
+		if n := ticks.Load(); n < 1 || time.Duration(n-1)*BusyTick > took {
+			t.Errorf("%d api/busy-tick requests in %v, want 1 to %d", n, took, 1+took/BusyTick)
 		}
 		if err := p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "2x"}).Click(); err != nil {
 			t.Fatal(err)
@@ -769,5 +777,44 @@ func TestRecipesGroundTruthBrowser(t *testing.T) {
 			}
 			t.Logf("answer %q, state %s; wrong amount: %s", res.Answer, state, st.Reason)
 		})
+	}
+}
+
+// countBusyTicks counts the api/busy-tick requests page p makes from now on (busy_script's blocking calls).
+// Read it after a round trip to the page (p.Title), so that the request events before it have arrived.
+func countBusyTicks(p playwright.Page) *atomic.Int64 {
+	var n atomic.Int64
+	p.OnRequest(func(r playwright.Request) {
+		if strings.HasSuffix(strings.SplitN(r.URL(), "?", 2)[0], "/api/busy-tick") {
+			n.Add(1)
+		}
+	})
+	return &n
+}
+
+// TestBusyTick: GET api/busy-tick answers 204 with no body after BusyTick (in recipes and stays, the two apps
+// with busy_script), and the handler returns without answering when the client goes away first.
+func TestBusyTick(t *testing.T) {
+	srv := startServer(t)
+	for _, app := range []string{"recipes", "stays"} {
+		tn := newTenant(t, srv, app, "busy_script")
+		start := time.Now()
+		res, err := http.Get(tn.URL("api/busy-tick"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if took := time.Since(start); res.StatusCode != http.StatusNoContent || len(body) != 0 || took < BusyTick {
+			t.Errorf("%s: GET api/busy-tick = %d %q after %v, want 204, no body, ≥ %v", app, res.StatusCode, body,
+				took, BusyTick)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	serveBusyTick(rec, httptest.NewRequest("GET", "/api/busy-tick", nil).WithContext(ctx))
+	if rec.Code != http.StatusOK || rec.Body.Len() != 0 || rec.Header().Get("Cache-Control") != "" {
+		t.Errorf("client gone: the handler wrote %d %q %v, want nothing", rec.Code, rec.Body, rec.Header())
 	}
 }

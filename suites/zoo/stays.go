@@ -40,13 +40,14 @@ import (
 //     labels, score words, prices' text). Property name links, form labels and "Reserve" keep their names.
 //   - hung_fetch: api/price-check/{slug} never answers (the handler blocks until the request's context is
 //     done); the page keeps showing "Checking latest prices…" while the prices are in its HTML.
-//   - busy_script: the property page's global window.recalculateStayPrice(room, nights, adults) spins
-//     synchronously for staysBusyMS first; the page never calls it.
+//   - busy_script: the property page's global window.recalculateStayPrice(room, nights, adults) blocks
+//     synchronously for staysBusyMS first (a loop of synchronous requests to api/busy-tick, BusyTick each); the
+//     page never calls it.
 
 //go:embed assets/stays
 var staysFS embed.FS
 
-// staysBusyMS is how long window.recalculateStayPrice spins under busy_script (ZOO.md: 30 s).
+// staysBusyMS is how long window.recalculateStayPrice blocks under busy_script (ZOO.md: 30 s).
 const staysBusyMS = 30000
 
 // staysDateLayout is the date format of the forms and the state ("2026-05-12").
@@ -103,6 +104,7 @@ func (staysApp) New(env *AppEnv) (Instance, error) {
 	s.mux.HandleFunc("POST /book", s.book)
 	s.mux.HandleFunc("GET /booking/{conf}", s.confirmation)
 	s.mux.HandleFunc("GET /api/price-check/{slug}", s.priceCheck)
+	s.mux.HandleFunc("GET /api/busy-tick", serveBusyTick)
 	// The ref_churn mechanism is the shop's script, served from the shop's assets (one copy).
 	s.mux.HandleFunc("GET /static/churn.js", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, shopFS, "assets/shop/static", "shop.js")
@@ -521,7 +523,7 @@ type staysHotelView struct {
 	H        *staysHotel
 	Rows     []staysRoomRow
 	Address  string
-	Busy     int // busy_script spin in ms; 0 = off
+	Busy     int // busy_script block in ms; 0 = off
 	PriceAPI string
 	Form     StaysBooking // values to show again after a failed booking
 }

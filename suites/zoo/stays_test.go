@@ -348,7 +348,7 @@ func TestStaysBrowser(t *testing.T) {
 		}
 	})
 
-	t.Run("busy_script_spins", func(t *testing.T) {
+	t.Run("busy_script_blocks", func(t *testing.T) {
 		tn := newTenant(t, srv, "stays", "busy_script")
 		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("hotel/palacio-triana?checkin=2026-09-10&checkout=2026-09-12&group_adults=2"))
@@ -356,6 +356,7 @@ func TestStaysBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ticks := countBusyTicks(p)
 		start := time.Now()
 		_, err = cdp.Send("Runtime.evaluate", map[string]any{
 			"expression": "window.recalculateStayPrice('deluxe', 2, 2)", "timeout": 500, "returnByValue": true})
@@ -368,6 +369,11 @@ func TestStaysBrowser(t *testing.T) {
 		}
 		if title, err := p.Title(); err != nil || !strings.Contains(title, "Palacio Triana") {
 			t.Errorf("title after terminate: %q %v", title, err)
+		}
+		// The helper waited in synchronous requests (one BusyTick each), not in a spin: at least one, at most
+		// one per tick of the time it ran and the one it was in when terminated.
+		if n := ticks.Load(); n < 1 || time.Duration(n-1)*BusyTick > took {
+			t.Errorf("%d api/busy-tick requests in %v, want 1 to %d", n, took, 1+took/BusyTick)
 		}
 	})
 }

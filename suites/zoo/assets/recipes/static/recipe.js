@@ -2,13 +2,25 @@
 // (fetched from api/nutrition/<id> when the page loads, shown by "Show full nutrition label"), and the
 // legacy global helper window.computeScaledServings(servings) kept for embeds and the print view. The page
 // itself never calls computeScaledServings. Under the busy_script mutation (article[data-busy-ms]) the helper
-// spins synchronously for that many milliseconds before it computes. Deterministic: no timers.
+// blocks synchronously for that many milliseconds before it computes (a loop of blockingCall). Deterministic:
+// no timers.
 (function () {
   "use strict";
   var root = document.getElementById("recipe");
   if (!root) return;
   var baseServings = parseInt(root.getAttribute("data-servings"), 10) || 1;
   var busyMs = parseInt(root.getAttribute("data-busy-ms") || "0", 10);
+  // blockingCall is one synchronous request, as legacy code makes them: api/busy-tick answers after 100 ms
+  // (Zoo busyTick). The main thread waits in it without running, so the loop around it holds the tab for its
+  // whole time as a CPU-bound spin would, without taking a core from the other pages on the machine; V8
+  // terminates the loop (Runtime.terminateExecution, an evaluate's timeout) when the call returns. A call that
+  // fails (the page is closing) returns at once and the loop goes on.
+  function blockingCall() {
+    var x = new XMLHttpRequest();
+    x.open("GET", "api/busy-tick", false);
+    try { x.send(); } catch (e) { /* go on */ }
+  }
+
   var FRACTIONS = [[0, ""], [0.125, "⅛"], [0.25, "¼"], [1 / 3, "⅓"], [0.5, "½"], [2 / 3, "⅔"], [0.75, "¾"], [1, ""]];
 
   // fmt renders a quantity with vulgar fractions: 2.333 → "2 ⅓", 0.5 → "½", 3 → "3".
@@ -34,7 +46,7 @@
   window.computeScaledServings = function (servings) {
     if (busyMs > 0) {
       var end = Date.now() + busyMs;
-      while (Date.now() < end) { /* recompute (legacy) */ }
+      while (Date.now() < end) { blockingCall(); /* recompute (legacy) */ }
     }
     var n = Number(servings) > 0 ? Number(servings) : baseServings;
     return {servings: n, factor: n / baseServings, ingredients: scaled(n / baseServings)};

@@ -1,8 +1,8 @@
 // Staybook property page script: the live price check (GET api/price-check/<slug>?… when the page loads;
 // the prices are already in the page, the check only confirms them) and the legacy global helper
 // window.recalculateStayPrice(room, nights, adults), kept for the mobile app's web view; the page itself never
-// calls it. Under the busy_script mutation (article[data-busy-ms]) the helper spins synchronously for that
-// many milliseconds before it computes. No timers.
+// calls it. Under the busy_script mutation (article[data-busy-ms]) the helper blocks synchronously for that
+// many milliseconds before it computes (a loop of blockingCall). No timers.
 (function () {
   "use strict";
   var root = document.getElementById("hotel");
@@ -10,11 +10,22 @@
   var base = parseInt(root.getAttribute("data-base"), 10) || 0;
   var busyMs = parseInt(root.getAttribute("data-busy-ms") || "0", 10);
 
+  // blockingCall is one synchronous request, as legacy code makes them: api/busy-tick answers after 100 ms
+  // (Zoo busyTick). The main thread waits in it without running, so the loop around it holds the tab for its
+  // whole time as a CPU-bound spin would, without taking a core from the other pages on the machine; V8
+  // terminates the loop (Runtime.terminateExecution, an evaluate's timeout) when the call returns. A call that
+  // fails (the page is closing) returns at once and the loop goes on.
+  function blockingCall() {
+    var x = new XMLHttpRequest();
+    x.open("GET", "api/busy-tick", false);
+    try { x.send(); } catch (e) { /* go on */ }
+  }
+
   // Same formula as the server: base × mult/100 × nights × (1 + 0.15 per adult beyond two), rounded.
   window.recalculateStayPrice = function (room, nights, adults) {
     if (busyMs > 0) {
       var end = Date.now() + busyMs;
-      while (Date.now() < end) { /* re-rate every night of the stay (legacy) */ }
+      while (Date.now() < end) { blockingCall(); /* re-rate every night of the stay (legacy) */ }
     }
     nights = Number(nights) || parseInt(root.getAttribute("data-nights"), 10) || 1;
     adults = Number(adults) || parseInt(root.getAttribute("data-adults"), 10) || 2;
