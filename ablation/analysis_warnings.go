@@ -213,15 +213,26 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
 }
 
-// holmFloors returns, per matched variant that can never pass Holm's
-// adjustment at this size, the holm_floor warning text. The exact sign-flip p
+// holmFloor is the bound holmFloorOf finds for one variant: compared on G
+// tasks (or clusters), its exact p is at least Floor = 2/2^G, and M variants
+// (itself included) have a floor at least as high, so p_holm ≥ M·Floor; Need
+// is the fewest tasks at which M·2/2^G < α.
+type holmFloor struct {
+	G, M, Need int
+	Floor      float64
+}
+
+// holmFloorOf returns, per matched variant that can never pass Holm's
+// adjustment at this size, its bound (holmFloor). The exact sign-flip p
 // of a variant compared on G tasks (or clusters) is at least 2/2^G (its
 // floor). Holm (1979) multiplies the p of rank r among K by K−r+1; at best a
 // variant is ranked after every variant with a lower floor, so its multiplier
 // is at least m = the number of variants whose floor is at least its own. When
 // m·2/2^G ≥ α it cannot be shown different (nor fail the gate), however many
-// reps. A/A arms are not in Holm's family (VariantResult.AA).
-func holmFloors(a *Analysis) map[string]string {
+// reps. A/A arms are not in Holm's family (VariantResult.AA). m = 1 (no
+// multiplicity) is left out: a floor above α alone is the few_tasks and
+// perm_floor warnings' to say.
+func holmFloorOf(a *Analysis) map[string]holmFloor {
 	floors := map[string]float64{}
 	for _, v := range a.Variants {
 		if !v.All.Matched || v.AA {
@@ -236,7 +247,7 @@ func holmFloors(a *Analysis) map[string]string {
 	if len(floors) < 2 {
 		return nil
 	}
-	out := map[string]string{}
+	out := map[string]holmFloor{}
 	for name, f := range floors {
 		m := 0
 		for _, o := range floors {
@@ -245,12 +256,21 @@ func holmFloors(a *Analysis) map[string]string {
 			}
 		}
 		if m < 2 || float64(m)*f < a.Alpha {
-			continue // m = 1: no multiplicity; a floor above α alone is the few_tasks / perm_floor warnings' to say
+			continue
 		}
-		g := int(math.Round(math.Log2(2 / f)))
-		need := int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1
+		out[name] = holmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f,
+			Need: int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1}
+	}
+	return out
+}
+
+// holmFloors returns the holm_floor warning text of each variant holmFloorOf
+// bounds.
+func holmFloors(a *Analysis) map[string]string {
+	out := map[string]string{}
+	for name, h := range holmFloorOf(a) {
 		out[name] = fmt.Sprintf("With %d tasks compared, p_paired could at best reach 2/2^%d = %s (every task moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
-			g, g, fmtP(f), m, m, fmtP(float64(m)*f), fmtP(a.Alpha), need)
+			h.G, h.G, fmtP(h.Floor), h.M, h.M, fmtP(float64(h.M)*h.Floor), fmtP(a.Alpha), h.Need)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package ablation
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -238,5 +239,75 @@ func TestFewTasksOneMoved(t *testing.T) {
 	}
 	if warningOf(a, WarnPermFloor) != nil || warningOf(a, WarnHolmFloor) != nil {
 		t.Errorf("a second statement of the floor: %+v", a.Warnings)
+	}
+}
+
+// TestVerdictSaysWhy checks the verdict words when p_holm does not reach α, on the shapes of the demo's run of
+// 2026-12-04 (README "make demo"): there, three arms failed every attempt (Δ −100 pts) on 6 tasks and the verdict
+// said "no difference shown (MDE 97 pts: a smaller change can go unseen)", which reads as if a 100-point drop
+// were smaller than 97. The verdict now names the bound that made any effect unshowable: the exact sign-flip
+// floor 2/2^k of k moved tasks, Holm's (1979) multiplier m on the floor 2/2^G shared by m variants, or Holm's
+// adjustment alone; the MDE only when |Δ| is below it.
+func TestVerdictSaysWhy(t *testing.T) {
+	arm := func(variant string, perTask ...string) []results.Attempt {
+		var out []results.Attempt
+		for i, reps := range perTask {
+			for r := range len(reps) {
+				out = append(out, rec(variant, fmt.Sprintf("t%02d", i), r, reps[r]))
+			}
+		}
+		return out
+	}
+	same := func(n int, s string) []string { return slices.Repeat([]string{s}, n) }
+	verdicts := func(a *Analysis) map[string]string {
+		out := map[string]string{}
+		for _, v := range a.Variants {
+			out[v.Name] = Verdict(a, &v)
+		}
+		return out
+	}
+
+	// The demo's Holm floor: five variants on 6 tasks × 2 reps; three fail everything (p_paired = 2/2^6), one
+	// moves 5 tasks, one 4. Holm's smallest multiplier for the three is 5 (five variants have a floor ≥ 2/2^6).
+	demo := cat(arm("baseline", same(6, "PP")...),
+		arm("no_snapshot_ready", same(6, "FF")...), arm("no_stale_ref_refresh", same(6, "FF")...),
+		arm("no_visual_progress", same(6, "FF")...),
+		arm("no_intercept_hint", "FF", "FF", "FF", "FF", "FP", "PP"),
+		arm("no_evaluate_isolation", "FP", "FP", "FP", "FP", "PP", "PP"))
+	a := Analyze(demo, Inputs{Baseline: "baseline"})
+	got := verdicts(a)
+	for _, name := range []string{"no_snapshot_ready", "no_stale_ref_refresh", "no_visual_progress"} {
+		want := "no difference shown: at this size none can be (p_holm ≥ 0.156 with 6 tasks compared and 5 variants sharing the floor)"
+		if got[name] != want {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+	if want := "no difference shown: at this size none can be (p_paired ≥ 0.0625 with 5 tasks moved)"; got["no_intercept_hint"] != want {
+		t.Errorf("no_intercept_hint: %q, want %q", got["no_intercept_hint"], want)
+	}
+	if want := "no difference shown: at this size none can be (p_paired ≥ 0.125 with 4 tasks moved)"; got["no_evaluate_isolation"] != want {
+		t.Errorf("no_evaluate_isolation: %q, want %q", got["no_evaluate_isolation"], want)
+	}
+	for _, v := range a.Variants {
+		if v.PHolm < DefaultAlpha {
+			t.Errorf("%s: p_holm %s: the fixture should not reach α", v.Name, fmtP(v.PHolm))
+		}
+	}
+
+	// Holm alone: two variants on 12 tasks, each failing 6 of them in both reps: p_paired = 2/2^6 = 0.03125 (the
+	// floor 2/2^12 is far below α, m·floor too); with the third, identical arm (p = 1) Holm's step-down
+	// multiplies the first of the two by 3 and the second by 2, and keeps p_holm monotone: 0.09375 for both. The
+	// identical arm shows no difference and has |Δ| = 0 below its MDE.
+	half := append(same(6, "FF"), same(6, "PP")...)
+	two := cat(arm("baseline", same(12, "PP")...), arm("a", half...), arm("b", half...), arm("same", same(12, "PP")...))
+	a2 := Analyze(two, Inputs{Baseline: "baseline"})
+	got = verdicts(a2)
+	for _, name := range []string{"a", "b"} {
+		if want := "no difference shown after Holm's adjustment (p_paired 0.0312 < α = 0.05, p_holm 0.0938)"; got[name] != want {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+	if !strings.HasPrefix(got["same"], "no difference shown (MDE ") {
+		t.Errorf("same: %q, want the MDE clause", got["same"])
 	}
 }

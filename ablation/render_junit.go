@@ -94,8 +94,8 @@ func (junitRenderer) Ablation(w io.Writer, r *AblationReport) error {
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		s := junitDiffSuite(v.Name, pkg, i, ts, byVariant[a.Baseline], byVariant[v.Name], a.Baseline)
-		s.Properties = junitProps(v, a.BaseArm, a.Alpha)
-		s.SystemOut = junitSummary(v.Name, a.Baseline, v, a.Alpha, s.Failures)
+		s.Properties = junitProps(a, v)
+		s.SystemOut = junitSummary(a, v.Name, a.Baseline, v, s.Failures)
 		doc.Suites = append(doc.Suites, s)
 	}
 	return writeJUnit(w, doc)
@@ -107,9 +107,9 @@ func (junitRenderer) Compare(w io.Writer, c *RunComparison) error {
 	name := c.B.Variant
 	s := junitDiffSuite(name, c.B.Name, 0, junitTimestamp(nil, c.B.Attempts), variantRecords(c.A.Attempts, c.A.Variant),
 		variantRecords(c.B.Attempts, c.B.Variant), c.A.Name)
-	s.Properties = append(junitProps(v, c.Analysis.BaseArm, c.Analysis.Alpha),
+	s.Properties = append(junitProps(c.Analysis, v),
 		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
-	s.SystemOut = junitSummary(c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, c.Analysis.Alpha, s.Failures)
+	s.SystemOut = junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures)
 	return writeJUnit(w, junitSuites{Suites: []junitSuite{s}})
 }
 
@@ -209,8 +209,8 @@ func junitDiffSuite(name, dir string, id int, ts string, recsA, recsB []results.
 // junitProps are the testsuite's properties: the comparison on all common
 // tasks (delta and its CI in points, p_paired, p_holm, method), the arms'
 // pass rates, the A/A mark and the verdict words (junitVerdict).
-func junitProps(v *VariantResult, base Arm, alpha float64) []junitProperty {
-	all := v.All
+func junitProps(a *Analysis, v *VariantResult) []junitProperty {
+	all, base, alpha := v.All, a.BaseArm, a.Alpha
 	return []junitProperty{
 		{"delta_pts", junitFloat(100 * all.Delta)},
 		{"delta_ci_low_pts", junitFloat(100 * all.CI[0])},
@@ -222,20 +222,20 @@ func junitProps(v *VariantResult, base Arm, alpha float64) []junitProperty {
 		{"pass_rate_variant", junitFloat(v.Arm.Rate)},
 		{"aa", strconv.FormatBool(v.AA)},
 		{"alpha", junitFloat(alpha)},
-		{"verdict", junitVerdict(v, alpha)},
+		{"verdict", junitVerdict(a, v)},
 	}
 }
 
 // junitVerdict names the comparison in the words of the terminal report's verdict (Verdict, without a gate):
-// "worse than the baseline", "better than the baseline" (p_holm below alpha), "no difference shown (MDE …)",
-// an A/A control's words, or "nothing to compare".
-func junitVerdict(v *VariantResult, alpha float64) string { return verdictAt(v, alpha, 0) }
+// "worse than the baseline", "better than the baseline" (p_holm below a's α), "no difference shown" (with why,
+// or the MDE), an A/A control's words, or "nothing to compare".
+func junitVerdict(a *Analysis, v *VariantResult) string { return verdictAt(a, v, 0) }
 
 // junitSummary is the testsuite's one-line system-out.
-func junitSummary(name, base string, v *VariantResult, alpha float64, failures int) string {
+func junitSummary(a *Analysis, name, base string, v *VariantResult, failures int) string {
 	all := v.All
 	return fmt.Sprintf("%s vs %s: Δ %+.1f pts [%+.1f, %+.1f], p %.3g, Holm p %.3g (%s): %s; %d new %s",
-		name, base, 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, v.PHolm, all.Method, junitVerdict(v, alpha),
+		name, base, 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, v.PHolm, all.Method, junitVerdict(a, v),
 		failures, plural(failures, "failure", "failures"))
 }
 
