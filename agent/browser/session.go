@@ -574,8 +574,10 @@ const (
 //   - last: the time (performance.now(), ms) of the last DOM mutation, from a MutationObserver on the whole
 //     document (child lists, attributes, text);
 //   - reqs: the start time of every fetch and XMLHttpRequest in flight (fetch until its promise settles, an XHR
-//     until loadend), and lastReq, the time one last started or ended. The page's own view of its requests is
-//     needed because the Go side hears of a request only after it went through the route handler (the Zoo's
+//     until loadend or, read by settleDOMScript, readyState DONE: a synchronous XHR whose script was terminated
+//     by Runtime.terminateExecution as it returned — the evaluate_isolation guard's cut — completes without
+//     running its loadend listener; https://xhr.spec.whatwg.org/#dom-xmlhttprequest-readystate), and lastReq,
+//     the time one last started or ended. The page's own view of its requests is needed because the Go side hears of a request only after it went through the route handler (the Zoo's
 //     tenant allow-list): a request the action started can reach Go after a quiet window that began before it;
 //   - tab: whether the page asked for a tab: window.open, or a click on a link or a submit of a form whose target
 //     is not the document's own frame
@@ -590,9 +592,9 @@ const settleInitScript = `(() => {
   new MutationObserver(() => { st.last = now(); })
     .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   let seq = 0;
-  const track = () => {
+  const track = (x) => {
     const k = ++seq;
-    st.reqs.set(k, now());
+    st.reqs.set(k, { t: now(), x });
     st.lastReq = now();
     return () => { if (st.reqs.delete(k)) st.lastReq = now(); };
   };
@@ -603,7 +605,7 @@ const settleInitScript = `(() => {
   };
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...a) {
-    const done = track();
+    const done = track(this);
     this.addEventListener('loadend', done);
     try { return send.apply(this, a); } catch (e) { done(); throw e; }
   };
@@ -643,7 +645,10 @@ const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((reso
   const check = () => {
     const now = performance.now();
     let pending = false;
-    for (const t of st.reqs.values()) if (t >= st.settledAt) pending = true;
+    for (const [k, r] of st.reqs) {
+      if (r.x && r.x.readyState === 4) st.reqs.delete(k); // DONE, its loadend listener never ran (terminated)
+      else if (r.t >= st.settledAt) pending = true;
+    }
     reqs = reqs || pending || st.lastReq >= st.settledAt;
     const q = reqs ? quietNet : quiet, idle = now - Math.max(st.last, st.lastReq);
     if (now - t0 >= cap || !pending && idle >= q) finish(); else timeout(check, pending ? q : q - idle);

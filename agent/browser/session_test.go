@@ -27,6 +27,7 @@ var (
 	testBrowser *Browser
 	testServer  *httptest.Server
 	blockedHits atomic.Int64
+	ticks       atomic.Int64 // requests of /tick
 )
 
 const homePage = `<!doctype html><html><head><title>Home</title></head><body>
@@ -84,6 +85,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprint(w, r.URL.Path[len("/api/"):])
 		case r.URL.Path == "/embeds":
 			fmt.Fprint(w, `<!doctype html><title>Embeds</title><img src="/blocked/pixel.png"><p>ok</p>`)
+		case r.URL.Path == "/tick": // the Zoo's api/busy-tick: 204 after 100 ms
+			ticks.Add(1)
+			time.Sleep(100 * time.Millisecond)
+			w.WriteHeader(http.StatusNoContent)
 		case strings.HasPrefix(r.URL.Path, "/blocked"):
 			blockedHits.Add(1)
 			fmt.Fprint(w, `<!doctype html><title>Blocked</title>secret`)
@@ -782,5 +787,71 @@ func TestSettleWithoutInitScript(t *testing.T) {
 	t.Cleanup(func() { _ = s.Close() })
 	if r := mustOK(t, call(t, s, ToolPressKey, map[string]any{"key": "Tab"})); r.URL != "about:blank" {
 		t.Fatalf("press_key on about:blank: %+v", r)
+	}
+}
+
+// TestSettleAfterTerminatedSyncXHR terminates (Runtime.terminateExecution, as the evaluate_isolation guard
+// does) a script that loops over synchronous XHRs — the Zoo's busy_script — and checks that the next settle does
+// not wait for the XHR the termination cut: the termination takes effect as send() returns, in the loadend
+// listener the init script added, so the request stays in window.__webbenchSettle.reqs although its readyState
+// is DONE. Before the fix settleDOMScript waited for it until its cap (2 s in settle; 60 s here).
+func TestSettleAfterTerminatedSyncXHR(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	p := s.cur()
+	cdp, err := p.Context().NewCDPSession(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cdp.Detach() }()
+	const loop = `() => { const end = Date.now() + 30000; while (Date.now() < end) {
+  const x = new XMLHttpRequest(); x.open('GET', '/tick', false); x.send(); } }`
+	const stale = `() => window.__webbenchSettle.reqs.size` // nothing else is in flight
+	reproduced := false
+	for try := 0; try < 5 && !reproduced; try++ {
+		before := ticks.Load()
+		done := make(chan error, 1)
+		go func() { _, err := p.Evaluate(loop); done <- err }()
+		for ticks.Load() < before+2 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if _, err := cdp.Send("Runtime.terminateExecution", nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatal("the loop was not terminated")
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the terminated evaluate did not return")
+		}
+		v, err := p.Evaluate(stale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reproduced = v == 1
+	}
+	if !reproduced {
+		t.Fatal("no termination left a finished XHR in the settle state: the test does not test the case")
+	}
+	type answer struct {
+		v   any
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		v, err := p.Evaluate(settleDOMScript, []any{ms(settleQuiet), ms(settleQuietNet), 60000, ms(settleFrameCap)})
+		got <- answer{v, err}
+	}()
+	select {
+	case a := <-got:
+		if m, _ := a.v.(map[string]any); a.err != nil || m == nil || m["init"] != true {
+			t.Fatalf("settleDOMScript = %#v, %v", a.v, a.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("settleDOMScript still waits for the terminated XHR after 20 s (its cap is 60 s)")
+	}
+	if v, err := p.Evaluate(`() => window.__webbenchSettle.reqs.size`); err != nil || v != 0 {
+		t.Fatalf("requests left in the settle state: %v, %v", v, err)
 	}
 }
