@@ -110,7 +110,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
 	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
 	f.req.register(c)
-	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids, in task order; the run shuffles the pairs' order by the seed) and exit")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids, in task order; the run shuffles the pairs' order by the seed, then starts the pairs with the most arms first) and exit")
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "with --dry-run: print the plan as JSON")
 	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
 	c.Flags().BoolVar(&f.trace, "trace", false, "keep a Playwright trace (traces/<attempt_id>.zip) of every attempt that did not pass")

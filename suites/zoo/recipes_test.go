@@ -360,8 +360,9 @@ func rsEval(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, fn s
 		t.Fatal(err)
 	}
 	defer cdp.Detach()
-	// Call 1 arms a 300 ms timer, calls the function synchronously (a spin runs inside this evaluation, where
-	// the CDP timeout applies) and parks the race in a global; call 2 awaits it (settles within 300 ms).
+	// Call 1 arms a 300 ms timer, calls the function synchronously (busy_script's loop blocks inside this
+	// evaluation, where the CDP timeout applies) and parks the race in a global; call 2 awaits it (settles within
+	// 300 ms).
 	call := func(expr string, await bool) (map[string]any, error) {
 		res, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": await,
 			"returnByValue": true, "timeout": 1000})
@@ -680,6 +681,36 @@ func TestRecipesBrowser(t *testing.T) {
 		}
 		if txt, _ := p.Locator(".ingredient-list li").First().TextContent(); txt != "4 cups all-purpose flour" {
 			t.Errorf("2x scaler: first ingredient %q", txt)
+		}
+	})
+
+	// A tick that fails at once (here aborted by a route, as a blocked request; a deleted tenant's 404 is the
+	// same) does not turn the loop into a flood of requests: each call waits out the rest of its 100 ms. The
+	// review of 2026-12-04 measured about 120 aborted requests a second before.
+	t.Run("busy_script_failed_tick", func(t *testing.T) {
+		tn := newTenant(t, srv, "recipes", "busy_script")
+		p, ctx, _ := newPage(t, b, tn)
+		p.Goto(tn.URL("recipe/41208/fluffy-buttermilk-pancakes"))
+		if err := p.Route("**/api/busy-tick", func(r playwright.Route) { _ = r.Abort("blockedbyclient") }); err != nil {
+			t.Fatal(err)
+		}
+		cdp, err := ctx.NewCDPSession(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ticks := countBusyTicks(p)
+		start := time.Now()
+		_, err = cdp.Send("Runtime.evaluate", map[string]any{"expression": "window.computeScaledServings(8)",
+			"timeout": 500, "returnByValue": true})
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "Execution was terminated") {
+			t.Errorf("computeScaledServings with its ticks aborted: %v, want terminated", err)
+		}
+		if _, err := p.Title(); err != nil { // the request events of the loop have reached Go
+			t.Fatal(err)
+		}
+		if n := ticks.Load(); n < 1 || time.Duration(n-1)*BusyTick > took {
+			t.Errorf("%d aborted api/busy-tick requests in %v, want 1 to %d", n, took, 1+took/BusyTick)
 		}
 	})
 }
