@@ -243,7 +243,7 @@ func CompactReport(w io.Writer, a *Analysis, width int, report string) error {
 		report = ReportCommand("", "", nil)
 	}
 	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes), with --wide or "+
-		"--format=md, --format=html or --format=json:", "", "  ", width)
+		"--format md, --format html or --format json:", "", "  ", width)
 	printCommand(w, report+" --wide", width)
 	return nil
 }
@@ -451,5 +451,5 @@ func CompactCompare(w io.Writer, c *RunComparison, width int) {
 	for _, l := range CompareFooter(c) {
 		printWrapped(w, l, "", "  ", width)
 	}
-	printWrapped(w, "The full tables: the same bench compare with --wide, or with --format=md, --format=html or --format=json.", "", "  ", width)
+	printWrapped(w, "The full tables: the same bench compare with --wide, or with --format md, --format html or --format json.", "", "  ", width)
 }

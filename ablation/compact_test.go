@@ -159,7 +159,7 @@ func TestCompactFooterCommand(t *testing.T) {
 	if got := lines[len(lines)-3:]; !slices.Equal(got, want) {
 		t.Errorf("footer lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "with --wide or --format=md, --format=html or --format=json:") {
+	if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), "with --wide or --format md, --format html or --format json:") {
 		t.Errorf("footer lacks the formats:\n%s", b.String())
 	}
 	// The shell reads the pasted lines back as one command with the directory as one word.

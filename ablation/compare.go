@@ -172,9 +172,9 @@ type NoCommonTaskError struct {
 
 // Error says that the runs share no judged task, what differs between them, and what a gate needs.
 func (e *NoCommonTaskError) Error() string {
-	return fmt.Sprintf("%s and %s share no task judged in both (%s; %d common pair(s) dropped for errors), so Δ would "+
+	return fmt.Sprintf("%s and %s share no task judged in both (%s; %s dropped for errors), so Δ would "+
 		"compare different tasks; a gate needs runs of the same tasks (same suite, --tasks and --reps)",
-		e.A, e.B, strings.Join(e.Differences, "; "), e.Dropped)
+		e.A, e.B, strings.Join(e.Differences, "; "), results.Count(e.Dropped, "common pair", "common pairs"))
 }
 
 // CompareRuns compares variant b.Variant of run b with variant a.Variant of

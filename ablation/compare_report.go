@@ -40,7 +40,8 @@ func CompareFooter(c *RunComparison) []string {
 	}
 	lines := []string{}
 	if same > 0 {
-		lines = append(lines, fmt.Sprintf("%d task(s) with the same pass rate in both runs are not listed (see --format json).", same))
+		lines = append(lines, fmt.Sprintf("%s with the same pass rate in both runs %s not listed (see --format json).",
+			results.Count(same, "task", "tasks"), plural(same, "is", "are")))
 	}
 	if len(c.Differences) > 0 {
 		lines = append(lines, "The runs differ in: "+strings.Join(c.Differences, "; ")+".")

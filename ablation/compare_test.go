@@ -107,7 +107,7 @@ func TestCompareRunsErrors(t *testing.T) {
 	a, b = RunSide{Label: LabelRunA, Name: "a", Attempts: recs}, RunSide{Label: LabelRunB, Name: "b", Attempts: other}
 	var nc *NoCommonTaskError
 	if _, err := CompareRuns(a, b, CompareOptions{FailIfWorse: 0.05}); !errors.As(err, &nc) || nc.A != "a" ||
-		!strings.Contains(err.Error(), "share no task judged in both (tasks: 4 only in A, 2 only in B; 0 common pair(s)") {
+		!strings.Contains(err.Error(), "share no task judged in both (tasks: 4 only in A, 2 only in B; 0 common pairs") {
 		t.Errorf("gate without a common task: %v", err)
 	}
 	if c, err := CompareRuns(a, b, CompareOptions{}); err != nil || c.Result().All.Method != MethodFisher || c.Gate != nil {

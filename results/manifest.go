@@ -39,7 +39,7 @@ type Manifest struct {
 	// StartedAt and EndedAt are RFC 3339 times; EndedAt is empty while the run is going (or was killed).
 	StartedAt string `json:"started_at"`
 	EndedAt   string `json:"ended_at,omitempty"`
-	// Shard is "i/n", or "merged from N shard(s)" after bench merge.
+	// Shard is "i/n", or "merged from N shards" after bench merge ("shard(s)" before 2026-12-04).
 	Shard string `json:"shard"`
 	// Summary is filled at the end of a run.
 	Summary *Summary `json:"summary,omitempty"`

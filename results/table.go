@@ -88,3 +88,12 @@ func mapS(s []string, f func(string) string) []string {
 	}
 	return out
 }
+
+// Count returns n with the noun in its number, for the counts the CLI prints: Count(1, "attempt", "attempts") =
+// "1 attempt", Count(0, "attempt", "attempts") = "0 attempts" (one for n = 1, many otherwise, as English does).
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

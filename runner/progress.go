@@ -33,9 +33,9 @@ func newProgress(out io.Writer, total, skipped int) *progress {
 			progressbar.OptionClearOnFinish())
 	}
 	if skipped > 0 {
-		fmt.Fprintf(out, "resuming: %d attempt(s) already recorded, %d to run\n", skipped, total)
+		fmt.Fprintf(out, "resuming: %s already recorded, %d to run\n", results.Count(skipped, "attempt", "attempts"), total)
 	} else {
-		fmt.Fprintf(out, "running %d attempt(s)\n", total)
+		fmt.Fprintf(out, "running %s\n", results.Count(total, "attempt", "attempts"))
 	}
 	return p
 }

@@ -422,7 +422,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 }
 
 // triesRe reads the count of failed connects from the error that stops a run (remoteDown.gaveUp).
-var triesRe = regexp.MustCompile(`(\d+) connect\(s\) by the workers failed`)
+var triesRe = regexp.MustCompile(`(\d+) connects? by the workers failed`)
 
 // TestWorkerReconnectWindow: a worker whose remote browser server is not there keeps connecting for
 // Options.BrowserReconnect (3 s; 0.25 s, then doubling, between tries), then sets the BrowserError that stops
@@ -507,7 +507,7 @@ func TestRemoteDownWindowStart(t *testing.T) {
 	if !r.since.Equal(tried) || r.tries != 2 {
 		t.Errorf("window since %s, %d tries; want %s, 2", r.since, r.tries, tried)
 	}
-	if msg := r.gaveUp(3 * time.Second).Error(); !strings.Contains(msg, "3s (--browser-reconnect), 2 connect(s)") {
+	if msg := r.gaveUp(3 * time.Second).Error(); !strings.Contains(msg, "3s (--browser-reconnect), 2 connects") {
 		t.Errorf("gave up: %q", msg)
 	}
 }

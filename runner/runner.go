@@ -151,7 +151,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
 		// recorded the attempts) stays as it is. (An older schema's manifest is rewritten below, its times and
 		// summary kept.)
-		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
+		fmt.Fprintf(opts.Log, "all %s already recorded in %s: nothing to run\n", results.Count(sum.Planned, "planned attempt", "planned attempts"), opts.OutDir)
 		return sum, nil
 	}
 	var agents map[string]*agentFor
@@ -198,7 +198,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(opts.Log, "all %d planned attempt(s) already recorded in %s: nothing to run\n", sum.Planned, opts.OutDir)
+		fmt.Fprintf(opts.Log, "all %s already recorded in %s: nothing to run\n", results.Count(sum.Planned, "planned attempt", "planned attempts"), opts.OutDir)
 		if oldErr == nil && old.Summary != nil && len(prev.Records) > 0 {
 			// Upgrading an older schema's manifest: what it says of the run's end stays.
 			man.EndedAt, man.Summary = old.EndedAt, old.Summary
@@ -659,7 +659,7 @@ func (r *remoteDown) gaveUp(window time.Duration) *BrowserError {
 			"(--browser-reconnect 0): %w", r.last)}
 	}
 	return &BrowserError{Running: true, Err: fmt.Errorf("unreachable for the whole reconnect window, %s "+
-		"(--browser-reconnect), %d connect(s) by the workers failed: %w", window, r.tries, r.last)}
+		"(--browser-reconnect), %s by the workers failed: %w", window, results.Count(r.tries, "connect", "connects"), r.last)}
 }
 
 // browser returns the worker's browser, launching or connecting a new one when there is none or it is no

@@ -100,8 +100,9 @@ func ablateCmd() *cobra.Command {
 			if rf.dryRun {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %d arm(s) over %d of the %d selected task(s), %d rep(s) → %s\n", spec.Name,
-				len(plan.Variants), usedTasks(plan), len(plan.Tasks), spec.Reps, ropts.OutDir)
+			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %s over %d of the %s, %s → %s\n", spec.Name,
+				results.Count(len(plan.Variants), "arm", "arms"), usedTasks(plan),
+				results.Count(len(plan.Tasks), "selected task", "selected tasks"), results.Count(spec.Reps, "rep", "reps"), ropts.OutDir)
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
 			}

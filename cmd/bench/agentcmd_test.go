@@ -31,7 +31,7 @@ func TestAgentCmdFlags(t *testing.T) {
 		}
 	}
 	out, stderr, code := bench(t, "run", "--tasks", "shop-*", "--agent-cmd", `sh -c "echo hi"`, "--agent-env", "A=${HOME}", "--dry-run")
-	if code != 0 || !strings.Contains(out, "attempt(s)") {
+	if code != 0 || !strings.Contains(out, "11 attempts, shard 1/1") {
 		t.Errorf("valid --agent-cmd: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	// A spec's relative command resolves against the spec's folder: named with that folder when missing.

@@ -211,7 +211,7 @@ func finalRecords(t *testing.T, dir string) map[string]recLine {
 const twoShopTasks = "shop-qa-yoga-mat-thickness,shop-checkout-cork-blocks-standard"
 
 // checkMergedEqualsWhole asserts that the run directory merged (bench merge of n shards) holds what the
-// unsharded run whole holds: the same plan, the manifest's shard "merged from n shard(s)", and for each of the
+// unsharded run whole holds: the same plan, the manifest's shard "merged from n shards", and for each of the
 // attempts attempt ids the same final record — task, rep, seed, pair_id, variant, status, error class, failure
 // mode, steps, verdict and, with sameFinal, the final answer (a checkout's answer is the order number the Zoo
 // server assigned, which depends on the order the server saw the checkouts in, not on the attempt: pass false
@@ -227,7 +227,7 @@ func checkMergedEqualsWhole(t *testing.T, whole, merged string, n, attempts int,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(mw.Manifest.Plan, mm.Manifest.Plan) || mm.Manifest.Shard != fmt.Sprintf("merged from %d shard(s)", n) {
+	if !reflect.DeepEqual(mw.Manifest.Plan, mm.Manifest.Plan) || mm.Manifest.Shard != "merged from "+results.Count(n, "shard", "shards") {
 		t.Errorf("merged manifest %+v, unsharded plan %+v", mm.Manifest, mw.Manifest.Plan)
 	}
 	a, b := mw.Final(), mm.Final()
@@ -515,7 +515,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 		t.Errorf("report = %+v", rep)
 	}
 	out, stderr, code = bench(t, "judge", run, "--judge", "answer")
-	if code != 0 || !strings.Contains(out, "1 attempt(s) judged by answer: 1 pass, 0 fail, 0 uncertain, 0 judge error(s)") {
+	if code != 0 || !strings.Contains(out, "1 attempt judged by answer: 1 pass, 0 fail, 0 uncertain, 0 judge errors") {
 		t.Fatalf("judge: exit %d: %s%s", code, stderr, out)
 	}
 	r, err := results.Open(run)
@@ -527,7 +527,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 		t.Fatalf("re-judged records = %+v, %v", recs, err)
 	}
 	out, stderr, code = bench(t, "judge", run, "--agreement", "original,answer")
-	if code != 0 || !strings.Contains(out, "agreement original vs answer over 1 attempt(s)") {
+	if code != 0 || !strings.Contains(out, "agreement original vs answer over 1 attempt") {
 		t.Errorf("agreement: exit %d: %s%s", code, stderr, out)
 	}
 	merged := filepath.Join(tmp, "merged")
@@ -548,7 +548,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 	// Resuming the version 1 run with its own command finds nothing to run and rewrites the manifest as version 2
 	// with the same plan; another seed is refused.
 	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--out", run)
-	if code != 0 || !strings.Contains(stderr, "all 1 planned attempt(s) already recorded") {
+	if code != 0 || !strings.Contains(stderr, "all 1 planned attempt already recorded") {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(filepath.Join(run, results.ManifestFile))
@@ -604,7 +604,7 @@ func TestJudgeRecoversAblationSuiteOptions(t *testing.T) {
 	w.Close()
 	abs, _ := filepath.Abs(dir)
 	out, stderr, code := bench(t, "judge", abs, "--judge", "answer")
-	if code != 0 || !strings.Contains(out, "2 attempt(s) judged by answer: 1 pass, 1 fail, 0 uncertain, 0 judge error(s)") {
+	if code != 0 || !strings.Contains(out, "2 attempts judged by answer: 1 pass, 1 fail, 0 uncertain, 0 judge errors") {
 		t.Fatalf("judge: exit %d: %s%s", code, stderr, out)
 	}
 	run, err := results.Open(dir)

@@ -83,7 +83,7 @@ func TestCompressedLayoutReportsAndJudgesTheSame(t *testing.T) {
 			}
 			outs[i] = strings.ReplaceAll(out, dir, "RUN")
 		}
-		if outs[0] != outs[1] || !strings.Contains(outs[0], "2 attempt(s) judged by "+j) {
+		if outs[0] != outs[1] || !strings.Contains(outs[0], "2 attempts judged by "+j) {
 			t.Errorf("judge --judge %s: plain %q, compressed %q", j, outs[0], outs[1])
 		}
 		if a, b := readRel(t, plain, "verdicts-"+j+".jsonl"), readRel(t, gz, "verdicts-"+j+".jsonl"); a != b {

@@ -227,7 +227,7 @@ func TestCompare(t *testing.T) {
 
 	table, _, _ := bench(t, "compare", a, b, "--fail-if-worse", "0.05")
 	for _, want := range []string{"paired: 20→8 of 20 pairs, 10 tasks (6 informative)", "-60.0 [-86.5, -13.5] adj.",
-		"rescued 0, broke 12", "task-05", "new_failure", "4 task(s) with the same pass rate",
+		"rescued 0, broke 12", "task-05", "new_failure", "4 tasks with the same pass rate",
 		"The runs differ in: guard snapshot_ready on → off.", "Gate --fail-if-worse 0.050: FAILED."} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)

@@ -133,7 +133,7 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 		}
 		v, fatal := judgeAttempt(c, run, r, t, j)
 		if fatal != nil {
-			stop = judgeStop(j, fatal, fmt.Sprintf("after %d verdict(s), kept in %s", len(out), results.VerdictsPath(run.Dir, j.Name())))
+			stop = judgeStop(j, fatal, fmt.Sprintf("after %s, kept in %s", results.Count(len(out), "verdict", "verdicts"), results.VerdictsPath(run.Dir, j.Name())))
 			break
 		}
 		switch v.Outcome() {
@@ -163,8 +163,8 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 		return withCode(exitInfra, err)
 	}
 	n := len(out)
-	fmt.Fprintf(c.OutOrStdout(), "%s: %d attempt(s) judged by %s: %d pass, %d fail, %d uncertain, %d judge error(s)\n", path, n,
-		j.Name(), pass, n-pass-errs-unsure, unsure, errs)
+	fmt.Fprintf(c.OutOrStdout(), "%s: %s judged by %s: %d pass, %d fail, %d uncertain, %s\n", path,
+		results.Count(n, "attempt", "attempts"), j.Name(), pass, n-pass-errs-unsure, unsure, results.Count(errs, "judge error", "judge errors"))
 	if hint := allErrorsHint(j.Name(), out); hint != "" && stop == nil {
 		fmt.Fprintln(c.ErrOrStderr(), "bench: "+hint)
 	}
@@ -427,8 +427,9 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 		}
 		fmt.Fprintf(c.OutOrStdout(), "%s: %s (%s)\n", out, status, firstLine(v.Reason+v.Error))
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%d folder(s) judged by %s: %d pass, %d fail, %d uncertain, %d judge error(s)\n",
-		len(folders), j.Name(), counts["pass"], counts["fail"], counts["uncertain"], counts["error"])
+	fmt.Fprintf(c.OutOrStdout(), "%s judged by %s: %d pass, %d fail, %d uncertain, %s\n",
+		results.Count(len(folders), "folder", "folders"), j.Name(), counts["pass"], counts["fail"], counts["uncertain"],
+		results.Count(counts["error"], "judge error", "judge errors"))
 	return nil
 }
 
@@ -459,7 +460,7 @@ func printAgreement(c *cobra.Command, dir, a, b string) error {
 	if d.N == 0 {
 		return usageErr("no attempt has a verdict from both %s and %s (%s)", a, b, skippedText(d))
 	}
-	t := agreementTable(fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%s); Cohen's κ = %s", a, b, d.N,
+	t := agreementTable(fmt.Sprintf("agreement %s vs %s over %s (%s); Cohen's κ = %s", a, b, results.Count(d.N, "attempt", "attempts"),
 		skippedText(d), kappaText(d.Agreement)), a, b, d)
 	return t.Render(c.OutOrStdout())
 }

@@ -59,7 +59,7 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "7 folder(s) judged by answer: 1 pass, 2 fail, 1 uncertain, 3 judge error(s)") {
+	if !strings.Contains(out, "7 folders judged by answer: 1 pass, 2 fail, 1 uncertain, 3 judge errors") {
 		t.Errorf("summary missing or wrong:\n%s", out)
 	}
 	if !strings.Contains(stderr, "taskShop--7 looks like a WebVoyager result folder but has no interact_messages.json: skipped") {
@@ -142,13 +142,13 @@ func TestJudgeFoldersWithoutTaskText(t *testing.T) {
 		`{"web_name": "Shop", "id": "Shop--4", "ques": "How many steps?", "web": "https://www.example.test/"}`+"\n"), 0o644)
 
 	out, stderr, code := bench(t, "judge", root, "--judge", "answer", "--answers", answers, "--tasks-file", tasks)
-	if code != 0 || !strings.Contains(out, "4 folder(s) judged by answer: 2 pass, 0 fail, 0 uncertain, 2 judge error(s)") ||
+	if code != 0 || !strings.Contains(out, "4 folders judged by answer: 2 pass, 0 fail, 0 uncertain, 2 judge errors") ||
 		!strings.Contains(out, "taskShop--4/verdict-answer.json: judge error (") || !strings.Contains(out, "cannot be read") ||
 		!strings.Contains(out, "taskShop--2/verdict-answer.json: judge error (no question: no --tasks-file gives task Shop--2, "+
 			"and interact_messages.json has no user message \"Now given a task: …\")") {
 		t.Errorf("exit %d:\n%s%s", code, out, stderr)
 	}
-	if _, stderr, code := bench(t, "report", root); code != 2 || !strings.Contains(stderr, "it holds 4 WebVoyager result folder(s)") {
+	if _, stderr, code := bench(t, "report", root); code != 2 || !strings.Contains(stderr, "it holds 4 WebVoyager result folders") {
 		t.Errorf("bench report on result folders: exit %d, %s", code, stderr)
 	}
 	// A folder of run directories: the hint names them, not a preflight.

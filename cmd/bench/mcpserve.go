@@ -261,8 +261,8 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	if err := w.Append(rec); err != nil {
 		return withCode(exitInfra, err)
 	}
-	fmt.Fprintf(stderr, "stopped: %s after %d tool call(s), %d model call(s)\n", stop.why, toolCalls,
-		models.Calls())
+	fmt.Fprintf(stderr, "stopped: %s after %s, %s\n", stop.why, results.Count(toolCalls, "tool call", "tool calls"),
+		results.Count(models.Calls(), "model call", "model calls"))
 	fmt.Fprintf(stderr, "verdict: %s\n", verdictLine(rec))
 	fmt.Fprintf(stderr, "trajectory: %s\n", trPath)
 	return nil

@@ -275,7 +275,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	}
 	checkTrajectory(t, out, vars["WEBBENCH_ATTEMPT_ID"], task, []string{"browser_snapshot", "browser_navigate"})
 	trPath := filepath.Join(out, results.TrajectoryPath(vars["WEBBENCH_ATTEMPT_ID"]))
-	for _, w := range []string{"stopped: interrupted (SIGINT/SIGTERM) after 2 tool call(s)",
+	for _, w := range []string{"stopped: interrupted (SIGINT/SIGTERM) after 2 tool calls",
 		"verdict: fail (state judge): ", "trajectory: " + trPath} {
 		if !strings.Contains(stderr.String(), w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
@@ -322,7 +322,7 @@ func TestMCPServeStdio(t *testing.T) {
 		t.Errorf("stdio exports %v", vars)
 	}
 	checkTrajectory(t, out, vars["WEBBENCH_ATTEMPT_ID"], task, []string{"browser_snapshot"})
-	for _, w := range []string{"stopped: standard input ended (MCP client gone) after 1 tool call(s)", "verdict: fail (state judge): "} {
+	for _, w := range []string{"stopped: standard input ended (MCP client gone) after 1 tool call", "verdict: fail (state judge): "} {
 		if !strings.Contains(stderr.String(), w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
 		}
@@ -465,7 +465,7 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	for _, w := range []string{"standard input: not a final answer", "stopped: final answer received on standard input after 1 tool call(s)",
+	for _, w := range []string{"standard input: not a final answer", "stopped: final answer received on standard input after 1 tool call",
 		"verdict: pass (answer judge): "} {
 		if !strings.Contains(stderr.String(), w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
@@ -501,7 +501,7 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 		recs[0].Tokens.Completion != reply.Usage.CompletionTokens || recs[0].Steps != 1 || recs[0].Status != results.StatusPass {
 		t.Errorf("records %+v", recs)
 	}
-	if !strings.Contains(stderr.String(), "after 1 tool call(s), 1 model call(s)") {
+	if !strings.Contains(stderr.String(), "after 1 tool call, 1 model call") {
 		t.Errorf("stderr does not count the model call:\n%s", stderr.String())
 	}
 
@@ -510,7 +510,7 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "stopped: attempt deadline reached after 0 tool call(s)") {
+	if !strings.Contains(stderr.String(), "stopped: attempt deadline reached after 0 tool calls") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 	rr, err = results.ReadAttempts(out)

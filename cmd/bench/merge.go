@@ -51,7 +51,8 @@ func mergeCmd() *cobra.Command {
 				return err
 			}
 			first := shards[0].Manifest
-			fmt.Fprintf(c.OutOrStdout(), "merged %d record(s) from %d shard(s) into %s\n", n, len(args), out)
+			fmt.Fprintf(c.OutOrStdout(), "merged %s from %s into %s\n", results.Count(n, "record", "records"),
+				results.Count(len(args), "shard", "shards"), out)
 			if got, err := results.Open(out); err == nil && len(got.Final()) < first.Plan.Attempts {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
 					"unfinished (re-run it, then merge all the shards again into the same --out: records already there are skipped, and the manifest is rebuilt from the shards given)\n", len(got.Final()), first.Plan.Attempts)
@@ -157,7 +158,7 @@ func mergeInto(out string, shards []*results.Run) (int, error) {
 		return 0, usageErr("%s holds a run of another plan (mixed specs cannot be merged)", out)
 	}
 	m := *shards[0].Manifest
-	m.Shard = fmt.Sprintf("merged from %d shard(s)", len(shards))
+	m.Shard = "merged from " + results.Count(len(shards), "shard", "shards")
 	m.Browser = mergeBrowser(shards)
 	m.StartedAt, m.EndedAt, m.Summary = mergeSpan(shards)
 	if err := results.WriteManifest(out, &m); err != nil {

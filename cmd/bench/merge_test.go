@@ -35,7 +35,7 @@ func countLines(t *testing.T, path string) int {
 func TestMergeTwiceAddsNothing(t *testing.T) {
 	shard := fixtureCopy(t, "v1ablate")
 	merged := filepath.Join(t.TempDir(), "merged")
-	for i, want := range []string{"merged 2 record(s)", "merged 0 record(s)"} {
+	for i, want := range []string{"merged 2 records", "merged 0 records"} {
 		out, stderr, code := bench(t, "merge", "--out", merged, shard)
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("merge %d: exit %d, %q %q; want %q", i+1, code, out, stderr, want)
@@ -125,7 +125,7 @@ func TestRunDirectoryIsItsManifest(t *testing.T) {
 		t.Errorf("report of a run without attempts: exit %d: %s%s", code, stderr, out)
 	}
 	out, stderr, code = bench(t, "judge", run, "--judge", "answer")
-	if code != 0 || !strings.Contains(out, "0 attempt(s) judged by answer") {
+	if code != 0 || !strings.Contains(out, "0 attempts judged by answer") {
 		t.Errorf("judge of a run without attempts: exit %d: %s%s", code, stderr, out)
 	}
 	empty := t.TempDir()

@@ -173,8 +173,9 @@ func openRun(dir string) (*results.Run, error) {
 			why = fmt.Sprintf("it holds %d run director(ies) (%s): report one of them, or merge shards first with bench merge",
 				len(runs), strings.Join(runs, ", "))
 		} else if folders, _, ferr := findFolders(dir); ferr == nil && len(folders) > 0 {
-			why = fmt.Sprintf("it holds %d WebVoyager result folder(s) (interact_messages.json), which bench judge "+
-				"grades (bench judge %s --judge answer --answers reference_answer.json) and bench report does not read", len(folders), dir)
+			why = fmt.Sprintf("it holds %s (interact_messages.json), which bench judge "+
+				"grades (bench judge %s --judge answer --answers reference_answer.json) and bench report does not read",
+				results.Count(len(folders), "WebVoyager result folder", "WebVoyager result folders"), dir)
 		}
 		return nil, usageErr("%s is not a run directory (no %s): %s", dir, results.ManifestFile, why)
 	case err != nil:
@@ -690,8 +691,8 @@ const ownVerdicts = "the run's own verdicts"
 
 // skippedText says how many attempts an agreement skipped and why.
 func skippedText(d agreementDoc) string {
-	return fmt.Sprintf("%d skipped: %d missing a verdict, %d uncertain, %d judge error(s)", d.Skipped,
-		d.SkippedMissingA+d.SkippedMissingB, d.SkippedUncertain, d.SkippedJudgeError)
+	return fmt.Sprintf("%d skipped: %d missing a verdict, %d uncertain, %s", d.Skipped,
+		d.SkippedMissingA+d.SkippedMissingB, d.SkippedUncertain, results.Count(d.SkippedJudgeError, "judge error", "judge errors"))
 }
 
 // agreementTable is the confusion table of d: rows judge A (labelled a), columns judge B (labelled b).
@@ -728,11 +729,11 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 		tables = append(tables, t)
 	}
 	for _, d := range doc.Agreement {
-		tables = append(tables, agreementTable(fmt.Sprintf("agreement %s vs %s over %d attempt(s) (%s); Cohen's κ = %s",
-			d.JudgeA, d.JudgeB, d.N, skippedText(d), kappaText(d.Agreement)), d.JudgeA, d.JudgeB, d))
+		tables = append(tables, agreementTable(fmt.Sprintf("agreement %s vs %s over %s (%s); Cohen's κ = %s",
+			d.JudgeA, d.JudgeB, results.Count(d.N, "attempt", "attempts"), skippedText(d), kappaText(d.Agreement)), d.JudgeA, d.JudgeB, d))
 	}
 	if gt := doc.ZooQA; gt != nil {
-		head := fmt.Sprintf("answer judge vs state judge (ground truth) on Zoo Q&A: %d attempt(s)", gt.Attempts)
+		head := "answer judge vs state judge (ground truth) on Zoo Q&A: " + results.Count(gt.Attempts, "attempt", "attempts")
 		if len(gt.MissingVerdicts) > 0 {
 			var cmds []string
 			for _, n := range gt.MissingVerdicts {
@@ -745,10 +746,11 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 		if len(gt.Source) == 2 && gt.Source[0] == "answer: "+ownVerdicts && gt.Source[1] == "state: "+ownVerdicts {
 			source = "both judges: " + ownVerdicts
 		}
-		tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %d false pass(es) "+
-			"(answer pass, state fail), %d false fail(s) (answer fail, state pass); %d of the both-fail never answered",
-			head, source, gt.N, skippedText(gt.agreementDoc), kappaText(gt.Agreement), gt.FalsePass,
-			gt.FalseFail, gt.BothFailNoAnswer), "answer", "state", gt.agreementDoc))
+		tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %s "+
+			"(answer pass, state fail), %s (answer fail, state pass); %d of the both-fail never answered",
+			head, source, gt.N, skippedText(gt.agreementDoc), kappaText(gt.Agreement),
+			results.Count(gt.FalsePass, "false pass", "false passes"), results.Count(gt.FalseFail, "false fail", "false fails"),
+			gt.BothFailNoAnswer), "answer", "state", gt.agreementDoc))
 		for _, l := range []struct {
 			what string
 			ids  []string

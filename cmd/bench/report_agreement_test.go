@@ -214,7 +214,7 @@ func TestReportJudgeAgreement(t *testing.T) {
 	t.Logf("bench report %s:\n%s", dir, out)
 	for _, want := range []string{
 		"26/52 = 50.0% [36.9, 63.1] (52 decided of 54: 48.1–51.9%)",
-		"agreement original vs llm over 50 attempt(s) (4 skipped: 1 missing a verdict, 2 uncertain, 1 judge error(s)); Cohen's κ = 0.400 (SE 0.130)",
+		"agreement original vs llm over 50 attempts (4 skipped: 1 missing a verdict, 2 uncertain, 1 judge error); Cohen's κ = 0.400 (SE 0.130)",
 		"│ original pass │ 20       │ 5        │",
 		"│ original fail │ 10       │ 15       │",
 		// The run's own verdicts name the judges that gave them (issue 12 review N3).
@@ -312,7 +312,7 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 
 	dir := r.write("answer")                                                           // the state judge's verdicts not yet written
 	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
-	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s); no verdicts of state yet: run bench judge " +
+	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempts; no verdicts of state yet: run bench judge " +
 		dir + " --judge state"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("without state verdicts: exit %d, lacks %q\n%s%s", code, want, out, stderr)
@@ -322,10 +322,10 @@ func TestReportZooQAGroundTruth(t *testing.T) {
 	out, stderr, code = benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
 	t.Logf("bench report %s:\n%s", dir, out)
 	for _, want := range []string{
-		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempt(s) (answer: verdicts-answer.jsonl; state: " +
+		"answer judge vs state judge (ground truth) on Zoo Q&A: 21 attempts (answer: verdicts-answer.jsonl; state: " +
 			"verdicts-state.jsonl), 20 compared (1 skipped: 0 missing a verdict, " +
-			"1 uncertain, 0 judge error(s)); Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), " +
-			"4 false fail(s) (answer fail, state pass)",
+			"1 uncertain, 0 judge errors); Cohen's κ = 0.211 (SE 0.270); 2 false passes (answer pass, state fail), " +
+			"4 false fails (answer fail, state pass)",
 		"│ answer pass │ 12         │ 2          │",
 		"│ answer fail │ 4          │ 2          │",
 	} {
@@ -362,8 +362,8 @@ func TestReportZooQAOwnParts(t *testing.T) {
 	r.add(2, "state+answer", "fail", map[string]string{"answer": "fail", "state": "fail"})
 	dir := r.write("none")
 	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide") // a wide terminal: titles unwrapped
-	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 20 attempt(s) (both judges: the run's own verdicts), 20 compared (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
-		"Cohen's κ = 0.211 (SE 0.270); 2 false pass(es) (answer pass, state fail), 4 false fail(s) (answer fail, state pass)"
+	want := "answer judge vs state judge (ground truth) on Zoo Q&A: 20 attempts (both judges: the run's own verdicts), 20 compared (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge errors); " +
+		"Cohen's κ = 0.211 (SE 0.270); 2 false passes (answer pass, state fail), 4 false fails (answer fail, state pass)"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("own parts: exit %d, lacks %q\n%s%s", code, want, out, stderr)
 	}
@@ -447,7 +447,7 @@ func TestReportAblationJudgeAgreement(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("--format %s: exit %d: %s", format, code, stderr)
 		}
-		want := "agreement original vs llm over 2 attempt(s) (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+		want := "agreement original vs llm over 2 attempts (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge errors); " +
 			"Cohen's κ = 0.000 (SE 0.707)"
 		// The table format wraps long lines at the width: compare with the whitespace folded.
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) || !strings.Contains(out, "original pass") {
@@ -477,7 +477,7 @@ func TestReportAblationJudgeAgreement(t *testing.T) {
 	}
 	// bench judge --agreement pairs them the same way.
 	out, stderr, code = bench(t, "judge", dir, "--agreement", "original,llm")
-	if want := "agreement original vs llm over 2 attempt(s) (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge error(s)); " +
+	if want := "agreement original vs llm over 2 attempts (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge errors); " +
 		"Cohen's κ = 0.000 (SE 0.707)"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("bench judge --agreement: exit %d, %s%s; want %q", code, stderr, out, want)
 	}

@@ -44,7 +44,7 @@ func TestReportPlannedOfShardsAndMerged(t *testing.T) {
 
 	merged := writeRun(t, runSpec{tasks: 2, reps: 2, seed: 1})
 	setManifest(t, merged, func(m *results.Manifest) {
-		m.Shard, m.Plan.Attempts, m.EndedAt, m.Summary = "merged from 3 shard(s)", 8, "2026-12-01T00:00:00Z", &results.Summary{Planned: 4, Ran: 4}
+		m.Shard, m.Plan.Attempts, m.EndedAt, m.Summary = "merged from 3 shards", 8, "2026-12-01T00:00:00Z", &results.Summary{Planned: 4, Ran: 4}
 	})
 	if _, stderr, _ := bench(t, "report", merged); !strings.Contains(stderr, "4 of 8 planned attempts have no record") {
 		t.Errorf("merged run missing a shard: stderr %q, want 4 of 8 missing", stderr)

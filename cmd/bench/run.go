@@ -223,8 +223,8 @@ func (f *runFlags) headers(endpoint string) (map[string]string, error) {
 	for _, h := range f.browserHeaders {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok {
-			return nil, usageErr("--browser-header: want 'Name: value' (a colon after the name), got a value of %d "+
-				"character(s) without one", len(h))
+			return nil, usageErr("--browser-header: want 'Name: value' (a colon after the name), got a value of %s "+
+				"without one", results.Count(len(h), "character", "characters"))
 		}
 		if err := add("--browser-header", name, strings.TrimSpace(value)); err != nil {
 			return nil, err
@@ -461,7 +461,7 @@ func printPlan(c *cobra.Command, plan runner.Plan, sh runner.Shard, asJSON bool)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"shard": sh.String(), "attempts": atts, "count": len(atts)})
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%d attempt(s), shard %s\n", len(atts), sh)
+	fmt.Fprintf(c.OutOrStdout(), "%s, shard %s\n", results.Count(len(atts), "attempt", "attempts"), sh)
 	for _, a := range atts {
 		fmt.Fprintf(c.OutOrStdout(), "%s  pair %s  %-14s %s rep %d\n", a.AttemptID, a.PairID, a.Variant, a.TaskID, a.Rep)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"webbench/results"
 	"webbench/suites"
 )
 
@@ -39,7 +40,7 @@ func suitesCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(map[string]any{"suite": s.Name(), "count": len(tasks), "tasks": tasks})
 			}
-			fmt.Fprintf(out, "%d task(s) in %s\n", len(tasks), s.Name())
+			fmt.Fprintf(out, "%s in %s\n", results.Count(len(tasks), "task", "tasks"), s.Name())
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TASK\tAPP\tCLUSTER\tMUTATIONS\tTAGS")
 			dash := func(xs []string) string {

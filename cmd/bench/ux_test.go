@@ -248,7 +248,7 @@ func TestJudgePreflightsItsEndpoint(t *testing.T) {
 		t.Errorf("verdicts written by a judge stopped at its preflight (%v)", err)
 	}
 	_, stderr, code = bench(t, "judge", dir, "--judge", "llm", "--judge-model", "openai:judge-later", "--judge-base-url", srv.URL())
-	if code != 3 || !strings.Contains(stderr, "You exceeded your current quota") || !strings.Contains(stderr, "after 1 verdict(s)") {
+	if code != 3 || !strings.Contains(stderr, "You exceeded your current quota") || !strings.Contains(stderr, "after 1 verdict") {
 		t.Errorf("credit out mid-way: exit %d, stderr:\n%s", code, stderr)
 	}
 	b, err := os.ReadFile(results.VerdictsPath(dir, "llm"))
@@ -258,7 +258,7 @@ func TestJudgePreflightsItsEndpoint(t *testing.T) {
 	t.Logf("judge stopped mid-way:\n%s", stderr)
 	// Out of credit at the first attempt after the preflight: the verdicts an earlier bench judge wrote stay.
 	_, stderr, code = bench(t, "judge", dir, "--judge", "llm", "--judge-model", "openai:judge-out", "--judge-base-url", srv.URL())
-	if code != 3 || !strings.Contains(stderr, "after 0 verdict(s)") {
+	if code != 3 || !strings.Contains(stderr, "after 0 verdicts") {
 		t.Errorf("credit out at the first attempt: exit %d, stderr:\n%s", code, stderr)
 	}
 	if b2, err := os.ReadFile(results.VerdictsPath(dir, "llm")); err != nil || string(b2) != string(b) {
@@ -330,13 +330,13 @@ func TestRejectedSeedHintAndSeedModeNone(t *testing.T) {
 }
 
 // bench judge --judge state on a run of Q&A tasks only (no state check anywhere) says that the state judge
-// decided nothing and why, instead of leaving "2 judge error(s)" to be puzzled over (issue 12 review N5).
+// decided nothing and why, instead of leaving "2 judge errors" to be puzzled over (issue 12 review N5).
 func TestJudgeAllErrorsHint(t *testing.T) {
 	dir := zooRunOf(t, strings.Split(endpointTasks, ",")[:2])
 	out, stderr, code := bench(t, "judge", dir, "--judge", "state")
 	want := `bench: every one of the 2 verdicts is the judge error "task has no state check": the state judge decided no ` +
 		`attempt; no task of this run has a state check`
-	if code != 0 || !strings.Contains(out, "2 judge error(s)") || !strings.Contains(stderr, want) {
+	if code != 0 || !strings.Contains(out, "2 judge errors") || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out, stderr, want)
 	}
 	if _, stderr, _ := bench(t, "judge", dir, "--judge", "answer"); strings.Contains(stderr, "every one of") {
