@@ -108,8 +108,8 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	if len(by[a.Baseline]) == 0 {
 		add(WarnNoBaseline, "", "%s has no records: no %s can be compared with it.", wd.TheBaseline, wd.Variant)
 	} else if a.BaseArm.N == 0 {
-		add(WarnNoBaseline, "", "%s has no judged attempt (%d records, all errors): no %s can be compared with it.",
-			wd.TheBaseline, a.BaseArm.Attempts, wd.Variant)
+		add(WarnNoBaseline, "", "%s has no judged attempt (%s, all errors): no %s can be compared with it.",
+			wd.TheBaseline, results.Count(a.BaseArm.Attempts, "record", "records"), wd.Variant)
 	}
 	for _, v := range a.Variants {
 		if v.Arm.N == 0 {
@@ -136,8 +136,8 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		c := v.All
 		switch {
 		case c.Method == MethodFisher:
-			add(WarnUnpaired, v.Name, "The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %d attempts; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
-				c.A.N, c.B.N)
+			add(WarnUnpaired, v.Name, "The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %s; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
+				c.A.N, results.Count(c.B.N, "attempt", "attempts"))
 		case c.Matched && c.UnmatchedA+c.UnmatchedB > 0:
 			add(WarnNotComparable, v.Name, "The arms are not fully matched: %d %s and %d %s judged attempts in scope have no counterpart in the other arm (different task sets or reps); the paired comparison uses only the %d common pairs.",
 				c.UnmatchedA, wd.Baseline, c.UnmatchedB, wd.Variant, c.Pairs)
@@ -269,8 +269,8 @@ func holmFloorOf(a *Analysis) map[string]holmFloor {
 func holmFloors(a *Analysis) map[string]string {
 	out := map[string]string{}
 	for name, h := range holmFloorOf(a) {
-		out[name] = fmt.Sprintf("With %d tasks compared, p_paired could at best reach 2/2^%d = %s (every task moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
-			h.G, h.G, fmtP(h.Floor), h.M, h.M, fmtP(float64(h.M)*h.Floor), fmtP(a.Alpha), h.Need)
+		out[name] = fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every task moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
+			results.Count(h.G, "task", "tasks"), h.G, fmtP(h.Floor), h.M, h.M, fmtP(float64(h.M)*h.Floor), fmtP(a.Alpha), h.Need)
 	}
 	return out
 }
@@ -467,7 +467,7 @@ func underpoweredText(c *Comparison, alpha, power float64) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "With %d runs per arm at %s %s base failure rate", pw.N, article(pct(pw.From)), pct(pw.From))
+	fmt.Fprintf(&b, "With %s per arm at %s %s base failure rate", results.Count(pw.N, "run", "runs"), article(pct(pw.From)), pct(pw.From))
 	lead := ", power"
 	if pw.From > 0 && pw.PZero > alpha {
 		lead = ". Power"
