@@ -264,7 +264,6 @@ func compactNotes(a *Analysis) []string {
 		}
 	}
 	var out []string
-	var disagree []string
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		for j, c := range append([]Comparison{v.All}, v.Targets...) {
@@ -282,18 +281,32 @@ func compactNotes(a *Analysis) []string {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(v, &c), note))
 			}
 		}
+	}
+	if n := disagreeNote(a); n != "" {
+		out = append(out, n)
+	}
+	return out
+}
+
+// disagreeNote is the note, in every report, naming the variants whose primary comparison's 95% interval
+// excludes 0 while p_holm is not below α (A/A arms left out), with why that is no evidence of an effect; "" when
+// there are none.
+func disagreeNote(a *Analysis) string {
+	var disagree []string
+	for i := range a.Variants {
+		v := &a.Variants[i]
 		c := &v.All
 		if !v.AA && c.Method != MethodNone && (c.CI[0] > 0 || c.CI[1] < 0) && !(v.PHolm < a.Alpha) {
 			disagree = append(disagree, v.Name)
 		}
 	}
-	if len(disagree) > 0 {
-		out = append(out, fmt.Sprintf("%s: the 95%% interval excludes 0 but p_holm is not below α = %s. The interval "+
-			"is not adjusted for testing several variants (p_holm is), and below %d moved tasks it is the adjusted "+
-			"Wald interval, a different method from the exact sign-flip p; the verdict follows p_holm, so this is "+
-			"not evidence of an effect.", strings.Join(disagree, ", "), fmtP(a.Alpha), TIntervalMinInformative))
+	if len(disagree) == 0 {
+		return ""
 	}
-	return out
+	return fmt.Sprintf("%s: the 95%% interval excludes 0 but p_holm is not below α = %s. The interval "+
+		"is not adjusted for testing several variants (p_holm is), and below %d moved tasks it is the adjusted "+
+		"Wald interval, a different method from the exact sign-flip p; the verdict follows p_holm, so this is "+
+		"not evidence of an effect.", strings.Join(disagree, ", "), fmtP(a.Alpha), TIntervalMinInformative)
 }
 
 // VariantLine is a variant's compact line: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm 0.062:

@@ -2,6 +2,7 @@ package ablation
 
 import (
 	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"strings"
@@ -291,6 +292,21 @@ func TestVerdictSaysWhy(t *testing.T) {
 	for _, v := range a.Variants {
 		if v.PHolm < DefaultAlpha {
 			t.Errorf("%s: p_holm %s: the fixture should not reach α", v.Name, fmtP(v.PHolm))
+		}
+	}
+	// Every report, not only the compact one, says that the all-fail arms' intervals (the adjusted Wald interval
+	// of six −100-point tasks, [−100, −29.2] pts as in the demo) and no_intercept_hint's ([−100, −9.0]) exclude 0
+	// while p_holm does not reach α; no_evaluate_isolation's ([−63.7, +13.7]) does not.
+	want := "no_snapshot_ready, no_stale_ref_refresh, no_visual_progress, no_intercept_hint"
+	for name, render := range map[string]func(io.Writer, *Analysis) error{"markdown": MarkdownReport,
+		"wide terminal": TerminalReport, "compact": func(w io.Writer, a *Analysis) error { return CompactReport(w, a, 120, "") }} {
+		var b strings.Builder
+		if err := render(&b, a); err != nil {
+			t.Fatal(err)
+		}
+		flat := strings.Join(strings.Fields(b.String()), " ")
+		if !strings.Contains(flat, want+": the 95% interval excludes 0 but p_holm is not below α = 0.05.") {
+			t.Errorf("%s report: no note naming %s:\n%s", name, want, b.String())
 		}
 	}
 

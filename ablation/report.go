@@ -151,7 +151,9 @@ func gateLine(a *Analysis) string {
 }
 
 // statNotes collects the plain-words notes of statistical fallbacks
-// (PairedResult.Note), one per distinct comparison.
+// (PairedResult.Note), one per distinct comparison, then the note on the
+// variants whose interval excludes 0 while p_holm does not reach α
+// (disagreeNote): the wide terminal, Markdown and HTML reports' notes.
 func statNotes(a *Analysis) []string {
 	var out []string
 	for _, v := range a.Variants {
@@ -160,6 +162,9 @@ func statNotes(a *Analysis) []string {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(&v, &c), c.Paired.Note))
 			}
 		}
+	}
+	if n := disagreeNote(a); n != "" {
+		out = append(out, n)
 	}
 	return out
 }
