@@ -330,9 +330,10 @@ func VariantLine(a *Analysis, v *VariantResult) string {
 // Verdict says in words what the primary comparison of v shows, by the rule the gate and the Markdown report use
 // (p_holm against α; the gate's margin when set): "worse than the baseline (gate FAILS)", "worse than the
 // baseline", "better than the baseline", or "no difference shown" with why, when the run could not have shown
-// one — "no difference shown: at this size none can be (p_paired ≥ 0.0625 with 5 tasks moved)" (the exact
-// sign-flip floor above α), "… (p_holm ≥ 0.156 with 6 tasks compared and 5 variants sharing the floor)" (the
-// holm_floor warning's bound), "no difference shown after Holm's adjustment (p_paired 0.031 < α = 0.05,
+// one — "no difference shown: at this size none can be (p_holm ≥ 0.156 with 6 tasks compared and 5 variants
+// sharing the floor)" (the holm_floor warning's bound, which no number of reps lifts), "no difference shown:
+// with 2 tasks moved, p_paired cannot go below 0.5" (the exact sign-flip floor of the tasks that moved, above α;
+// more reps may move more), "no difference shown after Holm's adjustment (p_paired 0.031 < α = 0.05,
 // p_holm 0.094)" — or else with the MDE when the observed |Δ| is below it: "no difference shown (MDE 40 pts: a
 // smaller change can go unseen)"; for an A/A control, whether its difference stays within noise.
 func Verdict(a *Analysis, v *VariantResult) string { return verdictAt(a, v, a.FailIfWorse) }
@@ -365,14 +366,14 @@ func verdictAt(a *Analysis, v *VariantResult, margin float64) string {
 	case p < alpha && c.Delta > 0:
 		return "better than the baseline"
 	}
-	if c.Matched && c.Paired.Moved > 0 && c.Paired.PermFloor >= alpha {
-		k := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
-		return fmt.Sprintf("no difference shown: at this size none can be (p_paired ≥ %s with %d %s moved)",
-			fmtP(c.Paired.PermFloor), k, plural(k, "task", "tasks"))
-	}
 	if h, ok := holmFloorOf(a)[v.Name]; ok {
 		return fmt.Sprintf("no difference shown: at this size none can be (p_holm ≥ %s with %d %s compared and %d variants sharing the floor)",
 			fmtP(float64(h.M)*h.Floor), h.G, plural(h.G, "task", "tasks"), h.M)
+	}
+	if c.Matched && c.Paired.Moved > 0 && c.Paired.PermFloor >= alpha {
+		k := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
+		return fmt.Sprintf("no difference shown: with %d %s moved, p_paired cannot go below %s", k,
+			plural(k, "task", "tasks"), fmtP(c.Paired.PermFloor))
 	}
 	if c.P < alpha && !math.IsNaN(v.PHolm) {
 		return fmt.Sprintf("no difference shown after Holm's adjustment (p_paired %s < α = %s, p_holm %s)",
