@@ -179,7 +179,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			continue // a few_tasks warning already states the floor and what it means
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
-		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): at this size no effect can be shown.",
+		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): with these outcomes no effect can be shown, though more reps may move more tasks.",
 			gp, plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
 	}
 	hf := holmFloors(a)
@@ -191,8 +191,12 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	for _, v := range a.Variants {
 		c := v.All
 		if !v.AA && c.Matched && c.Rescued+c.Broke == 0 {
-			add(WarnNoDiscordant, v.Name, "No discordant pairs: the arms agree on all %d matched pairs (both passed %d, both failed %d), so the run cannot tell them apart (McNemar p = 1). More reps, or tasks where the arms can differ, are needed.",
-				c.Pairs, c.A.Passes, c.Pairs-c.A.Passes)
+			agree := fmt.Sprintf("all %d matched pairs", c.Pairs)
+			if c.Pairs == 1 {
+				agree = "their 1 matched pair"
+			}
+			add(WarnNoDiscordant, v.Name, "No discordant pairs: the arms agree on %s (both passed %d, both failed %d), so the run cannot tell them apart (McNemar p = 1). More reps, or tasks where the arms can differ, are needed.",
+				agree, c.A.Passes, c.Pairs-c.A.Passes)
 		}
 	}
 	if in.TaskTags != nil {
@@ -220,6 +224,8 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 type holmFloor struct {
 	G, M, Need int
 	Floor      float64
+	// Unit is what G counts: "tasks", or "clusters" when the comparison is clustered (Paired.Clustered).
+	Unit string
 }
 
 // holmFloorOf returns, per matched variant that can never pass Holm's
@@ -233,16 +239,16 @@ type holmFloor struct {
 // multiplicity) is left out: a floor above α alone is the few_tasks and
 // perm_floor warnings' to say.
 func holmFloorOf(a *Analysis) map[string]holmFloor {
-	floors := map[string]float64{}
+	floors, units := map[string]float64{}, map[string]string{}
 	for _, v := range a.Variants {
 		if !v.All.Matched || v.AA {
 			continue
 		}
-		g := v.All.G()
+		g, unit := v.All.G(), "tasks"
 		if v.All.Paired.Clustered {
-			g = v.All.Paired.C
+			g, unit = v.All.Paired.C, "clusters"
 		}
-		floors[v.Name] = 2 / math.Pow(2, float64(min(g, 1000)))
+		floors[v.Name], units[v.Name] = 2/math.Pow(2, float64(min(g, 1000))), unit
 	}
 	if len(floors) < 2 {
 		return nil
@@ -258,7 +264,7 @@ func holmFloorOf(a *Analysis) map[string]holmFloor {
 		if m < 2 || float64(m)*f < a.Alpha {
 			continue
 		}
-		out[name] = holmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f,
+		out[name] = holmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f, Unit: units[name],
 			Need: int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1}
 	}
 	return out
@@ -269,8 +275,9 @@ func holmFloorOf(a *Analysis) map[string]holmFloor {
 func holmFloors(a *Analysis) map[string]string {
 	out := map[string]string{}
 	for name, h := range holmFloorOf(a) {
-		out[name] = fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every task moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d tasks.",
-			results.Count(h.G, "task", "tasks"), h.G, fmtP(h.Floor), h.M, h.M, fmtP(float64(h.M)*h.Floor), fmtP(a.Alpha), h.Need)
+		one := strings.TrimSuffix(h.Unit, "s")
+		out[name] = fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every %s moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d %s.",
+			results.Count(h.G, one, h.Unit), h.G, fmtP(h.Floor), one, h.M, h.M, fmtP(float64(h.M)*h.Floor), fmtP(a.Alpha), h.Need, h.Unit)
 	}
 	return out
 }
@@ -313,8 +320,10 @@ func fewTasksText(c *Comparison, alpha float64) string {
 	default:
 		floor = fmt.Sprintf("with %d of the %d tasks moved it cannot go below 2/2^%d = %s", k, n, k, fmtP(fl))
 	}
-	if fl > alpha {
+	if fl > alpha && k == n {
 		floor += fmt.Sprintf(", above α = %s: at this size no effect can be shown", fmtP(alpha))
+	} else if fl > alpha {
+		floor += fmt.Sprintf(", above α = %s: with these outcomes no effect can be shown, though more reps may move more tasks", fmtP(alpha))
 	}
 	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
 	if pr.CIMethod == CIMethodAdjusted {

@@ -292,21 +292,32 @@ func compactNotes(a *Analysis) []string {
 // excludes 0 while p_holm is not below α (A/A arms left out), with why that is no evidence of an effect; "" when
 // there are none.
 func disagreeNote(a *Analysis) string {
-	var disagree []string
+	var disagree, unpaired []string
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		c := &v.All
 		if !v.AA && c.Method != MethodNone && (c.CI[0] > 0 || c.CI[1] < 0) && !(v.PHolm < a.Alpha) {
 			disagree = append(disagree, v.Name)
+			if !c.Matched {
+				unpaired = append(unpaired, v.Name)
+			}
 		}
 	}
 	if len(disagree) == 0 {
 		return ""
 	}
+	var why []string
+	if len(unpaired) < len(disagree) {
+		why = append(why, fmt.Sprintf("below %d moved tasks a paired interval is the adjusted Wald interval, a "+
+			"different method from the exact sign-flip p", TIntervalMinInformative))
+	}
+	if len(unpaired) > 0 {
+		why = append(why, fmt.Sprintf("an unpaired one (%s) is Newcombe's, not the inversion of Fisher's test",
+			strings.Join(unpaired, ", ")))
+	}
 	return fmt.Sprintf("%s: the 95%% interval excludes 0 but p_holm is not below α = %s. The interval "+
-		"is not adjusted for testing several variants (p_holm is), and below %d moved tasks it is the adjusted "+
-		"Wald interval, a different method from the exact sign-flip p; the verdict follows p_holm, so this is "+
-		"not evidence of an effect.", strings.Join(disagree, ", "), fmtP(a.Alpha), TIntervalMinInformative)
+		"is not adjusted for testing several variants (p_holm is), and %s; the verdict follows p_holm, so this is "+
+		"not evidence of an effect.", strings.Join(disagree, ", "), fmtP(a.Alpha), strings.Join(why, "; "))
 }
 
 // VariantLine is a variant's compact line: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm 0.062:
@@ -320,11 +331,20 @@ func VariantLine(a *Analysis, v *VariantResult) string {
 	if c.Matched && c.Paired.CIMethod == CIMethodAdjusted {
 		d += " adj."
 	}
-	s := fmt.Sprintf("%s: %s, p_paired %s", v.Name, d, fmtP(c.P))
+	s := fmt.Sprintf("%s: %s, %s %s", v.Name, d, primaryPName(c), fmtP(c.P))
 	if !v.AA {
 		s += ", p_holm " + fmtP(v.PHolm)
 	}
 	return s + ": " + Verdict(a, v)
+}
+
+// primaryPName names c's primary p: "p_paired" (the sign-flip test over tasks) when the arms are matched,
+// "p_fisher" (Fisher's exact test, unpaired) otherwise.
+func primaryPName(c *Comparison) string {
+	if c.Matched {
+		return "p_paired"
+	}
+	return "p_fisher"
 }
 
 // Verdict says in words what the primary comparison of v shows, by the rule the gate and the Markdown report use
@@ -333,8 +353,8 @@ func VariantLine(a *Analysis, v *VariantResult) string {
 // one — "no difference shown: at this size none can be (p_holm ≥ 0.156 with 6 tasks compared and 5 variants
 // sharing the floor)" (the holm_floor warning's bound, which no number of reps lifts), "no difference shown:
 // with 2 tasks moved, p_paired cannot go below 0.5" (the exact sign-flip floor of the tasks that moved, above α;
-// more reps may move more), "no difference shown after Holm's adjustment (p_paired 0.031 < α = 0.05,
-// p_holm 0.094)" — or else with the MDE when the observed |Δ| is below it: "no difference shown (MDE 40 pts: a
+// more reps may move more), "no difference shown after Holm's adjustment (p_paired 0.0312 < α = 0.05,
+// p_holm 0.0938)" (p_fisher when unpaired) — or else with the MDE when the observed |Δ| is below it: "no difference shown (MDE 40 pts: a
 // smaller change can go unseen)"; for an A/A control, whether its difference stays within noise.
 func Verdict(a *Analysis, v *VariantResult) string { return verdictAt(a, v, a.FailIfWorse) }
 
@@ -367,8 +387,8 @@ func verdictAt(a *Analysis, v *VariantResult, margin float64) string {
 		return "better than the baseline"
 	}
 	if h, ok := holmFloorOf(a)[v.Name]; ok {
-		return fmt.Sprintf("no difference shown: at this size none can be (p_holm ≥ %s with %d %s compared and %d variants sharing the floor)",
-			fmtP(float64(h.M)*h.Floor), h.G, plural(h.G, "task", "tasks"), h.M)
+		return fmt.Sprintf("no difference shown: at this size none can be (p_holm ≥ %s with %s compared and %d variants sharing the floor)",
+			fmtP(float64(h.M)*h.Floor), results.Count(h.G, strings.TrimSuffix(h.Unit, "s"), h.Unit), h.M)
 	}
 	if c.Matched && c.Paired.Moved > 0 && c.Paired.PermFloor >= alpha {
 		k := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
@@ -376,8 +396,8 @@ func verdictAt(a *Analysis, v *VariantResult, margin float64) string {
 			plural(k, "task", "tasks"), fmtP(c.Paired.PermFloor))
 	}
 	if c.P < alpha && !math.IsNaN(v.PHolm) {
-		return fmt.Sprintf("no difference shown after Holm's adjustment (p_paired %s < α = %s, p_holm %s)",
-			fmtP(c.P), fmtP(alpha), fmtP(v.PHolm))
+		return fmt.Sprintf("no difference shown after Holm's adjustment (%s %s < α = %s, p_holm %s)",
+			primaryPName(c), fmtP(c.P), fmtP(alpha), fmtP(v.PHolm))
 	}
 	if !math.IsNaN(c.Power.MDE) && math.Abs(c.Delta) < c.Power.MDE {
 		return fmt.Sprintf("no difference shown (MDE %.0f pts: a smaller change can go unseen)", 100*c.Power.MDE)

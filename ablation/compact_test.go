@@ -193,7 +193,7 @@ func TestWarningsOneStatementPerCause(t *testing.T) {
 			all = &a.Warnings[i]
 		}
 	}
-	if five == nil || !strings.Contains(five.Text, "five vs base: Only 6 tasks are compared (fewer than 10): p_paired is the exact sign-flip p (with 5 of the 6 tasks moved it cannot go below 2/2^5 = 0.0625, above α = 0.05: at this size no effect can be shown)") {
+	if five == nil || !strings.Contains(five.Text, "five vs base: Only 6 tasks are compared (fewer than 10): p_paired is the exact sign-flip p (with 5 of the 6 tasks moved it cannot go below 2/2^5 = 0.0625, above α = 0.05: with these outcomes no effect can be shown, though more reps may move more tasks)") {
 		t.Errorf("few_tasks warning of five: %+v", five)
 	}
 	if all == nil || !strings.Contains(all.Text, "(with all 6 tasks moved it cannot go below 2/2^6 = 0.0312)") ||
@@ -235,7 +235,7 @@ func TestEmptyArmsMerge(t *testing.T) {
 func TestFewTasksOneMoved(t *testing.T) {
 	a := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("one", "FPPPPP")), Inputs{Baseline: "base"})
 	w := warningOf(a, WarnFewTasks)
-	if w == nil || !strings.Contains(w.Text, "(with 1 of the 6 tasks moved it is 2/2^1 = 1, above α = 0.05: at this size no effect can be shown)") {
+	if w == nil || !strings.Contains(w.Text, "(with 1 of the 6 tasks moved it is 2/2^1 = 1, above α = 0.05: with these outcomes no effect can be shown, though more reps may move more tasks)") {
 		t.Errorf("few_tasks warning: %+v", w)
 	}
 	if warningOf(a, WarnPermFloor) != nil || warningOf(a, WarnHolmFloor) != nil {
@@ -332,5 +332,39 @@ func TestVerdictSaysWhy(t *testing.T) {
 	}
 	if !strings.HasPrefix(got["same"], "no difference shown (MDE ") {
 		t.Errorf("same: %q, want the MDE clause", got["same"])
+	}
+
+	// Clustered (12 tasks in 3 clusters): the floor is 2/2^3 per variant and the bound names clusters, not tasks
+	// (the review of 2026-12-04 saw "with 3 tasks compared").
+	clustered := func(recs []results.Attempt) []results.Attempt {
+		for i := range recs {
+			recs[i].Cluster = fmt.Sprintf("c%d", (recs[i].TaskID[2]-'0')%3)
+		}
+		return recs
+	}
+	twelveF := same(12, "FF")
+	a3 := Analyze(clustered(cat(arm("baseline", same(12, "PP")...), arm("x", twelveF...), arm("y", twelveF...))),
+		Inputs{Baseline: "baseline"})
+	got = verdicts(a3)
+	for _, name := range []string{"x", "y"} {
+		if want := "no difference shown: at this size none can be (p_holm ≥ 0.5 with 3 clusters compared and 2 variants sharing the floor)"; got[name] != want {
+			t.Errorf("clustered %s: %q, want %q", name, got[name], want)
+		}
+	}
+	if w := warningOf(a3, WarnHolmFloor); w == nil || !strings.Contains(w.Text, "With 3 clusters compared") ||
+		!strings.Contains(w.Text, "every cluster moved the same way") || !strings.Contains(w.Text, "clusters.") {
+		t.Errorf("clustered holm_floor warning: %+v", w)
+	}
+
+	// Unpaired (no shared (task, rep) pair: the variant ran rep 1, the baseline rep 0): the primary p is Fisher's,
+	// and the line says p_fisher, not p_paired.
+	var u []results.Attempt
+	for i := range 12 {
+		u = append(u, rec("baseline", fmt.Sprintf("t%02d", i), 0, 'P'), rec("u", fmt.Sprintf("t%02d", i), 1, 'F'))
+	}
+	a4 := Analyze(u, Inputs{Baseline: "baseline"})
+	if line := VariantLine(a4, &a4.Variants[0]); a4.Variants[0].All.Matched || !strings.Contains(line, ", p_fisher ") ||
+		strings.Contains(line, "p_paired") {
+		t.Errorf("unpaired line: %q (matched %v)", line, a4.Variants[0].All.Matched)
 	}
 }
