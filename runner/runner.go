@@ -151,7 +151,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
 		// recorded the attempts) stays as it is. (An older schema's manifest is rewritten below, its times and
 		// summary kept.)
-		fmt.Fprintf(opts.Log, "all %s already recorded in %s: nothing to run\n", results.Count(sum.Planned, "planned attempt", "planned attempts"), opts.OutDir)
+		fmt.Fprintf(opts.Log, "%s already recorded in %s: nothing to run\n", allPlanned(sum.Planned), opts.OutDir)
 		return sum, nil
 	}
 	var agents map[string]*agentFor
@@ -198,7 +198,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(opts.Log, "all %s already recorded in %s: nothing to run\n", results.Count(sum.Planned, "planned attempt", "planned attempts"), opts.OutDir)
+		fmt.Fprintf(opts.Log, "%s already recorded in %s: nothing to run\n", allPlanned(sum.Planned), opts.OutDir)
 		if oldErr == nil && old.Summary != nil && len(prev.Records) > 0 {
 			// Upgrading an older schema's manifest: what it says of the run's end stays.
 			man.EndedAt, man.Summary = old.EndedAt, old.Summary
@@ -1141,4 +1141,12 @@ func shufflePairs(todo []Attempt, seed int64) []Attempt {
 	r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
 	slices.SortStableFunc(groups, func(x, y []Attempt) int { return cmp.Compare(len(y), len(x)) })
 	return slices.Concat(groups...)
+}
+
+// allPlanned is the subject of the nothing-to-run line: "the 1 planned attempt is", "all 8 planned attempts are".
+func allPlanned(n int) string {
+	if n == 1 {
+		return "the 1 planned attempt is"
+	}
+	return fmt.Sprintf("all %d planned attempts are", n)
 }

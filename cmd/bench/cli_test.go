@@ -548,7 +548,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 	// Resuming the version 1 run with its own command finds nothing to run and rewrites the manifest as version 2
 	// with the same plan; another seed is refused.
 	_, stderr, code = bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--out", run)
-	if code != 0 || !strings.Contains(stderr, "all 1 planned attempt already recorded") {
+	if code != 0 || !strings.Contains(stderr, "the 1 planned attempt is already recorded") {
 		t.Fatalf("resume: exit %d: %s", code, stderr)
 	}
 	b, _ := os.ReadFile(filepath.Join(run, results.ManifestFile))

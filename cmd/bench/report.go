@@ -170,8 +170,8 @@ func openRun(dir string) (*results.Run, error) {
 			}
 		}
 		if len(runs) > 0 {
-			why = fmt.Sprintf("it holds %d run director(ies) (%s): report one of them, or merge shards first with bench merge",
-				len(runs), strings.Join(runs, ", "))
+			why = fmt.Sprintf("it holds %s (%s): report one of them, or merge shards first with bench merge",
+				results.Count(len(runs), "run directory", "run directories"), strings.Join(runs, ", "))
 		} else if folders, _, ferr := findFolders(dir); ferr == nil && len(folders) > 0 {
 			why = fmt.Sprintf("it holds %s (interact_messages.json), which bench judge "+
 				"grades (bench judge %s --judge answer --answers reference_answer.json) and bench report does not read",

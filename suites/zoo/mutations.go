@@ -236,8 +236,8 @@ func (o *Overlays) serveZoo(w http.ResponseWriter, r *http.Request, rest string)
 // evaluates (5 s each until evaluate_isolation terminates them) and 56 s in no_evaluate_isolation's two (until
 // the attempt's 30 s budget). 100 ms keeps the termination within
 // evaluate_isolation's 150 ms headroom at about ten routed requests a second; the helpers (recipe.js, hotel.js)
-// wait out the rest of 100 ms on the clock after a request that failed or was answered early, so the rate stays
-// at most ten a second then too. The termination depends on the tick answering: a synchronous request that never
+// wait out the rest of 100 ms on the clock (a spin: the core is free only while ticks are answered) after a
+// request that failed or was answered early, so the rate stays at most ten a second then too. The termination depends on the tick answering: a synchronous request that never
 // did (its connection slots taken by hung requests) would hold the tab until the request's own timeout, out of
 // reach of Runtime.terminateExecution; no task combines busy_script with hung_fetch.
 const BusyTick = 100 * time.Millisecond

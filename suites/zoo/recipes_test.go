@@ -674,9 +674,9 @@ func busyCase(abort bool) string {
 // busy_script helper, with a 500 ms CDP timeout, with its api/busy-tick requests answered or, when abort,
 // aborted by a route (a blocked request; a deleted tenant's 404 is the same). The evaluate must be terminated
 // after about 500 ms, the page keep its title, and the helper have made one to took/BusyTick + 1 requests:
-// it waited in synchronous requests, not in a spin, and a tick that fails at once does not turn the loop into
-// a flood (each call waits out the rest of its 100 ms; the review of 2026-12-04 measured 173 aborted requests in
-// 0.5 s before). It returns the page.
+// answered, it waited in synchronous requests one BusyTick each; aborted, a tick that fails at once does not
+// turn the loop into a flood (each call waits out the rest of its 100 ms on the clock; the review of 2026-12-04
+// measured 173 aborted requests in 0.5 s before). It returns the page.
 func checkBusyScript(t *testing.T, b playwright.Browser, srv *Server, app, path, expr, title string, abort bool) playwright.Page {
 	t.Helper()
 	tn := newTenant(t, srv, app, "busy_script")

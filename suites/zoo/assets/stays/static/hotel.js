@@ -15,7 +15,9 @@
   // whole time as a CPU-bound spin would, without taking a core from the other pages on the machine; V8
   // terminates the loop (Runtime.terminateExecution, an evaluate's timeout) when the call returns. A call that
   // fails or is answered early (the page is closing, a blocked route, a 404 from a deleted tenant) waits out the
-  // rest of its 100 ms on the clock, so that the loop never floods the server and the console with requests.
+  // rest of its 100 ms on the clock, so that the loop never floods the server and the console with requests; that
+  // wait spins (the main thread has no blocking sleep: Atomics.wait is not allowed there), so only answered
+  // ticks leave the core free.
   function blockingCall() {
     var t0 = Date.now(), x = new XMLHttpRequest();
     try { x.open("GET", "api/busy-tick", false); x.send(); } catch (e) { /* go on */ }
