@@ -615,7 +615,7 @@ func TestJSONFieldNames(t *testing.T) {
 	for _, k := range []string{"name", "n", "passes", "rate", "wilson", "delta", "delta_ci", "p_paired", "p_perm",
 		"p_mcnemar", "p_holm", "p_bh", "rescued", "broke", "mde", "mde_paired", "mde_tasks", "guard_events",
 		"failure_modes", "switched", "scope", "targets", "method", "tasks", "informative_tasks", "pairs",
-		"dropped_pairs", "baseline", "variant", "p", "p_fisher", "cmh", "power", "gate_failed", "note"} {
+		"dropped_pairs", "baseline", "variant", "p", "p_fisher", "cmh", "power", "gate_failed", "note", "verdict"} {
 		if _, ok := v[k]; !ok {
 			t.Errorf("variant lacks %q", k)
 		}

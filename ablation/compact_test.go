@@ -1,6 +1,7 @@
 package ablation
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
@@ -308,6 +309,29 @@ func TestVerdictSaysWhy(t *testing.T) {
 		flat := strings.Join(strings.Fields(b.String()), " ")
 		if !strings.Contains(flat, want+": the 95% interval excludes 0 but p_holm is not below α = 0.05.") {
 			t.Errorf("%s report: no note naming %s:\n%s", name, want, b.String())
+		}
+	}
+
+	// The verdict is also in the full reports: the Markdown and wide tables' verdict column, JSON's "verdict".
+	var md, js strings.Builder
+	if err := MarkdownReport(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| no difference shown: at this size none can be (p_holm ≥ 0.156 with 6 tasks compared and 5 variants sharing the floor) |") {
+		t.Errorf("markdown report lacks the verdict column:\n%s", md.String())
+	}
+	if err := JSONReport(&js, a); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Variants []struct{ Name, Verdict string }
+	}
+	if err := json.Unmarshal([]byte(js.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range doc.Variants {
+		if v.Verdict != got[v.Name] || v.Verdict == "" {
+			t.Errorf("JSON verdict of %s: %q, want %q", v.Name, v.Verdict, got[v.Name])
 		}
 	}
 

@@ -282,6 +282,7 @@ func comparisonTable(a *Analysis) ReportTable {
 	if a.FailIfWorse > 0 {
 		h = append(h, "gate")
 	}
+	h = append(h, "verdict")
 	t := ReportTable{Title: "Variants vs " + a.Baseline, Header: h}
 	for vi := range a.Variants {
 		v := &a.Variants[vi]
@@ -310,7 +311,11 @@ func comparisonTable(a *Analysis) ReportTable {
 			if a.FailIfWorse > 0 {
 				row = append(row, gate)
 			}
-			t.Rows = append(t.Rows, row)
+			verdict := "-" // target rows are secondary: no verdict
+			if ci == 0 {
+				verdict = Verdict(a, v)
+			}
+			t.Rows = append(t.Rows, append(row, verdict))
 		}
 	}
 	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference; "+
@@ -321,7 +326,8 @@ func comparisonTable(a *Analysis) ReportTable {
 		"over all target rows, and the gate never uses them. Below %[1]d moved tasks the interval and p_paired are different methods and can "+
 		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired task-level test "+
 		"as run (simulated on this run's tasks, reps, per-task rates and pairing; Fisher when unpaired): MDE = smallest "+
-		"pass-rate drop detectable with %.0f%% power; power = to detect the failure-rate change shown.", TIntervalMinInformative, 100*a.Power)
+		"pass-rate drop detectable with %.0f%% power; power = to detect the failure-rate change shown. The verdict is the "+
+		"compact report's words for the primary row (p_holm against α), with why when no difference is shown.", TIntervalMinInformative, 100*a.Power)
 	return t
 }
 

@@ -71,6 +71,9 @@ const JSONSchemaVersion = 1
 //	    errors_could_hide bool  the gate fails (or would) only because the variant's differential
 //	                         errors, counted as failures, fail its rule (ErrorsCouldHide; false
 //	                         without a gate and for an A/A arm).
+//	    verdict     string   the primary comparison in the terminal report's words (Verdict): "worse than the
+//	                         baseline", "better than the baseline", "no difference shown" with why, an A/A
+//	                         control's words, or "nothing to compare".
 //	    guard_events, guard_fired, guard_fired_pass, failure_modes  as in arms, for the variant.
 //	    targets     [comparison]  the same comparison on the target tasks (tagged with the guard) of
 //	                         each switched guard; left out when identical to the all-tasks one.
@@ -358,7 +361,9 @@ type jsonVariant struct {
 	AA     bool    `json:"aa"`
 	AAKind *string `json:"aa_kind"`
 	// GateFailed is null when no gate margin is set.
-	GateFailed     *bool          `json:"gate_failed"`
+	GateFailed *bool `json:"gate_failed"`
+	// Verdict is the primary comparison in words (Verdict).
+	Verdict        string         `json:"verdict"`
 	GuardEvents    map[string]int `json:"guard_events"`
 	GuardFired     map[string]int `json:"guard_fired"`
 	GuardFiredPass map[string]int `json:"guard_fired_pass"`
@@ -400,6 +405,7 @@ func newJSONDoc(a *Analysis) jsonDoc {
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
 		jv.AA = v.AA
+		jv.Verdict = Verdict(a, &v)
 		if v.AA {
 			k := string(v.AAKind)
 			jv.AAKind = &k

@@ -155,7 +155,7 @@ func TestJudgeFoldersWithoutTaskText(t *testing.T) {
 	parent := t.TempDir()
 	os.MkdirAll(filepath.Join(parent, "run-a"), 0o755)
 	os.WriteFile(filepath.Join(parent, "run-a", "manifest.json"), []byte(`{}`), 0o644)
-	if _, stderr, code := bench(t, "report", parent); code != 2 || !strings.Contains(stderr, "it holds 1 run director(ies) (run-a)") {
+	if _, stderr, code := bench(t, "report", parent); code != 2 || !strings.Contains(stderr, "it holds 1 run directory (run-a)") {
 		t.Errorf("bench report on a folder of runs: exit %d, %s", code, stderr)
 	}
 	if _, stderr, code := bench(t, "judge", root, "--judge", "answer", "--tasks-file", tasks); code != 2 ||
