@@ -354,8 +354,9 @@ func primaryPName(c *Comparison) string {
 // sharing the floor)" (the holm_floor warning's bound, which no number of reps lifts), "no difference shown:
 // with 2 tasks moved, p_paired cannot go below 0.5" (the exact sign-flip floor of the tasks that moved, above α;
 // more reps may move more), "no difference shown after Holm's adjustment (p_paired 0.0312 < α = 0.05,
-// p_holm 0.0938)" (p_fisher when unpaired) — or else with the MDE when the observed |Δ| is below it: "no difference shown (MDE 40 pts: a
-// smaller change can go unseen)"; for an A/A control, whether its difference stays within noise.
+// p_holm 0.0938)" (p_fisher when unpaired) — or else with the MDE when the observed |Δ| is below it: "no
+// difference shown (MDE 40 pts: a smaller change can go unseen)"; for an A/A control, whether its difference
+// stays within noise.
 func Verdict(a *Analysis, v *VariantResult) string { return verdictAt(a, v, a.FailIfWorse) }
 
 // verdictAt is Verdict at a's α (≤ 0: DefaultAlpha) with the gate margin (0: no gate).

@@ -577,8 +577,9 @@ const (
 //     until loadend or, read by settleDOMScript, readyState DONE: a synchronous XHR whose script was terminated
 //     by Runtime.terminateExecution as it returned — the evaluate_isolation guard's cut — completes without
 //     running its loadend listener; https://xhr.spec.whatwg.org/#dom-xmlhttprequest-readystate), and lastReq,
-//     the time one last started or ended. The page's own view of its requests is needed because the Go side hears of a request only after it went through the route handler (the Zoo's
-//     tenant allow-list): a request the action started can reach Go after a quiet window that began before it;
+//     the time one last started or ended. The page's own view of its requests is needed because the Go side
+//     hears of a request only after it went through the route handler (the Zoo's tenant allow-list): a request
+//     the action started can reach Go after a quiet window that began before it;
 //   - tab: whether the page asked for a tab: window.open, or a click on a link or a submit of a form whose target
 //     is not the document's own frame
 //     (https://html.spec.whatwg.org/multipage/document-sequences.html#valid-navigable-target-name-or-keyword);

@@ -226,20 +226,20 @@ func (o *Overlays) serveZoo(w http.ResponseWriter, r *http.Request, rest string)
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// BusyTick is how long one GET api/busy-tick takes to answer (204, no body): the synchronous request the
-// busy_script helpers (recipes' computeScaledServings, stays' recalculateStayPrice) make in a loop until their
-// 30 s are up. The page's main thread waits inside each request without running, so an evaluate that calls the
-// helper freezes the tab for the whole 30 s as a CPU-bound spin does, and V8 terminates the loop within one tick
-// of an evaluate's timeout (Runtime.terminateExecution takes effect when JavaScript runs again). A spin, as the
-// helpers had before, kept a renderer runnable for its whole time, competing for the cores with every other
-// worker's page: 88 s of spinning in the demo's 188 attempts on two cores (2026-12-03), 31 s in six guard-on
-// evaluates (5 s each until evaluate_isolation terminates them) and 56 s in no_evaluate_isolation's two (until
-// the attempt's 30 s budget). 100 ms keeps the termination within
-// evaluate_isolation's 150 ms headroom at about ten routed requests a second; the helpers (recipe.js, hotel.js)
-// wait out the rest of 100 ms on the clock (a spin: the core is free only while ticks are answered) after a
-// request that failed or was answered early, so the rate stays at most ten a second then too. The termination depends on the tick answering: a synchronous request that never
-// did (its connection slots taken by hung requests) would hold the tab until the request's own timeout, out of
-// reach of Runtime.terminateExecution; no task combines busy_script with hung_fetch.
+// BusyTick is how long one GET api/busy-tick takes to answer (204, no body): the synchronous request the busy_script
+// helpers (recipes' computeScaledServings, stays' recalculateStayPrice) make in a loop until their 30 s are up. The
+// page's main thread waits inside each request without running, so an evaluate that calls the helper freezes the tab
+// for the whole 30 s as a CPU-bound spin does, and V8 terminates the loop within one tick of an evaluate's timeout
+// (Runtime.terminateExecution takes effect when JavaScript runs again). A spin, as the helpers had before, kept a
+// renderer runnable for its whole time, competing for the cores with every other worker's page: 88 s of spinning in
+// the demo's 188 attempts on two cores (2026-12-03), 31 s in six guard-on evaluates (5 s each until
+// evaluate_isolation terminates them) and 56 s in no_evaluate_isolation's two (until the attempt's 30 s budget).
+// 100 ms keeps the termination within evaluate_isolation's 150 ms headroom at about ten routed requests a second; the
+// helpers (recipe.js, hotel.js) wait out the rest of 100 ms on the clock (a spin: the core is free only while ticks
+// are answered) after a request that failed or was answered early, so the rate stays at most ten a second then too.
+// The termination depends on the tick answering: a synchronous request that never did (its connection slots taken by
+// hung requests) would hold the tab until the request's own timeout, out of reach of Runtime.terminateExecution; no
+// task combines busy_script with hung_fetch.
 const BusyTick = 100 * time.Millisecond
 
 // serveBusyTick answers GET api/busy-tick after BusyTick, or returns without writing when the client is gone
