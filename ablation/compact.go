@@ -215,12 +215,12 @@ func CompactReport(w io.Writer, a *Analysis, width int, report string) error {
 	printWrapped(w, "Arms (pass rate [Wilson 95%]; errors are left out of every rate)", "", "  ", width)
 	for i, arm := range a.Arms {
 		name := arm.Name
-		if i == 0 {
-			name += " (baseline)"
+		if i == 0 && name != "baseline" {
+			name += " (baseline)" // not "baseline (baseline)"
 		}
-		line := fmt.Sprintf("%s: %s, %s, %.0f tokens/attempt, %s tokens/passed attempt", name,
-			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), fmt.Sprintf("%d %s", arm.Errors, plural(arm.Errors, "error", "errors")),
-			arm.MeanTokens, tokensPerPassCell(arm))
+		line := fmt.Sprintf("%s: %s, %s, %s tokens/attempt, %s tokens/passed attempt", name,
+			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), results.Count(arm.Errors, "error", "errors"),
+			meanCell(arm, "%.0f", arm.MeanTokens), tokensPerPassCell(arm))
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)

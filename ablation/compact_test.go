@@ -392,3 +392,43 @@ func TestVerdictSaysWhy(t *testing.T) {
 		t.Errorf("unpaired line: %q (matched %v)", line, a4.Variants[0].All.Matched)
 	}
 }
+
+// TestOneTaskNote: with one task compared, the interval printed is the whole range, and the statistical note says
+// so (it said "no interval" beside a printed [-100.0, +100.0]; found by the walk-through of 2026-12-04).
+func TestOneTaskNote(t *testing.T) {
+	a := Analyze(cat(tasksOf("baseline", "P"), tasksOf("v", "F")), Inputs{Baseline: "baseline"})
+	v := &a.Variants[0]
+	if line := VariantLine(a, v); !strings.Contains(line, "[-100.0, +100.0]") {
+		t.Errorf("one-task line: %q", line)
+	}
+	if n := v.All.Paired.Note; !strings.Contains(n, "the interval is the whole range [-100, +100] pts") || strings.Contains(n, "no interval") {
+		t.Errorf("one-task note: %q", n)
+	}
+	// An arm with no judged attempt has no mean: "-", not 0, in the compact line and the arms table.
+	e := Analyze(cat(tasksOf("base", "PP"), tasksOf("e", "II")), Inputs{Baseline: "base"})
+	var eb, md strings.Builder
+	if err := CompactReport(&eb, e, 120, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(eb.String(), "  e: 0/0 = n/a, 2 errors, - tokens/attempt, - tokens/passed attempt") {
+		t.Errorf("empty arm's compact line:\n%s", eb.String())
+	}
+	if err := MarkdownReport(&md, e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| 0/0 = n/a | - | 2 (infra 2) | 2 | - | - | - | $0.0020 | - |") {
+		t.Errorf("empty arm's row in the arms table:\n%s", md.String())
+	}
+
+	// The baseline arm's line marks it "(baseline)" unless that is its name.
+	for base, want := range map[string]string{"baseline": "\n  baseline: 1/1 = ", "base": "\n  base (baseline): 1/1 = "} {
+		a := Analyze(cat(tasksOf(base, "P"), tasksOf("v", "F")), Inputs{Baseline: base})
+		var b strings.Builder
+		if err := CompactReport(&b, a, 120, ""); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "baseline (baseline)") {
+			t.Errorf("baseline %q: the arm line lacks %q:\n%s", base, want, b.String())
+		}
+	}
+}

@@ -195,7 +195,7 @@ func armsTable(a *Analysis) ReportTable {
 		"± SE (clustered)", "errors", "tasks", "mean steps", "mean tokens", "tokens per pass", "cost", "mean wall"}}
 	for i, arm := range a.Arms {
 		name := arm.Name
-		if i == 0 {
+		if i == 0 && name != "baseline" {
 			name += " (baseline)"
 		}
 		se := "-"
@@ -204,12 +204,21 @@ func armsTable(a *Analysis) ReportTable {
 		}
 		t.Rows = append(t.Rows, []string{name, modelCell(arm.Model), fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
 			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), fmt.Sprint(arm.Tasks),
-			fmt.Sprintf("%.1f", arm.MeanSteps), fmt.Sprintf("%.0f", arm.MeanTokens), tokensPerPassCell(arm), fmt.Sprintf("$%.4f", arm.CostUSD),
-			fmt.Sprintf("%.1fs", arm.MeanWallMS/1000)})
+			meanCell(arm, "%.1f", arm.MeanSteps), meanCell(arm, "%.0f", arm.MeanTokens), tokensPerPassCell(arm),
+			fmt.Sprintf("$%.4f", arm.CostUSD), meanCell(arm, "%.1fs", arm.MeanWallMS/1000)})
 	}
 	t.Note = "Errors (infra, judge) are excluded from \"judged\" and from every rate. Mean tokens: over judged " +
 		"attempts; tokens per pass: over passed attempts (prompt + completion)."
 	return t
+}
+
+// meanCell is x, a mean over the arm's judged attempts, in format; "-" when the arm has none (the mean is
+// undefined, not 0).
+func meanCell(arm Arm, format string, x float64) string {
+	if arm.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
 }
 
 // rateCell is "k/n = rate% [lo, hi]", or "0/0 = n/a" when no attempt was judged (the rate is undefined).

@@ -192,7 +192,7 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	if g == 1 {
 		res.CIMethod = CIMethodNone
 		res.CI = [2]float64{-1, 1}
-		res.Note = "one task only: variation across tasks cannot be estimated; no interval"
+		res.Note = "one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts"
 		return res, nil
 	}
 	note := pairedSE(&res, d, cl)
