@@ -432,3 +432,26 @@ func TestOneTaskNote(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardCells: the guard-activity table tells a guard switched off in an arm ("switched, no event") from one
+// that could act and never did ("no event"); both were "-" (found by the walk-through of 2026-12-04).
+func TestGuardCells(t *testing.T) {
+	withEvents := func(recs []results.Attempt, g string) []results.Attempt {
+		for i := range recs {
+			recs[i].GuardEvents = map[string]int{g: 1}
+		}
+		return recs
+	}
+	recs := cat(withEvents(tasksOf("baseline", "PP"), "x"), tasksOf("no_x", "FF"), withEvents(tasksOf("no_y", "PP"), "x"))
+	a := Analyze(recs, Inputs{Baseline: "baseline", Switched: map[string][]string{"no_x": {"x"}, "no_y": {"y"}}})
+	tb := guardTable(a)
+	want := [][]string{{"x", "fired in 2/2 (2 passed), 2 events", "switched, no event", "fired in 2/2 (2 passed), 2 events"}}
+	if !slices.Equal(tb.Header, []string{"guard", "baseline", "no_x", "no_y"}) || len(tb.Rows) != 1 || !slices.Equal(tb.Rows[0], want[0]) {
+		t.Errorf("guard table %v %v, want %v", tb.Header, tb.Rows, want)
+	}
+	recs = cat(withEvents(tasksOf("baseline", "PP"), "x"), tasksOf("other", "PP"))
+	a = Analyze(recs, Inputs{Baseline: "baseline"})
+	if tb := guardTable(a); len(tb.Rows) != 1 || tb.Rows[0][2] != "no event" {
+		t.Errorf("a guard on but silent: %v", tb.Rows)
+	}
+}

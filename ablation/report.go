@@ -454,21 +454,32 @@ func guardTable(a *Analysis) ReportTable {
 	for _, arm := range a.Arms {
 		t.Header = append(t.Header, arm.Name)
 	}
+	switched := map[string][]string{}
+	for _, v := range a.Variants {
+		switched[v.Name] = v.Switched
+	}
 	for _, g := range guardNames(a) {
 		row := []string{g}
 		for _, arm := range a.Arms {
-			row = append(row, guardCell(arm, g))
+			row = append(row, guardCell(arm, g, slices.Contains(switched[arm.Name], g)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Note = "Cells: attempts the guard acted in / judged attempts, how many of those passed, and its event count."
+	t.Note = "Cells: attempts the guard acted in / judged attempts, how many of those passed, and its event count; " +
+		"\"switched, no event\" in an arm that switches the guard relative to the baseline (off, in a leave-one-out " +
+		"ablation), \"no event\" where it could act and never did."
 	return t
 }
 
-func guardCell(arm Arm, g string) string {
+// guardCell is guard g's activity in arm: "fired in k/n (p passed), e events", or, with no event, "switched, no
+// event" when the arm switches g relative to the baseline (switched) and "no event" otherwise.
+func guardCell(arm Arm, g string, switched bool) string {
 	ev := arm.GuardEvents[g]
+	if ev == 0 && switched {
+		return "switched, no event"
+	}
 	if ev == 0 {
-		return "-"
+		return "no event"
 	}
 	return fmt.Sprintf("fired in %d/%d (%d passed), %d %s", arm.GuardFired[g], arm.N, arm.GuardFiredPass[g], ev,
 		plural(ev, "event", "events"))
