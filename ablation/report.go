@@ -247,9 +247,9 @@ func armsCount(a *Analysis) string {
 			n++
 		}
 	}
-	s := fmt.Sprintf("%d %s", n, plural(n, "variant", "variants"))
+	s := results.Count(n, "variant", "variants")
 	if aa > 0 {
-		s += fmt.Sprintf(" and %d A/A %s", aa, plural(aa, "control", "controls"))
+		s += " and " + results.Count(aa, "A/A control", "A/A controls")
 	}
 	return s
 }
