@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 setup: chromium driver agents mcp junit-schema
 
 # Debian's chromium-headless-shell (the same release) is installed beside chromium: headless launches prefer it
-# (agent/browser DefaultHeadlessShell; about half the private memory per worker). Optional: without it they use
+# (browser DefaultHeadlessShell; about half the private memory per worker). Optional: without it they use
 # $(CHROMIUM).
 chromium:
 	@if [ -x "$(CHROMIUM)" ] || [ -n "$$WEBBENCH_CHROMIUM" ]; then :; else \
@@ -42,7 +42,7 @@ driver:
 
 # The Playwright MCP releases the built-in agent can run on (`tools: {kind: mcp, command: [npx,
 # @playwright/mcp@VERSION, …]}`, suites/zoo/ablations/mcp-versions.yaml), each pinned in a folder of its own:
-# agent/mcptools resolves [npx, @playwright/mcp@VERSION] to $(MCP_CACHE_DIR)/VERSION/node_modules/@playwright/mcp/cli.js,
+# browser/mcptools resolves [npx, @playwright/mcp@VERSION] to $(MCP_CACHE_DIR)/VERSION/node_modules/@playwright/mcp/cli.js,
 # so no attempt fetches a package. Skipped for a version already installed there.
 MCP_CACHE_DIR ?= .cache/mcp
 MCP_VERSIONS := 0.0.83 0.0.78

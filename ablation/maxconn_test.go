@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/runner"
 	"webbench/suites"
 )

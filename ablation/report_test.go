@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/results"
 )
 

@@ -17,7 +17,7 @@ import (
 
 	"webbench/agent"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/runner"
 	"webbench/suites"
 )

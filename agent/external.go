@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 )
 

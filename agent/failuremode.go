@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"webbench/agent/browser"
-	"webbench/agent/llm"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
 )
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/agent/browser"
-	"webbench/agent/llm"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
 )
 

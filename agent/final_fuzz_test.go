@@ -3,7 +3,7 @@ package agent
 import (
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 
 	openai "github.com/sashabaranov/go-openai"
 )

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"webbench/agent/browser"
-	"webbench/agent/llm"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -157,9 +157,9 @@ type Attempt struct {
 	TaskID, Goal string
 	// Tools is the attempt's tool backend (the browser session, or a Playwright MCP client); CallTool and the
 	// loop use it.
-	Tools Tools
+	Tools browser.Backend
 	// Browser is the attempt's browser session when Tools is one (*browser.Session), for guards that need its
-	// Playwright page (evaluate_isolation's CDP session); nil on another backend (agent/mcptools).
+	// Playwright page (evaluate_isolation's CDP session); nil on another backend (browser/mcptools).
 	Browser *browser.Session
 	// Messages is the conversation so far (system, user, assistant, tool).
 	Messages []Message
@@ -213,7 +213,7 @@ func (a *Attempt) Chat(req ModelRequest) (*ModelResponse, error) { return a.chat
 // fails), b may be nil for hooks that do not touch the browser. Its tool backend (Tools) is b.
 func NewAttempt(ctx context.Context, taskID, goal string, b *browser.Session, deadline time.Time,
 	chat func(ctx context.Context, req ModelRequest) (*ModelResponse, error)) *Attempt {
-	var t Tools
+	var t browser.Backend
 	if b != nil {
 		t = b
 	}
@@ -222,7 +222,7 @@ func NewAttempt(ctx context.Context, taskID, goal string, b *browser.Session, de
 
 // NewToolsAttempt is NewAttempt on any tool backend t (nil for hooks that do not touch the browser);
 // Attempt.Browser is t when t is a *browser.Session, else nil.
-func NewToolsAttempt(ctx context.Context, taskID, goal string, t Tools, deadline time.Time,
+func NewToolsAttempt(ctx context.Context, taskID, goal string, t browser.Backend, deadline time.Time,
 	chat func(ctx context.Context, req ModelRequest) (*ModelResponse, error)) *Attempt {
 	evs := []Event{}
 	a := &Attempt{TaskID: taskID, Goal: goal, Tools: t, Browser: sessionOf(t), Deadline: deadline, Ctx: ctx,

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"webbench/agent/browser"
-	"webbench/agent/llm"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -96,8 +96,8 @@ type Task struct {
 // *llm.Error with ContextWindowHint, wrapping the overflow. Other
 // model and tool failures end the attempt and are recorded in Trajectory.Finish only.
 //
-// sess is the attempt's tool backend: a *browser.Session, or a Playwright MCP client (agent/mcptools).
-func (ag *Agent) Run(ctx context.Context, task Task, sess Tools) (*Trajectory, error) {
+// sess is the attempt's tool backend: a *browser.Session, or a Playwright MCP client (browser/mcptools).
+func (ag *Agent) Run(ctx context.Context, task Task, sess browser.Backend) (*Trajectory, error) {
 	cfg := ag.cfg
 	start := time.Now()
 	deadline := start.Add(cfg.Timeout)
@@ -162,7 +162,7 @@ type loopRun struct {
 	cfg  Config
 	a    *Attempt
 	tr   *Trajectory
-	sess Tools
+	sess browser.Backend
 	// consecErrors counts consecutive failed model turns (turns whose tool calls all failed).
 	consecErrors int
 	// fatal is the first model-call error of a class that stops the run (config, auth, quota).

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // Observation is what a tool result shows the model of the page after an action (Config.Observation; the spec

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 
 	openai "github.com/sashabaranov/go-openai"
 )

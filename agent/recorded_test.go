@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // The one code path of a tool call through the hooks, shared by the agent loop (loopRun.tool) and by attempts

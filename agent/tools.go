@@ -1,42 +1,9 @@
 package agent
 
-import (
-	"context"
-	"encoding/json"
-
-	"webbench/agent/browser"
-
-	openai "github.com/sashabaranov/go-openai"
-)
-
-// Tools is an attempt's tool backend: what the loop (Agent.Run), CallTool and the guards need of the browser
-// tools. Two implementations: *browser.Session (webbench's own tools, named and shaped like Playwright MCP's)
-// and agent/mcptools.Client (a real Playwright MCP server over stdio). Guards that need a CDP page
-// (evaluate_isolation) use Attempt.Browser, which is set only when the backend is a *browser.Session.
-type Tools interface {
-	// Call runs one tool call; a failure is Result.Error (never a Go error). Bounded by ctx.
-	Call(ctx context.Context, name string, args json.RawMessage) browser.Result
-	// Snapshot captures a fresh snapshot of the current page (with [box=…] when boxes), unfiltered.
-	Snapshot(boxes bool) (string, error)
-	// Observe is Snapshot followed by the snapshot filter (SetSnapshotFilter): the first observation and the
-	// refreshed snapshot stale_ref_refresh asks for.
-	Observe(boxes bool) (string, error)
-	// SetSnapshotFilter installs f to post-process every snapshot the tools return (nil removes it).
-	SetSnapshotFilter(f func(snapshot string) string)
-	// ToolDefs are the tools offered to the model (OpenAI function tools).
-	ToolDefs() []openai.Tool
-	// PageInfo is the current page's URL and title.
-	PageInfo() (url, title string)
-	// CaptureForJudge takes one viewport screenshot after step (the 0-based results.Step.Index) and keeps it for
-	// the judge, remembering the step (the backends' ScreenshotSteps, which the runner records as
-	// results.Trajectory.ScreenshotSteps).
-	CaptureForJudge(step int) error
-}
-
-var _ Tools = (*browser.Session)(nil)
+import "webbench/browser"
 
 // sessionOf is the tool backend's *browser.Session, or nil when it is another backend.
-func sessionOf(t Tools) *browser.Session {
+func sessionOf(t browser.Backend) *browser.Session {
 	s, _ := t.(*browser.Session)
 	return s
 }

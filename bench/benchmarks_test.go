@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // The Go benchmarks measure single operations with the testing package's b.N loop; they run only with -bench,

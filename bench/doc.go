@@ -6,7 +6,7 @@
 // The measurements:
 //   - MeasureOverhead: a Zoo shop checkout run through runner.Run with the scripted policy (zero model
 //     latency) against a plain playwright-go program doing the same clicks and fills on the same Zoo app.
-//   - MeasureSteps: per tool call, webbench's agent/browser tools against @playwright/mcp (MCPVersion, driven
+//   - MeasureSteps: per tool call, webbench's browser tools against @playwright/mcp (MCPVersion, driven
 //     over its stdio protocol by MCPClient) on a 40-control checkout form and a 2,000-result page (Pages):
 //     action and snapshot latency, stale-ref error latency, observation size.
 //   - MeasureStartup: an attempt's start-up with a fresh context in a running browser against a fresh browser.
@@ -17,7 +17,7 @@
 // selects them, and the unit tests are quick and browser-free.
 package bench
 
-import "webbench/agent/browser"
+import "webbench/browser"
 
 // chromiumPath is the Chromium browser.FindChromium picks (browser.DefaultChromium when none is found, so that
 // the launch error names it).

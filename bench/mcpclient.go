@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // MCPVersion is the @playwright/mcp release the benchmarks compare against; `make bench` installs it into

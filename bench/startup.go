@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // StartupOptions size the attempt start-up measurement.

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
-// toolSide is one implementation of the Playwright MCP tool surface: webbench's agent/browser Session, or the
+// toolSide is one implementation of the Playwright MCP tool surface: webbench's browser Session, or the
 // @playwright/mcp server over stdio.
 type toolSide interface {
 	// call runs a tool and returns the model-facing text and whether the tool reported an error.
@@ -20,7 +20,7 @@ type toolSide interface {
 	close()
 }
 
-// webbenchSide is agent/browser: Session.Call, text = Result.Format().
+// webbenchSide is browser: Session.Call, text = Result.Format().
 type webbenchSide struct{ s *browser.Session }
 
 func (w webbenchSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (string, bool, error) {

@@ -10,8 +10,8 @@ import (
 	"regexp"
 	"time"
 
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/judge"
 	"webbench/results"
 	"webbench/runner"

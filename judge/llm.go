@@ -10,7 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 )
 
 // DefaultScreenshots is how many of the last screenshots the LLM judge sees when NewLLM gets k <= 0 (the

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/suites"
 )
 

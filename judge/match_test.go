@@ -222,7 +222,7 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "", "4.2/5", OutcomePass},
 		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "", "4.2/7", OutcomeUncertain},
 		{suites.AnswerRule{Number: f(3)}, "", "", OutcomeFail},
-		// The scripted policy's prose final (agent/llm/scripted prose): the page URL's port and path are no
+		// The scripted policy's prose final (scripted prose): the page URL's port and path are no
 		// candidates, and a number only in a URL is not stated.
 		{suites.AnswerRule{Number: f(229)}, "How many calories are in one serving?",
 			"## Done\n\nI completed the task.\n\n**Answer:** 229\n\nLast page: http://127.0.0.1:41234/recipes/52210?q=banana+bread", OutcomePass},

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 )
 
 // Manifest is manifest.json: the one record of what a run planned and what ran it. Written when a run starts,
@@ -194,7 +194,7 @@ type Variant struct {
 // ToolsBackend is the built-in agent's tool backend other than webbench's own browser session (issue 15 item
 // 4, DESIGN.md "Tool backends"): kind "mcp" runs Command, a Playwright MCP server
 // (https://github.com/microsoft/playwright-mcp), once per attempt over stdio, with its own isolated headless
-// browser restricted to the attempt's tenant, and the agent's tool calls go to it (agent/mcptools). Spec form:
+// browser restricted to the attempt's tenant, and the agent's tool calls go to it (browser/mcptools). Spec form:
 // `tools: {kind: mcp, command: [npx, @playwright/mcp@VERSION, FLAGS…]}`.
 type ToolsBackend struct {
 	// Kind is "mcp" (the only kind).

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 )
 
 // TrajectoryExt is the file name extension of a trajectory as written: gzip-compressed JSON (RFC 1952).
@@ -146,7 +146,7 @@ type Step struct {
 	// ModelMS is the model call's wall time, ms.
 	ModelMS int64 `json:"model_ms"`
 	// Error is why the model call failed, redacted: an external agent's call the recording proxy saw fail
-	// (agent/modelproxy Call.Error: the endpoint's error message, or the transport error); "" otherwise (the
+	// (runner/modelproxy Call.Error: the endpoint's error message, or the transport error); "" otherwise (the
 	// built-in agent's failed call ends the attempt and is in Finish.Error).
 	Error string `json:"error,omitempty"`
 	// Results of the tool calls, in order (raw and model-facing).

@@ -1,6 +1,6 @@
 package results
 
-import "webbench/agent/llm"
+import "webbench/llm"
 
 // FinishReason is how an attempt's agent loop ended (attempts.jsonl "finish_reason", the trajectory's
 // finish.reason; DESIGN.md "The agent"). The agent produces it; the analysis only reads it.

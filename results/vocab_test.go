@@ -3,7 +3,7 @@ package results
 import (
 	"testing"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 )
 
 func TestClassOf(t *testing.T) {

@@ -19,10 +19,10 @@ import (
 	"github.com/google/shlex"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
 	"webbench/agent/mcpserver"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
 )
@@ -46,7 +46,7 @@ const agentKillGrace = 2 * time.Second
 // WEBBENCH_MCP_URL (the attempt's MCP server, Streamable HTTP), WEBBENCH_GOAL, WEBBENCH_START_URL,
 // WEBBENCH_TASK_ID, WEBBENCH_ATTEMPT_ID, WEBBENCH_SEED (absent with seed mode none), WEBBENCH_DEADLINE (RFC
 // 3339, UTC), WEBBENCH_TIMEOUT_S (whole seconds), WEBBENCH_MODEL (the model name to put in requests),
-// WEBBENCH_BASE_URL (the variant's model endpoint behind webbench's recording proxy, agent/modelproxy), WEBBENCH_TEMPERATURE,
+// WEBBENCH_BASE_URL (the variant's model endpoint behind webbench's recording proxy, runner/modelproxy), WEBBENCH_TEMPERATURE,
 // WEBBENCH_TOP_P and WEBBENCH_MAX_TOKENS (only when set), WEBBENCH_MAX_STEPS (the model-call budget; advisory:
 // webbench does not count an external agent's calls) and WEBBENCH_GUARDS (all seven guards, name=on|off,
 // comma-separated, in registry order). OPENAI_API_KEY is removed from the inherited environment and set only

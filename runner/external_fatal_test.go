@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"webbench/agent/guard"
-	"webbench/agent/llm"
 	"webbench/internal/replay"
+	"webbench/llm"
 	"webbench/results"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/results"
 )
 

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"webbench/agent/modelproxy"
+	"webbench/runner/modelproxy"
 )
 
 // modelProxy records the model calls an external agent makes in front of the variant's endpoint.
@@ -15,7 +15,7 @@ type modelProxy interface {
 	Close() []modelCallStep
 }
 
-// recordingProxy is a modelProxy backed by agent/modelproxy.
+// recordingProxy is a modelProxy backed by runner/modelproxy.
 type recordingProxy struct{ p *modelproxy.Proxy }
 
 // URL is the proxy's base URL (the upstream's path kept, e.g. http://127.0.0.1:PORT/v1).
@@ -31,7 +31,7 @@ func (r recordingProxy) Close() []modelCallStep {
 	return out
 }
 
-// startModelProxy starts the recording proxy (agent/modelproxy) on loopback in front of upstream (the
+// startModelProxy starts the recording proxy (runner/modelproxy) on loopback in front of upstream (the
 // scripted policy's URL, or the openai base URL), sending key as the bearer token upstream when not empty; one
 // call is bounded by callTimeout (the model block's call_timeout, else the built-in client's 120 s): a hung
 // endpoint answers the agent 502 and the call is recorded as failed, the endpoint's fault.

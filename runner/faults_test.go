@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"webbench/agent/guard"
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/llm"
 	"webbench/results"
+	"webbench/scripted"
 	"webbench/suites"
 )
 

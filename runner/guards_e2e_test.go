@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/suites"
 )

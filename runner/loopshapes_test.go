@@ -20,8 +20,8 @@ import (
 
 	"webbench/agent"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
 	"webbench/internal/replay"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/suites"
 )
@@ -131,7 +131,7 @@ func (v AgentVars) Env() [][2]string {
 	return env
 }
 
-// ModelRecorder is the model-call recording proxy (agent/modelproxy) of an attempt opened outside a run,
+// ModelRecorder is the model-call recording proxy (runner/modelproxy) of an attempt opened outside a run,
 // started as the runner starts it for an external agent: the agent's model calls go through it to the upstream
 // endpoint and are merged into the trajectory by Merge, as the runner merges them.
 type ModelRecorder struct {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/llm"
-	"webbench/agent/mcptools"
+	"webbench/browser/mcptools"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
 )

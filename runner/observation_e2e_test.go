@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/suites"
 )

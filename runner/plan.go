@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
 )

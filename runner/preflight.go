@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/results"
 )
 

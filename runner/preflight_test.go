@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/suites"
 )
 

@@ -1,6 +1,6 @@
 package runner
 
-import "webbench/agent/llm"
+import "webbench/llm"
 
 // noToolCalls is the endpoint error that stops a run whose preflight reply carried no tool call: the agent acts
 // only through tool calls, so every attempt would end as fail/no_json and the run would report 0 % for a

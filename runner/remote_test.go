@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/suites"
 )

@@ -21,12 +21,12 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/browser"
 	"webbench/judge"
+	"webbench/llm"
 	"webbench/results"
+	"webbench/scripted"
 	"webbench/suites"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -559,7 +559,7 @@ func (sc *scheduler) record(rec results.Attempt) {
 // (llm.ErrorClass.Fatal), which stops the run with the attempt unrecorded (EndpointError). The built-in ReAct
 // agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
 type Agent interface {
-	Run(ctx context.Context, task agent.Task, tools agent.Tools) (*results.Trajectory, error)
+	Run(ctx context.Context, task agent.Task, tools browser.Backend) (*results.Trajectory, error)
 }
 
 var _ Agent = (*agent.Agent)(nil)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/suites"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 
 	playwright "github.com/mxschmitt/playwright-go"
 )
@@ -28,7 +28,7 @@ import (
 // session it falls back to a bounded page.Evaluate. Events: "evaluate" (mode, outcome, duration, budget),
 // "timeout", "terminated", "fallback". Off, the tool's plain, unbounded page.Evaluate runs.
 //
-// On a tool backend without a CDP page (a Playwright MCP server, agent/mcptools: Attempt.Browser is nil) the
+// On a tool backend without a CDP page (a Playwright MCP server, browser/mcptools: Attempt.Browser is nil) the
 // guard cannot isolate anything: the call passes through to the server unchanged (bounded only by the server's
 // own action timeout and the attempt's deadline), and each such call records one event "passthrough" with
 // detail EvaluatePassthroughDetail, so a trajectory never shows the guard acting where it could not.

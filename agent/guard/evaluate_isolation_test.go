@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 const evalPage = `<!doctype html><html><head><title>Eval demo</title></head><body>

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"

@@ -3,7 +3,7 @@ package guard
 import (
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // FuzzParseIntercept: the call-log parser never panics; a result it cannot condense comes back unchanged.

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // InterceptHint condenses Playwright's "intercepts pointer events" call log into a short error that names the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 func newAttempt(t *testing.T) *agent.Attempt {

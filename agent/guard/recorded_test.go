@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // The intercepted clicks of recorded Zoo attempts (../testdata/recorded.json.gz, run by the code before typed

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // RepeatGuard stops no-progress loops (GUARDS.md §2, seed 001 first change). Per attempt it tracks two

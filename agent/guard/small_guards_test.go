@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 func TestHasInteractiveRef(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // SnapshotReady retries a snapshot that has no interactive ref (GUARDS.md §4, seed 002 fix 1): a

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // StaleRefRefresh makes a stale-ref error be followed by a fresh snapshot (GUARDS.md §5, seed 002 fix 2): the

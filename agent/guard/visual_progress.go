@@ -2,7 +2,7 @@ package guard
 
 import (
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // VisualProgress makes a successful browser_mouse_click_xy count as a browser action for the stall detector

@@ -1,4 +1,4 @@
-// Package mcpserver serves webbench's browser tools (agent/browser) to an external agent as an MCP server,
+// Package mcpserver serves webbench's browser tools (browser) to an external agent as an MCP server,
 // bound to one attempt (issue 15, "Bring your own agent"). It is built on the official Go SDK,
 // github.com/modelcontextprotocol/go-sdk/mcp (v1.8.0): the SDK speaks JSON-RPC and the transports, this package
 // only adds the tools.
@@ -30,8 +30,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/results"
 )
 

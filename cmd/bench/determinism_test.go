@@ -20,8 +20,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"webbench/ablation"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/agent"
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/llm"
 	"webbench/runner"
+	"webbench/scripted"
 )
 
 func init() { extraCommands = append(extraCommands, doctorCmd) }

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"webbench/agent/llm/scripted"
+	"webbench/scripted"
 )
 
 // Error bodies bench doctor is tested against, each from its source.

@@ -21,9 +21,9 @@ import (
 	"testing"
 
 	"webbench/agent"
-	"webbench/agent/llm/scripted"
 	"webbench/internal/replay"
 	"webbench/results"
+	"webbench/scripted"
 	"webbench/suites"
 )
 

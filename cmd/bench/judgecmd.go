@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/agent/llm"
 	"webbench/judge"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
 	"webbench/suites/webvoyager"

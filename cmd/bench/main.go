@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	_ "webbench/suites/webvoyager"
 	_ "webbench/suites/zoo"
 )

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/results"
 )
 

@@ -17,12 +17,12 @@ import (
 
 	"webbench/agent"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
 	"webbench/agent/mcpserver"
 	"webbench/judge"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/scripted"
 	"webbench/suites"
 )
 

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/results"
 	"webbench/runner"
 )

@@ -17,12 +17,12 @@ import (
 
 	"webbench/ablation"
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/scripted"
 	"webbench/suites"
 )
 

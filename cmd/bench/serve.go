@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/agent/llm/scripted"
+	"webbench/scripted"
 	"webbench/suites/zoo"
 )
 

@@ -18,8 +18,8 @@ import (
 	"sync"
 	"testing"
 
-	"webbench/agent/llm"
 	"webbench/internal/replay"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
 )

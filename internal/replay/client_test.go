@@ -13,8 +13,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/llm"
+	"webbench/scripted"
 )
 
 // chatTools is the tool list every replayed request carries (the shapes' replies name their own tools; the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 )
 
 // loadShapes reads testdata/shapes and fails the test when they are invalid.

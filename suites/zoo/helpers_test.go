@@ -9,7 +9,7 @@ import (
 
 	playwright "github.com/mxschmitt/playwright-go"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/suites"
 )
 
@@ -63,7 +63,7 @@ func launchChromium(t *testing.T) playwright.Browser {
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
 	}
-	// The harness's own discovery (agent/browser): the project's .cache/driver, WEBBENCH_DRIVER_DIR,
+	// The harness's own discovery (browser): the project's .cache/driver, WEBBENCH_DRIVER_DIR,
 	// WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium; its errors say what to install.
 	d, err := browser.StartDriver(browser.DriverOptions{})
 	if err != nil {

@@ -478,7 +478,7 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 			p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad})
 			// ref_churn re-renders at the first press after an action: the click that press began reached no
 			// node (Playwright reports it done). The page did not move and the clicked node is gone: a lost
-			// click, retried on a fresh snapshot as a stale ref (agent/browser's click probe reads it so).
+			// click, retried on a fresh snapshot as a stale ref (browser's click probe reads it so).
 			if st.Kind == "click" && slices.Contains(tk.Mutations, "ref_churn") && p.URL() == before {
 				if n, cerr := loc.Count(); cerr == nil && n == 0 && res.Stale < 5 {
 					res.Stale++
@@ -492,7 +492,7 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 			tk.HasTag("stale_ref_refresh"):
 			// ref_churn replaced the node while the action waited for it (issue 17): the call log may show the
 			// fresh page "intercepting" the press before the retry found the node detached. A stale ref, not a
-			// covered element (agent/browser's detachedError reads the log the same way).
+			// covered element (browser's detachedError reads the log the same way).
 			res.Stale++
 		case strings.Contains(err.Error(), "intercepts pointer events") && res.Intercepted < 3:
 			res.Intercepted++

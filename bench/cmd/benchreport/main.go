@@ -21,8 +21,8 @@ import (
 	"strings"
 	"time"
 
-	"webbench/agent/browser"
 	"webbench/bench"
+	"webbench/browser"
 )
 
 func main() {

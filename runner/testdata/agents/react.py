@@ -2,7 +2,7 @@
 """Test agent (runner/external_test.go): a minimal ReAct loop, standard library only. It lists the attempt's
 MCP tools, takes a first snapshot, then asks the model at $WEBBENCH_BASE_URL (OpenAI chat completions) with
 the goal and that snapshot in the first user message ("Task: GOAL", a blank line, the observation: the
-scripted policy's contract, agent/llm/scripted), runs each tool call it gets over MCP and sends the results
+scripted policy's contract, scripted), runs each tool call it gets over MCP and sends the results
 back as tool messages, until the model answers without tool calls or $WEBBENCH_MAX_STEPS model calls; the
 answer is printed as the last stdout line. $WB_TEST_MODEL, when set, replaces $WEBBENCH_MODEL in the requests
 (a mistyped model name, runner/external_fatal_test.go).

@@ -1,7 +1,7 @@
 // Package modelproxy is a recording reverse proxy for an OpenAI chat-completions endpoint, one per attempt of
 // an external agent (issue 15 item 2): the runner gives the agent the proxy's URL as its model base URL
 // (WEBBENCH_BASE_URL), the proxy forwards every request to the variant's real endpoint — the in-process
-// scripted policy (agent/llm/scripted) or an OpenAI-compatible base URL — and records each
+// scripted policy (scripted) or an OpenAI-compatible base URL — and records each
 // POST …/chat/completions as a Call: the request summary, the reply's content, tool calls, reasoning, finish
 // reason and token usage, in the trajectory's Step shape (results.Step).
 //
@@ -48,7 +48,7 @@ import (
 	"sync"
 	"time"
 
-	"webbench/agent/llm"
+	"webbench/llm"
 	"webbench/results"
 )
 

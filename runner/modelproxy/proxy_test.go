@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/browser"
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/results"
+	"webbench/scripted"
 	"webbench/suites"
 	"webbench/suites/zoo"
 
@@ -86,7 +86,7 @@ func post(t *testing.T, url string, body []byte, header map[string]string) (*htt
 }
 
 // shopHome is the shop's home page as Playwright MCP's aria snapshot shows it (the shape of
-// agent/llm/scripted's test snapshots): the first solution step of the zoo task
+// scripted's test snapshots): the first solution step of the zoo task
 // shop-checkout-yoga-mat-express clicks the link "Yoga Mat".
 const shopHome = `- generic [ref=e1]:
   - banner [ref=e2]:

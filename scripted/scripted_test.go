@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/suites"
 
 	openai "github.com/sashabaranov/go-openai"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/suites"
 )
 

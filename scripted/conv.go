@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/suites"
 
 	openai "github.com/sashabaranov/go-openai"

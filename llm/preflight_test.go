@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"webbench/agent/llm"
-	"webbench/agent/llm/scripted"
+	"webbench/llm"
+	"webbench/scripted"
 )
 
 // The scripted policy (as bench run serves it, on loopback) answers the preflight with the preflight tool's

@@ -12,7 +12,7 @@ import (
 // changed when it is new (its ref was not in the old snapshot), its own line differs, or the list of its
 // children differs (a child added, removed or moved; children without a ref are compared whole). The reference
 // pairs are Playwright's tests "should create incremental snapshot for …" (tests/page/page-aria-snapshot-ai.spec.ts)
-// and "should respect --snapshot-mode=incremental" (Playwright MCP's tests); agent/browser/diff_test.go cites them.
+// and "should respect --snapshot-mode=incremental" (Playwright MCP's tests); browser/diff_test.go cites them.
 
 const (
 	// DiffChangedMarker begins each chunk of a snapshot diff: "- <changed> button \"Go\" [ref=e5]".

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
+	"webbench/browser"
 	"webbench/suites/zoo"
 )
 

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 )
 
 // snapshotLinkRE is Playwright MCP's snapshot section when the snapshot went to a file (observed on 0.0.78

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"webbench/agent"
-	"webbench/agent/browser"
 	"webbench/agent/guard"
-	"webbench/agent/llm"
+	"webbench/browser"
+	"webbench/llm"
 	"webbench/suites"
 )
 

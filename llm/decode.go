@@ -2,7 +2,7 @@ package llm
 
 // DecodeResponse reads a 2xx chat.completion body raw exactly as Client.Chat does (the same reasoning
 // extraction, tool-call normalisation and usage, estimated from reqBody when the body has none), for callers
-// that see a call's bytes without making it (agent/modelproxy records an external agent's calls). Errors are
+// that see a call's bytes without making it (runner/modelproxy records an external agent's calls). Errors are
 // *Error (class infra for a body that is not a chat.completion; the class of the body's "error" object when a
 // 2xx carries one). Tool calls without an id get ids "call_wb_<n>" numbered per call of DecodeResponse.
 func DecodeResponse(reqBody, raw []byte) (*Response, error) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/agent/browser"
+	"webbench/browser"
 	"webbench/suites"
 
 	openai "github.com/sashabaranov/go-openai"

@@ -1,4 +1,4 @@
-// Package mcptools is a tool backend of the built-in agent (agent.Tools) on a real Playwright MCP server
+// Package mcptools is a tool backend of the built-in agent (browser.Backend) on a real Playwright MCP server
 // (@playwright/mcp, https://github.com/microsoft/playwright-mcp): one server process per attempt, started
 // over stdio with the official MCP Go SDK's client (mcp.NewClient + mcp.CommandTransport), with its own
 // isolated headless browser whose every request goes through a filtering proxy that applies the attempt's
@@ -33,8 +33,7 @@ import (
 	"syscall"
 	"time"
 
-	"webbench/agent"
-	"webbench/agent/browser"
+	"webbench/browser"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	openai "github.com/sashabaranov/go-openai"
@@ -155,7 +154,7 @@ func DefaultCacheDir() string {
 	}
 }
 
-// Client is one Playwright MCP server and its MCP client session: an agent.Tools. Calls are serialised by the
+// Client is one Playwright MCP server and its MCP client session: an browser.Backend. Calls are serialised by the
 // caller (the loop runs an attempt's tool calls in order); the accessors are safe for concurrent use.
 type Client struct {
 	opts    Options
@@ -180,7 +179,7 @@ type Client struct {
 	closed    bool
 }
 
-var _ agent.Tools = (*Client)(nil)
+var _ browser.Backend = (*Client)(nil)
 
 // Start starts the server (Resolve'd command + the harness's flags) in its working directory, in a process
 // group of its own, connects the SDK client over stdio (initialize), and lists its tools. The browser starts
@@ -294,7 +293,7 @@ func (c *Client) Blocked() []string {
 	return c.proxy.blockedURLs()
 }
 
-// ToolDefs implements agent.Tools: the server's tools as OpenAI function tools, in the server's order, with
+// ToolDefs implements browser.Backend: the server's tools as OpenAI function tools, in the server's order, with
 // their descriptions and input schemas (the "$schema" key removed).
 func (c *Client) ToolDefs() []openai.Tool {
 	out := make([]openai.Tool, 0, len(c.tools))
@@ -319,7 +318,7 @@ func (c *Client) hasTool(name string) *mcp.Tool {
 	return nil
 }
 
-// Call implements agent.Tools: one tools/call with the model's arguments (empty means {}), its text read with
+// Call implements browser.Backend: one tools/call with the model's arguments (empty means {}), its text read with
 // ParseResult (see parseText), its image (browser_take_screenshot) in Result.Image, the snapshot filter applied
 // to its snapshot. A protocol error (unknown tool, arguments the server's schema refuses) is the result's
 // error, with the server's words; a server that is gone is "Browser has been closed: …" (agent.BrowserGone).
@@ -382,7 +381,7 @@ func (c *Client) callError(ctx context.Context, err error) string {
 
 func (c *Client) exited() bool { return c.cmd.ProcessState != nil }
 
-// Snapshot implements agent.Tools: a browser_snapshot call (boxes: true when asked; the server must support
+// Snapshot implements browser.Backend: a browser_snapshot call (boxes: true when asked; the server must support
 // it), the snapshot unfiltered.
 func (c *Client) Snapshot(boxes bool) (string, error) {
 	ctx, cancel := context.WithTimeout(c.base, c.opts.CallTimeout)
@@ -408,7 +407,7 @@ func (c *Client) Snapshot(boxes bool) (string, error) {
 	return r.Snapshot.YAML, nil
 }
 
-// Observe implements agent.Tools: Snapshot, then the snapshot filter.
+// Observe implements browser.Backend: Snapshot, then the snapshot filter.
 func (c *Client) Observe(boxes bool) (string, error) {
 	s, err := c.Snapshot(boxes)
 	if err != nil {
@@ -423,14 +422,14 @@ func (c *Client) Observe(boxes bool) (string, error) {
 	return s, nil
 }
 
-// SetSnapshotFilter implements agent.Tools.
+// SetSnapshotFilter implements browser.Backend.
 func (c *Client) SetSnapshotFilter(f func(snapshot string) string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.filter = f
 }
 
-// PageInfo implements agent.Tools: the URL and title of the last result that named the page (Playwright MCP
+// PageInfo implements browser.Backend: the URL and title of the last result that named the page (Playwright MCP
 // prints "### Page" after navigations, actions and snapshots); no call is made.
 func (c *Client) PageInfo() (url, title string) {
 	c.mu.Lock()
@@ -438,7 +437,7 @@ func (c *Client) PageInfo() (url, title string) {
 	return c.url, c.title
 }
 
-// CaptureForJudge implements agent.Tools: one browser_take_screenshot (viewport PNG; scale "css" when the
+// CaptureForJudge implements browser.Backend: one browser_take_screenshot (viewport PNG; scale "css" when the
 // server's schema has that field) after step (0-based results.Step.Index), kept among the last KeepScreenshots
 // with that step (ScreenshotSteps). Not a step of the trajectory. The agent's own browser_take_screenshot calls
 // are not kept.
