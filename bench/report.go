@@ -153,7 +153,7 @@ func fratio(r float64) string {
 	return fmt.Sprintf("%.2f×", r)
 }
 
-// fsize formats a byte count in SI units (kB = 1,000 bytes, as issue 14's "≤ 50 KB" goal).
+// fsize formats a byte count in SI units (kB = 1,000 bytes, as in the "≤ 50 KB" goal).
 func fsize(n float64) string {
 	switch {
 	case math.IsNaN(n):
@@ -179,10 +179,10 @@ func fbytes(n int64) string {
 }
 
 // row is one line of the table: a measure, webbench's figure, the baseline's figure, the ratio, and the goal
-// issue 14 sets for the measure ("" = none).
+// set for the measure ("" = none).
 type row struct{ measure, webbench, baseline, ratio, goal string }
 
-// The goals of issue 14 ("Faster steps, smaller observations, lighter workers"), printed beside the figures they
+// The performance goals ("Faster steps, smaller observations, lighter workers"), printed beside the figures they
 // apply to. Each is a bound on the webbench figure of its row (GoalAttemptRatio on the ratio column).
 const (
 	// GoalAttemptRatio bounds one Zoo checkout attempt's wall time over a direct playwright-go program's.
@@ -405,7 +405,7 @@ func (r *Report) Markdown(w io.Writer) {
 type stepGoals struct{ click, typ, clickBytes string }
 
 // pageGoals returns the goals of the stepPages page named page: the latency goals are set on the 40-control
-// checkout page, the observation goal on the 2,014-ref results page (issue 14's table).
+// checkout page, the observation goal on the 2,014-ref results page.
 func pageGoals(page string) stepGoals {
 	for _, sp := range stepPages {
 		if sp.name == page {

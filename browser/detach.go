@@ -9,7 +9,7 @@ import (
 )
 
 // A page may replace the node a ref points to while an action on it runs (a list that re-renders, the Zoo's
-// ref_churn; issue 17). What Playwright does then (playwright-core 1.64.1, lib/coreBundle.js; the documented
+// ref_churn). What Playwright does then (playwright-core 1.64.1, lib/coreBundle.js; the documented
 // semantics are https://playwright.dev/docs/actionability: an action waits for its checks and fails with a
 // TimeoutError when they do not pass in time):
 //
@@ -159,7 +159,7 @@ func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandl
 	var err error
 	wait := s.opts.ActionTimeout
 	// Playwright's own timeout ends the arming first; the Go bound, a second later, only guards a driver that
-	// does not answer (second review of issue 17: with equal bounds a node that left between the ref check and
+	// does not answer (with equal bounds a node that left between the ref check and
 	// the arming read as "probe skipped" and the fallback locator click waited out a second timeout).
 	if !bounded(wait+time.Second, func() {
 		h, err = loc.EvaluateHandle(clickProbeArm, nil,

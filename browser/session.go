@@ -718,7 +718,7 @@ func (s *Session) waitNet(deadline time.Time, cond func() bool) bool {
 // A round whose Evaluate meets a navigation (execution context destroyed) waits for the load event and goes
 // on; an Evaluate that does not answer (a busy page script) ends settle at the 2 s cap. A page that chains
 // requests (log in, then load the channels, then the posts: the Zoo's chat) starts the next one while the DOM
-// window of the round runs, so the next round waits for it (issue 17's determinism test).
+// window of the round runs, so the next round waits for it (the Zoo's determinism test needs this).
 func (s *Session) settle(m netMark) {
 	start := time.Now()
 	capAt := start.Add(settleRequests)

@@ -608,7 +608,7 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 // handle, so that a node the page replaces before the press fails at once as a stale ref (WhyDetached) instead
 // of a locator waiting out the action timeout, and a click lost between press and release (Playwright then
 // reports that the click did not change the state, or that the element left) fails as a stale ref
-// (WhyClickLost) — the stale_ref_refresh guard's case, as for browser_click (second review of issue 17). When
+// (WhyClickLost) — the stale_ref_refresh guard's case, as for browser_click. When
 // the probe cannot be armed or read within the action timeout it falls back to the locator, and note is the
 // ProbeSkipped line for Result.Harness.
 func (s *Session) setChecked(ref string, loc playwright.Locator, want bool) (note string, err error) {
@@ -626,7 +626,7 @@ func (s *Session) setChecked(ref string, loc playwright.Locator, want bool) (not
 	case probeActed:
 		// Playwright reads the state again on the same element after its click (_setChecked); a page that
 		// re-renders the control once it handled the click makes that read fail with "Element is not attached"
-		// although the click was delivered: the field is set (third review of issue 17).
+		// although the click was delivered: the field is set.
 		if err != nil && strings.Contains(err.Error(), playwrightNotAttached) {
 			return "", nil
 		}

@@ -40,7 +40,7 @@ type Verdict struct {
 }
 
 // MarshalJSON writes a decided verdict with its "pass"; an uncertain verdict or a judge error has no "pass" key
-// at all, so no counter of "pass": false reads it as a failure (issue 12, Deliver 4). Decoding is the default:
+// at all, so no counter of "pass": false reads it as a failure. Decoding is the default:
 // a missing "pass" is false.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The answer judge compares answers token by token, as a careful grader reads them (issue 12, Deliver 1). This
+// The answer judge compares answers token by token, as a careful grader reads them. This
 // file is the tokeniser: text is folded (diacritics removed by NFD, dropping the nonspacing marks, NFC; case
 // folded) and cut into tokens — words, numbers, identifiers (letters and digits mixed: C2, B12, 8x7b, v0.1) and
 // CJK characters (one token each, since CJK text has no spaces). Numbers are one token with their sign,
@@ -373,7 +373,7 @@ func identTail(s string, j int) int {
 
 var ordinalSuffix = map[string]bool{"st": true, "nd": true, "rd": true, "th": true}
 
-// numberWords are the number words a grader reads as numbers (issue 12: zero–twenty, the tens, "a dozen").
+// numberWords are the number words a grader reads as numbers (zero–twenty, the tens, "a dozen").
 var numberWords = map[string]float64{"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
 	"fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,

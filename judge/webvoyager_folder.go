@@ -155,7 +155,7 @@ var (
 // marker; here the action is the text after the message's LAST "Action:" marker — inline after a sentence or
 // at a line start, Markdown emphasis allowed — up to the next "Thought:" or "Observation:" marker, so that an
 // "Action: ANSWER; x" quoted in the thought of a message whose action is a Click is not taken for an answer
-// (issue 12, item 6; the published agent would have executed that ANSWER). When that action's keyword is
+// (the published agent would have executed that ANSWER). When that action's keyword is
 // ANSWER — the whole word: "ANSWERED" is not it — the answer is the rest of the action, a ";" or ":" after the
 // keyword and one pair of surrounding brackets removed ("" for a bare ANSWER). "" with a nil error when the
 // action is another one (Click, Type, Scroll, Wait, GoBack, Google) or the message has no ANSWER action at all.

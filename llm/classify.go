@@ -217,7 +217,7 @@ var overflowMarkers = []string{
 
 // overflowMarkers5xx are the overflow messages of servers known to answer an overflow with HTTP 500: llama.cpp
 // builds before ggml-org/llama.cpp PR 15780 (exceed_context_size_error as a 500), and vLLM behind Xinference
-// (langchain-ai/deepagents issue 468: "The decoder prompt (length N) is longer than the maximum model length").
+// (langchain-ai/deepagents#468: "The decoder prompt (length N) is longer than the maximum model length").
 // Any other 5xx is infra whatever its text.
 var overflowMarkers5xx = []string{
 	"exceeds the available context size",
@@ -238,7 +238,7 @@ var contentFilterMarkers = []string{
 }
 
 // dailyLimitMarkers mark a rate limit that lasts the day, on a 429: waiting it out inside a run is not possible,
-// so it is quota. Groq's "on tokens per day (TPD)" is backed by a body (continuedev/continue issue 10920);
+// so it is quota. Groq's "on tokens per day (TPD)" is backed by a body (continuedev/continue#10920);
 // "(RPD)" / "requests per day" follow Groq's documented limit names but no captured body was found.
 var dailyLimitMarkers = []string{"per day (tpd)", "per day (rpd)", "tokens per day", "requests per day"}
 

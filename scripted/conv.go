@@ -68,7 +68,7 @@ type conv struct {
 	firstURL string
 	prof     Profile
 	// bare is set when the task was recognised from a first user message with no observation (the goal alone,
-	// or "Task: <goal>" alone): an external agent's start (issue 15). taskMsg is that message's index.
+	// or "Task: <goal>" alone): an external agent's start. taskMsg is that message's index.
 	bare    bool
 	taskMsg int
 }

@@ -114,7 +114,7 @@ func (c *conv) decide() reply {
 }
 
 // needsFirstLook reports whether the policy should ask for a snapshot before anything else: the task came
-// without an observation (conv.bare: an external agent's first user message with the goal alone, issue 15),
+// without an observation (conv.bare: an external agent's first user message with the goal alone),
 // the conversation has shown no page yet, and the policy has asked for fewer than maxEmptyLooks looks
 // (all its turns so far read-only), so that an agent whose snapshots keep failing is not asked forever. A
 // conversation whose task message carries the first observation (the built-in agent's) is never bare.
@@ -394,7 +394,7 @@ func (c *conv) locate(st *suites.Step, pr *progress) (*node, reply, bool) {
 	return n, reply{}, true
 }
 
-// retryUnchanged is what a model does when its click "succeeded" and nothing happened (issue 17): the step's
+// retryUnchanged is what a model does when its click "succeeded" and nothing happened: the step's
 // target is missing (the caller looked), the page is still at the URL it had before that click, the latest
 // snapshot is the one before that click apart from its refs (sameButRefs: nothing on the page changed; a page
 // that changed did something, and a model would read it rather than click again; an elided earlier snapshot

@@ -11,7 +11,7 @@
 // What the policy reads (the contract with the agent loop):
 //   - the task: the first user message starts "Task: <goal>", then a blank line and the first observation;
 //     the goal is matched exactly against the tasks' goals (an unknown goal is answered with
-//     {"ok": false, …, "error": "unknown task"}); an external agent (issue 15) may instead send a first user
+//     {"ok": false, …, "error": "unknown task"}); an external agent may instead send a first user
 //     message with the goal alone (trimmed, exact) or "Task: <goal>" with no observation: then, while the
 //     conversation has shown no page, the policy first asks for browser_snapshot (at most maxEmptyLooks times)
 //     and the first page shown stands for the first observation; failing that, the longest task goal found

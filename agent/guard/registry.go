@@ -118,7 +118,7 @@ func Build(settings map[string]bool) ([]agent.Hook, error) {
 // toolLevel lists the tool-level guards, in registry order: those that act on a tool call and its result
 // only, so that a server of the browser tools can apply them to any agent's calls (agent/mcpserver). The
 // others (repeat_guard, final_recovery, visual_progress) act on the model conversation or the loop's stall
-// detector: an external agent runs its own (issue 15, WEBBENCH_GUARDS).
+// detector: an external agent runs its own (WEBBENCH_GUARDS).
 var toolLevel = []string{NameInterceptHint, NameSnapshotReady, NameStaleRefRefresh, NameEvaluateIsolation}
 
 // ToolLevel returns the names of the tool-level guards in registry order: intercept_hint, snapshot_ready,

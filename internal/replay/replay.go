@@ -67,7 +67,7 @@ type Shape struct {
 	Expect Expect `json:"expect"`
 }
 
-// Expect is the outcome llm.Client.Chat must give for a shape (the issue 13 contract).
+// Expect is the outcome llm.Client.Chat must give for a shape.
 type Expect struct {
 	// Class is "ok" for a successful reply, otherwise the llm.ErrorClass: config, auth, quota, rate_limit,
 	// context_overflow, infra.

@@ -1,5 +1,5 @@
 // Package modelproxy is a recording reverse proxy for an OpenAI chat-completions endpoint, one per attempt of
-// an external agent (issue 15 item 2): the runner gives the agent the proxy's URL as its model base URL
+// an external agent: the runner gives the agent the proxy's URL as its model base URL
 // (WEBBENCH_BASE_URL), the proxy forwards every request to the variant's real endpoint — the in-process
 // scripted policy (scripted) or an OpenAI-compatible base URL — and records each
 // POST …/chat/completions as a Call: the request summary, the reply's content, tool calls, reasoning, finish
