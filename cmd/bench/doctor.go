@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,31 +16,6 @@ import (
 )
 
 func init() { extraCommands = append(extraCommands, doctorCmd) }
-
-// doctorReport is what bench doctor found (--json prints it).
-type doctorReport struct {
-	Endpoint     string            `json:"endpoint"`
-	Model        string            `json:"model"`
-	APIKeyEnv    string            `json:"api_key_env"`
-	APIKeySet    bool              `json:"api_key_set"`
-	Capabilities *llm.Capabilities `json:"capabilities,omitempty"`
-	// MaxTokensField is the field a completion cap goes out in under this configuration
-	// (llm.Config.MaxTokensFieldFor), also when none is configured; OmitsMaxTokens: omit has max_tokens.
-	MaxTokensField string       `json:"max_tokens_field"`
-	OmitsMaxTokens bool         `json:"omits_max_tokens,omitempty"`
-	Error          *doctorError `json:"error,omitempty"`
-	ExitCode       int          `json:"exit_code"`
-}
-
-// doctorError is a failed preflight's *llm.Error, for printing.
-type doctorError struct {
-	Class   llm.ErrorClass `json:"class"`
-	Status  int            `json:"status,omitempty"`
-	Type    string         `json:"type,omitempty"`
-	Code    string         `json:"code,omitempty"`
-	Message string         `json:"message"`
-	Hint    string         `json:"hint,omitempty"`
-}
 
 func doctorCmd() *cobra.Command {
 	var model, baseURL, profile, keyEnv string
@@ -95,37 +67,7 @@ func doctorCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			env := cfg.KeyEnv()
-			rep := doctorReport{Endpoint: cfg.BaseURL, Model: cfg.Model, APIKeyEnv: env, APIKeySet: os.Getenv(env) != "",
-				MaxTokensField: cfg.MaxTokensFieldFor(), OmitsMaxTokens: slices.Contains(cfg.Omit, "max_tokens")}
-			caps, perr := client.Preflight(c.Context())
-			rep.Capabilities = caps
-			switch {
-			case perr != nil:
-				var e *llm.Error
-				if !errors.As(perr, &e) {
-					e = &llm.Error{Class: llm.ErrorInfra, Err: perr}
-				}
-				msg := e.Message
-				if msg == "" && e.Err != nil {
-					msg = e.Err.Error()
-				}
-				rep.Error = &doctorError{Class: e.Class, Status: e.StatusCode, Type: e.Type, Code: e.Code,
-					Message: msg, Hint: e.Hint}
-				rep.ExitCode = e.Class.ExitCode()
-				if e.Class == llm.ErrorContextOverflow {
-					// Even the small check does not fit: a run would stop at its first call, as a config error.
-					rep.ExitCode = llm.ErrorConfig.ExitCode()
-					rep.Error.Hint = agent.ContextWindowHint
-				}
-				if rep.ExitCode == 0 {
-					rep.ExitCode = exitInfra // rate limited or unreachable after the retries
-				}
-			case !caps.Tools && caps.FinishReason != "length":
-				// A reply cut before any call (a reasoning model thinking long) proves nothing either way; bench run
-				// goes ahead on it too (the note says so).
-				rep.ExitCode = exitGate
-			}
+			rep, perr := llm.Diagnose(c.Context(), client, agent.ContextWindowHint)
 			var out strings.Builder
 			if asJSON {
 				enc := json.NewEncoder(&out)
@@ -134,7 +76,7 @@ func doctorCmd() *cobra.Command {
 					return err
 				}
 			} else {
-				printDoctor(&out, rep)
+				rep.WriteText(&out)
 			}
 			fmt.Fprint(c.OutOrStdout(), client.Redact(out.String()))
 			switch {
@@ -154,80 +96,4 @@ func doctorCmd() *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
 	rq.register(c)
 	return c
-}
-
-// printDoctor writes the findings, one per line.
-func printDoctor(w io.Writer, r doctorReport) {
-	line := func(k, v string) { fmt.Fprintf(w, "%-12s %s\n", k+":", v) }
-	line("endpoint", r.Endpoint)
-	line("model", r.Model)
-	if r.APIKeySet {
-		line("api key", "$"+r.APIKeyEnv+" is set")
-	} else {
-		line("api key", "$"+r.APIKeyEnv+" is not set: no Authorization header sent")
-	}
-	if c := r.Capabilities; c != nil {
-		line("tools", yesNo(c.Tools, "yes: the reply called the tool", "no: the reply carried no tool call"))
-		line("seed", yesNo(c.Seed, "accepted", "not sent"))
-		line("usage", yesNo(c.Usage, "reported", "missing: tokens and cost will be estimated from bytes"))
-		reasoning := c.ReasoningField
-		if reasoning == "" {
-			reasoning = "none seen"
-		}
-		line("reasoning", reasoning)
-		switch {
-		case c.MaxTokensField == "" && r.OmitsMaxTokens:
-			line("max tokens", "not sent (omit: [max_tokens])")
-		case c.MaxTokensField == "":
-			line("max tokens", "no cap configured, none sent (--max-tokens N would send one as "+r.MaxTokensField+")")
-		case c.MaxTokensField == "both":
-			line("max tokens", "sent as max_tokens and max_completion_tokens")
-		default:
-			line("max tokens", "sent as "+c.MaxTokensField)
-		}
-		line("latency", fmt.Sprintf("%d ms", c.LatencyMS))
-		for _, n := range c.Notes {
-			line("note", n)
-		}
-	}
-	if e := r.Error; e != nil {
-		status := string(e.Class)
-		if e.Status != 0 {
-			status += fmt.Sprintf(" (HTTP %d)", e.Status)
-		}
-		line("error", status)
-		if e.Type != "" || e.Code != "" {
-			line("type, code", strings.Trim(e.Type+", "+e.Code, ", "))
-		}
-		line("message", e.Message)
-		if e.Hint != "" {
-			line("hint", e.Hint)
-		}
-	}
-	switch r.ExitCode {
-	case 0:
-		line("result", "ready for bench run")
-	case exitGate:
-		line("result", "the endpoint answers but without tool calls: the agent cannot run on it (exit 1)")
-	default:
-		switch {
-		case r.Error != nil && r.Error.Class.Fatal():
-			line("result", fmt.Sprintf("a run on this endpoint would stop at its first call (exit %d)", r.ExitCode))
-		case r.Error != nil && r.Error.Class == llm.ErrorContextOverflow:
-			line("result", fmt.Sprintf("the model's context window cannot hold even this small request: a run would stop "+
-				"at its first call; raise the context (vLLM --max-model-len, llama.cpp -c, Ollama num_ctx) or use a larger model (exit %d)",
-				r.ExitCode))
-		case r.Error != nil && r.Error.Class == llm.ErrorRateLimit:
-			line("result", fmt.Sprintf("still rate-limited after the retries: try later, or lower --max-connections / --workers (exit %d)", r.ExitCode))
-		default:
-			line("result", fmt.Sprintf("no usable answer after the retries: is the server up, is the base URL right? (exit %d)", r.ExitCode))
-		}
-	}
-}
-
-func yesNo(b bool, yes, no string) string {
-	if b {
-		return yes
-	}
-	return no
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"webbench/llm"
 	"webbench/scripted"
 )
 
@@ -77,7 +78,7 @@ func TestDoctorScripted(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	out, _, code = doctor(t, "--json")
-	var rep doctorReport
+	var rep llm.Diagnosis
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || rep.Capabilities == nil ||
 		!rep.Capabilities.Tools || !strings.HasPrefix(rep.Endpoint, "http://127.0.0.1:") || rep.Error != nil {
 		t.Errorf("--model scripted --json: exit %d, %v, %s", code, err, out)
