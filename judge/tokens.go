@@ -319,6 +319,15 @@ func scanNumber(s string, i int) (token, int) {
 		}
 		j = k
 	}
+	j = scanSign(s, j, &t)
+	currencyBefore(s, i, &t)
+	t.text = strconv.FormatFloat(t.num, 'g', -1, 64)
+	return t, j
+}
+
+// scanSign reads the sign written after a number's digits at s[j:] into t — per mille, percent (attached or
+// after a space), degrees (°F, °C, or bare) — and returns the index after it (j when none).
+func scanSign(s string, j int, t *token) int {
 	if strings.HasPrefix(s[j:], "‰") || strings.HasPrefix(s[j:], " ‰") {
 		// Per mille: a tenth of a percent, never the percent a rule asks for.
 		t.unit = "permille"
@@ -340,6 +349,12 @@ func scanNumber(s string, i int) (token, int) {
 			t.unit, j = "deg", n
 		}
 	}
+	return j
+}
+
+// currencyBefore sets t's unit from a currency sign just before the number starting at s[i] (spaces between
+// allowed).
+func currencyBefore(s string, i int, t *token) {
 	// A currency sign just before the number. Capital letters written onto a "$" name another dollar ("CA$",
 	// "C$", "AU$", "NZ$", "HK$", "S$", "R$": ISO 4217's and the usual local signs), which is not the US dollar
 	// a plain "$" stands for; "US$" is.
@@ -352,8 +367,6 @@ func scanNumber(s string, i int) (token, int) {
 			}
 		}
 	}
-	t.text = strconv.FormatFloat(t.num, 'g', -1, 64)
-	return t, j
 }
 
 // dollarPrefixRe: capital letters written onto a "$" at the end of the text before a number ("CA$", "AU$").

@@ -1,5 +1,7 @@
 package llm
 
+import "errors"
+
 // ErrorClass classifies the error that ended a model call or an attempt (the trajectory's finish.error_class):
 // who is at fault and what the run does about it.
 type ErrorClass string
@@ -65,3 +67,12 @@ func (c ErrorClass) ExitCode() int {
 
 // Retryable reports whether Chat retries a call that failed with class c (rate_limit and infra).
 func (c ErrorClass) Retryable() bool { return c == ErrorRateLimit || c == ErrorInfra }
+
+// FatalError is err's *Error when its class stops runs (ErrorClass.Fatal), else nil.
+func FatalError(err error) *Error {
+	var le *Error
+	if errors.As(err, &le) && le.Class.Fatal() {
+		return le
+	}
+	return nil
+}

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -123,109 +118,36 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 	for _, t := range s.Tasks() {
 		tasks[t.ID] = t
 	}
-	var out []results.VerdictRecord
-	pass, errs, unsure := 0, 0, 0
+	res := run.Rejudge(c.Context(), j, tasks)
 	var stop error
-	for _, r := range run.Final() {
-		t, ok := tasks[r.TaskID]
-		if !ok || !r.Judged() {
-			continue
-		}
-		v, fatal := judgeAttempt(c, run, r, t, j)
-		if fatal != nil {
-			stop = judgeStop(j, fatal, fmt.Sprintf("after %s, kept in %s", results.Count(len(out), "verdict", "verdicts"), results.VerdictsPath(run.Dir, j.Name())))
-			break
-		}
-		switch v.Outcome() {
-		case "error":
-			errs++
-		case "uncertain":
-			unsure++
-		case "pass":
-			pass++
-		}
-		out = append(out, results.VerdictRecord{AttemptID: r.AttemptID, TaskID: r.TaskID, Variant: r.Variant, Verdict: v})
+	if res.Stop != nil {
+		stop = judgeStop(j, res.Stop, fmt.Sprintf("after %s, kept in %s", results.Count(res.Judged, "verdict", "verdicts"), results.VerdictsPath(run.Dir, j.Name())))
 	}
-	if stop != nil {
-		// A fatal stop part-way keeps the verdicts an earlier bench judge wrote for the attempts not reached.
-		seen := map[string]bool{}
-		for _, v := range out {
-			seen[v.AttemptID] = true
-		}
-		for _, v := range run.VerdictRecords(j.Name()) {
-			if !seen[v.AttemptID] {
-				out = append(out, v)
-			}
-		}
-	}
-	path, err := results.WriteVerdicts(run.Dir, j.Name(), out)
+	path, err := results.WriteVerdicts(run.Dir, j.Name(), res.Verdicts)
 	if err != nil {
 		return withCode(exitInfra, err)
 	}
-	n := len(out)
+	n := len(res.Verdicts)
 	fmt.Fprintf(c.OutOrStdout(), "%s: %s judged by %s: %d pass, %d fail, %d uncertain, %s\n", path,
-		results.Count(n, "attempt", "attempts"), j.Name(), pass, n-pass-errs-unsure, unsure, results.Count(errs, "judge error", "judge errors"))
-	if hint := allErrorsHint(j.Name(), out); hint != "" && stop == nil {
+		results.Count(n, "attempt", "attempts"), j.Name(), res.Pass, n-res.Pass-res.Errors-res.Uncertain, res.Uncertain,
+		results.Count(res.Errors, "judge error", "judge errors"))
+	if hint := results.AllErrorsHint(j.Name(), res.Verdicts); hint != "" && stop == nil {
 		fmt.Fprintln(c.ErrOrStderr(), "bench: "+hint)
 	}
 	return stop
 }
 
-// allErrorsHint says, when every verdict of out is the same judge error, that no attempt was judged and why
-// ("every verdict is the judge error "task has no state check": no task of this run has one; the state judge
-// grades only tasks with check.state"); "" otherwise.
-func allErrorsHint(name string, out []results.VerdictRecord) string {
-	if len(out) == 0 {
-		return ""
-	}
-	msg := out[0].Verdict.Error
-	for _, v := range out {
-		if v.Verdict.Error == "" || v.Verdict.Error != msg {
-			return ""
-		}
-	}
-	hint := fmt.Sprintf("every one of the %d verdicts is the judge error %q: the %s judge decided no attempt", len(out), msg, name)
-	switch msg {
-	case "task has no state check":
-		hint += "; no task of this run has a state check (check.state: the Zoo's action tasks), so judge it with --judge answer or llm"
-	case "task has no answer rule":
-		hint += "; no task of this run has an answer rule (check.answer), so judge it with --judge state or llm"
-	}
-	return hint
-}
-
-// judgePreflightTimeout bounds the judge's preflight (its retries of rate limits and infrastructure errors
-// included).
-const judgePreflightTimeout = 60 * time.Second
-
-// preflightJudge checks the judge's endpoint (judge.Preflighter) before anything is judged or written: an
-// endpoint error of a class that stops runs (config: a mistyped model name, a base URL without /v1; auth; quota)
-// stops bench judge with its exit code (2, 3), the server's message and the hint. Other errors (unreachable,
-// rate limited after retries) are warned about: the attempts meet them as judge errors.
+// preflightJudge checks the judge's endpoint (judge.PreflightEndpoint) before anything is judged or written: an
+// endpoint error of a class that stops runs stops bench judge with its exit code (2, 3), the server's message
+// and the hint. Other errors are warned about: the attempts meet them as judge errors.
 func preflightJudge(c *cobra.Command, j judge.Judge) error {
-	p, ok := j.(judge.Preflighter)
-	if !ok {
-		return nil
+	fatal, err := judge.PreflightEndpoint(c.Context(), j)
+	if fatal != nil {
+		return judgeStop(j, fatal, "before any attempt was judged: nothing written")
 	}
-	ctx, cancel := context.WithTimeout(c.Context(), judgePreflightTimeout)
-	defer cancel()
-	err := p.Preflight(ctx)
-	if err == nil {
-		return nil
-	}
-	if le := fatalEndpointError(err); le != nil {
-		return judgeStop(j, le, "before any attempt was judged: nothing written")
-	}
-	fmt.Fprintf(c.ErrOrStderr(), "warning: the %s judge's preflight failed (%s); judging anyway\n", j.Name(),
-		llm.RedactString(err.Error()))
-	return nil
-}
-
-// fatalEndpointError is err's *llm.Error when its class stops runs (llm.ErrorClass.Fatal), else nil.
-func fatalEndpointError(err error) *llm.Error {
-	var le *llm.Error
-	if errors.As(err, &le) && le.Class.Fatal() {
-		return le
+	if err != nil {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: the %s judge's preflight failed (%s); judging anyway\n", j.Name(),
+			llm.RedactString(err.Error()))
 	}
 	return nil
 }
@@ -242,178 +164,49 @@ func judgeStop(j judge.Judge, le *llm.Error, when string) error {
 		llm.RedactString(le.Error()), when)}
 }
 
-// judgeAttempt judges one recorded attempt with j, from its final answer, its trajectory's final state and its
-// kept screenshots. A judge failure is a verdict with Error (redacted), except an endpoint error of a class that
-// stops runs (fatal: no verdict).
-func judgeAttempt(c *cobra.Command, run *results.Run, r results.Attempt, t suites.Task, j judge.Judge) (judge.Verdict, *llm.Error) {
-	in := judge.Input{Task: t, Final: r.Final, OK: r.OK}
-	if tr, err := run.Trajectory(r.AttemptID); err == nil {
-		in.State = tr.State
-		for _, p := range run.ScreenshotFiles(tr) {
-			if b, err := os.ReadFile(p); err == nil {
-				in.Screenshots = append(in.Screenshots, b)
-			}
-		}
-	}
-	v, err := j.Judge(c.Context(), in)
-	if le := fatalEndpointError(err); le != nil {
-		return v, le
-	}
-	if err != nil {
-		v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
-	}
-	return v, nil
-}
-
-// folderRefs are the tasks bench judge joins to WebVoyager result folders by task id ("Amazon--0" for the folder
-// taskAmazon--0): their answer rules (--answers, or a GAIA --tasks-file's "Final answer") and question text
-// (--tasks-file).
-type folderRefs struct {
-	tasks map[string]suites.Task
-	// names are the files' base names ("reference_answer.json or WebVoyager_data.jsonl"), for messages.
-	names string
-}
-
-// loadFolderRefs reads --answers (WebVoyager reference_answer.json) and --tasks-file (WebVoyager or GAIA-format
-// JSONL) for judging result folders; nil when neither is given. A file that is missing or unreadable is a usage
-// error (exit 2) naming it; so is --suite other than webvoyager, and --judge answer with neither file (the
-// folders hold no reference answer) or with only a tasks file that gives no answer (not GAIA format).
-func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*folderRefs, error) {
+// loadFolderRefs reads --answers and --tasks-file for judging result folders (webvoyager.LoadReferences); nil
+// when neither is given. --suite other than webvoyager is a usage error (exit 2), as are the files' errors.
+func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*webvoyager.References, error) {
 	if c.Flags().Changed("suite") && sf.suite != webvoyager.Name {
 		return nil, usageErr("--suite %s: WebVoyager result folders are judged as the %s suite", sf.suite, webvoyager.Name)
 	}
-	if sf.answers == "" && sf.tasksFile == "" {
-		if which == "answer" {
-			return nil, usageErr("--judge answer on WebVoyager result folders needs --answers reference_answer.json " +
-				"(or a GAIA-format --tasks-file with \"Final answer\" fields): the folders hold no reference answer")
-		}
-		return nil, nil
+	refs, err := webvoyager.LoadReferences(sf.answers, sf.tasksFile, which == "answer")
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
-	refs := &folderRefs{tasks: map[string]suites.Task{}}
-	var answers []webvoyager.RefAnswer
-	var files []string
-	if sf.answers != "" {
-		a, err := webvoyager.ReadAnswersFile(sf.answers)
-		if err != nil {
-			return nil, usageErr("--answers %s: %v", sf.answers, err)
-		}
-		answers = a
-		files = append(files, sf.answers)
-	}
-	if sf.tasksFile != "" {
-		raws, err := webvoyager.ReadTasksFile(sf.tasksFile)
-		if err != nil {
-			return nil, usageErr("--tasks-file %s: %v", sf.tasksFile, err)
-		}
-		ts, _ := webvoyager.Join(raws, answers)
-		rules := 0
-		for _, t := range ts {
-			refs.tasks[t.ID] = t
-			if t.Check.Answer != nil {
-				rules++
-			}
-		}
-		if which == "answer" && sf.answers == "" && rules == 0 {
-			return nil, usageErr("--tasks-file %s gives no task an answer (no \"Final answer\" field: not GAIA format): "+
-				"--judge answer on WebVoyager result folders needs --answers reference_answer.json", sf.tasksFile)
-		}
-		files = append(files, sf.tasksFile)
-	}
-	for _, a := range answers {
-		if _, ok := refs.tasks[a.Key()]; !ok {
-			rule := webvoyager.AnswerRuleFor(a)
-			refs.tasks[a.Key()] = suites.Task{ID: a.Key(), Check: suites.Check{Answer: &rule}}
-		}
-	}
-	var names []string
-	for _, f := range files {
-		names = append(names, filepath.Base(f))
-	}
-	refs.names = strings.Join(names, " or ")
 	return refs, nil
 }
 
-// findFolders lists the WebVoyager result folders of dir (dir itself when it holds interact_messages.json, else
-// its subdirectories that do), sorted; none is a usage error. skipped are the subdirectories named like a result
-// folder (task<Site>--<N>) without interact_messages.json, for the caller to warn about.
+// findFolders lists the WebVoyager result folders of dir (judge.FindWebVoyagerFolders); none, or dir
+// unreadable, is a usage error.
 func findFolders(dir string) (folders, skipped []string, err error) {
-	if _, err := os.Stat(filepath.Join(dir, "interact_messages.json")); err == nil {
-		folders = []string{dir}
-	} else {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-		for _, e := range ents {
-			if e.IsDir() {
-				if _, err := os.Stat(filepath.Join(dir, e.Name(), "interact_messages.json")); err == nil {
-					folders = append(folders, filepath.Join(dir, e.Name()))
-				} else if strings.HasPrefix(e.Name(), "task") && strings.Contains(e.Name(), "--") {
-					skipped = append(skipped, filepath.Join(dir, e.Name()))
-				}
-			}
-		}
-	}
-	if len(folders) == 0 {
+	folders, skipped, err = judge.FindWebVoyagerFolders(dir)
+	if errors.Is(err, judge.ErrNoFolders) {
 		return nil, nil, usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
 	}
-	sort.Strings(folders)
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
 	return folders, skipped, nil
 }
 
-// rescoreFolders judges the WebVoyager result folders with j, joined to refs (when given: the task's answer rule,
-// and its question from a tasks file), writes <folder>/verdict-<judge>.json, prints a line per folder and a
-// summary: judged, pass, fail, uncertain, judge errors.
-func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *folderRefs) error {
+// rescoreFolders judges the WebVoyager result folders with j (judge.JudgeFolder), writes
+// <folder>/verdict-<judge>.json, prints a line per folder and a summary: judged, pass, fail, uncertain, judge
+// errors.
+func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *webvoyager.References) error {
+	var tasks map[string]suites.Task // nil: no references given
+	var names string
+	if refs != nil {
+		tasks, names = refs.Tasks, refs.Names
+	}
 	counts := map[string]int{}
 	for _, fd := range folders {
-		in, err := judge.LoadWebVoyagerFolder(fd)
-		unreadable := errors.Is(err, judge.ErrUnreadableAnswer)
-		noTask := errors.Is(err, judge.ErrNoTaskText)
-		if err != nil && !unreadable && !noTask {
+		in, v, err := judge.JudgeFolder(c.Context(), fd, j, tasks, names)
+		if le := llm.FatalError(err); le != nil {
+			return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
+		}
+		if err != nil {
 			return usageErr("%v", err)
-		}
-		joined := false
-		if refs != nil {
-			if t, ok := refs.tasks[in.Task.ID]; ok {
-				joined = true
-				in.Task.Check = t.Check
-				if t.Goal != "" {
-					in.Task.Goal = t.Goal
-					noTask = false // the tasks file gives the question the folder lacks (an unreadable answer stays one)
-				}
-			}
-		}
-		var v judge.Verdict
-		switch {
-		case noTask:
-			// No question to judge against: a judge error for this folder, the others are still judged.
-			v = judge.Verdict{Judge: j.Name(), Error: fmt.Sprintf("no question: no --tasks-file gives task %s, "+
-				"and interact_messages.json has no user message \"Now given a task: …\"", in.Task.ID)}
-		case unreadable:
-			// The folder's answer cannot be told apart from the rest of its last message: a judge error, not a
-			// fail of an agent that may have answered.
-			msg := err.Error()
-			if je, ok := err.(interface{ Unwrap() []error }); ok { // also no task text: the answer's error only
-				for _, e := range je.Unwrap() {
-					if errors.Is(e, judge.ErrUnreadableAnswer) {
-						msg = e.Error()
-					}
-				}
-			}
-			v = judge.Verdict{Judge: j.Name(), Error: msg}
-		default:
-			v, err = j.Judge(c.Context(), in)
-			if le := fatalEndpointError(err); le != nil {
-				return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
-			}
-			if err != nil {
-				v = judge.Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
-			}
-		}
-		if refs != nil && !joined && v.Error != "" {
-			// First, so the printed line (cut at 160 characters) shows it.
-			v.Error = fmt.Sprintf("no task %s in %s: %s", in.Task.ID, refs.names, v.Error)
 		}
 		counts[v.Outcome()]++
 		out, err := results.WriteFolderVerdict(fd, j.Name(), results.FolderVerdict{Task: in.Task.Goal, Answer: in.Final,
@@ -433,6 +226,7 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *fol
 	return nil
 }
 
+// firstLine is the first line of s, cut to 160 characters.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	if len(s) > 160 {
