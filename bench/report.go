@@ -209,30 +209,54 @@ type section struct {
 	notes                                         []string
 }
 
+// sections are the report's tables in the order printed: overhead, per step, start-up, MCP versions,
+// throughput (each when measured).
 func (r *Report) sections() []section {
 	var out []section
 	if o := r.Overhead; o != nil {
-		out = append(out, section{
-			short:    "HARNESS OVERHEAD (Zoo checkout, scripted policy, 1 worker)",
-			title:    fmt.Sprintf("Harness overhead — Zoo task %s, scripted policy (clean, zero latency), 1 worker", o.Task),
-			baseline: "direct playwright-go", ratio: "webbench ÷ direct", command: CmdOverhead,
-			rows: []row{
-				{fmt.Sprintf("whole run of %d attempt(s) (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio), ""},
-				{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio), GoalAttemptRatio},
-				{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), "", ""},
-				{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", "", ""},
-				{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", "", ""},
-				{"run directory per attempt (bytes of every file runner.Run wrote ÷ attempts)", fsize(o.RunDirPerAttempt), "–", "", GoalRunDirPerAttempt},
-			},
-			notes: []string{
-				"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
-				"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (on events: the requests the action started, a navigation's commit and load, then DOM quiet for 40 ms, 100 ms after requests, and two animation frames; no fixed sleep) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
-				"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
-				"Run directory per attempt: the sum of the file sizes of one webbench run's directory (records, trajectories, manifest, …; kB = 1,000 bytes) over its attempts, median over runs. These are clean scripted checkouts of one task, and run-wide files are shared by only a few attempts; the issue's ≈ 240 KB per attempt was measured on the demo ablation (45 MB for 188 attempts).",
-			},
-		})
+		out = append(out, overheadSection(o))
 	}
-	for _, p := range r.Steps {
+	out = append(out, stepSections(r.Steps)...)
+	if st := r.Startup; st != nil {
+		out = append(out, startupSection(st))
+	}
+	if len(r.MCPVersions) > 1 {
+		out = append(out, mcpVersionSections(r.MCPVersions)...)
+	}
+	if len(r.Throughput) > 0 {
+		out = append(out, r.throughputSection())
+	}
+	return out
+}
+
+// overheadSection is the harness overhead: webbench against direct playwright-go on one Zoo checkout.
+func overheadSection(o *OverheadFigures) section {
+	return section{
+		short:    "HARNESS OVERHEAD (Zoo checkout, scripted policy, 1 worker)",
+		title:    fmt.Sprintf("Harness overhead — Zoo task %s, scripted policy (clean, zero latency), 1 worker", o.Task),
+		baseline: "direct playwright-go", ratio: "webbench ÷ direct", command: CmdOverhead,
+		rows: []row{
+			{fmt.Sprintf("whole run of %d attempt(s) (median / p90)", o.Attempts), fdist(o.RunWebbench), fdist(o.RunDirect), fratio(o.RunRatio), ""},
+			{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio), GoalAttemptRatio},
+			{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), "", ""},
+			{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", "", ""},
+			{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", "", ""},
+			{"run directory per attempt (bytes of every file runner.Run wrote ÷ attempts)", fsize(o.RunDirPerAttempt), "–", "", GoalRunDirPerAttempt},
+		},
+		notes: []string{
+			"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
+			"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (on events: the requests the action started, a navigation's commit and load, then DOM quiet for 40 ms, 100 ms after requests, and two animation frames; no fixed sleep) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
+			"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
+			"Run directory per attempt: the sum of the file sizes of one webbench run's directory (records, trajectories, manifest, …; kB = 1,000 bytes) over its attempts, median over runs. These are clean scripted checkouts of one task, and run-wide files are shared by only a few attempts; the issue's ≈ 240 KB per attempt was measured on the demo ablation (45 MB for 188 attempts).",
+		},
+	}
+}
+
+// stepSections are the per-step latencies and observation sizes against @playwright/mcp, one section per page;
+// the last carries the notes on how both sides were measured.
+func stepSections(steps []PageFigures) []section {
+	var out []section
+	for _, p := range steps {
 		g := pageGoals(p.Page)
 		s := section{
 			short:    fmt.Sprintf("PER STEP: %s page, %d refs", p.Page, p.Webbench.Refs),
@@ -261,86 +285,96 @@ func (r *Report) sections() []section {
 		}
 		out = append(out, s)
 	}
-	if len(r.Steps) > 0 {
+	if len(steps) > 0 {
 		last := &out[len(out)-1]
 		last.notes = append(last.notes,
 			"Both sides drive the same Debian Chromium with the same flags (MCP: `--headless --isolated --no-sandbox --caps vision --executable-path … --viewport-size 1280x720` and a config file with `launchOptions.args`), one browser each for the whole measurement, on pages served by the benchmark itself (a one-page checkout with 40 controls; a results page with 2,000 result links and 5 filters). Calls are interleaved: sample i runs on both sides back to back (the side going first alternates), so load changes hit both alike; the ratio is the median over samples of MCP's latency ÷ webbench's. The removed-node case reloads the page, snapshots, removes the node with browser_evaluate, then times the click.",
 			"@playwright/mcp "+MCPVersion+" writes the snapshot taken after an action to a file (`.playwright-mcp/page-….yml`) and returns a link to it, so its action results are small and the model must read the file or call browser_snapshot to see the page; webbench returns the snapshot inline (the layout of MCP ≤ 0.0.68). MCP's browser_type takes no snapshot at all. MCP waits a fixed settle (`--timeout-settle`, 500 ms by default) after actions.",
 		)
 	}
-	if st := r.Startup; st != nil {
-		s := section{
-			short:    "ATTEMPT START-UP (until the Zoo shop home page has loaded)",
-			title:    "Attempt start-up — until the Zoo shop home page has loaded (fresh tenant each time)",
-			baseline: "fresh browser per attempt", ratio: "baseline ÷ context", command: CmdStartup,
-			rows: []row{
-				{"new context in a running browser (median / p90)", fdist(st.Context), "–", "", ""},
-				{"fresh Chromium per attempt (median / p90)", "–", fdist(st.Browser), fratio(st.BrowserRatio), ""},
-			},
-		}
-		if st.MCP.N > 0 {
-			s.rows = append(s.rows, row{"fresh @playwright/mcp server per attempt (median / p90)", "–", fdist(st.MCP), fratio(st.MCPRatio), ""})
-		}
-		s.notes = []string{"All variants include closing what they opened. The driver (≈1 s to start) is running for the first two; the MCP server row includes its Node.js start, the handshake and its own browser launch."}
-		out = append(out, s)
+	return out
+}
+
+// startupSection is the attempt start-up: a new context in a running browser against a fresh browser (and a
+// fresh MCP server) per attempt.
+func startupSection(st *StartupFigures) section {
+	s := section{
+		short:    "ATTEMPT START-UP (until the Zoo shop home page has loaded)",
+		title:    "Attempt start-up — until the Zoo shop home page has loaded (fresh tenant each time)",
+		baseline: "fresh browser per attempt", ratio: "baseline ÷ context", command: CmdStartup,
+		rows: []row{
+			{"new context in a running browser (median / p90)", fdist(st.Context), "–", "", ""},
+			{"fresh Chromium per attempt (median / p90)", "–", fdist(st.Browser), fratio(st.BrowserRatio), ""},
+		},
 	}
-	if len(r.MCPVersions) > 1 {
-		a := r.MCPVersions[0]
-		for _, b := range r.MCPVersions[1:] {
-			s := section{
-				short: fmt.Sprintf("BUILT-IN AGENT ON PLAYWRIGHT MCP: %s vs %s (step latency)", a.Arm, b.Arm),
-				title: fmt.Sprintf("Built-in agent on Playwright MCP — step latency, %s vs %s (%s)", a.Arm, b.Arm, MCPVersionsSpec),
-				first: a.Arm, baseline: b.Arm, ratio: b.Arm + " ÷ " + a.Arm, command: CmdMCPVersions,
-				rows: []row{{"attempts passed", fmt.Sprintf("%d/%d", a.Passed, a.Total), fmt.Sprintf("%d/%d", b.Passed, b.Total), "", ""}},
-			}
-			tools := append(slices.Clone(MCPVersionTools), "")
-			for _, t := range tools {
-				da, db := a.ByTool[t], b.ByTool[t]
-				name := t
-				if t == "" {
-					da, db, name = a.All, b.All, "every tool call"
-				}
-				if da.N == 0 && db.N == 0 {
-					continue
-				}
-				ratio := ""
-				if da.N > 0 && db.N > 0 && da.MedianMS > 0 {
-					ratio = fratio(db.MedianMS / da.MedianMS)
-				}
-				s.rows = append(s.rows, row{fmt.Sprintf("%s (median / p90; n %d, %d)", name, da.N, db.N), fdist(da), fdist(db), ratio, ""})
-			}
-			s.notes = []string{
-				"Both arms run the built-in agent (scripted policy, clean profile, all guards on) on the same pairs; the only difference is the tool backend, a Playwright MCP server per attempt (`" + a.Tools + "` vs `" + b.Tools + "`), each with its own isolated headless Chromium behind the attempt's allow-list proxy.",
-				"A step's latency is the tool call's wall time in the trajectory (`duration_ms`): the tools/call round trip over stdio, the server's action, its settle and snapshot, and reading the snapshot file it links to. The ratio is of medians (calls are not paired across arms).",
-			}
-			out = append(out, s)
-		}
+	if st.MCP.N > 0 {
+		s.rows = append(s.rows, row{"fresh @playwright/mcp server per attempt (median / p90)", "–", fdist(st.MCP), fratio(st.MCPRatio), ""})
 	}
-	if len(r.Throughput) > 0 {
+	s.notes = []string{"All variants include closing what they opened. The driver (≈1 s to start) is running for the first two; the MCP server row includes its Node.js start, the handshake and its own browser launch."}
+	return s
+}
+
+// mcpVersionSections compare the first arm of vs with each later one: the built-in agent's step latency per
+// tool on Playwright MCP.
+func mcpVersionSections(vs []ArmSteps) []section {
+	var out []section
+	a := vs[0]
+	for _, b := range vs[1:] {
 		s := section{
-			short:    fmt.Sprintf("THROUGHPUT AND MEMORY (%d-attempt batch, %d cores)", r.Throughput[0].Attempts, r.Machine.Cores),
-			title:    fmt.Sprintf("Throughput and memory — runner.Run, scripted policy, %d-attempt batch of Zoo shop tasks, %d cores", r.Throughput[0].Attempts, r.Machine.Cores),
-			baseline: "", ratio: "speed-up vs 1 worker", command: CmdThroughput,
+			short: fmt.Sprintf("BUILT-IN AGENT ON PLAYWRIGHT MCP: %s vs %s (step latency)", a.Arm, b.Arm),
+			title: fmt.Sprintf("Built-in agent on Playwright MCP — step latency, %s vs %s (%s)", a.Arm, b.Arm, MCPVersionsSpec),
+			first: a.Arm, baseline: b.Arm, ratio: b.Arm + " ÷ " + a.Arm, command: CmdMCPVersions,
+			rows: []row{{"attempts passed", fmt.Sprintf("%d/%d", a.Passed, a.Total), fmt.Sprintf("%d/%d", b.Passed, b.Total), "", ""}},
 		}
-		for _, t := range r.Throughput {
-			s.rows = append(s.rows, row{
-				fmt.Sprintf("%d worker(s): attempts/min · attempt · passed", t.Workers),
-				fmt.Sprintf("%.1f /min · %s · %d/%d", t.PerMinute, fms(t.AttemptMS), t.Passed, t.Total), "", fratio(t.Speedup), ""})
-			s.rows = append(s.rows, row{
-				fmt.Sprintf("%d worker(s): PSS/worker median · peak · all peak", t.Workers),
-				fmt.Sprintf("%s · %s · %s", fbytes(t.WorkerPSS), fbytes(t.WorkerPeak), fbytes(t.TotalPeak)), "", "", GoalWorkerPSS})
-			if t.WorkerAnon > 0 {
-				s.rows = append(s.rows, row{fmt.Sprintf("%d worker(s): of it anonymous (private), median", t.Workers),
-					fbytes(t.WorkerAnon), "", "", ""})
+		tools := append(slices.Clone(MCPVersionTools), "")
+		for _, t := range tools {
+			da, db := a.ByTool[t], b.ByTool[t]
+			name := t
+			if t == "" {
+				da, db, name = a.All, b.All, "every tool call"
 			}
+			if da.N == 0 && db.N == 0 {
+				continue
+			}
+			ratio := ""
+			if da.N > 0 && db.N > 0 && da.MedianMS > 0 {
+				ratio = fratio(db.MedianMS / da.MedianMS)
+			}
+			s.rows = append(s.rows, row{fmt.Sprintf("%s (median / p90; n %d, %d)", name, da.N, db.N), fdist(da), fdist(db), ratio, ""})
 		}
 		s.notes = []string{
-			"Rows: attempts per minute · median attempt duration · attempts passed; then the PSS of one worker's browser process tree (median over samples of the mean over live workers · largest single tree) · the largest sum of all browser trees plus the Playwright driver.",
-			"attempts/min is the batch size over the run's wall time (driver start and browser launches included), median over runs. PSS sums `Pss:` of /proc/<pid>/smaps_rollup over each Chromium browser process and its descendants (sampled every 500 ms while the run lasts); shared pages are split between the processes that map them, so trees add up. The file-backed part of a tree's PSS (the executable and its data files) shrinks when other processes on the machine map the same files (other browsers of the same executable, this run's or another job's); the anonymous part (`Pss_Anon:`: heaps, V8, stacks) does not, so it is the figure to compare across runs on a shared machine.",
+			"Both arms run the built-in agent (scripted policy, clean profile, all guards on) on the same pairs; the only difference is the tool backend, a Playwright MCP server per attempt (`" + a.Tools + "` vs `" + b.Tools + "`), each with its own isolated headless Chromium behind the attempt's allow-list proxy.",
+			"A step's latency is the tool call's wall time in the trajectory (`duration_ms`): the tools/call round trip over stdio, the server's action, its settle and snapshot, and reading the snapshot file it links to. The ratio is of medians (calls are not paired across arms).",
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// throughputSection is attempts per minute and browser memory per worker count.
+func (r *Report) throughputSection() section {
+	s := section{
+		short:    fmt.Sprintf("THROUGHPUT AND MEMORY (%d-attempt batch, %d cores)", r.Throughput[0].Attempts, r.Machine.Cores),
+		title:    fmt.Sprintf("Throughput and memory — runner.Run, scripted policy, %d-attempt batch of Zoo shop tasks, %d cores", r.Throughput[0].Attempts, r.Machine.Cores),
+		baseline: "", ratio: "speed-up vs 1 worker", command: CmdThroughput,
+	}
+	for _, t := range r.Throughput {
+		s.rows = append(s.rows, row{
+			fmt.Sprintf("%d worker(s): attempts/min · attempt · passed", t.Workers),
+			fmt.Sprintf("%.1f /min · %s · %d/%d", t.PerMinute, fms(t.AttemptMS), t.Passed, t.Total), "", fratio(t.Speedup), ""})
+		s.rows = append(s.rows, row{
+			fmt.Sprintf("%d worker(s): PSS/worker median · peak · all peak", t.Workers),
+			fmt.Sprintf("%s · %s · %s", fbytes(t.WorkerPSS), fbytes(t.WorkerPeak), fbytes(t.TotalPeak)), "", "", GoalWorkerPSS})
+		if t.WorkerAnon > 0 {
+			s.rows = append(s.rows, row{fmt.Sprintf("%d worker(s): of it anonymous (private), median", t.Workers),
+				fbytes(t.WorkerAnon), "", "", ""})
+		}
+	}
+	s.notes = []string{
+		"Rows: attempts per minute · median attempt duration · attempts passed; then the PSS of one worker's browser process tree (median over samples of the mean over live workers · largest single tree) · the largest sum of all browser trees plus the Playwright driver.",
+		"attempts/min is the batch size over the run's wall time (driver start and browser launches included), median over runs. PSS sums `Pss:` of /proc/<pid>/smaps_rollup over each Chromium browser process and its descendants (sampled every 500 ms while the run lasts); shared pages are split between the processes that map them, so trees add up. The file-backed part of a tree's PSS (the executable and its data files) shrinks when other processes on the machine map the same files (other browsers of the same executable, this run's or another job's); the anonymous part (`Pss_Anon:`: heaps, V8, stacks) does not, so it is the figure to compare across runs on a shared machine.",
+	}
+	return s
 }
 
 // Table writes the one plain-text table `make bench` prints: a block per section (its title, then a header

@@ -369,20 +369,7 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 		e.Class = ErrorRateLimit
 	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
 		e.Class = ErrorConfig
-		msg := strings.TrimSpace(info.Message)
-		lmsg := strings.ToLower(msg)
-		switch {
-		case strings.Contains(lmsg, "resource not found"):
-			e.Hint = "base URL should name the Azure OpenAI deployment: https://<resource>.openai.azure.com/openai/deployments/<deployment> " +
-				"(or https://<resource>.openai.azure.com/openai/v1) (requests go to " + c.url + ")"
-		case info.Shape == "empty" || info.Shape == "html" || routeNotFound.MatchString(msg) ||
-			strings.HasPrefix(lmsg, "invalid url (") || strings.HasPrefix(lmsg, "unknown request url") ||
-			status == http.StatusMethodNotAllowed:
-			e.Hint = "base URL should end in /v1 (requests go to " + c.url + ")"
-		default:
-			e.Hint = "check the model name " + strconv.Quote(c.cfg.Model) + " (GET " +
-				strings.TrimSuffix(c.url, "/chat/completions") + "/models lists them)"
-		}
+		e.Hint = c.notFoundHint(info, status)
 	case status == http.StatusRequestTimeout || status == http.StatusConflict || status == http.StatusTooEarly ||
 		status == http.StatusFailedDependency: // TGI: 424 "Request failed during generation"
 		e.Class = ErrorInfra
@@ -398,6 +385,26 @@ func (c *Client) classify(status int, raw []byte) (*Error, time.Duration) {
 	}
 	e.Err = errors.New(cause)
 	return e, wait
+}
+
+// notFoundHint is the hint of a 404 or 405: the Azure deployment path when the body is Azure's "Resource not
+// found"; the base URL when it is a router's "not found" (or empty/HTML), OpenAI's "Invalid URL (POST /…)" /
+// "Unknown request URL", or a 405; the model name otherwise.
+func (c *Client) notFoundHint(info errorInfo, status int) string {
+	msg := strings.TrimSpace(info.Message)
+	lmsg := strings.ToLower(msg)
+	switch {
+	case strings.Contains(lmsg, "resource not found"):
+		return "base URL should name the Azure OpenAI deployment: https://<resource>.openai.azure.com/openai/deployments/<deployment> " +
+			"(or https://<resource>.openai.azure.com/openai/v1) (requests go to " + c.url + ")"
+	case info.Shape == "empty" || info.Shape == "html" || routeNotFound.MatchString(msg) ||
+		strings.HasPrefix(lmsg, "invalid url (") || strings.HasPrefix(lmsg, "unknown request url") ||
+		status == http.StatusMethodNotAllowed:
+		return "base URL should end in /v1 (requests go to " + c.url + ")"
+	default:
+		return "check the model name " + strconv.Quote(c.cfg.Model) + " (GET " +
+			strings.TrimSuffix(c.url, "/chat/completions") + "/models lists them)"
+	}
 }
 
 // googleRetryable reports whether a Google RESOURCE_EXHAUSTED body is a per-minute limit to wait out rather

@@ -22,16 +22,20 @@ const (
 // Diagnosis is what one preflight found about an endpoint, for printing (bench doctor; its --json output).
 // The API key itself is never part of it.
 type Diagnosis struct {
-	Endpoint     string        `json:"endpoint"`
-	Model        string        `json:"model"`
-	APIKeyEnv    string        `json:"api_key_env"`
-	APIKeySet    bool          `json:"api_key_set"`
+	// Endpoint and Model are the configuration's base URL and model name.
+	Endpoint string `json:"endpoint"`
+	Model    string `json:"model"`
+	// APIKeyEnv names the environment variable the key is read from; APIKeySet: it is set (non-empty).
+	APIKeyEnv string `json:"api_key_env"`
+	APIKeySet bool   `json:"api_key_set"`
+	// Capabilities is what the preflight found (nil when Preflight returned none).
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
 	// MaxTokensField is the field a completion cap goes out in under this configuration
 	// (Config.MaxTokensFieldFor), also when none is configured; OmitsMaxTokens: omit has max_tokens.
-	MaxTokensField string          `json:"max_tokens_field"`
-	OmitsMaxTokens bool            `json:"omits_max_tokens,omitempty"`
-	Error          *DiagnosisError `json:"error,omitempty"`
+	MaxTokensField string `json:"max_tokens_field"`
+	OmitsMaxTokens bool   `json:"omits_max_tokens,omitempty"`
+	// Error is the preflight's error, nil when it succeeded.
+	Error *DiagnosisError `json:"error,omitempty"`
 	// ExitCode is the process exit code the finding calls for: 0 ready, DiagnosisNoTools, the error class's
 	// (ErrorClass.ExitCode; a context overflow counts as a config error), else DiagnosisUnreachable.
 	ExitCode int `json:"exit_code"`
@@ -39,12 +43,17 @@ type Diagnosis struct {
 
 // DiagnosisError is a failed preflight's *Error, for printing.
 type DiagnosisError struct {
-	Class   ErrorClass `json:"class"`
-	Status  int        `json:"status,omitempty"`
-	Type    string     `json:"type,omitempty"`
-	Code    string     `json:"code,omitempty"`
-	Message string     `json:"message"`
-	Hint    string     `json:"hint,omitempty"`
+	// Class is the error's class (Error.Class).
+	Class ErrorClass `json:"class"`
+	// Status is the HTTP status (0: no HTTP answer).
+	Status int `json:"status,omitempty"`
+	// Type and Code are the error body's type and code fields, as sent.
+	Type string `json:"type,omitempty"`
+	Code string `json:"code,omitempty"`
+	// Message is the server's message, or the transport error's text when there was none.
+	Message string `json:"message"`
+	// Hint says what to change (Error.Hint; for a context overflow, Diagnose's overflowHint).
+	Hint string `json:"hint,omitempty"`
 }
 
 // Diagnose sends client's preflight (Client.Preflight) and says what it found, with the exit code that calls

@@ -102,6 +102,74 @@ func messageText(m openai.ChatCompletionMessage) string {
 	return strings.Join(parts, "\n")
 }
 
+// readUser reads the user message i (its text, and res parsed from it): the task message ("Task: …" and the
+// first observation), or, before any other user message, the goal alone (trimmed, exact) from an external
+// agent that sends no observation.
+func (c *conv) readUser(i int, text string, res *browser.Result, tasks map[string]*suites.Task, seenUser bool) {
+	if c.task == nil && c.goal == "" && strings.HasPrefix(text, agent.TaskLead) {
+		c.goal, c.task = findTask(text, tasks)
+		c.taskMsg = i
+		if res.URL != "" || res.Title != "" {
+			c.firstURL = res.URL
+		}
+		c.bare = c.task != nil && res.URL == "" && res.Title == "" && !hasSnapshot(res)
+		for _, n := range res.Notes {
+			c.obsNone = c.obsNone || n.Heading == agent.ObservationHeading &&
+				strings.HasPrefix(n.Body, string(agent.ObserveNone)+":")
+		}
+	} else if c.task == nil && c.goal == "" && !seenUser {
+		// The goal alone (trimmed, exact): an external agent that sends no observation.
+		if t := tasks[strings.TrimSpace(text)]; t != nil {
+			c.goal, c.task, c.taskMsg, c.bare = strings.TrimSpace(text), t, i, true
+		}
+	}
+}
+
+// attachResult records the tool message i (res parsed from it) as the result of cl, the call its tool_call_id
+// names; with no such call (or one already answered), of the first call of the latest turn still without a
+// result.
+func (c *conv) attachResult(cl *call, res *browser.Result, i int) {
+	if cl == nil || cl.hasResult {
+		cl = nil
+		// No (or a reused) id: the first call of the latest turn still without a result.
+		if n := len(c.turns); n > 0 {
+			for _, x := range c.turns[n-1].calls {
+				if !x.hasResult {
+					cl = x
+					break
+				}
+			}
+		}
+	}
+	if cl != nil {
+		cl.result, cl.hasResult, cl.msg = *res, true, i
+	}
+}
+
+// readPage takes in the page a user or tool message i shows (res): the first page after a bare task message,
+// the latest whole snapshot (a snapshot diff applied to the one before), and the page's URL.
+func (c *conv) readPage(i int, res *browser.Result) {
+	if c.bare && c.firstURL == "" && i > c.taskMsg && (res.URL != "" || res.Title != "") {
+		// The first page the conversation shows after a bare task message stands for the first
+		// observation (appRoot resolves the solution's relative URLs against it).
+		c.firstURL = res.URL
+	}
+	if y, ok := lastWhole(res); ok {
+		if browser.IsSnapshotDiff(y) {
+			merged, ok := browser.ApplySnapshotDiff(c.snapText, y)
+			if !ok || c.snapText == "" {
+				merged = ""
+			}
+			y = merged
+		}
+		c.snapText, c.snapMsg, c.snapURL = y, i, res.URL
+		c.whole[i] = y
+	}
+	if res.URL != "" || res.Title != "" {
+		c.pageURL = res.URL
+	}
+}
+
 // readConv parses a request. tasks maps trimmed goal texts to tasks.
 func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, prof Profile) *conv {
 	c := &conv{msgs: req.Messages, tools: map[browser.ToolName]string{}, snapMsg: -1, prof: prof}
@@ -127,23 +195,7 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 		c.results = append(c.results, res)
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
-			if c.task == nil && c.goal == "" && strings.HasPrefix(text, agent.TaskLead) {
-				c.goal, c.task = findTask(text, tasks)
-				c.taskMsg = i
-				if res.URL != "" || res.Title != "" {
-					c.firstURL = res.URL
-				}
-				c.bare = c.task != nil && res.URL == "" && res.Title == "" && !hasSnapshot(res)
-				for _, n := range res.Notes {
-					c.obsNone = c.obsNone || n.Heading == agent.ObservationHeading &&
-						strings.HasPrefix(n.Body, string(agent.ObserveNone)+":")
-				}
-			} else if c.task == nil && c.goal == "" && !seenUser {
-				// The goal alone (trimmed, exact): an external agent that sends no observation.
-				if t := tasks[strings.TrimSpace(text)]; t != nil {
-					c.goal, c.task, c.taskMsg, c.bare = strings.TrimSpace(text), t, i, true
-				}
-			}
+			c.readUser(i, text, res, tasks, seenUser)
 			seenUser = true
 		case openai.ChatMessageRoleAssistant:
 			t := &turn{msg: i, content: text}
@@ -158,43 +210,10 @@ func readConv(req *openai.ChatCompletionRequest, tasks map[string]*suites.Task, 
 			}
 			c.turns = append(c.turns, t)
 		case openai.ChatMessageRoleTool:
-			cl := byID[m.ToolCallID]
-			if cl == nil || cl.hasResult {
-				cl = nil
-				// No (or a reused) id: the first call of the latest turn still without a result.
-				if n := len(c.turns); n > 0 {
-					for _, x := range c.turns[n-1].calls {
-						if !x.hasResult {
-							cl = x
-							break
-						}
-					}
-				}
-			}
-			if cl != nil {
-				cl.result, cl.hasResult, cl.msg = *res, true, i
-			}
+			c.attachResult(byID[m.ToolCallID], res, i)
 		}
 		if res != nil {
-			if c.bare && c.firstURL == "" && i > c.taskMsg && (res.URL != "" || res.Title != "") {
-				// The first page the conversation shows after a bare task message stands for the first
-				// observation (appRoot resolves the solution's relative URLs against it).
-				c.firstURL = res.URL
-			}
-			if y, ok := lastWhole(res); ok {
-				if browser.IsSnapshotDiff(y) {
-					merged, ok := browser.ApplySnapshotDiff(c.snapText, y)
-					if !ok || c.snapText == "" {
-						merged = ""
-					}
-					y = merged
-				}
-				c.snapText, c.snapMsg, c.snapURL = y, i, res.URL
-				c.whole[i] = y
-			}
-			if res.URL != "" || res.Title != "" {
-				c.pageURL = res.URL
-			}
+			c.readPage(i, res)
 		}
 	}
 	if c.task == nil && c.goal == "" {

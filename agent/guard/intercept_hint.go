@@ -323,29 +323,9 @@ func parseTag(s string) (el element, rest string, ok bool) {
 		}
 		name = strings.ToLower(name)
 		if !cut && i < len(s) && s[i] == '=' {
-			i++
-			if i < len(s) && (s[i] == '"' || s[i] == '\'') {
-				q := s[i]
-				k := strings.IndexByte(s[i+1:], q)
-				if end, _ := cutEnd(s[i+1:]); end >= 0 && (k < 0 || end < k) {
-					val, cut = s[i+1:i+1+end], true
-					i += 1 + end
-				} else if k < 0 {
-					return el, s, false
-				} else {
-					val = s[i+1 : i+1+k]
-					i += k + 2
-				}
-			} else {
-				k := i
-				for k < len(s) && s[k] != ' ' && s[k] != '>' && s[k] != '\n' && !strings.HasPrefix(s[k:], "/>") {
-					k++
-				}
-				val = s[i:k]
-				if base, found := strings.CutSuffix(val, ellipsis); found {
-					val, cut = base, true
-				}
-				i = k
+			var ok bool
+			if val, i, cut, ok = attrValue(s, i); !ok {
+				return el, s, false
 			}
 		}
 		if _, dup := el.attrs[name]; !dup && name != "" {
@@ -381,6 +361,32 @@ func parseTag(s string) (el element, rest string, ok bool) {
 		}
 	}
 	return el, rest, true
+}
+
+// attrValue reads the attribute value after the "=" at s[i]: quoted (a value Playwright cut ends at the "…>" or
+// "…/>" before its closing quote) or bare (a cut one ends in "…", dropped). It returns the value, the index
+// after it, whether it was cut, and ok false for a quote that neither closes nor is cut.
+func attrValue(s string, i int) (val string, next int, cut, ok bool) {
+	i++
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		q := s[i]
+		k := strings.IndexByte(s[i+1:], q)
+		if end, _ := cutEnd(s[i+1:]); end >= 0 && (k < 0 || end < k) {
+			return s[i+1 : i+1+end], i + 1 + end, true, true
+		} else if k < 0 {
+			return "", i, false, false
+		}
+		return s[i+1 : i+1+k], i + k + 2, false, true
+	}
+	k := i
+	for k < len(s) && s[k] != ' ' && s[k] != '>' && s[k] != '\n' && !strings.HasPrefix(s[k:], "/>") {
+		k++
+	}
+	val = s[i:k]
+	if base, found := strings.CutSuffix(val, ellipsis); found {
+		val, cut = base, true
+	}
+	return val, k, cut, true
 }
 
 // cutEnd returns the index in s of the first "…>" or "…/>" (Playwright's cut attribute text meeting the end

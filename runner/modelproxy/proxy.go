@@ -454,77 +454,118 @@ type toolDelta struct {
 // streamedFields are the delta string fields concatenated into the assembled message.
 var streamedFields = []string{"content", "reasoning_content", "reasoning", "refusal"}
 
+// streamCall is one tool call assembled from its deltas.
+type streamCall struct {
+	id, typ, name string
+	args          strings.Builder
+}
+
+// streamAssembler gathers choice 0 of a stream of chat.completion.chunk payloads: its text fields in the order
+// they first came (streamedFields), its tool calls by delta index, the finish reason, the usage, and the first
+// payload carrying an "error" object.
+type streamAssembler struct {
+	texts   map[string]*strings.Builder
+	order   []string
+	calls   []*streamCall
+	byIndex map[int]*streamCall
+	finish  *string
+	usage   json.RawMessage
+	errBody []byte
+}
+
+// add takes in one event's data; an empty payload, "[DONE]" and what is not a JSON chunk are skipped.
+func (a *streamAssembler) add(payload string) {
+	payload = strings.TrimSpace(payload)
+	if payload == "" || payload == "[DONE]" {
+		return
+	}
+	var ch chunk
+	if json.Unmarshal([]byte(payload), &ch) != nil {
+		return
+	}
+	if len(ch.Error) > 0 && string(ch.Error) != "null" && a.errBody == nil {
+		a.errBody = []byte(payload)
+	}
+	if len(ch.Usage) > 0 && string(ch.Usage) != "null" {
+		a.usage = ch.Usage
+	}
+	for _, c := range ch.Choices {
+		if c.Index != 0 {
+			continue
+		}
+		if c.FinishReason != nil && *c.FinishReason != "" {
+			f := *c.FinishReason
+			a.finish = &f
+		}
+		for _, k := range streamedFields {
+			var s string
+			if v, ok := c.Delta[k]; ok && json.Unmarshal(v, &s) == nil && s != "" {
+				if a.texts[k] == nil {
+					a.texts[k] = &strings.Builder{}
+					a.order = append(a.order, k)
+				}
+				a.texts[k].WriteString(s)
+			}
+		}
+		var tds []toolDelta
+		if v, ok := c.Delta["tool_calls"]; ok && json.Unmarshal(v, &tds) == nil {
+			a.addToolDeltas(tds)
+		}
+	}
+}
+
+// addToolDeltas appends the deltas' argument text to their calls (by index); a call's id, type and name are
+// the first ones sent.
+func (a *streamAssembler) addToolDeltas(tds []toolDelta) {
+	for _, td := range tds {
+		tc := a.byIndex[td.Index]
+		if tc == nil {
+			tc = &streamCall{}
+			a.byIndex[td.Index] = tc
+			a.calls = append(a.calls, tc)
+		}
+		if tc.id == "" {
+			tc.id = td.ID
+		}
+		if tc.typ == "" {
+			tc.typ = td.Type
+		}
+		if tc.name == "" {
+			tc.name = td.Function.Name
+		}
+		tc.args.WriteString(td.Function.Arguments)
+	}
+}
+
+// body is the chat.completion body equivalent to what was added.
+func (a *streamAssembler) body() []byte {
+	msg := map[string]any{"role": "assistant"}
+	for _, k := range a.order {
+		msg[k] = a.texts[k].String()
+	}
+	if len(a.calls) > 0 {
+		var tcs []map[string]any
+		for _, c := range a.calls {
+			tcs = append(tcs, map[string]any{"id": c.id, "type": c.typ,
+				"function": map[string]any{"name": c.name, "arguments": c.args.String()}})
+		}
+		msg["tool_calls"] = tcs
+	}
+	out := map[string]any{"object": "chat.completion",
+		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": a.finish}}}
+	if a.usage != nil {
+		out["usage"] = a.usage
+	}
+	body, _ := json.Marshal(out)
+	return body
+}
+
 // assembleStream turns an event stream of chat.completion.chunk objects into the equivalent chat.completion
 // body (choice 0 only) for llm.DecodeResponse. errBody is the data of an event carrying an "error" object
 // (some servers report a failure inside a 200 stream), nil when none.
 func assembleStream(raw []byte) (body, errBody []byte) {
-	texts := map[string]*strings.Builder{}
-	var order []string
-	type call struct {
-		id, typ, name string
-		args          strings.Builder
-	}
-	var calls []*call
-	byIndex := map[int]*call{}
-	var finish *string
-	var usage json.RawMessage
+	a := &streamAssembler{texts: map[string]*strings.Builder{}, byIndex: map[int]*streamCall{}}
 	var data []string
-	handle := func(payload string) {
-		payload = strings.TrimSpace(payload)
-		if payload == "" || payload == "[DONE]" {
-			return
-		}
-		var ch chunk
-		if json.Unmarshal([]byte(payload), &ch) != nil {
-			return
-		}
-		if len(ch.Error) > 0 && string(ch.Error) != "null" && errBody == nil {
-			errBody = []byte(payload)
-		}
-		if len(ch.Usage) > 0 && string(ch.Usage) != "null" {
-			usage = ch.Usage
-		}
-		for _, c := range ch.Choices {
-			if c.Index != 0 {
-				continue
-			}
-			if c.FinishReason != nil && *c.FinishReason != "" {
-				f := *c.FinishReason
-				finish = &f
-			}
-			for _, k := range streamedFields {
-				var s string
-				if v, ok := c.Delta[k]; ok && json.Unmarshal(v, &s) == nil && s != "" {
-					if texts[k] == nil {
-						texts[k] = &strings.Builder{}
-						order = append(order, k)
-					}
-					texts[k].WriteString(s)
-				}
-			}
-			var tds []toolDelta
-			if v, ok := c.Delta["tool_calls"]; ok && json.Unmarshal(v, &tds) == nil {
-				for _, td := range tds {
-					tc := byIndex[td.Index]
-					if tc == nil {
-						tc = &call{}
-						byIndex[td.Index] = tc
-						calls = append(calls, tc)
-					}
-					if tc.id == "" {
-						tc.id = td.ID
-					}
-					if tc.typ == "" {
-						tc.typ = td.Type
-					}
-					if tc.name == "" {
-						tc.name = td.Function.Name
-					}
-					tc.args.WriteString(td.Function.Arguments)
-				}
-			}
-		}
-	}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 0, 64<<10), maxRecord)
 	for sc.Scan() {
@@ -532,30 +573,12 @@ func assembleStream(raw []byte) (body, errBody []byte) {
 		switch {
 		case line == "":
 			// An event ends at a blank line; its data lines join with "\n" (WHATWG HTML §9.2.6).
-			handle(strings.Join(data, "\n"))
+			a.add(strings.Join(data, "\n"))
 			data = data[:0]
 		case strings.HasPrefix(line, "data:"):
 			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
 		}
 	}
-	handle(strings.Join(data, "\n"))
-	msg := map[string]any{"role": "assistant"}
-	for _, k := range order {
-		msg[k] = texts[k].String()
-	}
-	if len(calls) > 0 {
-		var tcs []map[string]any
-		for _, c := range calls {
-			tcs = append(tcs, map[string]any{"id": c.id, "type": c.typ,
-				"function": map[string]any{"name": c.name, "arguments": c.args.String()}})
-		}
-		msg["tool_calls"] = tcs
-	}
-	out := map[string]any{"object": "chat.completion",
-		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}}}
-	if usage != nil {
-		out["usage"] = usage
-	}
-	body, _ = json.Marshal(out)
-	return body, errBody
+	a.add(strings.Join(data, "\n"))
+	return a.body(), a.errBody
 }
