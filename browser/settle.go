@@ -1,0 +1,334 @@
+package browser
+
+import (
+	"strings"
+	"time"
+
+	playwright "github.com/mxschmitt/playwright-go"
+)
+
+// netMark is the network state before an action.
+type netMark struct{ seq, commits, pageOpens uint64 }
+
+func (s *Session) mark() netMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return netMark{s.net.seq, s.net.commits, s.net.pageOpens}
+}
+
+// Settling bounds (after an action, before its snapshot). None is a fixed wait: each is the most settle waits
+// for one thing; on a page that is already quiet settle returns after the quiet window and two frames.
+const (
+	settleRequests = 2 * time.Second        // at most, for requests started by the action (and further rounds)
+	settleCommit   = 1 * time.Second        // at most, from a finished navigation request to its commit
+	settleLoad     = 5 * time.Second        // at most, for the load event after a navigation
+	settleTab      = 2 * time.Second        // at most, for the page event of a tab the page asked for
+	settleQuiet    = 40 * time.Millisecond  // DOM quiet window (no mutation for this long) on an action without requests
+	settleQuietNet = 100 * time.Millisecond // DOM quiet window when the action started requests (chained fetches)
+	settleFrameCap = 200 * time.Millisecond // in-page fallback when animation frames do not run (a hidden page)
+)
+
+// settleInitScript is installed in every document of the context (BrowserContext.AddInitScript, which runs it
+// before the page's own scripts). It keeps, in a non-enumerable window.__webbenchSettle read by settleDOMScript:
+//   - last: the time (performance.now(), ms) of the last DOM mutation, from a MutationObserver on the whole
+//     document (child lists, attributes, text);
+//   - reqs: the start time of every fetch and XMLHttpRequest in flight (fetch until its promise settles, an XHR
+//     until loadend or, read by settleDOMScript, readyState DONE: a synchronous XHR whose script was terminated
+//     by Runtime.terminateExecution as it returned — the evaluate_isolation guard's cut — completes without
+//     running its loadend listener; https://xhr.spec.whatwg.org/#dom-xmlhttprequest-readystate), and lastReq,
+//     the time one last started or ended. The page's own view of its requests is needed because the Go side
+//     hears of a request only after it went through the route handler (the Zoo's tenant allow-list): a request
+//     the action started can reach Go after a quiet window that began before it;
+//   - tab: whether the page asked for a tab: window.open, or a click on a link or a submit of a form whose target
+//     is not the document's own frame
+//     (https://html.spec.whatwg.org/multipage/document-sequences.html#valid-navigable-target-name-or-keyword);
+//   - settledAt: when the last settle ended (requests older than it are not waited for: a hung fetch).
+const settleInitScript = `(() => {
+  if (window.__webbenchSettle) return;
+  const now = () => performance.now();
+  const st = { last: now(), lastReq: 0, reqs: new Map(), tab: false, settledAt: 0,
+    raf: window.requestAnimationFrame.bind(window), timeout: window.setTimeout.bind(window) };
+  Object.defineProperty(window, '__webbenchSettle', { value: st, enumerable: false });
+  new MutationObserver(() => { st.last = now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  let seq = 0;
+  const track = (x) => {
+    const k = ++seq;
+    st.reqs.set(k, { t: now(), x });
+    st.lastReq = now();
+    return () => { if (st.reqs.delete(k)) st.lastReq = now(); };
+  };
+  const fetch = window.fetch;
+  if (fetch) window.fetch = function (...a) {
+    const done = track();
+    try { const p = fetch.apply(this, a); p.then(done, done); return p; } catch (e) { done(); throw e; }
+  };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...a) {
+    const done = track(this);
+    this.addEventListener('loadend', done);
+    try { return send.apply(this, a); } catch (e) { done(); throw e; }
+  };
+  const own = (t) => !t || ['_self', '_parent', '_top'].includes(t.toLowerCase()) || t === window.name;
+  const open = window.open;
+  window.open = function (...a) { st.tab = true; return open.apply(this, a); };
+  document.addEventListener('click', (e) => {
+    const a = e.target && e.target.closest && e.target.closest('a[href][target], area[href][target]');
+    if (a && !own(a.target)) st.tab = true;
+  }, true);
+  document.addEventListener('submit', (e) => {
+    const f = e.target;
+    if (f && !own((e.submitter && e.submitter.getAttribute('formtarget')) || f.target)) st.tab = true;
+  }, true);
+})()`
+
+// settleDOMScript resolves once the document is quiet — no fetch or XHR started since the last settle still in
+// flight, and no mutation nor request start or end for quiet ms (quietNet ms when one started since the last
+// settle) — or cap ms after it starts, then after two animation frames (the page rendered what it mutated; at
+// most frameCap ms each when frames do not run, a hidden page), to {tab: whether the page asked for a tab since
+// the last call, init: whether the init script ran, reqs: whether a request started since the last settle}. A
+// document without the init script (about:blank, a page opened before it was installed) waits the two frames.
+const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((resolve) => {
+  const st = window.__webbenchSettle;
+  const raf = st ? st.raf : window.requestAnimationFrame.bind(window);
+  const timeout = st ? st.timeout : window.setTimeout.bind(window);
+  const frame = (f) => { let done = false; const once = () => { if (!done) { done = true; f(); } };
+    raf(once); timeout(once, frameCap); };
+  let reqs = false;
+  const finish = () => frame(() => frame(() => {
+    const tab = !!(st && st.tab);
+    if (st) { st.tab = false; st.settledAt = performance.now(); }
+    resolve({ tab, init: !!st, reqs });
+  }));
+  if (!st) { finish(); return; }
+  const t0 = performance.now();
+  const check = () => {
+    const now = performance.now();
+    let pending = false;
+    for (const [k, r] of st.reqs) {
+      if (r.x && r.x.readyState === 4) st.reqs.delete(k); // DONE, its loadend listener never ran (terminated)
+      else if (r.t >= st.settledAt) pending = true;
+    }
+    reqs = reqs || pending || st.lastReq >= st.settledAt;
+    const q = reqs ? quietNet : quiet, idle = now - Math.max(st.last, st.lastReq);
+    if (now - t0 >= cap || !pending && idle >= q) finish(); else timeout(check, pending ? q : q - idle);
+  };
+  check();
+})`
+
+// settleDOM is the answer of settleDOMScript.
+type settleDOM struct {
+	Tab  bool `json:"tab"`
+	Init bool `json:"init"`
+	Reqs bool `json:"reqs"`
+}
+
+// netChanged returns a channel closed at the next change of s.net (a request started or ended, a main-frame
+// commit, a page opened). The caller holds s.mu.
+func (s *Session) netChanged() <-chan struct{} {
+	if s.netCh == nil {
+		s.netCh = make(chan struct{})
+	}
+	return s.netCh
+}
+
+// netSignal wakes the waiters of netChanged. The caller holds s.mu.
+func (s *Session) netSignal() {
+	if s.netCh != nil {
+		close(s.netCh)
+		s.netCh = nil
+	}
+}
+
+// waitNet blocks until cond (called with s.mu held) is true or until the deadline; it reports cond's last
+// value. It wakes on every change of s.net (netSignal), not on a poll.
+func (s *Session) waitNet(deadline time.Time, cond func() bool) bool {
+	for {
+		s.mu.Lock()
+		ok := cond()
+		ch := s.netChanged()
+		closed := s.closed
+		s.mu.Unlock()
+		if ok || closed {
+			return ok
+		}
+		d := time.Until(deadline)
+		if d <= 0 {
+			return false
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// settle waits for the page to settle after an action (as Playwright MCP's waitForCompletion, on events
+// instead of fixed sleeps), in rounds within settleRequests (2 s) of its start:
+//  1. the requests the action (or an earlier round) started finish; a main-frame navigation among them commits
+//     (≤ the navigation timeout for its request, then ≤ settleCommit for the commit) and loads (≤ settleLoad);
+//  2. the DOM is quiet: no mutation for settleQuiet (settleQuietNet when the action started requests), then two
+//     animation frames (settleDOMScript, one Evaluate); when the page asked for a tab the new tab's page event
+//     is awaited (≤ settleTab) and the tab becomes the current page (adoptNewPage);
+//  3. when a request started during the round, another round.
+//
+// A round whose Evaluate meets a navigation (execution context destroyed) waits for the load event and goes
+// on; an Evaluate that does not answer (a busy page script) ends settle at the 2 s cap. A page that chains
+// requests (log in, then load the channels, then the posts: the Zoo's chat) starts the next one while the DOM
+// window of the round runs, so the next round waits for it (the Zoo's determinism test needs this).
+func (s *Session) settle(m netMark) {
+	start := time.Now()
+	capAt := start.Add(settleRequests)
+	navEnd := start.Add(s.opts.NavigationTimeout) // one navigation budget for the whole settle, not per round
+	seen := m.seq
+	navigated, loaded := false, false
+	for round := 0; ; round++ {
+		s.waitRequests(m, capAt, navEnd)
+		s.mu.Lock()
+		seen = s.net.seq
+		started := s.net.seq > m.seq
+		navigated = navigated || s.net.navSeq > m.seq || s.net.commits > m.commits
+		s.mu.Unlock()
+		adopted := s.adoptNewPage(m)
+		p := s.cur()
+		if p == nil {
+			return
+		}
+		if navigated && !loaded {
+			loaded = true
+			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+		}
+		quiet := settleQuiet
+		if started {
+			quiet = settleQuietNet
+		}
+		left := time.Until(capAt)
+		if left < quiet {
+			left = quiet
+		}
+		var dom settleDOM
+		var err error
+		answered := bounded(left+time.Second, func() {
+			var v any
+			v, err = p.Evaluate(settleDOMScript, []any{ms(quiet), ms(settleQuietNet), ms(left), ms(settleFrameCap)})
+			if mv, ok := v.(map[string]any); ok {
+				dom.Tab, _ = mv["tab"].(bool)
+				dom.Init, _ = mv["init"].(bool)
+				dom.Reqs, _ = mv["reqs"].(bool)
+			}
+		})
+		if !answered {
+			return
+		}
+		if err != nil {
+			msg := err.Error()
+			if !strings.Contains(msg, "Execution context was destroyed") && !strings.Contains(msg, "navigation") {
+				return // a closed page or context: the snapshot reports it
+			}
+			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+			navigated, loaded = true, true
+		}
+		if dom.Tab && !adopted {
+			s.waitNet(time.Now().Add(settleTab), func() bool { return s.net.pageOpens > m.pageOpens })
+			adopted = s.adoptNewPage(m)
+		} else {
+			adopted = false
+		}
+		s.mu.Lock()
+		more := s.net.seq > seen
+		s.mu.Unlock()
+		if err == nil && !more && !adopted || time.Now().After(capAt) {
+			return
+		}
+	}
+}
+
+// waitRequests waits, at most until capAt, for the requests started after m to finish and for a main-frame
+// navigation started after m to commit: while its request is pending, at most until navEnd (the navigation
+// timeout from the start of settle); after it finished, at most settleCommit more.
+func (s *Session) waitRequests(m netMark, capAt, navEnd time.Time) {
+	var navFinishedAt time.Time
+	for {
+		var pending, navPending, navStarted, committed bool
+		var ch <-chan struct{}
+		s.mu.Lock()
+		for _, seq := range s.net.pending {
+			if seq > m.seq {
+				pending = true
+				if seq == s.net.navSeq {
+					navPending = true
+				}
+			}
+		}
+		navStarted = s.net.navSeq > m.seq
+		committed = s.net.commits > m.commits
+		closed := s.closed
+		ch = s.netChanged()
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+		now := time.Now()
+		var until time.Time
+		switch {
+		case navStarted && !committed && navPending && now.Before(navEnd):
+			until = navEnd
+		case navStarted && !committed:
+			if navFinishedAt.IsZero() {
+				navFinishedAt = now
+			}
+			until = navFinishedAt.Add(settleCommit)
+			if !now.Before(until) {
+				if !pending || !now.Before(capAt) {
+					return
+				}
+				until = capAt
+			}
+		case pending && now.Before(capAt):
+			until = capAt
+		default:
+			return
+		}
+		t := time.NewTimer(time.Until(until))
+		select {
+		case <-ch:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// adoptNewPage makes the newest page opened since m the current page (a link with target=_blank, a popup),
+// as there are no tab tools, and reports it in Events; false when there is none.
+func (s *Session) adoptNewPage(m netMark) bool {
+	s.mu.Lock()
+	if s.net.pageOpens == m.pageOpens || len(s.newPages) == 0 {
+		s.mu.Unlock()
+		return false
+	}
+	p := s.newPages[len(s.newPages)-1]
+	s.newPages = nil
+	if p.IsClosed() {
+		s.mu.Unlock()
+		return false
+	}
+	s.page = p
+	s.net.pending = map[playwright.Request]uint64{}
+	s.mu.Unlock()
+	p.SetDefaultTimeout(ms(s.opts.ActionTimeout))
+	p.SetDefaultNavigationTimeout(ms(s.opts.NavigationTimeout))
+	s.watch(p)
+	_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+		State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+	s.addEvent("A new tab opened and is now the current page: " + p.URL())
+	return true
+}
+
+// waitCommit waits at most d for a main-frame navigation to commit after m.
+func (s *Session) waitCommit(m netMark, d time.Duration) {
+	s.waitNet(time.Now().Add(d), func() bool { return s.net.commits > m.commits })
+}
