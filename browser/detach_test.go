@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Pages for the node-replaced-mid-action cases of detach.go (issue 17). Each has a #region holding the
+// Pages for the node-replaced-mid-action cases of detach.go. Each has a #region holding the
 // target; window.clicks counts the clicks any copy of the target received (inline handlers are cloned with the
 // node).
 // hostileListeners makes every addEventListener of the page's world throw.
@@ -30,8 +30,8 @@ r.replaceWith(r.cloneNode(true)); }, true);</script>`,
 <script>let moved = false; document.addEventListener("mousemove", () => { if (moved) return; moved = true;
 const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }, true);</script>`,
 	// Clicks that remove their own target (a delete button, a dismiss link): delivered, so not stale.
-	// Clicks the page acts on before the click event and whose handler removes the target (found by review,
-	// issue 17): an autocomplete option picked on mousedown, a select2-style option picked on mouseup, a tab
+	// Clicks the page acts on before the click event and whose handler removes the target:
+	// an autocomplete option picked on mousedown, a select2-style option picked on mouseup, a tab
 	// activated on pointerdown whose strip re-renders. window.acted counts the handler's runs. They are
 	// delivered: the node left while the page handled this press, not under it.
 	"/mdact": `<div id="region"><div id="list"><button id="opt" onmousedown="acted++; this.remove()">Option A</button></div></div>`,
@@ -54,7 +54,7 @@ window.back = () => { parent.prepend(region); return region.isConnected; };</scr
 	"/noprobe-churn": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>` + hostileListeners +
 		`<script>document.onmousedown = () => { const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); };</script>`,
 	"/noprobe-plain": `<div id="region"><button id="t" onclick="clicks++">Target button</button></div>` + hostileListeners,
-	// A radio group the page re-renders in the first mousedown (as ref_churn; second review of issue 17): a
+	// A radio group the page re-renders in the first mousedown (as ref_churn): a
 	// fill_form radio is set by a click, which is lost the same way.
 	"/radios": `<div id="region"><label><input type="radio" name="room" onclick="clicks++"> Deluxe</label>
 <label><input type="radio" name="room" onclick="clicks++"> Standard</label></div>
@@ -66,7 +66,7 @@ const r = document.getElementById("region"); r.replaceWith(r.cloneNode(true)); }
 	"/ancestor": `<div id="wrap" style="padding:20px" onclick="wrapClicks += event.isTrusted && event.target === this">
 <button id="t" onclick="clicks++" onmousedown="this.style.pointerEvents = 'none'">Press me</button></div>
 <script>var wrapClicks = 0;</script>`,
-	// A checkbox whose change handler re-renders its region (a React-style re-render; third review of issue 17):
+	// A checkbox whose change handler re-renders its region (a React-style re-render):
 	// the click is delivered and the fresh copy is checked (cloneNode copies checkedness), but Playwright's
 	// re-read of the state on the old element fails with "Element is not attached".
 	"/rerender-check": `<div id="region"><label><input type="checkbox" onchange="acted++; const r = document.getElementById('region'); r.replaceWith(r.cloneNode(true))"> Breakfast</label></div>`,
@@ -116,7 +116,7 @@ func TestClickReplacedMidPressIsStale(t *testing.T) {
 		t.Fatalf("page after the lost click: clicks and hash %s, want none", got)
 	}
 	// Playwright itself reports the lost click as a plain success: the call log of the Zoo's lost "Reserve"
-	// click (DEBUG=pw:api, issue 17) has no detach or intercept line, so only the page can tell.
+	// click (DEBUG=pw:api) has no detach or intercept line, so only the page can tell.
 	logb, err := os.ReadFile("testdata/issue17/click_no_effect.log")
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestClickReplacedMidPressIsStale(t *testing.T) {
 	}
 }
 
-// A click whose target is replaced before its press fails as a stale ref at once (issue 17): Playwright
+// A click whose target is replaced before its press fails as a stale ref at once: Playwright
 // resolves the aria-ref again and would wait out the whole action timeout for a node that is gone; the click
 // probe sees the node leave before any press reached it and the click fails then. The action timeout is a
 // minute, so a click that waited it out could not pass the elapsed-time check however loaded the machine.
@@ -156,7 +156,7 @@ func staleAtOnce(t *testing.T, path string) *Session {
 }
 
 // The call log of a radio click whose node the Zoo's ref_churn replaced between the mouse move and the press
-// (issue 17, recorded): the press hit the fresh copy's page ("<html> intercepts pointer events"), the retry
+// (recorded): the press hit the fresh copy's page ("<html> intercepts pointer events"), the retry
 // found the element detached. It is a lost node, not a covered element.
 func TestLostNodeLog(t *testing.T) {
 	b, err := os.ReadFile("testdata/issue17/detached_after_intercept.txt")
@@ -197,7 +197,7 @@ func TestClickThatRemovesItsTargetSucceeds(t *testing.T) {
 }
 
 // Clicks the page acted on (its handler ran on the press or release and removed the target) are successes,
-// not lost clicks (review of issue 17): the handler ran once and the tool reports no error.
+// not lost clicks: the handler ran once and the tool reports no error.
 func TestClickThePageActedOnSucceeds(t *testing.T) {
 	srv := raceServer(t)
 	for _, c := range []struct{ path, target, left string }{
@@ -228,7 +228,7 @@ func TestDoubleClickOnAFreshCopySucceeds(t *testing.T) {
 }
 
 // A click whose node leaves before the press and comes back afterwards fails as a stale ref, and nothing clicks
-// the node once it is back (review of issue 17: the abandoned locator click used to click it): the click runs
+// the node once it is back (the abandoned locator click used to click it): the click runs
 // on an element handle, which is not resolved again, so no call outlives the tool.
 func TestClickOnANodeThatComesBackIsStale(t *testing.T) {
 	s := staleAtOnce(t, "/reattach")
@@ -277,7 +277,7 @@ func TestClickWithoutProbeFallsBack(t *testing.T) {
 
 // browser_fill_form sets a radio with a click: when the page replaces the group under the press, the click is
 // lost and the field fails as a stale ref at once, as browser_click does — not a locator timeout the
-// stale_ref_refresh guard cannot read (second review of issue 17: 5 s and "Timeout 5000ms exceeded"). The same
+// stale_ref_refresh guard cannot read (5 s and "Timeout 5000ms exceeded"). The same
 // radio set again, on the fresh copy, is checked.
 func TestFillFormRadioReplacedMidPressIsStale(t *testing.T) {
 	srv := raceServer(t)
@@ -308,7 +308,7 @@ func TestFillFormRadioReplacedMidPressIsStale(t *testing.T) {
 	}
 }
 
-// A click event on an ancestor of the target is not this click's delivery (second review of issue 17): a
+// A click event on an ancestor of the target is not this click's delivery: a
 // press and a release on two different nodes give a click on their nearest common ancestor, and a browser that
 // sent a removed press target's click to its nearest attached ancestor (w3c/pointerevents#576) would otherwise
 // make a lost click look delivered. Here the target stays in the page, so the tool reports no error
@@ -325,8 +325,8 @@ func TestClickOnAnAncestorIsNotCounted(t *testing.T) {
 	}
 }
 
-// A fill_form checkbox the page re-renders after handling its click is set, not a stale ref (third review of
-// issue 17): the tool goes on to the next field, and the page shows one change and a checked box.
+// A fill_form checkbox the page re-renders after handling its click is set, not a stale ref: the
+// tool goes on to the next field, and the page shows one change and a checked box.
 func TestFillFormCheckboxRerenderedAfterItsClickIsSet(t *testing.T) {
 	srv := raceServer(t)
 	s, ref := raceSession(t, SessionOptions{}, srv, "/rerender-check", `checkbox "Breakfast"`)

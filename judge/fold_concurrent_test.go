@@ -6,7 +6,7 @@ import (
 )
 
 // TestFoldConcurrent calls fold from many goroutines at once, as the runner's workers judge in parallel. A
-// shared transform.Chain panicked here with "slice bounds out of range" in CI (stop 30): it panicked at once here
+// shared transform.Chain panicked here with "slice bounds out of range" in CI: it panicked at once here
 // without -race too, and fails reliably under -race;
 // vavallee/bindery#1374 is the same failure in another project.
 func TestFoldConcurrent(t *testing.T) {

@@ -184,7 +184,7 @@ func TestVerdictJSON(t *testing.T) {
 
 // A reference without a checkable rule is a judge error that says what kind it is: a golden the rule derivation
 // could not read (a date, a yes/no) or a "possible" answer (WebVoyager's examples of one acceptable answer), so a
-// user does not read a golden date as a free-text reference (issue 12 review N2).
+// user does not read a golden date as a free-text reference.
 func TestAnswerNoRuleSaysWhichReference(t *testing.T) {
 	for _, c := range []struct{ typ, want string }{
 		{"golden", "the golden answer gives no rule the answer judge can check"},

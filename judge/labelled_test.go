@@ -60,7 +60,7 @@ func (c labelledCase) rule(t *testing.T) suites.AnswerRule {
 }
 
 // TestLabelledAnswers runs the answer judge over the labelled set and compares it with the human verdicts. The
-// bar (issue 12): no false pass (the judge passes what the human fails), false negatives (the judge fails what
+// bar: no false pass (the judge passes what the human fails), false negatives (the judge fails what
 // the human passes) at most 3% of the human passes; everything else the judge is unsure of is uncertain.
 func TestLabelledAnswers(t *testing.T) {
 	cs := loadLabelled(t)

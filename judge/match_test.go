@@ -155,7 +155,7 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "4.2/5 stars", OutcomePass},
 		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating, out of 5?", "Rated 4.2 out of 5", OutcomePass},
 		{suites.AnswerRule{Number: f(4.2), Tolerance: 0.05}, "What is the average rating?", "4.2 out of 10", OutcomePass},
-		// The fresh-user trial's debatable pass (fresh-wolfram-alpha--41-s09): the value given as another statistic.
+		// A debatable pass (fresh-wolfram-alpha--41-s09): the value given as another statistic.
 		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
 			"The maximum heart rate is 110 bpm.", OutcomeUncertain},
 		{suites.AnswerRule{Number: f(110), Unit: "bpm"}, "What is the approximate Heart Rate Reserve of a 50 year old man?",
@@ -169,7 +169,7 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9 675", OutcomeUncertain},
 		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9 days and 675 hours", OutcomeFail},
 		{suites.AnswerRule{Number: f(9675)}, "How many days?", "9'6750", OutcomeFail},
-		// The second fresh-user trial's and the third review's false passes (fresh2-*, rev3-*, rev3b-*): bits for
+		// False passes seen in trials (fresh2-*, rev3-*, rev3b-*): bits for
 		// bytes (IEC 80000-13: Mb is a megabit), per mille for percent, another quantity or statistic (also
 		// before a colon), a take-back with words before "by", a lower-case package name as the rival; and their
 		// controls.

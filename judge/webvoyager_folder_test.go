@@ -291,7 +291,7 @@ func fromTable(pp, pf, fp, ff int) (a, b []bool) {
 }
 
 // The WebVoyager repository's example result folders judged by the answer judge against the real
-// reference_answer.json (issue 12, "Checked by"): the golden tasks pass as a human reads them (Apple Tower
+// reference_answer.json: the golden tasks pass as a human reads them (Apple Tower
 // Theatre; the "-----" separator), the "possible" ones are judge errors (free text: the llm judge's), never a fail.
 func TestWebVoyagerExamplesAgainstAnswers(t *testing.T) {
 	root := examplesDir(t)

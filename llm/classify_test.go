@@ -308,7 +308,7 @@ func TestTransportFailures(t *testing.T) {
 }
 
 // Groq's waits in Go duration syntax ("Please try again in 6m54.72s", "1h23m45.6s", as in Groq's TPD 429 of
-// continuedev/continue issue 10920: "Please try again in 9m38.016s") parse with time.ParseDuration; OpenAI's
+// continuedev/continue#10920: "Please try again in 9m38.016s") parse with time.ParseDuration; OpenAI's
 // "9.816s" / "644ms" and Google's retryDelay still do.
 func TestRetryDelayDurations(t *testing.T) {
 	for in, want := range map[string]time.Duration{
@@ -328,8 +328,8 @@ func TestRetryDelayDurations(t *testing.T) {
 }
 
 // A 429 on a per-minute limit whose wait is longer than the client ever waits (maxWait) cannot be waited out
-// inside a run: quota, "daily limit reached". The body is Groq's TPM 429 (openinterpreter/openinterpreter
-// issue 408) with the wait of a long TPM reset, "6m54.72s" (derived: the wait replaced); the same body with its
+// inside a run: quota, "daily limit reached". The body is Groq's TPM 429 (openinterpreter/openinterpreter#408)
+// with the wait of a long TPM reset, "6m54.72s" (derived: the wait replaced); the same body with its
 // own 6.78 s wait stays rate_limit.
 func TestLongWaitIsQuota(t *testing.T) {
 	c := newClient(t, "http://127.0.0.1:1", 0)

@@ -416,7 +416,7 @@ func (s *barrierServer) trip() {
 }
 
 // With no 429s, 16 workers through a cap of 1 and of 4: the server is answering exactly the cap at its peak,
-// never more (issue 13 saw 4 concurrent calls with a cap of 1), and every call completes.
+// never more (4 concurrent calls with a cap of 1 were once seen), and every call completes.
 func TestLimiterCapBinds(t *testing.T) {
 	for _, capN := range []int{1, 4} {
 		t.Run(fmt.Sprint("cap", capN), func(t *testing.T) {

@@ -72,18 +72,18 @@ func (r *recorder) start(t *testing.T) string {
 const (
 	// DeepSeek thinking mode: reasoning_content beside the tool call, as in DeepSeek's docs
 	// (https://api-docs.deepseek.com/guides/thinking_mode, "Tool Calls" example), here without usage, as some
-	// compatibility layers answer (issue 13 item 8).
+	// compatibility layers answer.
 	deepseekToolNoUsage = `{"id":"d1","object":"chat.completion","model":"deepseek-reasoner","choices":[{"index":0,"message":{"role":"assistant","content":"","reasoning_content":"The user wants the tool called with ok true.","tool_calls":[{"index":0,"id":"call_00_x","type":"function","function":{"name":"webbench_preflight","arguments":"{\"ok\":true}"}}]},"finish_reason":"tool_calls"}]}`
 	// A model without tool support answering in prose (content only, finish_reason stop): the OpenAI
 	// chat.completion object of https://platform.openai.com/docs/api-reference/chat/object.
 	proseOnly = `{"id":"p1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"ok\": true}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":60,"completion_tokens":6,"total_tokens":66}}`
 	okTool    = `{"id":"o1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"webbench_preflight","arguments":"{\"ok\":true}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":60,"completion_tokens":9,"total_tokens":69}}`
-	// OpenAI's reasoning models refusing a temperature, as quoted in microsoft/vscode issue #253673 and
-	// owndev/Open-WebUI-Functions issue #98.
+	// OpenAI's reasoning models refusing a temperature, as quoted in microsoft/vscode#253673 and
+	// owndev/Open-WebUI-Functions#98.
 	temperatureRejected = `{"error":{"message":"Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`
-	// Azure AI Foundry (Mistral-Large) refusing a seed, as quoted in langchain-ai/langchain-azure issue #82.
+	// Azure AI Foundry (Mistral-Large) refusing a seed, as quoted in langchain-ai/langchain-azure#82.
 	seedRejected = `{"detail":[{"type":"extra_forbidden","loc":["body","seed"],"msg":"Extra inputs are not permitted","input":123}]}`
-	// OpenAI's 404 for a model name that does not exist, as quoted in openai/openai-agents-python issue #458.
+	// OpenAI's 404 for a model name that does not exist, as quoted in openai/openai-agents-python#458.
 	modelNotFound = `{"error":{"message":"The model ` + "`gpt-4o-mini-typo`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`
 )
 
@@ -185,8 +185,8 @@ func TestPreflightModelNotFound(t *testing.T) {
 	}
 }
 
-// OpenAI's reasoning models refusing max_tokens, as quoted in microsoft/vscode-copilot-release issue #8065 and
-// ITSpecialist111/ai_automation_suggester issue #38: retried with max_completion_tokens alone, and named. A
+// OpenAI's reasoning models refusing max_tokens, as quoted in microsoft/vscode-copilot-release#8065 and
+// ITSpecialist111/ai_automation_suggester#38: retried with max_completion_tokens alone, and named. A
 // 400 that mentions a field without refusing it (a value out of range) is returned as it is.
 func TestPreflightMaxTokensField(t *testing.T) {
 	const rejected = `{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}`

@@ -385,7 +385,7 @@ func TestEncodeMessages(t *testing.T) {
 	}
 }
 
-// The success shapes issue 13 found parsing already still parse: ids, names and arguments as sent, nothing
+// The success shapes that already parsed still parse: ids, names and arguments as sent, nothing
 // invented to send back (reasoning_content null, annotations and index are not round-tripped).
 func TestSuccessShapes(t *testing.T) {
 	for _, tc := range []struct {
@@ -459,8 +459,8 @@ func TestMaxTokensFieldFor(t *testing.T) {
 }
 
 // OpenAI refuses a request carrying both max tokens fields. A loopback server answering exactly that (when
-// both are present) with OpenAI's body as quoted in langchain-ai/langgraph issue 5943 and
-// yaroslavyaroslav/OpenAI-sublime-text issue 65: the default configuration sends one field and succeeds;
+// both are present) with OpenAI's body as quoted in langchain-ai/langgraph#5943 and
+// yaroslavyaroslav/OpenAI-sublime-text#65: the default configuration sends one field and succeeds;
 // "both", set explicitly, gets the 400 as a config error naming the setting to change.
 func TestMaxTokensBothRefused(t *testing.T) {
 	const refused = `{"error":{"message":"Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported.","type":"invalid_request_error","param":"max_tokens","code":"invalid_parameter_combination"}}`

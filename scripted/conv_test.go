@@ -40,7 +40,7 @@ func TestAppRootAndGuesses(t *testing.T) {
 }
 
 // TestBareGoalAsksForSnapshotFirst: an external agent's first user message may hold the goal alone, or
-// "Task: <goal>" with no observation (issue 15 item 2); the policy asks for a snapshot, then plays the solution
+// "Task: <goal>" with no observation; the policy asks for a snapshot, then plays the solution
 // from the page that snapshot shows, as from a first observation.
 func TestBareGoalAsksForSnapshotFirst(t *testing.T) {
 	for _, first := range []string{goalShop, "  " + goalShop + "\n", "Task: " + goalShop, "Task: " + goalShop + "\n\n"} {

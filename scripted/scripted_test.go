@@ -811,7 +811,7 @@ func TestSectionHeaders(t *testing.T) {
 	}
 }
 
-// A click that "succeeded" but left the page where it was (issue 17: a click lost to a re-render), with the
+// A click that "succeeded" but left the page where it was (a click lost to a re-render), with the
 // next step's target missing and the clicked link still there: the policy clicks it again once, on its ref in
 // the latest snapshot, as a model that sees the page did not change would; a second unchanged click is followed
 // by the usual looks and the give-up. A click that moved the page on is never repeated.
@@ -843,7 +843,7 @@ func TestUnchangedClickRetried(t *testing.T) {
 	wantCall(t, h3.ask(), "browser_click")
 	wantCall(t, h3.results(obs("/recipe/tomato-soup", "Tomato Soup", snapResults)), "browser_snapshot")
 	// Same URL, but the page changed beyond its refs (a line added): the click did something, so the policy
-	// reads the page (a snapshot) instead of clicking again (review of issue 17).
+	// reads the page (a snapshot) instead of clicking again.
 	h4 := newHarness(t, []suites.Task{qaTask()}, Clean())
 	h4.begin(goalQA, obs("/search?q=soup", "Results", snapResults))
 	wantCall(t, h4.ask(), "browser_click")

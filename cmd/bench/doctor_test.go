@@ -15,12 +15,12 @@ import (
 
 // Error bodies bench doctor is tested against, each from its source.
 const (
-	// OpenAI's 404 for a model that does not exist, as quoted in openai/openai-agents-python issue #458
+	// OpenAI's 404 for a model that does not exist, as quoted in openai/openai-agents-python#458
 	// (https://github.com/openai/openai-agents-python/issues/458); "404 - model not found" in
 	// https://platform.openai.com/docs/guides/error-codes.
 	doctorModelNotFound = `{"error":{"message":"The model ` + "`gpt-4o-mini-typo`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`
-	// OpenAI's 401 for a wrong key (the key masked by OpenAI), as quoted in continuedev/continue issue #9358
-	// (https://github.com/continuedev/continue/issues/9358) and chatanywhere/GPT_API_free issue #62; "401 -
+	// OpenAI's 401 for a wrong key (the key masked by OpenAI), as quoted in continuedev/continue#9358
+	// (https://github.com/continuedev/continue/issues/9358) and chatanywhere/GPT_API_free#62; "401 -
 	// Incorrect API key provided" in https://platform.openai.com/docs/guides/error-codes.
 	doctorBadKey = `{"error":{"message":"Incorrect API key provided: sk-docto**********3456. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
 )

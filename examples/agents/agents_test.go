@@ -1,7 +1,7 @@
 // Package agents_test runs the reference external agents (examples/agents/node, examples/agents/python) end to
 // end: for each agent and task, `bench mcp serve` opens one attempt (real Chromium, the Zoo app, the scripted
-// policy under the clean profile), the agent runs with the exported environment (the --agent-cmd contract of
-// issue 15 item 2), its last stdout line is handed back to the server on standard input, and the attempt record
+// policy under the clean profile), the agent runs with the exported environment (the --agent-cmd
+// contract), its last stdout line is handed back to the server on standard input, and the attempt record
 // the server writes must say the judge passed it.
 package agents_test
 

@@ -24,7 +24,7 @@ var guardModes = map[string]results.FailureMode{
 	"stale_ref_refresh":  "",
 }
 
-// TestNodeAgentToolGuardsLeaveOneOut is issue 15's "a leave-one-out ablation with the Node agent shows the
+// TestNodeAgentToolGuardsLeaveOneOut checks "a leave-one-out ablation with the Node agent shows the
 // tool-level guards' effects": `bench ablate node-guards.yaml` runs the Node agent under the scripted policy's
 // observed profile with every guard on (baseline) and with one tool-level guard off per arm, each arm on the
 // spec's tasks tagged with its guard (the suite's tags). From the records: the baseline passes every task, with

@@ -7,7 +7,7 @@ import (
 	"webbench/results"
 )
 
-// TestReferenceAgentsPassWholeZoo is issue 15's "Both reference agents pass the Zoo clean profile in make test":
+// TestReferenceAgentsPassWholeZoo checks "Both reference agents pass the Zoo clean profile in make test":
 // `bench ablate reference.yaml` runs the Node agent (baseline) and the Python agent (variant) as external agents
 // (agent: {kind: command}) on every Zoo task once, with the scripted policy's clean profile behind webbench's
 // recording model proxy. The run directory is read back with package results: every task of the suite (the
@@ -38,7 +38,7 @@ func TestReferenceAgentsPassWholeZoo(t *testing.T) {
 	}
 	slices.Sort(ids)
 	if len(ids) != 40 {
-		t.Fatalf("the Zoo has %d tasks; this test (and issue 15) counts on 40", len(ids))
+		t.Fatalf("the Zoo has %d tasks; this test counts on 40", len(ids))
 	}
 	arms := byArm(run.Final())
 	if len(arms) != 2 {

@@ -188,7 +188,7 @@ func jsonEqual(a, b string) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// TestClientOverShapes drives every recorded shape through llm.Client.Chat (the issue 13 contract) and checks
+// TestClientOverShapes drives every recorded shape through llm.Client.Chat and checks
 // class, status, message, type/code, hint, exit code, reasoning, refusal, tool calls, usage and extras. With
 // REPLAY_TABLE=<file> it also writes the shape → outcome table.
 func TestClientOverShapes(t *testing.T) {

@@ -286,7 +286,7 @@ func TestDeriveGoldenRule(t *testing.T) {
 }
 
 // A GAIA-format file (WebVoyager's data/GAIA_web.jsonl: task_id, Level, "Final answer", id, web, ques) loads
-// with its final answer as the golden rule (issue 12, Deliver 5); an answers file still wins for its tasks.
+// with its final answer as the golden rule; an answers file still wins for its tasks.
 func TestGAIAFinalAnswer(t *testing.T) {
 	content := `{"task_id": "e1fc63a2", "Level": 1, "Final answer": "17", "id": "level1-0", "web": "https://www.google.com/", "ques": "How many thousand hours would it take?"}
 {"task_id": "c365c1c7", "Level": 1, "Final answer": "Braintree, Honolulu", "id": "level1-18", "web": "https://www.google.com/", "ques": "Which two cities?"}

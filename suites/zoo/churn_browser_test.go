@@ -6,7 +6,7 @@ import (
 	playwright "github.com/mxschmitt/playwright-go"
 )
 
-// ref_churn is deterministic (issue 17): nothing re-renders until the first mouse press after a user action
+// ref_churn is deterministic: nothing re-renders until the first mouse press after a user action
 // (or the load), and that press re-renders the regions inside its mousedown, so the click it begins is lost
 // whatever the machine's speed — the press went to the old node, the release to its fresh copy, and the
 // browser dispatches no click. The next press, on the fresh node, is an ordinary click. No timer, no sleep.

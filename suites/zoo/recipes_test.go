@@ -490,7 +490,7 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 		switch {
 		case strings.Contains(err.Error(), "element was detached from the DOM") && res.Stale < 5 &&
 			tk.HasTag("stale_ref_refresh"):
-			// ref_churn replaced the node while the action waited for it (issue 17): the call log may show the
+			// ref_churn replaced the node while the action waited for it: the call log may show the
 			// fresh page "intercepting" the press before the retry found the node detached. A stale ref, not a
 			// covered element (browser's detachedError reads the log the same way).
 			res.Stale++
