@@ -46,10 +46,11 @@ func FindWebVoyagerFolders(dir string) (folders, skipped []string, err error) {
 	return folders, skipped, nil
 }
 
-// JudgeFolder judges the WebVoyager result folder dir with j, joined by task id to refs when given (nil: none;
-// the task's answer rule, and its question from a tasks file; refsNames names their files in messages). A folder without a question, or whose answer cannot be read, gets
-// a verdict with Error (the other folders are still judged); so does a judge failure (redacted). The error is
-// the folder's read error, or the endpoint's *llm.Error when its class stops runs (llm.FatalError; no verdict).
+// JudgeFolder judges the WebVoyager result folder dir with j, joined by task id to refs when given (nil:
+// none; the task's answer rule, and its question from a tasks file; refsNames names their files in messages).
+// A folder without a question, or whose answer cannot be read, gets a verdict with Error (the other folders are
+// still judged); so does a judge failure (redacted). The error is the folder's read error, or the endpoint's
+// *llm.Error when its class stops runs (llm.FatalError; no verdict).
 func JudgeFolder(ctx context.Context, dir string, j Judge, refs map[string]suites.Task, refsNames string) (Input, Verdict, error) {
 	in, err := LoadWebVoyagerFolder(dir)
 	unreadable := errors.Is(err, ErrUnreadableAnswer)
