@@ -96,7 +96,7 @@ type Attempt struct {
 	// Error is the text (redacted) of the error that ended the attempt: the harness or endpoint error of a
 	// status error, and the model-call error (context overflow, invalid request) of an agent failure.
 	Error string `json:"error,omitempty"`
-	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (agent.FailureMode).
+	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (ClassifyFailure).
 	FailureMode FailureMode `json:"failure_mode,omitempty"`
 	// Verdict is the verdict of the run's own judge(s); absent (the zero Verdict) when no judge ran, as on an
 	// infrastructure error, so no counter of "verdict.pass" reads such a record as a failure.

@@ -408,7 +408,7 @@ func records(tr *agent.Trajectory) []*agent.ToolRecord {
 func interceptRecords(tr *agent.Trajectory) []*agent.ToolRecord {
 	var out []*agent.ToolRecord
 	for _, r := range records(tr) {
-		if r.Failed && strings.Contains(r.Raw, agent.InterceptPhrase) {
+		if r.Failed && strings.Contains(r.Raw, results.InterceptPhrase) {
 			out = append(out, r)
 		}
 	}

@@ -962,12 +962,12 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 		v.Uncertain, v.Reason = false, results.UncertainFailReason(rec.FinishReason, v.Reason)
 		rec.Verdict = v
 		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = agent.FailureMode(tr, false)
+		rec.FailureMode = results.ClassifyFailure(tr, false)
 	case v.Pass:
 		rec.Status = results.StatusPass
 	default:
 		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = agent.FailureMode(tr, false)
+		rec.FailureMode = results.ClassifyFailure(tr, false)
 	}
 	return rec
 }

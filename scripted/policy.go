@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
 	"webbench/llm"
+	"webbench/results"
 	"webbench/suites"
 )
 
@@ -32,7 +32,7 @@ const (
 // Texts the policy writes. What it recognises are the guards' own texts, imported: guard.RecoveryPhrase
 // (final_recovery's user turn, GUARDS.md §3), guard.RepeatNote (repeat_guard's note, §2),
 // guard.InterceptHintPrefix and guard.InterceptCoveredBy (intercept_hint's condensed error, §1) and
-// agent.InterceptPhrase (Playwright's raw call log).
+// results.InterceptPhrase (Playwright's raw call log).
 const (
 	// giveUpEmpty is the seed's words when a snapshot has no refs (seed 002).
 	giveUpEmpty = "the accessibility tree is incomplete; I cannot proceed without valid element references"
@@ -515,7 +515,7 @@ func (c *conv) onBlocked(last *turn, st *suites.Step) (reply, bool) {
 			failed, hint = cl, true
 			break
 		}
-		if strings.Contains(cl.result.Error, agent.InterceptPhrase) {
+		if strings.Contains(cl.result.Error, results.InterceptPhrase) {
 			failed = cl
 			break
 		}
@@ -603,7 +603,7 @@ func blockerText(errText string) string {
 	}
 	lines := strings.Split(errText, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], agent.InterceptPhrase) {
+		if strings.Contains(lines[i], results.InterceptPhrase) {
 			return lines[i]
 		}
 	}

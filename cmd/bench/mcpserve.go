@@ -391,7 +391,7 @@ func concludeByHand(ctx context.Context, t suites.Task, suite, attemptID string,
 		rec.Status = results.StatusPass
 	default:
 		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = agent.FailureMode(tr, false)
+		rec.FailureMode = results.ClassifyFailure(tr, false)
 	}
 	return rec
 }
