@@ -340,7 +340,7 @@ func directAttempt(ctx context.Context, suite suites.Suite, pw playwright.Browse
 	if err != nil {
 		return 0, err
 	}
-	v := runner.Judge(ctx, nil, judge.Input{Task: task, Final: final, OK: true, State: state})
+	v := judge.Compose(ctx, judge.ForTask(task), judge.Input{Task: task, Final: final, OK: true, State: state})
 	if !v.Pass {
 		return 0, fmt.Errorf("bench: direct script did not pass %s: %s %s", task.ID, v.Reason, v.Error)
 	}

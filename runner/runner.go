@@ -943,7 +943,7 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 		rec.Status, rec.ErrorClass, rec.FailureMode = results.StatusError, results.ClassInfra, results.ModeInfra
 		return rec
 	}
-	v := Judge(ctx, nil, judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
+	v := judge.Compose(ctx, judge.ForTask(*a.Task), judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
 	rec.Verdict = v
 	switch {
 	case v.Error != "":
@@ -970,59 +970,6 @@ func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, 
 		rec.FailureMode = results.ClassifyFailure(tr, false)
 	}
 	return rec
-}
-
-// Judge applies the judges to in: explicit judges if given (all must pass), else `state` when the task has a
-// state check and `answer` when it has an answer rule (both must pass when both exist). A judge error ends it
-// with that error; a fail of any judge is a fail; else an uncertain verdict of any judge makes the verdict
-// uncertain (Pass false), its reasons joined. With more than one judge the verdict's Parts hold each judge's own
-// verdict, in order.
-func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verdict {
-	if len(judges) == 0 {
-		if in.Task.Check.State != nil {
-			judges = append(judges, judge.State{})
-		}
-		if a := in.Task.Check.Answer; a != nil && (a.Exact != "" || len(a.MustInclude) > 0 || a.Number != nil) {
-			judges = append(judges, judge.Answer{})
-		}
-		if len(judges) == 0 {
-			return judge.Verdict{Judge: "none", Error: "task has no check a local judge can decide (re-judge the run with bench judge --judge llm)"}
-		}
-	}
-	var names, reasons, doubts []string
-	var parts []judge.Verdict
-	out := judge.Verdict{Pass: true}
-	for _, j := range judges {
-		v, err := j.Judge(ctx, in)
-		names = append(names, j.Name())
-		if err != nil {
-			v.Error = err.Error()
-		}
-		if v.Error != "" {
-			return judge.Verdict{Judge: strings.Join(names, "+"), Error: v.Error, Reason: v.Reason}
-		}
-		v.Judge, v.Parts = cmp.Or(v.Judge, j.Name()), nil
-		parts = append(parts, v)
-		reasons = append(reasons, v.Reason)
-		switch {
-		case v.Uncertain:
-			doubts = append(doubts, v.Reason)
-		case !v.Pass:
-			out.Pass = false
-			out.Reason = v.Reason
-		}
-	}
-	out.Judge = strings.Join(names, "+")
-	if len(parts) > 1 {
-		out.Parts = parts
-	}
-	switch {
-	case out.Pass && len(doubts) > 0:
-		out.Pass, out.Uncertain, out.Reason = false, true, strings.Join(doubts, "; ")
-	case out.Pass:
-		out.Reason = strings.Join(reasons, "; ")
-	}
-	return out
 }
 
 func guardMap(g map[string]bool) map[string]bool {

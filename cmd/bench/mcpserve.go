@@ -379,7 +379,7 @@ func concludeByHand(ctx context.Context, t suites.Task, suite, attemptID string,
 	if fa := tr.Finish.Final; fa != nil {
 		rec.Final, rec.OK = fa.Final, fa.OK
 	}
-	v := runner.Judge(ctx, nil, judge.Input{Task: t, Final: rec.Final, OK: rec.OK, State: tr.State})
+	v := judge.Compose(ctx, judge.ForTask(t), judge.Input{Task: t, Final: rec.Final, OK: rec.OK, State: tr.State})
 	rec.Verdict = v
 	switch {
 	case v.Error != "":
