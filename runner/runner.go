@@ -23,7 +23,6 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
-	"webbench/judge"
 	"webbench/llm"
 	"webbench/results"
 	"webbench/scripted"
@@ -888,88 +887,6 @@ func (wk *worker) agentConfig(a Attempt, af *agentFor) agent.Config {
 	cfg.Seed = a.Seed
 	cfg.Screenshots = wk.opts.Screenshots
 	return cfg
-}
-
-// conclude completes the record of an attempt the agent finished: usage (estimated or not), final answer, the
-// error text, the app's final state and the kept screenshots (added to the trajectory, which it writes, with
-// shotSteps, the step of each of shots, as Trajectory.ScreenshotSteps when every step is known), then
-// the status — error/infra for an infrastructure or rate-limit finish (results.ClassOf), else the judges'
-// verdict.
-func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, af *agentFor, w *results.Writer,
-	env suites.Env, shots [][]byte, shotSteps []int, tr *results.Trajectory) results.Attempt {
-	if st, err := env.State(context.Background()); err == nil {
-		tr.State = st
-	}
-	rec.Steps = len(tr.Steps)
-	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
-	// Cost prices the usage whatever its origin: estimated tokens (no usage sent) count toward --max-cost.
-	rec.CostUSD = af.client.Cost(tr.Usage)
-	// The error that ended the attempt (redacted by the agent) is in the record whatever its class.
-	rec.Error = tr.Finish.Error
-	rec.GuardEvents = tr.GuardCounts
-	rec.FinishReason = tr.Finish.Reason
-	rec.RecoveredFrom = tr.Finish.RecoveredFrom
-	if f := tr.Finish.Final; f != nil {
-		rec.Final, rec.OK = f.Final, f.OK
-	} else {
-		rec.Final = tr.Finish.Output
-	}
-	// Screenshots for the judge.
-	// The steps are recorded only when every written screenshot has one (a page that cannot place one shows
-	// them all without steps).
-	stepsKnown := len(shotSteps) == len(shots)
-	var steps []int
-	for i, png := range shots {
-		rel := filepath.Join(results.ScreenshotsDir, a.AttemptID, fmt.Sprintf("%02d.png", i+1))
-		if err := w.WriteFile(rel, png); err == nil {
-			tr.Screenshots = append(tr.Screenshots, rel)
-			if stepsKnown {
-				stepsKnown = shotSteps[i] >= 0
-				steps = append(steps, shotSteps[i])
-			}
-		}
-	}
-	if stepsKnown && len(steps) > 0 {
-		tr.ScreenshotSteps = steps
-	}
-	rel := results.TrajectoryPath(a.AttemptID)
-	rec.Trajectory = rel
-	defer func() {
-		if err := w.WriteTrajectory(rel, tr); err != nil {
-			fmt.Fprintf(wk.opts.Log, "warning: trajectory %s: %v\n", rel, err)
-		}
-	}()
-	if results.ClassOf(tr.Finish.ErrorClass) == results.ClassInfra {
-		rec.Status, rec.ErrorClass, rec.FailureMode = results.StatusError, results.ClassInfra, results.ModeInfra
-		return rec
-	}
-	v := judge.Compose(ctx, judge.ForTask(*a.Task), judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
-	rec.Verdict = v
-	switch {
-	case v.Error != "":
-		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
-		if rec.Error != "" {
-			rec.Error += "; "
-		}
-		rec.Error += llm.RedactString(v.Error)
-	case v.Uncertain && !results.UncertainIsFailure(rec.FinishReason):
-		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it.
-		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
-		rec.Error = llm.RedactString(results.UncertainError(rec.Error, v.Reason))
-	case v.Uncertain:
-		// An uncertain verdict on an attempt that did not end with the final answer (prose output, max steps,
-		// timeout, …) is a fail, and its reason says so (results.UncertainIsFailure).
-		v.Uncertain, v.Reason = false, results.UncertainFailReason(rec.FinishReason, v.Reason)
-		rec.Verdict = v
-		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = results.ClassifyFailure(tr, false)
-	case v.Pass:
-		rec.Status = results.StatusPass
-	default:
-		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = results.ClassifyFailure(tr, false)
-	}
-	return rec
 }
 
 func guardMap(g map[string]bool) map[string]bool {

@@ -18,7 +18,6 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/mcpserver"
-	"webbench/judge"
 	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
@@ -27,9 +26,6 @@ import (
 )
 
 func init() { extraCommands = append(extraCommands, mcpCmd) }
-
-// mcpVariant is the variant name the attempt id of `bench mcp serve` derives from (runner.AttemptID).
-const mcpVariant = "mcp-serve"
 
 // defaultAttemptTimeout is the attempt budget without --timeout or a task timeout (the agent loop's default).
 const defaultAttemptTimeout = 600 * time.Second
@@ -171,7 +167,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	defer models.Close()
 
 	pairID := runner.PairID(s.Name(), t.ID, 1)
-	attemptID := runner.AttemptID(mcpVariant, pairID)
+	attemptID := runner.AttemptID(runner.ServedVariant, pairID)
 	seed := runner.Seed(pairID, 1)
 	// The attempt is not cancelled by the signal that stops serving: the trajectory is still judged and written.
 	actx := context.WithoutCancel(c.Context())
@@ -224,6 +220,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		deadline.Format(time.RFC3339), trPath)
 
 	stop := f.serve(c, srv, deadline)
+	served := time.Since(opened)
 	// A second Ctrl-C while the attempt is closed, judged and written aborts (main's signal context is done).
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
@@ -252,9 +249,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		// Stopped by hand, or the MCP client went away: no final answer (the answer judge fails it).
 		tr.Finish = results.FinishRecord{Error: "bench mcp serve stopped (" + stop.why + ") before a final answer"}
 	}
-	rec := concludeByHand(c.Context(), t, s.Name(), attemptID, seed, g, tr)
-	rec.StartedAt = opened.UTC().Format(time.RFC3339)
-	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
+	rec := runner.ServedRecord(c.Context(), t, s.Name(), attemptID, seed, g, tr, opened, served)
 	if err := w.WriteTrajectory(rec.Trajectory, tr); err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
 	}
@@ -360,48 +355,6 @@ func readFinal(r io.Reader, errw io.Writer, done chan<- stopped) {
 		done <- stopped{why: stopFinal, final: fa, line: line}
 		return
 	}
-}
-
-// concludeByHand builds the attempt record (StartedAt left to the caller) of a served attempt and judges it as the runner does (runner.Judge:
-// the task's state and answer judges): the trajectory tr (State and Finish set) gives the steps, events and
-// final answer.
-func concludeByHand(ctx context.Context, t suites.Task, suite, attemptID string, seed int, g map[string]bool,
-	tr *results.Trajectory) results.Attempt {
-	guards := guard.Default()
-	for k, v := range g {
-		guards[k] = v
-	}
-	rec := results.Attempt{AttemptID: attemptID, PairID: runner.PairID(suite, t.ID, 1), Variant: mcpVariant,
-		TaskID: t.ID, Suite: cmpString(t.Suite, suite), Cluster: cmpString(t.Cluster, t.ID), Rep: 1, Seed: &seed,
-		Model: "external", Guards: guards,
-		DurationMS: tr.DurationMS, Steps: len(tr.Steps), GuardEvents: tr.GuardCounts, FinishReason: tr.Finish.Reason,
-		Error: tr.Finish.Error, Trajectory: results.TrajectoryPath(attemptID), Meta: t.Meta}
-	if fa := tr.Finish.Final; fa != nil {
-		rec.Final, rec.OK = fa.Final, fa.OK
-	}
-	v := judge.Compose(ctx, judge.ForTask(t), judge.Input{Task: t, Final: rec.Final, OK: rec.OK, State: tr.State})
-	rec.Verdict = v
-	switch {
-	case v.Error != "":
-		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
-		rec.Error = strings.TrimPrefix(rec.Error+"; "+llm.RedactString(v.Error), "; ")
-	case v.Uncertain:
-		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
-	case v.Pass:
-		rec.Status = results.StatusPass
-	default:
-		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = results.ClassifyFailure(tr, false)
-	}
-	return rec
-}
-
-// cmpString is s, or def when s is "".
-func cmpString(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
 
 // verdictLine is "pass|fail|uncertain|error (judge): reason".
