@@ -149,33 +149,11 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	var endpoints []results.Endpoint
 	var drv *browser.Driver
 	if len(todo) > 0 {
-		// A mistyped agent command is a clear error now, never N attempts of 0 %.
-		if err := checkAgents(plan, opts); err != nil {
+		var stop func()
+		if agents, endpoints, drv, stop, err = prepare(ctx, plan, suite, opts, todo); err != nil {
 			return nil, err
 		}
-		if err := checkTools(plan, opts); err != nil {
-			return nil, err
-		}
-		var stopAgents func()
-		agents, stopAgents, err = startAgents(plan, suite)
-		if err != nil {
-			return nil, err
-		}
-		defer stopAgents()
-		// The preflight comes before anything is written: a run stopped by it leaves no record, no manifest and
-		// no new directory, so the fixed command (another model name, base URL or key) starts afresh there.
-		if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
-			return nil, err
-		}
-		if drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
-			return nil, err
-		}
-		defer drv.Stop()
-		// A remote browser server is checked before anything is written, as a model endpoint is: a wrong URL,
-		// header or Playwright version, or a browser that cannot reach the suite, would fail every attempt.
-		if err := checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
-			return nil, err
-		}
+		defer stop()
 	}
 	// The manifest as it was before this invocation rewrites it (an older schema's is upgraded below).
 	old, oldErr := results.ReadManifest(opts.OutDir)
@@ -489,4 +467,44 @@ func guardMap(g map[string]bool) map[string]bool {
 		out[k] = v
 	}
 	return out
+}
+
+// prepare checks and starts what the attempts todo need, before anything is written: the external agents'
+// commands and the MCP tool backends (a mistyped command is a clear error now, never N attempts of 0 %), the
+// scripted policies and the variants' agents (startAgents), the model endpoints (preflight: a run stopped by
+// it leaves no record, no manifest and no new directory, so the fixed command starts afresh there), the
+// Playwright driver, and a remote browser server (checkRemote: a wrong URL, header or Playwright version, or a
+// browser that cannot reach the suite, would fail every attempt). stop stops what was started.
+func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, todo []Attempt) (
+	agents map[string]*agentFor, endpoints []results.Endpoint, drv *browser.Driver, stop func(), err error) {
+	if err := checkAgents(plan, opts); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if err := checkTools(plan, opts); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	agents, stopAgents, err := startAgents(plan, suite)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	stop = stopAgents
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	stop = func() {
+		drv.Stop()
+		stopAgents()
+	}
+	if err = checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return agents, endpoints, drv, stop, nil
 }
