@@ -273,7 +273,7 @@ func TestReportRendering(t *testing.T) {
 	var md strings.Builder
 	r.Markdown(&md)
 	for _, want := range []string{"# webbench benchmarks", "`make bench`", CmdOverhead, CmdSteps, CmdStartup, CmdThroughput,
-		// The goals of issue 14 beside the rows they bound, on the page they are set for.
+		// The goals beside the rows they bound, on the page they are set for.
 		"| measure | webbench | direct playwright-go | webbench ÷ direct | goal (issue 14) |",
 		"| one attempt (median / p90) | 6.25 s / 6.50 s | 2.00 s / 2.00 s | 3.10× | ≤ 1.5× |",
 		"| whole run of 3 attempt(s) (median / p90) | 20.0 s / 20.0 s | 8.00 s / 8.00 s | 2.50× | – |",

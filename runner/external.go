@@ -39,7 +39,7 @@ const AgentOutputMax = 1 << 20
 // agentKillGrace is how long an external agent has between SIGTERM and SIGKILL at the attempt deadline.
 const agentKillGrace = 2 * time.Second
 
-// ExternalEnv lists the environment variables the runner sets for an external agent (issue 15 item 2):
+// ExternalEnv lists the environment variables the runner sets for an external agent:
 // WEBBENCH_MCP_URL (the attempt's MCP server, Streamable HTTP), WEBBENCH_GOAL, WEBBENCH_START_URL,
 // WEBBENCH_TASK_ID, WEBBENCH_ATTEMPT_ID, WEBBENCH_SEED (absent with seed mode none), WEBBENCH_DEADLINE (RFC
 // 3339, UTC), WEBBENCH_TIMEOUT_S (whole seconds), WEBBENCH_MODEL (the model name to put in requests),

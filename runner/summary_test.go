@@ -7,7 +7,7 @@ import (
 	"webbench/results"
 )
 
-// The run's summary and its progress lines count uncertain verdicts apart from errors (review S2): a pass, an
+// The run's summary and its progress lines count uncertain verdicts apart from errors: a pass, an
 // uncertain record and an infrastructure error give passed 1, errors 1, uncertain 1, and the pass rate over the
 // decided one.
 func TestSummaryAndProgressCountUncertain(t *testing.T) {

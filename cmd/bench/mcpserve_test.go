@@ -31,7 +31,7 @@ const exportLines = 12
 // mcpTask is a Zoo task with a state check: with no order placed, the state judge's verdict is a fail.
 const mcpTask = "shop-checkout-yoga-mat-express"
 
-// allGuards are the seven guards issue 15 names for WEBBENCH_GUARDS, in the registry's order (docs/GUARDS.md).
+// allGuards are the seven guards of WEBBENCH_GUARDS, in the registry's order (docs/GUARDS.md).
 var allGuards = []string{"intercept_hint", "repeat_guard", "final_recovery", "snapshot_ready", "stale_ref_refresh",
 	"evaluate_isolation", "visual_progress"}
 
