@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,6 +89,35 @@ func mcpServeCmd() *cobra.Command {
 	return c
 }
 
+// check checks the flags c was given and returns the run directory (--out, or runs/mcp-<UTC time>) and the
+// guard switches (--guards). Errors are usage errors, or an infrastructure error reading --out.
+func (f *mcpServeFlags) check(c *cobra.Command) (out string, g map[string]bool, err error) {
+	if f.timeout < 0 || (f.timeout == 0 && c.Flags().Changed("timeout")) {
+		return "", nil, usageErr("--timeout %v: must be above 0 (default: the task's, else 600s)", f.timeout)
+	}
+	if f.maxSteps < 0 || (f.maxSteps == 0 && c.Flags().Changed("max-steps")) {
+		return "", nil, usageErr("--max-steps %d: must be above 0 (default: the task's max_steps, else %d)",
+			f.maxSteps, defaultMaxSteps)
+	}
+	out = f.out
+	if out == "" {
+		out = filepath.Join("runs", "mcp-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	// A dev attempt is never appended into a real run (its records would join the run's attempts).
+	if _, err := os.Stat(filepath.Join(out, results.ManifestFile)); err == nil {
+		return "", nil, usageErr("--out %s: holds a run (%s); choose another --out", out, results.ManifestFile)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", nil, withCode(exitInfra, fmt.Errorf("--out %s: %w", out, err))
+	}
+	if g, err = guard.Parse(f.guards); err != nil {
+		return "", nil, usageErr("--guards: %v", err)
+	}
+	if _, err := scripted.LoadProfile(f.profile); err != nil {
+		return "", nil, usageErr("--profile: %v", err)
+	}
+	return out, g, nil
+}
+
 // oneTask is the one task --tasks names: a glob matching none is the suite filter's error, more than one is
 // refused listing them.
 func (f *mcpServeFlags) oneTask() (suites.Suite, suites.Task, error) {
@@ -119,29 +149,9 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	if f.stdio {
 		exports = stderr
 	}
-	if f.timeout < 0 || (f.timeout == 0 && c.Flags().Changed("timeout")) {
-		return usageErr("--timeout %v: must be above 0 (default: the task's, else 600s)", f.timeout)
-	}
-	if f.maxSteps < 0 || (f.maxSteps == 0 && c.Flags().Changed("max-steps")) {
-		return usageErr("--max-steps %d: must be above 0 (default: the task's max_steps, else %d)", f.maxSteps,
-			defaultMaxSteps)
-	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("runs", "mcp-"+time.Now().UTC().Format("20060102-150405"))
-	}
-	// A dev attempt is never appended into a real run (its records would join the run's attempts).
-	if _, err := os.Stat(filepath.Join(out, results.ManifestFile)); err == nil {
-		return usageErr("--out %s: holds a run (%s); choose another --out", out, results.ManifestFile)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return withCode(exitInfra, fmt.Errorf("--out %s: %w", out, err))
-	}
-	g, err := guard.Parse(f.guards)
+	out, g, err := f.check(c)
 	if err != nil {
-		return usageErr("--guards: %v", err)
-	}
-	if _, err := scripted.LoadProfile(f.profile); err != nil {
-		return usageErr("--profile: %v", err)
+		return err
 	}
 	s, t, err := f.oneTask()
 	if err != nil {
@@ -197,13 +207,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 			return withCode(exitInfra, err)
 		}
 	}
-	maxSteps := f.maxSteps
-	if maxSteps == 0 {
-		maxSteps = t.MaxSteps
-	}
-	if maxSteps <= 0 {
-		maxSteps = defaultMaxSteps
-	}
+	maxSteps := cmp.Or(f.maxSteps, max(t.MaxSteps, 0), defaultMaxSteps)
 	env := runner.AgentVars{MCPURL: url, Goal: t.Goal, StartURL: att.StartURL, TaskID: t.ID, AttemptID: attemptID,
 		Seed: &seed, Deadline: deadline, Timeout: timeout, Model: scripted.ModelName, BaseURL: models.URL(),
 		MaxSteps: maxSteps, Guards: g}.Env()
@@ -211,44 +215,18 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		fmt.Fprintf(exports, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 	}
 	trPath := filepath.Join(w.Dir(), results.TrajectoryPath(attemptID))
-	transport := "MCP at " + url
-	if f.stdio {
-		transport = "MCP on standard input/output"
-	}
-	fmt.Fprintf(stderr, "tool-level guards in the server: %s\n", guardList(g, guard.ToolLevel()))
-	fmt.Fprintf(stderr, "serving task %s (%s) until %s or Ctrl-C; trajectory → %s\n", t.ID, transport,
-		deadline.Format(time.RFC3339), trPath)
+	f.announce(stderr, t.ID, url, g, deadline, trPath)
 
 	stop := f.serve(c, srv, deadline)
 	served := time.Since(opened)
-	// A second Ctrl-C while the attempt is closed, judged and written aborts (main's signal context is done).
-	again := make(chan os.Signal, 1)
-	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(again)
-	go func() {
-		if _, ok := <-again; ok {
-			fmt.Fprintln(stderr, "interrupted again: exiting without writing the trajectory")
-			os.Exit(exitInterrupt)
-		}
-	}()
+	defer abortOnSecondSignal(stderr)()
 	tools := srv.Close()
 	toolCalls := len(tools.Steps)
 	tr := models.Merge(tools, srv.Start())
 	if st, err := att.Env.State(context.Background()); err == nil {
 		tr.State = st
 	}
-	switch {
-	case stop.final != nil:
-		tr.Finish = results.FinishRecord{Reason: results.FinishAnswered, Output: stop.line, Final: stop.final}
-	case stop.why == stopDeadline:
-		tr.Finish = results.FinishRecord{Reason: results.FinishTimeout,
-			Error: "attempt deadline " + deadline.Format(time.RFC3339) + " reached"}
-	case stop.err != nil:
-		tr.Finish = results.FinishRecord{Error: llm.RedactString(stop.err.Error())}
-	default:
-		// Stopped by hand, or the MCP client went away: no final answer (the answer judge fails it).
-		tr.Finish = results.FinishRecord{Error: "bench mcp serve stopped (" + stop.why + ") before a final answer"}
-	}
+	tr.Finish = stop.finish(deadline)
 	rec := runner.ServedRecord(c.Context(), t, s.Name(), attemptID, seed, g, tr, opened, served)
 	if err := w.WriteTrajectory(rec.Trajectory, tr); err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
@@ -261,6 +239,32 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	fmt.Fprintf(stderr, "verdict: %s\n", verdictLine(rec))
 	fmt.Fprintf(stderr, "trajectory: %s\n", trPath)
 	return nil
+}
+
+// announce says on stderr which tool-level guards act in the server and what is served until when.
+func (f *mcpServeFlags) announce(stderr io.Writer, taskID, url string, g map[string]bool, deadline time.Time,
+	trPath string) {
+	transport := "MCP at " + url
+	if f.stdio {
+		transport = "MCP on standard input/output"
+	}
+	fmt.Fprintf(stderr, "tool-level guards in the server: %s\n", guardList(g, guard.ToolLevel()))
+	fmt.Fprintf(stderr, "serving task %s (%s) until %s or Ctrl-C; trajectory → %s\n", taskID, transport,
+		deadline.Format(time.RFC3339), trPath)
+}
+
+// abortOnSecondSignal makes a second Ctrl-C (or SIGTERM) while the attempt is closed, judged and written exit
+// at once (main's signal context is already done); call the returned func to stop listening.
+func abortOnSecondSignal(stderr io.Writer) func() {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-again; ok {
+			fmt.Fprintln(stderr, "interrupted again: exiting without writing the trajectory")
+			os.Exit(exitInterrupt)
+		}
+	}()
+	return func() { signal.Stop(again) }
 }
 
 // cmpDuration is d, or def when d is not positive.
@@ -304,6 +308,22 @@ type stopped struct {
 	final *results.FinalAnswer
 	line  string
 	err   error
+}
+
+// finish is the trajectory's finish for how serving stopped: answered with the final answer that came, a
+// timeout at deadline, the transport's error, else stopped by hand or the MCP client gone, without a final
+// answer (the answer judge fails it).
+func (s stopped) finish(deadline time.Time) results.FinishRecord {
+	switch {
+	case s.final != nil:
+		return results.FinishRecord{Reason: results.FinishAnswered, Output: s.line, Final: s.final}
+	case s.why == stopDeadline:
+		return results.FinishRecord{Reason: results.FinishTimeout,
+			Error: "attempt deadline " + deadline.Format(time.RFC3339) + " reached"}
+	case s.err != nil:
+		return results.FinishRecord{Error: llm.RedactString(s.err.Error())}
+	}
+	return results.FinishRecord{Error: "bench mcp serve stopped (" + s.why + ") before a final answer"}
 }
 
 // serve waits until the signal context ends, the deadline passes, stdin ends (--stdio: the MCP stream) or
