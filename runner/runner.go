@@ -476,7 +476,7 @@ func guardMap(g map[string]bool) map[string]bool {
 // Playwright driver, and a remote browser server (checkRemote: a wrong URL, header or Playwright version, or a
 // browser that cannot reach the suite, would fail every attempt). stop stops what was started.
 func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, todo []Attempt) (
-	agents map[string]*agentFor, endpoints []results.Endpoint, drv *browser.Driver, stop func(), err error) {
+	map[string]*agentFor, []results.Endpoint, *browser.Driver, func(), error) {
 	if err := checkAgents(plan, opts); err != nil {
 		return nil, nil, nil, nil, err
 	}
@@ -487,23 +487,22 @@ func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, t
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	stop = stopAgents
-	defer func() {
-		if err != nil {
-			stop()
-		}
-	}()
-	if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
+	endpoints, err := preflight(ctx, plan, agents, todo, opts.Log)
+	if err != nil {
+		stopAgents()
 		return nil, nil, nil, nil, err
 	}
-	if drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
+	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
+	if err != nil {
+		stopAgents()
 		return nil, nil, nil, nil, err
 	}
-	stop = func() {
+	stop := func() {
 		drv.Stop()
 		stopAgents()
 	}
-	if err = checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
+	if err := checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
+		stop()
 		return nil, nil, nil, nil, err
 	}
 	return agents, endpoints, drv, stop, nil

@@ -314,6 +314,29 @@ func (f *requestFlags) check(c *cobra.Command, capped bool) error {
 	return nil
 }
 
+// runAgentFlag is the external agent of --agent-cmd and --agent-env (agentFlags; nil for the built-in agent),
+// refused with --observation, which only the built-in agent has.
+func runAgentFlag(c *cobra.Command, agentCmd string, agentEnv []string) (*runner.AgentCmd, error) {
+	a, err := agentFlags(c, agentCmd, agentEnv)
+	if err == nil && a != nil && c.Flags().Changed("observation") {
+		return nil, usageErr("--observation: the built-in agent's observation mode; an --agent-cmd agent " +
+			"sees what the webbench MCP server returns")
+	}
+	return a, err
+}
+
+// finishVariants checks the variants vs as a run takes them (validateVariants), applies the price flags to them
+// and checks --max-cost against their prices.
+func finishVariants(c *cobra.Command, vs []runner.Variant, rf *runFlags, pf *priceFlags) error {
+	if err := validateVariants(vs, rf.screenshots); err != nil {
+		return err
+	}
+	if err := pf.apply(c, vs); err != nil {
+		return err
+	}
+	return checkMaxCost(c, rf.maxCost, vs)
+}
+
 func runCmd() *cobra.Command {
 	var sf suiteFlags
 	var rf runFlags
@@ -359,12 +382,8 @@ func runCmd() *cobra.Command {
 			if obs != agent.ObserveFull {
 				vs[0].Observation = string(obs)
 			}
-			if vs[0].Agent, err = agentFlags(c, agentCmd, agentEnv); err != nil {
+			if vs[0].Agent, err = runAgentFlag(c, agentCmd, agentEnv); err != nil {
 				return err
-			}
-			if vs[0].Agent != nil && c.Flags().Changed("observation") {
-				return usageErr("--observation: the built-in agent's observation mode; an --agent-cmd agent " +
-					"sees what the webbench MCP server returns")
 			}
 			if err := rf.applyModelFlags(c, vs); err != nil {
 				return err
@@ -373,13 +392,7 @@ func runCmd() *cobra.Command {
 			if err := refuseWithScripted(c, m); err != nil {
 				return err
 			}
-			if err := validateVariants(vs, rf.screenshots); err != nil {
-				return err
-			}
-			if err := pf.apply(c, vs); err != nil {
-				return err
-			}
-			if err := checkMaxCost(c, rf.maxCost, vs); err != nil {
+			if err := finishVariants(c, vs, &rf, &pf); err != nil {
 				return err
 			}
 			plan := runner.Plan{Suite: s.Name(), SuiteOptions: sf.options(), TaskFilter: sf.tasks, Tasks: tasks,
