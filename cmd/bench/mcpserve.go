@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -16,10 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/agent/mcpserver"
-	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/scripted"
@@ -217,7 +214,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	trPath := filepath.Join(w.Dir(), results.TrajectoryPath(attemptID))
 	f.announce(stderr, t.ID, url, g, deadline, trPath)
 
-	stop := f.serve(c, srv, deadline)
+	stop := srv.ServeUntil(c.Context(), f.stdio, c.InOrStdin(), c.OutOrStdout(), stderr, deadline)
 	served := time.Since(opened)
 	defer abortOnSecondSignal(stderr)()
 	tools := srv.Close()
@@ -226,7 +223,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	if st, err := att.Env.State(context.Background()); err == nil {
 		tr.State = st
 	}
-	tr.Finish = stop.finish(deadline)
+	tr.Finish = stop.Finish(deadline)
 	rec := runner.ServedRecord(c.Context(), t, s.Name(), attemptID, seed, g, tr, opened, served)
 	if err := w.WriteTrajectory(rec.Trajectory, tr); err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
@@ -234,7 +231,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	if err := w.Append(rec); err != nil {
 		return withCode(exitInfra, err)
 	}
-	fmt.Fprintf(stderr, "stopped: %s after %s, %s\n", stop.why, results.Count(toolCalls, "tool call", "tool calls"),
+	fmt.Fprintf(stderr, "stopped: %s after %s, %s\n", stop.Why, results.Count(toolCalls, "tool call", "tool calls"),
 		results.Count(models.Calls(), "model call", "model calls"))
 	fmt.Fprintf(stderr, "verdict: %s\n", verdictLine(rec))
 	fmt.Fprintf(stderr, "trajectory: %s\n", trPath)
@@ -292,90 +289,6 @@ func guardList(g map[string]bool, names []string) string {
 // except the single quote, which is written '\” (close, an escaped quote, reopen). POSIX.1-2017 XCU 2.2.3,
 // https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_03.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// Why serving stopped.
-const (
-	stopSignal   = "interrupted (SIGINT/SIGTERM)"
-	stopDeadline = "attempt deadline reached"
-	stopEOF      = "standard input ended (MCP client gone)"
-	stopFinal    = "final answer received on standard input"
-	stopServe    = "MCP transport failed"
-)
-
-// stopped is why serving ended, and the final answer when one came on standard input.
-type stopped struct {
-	why   string
-	final *results.FinalAnswer
-	line  string
-	err   error
-}
-
-// finish is the trajectory's finish for how serving stopped: answered with the final answer that came, a
-// timeout at deadline, the transport's error, else stopped by hand or the MCP client gone, without a final
-// answer (the answer judge fails it).
-func (s stopped) finish(deadline time.Time) results.FinishRecord {
-	switch {
-	case s.final != nil:
-		return results.FinishRecord{Reason: results.FinishAnswered, Output: s.line, Final: s.final}
-	case s.why == stopDeadline:
-		return results.FinishRecord{Reason: results.FinishTimeout,
-			Error: "attempt deadline " + deadline.Format(time.RFC3339) + " reached"}
-	case s.err != nil:
-		return results.FinishRecord{Error: llm.RedactString(s.err.Error())}
-	}
-	return results.FinishRecord{Error: "bench mcp serve stopped (" + s.why + ") before a final answer"}
-}
-
-// serve waits until the signal context ends, the deadline passes, stdin ends (--stdio: the MCP stream) or
-// a final answer line arrives on stdin (HTTP mode; other lines are reported and ignored, EOF is ignored).
-func (f *mcpServeFlags) serve(c *cobra.Command, srv *mcpserver.Server, deadline time.Time) stopped {
-	ctx := c.Context()
-	done := make(chan stopped, 2)
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	if f.stdio {
-		go func() {
-			err := srv.ServeStdio(sctx, c.InOrStdin(), c.OutOrStdout())
-			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-				done <- stopped{why: stopServe, err: err}
-				return
-			}
-			done <- stopped{why: stopEOF}
-		}()
-	} else {
-		go readFinal(c.InOrStdin(), c.ErrOrStderr(), done)
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return stopped{why: stopSignal}
-	case <-timer.C:
-		return stopped{why: stopDeadline}
-	case s := <-done:
-		return s
-	}
-}
-
-// readFinal reads lines from r until one parses as the final answer (agent.ParseFinal) and sends it on done.
-// Other lines are reported on errw; the end of r sends nothing (a backgrounded serve has no stdin).
-func readFinal(r io.Reader, errw io.Writer, done chan<- stopped) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		fa, err := agent.ParseFinal(line)
-		if err != nil {
-			fmt.Fprintf(errw, "standard input: not a final answer (%v); want {\"ok\": true|false, \"final\": \"…\"}\n", err)
-			continue
-		}
-		done <- stopped{why: stopFinal, final: fa, line: line}
-		return
-	}
-}
 
 // verdictLine is "pass|fail|uncertain|error (judge): reason".
 func verdictLine(rec results.Attempt) string {

@@ -371,30 +371,6 @@ func TestShellQuote(t *testing.T) {
 	}
 }
 
-// readFinal ends the wait on the first line that is a final answer, reporting others; EOF sends nothing.
-func TestReadFinal(t *testing.T) {
-	done := make(chan stopped, 1)
-	var errw bytes.Buffer
-	readFinal(strings.NewReader("hello\n\n```json\n"+`{"ok": true, "final": "order ZOO-1"}`+"\nmore\n"), &errw, done)
-	select {
-	case s := <-done:
-		if s.final == nil || !s.final.OK || s.final.Final != "order ZOO-1" || s.why != stopFinal {
-			t.Errorf("stopped %+v", s)
-		}
-	default:
-		t.Fatal("no final answer read")
-	}
-	if n := strings.Count(errw.String(), "not a final answer"); n != 2 {
-		t.Errorf("%d lines reported (want 2: hello, ```json):\n%s", n, errw.String())
-	}
-	readFinal(strings.NewReader(`{"final": "no ok"}`+"\n"), io.Discard, done)
-	select {
-	case s := <-done:
-		t.Errorf("a line without ok ended the wait: %+v", s)
-	default:
-	}
-}
-
 // serveExports starts bench mcp serve (HTTP) with args and reads its export lines; stdin, when not nil, is the
 // command's standard input.
 func serveExports(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, map[string]string, *syncBuffer) {
