@@ -31,14 +31,14 @@ type player interface {
 	play(ctx context.Context, st *stage) (played, error)
 }
 
-// playerFor is the player of variant v's attempts: its external command, its MCP tool backend, else the
-// built-in agent in the worker's browser.
+// playerFor is the player of variant v's attempts: the built-in agent on its MCP tool backend, else its
+// external command, else the built-in agent in the worker's browser.
 func playerFor(v *Variant) player {
 	switch {
-	case v.Agent != nil:
-		return externalPlayer{}
 	case v.Tools != nil:
 		return mcpPlayer{}
+	case v.Agent != nil:
+		return externalPlayer{}
 	}
 	return agentPlayer{}
 }
