@@ -1,6 +1,8 @@
 // Package agent is the ReAct browser agent: a loop of model calls and tool calls with budgets (steps, time,
 // consecutive tool errors, stalled iterations), the final-JSON contract, snapshot elision, and the hook
-// interface through which the guards (agent/guard) attach. It knows nothing of runs, suites or solutions.
+// interface through which the guards (agent/guard) attach. It produces one attempt's trajectory in the run
+// log's shape (results.Trajectory, with its finish-reason vocabulary); it knows nothing of plans, scheduling,
+// judging, suites or solutions.
 package agent
 
 import (

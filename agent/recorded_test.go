@@ -118,8 +118,8 @@ func TestRecordedFingerprintsAndFailureModes(t *testing.T) {
 		var raws, texts []string
 		for _, st := range c.Trajectory.Steps {
 			for _, r := range st.Results {
-				raws = append(raws, ResultFingerprint(browser.ParseResult(r.Raw)))
-				texts = append(texts, ResultFingerprint(browser.ParseResult(r.Text)))
+				raws = append(raws, results.ResultFingerprint(browser.ParseResult(r.Raw)))
+				texts = append(texts, results.ResultFingerprint(browser.ParseResult(r.Text)))
 			}
 		}
 		for _, fp := range []struct{ got, old []string }{{raws, c.FPRaw}, {texts, c.FPText}} {
@@ -131,7 +131,7 @@ func TestRecordedFingerprintsAndFailureModes(t *testing.T) {
 				}
 			}
 		}
-		got := FailureMode(c.Trajectory, c.Status == "pass")
+		got := results.ClassifyFailure(c.Trajectory, c.Status == "pass")
 		if got != c.FailureMode {
 			t.Errorf("%s: failure mode %q, recorded %q", c.AttemptID, got, c.FailureMode)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"webbench/browser"
+	"webbench/results"
 )
 
 // The one code path of a tool call through the hooks, shared by the agent loop (loopRun.tool) and by attempts
@@ -103,10 +104,6 @@ func CallTool(ctx context.Context, a *Attempt, hooks []Hook, call ToolCall) Tool
 	return out(action, ToolContinue)
 }
 
-// DeadlineCutOffPrefix begins the error of a tool call CallTool cut off when the attempt's context ended:
-// "attempt deadline reached while <tool> was running". FailureMode recognises a browser_evaluate cut off so.
-const DeadlineCutOffPrefix = "attempt deadline reached while "
-
 // execTool runs one tool call through the WrapTool chain, bounded by ctx.
 func execTool(ctx context.Context, a *Attempt, hooks []Hook, call ToolCall) *ToolResult {
 	tools := a.Tools
@@ -126,7 +123,7 @@ func execTool(ctx context.Context, a *Attempt, hooks []Hook, call ToolCall) *Too
 	select {
 	case raw = <-done:
 	case <-ctx.Done():
-		raw = browser.Result{Error: DeadlineCutOffPrefix + call.Name + " was running"}
+		raw = browser.Result{Error: results.DeadlineCutOffPrefix + call.Name + " was running"}
 	}
 	for _, h := range raw.Harness {
 		a.Event(browser.ProbeGuard, "skipped", h)

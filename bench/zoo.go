@@ -12,7 +12,6 @@ import (
 
 	"webbench/agent/guard"
 	"webbench/browser"
-	"webbench/judge"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
@@ -340,11 +339,20 @@ func directAttempt(ctx context.Context, suite suites.Suite, pw playwright.Browse
 	if err != nil {
 		return 0, err
 	}
-	v := runner.Judge(ctx, nil, judge.Input{Task: task, Final: final, OK: true, State: state})
-	if !v.Pass {
+	tr := &results.Trajectory{State: state, Finish: results.FinishRecord{Reason: results.FinishAnswered,
+		Final: &results.FinalAnswer{OK: true, Final: final}}}
+	if rec := directRecord(ctx, task, tr); rec.Status != results.StatusPass {
+		v := rec.Verdict
 		return 0, fmt.Errorf("bench: direct script did not pass %s: %s %s", task.ID, v.Reason, v.Error)
 	}
 	return actions, nil
+}
+
+// directRecord is the record of the direct script's attempt on task, whose trajectory tr holds its final
+// answer and end state: concluded by the runner's rule (runner.Judged), so the script passes exactly when an
+// agent that ended the same way would.
+func directRecord(ctx context.Context, task suites.Task, tr *results.Trajectory) results.Attempt {
+	return runner.Judged(ctx, results.Attempt{}, task, tr, nil)
 }
 
 // locate builds a role locator for a solution target: role, exact name (or name regex), within an ancestor

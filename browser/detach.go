@@ -231,7 +231,7 @@ func (s *Session) nodeGone(loc playwright.Locator) bool {
 	return bounded(s.opts.ActionTimeout, func() { n, _ = loc.Count() }) && n == 0
 }
 
-// interceptedLine is the call-log phrase of a covered element (agent.InterceptPhrase).
+// interceptedLine is the call-log phrase of a covered element (results.InterceptPhrase).
 const interceptedLine = "intercepts pointer events"
 
 // detachedError turns the error of an action on ref whose node went away while Playwright waited for it into a

@@ -33,7 +33,7 @@ type Verdict struct {
 	Uncertain bool   `json:"uncertain,omitempty"`
 	Reason    string `json:"reason"`
 	Error     string `json:"error,omitempty"`
-	// Parts are the verdicts of each judge when several judged together (runner.Judge on a task with a state
+	// Parts are the verdicts of each judge when several judged together (judge.Compose on a task with a state
 	// check and an answer rule: [state, answer], in that order), each without parts of its own; nil for one
 	// judge. bench report reads them as the state and answer judges' verdicts on Zoo Q&A tasks.
 	Parts []Verdict `json:"parts,omitempty"`

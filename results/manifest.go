@@ -191,8 +191,8 @@ type Variant struct {
 	Observation string `json:"observation,omitempty"`
 }
 
-// ToolsBackend is the built-in agent's tool backend other than webbench's own browser session (issue 15 item
-// 4, DESIGN.md "Tool backends"): kind "mcp" runs Command, a Playwright MCP server
+// ToolsBackend is the built-in agent's tool backend other than webbench's own browser session (DESIGN.md
+// "Tool backends"): kind "mcp" runs Command, a Playwright MCP server
 // (https://github.com/microsoft/playwright-mcp), once per attempt over stdio, with its own isolated headless
 // browser restricted to the attempt's tenant, and the agent's tool calls go to it (browser/mcptools). Spec form:
 // `tools: {kind: mcp, command: [npx, @playwright/mcp@VERSION, FLAGS…]}`.
@@ -205,7 +205,7 @@ type ToolsBackend struct {
 	Command []string `json:"command" yaml:"command"`
 }
 
-// AgentCmd is an external agent (issue 15 item 2, DESIGN.md "External agents"): a command the runner starts
+// AgentCmd is an external agent (DESIGN.md "External agents"): a command the runner starts
 // once per attempt, with the attempt's MCP server, goal, deadline and model endpoint in WEBBENCH_* environment
 // variables; its answer is the last line of its standard output that parses as the built-in agent's final JSON
 // object. Spec form: `agent: {kind: command, run: [COMMAND, ARGS…], env: {K: V}}`; flag form: --agent-cmd

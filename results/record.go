@@ -6,9 +6,6 @@
 package results
 
 import (
-	"fmt"
-	"strings"
-
 	"webbench/judge"
 )
 
@@ -96,7 +93,7 @@ type Attempt struct {
 	// Error is the text (redacted) of the error that ended the attempt: the harness or endpoint error of a
 	// status error, and the model-call error (context overflow, invalid request) of an agent failure.
 	Error string `json:"error,omitempty"`
-	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (agent.FailureMode).
+	// FailureMode classifies a fail (and infra errors): the trajectory's failure mode (ClassifyFailure).
 	FailureMode FailureMode `json:"failure_mode,omitempty"`
 	// Verdict is the verdict of the run's own judge(s); absent (the zero Verdict) when no judge ran, as on an
 	// infrastructure error, so no counter of "verdict.pass" reads such a record as a failure.
@@ -133,49 +130,6 @@ type Attempt struct {
 
 // Done reports whether the record is judged pass or fail (the records the pass rates count).
 func (a Attempt) Done() bool { return a.Status == StatusPass || a.Status == StatusFail }
-
-// UncertainIsFailure reports whether an uncertain verdict counts as the agent's failure for an attempt that
-// ended with finish reason f: yes when the agent did not end with the protocol's final answer — max steps,
-// timeout, stall, error budget, refusal, a model error, and also prose output (non_json_output), whose text the
-// runner still judges so that a sure match passes: a doubt about an answer given outside the protocol falls
-// back to the protocol failure (failure mode no_json), which is what the final_recovery guard exists to
-// prevent. No when it answered, or the reason is unknown (records older than the field) — then the record is
-// uncertain (status error, class uncertain). The verdict's reason of such a fail says so
-// (UncertainFailReason).
-func UncertainIsFailure(f FinishReason) bool { return f != "" && f != FinishAnswered }
-
-// UncertainFailReason is the reason of a verdict that was uncertain on an attempt that ended without an answer
-// (UncertainIsFailure): "uncertain → fail: no final answer (finish <f>): <reason>".
-func UncertainFailReason(f FinishReason, reason string) string {
-	return fmt.Sprintf("uncertain → fail: no final answer (finish %s): %s", f, reason)
-}
-
-// uncertainPrefix starts the part of Attempt.Error an uncertain verdict adds.
-const uncertainPrefix = "uncertain: "
-
-// UncertainError is Attempt.Error of an uncertain record: the error that ended the attempt, if any, then
-// "uncertain: <reason>", joined by "; ".
-func UncertainError(finishErr, reason string) string {
-	if finishErr == "" {
-		return uncertainPrefix + reason
-	}
-	return finishErr + "; " + uncertainPrefix + reason
-}
-
-// FinishError is the error that ended the attempt as recorded in a.Error, without the part an uncertain
-// verdict added (UncertainError) when a is an uncertain record.
-func (a Attempt) FinishError() string {
-	if a.ErrorClass != ClassUncertain {
-		return a.Error
-	}
-	if a.Error == "" || strings.HasPrefix(a.Error, uncertainPrefix) {
-		return ""
-	}
-	if i := strings.LastIndex(a.Error, "; "+uncertainPrefix); i >= 0 {
-		return a.Error[:i]
-	}
-	return a.Error
-}
 
 // Judged reports whether the agent's attempt is over and a judge decided it or was uncertain (Done, or an error
 // of class uncertain): such a record is final for resume and retries, and bench judge re-scores it. Other

@@ -96,21 +96,10 @@ func (r *Run) Latest(id string) (Attempt, bool) {
 func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
 
 // Attempts returns the final records as judged by judgeName: "" or OriginalJudge returns them as recorded;
-// another name replaces Verdict, Status, ErrorClass, Error and FailureMode of every judged record
-// (Attempt.Judged: pass, fail or uncertain) by that judge's re-scored verdict:
-//   - pass: status pass, no failure mode, Error the finish error alone (Attempt.FinishError);
-//   - uncertain on an attempt that answered (UncertainIsFailure false): error of class uncertain, Error
-//     UncertainError(finish error, reason), no failure mode;
-//   - uncertain on an attempt that ended without an answer: a fail whose verdict reason says so
-//     (UncertainFailReason);
-//   - fail: class agent, Error the finish error; the failure mode is the recorded one, or wrong_answer when
-//     the record was a pass or uncertain (the judge rejects the answer the agent gave; only the runner can
-//     classify other failures);
-//   - a judge error: error of class judge, Error the judge's (after the finish error); "no verdict of judge X"
-//     when the judge skipped the attempt.
-//
-// Other records with status error are kept as recorded (bench judge does not re-score them). An unknown judge
-// name is an error listing the known ones.
+// another name re-scores every record with that judge's verdict (Rejudge, the one status rule): records the
+// run's judge decided or doubted take the verdict ("no verdict of judge X", a judge error, when the judge
+// skipped the attempt); other records with status error are kept as recorded (bench judge does not re-score
+// them). An unknown judge name is an error listing the known ones.
 func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 	recs := r.Final()
 	if judgeName == "" || judgeName == OriginalJudge {
@@ -122,37 +111,12 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 			r.Dir, judgeName, r.Dir, judgeName, strings.Join(append([]string{OriginalJudge}, r.Judges()...), ", "))
 	}
 	for i, a := range recs {
-		if !a.Judged() {
-			continue
-		}
 		vr, ok := vs[a.AttemptID]
 		v := vr.Verdict
 		if !ok {
 			v = judge.Verdict{Judge: judgeName, Error: "no verdict of judge " + judgeName + " for this attempt"}
 		}
-		finishErr, wasUncertain := a.FinishError(), a.Status == StatusError
-		if v.Uncertain && v.Error == "" && UncertainIsFailure(a.FinishReason) {
-			v.Uncertain, v.Reason = false, UncertainFailReason(a.FinishReason, v.Reason)
-		}
-		a.Verdict = v
-		switch {
-		case v.Error != "":
-			a.Status, a.ErrorClass, a.Error = StatusError, ClassJudge, joinErrors(finishErr, v.Error)
-		case v.Uncertain:
-			a.Status, a.ErrorClass, a.Error = StatusError, ClassUncertain, UncertainError(finishErr, v.Reason)
-			a.FailureMode = ""
-		case v.Pass:
-			a.Status, a.ErrorClass, a.Error = StatusPass, "", finishErr
-			a.FailureMode = ""
-		default:
-			if a.Status == StatusPass || wasUncertain {
-				// The run's own judge passed it, or doubted the answer the agent gave: that answer or the end
-				// state is what the re-judge rejects.
-				a.FailureMode = ModeWrongAnswer
-			}
-			a.Status, a.ErrorClass, a.Error = StatusFail, ClassAgent, finishErr
-		}
-		recs[i] = a
+		recs[i] = Rejudge(a, v)
 	}
 	return recs, nil
 }

@@ -213,7 +213,7 @@ func TestAttemptsUncertain(t *testing.T) {
 	}
 }
 
-// Re-judging an uncertain record leaves nothing stale (review S3): a pass clears its "uncertain: …" error, a
+// Re-judging an uncertain record leaves nothing stale: a pass clears its "uncertain: …" error, a
 // fail is wrong_answer, the error that ended the attempt (here on a record older than finish_reason) is
 // kept through every re-judge, and an uncertain re-judge of an attempt that never answered is a fail whose
 // reason says so (S1). A record no judge saw has no "verdict" key (S7).

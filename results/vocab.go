@@ -61,7 +61,7 @@ func ClassOf(c llm.ErrorClass) ErrorClass {
 }
 
 // FailureMode classifies an attempt that did not pass (attempts.jsonl "failure_mode"; DESIGN.md "Failure
-// modes"). The empty string is a pass. agent.FailureMode computes it, the most specific mode winning in the
+// modes"). The empty string is a pass. ClassifyFailure computes it, the most specific mode winning in the
 // order the constants are listed.
 type FailureMode string
 

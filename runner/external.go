@@ -20,11 +20,8 @@ import (
 
 	"webbench/agent"
 	"webbench/agent/guard"
-	"webbench/agent/mcpserver"
-	"webbench/browser"
 	"webbench/llm"
 	"webbench/results"
-	"webbench/suites"
 )
 
 // AgentCmd is an external agent run once per attempt (results.AgentCmd: the same type is recorded in the
@@ -42,7 +39,7 @@ const AgentOutputMax = 1 << 20
 // agentKillGrace is how long an external agent has between SIGTERM and SIGKILL at the attempt deadline.
 const agentKillGrace = 2 * time.Second
 
-// ExternalEnv lists the environment variables the runner sets for an external agent (issue 15 item 2):
+// ExternalEnv lists the environment variables the runner sets for an external agent:
 // WEBBENCH_MCP_URL (the attempt's MCP server, Streamable HTTP), WEBBENCH_GOAL, WEBBENCH_START_URL,
 // WEBBENCH_TASK_ID, WEBBENCH_ATTEMPT_ID, WEBBENCH_SEED (absent with seed mode none), WEBBENCH_DEADLINE (RFC
 // 3339, UTC), WEBBENCH_TIMEOUT_S (whole seconds), WEBBENCH_MODEL (the model name to put in requests),
@@ -337,169 +334,6 @@ func externalEnv(vars map[string]string, keyNamed bool, key string, own map[stri
 
 // f32 formats a sampling parameter as the request would carry it.
 func f32(p *float32) string { return strconv.FormatFloat(float64(*p), 'g', -1, 32) }
-
-// playExternal plays attempt a with the variant's external agent (af.v.Agent) in sess, already on the start
-// page: it starts the attempt's MCP server and the model-call recording proxy, runs the command until it exits
-// or the deadline, builds the trajectory (model calls and tool calls merged in time order, the finish from the
-// agent's stdout) and concludes the record as the built-in agent's (wk.conclude).
-func (wk *worker) playExternal(ctx context.Context, a Attempt, af *agentFor, w *results.Writer, env suites.Env,
-	sess *browser.Session, b *browser.Browser, rec results.Attempt, start time.Time,
-	infra func(error) results.Attempt, fatal **llm.Error) results.Attempt {
-	t, v, ag := a.Task, af.v, af.v.Agent
-	timeout := af.cfg.Timeout
-	if t.Timeout > 0 && v.Timeout == 0 {
-		timeout = t.Timeout
-	}
-	if timeout <= 0 {
-		timeout = 600 * time.Second // the built-in agent's default (agent.Config.Timeout)
-	}
-	maxSteps := af.cfg.MaxSteps
-	if t.MaxSteps > 0 && v.MaxSteps == 0 {
-		maxSteps = t.MaxSteps
-	}
-	if maxSteps <= 0 {
-		maxSteps = 50 // the built-in agent's default (agent.Config.MaxSteps)
-	}
-	bin, err := ResolveAgentCmd(ag)
-	if err != nil {
-		return infra(err)
-	}
-	deadline := time.Now().Add(timeout)
-	srv, err := mcpserver.New(ctx, sess, mcpserver.Options{TaskID: t.ID, Goal: t.Goal, Deadline: deadline,
-		Guards: v.Guards})
-	if err != nil {
-		return infra(fmt.Errorf("mcp server: %w", err))
-	}
-	mcpURL, err := srv.StartHTTP()
-	if err != nil {
-		srv.Close()
-		return infra(fmt.Errorf("mcp server: %w", err))
-	}
-	cfg := af.client.Config()
-	keyNamed := v.Model.APIKeyEnv != ""
-	key, proxyKey := "", ""
-	if keyNamed {
-		key = os.Getenv(v.Model.APIKeyEnv)
-	}
-	if v.Model.Kind != "scripted" {
-		// The proxy sends the key the built-in agent would (the model block's variable, else OPENAI_API_KEY)
-		// on calls that carry none, so an agent needs no key of its own; the agent gets OPENAI_API_KEY only
-		// when the model block names a variable (issue 15).
-		proxyKey = os.Getenv(cfg.KeyEnv())
-	}
-	proxy, err := startModelProxy(cfg.BaseURL, proxyKey, v.Model.CallTimeout)
-	if err != nil {
-		srv.Close()
-		return infra(fmt.Errorf("model proxy: %w", err))
-	}
-	vars := map[string]string{
-		"WEBBENCH_MCP_URL": mcpURL, "WEBBENCH_GOAL": t.Goal, "WEBBENCH_START_URL": env.StartURL(),
-		"WEBBENCH_TASK_ID": t.ID, "WEBBENCH_ATTEMPT_ID": a.AttemptID,
-		"WEBBENCH_DEADLINE":  deadline.UTC().Format(time.RFC3339),
-		"WEBBENCH_TIMEOUT_S": strconv.FormatInt(int64(timeout/time.Second), 10),
-		"WEBBENCH_MODEL":     cfg.Model, "WEBBENCH_BASE_URL": proxy.URL(),
-		"WEBBENCH_MAX_STEPS": strconv.Itoa(maxSteps), "WEBBENCH_GUARDS": guardsEnv(v.Guards),
-	}
-	if a.Seed != nil {
-		vars["WEBBENCH_SEED"] = strconv.Itoa(*a.Seed)
-	}
-	if v.Model.Temp != nil {
-		vars["WEBBENCH_TEMPERATURE"] = f32(v.Model.Temp)
-	}
-	if v.Model.TopP != nil {
-		vars["WEBBENCH_TOP_P"] = f32(v.Model.TopP)
-	}
-	if v.Model.MaxTokens != nil {
-		vars["WEBBENCH_MAX_TOKENS"] = strconv.Itoa(*v.Model.MaxTokens)
-	}
-	run := runAgentProcess(ctx, ag, bin, externalEnv(vars, keyNamed, key, ag.Env), deadline)
-	tools := srv.Close()
-	calls := proxy.Close()
-	if ctx.Err() != nil {
-		return rec // the run was stopped: unrecorded, re-run on resume (as the built-in path)
-	}
-	for _, c := range calls {
-		if stopsRun(c.Endpoint) {
-			// A wrong key, a mistyped model name or base URL, no quota: the endpoint's fault, not the agent's. The
-			// run stops as it does for the built-in agent (EndpointError), nothing is recorded for this attempt,
-			// and the attempt runs again on resume — never N attempts reported as the agent's 0 %.
-			*fatal = c.Endpoint
-			return rec
-		}
-	}
-	rec.DurationMS = time.Since(start).Milliseconds()
-	if run.startErr != nil {
-		return infra(fmt.Errorf("start agent %s: %w", ag.Run[0], run.startErr))
-	}
-	// Secrets in the kept output: the keys, and every agent env value expanded from webbench's environment
-	// (${VAR}: recorded unexpanded in the manifest, so its expansion must not reach the run directory either).
-	secrets := []string{key, proxyKey}
-	for _, raw := range ag.Env {
-		if v := os.Expand(raw, os.Getenv); v != raw && len(v) >= 6 {
-			secrets = append(secrets, v)
-		}
-	}
-	redact := func(b []byte) []byte {
-		s := llm.RedactString(string(b))
-		for _, k := range secrets {
-			if k != "" {
-				s = strings.ReplaceAll(s, k, "[REDACTED]")
-			}
-		}
-		return []byte(s)
-	}
-	stderrRel := filepath.Join(AgentsDir, a.AttemptID+".stderr")
-	if err := w.WriteFile(stderrRel, redact(run.stderr)); err != nil {
-		fmt.Fprintf(wk.opts.Log, "warning: %s: %v\n", stderrRel, err)
-	}
-	stdoutRel := filepath.Join(AgentsDir, a.AttemptID+".stdout")
-	if err := w.WriteFile(stdoutRel, redact(run.stdout)); err != nil {
-		fmt.Fprintf(wk.opts.Log, "warning: %s: %v\n", stdoutRel, err)
-	}
-	tr := mergeExternal(tools, calls, srv.Start())
-	code := run.exitCode
-	tr.Finish.ExitCode = &code
-	switch f := lastFinal(run.stdout); {
-	case run.timedOut:
-		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishTimeout, llm.ErrorAgent
-		tr.Finish.Error = fmt.Sprintf("external agent still running at the attempt deadline (timeout %s): its "+
-			"process group was killed (stderr: %s)", timeout, stderrRel)
-	case f != nil:
-		tr.Finish.Reason, tr.Finish.Final = results.FinishAnswered, f
-	case run.signal != "":
-		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishAgentCrashed, llm.ErrorAgent
-		tr.Finish.Error = fmt.Sprintf("agent killed by signal %q without a final JSON answer (stderr: %s)",
-			run.signal, stderrRel)
-	default:
-		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishAgentCrashed, llm.ErrorAgent
-		tr.Finish.Error = fmt.Sprintf("agent exited with code %d without a final JSON answer (stderr: %s)", code,
-			stderrRel)
-	}
-	if !b.IsConnected() {
-		wk.b = nil
-		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
-	}
-	if gone := srv.BrowserGone(); gone != "" {
-		// The page or context closed under the agent (a crash, a kill): the harness's fault, as the built-in
-		// loop's browser_closed; the attempt is retried.
-		tr.Finish.Reason, tr.Finish.ErrorClass = results.FinishBrowserClosed, llm.ErrorInfra
-		tr.Finish.Error = llm.RedactString("browser gone during the attempt: " + gone)
-	} else if f := tr.Finish.Final; f == nil || !f.OK {
-		if c, ok := endpointFailedLast(calls); ok {
-			// The agent's last model call failed on the endpoint's side (unreachable, 5xx, rate limited, cut by
-			// the call timeout) and the agent ended without an answer that claims success: the endpoint's fault,
-			// recorded as infrastructure (retried), as the built-in agent's model_error after retries.
-			class := llm.ErrorInfra
-			if c.Endpoint != nil && c.Endpoint.Class == llm.ErrorRateLimit {
-				class = llm.ErrorRateLimit
-			}
-			tr.Finish.ErrorClass = class
-			tr.Finish.Error = llm.RedactString(fmt.Sprintf("the agent's last model call failed on the endpoint "+
-				"(%s), then the agent ended (%s): an infrastructure error, retried", endpointWhat(c), tr.Finish.Reason))
-		}
-	}
-	return wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), sess.ScreenshotSteps(), tr)
-}
 
 // stopsRun reports whether an endpoint error an external agent's model call met stops the run: auth and quota
 // (the key, the account), and config errors that name the endpoint rather than the request — HTTP 404/405 (a

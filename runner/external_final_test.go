@@ -2,7 +2,7 @@ package runner
 
 import "testing"
 
-// The answer of an external agent is read from its stdout (issue 15: "the last line of its stdout that parses
+// The answer of an external agent is read from its stdout ("the last line of its stdout that parses
 // as the final JSON object of the built-in agent"), with a pretty-printed object at the end accepted too.
 func TestLastFinal(t *testing.T) {
 	cases := []struct {

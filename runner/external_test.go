@@ -29,7 +29,7 @@ func agentsDir(t *testing.T) string {
 
 // TestExternalAgents runs five external agents (real processes, real Chromium, the real Zoo and scripted
 // policy) on one shop task in one run and checks each attempt's record, trajectory and kept output:
-//   - envdump.py: every WEBBENCH_* variable of the contract (issue 15 item 2) has the attempt's value, the
+//   - envdump.py: every WEBBENCH_* variable of the contract has the attempt's value, the
 //     parent's OPENAI_API_KEY and stale WEBBENCH_* do not leak, the spec env's ${VAR} is expanded for the agent
 //     but recorded unexpanded, the answer is the last final JSON line of stdout;
 //   - keyed: a model block naming api_key_env passes that key as OPENAI_API_KEY, and the key written to stderr

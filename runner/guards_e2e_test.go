@@ -144,8 +144,8 @@ var guardE2ECases = []guardE2E{
 	},
 	{
 		// ref_churn re-renders the search results and the cart inside the first press after every action, so
-		// the policy's first click on such a page is lost and fails as a stale ref (no timer, no think time;
-		// issue 17). On: the error is
+		// the policy's first click on such a page is lost and fails as a stale ref (no timer, no think time).
+		// On: the error is
 		// followed by a fresh snapshot and the policy goes on. Off: the policy repeats the call with the stale
 		// ref; the stall limit ends the attempt (FailureMode counts a stall-limit end with ≥3 stale-ref errors
 		// among the last 5 results as stale_ref_deadlock, as it does the error budget).
@@ -408,7 +408,7 @@ func records(tr *agent.Trajectory) []*agent.ToolRecord {
 func interceptRecords(tr *agent.Trajectory) []*agent.ToolRecord {
 	var out []*agent.ToolRecord
 	for _, r := range records(tr) {
-		if r.Failed && strings.Contains(r.Raw, agent.InterceptPhrase) {
+		if r.Failed && strings.Contains(r.Raw, results.InterceptPhrase) {
 			out = append(out, r)
 		}
 	}

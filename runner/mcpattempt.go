@@ -106,9 +106,22 @@ type AgentVars struct {
 	Guards map[string]bool
 }
 
-// Env is v as name/value pairs in ExternalEnv's order (WEBBENCH_GUARDS last), with the runner's formatting
-// (playExternal): the same names and values `bench run --agent-cmd` exports for the same attempt.
+// Env is v as name/value pairs in ExternalEnv's order (WEBBENCH_GUARDS last): the same names and values
+// `bench run --agent-cmd` exports for the same attempt.
 func (v AgentVars) Env() [][2]string {
+	vars := v.vars()
+	var env [][2]string
+	for _, k := range ExternalEnv {
+		if val, ok := vars[k]; ok {
+			env = append(env, [2]string{k, val})
+		}
+	}
+	return env
+}
+
+// vars is v by variable name, formatted as the external agent gets them (the deadline RFC 3339 in UTC, the
+// timeout in whole seconds, the guards as guardsEnv).
+func (v AgentVars) vars() map[string]string {
 	vars := map[string]string{
 		"WEBBENCH_GOAL": v.Goal, "WEBBENCH_START_URL": v.StartURL, "WEBBENCH_TASK_ID": v.TaskID,
 		"WEBBENCH_ATTEMPT_ID": v.AttemptID, "WEBBENCH_DEADLINE": v.Deadline.UTC().Format(time.RFC3339),
@@ -122,13 +135,7 @@ func (v AgentVars) Env() [][2]string {
 	if v.Seed != nil {
 		vars["WEBBENCH_SEED"] = strconv.Itoa(*v.Seed)
 	}
-	var env [][2]string
-	for _, k := range ExternalEnv {
-		if val, ok := vars[k]; ok {
-			env = append(env, [2]string{k, val})
-		}
-	}
-	return env
+	return vars
 }
 
 // ModelRecorder is the model-call recording proxy (runner/modelproxy) of an attempt opened outside a run,

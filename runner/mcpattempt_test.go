@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// AgentVars.Env gives bench mcp serve the runner's environment (playExternal's formatting): names in
+// AgentVars.Env gives bench mcp serve the runner's environment (as the external player formats it): names in
 // ExternalEnv's order with WEBBENCH_GUARDS last, WEBBENCH_TIMEOUT_S truncated to whole seconds (2.9 s is "2",
 // not the rounded "3"), WEBBENCH_MAX_STEPS, all seven guards as name=on|off, WEBBENCH_MCP_URL and
 // WEBBENCH_SEED left out when not given (stdio; seed mode none).

@@ -9,9 +9,7 @@ import (
 
 	"webbench/agent"
 	"webbench/browser/mcptools"
-	"webbench/llm"
 	"webbench/results"
-	"webbench/suites"
 )
 
 // ToolsBackend is the built-in agent's tool backend other than webbench's own browser session (the manifest's
@@ -65,41 +63,31 @@ func checkTools(plan Plan, opts Options) error {
 	return nil
 }
 
-// playMCP plays one attempt of a variant whose tools are a Playwright MCP server (issue 15 item 4): it starts
-// the server (mcptools.Start: the pinned install, its own isolated headless Chromium behind a proxy applying
-// env.Allowed), opens the start page with browser_navigate, runs the built-in agent on it (the first
-// observation and the refreshed snapshots are browser_snapshot calls, the judge's screenshots
-// browser_take_screenshot calls), closes the server and concludes the attempt as play does.
-func (wk *worker) playMCP(ctx context.Context, a Attempt, af *agentFor, w *results.Writer, env suites.Env,
-	rec results.Attempt, start time.Time, infra func(error) results.Attempt, fatal **llm.Error) results.Attempt {
-	t := a.Task
+// mcpPlayer is the built-in agent on a Playwright MCP server as its tool backend: it starts the server
+// (mcptools.Start: the pinned install, its own isolated headless Chromium behind a proxy applying env.Allowed),
+// opens the start page with browser_navigate and runs the built-in agent on it (the first observation and the
+// refreshed snapshots are browser_snapshot calls, the judge's screenshots browser_take_screenshot calls).
+type mcpPlayer struct{}
+
+func (mcpPlayer) ownBrowser() bool { return true }
+
+func (mcpPlayer) play(ctx context.Context, st *stage) (played, error) {
+	t, wk := st.a.Task, st.wk
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	c, err := mcptools.Start(sctx, mcptools.Options{Command: af.v.Tools.Command, Chromium: wk.opts.Chromium,
-		Allowed: env.Allowed, ActionTimeout: wk.opts.ActionTimeout})
+	c, err := mcptools.Start(sctx, mcptools.Options{Command: st.af.v.Tools.Command, Chromium: wk.opts.Chromium,
+		Allowed: st.env.Allowed, ActionTimeout: wk.opts.ActionTimeout})
 	cancel()
 	if err != nil {
-		return infra(fmt.Errorf("start Playwright MCP server: %w", err))
+		return played{}, &setupError{fmt.Errorf("start Playwright MCP server: %w", err)}
 	}
 	defer c.Close()
-	args, _ := json.Marshal(map[string]string{"url": env.StartURL()})
+	args, _ := json.Marshal(map[string]string{"url": st.env.StartURL()})
 	nctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	nav := c.Call(nctx, "browser_navigate", args)
 	cancel()
 	if nav.Error != "" {
-		return infra(fmt.Errorf("open start page (browser_navigate): %s", firstLine(nav.Error)))
+		return played{}, &setupError{fmt.Errorf("open start page (browser_navigate): %s", firstLine(nav.Error))}
 	}
-	var ag Agent = agent.New(wk.agentConfig(a, af), af.client)
-	tr, runErr := ag.Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, c)
-	if ctx.Err() != nil {
-		return rec
-	}
-	if le := (*llm.Error)(nil); errors.As(runErr, &le) && le.Class.Fatal() {
-		*fatal = le
-		return rec
-	}
-	rec.DurationMS = time.Since(start).Milliseconds()
-	if runErr != nil {
-		return infra(runErr)
-	}
-	return wk.conclude(ctx, rec, a, af, w, env, c.Screenshots(), c.ScreenshotSteps(), tr)
+	tr, err := agent.New(wk.agentConfig(st.a, st.af), st.af.client).Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, c)
+	return played{tr: tr, shots: c.Screenshots(), shotSteps: c.ScreenshotSteps()}, err
 }

@@ -32,7 +32,7 @@ import (
 	"webbench/suites"
 )
 
-// The remote-browser test (issue 18): a Zoo run whose browsers all come from a real Playwright browser server —
+// The remote-browser test: a Zoo run whose browsers all come from a real Playwright browser server —
 // the project's own driver (playwright-core 1.64.1) running chromium.launchServer with Debian Chromium on
 // loopback (browser.StartServer) — behind an authenticating gateway, as hosted pools put one (an Authorization
 // header and a ?token= query, both required). References: BrowserType.launchServer and BrowserType.connect

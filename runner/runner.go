@@ -1,21 +1,14 @@
 package runner
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"math/rand/v2"
-	"net"
-	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,13 +16,11 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
-	"webbench/judge"
 	"webbench/llm"
 	"webbench/results"
 	"webbench/scripted"
 	"webbench/suites"
 
-	playwright "github.com/mxschmitt/playwright-go"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -158,33 +149,11 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	var endpoints []results.Endpoint
 	var drv *browser.Driver
 	if len(todo) > 0 {
-		// A mistyped agent command is a clear error now, never N attempts of 0 %.
-		if err := checkAgents(plan, opts); err != nil {
+		var stop func()
+		if agents, endpoints, drv, stop, err = prepare(ctx, plan, suite, opts, todo); err != nil {
 			return nil, err
 		}
-		if err := checkTools(plan, opts); err != nil {
-			return nil, err
-		}
-		var stopAgents func()
-		agents, stopAgents, err = startAgents(plan, suite)
-		if err != nil {
-			return nil, err
-		}
-		defer stopAgents()
-		// The preflight comes before anything is written: a run stopped by it leaves no record, no manifest and
-		// no new directory, so the fixed command (another model name, base URL or key) starts afresh there.
-		if endpoints, err = preflight(ctx, plan, agents, todo, opts.Log); err != nil {
-			return nil, err
-		}
-		if drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
-			return nil, err
-		}
-		defer drv.Stop()
-		// A remote browser server is checked before anything is written, as a model endpoint is: a wrong URL,
-		// header or Playwright version, or a browser that cannot reach the suite, would fail every attempt.
-		if err := checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
-			return nil, err
-		}
+		defer stop()
 	}
 	// The manifest as it was before this invocation rewrites it (an older schema's is upgraded below).
 	old, oldErr := results.ReadManifest(opts.OutDir)
@@ -236,158 +205,6 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return sum, context.Canceled
 	}
 	return sum, nil
-}
-
-// BrowserError is what Run returns when the remote browser server (Options.BrowserEndpoint) cannot serve the
-// run: before it starts, the connect failed or the remote browser could not load the suite's start page
-// (nothing is written then: no manifest, no record); during it, the server stayed unreachable for the whole
-// reconnect window (Options.BrowserReconnect) — the run stops, the records so far are kept, and the attempts
-// not recorded run again on resume.
-type BrowserError struct {
-	// Err is browser.Driver.Launch's error (the redacted endpoint, what went wrong and the fix; it wraps
-	// browser.ErrVersionMismatch when the server runs another Playwright version), or the failed page load,
-	// wrapping ErrBrowserUnreachable.
-	Err error
-	// Running is true when the run had started (the server went away for good during it).
-	Running bool
-}
-
-// Error says why, and whether the run did not start or stopped.
-func (e *BrowserError) Error() string {
-	if e.Running {
-		return "remote browser server: " + e.Err.Error() + "\nthe run stopped: the records so far are kept; " +
-			"run the same command again once the server is back to resume"
-	}
-	return "remote browser server: " + e.Err.Error() + "\nthe run did not start: nothing was written"
-}
-
-// Unwrap returns Err.
-func (e *BrowserError) Unwrap() error { return e.Err }
-
-// ErrBrowserUnreachable is wrapped by the BrowserError of a remote browser that connected but could not load
-// the suite's start page: every attempt would fail the same way.
-var ErrBrowserUnreachable = errors.New("the remote browser cannot reach the suite's pages")
-
-// launchOptions are the browser.LaunchOptions of opts (a local launch, or the connect to BrowserEndpoint).
-func launchOptions(opts Options) browser.LaunchOptions {
-	return browser.LaunchOptions{ExecutablePath: opts.Chromium, Headless: true, Endpoint: opts.BrowserEndpoint,
-		Headers: opts.BrowserHeaders, ExposeNetwork: opts.BrowserExposeNetwork,
-		ConnectTimeout: opts.BrowserConnectTimeout, Args: opts.BrowserArgs}
-}
-
-// checkRemoteID is the attempt id of the environment checkRemote opens.
-const checkRemoteID = "remote-browser-check"
-
-// checkRemote connects once to opts.BrowserEndpoint (when set) and, when task t's start page is on loopback
-// (the Zoo, a suite's own fixture server), loads it there in an environment of its own (opened and closed as
-// an attempt's is): a browser server that is up but cannot reach this machine's loopback — one on another
-// machine without --browser-expose-network, or a launch-server one, which ignores exposeNetwork — would fail
-// every attempt. A start page elsewhere (a live site) is not loaded: a site that is slow, down or blocks the
-// browser is each attempt's infrastructure error, as in a local run, not a reason to refuse the run; neither
-// is an environment that does not open (a live site's probe). Only a failed connect or a loopback page the
-// remote browser cannot load refuse the run (a BrowserError, nothing written).
-func checkRemote(ctx context.Context, drv *browser.Driver, opts Options, suite suites.Suite, t *suites.Task) error {
-	if opts.BrowserEndpoint == "" {
-		return nil
-	}
-	log := opts.Log
-	if log == nil {
-		log = io.Discard
-	}
-	notChecked := func(start string) {
-		fmt.Fprintf(log, "remote browser check: connected; task %s's start page %s is not on loopback: its load is "+
-			"not checked (a page the remote browser cannot reach is each attempt's infrastructure error)\n", t.ID, start)
-	}
-	lo := launchOptions(opts)
-	b, err := drv.Launch(lo)
-	if err != nil {
-		return &BrowserError{Err: err}
-	}
-	defer b.Close()
-	// An absolute start URL off loopback needs no environment to know the page is not checked (a WebVoyager
-	// live site's Open probes the site).
-	if u, err := url.Parse(t.Start); err == nil && u.IsAbs() && u.Host != "" && !loopbackHost(u.Hostname()) {
-		notChecked(t.Start)
-		return nil
-	}
-	env, err := suite.Open(ctx, *t, checkRemoteID)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		fmt.Fprintf(log, "remote browser check: connected; task %s's environment did not open (%s): its start "+
-			"page is not checked\n", t.ID, lo.Redact(firstLine(err.Error())))
-		return nil
-	}
-	defer env.Close(context.Background())
-	start := env.StartURL()
-	su, err := url.Parse(start)
-	if err != nil || !loopbackHost(su.Hostname()) {
-		notChecked(start)
-		return nil
-	}
-	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: opts.ActionTimeout, Allowed: env.Allowed})
-	if err != nil {
-		return &BrowserError{Err: errors.New(lo.Redact("new browser context: " + err.Error()))}
-	}
-	defer sess.Close()
-	if err := sess.Navigate(start); err != nil {
-		host := su.Hostname()
-		hint := "the server runs on another machine and this machine's loopback (where the suite listens, host " +
-			host + ") is not exposed to it: pass --browser-expose-network '<loopback>' (it covers localhost, " +
-			"127.0.0.1 and [::1]) with a server in 'playwright run-server' mode"
-		if opts.BrowserExposeNetwork != "" {
-			hint = "--browser-expose-network " + opts.BrowserExposeNetwork + " was given, but a rule must match the " +
-				"start page's host as written (" + host + ": a rule for 127.0.0.1 does not match localhost, nor " +
-				"localhost 127.0.0.1; '<loopback>' matches both), and a server started with launchServer (the " +
-				"driver's launch-server) ignores exposeNetwork: start it with 'playwright run-server' instead, or " +
-				"run it on this machine"
-		}
-		return &BrowserError{Err: fmt.Errorf("%w: the remote browser at %s could not load task %s's start page "+
-			"%s (%s). Likely cause: %s; or a firewall or proxy between the browser and the page",
-			ErrBrowserUnreachable, browser.RedactEndpoint(opts.BrowserEndpoint), t.ID, start,
-			lo.Redact(firstLine(err.Error())), hint)}
-	}
-	return nil
-}
-
-// loopbackHost reports whether host (a URL's Hostname) is this machine's loopback: localhost (or a name under
-// .localhost), 127.0.0.0/8 or ::1.
-func loopbackHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// firstLine is s up to its first line break.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return strings.TrimSpace(line)
-}
-
-// remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
-// sum.Skipped, and how many records each already has (its retries so far).
-func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attempt, map[string]int) {
-	records := map[string]int{}
-	for _, r := range prev.Records {
-		records[r.AttemptID]++
-	}
-	var todo []Attempt
-	retriesSoFar := map[string]int{}
-	for _, a := range atts {
-		if r, ok := prev.Latest[a.AttemptID]; ok && r.Judged() {
-			sum.Skipped++
-			continue
-		}
-		if n := records[a.AttemptID]; n > 0 {
-			retriesSoFar[a.AttemptID] = n
-		}
-		todo = append(todo, a)
-	}
-	return todo, retriesSoFar
 }
 
 // startAgents starts one in-process scripted policy server per scripted profile of the plan and builds every
@@ -553,23 +370,14 @@ func (sc *scheduler) record(rec results.Attempt) {
 	}
 }
 
-// Agent is what plays one attempt in its prepared browser session (start page open) and produces the attempt's
-// trajectory (results.Trajectory, the record the runner completes and writes to trajectories/). A non-nil error
-// is an infrastructure error of the attempt (recorded, retried), except an *llm.Error of a class that stops runs
-// (llm.ErrorClass.Fatal), which stops the run with the attempt unrecorded (EndpointError). The built-in ReAct
-// agent (*agent.Agent) is the one implementation today; the runner depends on this contract only.
-type Agent interface {
-	Run(ctx context.Context, task agent.Task, tools browser.Backend) (*results.Trajectory, error)
-}
-
-var _ Agent = (*agent.Agent)(nil)
-
 // agentFor holds one variant's agent and model client.
 type agentFor struct {
 	v      *Variant
 	client *llm.Client
 	cfg    agent.Config
 	prompt string
+	// player plays the variant's attempts (playerFor).
+	player player
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
@@ -592,7 +400,7 @@ func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &agentFor{v: v, client: client, prompt: prompt,
+	return &agentFor{v: v, client: client, prompt: prompt, player: playerFor(v),
 		cfg: agent.Config{MaxSteps: v.MaxSteps, Timeout: v.Timeout, SystemPrompt: prompt, Hooks: hooks,
 			Observation: obs}}, nil
 }
@@ -608,140 +416,6 @@ type worker struct {
 	// stop, once set, is the error that stops the run: the remote server stayed unreachable for the whole
 	// reconnect window, or came back with another Playwright version.
 	stop *BrowserError
-}
-
-// remoteDown is what the workers of a run know of a remote browser server that cannot be reached: since when
-// (zero while the last connect succeeded), how many connects failed since, and the last one's error.
-type remoteDown struct {
-	mu    sync.Mutex
-	since time.Time
-	tries int
-	last  error
-}
-
-// left is the time left in the reconnect window (window itself while the server is up).
-func (r *remoteDown) left(window time.Duration) time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.since.IsZero() {
-		return window
-	}
-	return time.Until(r.since.Add(window))
-}
-
-// failed notes a failed connect, tried at start, and returns the time left in the window it started or is part
-// of. The window starts when the first failed connect was tried, not when it failed: a black-holed server's
-// connect timeout is part of the window, not added to it.
-func (r *remoteDown) failed(err error, start time.Time, window time.Duration) time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.since.IsZero() {
-		r.since = start
-	}
-	r.tries++
-	r.last = err
-	return time.Until(r.since.Add(window))
-}
-
-// up notes a connect that succeeded: the window closes.
-func (r *remoteDown) up() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.since, r.tries, r.last = time.Time{}, 0, nil
-}
-
-// gaveUp is the error that stops the run once the window expired.
-func (r *remoteDown) gaveUp(window time.Duration) *BrowserError {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if window < 0 {
-		return &BrowserError{Running: true, Err: fmt.Errorf("unreachable: the first failed connect stops the run "+
-			"(--browser-reconnect 0): %w", r.last)}
-	}
-	return &BrowserError{Running: true, Err: fmt.Errorf("unreachable for the whole reconnect window, %s "+
-		"(--browser-reconnect), %s by the workers failed: %w", window, results.Count(r.tries, "connect", "connects"), r.last)}
-}
-
-// browser returns the worker's browser, launching or connecting a new one when there is none or it is no
-// longer connected (a crash, a lost server). A remote connect that fails is tried again while the run's
-// reconnect window (Options.BrowserReconnect, shared by the workers) lasts, or until ctx ends; when it expires,
-// or the server answers with another Playwright version, wk.stop is set (the caller stops the run).
-func (wk *worker) browser(ctx context.Context) (*browser.Browser, error) {
-	if wk.b != nil && wk.b.IsConnected() {
-		return wk.b, nil
-	}
-	if wk.b != nil {
-		_ = wk.b.Close()
-		wk.b = nil
-	}
-	lo := launchOptions(wk.opts)
-	if lo.Endpoint == "" {
-		b, err := wk.drv.Launch(lo)
-		if err != nil {
-			return nil, err
-		}
-		wk.got(b)
-		return b, nil
-	}
-	if wk.down == nil {
-		wk.down = &remoteDown{}
-	}
-	window := wk.opts.BrowserReconnect
-	if window == 0 {
-		window = DefaultBrowserReconnect
-	}
-	timeout := lo.ConnectTimeout
-	if timeout <= 0 {
-		timeout = browser.DefaultConnectTimeout
-	}
-	wait := 250 * time.Millisecond
-	for {
-		left := wk.down.left(window)
-		if window < 0 {
-			left = timeout // one try
-		}
-		if left <= 0 {
-			wk.stop = wk.down.gaveUp(window)
-			return nil, wk.stop
-		}
-		lo.ConnectTimeout = max(min(timeout, left).Truncate(10*time.Millisecond), 10*time.Millisecond)
-		tried := time.Now()
-		b, err := wk.drv.Launch(lo)
-		if err == nil {
-			wk.down.up()
-			wk.got(b)
-			return b, nil
-		}
-		if errors.Is(err, browser.ErrVersionMismatch) {
-			wk.stop = &BrowserError{Running: true, Err: err}
-			return nil, err
-		}
-		left = wk.down.failed(err, tried, window)
-		if left <= 0 || window < 0 {
-			wk.stop = wk.down.gaveUp(window)
-			return nil, wk.stop
-		}
-		select {
-		case <-time.After(min(wait, left)):
-		case <-ctx.Done():
-			return nil, err
-		}
-		wait = min(2*wait, 5*time.Second)
-	}
-}
-
-// got makes b the worker's browser and counts it.
-func (wk *worker) got(b *browser.Browser) {
-	wk.b = b
-	if wk.launched != nil {
-		wk.launched(b)
-	}
-}
-
-func (wk *worker) close() {
-	if wk.b != nil {
-		_ = wk.b.Close()
-	}
 }
 
 // attempt runs one attempt with infra retries; ok is false when it was abandoned (interrupt, an endpoint
@@ -787,244 +461,6 @@ func (wk *worker) once(ctx context.Context, a Attempt, suite suites.Suite, af *a
 	return rec, fatal
 }
 
-// play runs the attempt once and builds its record, setting *fatal when the agent met an endpoint error that
-// stops the run.
-func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *agentFor, w *results.Writer, fatal **llm.Error) results.Attempt {
-	t := a.Task
-	rec := results.Attempt{AttemptID: a.AttemptID, PairID: a.PairID, Variant: a.Variant, TaskID: t.ID,
-		Suite: t.Suite, Cluster: t.Cluster, Rep: a.Rep, Seed: a.Seed, Model: af.v.Model.String(), Agent: af.v.Agent.String(),
-		Guards: guardMap(af.v.Guards), StartedAt: time.Now().UTC().Format(time.RFC3339), Meta: t.Meta}
-	if rec.Cluster == "" {
-		rec.Cluster = t.ID
-	}
-	infra := func(err error) results.Attempt {
-		rec.Status, rec.ErrorClass, rec.Error = results.StatusError, results.ClassInfra, llm.RedactString(err.Error())
-		rec.FailureMode = results.ModeInfra
-		return rec
-	}
-	start := time.Now()
-	env, err := suite.Open(ctx, *t, a.AttemptID)
-	if err != nil {
-		return infra(fmt.Errorf("open environment: %w", err))
-	}
-	defer env.Close(context.Background())
-	if af.v.Tools != nil {
-		rec = wk.playMCP(ctx, a, af, w, env, rec, start, infra, fatal)
-		return rec
-	}
-	b, err := wk.browser(ctx)
-	if err != nil {
-		return infra(fmt.Errorf("launch browser: %w", err))
-	}
-	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: wk.opts.ActionTimeout, Allowed: env.Allowed,
-		DisableEvaluate: wk.opts.DisableEvaluate})
-	if err != nil {
-		wk.b = nil
-		_ = b.Close()
-		return infra(fmt.Errorf("new browser context: %w", err))
-	}
-	defer func() {
-		// A context that does not close means the browser is hung or gone: relaunch it for the next attempt.
-		if err := sess.Close(); errors.Is(err, browser.ErrUnresponsive) && wk.b == b {
-			wk.b = nil
-			_ = b.Close()
-		}
-	}()
-	if wk.opts.Trace {
-		if err := sess.Context().Tracing().Start(playwright.TracingStartOptions{Screenshots: playwright.Bool(true),
-			Snapshots: playwright.Bool(true), Title: playwright.String(t.ID)}); err == nil {
-			defer func() {
-				if rec.Status == results.StatusPass {
-					_ = sess.Context().Tracing().Stop()
-					return
-				}
-				p := filepath.Join(w.Dir(), "traces", a.AttemptID+".zip")
-				_ = os.MkdirAll(filepath.Dir(p), 0o755)
-				_ = sess.Context().Tracing().Stop(p)
-			}()
-		}
-	}
-	if err := sess.Navigate(env.StartURL()); err != nil {
-		return infra(fmt.Errorf("open start page: %w", err))
-	}
-	if af.v.Agent != nil {
-		// Assigned to rec before returning, as below: the trace's deferred stop reads it.
-		rec = wk.playExternal(ctx, a, af, w, env, sess, b, rec, start, infra, fatal)
-		return rec
-	}
-	var ag Agent = agent.New(wk.agentConfig(a, af), af.client)
-	tr, runErr := ag.Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, sess)
-	if ctx.Err() != nil {
-		return rec
-	}
-	if le := (*llm.Error)(nil); errors.As(runErr, &le) && le.Class.Fatal() {
-		*fatal = le
-		return rec
-	}
-	rec.DurationMS = time.Since(start).Milliseconds()
-	if runErr != nil {
-		return infra(runErr)
-	}
-	if !b.IsConnected() {
-		wk.b = nil
-		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
-	}
-	// Assigned to rec before returning: the trace's deferred stop keeps the trace of an attempt that did not pass.
-	rec = wk.conclude(ctx, rec, a, af, w, env, sess.Screenshots(), sess.ScreenshotSteps(), tr)
-	return rec
-}
-
-// agentConfig is the built-in agent's configuration for attempt a: the variant's, with the task's budgets where
-// the variant sets none, the attempt's seed and the run's screenshot setting.
-func (wk *worker) agentConfig(a Attempt, af *agentFor) agent.Config {
-	t := a.Task
-	cfg := af.cfg
-	if t.MaxSteps > 0 && af.v.MaxSteps == 0 {
-		cfg.MaxSteps = t.MaxSteps
-	}
-	if t.Timeout > 0 && af.v.Timeout == 0 {
-		cfg.Timeout = t.Timeout
-	}
-	cfg.Seed = a.Seed
-	cfg.Screenshots = wk.opts.Screenshots
-	return cfg
-}
-
-// conclude completes the record of an attempt the agent finished: usage (estimated or not), final answer, the
-// error text, the app's final state and the kept screenshots (added to the trajectory, which it writes, with
-// shotSteps, the step of each of shots, as Trajectory.ScreenshotSteps when every step is known), then
-// the status — error/infra for an infrastructure or rate-limit finish (results.ClassOf), else the judges'
-// verdict.
-func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, af *agentFor, w *results.Writer,
-	env suites.Env, shots [][]byte, shotSteps []int, tr *results.Trajectory) results.Attempt {
-	if st, err := env.State(context.Background()); err == nil {
-		tr.State = st
-	}
-	rec.Steps = len(tr.Steps)
-	rec.Tokens = results.Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
-	// Cost prices the usage whatever its origin: estimated tokens (no usage sent) count toward --max-cost.
-	rec.CostUSD = af.client.Cost(tr.Usage)
-	// The error that ended the attempt (redacted by the agent) is in the record whatever its class.
-	rec.Error = tr.Finish.Error
-	rec.GuardEvents = tr.GuardCounts
-	rec.FinishReason = tr.Finish.Reason
-	rec.RecoveredFrom = tr.Finish.RecoveredFrom
-	if f := tr.Finish.Final; f != nil {
-		rec.Final, rec.OK = f.Final, f.OK
-	} else {
-		rec.Final = tr.Finish.Output
-	}
-	// Screenshots for the judge.
-	// The steps are recorded only when every written screenshot has one (a page that cannot place one shows
-	// them all without steps).
-	stepsKnown := len(shotSteps) == len(shots)
-	var steps []int
-	for i, png := range shots {
-		rel := filepath.Join(results.ScreenshotsDir, a.AttemptID, fmt.Sprintf("%02d.png", i+1))
-		if err := w.WriteFile(rel, png); err == nil {
-			tr.Screenshots = append(tr.Screenshots, rel)
-			if stepsKnown {
-				stepsKnown = shotSteps[i] >= 0
-				steps = append(steps, shotSteps[i])
-			}
-		}
-	}
-	if stepsKnown && len(steps) > 0 {
-		tr.ScreenshotSteps = steps
-	}
-	rel := results.TrajectoryPath(a.AttemptID)
-	rec.Trajectory = rel
-	defer func() {
-		if err := w.WriteTrajectory(rel, tr); err != nil {
-			fmt.Fprintf(wk.opts.Log, "warning: trajectory %s: %v\n", rel, err)
-		}
-	}()
-	if results.ClassOf(tr.Finish.ErrorClass) == results.ClassInfra {
-		rec.Status, rec.ErrorClass, rec.FailureMode = results.StatusError, results.ClassInfra, results.ModeInfra
-		return rec
-	}
-	v := Judge(ctx, nil, judge.Input{Task: *a.Task, Final: rec.Final, OK: rec.OK, State: tr.State, Screenshots: shots})
-	rec.Verdict = v
-	switch {
-	case v.Error != "":
-		rec.Status, rec.ErrorClass = results.StatusError, results.ClassJudge
-		if rec.Error != "" {
-			rec.Error += "; "
-		}
-		rec.Error += llm.RedactString(v.Error)
-	case v.Uncertain && !results.UncertainIsFailure(rec.FinishReason):
-		// Never a pass, never a failure of the agent: counted apart; bench judge (--judge-model) decides it.
-		rec.Status, rec.ErrorClass = results.StatusError, results.ClassUncertain
-		rec.Error = llm.RedactString(results.UncertainError(rec.Error, v.Reason))
-	case v.Uncertain:
-		// An uncertain verdict on an attempt that did not end with the final answer (prose output, max steps,
-		// timeout, …) is a fail, and its reason says so (results.UncertainIsFailure).
-		v.Uncertain, v.Reason = false, results.UncertainFailReason(rec.FinishReason, v.Reason)
-		rec.Verdict = v
-		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = agent.FailureMode(tr, false)
-	case v.Pass:
-		rec.Status = results.StatusPass
-	default:
-		rec.Status, rec.ErrorClass = results.StatusFail, results.ClassAgent
-		rec.FailureMode = agent.FailureMode(tr, false)
-	}
-	return rec
-}
-
-// Judge applies the judges to in: explicit judges if given (all must pass), else `state` when the task has a
-// state check and `answer` when it has an answer rule (both must pass when both exist). A judge error ends it
-// with that error; a fail of any judge is a fail; else an uncertain verdict of any judge makes the verdict
-// uncertain (Pass false), its reasons joined. With more than one judge the verdict's Parts hold each judge's own
-// verdict, in order.
-func Judge(ctx context.Context, judges []judge.Judge, in judge.Input) judge.Verdict {
-	if len(judges) == 0 {
-		if in.Task.Check.State != nil {
-			judges = append(judges, judge.State{})
-		}
-		if a := in.Task.Check.Answer; a != nil && (a.Exact != "" || len(a.MustInclude) > 0 || a.Number != nil) {
-			judges = append(judges, judge.Answer{})
-		}
-		if len(judges) == 0 {
-			return judge.Verdict{Judge: "none", Error: "task has no check a local judge can decide (re-judge the run with bench judge --judge llm)"}
-		}
-	}
-	var names, reasons, doubts []string
-	var parts []judge.Verdict
-	out := judge.Verdict{Pass: true}
-	for _, j := range judges {
-		v, err := j.Judge(ctx, in)
-		names = append(names, j.Name())
-		if err != nil {
-			v.Error = err.Error()
-		}
-		if v.Error != "" {
-			return judge.Verdict{Judge: strings.Join(names, "+"), Error: v.Error, Reason: v.Reason}
-		}
-		v.Judge, v.Parts = cmp.Or(v.Judge, j.Name()), nil
-		parts = append(parts, v)
-		reasons = append(reasons, v.Reason)
-		switch {
-		case v.Uncertain:
-			doubts = append(doubts, v.Reason)
-		case !v.Pass:
-			out.Pass = false
-			out.Reason = v.Reason
-		}
-	}
-	out.Judge = strings.Join(names, "+")
-	if len(parts) > 1 {
-		out.Parts = parts
-	}
-	switch {
-	case out.Pass && len(doubts) > 0:
-		out.Pass, out.Uncertain, out.Reason = false, true, strings.Join(doubts, "; ")
-	case out.Pass:
-		out.Reason = strings.Join(reasons, "; ")
-	}
-	return out
-}
-
 func guardMap(g map[string]bool) map[string]bool {
 	out := guard.Default()
 	for k, v := range g {
@@ -1033,120 +469,41 @@ func guardMap(g map[string]bool) map[string]bool {
 	return out
 }
 
-// ErrPlanMismatch is returned when the run directory holds a run of another plan: resuming it would report
-// the old records under the new configuration.
-var ErrPlanMismatch = errors.New("run directory holds a different plan")
-
-// previous reads the records already in dir for resuming, after checking that dir holds a run of the same
-// plan (checkSamePlan), through results.Open. A directory without a manifest is a new run (refused when it
-// holds records all the same); so is one whose manifest is there but no attempt was recorded.
-func previous(dir string, plan Plan) (*results.ReadResult, error) {
-	run, err := results.Open(dir)
-	switch {
-	case errors.Is(err, results.ErrNoManifest):
-		// A new run: the manifest is written before any record, so records without one are no run of this bench.
-		if st, err := os.Stat(filepath.Join(dir, results.AttemptsFile)); err == nil && st.Size() > 0 {
-			return nil, fmt.Errorf("%w: %s holds records but no %s", ErrPlanMismatch, dir, results.ManifestFile)
-		}
-		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
-	case errors.Is(err, results.ErrBadManifest):
-		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
-	case err != nil:
-		return nil, err
+// prepare checks and starts what the attempts todo need, before anything is written: the external agents'
+// commands and the MCP tool backends (a mistyped command is a clear error now, never N attempts of 0 %), the
+// scripted policies and the variants' agents (startAgents), the model endpoints (preflight: a run stopped by
+// it leaves no record, no manifest and no new directory, so the fixed command starts afresh there), the
+// Playwright driver, and a remote browser server (checkRemote: a wrong URL, header or Playwright version, or a
+// browser that cannot reach the suite, would fail every attempt). stop stops what was started.
+func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, todo []Attempt) (
+	map[string]*agentFor, []results.Endpoint, *browser.Driver, func(), error) {
+	if err := checkAgents(plan, opts); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	if len(run.Records) == 0 && !run.TornTail {
-		// A run that recorded nothing (stopped by the preflight's or its first attempt's endpoint error, or
-		// interrupted early) has nothing to mix with: the fixed command starts it afresh.
-		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
+	if err := checkTools(plan, opts); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	if err := checkSamePlan(dir, run.Manifest.Plan, plan.Record()); err != nil {
-		return nil, err
+	agents, stopAgents, err := startAgents(plan, suite)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
-	rr := &results.ReadResult{Records: run.Records, Latest: map[string]results.Attempt{}, TornTail: run.TornTail}
-	for _, a := range run.Final() {
-		rr.Order = append(rr.Order, a.AttemptID)
-		rr.Latest[a.AttemptID] = a
+	endpoints, err := preflight(ctx, plan, agents, todo, opts.Log)
+	if err != nil {
+		stopAgents()
+		return nil, nil, nil, nil, err
 	}
-	return rr, nil
-}
-
-// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt
-// file, budgets, seed mode, scope), another suite or another base seed. Other tasks or more reps extend the run
-// and are allowed (so the variants' target tasks and prompt hashes are not compared).
-func checkSamePlan(dir string, old, cur results.Plan) error {
-	why := ""
-	switch {
-	case old.Suite != cur.Suite:
-		why = fmt.Sprintf("suite %q, now %q", old.Suite, cur.Suite)
-	case old.BaseSeed != cur.BaseSeed:
-		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
-	default:
-		o, n := configJSON(old.Variants), configJSON(cur.Variants)
-		if slices.Equal(o, n) {
-			return nil
-		}
-		why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
-		for i := range min(len(o), len(n)) {
-			if o[i] != n[i] {
-				why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, o[i], n[i])
-				break
-			}
-		}
+	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
+	if err != nil {
+		stopAgents()
+		return nil, nil, nil, nil, err
 	}
-	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
-}
-
-// configJSON is each variant's configuration as JSON, without what extending the run may change.
-func configJSON(vs []results.Variant) []string {
-	out := make([]string, 0, len(vs))
-	for _, v := range vs {
-		v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
-		v.Model.MaxConnections = 0 // a connection cap changes no result: resuming with another one is allowed
-		b, _ := json.Marshal(v)
-		out = append(out, string(b))
+	stop := func() {
+		drv.Stop()
+		stopAgents()
 	}
-	return out
-}
-
-// shufflePairs returns todo with its pairs (runs of consecutive attempts with the same PairID, as Plan.Expand
-// lists them) in an order shuffled deterministically by seed, then stably sorted by the pair's number of
-// attempts, most first; each pair's arms stay next to each other and in their order (STATS.md "Pairing").
-//
-// The shuffle: in task order the pairs of one app come together, and one app's attempts mostly wait (hung
-// fetches, intercepted clicks: timeouts) while another's load the CPU (2,000-ref pages), so the workers were idle
-// in some stretches and starved in others; spread out, they overlap. Measured on the demo spec (2 cores, workers
-// 6, 2026-12-03): 246 s in task order, 228 s shuffled, the same outcome in every arm.
-//
-// The sort is longest-processing-time-first list scheduling (Graham, "Bounds on multiprocessing timing
-// anomalies", SIAM J. Appl. Math. 17(2), 1969), a pair's work counted in attempts of its task. It matters when
-// pairs have different numbers of arms (an ablation with scope: target, where an arm runs only its guard's
-// tasks): the pairs of tasks that several guards target start first, with them the guard-off attempts that wait
-// out a budget (a hung evaluate waits 30 or 60 s), so the run no longer ends on one of those started late, the
-// CPU idle. The budget is no estimate: most attempts end long before it, and sorting by it started the demo's
-// hung evaluates after its 90 s-budget pairs, at 120-163 s. Replaying six demo runs' recorded attempt durations
-// on 6 workers: 191-224 s shuffled, 156-209 s most arms first, within 3 s of the order by the recorded durations.
-// A plan whose pairs all have the same arms (bench run, scope: all) keeps the shuffled order.
-//
-// The order changes no attempt's seed or outcome; only when each runs, and so the Zoo's sequence numbers (order
-// and confirmation numbers) an attempt's final answer may hold.
-func shufflePairs(todo []Attempt, seed int64) []Attempt {
-	var groups [][]Attempt
-	for i, a := range todo {
-		if i == 0 || todo[i-1].PairID != a.PairID {
-			groups = append(groups, nil)
-		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], a)
+	if err := checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {
+		stop()
+		return nil, nil, nil, nil, err
 	}
-	r := rand.New(rand.NewPCG(uint64(seed), 0x51ed270b))
-	r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
-	slices.SortStableFunc(groups, func(x, y []Attempt) int { return cmp.Compare(len(y), len(x)) })
-	return slices.Concat(groups...)
-}
-
-// allPlanned is the subject of the nothing-to-run line: "the 1 planned attempt is", "all 8 planned attempts are".
-func allPlanned(n int) string {
-	if n == 1 {
-		return "the 1 planned attempt is"
-	}
-	return fmt.Sprintf("all %d planned attempts are", n)
+	return agents, endpoints, drv, stop, nil
 }

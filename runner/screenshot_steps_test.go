@@ -13,7 +13,7 @@ import (
 )
 
 // TestScreenshotStepsRecorded: with Options.Screenshots the runner captures after every step and records, beside
-// the kept screenshots, the step each was taken after (Trajectory.ScreenshotSteps, issue 16 item 6): as many
+// the kept screenshots, the step each was taken after (Trajectory.ScreenshotSteps): as many
 // steps as screenshots: the last browser.DefaultKeepScreenshots steps with tool calls (the loop captures after
 // each; the answering step makes none), oldest first.
 func TestScreenshotStepsRecorded(t *testing.T) {

@@ -30,7 +30,7 @@ const (
 // Texts the policy writes. What it recognises are the guards' own texts, imported: guard.RecoveryPhrase
 // (final_recovery's user turn, GUARDS.md §3), guard.RepeatNote (repeat_guard's note, §2),
 // guard.InterceptHintPrefix and guard.InterceptCoveredBy (intercept_hint's condensed error, §1) and
-// agent.InterceptPhrase (Playwright's raw call log).
+// results.InterceptPhrase (Playwright's raw call log).
 const (
 	// giveUpEmpty is the seed's words when a snapshot has no refs (seed 002).
 	giveUpEmpty = "the accessibility tree is incomplete; I cannot proceed without valid element references"

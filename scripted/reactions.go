@@ -3,9 +3,9 @@ package scripted
 import (
 	"strings"
 
-	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
+	"webbench/results"
 	"webbench/suites"
 )
 
@@ -21,7 +21,7 @@ func (c *conv) onBlocked(last *turn, st *suites.Step) (reply, bool) {
 			failed, hint = cl, true
 			break
 		}
-		if strings.Contains(cl.result.Error, agent.InterceptPhrase) {
+		if strings.Contains(cl.result.Error, results.InterceptPhrase) {
 			failed = cl
 			break
 		}
@@ -109,7 +109,7 @@ func blockerText(errText string) string {
 	}
 	lines := strings.Split(errText, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], agent.InterceptPhrase) {
+		if strings.Contains(lines[i], results.InterceptPhrase) {
 			return lines[i]
 		}
 	}

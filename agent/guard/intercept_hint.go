@@ -8,6 +8,7 @@ import (
 
 	"webbench/agent"
 	"webbench/browser"
+	"webbench/results"
 )
 
 // InterceptHint condenses Playwright's "intercepts pointer events" call log into a short error that names the
@@ -94,7 +95,7 @@ const (
 // mention an intercepted action or either element cannot be parsed.
 func ParseIntercept(log string) (in Intercept, ok bool) {
 	clean := StripANSI(log)
-	if !strings.Contains(clean, agent.InterceptPhrase) {
+	if !strings.Contains(clean, results.InterceptPhrase) {
 		return in, false
 	}
 	var targetLine, blockLine string
@@ -103,11 +104,11 @@ func ParseIntercept(log string) (in Intercept, ok bool) {
 		if t, found := resolvedElement(line); found {
 			targetLine = t
 		}
-		if strings.Contains(line, agent.InterceptPhrase) {
+		if strings.Contains(line, results.InterceptPhrase) {
 			blockLine = line
 			// A log re-wrapped by hand ("<X> from <Y>…</Y>\n  subtree intercepts pointer events") has the
 			// phrase on a line of its own: join it to the line before.
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, "subtree "+agent.InterceptPhrase) && n > 0 &&
+			if t := strings.TrimSpace(line); strings.HasPrefix(t, "subtree "+results.InterceptPhrase) && n > 0 &&
 				strings.Contains(lines[n-1], " from <") {
 				blockLine = lines[n-1] + " " + strings.TrimSpace(line)
 			}
@@ -136,7 +137,7 @@ func ParseIntercept(log string) (in Intercept, ok bool) {
 		if !ok {
 			return Intercept{}, false
 		}
-		if !strings.HasPrefix(strings.TrimLeft(afterElement(container, crest), " \t"), "subtree "+agent.InterceptPhrase) {
+		if !strings.HasPrefix(strings.TrimLeft(afterElement(container, crest), " \t"), "subtree "+results.InterceptPhrase) {
 			return Intercept{}, false
 		}
 		in.Container = container.descriptor()

@@ -6,11 +6,12 @@ import (
 
 	"webbench/agent"
 	"webbench/browser"
+	"webbench/results"
 )
 
 // RepeatGuard stops no-progress loops (GUARDS.md §2, seed 001 first change). Per attempt it tracks two
-// streaks (agent.Streaks): identical calls (agent.CallKey) with identical results (agent.ResultFingerprint of
-// the model-facing result), and no-op browser_evaluate calls (agent.IsNoopEvaluate). From the 3rd call of a
+// streaks (results.Streaks): identical calls (results.CallKey) with identical results (results.ResultFingerprint of
+// the model-facing result), and no-op browser_evaluate calls (results.IsNoopEvaluate). From the 3rd call of a
 // streak it appends a "### Repeated call" note (RepeatNote) to the tool's model-facing result (once per result); after the
 // 5th, the next model request carries no tools and one system section asking for the final JSON object (not a
 // user turn, as in the seed). Events: "note" and "withhold_tools".
@@ -32,7 +33,7 @@ const RepeatSystemSection = "You have repeated the same tool call several times 
 	`object: {"ok": true|false, "final": "<answer>", "page": "<url>", "error": null|"<reason>"}.`
 
 type repeatState struct {
-	streaks  agent.Streaks
+	streaks  results.Streaks
 	withhold bool
 	length   int
 	kind     string
@@ -46,7 +47,7 @@ func (RepeatGuard) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *age
 	if st.streaks.Noop > st.streaks.Identical {
 		kind = "noop"
 	}
-	if n < agent.RepeatNoteAt {
+	if n < results.RepeatNoteAt {
 		return
 	}
 	if !slices.ContainsFunc(res.Result.Notes, func(x browser.Note) bool { return x.Heading == RepeatNote }) {
@@ -55,7 +56,7 @@ func (RepeatGuard) AfterToolCall(a *agent.Attempt, call agent.ToolCall, res *age
 				"answer, reply now with the final JSON object; otherwise do something different.", n)})
 		a.Event(NameRepeatGuard, "note", fmt.Sprintf("kind=%s streak=%d tool=%s", kind, n, browser.BaseName(call.Name)))
 	}
-	if n >= agent.RepeatWithholdAt {
+	if n >= results.RepeatWithholdAt {
 		st.withhold, st.length, st.kind = true, n, kind
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"webbench/agent"
+	"webbench/results"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -112,7 +113,7 @@ func TestRepeatGuardCountersAndClicks(t *testing.T) {
 	if !strings.Contains(last.Result.Format(), RepeatNoteHeading) {
 		t.Fatalf("counter loop not caught: %q", last.Result.Format())
 	}
-	if agent.CallKey(evalCall("() => 'done19'")) != agent.CallKey(evalCall("()=>'done20'")) {
+	if results.CallKey(evalCall("() => 'done19'")) != results.CallKey(evalCall("()=>'done20'")) {
 		t.Fatal("evaluate keys should mask digits and whitespace")
 	}
 
@@ -127,8 +128,8 @@ func TestRepeatGuardCountersAndClicks(t *testing.T) {
 			t.Fatalf("call %d: e12/e13 treated as repeats", i)
 		}
 	}
-	if agent.CallKey(agent.ToolCall{Name: "browser_click", Args: `{"target":"e12"}`}) ==
-		agent.CallKey(agent.ToolCall{Name: "browser_click", Args: `{"target":"e13"}`}) {
+	if results.CallKey(agent.ToolCall{Name: "browser_click", Args: `{"target":"e12"}`}) ==
+		results.CallKey(agent.ToolCall{Name: "browser_click", Args: `{"target":"e13"}`}) {
 		t.Fatal("e12 and e13 must differ")
 	}
 
@@ -172,7 +173,7 @@ func TestIsNoopEvaluate(t *testing.T) {
 		"'ok'", "() => ('ok')", "() => 'a;b'",
 	}
 	for _, fn := range noop {
-		if !agent.IsNoopEvaluate(fn) {
+		if !results.IsNoopEvaluate(fn) {
 			t.Errorf("%q should be a no-op", fn)
 		}
 	}
@@ -185,7 +186,7 @@ func TestIsNoopEvaluate(t *testing.T) {
 		"() => new Promise(() => {})", "() => 'a' + 'b'", "() => document.title.length", "",
 	}
 	for _, fn := range reads {
-		if agent.IsNoopEvaluate(fn) {
+		if results.IsNoopEvaluate(fn) {
 			t.Errorf("%q is not a no-op", fn)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,8 +147,8 @@ func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse 
 			fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
 		}
 		shots, _ := c.Flags().GetBool("screenshots")
-		if err := validateVariants(arms.Variants, shots); err != nil {
-			return runner.Plan{}, err
+		if err := runner.CheckVariants(arms.Variants, shots, os.Stderr); err != nil {
+			return runner.Plan{}, usageErr("%v", err)
 		}
 		for i := range arms.Variants {
 			arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]

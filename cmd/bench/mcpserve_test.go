@@ -31,7 +31,7 @@ const exportLines = 12
 // mcpTask is a Zoo task with a state check: with no order placed, the state judge's verdict is a fail.
 const mcpTask = "shop-checkout-yoga-mat-express"
 
-// allGuards are the seven guards issue 15 names for WEBBENCH_GUARDS, in the registry's order (docs/GUARDS.md).
+// allGuards are the seven guards of WEBBENCH_GUARDS, in the registry's order (docs/GUARDS.md).
 var allGuards = []string{"intercept_hint", "repeat_guard", "final_recovery", "snapshot_ready", "stale_ref_refresh",
 	"evaluate_isolation", "visual_progress"}
 
@@ -368,30 +368,6 @@ func TestShellQuote(t *testing.T) {
 		if vars["WEBBENCH_X"] != s {
 			t.Errorf("shellQuote(%q) read back as %q", s, vars["WEBBENCH_X"])
 		}
-	}
-}
-
-// readFinal ends the wait on the first line that is a final answer, reporting others; EOF sends nothing.
-func TestReadFinal(t *testing.T) {
-	done := make(chan stopped, 1)
-	var errw bytes.Buffer
-	readFinal(strings.NewReader("hello\n\n```json\n"+`{"ok": true, "final": "order ZOO-1"}`+"\nmore\n"), &errw, done)
-	select {
-	case s := <-done:
-		if s.final == nil || !s.final.OK || s.final.Final != "order ZOO-1" || s.why != stopFinal {
-			t.Errorf("stopped %+v", s)
-		}
-	default:
-		t.Fatal("no final answer read")
-	}
-	if n := strings.Count(errw.String(), "not a final answer"); n != 2 {
-		t.Errorf("%d lines reported (want 2: hello, ```json):\n%s", n, errw.String())
-	}
-	readFinal(strings.NewReader(`{"final": "no ok"}`+"\n"), io.Discard, done)
-	select {
-	case s := <-done:
-		t.Errorf("a line without ok ended the wait: %+v", s)
-	default:
 	}
 }
 

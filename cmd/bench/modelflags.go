@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"webbench/llm"
 	"webbench/runner"
 )
 
@@ -88,6 +90,54 @@ func checkMaxCost(c *cobra.Command, maxCost float64, vs []runner.Variant) error 
 	case len(free) > 0:
 		fmt.Fprintf(c.ErrOrStderr(), "warning: --max-cost counts only priced variants; %s have no prices (their spend counts as $0)\n",
 			strings.Join(free, ", "))
+	}
+	return nil
+}
+
+// requestFlags are the flags that shape the model request (bench run, ablate and doctor): the fields never
+// sent, the completion cap and the field it goes in — the settings the preflight's hints name.
+type requestFlags struct {
+	omit           []string
+	maxTokens      int
+	maxTokensField string
+}
+
+func (f *requestFlags) register(c *cobra.Command) {
+	c.Flags().StringSliceVar(&f.omit, "omit", nil, "request fields never sent, for models that reject them: "+
+		strings.Join(llm.OmitFields, ", ")+" (comma-separated; the model block's omit)")
+	c.Flags().IntVar(&f.maxTokens, "max-tokens", 0, "completion cap in tokens sent with every model call (the model block's max_tokens; default: none, the endpoint's own)")
+	c.Flags().StringVar(&f.maxTokensField, "max-tokens-field", "", "request field the completion cap is sent in: "+
+		"max_tokens, max_completion_tokens or both (the model block's max_tokens_field; default: max_completion_tokens for OpenAI and Azure hosts, max_tokens elsewhere)")
+}
+
+// apply sets the flags that were given on m (replacing m's omit, max_tokens and max_tokens_field) and
+// validates them.
+func (f *requestFlags) apply(c *cobra.Command, m *runner.Model) error {
+	if c.Flags().Changed("omit") {
+		m.Omit = slices.Clone(f.omit)
+	}
+	if c.Flags().Changed("max-tokens") {
+		if f.maxTokens < 1 {
+			return usageErr("--max-tokens %d: must be at least 1", f.maxTokens)
+		}
+		n := f.maxTokens
+		m.MaxTokens = &n
+	}
+	if c.Flags().Changed("max-tokens-field") {
+		m.MaxTokensField = f.maxTokensField
+	}
+	if err := (llm.Config{Omit: m.Omit, MaxTokensField: m.MaxTokensField}).Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+// check refuses --max-tokens-field when no model it applies to has a completion cap (capped false): the
+// field would never be sent, so the flag would do nothing.
+func (f *requestFlags) check(c *cobra.Command, capped bool) error {
+	if c.Flags().Changed("max-tokens-field") && !capped {
+		return usageErr("--max-tokens-field %s: no completion cap is sent without --max-tokens N (or max_tokens in the model block)",
+			f.maxTokensField)
 	}
 	return nil
 }

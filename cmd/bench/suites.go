@@ -67,3 +67,40 @@ func suitesCmd() *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }
+
+// suiteFlags are the flags that choose a suite and its tasks.
+type suiteFlags struct {
+	suite, tasks, tasksFile, answers, staleDates string
+}
+
+func (f *suiteFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.suite, "suite", "zoo", "suite name (bench suites lists them)")
+	c.Flags().StringVar(&f.tasks, "tasks", "", "comma-separated task id globs, e.g. 'shop-*' (default: all)")
+	c.Flags().StringVar(&f.tasksFile, "tasks-file", "", "task file (WebVoyager JSONL)")
+	c.Flags().StringVar(&f.answers, "answers", "", "reference answers file (WebVoyager reference_answer.json)")
+	c.Flags().StringVar(&f.staleDates, "stale-dates", "", "WebVoyager tasks naming past dates: skip|shift|keep")
+}
+
+// options are the suite options the flags set (the empty ones left out).
+func (f *suiteFlags) options() suites.Options {
+	opts := suites.Options{}
+	for k, v := range map[string]string{"tasks_file": f.tasksFile, "answers": f.answers, "stale_dates": f.staleDates} {
+		if v != "" {
+			opts[k] = v
+		}
+	}
+	return opts
+}
+
+func (f *suiteFlags) open() (suites.Suite, []suites.Task, error) {
+	s, err := suites.Open(f.suite, f.options())
+	if err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	tasks, err := suites.Filter(s.Tasks(), f.tasks)
+	if err != nil {
+		s.Close()
+		return nil, nil, usageErr("%v", err)
+	}
+	return s, tasks, nil
+}

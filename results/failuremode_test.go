@@ -1,4 +1,4 @@
-package agent
+package results
 
 import (
 	"strings"
@@ -6,12 +6,11 @@ import (
 
 	"webbench/browser"
 	"webbench/llm"
-	"webbench/results"
 )
 
 // traj builds a trajectory with one step per tool record.
 func traj(reason string, final *FinalAnswer, recs ...*ToolRecord) *Trajectory {
-	t := &Trajectory{Finish: FinishRecord{Reason: results.FinishReason(reason), Final: final},
+	t := &Trajectory{Finish: FinishRecord{Reason: FinishReason(reason), Final: final},
 		FirstObservation: "### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- button \"Go\" [ref=e1]\n```"}
 	for i, r := range recs {
 		t.Steps = append(t.Steps, &Step{Index: i, ToolCalls: []ToolCall{r.Call}, Results: []*ToolRecord{r}})
@@ -82,7 +81,7 @@ func TestFailureMode(t *testing.T) {
 		name string
 		t    *Trajectory
 		pass bool
-		want results.FailureMode
+		want FailureMode
 	}{
 		{"pass", traj("answered", yes, ok()), true, ""},
 		{"stale ref deadlock", traj("error_budget", nil, ok(), stale("e3"), stale("e44"), rec("browser_type", `{}`, "### Error\nboom", true), stale("e45"), rec("browser_click", `{}`, "### Error\nboom", true)), false, "stale_ref_deadlock"},
@@ -134,7 +133,7 @@ func TestFailureMode(t *testing.T) {
 		{"tool_use_failed (class agent)", endpoint("agent"), false, "model_error"},
 	}
 	for _, c := range cases {
-		if got := FailureMode(c.t, c.pass); got != c.want {
+		if got := ClassifyFailure(c.t, c.pass); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package agent
+package results
 
 import (
 	"crypto/sha256"
@@ -11,7 +11,6 @@ import (
 
 	"webbench/browser"
 	"webbench/llm"
-	"webbench/results"
 )
 
 // evaluateDigits and evaluateSpace normalise browser_evaluate functions for CallKey.
@@ -304,24 +303,29 @@ func evaluateFunction(args string) string {
 const InterceptPhrase = "intercepts pointer events"
 
 // reasonModes are the finish reasons that are a failure mode of their own when no mechanism mode applies.
-var reasonModes = map[results.FinishReason]results.FailureMode{
-	results.FinishStalled:         results.ModeStalled,
-	results.FinishErrorBudget:     results.ModeErrorBudget,
-	results.FinishMaxSteps:        results.ModeMaxSteps,
-	results.FinishTimeout:         results.ModeTimeout,
-	results.FinishContextOverflow: results.ModeContextOverflow,
+var reasonModes = map[FinishReason]FailureMode{
+	FinishStalled:         ModeStalled,
+	FinishErrorBudget:     ModeErrorBudget,
+	FinishMaxSteps:        ModeMaxSteps,
+	FinishTimeout:         ModeTimeout,
+	FinishContextOverflow: ModeContextOverflow,
 }
 
 // endModes are the finish reasons whose failure mode is decided before any mechanism mode: the endpoint or
 // the model ended the attempt, whatever the agent did before.
-var endModes = map[results.FinishReason]results.FailureMode{
-	results.FinishRefusal:       results.ModeRefusal,
-	results.FinishContentFilter: results.ModeContentFilter,
-	results.FinishTruncated:     results.ModeTruncated,
-	results.FinishAgentCrashed:  results.ModeAgentCrashed,
+var endModes = map[FinishReason]FailureMode{
+	FinishRefusal:       ModeRefusal,
+	FinishContentFilter: ModeContentFilter,
+	FinishTruncated:     ModeTruncated,
+	FinishAgentCrashed:  ModeAgentCrashed,
 }
 
-// FailureMode classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
+// DeadlineCutOffPrefix begins the error of a tool call the agent loop cut off when the attempt's context
+// ended: "attempt deadline reached while <tool> was running". ClassifyFailure recognises a browser_evaluate cut
+// off so.
+const DeadlineCutOffPrefix = "attempt deadline reached while "
+
+// ClassifyFailure classifies a failed attempt into one failure mode (DESIGN.md "Failure modes"; the most specific
 // wins, in this order): "agent_crashed" (an external agent exited without a final JSON answer: Reason
 // "agent_crashed"), "refusal" (the model refused: Reason "refusal"), "content_filter" (the endpoint's filter
 // stopped the reply), "truncated" (ended without an answer after a reply cut off at the token limit, whose calls
@@ -336,20 +340,20 @@ var endModes = map[results.FinishReason]results.FailureMode{
 // It returns "" for a pass (judgePass), "infra" for an attempt ended by an infrastructure, rate-limit or
 // endpoint (config, auth, quota) error or by Reason "browser_closed" (not an agent failure), and
 // "model_error" for any other model-call error.
-func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
+func ClassifyFailure(t *Trajectory, judgePass bool) FailureMode {
 	if judgePass {
 		return ""
 	}
 	f := t.Finish
 	reason, class := f.Reason, f.ErrorClass
-	if results.ClassOf(class) == results.ClassInfra || reason == results.FinishBrowserClosed {
-		return results.ModeInfra
+	if ClassOf(class) == ClassInfra || reason == FinishBrowserClosed {
+		return ModeInfra
 	}
 	if m, ok := endModes[reason]; ok {
 		return m
 	}
 	if f.Final == nil && endedTruncated(t) {
-		return results.ModeTruncated
+		return ModeTruncated
 	}
 	if m := mechanismMode(t, toolRecords(t)); m != "" {
 		return m
@@ -359,15 +363,15 @@ func FailureMode(t *Trajectory, judgePass bool) results.FailureMode {
 	}
 	switch {
 	case class == llm.ErrorContextOverflow:
-		return results.ModeContextOverflow
-	case reason == results.FinishModelError:
-		return results.ModeModelError
+		return ModeContextOverflow
+	case reason == FinishModelError:
+		return ModeModelError
 	case f.Final == nil:
-		return results.ModeNoJSON
+		return ModeNoJSON
 	case !f.Final.OK:
-		return results.ModeGaveUp
+		return ModeGaveUp
 	}
-	return results.ModeWrongAnswer
+	return ModeWrongAnswer
 }
 
 // toolRec is a recorded tool call with its raw result read back into fields (browser.ParseResult).
@@ -394,7 +398,7 @@ func toolRecords(t *Trajectory) []toolRec {
 
 // mechanismMode returns the first of the mechanism failure modes (stale_ref_deadlock, empty_snapshot,
 // intercepted, hung_evaluate, loop) that applies, or "".
-func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
+func mechanismMode(t *Trajectory, recs []toolRec) FailureMode {
 	f := t.Finish
 	reason := f.Reason
 	isStale := func(x toolRec) bool { return x.r.Failed && strings.Contains(x.raw.Error, browser.StaleRefPhrase) }
@@ -406,7 +410,7 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 
 	// stale_ref_deadlock: whichever budget ended it — with one call per iteration the stall limit (3) comes
 	// before the consecutive-error budget (5), so a stale-ref deadlock usually ends as "stalled".
-	if reason == results.FinishErrorBudget || reason == results.FinishStalled {
+	if reason == FinishErrorBudget || reason == FinishStalled {
 		n := 0
 		for _, x := range recs[max(0, len(recs)-5):] {
 			if isStale(x) {
@@ -414,11 +418,11 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 			}
 		}
 		if n >= 3 {
-			return results.ModeStaleRefDeadlock
+			return ModeStaleRefDeadlock
 		}
 	}
 	if f.Final != nil && !f.Final.OK && lastSnapshotEmpty(t, recs) {
-		return results.ModeEmptySnapshot
+		return ModeEmptySnapshot
 	}
 	// intercepted
 	lastFailed := -1
@@ -429,19 +433,19 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 	}
 	if lastFailed >= 0 && strings.Contains(recs[lastFailed].raw.Error, InterceptPhrase) &&
 		!slices.ContainsFunc(recs[lastFailed+1:], isAction) {
-		return results.ModeIntercepted
+		return ModeIntercepted
 	}
 	// hung_evaluate: the loop records the call it cut off at the deadline as a failed result; a call still
 	// unrecorded was running.
-	if reason == results.FinishTimeout && len(recs) > 0 {
+	if reason == FinishTimeout && len(recs) > 0 {
 		if last := recs[len(recs)-1].r; last.Failed && isEvaluate(last.Call.Name) {
-			return results.ModeHungEvaluate
+			return ModeHungEvaluate
 		}
 	}
-	if reason == results.FinishTimeout && len(t.Steps) > 0 {
+	if reason == FinishTimeout && len(t.Steps) > 0 {
 		if st := t.Steps[len(t.Steps)-1]; st != nil && len(st.ToolCalls) > len(st.Results) &&
 			isEvaluate(st.ToolCalls[len(st.Results)].Name) {
-			return results.ModeHungEvaluate
+			return ModeHungEvaluate
 		}
 	}
 	if n := len(recs); n > 0 {
@@ -451,7 +455,7 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 		// timeout then, the rule above).
 		if isEvaluate(last.r.Call.Name) && last.r.Failed && (browser.IsEvaluateCutOff(last.raw.Error) ||
 			strings.HasPrefix(last.raw.Error, DeadlineCutOffPrefix)) {
-			return results.ModeHungEvaluate
+			return ModeHungEvaluate
 		}
 	}
 	// loop
@@ -461,7 +465,7 @@ func mechanismMode(t *Trajectory, recs []toolRec) results.FailureMode {
 		streak = s.Observe(x.r.Call, x.raw)
 	}
 	if streak >= RepeatWithholdAt {
-		return results.ModeLoop
+		return ModeLoop
 	}
 	return ""
 }
@@ -487,7 +491,7 @@ func lastSnapshotEmpty(t *Trajectory, recs []toolRec) bool {
 // limit and nothing else ended the attempt after it (no deadline, no model-call error).
 func endedTruncated(t *Trajectory) bool {
 	switch t.Finish.Reason {
-	case results.FinishTimeout, results.FinishModelError, results.FinishContextOverflow, results.FinishBrowserClosed:
+	case FinishTimeout, FinishModelError, FinishContextOverflow, FinishBrowserClosed:
 		return false
 	}
 	for i := len(t.Steps) - 1; i >= 0; i-- {

@@ -1,0 +1,154 @@
+package runner
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"webbench/results"
+)
+
+// remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
+// sum.Skipped, and how many records each already has (its retries so far).
+func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attempt, map[string]int) {
+	records := map[string]int{}
+	for _, r := range prev.Records {
+		records[r.AttemptID]++
+	}
+	var todo []Attempt
+	retriesSoFar := map[string]int{}
+	for _, a := range atts {
+		if r, ok := prev.Latest[a.AttemptID]; ok && r.Judged() {
+			sum.Skipped++
+			continue
+		}
+		if n := records[a.AttemptID]; n > 0 {
+			retriesSoFar[a.AttemptID] = n
+		}
+		todo = append(todo, a)
+	}
+	return todo, retriesSoFar
+}
+
+// ErrPlanMismatch is returned when the run directory holds a run of another plan: resuming it would report
+// the old records under the new configuration.
+var ErrPlanMismatch = errors.New("run directory holds a different plan")
+
+// previous reads the records already in dir for resuming, after checking that dir holds a run of the same
+// plan (checkSamePlan), through results.Open. A directory without a manifest is a new run (refused when it
+// holds records all the same); so is one whose manifest is there but no attempt was recorded.
+func previous(dir string, plan Plan) (*results.ReadResult, error) {
+	run, err := results.Open(dir)
+	switch {
+	case errors.Is(err, results.ErrNoManifest):
+		// A new run: the manifest is written before any record, so records without one are no run of this bench.
+		if st, err := os.Stat(filepath.Join(dir, results.AttemptsFile)); err == nil && st.Size() > 0 {
+			return nil, fmt.Errorf("%w: %s holds records but no %s", ErrPlanMismatch, dir, results.ManifestFile)
+		}
+		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
+	case errors.Is(err, results.ErrBadManifest):
+		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
+	case err != nil:
+		return nil, err
+	}
+	if len(run.Records) == 0 && !run.TornTail {
+		// A run that recorded nothing (stopped by the preflight's or its first attempt's endpoint error, or
+		// interrupted early) has nothing to mix with: the fixed command starts it afresh.
+		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
+	}
+	if err := checkSamePlan(dir, run.Manifest.Plan, plan.Record()); err != nil {
+		return nil, err
+	}
+	rr := &results.ReadResult{Records: run.Records, Latest: map[string]results.Attempt{}, TornTail: run.TornTail}
+	for _, a := range run.Final() {
+		rr.Order = append(rr.Order, a.AttemptID)
+		rr.Latest[a.AttemptID] = a
+	}
+	return rr, nil
+}
+
+// checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt
+// file, budgets, seed mode, scope), another suite or another base seed. Other tasks or more reps extend the run
+// and are allowed (so the variants' target tasks and prompt hashes are not compared).
+func checkSamePlan(dir string, old, cur results.Plan) error {
+	why := ""
+	switch {
+	case old.Suite != cur.Suite:
+		why = fmt.Sprintf("suite %q, now %q", old.Suite, cur.Suite)
+	case old.BaseSeed != cur.BaseSeed:
+		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
+	default:
+		o, n := configJSON(old.Variants), configJSON(cur.Variants)
+		if slices.Equal(o, n) {
+			return nil
+		}
+		why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
+		for i := range min(len(o), len(n)) {
+			if o[i] != n[i] {
+				why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, o[i], n[i])
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+}
+
+// configJSON is each variant's configuration as JSON, without what extending the run may change.
+func configJSON(vs []results.Variant) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
+		v.Model.MaxConnections = 0 // a connection cap changes no result: resuming with another one is allowed
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// shufflePairs returns todo with its pairs (runs of consecutive attempts with the same PairID, as Plan.Expand
+// lists them) in an order shuffled deterministically by seed, then stably sorted by the pair's number of
+// attempts, most first; each pair's arms stay next to each other and in their order (STATS.md "Pairing").
+//
+// The shuffle: in task order the pairs of one app come together, and one app's attempts mostly wait (hung
+// fetches, intercepted clicks: timeouts) while another's load the CPU (2,000-ref pages), so the workers were idle
+// in some stretches and starved in others; spread out, they overlap. Measured on the demo spec (2 cores, workers
+// 6, 2026-12-03): 246 s in task order, 228 s shuffled, the same outcome in every arm.
+//
+// The sort is longest-processing-time-first list scheduling (Graham, "Bounds on multiprocessing timing
+// anomalies", SIAM J. Appl. Math. 17(2), 1969), a pair's work counted in attempts of its task. It matters when
+// pairs have different numbers of arms (an ablation with scope: target, where an arm runs only its guard's
+// tasks): the pairs of tasks that several guards target start first, with them the guard-off attempts that wait
+// out a budget (a hung evaluate waits 30 or 60 s), so the run no longer ends on one of those started late, the
+// CPU idle. The budget is no estimate: most attempts end long before it, and sorting by it started the demo's
+// hung evaluates after its 90 s-budget pairs, at 120-163 s. Replaying six demo runs' recorded attempt durations
+// on 6 workers: 191-224 s shuffled, 156-209 s most arms first, within 3 s of the order by the recorded durations.
+// A plan whose pairs all have the same arms (bench run, scope: all) keeps the shuffled order.
+//
+// The order changes no attempt's seed or outcome; only when each runs, and so the Zoo's sequence numbers (order
+// and confirmation numbers) an attempt's final answer may hold.
+func shufflePairs(todo []Attempt, seed int64) []Attempt {
+	var groups [][]Attempt
+	for i, a := range todo {
+		if i == 0 || todo[i-1].PairID != a.PairID {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], a)
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0x51ed270b))
+	r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+	slices.SortStableFunc(groups, func(x, y []Attempt) int { return cmp.Compare(len(y), len(x)) })
+	return slices.Concat(groups...)
+}
+
+// allPlanned is the subject of the nothing-to-run line: "the 1 planned attempt is", "all 8 planned attempts are".
+func allPlanned(n int) string {
+	if n == 1 {
+		return "the 1 planned attempt is"
+	}
+	return fmt.Sprintf("all %d planned attempts are", n)
+}
