@@ -15,7 +15,7 @@ import (
 
 // The four callers of the status rule — the runner's worker (runner.Judged, which its built-in agent, its MCP
 // backend and external commands all end in), bench mcp serve (runner.ServedRecord), the Zoo benchmark's direct
-// script (directRecord) and a re-judged verdict (results.Rejudge, bench judge) — make the same record, byte for
+// script (directRecord) and a re-judged verdict (results.WithVerdict, bench judge) — make the same record, byte for
 // byte, of the same trajectory and verdict: a pass, a fail, an uncertain verdict on an attempt that answered
 // (uncertain) and on one that did not (UncertainIsFailure: a fail), a judge error and an infrastructure finish.
 func TestFourCallersOneStatusRule(t *testing.T) {
@@ -71,7 +71,7 @@ func TestFourCallersOneStatusRule(t *testing.T) {
 			final, ok = f.Final, f.OK
 		}
 		v := judge.Compose(ctx, judge.ForTask(c.task), judge.Input{Task: c.task, Final: final, OK: ok})
-		same(t, c.name+": bench judge vs runner", results.Rejudge(served, v), served)
+		same(t, c.name+": bench judge vs runner", results.WithVerdict(served, v), served)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // The one status rule: how a trajectory and the verdict of the run's judges make an attempt record's status
 // fields (Status, ErrorClass, Error, FailureMode, Verdict). The runner (its own agent, the MCP backend, an
 // external command), bench mcp serve and the Zoo benchmark conclude an attempt with Conclude; a re-judged
-// verdict (bench judge, Run.Attempts) is applied to a record with Rejudge. Both go through applyVerdict.
+// verdict (bench judge, Run.Attempts) is applied to a record with WithVerdict. Both go through applyVerdict.
 
 // Conclude completes rec, the record of an attempt that the agent finished (identity, timings and cost set by
 // the caller), from its trajectory tr (State and Finish set):
@@ -42,12 +42,12 @@ func Conclude(rec Attempt, tr *Trajectory, verdict func(rec Attempt) judge.Verdi
 	return applyVerdict(rec, verdict(rec), tr.Finish.Error, func() FailureMode { return ClassifyFailure(tr, false) })
 }
 
-// Rejudge is record a as judged by another judge whose verdict on it is v (Run.Attempts): a record the run's
+// WithVerdict is record a as judged by another judge whose verdict on it is v (Run.Attempts): a record the run's
 // judge decided or doubted (Attempt.Judged) takes v by applyVerdict, the error that ended the attempt being
 // a.FinishError(); a fail's failure mode is the recorded one, or wrong_answer when a was a pass or uncertain
 // (the judge rejects the answer the agent gave; only the trajectory could classify other failures). Other
 // records (errors the run's judge never saw) are returned unchanged.
-func Rejudge(a Attempt, v judge.Verdict) Attempt {
+func WithVerdict(a Attempt, v judge.Verdict) Attempt {
 	if !a.Judged() {
 		return a
 	}

@@ -96,7 +96,7 @@ func (r *Run) Latest(id string) (Attempt, bool) {
 func (r *Run) Judges() []string { return slices.Sorted(maps.Keys(r.verdicts)) }
 
 // Attempts returns the final records as judged by judgeName: "" or OriginalJudge returns them as recorded;
-// another name re-scores every record with that judge's verdict (Rejudge, the one status rule): records the
+// another name re-scores every record with that judge's verdict (WithVerdict, the one status rule): records the
 // run's judge decided or doubted take the verdict ("no verdict of judge X", a judge error, when the judge
 // skipped the attempt); other records with status error are kept as recorded (bench judge does not re-score
 // them). An unknown judge name is an error listing the known ones.
@@ -116,7 +116,7 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 		if !ok {
 			v = judge.Verdict{Judge: judgeName, Error: "no verdict of judge " + judgeName + " for this attempt"}
 		}
-		recs[i] = Rejudge(a, v)
+		recs[i] = WithVerdict(a, v)
 	}
 	return recs, nil
 }
