@@ -37,6 +37,13 @@ type EvaluateIsolation struct {
 	Cap time.Duration
 }
 
+// NameEvaluateIsolation is the guard's name in specs, --guards and the records.
+const NameEvaluateIsolation = "evaluate_isolation"
+
+func init() {
+	register(NameEvaluateIsolation, 60, true, func() agent.Hook { return EvaluateIsolation{} })
+}
+
 // EvaluatePassthroughDetail is the detail of evaluate_isolation's "passthrough" event: browser_evaluate on a tool
 // backend without a CDP page (Playwright MCP) ran unguarded.
 const EvaluatePassthroughDetail = "no CDP page on this tool backend (Playwright MCP server): browser_evaluate " +

@@ -20,6 +20,13 @@ import (
 // (before the call) and one of "answered", "no_json", "tool_call_ignored", "error".
 type FinalRecovery struct{}
 
+// NameFinalRecovery is the guard's name in specs, --guards and the records.
+const NameFinalRecovery = "final_recovery"
+
+func init() {
+	register(NameFinalRecovery, 30, false, func() agent.Hook { return FinalRecovery{} })
+}
+
 // Name implements agent.Hook.
 func (FinalRecovery) Name() string { return NameFinalRecovery }
 

@@ -18,6 +18,13 @@ import (
 // and "recovered" (steps from the condensed failure to the next successful action).
 type InterceptHint struct{}
 
+// NameInterceptHint is the guard's name in specs, --guards and the records.
+const NameInterceptHint = "intercept_hint"
+
+func init() {
+	register(NameInterceptHint, 10, true, func() agent.Hook { return InterceptHint{} })
+}
+
 // Name implements agent.Hook.
 func (InterceptHint) Name() string { return NameInterceptHint }
 

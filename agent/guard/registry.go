@@ -8,18 +8,31 @@ import (
 	"webbench/agent"
 )
 
-// registry lists every guard in registry order (the order the loop calls their hooks) with its constructor.
-var registry = []struct {
-	name string
-	mk   func() agent.Hook
-}{
-	{NameInterceptHint, func() agent.Hook { return InterceptHint{} }},
-	{NameRepeatGuard, func() agent.Hook { return RepeatGuard{} }},
-	{NameFinalRecovery, func() agent.Hook { return FinalRecovery{} }},
-	{NameSnapshotReady, func() agent.Hook { return SnapshotReady{} }},
-	{NameStaleRefRefresh, func() agent.Hook { return StaleRefRefresh{} }},
-	{NameEvaluateIsolation, func() agent.Hook { return EvaluateIsolation{} }},
-	{NameVisualProgress, func() agent.Hook { return VisualProgress{} }},
+// entry is one registered guard: its name, its place in the hook order, whether it acts on a tool call and its
+// result only (tool-level: a server of the browser tools can apply it to any agent's calls), and its constructor.
+type entry struct {
+	name      string
+	order     int
+	toolLevel bool
+	mk        func() agent.Hook
+}
+
+// registry lists every guard in registry order (the order the loop calls their hooks), as the guards' files
+// register them.
+var registry []entry
+
+// register adds a guard to the registry; each guard's file calls it from init, so a new guard is one file.
+// order places its hooks among the others' (lower first); the order matters where two guards act on the same
+// result (intercept_hint rewrites an error before repeat_guard fingerprints it). A duplicate name or order panics
+// at start-up.
+func register(name string, order int, toolLevel bool, mk func() agent.Hook) {
+	for _, g := range registry {
+		if g.name == name || g.order == order {
+			panic(fmt.Sprintf("guard: %s registered twice, or at %s's order %d", name, g.name, order))
+		}
+	}
+	registry = append(registry, entry{name, order, toolLevel, mk})
+	slices.SortFunc(registry, func(a, b entry) int { return a.order - b.order })
 }
 
 // Names returns the guard names in registry order: intercept_hint, repeat_guard, final_recovery,
@@ -115,15 +128,20 @@ func Build(settings map[string]bool) ([]agent.Hook, error) {
 	return hooks, nil
 }
 
-// toolLevel lists the tool-level guards, in registry order: those that act on a tool call and its result
-// only, so that a server of the browser tools can apply them to any agent's calls (agent/mcpserver). The
-// others (repeat_guard, final_recovery, visual_progress) act on the model conversation or the loop's stall
-// detector: an external agent runs its own (WEBBENCH_GUARDS).
-var toolLevel = []string{NameInterceptHint, NameSnapshotReady, NameStaleRefRefresh, NameEvaluateIsolation}
-
-// ToolLevel returns the names of the tool-level guards in registry order: intercept_hint, snapshot_ready,
-// stale_ref_refresh, evaluate_isolation.
-func ToolLevel() []string { return slices.Clone(toolLevel) }
+// ToolLevel returns the names of the tool-level guards in registry order: those that act on a tool call and its
+// result only, so that a server of the browser tools can apply them to any agent's calls (agent/mcpserver):
+// intercept_hint, snapshot_ready, stale_ref_refresh, evaluate_isolation. The others (repeat_guard,
+// final_recovery, visual_progress) act on the model conversation or the loop's stall detector: an external agent
+// runs its own (WEBBENCH_GUARDS).
+func ToolLevel() []string {
+	var out []string
+	for _, g := range registry {
+		if g.toolLevel {
+			out = append(out, g.name)
+		}
+	}
+	return out
+}
 
 // BuildToolLevel is Build restricted to the tool-level guards (ToolLevel): the hooks of those that are on, in
 // registry order. settings is the variant's whole guard map (the model-level names are accepted and ignored);
@@ -135,7 +153,7 @@ func BuildToolLevel(settings map[string]bool) ([]agent.Hook, error) {
 	}
 	var out []agent.Hook
 	for _, h := range hooks {
-		if slices.Contains(toolLevel, h.Name()) {
+		if slices.Contains(ToolLevel(), h.Name()) {
 			out = append(out, h)
 		}
 	}

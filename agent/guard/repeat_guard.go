@@ -17,6 +17,13 @@ import (
 // user turn, as in the seed). Events: "note" and "withhold_tools".
 type RepeatGuard struct{}
 
+// NameRepeatGuard is the guard's name in specs, --guards and the records.
+const NameRepeatGuard = "repeat_guard"
+
+func init() {
+	register(NameRepeatGuard, 20, false, func() agent.Hook { return RepeatGuard{} })
+}
+
 // Name implements agent.Hook.
 func (RepeatGuard) Name() string { return NameRepeatGuard }
 

@@ -23,6 +23,13 @@ type SnapshotReady struct {
 	capture func(a *agent.Attempt, boxes bool) (string, error)
 }
 
+// NameSnapshotReady is the guard's name in specs, --guards and the records.
+const NameSnapshotReady = "snapshot_ready"
+
+func init() {
+	register(NameSnapshotReady, 40, true, func() agent.Hook { return SnapshotReady{} })
+}
+
 // Name implements agent.Hook.
 func (SnapshotReady) Name() string { return NameSnapshotReady }
 

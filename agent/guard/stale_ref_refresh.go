@@ -14,6 +14,13 @@ import (
 // budget still bounds any loop. Event: "refresh".
 type StaleRefRefresh struct{}
 
+// NameStaleRefRefresh is the guard's name in specs, --guards and the records.
+const NameStaleRefRefresh = "stale_ref_refresh"
+
+func init() {
+	register(NameStaleRefRefresh, 50, true, func() agent.Hook { return StaleRefRefresh{} })
+}
+
 // Name implements agent.Hook.
 func (StaleRefRefresh) Name() string { return NameStaleRefRefresh }
 

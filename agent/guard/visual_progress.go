@@ -10,6 +10,13 @@ import (
 // accessible name. Every other call keeps the default verdict. Event: "action".
 type VisualProgress struct{}
 
+// NameVisualProgress is the guard's name in specs, --guards and the records.
+const NameVisualProgress = "visual_progress"
+
+func init() {
+	register(NameVisualProgress, 70, false, func() agent.Hook { return VisualProgress{} })
+}
+
 // Name implements agent.Hook.
 func (VisualProgress) Name() string { return NameVisualProgress }
 
