@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"webbench/results"
-	"webbench/runner"
 )
 
 // Outcome models of the simulator (Design.Model).
@@ -190,8 +189,8 @@ const SimSuite = "sim"
 
 // SimRecords returns the final attempt records of one simulated run, built
 // as runner.Plan.Expand and the runner build them: per (task, rep) a pair id
-// runner.PairID(SimSuite, task, rep), per arm the attempt id
-// runner.AttemptID(arm, pair) and the same seed runner.Seed(pair, baseSeed);
+// results.PairID(SimSuite, task, rep), per arm the attempt id
+// results.AttemptID(arm, pair) and the same seed results.Seed(pair, baseSeed);
 // status pass or fail (error class agent), model "sim:<model>". names[a] is
 // the arm of outcomes[a] (as from SimOutcomes); reps are numbered from 1.
 func SimRecords(d Design, names []string, outcomes [][][]bool, baseSeed int64) []results.Attempt {
@@ -200,10 +199,10 @@ func SimRecords(d Design, names []string, outcomes [][][]bool, baseSeed int64) [
 		task := SimTaskID(t)
 		for k := range d.RepsOf(t) {
 			rep := k + 1
-			pid := runner.PairID(SimSuite, task, rep)
-			seed := runner.Seed(pid, baseSeed)
+			pid := results.PairID(SimSuite, task, rep)
+			seed := results.Seed(pid, baseSeed)
 			for a, name := range names {
-				r := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID(name, pid),
+				r := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: results.AttemptID(name, pid),
 					PairID: pid, Variant: name, TaskID: task, Suite: SimSuite, Rep: rep, Seed: &seed,
 					Model: "sim:" + d.Model, Status: results.StatusPass, Steps: 1}
 				if !outcomes[a][t][k] {

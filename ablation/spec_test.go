@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
 )
@@ -135,12 +136,12 @@ func TestSpecAAArm(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, at := range atts {
-		want := runner.Seed(at.PairID, 5)
+		want := results.Seed(at.PairID, 5)
 		switch at.Variant {
 		case "aa1":
-			want = runner.Seed(at.PairID, 5+AASeedOffset)
+			want = results.Seed(at.PairID, 5+AASeedOffset)
 		case "aa2":
-			want = runner.Seed(at.PairID, 5+2*AASeedOffset)
+			want = results.Seed(at.PairID, 5+2*AASeedOffset)
 		}
 		if at.Seed == nil || *at.Seed != want {
 			t.Errorf("%s rep %d: seed %v, want %d", at.Variant, at.Rep, at.Seed, want)

@@ -14,7 +14,6 @@ import (
 	"webbench/ablation"
 	"webbench/judge"
 	"webbench/results"
-	"webbench/runner"
 )
 
 // runSpec describes a synthetic run directory: tasks first..first+tasks−1 × reps of variant "default", task i
@@ -50,9 +49,9 @@ func writeRun(t *testing.T, s runSpec) string {
 	for i := s.first; i < s.first+s.tasks; i++ {
 		for r := 0; r < s.reps; r++ {
 			task := fmt.Sprintf("task-%02d", i)
-			pid := runner.PairID("zoo", task, r)
+			pid := results.PairID("zoo", task, r)
 			seed := s.seed + i*10 + r
-			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID(variant, pid),
+			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: results.AttemptID(variant, pid),
 				PairID: pid, Variant: variant, TaskID: task, Suite: "zoo", Cluster: task, Rep: r, Seed: &seed,
 				Model: "scripted:observed", Guards: map[string]bool{"snapshot_ready": !s.snapshotOff, "intercept_hint": true},
 				Status: results.StatusPass}

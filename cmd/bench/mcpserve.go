@@ -170,9 +170,9 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	}
 	defer models.Close()
 
-	pairID := runner.PairID(s.Name(), t.ID, 1)
-	attemptID := runner.AttemptID(mcpVariant, pairID)
-	seed := runner.Seed(pairID, 1)
+	pairID := results.PairID(s.Name(), t.ID, 1)
+	attemptID := results.AttemptID(mcpVariant, pairID)
+	seed := results.Seed(pairID, 1)
 	// The attempt is not cancelled by the signal that stops serving: the trajectory is still judged and written.
 	actx := context.WithoutCancel(c.Context())
 	att, err := runner.OpenAttempt(actx, runner.Options{DriverDir: f.driverDir, Chromium: f.chromium,
@@ -371,7 +371,7 @@ func concludeByHand(ctx context.Context, t suites.Task, suite, attemptID string,
 	for k, v := range g {
 		guards[k] = v
 	}
-	rec := results.Attempt{AttemptID: attemptID, PairID: runner.PairID(suite, t.ID, 1), Variant: mcpVariant,
+	rec := results.Attempt{AttemptID: attemptID, PairID: results.PairID(suite, t.ID, 1), Variant: mcpVariant,
 		TaskID: t.ID, Suite: cmpString(t.Suite, suite), Cluster: cmpString(t.Cluster, t.ID), Rep: 1, Seed: &seed,
 		Model: "external", Guards: guards,
 		DurationMS: tr.DurationMS, Steps: len(tr.Steps), GuardEvents: tr.GuardCounts, FinishReason: tr.Finish.Reason,
