@@ -22,7 +22,7 @@ const WarnNoiseFloor = "noise_floor"
 // everything but the name and the seed mode — the same model (kind, name,
 // endpoint, profile, sampling, prices), guards, prompt (file and SHA-256),
 // max_steps, timeout, no switched guard, every task — with the seed mode
-// "+i·AASeedOffset" (i ≥ 1) where the baseline's differs. It is the fallback
+// "+i·results.AASeedOffset" (i ≥ 1) where the baseline's differs. It is the fallback
 // for manifests written before results.Ablation.Copies recorded those arms; a
 // newer manifest's copies are the spec's. A/A membership (VariantResult.AA:
 // out of Holm's family and the gate) is decided from the plan, never from the
@@ -55,10 +55,10 @@ func AACopies(p results.Plan) []string {
 }
 
 // isAASeed reports whether seed is a seed mode of spec `aa: true` arms:
-// "+i·AASeedOffset" with i ≥ 1.
+// "+i·results.AASeedOffset" with i ≥ 1.
 func isAASeed(seed string) bool {
 	n, err := strconv.ParseInt(strings.TrimPrefix(seed, "+"), 10, 64)
-	return err == nil && n > 0 && n%AASeedOffset == 0 && seed == AASeed(int(n/AASeedOffset))
+	return err == nil && n > 0 && n%results.AASeedOffset == 0 && seed == results.AASeed(int(n/results.AASeedOffset))
 }
 
 // noiseFloorWarnings returns one WarnNoiseFloor warning per other-seeds A/A
@@ -75,7 +75,7 @@ func noiseFloorWarnings(a *Analysis, copies []string) []Warning {
 			"Noise floor: %s is a copy of %s with other seeds (an A/A control); it differs by Δ = %s pts [%s, %s], "+
 				"p_paired = %.3g on %d %s. Its interval, not its Δ, is the yardstick: one A/A draw, and arms that "+
 				"differ by less than its half-width here may differ by chance alone.",
-			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), c.P, c.G(), plural(c.G(), "task", "tasks"))})
+			v.Name, a.Baseline, pts(c.Delta), pts(c.CI[0]), pts(c.CI[1]), c.P, c.G(), results.Plural(c.G(), "task", "tasks"))})
 	}
 	return out
 }

@@ -317,8 +317,8 @@ type VariantResult struct {
 	// left out of Holm's family, the gate and the underpowered and holm_floor
 	// warnings, which are about the variants under test (STATS.md).
 	AA bool
-	// AAKind is the kind of an A/A arm: AASameSeed (a replay) or AAOtherSeeds (a copy); "" otherwise.
-	AAKind AAMode
+	// AAKind is the kind of an A/A arm: results.AASameSeed (a replay) or results.AAOtherSeeds (a copy); "" otherwise.
+	AAKind results.AAMode
 }
 
 // Warning is one plain-words warning (STATS.md §5).
@@ -424,9 +424,9 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 		v := analyzeVariant(base, by[name], name, in)
 		switch {
 		case slices.Contains(in.Replays, name):
-			v.AA, v.AAKind = true, AASameSeed
+			v.AA, v.AAKind = true, results.AASameSeed
 		case slices.Contains(in.Copies, name):
-			v.AA, v.AAKind = true, AAOtherSeeds
+			v.AA, v.AAKind = true, results.AAOtherSeeds
 		}
 		a.Variants = append(a.Variants, v)
 		a.Arms = append(a.Arms, v.Arm)
@@ -1097,14 +1097,12 @@ func setOf(xs []string) map[string]bool {
 	return m
 }
 
-// pts formats a proportion difference as signed percentage points, "+18.2".
-func pts(x float64) string {
-	if math.IsNaN(x) {
-		return "n/a"
+// Warning returns the analysis's first warning of kind (a Warn* constant), nil when it has none.
+func (a *Analysis) Warning(kind string) *Warning {
+	for i := range a.Warnings {
+		if a.Warnings[i].Kind == kind {
+			return &a.Warnings[i]
+		}
 	}
-	s := fmt.Sprintf("%+.1f", 100*x)
-	if s == "-0.0" || s == "+0.0" {
-		return "0.0"
-	}
-	return s
+	return nil
 }

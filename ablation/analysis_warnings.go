@@ -122,10 +122,10 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 				add(WarnEmptyArm, v.Name, "No records, so nothing to compare.")
 			case wd.Unprefixed:
 				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d %s, all errors): it cannot be compared.", wd.TheVariant,
-					v.Arm.Attempts, plural(v.Arm.Attempts, "record", "records"))
+					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
 			default:
 				add(WarnEmptyArm, v.Name, "No judged attempt (%d %s, all errors), so nothing to compare.",
-					v.Arm.Attempts, plural(v.Arm.Attempts, "record", "records"))
+					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
 			}
 		}
 	}
@@ -180,7 +180,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		}
 		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
 		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): with these outcomes no effect can be shown, though more reps may move more tasks.",
-			gp, plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
+			gp, results.Plural(gp, "task", "tasks"), gp, fmtP(c.Paired.PermFloor), fmtP(a.Alpha))
 	}
 	hf := holmFloors(a)
 	for _, v := range a.Variants {
@@ -359,7 +359,7 @@ func differentialText(c *Comparison, wd Wording) string {
 		c.CommonPairs, 100*DifferentialErrorPoints, fmtP(DifferentialErrorP), strings.Join(parts, "; "))
 	if b := c.Bounds; b != nil {
 		s += fmt.Sprintf(" With the %d %s that errored on the %s side counted as failures there, %s; counted as passes, %s.", b.Pairs,
-			plural(b.Pairs, "pair", "pairs"), wd.Variant, boundText(b.AsFail), boundText(b.AsPass))
+			results.Plural(b.Pairs, "pair", "pairs"), wd.Variant, boundText(b.AsFail), boundText(b.AsPass))
 	}
 	return s
 }
@@ -436,7 +436,7 @@ func infraWarning(a *Analysis, add func(kind, variant, format string, args ...an
 		dropped += v.All.DroppedByClass[string(results.ClassInfra)]
 	}
 	add(WarnInfraErrors, "", "Infrastructure errors in more than %.0f%% of attempts: %s. They are excluded from the denominators (never counted as agent failures), and %d %s with an infra error on either side %s dropped from the paired comparisons. Re-run the spec to retry them (a resumed run re-runs error ids).",
-		100*InfraWarnFraction, strings.Join(parts, ", "), dropped, plural(dropped, "pair", "pairs"), plural(dropped, "was", "were"))
+		100*InfraWarnFraction, strings.Join(parts, ", "), dropped, results.Plural(dropped, "pair", "pairs"), results.Plural(dropped, "was", "were"))
 }
 
 // judgeWarning reports attempts the judge was uncertain about and those it could not verify.
@@ -459,13 +459,13 @@ func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...an
 	}
 	if unsure > 0 {
 		add(WarnJudgeUncertain, "", "The judge was uncertain about %d %s (%s): the answer matched its rule but also stated other candidates or negated it; %s excluded from the denominators and from the paired comparisons, never counted as a pass; decide %s with `bench judge DIR --judge answer --judge-model openai:NAME`.",
-			unsure, plural(unsure, "attempt", "attempts"), strings.Join(uparts, ", "), plural(unsure, "it is", "they are"), plural(unsure, "it", "them"))
+			unsure, results.Plural(unsure, "attempt", "attempts"), strings.Join(uparts, ", "), results.Plural(unsure, "it is", "they are"), results.Plural(unsure, "it", "them"))
 	}
 	if total == 0 {
 		return
 	}
 	add(WarnJudgeErrors, "", "The judge could not verify %d %s (%s): %s excluded from the denominators and from the paired comparisons; re-score with `bench judge`.",
-		total, plural(total, "attempt", "attempts"), strings.Join(parts, ", "), plural(total, "it is", "they are"))
+		total, results.Plural(total, "attempt", "attempts"), strings.Join(parts, ", "), results.Plural(total, "it is", "they are"))
 }
 
 // underpoweredText is the underpowered warning of STATS.md §5 for c, or ""
@@ -495,9 +495,9 @@ func underpoweredText(c *Comparison, alpha, power float64) string {
 			reps = fmt.Sprintf("%.0f", pw.Reps)
 		}
 		fmt.Fprintf(&b, "%s of the paired task-level test to detect %s→%s is ≈%.2f with %d %s × %s %s", lead,
-			pct(pw.From), pct(pw.To), pw.Power, pw.G, plural(pw.G, "task", "tasks"), reps, plural(int(math.Ceil(pw.Reps)), "rep", "reps"))
+			pct(pw.From), pct(pw.To), pw.Power, pw.G, results.Plural(pw.G, "task", "tasks"), reps, results.Plural(int(math.Ceil(pw.Reps)), "rep", "reps"))
 		if pw.TasksFor > 0 {
-			fmt.Fprintf(&b, " and ≈%.2f with %d %s at the same reps", pw.PowerAtTasksFor, pw.TasksFor, plural(pw.TasksFor, "task", "tasks"))
+			fmt.Fprintf(&b, " and ≈%.2f with %d %s at the same reps", pw.PowerAtTasksFor, pw.TasksFor, results.Plural(pw.TasksFor, "task", "tasks"))
 		} else {
 			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d tasks at these reps", 100*power, maxPlanTasks)
 		}
@@ -525,37 +525,7 @@ func article(num string) string {
 	return "a"
 }
 
-// pct formats a rate as a percentage: whole percent when it is one, else one
-// decimal.
-func pct(x float64) string {
-	v := 100 * x
-	if math.Abs(v-math.Round(v)) < 1e-9 {
-		return fmt.Sprintf("%.0f%%", v)
-	}
-	return fmt.Sprintf("%.1f%%", v)
-}
-
 // num4 formats x with at most 4 decimals and no trailing zeros ("0.82").
 func num4(x float64) string {
 	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
-}
-
-// fmtP formats a p-value: 3 significant digits, "<0.0001" below that.
-func fmtP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "n/a"
-	case p < 1e-4:
-		return "<0.0001"
-	case p >= 0.9995:
-		return "1"
-	}
-	return strconv.FormatFloat(p, 'g', 3, 64)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

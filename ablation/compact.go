@@ -394,7 +394,7 @@ func verdictAt(a *Analysis, v *VariantResult, margin float64) string {
 	if c.Matched && c.Paired.Moved > 0 && c.Paired.PermFloor >= alpha {
 		k := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
 		return fmt.Sprintf("no difference shown: with %d %s moved, p_paired cannot go below %s", k,
-			plural(k, "task", "tasks"), fmtP(c.Paired.PermFloor))
+			results.Plural(k, "task", "tasks"), fmtP(c.Paired.PermFloor))
 	}
 	if c.P < alpha && !math.IsNaN(v.PHolm) {
 		return fmt.Sprintf("no difference shown after Holm's adjustment (%s %s < α = %s, p_holm %s)",

@@ -225,7 +225,7 @@ func TestWarningsOneStatementPerCause(t *testing.T) {
 // Empty arms of several variants merge into one warning whose sentence reads right for many.
 func TestEmptyArmsMerge(t *testing.T) {
 	a := Analyze(tasksOf("base", "PP"), Inputs{Baseline: "base", Variants: []string{"g1", "g2"}})
-	w := warningOf(a, WarnEmptyArm)
+	w := a.Warning(WarnEmptyArm)
 	if w == nil || w.Text != "g1, g2 vs base: No records, so nothing to compare." {
 		t.Errorf("empty-arm warning: %+v", a.Warnings)
 	}
@@ -235,11 +235,11 @@ func TestEmptyArmsMerge(t *testing.T) {
 // a floor derived from p_perm_floor < 1 said "no task moved").
 func TestFewTasksOneMoved(t *testing.T) {
 	a := Analyze(cat(tasksOf("base", "PPPPPP"), tasksOf("one", "FPPPPP")), Inputs{Baseline: "base"})
-	w := warningOf(a, WarnFewTasks)
+	w := a.Warning(WarnFewTasks)
 	if w == nil || !strings.Contains(w.Text, "(with 1 of the 6 tasks moved it is 2/2^1 = 1, above α = 0.05: with these outcomes no effect can be shown, though more reps may move more tasks)") {
 		t.Errorf("few_tasks warning: %+v", w)
 	}
-	if warningOf(a, WarnPermFloor) != nil || warningOf(a, WarnHolmFloor) != nil {
+	if a.Warning(WarnPermFloor) != nil || a.Warning(WarnHolmFloor) != nil {
 		t.Errorf("a second statement of the floor: %+v", a.Warnings)
 	}
 }
@@ -375,7 +375,7 @@ func TestVerdictSaysWhy(t *testing.T) {
 			t.Errorf("clustered %s: %q, want %q", name, got[name], want)
 		}
 	}
-	if w := warningOf(a3, WarnHolmFloor); w == nil || !strings.Contains(w.Text, "With 3 clusters compared") ||
+	if w := a3.Warning(WarnHolmFloor); w == nil || !strings.Contains(w.Text, "With 3 clusters compared") ||
 		!strings.Contains(w.Text, "every cluster moved the same way") || !strings.Contains(w.Text, "clusters.") {
 		t.Errorf("clustered holm_floor warning: %+v", w)
 	}

@@ -432,7 +432,7 @@ func runGate(c *RunComparison, margin float64) *RunGate {
 		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
 	default:
 		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g, the gate's alpha (the exact sign-flip p; with %d moved %s it cannot go below %.3g)",
-			d, alpha, all.Paired.Moved, plural(all.Paired.Moved, "task", "tasks"), all.Paired.PermFloor)
+			d, alpha, all.Paired.Moved, results.Plural(all.Paired.Moved, "task", "tasks"), all.Paired.PermFloor)
 	}
 	return g
 }

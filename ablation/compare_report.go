@@ -41,7 +41,7 @@ func CompareFooter(c *RunComparison) []string {
 	lines := []string{}
 	if same > 0 {
 		lines = append(lines, fmt.Sprintf("%s with the same pass rate in both runs %s not listed (see --format json).",
-			results.Count(same, "task", "tasks"), plural(same, "is", "are")))
+			results.Count(same, "task", "tasks"), results.Plural(same, "is", "are")))
 	}
 	if len(c.Differences) > 0 {
 		lines = append(lines, "The runs differ in: "+strings.Join(c.Differences, "; ")+".")
@@ -70,7 +70,7 @@ func compareSummaryTable(c *RunComparison) results.Table {
 	ci := fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*all.Delta, 100*all.CI[0], 100*all.CI[1])
 	if all.Matched {
 		method = fmt.Sprintf("paired: %d→%d of %d %s, %d %s (%d informative)", all.A.Passes, all.B.Passes,
-			all.Pairs, plural(all.Pairs, "pair", "pairs"), all.G(), plural(all.G(), "task", "tasks"), all.Informative)
+			all.Pairs, results.Plural(all.Pairs, "pair", "pairs"), all.G(), results.Plural(all.G(), "task", "tasks"), all.Informative)
 		pcol = "p_paired (exact sign-flip)"
 		if all.Paired.CIMethod == CIMethodAdjusted {
 			ci += " adj."

@@ -95,7 +95,7 @@ func flakeRates(by map[string][]results.Attempt, baseline string, replays []stri
 func (f FlakeRate) Line() string {
 	left := ""
 	if f.Errors > 0 {
-		left = fmt.Sprintf(" (%d %s with an error in either arm left out)", f.Errors, plural(f.Errors, "pair", "pairs"))
+		left = fmt.Sprintf(" (%d %s with an error in either arm left out)", f.Errors, results.Plural(f.Errors, "pair", "pairs"))
 	}
 	if f.Pairs == 0 {
 		return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; no pair has a finished "+

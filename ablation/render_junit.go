@@ -152,8 +152,8 @@ func (junitRenderer) Run(w io.Writer, r *RunReport) error {
 		s.Properties = []junitProperty{{"pass_rate", junitFloat(arm.Rate)}, {"passes", strconv.Itoa(arm.Passes)},
 			{"n", strconv.Itoa(arm.N)}, {"errors", strconv.Itoa(arm.Errors)}}
 		s.SystemOut = fmt.Sprintf("%s: %d of %d judged %s passed (%.1f%%), %d %s; %d of %d %s failed",
-			arm.Name, arm.Passes, arm.N, plural(arm.N, "attempt", "attempts"), 100*arm.Rate, arm.Errors, plural(arm.Errors, "error", "errors"),
-			s.Failures, s.Tests, plural(s.Tests, "task", "tasks"))
+			arm.Name, arm.Passes, arm.N, results.Plural(arm.N, "attempt", "attempts"), 100*arm.Rate, arm.Errors, results.Plural(arm.Errors, "error", "errors"),
+			s.Failures, s.Tests, results.Plural(s.Tests, "task", "tasks"))
 		doc.Suites = append(doc.Suites, s)
 	}
 	return writeJUnit(w, doc)
@@ -236,7 +236,7 @@ func junitSummary(a *Analysis, name, base string, v *VariantResult, failures int
 	all := v.All
 	return fmt.Sprintf("%s vs %s: Δ %+.1f pts [%+.1f, %+.1f], p %.3g, Holm p %.3g (%s): %s; %d new %s",
 		name, base, 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, v.PHolm, all.Method, junitVerdict(a, v),
-		failures, plural(failures, "failure", "failures"))
+		failures, results.Plural(failures, "failure", "failures"))
 }
 
 // junitTimestamp is the run's start as the schema wants it (UTC, no

@@ -267,9 +267,9 @@ func aaApart(a *Analysis) string {
 // scopeLabel names the task set of a comparison; an A/A arm's says it is a control and of which kind.
 func scopeLabel(v *VariantResult, c *Comparison) string {
 	switch v.AAKind {
-	case AASameSeed:
+	case results.AASameSeed:
 		return "A/A control: same seeds"
-	case AAOtherSeeds:
+	case results.AAOtherSeeds:
 		return "A/A control: other seeds"
 	}
 	if c.Guard != "" {
@@ -411,7 +411,7 @@ func cmhCell(c *Comparison) string {
 	if c.CMH == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s (%d %s)", fmtP(c.CMH.P), c.CMH.Strata, plural(c.CMH.Strata, "stratum", "strata"))
+	return fmt.Sprintf("%s (%d %s)", fmtP(c.CMH.P), c.CMH.Strata, results.Plural(c.CMH.Strata, "stratum", "strata"))
 }
 
 func mcnemarCell(c *Comparison) string {
@@ -482,7 +482,7 @@ func guardCell(arm Arm, g string, switched bool) string {
 		return "no event"
 	}
 	return fmt.Sprintf("fired in %d/%d (%d passed), %d %s", arm.GuardFired[g], arm.N, arm.GuardFiredPass[g], ev,
-		plural(ev, "event", "events"))
+		results.Plural(ev, "event", "events"))
 }
 
 func failureModeTable(a *Analysis) ReportTable {

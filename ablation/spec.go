@@ -18,6 +18,7 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/llm"
+	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
 )
@@ -97,12 +98,12 @@ type Config struct {
 	// tools is Tools parsed (nil: webbench's own tools).
 	tools *runner.ToolsBackend
 	// AA makes the variant an A/A arm, a copy of the baseline on every task (an A/A arm may set nothing else but
-	// name). `aa: true` (or `aa: other-seeds`, AAOtherSeeds): the baseline with other seeds (the i-th such arm
+	// name). `aa: true` (or `aa: other-seeds`, results.AAOtherSeeds): the baseline with other seeds (the i-th such arm
 	// derives its seeds from pair_id and the base seed + AASeedOffset·i); its Δ is the run's observed noise
-	// floor (the report's noise_floor warning). `aa: same-seed` (AASameSeed): the baseline replayed with the
+	// floor (the report's noise_floor warning). `aa: same-seed` (results.AASameSeed): the baseline replayed with the
 	// baseline's own seeds; the share of pairs whose outcome differs is the environment's flake rate (the
 	// report's flake-rate line, and a flake_rate warning when it is above zero).
-	AA AAMode `yaml:"aa"`
+	AA AASetting `yaml:"aa"`
 	// Observation is the built-in agent's observation mode, `observation: {snapshot: full|diff|none}`
 	// (agent.Observation; DESIGN.md "Observation modes"); a variant without one inherits the baseline's, a
 	// baseline without one is full. ParseSpec checks the value and refuses it beside an external agent.
@@ -115,34 +116,27 @@ type ObservationSpec struct {
 	Snapshot string `yaml:"snapshot"`
 }
 
-// AAMode is the kind of an A/A arm (Config.AA): "" (not an A/A arm), AAOtherSeeds or AASameSeed.
-type AAMode string
+// AASetting is a variant's `aa:` key as written in a spec; its value is a results.AAMode ("" when the variant is
+// not an A/A arm).
+type AASetting results.AAMode
 
-// The A/A arm kinds, as written in a spec.
-const (
-	// AAOtherSeeds is `aa: true` or `aa: other-seeds`: the baseline with other seeds (the noise floor).
-	AAOtherSeeds AAMode = "other-seeds"
-	// AASameSeed is `aa: same-seed`: the baseline replayed with its own seeds (the environment's flake rate).
-	AASameSeed AAMode = "same-seed"
-)
-
-// UnmarshalYAML reads `aa:` as a boolean (true: AAOtherSeeds, false: not an A/A arm) or one of the kinds'
+// UnmarshalYAML reads `aa:` as a boolean (true: results.AAOtherSeeds, false: not an A/A arm) or one of the kinds'
 // names; anything else is an *aaError, which ParseSpec turns into "file:line: variant V: aa …".
-func (m *AAMode) UnmarshalYAML(n *yaml.Node) error {
+func (m *AASetting) UnmarshalYAML(n *yaml.Node) error {
 	var b bool
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Decode(&b) == nil {
 		*m = ""
 		if b {
-			*m = AAOtherSeeds
+			*m = AASetting(results.AAOtherSeeds)
 		}
 		return nil
 	}
-	switch v := AAMode(n.Value); {
-	case n.Kind == yaml.ScalarNode && (v == AAOtherSeeds || v == AASameSeed):
-		*m = v
+	switch v := results.AAMode(n.Value); {
+	case n.Kind == yaml.ScalarNode && (v == results.AAOtherSeeds || v == results.AASameSeed):
+		*m = AASetting(v)
 		return nil
 	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "true"):
-		*m = AAOtherSeeds // a quoted "true" means what the error message lists (fresh-user trial of issue 17)
+		*m = AASetting(results.AAOtherSeeds) // a quoted "true" means what the error message lists (fresh-user trial of issue 17)
 		return nil
 	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "false"):
 		*m = ""
@@ -166,7 +160,7 @@ func (e *aaError) what() string {
 }
 
 func (e *aaError) Error() string {
-	return fmt.Sprintf("line %d: aa %s: expected true, %s or %s", e.val.Line, e.what(), AAOtherSeeds, AASameSeed)
+	return fmt.Sprintf("line %d: aa %s: expected true, %s or %s", e.val.Line, e.what(), results.AAOtherSeeds, results.AASameSeed)
 }
 
 // aaErrorAt is the message of an aaError in spec file name, in the form of the spec's other errors: the line of the
@@ -202,7 +196,7 @@ func aaErrorAt(name string, root *yaml.Node, e *aaError) error {
 			}
 		}
 	}
-	return fmt.Errorf("%s:%d: %saa %s: expected true, %s or %s", name, line, where, e.what(), AAOtherSeeds, AASameSeed)
+	return fmt.Errorf("%s:%d: %saa %s: expected true, %s or %s", name, line, where, e.what(), results.AAOtherSeeds, results.AASameSeed)
 }
 
 // itemName is the `name:` of a variant's mapping node, or "(no name)".
@@ -214,14 +208,6 @@ func itemName(m *yaml.Node) string {
 	}
 	return "(no name)"
 }
-
-// AASeedOffset is the base-seed offset between A/A arms (Config.AA): arm i (1-based) runs with seed "+i·AASeedOffset"
-// (runner.Variant.Seed), a seed sequence unrelated to the baseline's.
-const AASeedOffset = 1_000_003
-
-// AASeed is the seed mode of the i-th (1-based) other-seeds A/A arm: "+i·AASeedOffset" (the base seed plus that
-// offset). AACopies recognises arms by it.
-func AASeed(i int) string { return fmt.Sprintf("+%d", AASeedOffset*i) }
 
 // LoadSpec reads and validates a spec file. Errors name the file and line.
 func LoadSpec(path string) (*Spec, error) {
@@ -443,11 +429,11 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 		default:
 			return nil, fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", name, line("name: "+v.Name), v.Name, v.Scope)
 		}
-		if v.AA == AAOtherSeeds {
+		if results.AAMode(v.AA) == results.AAOtherSeeds {
 			// The arm's seeds must be other seeds than the baseline's: not the same offset, and not "none" (no
 			// seed sent: the arm would send seeds the baseline does not). Third review of issue 17.
 			nAA++
-			if aaSeed := AASeed(nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
+			if aaSeed := results.AASeed(nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
 				return nil, fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
 					"+ %s), which needs a baseline that sends other seeds; the baseline's seed is %q: leave it out "+
 					"(derived seeds), fix a number, or choose another offset", name, at("variants", i, "aa"), v.Name,
@@ -565,9 +551,9 @@ type Arms struct {
 	Switched map[string][]string
 	// Warnings found while expanding (e.g. a variant equal to the baseline).
 	Warnings []string
-	// AA lists the other-seeds A/A arms (Config.AA: AAOtherSeeds), in spec order.
+	// AA lists the other-seeds A/A arms (Config.AA: results.AAOtherSeeds), in spec order.
 	AA []string
-	// Replays lists the same-seed A/A arms (Config.AA: AASameSeed), in spec order.
+	// Replays lists the same-seed A/A arms (Config.AA: results.AASameSeed), in spec order.
 	Replays []string
 }
 
@@ -596,14 +582,14 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 		if c.Name == base.Name {
 			return nil, fmt.Errorf("%s: variant %q has the baseline's name", s.file, c.Name)
 		}
-		switch c.AA {
-		case AAOtherSeeds:
+		switch results.AAMode(c.AA) {
+		case results.AAOtherSeeds:
 			out.AA = append(out.AA, c.Name)
 			out.Switched[c.Name] = nil
 			vs = append(vs, aaVariant(bv, c.Name, len(out.AA)))
 			allTasks = true
 			continue
-		case AASameSeed:
+		case results.AASameSeed:
 			out.Replays = append(out.Replays, c.Name)
 			out.Switched[c.Name] = nil
 			vs = append(vs, replayVariant(bv, c.Name))
@@ -729,7 +715,7 @@ func configVariant(base Config, baseGuards map[string]bool, c Config) (runner.Va
 // the base seed + i·AASeedOffset.
 func aaVariant(bv runner.Variant, name string, i int) runner.Variant {
 	bv.Name = name
-	bv.Seed = AASeed(i)
+	bv.Seed = results.AASeed(i)
 	bv.Scope, bv.TaskIDs = "all", nil
 	return bv
 }

@@ -216,7 +216,7 @@ func TestReplaySpecIsDemoBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Reps != 1 || s.Workers != 2 || s.Tasks != strings.Join(ids, ",") || len(s.Variants) != 1 ||
-		s.Variants[0].AA != ablation.AASameSeed || s.Design != "" {
+		results.AAMode(s.Variants[0].AA) != results.AASameSeed || s.Design != "" {
 		t.Errorf("replay spec:\n%s", body)
 	}
 }
@@ -262,7 +262,7 @@ func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 		t.Fatalf("%s: not a YAML mapping (%v)", demoPath, err)
 	}
 	out := map[string]any{"name": "demo-baseline-replay", "tasks": strings.Join(ids, ","), "reps": 1, "workers": 2,
-		"variants": []map[string]string{{"name": "replay", "aa": string(ablation.AASameSeed)}}}
+		"variants": []map[string]string{{"name": "replay", "aa": string(results.AASameSeed)}}}
 	top := doc.Content[0].Content
 	for i := 0; i+1 < len(top); i += 2 {
 		switch k := top[i].Value; k {
