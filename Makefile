@@ -91,7 +91,7 @@ test-short:
 # A/A and 400 power runs through the real analysis; writes CALIBRATION.md. The fast subset runs in `make test`.
 CALIBRATE_RUNS ?= 400
 calibrate:
-	nice $(GO) run ./ablation/cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS)
+	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"webbench/spec"
 
-	"webbench/ablation"
 	"webbench/results"
 	"webbench/suites"
 )
@@ -79,7 +79,7 @@ func MeasureMCPVersions(ctx context.Context, o MCPVersionsOptions) ([]ArmSteps, 
 			return nil, err
 		}
 	}
-	spec, err := ablation.LoadSpec(path)
+	spec, err := spec.LoadSpec(path)
 	if err != nil {
 		return nil, err
 	}

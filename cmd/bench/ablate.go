@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"webbench/analysis"
+	"webbench/report"
+	"webbench/spec"
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
@@ -33,7 +35,7 @@ func ablateCmd() *cobra.Command {
 			"interval entirely below zero and its Holm-adjusted primary p below alpha.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			spec, err := ablation.LoadSpec(args[0])
+			spec, err := spec.LoadSpec(args[0])
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -124,7 +126,7 @@ func ablateCmd() *cobra.Command {
 
 // ablatePlan opens the spec's suite, selects its tasks and expands the spec into the plan (warnings printed,
 // variants validated). The caller closes the suite.
-func ablatePlan(c *cobra.Command, path string, spec *ablation.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
+func ablatePlan(c *cobra.Command, path string, spec *spec.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
 	opts := suites.Options{}
 	for k, v := range spec.SuiteOptions {
 		opts[k] = v
@@ -175,7 +177,7 @@ func usedTasks(plan runner.Plan) int {
 	return n
 }
 
-// reportAblation analyses the finished ablation in dir, prints the terminal report (ablation.DefaultFormat),
+// reportAblation analyses the finished ablation in dir, prints the terminal report (report.DefaultFormat),
 // writes the HTML report with the registered html renderer (into htmlDir, default dir) and applies the
 // infrastructure and --fail-if-worse gates.
 func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error {
@@ -187,7 +189,7 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	term, err := lookupRenderer(ablation.DefaultFormat, false, c.OutOrStdout(), dir, o.reportArgs())
+	term, err := lookupRenderer(report.DefaultFormat, false, c.OutOrStdout(), dir, o.reportArgs())
 	if err != nil {
 		return err
 	}
@@ -198,9 +200,9 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error
 		htmlDir = dir
 	}
 	var path strings.Builder
-	if h, err := ablation.LookupRenderer("html"); err != nil {
+	if h, err := report.LookupRenderer("html"); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
-	} else if err := h.Ablation(&path, &ablation.AblationReport{Dir: htmlDir, Analysis: a, Records: recs, Run: run}); err != nil {
+	} else if err := h.Ablation(&path, &report.AblationReport{Dir: htmlDir, Analysis: a, Records: recs, Run: run}); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
@@ -211,7 +213,7 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysisOpts) error
 // ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
 // infrastructure gate (exit 3 when more than infraThreshold of the attempts ended in infrastructure errors),
 // then the --fail-if-worse gate at margin (exit 1; margin 0: none).
-func ablationGates(c *cobra.Command, run *results.Run, a *ablation.Analysis, margin float64) error {
+func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64) error {
 	if err := infraGate(c, run); err != nil {
 		return err
 	}
@@ -221,7 +223,7 @@ func ablationGates(c *cobra.Command, run *results.Run, a *ablation.Analysis, mar
 // gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
 // when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr; otherwise a
 // "gate: passed" line and the inconclusive variants.
-func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
+func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
 	if margin <= 0 {
 		return nil
 	}
@@ -241,7 +243,7 @@ func gate(c *cobra.Command, a *ablation.Analysis, margin float64) error {
 
 // analyzeRun analyses the final records of an ablation run, with the verdicts of o.judge ("" or "original": as
 // recorded).
-func analyzeRun(run *results.Run, o analysisOpts) (*ablation.Analysis, []results.Attempt, error) {
+func analyzeRun(run *results.Run, o analysisOpts) (*analysis.Analysis, []results.Attempt, error) {
 	if run.Manifest.Plan.Ablation == nil {
 		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", run.Dir)
 	}
@@ -251,16 +253,16 @@ func analyzeRun(run *results.Run, o analysisOpts) (*ablation.Analysis, []results
 	}
 	in := ablationInputs(run.Manifest.Plan, o.bh, o.failIfWorse)
 	in.CMH = o.cmh
-	a := ablation.Analyze(recs, in)
+	a := analysis.Analyze(recs, in)
 	a.LabelModels(run.Manifest.Plan.Variants)
 	return a, recs, nil
 }
 
 // ablationInputs are the analysis inputs an ablation's plan records: its baseline, the other arms in plan
 // order, their switched guards and target tasks, the task tags, α, power, minimum effect, the spec's
-// warnings and its A/A arms (ablation.replays and ablation.copies; without copies, ablation.AACopies). failIfWorse 0 takes the margin the run was made with.
-func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Inputs {
-	in := ablation.Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
+// warnings and its A/A arms (ablation.replays and ablation.copies; without copies, analysis.AACopies). failIfWorse 0 takes the margin the run was made with.
+func ablationInputs(p results.Plan, bh bool, failIfWorse float64) analysis.Inputs {
+	in := analysis.Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
 		BH: bh, FailIfWorse: failIfWorse}
 	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
 	if a := p.Ablation; a != nil {
@@ -271,7 +273,7 @@ func ablationInputs(p results.Plan, bh bool, failIfWorse float64) ablation.Input
 		}
 	}
 	if in.Copies == nil {
-		in.Copies = ablation.AACopies(p) // a manifest written before ablation.copies
+		in.Copies = analysis.AACopies(p) // a manifest written before ablation.copies
 	}
 	return in
 }

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"webbench/report"
 
-	"webbench/ablation"
 	"webbench/judge"
 	"webbench/results"
 )
@@ -336,7 +336,7 @@ func TestReportFormats(t *testing.T) {
 	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<td>3/4 = 75.0% [30.1, 95.4]</td>") {
 		t.Errorf("report.html: %v\n%s", err, page)
 	}
-	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of "+strings.Join(ablation.Formats(), ", ")) {
+	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of "+strings.Join(report.Formats(), ", ")) {
 		t.Errorf("--format xml: exit %d, %q", code, stderr)
 	}
 }

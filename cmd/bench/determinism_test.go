@@ -16,10 +16,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"webbench/spec"
 
 	"gopkg.in/yaml.v3"
 
-	"webbench/ablation"
 	"webbench/agent/guard"
 	"webbench/browser"
 	"webbench/results"
@@ -211,7 +211,7 @@ func TestMaskFinal(t *testing.T) {
 // baseline arm) with one same-seed A/A arm, on the baseline arm's tasks. No browser: it only expands the specs.
 func TestReplaySpecIsDemoBaseline(t *testing.T) {
 	body, ids := replaySpec(t, demoSpec)
-	s, err := ablation.ParseSpec("replay.yaml", body)
+	s, err := spec.ParseSpec("replay.yaml", body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ const demoSpec = "../../suites/zoo/ablations/demo.yaml"
 // to another suite, base seed or suite options.
 func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 	t.Helper()
-	demo, err := ablation.LoadSpec(demoPath)
+	demo, err := spec.LoadSpec(demoPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 	}
 	// What the replay runs is the demo's baseline arm: the same runner variant (but its task set and name), and
 	// the same suite, suite options and base seed.
-	rs, err := ablation.ParseSpec("replay.yaml", body)
+	rs, err := spec.ParseSpec("replay.yaml", body)
 	if err != nil {
 		t.Fatalf("replay spec: %v\n%s", err, body)
 	}

@@ -5,10 +5,11 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"webbench/analysis"
+	"webbench/stats"
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
 	"webbench/results"
 )
 
@@ -72,34 +73,34 @@ func powerCmd() *cobra.Command {
 					if p10 < 0 || p01 < 0 {
 						return usageErr("--discordant %.3f is smaller than the effect %.3f", psi, math.Abs(d))
 					}
-					np := ablation.NPairedMcNemar(p10, p01, alpha, power)
+					np := stats.NPairedMcNemar(p10, p01, alpha, power)
 					add("pairs needed (McNemar, Connor 1987)", fmt.Sprintf("%.1f → %d", np, int(math.Ceil(np))))
 				}
-				nu := ablation.NUnpaired(base, target, alpha, power)
+				nu := stats.NUnpaired(base, target, alpha, power)
 				add("runs per arm (unpaired, normal approx.)", fmt.Sprintf("%.1f → %d", nu, int(math.Ceil(nu))))
 				if !math.IsInf(nu, 0) && nu < 5000 {
 					k := int(math.Ceil(nu))
 					add(fmt.Sprintf("exact power at %d per arm (one-sided Fisher)", k),
-						fmt.Sprintf("%.3f", ablation.ExactPowerFisher(base, target, k, alpha)))
+						fmt.Sprintf("%.3f", stats.ExactPowerFisher(base, target, k, alpha)))
 				}
 				if base < 1 && target == 1 {
-					m := ablation.MinRunsZeroFailures(1-base, alpha)
+					m := stats.MinRunsZeroFailures(1-base, alpha)
 					add("runs for a clean 0-failure arm to be significant", fmt.Sprintf("%d ((%.2f)^%d = %.4f)", m, base, m,
-						ablation.ProbZeroFailures(1-base, m)))
+						stats.ProbZeroFailures(1-base, m)))
 				}
 			}
 			if n > 0 {
 				if hasTarget {
-					add(fmt.Sprintf("exact power at n=%d per arm", n), fmt.Sprintf("%.3f", ablation.ExactPowerFisher(base, target, n, alpha)))
+					add(fmt.Sprintf("exact power at n=%d per arm", n), fmt.Sprintf("%.3f", stats.ExactPowerFisher(base, target, n, alpha)))
 				}
-				mde := ablation.MDEUnpaired(base, n, alpha, power)
+				mde := stats.MDEUnpaired(base, n, alpha, power)
 				if math.IsNaN(mde) {
 					add(fmt.Sprintf("MDE at n=%d per arm", n), "none reachable")
 				} else {
 					add(fmt.Sprintf("MDE at n=%d per arm (unpaired)", n), fmt.Sprintf("%.3f", mde))
 				}
 				if paired && psi > 0 {
-					if m := ablation.MDEPaired(psi, n, alpha, power); !math.IsNaN(m) {
+					if m := stats.MDEPaired(psi, n, alpha, power); !math.IsNaN(m) {
 						add(fmt.Sprintf("MDE at %d pairs, ψ=%.2f (McNemar)", n, psi), fmt.Sprintf("%.3f", m))
 					}
 				}
@@ -164,15 +165,15 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 }
 
 // planDesign builds the planner's design from the flags.
-func planDesign(pf planFlags) (ablation.Design, string, error) {
-	d := ablation.Design{Share: pf.share}
+func planDesign(pf planFlags) (analysis.Design, string, error) {
+	d := analysis.Design{Share: pf.share}
 	switch pf.pairing {
 	case "same-seed", "same_seed":
-		d.Model = ablation.ModelSameSeed
+		d.Model = analysis.ModelSameSeed
 	case "independent":
-		d.Model = ablation.ModelIndependent
+		d.Model = analysis.ModelIndependent
 	case "sticky":
-		d.Model = ablation.ModelSticky
+		d.Model = analysis.ModelSticky
 	default:
 		return d, "", usageErr("--pairing %q: expected same-seed, independent or sticky", pf.pairing)
 	}
@@ -194,7 +195,7 @@ func planDesign(pf planFlags) (ablation.Design, string, error) {
 		if arm == "" {
 			arm = run.Manifest.Plan.Baseline
 		}
-		_, rates, reps := ablation.ArmRates(recs, arm)
+		_, rates, reps := analysis.ArmRates(recs, arm)
 		if len(rates) == 0 {
 			return d, "", usageErr("--from %s: arm %q has no judged attempt", pf.from, arm)
 		}
@@ -207,7 +208,7 @@ func planDesign(pf planFlags) (ablation.Design, string, error) {
 		if pf.mix == "" {
 			pf.mix = "issue"
 		}
-		mix, rates, err := ablation.ParseMix(pf.mix)
+		mix, rates, err := analysis.ParseMix(pf.mix)
 		if err != nil {
 			return d, "", usageErr("%v", err)
 		}
@@ -224,7 +225,7 @@ func planDesign(pf planFlags) (ablation.Design, string, error) {
 	if d.Mix != nil {
 		d.Tasks = g
 	} else if g != len(d.Rates) || d.Reps == nil {
-		d = ablation.ScaleTasks(d, g)
+		d = analysis.ScaleTasks(d, g)
 		d.Reps = nil
 	}
 	return d, src, nil
@@ -249,7 +250,7 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	}
 	out := c.OutOrStdout()
 	fmt.Fprintf(out, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
-		ablation.PrimaryTestName, src, d.Model, d.Share, alpha, power)
+		analysis.PrimaryTestName, src, d.Model, d.Share, alpha, power)
 	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
 	if d.Reps != nil {
 		n := 0
@@ -258,8 +259,8 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 		}
 		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
 	}
-	pw, method := ablation.PowerPrimary(d, pf.effect, alpha)
-	mde := ablation.MDEPrimary(d, alpha, power, pf.effect < 0)
+	pw, method := analysis.PowerPrimary(d, pf.effect, alpha)
+	mde := analysis.MDEPrimary(d, alpha, power, pf.effect < 0)
 	t := results.Table{Header: []string{"quantity", "value"}}
 	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
 	add("design", design)
@@ -283,11 +284,11 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 		dr := d
 		dr.Reps, dr.Rep = nil, r
 		if dr.Mix == nil && d.Reps != nil {
-			dr = ablation.ScaleTasks(d, d.G())
+			dr = analysis.ScaleTasks(d, d.G())
 			dr.Reps = nil
 			dr.Rep = r
 		}
-		if n, p := ablation.TasksFor(dr, pf.effect, alpha, power, 2000); n > 0 {
+		if n, p := analysis.TasksFor(dr, pf.effect, alpha, power, 2000); n > 0 {
 			rows = append(rows, row{r, n, p})
 		} else {
 			g.Rows = append(g.Rows, []string{fmt.Sprint(r), "> 2000", "-", "-"})

@@ -13,10 +13,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"webbench/analysis"
+	"webbench/report"
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
 	"webbench/judge"
 	"webbench/results"
 	"webbench/runner"
@@ -76,7 +77,7 @@ func reportCmd() *cobra.Command {
 			return ablationGates(c, run, a, margin)
 		},
 	}
-	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
+	c.Flags().StringVar(&format, "format", report.DefaultFormat, "report format: "+formatList())
 	c.Flags().BoolVar(&wide, "wide", false, wideHelp)
 	c.Flags().StringVar(&o.judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.bh, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
@@ -96,16 +97,16 @@ type analysisOpts struct {
 // wideHelp is the help of --wide.
 const wideHelp = "table format: the full tables, as wide as they need (default: lines that fit $COLUMNS, the terminal, or 120 columns)"
 
-// lookupRenderer returns the renderer of format with the terminal width of out (ablation.TerminalWidth), the run
+// lookupRenderer returns the renderer of format with the terminal width of out (report.TerminalWidth), the run
 // directory dir its footer names ("" for none: a comparison of two runs), the program name (programName) and the
 // flags (reportArgs) of the report command it suggests, and --wide applied when it is Configurable (the table
 // format); --wide with another format is a usage error (md, html and json always hold the full tables).
-func lookupRenderer(format string, wide bool, out io.Writer, dir string, reportArgs []string) (ablation.Renderer, error) {
-	r, err := ablation.LookupRenderer(format)
+func lookupRenderer(format string, wide bool, out io.Writer, dir string, reportArgs []string) (report.Renderer, error) {
+	r, err := report.LookupRenderer(format)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	cr, ok := r.(ablation.Configurable)
+	cr, ok := r.(report.Configurable)
 	if !ok {
 		if wide {
 			return nil, usageErr("--wide applies to the table format; --format %s always has the full tables", format)
@@ -113,7 +114,7 @@ func lookupRenderer(format string, wide bool, out io.Writer, dir string, reportA
 		return r, nil
 	}
 	f, _ := out.(*os.File)
-	return cr.With(ablation.RenderOptions{Width: ablation.TerminalWidth(f), Wide: wide, RunDir: dir, Program: programName(),
+	return cr.With(report.RenderOptions{Width: report.TerminalWidth(f), Wide: wide, RunDir: dir, Program: programName(),
 		ReportArgs: reportArgs}), nil
 }
 
@@ -148,7 +149,7 @@ func (o analysisOpts) reportArgs() []string {
 }
 
 // formatList names the registered report formats for flag help.
-func formatList() string { return strings.Join(ablation.Formats(), ", ") }
+func formatList() string { return strings.Join(report.Formats(), ", ") }
 
 // openRun reads the run directory dir (results.Open) as a usage error when it is none: a directory without a
 // manifest is "not a run directory" (and one of WebVoyager result folders says to use bench judge); a run with a
@@ -206,7 +207,7 @@ func printRunReport(c *cobra.Command, run *results.Run, format string) error {
 }
 
 // renderRunReport renders the per-variant summary of run (with the verdicts of judgeName) with r.
-func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, judgeName string) error {
+func renderRunReport(c *cobra.Command, r report.Renderer, run *results.Run, judgeName string) error {
 	if run.TornTail {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", run.Dir, results.AttemptsFile)
 	}
@@ -216,14 +217,14 @@ func renderRunReport(c *cobra.Command, r ablation.Renderer, run *results.Run, ju
 	}
 	warnEstimated(c, recs)
 	warnIncomplete(c, run)
-	arms := ablation.Summarize(recs)
-	ablation.LabelModels(arms, run.Manifest.Plan.Variants)
+	arms := analysis.Summarize(recs)
+	analysis.LabelModels(arms, run.Manifest.Plan.Variants)
 	warnAllInfra(c, arms)
 	js, err := judgesReport(run)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	rep := &ablation.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Run: run}
+	rep := &report.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Run: run}
 	return withCode(exitInfra, renderRunWithJudges(c.OutOrStdout(), r, rep, js, uncertainBounds(arms)))
 }
 
@@ -289,8 +290,8 @@ func completeGate(run *results.Run) error {
 
 // warnAllInfra warns on stderr about every variant all of whose attempts ended in infrastructure errors: its
 // pass rate is undefined (n/a), not 0 %.
-func warnAllInfra(c *cobra.Command, arms []ablation.Arm) {
-	for _, name := range ablation.AllInfra(arms) {
+func warnAllInfra(c *cobra.Command, arms []analysis.Arm) {
+	for _, name := range analysis.AllInfra(arms) {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: variant %s: every attempt ended in an infrastructure error: its pass rate "+
 			"is undefined (n/a); see the error column of %s\n", name, results.AttemptsFile)
 	}
@@ -299,7 +300,7 @@ func warnAllInfra(c *cobra.Command, arms []ablation.Arm) {
 // warnEstimated warns on stderr when some attempts' tokens (and so their cost) are estimates: the endpoint
 // sent no usage.
 func warnEstimated(c *cobra.Command, recs []results.Attempt) {
-	if n := ablation.EstimatedTokens(recs); n > 0 {
+	if n := report.EstimatedTokens(recs); n > 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %d of %d attempts' tokens are estimated: the endpoint sent no usage "+
 			"(tokens and cost are estimated from bytes, about 4 bytes a token)\n", n, len(recs))
 	}
@@ -307,14 +308,14 @@ func warnEstimated(c *cobra.Command, recs []results.Attempt) {
 
 // renderAblationReport renders the analysis a of the ablation run (records recs) with r; renderers that write
 // files write them into dir.
-func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run *results.Run, a *ablation.Analysis,
+func renderAblationReport(c *cobra.Command, r report.Renderer, dir string, run *results.Run, a *analysis.Analysis,
 	recs []results.Attempt) error {
 	warnEstimated(c, recs)
 	if run != nil {
 		warnIncomplete(c, run)
 	}
 	warnAllInfra(c, a.Arms)
-	rep := &ablation.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
+	rep := &report.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
 	// An ablation run re-judged, or with Zoo Q&A attempts, gets the judges part after its analysis (issue 12 item
 	// 8): the text formats print its tables, JSON adds its keys; the HTML report does not carry it yet.
 	var doc *judgesDoc
@@ -356,11 +357,11 @@ func renderAblationReport(c *cobra.Command, r ablation.Renderer, dir string, run
 
 // writeJudgesPart writes the judges part's tables and note in r's format: Markdown tables for md, else (table)
 // the full tables with --wide (their titles and the note wrapped at the width), or tables and note fitted to the
-// width (ablation.FitTable, ablation.WriteWrapped).
-func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, note string) error {
+// width (report.FitTable, report.WriteWrapped).
+func writeJudgesPart(w io.Writer, r report.Renderer, tables []results.Table, note string) error {
 	md := isFormat(r, "md", "markdown")
-	opts := ablation.RenderOptions{Wide: true}
-	if cr, ok := r.(ablation.Configurable); ok {
+	opts := report.RenderOptions{Wide: true}
+	if cr, ok := r.(report.Configurable); ok {
 		opts = cr.Options()
 	}
 	for _, x := range tables {
@@ -370,14 +371,14 @@ func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, n
 		case opts.Wide:
 			// The table as wide as it needs, its title (prose) wrapped at the width.
 			if x.Title != "" && opts.Width > 0 {
-				ablation.WriteWrapped(w, x.Title, "", "  ", opts.Width)
+				report.WriteWrapped(w, x.Title, "", "  ", opts.Width)
 				x.Title = ""
 			}
 			if err := x.Render(w); err != nil {
 				return err
 			}
 		default:
-			if err := ablation.FitTable(w, x, opts.Width); err != nil {
+			if err := report.FitTable(w, x, opts.Width); err != nil {
 				return err
 			}
 		}
@@ -389,7 +390,7 @@ func writeJudgesPart(w io.Writer, r ablation.Renderer, tables []results.Table, n
 		_, err := fmt.Fprintln(w, note)
 		return err
 	}
-	ablation.WriteWrapped(w, note, "", "  ", opts.Width)
+	report.WriteWrapped(w, note, "", "  ", opts.Width)
 	return nil
 }
 
@@ -440,7 +441,7 @@ type variantBounds struct {
 }
 
 // uncertainBounds is the variantBounds of every arm, in order.
-func uncertainBounds(arms []ablation.Arm) []variantBounds {
+func uncertainBounds(arms []analysis.Arm) []variantBounds {
 	out := make([]variantBounds, 0, len(arms))
 	for _, a := range arms {
 		u := a.ErrorsByClass[string(results.ClassUncertain)]
@@ -765,9 +766,9 @@ func judgesTables(dir string, doc *judgesDoc) (tables []results.Table, note stri
 }
 
 // isFormat reports whether r is the renderer of one of the formats names.
-func isFormat(r ablation.Renderer, names ...string) bool {
+func isFormat(r report.Renderer, names ...string) bool {
 	for _, n := range names {
-		if x, err := ablation.LookupRenderer(n); err == nil && reflect.TypeOf(x) == reflect.TypeOf(r) {
+		if x, err := report.LookupRenderer(n); err == nil && reflect.TypeOf(x) == reflect.TypeOf(r) {
 			return true
 		}
 	}
@@ -779,11 +780,11 @@ func isFormat(r ablation.Renderer, names ...string) bool {
 // variant with uncertain attempts followed by "(N decided of M: lo–hi%)", then judgesTables; the JSON format
 // adds the top-level keys uncertain_bounds, judges, judge_agreement and zoo_qa_ground_truth to its document;
 // other formats (html) render as they do.
-func renderRunWithJudges(w io.Writer, r ablation.Renderer, rep *ablation.RunReport, doc *judgesDoc, vb []variantBounds) error {
+func renderRunWithJudges(w io.Writer, r report.Renderer, rep *report.RunReport, doc *judgesDoc, vb []variantBounds) error {
 	md := isFormat(r, "md", "markdown")
 	switch {
 	case md || isFormat(r, "table"):
-		t := ablation.RunTable(rep.Arms)
+		t := report.RunTable(rep.Arms)
 		col := slices.Index(t.Header, "pass rate [Wilson 95%]")
 		for i := range t.Rows {
 			if col >= 0 && i < len(vb) {

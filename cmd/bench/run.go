@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"webbench/report"
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
@@ -482,7 +482,7 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	if err != nil {
 		return err
 	}
-	if err := printRunReport(c, run, ablation.DefaultFormat); err != nil {
+	if err := printRunReport(c, run, report.DefaultFormat); err != nil {
 		return err
 	}
 	return infraGate(c, run)
