@@ -32,6 +32,12 @@ type RunReport struct {
 	// per attempt (as an ablation's) and links them.
 	Records []results.Attempt
 	Run     *results.Run
+	// Judges is the judges part (analysis.AnalyzeJudges) and Bounds every arm's pass rate with its uncertain
+	// attempts' bounds (analysis.UncertainBounds, in Arms' order); nil: the report has no judges part. The table
+	// and md formats print its tables after the variants table (whose pass rates then carry the bounds), json
+	// adds its keys; html does not show it.
+	Judges *analysis.Judges
+	Bounds []analysis.VariantBounds
 }
 
 // AblationReport is the report of an ablation run: its analysis and the
@@ -49,6 +55,9 @@ type AblationReport struct {
 	// attempts read its trajectories and screenshots (Run.Trajectory,
 	// Run.ScreenshotFiles). Nil: the pages say no trajectory was found.
 	Run *results.Run
+	// Judges is the judges part (analysis.AblationJudges), nil for none: the table and md formats print its
+	// tables after the analysis, json adds its keys; html and junit do not show it.
+	Judges *analysis.Judges
 }
 
 // Renderer renders the three reports in one format. A renderer that writes

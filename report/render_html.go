@@ -42,7 +42,7 @@ func (htmlRenderer) Run(w io.Writer, r *RunReport) error {
 		warnings = append(warnings, fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage", n, len(r.Records)))
 	}
 	var b bytes.Buffer
-	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, []results.Table{RunTable(r.Arms)}, nil, links); err != nil {
+	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, []results.Table{RunTable(r.Arms, nil)}, nil, links); err != nil {
 		return err
 	}
 	path := filepath.Join(r.Dir, HTMLReportFile)

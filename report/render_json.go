@@ -19,6 +19,14 @@ type runDoc struct {
 	RunDir        string       `json:"run_dir"`
 	SchemaVersion int          `json:"schema_version"`
 	Variants      []jsonArmDoc `json:"variants"`
+	*runJudgesDoc
+}
+
+// runJudgesDoc is a run report's judges part in runDoc (absent without one): the variants' uncertain bounds,
+// then the judges' keys.
+type runJudgesDoc struct {
+	UncertainBounds []analysis.VariantBounds `json:"uncertain_bounds"`
+	*analysis.Judges
 }
 
 // Run writes {run_dir, schema_version, variants: [Arm…]}: each variant as an arm of JSONReport (model, rate
@@ -28,11 +36,17 @@ func (jsonRenderer) Run(w io.Writer, r *RunReport) error {
 	for _, a := range r.Arms {
 		vs = append(vs, jsonArm(a))
 	}
-	return encodeJSON(w, runDoc{RunDir: r.Dir, SchemaVersion: results.SchemaVersion, Variants: vs}, true)
+	doc := runDoc{RunDir: r.Dir, SchemaVersion: results.SchemaVersion, Variants: vs}
+	if r.Judges != nil {
+		doc.runJudgesDoc = &runJudgesDoc{UncertainBounds: r.Bounds, Judges: r.Judges}
+	}
+	return encodeJSON(w, doc, true)
 }
 
 // Ablation writes JSONReport.
-func (jsonRenderer) Ablation(w io.Writer, r *AblationReport) error { return JSONReport(w, r.Analysis) }
+func (jsonRenderer) Ablation(w io.Writer, r *AblationReport) error {
+	return ablationJSON(w, r.Analysis, r.Judges)
+}
 
 // Compare writes the document of `bench compare --format json`; README
 // "Results" lists its fields.

@@ -17,13 +17,19 @@ type markdownRenderer struct{}
 
 // Run writes RunTable as a Markdown table.
 func (markdownRenderer) Run(w io.Writer, r *RunReport) error {
-	RunTable(r.Arms).Markdown(w)
+	if r.Judges != nil {
+		return runWithJudges(w, true, RenderOptions{Wide: true}, r)
+	}
+	RunTable(r.Arms, nil).Markdown(w)
 	return nil
 }
 
 // Ablation writes MarkdownReport.
 func (markdownRenderer) Ablation(w io.Writer, r *AblationReport) error {
-	return MarkdownReport(w, r.Analysis)
+	if err := MarkdownReport(w, r.Analysis); err != nil {
+		return err
+	}
+	return ablationJudges(w, true, RenderOptions{Wide: true}, r)
 }
 
 // Compare writes the warnings as a list, CompareTables and CompareFooter as

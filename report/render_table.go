@@ -24,10 +24,13 @@ func (t tableRenderer) width() int {
 
 // Run prints RunTable fitted to the width (FitTable), or in full with Wide.
 func (t tableRenderer) Run(w io.Writer, r *RunReport) error {
-	if t.o.Wide {
-		return RunTable(r.Arms).Render(w)
+	if r.Judges != nil {
+		return runWithJudges(w, false, t.Options(), r)
 	}
-	return FitTable(w, RunTable(r.Arms), t.width())
+	if t.o.Wide {
+		return RunTable(r.Arms, nil).Render(w)
+	}
+	return FitTable(w, RunTable(r.Arms, nil), t.width())
 }
 
 // Options returns the renderer's RenderOptions, Width resolved (Configurable).
@@ -39,10 +42,16 @@ func (t tableRenderer) Options() RenderOptions {
 
 // Ablation prints CompactReport, or with Wide TerminalReportWidth (the tables whole, the prose wrapped at the width).
 func (t tableRenderer) Ablation(w io.Writer, r *AblationReport) error {
+	var err error
 	if t.o.Wide {
-		return TerminalReportWidth(w, r.Analysis, t.width())
+		err = TerminalReportWidth(w, r.Analysis, t.width())
+	} else {
+		err = CompactReport(w, r.Analysis, t.width(), ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
 	}
-	return CompactReport(w, r.Analysis, t.width(), ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
+	if err != nil {
+		return err
+	}
+	return ablationJudges(w, false, t.Options(), r)
 }
 
 // Compare prints CompactCompare, or with Wide the warnings, CompareTables and CompareFooter.

@@ -175,11 +175,17 @@ const JSONSchemaVersion = 1
 //	    rate        number|null  differ/pairs (null when pairs = 0: undefined); wilson [lo, hi]|null its
 //	    wilson      [lo, hi]|null  Wilson 95% interval (null when pairs = 0).
 //	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
-func JSONReport(w io.Writer, a *analysis.Analysis) error {
+func JSONReport(w io.Writer, a *analysis.Analysis) error { return ablationJSON(w, a, nil) }
+
+// ablationJSON writes JSONReport's document with the judges part's keys (judges, judge_agreement,
+// zoo_qa_ground_truth) after its own when js is not nil.
+func ablationJSON(w io.Writer, a *analysis.Analysis, js *analysis.Judges) error {
+	doc := newJSONDoc(a)
+	doc.Judges = js
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(newJSONDoc(a))
+	return enc.Encode(doc)
 }
 
 // jsonDoc is the document JSONReport writes; see JSONReport for every field.
@@ -196,6 +202,8 @@ type jsonDoc struct {
 	Variants      []jsonVariant `json:"variants"`
 	Gate          *jsonGate     `json:"gate"`
 	FlakeRates    []jsonFlake   `json:"flake_rates"`
+	// Judges is the judges part (AblationReport.Judges); its keys are absent without one.
+	*analysis.Judges
 }
 
 // jsonFlake is one same-seed A/A arm's flake rate (FlakeRate) in jsonDoc.

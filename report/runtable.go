@@ -10,17 +10,22 @@ import (
 )
 
 // RunTable renders arm summaries as the `bench report` table: attempts, passes, pass rate with its Wilson 95%
-// interval, errors, mean steps, tokens, wall time, failure modes.
-func RunTable(arms []analysis.Arm) results.Table {
+// interval, errors, mean steps, tokens, wall time, failure modes. With bounds (one per arm, in order; nil for
+// none), the pass rate of an arm with uncertain attempts is followed by "(N decided of M: lo–hi%)".
+func RunTable(arms []analysis.Arm, bounds []analysis.VariantBounds) results.Table {
 	t := results.Table{Header: []string{"variant", "model", "attempts", "passes", "pass rate [Wilson 95%]", "errors",
 		"mean steps", "mean tokens", "mean wall", "failure modes"}}
-	for _, a := range arms {
+	for i, a := range arms {
 		steps, toks, wall := "-", "-", "-"
 		if a.N > 0 {
 			steps, toks, wall = fmt.Sprintf("%.1f", a.MeanSteps), fmt.Sprintf("%.0f", a.MeanTokens), fmt.Sprintf("%.1fs", a.MeanWallMS/1000)
 		}
+		rate := rateCell(a.Passes, a.N, a.Rate, a.Wilson)
+		if i < len(bounds) {
+			rate += boundedRate(bounds[i].Passes, bounds[i].Decided, bounds[i].Uncertain)
+		}
 		t.Rows = append(t.Rows, []string{a.Name, modelCell(a.Model), fmt.Sprint(a.Attempts), fmt.Sprint(a.Passes),
-			rateCell(a.Passes, a.N, a.Rate, a.Wilson), fmt.Sprint(a.Errors), steps, toks, wall, countsString(a.FailureModes)})
+			rate, fmt.Sprint(a.Errors), steps, toks, wall, countsString(a.FailureModes)})
 	}
 	return t
 }
