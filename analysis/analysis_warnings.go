@@ -106,30 +106,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		raw = append(raw, rawWarning{kind, variant, fmt.Sprintf(format, args...)})
 	}
 	wd := in.Wording.withDefaults(a.Baseline)
-	if len(by[a.Baseline]) == 0 {
-		add(WarnNoBaseline, "", "%s has no records: no %s can be compared with it.", wd.TheBaseline, wd.Variant)
-	} else if a.BaseArm.N == 0 {
-		add(WarnNoBaseline, "", "%s has no judged attempt (%s, all errors): no %s can be compared with it.",
-			wd.TheBaseline, results.Count(a.BaseArm.Attempts, "record", "records"), wd.Variant)
-	}
-	for _, v := range a.Variants {
-		if v.Arm.N == 0 {
-			// Prefixed warnings of several variants merge into one line ("a, b vs base: …"), so their sentence
-			// names no subject; a comparison of two runs names its side.
-			switch {
-			case v.Arm.Attempts == 0 && wd.Unprefixed:
-				add(WarnEmptyArm, v.Name, "%s has no records: it cannot be compared.", wd.TheVariant)
-			case v.Arm.Attempts == 0:
-				add(WarnEmptyArm, v.Name, "No records, so nothing to compare.")
-			case wd.Unprefixed:
-				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d %s, all errors): it cannot be compared.", wd.TheVariant,
-					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
-			default:
-				add(WarnEmptyArm, v.Name, "No judged attempt (%d %s, all errors), so nothing to compare.",
-					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
-			}
-		}
-	}
+	availabilityWarnings(a, by, wd, add)
 	for _, w := range in.ExtraWarnings {
 		add(WarnExtra, "", "%s", w)
 	}
@@ -189,6 +166,43 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			add(WarnHolmFloor, v.Name, "%s", s)
 		}
 	}
+	noDiscordantWarnings(a, add)
+	noTargetTaskWarnings(a, in, wd, add)
+	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
+}
+
+// availabilityWarnings are the warnings about arms without anything to compare: a baseline without records or
+// judged attempts (no_baseline), a variant likewise (empty_arm).
+func availabilityWarnings(a *Analysis, by map[string][]results.Attempt, wd Wording, add func(kind, variant, format string, args ...any)) {
+	if len(by[a.Baseline]) == 0 {
+		add(WarnNoBaseline, "", "%s has no records: no %s can be compared with it.", wd.TheBaseline, wd.Variant)
+	} else if a.BaseArm.N == 0 {
+		add(WarnNoBaseline, "", "%s has no judged attempt (%s, all errors): no %s can be compared with it.",
+			wd.TheBaseline, results.Count(a.BaseArm.Attempts, "record", "records"), wd.Variant)
+	}
+	for _, v := range a.Variants {
+		if v.Arm.N == 0 {
+			// Prefixed warnings of several variants merge into one line ("a, b vs base: …"), so their sentence
+			// names no subject; a comparison of two runs names its side.
+			switch {
+			case v.Arm.Attempts == 0 && wd.Unprefixed:
+				add(WarnEmptyArm, v.Name, "%s has no records: it cannot be compared.", wd.TheVariant)
+			case v.Arm.Attempts == 0:
+				add(WarnEmptyArm, v.Name, "No records, so nothing to compare.")
+			case wd.Unprefixed:
+				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d %s, all errors): it cannot be compared.", wd.TheVariant,
+					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
+			default:
+				add(WarnEmptyArm, v.Name, "No judged attempt (%d %s, all errors), so nothing to compare.",
+					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
+			}
+		}
+	}
+}
+
+// noDiscordantWarnings are the no_discordant warnings: matched arms that agree on every pair cannot be told
+// apart.
+func noDiscordantWarnings(a *Analysis, add func(kind, variant, format string, args ...any)) {
 	for _, v := range a.Variants {
 		c := v.All
 		if !v.AA && c.Matched && c.Rescued+c.Broke == 0 {
@@ -200,22 +214,27 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 				agree, c.A.Passes, c.Pairs-c.A.Passes)
 		}
 	}
-	if in.TaskTags != nil {
-		for _, v := range a.Variants {
-			for _, g := range v.Switched {
-				n := 0
-				for _, id := range v.All.TaskIDs {
-					if slices.Contains(in.TaskTags[id], g) {
-						n++
-					}
+}
+
+// noTargetTaskWarnings are the no_target_tasks warnings: a variant switches a guard no compared task is tagged
+// with (only with in.TaskTags).
+func noTargetTaskWarnings(a *Analysis, in Inputs, wd Wording, add func(kind, variant, format string, args ...any)) {
+	if in.TaskTags == nil {
+		return
+	}
+	for _, v := range a.Variants {
+		for _, g := range v.Switched {
+			n := 0
+			for _, id := range v.All.TaskIDs {
+				if slices.Contains(in.TaskTags[id], g) {
+					n++
 				}
-				if n == 0 && v.All.G() > 0 {
-					add(WarnNoTargetTasks, v.Name, "%s switches %s but no compared task is tagged with it: the guard's effect can only show on tasks that exercise it.", wd.TheVariant, g)
-				}
+			}
+			if n == 0 && v.All.G() > 0 {
+				add(WarnNoTargetTasks, v.Name, "%s switches %s but no compared task is tagged with it: the guard's effect can only show on tasks that exercise it.", wd.TheVariant, g)
 			}
 		}
 	}
-	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
 }
 
 // holmFloor is the bound holmFloorOf finds for one variant: compared on G

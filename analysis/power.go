@@ -566,3 +566,78 @@ func ScaleTasks(d Design, g int) Design {
 	}
 	return out
 }
+
+// powerAnalysis fills the post-hoc power and MDE of c (PowerAnalysis);
+// pairs are its matched pairs (nil when unmatched).
+func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
+	nan := math.NaN()
+	p := PowerAnalysis{N: c.A.N, G: c.G(), MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
+		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
+		PowerAtTasksFor: nan}
+	if c.Method == MethodFisher {
+		p.N = min(c.A.N, c.B.N)
+	}
+	if p.N < 1 || in.power == powerNone {
+		return p
+	}
+	p.BaseFail = 1 - c.A.Rate
+	p.MDEUnpaired = stats.MDEUnpaired(c.A.Rate, p.N, in.Alpha, in.Power)
+	if c.Matched && c.Pairs > 0 && c.Rescued+c.Broke > 0 {
+		psi := float64(c.Rescued+c.Broke) / float64(c.Pairs)
+		p.MDEPaired = stats.MDEPaired(psi, c.Pairs, in.Alpha, in.Power)
+	}
+	if c.Matched && c.Paired.DF > 0 && c.Paired.SE > 0 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(c.Paired.DF)}
+		p.MDETasks = (t.Quantile(1-in.Alpha/2) + t.Quantile(in.Power)) * c.Paired.SE
+	}
+	plannedEffect(&p, in.MinEffect)
+	if p.From > 0 {
+		p.PZero = stats.ProbZeroFailures(p.From, p.N)
+		p.MinRunsZero = stats.MinRunsZeroFailures(p.From, in.Alpha)
+	}
+	if p.HasEffect && p.N <= maxFisherPowerN {
+		p.ExactFisherUnpaired = stats.ExactPowerFisher(p.From, p.To, p.N, in.Alpha)
+	}
+	if !c.Matched {
+		p.Test, p.Method = "one-sided Fisher exact (unpaired)", "exact enumeration"
+		p.Power, p.MDE = p.ExactFisherUnpaired, p.MDEUnpaired
+		return p
+	}
+	d := DesignFromPairs(pairs)
+	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
+	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
+	if in.power != powerOnly {
+		p.MDE = MDEPrimary(d, in.Alpha, in.Power, true)
+	}
+	if !p.HasEffect {
+		return p
+	}
+	// The planned change in pass rate, on the design's own mean rate.
+	delta := clampDelta(d.Rates, p.From-p.To)
+	p.Power, p.Method = PowerPrimary(d, delta, in.Alpha)
+	if p.Power < in.Power && in.power != powerOnly {
+		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, maxPlanTasks)
+	}
+	return p
+}
+
+// plannedEffect sets p.From, p.To and p.HasEffect from p.BaseFail and the
+// minimum effect (a drop in pass rate; 0: all failures fixed).
+func plannedEffect(p *PowerAnalysis, minEffect float64) {
+	from := math.Round(p.BaseFail*100) / 100
+	if from == 0 && p.BaseFail > 0 {
+		from = p.BaseFail
+	}
+	p.From = from
+	switch {
+	case minEffect > 0 && from+minEffect <= 1+1e-12:
+		p.To = math.Min(1, from+minEffect)
+		p.HasEffect = true
+	case minEffect > 0:
+		p.To = math.Max(0, from-minEffect)
+		p.HasEffect = true
+	case from > 0:
+		p.To = 0
+		p.HasEffect = true
+	}
+}

@@ -20,7 +20,7 @@ import (
 
 func reportCmd() *cobra.Command {
 	var format string
-	var o analysisOpts
+	var o analysis.RunOptions
 	var withGate, wide bool
 	c := &cobra.Command{
 		Use:   "report RUN_DIR",
@@ -35,7 +35,7 @@ func reportCmd() *cobra.Command {
 			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			r, err := lookupRenderer(format, wide, c.OutOrStdout(), args[0], o.reportArgs())
+			r, err := lookupRenderer(format, wide, c.OutOrStdout(), args[0], reportArgs(o))
 			if err != nil {
 				return err
 			}
@@ -43,11 +43,11 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := checkJudge(run, o.judge); err != nil {
+			if err := checkJudge(run, o.Judge); err != nil {
 				return err
 			}
 			if run.Manifest.Plan.Ablation == nil {
-				if err := renderRunReport(c, r, run, o.judge); err != nil || !withGate {
+				if err := renderRunReport(c, r, run, o.Judge); err != nil || !withGate {
 					return err
 				}
 				if err := completeGate(run); err != nil {
@@ -55,7 +55,7 @@ func reportCmd() *cobra.Command {
 				}
 				return infraGate(c, run) // bench run's own end gate
 			}
-			a, recs, err := analyzeRun(run, o)
+			a, recs, err := analysis.AnalyzeRun(run, o)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -74,19 +74,11 @@ func reportCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&format, "format", report.DefaultFormat, "report format: "+formatList())
 	c.Flags().BoolVar(&wide, "wide", false, wideHelp)
-	c.Flags().StringVar(&o.judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
-	c.Flags().BoolVar(&o.bh, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
+	c.Flags().StringVar(&o.Judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
+	c.Flags().BoolVar(&o.BH, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
-	c.Flags().BoolVar(&o.cmh, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")
+	c.Flags().BoolVar(&o.CMH, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")
 	return c
-}
-
-// analysisOpts are the choices of an ablation run's analysis beyond its manifest's plan: BH and CMH p-values, a
-// gate margin (0: the run's own), and the re-judge whose verdicts are analysed ("": the run's own).
-type analysisOpts struct {
-	bh, cmh     bool
-	failIfWorse float64
-	judge       string
 }
 
 // wideHelp is the help of --wide.
@@ -129,15 +121,15 @@ func programName() string {
 // reportArgs are the flags of o that change what an ablation report shows, as `bench report` takes them, for the
 // report command the compact report suggests: --judge NAME, --bh, --cmh. The gate margin is not among them
 // (bench report applies the run's recorded one with --gate).
-func (o analysisOpts) reportArgs() []string {
+func reportArgs(o analysis.RunOptions) []string {
 	var args []string
-	if o.judge != "" {
-		args = append(args, "--judge", o.judge)
+	if o.Judge != "" {
+		args = append(args, "--judge", o.Judge)
 	}
-	if o.bh {
+	if o.BH {
 		args = append(args, "--bh")
 	}
-	if o.cmh {
+	if o.CMH {
 		args = append(args, "--cmh")
 	}
 	return args
