@@ -16,9 +16,8 @@ import (
 func init() { extraCommands = append(extraCommands, powerCmd) }
 
 func powerCmd() *cobra.Command {
-	var base, target, alpha, power, psi float64
-	var n int
-	var paired bool
+	var u unpairedOpts
+	var alpha, power float64
 	var pf planFlags
 	c := &cobra.Command{
 		Use:   "power",
@@ -48,75 +47,90 @@ func powerCmd() *cobra.Command {
 			if pf.tasks > 0 || pf.mix != "" || pf.from != "" || c.Flags().Changed("tasks") || c.Flags().Changed("reps") {
 				return planPrimary(c, pf, alpha, power)
 			}
-			if base < 0 || base > 1 || target < -1 || target > 1 {
+			if u.base < 0 || u.base > 1 || u.target < -1 || u.target > 1 {
 				return usageErr("--base and --target are pass rates in [0,1]")
 			}
 			hasTarget := c.Flags().Changed("target")
-			if hasTarget && target == base {
-				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", base)
+			if hasTarget && u.target == u.base {
+				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", u.base)
 			}
-			if !hasTarget && n <= 0 {
+			if !hasTarget && u.n <= 0 {
 				return usageErr("give --target (for a sample size) or --n (for the MDE)")
 			}
-			t := results.Table{Header: []string{"quantity", "value"}}
-			add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
-			add("alpha / power", fmt.Sprintf("%.3g / %.3g", alpha, power))
-			add("baseline pass rate", fmt.Sprintf("%.3f", base))
-			if hasTarget {
-				add("target pass rate", fmt.Sprintf("%.3f (effect %+.3f)", target, target-base))
-				if paired {
-					if psi <= 0 {
-						return usageErr("--paired needs --discordant ψ (share of pairs whose outcomes differ)")
-					}
-					d := target - base
-					p10, p01 := (psi+d)/2, (psi-d)/2
-					if p10 < 0 || p01 < 0 {
-						return usageErr("--discordant %.3f is smaller than the effect %.3f", psi, math.Abs(d))
-					}
-					np := stats.NPairedMcNemar(p10, p01, alpha, power)
-					add("pairs needed (McNemar, Connor 1987)", fmt.Sprintf("%.1f → %d", np, int(math.Ceil(np))))
-				}
-				nu := stats.NUnpaired(base, target, alpha, power)
-				add("runs per arm (unpaired, normal approx.)", fmt.Sprintf("%.1f → %d", nu, int(math.Ceil(nu))))
-				if !math.IsInf(nu, 0) && nu < 5000 {
-					k := int(math.Ceil(nu))
-					add(fmt.Sprintf("exact power at %d per arm (one-sided Fisher)", k),
-						fmt.Sprintf("%.3f", stats.ExactPowerFisher(base, target, k, alpha)))
-				}
-				if base < 1 && target == 1 {
-					m := stats.MinRunsZeroFailures(1-base, alpha)
-					add("runs for a clean 0-failure arm to be significant", fmt.Sprintf("%d ((%.2f)^%d = %.4f)", m, base, m,
-						stats.ProbZeroFailures(1-base, m)))
-				}
-			}
-			if n > 0 {
-				if hasTarget {
-					add(fmt.Sprintf("exact power at n=%d per arm", n), fmt.Sprintf("%.3f", stats.ExactPowerFisher(base, target, n, alpha)))
-				}
-				mde := stats.MDEUnpaired(base, n, alpha, power)
-				if math.IsNaN(mde) {
-					add(fmt.Sprintf("MDE at n=%d per arm", n), "none reachable")
-				} else {
-					add(fmt.Sprintf("MDE at n=%d per arm (unpaired)", n), fmt.Sprintf("%.3f", mde))
-				}
-				if paired && psi > 0 {
-					if m := stats.MDEPaired(psi, n, alpha, power); !math.IsNaN(m) {
-						add(fmt.Sprintf("MDE at %d pairs, ψ=%.2f (McNemar)", n, psi), fmt.Sprintf("%.3f", m))
-					}
-				}
-			}
-			return t.Render(c.OutOrStdout())
+			u.alpha, u.power = alpha, power
+			return unpairedFigures(c, u, hasTarget)
 		},
 	}
-	c.Flags().Float64Var(&base, "base", 0.8, "baseline pass rate")
-	c.Flags().Float64Var(&target, "target", 0, "variant pass rate to detect")
+	c.Flags().Float64Var(&u.base, "base", 0.8, "baseline pass rate")
+	c.Flags().Float64Var(&u.target, "target", 0, "variant pass rate to detect")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
 	c.Flags().Float64Var(&power, "power", 0.8, "power")
-	c.Flags().IntVar(&n, "n", 0, "runs per arm (or pairs) → MDE")
-	c.Flags().BoolVar(&paired, "paired", false, "paired design (McNemar)")
-	c.Flags().Float64Var(&psi, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
+	c.Flags().IntVar(&u.n, "n", 0, "runs per arm (or pairs) → MDE")
+	c.Flags().BoolVar(&u.paired, "paired", false, "paired design (McNemar)")
+	c.Flags().Float64Var(&u.psi, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
 	addPlanFlags(c, &pf)
 	return c
+}
+
+// unpairedOpts are bench power's unpaired (legacy) mode: baseline and target pass rates, α and power, the
+// runs per arm n for an MDE, and the paired (McNemar) design with its discordant share psi.
+type unpairedOpts struct {
+	base, target, alpha, power, psi float64
+	n                               int
+	paired                          bool
+}
+
+// unpairedFigures prints the unpaired mode's table: with a target the runs per arm (and pairs) needed and the
+// exact power there, with n the MDE at n; a usage error when the paired figures lack or contradict ψ.
+func unpairedFigures(c *cobra.Command, u unpairedOpts, hasTarget bool) error {
+	t := results.Table{Header: []string{"quantity", "value"}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("alpha / power", fmt.Sprintf("%.3g / %.3g", u.alpha, u.power))
+	add("baseline pass rate", fmt.Sprintf("%.3f", u.base))
+	if hasTarget {
+		add("target pass rate", fmt.Sprintf("%.3f (effect %+.3f)", u.target, u.target-u.base))
+		if u.paired {
+			if u.psi <= 0 {
+				return usageErr("--paired needs --discordant ψ (share of pairs whose outcomes differ)")
+			}
+			d := u.target - u.base
+			p10, p01 := (u.psi+d)/2, (u.psi-d)/2
+			if p10 < 0 || p01 < 0 {
+				return usageErr("--discordant %.3f is smaller than the effect %.3f", u.psi, math.Abs(d))
+			}
+			np := stats.NPairedMcNemar(p10, p01, u.alpha, u.power)
+			add("pairs needed (McNemar, Connor 1987)", fmt.Sprintf("%.1f → %d", np, int(math.Ceil(np))))
+		}
+		nu := stats.NUnpaired(u.base, u.target, u.alpha, u.power)
+		add("runs per arm (unpaired, normal approx.)", fmt.Sprintf("%.1f → %d", nu, int(math.Ceil(nu))))
+		if !math.IsInf(nu, 0) && nu < 5000 {
+			k := int(math.Ceil(nu))
+			add(fmt.Sprintf("exact power at %d per arm (one-sided Fisher)", k),
+				fmt.Sprintf("%.3f", stats.ExactPowerFisher(u.base, u.target, k, u.alpha)))
+		}
+		if u.base < 1 && u.target == 1 {
+			m := stats.MinRunsZeroFailures(1-u.base, u.alpha)
+			add("runs for a clean 0-failure arm to be significant", fmt.Sprintf("%d ((%.2f)^%d = %.4f)", m, u.base, m,
+				stats.ProbZeroFailures(1-u.base, m)))
+		}
+	}
+	if u.n > 0 {
+		if hasTarget {
+			add(fmt.Sprintf("exact power at n=%d per arm", u.n), fmt.Sprintf("%.3f", stats.ExactPowerFisher(u.base, u.target, u.n, u.alpha)))
+		}
+		mde := stats.MDEUnpaired(u.base, u.n, u.alpha, u.power)
+		if math.IsNaN(mde) {
+			add(fmt.Sprintf("MDE at n=%d per arm", u.n), "none reachable")
+		} else {
+			add(fmt.Sprintf("MDE at n=%d per arm (unpaired)", u.n), fmt.Sprintf("%.3f", mde))
+		}
+		if u.paired && u.psi > 0 {
+			if m := stats.MDEPaired(u.psi, u.n, u.alpha, u.power); !math.IsNaN(m) {
+				add(fmt.Sprintf("MDE at %d pairs, ψ=%.2f (McNemar)", u.n, u.psi), fmt.Sprintf("%.3f", m))
+			}
+		}
+	}
+	return t.Render(c.OutOrStdout())
 }
 
 // plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
