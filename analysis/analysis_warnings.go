@@ -237,11 +237,11 @@ func noTargetTaskWarnings(a *Analysis, in Inputs, wd Wording, add func(kind, var
 	}
 }
 
-// holmFloor is the bound holmFloorOf finds for one variant: compared on G
+// HolmFloor is the bound HolmFloorOf finds for one variant: compared on G
 // tasks (or clusters), its exact p is at least Floor = 2/2^G, and M variants
 // (itself included) have a floor at least as high, so p_holm ≥ M·Floor; Need
 // is the fewest tasks at which M·2/2^G < α.
-type holmFloor struct {
+type HolmFloor struct {
 	G, M, Need int
 	Floor      float64
 	// Unit is what G counts: "tasks", or "clusters" when the comparison is clustered (Paired.Clustered).
@@ -249,7 +249,7 @@ type holmFloor struct {
 }
 
 // HolmFloorOf returns, per matched variant that can never pass Holm's
-// adjustment at this size, its bound (holmFloor). The exact sign-flip p
+// adjustment at this size, its bound (HolmFloor). The exact sign-flip p
 // of a variant compared on G tasks (or clusters) is at least 2/2^G (its
 // floor). Holm (1979) multiplies the p of rank r among K by K−r+1; at best a
 // variant is ranked after every variant with a lower floor, so its multiplier
@@ -258,7 +258,7 @@ type holmFloor struct {
 // reps. A/A arms are not in Holm's family (VariantResult.AA). m = 1 (no
 // multiplicity) is left out: a floor above α alone is the few_tasks and
 // perm_floor warnings' to say.
-func HolmFloorOf(a *Analysis) map[string]holmFloor {
+func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 	floors, units := map[string]float64{}, map[string]string{}
 	for _, v := range a.Variants {
 		if !v.All.Matched || v.AA {
@@ -273,7 +273,7 @@ func HolmFloorOf(a *Analysis) map[string]holmFloor {
 	if len(floors) < 2 {
 		return nil
 	}
-	out := map[string]holmFloor{}
+	out := map[string]HolmFloor{}
 	for name, f := range floors {
 		m := 0
 		for _, o := range floors {
@@ -284,7 +284,7 @@ func HolmFloorOf(a *Analysis) map[string]holmFloor {
 		if m < 2 || float64(m)*f < a.Alpha {
 			continue
 		}
-		out[name] = holmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f, Unit: units[name],
+		out[name] = HolmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f, Unit: units[name],
 			Need: int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1}
 	}
 	return out

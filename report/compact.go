@@ -6,7 +6,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -338,76 +337,6 @@ func VariantLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		s += ", p_holm " + stats.FmtP(v.PHolm)
 	}
 	return s + ": " + Verdict(a, v)
-}
-
-// primaryPName names c's primary p: "p_paired" (the sign-flip test over tasks) when the arms are matched,
-// "p_fisher" (Fisher's exact test, unpaired) otherwise.
-func primaryPName(c *analysis.Comparison) string {
-	if c.Matched {
-		return "p_paired"
-	}
-	return "p_fisher"
-}
-
-// Verdict says in words what the primary comparison of v shows, by the rule the gate and the Markdown report use
-// (p_holm against α; the gate's margin when set): "worse than the baseline (gate FAILS)", "worse than the
-// baseline", "better than the baseline", or "no difference shown" with why, when the run could not have shown
-// one — "no difference shown: at this size none can be (p_holm ≥ 0.156 with 6 tasks compared and 5 variants
-// sharing the floor)" (the holm_floor warning's bound, which no number of reps lifts), "no difference shown:
-// with 2 tasks moved, p_paired cannot go below 0.5" (the exact sign-flip floor of the tasks that moved, above α;
-// more reps may move more), "no difference shown after Holm's adjustment (p_paired 0.0312 < α = 0.05,
-// p_holm 0.0938)" (p_fisher when unpaired) — or else with the MDE when the observed |Δ| is below it: "no
-// difference shown (MDE 40 pts: a smaller change can go unseen)"; for an A/A control, whether its difference
-// stays within noise.
-func Verdict(a *analysis.Analysis, v *analysis.VariantResult) string {
-	return verdictAt(a, v, a.FailIfWorse)
-}
-
-// verdictAt is Verdict at a's α (≤ 0: DefaultAlpha) with the gate margin (0: no gate).
-func verdictAt(a *analysis.Analysis, v *analysis.VariantResult, margin float64) string {
-	c := &v.All
-	if c.Method == analysis.MethodNone {
-		return "nothing to compare: an arm has no judged attempt on the common tasks"
-	}
-	alpha := a.Alpha
-	if alpha <= 0 {
-		alpha = analysis.DefaultAlpha
-	}
-	if v.AA {
-		if c.P < alpha {
-			return "A/A control DIFFERS from the baseline: the environment is not reproducible enough to trust small effects"
-		}
-		return "A/A control: no difference, as expected"
-	}
-	p := v.PHolm
-	if math.IsNaN(p) {
-		p = c.P
-	}
-	switch {
-	case margin > 0 && v.GateFails(margin, alpha):
-		return "worse than the baseline (gate FAILS)"
-	case p < alpha && c.Delta < 0:
-		return "worse than the baseline"
-	case p < alpha && c.Delta > 0:
-		return "better than the baseline"
-	}
-	if h, ok := analysis.HolmFloorOf(a)[v.Name]; ok {
-		return fmt.Sprintf("no difference shown: at this size none can be (p_holm ≥ %s with %s compared and %d variants sharing the floor)",
-			stats.FmtP(float64(h.M)*h.Floor), results.Count(h.G, strings.TrimSuffix(h.Unit, "s"), h.Unit), h.M)
-	}
-	if c.Matched && c.Paired.Moved > 0 && c.Paired.PermFloor >= alpha {
-		k := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
-		return fmt.Sprintf("no difference shown: with %d %s moved, p_paired cannot go below %s", k,
-			results.Plural(k, "task", "tasks"), stats.FmtP(c.Paired.PermFloor))
-	}
-	if c.P < alpha && !math.IsNaN(v.PHolm) {
-		return fmt.Sprintf("no difference shown after Holm's adjustment (%s %s < α = %s, p_holm %s)",
-			primaryPName(c), stats.FmtP(c.P), stats.FmtP(alpha), stats.FmtP(v.PHolm))
-	}
-	if !math.IsNaN(c.Power.MDE) && math.Abs(c.Delta) < c.Power.MDE {
-		return fmt.Sprintf("no difference shown (MDE %.0f pts: a smaller change can go unseen)", 100*c.Power.MDE)
-	}
-	return "no difference shown"
 }
 
 // FitTable prints t's title wrapped at width, then t as a table when its widest line fits in width runes, else

@@ -230,7 +230,9 @@ func junitProps(a *analysis.Analysis, v *analysis.VariantResult) []junitProperty
 // junitVerdict names the comparison in the words of the terminal report's verdict (Verdict, without a gate):
 // "worse than the baseline", "better than the baseline" (p_holm below a's α), "no difference shown" (with why,
 // or the MDE), an A/A control's words, or "nothing to compare".
-func junitVerdict(a *analysis.Analysis, v *analysis.VariantResult) string { return verdictAt(a, v, 0) }
+func junitVerdict(a *analysis.Analysis, v *analysis.VariantResult) string {
+	return VerdictText(a.VerdictOf(v, 0))
+}
 
 // junitSummary is the testsuite's one-line system-out.
 func junitSummary(a *analysis.Analysis, name, base string, v *analysis.VariantResult, failures int) string {
