@@ -87,7 +87,7 @@ vet:
 test-short:
 	$(GO) test -short -count=1 ./...
 
-# `make calibrate`: the full calibration suite of the ablation statistics (issue 11): 36 simulated settings × 400
+# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings × 400
 # A/A and 400 power runs through the real analysis; writes CALIBRATION.md. The fast subset runs in `make test`.
 CALIBRATE_RUNS ?= 400
 calibrate:

@@ -1,6 +1,6 @@
 package analysis
 
-// The observed noise floor (issue 11 item 9): a variant that is a copy of the
+// The observed noise floor: a variant that is a copy of the
 // baseline run with other seeds (an A/A arm, spec `aa: true`) measures how
 // far two arms differ by chance alone.
 
@@ -27,9 +27,9 @@ const WarnNoiseFloor = "noise_floor"
 // for manifests written before results.Ablation.Copies recorded those arms; a
 // newer manifest's copies are the spec's. A/A membership (VariantResult.AA:
 // out of Holm's family and the gate) is decided from the plan, never from the
-// records, which carry only the model's name and the guards (review of issue
-// 17: a variant with a fixed seed and another prompt passed for an A/A copy
-// and left the gate). nil when p has no such arm or no baseline.
+// records, which carry only the model's name and the guards (otherwise a
+// variant with a fixed seed and another prompt would pass for an A/A copy
+// and leave the gate). nil when p has no such arm or no baseline.
 func AACopies(p results.Plan) []string {
 	base, ok := p.Variant(p.Baseline)
 	if !ok {

@@ -111,8 +111,8 @@ func mkCounts(k, n int) Counts {
 
 // Comparison methods (Comparison.Method).
 const (
-	// MethodPairedT was the paired t test on per-task differences. Since
-	// issue 11 no comparison has it: the paired p is always the exact
+	// MethodPairedT was the paired t test on per-task differences. No
+	// comparison has it any more: the paired p is always the exact
 	// sign-flip p (MethodPairedSignFlip), and the interval's method is
 	// PairedResult.CIMethod.
 	MethodPairedT = "paired_t"
@@ -440,8 +440,8 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 }
 
 // holmTargets sets Comparison.PHolm of every target-task row: Holm's
-// adjustment within the family of all variants' target rows (issue 11: 29 %
-// of 7-variant A/A runs had some unadjusted target row below 0.05). The
+// adjustment within the family of all variants' target rows (unadjusted, 29 %
+// of 7-variant A/A runs had some target row below 0.05). The
 // all-tasks rows are a separate family (VariantResult.PHolm, the gate's).
 func holmTargets(vs []VariantResult) {
 	var ps []float64

@@ -1,7 +1,7 @@
 package analysis
 
-// The calibration suite of issue 11 (CALIBRATION.md): simulated ablations in
-// the issue's settings, built as the runner builds them (sim.go) and fed to
+// The calibration suite (CALIBRATION.md): simulated ablations in
+// its 36 settings, built as the runner builds them (sim.go) and fed to
 // the real Analyze, measuring the A/A rejection rate of every p the report
 // shows, the family-wise error and gate rate over 7 identical variants, the
 // reported vs achieved power of the primary test, and interval coverage.
@@ -38,8 +38,8 @@ type CalSetting struct {
 func (s CalSetting) String() string { return fmt.Sprintf("G=%d R=%d %s", s.G, s.R, s.Model) }
 
 // CalDelta is the true drop of the power runs at G tasks: chosen so that the
-// primary test's power is neither 0 nor 1 in most settings (issue 11's
-// examples: −31 pts at G = 6, −8 pts at G = 40).
+// primary test's power is neither 0 nor 1 in most settings (for
+// example −31 pts at G = 6, −8 pts at G = 40).
 func CalDelta(g int) float64 {
 	switch {
 	case g <= 6:
@@ -53,7 +53,7 @@ func CalDelta(g int) float64 {
 	}
 }
 
-// IssueSettings returns issue 11's 36 settings: G ∈ {6, 12, 40, 100} ×
+// IssueSettings returns the calibration suite's 36 settings: G ∈ {6, 12, 40, 100} ×
 // R ∈ {1, 2, 5} × {independent, same-seed, sticky} (share 0.8), with
 // Delta = CalDelta(G).
 func IssueSettings() []CalSetting {
@@ -227,7 +227,7 @@ func calPower(res *CalResult, rng *rand.Rand, alpha float64) {
 	}
 }
 
-// Calibration bounds (issue 11 "Deliver").
+// Calibration bounds: the rates the calibration suite must stay within.
 const (
 	// CalBoundAA bounds the A/A rejection rate of every p in the main table.
 	CalBoundAA = 0.06

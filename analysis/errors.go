@@ -21,7 +21,7 @@ type erroredPair struct {
 // the common pairs) above which the arms' errors of one class count as
 // differential. 5 points is the scale of the effects the gate guards against
 // (a --fail-if-worse margin of a few points): errors on one arm at that rate
-// can hide such an effect entirely (issue 11: 10 % infra errors on the
+// can hide such an effect entirely (10 % infra errors on the
 // variant turned Δ −20 pts, p 0.003 into Δ −11 pts, p 0.125).
 const DifferentialErrorPoints = 0.05
 

@@ -1,6 +1,6 @@
 package analysis
 
-// The environment's flake rate (issue 17): a same-seed A/A arm (spec `aa: same-seed`) replays the baseline with
+// The environment's flake rate: a same-seed A/A arm (spec `aa: same-seed`) replays the baseline with
 // the baseline's own seeds, so with a deterministic policy every pair should end the same way in both arms.
 // The share of pairs that do not is what the environment (browser timing, machine load, the page's timers)
 // changes on its own — the rate at which a paired comparison sees a "rescued" or "broke" pair nobody caused.

@@ -62,7 +62,7 @@ func (a *Analysis) GateInconclusive(margin float64) []string {
 // GateFails is the gate rule of Analysis.Gate for this variant: GateFails on
 // All with its p replaced by PHolm; false for an A/A arm (v.AA), which is a
 // control and never fails the gate (the per-variant gate cell and JSON
-// gate_failed agree with Analysis.Gate; fresh-user trial of issue 17).
+// gate_failed agree with Analysis.Gate).
 func (v *VariantResult) GateFails(margin, alpha float64) bool {
 	if v.AA {
 		return false

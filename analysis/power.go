@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
 	"webbench/stats"
 )
 

@@ -1,7 +1,7 @@
 package analysis
 
-// The synthetic-record generator of the calibration suite (CALIBRATION.md,
-// issue 11) and of the primary test's power (power.go): per-task pass
+// The synthetic-record generator of the calibration suite (CALIBRATION.md)
+// and of the primary test's power (power.go): per-task pass
 // probabilities, three outcome models, and attempt records built as the
 // runner builds them (pair ids, attempt ids and seeds from runner.PairID,
 // runner.AttemptID and runner.Seed).
@@ -78,7 +78,7 @@ func (d Design) RepsOf(t int) int {
 	return max(1, d.Rep)
 }
 
-// IssueMix returns g task pass probabilities drawn from issue 11's realistic
+// IssueMix returns g task pass probabilities drawn from the calibration suite's realistic
 // mix: with probability 0.4 a task always passes (1), with 0.2 it always
 // fails (0), otherwise its rate is uniform in [0.2, 0.9]. Its mean is 0.62.
 func IssueMix(rng *rand.Rand, g int) []float64 {

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"webbench/spec"
 
 	"webbench/results"
+	"webbench/spec"
 	"webbench/suites"
 )
 

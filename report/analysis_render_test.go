@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
 )

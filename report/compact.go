@@ -1,6 +1,6 @@
 package report
 
-// The terminal report that fits the terminal (issue 16): plain-words lines wrapped at a width, one compact line
+// The terminal report that fits the terminal: plain-words lines wrapped at a width, one compact line
 // per arm and per variant, with the full tables left to --wide and the md, html and json formats.
 
 import (

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
 	"webbench/results"

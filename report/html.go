@@ -476,7 +476,7 @@ type resultVM struct {
 // an attempt page shows; a longer one is cut at a UTF-8 boundary with a note giving its full length and the trajectory file that
 // holds it whole. It keeps the pages, written for every attempt, from repeating the trajectory's page
 // snapshots (a 2,000-ref results page is ≈ 200 KB per step): with it the demo's run directory stays within
-// ≈ 50 KB per attempt (issue 14).
+// ≈ 50 KB per attempt.
 const PageTextCap = 4096
 
 // pageText is s cut to PageTextCap bytes (backing off to a rune start) with a note naming the trajectory file

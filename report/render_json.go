@@ -100,7 +100,7 @@ type compareDoc struct {
 	Differences    []string        `json:"differences"`
 	Warnings       []string        `json:"warnings"`
 	Gate           *compareGateDoc `json:"gate"`
-	// Added by issue 11.
+	// Added within schema_version 1.
 	CIMethod           *string        `json:"ci_method"`
 	MovedTasks         int            `json:"moved_tasks"`
 	PMcNemarClustered  *float64       `json:"p_mcnemar_clustered"`

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
 )

@@ -345,8 +345,8 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 // diagnosticsTable holds the tests that treat the attempts of a task as
 // independent (exact McNemar pooled over reps; CMH with --cmh): with
 // correlated reps (a deterministic model, same-seed pairs) their p-values
-// are too small (issue 11: McNemar rejected 0.29 of A/A runs with sticky
-// reps, R = 5), so they stay out of the main table.
+// are too small (McNemar rejected 0.29 of A/A runs with sticky
+// reps, R = 5, in the calibration suite), so they stay out of the main table.
 func diagnosticsTable(a *analysis.Analysis) ReportTable {
 	h := []string{"variant", "scope", "McNemar pooled over reps"}
 	if a.CMH {

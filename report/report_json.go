@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+
 	"webbench/analysis"
 )
 
@@ -80,7 +81,7 @@ const JSONSchemaVersion = 1
 //	                         each switched guard; left out when identical to the all-tasks one.
 //	  comparison fields:
 //	    guard       string   "" for all common tasks, else the guard whose target tasks are compared.
-//	    method      string   paired_signflip (paired; since issue 11 the paired p is always the exact
+//	    method      string   paired_signflip (paired; the paired p is always the exact
 //	                         sign-flip p, so paired_t is no longer produced) | fisher (no common pair:
 //	                         unpaired) | none (an arm has no judged attempt).
 //	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks and SE > 0),
@@ -322,7 +323,7 @@ type jsonComparisonDoc struct {
 	MDETasks          *float64       `json:"mde_tasks"`
 	Power             jsonPower      `json:"power"`
 	Note              string         `json:"note"`
-	// Fields added by issue 11 (schema_version 1: additions only).
+	// Fields added within schema_version 1 (additions only).
 	CIMethod           *string        `json:"ci_method"`
 	MovedTasks         int            `json:"moved_tasks"`
 	RepsMin            int            `json:"reps_min"`

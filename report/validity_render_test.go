@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
 	"webbench/stats"

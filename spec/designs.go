@@ -223,8 +223,8 @@ func observationOf(c Config) string {
 
 // variantModel is the model of a variant whose model block is o on a baseline with model base: o overlaid on
 // base (mergeModel), or, when o names another kind, o alone — a scripted baseline's name and profile must not
-// carry into an openai arm, which then needs its own name (fresh-user trial of issue 17: `{kind: openai,
-// base_url: …}` on a scripted baseline requested the model "scripted").
+// carry into an openai arm, which then needs its own name (else `{kind: openai,
+// base_url: …}` on a scripted baseline would request the model "scripted").
 func variantModel(base, o runner.Model) runner.Model {
 	if o.Kind != "" && o.Kind != base.Kind {
 		return o

@@ -127,7 +127,7 @@ func (m *AASetting) UnmarshalYAML(n *yaml.Node) error {
 		*m = AASetting(v)
 		return nil
 	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "true"):
-		*m = AASetting(results.AAOtherSeeds) // a quoted "true" means what the error message lists (fresh-user trial of issue 17)
+		*m = AASetting(results.AAOtherSeeds) // a quoted "true" means what the error message lists
 		return nil
 	case n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "false"):
 		*m = ""

@@ -272,7 +272,7 @@ func (s *Spec) checkVariants(c specCheck) error {
 		if v.Model != nil {
 			// A variant's model block overlays the baseline's (configVariant): only the merged model is checked
 			// and normalised — normalising the block alone made a partial one ({temperature: 1}) a scripted
-			// model with the clean profile that then overwrote the baseline's (third review of issue 17).
+			// model with the clean profile that then overwrote the baseline's.
 			if v.Model.Kind == "" && v.Model.BaseURL != "" {
 				v.Model.Kind = "openai" // as normModel infers it for a whole model
 			}
@@ -298,7 +298,7 @@ func (s *Spec) checkVariants(c specCheck) error {
 func (s *Spec) checkAAArm(c specCheck, i int, v Config, nAA *int) error {
 	if results.AAMode(v.AA) == results.AAOtherSeeds {
 		// The arm's seeds must be other seeds than the baseline's: not the same offset, and not "none" (no
-		// seed sent: the arm would send seeds the baseline does not). Third review of issue 17.
+		// seed sent: the arm would send seeds the baseline does not).
 		*nAA++
 		if aaSeed := results.AASeed(*nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
 			return fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+

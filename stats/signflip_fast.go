@@ -1,7 +1,7 @@
 package stats
 
-// A table-driven kernel for SignFlip's Monte Carlo branch (issue 11 item 10,
-// speed): the same random words and the same flips, 8 signs per table
+// A table-driven kernel for SignFlip's Monte Carlo branch, for
+// speed: the same random words and the same flips, 8 signs per table
 // lookup instead of one branch per sign.
 
 import (

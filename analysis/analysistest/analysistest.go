@@ -66,8 +66,8 @@ func Approx(t *testing.T, name string, got, want, tol float64) {
 	}
 }
 
-// fourOfForty: 40 tasks, one rep, all pass in the baseline; the variant
-// fails 4 of them (issue 11, defect 2).
+// FourOfForty builds 40 tasks, one rep, all pass in the baseline; the variant
+// fails 4 of them.
 func FourOfForty() []results.Attempt {
 	return Cat(TasksOf("base", strings.Repeat("P", 40)), TasksOf("v", "FFFF"+strings.Repeat("P", 36)))
 }

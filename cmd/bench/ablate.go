@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"webbench/analysis"
-	"webbench/report"
-	"webbench/spec"
 
 	"github.com/spf13/cobra"
 
+	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/spec"
 	"webbench/suites"
 )
 

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"webbench/analysis"
-	"webbench/report"
 
 	"github.com/spf13/cobra"
 
+	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 )
 

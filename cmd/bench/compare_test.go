@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"webbench/report"
 
 	"webbench/judge"
+	"webbench/report"
 	"webbench/results"
 )
 

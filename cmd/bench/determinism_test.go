@@ -16,7 +16,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"webbench/spec"
 
 	"gopkg.in/yaml.v3"
 
@@ -24,6 +23,7 @@ import (
 	"webbench/browser"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/spec"
 	"webbench/suites"
 	"webbench/suites/zoo"
 )

@@ -10,13 +10,13 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"webbench/analysis"
-	"webbench/report"
 
 	"github.com/spf13/cobra"
 
+	"webbench/analysis"
 	"webbench/judge"
 	"webbench/llm"
+	"webbench/report"
 	"webbench/results"
 	"webbench/suites"
 	"webbench/suites/webvoyager"

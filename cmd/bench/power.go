@@ -5,12 +5,12 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"webbench/analysis"
-	"webbench/stats"
 
 	"github.com/spf13/cobra"
 
+	"webbench/analysis"
 	"webbench/results"
+	"webbench/stats"
 )
 
 func init() { extraCommands = append(extraCommands, powerCmd) }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"webbench/analysis"
 
+	"webbench/analysis"
 	"webbench/results"
 )
 

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"webbench/report"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +19,7 @@ import (
 	"webbench/agent/guard"
 	"webbench/browser"
 	"webbench/llm"
+	"webbench/report"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/scripted"

@@ -1,4 +1,4 @@
-// Command calibrate runs the calibration suite of issue 11 (`make
+// Command calibrate runs the calibration suite (`make
 // calibrate`): every setting of analysis.IssueSettings simulated with
 // analysis.Calibrate (synthetic records built as the runner builds them, fed
 // to the real analysis.Analyze), written as CALIBRATION.md. With -write-run
@@ -18,8 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-	"webbench/analysis"
 
+	"webbench/analysis"
 	"webbench/results"
 )
 
