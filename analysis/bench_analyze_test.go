@@ -28,7 +28,7 @@ func records100k(g, r int) []results.Attempt {
 	return SimRecords(d, names, SimOutcomes(rng, d, arms), 1)
 }
 
-// BenchmarkAnalyze100k is issue 11's speed case: `bench report --format
+// BenchmarkAnalyze100k is the speed case: `bench report --format
 // json` over 100,016 attempts of 8 arms (analysis and JSON rendering).
 func BenchmarkAnalyze100k(b *testing.B) {
 	for _, shape := range [][2]int{{1786, 7}, {94, 133}} {

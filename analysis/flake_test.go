@@ -67,7 +67,7 @@ func TestSpecSameSeedArm(t *testing.T) {
 	// The exact messages of bad aa values: TestSpecAAModeErrors.
 }
 
-// Review of issue 17: errors about an A/A arm name the arm's own field line (the spec's name containing the
+// Errors about an A/A arm name the arm's own field line (the spec's name containing the
 // arm's name used to make it line 1); `aa:` on the baseline is refused; A/A arms may sit beside a generated
 // design, other variants may not.
 func TestSpecAAArmPlacement(t *testing.T) {
@@ -105,7 +105,7 @@ func TestSpecAAArmPlacement(t *testing.T) {
 }
 
 // An attempt that ended in an error is not an outcome: a pair with an error in either arm is left out of the
-// flake rate and counted apart (fresh-user trial of issue 17: one injected infra error read as a 6.2 % flake
+// flake rate and counted apart (one injected infra error read as a 6.2 % flake
 // rate and "the environment is not deterministic"). Wilson 0/10: upper bound z²/(n+z²) = 3.8415/13.8415 = 0.2775.
 func TestFlakeRateLeavesErrorsOut(t *testing.T) {
 	base := analysistest.TasksOf("baseline", "PPPPPPPPPPPP")
@@ -124,7 +124,7 @@ func TestFlakeRateLeavesErrorsOut(t *testing.T) {
 	}
 }
 
-// A/A membership comes from the plan, not the records (second review of issue 17): a variant with a fixed seed
+// A/A membership comes from the plan, not the records: a variant with a fixed seed
 // and another prompt, or another temperature, has the baseline's model name and guards in every record, yet it
 // is a variant under test — in Holm's family and the gate — and only the `aa: true` arm is an other-seeds copy
 // with a noise-floor line. The prompt variant broke 10 of 12 tasks (exact McNemar p = 2/2^10 = 0.00195): the
@@ -203,7 +203,7 @@ variants:
 	}
 }
 
-// Review of issue 17: an `aa:` value that is neither a boolean nor a kind's name is an error in the form of the
+// An `aa:` value that is neither a boolean nor a kind's name is an error in the form of the
 // spec's other errors ("file:line: variant V: …", the line of the aa key), naming the value as written or, for a
 // sequence or a mapping, its kind.
 func TestSpecAAModeErrors(t *testing.T) {
@@ -229,7 +229,7 @@ func TestSpecAAModeErrors(t *testing.T) {
 
 // AACopies (the fallback for manifests without ablation.copies) takes only arms with the seed mode `aa: true`
 // gives ("+i·results.AASeedOffset"): a variant that sends no seed, or uses the baseline's own seeds ("+0"), or any
-// other offset, is a variant under test (third review of issue 17).
+// other offset, is a variant under test.
 func TestAACopiesSeedModes(t *testing.T) {
 	base := results.Variant{Name: "baseline", Model: results.Model{Kind: "scripted", Name: "scripted", Profile: "clean"},
 		Guards: map[string]bool{"repeat_guard": true}}

@@ -1,10 +1,9 @@
 package analysis
 
-// Targeted simulation tests of the validity of the main table (issue 11,
-// items 3–8): A/A rejection rates of every p shown, the gate rate overall and
-// conditional on the number of informative tasks, interval coverage, and the
-// exact cases the issue names. The synthetic outcomes follow the issue's
-// settings: task pass probabilities 40 % always pass, 20 % always fail, 40 %
+// Targeted simulation tests of the validity of the main table: A/A rejection
+// rates of every p shown, the gate rate overall and conditional on the number
+// of informative tasks, interval coverage, and the exact cases of STATS.md.
+// The synthetic outcomes follow the calibration suite's settings: task pass probabilities 40 % always pass, 20 % always fail, 40 %
 // uniform in 0.2–0.9; G tasks × R reps; three outcome models (independent,
 // same-seed pairs, sticky reps). Seeds are fixed (math/rand/v2 PCG).
 
@@ -581,7 +580,7 @@ func TestValidityAAWithRandomErrors(t *testing.T) {
 // TestValidityUnequalReps: one task with 10 reps all broken, three with one
 // rep rescued, six with one rep failing in both arms: Δ = +20 pts over 10
 // tasks while the pooled rates read 52.6% → 15.8% and McNemar says rescued
-// 3, broke 10 (issue 11, defect 7). The report warns.
+// 3, broke 10. The report warns.
 func TestValidityUnequalReps(t *testing.T) {
 	recs := analysistest.Cat(analysistest.RecsOf("base", "big", 0, strings.Repeat("P", 10)), analysistest.RecsOf("v", "big", 0, strings.Repeat("F", 10)))
 	for i := range 3 {

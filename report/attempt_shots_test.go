@@ -81,7 +81,7 @@ func parsePage(t *testing.T, path string) *html.Node {
 	return doc
 }
 
-// TestAttemptPageStepScreenshotsAndTrace: issue 16 item 6. A trajectory whose screenshots say which step each
+// TestAttemptPageStepScreenshotsAndTrace: a trajectory whose screenshots say which step each
 // was taken after (screenshot_steps) shows each beside that step's tool call, with a note naming the steps that
 // have one; the attempt's Playwright trace (traces/<attempt_id>.zip) is linked with the commands that open it
 // (https://playwright.dev/docs/trace-viewer); a trajectory without screenshot_steps keeps the flat gallery.

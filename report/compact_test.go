@@ -178,7 +178,7 @@ func TestCompactFooterCommand(t *testing.T) {
 	}
 }
 
-// One statement per cause (issue 16's walk-through): on the demo's shape (6 tasks compared), the few-tasks warning
+// One statement per cause: on the demo's shape (6 tasks compared), the few-tasks warning
 // gives p_paired's floor from the moved tasks (2/2^5 when 5 of 6 moved, not 2/2^6) and what it means, no perm_floor
 // warning repeats it, and the compact report prints no note repeating the warning's interval sentence. A variant
 // whose adjusted interval excludes 0 while p_holm ≥ α gets the one note saying why the two disagree.
@@ -397,7 +397,7 @@ func TestVerdictSaysWhy(t *testing.T) {
 }
 
 // TestOneTaskNote: with one task compared, the interval printed is the whole range, and the statistical note says
-// so (it said "no interval" beside a printed [-100.0, +100.0]; found by the walk-through of 2026-12-04).
+// so (it said "no interval" beside a printed [-100.0, +100.0]).
 func TestOneTaskNote(t *testing.T) {
 	a := analysis.Analyze(analysistest.Cat(analysistest.TasksOf("baseline", "P"), analysistest.TasksOf("v", "F")), analysis.Inputs{Baseline: "baseline"})
 	v := &a.Variants[0]
@@ -437,7 +437,7 @@ func TestOneTaskNote(t *testing.T) {
 }
 
 // TestGuardCells: the guard-activity table tells a guard switched off in an arm ("switched, no event") from one
-// that could act and never did ("no event"); both were "-" (found by the walk-through of 2026-12-04).
+// that could act and never did ("no event"); both were "-".
 func TestGuardCells(t *testing.T) {
 	withEvents := func(recs []results.Attempt, g string) []results.Attempt {
 		for i := range recs {

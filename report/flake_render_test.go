@@ -16,7 +16,7 @@ import (
 )
 
 // A/A arms (a same-seed replay here) are reported but stay out of Holm's family, the gate and the underpowered
-// and holm_floor warnings (review of issue 17): the variant under test keeps its own p as p_holm (2/2^10, the
+// and holm_floor warnings: the variant under test keeps its own p as p_holm (2/2^10, the
 // exact sign-flip p of 10 tasks that all moved down), and a replay that looks worse fails no gate.
 func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 	base := analysistest.TasksOf("baseline", "PPPPPPPPPPPP")
@@ -38,7 +38,7 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 			t.Errorf("warning about the A/A arm: %+v", w)
 		}
 	}
-	// The per-variant gate agrees with Analysis.Gate (fresh-user trial of issue 17: the replay's row said FAIL
+	// The per-variant gate agrees with Analysis.Gate (the replay's row said FAIL
 	// under "Gate: passed"): the replay, 12 of 12 pairs broke, is not gated in any format.
 	in.FailIfWorse = 0.05
 	a = analysis.Analyze(analysistest.Cat(base, analysistest.TasksOf("v", "PPPPPPPPPPPP"), analysistest.TasksOf("replay", "FFFFFFFFFFFF")), in)
@@ -52,7 +52,7 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 	if out := term.String(); !strings.Contains(out, "A/A: not gated") || strings.Contains(out, "FAIL") {
 		t.Fatalf("terminal report gates the A/A arm:\n%s", out)
 	}
-	// The reports call it a control (fresh-user trial of issue 17): header, scope column, no MDE or power.
+	// The reports call it a control: header, scope column, no MDE or power.
 	out := term.String()
 	if !strings.HasPrefix(out, "Ablation: 1 variant and 1 A/A control against the baseline arm") ||
 		!strings.Contains(out, "A/A control: same seeds") {

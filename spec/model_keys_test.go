@@ -76,7 +76,7 @@ func TestMergeModelOverlaysEveryField(t *testing.T) {
 	}
 }
 
-// A variant's partial model block keeps the rest of the baseline's model (third review of issue 17: README's
+// A variant's partial model block keeps the rest of the baseline's model (README's
 // `hot: model: {temperature: 1.0, top_p: 1.0}` arm on an openai:m baseline ran as scripted:clean, and on a
 // scripted:observed baseline as scripted:clean, because the block was normalised alone before the merge).
 func TestPartialVariantModelKeepsTheBaselines(t *testing.T) {
@@ -114,7 +114,7 @@ func TestPartialVariantModelKeepsTheBaselines(t *testing.T) {
 	}
 }
 
-// A variant block that names another kind starts from nothing (fresh-user trial of issue 17): an openai arm on a
+// A variant block that names another kind starts from nothing: an openai arm on a
 // scripted baseline needs its own name, and keeps none of the scripted fields.
 func TestVariantModelOfAnotherKind(t *testing.T) {
 	_, err := ParseSpec("spec.yaml", []byte("name: x\nvariants:\n  - name: real\n    model: {kind: openai, base_url: \"http://127.0.0.1:9/v1\"}\n"))

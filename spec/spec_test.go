@@ -19,15 +19,14 @@ func TestParseSpecErrors(t *testing.T) {
 		"name: x\nbaseline:\n  guards: {repeat_gaurd: false}\ndesign: leave-one-out\n": "unknown guard \"repeat_gaurd\"",
 		"name: x\ndesign: sideways\n":                                                  "design \"sideways\"",
 		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         `spec.yaml:4: unknown key "temprature"`,
-		// Fresh-user trial of issue 17: these named no line.
+		// These named no line.
 		"name: x\nvariants:\n  - guards: {repeat_guard: false}\n":                                                                "spec.yaml:3: variants[0] has no name",
 		"name: x\nvariants:\n  - name: a\n    guards: {repeat_guard: false}\n  - name: a\n    guards: {final_recovery: false}\n": "spec.yaml:5: variant a: name: the name is an earlier variant's (line 3); arm names must be unique",
 		"name: x\nvariants:\n  - name: baseline\n    guards: {repeat_guard: false}\n":                                            "spec.yaml:3: variant baseline: name: the name is the baseline's",
-		// Third review of issue 17.
-		"name: x\ndesign: leave-one-out\nvariants:\n  - name: no_repeat_guard\n    aa: true\n":                          "spec.yaml:4: variant no_repeat_guard: name: the name is a generated arm's (design: leave-one-out)",
-		"name: x\nbaseline:\n  seed: none\nvariants:\n  - name: floor\n    aa: true\n":                                  `spec.yaml:6: variant floor: aa: an other-seeds A/A arm runs with seed "+1000003"`,
-		"name: x\nbaseline:\n  seed: \"+2000006\"\nvariants:\n  - name: f1\n    aa: true\n  - name: f2\n    aa: true\n": `spec.yaml:8: variant f2: aa: an other-seeds A/A arm runs with seed "+2000006"`,
-		"name: x\nbaseline:\n  seed: \"7\"\nvariants:\n  - name: floor\n    aa: true\n":                                 "",
+		"name: x\ndesign: leave-one-out\nvariants:\n  - name: no_repeat_guard\n    aa: true\n":                                   "spec.yaml:4: variant no_repeat_guard: name: the name is a generated arm's (design: leave-one-out)",
+		"name: x\nbaseline:\n  seed: none\nvariants:\n  - name: floor\n    aa: true\n":                                           `spec.yaml:6: variant floor: aa: an other-seeds A/A arm runs with seed "+1000003"`,
+		"name: x\nbaseline:\n  seed: \"+2000006\"\nvariants:\n  - name: f1\n    aa: true\n  - name: f2\n    aa: true\n":          `spec.yaml:8: variant f2: aa: an other-seeds A/A arm runs with seed "+2000006"`,
+		"name: x\nbaseline:\n  seed: \"7\"\nvariants:\n  - name: floor\n    aa: true\n":                                          "",
 		"name: x\n": "no variants",
 	}
 	for src, want := range cases {
@@ -204,7 +203,7 @@ func TestSpecAgentKey(t *testing.T) {
 	}
 }
 
-// The tools: key (issue 15 item 4): its shape errors name the file, the line and the field; it is refused beside
+// The tools: key: its shape errors name the file, the line and the field; it is refused beside
 // an agent (in the same arm or inherited); a variant without one inherits the baseline's, and a variant's own
 // replaces it.
 func TestSpecToolsKey(t *testing.T) {
