@@ -54,11 +54,11 @@ func ReportCommand(program, dir string, args []string) string {
 		if strings.HasPrefix(dir, "-") {
 			dir = "./" + dir
 		}
-		d = shellQuote(dir)
+		d = ShellQuote(dir)
 	}
-	words := []string{shellQuote(program), "report", d}
+	words := []string{ShellQuote(program), "report", d}
 	for _, a := range args {
-		words = append(words, shellQuote(a))
+		words = append(words, ShellQuote(a))
 	}
 	return strings.Join(words, " ")
 }
@@ -198,7 +198,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 		width = DefaultWidth
 	}
 	printWrapped(w, fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
-		armsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "", width)
+		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "", width)
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
@@ -237,7 +237,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	}
 	if a.FailIfWorse > 0 {
 		fmt.Fprintln(w)
-		printWrapped(w, gateLine(a), "", "  ", width)
+		printWrapped(w, GateLine(a), "", "  ", width)
 	}
 	fmt.Fprintln(w)
 	if report == "" {
@@ -279,7 +279,7 @@ func compactNotes(a *analysis.Analysis) []string {
 				note = strings.Join(keep, "; ")
 			}
 			if c.Matched && note != "" {
-				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(v, &c), note))
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(v, &c), note))
 			}
 		}
 	}
@@ -420,4 +420,13 @@ func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 		printWrapped(w, l, "", "  ", width)
 	}
 	printWrapped(w, "The full tables: the same bench compare with --wide, or with --format md, --format html or --format json.", "", "  ", width)
+}
+
+// ShellQuote returns s as one POSIX shell word: unchanged when it holds only characters no shell treats
+// specially, else in single quotes (a ' inside written '\”).
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,11 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -20,7 +15,7 @@ import (
 // α = 0.05 and passes at α = 0.01.
 // selfSides returns the two sides of a comparison of one run's records with itself: variant va of side A against
 // variant vb of side B (pairs match on pair_id, which has no variant in it).
-func selfSides(recs []results.Attempt, va, vb string) (analysis.RunSide, analysis.RunSide) {
+func SelfSides(recs []results.Attempt, va, vb string) (analysis.RunSide, analysis.RunSide) {
 	return analysis.RunSide{Label: analysis.LabelRunA, Name: "a", Attempts: recs, Variant: va},
 		analysis.RunSide{Label: analysis.LabelRunB, Name: "b", Attempts: recs, Variant: vb}
 }
@@ -29,7 +24,7 @@ func TestCompareRunsMatchesAblate(t *testing.T) {
 	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPPPPPPPPPP"), analysistest.TasksOf("v", "FFFFFFFPPPPP"))
 	for _, alpha := range []float64{0.05, 0.01} {
 		an := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", Alpha: alpha, FailIfWorse: 0.05})
-		a, b := selfSides(recs, "base", "v")
+		a, b := SelfSides(recs, "base", "v")
 		cmp, err := analysis.CompareRuns(a, b, analysis.CompareOptions{Alpha: alpha, FailIfWorse: 0.05})
 		if err != nil {
 			t.Fatal(err)
@@ -64,7 +59,7 @@ func TestCompareWarningsNameTheSides(t *testing.T) {
 	if w == nil || !strings.HasPrefix(w.Text, "v vs base: The arms are not fully matched: 3 baseline and 0 variant judged attempts") {
 		t.Fatalf("ablate warning = %+v", w)
 	}
-	a, b := selfSides(recs, "base", "v")
+	a, b := SelfSides(recs, "base", "v")
 	cmp, err := analysis.CompareRuns(a, b, analysis.CompareOptions{SameDir: true})
 	if err != nil {
 		t.Fatal(err)
@@ -93,61 +88,4 @@ func TestCompareWarningsNameTheSides(t *testing.T) {
 	if got := strings.Join(CompareWarnings(cmp), "\n"); !strings.Contains(got, "3 main and 0 pr judged attempts") {
 		t.Errorf("labels main/pr: warnings %q", got)
 	}
-}
-
-// TestRenderersRenderEveryReport: every registered format renders a run, an ablation and a comparison of two
-// runs; the comparison shows the same Δ in each.
-func TestRenderersRenderEveryReport(t *testing.T) {
-	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPPPPPPPPPP"), analysistest.TasksOf("v", "FFFFFFFPPPPP"))
-	an := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
-	a, b := selfSides(recs, "base", "v")
-	cmp, err := analysis.CompareRuns(a, b, analysis.CompareOptions{FailIfWorse: 0.05})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"table", "md", "markdown", "json", "html"} {
-		r, err := LookupRenderer(strings.ToUpper(f))
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		dir := t.TempDir()
-		var run, abl, c bytes.Buffer
-		if err := r.Run(&run, &RunReport{Dir: dir, Arms: analysis.Summarize(recs)}); err != nil {
-			t.Errorf("%s run: %v", f, err)
-		}
-		if f == "html" {
-			if page, err := os.ReadFile(filepath.Join(dir, HTMLReportFile)); err != nil || !strings.Contains(string(page), "5/12 = 41.7%") {
-				t.Errorf("html run report: %v", err)
-			}
-		} else if !strings.Contains(run.String(), "5/12 = 41.7%") && !strings.Contains(run.String(), `"passes": 5`) {
-			t.Errorf("%s run report lacks the pass rate:\n%s", f, run.String())
-		}
-		if err := r.Ablation(&abl, &AblationReport{Dir: dir, Analysis: an, Records: recs}); err != nil || abl.Len() == 0 {
-			t.Errorf("%s ablation: %v (%d bytes)", f, err, abl.Len())
-		}
-		if err := r.Compare(&c, cmp); err != nil {
-			t.Errorf("%s compare: %v", f, err)
-		}
-		if f == "json" {
-			var doc map[string]any
-			if err := json.Unmarshal(c.Bytes(), &doc); err != nil || doc["method"] != "paired_signflip" || doc["gate"] == nil {
-				t.Errorf("json compare: %v %v", err, doc)
-			}
-			analysistest.Approx(t, "json compare delta", doc["delta"].(float64), -7.0/12, 1e-12)
-		} else if s := c.String(); !strings.Contains(s, "-58.3 [") || !strings.Contains(s, "Gate --fail-if-worse 0.050: FAILED.") {
-			t.Errorf("%s compare lacks Δ or the gate:\n%s", f, s)
-		}
-	}
-	if _, err := LookupRenderer("xml"); err == nil || !strings.Contains(err.Error(), "html, json, junit, markdown, md, table") {
-		t.Errorf("unknown format: %v", err)
-	}
-	if r, err := LookupRenderer(""); err != nil || !reflect.DeepEqual(r, tableRenderer{}) {
-		t.Errorf(`format "": %v, %T`, err, r)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("registering table twice did not panic")
-		}
-	}()
-	RegisterRenderer("table", tableRenderer{})
 }

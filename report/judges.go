@@ -158,16 +158,16 @@ func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Tab
 	return nil
 }
 
-// runWithJudges writes a plain run's report with its judges part in a text format: the variants table with
+// RunWithJudges writes a plain run's report with its judges part in a text format: the variants table with
 // every pass rate of a variant with uncertain attempts followed by its bounds, then the judges' tables.
-func runWithJudges(w io.Writer, md bool, o RenderOptions, r *RunReport) error {
+func RunWithJudges(w io.Writer, md bool, o RenderOptions, r *RunReport) error {
 	tables, note := judgesTables(r.Dir, r.Judges)
 	return writeTextTables(w, md, o, append([]results.Table{RunTable(r.Arms, r.Bounds)}, tables...), note)
 }
 
-// ablationJudges writes an ablation report's judges part after its analysis in a text format; the table format
+// AblationJudges writes an ablation report's judges part after its analysis in a text format; the table format
 // (not md) sets it apart from the analysis above it with an empty line.
-func ablationJudges(w io.Writer, md bool, o RenderOptions, r *AblationReport) error {
+func AblationJudges(w io.Writer, md bool, o RenderOptions, r *AblationReport) error {
 	if r.Judges == nil {
 		return nil
 	}

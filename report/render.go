@@ -86,10 +86,10 @@ func RegisterRenderer(name string, r Renderer) {
 	renderersMu.Lock()
 	defer renderersMu.Unlock()
 	if name == "" || name != strings.ToLower(name) || r == nil {
-		panic(fmt.Sprintf("ablation: RegisterRenderer(%q): the name must be non-empty lower case and the renderer non-nil", name))
+		panic(fmt.Sprintf("report: RegisterRenderer(%q): the name must be non-empty lower case and the renderer non-nil", name))
 	}
 	if _, dup := renderers[name]; dup {
-		panic(fmt.Sprintf("ablation: RegisterRenderer(%q) called twice", name))
+		panic(fmt.Sprintf("report: RegisterRenderer(%q) called twice", name))
 	}
 	renderers[name] = r
 }

@@ -54,7 +54,7 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 		printWrapped(w, s, first, rest, width)
 	}
 	line(fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
-		armsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "")
+		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "")
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
@@ -81,7 +81,7 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 			line(t.Note, "", "")
 		}
 	}
-	if notes := statNotes(a); len(notes) > 0 {
+	if notes := StatNotes(a); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
 			line("note: "+n, "", "  ")
@@ -89,7 +89,7 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 	}
 	if a.FailIfWorse > 0 {
 		fmt.Fprintln(w)
-		line(gateLine(a), "", "  ")
+		line(GateLine(a), "", "  ")
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 // comment or $GITHUB_STEP_SUMMARY: a heading, the warnings as a list, the
 // flake rate of each same-seed A/A arm, the tables of ReportTables, notes and the gate verdict.
 func MarkdownReport(w io.Writer, a *analysis.Analysis) error {
-	fmt.Fprintf(w, "## Ablation: %s vs baseline `%s`\n\n", armsCount(a), mdCode(a.Baseline))
+	fmt.Fprintf(w, "## Ablation: %s vs baseline `%s`\n\n", ArmsCount(a), mdCode(a.Baseline))
 	fmt.Fprintf(w, "α = %s, power %.0f%%; Δ = p_variant − p_baseline in percentage points with its 95%% interval; "+
 		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", stats.FmtP(a.Alpha), 100*a.Power)
 	if len(a.Warnings) > 0 {
@@ -117,14 +117,14 @@ func MarkdownReport(w io.Writer, a *analysis.Analysis) error {
 			fmt.Fprintf(w, "_%s_\n\n", mdText(t.Note))
 		}
 	}
-	if notes := statNotes(a); len(notes) > 0 {
+	if notes := StatNotes(a); len(notes) > 0 {
 		for _, n := range notes {
 			fmt.Fprintf(w, "- %s\n", mdText(n))
 		}
 		fmt.Fprintln(w)
 	}
 	if a.FailIfWorse > 0 {
-		fmt.Fprintf(w, "**%s**\n", mdText(gateLine(a)))
+		fmt.Fprintf(w, "**%s**\n", mdText(GateLine(a)))
 	}
 	return nil
 }
@@ -138,8 +138,8 @@ func mdText(s string) string {
 
 func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 
-// gateLine is the gate verdict for a.FailIfWorse.
-func gateLine(a *analysis.Analysis) string {
+// GateLine is the gate verdict for a.FailIfWorse.
+func GateLine(a *analysis.Analysis) string {
 	failed, why := a.Gate(a.FailIfWorse)
 	if !failed {
 		line := fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.", 100*a.FailIfWorse)
@@ -152,16 +152,16 @@ func gateLine(a *analysis.Analysis) string {
 		strings.Join(why, "; "))
 }
 
-// statNotes collects the plain-words notes of statistical fallbacks
+// StatNotes collects the plain-words notes of statistical fallbacks
 // (PairedResult.Note), one per distinct comparison, then the note on the
 // variants whose interval excludes 0 while p_holm does not reach α
 // (disagreeNote): the wide terminal, Markdown and HTML reports' notes.
-func statNotes(a *analysis.Analysis) []string {
+func StatNotes(a *analysis.Analysis) []string {
 	var out []string
 	for _, v := range a.Variants {
 		for _, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
 			if c.Matched && c.Paired.Note != "" {
-				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, scopeLabel(&v, &c), c.Paired.Note))
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(&v, &c), c.Paired.Note))
 			}
 		}
 	}
@@ -238,9 +238,9 @@ func errorsCell(arm analysis.Arm) string {
 	return fmt.Sprintf("%d (%s)", arm.Errors, countsString(arm.ErrorsByClass))
 }
 
-// armsCount counts the arms compared with the baseline: "3 variants", or "1 variant and 2 A/A controls"
+// ArmsCount counts the arms compared with the baseline: "3 variants", or "1 variant and 2 A/A controls"
 // (VariantResult.AA: not variants under test, not in Holm's family).
-func armsCount(a *analysis.Analysis) string {
+func ArmsCount(a *analysis.Analysis) string {
 	n, aa := 0, 0
 	for _, v := range a.Variants {
 		if v.AA {
@@ -266,8 +266,8 @@ func aaApart(a *analysis.Analysis) string {
 	return ""
 }
 
-// scopeLabel names the task set of a comparison; an A/A arm's says it is a control and of which kind.
-func scopeLabel(v *analysis.VariantResult, c *analysis.Comparison) string {
+// ScopeLabel names the task set of a comparison; an A/A arm's says it is a control and of which kind.
+func ScopeLabel(v *analysis.VariantResult, c *analysis.Comparison) string {
 	switch v.AAKind {
 	case results.AASameSeed:
 		return "A/A control: same seeds"
@@ -309,7 +309,7 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 			if ci > 0 {
 				holm, bh, gate = stats.FmtP(c.PHolm)+" (targets)", "-", "-"
 			}
-			row := []string{v.Name, scopeLabel(v, &c), fmt.Sprintf("%d (%d)", c.G(), c.Informative),
+			row := []string{v.Name, ScopeLabel(v, &c), fmt.Sprintf("%d (%d)", c.G(), c.Informative),
 				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c), pPermCell(&c), holm}
 			if a.BH {
 				row = append(row, bh)
@@ -359,7 +359,7 @@ func diagnosticsTable(a *analysis.Analysis) ReportTable {
 			if !c.Matched {
 				continue
 			}
-			row := []string{v.Name, scopeLabel(v, &c), fmt.Sprintf("p=%s; rescued %d, broke %d", stats.FmtP(c.PMcNemar), c.Rescued, c.Broke)}
+			row := []string{v.Name, ScopeLabel(v, &c), fmt.Sprintf("p=%s; rescued %d, broke %d", stats.FmtP(c.PMcNemar), c.Rescued, c.Broke)}
 			if a.CMH {
 				row = append(row, cmhCell(&c))
 			}

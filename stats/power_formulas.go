@@ -15,6 +15,7 @@ import (
 // zq returns the standard-normal quantile Φ⁻¹(q).
 func zq(q float64) float64 { return distuv.UnitNormal.Quantile(q) }
 
+// CheckAlphaPower panics, naming the function name, unless alpha and power are both in (0, 1).
 func CheckAlphaPower(name string, alpha, power float64) {
 	if !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1) {
 		panic(fmt.Sprintf("%s: alpha=%v and power=%v must be in (0, 1)", name, alpha, power))

@@ -1,3 +1,4 @@
+// Package analysistest builds synthetic records for the tests of the analysis and report packages.
 package analysistest
 
 import (
@@ -51,6 +52,7 @@ func TasksOf(variant string, outcomes string) []results.Attempt {
 	return out
 }
 
+// Cat concatenates groups of records in order.
 func Cat(groups ...[]results.Attempt) []results.Attempt {
 	var out []results.Attempt
 	for _, g := range groups {
@@ -59,6 +61,7 @@ func Cat(groups ...[]results.Attempt) []results.Attempt {
 	return out
 }
 
+// Approx reports an error when got (named name) is NaN or farther than tol from want.
 func Approx(t *testing.T, name string, got, want, tol float64) {
 	t.Helper()
 	if math.IsNaN(got) || math.Abs(got-want) > tol {

@@ -11,6 +11,7 @@ import (
 
 	"webbench/analysis"
 	"webbench/report"
+	_ "webbench/report/formats" // every format registered for --format
 	"webbench/results"
 )
 

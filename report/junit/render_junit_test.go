@@ -1,4 +1,4 @@
-package report
+package junit
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
+	"webbench/report"
+	"webbench/report/reporttest"
 )
 
 // junitSchema writes the Apache Ant JUnit schema (Windy Road JUnit.xsd,
@@ -101,10 +103,10 @@ func TestJUnitValidAgainstAntSchema(t *testing.T) {
 	}
 
 	t.Run("ablation", func(t *testing.T) {
-		recs, in := reportFixture()
+		recs, in := reporttest.ReportFixture()
 		a := analysis.Analyze(recs, in)
 		var buf bytes.Buffer
-		if err := r.Ablation(&buf, &AblationReport{Dir: "runs/abl", Analysis: a, Records: recs}); err != nil {
+		if err := r.Ablation(&buf, &report.AblationReport{Dir: "runs/abl", Analysis: a, Records: recs}); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
@@ -187,7 +189,7 @@ func TestJUnitValidAgainstAntSchema(t *testing.T) {
 		recs := analysistest.TasksOf("v", "PFPI")
 		recs[0].StartedAt = "2026-03-04T10:11:12+02:00"
 		var buf bytes.Buffer
-		if err := r.Run(&buf, &RunReport{Dir: "runs/one", Arms: analysis.Summarize(recs), Records: recs}); err != nil {
+		if err := r.Run(&buf, &report.RunReport{Dir: "runs/one", Arms: analysis.Summarize(recs), Records: recs}); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
@@ -200,7 +202,7 @@ func TestJUnitValidAgainstAntSchema(t *testing.T) {
 		// Two variants: the second against the first, as an ablation.
 		recs = append(analysistest.TasksOf("base", "PPP"), analysistest.TasksOf("w", "PFP")...)
 		buf.Reset()
-		if err := r.Run(&buf, &RunReport{Dir: "runs/two", Arms: analysis.Summarize(recs), Records: recs}); err != nil {
+		if err := r.Run(&buf, &report.RunReport{Dir: "runs/two", Arms: analysis.Summarize(recs), Records: recs}); err != nil {
 			t.Fatal(err)
 		}
 		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {

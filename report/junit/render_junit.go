@@ -1,4 +1,5 @@
-package report
+// Package junit is the JUnit XML report format ("junit"): a test suite per variant, for CI.
+package junit
 
 // JUnit XML (`--format junit`) for CI test reporters (GitHub test-report
 // actions, GitLab, Jenkins). The shape is the Apache Ant JUnit schema (Windy
@@ -24,10 +25,11 @@ import (
 	"time"
 
 	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 )
 
-func init() { RegisterRenderer("junit", junitRenderer{}) }
+func init() { report.RegisterRenderer("junit", junitRenderer{}) }
 
 // junitRenderer writes one JUnit XML document per report.
 type junitRenderer struct{}
@@ -84,7 +86,7 @@ type junitProblem struct {
 
 // Ablation writes one testsuite per variant of the analysis against its
 // baseline, in the analysis' order.
-func (junitRenderer) Ablation(w io.Writer, r *AblationReport) error {
+func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	a := r.Analysis
 	byVariant := map[string][]results.Attempt{}
 	for _, x := range r.Records {
@@ -119,7 +121,7 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 // manifest), with the analysis' numbers as properties; for a run of one
 // variant, one testsuite whose testcase fails when any judged attempt of the
 // task failed.
-func (junitRenderer) Run(w io.Writer, r *RunReport) error {
+func (junitRenderer) Run(w io.Writer, r *report.RunReport) error {
 	ts := junitTimestamp(r.Run, r.Records)
 	doc := junitSuites{Suites: []junitSuite{}}
 	if len(r.Arms) > 1 {
@@ -128,7 +130,7 @@ func (junitRenderer) Run(w io.Writer, r *RunReport) error {
 			base = r.Run.Manifest.Plan.Baseline
 		}
 		a := analysis.Analyze(r.Records, analysis.Inputs{Baseline: base})
-		return junitRenderer{}.Ablation(w, &AblationReport{Dir: r.Dir, Analysis: a, Records: r.Records, Run: r.Run})
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: r.Dir, Analysis: a, Records: r.Records, Run: r.Run})
 	}
 	for i, arm := range r.Arms {
 		recs := analysis.VariantRecords(r.Records, arm.Name)
@@ -231,7 +233,7 @@ func junitProps(a *analysis.Analysis, v *analysis.VariantResult) []junitProperty
 // "worse than the baseline", "better than the baseline" (p_holm below a's α), "no difference shown" (with why,
 // or the MDE), an A/A control's words, or "nothing to compare".
 func junitVerdict(a *analysis.Analysis, v *analysis.VariantResult) string {
-	return VerdictText(a.VerdictOf(v, 0))
+	return report.VerdictText(a.VerdictOf(v, 0))
 }
 
 // junitSummary is the testsuite's one-line system-out.

@@ -1,4 +1,4 @@
-package report
+package html
 
 // The self-contained HTML report: dir/report.html (warnings, a forest plot of
 // Δ per variant, the report tables and a tasks × arms pass-rate heatmap, all
@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 	"webbench/stats"
 )
@@ -59,7 +60,7 @@ func HTMLReport(dir string, a *analysis.Analysis, recs []results.Attempt, run *r
 	if err := os.MkdirAll(filepath.Join(dir, HTMLAttemptsDir), 0o755); err != nil {
 		return err
 	}
-	vm := reportVM{A: a, Title: fmt.Sprintf("Ablation: %s vs %s", armsCount(a), a.Baseline), Alpha: stats.FmtP(a.Alpha),
+	vm := reportVM{A: a, Title: fmt.Sprintf("Ablation: %s vs %s", report.ArmsCount(a), a.Baseline), Alpha: stats.FmtP(a.Alpha),
 		Power: fmt.Sprintf("%.0f%%", 100*a.Power), Forest: forestPlot(a), Heat: heatmap(a, recs)}
 	for _, w := range a.Warnings {
 		vm.Warnings = append(vm.Warnings, w.Text)
@@ -67,10 +68,10 @@ func HTMLReport(dir string, a *analysis.Analysis, recs []results.Attempt, run *r
 	for _, f := range a.Flake {
 		vm.Flake = append(vm.Flake, f.Line())
 	}
-	vm.Tables = ReportTables(a)
-	vm.Notes = statNotes(a)
+	vm.Tables = report.ReportTables(a)
+	vm.Notes = report.StatNotes(a)
 	if a.FailIfWorse > 0 {
-		vm.Gate = gateLine(a)
+		vm.Gate = report.GateLine(a)
 		vm.GateFailed, _ = a.Gate(a.FailIfWorse)
 	}
 	if err := writeTemplate(filepath.Join(dir, HTMLReportFile), reportTmpl, vm); err != nil {
@@ -136,7 +137,7 @@ type reportVM struct {
 	Warnings   []string
 	Flake      []string // FlakeRate.Line of each same-seed A/A arm
 	Forest     forestVM
-	Tables     []ReportTable
+	Tables     []report.ReportTable
 	Notes      []string
 	Heat       heatVM
 	Gate       string
@@ -190,7 +191,7 @@ func forestPlot(a *analysis.Analysis) forestVM {
 	var rows []row
 	for i := range a.Variants {
 		v := &a.Variants[i]
-		rows = append(rows, row{v.Name + " (" + scopeLabel(v, &v.All) + ")", false, &v.All, v.PHolm})
+		rows = append(rows, row{v.Name + " (" + report.ScopeLabel(v, &v.All) + ")", false, &v.All, v.PHolm})
 		for j := range v.Targets {
 			rows = append(rows, row{"target: " + v.Targets[j].Guard + " (secondary)", true, &v.Targets[j], v.Targets[j].PHolm})
 		}
@@ -589,20 +590,11 @@ func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
 		return
 	}
 	vm.Trace = relLink(pageDir, p)
-	at := shellQuote(filepath.ToSlash(p)) // as the run directory was named to bench: from where bench ran
+	at := report.ShellQuote(filepath.ToSlash(p)) // as the run directory was named to bench: from where bench ran
 	// -p 0 serves the viewer on a free local port (printed) instead of opening Playwright's own browser, which
 	// make setup does not install.
 	vm.TraceCmd = "npx playwright show-trace -p 0 " + at
 	vm.TraceOffline = "node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + at
-}
-
-// shellQuote returns s as one POSIX shell word: unchanged when it holds only characters no shell treats
-// specially, else in single quotes (a ' inside written '\”).
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:@%,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // shotNote describes the steps with a kept screenshot as ranges, e.g. "screenshots kept for steps 3, 12–26"

@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"os"
@@ -47,7 +47,7 @@ func TestPageTextCap(t *testing.T) {
 func resultOf(t *testing.T, tr *results.Trajectory) resultVM {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "results", "testdata", "v2ablate-gz"))); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "results", "testdata", "v2ablate-gz"))); err != nil {
 		t.Fatal(err)
 	}
 	const id = "b997634ce72945f6"

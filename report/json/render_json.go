@@ -1,14 +1,17 @@
-package report
+// Package json is the JSON report format ("json"): one indented document per report, its fields stable within
+// a schema_version.
+package json
 
 import (
 	"encoding/json"
 	"io"
 
 	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 )
 
-func init() { RegisterRenderer("json", jsonRenderer{}) }
+func init() { report.RegisterRenderer("json", jsonRenderer{}) }
 
 // jsonRenderer writes one indented JSON document per report; field names
 // are stable within a schema_version (README "Results").
@@ -31,7 +34,7 @@ type runJudgesDoc struct {
 
 // Run writes {run_dir, schema_version, variants: [Arm…]}: each variant as an arm of JSONReport (model, rate
 // and wilson null when no attempt was judged, clustered_se null with fewer than two clusters).
-func (jsonRenderer) Run(w io.Writer, r *RunReport) error {
+func (jsonRenderer) Run(w io.Writer, r *report.RunReport) error {
 	vs := make([]jsonArmDoc, 0, len(r.Arms))
 	for _, a := range r.Arms {
 		vs = append(vs, jsonArm(a))
@@ -44,7 +47,7 @@ func (jsonRenderer) Run(w io.Writer, r *RunReport) error {
 }
 
 // Ablation writes JSONReport.
-func (jsonRenderer) Ablation(w io.Writer, r *AblationReport) error {
+func (jsonRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	return ablationJSON(w, r.Analysis, r.Judges)
 }
 
@@ -138,7 +141,7 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 		Rescued: all.Rescued, Broke: all.Broke, UnmatchedA: all.UnmatchedA, UnmatchedB: all.UnmatchedB,
 		DroppedPairs: all.DroppedPairs, SeedMismatches: c.SeedMismatches, PFisher: c.PFisher,
 		NewFailures: nonNil(c.NewFailures), Fixed: nonNil(c.Fixed), Differences: nonNil(c.Differences),
-		Warnings: CompareWarnings(c)}
+		Warnings: report.CompareWarnings(c)}
 	if all.Matched {
 		d.PairsPassA, d.PairsPassB = all.A.Passes, all.B.Passes
 		d.PMcNemar = fptr(all.PMcNemar)

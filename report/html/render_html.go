@@ -1,4 +1,5 @@
-package report
+// Package html is the HTML report format ("html"): a self-contained report.html and a page per attempt.
+package html
 
 import (
 	"bytes"
@@ -9,10 +10,11 @@ import (
 	"path/filepath"
 
 	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 )
 
-func init() { RegisterRenderer("html", htmlRenderer{}) }
+func init() { report.RegisterRenderer("html", htmlRenderer{}) }
 
 // htmlRenderer writes self-contained HTML (inline CSS, no scripts, nothing
 // loaded from the network). A run's and an ablation's report go to
@@ -26,7 +28,7 @@ type htmlRenderer struct{}
 // (the ablation's attempt pages: steps, reasoning, refusals, tool results)
 // and links them from the report, and warns when some attempts' tokens are
 // estimated.
-func (htmlRenderer) Run(w io.Writer, r *RunReport) error {
+func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	var links []pageLink
 	if len(r.Records) > 0 {
 		if err := writeAttemptPages(r.Dir, r.Records, r.Run); err != nil {
@@ -38,11 +40,11 @@ func (htmlRenderer) Run(w io.Writer, r *RunReport) error {
 		}
 	}
 	var warnings []string
-	if n := EstimatedTokens(r.Records); n > 0 {
+	if n := report.EstimatedTokens(r.Records); n > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage", n, len(r.Records)))
 	}
 	var b bytes.Buffer
-	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, []results.Table{RunTable(r.Arms, nil)}, nil, links); err != nil {
+	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, []results.Table{report.RunTable(r.Arms, nil)}, nil, links); err != nil {
 		return err
 	}
 	path := filepath.Join(r.Dir, HTMLReportFile)
@@ -54,7 +56,7 @@ func (htmlRenderer) Run(w io.Writer, r *RunReport) error {
 }
 
 // Ablation writes HTMLReport into DIR and prints the path of its main page.
-func (htmlRenderer) Ablation(w io.Writer, r *AblationReport) error {
+func (htmlRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	if err := HTMLReport(r.Dir, r.Analysis, r.Records, r.Run); err != nil {
 		return err
 	}
@@ -65,22 +67,11 @@ func (htmlRenderer) Ablation(w io.Writer, r *AblationReport) error {
 // Compare writes a page with the warnings, CompareTables and CompareFooter
 // to w.
 func (htmlRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
-	return simplePage(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), CompareWarnings(c), CompareTables(c), CompareFooter(c))
+	return simplePage(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), report.CompareWarnings(c), report.CompareTables(c), report.CompareFooter(c))
 }
 
 // pageLink is a link of a simple page.
 type pageLink struct{ Href, Text string }
-
-// EstimatedTokens counts the records whose tokens are estimated (the endpoint sent no usage).
-func EstimatedTokens(recs []results.Attempt) int {
-	n := 0
-	for _, r := range recs {
-		if r.Tokens.Estimated {
-			n++
-		}
-	}
-	return n
-}
 
 // simplePage writes a page of warnings, tables and closing lines.
 func simplePage(w io.Writer, title string, warnings []string, tables []results.Table, lines []string) error {

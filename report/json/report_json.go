@@ -1,4 +1,4 @@
-package report
+package json
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"webbench/analysis"
+	"webbench/report"
 )
 
 // JSONSchemaVersion is the schema_version of JSONReport's document. It is
@@ -415,7 +416,7 @@ func newJSONDoc(a *analysis.Analysis) jsonDoc {
 			GuardFiredPass: nonNilMap(v.Arm.GuardFiredPass), FailureModes: nonNilMap(v.Arm.FailureModes),
 			jsonComparisonDoc: jsonComparison(&v.All), Targets: []jsonComparisonDoc{}}
 		jv.AA = v.AA
-		jv.Verdict = Verdict(a, &v)
+		jv.Verdict = report.Verdict(a, &v)
 		if v.AA {
 			k := string(v.AAKind)
 			jv.AAKind = &k

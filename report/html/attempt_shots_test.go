@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"golang.org/x/net/html"
 
 	"webbench/analysis"
+	"webbench/report"
+	"webbench/report/reporttest"
 	"webbench/results"
 )
 
@@ -86,7 +88,7 @@ func parsePage(t *testing.T, path string) *html.Node {
 // have one; the attempt's Playwright trace (traces/<attempt_id>.zip) is linked with the commands that open it
 // (https://playwright.dev/docs/trace-viewer); a trajectory without screenshot_steps keeps the flat gallery.
 func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
-	recs, in := reportFixture()
+	recs, in := reporttest.ReportFixture()
 	a := analysis.Analyze(recs, in)
 	runDir := filepath.Join(t.TempDir(), "run")
 	out := filepath.Join(runDir, "report")
@@ -114,7 +116,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	// browser_take_screenshot and the judge's capture), none after step 0.
 	withSteps := recs[3].AttemptID
 	s1 := shots(withSteps, 4)
-	writeTraj(t, runDir, withSteps, results.Trajectory{SchemaVersion: 1, TaskID: recs[3].TaskID, Goal: "g",
+	reporttest.WriteTraj(t, runDir, withSteps, results.Trajectory{SchemaVersion: 1, TaskID: recs[3].TaskID, Goal: "g",
 		Steps:       []*results.Step{step(0, "browser_navigate"), step(1, "browser_click"), step(2, "browser_type"), step(3, "browser_take_screenshot")},
 		Finish:      results.FinishRecord{Reason: "final"},
 		Screenshots: s1, ScreenshotSteps: []int{1, 2, 3, 3}})
@@ -127,7 +129,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	// recs[6]: written before screenshot_steps existed.
 	old := recs[6].AttemptID
 	s2 := shots(old, 2)
-	writeTraj(t, runDir, old, results.Trajectory{SchemaVersion: 1, TaskID: recs[6].TaskID, Goal: "g",
+	reporttest.WriteTraj(t, runDir, old, results.Trajectory{SchemaVersion: 1, TaskID: recs[6].TaskID, Goal: "g",
 		Steps: []*results.Step{step(0, "browser_click")}, Finish: results.FinishRecord{Reason: "final"}, Screenshots: s2})
 
 	// recs[5]: no trajectory (an attempt that ended before one was written) but a trace.
@@ -138,17 +140,17 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	// recs[7]: screenshot_steps names a step the trajectory has no block for: every screenshot in the flat gallery.
 	stray := recs[7].AttemptID
 	s3 := shots(stray, 2)
-	writeTraj(t, runDir, stray, results.Trajectory{SchemaVersion: 1, TaskID: recs[7].TaskID, Goal: "g",
+	reporttest.WriteTraj(t, runDir, stray, results.Trajectory{SchemaVersion: 1, TaskID: recs[7].TaskID, Goal: "g",
 		Steps: []*results.Step{step(0, "browser_click")}, Finish: results.FinishRecord{Reason: "final"},
 		Screenshots: s3, ScreenshotSteps: []int{0, 9}})
 
-	run := writeRunDir(t, runDir, recs, noTraj)
+	run := reporttest.WriteRunDir(t, runDir, recs, noTraj)
 	if err := HTMLReport(out, a, recs, run); err != nil {
 		t.Fatal(err)
 	}
 
 	page := filepath.Join(out, HTMLAttemptsDir, safeID(withSteps)+".html")
-	checkLinks(t, page) // every href and src resolves to a file
+	reporttest.CheckLinks(t, page) // every href and src resolves to a file
 	doc := parsePage(t, page)
 	want := map[string][]string{"step-0": nil, "step-1": {s1[0]}, "step-2": {s1[1]}, "step-3": {s1[2], s1[3]}}
 	seen := 0
@@ -205,7 +207,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 
 	// No trajectory: the page says so and still links the trace.
 	page = filepath.Join(out, HTMLAttemptsDir, safeID(noTraj)+".html")
-	checkLinks(t, page)
+	reporttest.CheckLinks(t, page)
 	doc = parsePage(t, page)
 	if b := textOf(doc); !strings.Contains(b, "No trajectory file was found") || !strings.Contains(b, "show-trace -p 0 ") {
 		t.Errorf("attempt without a trajectory: want its note and the trace commands, got %q", b)
@@ -227,7 +229,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 
 	// The old trajectory: the flat gallery, no step thumbnails, no trace (none was recorded).
 	page = filepath.Join(out, HTMLAttemptsDir, safeID(old)+".html")
-	checkLinks(t, page)
+	reporttest.CheckLinks(t, page)
 	doc = parsePage(t, page)
 	flat := flatGallery(t, doc, "old trajectory")
 	if len(flat) != 2 || flat[0] != "../../"+s2[0] || flat[1] != "../../"+s2[1] {
@@ -260,7 +262,7 @@ func TestShellQuote(t *testing.T) {
 		"it's/x.zip":                `'it'\''s/x.zip'`,
 		"$HOME/x.zip":               "'$HOME/x.zip'",
 	} {
-		if got := shellQuote(in); got != want {
+		if got := report.ShellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
