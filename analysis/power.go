@@ -642,3 +642,32 @@ func plannedEffect(p *PowerAnalysis, minEffect float64) {
 		p.HasEffect = true
 	}
 }
+
+// DesignPower is a design of Reps reps on each of Tasks tasks and the power of the primary test on it.
+type DesignPower struct {
+	Reps, Tasks int
+	Power       float64
+}
+
+// SmallestDesigns finds, for 1, 2, 3, 5 and 10 reps, the fewest tasks (at most maxG) of d's rate mix at which
+// the primary test reaches power for the effect delta at alpha (TasksFor): found sorted by attempts per arm
+// (G × R), and the reps at which no G up to maxG does, in that order. A design of the run's own reps (d.Reps)
+// is scaled to its tasks first (ScaleTasks).
+func SmallestDesigns(d Design, delta, alpha, power float64, maxG int) (found []DesignPower, unreachable []int) {
+	for _, r := range []int{1, 2, 3, 5, 10} {
+		dr := d
+		dr.Reps, dr.Rep = nil, r
+		if dr.Mix == nil && d.Reps != nil {
+			dr = ScaleTasks(d, d.G())
+			dr.Reps = nil
+			dr.Rep = r
+		}
+		if n, p := TasksFor(dr, delta, alpha, power, maxG); n > 0 {
+			found = append(found, DesignPower{Reps: r, Tasks: n, Power: p})
+		} else {
+			unreachable = append(unreachable, r)
+		}
+	}
+	slices.SortStableFunc(found, func(a, b DesignPower) int { return a.Tasks*a.Reps - b.Tasks*b.Reps })
+	return found, unreachable
+}
