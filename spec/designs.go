@@ -290,3 +290,25 @@ func (a *Arms) TargetTasks() map[string][]string {
 	}
 	return out
 }
+
+// Plan selects the spec's tasks of suite (opened with opts) and expands the spec over them into the runner's
+// plan of an ablation: the arms with their switched guards, and the ablation's parameters, warnings and A/A arms
+// recorded for the analysis (results.Ablation; path names the spec file, failIfWorse is the gate margin).
+// Errors are the task filter's (prefixed with path) and Expand's.
+func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIfWorse float64) (runner.Plan, error) {
+	tasks, err := suites.Filter(suite.Tasks(), s.Tasks)
+	if err != nil {
+		return runner.Plan{}, fmt.Errorf("%s: %v", path, err)
+	}
+	arms, err := s.Expand(tasks)
+	if err != nil {
+		return runner.Plan{}, err
+	}
+	for i := range arms.Variants {
+		arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]
+	}
+	return runner.Plan{Suite: suite.Name(), SuiteOptions: opts, TaskFilter: s.Tasks, Tasks: tasks, Reps: s.Reps,
+		Variants: arms.Variants, BaseSeed: s.Seed, Ablation: &results.Ablation{Spec: path, Alpha: s.Alpha,
+			Power: s.Power, MinEffect: s.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings,
+			Replays: arms.Replays, Copies: arms.AA}}, nil
+}

@@ -140,8 +140,8 @@ func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 	return nil
 }
 
-// ablatePlan opens the spec's suite, selects its tasks and expands the spec into the plan (warnings printed,
-// variants validated). The caller closes the suite.
+// ablatePlan opens the spec's suite and expands the spec over its tasks into the plan (spec.Plan), its
+// warnings printed and its variants validated. The caller closes the suite.
 func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
 	opts := suites.Options{}
 	for k, v := range sp.SuiteOptions {
@@ -151,31 +151,16 @@ func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float6
 	if err != nil {
 		return runner.Plan{}, nil, usageErr("%s: %v", path, err)
 	}
-	plan, err := func() (runner.Plan, error) {
-		tasks, err := suites.Filter(s.Tasks(), sp.Tasks)
-		if err != nil {
-			return runner.Plan{}, usageErr("%s: %v", path, err)
-		}
-		arms, err := sp.Expand(tasks)
-		if err != nil {
-			return runner.Plan{}, usageErr("%v", err)
-		}
-		for _, w := range arms.Warnings {
-			fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
-		}
-		shots, _ := c.Flags().GetBool("screenshots")
-		if err := validateVariants(arms.Variants, shots); err != nil {
-			return runner.Plan{}, err
-		}
-		for i := range arms.Variants {
-			arms.Variants[i].Switched = arms.Switched[arms.Variants[i].Name]
-		}
-		return runner.Plan{Suite: s.Name(), SuiteOptions: opts, TaskFilter: sp.Tasks, Tasks: tasks, Reps: sp.Reps,
-			Variants: arms.Variants, BaseSeed: sp.Seed, Ablation: &results.Ablation{Spec: path, Alpha: sp.Alpha,
-				Power: sp.Power, MinEffect: sp.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings,
-				Replays: arms.Replays, Copies: arms.AA}}, nil
-	}()
+	plan, err := sp.Plan(path, s, opts, failIfWorse)
 	if err != nil {
+		s.Close()
+		return runner.Plan{}, nil, usageErr("%v", err)
+	}
+	for _, w := range plan.Ablation.Warnings {
+		fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
+	}
+	shots, _ := c.Flags().GetBool("screenshots")
+	if err := validateVariants(plan.Variants, shots); err != nil {
 		s.Close()
 		return runner.Plan{}, nil, err
 	}
