@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"webbench/analysis"
-	"webbench/judge"
 	"webbench/results"
 )
 
@@ -26,7 +25,7 @@ func boundedRate(passes, decided, uncertain int) string {
 }
 
 // kappaText is κ for a title: "0.400 (SE 0.130)", or why it is undefined.
-func kappaText(ag judge.Agreement) string {
+func kappaText(ag analysis.JudgeAgreement) string {
 	switch {
 	case ag.N == 0:
 		return "undefined (no attempt decided by both)"
@@ -53,7 +52,7 @@ func agreementTable(title, a, b string, d analysis.JudgeAgreement) results.Table
 // it skipped and Cohen's κ.
 func AgreementTable(d analysis.JudgeAgreement) results.Table {
 	return agreementTable(fmt.Sprintf("agreement %s vs %s over %s (%s); Cohen's κ = %s",
-		d.JudgeA, d.JudgeB, results.Count(d.N, "attempt", "attempts"), SkippedText(d), kappaText(d.Agreement)), d.JudgeA, d.JudgeB, d)
+		d.JudgeA, d.JudgeB, results.Count(d.N, "attempt", "attempts"), SkippedText(d), kappaText(d)), d.JudgeA, d.JudgeB, d)
 }
 
 // verdictsTable is the verdicts by judge: each judge's attempts, pass rate (with its uncertain bounds),
@@ -110,7 +109,7 @@ func judgesTables(dir string, doc *analysis.Judges) (tables []results.Table, not
 	}
 	tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %s "+
 		"(answer pass, state fail), %s (answer fail, state pass); %d of the both-fail never answered",
-		head, source, gt.N, SkippedText(gt.JudgeAgreement), kappaText(gt.Agreement),
+		head, source, gt.N, SkippedText(gt.JudgeAgreement), kappaText(gt.JudgeAgreement),
 		results.Count(gt.FalsePass, "false pass", "false passes"), results.Count(gt.FalseFail, "false fail", "false fails"),
 		gt.BothFailNoAnswer), "answer", "state", gt.JudgeAgreement))
 	for _, l := range []struct {
