@@ -16,7 +16,7 @@ import (
 )
 
 // WarnNoiseFloor is the Warning.Kind of the noise-floor line of an A/A arm.
-const WarnNoiseFloor = "noise_floor"
+const WarnNoiseFloor WarningKind = "noise_floor"
 
 // AACopies lists, in plan order, the arms of plan p that are other-seeds A/A
 // arms as spec `aa: true` makes them (aaVariant): the plan's baseline in

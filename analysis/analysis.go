@@ -296,13 +296,16 @@ type VariantResult struct {
 	AAKind results.AAMode
 }
 
+// WarningKind is the stable code of a kind of warning (the Warn* constants), as the JSON reports print it.
+type WarningKind string
+
 // Warning is one plain-words warning (STATS.md §5).
 type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors, judge_uncertain,
 	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
 	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go).
-	Kind string
+	Kind WarningKind
 	// Variants are the variants it concerns (empty for the whole run);
 	// identical warnings of several variants are merged into one.
 	Variants []string
@@ -777,7 +780,7 @@ func setOf(xs []string) map[string]bool {
 }
 
 // Warning returns the analysis's first warning of kind (a Warn* constant), nil when it has none.
-func (a *Analysis) Warning(kind string) *Warning {
+func (a *Analysis) Warning(kind WarningKind) *Warning {
 	for i := range a.Warnings {
 		if a.Warnings[i].Kind == kind {
 			return &a.Warnings[i]

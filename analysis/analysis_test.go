@@ -78,7 +78,7 @@ func TestAnalyzeOneTaskUnderpowered(t *testing.T) {
 	// Warning order: underpowered before few tasks.
 	var kinds []string
 	for _, w := range a.Warnings {
-		kinds = append(kinds, w.Kind)
+		kinds = append(kinds, string(w.Kind))
 	}
 	if got := strings.Join(kinds, ","); got != "underpowered,few_tasks" {
 		t.Errorf("warning kinds = %s", got)

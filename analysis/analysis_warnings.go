@@ -15,30 +15,30 @@ import (
 
 // Warning kinds (Warning.Kind), in the order the reports print them.
 const (
-	WarnNoBaseline    = "no_baseline"
-	WarnEmptyArm      = "empty_arm"
-	WarnExtra         = "extra"
-	WarnUnpaired      = "unpaired"
-	WarnNotComparable = "not_comparable"
-	WarnInfraErrors   = "infra_errors"
-	WarnJudgeErrors   = "judge_errors"
+	WarnNoBaseline    WarningKind = "no_baseline"
+	WarnEmptyArm      WarningKind = "empty_arm"
+	WarnExtra         WarningKind = "extra"
+	WarnUnpaired      WarningKind = "unpaired"
+	WarnNotComparable WarningKind = "not_comparable"
+	WarnInfraErrors   WarningKind = "infra_errors"
+	WarnJudgeErrors   WarningKind = "judge_errors"
 	// WarnJudgeUncertain: attempts whose verdict is uncertain (results.ClassUncertain).
-	WarnJudgeUncertain = "judge_uncertain"
-	WarnUnderpowered   = "underpowered"
-	WarnFewTasks       = "few_tasks"
-	WarnPermFloor      = "perm_floor"
-	WarnNoDiscordant   = "no_discordant"
-	WarnNoTargetTasks  = "no_target_tasks"
+	WarnJudgeUncertain WarningKind = "judge_uncertain"
+	WarnUnderpowered   WarningKind = "underpowered"
+	WarnFewTasks       WarningKind = "few_tasks"
+	WarnPermFloor      WarningKind = "perm_floor"
+	WarnNoDiscordant   WarningKind = "no_discordant"
+	WarnNoTargetTasks  WarningKind = "no_target_tasks"
 	// WarnDifferentialErrors: the arms' error rates on the common pairs
 	// differ materially (Comparison.Differential).
-	WarnDifferentialErrors = "differential_errors"
+	WarnDifferentialErrors WarningKind = "differential_errors"
 	// WarnUnequalReps: tasks have different numbers of matched reps, or the
 	// task-weighted Δ and the pooled rates disagree in sign.
-	WarnUnequalReps = "unequal_reps"
+	WarnUnequalReps WarningKind = "unequal_reps"
 	// WarnHolmFloor: a variant whose exact p cannot go below 2/2^G (G tasks)
 	// and whose Holm multiplier is at least m cannot reach p_holm < α when
 	// m·2/2^G ≥ α, whatever the reps (holmFloors).
-	WarnHolmFloor = "holm_floor"
+	WarnHolmFloor WarningKind = "holm_floor"
 )
 
 // Wording names the two sides of a comparison in the warnings' sentences:
@@ -96,13 +96,14 @@ func capitalize(s string) string {
 
 // rawWarning is a warning before identical ones of several variants merge.
 type rawWarning struct {
-	kind, variant, body string
+	kind          WarningKind
+	variant, body string
 }
 
 // buildWarnings derives every warning of a from its comparisons and arms.
 func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Warning {
 	var raw []rawWarning
-	add := func(kind, variant, format string, args ...any) {
+	add := func(kind WarningKind, variant, format string, args ...any) {
 		raw = append(raw, rawWarning{kind, variant, fmt.Sprintf(format, args...)})
 	}
 	wd := in.Wording.withDefaults(a.Baseline)
@@ -173,7 +174,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 
 // availabilityWarnings are the warnings about arms without anything to compare: a baseline without records or
 // judged attempts (no_baseline), a variant likewise (empty_arm).
-func availabilityWarnings(a *Analysis, by map[string][]results.Attempt, wd Wording, add func(kind, variant, format string, args ...any)) {
+func availabilityWarnings(a *Analysis, by map[string][]results.Attempt, wd Wording, add func(kind WarningKind, variant, format string, args ...any)) {
 	if len(by[a.Baseline]) == 0 {
 		add(WarnNoBaseline, "", "%s has no records: no %s can be compared with it.", wd.TheBaseline, wd.Variant)
 	} else if a.BaseArm.N == 0 {
@@ -202,7 +203,7 @@ func availabilityWarnings(a *Analysis, by map[string][]results.Attempt, wd Wordi
 
 // noDiscordantWarnings are the no_discordant warnings: matched arms that agree on every pair cannot be told
 // apart.
-func noDiscordantWarnings(a *Analysis, add func(kind, variant, format string, args ...any)) {
+func noDiscordantWarnings(a *Analysis, add func(kind WarningKind, variant, format string, args ...any)) {
 	for _, v := range a.Variants {
 		c := v.All
 		if !v.AA && c.Matched && c.Rescued+c.Broke == 0 {
@@ -218,7 +219,7 @@ func noDiscordantWarnings(a *Analysis, add func(kind, variant, format string, ar
 
 // noTargetTaskWarnings are the no_target_tasks warnings: a variant switches a guard no compared task is tagged
 // with (only with in.TaskTags).
-func noTargetTaskWarnings(a *Analysis, in Inputs, wd Wording, add func(kind, variant, format string, args ...any)) {
+func noTargetTaskWarnings(a *Analysis, in Inputs, wd Wording, add func(kind WarningKind, variant, format string, args ...any)) {
 	if in.TaskTags == nil {
 		return
 	}
@@ -418,7 +419,7 @@ func mergeWarnings(raw []rawWarning, baseline string, prefix bool) []Warning {
 	var out []Warning
 	pos := map[[2]string]int{}
 	for _, r := range raw {
-		key := [2]string{r.kind, r.body}
+		key := [2]string{string(r.kind), r.body}
 		if i, ok := pos[key]; ok && r.variant != "" && len(out[i].Variants) > 0 {
 			out[i].Variants = append(out[i].Variants, r.variant)
 			continue
@@ -440,7 +441,7 @@ func mergeWarnings(raw []rawWarning, baseline string, prefix bool) []Warning {
 
 // infraWarning warns about arms with more than InfraWarnFraction of their
 // attempts lost to infra errors.
-func infraWarning(a *Analysis, add func(kind, variant, format string, args ...any)) {
+func infraWarning(a *Analysis, add func(kind WarningKind, variant, format string, args ...any)) {
 	var parts []string
 	for _, arm := range a.Arms {
 		k := arm.ErrorsByClass[string(results.ClassInfra)]
@@ -460,7 +461,7 @@ func infraWarning(a *Analysis, add func(kind, variant, format string, args ...an
 }
 
 // judgeWarning reports attempts the judge was uncertain about and those it could not verify.
-func judgeWarning(a *Analysis, add func(kind, variant, format string, args ...any)) {
+func judgeWarning(a *Analysis, add func(kind WarningKind, variant, format string, args ...any)) {
 	total := 0
 	var parts []string
 	for _, arm := range a.Arms {

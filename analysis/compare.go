@@ -139,8 +139,8 @@ func (c *RunComparison) MDE() (mde float64, ok, over bool) {
 
 // Warning kinds of a comparison of two runs (beside the analysis' own).
 const (
-	WarnSameDir      = "same_dir"
-	WarnSeedMismatch = "seed_mismatch"
+	WarnSameDir      WarningKind = "same_dir"
+	WarnSeedMismatch WarningKind = "seed_mismatch"
 )
 
 // MissingVariantError is returned by CompareRuns when a side has no record of

@@ -15,7 +15,7 @@ import (
 )
 
 // WarnFlakeRate is the Warning.Kind of a same-seed A/A arm that disagrees with the baseline on some pair.
-const WarnFlakeRate = "flake_rate"
+const WarnFlakeRate WarningKind = "flake_rate"
 
 // maxFlakeExamples bounds FlakeRate.Examples.
 const maxFlakeExamples = 5

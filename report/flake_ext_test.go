@@ -78,8 +78,8 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 			GateFailed *bool   `json:"gate_failed"`
 		} `json:"variants"`
 		Warnings []struct {
-			Kind     string   `json:"kind"`
-			Variants []string `json:"variants"`
+			Kind     analysis.WarningKind `json:"kind"`
+			Variants []string             `json:"variants"`
 		} `json:"warnings"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {

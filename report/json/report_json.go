@@ -221,9 +221,9 @@ type jsonFlake struct {
 
 // jsonWarning is one warning of jsonDoc.
 type jsonWarning struct {
-	Kind     string   `json:"kind"`
-	Variants []string `json:"variants"`
-	Text     string   `json:"text"`
+	Kind     analysis.WarningKind `json:"kind"`
+	Variants []string             `json:"variants"`
+	Text     string               `json:"text"`
 }
 
 // jsonArmDoc is one arm of jsonDoc: Arm's fields (the same JSON names), with clustered_se null when undefined.
