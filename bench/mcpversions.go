@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"webbench/ablation"
 	"webbench/results"
+	"webbench/spec"
 	"webbench/suites"
 )
 
@@ -79,7 +79,7 @@ func MeasureMCPVersions(ctx context.Context, o MCPVersionsOptions) ([]ArmSteps, 
 			return nil, err
 		}
 	}
-	spec, err := ablation.LoadSpec(path)
+	spec, err := spec.LoadSpec(path)
 	if err != nil {
 		return nil, err
 	}

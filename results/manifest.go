@@ -178,7 +178,7 @@ type Variant struct {
 	Seed string `json:"seed,omitempty"`
 	// Scope is "all", "target" or "union of variant targets" (an ablation baseline); "" for bench run.
 	Scope string `json:"scope,omitempty"`
-	// Switched lists the guards this arm switches relative to the baseline (ablation.Arms.Switched).
+	// Switched lists the guards this arm switches relative to the baseline (spec.Arms.Switched).
 	Switched []string `json:"switched,omitempty"`
 	// TargetTasks are the task ids the arm runs on, sorted; null (nil) means every task of the plan, [] none.
 	TargetTasks []string `json:"target_tasks"`
@@ -282,7 +282,7 @@ type Ablation struct {
 	// Spec is the spec file's path as given on the command line.
 	Spec string `json:"spec"`
 	// Alpha is the two-sided level of every test, Power the target power, MinEffect the failure-rate change
-	// the power analysis asks about (ablation.Inputs).
+	// the power analysis asks about (analysis.Inputs).
 	Alpha     float64 `json:"alpha"`
 	Power     float64 `json:"power"`
 	MinEffect float64 `json:"min_effect"`
@@ -290,12 +290,12 @@ type Ablation struct {
 	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
 	// Warnings were found while expanding the spec (e.g. a variant identical to the baseline).
 	Warnings []string `json:"warnings,omitempty"`
-	// Replays names the same-seed A/A arms (spec `aa: same-seed`, ablation.Arms.Replays): copies of the baseline
+	// Replays names the same-seed A/A arms (spec `aa: same-seed`, spec.Arms.Replays): copies of the baseline
 	// with its own seeds, whose disagreement with it is the environment's flake rate.
 	Replays []string `json:"replays,omitempty"`
-	// Copies names the other-seeds A/A arms (spec `aa: true`, ablation.Arms.AA): copies of the baseline with
+	// Copies names the other-seeds A/A arms (spec `aa: true`, spec.Arms.AA): copies of the baseline with
 	// other seeds, whose Δ is the run's noise floor. Manifests written before it have none; the analysis then
-	// recognises such arms from the plan (ablation.AACopies).
+	// recognises such arms from the plan (analysis.AACopies).
 	Copies []string `json:"copies,omitempty"`
 }
 
@@ -318,7 +318,7 @@ func (p Plan) Variant(name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// Switched maps every arm that switches guards to them (ablation.Inputs.Switched).
+// Switched maps every arm that switches guards to them (analysis.Inputs.Switched).
 func (p Plan) Switched() map[string][]string {
 	out := map[string][]string{}
 	for _, v := range p.Variants {
@@ -329,7 +329,7 @@ func (p Plan) Switched() map[string][]string {
 	return out
 }
 
-// Targets maps every arm restricted to some tasks to their ids (ablation.Inputs.Targets); arms on all tasks
+// Targets maps every arm restricted to some tasks to their ids (analysis.Inputs.Targets); arms on all tasks
 // are absent.
 func (p Plan) Targets() map[string][]string {
 	out := map[string][]string{}

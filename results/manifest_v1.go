@@ -59,7 +59,7 @@ type ablationV1 struct {
 }
 
 // specV1 is what version 1 recorded as "spec": bench run wrote snake_case keys (tasks, tasks_file, answers,
-// stale_dates); bench ablate wrote ablation.Spec with its Go field names (Tasks, SuiteOptions).
+// stale_dates); bench ablate wrote spec.Spec with its Go field names (Tasks, SuiteOptions).
 type specV1 struct {
 	Tasks        string            `json:"tasks"`
 	TasksFile    string            `json:"tasks_file"`

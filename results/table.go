@@ -97,3 +97,12 @@ func Count(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// Plural returns the noun in the number n asks for, without n: one for n = 1, many otherwise ("tasks" in "3 of 5
+// tasks"); Count is the same with n in front.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

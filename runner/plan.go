@@ -4,7 +4,6 @@
 package runner
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -156,26 +155,6 @@ type Attempt struct {
 	V         *Variant     `json:"-"`
 }
 
-func hash16(parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\x1f")))
-	return hex.EncodeToString(h[:8])
-}
-
-// PairID is the stable id of (suite, task, rep): the first 16 hex digits of SHA-256.
-func PairID(suite, task string, rep int) string {
-	return hash16("pair", suite, task, strconv.Itoa(rep))
-}
-
-// AttemptID is the stable id of (variant, pair_id).
-func AttemptID(variant, pairID string) string { return hash16("attempt", variant, pairID) }
-
-// Seed derives an attempt seed from pair_id and the base seed, so every arm of a pair gets the same seed. The
-// value is in [0, 2^31).
-func Seed(pairID string, base int64) int {
-	h := sha256.Sum256([]byte(fmt.Sprintf("seed\x1f%s\x1f%d", pairID, base)))
-	return int(binary.BigEndian.Uint32(h[:4]) & 0x7fffffff)
-}
-
 // Expand lists the attempts of the plan: pairs in task order × rep, and within each pair the arms in an order
 // shuffled deterministically per pair (STATS.md "Pairing": arms of one pair run next to each other).
 func (p Plan) Expand() ([]Attempt, error) {
@@ -196,8 +175,8 @@ func (p Plan) Expand() ([]Attempt, error) {
 	for ti := range p.Tasks {
 		t := &p.Tasks[ti]
 		for rep := 1; rep <= p.Reps; rep++ {
-			pid := PairID(p.Suite, t.ID, rep)
-			base := Seed(pid, p.BaseSeed)
+			pid := results.PairID(p.Suite, t.ID, rep)
+			base := results.Seed(pid, p.BaseSeed)
 			var arms []Attempt
 			for vi := range p.Variants {
 				v := &p.Variants[vi]
@@ -216,7 +195,7 @@ func (p Plan) Expand() ([]Attempt, error) {
 						if err != nil {
 							return nil, fmt.Errorf("variant %s: seed offset %q is not a number", v.Name, v.Seed)
 						}
-						s := Seed(pid, p.BaseSeed+n)
+						s := results.Seed(pid, p.BaseSeed+n)
 						seed = &s
 						break
 					}
@@ -226,7 +205,7 @@ func (p Plan) Expand() ([]Attempt, error) {
 					}
 					seed = &n
 				}
-				arms = append(arms, Attempt{AttemptID: AttemptID(v.Name, pid), PairID: pid, Variant: v.Name,
+				arms = append(arms, Attempt{AttemptID: results.AttemptID(v.Name, pid), PairID: pid, Variant: v.Name,
 					TaskID: t.ID, Rep: rep, Seed: seed, Task: t, V: v})
 			}
 			r := rand.New(rand.NewPCG(uint64(base), 0x9e3779b97f4a7c15))

@@ -73,7 +73,7 @@ const ServedVariant = "mcp-serve"
 // Finish set) as the runner concludes its attempts (Judged).
 func ServedRecord(ctx context.Context, t suites.Task, suite, attemptID string, seed int, g map[string]bool,
 	tr *results.Trajectory, opened time.Time, d time.Duration) results.Attempt {
-	rec := results.Attempt{AttemptID: attemptID, PairID: PairID(suite, t.ID, 1), Variant: ServedVariant,
+	rec := results.Attempt{AttemptID: attemptID, PairID: results.PairID(suite, t.ID, 1), Variant: ServedVariant,
 		TaskID: t.ID, Suite: cmp.Or(t.Suite, suite), Cluster: cmp.Or(t.Cluster, t.ID), Rep: 1, Seed: &seed,
 		Model: "external", Guards: guardMap(g), DurationMS: d.Milliseconds(), Meta: t.Meta,
 		StartedAt: opened.UTC().Format(time.RFC3339)}

@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
+	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 )
 
@@ -26,7 +27,7 @@ func compareCmd() *cobra.Command {
 			"over tasks of the per-task change in pass rate, the exact sign-flip p over tasks (paired_signflip), a t\n" +
 			"interval from 12 moved tasks on (else an adjusted Wald interval), and McNemar by task (STATS.md §2). The\n" +
 			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
-			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (ablation.CompareRuns),\n" +
+			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (analysis.CompareRuns),\n" +
 			"at the ablation spec's alpha, power and min_effect when run A (else run B) is an ablation.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -39,8 +40,8 @@ func compareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var sides [2]ablation.RunSide
-			var opts ablation.CompareOptions
+			var sides [2]analysis.RunSide
+			var opts analysis.CompareOptions
 			var suites [2]string
 			for i, d := range args {
 				s, abl, suite, err := readSide(d, judgeName)
@@ -53,7 +54,7 @@ func compareCmd() *cobra.Command {
 				}
 				sides[i], suites[i] = s, suite
 			}
-			sides[0].Label, sides[1].Label = ablation.LabelRunA, ablation.LabelRunB
+			sides[0].Label, sides[1].Label = analysis.LabelRunA, analysis.LabelRunB
 			if variant != "" {
 				sides[0].Variant = variant
 			}
@@ -64,9 +65,9 @@ func compareCmd() *cobra.Command {
 			// Two variants of one directory are a real comparison; only the same variant twice is A/A.
 			opts.FailIfWorse = failIfWorse
 			opts.SameDir = sides[0].Variant == sides[1].Variant && sameDir(args[0], args[1])
-			cmp, err := ablation.CompareRuns(sides[0], sides[1], opts)
-			var mv *ablation.MissingVariantError
-			var nc *ablation.NoCommonTaskError
+			cmp, err := analysis.CompareRuns(sides[0], sides[1], opts)
+			var mv *analysis.MissingVariantError
+			var nc *analysis.NoCommonTaskError
 			switch {
 			case errors.As(err, &mv):
 				flag := map[string]string{"a": "--variant", "b": "--variant-b (run B's variant, default: --variant)"}[mv.Side]
@@ -89,7 +90,7 @@ func compareCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&format, "format", ablation.DefaultFormat, "report format: "+formatList())
+	c.Flags().StringVar(&format, "format", report.DefaultFormat, "report format: "+formatList())
 	c.Flags().BoolVar(&wide, "wide", false, wideHelp)
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
 	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
@@ -101,20 +102,20 @@ func compareCmd() *cobra.Command {
 // readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its
 // final records (with the verdicts of judgeName), its base seed, its ablation baseline as the default variant,
 // its ablation parameters (nil when it is not an ablation) and its plan's suite.
-func readSide(dir, judgeName string) (ablation.RunSide, *results.Ablation, string, error) {
+func readSide(dir, judgeName string) (analysis.RunSide, *results.Ablation, string, error) {
 	run, err := openRun(dir)
 	if err != nil {
-		return ablation.RunSide{}, nil, "", err
+		return analysis.RunSide{}, nil, "", err
 	}
 	if err := checkJudge(run, judgeName); err != nil {
-		return ablation.RunSide{}, nil, "", err
+		return analysis.RunSide{}, nil, "", err
 	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
-		return ablation.RunSide{}, nil, "", usageErr("%v", err)
+		return analysis.RunSide{}, nil, "", usageErr("%v", err)
 	}
 	plan := run.Manifest.Plan
-	s := ablation.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed}
+	s := analysis.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed}
 	if plan.Ablation == nil {
 		return s, nil, plan.Suite, nil
 	}

@@ -11,10 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/ablation"
 	"webbench/judge"
+	"webbench/report"
 	"webbench/results"
-	"webbench/runner"
 )
 
 // runSpec describes a synthetic run directory: tasks first..first+tasks−1 × reps of variant "default", task i
@@ -50,9 +49,9 @@ func writeRun(t *testing.T, s runSpec) string {
 	for i := s.first; i < s.first+s.tasks; i++ {
 		for r := 0; r < s.reps; r++ {
 			task := fmt.Sprintf("task-%02d", i)
-			pid := runner.PairID("zoo", task, r)
+			pid := results.PairID("zoo", task, r)
 			seed := s.seed + i*10 + r
-			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID(variant, pid),
+			rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: results.AttemptID(variant, pid),
 				PairID: pid, Variant: variant, TaskID: task, Suite: "zoo", Cluster: task, Rep: r, Seed: &seed,
 				Model: "scripted:observed", Guards: map[string]bool{"snapshot_ready": !s.snapshotOff, "intercept_hint": true},
 				Status: results.StatusPass}
@@ -337,7 +336,7 @@ func TestReportFormats(t *testing.T) {
 	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<td>3/4 = 75.0% [30.1, 95.4]</td>") {
 		t.Errorf("report.html: %v\n%s", err, page)
 	}
-	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of "+strings.Join(ablation.Formats(), ", ")) {
+	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of "+strings.Join(report.Formats(), ", ")) {
 		t.Errorf("--format xml: exit %d, %q", code, stderr)
 	}
 }

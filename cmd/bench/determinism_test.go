@@ -19,11 +19,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"webbench/ablation"
 	"webbench/agent/guard"
 	"webbench/browser"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/spec"
 	"webbench/suites"
 	"webbench/suites/zoo"
 )
@@ -211,12 +211,12 @@ func TestMaskFinal(t *testing.T) {
 // baseline arm) with one same-seed A/A arm, on the baseline arm's tasks. No browser: it only expands the specs.
 func TestReplaySpecIsDemoBaseline(t *testing.T) {
 	body, ids := replaySpec(t, demoSpec)
-	s, err := ablation.ParseSpec("replay.yaml", body)
+	s, err := spec.ParseSpec("replay.yaml", body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Reps != 1 || s.Workers != 2 || s.Tasks != strings.Join(ids, ",") || len(s.Variants) != 1 ||
-		s.Variants[0].AA != ablation.AASameSeed || s.Design != "" {
+		results.AAMode(s.Variants[0].AA) != results.AASameSeed || s.Design != "" {
 		t.Errorf("replay spec:\n%s", body)
 	}
 }
@@ -234,7 +234,7 @@ const demoSpec = "../../suites/zoo/ablations/demo.yaml"
 // to another suite, base seed or suite options.
 func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 	t.Helper()
-	demo, err := ablation.LoadSpec(demoPath)
+	demo, err := spec.LoadSpec(demoPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 		t.Fatalf("%s: not a YAML mapping (%v)", demoPath, err)
 	}
 	out := map[string]any{"name": "demo-baseline-replay", "tasks": strings.Join(ids, ","), "reps": 1, "workers": 2,
-		"variants": []map[string]string{{"name": "replay", "aa": string(ablation.AASameSeed)}}}
+		"variants": []map[string]string{{"name": "replay", "aa": string(results.AASameSeed)}}}
 	top := doc.Content[0].Content
 	for i := 0; i+1 < len(top); i += 2 {
 		switch k := top[i].Value; k {
@@ -281,7 +281,7 @@ func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 	}
 	// What the replay runs is the demo's baseline arm: the same runner variant (but its task set and name), and
 	// the same suite, suite options and base seed.
-	rs, err := ablation.ParseSpec("replay.yaml", body)
+	rs, err := spec.ParseSpec("replay.yaml", body)
 	if err != nil {
 		t.Fatalf("replay spec: %v\n%s", err, body)
 	}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"webbench/analysis"
 	"webbench/judge"
 	"webbench/llm"
+	"webbench/report"
 	"webbench/results"
 	"webbench/suites"
 	"webbench/suites/webvoyager"
@@ -236,25 +238,19 @@ func firstLine(s string) string {
 }
 
 // printAgreement prints Cohen's κ and the confusion table of judges a and b over the run directory dir, paired
-// as bench report pairs them (judgeOutcomes, judge.PairVerdicts: the skipped attempts counted by why).
+// as bench report pairs them (analysis.PairJudges: the skipped attempts counted by why).
 func printAgreement(c *cobra.Command, dir, a, b string) error {
 	run, err := openRun(dir)
 	if err != nil {
 		return err
 	}
-	va, err := judgeOutcomes(run, a)
+	d, err := analysis.PairJudges(run, a, b)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	vb, err := judgeOutcomes(run, b)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	d := newAgreementDoc(a, b, judge.PairVerdicts(va, vb))
 	if d.N == 0 {
-		return usageErr("no attempt has a verdict from both %s and %s (%s)", a, b, skippedText(d))
+		return usageErr("no attempt has a verdict from both %s and %s (%s)", a, b, report.SkippedText(d))
 	}
-	t := agreementTable(fmt.Sprintf("agreement %s vs %s over %s (%s); Cohen's κ = %s", a, b, results.Count(d.N, "attempt", "attempts"),
-		skippedText(d), kappaText(d.Agreement)), a, b, d)
+	t := report.AgreementTable(d)
 	return t.Render(c.OutOrStdout())
 }

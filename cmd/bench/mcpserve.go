@@ -113,9 +113,9 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	}
 	defer models.Close()
 
-	pairID := runner.PairID(s.Name(), t.ID, 1)
-	attemptID := runner.AttemptID(runner.ServedVariant, pairID)
-	seed := runner.Seed(pairID, 1)
+	pairID := results.PairID(s.Name(), t.ID, 1)
+	attemptID := results.AttemptID(runner.ServedVariant, pairID)
+	seed := results.Seed(pairID, 1)
 	// The attempt is not cancelled by the signal that stops serving: the trajectory is still judged and written.
 	actx := context.WithoutCancel(c.Context())
 	att, err := runner.OpenAttempt(actx, runner.Options{DriverDir: f.driverDir, Chromium: f.chromium,

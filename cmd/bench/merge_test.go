@@ -151,34 +151,3 @@ func TestRunDirectoryIsItsManifest(t *testing.T) {
 		t.Errorf("judge --help does not list the registered judges:\n%s", out)
 	}
 }
-
-// The merged manifest spans its shards: the earliest start, the latest end (none while a shard has none), the
-// summaries added up and every shard's stop reason — not the first shard's alone (a fresh user's merged run of
-// three shards showed shard 1's 10 planned of the plan's 28, so a report of a run missing a shard looked whole).
-func TestMergeSpanAddsShards(t *testing.T) {
-	shard := func(name, start, end string, s *results.Summary) *results.Run {
-		return &results.Run{Manifest: &results.Manifest{Shard: name, StartedAt: start, EndedAt: end, Summary: s}}
-	}
-	shards := []*results.Run{
-		shard("1/3", "2026-12-01T10:05:00Z", "2026-12-01T10:20:00Z", &results.Summary{Planned: 10, Ran: 10, Passed: 9, Failed: 1}),
-		shard("2/3", "2026-12-01T10:01:00Z", "2026-12-01T10:30:00Z", &results.Summary{Planned: 10, Ran: 8, Passed: 6, Failed: 1, Errors: 1, Skipped: 2}),
-		shard("3/3", "2026-12-01T10:03:00Z", "2026-12-01T10:25:00Z", &results.Summary{Planned: 8, Ran: 5, Passed: 5, Stopped: "quota"}),
-	}
-	start, end, sum := mergeSpan(shards)
-	if start != "2026-12-01T10:01:00Z" || end != "2026-12-01T10:30:00Z" {
-		t.Errorf("span %s – %s, want 10:01 – 10:30", start, end)
-	}
-	want := results.Summary{Planned: 28, Skipped: 2, Ran: 23, Passed: 20, Failed: 2, Errors: 1, Stopped: "shard 3/3: quota"}
-	if sum == nil || *sum != want {
-		t.Errorf("summary %+v, want %+v", sum, want)
-	}
-	// A shard with no end time (killed, or running) leaves the merged run without one.
-	shards[1].Manifest.EndedAt = ""
-	if _, end, _ := mergeSpan(shards); end != "" {
-		t.Errorf("end %q with an unfinished shard, want none", end)
-	}
-	// No shard with a summary: none.
-	if _, _, sum := mergeSpan([]*results.Run{shard("1/2", "2026-12-01T10:00:00Z", "", nil)}); sum != nil {
-		t.Errorf("summary %+v from shards without one", sum)
-	}
-}

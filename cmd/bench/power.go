@@ -8,16 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
+	"webbench/analysis"
 	"webbench/results"
 )
 
 func init() { extraCommands = append(extraCommands, powerCmd) }
 
 func powerCmd() *cobra.Command {
-	var base, target, alpha, power, psi float64
-	var n int
-	var paired bool
+	var u unpairedOpts
+	var alpha, power float64
 	var pf planFlags
 	c := &cobra.Command{
 		Use:   "power",
@@ -47,73 +46,27 @@ func powerCmd() *cobra.Command {
 			if pf.tasks > 0 || pf.mix != "" || pf.from != "" || c.Flags().Changed("tasks") || c.Flags().Changed("reps") {
 				return planPrimary(c, pf, alpha, power)
 			}
-			if base < 0 || base > 1 || target < -1 || target > 1 {
+			if u.base < 0 || u.base > 1 || u.target < -1 || u.target > 1 {
 				return usageErr("--base and --target are pass rates in [0,1]")
 			}
 			hasTarget := c.Flags().Changed("target")
-			if hasTarget && target == base {
-				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", base)
+			if hasTarget && u.target == u.base {
+				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", u.base)
 			}
-			if !hasTarget && n <= 0 {
+			if !hasTarget && u.n <= 0 {
 				return usageErr("give --target (for a sample size) or --n (for the MDE)")
 			}
-			t := results.Table{Header: []string{"quantity", "value"}}
-			add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
-			add("alpha / power", fmt.Sprintf("%.3g / %.3g", alpha, power))
-			add("baseline pass rate", fmt.Sprintf("%.3f", base))
-			if hasTarget {
-				add("target pass rate", fmt.Sprintf("%.3f (effect %+.3f)", target, target-base))
-				if paired {
-					if psi <= 0 {
-						return usageErr("--paired needs --discordant ψ (share of pairs whose outcomes differ)")
-					}
-					d := target - base
-					p10, p01 := (psi+d)/2, (psi-d)/2
-					if p10 < 0 || p01 < 0 {
-						return usageErr("--discordant %.3f is smaller than the effect %.3f", psi, math.Abs(d))
-					}
-					np := ablation.NPairedMcNemar(p10, p01, alpha, power)
-					add("pairs needed (McNemar, Connor 1987)", fmt.Sprintf("%.1f → %d", np, int(math.Ceil(np))))
-				}
-				nu := ablation.NUnpaired(base, target, alpha, power)
-				add("runs per arm (unpaired, normal approx.)", fmt.Sprintf("%.1f → %d", nu, int(math.Ceil(nu))))
-				if !math.IsInf(nu, 0) && nu < 5000 {
-					k := int(math.Ceil(nu))
-					add(fmt.Sprintf("exact power at %d per arm (one-sided Fisher)", k),
-						fmt.Sprintf("%.3f", ablation.ExactPowerFisher(base, target, k, alpha)))
-				}
-				if base < 1 && target == 1 {
-					m := ablation.MinRunsZeroFailures(1-base, alpha)
-					add("runs for a clean 0-failure arm to be significant", fmt.Sprintf("%d ((%.2f)^%d = %.4f)", m, base, m,
-						ablation.ProbZeroFailures(1-base, m)))
-				}
-			}
-			if n > 0 {
-				if hasTarget {
-					add(fmt.Sprintf("exact power at n=%d per arm", n), fmt.Sprintf("%.3f", ablation.ExactPowerFisher(base, target, n, alpha)))
-				}
-				mde := ablation.MDEUnpaired(base, n, alpha, power)
-				if math.IsNaN(mde) {
-					add(fmt.Sprintf("MDE at n=%d per arm", n), "none reachable")
-				} else {
-					add(fmt.Sprintf("MDE at n=%d per arm (unpaired)", n), fmt.Sprintf("%.3f", mde))
-				}
-				if paired && psi > 0 {
-					if m := ablation.MDEPaired(psi, n, alpha, power); !math.IsNaN(m) {
-						add(fmt.Sprintf("MDE at %d pairs, ψ=%.2f (McNemar)", n, psi), fmt.Sprintf("%.3f", m))
-					}
-				}
-			}
-			return t.Render(c.OutOrStdout())
+			u.alpha, u.power = alpha, power
+			return unpairedFigures(c, u, hasTarget)
 		},
 	}
-	c.Flags().Float64Var(&base, "base", 0.8, "baseline pass rate")
-	c.Flags().Float64Var(&target, "target", 0, "variant pass rate to detect")
+	c.Flags().Float64Var(&u.base, "base", 0.8, "baseline pass rate")
+	c.Flags().Float64Var(&u.target, "target", 0, "variant pass rate to detect")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
 	c.Flags().Float64Var(&power, "power", 0.8, "power")
-	c.Flags().IntVar(&n, "n", 0, "runs per arm (or pairs) → MDE")
-	c.Flags().BoolVar(&paired, "paired", false, "paired design (McNemar)")
-	c.Flags().Float64Var(&psi, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
+	c.Flags().IntVar(&u.n, "n", 0, "runs per arm (or pairs) → MDE")
+	c.Flags().BoolVar(&u.paired, "paired", false, "paired design (McNemar)")
+	c.Flags().Float64Var(&u.psi, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
 	addPlanFlags(c, &pf)
 	return c
 }
@@ -164,15 +117,15 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 }
 
 // planDesign builds the planner's design from the flags.
-func planDesign(pf planFlags) (ablation.Design, string, error) {
-	d := ablation.Design{Share: pf.share}
+func planDesign(pf planFlags) (analysis.Design, string, error) {
+	d := analysis.Design{Share: pf.share}
 	switch pf.pairing {
 	case "same-seed", "same_seed":
-		d.Model = ablation.ModelSameSeed
+		d.Model = analysis.ModelSameSeed
 	case "independent":
-		d.Model = ablation.ModelIndependent
+		d.Model = analysis.ModelIndependent
 	case "sticky":
-		d.Model = ablation.ModelSticky
+		d.Model = analysis.ModelSticky
 	default:
 		return d, "", usageErr("--pairing %q: expected same-seed, independent or sticky", pf.pairing)
 	}
@@ -194,7 +147,7 @@ func planDesign(pf planFlags) (ablation.Design, string, error) {
 		if arm == "" {
 			arm = run.Manifest.Plan.Baseline
 		}
-		_, rates, reps := ablation.ArmRates(recs, arm)
+		_, rates, reps := analysis.ArmRates(recs, arm)
 		if len(rates) == 0 {
 			return d, "", usageErr("--from %s: arm %q has no judged attempt", pf.from, arm)
 		}
@@ -207,7 +160,7 @@ func planDesign(pf planFlags) (ablation.Design, string, error) {
 		if pf.mix == "" {
 			pf.mix = "issue"
 		}
-		mix, rates, err := ablation.ParseMix(pf.mix)
+		mix, rates, err := analysis.ParseMix(pf.mix)
 		if err != nil {
 			return d, "", usageErr("%v", err)
 		}
@@ -224,7 +177,7 @@ func planDesign(pf planFlags) (ablation.Design, string, error) {
 	if d.Mix != nil {
 		d.Tasks = g
 	} else if g != len(d.Rates) || d.Reps == nil {
-		d = ablation.ScaleTasks(d, g)
+		d = analysis.ScaleTasks(d, g)
 		d.Reps = nil
 	}
 	return d, src, nil
@@ -249,7 +202,7 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	}
 	out := c.OutOrStdout()
 	fmt.Fprintf(out, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
-		ablation.PrimaryTestName, src, d.Model, d.Share, alpha, power)
+		analysis.PrimaryTestName, src, d.Model, d.Share, alpha, power)
 	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
 	if d.Reps != nil {
 		n := 0
@@ -258,8 +211,8 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 		}
 		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
 	}
-	pw, method := ablation.PowerPrimary(d, pf.effect, alpha)
-	mde := ablation.MDEPrimary(d, alpha, power, pf.effect < 0)
+	pw, method := analysis.PowerPrimary(d, pf.effect, alpha)
+	mde := analysis.MDEPrimary(d, alpha, power, pf.effect < 0)
 	t := results.Table{Header: []string{"quantity", "value"}}
 	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
 	add("design", design)
@@ -274,28 +227,12 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	}
 	fmt.Fprintf(out, "\nSmallest designs reaching power %.2g for Δ %+.1f pts (tasks with the same rate mix):\n", power, 100*pf.effect)
 	g := results.Table{Header: []string{"reps R", "tasks G", "G × R attempts per arm", "power"}}
-	type row struct {
-		r, g int
-		p    float64
+	found, unreachable := analysis.SmallestDesigns(d, pf.effect, alpha, power, 2000)
+	for _, r := range unreachable {
+		g.Rows = append(g.Rows, []string{fmt.Sprint(r), "> 2000", "-", "-"})
 	}
-	var rows []row
-	for _, r := range []int{1, 2, 3, 5, 10} {
-		dr := d
-		dr.Reps, dr.Rep = nil, r
-		if dr.Mix == nil && d.Reps != nil {
-			dr = ablation.ScaleTasks(d, d.G())
-			dr.Reps = nil
-			dr.Rep = r
-		}
-		if n, p := ablation.TasksFor(dr, pf.effect, alpha, power, 2000); n > 0 {
-			rows = append(rows, row{r, n, p})
-		} else {
-			g.Rows = append(g.Rows, []string{fmt.Sprint(r), "> 2000", "-", "-"})
-		}
-	}
-	slices.SortStableFunc(rows, func(a, b row) int { return a.g*a.r - b.g*b.r })
-	for _, x := range rows {
-		g.Rows = append(g.Rows, []string{fmt.Sprint(x.r), fmt.Sprint(x.g), fmt.Sprint(x.g * x.r), fmt.Sprintf("%.3f", x.p)})
+	for _, x := range found {
+		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), fmt.Sprint(x.Tasks), fmt.Sprint(x.Tasks * x.Reps), fmt.Sprintf("%.3f", x.Power)})
 	}
 	return g.Render(out)
 }

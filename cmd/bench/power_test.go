@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"webbench/ablation"
+	"webbench/analysis"
 	"webbench/results"
 )
 
@@ -32,8 +32,8 @@ func TestPowerPlansTasksTimesReps(t *testing.T) {
 // bench power --from takes the per-task rates from a run's baseline arm.
 func TestPowerFromRun(t *testing.T) {
 	dir := t.TempDir()
-	d := ablation.Design{Rates: []float64{1, 1, 0, 0.5, 0.8, 0.3, 1, 0.6}, Rep: 3, Model: ablation.ModelSameSeed, Share: 0.8}
-	recs := ablation.SimRecords(d, []string{"base", "v"}, ablation.SimOutcomes(newRandForTest(), d, [][]float64{d.Rates, d.Rates}), 1)
+	d := analysis.Design{Rates: []float64{1, 1, 0, 0.5, 0.8, 0.3, 1, 0.6}, Rep: 3, Model: analysis.ModelSameSeed, Share: 0.8}
+	recs := analysis.SimRecords(d, []string{"base", "v"}, analysis.SimOutcomes(newRandForTest(), d, [][]float64{d.Rates, d.Rates}), 1)
 	f, err := os.Create(filepath.Join(dir, results.AttemptsFile))
 	if err != nil {
 		t.Fatal(err)

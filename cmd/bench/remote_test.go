@@ -223,20 +223,3 @@ func TestRemoteBrowserErrorCodes(t *testing.T) {
 		}
 	}
 }
-
-// TestMergeBrowserSection: bench merge's manifest keeps the first shard's browser section (remote, endpoint,
-// headers) with the shards' launches added up and their versions joined.
-func TestMergeBrowserSection(t *testing.T) {
-	bi := func(launches int, versions ...string) *results.Run {
-		return &results.Run{Manifest: &results.Manifest{Browser: &results.BrowserInfo{Remote: true,
-			Endpoint: "ws://h:3000/REDACTED", Headers: []string{"Authorization"}, Launches: launches, Versions: versions}}}
-	}
-	got := mergeBrowser([]*results.Run{bi(3, "156.0.1"), {Manifest: &results.Manifest{}}, bi(4, "156.0.1", "157.0.2")})
-	if got == nil || !got.Remote || got.Endpoint != "ws://h:3000/REDACTED" || got.Launches != 7 ||
-		strings.Join(got.Versions, ",") != "156.0.1,157.0.2" || len(got.Headers) != 1 {
-		t.Errorf("merged browser section %+v", got)
-	}
-	if got := mergeBrowser([]*results.Run{{Manifest: &results.Manifest{}}}); got != nil {
-		t.Errorf("no shard with a browser section: %+v", got)
-	}
-}

@@ -12,7 +12,6 @@ import (
 
 	"webbench/judge"
 	"webbench/results"
-	"webbench/runner"
 )
 
 // agreementRun writes a run directory by hand in the results schema: one record per attempt of variant
@@ -58,8 +57,8 @@ func (r *agreementRun) add(count int, ownJudge, own string, re map[string]string
 	for range count {
 		task := fmt.Sprintf("task-%02d", r.n)
 		r.n++
-		pid := runner.PairID("zoo", task, 0)
-		rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID("default", pid), PairID: pid,
+		pid := results.PairID("zoo", task, 0)
+		rec := results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: results.AttemptID("default", pid), PairID: pid,
 			Variant: "default", TaskID: task, Suite: "zoo", Cluster: task, Model: "scripted:observed",
 			Guards: map[string]bool{}, FinishReason: results.FinishAnswered, Final: "answer " + task, Verdict: verdict(ownJudge, own)}
 		switch own {

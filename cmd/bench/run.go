@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"webbench/ablation"
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
+	"webbench/report"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
@@ -200,7 +200,7 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	if err != nil {
 		return err
 	}
-	if err := printRunReport(c, run, ablation.DefaultFormat); err != nil {
+	if err := printRunReport(c, run, report.DefaultFormat); err != nil {
 		return err
 	}
 	return infraGate(c, run)

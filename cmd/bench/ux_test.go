@@ -21,7 +21,6 @@ import (
 	"webbench/internal/replay"
 	"webbench/llm"
 	"webbench/results"
-	"webbench/runner"
 )
 
 // A model whose replies carry no tool call (the no_usage shape: plain content, finish_reason stop — vLLM
@@ -213,8 +212,8 @@ func zooRunOf(t *testing.T, tasks []string) string {
 	}
 	var b strings.Builder
 	for _, task := range tasks {
-		pid := runner.PairID("zoo", task, 1)
-		line, _ := json.Marshal(results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: runner.AttemptID("default", pid),
+		pid := results.PairID("zoo", task, 1)
+		line, _ := json.Marshal(results.Attempt{SchemaVersion: results.SchemaVersion, AttemptID: results.AttemptID("default", pid),
 			PairID: pid, Variant: "default", TaskID: task, Suite: "zoo", Rep: 1, Model: "scripted:clean",
 			Status: results.StatusPass, Final: "an answer"})
 		b.Write(line)

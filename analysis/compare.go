@@ -1,0 +1,439 @@
+package analysis
+
+// The comparison of two runs (`bench compare`): one variant of run A as the
+// baseline arm against one variant of run B, through the same analysis as an
+// ablation (analyzeArms: paired test over tasks, Holm, power, warnings), plus
+// what only two runs have: per-task changes, what differs between their
+// records, and seeds that do not match.
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"webbench/results"
+	"webbench/stats"
+)
+
+// Labels of the two sides of a comparison of two runs, as `bench compare`
+// names them in its warnings and tables.
+const (
+	LabelRunA = "run A"
+	LabelRunB = "run B"
+)
+
+// Task changes (TaskDiff.Change).
+const (
+	ChangeNewFailure = "new_failure" // every attempt of A passed, not every one of B
+	ChangeFixed      = "fixed"       // not every attempt of A passed, every one of B
+	ChangeBetter     = "better"      // B's pass rate is higher otherwise
+	ChangeWorse      = "worse"       // B's pass rate is lower otherwise
+	ChangeSame       = "same"        // the same pass rate
+	ChangeOnlyA      = "only_a"      // the task has judged attempts in A only
+	ChangeOnlyB      = "only_b"      // … in B only
+)
+
+// RunSide is one side of a comparison of two runs.
+type RunSide struct {
+	// Label names the side in warnings and tables (LabelRunA, LabelRunB);
+	// Name is the run as the user gave it (its directory).
+	Label, Name string
+	// Attempts are the run's final records (results.ReadResult.Final),
+	// optionally with a re-judge's verdicts applied (results.Run.Attempts).
+	Attempts []results.Attempt
+	// BaseSeed is the base seed of the run's plan.
+	BaseSeed int64
+	// Variant is the variant compared; "" means, for side A, the variant of
+	// its first record, and for side B the variant of side A.
+	Variant string
+}
+
+// CompareOptions configures CompareRuns.
+type CompareOptions struct {
+	// Alpha is the two-sided level of the tests, the power analysis and the
+	// gate (0: DefaultAlpha); `bench compare` passes an ablation spec's alpha
+	// when run A (else run B) is an ablation. Power is the target power of
+	// the MDE (0: DefaultPower); MinEffect as in Inputs.
+	Alpha, Power, MinEffect float64
+	// FailIfWorse is the gate margin, a proportion in (0, 1); 0 means no
+	// gate.
+	FailIfWorse float64
+	// SameDir says that both sides are the same directory (a warning).
+	SameDir bool
+}
+
+// TaskDiff is one task's change between two runs: PassesA of NA judged
+// attempts in A, PassesB of NB in B, Delta = PassesB/NB − PassesA/NA (0 for
+// only_a, only_b).
+type TaskDiff struct {
+	Task    string
+	PassesA int
+	NA      int
+	PassesB int
+	NB      int
+	// Change is one of the Change constants.
+	Change string
+	Delta  float64
+}
+
+// RunGate is the verdict of the gate of a comparison of two runs (Gate's
+// rule on its one comparison): Failed when Δ < −Margin, the interval's upper
+// end is below 0 and the (Holm-adjusted) p is below alpha; Why says in plain
+// words which condition decided.
+type RunGate struct {
+	Margin float64
+	Failed bool
+	Why    string
+}
+
+// RunComparison is the comparison of two runs: the analysis of side A as the
+// baseline arm against side B as its one variant (arms named by the sides'
+// labels), and what only two runs have.
+type RunComparison struct {
+	// A and B are the sides as given, with Variant filled in.
+	A, B RunSide
+	// Analysis is the two-arm analysis, the same that `bench ablate` reports;
+	// Result() is its one variant, Result().All the comparison.
+	Analysis *Analysis
+	// PFisher is the two-sided Fisher exact p over every judged attempt of
+	// both sides (unpaired), 1 when a side has none.
+	PFisher float64
+	// SeedMismatches counts matched pairs whose two attempts ran with
+	// different seeds (still paired over tasks, without shared randomness).
+	SeedMismatches int
+	// Tasks are the per-task changes, sorted by task id; NewFailures and
+	// Fixed the ids of the tasks with those changes.
+	Tasks       []TaskDiff
+	NewFailures []string
+	Fixed       []string
+	// Differences says what differs between the sides' records of their
+	// variants (model, guards, base seed, tasks), in plain words; empty for
+	// an A/A comparison.
+	Differences []string
+	// Warnings are the comparison's own warnings (same directory, seed
+	// mismatches) followed by the analysis' warnings.
+	Warnings []Warning
+	// Gate is the gate verdict, nil without CompareOptions.FailIfWorse.
+	Gate *RunGate
+}
+
+// Result returns the analysis' one variant: side B against side A.
+func (c *RunComparison) Result() *VariantResult { return &c.Analysis.Variants[0] }
+
+// MDE returns the smallest pass-rate drop (a proportion) the comparison
+// detects with the analysis' power at its alpha: PowerAnalysis.MDE, the
+// primary paired test's as run (the unpaired one when the runs share no
+// pair), as bench ablate reports it. ok is false when undefined; over when it
+// exceeds 1 (no change is detectable at this size).
+func (c *RunComparison) MDE() (mde float64, ok, over bool) {
+	mde = c.Result().All.Power.MDE
+	if math.IsNaN(mde) || math.IsInf(mde, 0) {
+		return 0, false, false
+	}
+	return mde, true, mde > 1
+}
+
+// Warning kinds of a comparison of two runs (beside the analysis' own).
+const (
+	WarnSameDir      WarningKind = "same_dir"
+	WarnSeedMismatch WarningKind = "seed_mismatch"
+)
+
+// MissingVariantError is returned by CompareRuns when a side has no record of
+// the variant asked for.
+type MissingVariantError struct {
+	// Side is "a" or "b"; Run the side's Name; Have its variants, sorted.
+	Side, Run, Variant string
+	Have               []string
+}
+
+// Error says which run lacks which variant and lists the ones it has.
+func (e *MissingVariantError) Error() string {
+	return fmt.Sprintf("%s has no variant %q (it has: %s)", e.Run, e.Variant, strings.Join(e.Have, ", "))
+}
+
+// ErrNothingToCompare is returned (wrapped) by CompareRuns when a side has no
+// judged attempt of its variant.
+var ErrNothingToCompare = errors.New("nothing to compare")
+
+// NoCommonTaskError is returned by CompareRuns when a gate is asked for on
+// runs that share no task judged in both: Δ would compare different tasks.
+type NoCommonTaskError struct {
+	// A and B are the runs' names; Differences what differs between them
+	// (RunComparison.Differences); Dropped the common pairs dropped because
+	// either side ended in an error.
+	A, B        string
+	Differences []string
+	Dropped     int
+}
+
+// Error says that the runs share no judged task, what differs between them, and what a gate needs.
+func (e *NoCommonTaskError) Error() string {
+	return fmt.Sprintf("%s and %s share no task judged in both (%s; %s dropped for errors), so Δ would "+
+		"compare different tasks; a gate needs runs of the same tasks (same suite, --tasks and --reps)",
+		e.A, e.B, strings.Join(e.Differences, "; "), results.Count(e.Dropped, "common pair", "common pairs"))
+}
+
+// CompareRuns compares variant b.Variant of run b with variant a.Variant of
+// run a (STATS.md §2): attempts pair on pair_id, which has no variant in it,
+// so any variant of one run can be compared with any of the other. The
+// primary test, power, warnings and gate are those of Analyze with a as the
+// baseline and b as the one variant (worded by RunWording(a.Label, b.Label));
+// with one variant, Holm's p is the p. It fails with *MissingVariantError,
+// *NoCommonTaskError (a gate on runs without a common judged pair), or an
+// error wrapping ErrNothingToCompare (a side without a judged attempt).
+func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
+	if a.Label == "" || a.Label == b.Label {
+		return nil, fmt.Errorf("compare: the sides need two different labels (got %q, %q)", a.Label, b.Label)
+	}
+	if a.Variant == "" && len(a.Attempts) > 0 {
+		a.Variant = a.Attempts[0].Variant
+	}
+	if b.Variant == "" {
+		b.Variant = a.Variant
+	}
+	for _, s := range []struct {
+		side string
+		r    RunSide
+	}{{"a", a}, {"b", b}} {
+		have := map[string]bool{}
+		for _, r := range s.r.Attempts {
+			have[r.Variant] = true
+		}
+		if !have[s.r.Variant] {
+			return nil, &MissingVariantError{Side: s.side, Run: s.r.Name, Variant: s.r.Variant, Have: slices.Sorted(maps.Keys(have))}
+		}
+	}
+	recsA, recsB := VariantRecords(a.Attempts, a.Variant), VariantRecords(b.Attempts, b.Variant)
+	c := &RunComparison{A: a, B: b, SeedMismatches: seedMismatches(recsA, recsB),
+		Differences: differences(recsA, recsB, a.BaseSeed, b.BaseSeed)}
+	c.Analysis = analyzeArms(map[string][]results.Attempt{a.Label: recsA, b.Label: recsB}, Inputs{Baseline: a.Label,
+		Variants: []string{b.Label}, Alpha: opts.Alpha, Power: opts.Power, MinEffect: opts.MinEffect,
+		FailIfWorse: opts.FailIfWorse, Wording: RunWording(a.Label, b.Label)})
+	armA, armB := c.Analysis.BaseArm, c.Result().Arm
+	c.PFisher = 1
+	if armA.N > 0 && armB.N > 0 {
+		c.PFisher = stats.FisherExact(armA.Passes, armA.N, armB.Passes, armB.N)
+	}
+	c.Tasks, c.NewFailures, c.Fixed = TaskDiffs(recsA, recsB)
+	if opts.SameDir {
+		c.Warnings = append(c.Warnings, Warning{Kind: WarnSameDir, Text: fmt.Sprintf(
+			"%s and %s are the same directory: every pair agrees by construction.", capitalize(a.Label), b.Label)})
+	}
+	if c.SeedMismatches > 0 {
+		c.Warnings = append(c.Warnings, Warning{Kind: WarnSeedMismatch, Text: fmt.Sprintf("%d of %d pairs ran with different seeds "+
+			"(runs made with another --seed): the comparison stays paired over tasks, but the two attempts of a pair did not see "+
+			"the same randomness, so it has less power than same-seed pairs; give %s the --seed of %s to compare like for like.",
+			c.SeedMismatches, c.Result().All.Pairs, b.Label, a.Label)})
+	}
+	c.Warnings = append(c.Warnings, c.Analysis.Warnings...)
+	if opts.FailIfWorse > 0 {
+		if all := c.Result().All; all.Method == MethodFisher {
+			return nil, &NoCommonTaskError{A: a.Name, B: b.Name, Differences: c.Differences, Dropped: all.DroppedPairs}
+		}
+		c.Gate = runGate(c, opts.FailIfWorse)
+	}
+	if armA.N == 0 || armB.N == 0 {
+		side := b
+		if armA.N == 0 {
+			side = a
+		}
+		return nil, fmt.Errorf("variant %q has no judged attempt in %s: %w", side.Variant, side.Name, ErrNothingToCompare)
+	}
+	return c, nil
+}
+
+// VariantRecords returns the records of variant v.
+func VariantRecords(recs []results.Attempt, v string) []results.Attempt {
+	var out []results.Attempt
+	for _, r := range recs {
+		if r.Variant == v {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// seedMismatches counts judged attempts of b whose pair has an attempt in a
+// with another seed (STATS.md §2: still a pair, without shared randomness).
+func seedMismatches(a, b []results.Attempt) int {
+	seedA := map[string]string{}
+	for _, r := range a {
+		seedA[r.PairID] = seedKey(r.Seed)
+	}
+	n := 0
+	for _, r := range b {
+		if s, ok := seedA[r.PairID]; ok && s != seedKey(r.Seed) && r.Done() {
+			n++
+		}
+	}
+	return n
+}
+
+func seedKey(s *int) string {
+	if s == nil {
+		return "none"
+	}
+	return fmt.Sprint(*s)
+}
+
+// TaskDiffs returns the per-task changes from a to b (judged attempts only),
+// sorted by task id, and the ids of the new failures and of the fixed tasks.
+func TaskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []string) {
+	type acc struct{ k, n int }
+	per := [2]map[string]*acc{{}, {}}
+	for i, recs := range [2][]results.Attempt{a, b} {
+		for _, r := range recs {
+			if !r.Done() {
+				continue
+			}
+			x := per[i][r.TaskID]
+			if x == nil {
+				x = &acc{}
+				per[i][r.TaskID] = x
+			}
+			x.n++
+			if r.Status == results.StatusPass {
+				x.k++
+			}
+		}
+	}
+	union := maps.Clone(per[0])
+	maps.Copy(union, per[1])
+	ids := slices.Sorted(maps.Keys(union))
+	newFailures, fixed = []string{}, []string{}
+	for _, id := range ids {
+		x, y := per[0][id], per[1][id]
+		d := TaskDiff{Task: id}
+		switch {
+		case x == nil:
+			d.Change, d.PassesB, d.NB = ChangeOnlyB, y.k, y.n
+		case y == nil:
+			d.Change, d.PassesA, d.NA = ChangeOnlyA, x.k, x.n
+		default:
+			d.PassesA, d.NA, d.PassesB, d.NB = x.k, x.n, y.k, y.n
+			ra, rb := float64(x.k)/float64(x.n), float64(y.k)/float64(y.n)
+			d.Delta = rb - ra
+			switch {
+			case ra == 1 && rb < 1:
+				d.Change = ChangeNewFailure
+				newFailures = append(newFailures, id)
+			case ra < 1 && rb == 1:
+				d.Change = ChangeFixed
+				fixed = append(fixed, id)
+			case rb > ra:
+				d.Change = ChangeBetter
+			case rb < ra:
+				d.Change = ChangeWorse
+			default:
+				d.Change = ChangeSame
+			}
+		}
+		diffs = append(diffs, d)
+	}
+	return diffs, newFailures, fixed
+}
+
+// differences names what differs between the records a and b: model, each
+// guard's setting, the plans' base seeds, and tasks only on one side.
+func differences(a, b []results.Attempt, seedA, seedB int64) []string {
+	type conf struct {
+		models map[string]bool
+		agents map[string]bool
+		guards map[string]map[bool]bool
+		tasks  map[string]bool
+	}
+	collect := func(recs []results.Attempt) conf {
+		c := conf{models: map[string]bool{}, agents: map[string]bool{}, guards: map[string]map[bool]bool{},
+			tasks: map[string]bool{}}
+		for _, r := range recs {
+			c.models[r.Model] = true
+			c.agents[cmp.Or(r.Agent, "built-in")] = true
+			c.tasks[r.TaskID] = true
+			for g, on := range r.Guards {
+				if c.guards[g] == nil {
+					c.guards[g] = map[bool]bool{}
+				}
+				c.guards[g][on] = true
+			}
+		}
+		return c
+	}
+	ca, cb := collect(a), collect(b)
+	out := []string{}
+	if ma, mb := joinKeys(ca.models), joinKeys(cb.models); ma != mb {
+		out = append(out, fmt.Sprintf("model %s → %s", ma, mb))
+	}
+	if aa, ab := joinKeys(ca.agents), joinKeys(cb.agents); aa != ab {
+		out = append(out, fmt.Sprintf("agent %s → %s", aa, ab))
+	}
+	names := maps.Clone(ca.guards)
+	maps.Copy(names, cb.guards)
+	for _, g := range slices.Sorted(maps.Keys(names)) {
+		if x, y := onOff(ca.guards[g]), onOff(cb.guards[g]); x != y {
+			out = append(out, fmt.Sprintf("guard %s %s → %s", g, x, y))
+		}
+	}
+	if seedA != seedB {
+		out = append(out, fmt.Sprintf("seed %d → %d", seedA, seedB))
+	}
+	onlyA, onlyB := 0, 0
+	for t := range ca.tasks {
+		if !cb.tasks[t] {
+			onlyA++
+		}
+	}
+	for t := range cb.tasks {
+		if !ca.tasks[t] {
+			onlyB++
+		}
+	}
+	if onlyA+onlyB > 0 {
+		out = append(out, fmt.Sprintf("tasks: %d only in A, %d only in B", onlyA, onlyB))
+	}
+	return out
+}
+
+// onOff names a guard's settings over a run's records.
+func onOff(m map[bool]bool) string {
+	switch {
+	case m[true] && m[false]:
+		return "mixed"
+	case m[true]:
+		return "on"
+	case m[false]:
+		return "off"
+	}
+	return "absent"
+}
+
+// joinKeys joins the keys of m, sorted, with ", ".
+func joinKeys(m map[string]bool) string { return strings.Join(slices.Sorted(maps.Keys(m)), ", ") }
+
+// runGate applies Gate's rule to the comparison and says why in plain words.
+func runGate(c *RunComparison, margin float64) *RunGate {
+	v, alpha := c.Result(), c.Analysis.Alpha
+	all := v.All
+	g := &RunGate{Margin: margin, Failed: v.GateFails(margin, alpha)}
+	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, all.Method)
+	switch {
+	case g.Failed && ErrorsCouldHide(&all, margin, alpha):
+		g.Why = fmt.Sprintf("%s (variant %s)'s errors could hide a failure against %s (variant %s): %s; %s, but with every error counted as a failure, %s",
+			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
+	case g.Failed:
+		g.Why = fmt.Sprintf("%s (variant %s) is worse than %s (variant %s): %s is below -%.1f pts, its whole interval is below 0 and p < %.2g",
+			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, d, 100*margin, alpha)
+	case all.Delta >= -margin:
+		g.Why = fmt.Sprintf("%s is not below -%.1f pts", d, 100*margin)
+	case all.CI[1] >= 0:
+		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
+	default:
+		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g, the gate's alpha (the exact sign-flip p; with %d moved %s it cannot go below %.3g)",
+			d, alpha, all.Paired.Moved, results.Plural(all.Paired.Moved, "task", "tasks"), all.Paired.PermFloor)
+	}
+	return g
+}

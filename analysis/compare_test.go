@@ -1,0 +1,42 @@
+package analysis
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"webbench/analysis/analysistest"
+	"webbench/results"
+)
+
+// sides returns the two sides of a comparison of one run's records with itself: variant va of side A against
+// variant vb of side B (pairs match on pair_id, which has no variant in it).
+func sides(recs []results.Attempt, va, vb string) (RunSide, RunSide) {
+	return RunSide{Label: LabelRunA, Name: "a", Attempts: recs, Variant: va},
+		RunSide{Label: LabelRunB, Name: "b", Attempts: recs, Variant: vb}
+}
+
+// TestCompareRunsErrors: a missing variant, a gate without a common task, a side without a judged attempt.
+func TestCompareRunsErrors(t *testing.T) {
+	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPP"), analysistest.TasksOf("v", "FFFF"))
+	a, b := sides(recs, "base", "nope")
+	var mv *MissingVariantError
+	if _, err := CompareRuns(a, b, CompareOptions{}); !errors.As(err, &mv) || mv.Side != "b" ||
+		err.Error() != `b has no variant "nope" (it has: base, v)` {
+		t.Errorf("missing variant: %v", err)
+	}
+	other := []results.Attempt{analysistest.Rec("base", "x0", 0, 'P'), analysistest.Rec("base", "x1", 0, 'F')}
+	a, b = RunSide{Label: LabelRunA, Name: "a", Attempts: recs}, RunSide{Label: LabelRunB, Name: "b", Attempts: other}
+	var nc *NoCommonTaskError
+	if _, err := CompareRuns(a, b, CompareOptions{FailIfWorse: 0.05}); !errors.As(err, &nc) || nc.A != "a" ||
+		!strings.Contains(err.Error(), "share no task judged in both (tasks: 4 only in A, 2 only in B; 0 common pairs") {
+		t.Errorf("gate without a common task: %v", err)
+	}
+	if c, err := CompareRuns(a, b, CompareOptions{}); err != nil || c.Result().All.Method != MethodFisher || c.Gate != nil {
+		t.Errorf("no common task without a gate: %v, %+v", err, c)
+	}
+	b.Attempts = []results.Attempt{analysistest.Rec("base", "t0", 0, 'I')}
+	if _, err := CompareRuns(a, b, CompareOptions{}); !errors.Is(err, ErrNothingToCompare) || !strings.Contains(err.Error(), `"base" has no judged attempt in b`) {
+		t.Errorf("no judged attempt: %v", err)
+	}
+}

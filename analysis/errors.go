@@ -1,0 +1,157 @@
+package analysis
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"webbench/stats"
+)
+
+// erroredPair is a common pair with an error on side A (errA), side B
+// (errB) or both; A and B hold the judged side's outcome.
+type erroredPair struct {
+	stats.Pair
+	errA, errB bool
+}
+
+// DifferentialErrorPoints is the difference in error rate (a proportion of
+// the common pairs) above which the arms' errors of one class count as
+// differential. 5 points is the scale of the effects the gate guards against
+// (a --fail-if-worse margin of a few points): errors on one arm at that rate
+// can hide such an effect entirely (10 % infra errors on the
+// variant turned Δ −20 pts, p 0.003 into Δ −11 pts, p 0.125).
+const DifferentialErrorPoints = 0.05
+
+// DifferentialErrorP is the two-sided Fisher exact p below which the arms'
+// errors of one class count as differential even within
+// DifferentialErrorPoints (large runs).
+const DifferentialErrorP = 0.05
+
+// differentialErrors returns the error classes whose counts on the n common
+// pairs differ materially between the arms: a rate difference above
+// DifferentialErrorPoints or a two-sided Fisher exact p (FisherExact on
+// errors of n per arm) below DifferentialErrorP.
+func differentialErrors(errA, errB map[string]int, n int) []string {
+	if n == 0 {
+		return nil
+	}
+	classes := map[string]bool{}
+	for k := range errA {
+		classes[k] = true
+	}
+	for k := range errB {
+		classes[k] = true
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
+		ka, kb := errA[k], errB[k]
+		if ka == kb {
+			continue
+		}
+		diff := math.Abs(float64(kb-ka)) / float64(n)
+		if diff > DifferentialErrorPoints+1e-12 || stats.FisherExact(ka, n, kb, n) < DifferentialErrorP {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ErrorBounds bounds what the errors could hide: the comparison redone with
+// the pairs where the variant errored and the baseline was judged counted as
+// variant failures (AsFail) and as variant passes (AsPass); pairs where the
+// baseline errored stay dropped in both (a baseline error cannot hide a harm
+// of the variant). AsFailBoth counts every errored attempt, on either side,
+// as a failure: the gate's check (ErrorsCouldHide), which keeps the two arms
+// exchangeable under A/A (errors at like rates then cancel in distribution).
+type ErrorBounds struct {
+	// Pairs is the number of pairs where only the variant errored.
+	Pairs int
+	// AsFail and AsPass are the imputed comparisons; AsFailBoth the one with
+	// every error a failure.
+	AsFail, AsPass, AsFailBoth BoundResult
+}
+
+// BoundResult is Δ, its interval and the primary p of an imputed comparison
+// (PairedDiff on the imputed pairs).
+type BoundResult struct {
+	Delta float64
+	CI    [2]float64
+	P     float64
+}
+
+// errorBounds redoes the paired comparison with errored pairs imputed: the
+// pairs where only the variant errored with its outcome set to fail
+// (AsFail) and to pass (AsPass); and every errored pair with each errored
+// side counted as a failure (AsFailBoth, the gate's).
+func errorBounds(pairs []stats.Pair, errored []erroredPair) *ErrorBounds {
+	n := 0
+	for _, e := range errored {
+		if e.errB && !e.errA {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	eb := &ErrorBounds{Pairs: n}
+	run := func(impute func(e erroredPair) (stats.Pair, bool)) BoundResult {
+		all := slices.Clone(pairs)
+		for _, e := range errored {
+			if p, ok := impute(e); ok {
+				all = append(all, p)
+			}
+		}
+		pr, err := stats.PairedDiff(all)
+		if err != nil {
+			panic(err) // cannot happen: (task, rep) unique across pairs and errored
+		}
+		return BoundResult{Delta: pr.Delta, CI: pr.CI, P: pr.P}
+	}
+	for _, pass := range []bool{false, true} {
+		br := run(func(e erroredPair) (stats.Pair, bool) {
+			e.B = pass
+			return e.Pair, e.errB && !e.errA
+		})
+		if pass {
+			eb.AsPass = br
+		} else {
+			eb.AsFail = br
+		}
+	}
+	eb.AsFailBoth = run(func(e erroredPair) (stats.Pair, bool) {
+		e.A, e.B = e.A && !e.errA, e.B && !e.errB
+		return e.Pair, true
+	})
+	return eb
+}
+
+// errorCounts says the errors of both arms on the common pairs, by class
+// ("errors on the 80 common pairs: variant 16 (infra 16), baseline 0").
+func errorCounts(c *Comparison, variant, baseline string) string {
+	return fmt.Sprintf("errors on the %d common pairs: %s %s, %s %s", c.CommonPairs, variant, classCounts(c.ErrorsB),
+		baseline, classCounts(c.ErrorsA))
+}
+
+// classCounts formats error counts by class: "16 (infra 16)" or "0".
+func classCounts(m map[string]int) string {
+	n := 0
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] > 0 {
+			n += m[k]
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
+}
+
+// boundText describes an imputed comparison: "Δ = −20.0 pts [−31.0, −9.0], p = 0.00341".
+func boundText(b BoundResult) string {
+	return fmt.Sprintf("Δ = %s pts [%s, %s], p = %s", stats.Pts(b.Delta), stats.Pts(b.CI[0]), stats.Pts(b.CI[1]), stats.FmtP(b.P))
+}

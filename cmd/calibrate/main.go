@@ -1,0 +1,133 @@
+// Command calibrate runs the calibration suite (`make
+// calibrate`): every setting of analysis.IssueSettings simulated with
+// analysis.Calibrate (synthetic records built as the runner builds them, fed
+// to the real analysis.Analyze), written as CALIBRATION.md. With -write-run
+// DIR it instead writes a synthetic ablation run directory (attempts.jsonl
+// and ablation.json) for `bench report` / `bench compare`, e.g. the
+// 100,016-attempt speed case.
+//
+//	go run ./cmd/calibrate -out CALIBRATION.md -runs 400
+//	go run ./cmd/calibrate -write-run /tmp/run100k -tasks 1786 -reps 7 -arms 8
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"webbench/analysis"
+	"webbench/results"
+)
+
+func main() {
+	out := flag.String("out", "CALIBRATION.md", "the report to write")
+	runs := flag.Int("runs", 400, "simulated A/A runs and power runs per setting")
+	seed := flag.Uint64("seed", 1, "PCG seed of the suite")
+	writeRun := flag.String("write-run", "", "write a synthetic ablation run directory here instead")
+	tasks := flag.Int("tasks", 40, "-write-run: tasks (rates from the issue's mix)")
+	reps := flag.Int("reps", 5, "-write-run: reps per task")
+	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
+	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
+	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
+	flag.Parse()
+	var err error
+	if *writeRun != "" {
+		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
+	} else {
+		err = calibrate(*out, *runs, *seed)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		os.Exit(1)
+	}
+}
+
+func calibrate(out string, runs int, seed uint64) error {
+	start := time.Now()
+	var res []analysis.CalResult
+	for i, s := range analysis.IssueSettings() {
+		t0 := time.Now()
+		res = append(res, analysis.Calibrate(s, runs, runs, 0.05, seed+uint64(i)))
+		fmt.Fprintf(os.Stderr, "%-24s %v\n", s, time.Since(t0).Round(time.Millisecond))
+	}
+	md := analysis.CalibrationMarkdown(res, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
+		time.Since(start))
+	return os.WriteFile(out, []byte(md), 0o644)
+}
+
+// writeRunDir writes a synthetic ablation run: attempts.jsonl (one line per
+// record), and manifest.json with ablation.json in the run directory format
+// of schema version 1 (which results.Open converts), naming the baseline and
+// variants.
+func writeRunDir(dir string, g, r, arms int, model string, delta float64, seed uint64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	rates := analysis.IssueMix(rng, g)
+	d := analysis.Design{Rates: rates, Rep: r, Model: model, Share: 0.8}
+	names := []string{"baseline"}
+	armRates := [][]float64{rates}
+	for i := 1; i < arms; i++ {
+		names = append(names, fmt.Sprintf("v%d", i))
+		if i == 1 && delta != 0 {
+			armRates = append(armRates, analysis.ShiftRates(rates, delta))
+		} else {
+			armRates = append(armRates, rates)
+		}
+	}
+	recs := analysis.SimRecords(d, names, analysis.SimOutcomes(rng, d, armRates), int64(seed))
+	f, err := os.Create(filepath.Join(dir, results.AttemptsFile))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, rec := range recs {
+		if err := enc.Encode(rec); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := writeManifestV1(dir, names, g, r, len(recs), seed); err != nil {
+		return err
+	}
+	meta := map[string]any{"schema_version": 1, "spec": "synthetic", "baseline": "baseline",
+		"variants": names[1:], "switched": map[string][]string{}, "targets": map[string][]string{},
+		"task_tags": map[string][]string{}, "alpha": 0.05, "power": 0.8, "min_effect": 0.1}
+	b, err := json.MarshalIndent(meta, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %d attempts to %s\n", len(recs), dir)
+	return os.WriteFile(filepath.Join(dir, "ablation.json"), b, 0o644)
+}
+
+// writeManifestV1 writes dir/manifest.json, schema version 1, for a
+// synthetic run of the named arms over g tasks × r reps.
+func writeManifestV1(dir string, names []string, g, r, attempts int, seed uint64) error {
+	tasks := make([]string, g)
+	for t := range tasks {
+		tasks[t] = analysis.SimTaskID(t)
+	}
+	variants := make([]map[string]string, len(names))
+	for i, n := range names {
+		variants[i] = map[string]string{"name": n}
+	}
+	m := map[string]any{"schema_version": 1, "run_id": "synthetic", "spec": map[string]any{},
+		"plan": map[string]any{"suite": "synthetic", "tasks": tasks, "reps": r, "base_seed": seed,
+			"variants": variants, "attempts": attempts},
+		"webbench_version": "synthetic", "go_version": "", "system_prompt_sha256": map[string]string{},
+		"host": "", "started_at": time.Now().UTC().Format(time.RFC3339), "shard": ""}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, results.ManifestFile), b, 0o644)
+}

@@ -1,0 +1,109 @@
+package report
+
+// The parts of a comparison of two runs' report that every text format shows:
+// its warnings, a summary table, the table of changed tasks and the footer
+// lines (unchanged tasks, what differs, the gate).
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"webbench/analysis"
+	"webbench/results"
+	"webbench/stats"
+)
+
+// CompareTables returns the tables of a comparison of two runs' report: the
+// summary (pass rates, method, Δ with its interval, p, McNemar, MDE, counts
+// of new failures and fixed tasks) and the tasks whose pass rate changed.
+func CompareTables(c *analysis.RunComparison) []results.Table {
+	return []results.Table{compareSummaryTable(c), compareTaskTable(c)}
+}
+
+// CompareWarnings returns the texts of c's warnings, in print order.
+func CompareWarnings(c *analysis.RunComparison) []string {
+	out := make([]string, 0, len(c.Warnings))
+	for _, w := range c.Warnings {
+		out = append(out, w.Text)
+	}
+	return out
+}
+
+// CompareFooter returns the lines printed under a comparison's tables: how
+// many tasks did not change, what differs between the runs, and the gate
+// verdict (when there is a gate).
+func CompareFooter(c *analysis.RunComparison) []string {
+	same := 0
+	for _, d := range c.Tasks {
+		if d.Change == analysis.ChangeSame {
+			same++
+		}
+	}
+	lines := []string{}
+	if same > 0 {
+		lines = append(lines, fmt.Sprintf("%s with the same pass rate in both runs %s not listed (see --format json).",
+			results.Count(same, "task", "tasks"), results.Plural(same, "is", "are")))
+	}
+	if len(c.Differences) > 0 {
+		lines = append(lines, "The runs differ in: "+strings.Join(c.Differences, "; ")+".")
+	} else {
+		lines = append(lines, "The runs' records show the same model, guards and seed (an A/A comparison).")
+	}
+	if g := c.Gate; g != nil {
+		verdict := "PASSED"
+		if g.Failed {
+			verdict = "FAILED"
+		}
+		lines = append(lines, fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, g.Why))
+	}
+	return lines
+}
+
+func compareSummaryTable(c *analysis.RunComparison) results.Table {
+	all := c.Result().All
+	mde := "—"
+	if m, ok, over := c.MDE(); over {
+		mde = "> 100 pts"
+	} else if ok {
+		mde = fmt.Sprintf("%.0f pts", 100*m)
+	}
+	method, pcol, mcn := "unpaired (Newcombe)", "p (Fisher)", "—"
+	ci := fmt.Sprintf("%+.1f [%+.1f, %+.1f]", 100*all.Delta, 100*all.CI[0], 100*all.CI[1])
+	if all.Matched {
+		method = fmt.Sprintf("paired: %d→%d of %d %s, %d %s (%d informative)", all.A.Passes, all.B.Passes,
+			all.Pairs, results.Plural(all.Pairs, "pair", "pairs"), all.G(), results.Plural(all.G(), "task", "tasks"), all.Informative)
+		pcol = "p_paired (exact sign-flip)"
+		if all.Paired.CIMethod == stats.CIMethodAdjusted {
+			ci += " adj."
+		}
+		mcn = fmt.Sprintf("rescued %d, broke %d", all.Rescued, all.Broke)
+		if !math.IsNaN(all.PMcNemarClustered) {
+			mcn = fmt.Sprintf("p=%.3g; %s", all.PMcNemarClustered, mcn)
+		}
+	}
+	vs := c.A.Variant
+	if c.B.Variant != c.A.Variant {
+		vs = c.A.Variant + " → " + c.B.Variant
+	}
+	armA, armB := c.Analysis.BaseArm, c.Result().Arm
+	return results.Table{Title: fmt.Sprintf("compare %s → %s (variant %s)", c.A.Name, c.B.Name, vs),
+		Header: []string{c.A.Label, c.B.Label, "comparison", "Δ pts [95% CI]", pcol, "McNemar by task (Durkalski)", "MDE",
+			"new failures", "fixed"},
+		Rows: [][]string{{fmt.Sprintf("%.1f%% (n=%d)", 100*armA.Rate, armA.N), fmt.Sprintf("%.1f%% (n=%d)", 100*armB.Rate, armB.N),
+			method, ci, fmt.Sprintf("%.3g", all.P), mcn, mde, fmt.Sprint(len(c.NewFailures)), fmt.Sprint(len(c.Fixed))}}}
+}
+
+func compareTaskTable(c *analysis.RunComparison) results.Table {
+	t := results.Table{Header: []string{"task", "A", "B", "change"}}
+	for _, d := range c.Tasks {
+		if d.Change == analysis.ChangeSame {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{d.Task, fmt.Sprintf("%d/%d", d.PassesA, d.NA), fmt.Sprintf("%d/%d", d.PassesB, d.NB), d.Change})
+	}
+	if len(t.Rows) == 0 {
+		t.Rows = append(t.Rows, []string{"(no task changed)", "", "", ""})
+	}
+	return t
+}

@@ -1,0 +1,108 @@
+// Package html is the HTML report format ("html"): a self-contained report.html and a page per attempt.
+package html
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+
+	"webbench/analysis"
+	"webbench/report"
+	"webbench/results"
+)
+
+func init() { report.RegisterRenderer("html", htmlRenderer{}) }
+
+// htmlRenderer writes self-contained HTML (inline CSS, no scripts, nothing
+// loaded from the network). A run's and an ablation's report go to
+// DIR/report.html (HTMLReportFile; an ablation adds a page per attempt, see
+// HTMLReport) and their path is printed; a comparison of two runs, which has
+// no directory, is written to w.
+type htmlRenderer struct{}
+
+// Run writes DIR/report.html with RunTable and prints its path; with the
+// report's Records it also writes DIR/attempts/<attempt_id>.html for each
+// (the ablation's attempt pages: steps, reasoning, refusals, tool results)
+// and links them from the report, and warns when some attempts' tokens are
+// estimated.
+func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
+	var links []pageLink
+	if len(r.Records) > 0 {
+		if err := writeAttemptPages(r.Dir, r.Records, r.Run); err != nil {
+			return err
+		}
+		for _, rec := range r.Records {
+			links = append(links, pageLink{Href: HTMLAttemptsDir + "/" + safeID(rec.AttemptID) + ".html",
+				Text: fmt.Sprintf("%s · %s · rep %d: %s", rec.Variant, rec.TaskID, rec.Rep, statusText(rec))})
+		}
+	}
+	var warnings []string
+	if n := report.EstimatedTokens(r.Records); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage", n, len(r.Records)))
+	}
+	var b bytes.Buffer
+	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, []results.Table{report.RunTable(r.Arms, nil)}, nil, links); err != nil {
+		return err
+	}
+	path := filepath.Join(r.Dir, HTMLReportFile)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, path)
+	return err
+}
+
+// Ablation writes HTMLReport into DIR and prints the path of its main page.
+func (htmlRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
+	if err := HTMLReport(r.Dir, r.Analysis, r.Records, r.Run); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, filepath.Join(r.Dir, HTMLReportFile))
+	return err
+}
+
+// Compare writes a page with the warnings, CompareTables and CompareFooter
+// to w.
+func (htmlRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
+	return simplePage(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), report.CompareWarnings(c), report.CompareTables(c), report.CompareFooter(c))
+}
+
+// pageLink is a link of a simple page.
+type pageLink struct{ Href, Text string }
+
+// simplePage writes a page of warnings, tables and closing lines.
+func simplePage(w io.Writer, title string, warnings []string, tables []results.Table, lines []string) error {
+	return simplePageLinks(w, title, warnings, tables, lines, nil)
+}
+
+// simplePageLinks writes a page of warnings, tables, closing lines and a list of links.
+func simplePageLinks(w io.Writer, title string, warnings []string, tables []results.Table, lines []string, links []pageLink) error {
+	var tb []template.HTML
+	for _, t := range tables {
+		var b bytes.Buffer
+		t.HTML(&b)
+		tb = append(tb, template.HTML(b.String())) // every cell escaped by results.Table.HTML
+	}
+	return simplePageTmpl.Execute(w, struct {
+		Title           string
+		Warnings, Lines []string
+		Tables          []template.HTML
+		Links           []pageLink
+	}{title, warnings, lines, tb, links})
+}
+
+var simplePageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}caption{text-align:left;font-weight:bold}
+.warn{background:#fff4e5;border-left:4px solid #f0a020;padding:.5em 1em}</style></head>
+<body><h1>{{.Title}}</h1>
+{{if .Warnings}}<div class="warn"><strong>Warnings</strong><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{range .Tables}}{{.}}{{end}}
+{{range .Lines}}<p>{{.}}</p>
+{{end}}{{if .Links}}<h2>Attempts</h2><ul>{{range .Links}}<li><a href="{{.Href}}">{{.Text}}</a></li>
+{{end}}</ul>{{end}}</body></html>
+`))

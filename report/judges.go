@@ -1,0 +1,178 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"webbench/analysis"
+	"webbench/results"
+)
+
+// The judges part of a report (analysis.Judges) in the text formats: the verdicts by judge, every two judges'
+// agreement and the Zoo Q&A ground truth as tables, and the attempt ids of the disagreements as a note.
+
+// boundedRate is a pass-rate cell's suffix for uncertain attempts: " (N decided of M: lo–hi%)", "" when none.
+func boundedRate(passes, decided, uncertain int) string {
+	if uncertain == 0 {
+		return ""
+	}
+	b := analysis.NewPassBounds(passes, decided, uncertain)
+	return fmt.Sprintf(" (%d decided of %d: %.1f–%.1f%%)", decided, decided+uncertain, 100**b.RateUncertainFail,
+		100**b.RateUncertainPass)
+}
+
+// kappaText is κ for a title: "0.400 (SE 0.130)", or why it is undefined.
+func kappaText(ag analysis.JudgeAgreement) string {
+	switch {
+	case ag.N == 0:
+		return "undefined (no attempt decided by both)"
+	case ag.Kappa == nil:
+		return "undefined (a judge gave the same verdict every time)"
+	}
+	return fmt.Sprintf("%.3f (SE %.3f)", *ag.Kappa, *ag.SE)
+}
+
+// SkippedText says how many attempts an agreement skipped and why.
+func SkippedText(d analysis.JudgeAgreement) string {
+	return fmt.Sprintf("%d skipped: %d missing a verdict, %d uncertain, %s", d.Skipped,
+		d.SkippedMissingA+d.SkippedMissingB, d.SkippedUncertain, results.Count(d.SkippedJudgeError, "judge error", "judge errors"))
+}
+
+// agreementTable is the confusion table of d: rows judge A (labelled a), columns judge B (labelled b).
+func agreementTable(title, a, b string, d analysis.JudgeAgreement) results.Table {
+	return results.Table{Title: title, Header: []string{"", b + " pass", b + " fail"},
+		Rows: [][]string{{a + " pass", fmt.Sprint(d.BothPass), fmt.Sprint(d.APassBFail)},
+			{a + " fail", fmt.Sprint(d.AFailBPass), fmt.Sprint(d.BothFail)}}}
+}
+
+// AgreementTable is the confusion table of two judges' agreement d, titled with the attempts it compared, those
+// it skipped and Cohen's κ.
+func AgreementTable(d analysis.JudgeAgreement) results.Table {
+	return agreementTable(fmt.Sprintf("agreement %s vs %s over %s (%s); Cohen's κ = %s",
+		d.JudgeA, d.JudgeB, results.Count(d.N, "attempt", "attempts"), SkippedText(d), kappaText(d)), d.JudgeA, d.JudgeB, d)
+}
+
+// verdictsTable is the verdicts by judge: each judge's attempts, pass rate (with its uncertain bounds),
+// uncertain verdicts and judge errors; the run's own judge's name lists the judges that gave its verdicts.
+func verdictsTable(js []analysis.VerdictCounts) results.Table {
+	t := results.Table{Title: "verdicts by judge (an uncertain verdict is neither pass nor fail: the bounds count the " +
+		"uncertain as fails / as passes)", Header: []string{"judge", "attempts", "pass rate", "uncertain", "judge errors"}}
+	for _, j := range js {
+		rate := "0/0 = n/a"
+		if j.Rate != nil {
+			rate = fmt.Sprintf("%d/%d = %.1f%%", j.Passes, j.Decided, 100**j.Rate)
+		}
+		name := j.Judge
+		if len(j.JudgedBy) > 0 {
+			var by []string
+			for _, k := range slices.Sorted(maps.Keys(j.JudgedBy)) {
+				by = append(by, fmt.Sprintf("%s %d", k, j.JudgedBy[k]))
+			}
+			name += " (" + strings.Join(by, ", ") + ")"
+		}
+		t.Rows = append(t.Rows, []string{name, fmt.Sprint(j.Attempts), rate + boundedRate(j.Passes, j.Decided, j.Uncertain),
+			fmt.Sprint(j.Uncertain), fmt.Sprint(j.JudgeErrors)})
+	}
+	return t
+}
+
+// judgesTables are the text tables of doc: the verdicts by judge and every agreement when the run has more than
+// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; note is printed
+// after them: the line said instead of that table when its verdicts are missing (naming the bench judge
+// commands on the run directory dir), or the attempt ids of its false passes and false fails.
+func judgesTables(dir string, doc *analysis.Judges) (tables []results.Table, note string) {
+	if len(doc.Judges) > 1 {
+		tables = append(tables, verdictsTable(doc.Judges))
+	}
+	for _, d := range doc.Agreement {
+		tables = append(tables, AgreementTable(d))
+	}
+	gt := doc.ZooQA
+	if gt == nil {
+		return tables, ""
+	}
+	head := "answer judge vs state judge (ground truth) on Zoo Q&A: " + results.Count(gt.Attempts, "attempt", "attempts")
+	if len(gt.MissingVerdicts) > 0 {
+		var cmds []string
+		for _, n := range gt.MissingVerdicts {
+			cmds = append(cmds, fmt.Sprintf("bench judge %s --judge %s", dir, n))
+		}
+		return tables, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
+			strings.Join(cmds, " and "))
+	}
+	source := strings.Join(gt.Source, "; ")
+	if len(gt.Source) == 2 && gt.Source[0] == "answer: "+analysis.OwnVerdicts && gt.Source[1] == "state: "+analysis.OwnVerdicts {
+		source = "both judges: " + analysis.OwnVerdicts
+	}
+	tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %s "+
+		"(answer pass, state fail), %s (answer fail, state pass); %d of the both-fail never answered",
+		head, source, gt.N, SkippedText(gt.JudgeAgreement), kappaText(gt.JudgeAgreement),
+		results.Count(gt.FalsePass, "false pass", "false passes"), results.Count(gt.FalseFail, "false fail", "false fails"),
+		gt.BothFailNoAnswer), "answer", "state", gt.JudgeAgreement))
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"false passes", gt.FalsePassIDs}, {"false fails", gt.FalseFailIDs}} {
+		if len(l.ids) > 0 {
+			note += fmt.Sprintf("Zoo Q&A %s (answer judge vs state judge): %s\n", l.what, strings.Join(l.ids, ", "))
+		}
+	}
+	return tables, strings.TrimSuffix(note, "\n")
+}
+
+// writeTextTables writes tables and then note: as Markdown tables when md, else (the table format) the full
+// tables with o.Wide (their titles and the note wrapped at the width), or tables and note fitted to o.Width
+// (FitTable, WriteWrapped).
+func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Table, note string) error {
+	for _, x := range tables {
+		switch {
+		case md:
+			x.Markdown(w)
+		case o.Wide:
+			// The table as wide as it needs, its title (prose) wrapped at the width.
+			if x.Title != "" && o.Width > 0 {
+				WriteWrapped(w, x.Title, "", "  ", o.Width)
+				x.Title = ""
+			}
+			if err := x.Render(w); err != nil {
+				return err
+			}
+		default:
+			if err := FitTable(w, x, o.Width); err != nil {
+				return err
+			}
+		}
+	}
+	if note == "" {
+		return nil
+	}
+	if md || o.Width <= 0 {
+		_, err := fmt.Fprintln(w, note)
+		return err
+	}
+	WriteWrapped(w, note, "", "  ", o.Width)
+	return nil
+}
+
+// RunWithJudges writes a plain run's report with its judges part in a text format: the variants table with
+// every pass rate of a variant with uncertain attempts followed by its bounds, then the judges' tables.
+func RunWithJudges(w io.Writer, md bool, o RenderOptions, r *RunReport) error {
+	tables, note := judgesTables(r.Dir, r.Judges)
+	return writeTextTables(w, md, o, append([]results.Table{RunTable(r.Arms, r.Bounds)}, tables...), note)
+}
+
+// AblationJudges writes an ablation report's judges part after its analysis in a text format; the table format
+// (not md) sets it apart from the analysis above it with an empty line.
+func AblationJudges(w io.Writer, md bool, o RenderOptions, r *AblationReport) error {
+	if r.Judges == nil {
+		return nil
+	}
+	tables, note := judgesTables(r.Dir, r.Judges)
+	if !md && (len(tables) > 0 || note != "") {
+		fmt.Fprintln(w)
+	}
+	return writeTextTables(w, md, o, tables, note)
+}

@@ -1,0 +1,293 @@
+// Package junit is the JUnit XML report format ("junit"): a test suite per variant, for CI.
+package junit
+
+// JUnit XML (`--format junit`) for CI test reporters (GitHub test-report
+// actions, GitLab, Jenkins). The shape is the Apache Ant JUnit schema (Windy
+// Road, JUnit.xsd, Apache-2.0; render_junit_test.go validates against it):
+// <testsuites> without attributes; one <testsuite> per variant compared with
+// its baseline (an ablation: each non-baseline variant, A/A arms included and
+// marked by the property aa; a comparison: run B's variant against run A's; a
+// plain run: each non-baseline variant against the plan's baseline, or its
+// only variant alone); one <testcase> per task; a <failure
+// type="new_failure"> for each new failure against the baseline (TaskDiff
+// Change ChangeNewFailure, the definition of bench compare), an <error
+// type="only_a"> when the variant has no judged attempt of a task the
+// baseline has. A single variant's testcase fails (type "failed") when any of
+// its judged attempts of the task failed.
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"webbench/analysis"
+	"webbench/report"
+	"webbench/results"
+)
+
+func init() { report.RegisterRenderer("junit", junitRenderer{}) }
+
+// junitRenderer writes one JUnit XML document per report.
+type junitRenderer struct{}
+
+// JUnitHostname is the hostname attribute of every testsuite: the schema
+// says 'localhost' should be used when the host cannot be determined, and a
+// report is rendered from records, which do not name the machine (the output
+// stays the same wherever it is rendered).
+const JUnitHostname = "localhost"
+
+// junitNoTime is the timestamp when neither the manifest nor any record has
+// a start time.
+const junitNoTime = "1970-01-01T00:00:00"
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Package    string          `xml:"package,attr"`
+	ID         int             `xml:"id,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Hostname   string          `xml:"hostname,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out"`
+	SystemErr  string          `xml:"system-err"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure"`
+	Error     *junitProblem `xml:"error"`
+}
+
+type junitProblem struct {
+	Type    string `xml:"type,attr"`
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// Ablation writes one testsuite per variant of the analysis against its
+// baseline, in the analysis' order.
+func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
+	a := r.Analysis
+	byVariant := map[string][]results.Attempt{}
+	for _, x := range r.Records {
+		byVariant[x.Variant] = append(byVariant[x.Variant], x)
+	}
+	pkg, ts := junitPackage(r.Dir), junitTimestamp(r.Run, r.Records)
+	doc := junitSuites{Suites: []junitSuite{}}
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		s := junitDiffSuite(v.Name, pkg, i, ts, byVariant[a.Baseline], byVariant[v.Name], a.Baseline)
+		s.Properties = junitProps(a, v)
+		s.SystemOut = junitSummary(a, v.Name, a.Baseline, v, s.Failures)
+		doc.Suites = append(doc.Suites, s)
+	}
+	return writeJUnit(w, doc)
+}
+
+// Compare writes one testsuite: run B's variant against run A's.
+func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
+	v := c.Result()
+	name := c.B.Variant
+	s := junitDiffSuite(name, c.B.Name, 0, junitTimestamp(nil, c.B.Attempts), analysis.VariantRecords(c.A.Attempts, c.A.Variant),
+		analysis.VariantRecords(c.B.Attempts, c.B.Variant), c.A.Name)
+	s.Properties = append(junitProps(c.Analysis, v),
+		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
+	s.SystemOut = junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures)
+	return writeJUnit(w, junitSuites{Suites: []junitSuite{s}})
+}
+
+// Run writes, for a run of several variants, one testsuite per non-baseline
+// variant against the plan's baseline (the first variant without a
+// manifest), with the analysis' numbers as properties; for a run of one
+// variant, one testsuite whose testcase fails when any judged attempt of the
+// task failed.
+func (junitRenderer) Run(w io.Writer, r *report.RunReport) error {
+	ts := junitTimestamp(r.Run, r.Records)
+	doc := junitSuites{Suites: []junitSuite{}}
+	if len(r.Arms) > 1 {
+		base := r.Arms[0].Name
+		if r.Run != nil && r.Run.Manifest != nil && r.Run.Manifest.Plan.Baseline != "" {
+			base = r.Run.Manifest.Plan.Baseline
+		}
+		a := analysis.Analyze(r.Records, analysis.Inputs{Baseline: base})
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: r.Dir, Analysis: a, Records: r.Records, Run: r.Run})
+	}
+	for i, arm := range r.Arms {
+		recs := analysis.VariantRecords(r.Records, arm.Name)
+		s := junitSuite{Name: arm.Name, Package: junitPackage(r.Dir), ID: i, Timestamp: ts, Hostname: JUnitHostname}
+		tasks, secs := junitTasks(recs)
+		total := 0.0
+		for _, id := range slices.Sorted(maps.Keys(tasks)) {
+			t := tasks[id]
+			tc := junitCase{Name: id, Classname: arm.Name, Time: junitSeconds(secs[id])}
+			total += secs[id]
+			switch {
+			case t.n == 0:
+				tc.Error = &junitProblem{Type: "no_judged_attempt", Message: fmt.Sprintf("no judged attempt of %s (every attempt ended in an error)", id)}
+				s.Errors++
+			case t.k < t.n:
+				tc.Failure = &junitProblem{Type: "failed", Message: fmt.Sprintf("%d of %d judged attempts failed", t.n-t.k, t.n)}
+				s.Failures++
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+		s.Tests, s.Time = len(s.Cases), junitSeconds(total)
+		s.Properties = []junitProperty{{"pass_rate", junitFloat(arm.Rate)}, {"passes", strconv.Itoa(arm.Passes)},
+			{"n", strconv.Itoa(arm.N)}, {"errors", strconv.Itoa(arm.Errors)}}
+		s.SystemOut = fmt.Sprintf("%s: %d of %d judged %s passed (%.1f%%), %d %s; %d of %d %s failed",
+			arm.Name, arm.Passes, arm.N, results.Plural(arm.N, "attempt", "attempts"), 100*arm.Rate, arm.Errors, results.Plural(arm.Errors, "error", "errors"),
+			s.Failures, s.Tests, results.Plural(s.Tests, "task", "tasks"))
+		doc.Suites = append(doc.Suites, s)
+	}
+	return writeJUnit(w, doc)
+}
+
+type junitCount struct{ k, n int }
+
+// junitTasks counts each task's passes k of n judged attempts and sums the
+// seconds of all its attempts (DurationMS).
+func junitTasks(recs []results.Attempt) (map[string]junitCount, map[string]float64) {
+	tasks, secs := map[string]junitCount{}, map[string]float64{}
+	for _, r := range recs {
+		c := tasks[r.TaskID]
+		if r.Done() {
+			c.n++
+			if r.Status == results.StatusPass {
+				c.k++
+			}
+		}
+		tasks[r.TaskID] = c
+		secs[r.TaskID] += float64(r.DurationMS) / 1000
+	}
+	return tasks, secs
+}
+
+// junitDiffSuite builds the testsuite of variant recsB against baseline recsA
+// (named baseName in messages): one testcase per task of taskDiffs, plus the
+// tasks without any judged attempt on either side.
+func junitDiffSuite(name, dir string, id int, ts string, recsA, recsB []results.Attempt, baseName string) junitSuite {
+	s := junitSuite{Name: name, Package: junitPackage(dir), ID: id, Timestamp: ts, Hostname: JUnitHostname}
+	diffs, _, _ := analysis.TaskDiffs(recsA, recsB)
+	_, secs := junitTasks(recsB)
+	total := 0.0
+	for _, d := range diffs {
+		tc := junitCase{Name: d.Task, Classname: name, Time: junitSeconds(secs[d.Task])}
+		total += secs[d.Task]
+		switch d.Change {
+		case analysis.ChangeNewFailure:
+			tc.Failure = &junitProblem{Type: analysis.ChangeNewFailure, Message: fmt.Sprintf(
+				"new failure: %d of %d judged attempts passed, %d of %d against %s", d.PassesB, d.NB, d.PassesA, d.NA, baseName)}
+			s.Failures++
+		case analysis.ChangeOnlyA:
+			tc.Error = &junitProblem{Type: analysis.ChangeOnlyA, Message: fmt.Sprintf(
+				"no judged attempt of the task (%s has %d), e.g. every attempt ended in an error", baseName, d.NA)}
+			s.Errors++
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Tests, s.Time = len(s.Cases), junitSeconds(total)
+	return s
+}
+
+// junitProps are the testsuite's properties: the comparison on all common
+// tasks (delta and its CI in points, p_paired, p_holm, method), the arms'
+// pass rates, the A/A mark and the verdict words (junitVerdict).
+func junitProps(a *analysis.Analysis, v *analysis.VariantResult) []junitProperty {
+	all, base, alpha := v.All, a.BaseArm, a.Alpha
+	return []junitProperty{
+		{"delta_pts", junitFloat(100 * all.Delta)},
+		{"delta_ci_low_pts", junitFloat(100 * all.CI[0])},
+		{"delta_ci_high_pts", junitFloat(100 * all.CI[1])},
+		{"p_paired", junitFloat(all.P)},
+		{"p_holm", junitFloat(v.PHolm)},
+		{"method", all.Method},
+		{"pass_rate_baseline", junitFloat(base.Rate)},
+		{"pass_rate_variant", junitFloat(v.Arm.Rate)},
+		{"aa", strconv.FormatBool(v.AA)},
+		{"alpha", junitFloat(alpha)},
+		{"verdict", junitVerdict(a, v)},
+	}
+}
+
+// junitVerdict names the comparison in the words of the terminal report's verdict (Verdict, without a gate):
+// "worse than the baseline", "better than the baseline" (p_holm below a's α), "no difference shown" (with why,
+// or the MDE), an A/A control's words, or "nothing to compare".
+func junitVerdict(a *analysis.Analysis, v *analysis.VariantResult) string {
+	return report.VerdictText(a.VerdictOf(v, 0))
+}
+
+// junitSummary is the testsuite's one-line system-out.
+func junitSummary(a *analysis.Analysis, name, base string, v *analysis.VariantResult, failures int) string {
+	all := v.All
+	return fmt.Sprintf("%s vs %s: Δ %+.1f pts [%+.1f, %+.1f], p %.3g, Holm p %.3g (%s): %s; %d new %s",
+		name, base, 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, v.PHolm, all.Method, junitVerdict(a, v),
+		failures, results.Plural(failures, "failure", "failures"))
+}
+
+// junitTimestamp is the run's start as the schema wants it (UTC, no
+// timezone, seconds): the manifest's started_at, else the earliest record's.
+func junitTimestamp(run *results.Run, recs []results.Attempt) string {
+	var best time.Time
+	if run != nil && run.Manifest != nil {
+		if t, err := time.Parse(time.RFC3339, run.Manifest.StartedAt); err == nil {
+			best = t
+		}
+	}
+	if best.IsZero() {
+		for _, r := range recs {
+			if t, err := time.Parse(time.RFC3339, r.StartedAt); err == nil && (best.IsZero() || t.Before(best)) {
+				best = t
+			}
+		}
+	}
+	if best.IsZero() {
+		return junitNoTime
+	}
+	return best.UTC().Format("2006-01-02T15:04:05")
+}
+
+// junitPackage is the package attribute: the run directory, "." when none.
+func junitPackage(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+func junitSeconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
+
+// junitFloat formats x shortest-exact; NaN and ±Inf as "NaN", "Inf", "-Inf".
+func junitFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func writeJUnit(w io.Writer, doc junitSuites) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,119 @@
+package report
+
+// Renderers by format name. A format is one file: a type implementing
+// Renderer for the three reports, and its RegisterRenderer line in that
+// file's init (render_table.go, render_md.go, render_json.go,
+// render_html.go). Commands look formats up with LookupRenderer; nothing
+// switches on a format name.
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"webbench/analysis"
+	"webbench/results"
+)
+
+// RunReport is the report of a plain run (`bench run`, `bench report` of a
+// run that is not an ablation): the summary of each of its variants.
+type RunReport struct {
+	// Dir is the directory renderers that write files write into (the run
+	// directory).
+	Dir string
+	// Arms are the variants' summaries, in order of first appearance
+	// (Summarize).
+	Arms []analysis.Arm
+	// Records are the final records summarised and Run the run they belong
+	// to (both optional): with them the html format also writes one page
+	// per attempt (as an ablation's) and links them.
+	Records []results.Attempt
+	Run     *results.Run
+	// Judges is the judges part (analysis.AnalyzeJudges) and Bounds every arm's pass rate with its uncertain
+	// attempts' bounds (analysis.UncertainBounds, in Arms' order); nil: the report has no judges part. The table
+	// and md formats print its tables after the variants table (whose pass rates then carry the bounds), json
+	// adds its keys; html does not show it.
+	Judges *analysis.Judges
+	Bounds []analysis.VariantBounds
+}
+
+// AblationReport is the report of an ablation run: its analysis and the
+// records it was made from.
+type AblationReport struct {
+	// Dir is the directory renderers that write files write into (the run
+	// directory unless told otherwise).
+	Dir string
+	// Analysis is Analyze's result over Records.
+	Analysis *analysis.Analysis
+	// Records are the final records analysed (as judged by the analysis's
+	// judge).
+	Records []results.Attempt
+	// Run is the run directory read back (results.Open): the pages of single
+	// attempts read its trajectories and screenshots (Run.Trajectory,
+	// Run.ScreenshotFiles). Nil: the pages say no trajectory was found.
+	Run *results.Run
+	// Judges is the judges part (analysis.AblationJudges), nil for none: the table and md formats print its
+	// tables after the analysis, json adds its keys; html and junit do not show it.
+	Judges *analysis.Judges
+}
+
+// Renderer renders the three reports in one format. A renderer that writes
+// files (html) writes them into the report's Dir and prints their path to w;
+// the others write the report to w. Errors are the writer's or the file
+// system's.
+type Renderer interface {
+	// Run renders a plain run's report.
+	Run(w io.Writer, r *RunReport) error
+	// Ablation renders an ablation run's report.
+	Ablation(w io.Writer, r *AblationReport) error
+	// Compare renders the comparison of two runs (there is no directory:
+	// every format writes to w).
+	Compare(w io.Writer, c *analysis.RunComparison) error
+}
+
+var (
+	renderersMu sync.RWMutex
+	renderers   = map[string]Renderer{}
+)
+
+// RegisterRenderer makes r the renderer of format name (lower case). It
+// panics when name is empty or already registered (a programming error, as
+// in database/sql.Register).
+func RegisterRenderer(name string, r Renderer) {
+	renderersMu.Lock()
+	defer renderersMu.Unlock()
+	if name == "" || name != strings.ToLower(name) || r == nil {
+		panic(fmt.Sprintf("report: RegisterRenderer(%q): the name must be non-empty lower case and the renderer non-nil", name))
+	}
+	if _, dup := renderers[name]; dup {
+		panic(fmt.Sprintf("report: RegisterRenderer(%q) called twice", name))
+	}
+	renderers[name] = r
+}
+
+// DefaultFormat is the format LookupRenderer takes for "".
+const DefaultFormat = "table"
+
+// LookupRenderer returns the renderer of format name (case-insensitive; ""
+// means DefaultFormat). The error names the registered formats.
+func LookupRenderer(name string) (Renderer, error) {
+	if name == "" {
+		name = DefaultFormat
+	}
+	renderersMu.RLock()
+	defer renderersMu.RUnlock()
+	if r, ok := renderers[strings.ToLower(name)]; ok {
+		return r, nil
+	}
+	return nil, fmt.Errorf("--format %q: expected one of %s", name, strings.Join(slices.Sorted(maps.Keys(renderers)), ", "))
+}
+
+// Formats returns the registered format names, sorted.
+func Formats() []string {
+	renderersMu.RLock()
+	defer renderersMu.RUnlock()
+	return slices.Sorted(maps.Keys(renderers))
+}

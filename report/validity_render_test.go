@@ -1,0 +1,3 @@
+package report
+
+import ()

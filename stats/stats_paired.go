@@ -1,0 +1,522 @@
+package stats
+
+// The primary paired comparison of STATS.md §2: per-task differences, a t
+// interval (task- or cluster-robust), and the exact sign-flip test.
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Defaults of the sign-flip permutation test for differences off any lattice
+// (STATS.md §2: all 2^G flips when G ≤ 20, else 100,000 seeded random
+// flips). Per-task means of 0/1 outcomes are always on a lattice, where
+// SignFlip is exact at any G by convolution and these do not apply.
+const (
+	// DefaultSignFlipMaxExact is the largest number of non-zero task
+	// differences enumerated exactly.
+	DefaultSignFlipMaxExact = 20
+	// DefaultSignFlipSamples is the number of random flips beyond that.
+	DefaultSignFlipSamples = 100000
+	// DefaultSignFlipSeed is the seed PairedDiff passes to SignFlip, so that
+	// reports are reproducible.
+	DefaultSignFlipSeed uint64 = 1
+	// signFlipExactCap bounds maxExact so that one call stays well under a
+	// second (2^24 subsets).
+	signFlipExactCap = 24
+)
+
+// Pair is one matched attempt pair: the same task and rep (hence the same
+// seed) run under baseline A and variant B. A and B are true when that arm's
+// attempt passed. Attempts lost to infra errors must be dropped (both arms of
+// the pair) before calling PairedDiff.
+type Pair struct {
+	// Task identifies the task; it is the unit of analysis.
+	Task string
+	// Cluster optionally groups tasks more coarsely (e.g. the site in
+	// WebVoyager). Empty means the task is its own cluster. Every pair of a
+	// task must carry the same Cluster.
+	Cluster string
+	// Rep is the repetition index; (Task, Rep) must be unique.
+	Rep int
+	// A and B are the pass/fail outcomes of the baseline and the variant.
+	A, B bool
+}
+
+// TIntervalMinInformative is the number of informative tasks (d_t ≠ 0) from
+// which the interval of Δ is the t interval; below it (or when the t
+// interval is undefined) it is the adjusted interval (AdjustedInterval).
+// Chosen by simulation (validity_test.go, TestStudyCoverage): in the issue-11
+// grid the t interval's coverage conditional on 6–11 informative tasks fell
+// to 0.09–0.8 in several settings, while the rule "t from 12, adjusted
+// below" kept the unconditional coverage ≥ 0.936 in every setting.
+const TIntervalMinInformative = 12
+
+// Interval methods (PairedResult.CIMethod).
+const (
+	// CIMethodT: Δ ± t_{0.975,DF}·SE (task- or cluster-robust SE).
+	CIMethodT = "t"
+	// CIMethodAdjusted: the Laplace-adjusted Wald interval over tasks
+	// (AdjustedInterval).
+	CIMethodAdjusted = "adjusted"
+	// CIMethodNone: no interval can be estimated (fewer than 2 tasks): [−1, 1].
+	CIMethodNone = "none"
+)
+
+// PairedResult is the primary comparison of variant B with baseline A.
+// It never contains NaN or Inf, so it can be JSON-encoded as is.
+type PairedResult struct {
+	// Delta is the mean over tasks of d_t = mean over reps of (B − A), in
+	// [−1, 1]: each task weighs the same whatever its number of reps.
+	Delta float64 `json:"delta"`
+	// SE is s_d/√G, or the cluster-robust SE of the mean of the d_t
+	// (ClusteredSE) when Clustered; 0 when undefined (G < 2) or when the
+	// differences have no spread.
+	SE float64 `json:"se"`
+	// CI is the 95% interval of Δ, clamped to [−1, 1], by CIMethod: the t
+	// interval Delta ± t_{0.975,DF}·SE when at least TIntervalMinInformative
+	// tasks are informative and SE > 0; else AdjustedInterval over the d_t;
+	// [−1, 1] with one task. It is never a point unless Δ is ±1 exactly.
+	CI [2]float64 `json:"ci"`
+	// CIMethod is CIMethodT, CIMethodAdjusted or CIMethodNone.
+	CIMethod string `json:"ci_method"`
+	// P is the primary two-sided p-value (p_paired): the exact sign-flip
+	// (randomization) p of Σ d_t over the randomization units — the tasks,
+	// or the clusters when Clustered (SignFlip on the cluster sums). It is
+	// exact at every size: no t approximation. 1 with no tasks.
+	P float64 `json:"p_paired"`
+	// DF is the degrees of freedom of SE (and of the t interval when
+	// CIMethod is CIMethodT): G−1, or C−1 when Clustered; 0 with one task.
+	DF int `json:"df"`
+	// G is the number of tasks with at least one pair.
+	G int `json:"tasks"`
+	// C is the number of clusters the SE is computed over (equal to G unless
+	// Clustered).
+	C int `json:"clusters"`
+	// Clustered reports whether the SE, DF and P use Pair.Cluster (true only
+	// when there are at least 2 clusters and fewer clusters than tasks).
+	Clustered bool `json:"clustered"`
+	// Informative is the number of tasks where the arms differ in at least
+	// one rep; the other tasks carry no information on Δ.
+	Informative int `json:"informative_tasks"`
+	// Moved is the number of tasks with d_t ≠ 0 (Informative minus the
+	// tasks whose rescues and breaks cancel).
+	Moved int `json:"moved_tasks"`
+	// Pairs is the number of matched pairs; Rescued (A fail, B pass) and
+	// Broke (A pass, B fail) are the discordant pairs pooled over reps, the
+	// b and c of McNemarExact.
+	Pairs   int `json:"pairs"`
+	Rescued int `json:"rescued"`
+	Broke   int `json:"broke"`
+	// RepsMin and RepsMax are the fewest and most pairs of one task.
+	RepsMin int `json:"reps_min"`
+	RepsMax int `json:"reps_max"`
+	// PPerm is the two-sided sign-flip p over tasks (p_perm, see SignFlip)
+	// and PermFloor the smallest value it could take, 2/2^G' with G' = Moved
+	// (capped at 1). PPerm equals P unless Clustered.
+	PPerm     float64 `json:"p_perm"`
+	PermFloor float64 `json:"p_perm_floor"`
+	// Chi2Clustered is the cluster-adjusted McNemar statistic of Durkalski et
+	// al. 2003 (Stat Med 22:2417) with tasks as clusters,
+	// (Σ_t d_t)² / Σ_t d_t² (as clust.bin.pair's durkalski.test computes it
+	// from per-cluster (b_k − c_k)/n_k); 0 when no task moved. Its exact
+	// conditional p-value is PPerm: given |d_t|, the signs are fair coins
+	// under the null, so the statistic's reference distribution is the
+	// sign-flip one (the χ²₁ approximation is anti-conservative with few
+	// informative tasks: 4 tasks moved alike give χ² = 4, p 0.046, exact 0.125).
+	Chi2Clustered float64 `json:"mcnemar_clustered_chi2"`
+	// Method is "signflip" (the exact sign-flip p) or "none" (no pairs).
+	Method string `json:"method"`
+	// Note explains in plain words the interval or test taken when it is not
+	// the t interval over tasks; empty otherwise.
+	Note string `json:"note,omitempty"`
+}
+
+// PairedDiff computes the primary paired comparison of STATS.md §2. For each
+// task t, d_t is the mean over its reps of (B − A) (pass = 1); Δ is the mean
+// of the d_t over the G tasks. Then:
+//
+//   - P: the exact sign-flip test of Σ d_t (Fisher 1935; the paired
+//     randomization test, equivalent to the permutation t test since Σ d_t²
+//     is invariant under flips) over tasks, or over clusters when tasks are
+//     grouped into C clusters with 2 ≤ C < G. Under the null that the arms
+//     are exchangeable within each task, it is exact conditionally on the
+//     |d_t| and hence on the number of informative tasks. It replaces the t
+//     approximation, which validity_test.go's TestStudyTThreshold shows
+//     rejecting A/A runs at 0.06–0.14 conditionally on 4–29 informative
+//     tasks.
+//   - SE = s_d/√G (DF = G−1), or the cluster-robust SE of the mean of the
+//     d_t (ClusteredSE: Miller 2024, arXiv:2411.00640 eq. 4, with C/(C−1);
+//     DF = C−1). A single cluster falls back to tasks (Note).
+//   - CI: the t interval Δ ± F_DF⁻¹(0.975)·SE when Moved ≥
+//     TIntervalMinInformative and SE > 0, else AdjustedInterval(d).
+//   - PPerm: SignFlip over the task d_t; Chi2Clustered: Durkalski's statistic.
+//
+// With no pairs: Method "none", Delta 0, CI [−1, 1], P = PPerm = 1. With one
+// task: CI [−1, 1] (CIMethodNone), P = PPerm. It returns an error if a (Task,
+// Rep) appears twice or a task carries two different clusters.
+func PairedDiff(pairs []Pair) (PairedResult, error) {
+	res, d, cl, err := PerTask(pairs)
+	if err != nil {
+		return PairedResult{}, err
+	}
+	g := len(d)
+	res.G, res.C = g, g
+	res.PPerm, res.PermFloor = SignFlip(d, DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
+	res.P = res.PPerm
+	res.Method = "signflip"
+	if g == 0 {
+		res.Method, res.CIMethod = "none", CIMethodNone
+		res.CI = [2]float64{-1, 1}
+		res.Note = "no matched pairs"
+		return res, nil
+	}
+	sum, sum2 := 0.0, 0.0
+	for _, v := range d {
+		sum += v
+		sum2 += v * v
+		if v != 0 {
+			res.Moved++
+		}
+	}
+	res.Delta = sum / float64(g)
+	if sum2 > 0 {
+		res.Chi2Clustered = sum * sum / sum2
+	}
+	if g == 1 {
+		res.CIMethod = CIMethodNone
+		res.CI = [2]float64{-1, 1}
+		res.Note = "one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts"
+		return res, nil
+	}
+	note := pairedSE(&res, d, cl)
+	if res.Clustered {
+		res.P, _ = SignFlip(clusterSums(d, cl), DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
+		note = append(note, fmt.Sprintf("p_paired flips the signs of the %d clusters' sums", res.C))
+	}
+	if res.Moved >= TIntervalMinInformative && res.SE > 1e-12 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(res.DF)}
+		q := t.Quantile(0.975)
+		res.CIMethod = CIMethodT
+		res.CI = [2]float64{math.Max(-1, res.Delta-q*res.SE), math.Min(1, res.Delta+q*res.SE)}
+	} else {
+		res.CIMethod = CIMethodAdjusted
+		res.CI = AdjustedInterval(d, Z95)
+		why := fmt.Sprintf("only %d of %d tasks moved (fewer than %d)", res.Moved, g, TIntervalMinInformative)
+		if res.SE <= 1e-12 {
+			res.SE = 0
+			why = "the differences have no spread (SE 0)"
+			if res.Clustered {
+				why = "the cluster means are identical (clustered SE 0)"
+			}
+		}
+		note = append(note, why+": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval")
+	}
+	res.Note = strings.Join(note, "; ")
+	return res, nil
+}
+
+// pairedSE fills res.SE, DF, C and Clustered from the task differences d and
+// their clusters cl, and returns notes on the fallback taken.
+func pairedSE(res *PairedResult, d []float64, cl []string) []string {
+	g := len(d)
+	nc := len(slices.Compact(slices.Sorted(slices.Values(cl))))
+	if nc >= 2 && nc < g {
+		res.SE, res.DF, res.C, res.Clustered = ClusteredSE(d, cl), nc-1, nc, true
+		return nil
+	}
+	var note []string
+	if nc == 1 {
+		note = append(note, "all tasks are in one cluster: SE and p over tasks instead")
+	}
+	ss := 0.0
+	for _, v := range d {
+		ss += (v - res.Delta) * (v - res.Delta)
+	}
+	res.SE, res.DF = math.Sqrt(ss/float64(g-1))/math.Sqrt(float64(g)), g-1
+	return note
+}
+
+// clusterSums returns the sum of the d_t of each cluster (in sorted cluster
+// order), the units a clustered sign-flip test flips.
+func clusterSums(d []float64, cl []string) []float64 {
+	sums := map[string]float64{}
+	for i, v := range d {
+		sums[cl[i]] += v
+	}
+	out := make([]float64, 0, len(sums))
+	for _, k := range slices.Sorted(maps.Keys(sums)) {
+		out = append(out, sums[k])
+	}
+	return out
+}
+
+// AdjustedInterval returns the Laplace-adjusted Wald interval for the mean of
+// the per-task differences d ∈ [−1, 1]: one pseudo-task at +1 and one at −1
+// are added, and with n = G + 2, m = Σd/n and v = (Σd² + 2)/n − m²,
+//
+//	m ± z·√(v/n), clamped to [−1, 1].
+//
+// With one rep per task (d ∈ {−1, 0, 1}) this is exactly the interval of
+// Bonett & Price 2012 ("Adjusted Wald confidence interval for a difference of
+// binomial proportions based on paired data", J Educ Behav Stat 37:479), the
+// Wald interval after adding 1 to each discordant cell, which Fagerland,
+// Lydersen & Laake 2014 (Stat Med 33:2850) recommend for paired proportions;
+// with R reps the pseudo-tasks stay at the bounds ±1 of d_t (pseudo-values at
+// ±1/R under-cover: 0.82 at G = 6, R = 5 in TestStudyCoverage). Unlike a
+// t, bootstrap or sign-flip-inversion interval it is never a point when the
+// differences have no spread: all d_t = 0 on 6 tasks gives ±0.49. With no
+// tasks it returns [−1, 1].
+func AdjustedInterval(d []float64, z float64) [2]float64 {
+	if len(d) == 0 {
+		return [2]float64{-1, 1}
+	}
+	n := float64(len(d) + 2)
+	s, s2 := 0.0, 2.0
+	for _, v := range d {
+		s += v
+		s2 += v * v
+	}
+	m := s / n
+	half := z * math.Sqrt(math.Max(0, s2/n-m*m)/n)
+	return [2]float64{math.Max(-1, m-half), math.Min(1, m+half)}
+}
+
+// SignFlip returns the two-sided sign-flip (randomization) p-value for the
+// mean of the paired differences d being 0, and the smallest p-value the
+// exact test could give. Under the null that the arm labels are exchangeable
+// within each unit, each d_t is equally likely to have either sign; p is the
+// fraction of the 2^G sign assignments whose |Σ ± d_t| is at least the
+// observed |Σ d_t| (Fisher 1935, "The Design of Experiments"; the paired
+// randomization test; R: exactRankTests::perm.test(d, paired = TRUE) for
+// integer scores), ties counted with a relative tolerance of 1e-9.
+//
+// Zero differences are invariant under flipping and do not change p, so the
+// computation runs over the G' non-zero entries only. When the d_t lie on a
+// lattice k_t/L (always the case for per-task means of 0/1 outcomes: L the
+// least common multiple of the reps, here ≤ signFlipMaxDenominator) the
+// distribution of Σ ± k_t is convolved exactly in O(G'·Σ|k_t|) (the shift
+// algorithm of Streitberg & Röhmel 1986, Statistical Software Newsletter
+// 12:10), at any G'. Otherwise it enumerates all 2^G' flips when G' ≤
+// maxExact (≤ 0 means DefaultSignFlipMaxExact; capped at 24), else draws
+// `samples` random flips (≤ 0 means DefaultSignFlipSamples) from a PCG
+// generator seeded with seed, giving the Monte Carlo p-value
+// (1 + #{as extreme})/(samples + 1) (Phipson & Smyth 2010, SAGMB 9:39), which
+// is never 0. floor = min(1, 2/2^G') is the exact test's smallest attainable
+// p (the observed signs and their mirror image always count): with G' = 4
+// informative tasks no result can be significant below 0.125. With no
+// non-zero difference p = floor = 1.
+func SignFlip(d []float64, maxExact int, samples int, seed uint64) (p float64, floor float64) {
+	nz := make([]float64, 0, len(d))
+	scale := 0.0
+	obs := 0.0
+	for _, v := range d {
+		if v != 0 {
+			nz = append(nz, v)
+			scale += math.Abs(v)
+			obs += v
+		}
+	}
+	g := len(nz)
+	floor = math.Min(1, math.Ldexp(2, -g))
+	if g == 0 {
+		return 1, 1
+	}
+	if k, ok := onLattice(nz); ok {
+		return signFlipLattice(k), floor
+	}
+	thr := math.Abs(obs) - 1e-9*scale
+	if maxExact <= 0 {
+		maxExact = DefaultSignFlipMaxExact
+	}
+	maxExact = min(maxExact, signFlipExactCap)
+	if samples <= 0 {
+		samples = DefaultSignFlipSamples
+	}
+	if g <= maxExact {
+		return signFlipEnumerate(nz, thr), floor
+	}
+	return signFlipMonteCarlo(nz, thr, samples, seed), floor
+}
+
+// Bounds of SignFlip's exact lattice convolution.
+const (
+	// signFlipMaxDenominator is the largest common denominator L tried.
+	signFlipMaxDenominator = 5040
+	// signFlipMaxWork bounds G'·Σ|k_t|, the convolution's cost.
+	signFlipMaxWork = 50_000_000
+)
+
+// onLattice returns integers k with v_i = k_i/L for a common denominator
+// L ≤ signFlipMaxDenominator (within 1e-9), when the convolution over them
+// stays within signFlipMaxWork.
+func onLattice(v []float64) ([]int, bool) {
+	l := 1
+	for _, x := range v {
+		q := 1
+		for ; q <= signFlipMaxDenominator; q++ {
+			if y := x * float64(q); math.Abs(y-math.Round(y)) <= 1e-9*float64(q) {
+				break
+			}
+		}
+		if q > signFlipMaxDenominator {
+			return nil, false
+		}
+		l = l / gcd(l, q) * q
+		if l > signFlipMaxDenominator {
+			return nil, false
+		}
+	}
+	k := make([]int, len(v))
+	total := 0
+	for i, x := range v {
+		k[i] = int(math.Round(x * float64(l)))
+		total += max(k[i], -k[i])
+	}
+	if total*len(v) > signFlipMaxWork {
+		return nil, false
+	}
+	return k, true
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// signFlipLattice returns P(|Σ ± k_i| ≥ |Σ k_i|) under fair independent
+// signs, by convolving the two-point distributions of ±|k_i| exactly.
+func signFlipLattice(k []int) float64 {
+	total, obs := 0, 0
+	for _, x := range k {
+		total += max(x, -x)
+		obs += x
+	}
+	obs = max(obs, -obs)
+	cur, next := make([]float64, 2*total+1), make([]float64, 2*total+1)
+	cur[total] = 1
+	reach := 0
+	for _, x := range k {
+		a := max(x, -x)
+		clear(next[total-reach-a : total+reach+a+1])
+		for s := total - reach; s <= total+reach; s++ {
+			if q := cur[s]; q != 0 {
+				next[s-a] += q / 2
+				next[s+a] += q / 2
+			}
+		}
+		reach += a
+		cur, next = next, cur
+	}
+	p := 0.0
+	for s := obs; s <= total; s++ {
+		p += cur[total+s]
+		if s != 0 {
+			p += cur[total-s]
+		}
+	}
+	return math.Min(1, p)
+}
+
+// signFlipEnumerate counts the sign assignments of nz with |sum| ≥ thr.
+func signFlipEnumerate(nz []float64, thr float64) float64 {
+	// Enumerate half the subsets: flipping every sign maps a subset to its
+	// complement with the same |sum|, so fix the sign of the last entry.
+	half := uint64(1) << (len(nz) - 1)
+	var count uint64
+	for mask := uint64(0); mask < half; mask++ {
+		s := 0.0
+		for i, v := range nz {
+			if mask&(1<<i) != 0 {
+				s -= v
+			} else {
+				s += v
+			}
+		}
+		if math.Abs(s) >= thr {
+			count++
+		}
+	}
+	return float64(count) / float64(half)
+}
+
+// signFlipMonteCarlo is the Monte Carlo sign-flip p over `samples` seeded
+// random flips.
+func signFlipMonteCarlo(nz []float64, thr float64, samples int, seed uint64) float64 {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	count := signFlipCount(rng, nz, samples, thr)
+	return float64(1+count) / float64(samples+1)
+}
+
+// PerTask checks pairs and returns, per task in sorted order, the mean
+// paired difference d (B − A over its reps) and its cluster cl (the task
+// itself when it has none), with Pairs, Rescued, Broke, Informative, RepsMin
+// and RepsMax of the result filled in.
+func PerTask(pairs []Pair) (PairedResult, []float64, []string, error) {
+	type acc struct {
+		sum     float64
+		n       int
+		differs bool
+		cluster string
+	}
+	tasks := map[string]*acc{}
+	seen := map[string]map[int]bool{}
+	var res PairedResult
+	for _, p := range pairs {
+		if seen[p.Task] == nil {
+			seen[p.Task] = map[int]bool{}
+		}
+		if seen[p.Task][p.Rep] {
+			return PairedResult{}, nil, nil, fmt.Errorf("stats.PairedDiff: duplicate pair for task %q rep %d", p.Task, p.Rep)
+		}
+		seen[p.Task][p.Rep] = true
+		a := tasks[p.Task]
+		if a == nil {
+			a = &acc{cluster: p.Cluster}
+			tasks[p.Task] = a
+		} else if a.cluster != p.Cluster {
+			return PairedResult{}, nil, nil, fmt.Errorf("stats.PairedDiff: task %q has clusters %q and %q", p.Task, a.cluster, p.Cluster)
+		}
+		res.Pairs++
+		switch {
+		case p.B && !p.A:
+			a.sum++
+			a.differs = true
+			res.Rescued++
+		case p.A && !p.B:
+			a.sum--
+			a.differs = true
+			res.Broke++
+		}
+		a.n++
+	}
+
+	// Deterministic task order (map iteration is random; sums must not be).
+	names := slices.Sorted(maps.Keys(tasks))
+	d := make([]float64, len(names))
+	cl := make([]string, len(names))
+	for i, name := range names {
+		a := tasks[name]
+		d[i] = a.sum / float64(a.n)
+		cl[i] = a.cluster
+		if cl[i] == "" {
+			cl[i] = "\x00task:" + name
+		}
+		if a.differs {
+			res.Informative++
+		}
+		if i == 0 || a.n < res.RepsMin {
+			res.RepsMin = a.n
+		}
+		res.RepsMax = max(res.RepsMax, a.n)
+	}
+	return res, d, cl, nil
+}
