@@ -1,5 +1,5 @@
 // Package mcpserver serves webbench's browser tools (browser) to an external agent as an MCP server,
-// bound to one attempt (issue 15, "Bring your own agent"). It is built on the official Go SDK,
+// bound to one attempt (README "Bring your own agent"). It is built on the official Go SDK,
 // github.com/modelcontextprotocol/go-sdk/mcp (v1.8.0): the SDK speaks JSON-RPC and the transports, this package
 // only adds the tools.
 //
