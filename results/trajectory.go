@@ -218,7 +218,7 @@ type ToolRecord struct {
 	// Raw is the tool's output as produced, before any guard's rewrite.
 	Raw browser.Result `json:"raw"`
 	// Shown is what the model was shown (after guards' rewrites and the observation mode), nil when it is Raw;
-	// SetShown sets it, Shown reads it.
+	// SetShown sets it, ShownResult reads it.
 	Shown *browser.Result `json:"shown,omitempty"`
 	// Failed is true when the tool call failed.
 	Failed bool `json:"failed"`
@@ -235,8 +235,8 @@ type ToolRecord struct {
 	StartedMS int64 `json:"started_ms,omitempty"`
 }
 
-// NewToolRecord is the record of call whose output was raw, the model shown it as is (SetShown records a
-// rewrite). raw is copied.
+// NewToolRecord is the record of call whose output was raw, shown to the model as is until SetShown records a
+// rewrite. raw is copied.
 func NewToolRecord(call ToolCall, raw browser.Result) *ToolRecord {
 	return &ToolRecord{Call: call, Raw: stored(raw)}
 }
@@ -264,7 +264,8 @@ func (r *ToolRecord) ShownResult() browser.Result {
 func (r *ToolRecord) RawText() string { return r.Raw.Format() }
 
 // ShownText is the text the model was shown for this call (browser.Result.Format of ShownResult), byte for
-// byte the tool message's content.
+// byte the tool message's content in the request that followed the call (later requests may elide its
+// snapshot).
 func (r *ToolRecord) ShownText() string { return r.ShownResult().Format() }
 
 // stored is a copy of res holding only what the trajectory stores (no Image, no Harness) and sharing no slice
