@@ -136,7 +136,7 @@ func (ag *Agent) Run(ctx context.Context, task Task, sess browser.Backend) (*Tra
 	url, title := sess.PageInfo()
 	first := browser.Result{URL: url, Title: title, Snapshot: browser.Snapshot{YAML: snap}}
 	run.obs.first(&first)
-	tr.FirstObservation = first.Format()
+	tr.FirstObservation = new(first.Clone())
 	user := TextMessage(openai.ChatMessageRoleUser, "")
 	user.Lead, user.Observation = TaskLead+task.Goal+"\n\n", &first
 	a.Messages = []Message{TextMessage(openai.ChatMessageRoleSystem, cfg.SystemPrompt), user}
@@ -325,7 +325,7 @@ func (r *loopRun) tool(ctx context.Context, st *Step, tc openai.ToolCall, lastOu
 	out := CallTool(ctx, r.a, r.cfg.Hooks, call)
 	if r.cfg.Observation != ObserveFull {
 		r.obs.result(call.Name, &out.Result.Result)
-		out.Record.Text = out.Result.Result.Format()
+		out.Record.SetShown(out.Result.Result)
 	}
 	st.Results = append(st.Results, out.Record)
 	r.a.Messages = append(r.a.Messages, toolMessage(tc.ID, out.Result))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"webbench/browser"
@@ -22,12 +23,15 @@ type recordedCase struct {
 	AttemptID   string              `json:"attempt_id"`
 	Status      string              `json:"status"`
 	FailureMode results.FailureMode `json:"failure_mode"`
-	Trajectory  *Trajectory         `json:"trajectory"`
-	Elided1     []string            `json:"elided1"`
-	Elided3     []string            `json:"elided3"`
-	FPRaw       []string            `json:"fp_raw"`
-	FPText      []string            `json:"fp_text"`
-	Condensed   []string            `json:"condensed"`
+	// TrajectoryJSON is the trajectory as recorded (schema version 1: results stored as text); Trajectory is
+	// it read with results.ReadTrajectory, which converts it.
+	TrajectoryJSON json.RawMessage `json:"trajectory"`
+	Trajectory     *Trajectory     `json:"-"`
+	Elided1        []string        `json:"elided1"`
+	Elided3        []string        `json:"elided3"`
+	FPRaw          []string        `json:"fp_raw"`
+	FPText         []string        `json:"fp_text"`
+	Condensed      []string        `json:"condensed"`
 }
 
 func loadRecorded(t *testing.T) []*recordedCase {
@@ -48,7 +52,39 @@ func loadRecorded(t *testing.T) []*recordedCase {
 	if len(in.Cases) < 20 {
 		t.Fatalf("%d recorded cases", len(in.Cases))
 	}
+	dir := t.TempDir()
+	for _, c := range in.Cases {
+		p := filepath.Join(dir, c.AttemptID+".json")
+		if err := os.WriteFile(p, c.TrajectoryJSON, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.Trajectory, err = results.ReadTrajectory(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return in.Cases
+}
+
+// recordedTexts are the texts a recorded (schema version 1) trajectory stored: the first observation, then
+// each result's raw and model-facing text.
+func recordedTexts(t *testing.T, c *recordedCase) []string {
+	t.Helper()
+	var old struct {
+		FirstObservation string `json:"first_observation"`
+		Steps            []struct {
+			Results []struct{ Raw, Text string } `json:"results"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(c.TrajectoryJSON, &old); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{old.FirstObservation}
+	for _, st := range old.Steps {
+		for _, r := range st.Results {
+			texts = append(texts, r.Raw, r.Text)
+		}
+	}
+	return texts
 }
 
 func shortSHA(s string) string {
@@ -56,22 +92,33 @@ func shortSHA(s string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// The recorded texts read back with ParseResult format to the same bytes.
+// The recorded texts read back with ParseResult format to the same bytes, and the typed trajectory
+// ReadTrajectory converts them to formats to the recorded texts: the same first observation, raw and
+// model-facing texts, byte for byte.
 func TestRecordedResultsRoundTrip(t *testing.T) {
 	n := 0
 	for _, c := range loadRecorded(t) {
 		tr := c.Trajectory
-		texts := []string{tr.FirstObservation}
-		for _, st := range tr.Steps {
-			for _, r := range st.Results {
-				texts = append(texts, r.Raw, r.Text)
-			}
-		}
+		texts := recordedTexts(t, c)
 		for _, s := range texts {
 			if got := browser.ParseResult(s).Format(); got != s {
 				t.Fatalf("%s: round trip differs:\n%q\nwant\n%q", c.AttemptID, got, s)
 			}
 			n++
+		}
+		typed := []string{tr.FirstObservationText()}
+		for _, st := range tr.Steps {
+			for _, r := range st.Results {
+				typed = append(typed, r.RawText(), r.ShownText())
+			}
+		}
+		if len(typed) != len(texts) {
+			t.Fatalf("%s: %d texts from the typed trajectory, %d recorded", c.AttemptID, len(typed), len(texts))
+		}
+		for i := range typed {
+			if typed[i] != texts[i] {
+				t.Errorf("%s: text %d of the typed trajectory differs:\n%q\nrecorded\n%q", c.AttemptID, i, typed[i], texts[i])
+			}
 		}
 	}
 	t.Logf("%d texts", n)
@@ -81,7 +128,7 @@ func TestRecordedResultsRoundTrip(t *testing.T) {
 func TestRecordedRenderMatchesOldElision(t *testing.T) {
 	for _, c := range loadRecorded(t) {
 		tr := c.Trajectory
-		first := browser.ParseResult(tr.FirstObservation)
+		first := tr.FirstObservation.Clone()
 		user := TextMessage(openai.ChatMessageRoleUser, "")
 		user.Lead, user.Observation = "Task: "+tr.Goal+"\n\n", &first
 		msgs := []Message{TextMessage(openai.ChatMessageRoleSystem, "system"), user}
@@ -91,7 +138,7 @@ func TestRecordedRenderMatchesOldElision(t *testing.T) {
 			}
 			msgs = append(msgs, TextMessage(openai.ChatMessageRoleAssistant, st.Content))
 			for _, r := range st.Results {
-				obs := browser.ParseResult(r.Text)
+				obs := r.ShownResult().Clone()
 				msgs = append(msgs, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
 					Role: openai.ChatMessageRoleTool}, Observation: &obs})
 			}
@@ -118,8 +165,8 @@ func TestRecordedFingerprintsAndFailureModes(t *testing.T) {
 		var raws, texts []string
 		for _, st := range c.Trajectory.Steps {
 			for _, r := range st.Results {
-				raws = append(raws, results.ResultFingerprint(browser.ParseResult(r.Raw)))
-				texts = append(texts, results.ResultFingerprint(browser.ParseResult(r.Text)))
+				raws = append(raws, results.ResultFingerprint(r.Raw))
+				texts = append(texts, results.ResultFingerprint(r.ShownResult()))
 			}
 		}
 		for _, fp := range []struct{ got, old []string }{{raws, c.FPRaw}, {texts, c.FPText}} {

@@ -131,9 +131,11 @@ func execTool(ctx context.Context, a *Attempt, hooks []Hook, call ToolCall) *Too
 	return &ToolResult{Raw: raw, Result: raw.Clone(), DurationMS: time.Since(t0).Milliseconds()}
 }
 
-// toolRecord is the trajectory's record of a result: its raw and model-facing texts (Format).
+// toolRecord is the trajectory's record of a result: its raw and model-facing results, typed.
 func toolRecord(call ToolCall, res *ToolResult, action bool) *ToolRecord {
-	return &ToolRecord{Call: call, Raw: res.Raw.Format(), Text: res.Result.Format(), Failed: res.Failed(),
-		Action: action, SnapshotBytes: len(res.Raw.Snapshot.YAML), DurationMS: res.DurationMS,
-		Refreshed: res.Result.Refreshed != nil}
+	r := results.NewToolRecord(call, res.Raw)
+	r.SetShown(res.Result)
+	r.Failed, r.Action, r.SnapshotBytes, r.DurationMS = res.Failed(), action, len(res.Raw.Snapshot.YAML), res.DurationMS
+	r.Refreshed = res.Result.Refreshed != nil
+	return r
 }

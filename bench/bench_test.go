@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"webbench/browser"
 )
 
 // These tests are quick and need no browser: statistics, /proc parsing, the pages, the MCP client against a
@@ -148,8 +150,11 @@ func TestRefOfAndErrorSection(t *testing.T) {
 		t.Error("refOf found a missing node")
 	}
 	text := "### Error\nRef e9 not found in the current page snapshot.\n  Try capturing new snapshot.\n### Page\n- Page URL: x"
-	if got := errorSection(text); got != "Ref e9 not found in the current page snapshot. Try capturing new snapshot." {
+	if got := errorSection(sideResult{res: browser.ParseResult(text), text: text}); got != "Ref e9 not found in the current page snapshot. Try capturing new snapshot." {
 		t.Errorf("errorSection = %q", got)
+	}
+	if got := errorSection(sideResult{text: "plain failure\n### Page\n- Page URL: x"}); got != "plain failure" {
+		t.Errorf("errorSection without an error section = %q", got)
 	}
 }
 

@@ -120,14 +120,14 @@ func BenchmarkTool(b *testing.B) {
 						b.Run(c.name, func(b *testing.B) {
 							bytes := 0
 							for i := 0; i < b.N; i++ {
-								text, isErr, _, err := timed(ctx, side, c.tool, c.args)
+								r, _, err := timed(ctx, side, c.tool, c.args)
 								if err != nil {
 									b.Fatal(err)
 								}
-								if isErr != c.wantErr {
-									b.Fatalf("%s: error %v, want %v: %.300s", c.tool, isErr, c.wantErr, text)
+								if r.isErr != c.wantErr {
+									b.Fatalf("%s: error %v, want %v: %.300s", c.tool, r.isErr, c.wantErr, r.text)
 								}
-								bytes = len(text)
+								bytes = len(r.text)
 							}
 							b.ReportMetric(float64(bytes), "obs-bytes")
 						})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"webbench/browser"
 	"webbench/judge"
 	"webbench/llm"
 	"webbench/results"
@@ -26,7 +27,7 @@ func TestFourCallersOneStatusRule(t *testing.T) {
 	step := &results.Step{Index: 0, Usage: llm.Usage{Prompt: 120, Completion: 30},
 		ToolCalls: []results.ToolCall{{ID: "c1", Name: "browser_click", Args: `{"target":"e2"}`}},
 		Results: []*results.ToolRecord{{Call: results.ToolCall{ID: "c1", Name: "browser_click", Args: `{"target":"e2"}`},
-			Raw: "### Page\n- Page URL: u\n### Snapshot\n```yaml\n- button \"Go\" [ref=e2]\n```", Action: true}}}
+			Raw: browser.Result{URL: "u", Snapshot: browser.Snapshot{YAML: `- button "Go" [ref=e2]`}}, Action: true}}}
 	answered := func(ok bool, final string) results.FinishRecord {
 		return results.FinishRecord{Reason: results.FinishAnswered, Final: &results.FinalAnswer{OK: ok, Final: final}}
 	}

@@ -141,10 +141,10 @@ func mcpStart(ctx context.Context, mo MCPOptions, url string) error {
 	if err != nil {
 		return err
 	}
-	text, isErr, err := mcpSide{mc}.call(ctx, browser.ToolNavigate, map[string]any{"url": url})
+	r, err := mcpSide{mc}.call(ctx, browser.ToolNavigate, map[string]any{"url": url})
 	_ = mc.Close()
-	if err == nil && isErr {
-		err = errors.New(text)
+	if err == nil && r.isErr {
+		err = errors.New(r.text)
 	}
 	return err
 }

@@ -15,21 +15,29 @@ import (
 // toolSide is one implementation of the Playwright MCP tool surface: webbench's browser Session, or the
 // @playwright/mcp server over stdio.
 type toolSide interface {
-	// call runs a tool and returns the model-facing text and whether the tool reported an error.
-	call(ctx context.Context, tool browser.ToolName, args map[string]any) (text string, isErr bool, err error)
+	// call runs a tool and returns its outcome.
+	call(ctx context.Context, tool browser.ToolName, args map[string]any) (sideResult, error)
 	close()
+}
+
+// sideResult is one tool call's outcome on a side: its sections, the model-facing text (whose size is
+// measured) and whether the tool reported an error.
+type sideResult struct {
+	res   browser.Result
+	text  string
+	isErr bool
 }
 
 // webbenchSide is browser: Session.Call, text = Result.Format().
 type webbenchSide struct{ s *browser.Session }
 
-func (w webbenchSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (string, bool, error) {
+func (w webbenchSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (sideResult, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return "", false, err
+		return sideResult{}, err
 	}
 	r := w.s.Call(ctx, string(tool), raw)
-	return r.Format(), r.IsError(), nil
+	return sideResult{res: r, text: r.Format(), isErr: r.IsError()}, nil
 }
 
 func (w webbenchSide) close() { _ = w.s.Close() }
@@ -37,9 +45,12 @@ func (w webbenchSide) close() { _ = w.s.Close() }
 // mcpSide is @playwright/mcp over stdio.
 type mcpSide struct{ c *MCPClient }
 
-func (m mcpSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (string, bool, error) {
+// call reads the server's text into its sections with browser.ParseResult as it comes (the input boundary:
+// no ANSI stripping, no snapshot file read, unlike the tool backend's reading in browser/mcptools), so that
+// each side's figures are of the text the model would get.
+func (m mcpSide) call(ctx context.Context, tool browser.ToolName, args map[string]any) (sideResult, error) {
 	r, err := m.c.CallTool(ctx, string(tool), args)
-	return r.Text, r.IsError, err
+	return sideResult{res: browser.ParseResult(r.Text), text: r.Text, isErr: r.IsError}, err
 }
 
 func (m mcpSide) close() { _ = m.c.Close() }
@@ -123,12 +134,12 @@ func refOf(snapshot, pattern string) (string, error) {
 
 var spaceRE = regexp.MustCompile(`\s+`)
 
-// errorSection returns the "### Error" section of a result text (browser.ParseResult), else the text before
-// its first heading, on one line, at most 160 bytes.
-func errorSection(text string) string {
-	e := browser.ParseResult(text).Error
+// errorSection returns the error of a result, else its text before the first heading, on one line, at most
+// 160 bytes.
+func errorSection(r sideResult) string {
+	e := r.res.Error
 	if e == "" {
-		e, _, _ = strings.Cut(text, "###")
+		e, _, _ = strings.Cut(r.text, "###")
 	}
 	t := strings.TrimSpace(spaceRE.ReplaceAllString(e, " "))
 	if len(t) > 160 {
@@ -137,23 +148,23 @@ func errorSection(text string) string {
 	return t
 }
 
-// timed calls a tool on side and returns its text, error flag and latency in ms.
-func timed(ctx context.Context, side toolSide, tool browser.ToolName, args map[string]any) (string, bool, float64, error) {
+// timed calls a tool on side and returns its outcome and latency in ms.
+func timed(ctx context.Context, side toolSide, tool browser.ToolName, args map[string]any) (sideResult, float64, error) {
 	t0 := time.Now()
-	text, isErr, err := side.call(ctx, tool, args)
-	return text, isErr, ms(time.Since(t0)), err
+	r, err := side.call(ctx, tool, args)
+	return r, ms(time.Since(t0)), err
 }
 
 // mustOK calls a tool that must succeed.
 func mustOK(ctx context.Context, side toolSide, tool browser.ToolName, args map[string]any) (string, error) {
-	text, isErr, _, err := timed(ctx, side, tool, args)
+	r, _, err := timed(ctx, side, tool, args)
 	if err != nil {
 		return "", err
 	}
-	if isErr {
-		return "", fmt.Errorf("%s: %s", tool, errorSection(text))
+	if r.isErr {
+		return "", fmt.Errorf("%s: %s", tool, errorSection(r))
 	}
-	return text, nil
+	return r.text, nil
 }
 
 // sideState is one side's page state during a measurement: the latest snapshot and refs.
@@ -341,47 +352,47 @@ type stepOp struct {
 func stepOps(sp pageSpec, url string) []stepOp {
 	return []stepOp{
 		{key: "snapshot", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-			text, isErr, d, err := timed(ctx, s.side, browser.ToolSnapshot, nil)
-			if err == nil && isErr {
-				err = fmt.Errorf("%s: %s", browser.ToolSnapshot, errorSection(text))
+			r, d, err := timed(ctx, s.side, browser.ToolSnapshot, nil)
+			if err == nil && r.isErr {
+				err = fmt.Errorf("%s: %s", browser.ToolSnapshot, errorSection(r))
 			}
-			s.figs.SnapshotBytes = len(text)
-			s.lastSnap = browser.ParseResult(text).Snapshot.YAML
-			return d, text, err
+			s.figs.SnapshotBytes = len(r.text)
+			s.lastSnap = r.res.Snapshot.YAML
+			return d, r.text, err
 		}},
 		{key: "click", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-			text, isErr, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": sp.clickLabel, "target": s.clickRef})
-			if err == nil && isErr {
-				err = fmt.Errorf("%s %s: %s", browser.ToolClick, s.clickRef, errorSection(text))
+			r, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": sp.clickLabel, "target": s.clickRef})
+			if err == nil && r.isErr {
+				err = fmt.Errorf("%s %s: %s", browser.ToolClick, s.clickRef, errorSection(r))
 			}
-			s.figs.ClickBytes = len(text)
-			if cur := browser.ParseResult(text).Snapshot.YAML; cur != "" && s.lastSnap != "" {
+			s.figs.ClickBytes = len(r.text)
+			if cur := r.res.Snapshot.YAML; cur != "" && s.lastSnap != "" {
 				diff, ok := browser.DiffSnapshot(s.lastSnap, cur)
 				if diff == "" {
 					diff = browser.NoChangesYAML
 				}
 				if ok && len(diff) < len(cur) { // as agent's observer: the whole snapshot when the diff is no shorter
-					s.figs.DiffClickBytes = len(text) - len(cur) + len(diff)
+					s.figs.DiffClickBytes = len(r.text) - len(cur) + len(diff)
 				} else {
-					s.figs.DiffClickBytes = len(text)
+					s.figs.DiffClickBytes = len(r.text)
 				}
 			}
-			return d, text, err
+			return d, r.text, err
 		}},
 		{key: "type", skip: sp.typeLabel == "", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-			text, isErr, d, err := timed(ctx, s.side, browser.ToolType, map[string]any{"element": sp.typeLabel,
+			r, d, err := timed(ctx, s.side, browser.ToolType, map[string]any{"element": sp.typeLabel,
 				"target": s.typeRef, "text": fmt.Sprintf("Portland %d", i)})
-			if err == nil && isErr {
-				err = fmt.Errorf("%s %s: %s", browser.ToolType, s.typeRef, errorSection(text))
+			if err == nil && r.isErr {
+				err = fmt.Errorf("%s %s: %s", browser.ToolType, s.typeRef, errorSection(r))
 			}
-			return d, text, err
+			return d, r.text, err
 		}},
 		{key: "stale_unknown", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
-			text, isErr, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": "gone", "target": "e99999"})
-			if err == nil && !isErr {
-				err = fmt.Errorf("click on unknown ref e99999 succeeded: %.200s", text)
+			r, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": "gone", "target": "e99999"})
+			if err == nil && !r.isErr {
+				err = fmt.Errorf("click on unknown ref e99999 succeeded: %.200s", r.text)
 			}
-			return d, text, err
+			return d, r.text, err
 		}},
 		// Removed node: fresh page, snapshot (the ref is current), remove the node by script, click the ref.
 		{key: "stale_removed", run: func(ctx context.Context, s *sideState, i int) (float64, string, error) {
@@ -407,12 +418,12 @@ func staleRemoved(ctx context.Context, s *sideState, sp pageSpec, url string) (f
 		"function": "() => { document.getElementById('" + sp.removeID + "').remove(); return 'removed'; }"}); err != nil {
 		return 0, "", err
 	}
-	text, isErr, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": sp.remove, "target": ref})
-	if err == nil && !isErr {
-		err = fmt.Errorf("click on removed node %s succeeded: %.200s", ref, text)
+	r, d, err := timed(ctx, s.side, browser.ToolClick, map[string]any{"element": sp.remove, "target": ref})
+	if err == nil && !r.isErr {
+		err = fmt.Errorf("click on removed node %s succeeded: %.200s", ref, r.text)
 	}
 	if err == nil && s.figs.StaleText == "" {
-		s.figs.StaleText = errorSection(text)
+		s.figs.StaleText = errorSection(r)
 	}
-	return d, text, err
+	return d, r.text, err
 }

@@ -11,43 +11,51 @@ import (
 // Result is the outcome of one browser tool call as a value: the sections Playwright MCP (≤0.0.68, inline
 // snapshot) prints, each a field, plus what guards and the loop add before the model sees it (Notes, Refreshed).
 // Guards edit the fields; Format renders the model-facing text once, at the model boundary, and ParseResult
-// reads such a text back (for a reader that only has the text: the scripted policy, recorded trajectories).
+// reads such a text back (for a reader that only has the text: the scripted policy, a Playwright MCP server's
+// reply, and trajectories of schema version 1, which stored the text).
+//
+// Its JSON form is the trajectory's record of a tool result (results.ToolRecord): one field per section, each
+// omitted when empty — {"error", "result", "url", "title", "snapshot": {"yaml", "elided"}, "events": [...],
+// "notes": [{"heading", "body"}], "refreshed": {"yaml", "elided"}}. Image and Harness are not part of it (nor of
+// the text): the image is kept as a screenshot file, the harness notes as guard events.
 type Result struct {
 	// Error is the raw error message (with Playwright's call log when there is one); empty on success.
-	Error string
+	Error string `json:"error,omitempty"`
 	// Result is the tool's value (evaluate's JSON, wait_for's message …).
-	Result string
+	Result string `json:"result,omitempty"`
 	// URL and Title of the page after the call.
-	URL, Title string
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
 	// Snapshot is the AI-mode aria snapshot taken after the call, when the call changes the page or is
 	// browser_snapshot; zero otherwise.
-	Snapshot Snapshot
+	Snapshot Snapshot `json:"snapshot,omitzero"`
 	// Events are console errors, dialogs and downloads seen during the call, one per entry.
-	Events []string
+	Events []string `json:"events,omitempty"`
 	// Notes are sections a guard appends after Events (repeat_guard's "### Repeated call"), in order.
-	Notes []Note
+	Notes []Note `json:"notes,omitempty"`
 	// Refreshed is a fresh snapshot the loop appends last (stale_ref_refresh); nil when none.
-	Refreshed *Snapshot
+	Refreshed *Snapshot `json:"refreshed,omitempty"`
 	// Image is a PNG screenshot (browser_take_screenshot), bytes; not part of the text.
-	Image []byte
+	Image []byte `json:"-"`
 	// Harness are notes for the trajectory, never shown to the model (not part of the text): the loop records
 	// each as an event of guard ProbeGuard (ProbeSkipped).
-	Harness []string
+	Harness []string `json:"-"`
 }
 
 // Snapshot is an AI-mode aria snapshot in a result: its YAML, or, in a request, the placeholder that replaced
 // an older one (Elided). Its refs are parsed from the YAML (Refs, Nodes).
 type Snapshot struct {
 	// YAML is the snapshot text as Playwright's page.ariaSnapshot({mode: "ai"}) returns it.
-	YAML string
+	YAML string `json:"yaml,omitempty"`
 	// Elided marks a snapshot replaced by SnapshotPlaceholder (older snapshots in a request, DESIGN.md
 	// "Context"); YAML is then empty.
-	Elided bool
+	Elided bool `json:"elided,omitempty"`
 }
 
 // Note is a section appended to a result: "### " + Heading, then Body.
 type Note struct {
-	Heading, Body string
+	Heading string `json:"heading"`
+	Body    string `json:"body"`
 }
 
 // IsError reports whether the call failed.

@@ -374,13 +374,13 @@ func ClassifyFailure(t *Trajectory, judgePass bool) FailureMode {
 	return ModeWrongAnswer
 }
 
-// toolRec is a recorded tool call with its raw result read back into fields (browser.ParseResult).
+// toolRec is a recorded tool call with its raw result.
 type toolRec struct {
 	r   *ToolRecord
 	raw browser.Result
 }
 
-// toolRecords returns the trajectory's tool records in order, their raw results parsed.
+// toolRecords returns the trajectory's tool records in order.
 func toolRecords(t *Trajectory) []toolRec {
 	var recs []toolRec
 	for _, st := range t.Steps {
@@ -389,7 +389,7 @@ func toolRecords(t *Trajectory) []toolRec {
 		}
 		for _, r := range st.Results {
 			if r != nil {
-				recs = append(recs, toolRec{r, browser.ParseResult(r.Raw)})
+				recs = append(recs, toolRec{r, r.Raw})
 			}
 		}
 	}
@@ -474,13 +474,13 @@ func mechanismMode(t *Trajectory, recs []toolRec) FailureMode {
 // model-facing result's, refreshed ones included; a diff, observation mode diff, is not a whole view and is
 // skipped) had no interactive ref.
 func lastSnapshotEmpty(t *Trajectory, recs []toolRec) bool {
-	snap, seen := browser.ParseResult(t.FirstObservation).LastSnapshot()
+	var snap browser.Snapshot
+	seen := false
+	if t.FirstObservation != nil {
+		snap, seen = t.FirstObservation.LastSnapshot()
+	}
 	for _, x := range recs {
-		text := x.r.Text
-		if text == "" {
-			text = x.r.Raw
-		}
-		if s, ok := browser.ParseResult(text).LastSnapshot(); ok && !browser.IsSnapshotDiff(s.YAML) {
+		if s, ok := x.r.ShownResult().LastSnapshot(); ok && !browser.IsSnapshotDiff(s.YAML) {
 			snap, seen = s, true
 		}
 	}

@@ -11,16 +11,22 @@ import (
 // traj builds a trajectory with one step per tool record.
 func traj(reason string, final *FinalAnswer, recs ...*ToolRecord) *Trajectory {
 	t := &Trajectory{Finish: FinishRecord{Reason: FinishReason(reason), Final: final},
-		FirstObservation: "### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- button \"Go\" [ref=e1]\n```"}
+		FirstObservation: observed("### Page\n- Page URL: u\n- Page Title: t\n### Snapshot\n```yaml\n- button \"Go\" [ref=e1]\n```")}
 	for i, r := range recs {
 		t.Steps = append(t.Steps, &Step{Index: i, ToolCalls: []ToolCall{r.Call}, Results: []*ToolRecord{r}})
 	}
 	return t
 }
 
+// observed is the result a test gives in its text form.
+func observed(text string) *browser.Result {
+	r := browser.ParseResult(text)
+	return &r
+}
+
 func rec(name, args, raw string, failed bool) *ToolRecord {
 	def, _ := browser.LookupTool(name)
-	return &ToolRecord{Call: ToolCall{Name: name, Args: args}, Raw: raw, Text: raw, Failed: failed,
+	return &ToolRecord{Call: ToolCall{Name: name, Args: args}, Raw: browser.ParseResult(raw), Failed: failed,
 		Action: !failed && def.Progress}
 }
 
@@ -90,7 +96,7 @@ func TestFailureMode(t *testing.T) {
 		{"empty snapshot", traj("answered", no, rec("browser_navigate", `{"url":"/login"}`, snapEmpty, false)), false, "empty_snapshot"},
 		{"empty first observation", func() *Trajectory {
 			t := traj("answered", no)
-			t.FirstObservation = snapEmpty
+			t.FirstObservation = observed(snapEmpty)
 			return t
 		}(), false, "empty_snapshot"},
 		{"empty snapshot but ok=true", traj("answered", yes, rec("browser_navigate", `{}`, snapEmpty, false)), false, "wrong_answer"},

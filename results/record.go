@@ -16,8 +16,9 @@ import (
 const SchemaVersion = 2
 
 // TrajectorySchemaVersion is the schema_version of trajectory files (Trajectory): the agent loop stamps it,
-// (*Run).Trajectory refuses any other.
-const TrajectorySchemaVersion = 1
+// ReadTrajectory reads it and version 1 (tool results and the first observation stored as their model-facing
+// text, converted on read to the typed fields: trajectory_v1.go) and refuses any other.
+const TrajectorySchemaVersion = 2
 
 // Status is the outcome of an attempt: pass, fail or error.
 type Status string

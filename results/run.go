@@ -122,7 +122,7 @@ func (r *Run) Attempts(judgeName string) ([]Attempt, error) {
 }
 
 // Trajectory reads the trajectory of attempt id (the final record's Trajectory path), strictly: an unknown
-// field or a schema_version other than TrajectorySchemaVersion is an error naming the file. An attempt without
+// field or a schema_version other than TrajectorySchemaVersion and 1 (converted) is an error naming the file. An attempt without
 // one (an infrastructure error before the agent ran) is an error wrapping os.ErrNotExist.
 func (r *Run) Trajectory(id string) (*Trajectory, error) {
 	a, ok := r.latest[id]
@@ -146,8 +146,9 @@ var ErrBadTrajectory = errors.New("bad trajectory")
 // exist, the same attempt's file in the other layout is read instead (p with ".gz" added or removed), so a
 // record still names its trajectory after `gzip trajectories/*.json` or `gunzip trajectories/*.gz` in the run
 // directory. This is the one reader of trajectory files: every command and report reads them through it.
-// Errors: a missing file wraps os.ErrNotExist (naming p); corrupt gzip data, malformed JSON, an unknown field
-// or another schema version wrap ErrBadTrajectory, naming the file read.
+// A trajectory of schema version 1 (results stored as text) is converted to the current shape
+// (decodeTrajectoryV1). Errors: a missing file wraps os.ErrNotExist (naming p); corrupt gzip data, malformed
+// JSON, an unknown field or another schema version wrap ErrBadTrajectory, naming the file read.
 func ReadTrajectory(p string) (*Trajectory, error) {
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -169,13 +170,27 @@ func ReadTrajectory(p string) (*Trajectory, error) {
 			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrBadTrajectory, p, err)
 		}
 	}
-	var t Trajectory
-	if err := decodeStrict(b, &t); err != nil {
+	v := trajectoryVersion(b)
+	if v != trajectorySchemaV1 && v != TrajectorySchemaVersion && json.Valid(b) {
+		// The version first: another version's fields need not decode as this one's.
+		return nil, fmt.Errorf("%w: %s: field schema_version: %d, this bench reads trajectories of versions %d and %d",
+			ErrBadTrajectory, p, v, trajectorySchemaV1, TrajectorySchemaVersion)
+	}
+	t, err := decodeTrajectory(b, v)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrBadTrajectory, jsonError(p, b, 0, err))
 	}
-	if t.SchemaVersion != TrajectorySchemaVersion {
-		return nil, fmt.Errorf("%w: %s: field schema_version: %d, this bench reads trajectories of version %d",
-			ErrBadTrajectory, p, t.SchemaVersion, TrajectorySchemaVersion)
+	return t, nil
+}
+
+// decodeTrajectory decodes the trajectory JSON b of schema version v strictly, converting version 1.
+func decodeTrajectory(b []byte, v int) (*Trajectory, error) {
+	if v == trajectorySchemaV1 {
+		return decodeTrajectoryV1(b)
+	}
+	var t Trajectory
+	if err := decodeStrict(b, &t); err != nil {
+		return nil, err
 	}
 	return &t, nil
 }

@@ -487,7 +487,7 @@ func TestTrajectoryStrictAndVersioned(t *testing.T) {
 	p := filepath.Join(dir, a.Trajectory)
 	orig, _ := os.ReadFile(p)
 	for name, c := range map[string]struct{ from, to, want string }{
-		"version":       {`"schema_version": 1`, `"schema_version": 2`, "field schema_version: 2"},
+		"version":       {`"schema_version": 1`, `"schema_version": 3`, "field schema_version: 3"},
 		"unknown field": {`"goal":`, `"gaol":`, `unknown field "gaol"`},
 	} {
 		edited := strings.Replace(string(orig), c.from, c.to, 1)

@@ -3,8 +3,10 @@ package results
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 
+	"webbench/browser"
 	"webbench/llm"
 )
 
@@ -43,8 +45,9 @@ type Trajectory struct {
 	Goal   string `json:"goal"`
 	// SystemPromptSHA256 identifies the system prompt text (hex SHA-256).
 	SystemPromptSHA256 string `json:"system_prompt_sha256"`
-	// FirstObservation is the formatted page observation sent with the goal.
-	FirstObservation string `json:"first_observation"`
+	// FirstObservation is the page observation sent with the goal (its URL, title and snapshot; the model saw
+	// it formatted, FirstObservationText), nil when there was none (an external agent's trajectory).
+	FirstObservation *browser.Result `json:"first_observation,omitempty"`
 	// Steps are the model calls in order.
 	Steps []*Step `json:"steps"`
 	// Finish is how the loop ended (after OnFinish hooks).
@@ -65,8 +68,17 @@ type Trajectory struct {
 	// (the capture after each step with --screenshots) or taken during (the agent's own browser_take_screenshot);
 	// same length as Screenshots, several may share a step. Set by the runner; absent in trajectories written
 	// before it and when a kept screenshot's step is not known (an agent's screenshot with no capture after it):
-	// readers then show the screenshots without steps. Optional, so trajectories stay schema version 1.
+	// readers then show the screenshots without steps.
 	ScreenshotSteps []int `json:"screenshot_steps,omitempty"`
+}
+
+// FirstObservationText is the first observation as the model was shown it (browser.Result.Format), "" when
+// there was none.
+func (t *Trajectory) FirstObservationText() string {
+	if t.FirstObservation == nil {
+		return ""
+	}
+	return t.FirstObservation.Format()
 }
 
 // FinishRecord is the serialisable form of how the loop ended (agent.Finish).
@@ -195,13 +207,19 @@ type RequestSummary struct {
 	Appended []string `json:"appended,omitempty"`
 }
 
-// ToolRecord is one executed tool call in the trajectory.
+// ToolRecord is one executed tool call in the trajectory. Its results are stored typed, one JSON field per
+// section (browser.Result's JSON form): "raw" the tool's output as produced, "shown" what the model was shown
+// when guards or the observation mode changed it (absent when the model saw the raw result). Their texts are
+// made with browser.Result.Format (RawText, ShownText), as the model request made them. Trajectories of schema
+// version 1 stored the two texts ("raw", "text"); ReadTrajectory converts them to these fields.
 type ToolRecord struct {
 	// Call is the tool call as the model made it.
 	Call ToolCall `json:"call"`
-	// Raw is the tool's output as produced; Text what the model was shown (after guards' rewrites).
-	Raw  string `json:"raw"`
-	Text string `json:"text"`
+	// Raw is the tool's output as produced, before any guard's rewrite.
+	Raw browser.Result `json:"raw"`
+	// Shown is what the model was shown (after guards' rewrites and the observation mode), nil when it is Raw;
+	// SetShown sets it, ShownResult reads it.
+	Shown *browser.Result `json:"shown,omitempty"`
 	// Failed is true when the tool call failed.
 	Failed bool `json:"failed"`
 	// Action is whether it counted as a browser action for the stall detector.
@@ -215,4 +233,45 @@ type ToolRecord struct {
 	// StartedMS is when the call began, ms since the attempt began (external agents' tool calls; absent for the
 	// built-in agent).
 	StartedMS int64 `json:"started_ms,omitempty"`
+}
+
+// NewToolRecord is the record of call whose output was raw, shown to the model as is until SetShown records a
+// rewrite. raw is copied.
+func NewToolRecord(call ToolCall, raw browser.Result) *ToolRecord {
+	return &ToolRecord{Call: call, Raw: stored(raw)}
+}
+
+// SetShown records shown as what the model was shown: nil (the raw result) when it equals Raw in every stored
+// field, else a copy.
+func (r *ToolRecord) SetShown(shown browser.Result) {
+	s := stored(shown)
+	if reflect.DeepEqual(s, r.Raw) {
+		r.Shown = nil
+		return
+	}
+	r.Shown = &s
+}
+
+// ShownResult is what the model was shown: Shown, else Raw.
+func (r *ToolRecord) ShownResult() browser.Result {
+	if r.Shown != nil {
+		return *r.Shown
+	}
+	return r.Raw
+}
+
+// RawText is the raw result's text (browser.Result.Format).
+func (r *ToolRecord) RawText() string { return r.Raw.Format() }
+
+// ShownText is the text the model was shown for this call (browser.Result.Format of ShownResult), byte for
+// byte the tool message's content in the request that followed the call (later requests may elide its
+// snapshot).
+func (r *ToolRecord) ShownText() string { return r.ShownResult().Format() }
+
+// stored is a copy of res holding only what the trajectory stores (no Image, no Harness) and sharing no slice
+// or pointer with it.
+func stored(res browser.Result) browser.Result {
+	c := res.Clone()
+	c.Image, c.Harness = nil, nil
+	return c
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"webbench/browser"
 	"webbench/llm"
 	"webbench/results"
 )
@@ -16,10 +17,11 @@ func TestMergeExternal(t *testing.T) {
 	tool := func(old int, ms int64, name string, ev ...results.Event) *results.Step {
 		call := results.ToolCall{ID: "call_x", Name: name, Args: "{}"}
 		return &results.Step{Index: old - 1, StartedMS: ms, ToolCalls: []results.ToolCall{call}, Events: ev,
-			Results: []*results.ToolRecord{{Call: call, Raw: name + " raw", Text: name + " text", Action: name == "browser_click", StartedMS: ms}}}
+			Results: []*results.ToolRecord{{Call: call, Raw: browser.Result{Result: name + " raw"},
+				Shown: &browser.Result{Result: name + " text"}, Action: name == "browser_click", StartedMS: ms}}}
 	}
 	ev := results.Event{Guard: "intercept_hint", Action: "condensed", Step: 3}
-	tools := &results.Trajectory{SchemaVersion: 1, TaskID: "t", Steps: []*results.Step{
+	tools := &results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: "t", Steps: []*results.Step{
 		tool(1, 5, "browser_snapshot"), // before any model call: its own step
 		tool(2, 110, "browser_snapshot"),
 		tool(3, 120, "browser_click", ev),
@@ -58,8 +60,8 @@ func TestMergeExternal(t *testing.T) {
 			t.Fatalf("step %d: %+v, want %+v", i, st, w)
 		}
 		for j, r := range st.Results {
-			if r.Text != w.results[j] || r.Call.ID != w.ids[j] {
-				t.Errorf("step %d result %d: %q %q, want %q %q", i, j, r.Text, r.Call.ID, w.results[j], w.ids[j])
+			if r.ShownResult().Result != w.results[j] || r.Call.ID != w.ids[j] {
+				t.Errorf("step %d result %d: %q %q, want %q %q", i, j, r.ShownResult().Result, r.Call.ID, w.results[j], w.ids[j])
 			}
 		}
 	}

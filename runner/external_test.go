@@ -278,9 +278,9 @@ func TestExternalAgents(t *testing.T) {
 		if len(st.ToolCalls) != 1 || st.ToolCalls[0].Name != "browser_snapshot" || len(st.Results) != 1 {
 			t.Fatalf("step %+v", st)
 		}
-		if st.Results[0].Text != string(got) || !strings.Contains(string(got), "- Page URL: http://") ||
+		if st.Results[0].ShownText() != string(got) || !strings.Contains(string(got), "- Page URL: http://") ||
 			!strings.Contains(string(got), "Yoga Mat") {
-			t.Errorf("step text %q, agent received %q", st.Results[0].Text, got)
+			t.Errorf("step text %q, agent received %q", st.Results[0].ShownText(), got)
 		}
 	})
 

@@ -55,12 +55,12 @@ var guardE2ECases = []guardE2E{
 				t.Fatal("on: no intercepted click in the trajectory")
 			}
 			for _, r := range rOn {
-				if !strings.Contains(r.Text, "Click not delivered:") || len(r.Text) >= len(r.Raw) {
-					t.Errorf("on: intercepted click not condensed (raw %d bytes, text %d bytes): %.200q", len(r.Raw), len(r.Text), r.Text)
+				if !strings.Contains(r.ShownText(), "Click not delivered:") || len(r.ShownText()) >= len(r.RawText()) {
+					t.Errorf("on: intercepted click not condensed (raw %d bytes, text %d bytes): %.200q", len(r.RawText()), len(r.ShownText()), r.ShownText())
 				}
 				// The raw Playwright error, call log included, stays in the trajectory.
-				if !strings.Contains(r.Raw, "locator resolved to") || !strings.Contains(r.Raw, "intercepts pointer events") {
-					t.Errorf("on: raw call log not kept in the trajectory: %.300q", r.Raw)
+				if !strings.Contains(r.RawText(), "locator resolved to") || !strings.Contains(r.RawText(), "intercepts pointer events") {
+					t.Errorf("on: raw call log not kept in the trajectory: %.300q", r.RawText())
 				}
 			}
 			rOff := interceptRecords(off)
@@ -69,8 +69,8 @@ var guardE2ECases = []guardE2E{
 			}
 			for _, r := range rOff {
 				// repeat_guard (on) may append its note to a third identical failure; the rest is untouched.
-				text, _, _ := strings.Cut(r.Text, "\n"+guard.RepeatNoteHeading+"\n")
-				if strings.TrimRight(text, "\n") != strings.TrimRight(r.Raw, "\n") {
+				text, _, _ := strings.Cut(r.ShownText(), "\n"+guard.RepeatNoteHeading+"\n")
+				if strings.TrimRight(text, "\n") != strings.TrimRight(r.RawText(), "\n") {
 					t.Errorf("off: model-facing text of an intercepted click differs from the raw result")
 				}
 			}
@@ -175,10 +175,10 @@ var guardE2ECases = []guardE2E{
 		guard: guard.NameSnapshotReady, task: "chat-post-release-planning-dana",
 		offMode: "empty_snapshot", onActions: []string{"recapture", "ready"},
 		check: func(t *testing.T, on, off *agent.Trajectory) {
-			if !browser.HasInteractiveRef(on.FirstObservation) {
+			if !browser.HasInteractiveRef(on.FirstObservationText()) {
 				t.Error("on: the first observation has no interactive ref")
 			}
-			if browser.HasInteractiveRef(off.FirstObservation) {
+			if browser.HasInteractiveRef(off.FirstObservationText()) {
 				t.Error("off: the first observation already has an interactive ref (hydration not late?)")
 			}
 			if off.Finish.Final == nil || off.Finish.Final.OK || off.Finish.Final.Error == nil ||
@@ -204,7 +204,7 @@ var guardE2ECases = []guardE2E{
 					hung = r
 				}
 			}
-			if hung == nil || !hung.Failed || !strings.Contains(hung.Raw, "evaluate timed out after") ||
+			if hung == nil || !hung.Failed || !strings.Contains(hung.RawText(), "evaluate timed out after") ||
 				hung.DurationMS < 4000 || hung.DurationMS > 8000 {
 				t.Errorf("on: evaluate record %+v, want a failed call cut off after about 5 s", hung)
 			}
@@ -408,7 +408,7 @@ func records(tr *agent.Trajectory) []*agent.ToolRecord {
 func interceptRecords(tr *agent.Trajectory) []*agent.ToolRecord {
 	var out []*agent.ToolRecord
 	for _, r := range records(tr) {
-		if r.Failed && strings.Contains(r.Raw, results.InterceptPhrase) {
+		if r.Failed && strings.Contains(r.RawText(), results.InterceptPhrase) {
 			out = append(out, r)
 		}
 	}
@@ -419,7 +419,7 @@ func interceptRecords(tr *agent.Trajectory) []*agent.ToolRecord {
 func staleRecords(tr *agent.Trajectory) []*agent.ToolRecord {
 	var out []*agent.ToolRecord
 	for _, r := range records(tr) {
-		if r.Failed && strings.Contains(r.Raw, browser.StaleRefPhrase) {
+		if r.Failed && strings.Contains(r.RawText(), browser.StaleRefPhrase) {
 			out = append(out, r)
 		}
 	}
@@ -455,7 +455,7 @@ func describeTrajectory(tr *agent.Trajectory) string {
 		fmt.Fprintf(&b, "\n  step %d withheld=%t recovery=%t stalled=%t content=%.80q", st.Index,
 			st.Request.ToolsWithheld, st.Recovery, st.Stalled, st.Content)
 		for _, r := range st.Results {
-			first := r.Text
+			first := r.ShownText()
 			if i := strings.Index(first, "### Error\n"); i >= 0 {
 				first = first[i+len("### Error\n"):]
 			}

@@ -170,7 +170,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 			}
 			for _, res := range st.Results {
 				if !res.Failed {
-					t.Errorf("%s: a click on a ref in no snapshot did not fail: %s", r.TaskID, res.Raw)
+					t.Errorf("%s: a click on a ref in no snapshot did not fail: %s", r.TaskID, res.RawText())
 				}
 			}
 			// Counted per call, the 8 failures would spend the budget of 5 in the first turn.

@@ -57,14 +57,14 @@ func TestMCPToolsBackend(t *testing.T) {
 		if r.Status != results.StatusPass {
 			t.Errorf("%s: %s/%s %s (finish %s %s)", r.Variant, r.Status, r.FailureMode, r.Error, tr.Finish.Reason, tr.Finish.Error)
 		}
-		if !strings.Contains(tr.FirstObservation, "/t/") || !strings.Contains(tr.FirstObservation, "[ref=e") {
-			t.Errorf("%s: first observation is not a snapshot of the tenant's page:\n%.500s", r.Variant, tr.FirstObservation)
+		if !strings.Contains(tr.FirstObservationText(), "/t/") || !strings.Contains(tr.FirstObservationText(), "[ref=e") {
+			t.Errorf("%s: first observation is not a snapshot of the tenant's page:\n%.500s", r.Variant, tr.FirstObservationText())
 		}
 		calls, code := 0, 0
 		for _, st := range tr.Steps {
 			for _, res := range st.Results {
 				calls++
-				if strings.Contains(res.Raw, "### Ran Playwright code") {
+				if strings.Contains(res.RawText(), "### Ran Playwright code") {
 					code++
 				}
 			}
@@ -164,13 +164,13 @@ func TestMCPToolsInterceptHintOnOff(t *testing.T) {
 			t.Fatalf("%s: no intercepted click in the trajectory", name)
 		}
 		for _, r := range recsI {
-			if !strings.Contains(r.Raw, "intercepts pointer events") || !strings.Contains(r.Raw, "Call log:") ||
-				!strings.Contains(r.Raw, "onetrust") {
-				t.Errorf("%s: the raw result is not Playwright MCP's call log: %.400q", name, r.Raw)
+			if !strings.Contains(r.RawText(), "intercepts pointer events") || !strings.Contains(r.RawText(), "Call log:") ||
+				!strings.Contains(r.RawText(), "onetrust") {
+				t.Errorf("%s: the raw result is not Playwright MCP's call log: %.400q", name, r.RawText())
 			}
-			condensed := strings.Contains(r.Text, "Click not delivered:")
+			condensed := strings.Contains(r.ShownText(), "Click not delivered:")
 			if condensed != (name == "on") {
-				t.Errorf("%s: model-facing text condensed=%v: %.300q", name, condensed, r.Text)
+				t.Errorf("%s: model-facing text condensed=%v: %.300q", name, condensed, r.ShownText())
 			}
 		}
 	}

@@ -43,7 +43,7 @@ func TestObservationModesPass(t *testing.T) {
 		diffs, wholeAfterAction, asked := 0, 0, 0
 		for _, st := range tr.Steps {
 			for _, rec := range st.Results {
-				res := browser.ParseResult(rec.Text)
+				res := browser.ParseResult(rec.ShownText()) // as the model read it: a refreshed snapshot alone reads as the snapshot
 				isSnap := browser.BaseName(rec.Call.Name) == browser.ToolSnapshot
 				if isSnap && res.Snapshot.YAML != "" {
 					asked++
@@ -60,7 +60,7 @@ func TestObservationModesPass(t *testing.T) {
 				}
 			}
 		}
-		first := browser.ParseResult(tr.FirstObservation)
+		first := *tr.FirstObservation
 		switch o {
 		case agent.ObserveFull:
 			if diffs != 0 || first.HasNote(agent.ObservationHeading) {

@@ -338,7 +338,7 @@ func TestRemoteBrowserServer(t *testing.T) {
 		var m [][]string
 		for _, st := range tr.Steps {
 			for _, res := range st.Results {
-				if x := probeRe.FindStringSubmatch(res.Raw); x != nil {
+				if x := probeRe.FindStringSubmatch(res.RawText()); x != nil {
 					m = append(m, x)
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"testing"
 
-	"webbench/agent"
 	"webbench/browser"
 )
 
@@ -25,9 +24,18 @@ func TestRecordedInterceptsCondenseAsBefore(t *testing.T) {
 	}
 	var in struct {
 		Cases []struct {
-			AttemptID  string            `json:"attempt_id"`
-			Trajectory *agent.Trajectory `json:"trajectory"`
-			Condensed  []string          `json:"condensed"`
+			AttemptID string `json:"attempt_id"`
+			// Trajectory is the recorded trajectory (schema version 1) as far as this test reads it: the raw
+			// results' texts.
+			Trajectory struct {
+				Steps []struct {
+					Results []struct {
+						Failed bool   `json:"failed"`
+						Raw    string `json:"raw"`
+					} `json:"results"`
+				} `json:"steps"`
+			} `json:"trajectory"`
+			Condensed []string `json:"condensed"`
 		}
 	}
 	if err := json.NewDecoder(z).Decode(&in); err != nil {

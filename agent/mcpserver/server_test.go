@@ -317,7 +317,7 @@ func TestEveryToolOnce(t *testing.T) {
 			t.Fatalf("step %d: %+v, want the call %s", i, st, names[i])
 		}
 		r := st.Results[0]
-		if r.Failed || r.Raw == "" || r.Raw != r.Text {
+		if r.Failed || r.RawText() == "" || r.RawText() != r.ShownText() {
 			t.Errorf("step %d %s: failed %t, raw and text differ or are empty (no guard acts here)", i, names[i], r.Failed)
 		}
 	}
@@ -339,7 +339,7 @@ func checkTexts(t *testing.T, tr *results.Trajectory, texts []string) {
 		t.Fatalf("%d steps for %d calls", len(tr.Steps), len(texts))
 	}
 	for i, st := range tr.Steps {
-		if got := st.Results[0].Text; got != texts[i] {
+		if got := st.Results[0].ShownText(); got != texts[i] {
 			t.Errorf("step %d: trajectory text differs from the MCP result:\n%.400s\n---\n%.400s", i, got, texts[i])
 		}
 	}
@@ -404,13 +404,13 @@ func TestInterceptHintAndStaleRefAsMiddleware(t *testing.T) {
 	// The intercepted click.
 	rOn, rOff := on.tr.Steps[1].Results[0], off.tr.Steps[1].Results[0]
 	for _, r := range []*results.ToolRecord{rOn, rOff} {
-		if !strings.Contains(r.Raw, "intercepts pointer events") || !strings.Contains(r.Raw, "onetrust") {
-			t.Fatalf("raw result is not the intercepted click's call log:\n%.800s", r.Raw)
+		if !strings.Contains(r.RawText(), "intercepts pointer events") || !strings.Contains(r.RawText(), "onetrust") {
+			t.Fatalf("raw result is not the intercepted click's call log:\n%.800s", r.RawText())
 		}
 	}
 	if !strings.HasPrefix(on.texts[1], "### Error\nClick not delivered: ") || !strings.Contains(on.texts[1], "consent") ||
-		len(on.texts[1]) >= len(rOn.Raw) {
-		t.Errorf("on: the intercepted click was not condensed (%d bytes raw):\n%s", len(rOn.Raw), on.texts[1])
+		len(on.texts[1]) >= len(rOn.RawText()) {
+		t.Errorf("on: the intercepted click was not condensed (%d bytes raw):\n%s", len(rOn.RawText()), on.texts[1])
 	}
 	if got := eventsOf(on.tr.Steps[1], guard.NameInterceptHint); len(got) != 1 || got[0] != "condensed" {
 		t.Errorf("on: intercept_hint events of the click step %v, want [condensed]", got)
@@ -418,7 +418,7 @@ func TestInterceptHintAndStaleRefAsMiddleware(t *testing.T) {
 	if on.tr.GuardCounts[guard.NameInterceptHint] != 1 {
 		t.Errorf("on: guard counts %v", on.tr.GuardCounts)
 	}
-	if off.texts[1] != rOff.Raw || strings.Contains(off.texts[1], "Click not delivered") {
+	if off.texts[1] != rOff.RawText() || strings.Contains(off.texts[1], "Click not delivered") {
 		t.Errorf("off: the model-facing result is not the raw result:\n%.600s", off.texts[1])
 	}
 	if len(off.tr.Events) != 0 || len(off.tr.GuardCounts) != 0 {
@@ -427,13 +427,13 @@ func TestInterceptHintAndStaleRefAsMiddleware(t *testing.T) {
 
 	// The stale ref.
 	if !strings.Contains(on.texts[2], "### Snapshot\n```yaml") || !on.tr.Steps[2].Results[0].Refreshed ||
-		on.tr.Steps[2].Results[0].Raw == on.texts[2] {
+		on.tr.Steps[2].Results[0].RawText() == on.texts[2] {
 		t.Errorf("on: no fresh snapshot after the stale ref:\n%.600s", on.texts[2])
 	}
 	if got := eventsOf(on.tr.Steps[2], guard.NameStaleRefRefresh); len(got) != 1 || got[0] != "refresh" {
 		t.Errorf("on: stale_ref_refresh events %v", got)
 	}
-	if strings.Contains(off.texts[2], "### Snapshot") || off.texts[2] != off.tr.Steps[2].Results[0].Raw {
+	if strings.Contains(off.texts[2], "### Snapshot") || off.texts[2] != off.tr.Steps[2].Results[0].RawText() {
 		t.Errorf("off: the stale-ref error was changed:\n%.600s", off.texts[2])
 	}
 }

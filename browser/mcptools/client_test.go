@@ -234,7 +234,7 @@ func TestToolLevelGuardsOnMCP(t *testing.T) {
 					return agent.CallTool(context.Background(), a, hooks, agent.ToolCall{ID: fmt.Sprint("call_", a.Step), Name: name, Args: args})
 				}
 				out := call("browser_click", `{"target":"`+refOf(t, snap, "link", "Yoga Mat")+`","element":"Yoga Mat"}`)
-				raw := out.Record.Raw
+				raw := out.Record.RawText()
 				if !out.Record.Failed || !strings.Contains(raw, "intercepts pointer events") || !strings.Contains(raw, "onetrust") {
 					t.Fatalf("on=%v: the click's raw result is not Playwright's intercepted call log:\n%.1500s", on, raw)
 				}
@@ -242,31 +242,31 @@ func TestToolLevelGuardsOnMCP(t *testing.T) {
 					t.Errorf("ANSI escapes in the raw result")
 				}
 				if on {
-					if !strings.HasPrefix(out.Record.Text, "### Error\nClick not delivered: ") || !strings.Contains(out.Record.Text, "consent") ||
-						len(out.Record.Text) >= len(raw) {
-						t.Errorf("on: not condensed:\n%s", out.Record.Text)
+					if !strings.HasPrefix(out.Record.ShownText(), "### Error\nClick not delivered: ") || !strings.Contains(out.Record.ShownText(), "consent") ||
+						len(out.Record.ShownText()) >= len(raw) {
+						t.Errorf("on: not condensed:\n%s", out.Record.ShownText())
 					}
 					if got := eventsOf(a, guard.NameInterceptHint); len(got) != 1 || got[0] != "condensed" {
 						t.Errorf("on: intercept_hint events %v", got)
 					}
-				} else if out.Record.Text != raw || len(a.Events()) != 0 {
-					t.Errorf("off: the model got another text than the raw one, or events %v:\n%s", a.Events(), out.Record.Text)
+				} else if out.Record.ShownText() != raw || len(a.Events()) != 0 {
+					t.Errorf("off: the model got another text than the raw one, or events %v:\n%s", a.Events(), out.Record.ShownText())
 				}
 
 				out = call("browser_click", `{"target":"e9999","element":"gone"}`)
-				if !out.Record.Failed || !strings.Contains(out.Record.Raw, "Ref e9999 not found in the current page snapshot") {
-					t.Fatalf("stale ref: %s", out.Record.Raw)
+				if !out.Record.Failed || !strings.Contains(out.Record.RawText(), "Ref e9999 not found in the current page snapshot") {
+					t.Fatalf("stale ref: %s", out.Record.RawText())
 				}
 				if on != out.Record.Refreshed || on != (len(eventsOf(a, guard.NameStaleRefRefresh)) == 1) {
 					t.Errorf("on=%v: refreshed=%v events %v", on, out.Record.Refreshed, eventsOf(a, guard.NameStaleRefRefresh))
 				}
 				if on && (out.Result.Result.Refreshed == nil || len(browser.Refs(out.Result.Result.Refreshed.YAML)) == 0) {
-					t.Errorf("on: no fresh snapshot with refs after the stale ref:\n%s", out.Record.Text)
+					t.Errorf("on: no fresh snapshot with refs after the stale ref:\n%s", out.Record.ShownText())
 				}
 
 				out = call("browser_evaluate", `{"function":"() => document.title.length > 0"}`)
 				if out.Record.Failed || out.Result.Raw.Result != "true" {
-					t.Errorf("evaluate: %s", out.Record.Raw)
+					t.Errorf("evaluate: %s", out.Record.RawText())
 				}
 				if got := eventsOf(a, guard.NameEvaluateIsolation); on != (len(got) == 1 && got[0] == "passthrough") || (!on && len(got) != 0) {
 					t.Errorf("on=%v: evaluate_isolation events %v", on, got)
@@ -360,14 +360,14 @@ func TestSnapshotReadyOnMCP(t *testing.T) {
 	}
 	on, a := run(t, nil)
 	if !browser.HasInteractiveRef(on.Result.Result.Snapshot.YAML) {
-		t.Errorf("on: the snapshot has no interactive ref:\n%s", on.Record.Text)
+		t.Errorf("on: the snapshot has no interactive ref:\n%s", on.Record.ShownText())
 	}
 	if got := eventsOf(a, guard.NameSnapshotReady); len(got) < 2 || got[0] != "recapture" || got[len(got)-1] != "ready" {
 		t.Errorf("on: snapshot_ready events %v, want recapture … ready", got)
 	}
 	off, a := run(t, map[string]bool{guard.NameSnapshotReady: false})
 	if browser.HasInteractiveRef(off.Result.Result.Snapshot.YAML) {
-		t.Errorf("off: the server's snapshot already had an interactive ref (the mutation did not bite):\n%s", off.Record.Text)
+		t.Errorf("off: the server's snapshot already had an interactive ref (the mutation did not bite):\n%s", off.Record.ShownText())
 	}
 	if len(a.Events()) != 0 {
 		t.Errorf("off: events %v", a.Events())

@@ -141,7 +141,7 @@ func checkTrajectory(t *testing.T, out, attemptID string, task suites.Task, call
 		for _, c := range st.ToolCalls {
 			got = append(got, c.Name)
 		}
-		if len(st.Results) != 1 || st.Results[0].Raw == "" {
+		if len(st.Results) != 1 || st.Results[0].RawText() == "" {
 			t.Errorf("step %d: results %+v", st.Index, st.Results)
 		}
 	}
@@ -463,7 +463,7 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 		st.Usage.Completion != reply.Usage.CompletionTokens || st.Usage.Estimated {
 		t.Errorf("model-call step %+v; want the reply's call %s and usage %+v", st, asked.ID, reply.Usage)
 	}
-	if len(st.Results) != 1 || st.Results[0].Call.ID != asked.ID || !strings.Contains(st.Results[0].Raw, vars["WEBBENCH_START_URL"]) {
+	if len(st.Results) != 1 || st.Results[0].Call.ID != asked.ID || !strings.Contains(st.Results[0].RawText(), vars["WEBBENCH_START_URL"]) {
 		t.Errorf("model-call step results %+v: want the snapshot under call id %s", st.Results, asked.ID)
 	}
 	if tr.Usage.Prompt != reply.Usage.PromptTokens || tr.Usage.Completion != reply.Usage.CompletionTokens {

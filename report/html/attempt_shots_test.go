@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html"
 
 	"webbench/analysis"
+	"webbench/browser"
 	"webbench/report"
 	"webbench/report/reporttest"
 	"webbench/results"
@@ -110,13 +111,13 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	step := func(i int, name string) *results.Step {
 		c := results.ToolCall{ID: "c" + name, Name: name, Args: "{}"}
 		return &results.Step{Index: i, ToolCalls: []results.ToolCall{c},
-			Results: []*results.ToolRecord{{Call: c, Raw: "ok", Text: "ok"}}}
+			Results: []*results.ToolRecord{{Call: c, Raw: browser.Result{Result: "ok"}}}}
 	}
 	// recs[3]: four steps, screenshots kept after steps 1, 2 and 3 (two after step 3: the agent's own
 	// browser_take_screenshot and the judge's capture), none after step 0.
 	withSteps := recs[3].AttemptID
 	s1 := shots(withSteps, 4)
-	reporttest.WriteTraj(t, runDir, withSteps, results.Trajectory{SchemaVersion: 1, TaskID: recs[3].TaskID, Goal: "g",
+	reporttest.WriteTraj(t, runDir, withSteps, results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: recs[3].TaskID, Goal: "g",
 		Steps:       []*results.Step{step(0, "browser_navigate"), step(1, "browser_click"), step(2, "browser_type"), step(3, "browser_take_screenshot")},
 		Finish:      results.FinishRecord{Reason: "final"},
 		Screenshots: s1, ScreenshotSteps: []int{1, 2, 3, 3}})
@@ -129,7 +130,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	// recs[6]: written before screenshot_steps existed.
 	old := recs[6].AttemptID
 	s2 := shots(old, 2)
-	reporttest.WriteTraj(t, runDir, old, results.Trajectory{SchemaVersion: 1, TaskID: recs[6].TaskID, Goal: "g",
+	reporttest.WriteTraj(t, runDir, old, results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: recs[6].TaskID, Goal: "g",
 		Steps: []*results.Step{step(0, "browser_click")}, Finish: results.FinishRecord{Reason: "final"}, Screenshots: s2})
 
 	// recs[5]: no trajectory (an attempt that ended before one was written) but a trace.
@@ -140,7 +141,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 	// recs[7]: screenshot_steps names a step the trajectory has no block for: every screenshot in the flat gallery.
 	stray := recs[7].AttemptID
 	s3 := shots(stray, 2)
-	reporttest.WriteTraj(t, runDir, stray, results.Trajectory{SchemaVersion: 1, TaskID: recs[7].TaskID, Goal: "g",
+	reporttest.WriteTraj(t, runDir, stray, results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: recs[7].TaskID, Goal: "g",
 		Steps: []*results.Step{step(0, "browser_click")}, Finish: results.FinishRecord{Reason: "final"},
 		Screenshots: s3, ScreenshotSteps: []int{0, 9}})
 

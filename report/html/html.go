@@ -535,7 +535,7 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		vm.TrajErr = "The trajectory could not be read: " + err.Error()
 		return vm
 	}
-	vm.Traj, vm.FirstObs = tr, pageText(tr.FirstObservation, r.Trajectory)
+	vm.Traj, vm.FirstObs = tr, pageText(tr.FirstObservationText(), r.Trajectory)
 	for _, st := range tr.Steps {
 		if st == nil {
 			continue
@@ -543,8 +543,8 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 		sv := stepVM{S: st}
 		for _, res := range st.Results {
 			if res != nil {
-				sv.Results = append(sv.Results, resultVM{R: res, Rewrote: res.Raw != res.Text,
-					Text: pageText(res.Text, r.Trajectory), Raw: pageText(res.Raw, r.Trajectory)})
+				sv.Results = append(sv.Results, resultVM{R: res, Rewrote: res.RawText() != res.ShownText(),
+					Text: pageText(res.ShownText(), r.Trajectory), Raw: pageText(res.RawText(), r.Trajectory)})
 			}
 		}
 		vm.Steps = append(vm.Steps, sv)

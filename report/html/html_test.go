@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"webbench/analysis"
+	"webbench/browser"
 	"webbench/llm"
 	"webbench/report/reporttest"
 	"webbench/results"
@@ -32,16 +33,16 @@ func TestHTMLReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := results.ToolCall{ID: "c1", Name: "browser_click", Args: `{"ref":"e12"}`}
-	reporttest.WriteTraj(t, runDir, id, results.Trajectory{SchemaVersion: 1, TaskID: "t3",
+	reporttest.WriteTraj(t, runDir, id, results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, TaskID: "t3",
 		Goal:             `Open https://example.com/shop and <script>alert("x")</script> buy`,
-		FirstObservation: "### Page\n- Page URL: http://127.0.0.1:8080/\n",
+		FirstObservation: &browser.Result{URL: "http://127.0.0.1:8080/"},
 		Steps: []*results.Step{{Index: 1, Request: results.RequestSummary{Messages: 3, Tools: []string{"browser_click"}},
 			Content: "I will click <b>Buy</b>", ToolCalls: []results.ToolCall{call},
 			Reasoning: "The overlay <covers> the button; click it anyway", ReasoningFrom: "reasoning_content",
 			Refusal: "I can't help with <that>", Truncated: true, FinishReason: "length",
 			Usage: llm.Usage{Prompt: 120, Completion: 30, Estimated: true},
-			Results: []*results.ToolRecord{{Call: call, Raw: "### Error\nElement intercepts pointer events",
-				Text: "### Error\nElement intercepts pointer events\nHint: close the overlay", Failed: true}},
+			Results: []*results.ToolRecord{{Call: call, Raw: browser.Result{Error: "Element intercepts pointer events"},
+				Shown: &browser.Result{Error: "Element intercepts pointer events\nHint: close the overlay"}, Failed: true}},
 			Events: []results.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}}}},
 		Finish:      results.FinishRecord{Reason: "final", Output: `{"ok":false}`},
 		Events:      []results.Event{{Guard: "repeat_guard", Action: "hint", Detail: "same call 3 times", Step: 1}},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"webbench/browser"
 	"webbench/results"
 )
 
@@ -29,9 +30,13 @@ func TestPageTextCap(t *testing.T) {
 	if note != want {
 		t.Errorf("note %q, want %q", note, want)
 	}
-	// On a page: the step's result as the model saw it and its raw form are both cut.
-	tr := &results.Trajectory{Steps: []*results.Step{{Results: []*results.ToolRecord{{Text: long, Raw: long + "!"}}}}}
-	tr.FirstObservation = long + "!!"
+	// On a page: the step's result as the model saw it and its raw form are both cut. The texts are those of
+	// results whose Result section is long less its heading's bytes, so the cut falls where it fell for long.
+	body := long[len("### Result\n"):]
+	tr := &results.Trajectory{Steps: []*results.Step{{Results: []*results.ToolRecord{{
+		Shown: &browser.Result{Result: body}, Raw: browser.Result{Result: body + "!"}}}}}}
+	tr.FirstObservation = &browser.Result{Result: body + "!!"}
+	head = ("### Result\n" + body)[:len(head)]
 	res := resultOf(t, tr)
 	if !strings.HasPrefix(res.Text, head) || len(res.Text) > PageTextCap+200 || !strings.Contains(res.Raw, "of 9098 bytes") {
 		t.Errorf("page result: text %d bytes, raw %q…", len(res.Text), res.Raw[len(res.Raw)-80:])
@@ -56,7 +61,7 @@ func resultOf(t *testing.T, tr *results.Trajectory) resultVM {
 		t.Fatal(err)
 	}
 	orig.Steps = tr.Steps
-	if tr.FirstObservation != "" {
+	if tr.FirstObservation != nil {
 		orig.FirstObservation = tr.FirstObservation
 	}
 	if err := results.WriteTrajectory(filepath.Join(dir, results.TrajectoryPath(id)), orig); err != nil {
