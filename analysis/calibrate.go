@@ -256,8 +256,8 @@ func CalibrationMarkdown(res []CalResult, cmd string, took time.Duration) string
 	fmt.Fprintf(&b, "# Calibration of the ablation statistics (issue 11)\n\n")
 	fmt.Fprintf(&b, "Produced by `%s` (`make calibrate`) in %s. Simulated ablations: task pass rates from the issue's mix "+
 		"(40 %% always pass, 20 %% always fail, 40 %% uniform in 0.2–0.9, drawn afresh per run), G tasks × R reps, "+
-		"three outcome models (share 0.8), records built as the runner builds them (ablation.SimRecords: pair ids, "+
-		"seeds, variants) and fed to the real `ablation.Analyze` at α = 0.05.\n\n", cmd, took.Round(time.Second))
+		"three outcome models (share 0.8), records built as the runner builds them (analysis.SimRecords: pair ids, "+
+		"seeds, variants) and fed to the real `analysis.Analyze` at α = 0.05.\n\n", cmd, took.Round(time.Second))
 	b.WriteString("- **A/A** columns (main table): one baseline and 7 identical variants, variant i switching guard g<i> " +
 		"tagged on half the tasks; rejection rate at 0.05 of p_paired, p_perm and p_mcnemar_clustered (variant 1), " +
 		"`p_holm` = share of runs where some variant's p_holm < 0.05 (family-wise error), `p_holm_targets` = the same " +
@@ -266,7 +266,7 @@ func CalibrationMarkdown(res []CalResult, cmd string, took time.Duration) string
 	b.WriteString("- **Diagnostics** columns: p_mcnemar (pooled McNemar) and p_cmh (Mantel–Haenszel over tasks): " +
 		"diagnostic, assumes independent attempts (no bound); the report shows them only in its Diagnostics table.\n")
 	b.WriteString("- **Power** columns: baseline against one variant whose per-task rates are `ShiftRates(rates, Δ)`; " +
-		"`planned` = `bench power --tasks G --reps R --mix issue --pairing … --effect Δ` (ablation.PowerPrimary on the " +
+		"`planned` = `bench power --tasks G --reps R --mix issue --pairing … --effect Δ` (analysis.PowerPrimary on the " +
 		"mix), `reported` = mean post-hoc power the report prints (PowerAnalysis.Power with min_effect |Δ|), " +
 		"`achieved` = share of runs with p_paired < 0.05 and Δ̂ < 0, `covΔ` = coverage of the true Δ.\n")
 	fmt.Fprintf(&b, "- Bounds: every main-table p ≤ %.2f, gate ≤ %.3f, coverage ≥ %.2f, |planned − achieved| ≤ %.2f; ✗ = missed "+

@@ -59,7 +59,7 @@ func UncertainBounds(arms []Arm) []VariantBounds {
 type VerdictCounts struct {
 	Judge string `json:"judge"`
 	// JudgedBy counts the run's own verdicts by the judge that gave them ("answer", "state", "state+answer"), for
-	// results.OriginalJudge only: the run's own judge differs by task (runner.Judge).
+	// results.OriginalJudge only: the run's own judge differs by task (judge.ForTask).
 	JudgedBy    map[string]int `json:"judged_by,omitempty"`
 	Attempts    int            `json:"attempts"`
 	Decided     int            `json:"decided"`
@@ -180,7 +180,7 @@ func PairJudges(run *results.Run, a, b string) (JudgeAgreement, error) {
 }
 
 // isZooQA reports whether a is an attempt of a Zoo Q&A task: one with a state check and an answer rule, which
-// the run's own judge (runner.Judge) judged by both, the state judge first (verdict judge "state+answer").
+// the run's own judges (judge.ForTask, judge.Compose) judged by both, the state judge first (verdict judge "state+answer").
 func isZooQA(a results.Attempt) bool { return a.Suite == "zoo" && a.Verdict.Judge == "state+answer" }
 
 // countVerdicts counts the verdicts vs of judge name over run; the run's own are also counted by the judge

@@ -3,8 +3,8 @@ package analysis
 // The synthetic-record generator of the calibration suite (CALIBRATION.md)
 // and of the primary test's power (power.go): per-task pass
 // probabilities, three outcome models, and attempt records built as the
-// runner builds them (pair ids, attempt ids and seeds from runner.PairID,
-// runner.AttemptID and runner.Seed).
+// runner builds them (pair ids, attempt ids and seeds from results.PairID,
+// results.AttemptID and results.Seed).
 
 import (
 	"fmt"

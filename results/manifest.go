@@ -147,7 +147,7 @@ type Plan struct {
 	TaskTags map[string][]string `json:"task_tags,omitempty"`
 	// Reps is the number of repetitions of every (arm, task).
 	Reps int `json:"reps"`
-	// BaseSeed is the base seed; attempt seeds derive from it and pair_id (runner.Seed).
+	// BaseSeed is the base seed; attempt seeds derive from it and pair_id (Seed).
 	BaseSeed int64 `json:"base_seed"`
 	// Baseline names the arm the others are compared with: the ablation's baseline, or the only variant.
 	Baseline string `json:"baseline"`

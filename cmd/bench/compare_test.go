@@ -130,7 +130,7 @@ type comparison struct {
 		Failed bool    `json:"failed"`
 		Why    string  `json:"why"`
 	} `json:"gate"`
-	// Added by issue 11 (README "Results").
+	// The paired figures (README "Results").
 	CIMethod           *string        `json:"ci_method"`
 	MovedTasks         int            `json:"moved_tasks"`
 	PMcNemarClustered  *float64       `json:"p_mcnemar_clustered"`
@@ -366,7 +366,7 @@ func TestCompareGateAtSpecAlpha(t *testing.T) {
 	}
 }
 
-// TestCompareFourOfForty is issue 11's case through the CLI on run directories written in the README's record
+// TestCompareFourOfForty is the four-of-forty case through the CLI on run directories written in the README's record
 // format: 40 tasks, one rep, run B fails 4 tasks run A passes. The exact sign-flip p is 2/2^4 = 0.125 (the t test
 // said 0.044 and failed the gate), the interval is not a point, and --fail-if-worse 0.05 does not fail (exit 0).
 func TestCompareFourOfForty(t *testing.T) {
@@ -382,7 +382,7 @@ func TestCompareFourOfForty(t *testing.T) {
 	}
 }
 
-// TestCompareOneArmErrors is issue 11's one-arm error case through the CLI: 40 tasks × 2 reps, run B's attempts on
+// TestCompareOneArmErrors is the one-arm error case through the CLI: 40 tasks × 2 reps, run B's attempts on
 // 8 tasks are infrastructure errors (16 of 80), run A has none, the judged pairs agree. The comparison must warn
 // with both counts, name infra as a differential error class, and the gate must not pass B: with its errors counted
 // as failures Δ is −20 pts (8 of 40 tasks), exact p 2/2^8 = 0.0078.

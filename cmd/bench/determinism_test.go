@@ -28,7 +28,7 @@ import (
 	"webbench/suites/zoo"
 )
 
-// Same seed, same outcome (issue 17): every paired comparison assumes an arm reproduces its outcome when it runs
+// Same seed, same outcome: every paired comparison assumes an arm reproduces its outcome when it runs
 // again with the same seeds. On a loaded machine (cpuHogs busy processes beside the run, one per core of the
 // machine: runtime.NumCPU), with 2 workers:
 //

@@ -15,16 +15,16 @@ import (
 	"testing"
 )
 
-// The behaviour-equivalence test of the redesign (issue 10, deliverable 8): a small Zoo leave-one-out ablation
+// The behaviour-equivalence test of the redesign: a small Zoo leave-one-out ablation
 // (testdata/equivalence/spec.yaml: 7 tasks covering the targets of every guard but stale_ref_refresh, 2 reps,
 // seed 7, scripted policy, profile observed; 34 attempts) is run and compared with the outcomes the code before
 // the redesign produced (commit 1706836), kept in testdata/equivalence/attempts.golden.jsonl and
 // report.golden.json. Per attempt: status, failure mode, finish reason, the final answer and which guards acted;
 // per report: the counts, rates, Wilson intervals, Δ, rescued/broke and pooled McNemar p of the arms and
-// variants, and the attempts each guard acted in. The figures issue 11 changed by design (p_paired, intervals
+// variants, and the attempts each guard acted in. The figures the statistics' revision changed by design (p_paired, intervals
 // of Δ, MDE, power, warnings) are left out; the calibration suite in package ablation checks those. The
 // stale_ref_refresh targets (ref_churn tasks) are left out too: with the guard off their outcome is not yet
-// reproducible under load (issue 17). Timings,
+// reproducible under load. Timings,
 // token counts, step and guard-event counts are left out: Playwright's call log of a covered click repeats its
 // retry line a number of times that depends on timing ("9 ×" or "10 ×"), which changes its length and, with
 // intercept_hint off, how many of repeat_guard's notes an attempt gets. That code reproduced these outcomes three times in a row

@@ -36,7 +36,7 @@ func writeFolder(t *testing.T, root, name, task, last string) {
 
 // bench judge over WebVoyager result folders joins each folder to --answers and --tasks-file by task id, prints
 // a summary, writes no "pass" beside an error or an uncertain verdict, and refuses a missing file (exit 2,
-// naming it) and --judge answer without any answers (issue 12, Deliver 4).
+// naming it) and --judge answer without any answers.
 func TestJudgeFoldersJoinAnswers(t *testing.T) {
 	root := t.TempDir()
 	writeFolder(t, root, "taskShop--1", "How many styles of the shirt are there?", "Thought: found it\nAction: ANSWER; There are 3 styles.")
@@ -118,8 +118,8 @@ func TestJudgeFoldersJoinAnswers(t *testing.T) {
 
 // A folder whose messages do not give the task ("Now given a task: …") is judged with the question of
 // --tasks-file when it has the task, else it is a judge error of its own while the other folders are judged;
-// a --tasks-file without "Final answer" fields is no answers file (exit 2, saying why). The fresh-user trial of
-// issue 12 found both stopping or misleading the run.
+// a --tasks-file without "Final answer" fields is no answers file (exit 2, saying why). Both used to stop
+// or mislead the run.
 func TestJudgeFoldersWithoutTaskText(t *testing.T) {
 	root := t.TempDir()
 	noTask := func(name, last string) {

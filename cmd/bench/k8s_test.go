@@ -1,6 +1,6 @@
 package main
 
-// Tests of deploy/k8s and deploy/Dockerfile (issue 18): every manifest decoded strictly with the Kubernetes API
+// Tests of deploy/k8s and deploy/Dockerfile: every manifest decoded strictly with the Kubernetes API
 // types, the invariants that tie them together, and the pods' own commands — taken from the decoded manifests —
 // run here for N shards, merged by the merge Job's command, and compared with an unsharded run of the same spec.
 

@@ -22,9 +22,9 @@ func powerCmd() *cobra.Command {
 		Use:   "power",
 		Short: "Plan tasks × reps for the primary paired test; or the unpaired/McNemar sample size and MDE",
 		Long: "With --tasks, --mix or --from: the power of the primary test (the paired task-level test the analysis\n" +
-			"runs, ablation.PairedDiff, simulated on the design) for G tasks × R reps, its MDE, and the smallest G × R\n" +
+			"runs, stats.PairedDiff, simulated on the design) for G tasks × R reps, its MDE, and the smallest G × R\n" +
 			"combinations that reach --power. The effect is a change in mean pass rate, a drop by default\n" +
-			"(--effect -0.1: an ablation looks for harm), spread over tasks proportionally (ablation.ShiftRates).\n" +
+			"(--effect -0.1: an ablation looks for harm), spread over tasks proportionally (analysis.ShiftRates).\n" +
 			"--pairing same-seed (arms of a (task, rep) share one outcome draw with probability --share), independent,\n" +
 			"or sticky (one arm's reps of a task share one draw with probability --share).\n\n" +
 			"Unpaired figures (legacy): rates are pass rates in [0,1]. With --target: the runs per arm needed to detect\n" +

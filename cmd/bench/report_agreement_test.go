@@ -23,7 +23,7 @@ type agreementRun struct {
 	verdicts map[string][]results.VerdictRecord
 	n        int
 	// parts: add gives a "state+answer" record the state and answer verdicts of re as its own verdict's parts,
-	// as runs write them since issue 12 (judge.Verdict.Parts).
+	// as runs write them (judge.Verdict.Parts).
 	parts bool
 }
 
@@ -216,7 +216,7 @@ func TestReportJudgeAgreement(t *testing.T) {
 		"agreement original vs llm over 50 attempts (4 skipped: 1 missing a verdict, 2 uncertain, 1 judge error); Cohen's κ = 0.400 (SE 0.130)",
 		"│ original pass │ 20       │ 5        │",
 		"│ original fail │ 10       │ 15       │",
-		// The run's own verdicts name the judges that gave them (issue 12 review N3).
+		// The run's own verdicts name the judges that gave them.
 		"│ original (answer 54) │ 54       │ 26/52 = 50.0% (52 decided of 54: 48.1–51.9%) │ 2         │ 0            │",
 		"│ llm                  │ 53       │ 32/52 = 61.5%                                │ 0         │ 1            │",
 	} {

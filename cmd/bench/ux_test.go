@@ -329,7 +329,7 @@ func TestRejectedSeedHintAndSeedModeNone(t *testing.T) {
 }
 
 // bench judge --judge state on a run of Q&A tasks only (no state check anywhere) says that the state judge
-// decided nothing and why, instead of leaving "2 judge errors" to be puzzled over (issue 12 review N5).
+// decided nothing and why, instead of leaving "2 judge errors" to be puzzled over.
 func TestJudgeAllErrorsHint(t *testing.T) {
 	dir := zooRunOf(t, strings.Split(endpointTasks, ",")[:2])
 	out, stderr, code := bench(t, "judge", dir, "--judge", "state")
