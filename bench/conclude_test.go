@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"webbench/agent/guard"
 	"webbench/browser"
 	"webbench/judge"
 	"webbench/llm"
@@ -14,11 +15,18 @@ import (
 	"webbench/suites"
 )
 
-// The four callers of the status rule — the runner's worker (runner.Judged, which its built-in agent, its MCP
-// backend and external commands all end in), bench mcp serve (runner.ServedRecord), the Zoo benchmark's direct
-// script (directRecord) and a re-judged verdict (results.WithVerdict, bench judge) — make the same record, byte for
-// byte, of the same trajectory and verdict: a pass, a fail, an uncertain verdict on an attempt that answered
-// (uncertain) and on one that did not (UncertainIsFailure: a fail), a judge error and an infrastructure finish.
+// The four callers of the status rule make the same record of the same trajectory and verdict: a pass, a fail,
+// an uncertain verdict on an attempt that answered (uncertain) and on one that did not (UncertainIsFailure: a
+// fail), a judge error and an infrastructure finish.
+//   - bench mcp serve (runner.ServedRecord): its identity and timings are its inputs' (checked field by field),
+//     and the record is the runner's (runner.Judged) of a base built here from the same inputs; the worker's own
+//     path (worker.conclude) is compared with ServedRecord by runner's TestWorkerConcludeMatchesServedRecord;
+//   - the Zoo direct script (directRecord) is the rule computed here from results.Conclude and the task's
+//     judges (judge.Compose), and has the served record's status fields;
+//   - bench judge: the served record in a run directory, re-judged by another judge with a different verdict
+//     (verdicts-other.jsonl) and read by Run.Attempts, is what WithVerdict promises: the rule's record of the
+//     same trajectory with that verdict, a fail's failure mode being wrong_answer when the record was a pass or
+//     uncertain; a record the run's judge never decided (judge error, infra) is unchanged.
 func TestFourCallersOneStatusRule(t *testing.T) {
 	n := 4.0
 	counted := suites.Task{ID: "styles", Suite: "zoo", Goal: "How many styles are there?",
@@ -31,48 +39,123 @@ func TestFourCallersOneStatusRule(t *testing.T) {
 	answered := func(ok bool, final string) results.FinishRecord {
 		return results.FinishRecord{Reason: results.FinishAnswered, Final: &results.FinalAnswer{OK: ok, Final: final}}
 	}
+	pass := func(j string) judge.Verdict { return judge.Verdict{Judge: j, Pass: true, Reason: "re-judged: pass"} }
+	fail := judge.Verdict{Judge: "other", Reason: "re-judged: wrong"}
 	cases := []struct {
 		name   string
 		task   suites.Task
 		finish results.FinishRecord
 		status results.Status
 		class  results.ErrorClass
+		// rejudge is another judge's verdict on the attempt (bench judge, verdicts-other.jsonl).
+		rejudge judge.Verdict
 	}{
-		{"pass", counted, answered(true, "4 styles"), results.StatusPass, ""},
-		{"fail", counted, answered(true, "5 styles"), results.StatusFail, results.ClassAgent},
-		{"uncertain, answered", counted, answered(true, "3 of 4"), results.StatusError, results.ClassUncertain},
+		{"pass", counted, answered(true, "4 styles"), results.StatusPass, "", fail},
+		{"fail", counted, answered(true, "5 styles"), results.StatusFail, results.ClassAgent, pass("other")},
+		{"uncertain, answered", counted, answered(true, "3 of 4"), results.StatusError, results.ClassUncertain, fail},
 		{"uncertain, no final answer", counted, results.FinishRecord{Reason: results.FinishMaxSteps,
-			Output: "3 of 4"}, results.StatusFail, results.ClassAgent},
+			Output: "3 of 4"}, results.StatusFail, results.ClassAgent, pass("other")},
 		{"judge error", unchecked, results.FinishRecord{Reason: results.FinishAnswered, Error: "model said: see above",
-			Final: &results.FinalAnswer{OK: true, Final: "a page"}}, results.StatusError, results.ClassJudge},
+			Final: &results.FinalAnswer{OK: true, Final: "a page"}}, results.StatusError, results.ClassJudge, pass("other")},
 		{"infra finish", counted, results.FinishRecord{Reason: results.FinishModelError, ErrorClass: llm.ErrorInfra,
-			Error: "endpoint unreachable"}, results.StatusError, results.ClassInfra},
+			Error: "endpoint unreachable"}, results.StatusError, results.ClassInfra, pass("other")},
 	}
 	ctx := context.Background()
-	opened := time.Date(2026, 12, 4, 21, 0, 0, 0, time.UTC)
+	opened := time.Date(2026, 12, 4, 22, 0, 0, 0, time.FixedZone("CET", 3600))
+	seed := 7
 	for _, c := range cases {
-		tr := &results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, Steps: []*results.Step{step},
-			Usage: step.Usage, GuardCounts: map[string]int{"repeat_guard": 1}, Finish: c.finish}
-		served := runner.ServedRecord(ctx, c.task, "zoo", "a1", 7, map[string]bool{"intercept_hint": false}, tr,
+		traj := func() *results.Trajectory {
+			return &results.Trajectory{SchemaVersion: results.TrajectorySchemaVersion, Steps: []*results.Step{step},
+				Usage: step.Usage, GuardCounts: map[string]int{"repeat_guard": 1}, Finish: c.finish}
+		}
+		tr := traj()
+		served := runner.ServedRecord(ctx, c.task, "zoo", "a1", seed, map[string]bool{"intercept_hint": false}, tr,
 			opened, 1500*time.Millisecond)
 		if served.Status != c.status || served.ErrorClass != c.class {
 			t.Errorf("%s: status %s/%s, want %s/%s", c.name, served.Status, served.ErrorClass, c.status, c.class)
 		}
-		// The runner's worker, given the served attempt's identity and timings.
-		base := results.Attempt{AttemptID: served.AttemptID, PairID: served.PairID, Variant: served.Variant,
-			TaskID: served.TaskID, Suite: served.Suite, Cluster: served.Cluster, Rep: served.Rep, Seed: served.Seed,
-			Model: served.Model, Guards: served.Guards, DurationMS: served.DurationMS, Meta: served.Meta,
-			StartedAt: served.StartedAt}
-		same(t, c.name+": runner vs bench mcp serve", runner.Judged(ctx, base, c.task, tr, nil), served)
-		same(t, c.name+": Zoo direct script vs runner", directRecord(ctx, c.task, tr),
-			runner.Judged(ctx, results.Attempt{}, c.task, tr, nil))
-		// Re-judging the record with the verdict it was concluded with changes nothing.
-		final, ok := tr.Finish.Output, false
-		if f := tr.Finish.Final; f != nil {
-			final, ok = f.Final, f.OK
+		// ServedRecord's identity and timings are its inputs'.
+		if served.AttemptID != "a1" || served.PairID != results.PairID("zoo", c.task.ID, 1) ||
+			served.Variant != runner.ServedVariant || served.Rep != 1 || served.Seed == nil || *served.Seed != seed ||
+			served.DurationMS != 1500 || served.StartedAt != "2026-12-04T21:00:00Z" || served.Model != "external" ||
+			served.Guards["intercept_hint"] || !served.Guards["repeat_guard"] {
+			t.Errorf("%s: served identity/timings/guards = %+v", c.name, served)
 		}
-		v := judge.Compose(ctx, judge.ForTask(c.task), judge.Input{Task: c.task, Final: final, OK: ok})
-		same(t, c.name+": bench judge vs runner", results.WithVerdict(served, v), served)
+		// The runner, given the same identity and timings built from the inputs (not copied from served).
+		guards := guard.Default()
+		guards["intercept_hint"] = false
+		base := results.Attempt{AttemptID: "a1", PairID: results.PairID("zoo", c.task.ID, 1),
+			Variant: runner.ServedVariant, TaskID: c.task.ID, Suite: "zoo", Cluster: c.task.ID, Rep: 1, Seed: &seed,
+			Model: "external", Guards: guards, DurationMS: 1500, StartedAt: "2026-12-04T21:00:00Z"}
+		same(t, c.name+": runner vs bench mcp serve", runner.Judged(ctx, base, c.task, traj(), nil), served)
+
+		// The Zoo direct script: the record of the status rule applied to the task's own judges, computed here
+		// from results.Conclude and judge.Compose (not runner.Judged); with the served identity, the served record.
+		verdictOf := func(v *judge.Verdict) func(results.Attempt) judge.Verdict {
+			return func(rec results.Attempt) judge.Verdict {
+				if v != nil {
+					return *v
+				}
+				return judge.Compose(ctx, judge.ForTask(c.task), judge.Input{Task: c.task, Final: rec.Final, OK: rec.OK})
+			}
+		}
+		direct := directRecord(ctx, c.task, traj())
+		same(t, c.name+": Zoo direct script vs the rule", direct, results.Conclude(results.Attempt{}, traj(), verdictOf(nil)))
+		stripped := served
+		stripped.AttemptID, stripped.PairID, stripped.Variant, stripped.TaskID, stripped.Suite, stripped.Cluster = "", "", "", "", "", ""
+		stripped.Rep, stripped.Seed, stripped.Model, stripped.Guards, stripped.DurationMS, stripped.StartedAt = 0, nil, "", nil, 0, ""
+		stripped.Trajectory = results.TrajectoryPath("")
+		same(t, c.name+": Zoo direct script vs bench mcp serve (status fields)", direct, stripped)
+
+		// bench judge: the served record in a run directory, re-judged from verdicts-other.jsonl with another
+		// verdict, read back by Run.Attempts.
+		dir := t.TempDir()
+		if err := results.WriteManifest(dir, &results.Manifest{RunID: "conclude", Plan: results.Plan{Suite: "zoo", Baseline: runner.ServedVariant,
+			Variants: []results.Variant{{Name: runner.ServedVariant}}}}); err != nil {
+			t.Fatal(err)
+		}
+		w, err := results.OpenWriter(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(served); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if _, err := results.WriteVerdicts(dir, "other", []results.VerdictRecord{{AttemptID: "a1", TaskID: c.task.ID,
+			Verdict: c.rejudge}}); err != nil {
+			t.Fatal(err)
+		}
+		run, err := results.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := run.Attempts("other")
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("%s: Attempts(other) = %d records, %v", c.name, len(recs), err)
+		}
+		got := recs[0]
+		if v := got.Verdicts["other"]; v.Judge != "other" || v.Pass != c.rejudge.Pass || v.Reason != c.rejudge.Reason {
+			t.Errorf("%s: re-judged record's verdicts = %v", c.name, got.Verdicts)
+		}
+		if got.SchemaVersion != results.SchemaVersion {
+			t.Errorf("%s: re-judged record's schema version %d, want %d", c.name, got.SchemaVersion, results.SchemaVersion)
+		}
+		got.Verdicts, got.SchemaVersion = nil, 0 // attached on load, set on append
+		// WithVerdict's promise: a record the run's judge decided or doubted is the record the rule makes of the
+		// same trajectory with the other verdict, but for a fail's failure mode, which is the recorded one, or
+		// wrong_answer when the record was a pass or uncertain; any other record is unchanged.
+		want := served
+		if served.Judged() {
+			want = results.Conclude(base, traj(), verdictOf(&c.rejudge))
+			if want.Status == results.StatusFail && served.Status != results.StatusFail {
+				want.FailureMode = results.ModeWrongAnswer
+			}
+			if want.Status == served.Status {
+				t.Errorf("%s: the re-judge verdict %+v does not change the status %s: pick another", c.name, c.rejudge, want.Status)
+			}
+		}
+		same(t, c.name+": bench judge (Run.Attempts) vs the rule", got, want)
 	}
 }
 
