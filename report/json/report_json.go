@@ -1,7 +1,6 @@
 package json
 
 import (
-	"encoding/json"
 	"io"
 	"math"
 
@@ -184,10 +183,7 @@ func JSONReport(w io.Writer, a *analysis.Analysis) error { return ablationJSON(w
 func ablationJSON(w io.Writer, a *analysis.Analysis, js *analysis.Judges) error {
 	doc := newJSONDoc(a)
 	doc.Judges = js
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	return encodeJSON(w, doc, false)
 }
 
 // jsonDoc is the document JSONReport writes; see JSONReport for every field.
