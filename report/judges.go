@@ -11,8 +11,9 @@ import (
 	"webbench/results"
 )
 
-// The judges part of a report (analysis.Judges) in the text formats: the verdicts by judge, every two judges'
-// agreement and the Zoo Q&A ground truth as tables, and the attempt ids of the disagreements as a note.
+// The judges part of a report (analysis.Judges), worded once for every format (JudgesPart): the verdicts by
+// judge, every two judges' agreement and the Zoo Q&A ground truth as tables, and the attempt ids of the
+// disagreements as notes.
 
 // boundedRate is a pass-rate cell's suffix for uncertain attempts: " (N decided of M: lo–hi%)", "" when none.
 func boundedRate(passes, decided, uncertain int) string {
@@ -79,20 +80,37 @@ func verdictsTable(js []analysis.VerdictCounts) results.Table {
 	return t
 }
 
-// judgesTables are the text tables of doc: the verdicts by judge and every agreement when the run has more than
-// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; note is printed
-// after them: the line said instead of that table when its verdicts are missing (naming the bench judge
-// commands on the run directory dir), or the attempt ids of its false passes and false fails.
-func judgesTables(dir string, doc *analysis.Judges) (tables []results.Table, note string) {
+// JudgesPart is the judges part of a report as every format shows it, in order: Tables, then Notes (lines of
+// plain text). The html format renders both, the junit format writes them to a testsuite's system-out
+// (WriteText), the table and md formats print them (RunWithJudges, AblationJudges).
+type JudgesPart struct {
+	Tables []results.Table
+	Notes  []string
+}
+
+// Empty reports whether p shows nothing: one judge's verdicts and no Zoo Q&A attempt.
+func (p JudgesPart) Empty() bool { return len(p.Tables) == 0 && len(p.Notes) == 0 }
+
+// WriteText writes p's tables in full (results.Table.Render) and its notes, each line whole.
+func (p JudgesPart) WriteText(w io.Writer) error {
+	return writeTextTables(w, false, RenderOptions{Wide: true}, p.Tables, p.Notes)
+}
+
+// NewJudgesPart is the judges part of doc: the verdicts by judge and every agreement when the run has more than
+// one judge's verdicts, and the Zoo Q&A ground-truth comparison when it has Zoo Q&A attempts; the notes are the
+// line said instead of that table when its verdicts are missing (naming the bench judge commands on the run
+// directory dir), or the attempt ids of its false passes and of its false fails.
+func NewJudgesPart(dir string, doc *analysis.Judges) JudgesPart {
+	var p JudgesPart
 	if len(doc.Judges) > 1 {
-		tables = append(tables, verdictsTable(doc.Judges))
+		p.Tables = append(p.Tables, verdictsTable(doc.Judges))
 	}
 	for _, d := range doc.Agreement {
-		tables = append(tables, AgreementTable(d))
+		p.Tables = append(p.Tables, AgreementTable(d))
 	}
 	gt := doc.ZooQA
 	if gt == nil {
-		return tables, ""
+		return p
 	}
 	head := "answer judge vs state judge (ground truth) on Zoo Q&A: " + results.Count(gt.Attempts, "attempt", "attempts")
 	if len(gt.MissingVerdicts) > 0 {
@@ -100,14 +118,15 @@ func judgesTables(dir string, doc *analysis.Judges) (tables []results.Table, not
 		for _, n := range gt.MissingVerdicts {
 			cmds = append(cmds, fmt.Sprintf("bench judge %s --judge %s", dir, n))
 		}
-		return tables, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
-			strings.Join(cmds, " and "))
+		p.Notes = append(p.Notes, fmt.Sprintf("%s; no verdicts of %s yet: run %s", head, strings.Join(gt.MissingVerdicts, ", "),
+			strings.Join(cmds, " and ")))
+		return p
 	}
 	source := strings.Join(gt.Source, "; ")
 	if len(gt.Source) == 2 && gt.Source[0] == "answer: "+analysis.OwnVerdicts && gt.Source[1] == "state: "+analysis.OwnVerdicts {
 		source = "both judges: " + analysis.OwnVerdicts
 	}
-	tables = append(tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %s "+
+	p.Tables = append(p.Tables, agreementTable(fmt.Sprintf("%s (%s), %d compared (%s); Cohen's κ = %s; %s "+
 		"(answer pass, state fail), %s (answer fail, state pass); %d of the both-fail never answered",
 		head, source, gt.N, SkippedText(gt.JudgeAgreement), kappaText(gt.JudgeAgreement),
 		results.Count(gt.FalsePass, "false pass", "false passes"), results.Count(gt.FalseFail, "false fail", "false fails"),
@@ -117,16 +136,16 @@ func judgesTables(dir string, doc *analysis.Judges) (tables []results.Table, not
 		ids  []string
 	}{{"false passes", gt.FalsePassIDs}, {"false fails", gt.FalseFailIDs}} {
 		if len(l.ids) > 0 {
-			note += fmt.Sprintf("Zoo Q&A %s (answer judge vs state judge): %s\n", l.what, strings.Join(l.ids, ", "))
+			p.Notes = append(p.Notes, fmt.Sprintf("Zoo Q&A %s (answer judge vs state judge): %s", l.what, strings.Join(l.ids, ", ")))
 		}
 	}
-	return tables, strings.TrimSuffix(note, "\n")
+	return p
 }
 
-// writeTextTables writes tables and then note: as Markdown tables when md, else (the table format) the full
-// tables with o.Wide (their titles and the note wrapped at the width), or tables and note fitted to o.Width
+// writeTextTables writes tables and then notes: as Markdown tables when md, else (the table format) the full
+// tables with o.Wide (their titles and the notes wrapped at the width), or tables and notes fitted to o.Width
 // (FitTable, WriteWrapped).
-func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Table, note string) error {
+func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Table, notes []string) error {
 	for _, x := range tables {
 		switch {
 		case md:
@@ -146,9 +165,10 @@ func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Tab
 			}
 		}
 	}
-	if note == "" {
+	if len(notes) == 0 {
 		return nil
 	}
+	note := strings.Join(notes, "\n")
 	if md || o.Width <= 0 {
 		_, err := fmt.Fprintln(w, note)
 		return err
@@ -160,8 +180,8 @@ func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Tab
 // RunWithJudges writes a plain run's report with its judges part in a text format: the variants table with
 // every pass rate of a variant with uncertain attempts followed by its bounds, then the judges' tables.
 func RunWithJudges(w io.Writer, md bool, o RenderOptions, r *RunReport) error {
-	tables, note := judgesTables(r.Dir, r.Judges)
-	return writeTextTables(w, md, o, append([]results.Table{RunTable(r.Arms, r.Bounds)}, tables...), note)
+	p := NewJudgesPart(r.Dir, r.Judges)
+	return writeTextTables(w, md, o, append([]results.Table{RunTable(r.Arms, r.Bounds)}, p.Tables...), p.Notes)
 }
 
 // AblationJudges writes an ablation report's judges part after its analysis in a text format; the table format
@@ -170,9 +190,9 @@ func AblationJudges(w io.Writer, md bool, o RenderOptions, r *AblationReport) er
 	if r.Judges == nil {
 		return nil
 	}
-	tables, note := judgesTables(r.Dir, r.Judges)
-	if !md && (len(tables) > 0 || note != "") {
+	p := NewJudgesPart(r.Dir, r.Judges)
+	if !md && !p.Empty() {
 		fmt.Fprintln(w)
 	}
-	return writeTextTables(w, md, o, tables, note)
+	return writeTextTables(w, md, o, p.Tables, p.Notes)
 }

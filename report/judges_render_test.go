@@ -1,0 +1,85 @@
+package report
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"webbench/analysis"
+	"webbench/report/reporttest"
+)
+
+// judgesFixture is the run report of reporttest.JudgesRun: its one variant and its judges part.
+func judgesFixture(t *testing.T) *RunReport {
+	t.Helper()
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	js, err := analysis.AnalyzeJudges(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms := analysis.Summarize(run.Final())
+	return &RunReport{Dir: run.Dir, Arms: arms, Records: run.Final(), Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms)}
+}
+
+// inOrder fails unless every string of want occurs in s, each after the one before.
+func inOrder(t *testing.T, name, s string, want []string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
+			return
+		}
+		at += i + len(w)
+	}
+}
+
+// The judges part: the verdicts by judge, the agreement and the Zoo Q&A ground truth as tables, then the ids of
+// the ground truth's disagreements, in the words and numbers worked out by hand in reporttest.
+func TestJudgesPart(t *testing.T) {
+	r := judgesFixture(t)
+	p := NewJudgesPart(r.Dir, r.Judges)
+	if len(p.Tables) != 3 {
+		t.Fatalf("%d tables, want 3: %+v", len(p.Tables), p.Tables)
+	}
+	want, rows := reporttest.JudgesWant, reporttest.JudgesWantRows
+	for i, tb := range p.Tables {
+		if tb.Title != want[i] {
+			t.Errorf("table %d title\n got %q\nwant %q", i, tb.Title, want[i])
+		}
+		if !slices.EqualFunc(tb.Rows, rows[2*i:2*i+2], slices.Equal) {
+			t.Errorf("table %d rows %q, want %q", i, tb.Rows, rows[2*i:2*i+2])
+		}
+	}
+	if !slices.Equal(p.Notes, want[3:]) {
+		t.Errorf("notes %q, want %q", p.Notes, want[3:])
+	}
+
+	// The md and table formats print them in that order after the variants table, whose pass rate carries the
+	// uncertain attempt's bounds.
+	var md, tb strings.Builder
+	if err := RunWithJudges(&md, true, RenderOptions{Wide: true}, r); err != nil {
+		t.Fatal(err)
+	}
+	mdWant := []string{"(57 decided of 58: 48.3–50.0%) |"}
+	for i, w := range want {
+		if i < 3 {
+			mdWant = append(mdWant, "**"+w+"**", "| "+strings.Join(rows[2*i], " | ")+" |", "| "+strings.Join(rows[2*i+1], " | ")+" |")
+		} else {
+			mdWant = append(mdWant, w)
+		}
+	}
+	inOrder(t, "md", md.String(), mdWant)
+	if err := RunWithJudges(&tb, false, RenderOptions{Wide: true}, r); err != nil {
+		t.Fatal(err)
+	}
+	inOrder(t, "table", tb.String(), append([]string{"(57 decided of 58: 48.3–50.0%) │"}, want...))
+
+	// One judge and no Zoo Q&A attempt: nothing to show.
+	one := &analysis.Judges{Judges: r.Judges.Judges[:1], Agreement: []analysis.JudgeAgreement{}}
+	if p := NewJudgesPart(r.Dir, one); !p.Empty() {
+		t.Errorf("one judge: %+v, want an empty part", p)
+	}
+}
