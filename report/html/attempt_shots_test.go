@@ -146,7 +146,7 @@ func TestAttemptPageStepScreenshotsAndTrace(t *testing.T) {
 		Screenshots: s3, ScreenshotSteps: []int{0, 9}})
 
 	run := reporttest.WriteRunDir(t, runDir, recs, noTraj)
-	if err := HTMLReport(out, a, recs, run); err != nil {
+	if err := HTMLReport(out, a, nil, recs, run); err != nil {
 		t.Fatal(err)
 	}
 

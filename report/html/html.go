@@ -41,6 +41,8 @@ const (
 //     comparison; a filled dot marks Holm-adjusted (target rows: unadjusted)
 //     p < α;
 //   - the tables of ReportTables;
+//   - the judges part of js (report.JudgesPart; nil or one judge without Zoo
+//     Q&A attempts: none): a section "Judges" with its tables and notes;
 //   - a tasks × arms heatmap (inline SVG) of per-task pass rates, with one
 //     small square per attempt (green pass, red fail, grey error) linking to
 //     its page.
@@ -56,7 +58,7 @@ const (
 // unreadable trajectory (or a nil run) is noted on the page, not an error.
 // recs should be the final records the analysis used. It returns the first
 // file-system error.
-func HTMLReport(dir string, a *analysis.Analysis, recs []results.Attempt, run *results.Run) error {
+func HTMLReport(dir string, a *analysis.Analysis, js *analysis.Judges, recs []results.Attempt, run *results.Run) error {
 	if err := os.MkdirAll(filepath.Join(dir, HTMLAttemptsDir), 0o755); err != nil {
 		return err
 	}
@@ -70,6 +72,9 @@ func HTMLReport(dir string, a *analysis.Analysis, recs []results.Attempt, run *r
 	}
 	vm.Tables = report.ReportTables(a)
 	vm.Notes = report.StatNotes(a)
+	if js != nil {
+		vm.Judges = report.NewJudgesPart(dir, js)
+	}
 	if a.FailIfWorse > 0 {
 		vm.Gate = report.GateLine(a)
 		vm.GateFailed, _ = a.Gate(a.FailIfWorse)
@@ -139,6 +144,7 @@ type reportVM struct {
 	Forest     forestVM
 	Tables     []report.ReportTable
 	Notes      []string
+	Judges     report.JudgesPart
 	Heat       heatVM
 	Gate       string
 	GateFailed bool
@@ -694,7 +700,13 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 {{end}}</tbody></table>{{if .Note}}<p class="note">{{.Note}}</p>{{end}}
 {{end}}
 {{if .Notes}}<h2>Notes</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<h2>Pass rate per task and arm</h2>
+{{if not .Judges.Empty}}<h2>Judges</h2>
+{{range .Judges.Tables}}<h3>{{.Title}}</h3>
+<table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+{{end}}{{range .Judges.Notes}}<p>{{.}}</p>
+{{end}}{{end}}<h2>Pass rate per task and arm</h2>
 <p class="note">{{.Heat.Legend}}</p>
 {{with .Heat}}<svg role="img" aria-label="heatmap of pass rate per task and arm" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">
 {{range .Cols}}<text x="{{printf "%.1f" .X}}" y="16" text-anchor="middle">{{.Name}}</text>

@@ -53,7 +53,7 @@ func TestHTMLReport(t *testing.T) {
 	}
 
 	run := reporttest.WriteRunDir(t, runDir, recs, recs[5].AttemptID)
-	if err := HTMLReport(out, a, recs, run); err != nil {
+	if err := HTMLReport(out, a, nil, recs, run); err != nil {
 		t.Fatal(err)
 	}
 	rp := filepath.Join(out, HTMLReportFile)

@@ -23,11 +23,10 @@ func init() { report.RegisterRenderer("html", htmlRenderer{}) }
 // no directory, is written to w.
 type htmlRenderer struct{}
 
-// Run writes DIR/report.html with RunTable and prints its path; with the
-// report's Records it also writes DIR/attempts/<attempt_id>.html for each
-// (the ablation's attempt pages: steps, reasoning, refusals, tool results)
-// and links them from the report, and warns when some attempts' tokens are
-// estimated.
+// Run writes DIR/report.html with RunTable, followed by the judges part (report.JudgesPart) when the report
+// has one (the pass rates then carry their uncertain bounds), and prints its path; with the report's Records it
+// also writes DIR/attempts/<attempt_id>.html for each (the ablation's attempt pages: steps, reasoning, refusals,
+// tool results) and links them from the report, and warns when some attempts' tokens are estimated.
 func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	var links []pageLink
 	if len(r.Records) > 0 {
@@ -43,8 +42,13 @@ func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	if n := report.EstimatedTokens(r.Records); n > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage", n, len(r.Records)))
 	}
+	tables, lines := []results.Table{report.RunTable(r.Arms, nil)}, []string(nil)
+	if r.Judges != nil {
+		p := report.NewJudgesPart(r.Dir, r.Judges)
+		tables, lines = append([]results.Table{report.RunTable(r.Arms, r.Bounds)}, p.Tables...), p.Notes
+	}
 	var b bytes.Buffer
-	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, []results.Table{report.RunTable(r.Arms, nil)}, nil, links); err != nil {
+	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, tables, lines, links); err != nil {
 		return err
 	}
 	path := filepath.Join(r.Dir, HTMLReportFile)
@@ -55,9 +59,9 @@ func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	return err
 }
 
-// Ablation writes HTMLReport into DIR and prints the path of its main page.
+// Ablation writes HTMLReport (with the report's judges part) into DIR and prints the path of its main page.
 func (htmlRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
-	if err := HTMLReport(r.Dir, r.Analysis, r.Records, r.Run); err != nil {
+	if err := HTMLReport(r.Dir, r.Analysis, r.Judges, r.Records, r.Run); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, filepath.Join(r.Dir, HTMLReportFile))

@@ -1,0 +1,125 @@
+package html
+
+import (
+	"bytes"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"webbench/analysis"
+	"webbench/report"
+	"webbench/report/reporttest"
+)
+
+// inOrder fails unless every string of want occurs in s, each after the one before.
+func inOrder(t *testing.T, name, s string, want []string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
+			return
+		}
+		at += i + len(w)
+	}
+}
+
+// htmlRow is a row of cells as the pages write it, unescaped.
+func htmlRow(cells []string) string {
+	return "<tr><td>" + strings.Join(cells, "</td><td>") + "</td></tr>"
+}
+
+// judgesWant is the judges part of reporttest.JudgesRun as a page shows it (unescaped), in order: each table's
+// title (between open and close) and rows, then each note as a paragraph.
+func judgesWant(open, close string) []string {
+	var out []string
+	for i, w := range reporttest.JudgesWant {
+		if i < 3 {
+			rows := reporttest.JudgesWantRows
+			out = append(out, open+w+close, htmlRow(rows[2*i]), htmlRow(rows[2*i+1]))
+		} else {
+			out = append(out, "<p>"+w+"</p>")
+		}
+	}
+	return out
+}
+
+// checkEscaped fails unless the judges part's text is escaped in page s: the titles' "Q&A" and "run's".
+func checkEscaped(t *testing.T, name, s string) {
+	t.Helper()
+	if !strings.Contains(s, "Zoo Q&amp;A") || strings.Contains(s, "Zoo Q&A") || strings.Contains(s, "run's own") {
+		t.Errorf("%s: the judges part is not escaped", name)
+	}
+}
+
+// A plain run's page shows the judges part after the variants table (whose pass rate then carries the
+// uncertain attempt's bounds) in the words of the terminal report, every text escaped.
+func TestHTMLRunJudges(t *testing.T) {
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	js, err := analysis.AnalyzeJudges(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms := analysis.Summarize(run.Final())
+	page := func(js *analysis.Judges) string {
+		t.Helper()
+		var out bytes.Buffer
+		r := &report.RunReport{Dir: run.Dir, Arms: arms, Records: run.Final(), Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms)}
+		if err := (htmlRenderer{}).Run(&out, r); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(run.Dir, HTMLReportFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := page(js)
+	inOrder(t, "run page", html.UnescapeString(s), append([]string{"(57 decided of 58: 48.3–50.0%)</td>"},
+		judgesWant("<caption>", "</caption>")...))
+	checkEscaped(t, "run page", s)
+	// Without a judges part: no bounds, no judges tables.
+	s = page(nil)
+	if strings.Contains(s, "decided of") || strings.Contains(s, "agreement") || strings.Contains(s, "Zoo Q&amp;A") {
+		t.Errorf("run page without a judges part shows one:\n%s", s)
+	}
+}
+
+// An ablation's page shows the judges part after the analysis's tables and notes, before the heatmap; none when
+// it has none or it shows nothing (one judge, no Zoo Q&A attempt).
+func TestHTMLAblationJudges(t *testing.T) {
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "judged"))
+	js, err := analysis.AnalyzeJudges(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, in := reporttest.ReportFixture()
+	a := analysis.Analyze(recs, in)
+	page := func(js *analysis.Judges) string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "report")
+		if err := HTMLReport(out, a, js, recs, nil); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, HTMLReportFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	s := page(js)
+	if len(report.StatNotes(a)) == 0 {
+		t.Fatal("setup: the fixture's analysis has no notes")
+	}
+	want := append([]string{"<h2>Mechanism: failure modes per arm</h2>", "<h2>Notes</h2>", "<h2>Judges</h2>"}, judgesWant("<h3>", "</h3>")...)
+	inOrder(t, "ablation page", html.UnescapeString(s), append(want, "<h2>Pass rate per task and arm</h2>"))
+	checkEscaped(t, "ablation page", s)
+	for _, js := range []*analysis.Judges{nil, {Judges: js.Judges[:1], Agreement: []analysis.JudgeAgreement{}}} {
+		if s := page(js); strings.Contains(s, "<h2>Judges</h2>") || strings.Contains(s, "agreement") {
+			t.Errorf("judges %+v: the page shows a judges part", js)
+		}
+	}
+}
