@@ -33,9 +33,9 @@ type RunReport struct {
 	Records []results.Attempt
 	Run     *results.Run
 	// Judges is the judges part (analysis.AnalyzeJudges) and Bounds every arm's pass rate with its uncertain
-	// attempts' bounds (analysis.UncertainBounds, in Arms' order); nil: the report has no judges part. The table
-	// and md formats print its tables after the variants table (whose pass rates then carry the bounds), json
-	// adds its keys; html does not show it.
+	// attempts' bounds (analysis.UncertainBounds, in Arms' order); nil: the report has no judges part. The table,
+	// md and html formats show its tables (JudgesPart) after the variants table (whose pass rates then carry the
+	// bounds), json adds its keys, junit adds a testsuite "judges" when it shows anything.
 	Judges *analysis.Judges
 	Bounds []analysis.VariantBounds
 }
@@ -55,8 +55,8 @@ type AblationReport struct {
 	// attempts read its trajectories and screenshots (Run.Trajectory,
 	// Run.ScreenshotFiles). Nil: the pages say no trajectory was found.
 	Run *results.Run
-	// Judges is the judges part (analysis.AblationJudges), nil for none: the table and md formats print its
-	// tables after the analysis, json adds its keys; html and junit do not show it.
+	// Judges is the judges part (analysis.AblationJudges), nil for none: the table, md and html formats show its
+	// tables (JudgesPart) after the analysis, json adds its keys, junit adds a testsuite "judges".
 	Judges *analysis.Judges
 }
 

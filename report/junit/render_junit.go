@@ -16,6 +16,8 @@ package junit
 // its judged attempts of the task failed.
 
 import (
+	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -61,8 +63,22 @@ type junitSuite struct {
 	Time       string          `xml:"time,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
-	SystemOut  string          `xml:"system-out"`
+	SystemOut  junitText       `xml:"system-out"`
 	SystemErr  string          `xml:"system-err"`
+}
+
+// junitText is an element's text, its line breaks written as they are (encoding/xml would write a
+// string field's as "&#xA;"), so that a multi-line system-out reads as text in the file.
+type junitText string
+
+// MarshalXML writes start, s as character data and the end of start.
+func (s junitText) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	for _, t := range []xml.Token{start, xml.CharData(s), start.End()} {
+		if err := e.EncodeToken(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type junitProperty struct {
@@ -98,8 +114,11 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 		v := &a.Variants[i]
 		s := junitDiffSuite(v.Name, pkg, i, ts, byVariant[a.Baseline], byVariant[v.Name], a.Baseline)
 		s.Properties = junitProps(a, v)
-		s.SystemOut = junitSummary(a, v.Name, a.Baseline, v, s.Failures)
+		s.SystemOut = junitText(junitSummary(a, v.Name, a.Baseline, v, s.Failures))
 		doc.Suites = append(doc.Suites, s)
+	}
+	if err := addJudges(&doc, r.Dir, ts, r.Judges); err != nil {
+		return err
 	}
 	return writeJUnit(w, doc)
 }
@@ -112,7 +131,7 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		analysis.VariantRecords(c.B.Attempts, c.B.Variant), c.A.Name)
 	s.Properties = append(junitProps(c.Analysis, v),
 		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
-	s.SystemOut = junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures)
+	s.SystemOut = junitText(junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures))
 	return writeJUnit(w, junitSuites{Suites: []junitSuite{s}})
 }
 
@@ -130,7 +149,8 @@ func (junitRenderer) Run(w io.Writer, r *report.RunReport) error {
 			base = r.Run.Manifest.Plan.Baseline
 		}
 		a := analysis.Analyze(r.Records, analysis.Inputs{Baseline: base})
-		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: r.Dir, Analysis: a, Records: r.Records, Run: r.Run})
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: r.Dir, Analysis: a, Records: r.Records, Run: r.Run,
+			Judges: r.Judges})
 	}
 	for i, arm := range r.Arms {
 		recs := analysis.VariantRecords(r.Records, arm.Name)
@@ -154,12 +174,97 @@ func (junitRenderer) Run(w io.Writer, r *report.RunReport) error {
 		s.Tests, s.Time = len(s.Cases), junitSeconds(total)
 		s.Properties = []junitProperty{{"pass_rate", junitFloat(arm.Rate)}, {"passes", strconv.Itoa(arm.Passes)},
 			{"n", strconv.Itoa(arm.N)}, {"errors", strconv.Itoa(arm.Errors)}}
-		s.SystemOut = fmt.Sprintf("%s: %d of %d judged %s passed (%.1f%%), %d %s; %d of %d %s failed",
+		s.SystemOut = junitText(fmt.Sprintf("%s: %d of %d judged %s passed (%.1f%%), %d %s; %d of %d %s failed",
 			arm.Name, arm.Passes, arm.N, results.Plural(arm.N, "attempt", "attempts"), 100*arm.Rate, arm.Errors, results.Plural(arm.Errors, "error", "errors"),
-			s.Failures, s.Tests, results.Plural(s.Tests, "task", "tasks"))
+			s.Failures, s.Tests, results.Plural(s.Tests, "task", "tasks")))
 		doc.Suites = append(doc.Suites, s)
 	}
+	if err := addJudges(&doc, r.Dir, ts, r.Judges); err != nil {
+		return err
+	}
 	return writeJUnit(w, doc)
+}
+
+// JUnitJudgesSuite is the name of the testsuite of the judges part.
+const JUnitJudgesSuite = "judges"
+
+// addJudges appends to doc the testsuite JUnitJudgesSuite of the judges part js of the run in dir (started at
+// ts) when it shows anything (report.JudgesPart): no testcase, since nothing in it passes or fails; its
+// properties are the keys judges, judge_agreement and zoo_qa_ground_truth of --format json, each value named by
+// its path of keys and array indices joined by "." ("judge_agreement.0.kappa"; a null is left out), and its
+// system-out the judges part's tables and notes in the terminal report's words. The error is that of encoding
+// js as JSON.
+func addJudges(doc *junitSuites, dir, ts string, js *analysis.Judges) error {
+	if js == nil {
+		return nil
+	}
+	part := report.NewJudgesPart(dir, js)
+	if part.Empty() {
+		return nil
+	}
+	props, err := jsonProperties(js)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := part.WriteText(&out); err != nil {
+		return err
+	}
+	doc.Suites = append(doc.Suites, junitSuite{Name: JUnitJudgesSuite, Package: junitPackage(dir), ID: len(doc.Suites),
+		Timestamp: ts, Hostname: JUnitHostname, Time: junitSeconds(0), Properties: props, SystemOut: junitText(out.String())})
+	return nil
+}
+
+// jsonProperties flattens v's JSON encoding into properties, in the encoding's order: one per string, number
+// or boolean, named by its path of object keys and array indices joined by "."; nulls, empty arrays and empty
+// objects give none.
+func jsonProperties(v any) ([]junitProperty, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var props []junitProperty
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		join := func(k string) string {
+			if path == "" {
+				return k
+			}
+			return path + "." + k
+		}
+		switch t := tok.(type) {
+		case json.Delim: // '{' or '[': their members, then the closing delimiter
+			for i := 0; dec.More(); i++ {
+				key := strconv.Itoa(i)
+				if t == '{' {
+					k, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					key = k.(string)
+				}
+				if err := walk(join(key)); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+			return err
+		case json.Number:
+			props = append(props, junitProperty{path, t.String()})
+		case string:
+			props = append(props, junitProperty{path, t})
+		case bool:
+			props = append(props, junitProperty{path, strconv.FormatBool(t)})
+		}
+		return nil // nil: JSON null
+	}
+	return props, walk("")
 }
 
 type junitCount struct{ k, n int }

@@ -3,9 +3,11 @@ package junit
 import (
 	"bytes"
 	"encoding/xml"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -213,4 +215,143 @@ func TestJUnitValidAgainstAntSchema(t *testing.T) {
 			t.Fatalf("suites %+v", d.Suites)
 		}
 	})
+}
+
+// inOrder fails unless every string of want occurs in s, each after the one before.
+func inOrder(t *testing.T, name, s string, want []string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
+			return
+		}
+		at += i + len(w)
+	}
+}
+
+// near reports whether the property value v is a number within 1e-12 of want.
+func near(v string, want float64) bool {
+	x, err := strconv.ParseFloat(v, 64)
+	return err == nil && math.Abs(x-want) <= 1e-12
+}
+
+// The judges part is a last testsuite "judges" without testcases (a disagreement fails nothing): its properties
+// are the judges part's JSON keys flattened, its system-out the terminal report's tables and notes; the
+// documents validate against the Ant schema. A part that shows nothing adds no testsuite.
+func TestJUnitJudges(t *testing.T) {
+	schema := junitSchema(t)
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	js, err := analysis.AnalyzeJudges(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(name string, f func(w *bytes.Buffer) error) junitSuites {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := f(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
+			t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
+		}
+		if bytes.Contains(buf.Bytes(), []byte("&#xA;")) {
+			t.Errorf("%s: line breaks written as character references", name)
+		}
+		return parseJUnit(t, buf.Bytes())
+	}
+	recs := run.Final()
+	arms := analysis.Summarize(recs)
+	doc := render("run", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Run(w, &report.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Run: run, Judges: js,
+			Bounds: analysis.UncertainBounds(arms)})
+	})
+	if len(doc.Suites) != 2 {
+		t.Fatalf("%d suites, want the variant's and the judges'", len(doc.Suites))
+	}
+	// The variant's suite is as without judges: its 29 failed tasks (25 answer-judged, 4 Zoo Q&A) and the
+	// uncertain one's error.
+	if v := doc.Suites[0]; v.Name != "default" || v.Failures != 29 || v.Errors != 1 || v.Tests != 58 {
+		t.Errorf("variant suite: %s, %d failures, %d errors of %d", v.Name, v.Failures, v.Errors, v.Tests)
+	}
+	j := doc.Suites[1]
+	if j.Name != JUnitJudgesSuite || j.ID != 1 || j.Package != run.Dir || j.Tests != 0 || j.Failures != 0 || j.Errors != 0 ||
+		len(j.Cases) != 0 || j.Time != "0.000" {
+		t.Errorf("judges suite: %+v", j)
+	}
+	for name, want := range map[string]string{
+		"judges.0.judge": "original", "judges.0.judged_by.state+answer": "7", "judges.0.judged_by.answer": "51",
+		"judges.0.passes": "28", "judges.0.uncertain": "1", "judges.1.judge": "llm", "judges.1.passes": "31",
+		"judge_agreement.0.judge_a": "original", "judge_agreement.0.judge_b": "llm", "judge_agreement.0.n": "50",
+		"judge_agreement.0.both_pass": "20", "judge_agreement.0.a_fail_b_pass": "10", "judge_agreement.0.skipped": "8",
+		"judge_agreement.0.skipped_missing_b": "7", "zoo_qa_ground_truth.false_pass_ids.0": "qa-fp-0",
+		"zoo_qa_ground_truth.false_pass_ids.1": "qa-fp-1", "zoo_qa_ground_truth.false_fail_ids.0": "qa-ff-0",
+		"zoo_qa_ground_truth.both_fail_no_answer": "1", "zoo_qa_ground_truth.source.0": "answer: the run's own verdicts",
+		"zoo_qa_ground_truth.missing_verdicts.0": "<absent>",
+	} {
+		if got := prop(j, name); got != want {
+			t.Errorf("property %s = %q, want %q", name, got, want)
+		}
+	}
+	// κ = 0.4 with SE sqrt(0.21/12.5); the ground truth's κ = 2/23 (reporttest.JudgesRun).
+	if k, se, gt := prop(j, "judge_agreement.0.kappa"), prop(j, "judge_agreement.0.se"), prop(j, "zoo_qa_ground_truth.kappa"); !near(k, 0.4) ||
+		!near(se, math.Sqrt(0.21/12.5)) || !near(gt, 2.0/23) {
+		t.Errorf("kappa %s, se %s, ground truth kappa %s", k, se, gt)
+	}
+	inOrder(t, "system-out", string(j.SystemOut), reporttest.JudgesWant)
+	inOrder(t, "system-out", string(j.SystemOut), []string{"│ original pass │ 20 ", "│ original fail │ 10 "})
+
+	// An ablation, and a plain run of two variants (rendered as one): the judges suite comes last.
+	frecs, in := reporttest.ReportFixture()
+	a := analysis.Analyze(frecs, in)
+	doc = render("ablation", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: "runs/abl", Analysis: a, Records: frecs, Judges: js})
+	})
+	if n := len(doc.Suites); n != len(a.Variants)+1 || doc.Suites[n-1].Name != JUnitJudgesSuite || doc.Suites[n-1].ID != n-1 ||
+		prop(doc.Suites[n-1], "judge_agreement.0.n") != "50" {
+		t.Errorf("ablation: %d suites, last %+v", n, doc.Suites[n-1])
+	}
+	two := append(analysistest.TasksOf("base", "PPP"), analysistest.TasksOf("w", "PFP")...)
+	doc = render("two variants", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Run(w, &report.RunReport{Dir: "runs/two", Arms: analysis.Summarize(two), Records: two, Judges: js})
+	})
+	if len(doc.Suites) != 2 || doc.Suites[0].Name != "w" || doc.Suites[1].Name != JUnitJudgesSuite {
+		t.Errorf("two variants: suites %+v", doc.Suites)
+	}
+
+	// Nothing to show (no judges part; one judge and no Zoo Q&A attempt): no judges suite.
+	for _, j := range []*analysis.Judges{nil, {Judges: js.Judges[:1], Agreement: []analysis.JudgeAgreement{}}} {
+		doc = render("one judge", func(w *bytes.Buffer) error {
+			return junitRenderer{}.Run(w, &report.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Judges: j})
+		})
+		if len(doc.Suites) != 1 {
+			t.Errorf("judges %+v: %d suites, want 1", j, len(doc.Suites))
+		}
+	}
+}
+
+// jsonProperties names every value by its path, in the encoding's order, and leaves nulls out.
+func TestJSONProperties(t *testing.T) {
+	got, err := jsonProperties(&analysis.Judges{Judges: []analysis.VerdictCounts{{Judge: "a b", JudgedBy: map[string]int{"y": 2, "x": 1}}},
+		Agreement: []analysis.JudgeAgreement{{JudgeA: "a b", JudgeB: "c"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []junitProperty{{"judges.0.judge", "a b"}, {"judges.0.judged_by.x", "1"}, {"judges.0.judged_by.y", "2"},
+		{"judges.0.attempts", "0"}}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("first properties %+v, want %+v", got, want)
+	}
+	names := map[string]bool{}
+	for _, p := range got {
+		names[p.Name] = true
+	}
+	// κ, SE and the rates of no attempt are null; the table is [[0,0],[0,0]].
+	for name, present := range map[string]bool{"judge_agreement.0.kappa": false, "judge_agreement.0.se": false,
+		"judges.0.rate": false, "judge_agreement.0.table.1.1": true, "judge_agreement.0.judge_b": true, "zoo_qa_ground_truth": false} {
+		if names[name] != present {
+			t.Errorf("property %s present %v, want %v", name, names[name], present)
+		}
+	}
 }
