@@ -453,6 +453,22 @@ func TestReportAblationJudgeAgreement(t *testing.T) {
 			t.Errorf("--format %s: no agreement section %q in:\n%s", format, want, out)
 		}
 	}
+	// The html report shows it in its section Judges, escaped; the junit report in a last testsuite "judges"
+	// that fails nothing.
+	want := "agreement original vs llm over 2 attempts (0 skipped: 0 missing a verdict, 0 uncertain, 0 judge errors); " +
+		"Cohen&#39;s κ = 0.000 (SE 0.707)"
+	if _, stderr, code := bench(t, "report", dir, "--format", "html"); code != 0 {
+		t.Fatalf("--format html: exit %d: %s", code, stderr)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<h2>Judges</h2>") ||
+		!strings.Contains(string(page), "<h3>"+want+"</h3>") {
+		t.Errorf("--format html: %v, no judges section %q in:\n%s", err, want, page)
+	}
+	junit, stderr, code := bench(t, "report", dir, "--format", "junit")
+	if i := strings.Index(junit, `<testsuite name="judges"`); code != 0 || i < 0 || !strings.Contains(junit[i:], want) ||
+		!strings.Contains(junit[i:], `tests="0" failures="0" errors="0"`) {
+		t.Errorf("--format junit: exit %d, %s; no judges testsuite with %q in:\n%s", code, stderr, want, junit)
+	}
 	// The JSON report carries the same agreement after the analysis's keys.
 	out, stderr, code := bench(t, "report", dir, "--format", "json")
 	var doc struct {
