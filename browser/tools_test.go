@@ -9,10 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The tool list and schemas sent to the model are byte-identical to those of the code before the tool table
-// (testdata/tools*.golden.json were written by it), with and without browser_evaluate.
+// The tool list and schemas sent to the model are byte-identical to those of the hand-written schemas the
+// generated ones replaced: testdata/tools*.golden.json are the ToolDefs output of that code (checked against it
+// before the schemas were generated from the argument types), with and without browser_evaluate.
 func TestToolDefsGolden(t *testing.T) {
 	for file, disable := range map[string]bool{"testdata/tools.golden.json": false, "testdata/tools_noeval.golden.json": true} {
 		s := &Session{opts: SessionOptions{DisableEvaluate: disable}}
@@ -30,40 +33,27 @@ func TestToolDefsGolden(t *testing.T) {
 	}
 }
 
-// jsonFields returns the json names of a struct type's fields.
-func jsonFields(ty reflect.Type) []string {
-	var out []string
-	for f := range ty.Fields() {
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-			out = append(out, name)
+// Every property the model is told of has a type and a description (a field without a jsonschema tag would
+// have none); every tool is found by its prefixed name; the flags agree.
+func TestToolTable(t *testing.T) {
+	var check func(path string, s *jsonschema.Schema)
+	check = func(path string, s *jsonschema.Schema) {
+		for name, p := range s.Properties {
+			if p.Type == "" || p.Description == "" {
+				t.Errorf("%s.%s: type %q, description %q", path, name, p.Type, p.Description)
+			}
+			check(path+"."+name, p)
+		}
+		if s.Items != nil {
+			check(path+"[]", s.Items)
 		}
 	}
-	slices.Sort(out)
-	return out
-}
-
-// Every schema matches its argument type: the properties are exactly the type's json fields (for
-// browser_fill_form, also those of its items), and every required property is one of them.
-func TestToolSchemasMatchArgumentTypes(t *testing.T) {
 	for _, tool := range Tools() {
-		check := func(what string, sch map[string]any, ty reflect.Type) {
-			props, _ := sch["properties"].(map[string]any)
-			names := slices.Sorted(maps.Keys(props))
-			if want := jsonFields(ty); !slices.Equal(names, want) && !(len(names) == 0 && len(want) == 0) {
-				t.Errorf("%s %s: schema properties %v, argument fields %v", tool.Name, what, names, want)
-			}
-			req, _ := sch["required"].([]string)
-			for _, r := range req {
-				if !slices.Contains(names, r) {
-					t.Errorf("%s %s: required %q is not a property", tool.Name, what, r)
-				}
-			}
+		if tool.Schema.Type != "object" || tool.Schema.Properties == nil || tool.Args.Kind() != reflect.Struct {
+			t.Errorf("%s: schema type %q, properties %v, arguments %v", tool.Name, tool.Schema.Type,
+				tool.Schema.Properties, tool.Args)
 		}
-		check("arguments", tool.Schema, tool.Args)
-		if tool.Name == ToolFillForm {
-			items := tool.Schema["properties"].(map[string]any)["fields"].(map[string]any)["items"].(map[string]any)
-			check("fields", items, tool.Args.Field(0).Type.Elem())
-		}
+		check(string(tool.Name), tool.Schema)
 		if got, ok := LookupTool("mcp__playwright__" + string(tool.Name)); !ok || got.Name != tool.Name {
 			t.Errorf("LookupTool(prefixed %s) = %v, %v", tool.Name, got.Name, ok)
 		}
@@ -82,6 +72,43 @@ func TestToolSchemasMatchArgumentTypes(t *testing.T) {
 	}
 	if got := strings.Join(readOnly, " "); got != "browser_snapshot browser_wait_for browser_take_screenshot" {
 		t.Errorf("read-only tools: %s", got)
+	}
+}
+
+// Arguments decode into the types their schemas come from: the embedded target, and the leniently read list
+// and scalar (a single value for a list, numbers and booleans for strings), which the schemas call a list of
+// strings and a string.
+func TestToolArgsDecode(t *testing.T) {
+	var c clickArgs
+	if err := decode(ToolClick, json.RawMessage(`{"target":"e3","button":"right","doubleClick":true}`), &c); err != nil ||
+		c.Target != "e3" || c.Button != "right" || !c.DoubleClick {
+		t.Errorf("click arguments %+v, %v", c, err)
+	}
+	for in, want := range map[string][]string{`"Green"`: {"Green"}, `["a", 2, true]`: {"a", "2", "true"},
+		`null`: nil, `[]`: {}} {
+		var a selectArgs
+		if err := decode(ToolSelectOption, json.RawMessage(`{"target":"e1","values":`+in+`}`), &a); err != nil {
+			t.Fatalf("values %s: %v", in, err)
+		}
+		if got, err := a.Values.strings(); err != nil || !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("values %s: %q, %v; want %q", in, got, err, want)
+		}
+	}
+	var a selectArgs
+	_ = decode(ToolSelectOption, json.RawMessage(`{"values":[{"x":1}]}`), &a)
+	if _, err := a.Values.strings(); err == nil || err.Error() != `want a string, got {"x":1}` {
+		t.Errorf("values [{...}]: %v", err)
+	}
+	var f fillFormArgs
+	if err := decode(ToolFillForm, json.RawMessage(`{"fields":[{"target":"e2","type":"checkbox","value":true},`+
+		`{"target":"e4","value":"x"}]}`), &f); err != nil || len(f.Fields) != 2 {
+		t.Fatalf("fields %+v, %v", f, err)
+	}
+	v0, err0 := f.Fields[0].Value.text()
+	v1, err1 := f.Fields[1].Value.text()
+	if f.Fields[0].Target != "e2" || f.Fields[0].Type != "checkbox" || v0 != "true" || v1 != "x" || err0 != nil ||
+		err1 != nil {
+		t.Errorf("fields %+v: values %q %v, %q %v", f.Fields, v0, err0, v1, err1)
 	}
 }
 
