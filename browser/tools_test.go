@@ -174,7 +174,7 @@ func schemaDiff(path string, ours, theirs map[string]any) []string {
 
 // Every tool and schema the model gets is Playwright MCP's, apart from the deliberate differences listed here.
 // testdata/playwright-mcp-0.0.83.tools.json is the tools/list result of @playwright/mcp 0.0.83 --caps vision
-// (the release in .cache/mcp that suites/zoo/ablations/mcp-versions.yaml compares against), saved verbatim.
+// (the release in .cache/mcp that suites/zoo/ablations/mcp-versions.yaml compares against), indented.
 func TestToolSchemasFollowPlaywrightMCP(t *testing.T) {
 	raw, err := os.ReadFile("testdata/playwright-mcp-0.0.83.tools.json")
 	if err != nil {
