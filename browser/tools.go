@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	playwright "github.com/mxschmitt/playwright-go"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -51,8 +52,9 @@ type Tool struct {
 	Name ToolName
 	// Description is the text sent to the model (Playwright MCP's words).
 	Description string
-	// Schema is the JSON schema of the arguments (an object; property names are the Args type's json tags).
-	Schema map[string]any
+	// Schema is the JSON schema of the arguments, generated from Args (argSchema): an object whose properties are
+	// Args' json names.
+	Schema *jsonschema.Schema
 	// Args is the Go type the JSON arguments decode into (a struct; empty for tools without arguments).
 	Args reflect.Type
 	// ReadOnly tools only read the page: no input, no navigation, no page script.
@@ -67,6 +69,8 @@ type Tool struct {
 	// only through the visual_progress guard.
 	Progress bool
 
+	// params is Schema's JSON value, the parameters ToolDefs sends.
+	params map[string]any
 	// offered reports whether a session with these options offers the tool (nil: always).
 	offered func(SessionOptions) bool
 	// run decodes the arguments and runs the tool synchronously.
@@ -83,12 +87,10 @@ const (
 	kindPointer                 // acts on the page, progress only through visual_progress
 )
 
-// noArgs is the argument type of tools without arguments; their arguments are not decoded.
-type noArgs struct{}
-
-// def builds a Tool whose arguments decode into an A.
-func def[A any](name ToolName, kind toolKind, desc string, params schema, run func(s *Session, a *A) Result) Tool {
-	return Tool{Name: name, Description: desc, Schema: params, Args: reflect.TypeFor[A](),
+// def builds a Tool whose arguments decode into an A, its schema generated from A.
+func def[A any](name ToolName, kind toolKind, desc string, run func(s *Session, a *A) Result) Tool {
+	sch, params := argSchema[A]()
+	return Tool{Name: name, Description: desc, Schema: sch, params: params, Args: reflect.TypeFor[A](),
 		ReadOnly: kind == kindRead, Acts: kind == kindAction || kind == kindPointer, Progress: kind == kindAction,
 		run: func(s *Session, args json.RawMessage) Result {
 			var a A
@@ -104,91 +106,43 @@ func def[A any](name ToolName, kind toolKind, desc string, params schema, run fu
 // maxWait caps browser_wait_for's time argument, as Playwright MCP does.
 const maxWait = 30 * time.Second
 
-type schema = map[string]any
-
-func str(desc string) schema  { return schema{"type": "string", "description": desc} }
-func boolean(d string) schema { return schema{"type": "boolean", "description": d} }
-func number(d string) schema  { return schema{"type": "number", "description": d} }
-func object(props schema, required ...string) schema {
-	o := schema{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		o["required"] = required
-	}
-	return o
-}
-
-const targetDesc = "Exact target element reference from the page snapshot, e.g. e12 or f1e3"
-
-// tools is the table of browser tools in the order ToolDefs lists them; descriptions follow Playwright MCP.
+// tools is the table of browser tools in the order ToolDefs lists them; descriptions follow Playwright MCP. The
+// argument types, whose struct tags make the schemas, are in toolargs.go.
 var tools = []Tool{
-	def(ToolNavigate, kindAction, "Navigate to a URL",
-		object(schema{"url": str("The URL to navigate to")}, "url"), (*Session).navigateTool),
-	def(ToolNavigateBack, kindAction, "Go back to the previous page in the history", object(schema{}),
+	def(ToolNavigate, kindAction, "Navigate to a URL", (*Session).navigateTool),
+	def(ToolNavigateBack, kindAction, "Go back to the previous page in the history",
 		func(s *Session, _ *noArgs) Result { return s.back() }),
 	def(ToolSnapshot, kindRead, "Capture accessibility snapshot of the current page, this is better than screenshot",
-		object(schema{"boxes": boolean("Append each element's bounding box as [box=x,y,width,height] in " +
-			"viewport CSS pixels (for browser_mouse_click_xy)")}), (*Session).snapshotTool),
-	def(ToolClick, kindAction, "Perform click on a web page", object(schema{
-		"element": str("Human-readable element description used to obtain permission to interact with the " +
-			"element"),
-		"target":      str(targetDesc),
-		"doubleClick": boolean("Whether to perform a double click instead of a single click"),
-		"button": schema{"type": "string", "enum": []string{"left", "right", "middle"},
-			"description": "Button to click, defaults to left"},
-	}, "target"), (*Session).click),
-	def(ToolType, kindAction, "Type text into editable element", object(schema{
-		"target": str(targetDesc),
-		"text":   str("Text to type into the element"),
-		"submit": boolean("Whether to submit entered text (press Enter after)"),
-	}, "target", "text"), (*Session).typeText),
-	def(ToolHover, kindAction, "Hover over element on page", object(schema{"target": str(targetDesc)}, "target"),
-		func(s *Session, a *targetArgs) Result {
-			return s.onTarget(ToolHover, a.Target, func(loc playwright.Locator) error { return loc.Hover() })
-		}),
-	def(ToolSelectOption, kindAction, "Select an option in a dropdown", object(schema{
-		"target": str(targetDesc),
-		"values": schema{"type": "array", "items": schema{"type": "string"},
-			"description": "Array of values to select in the dropdown. This can be a single value or multiple values."},
-	}, "target", "values"), (*Session).selectOption),
-	def(ToolFillForm, kindAction, "Fill multiple form fields", object(schema{
-		"fields": schema{"type": "array", "description": "Fields to fill in", "items": object(schema{
-			"target": str(targetDesc),
-			"name":   str("Human-readable field name"),
-			"type": schema{"type": "string", "enum": []string{"textbox", "checkbox", "radio", "combobox", "slider"},
-				"description": "Type of the field"},
-			"value": str("Value to fill in the field. If the field is a checkbox, the value should be `true` or " +
-				"`false`. If the field is a combobox, the value should be the text of the option."),
-		}, "target", "value")},
-	}, "fields"), func(s *Session, a *fillFormArgs) Result {
+		(*Session).snapshotTool),
+	def(ToolClick, kindAction, "Perform click on a web page", (*Session).click),
+	def(ToolType, kindAction, "Type text into editable element", (*Session).typeText),
+	def(ToolHover, kindAction, "Hover over element on page", func(s *Session, a *targetArgs) Result {
+		return s.onTarget(ToolHover, a.Target, func(loc playwright.Locator) error { return loc.Hover() })
+	}),
+	def(ToolSelectOption, kindAction, "Select an option in a dropdown", (*Session).selectOption),
+	def(ToolFillForm, kindAction, "Fill multiple form fields", func(s *Session, a *fillFormArgs) Result {
 		if len(a.Fields) == 0 {
 			return missing(ToolFillForm, "fields")
 		}
 		return s.fillForm(ToolFillForm, a.Fields)
 	}),
-	def(ToolPressKey, kindAction, "Press a key on the keyboard", object(schema{
-		"key": str("Name of the key to press or a character to generate, such as `ArrowLeft` or `a`"),
-	}, "key"), func(s *Session, a *pressKeyArgs) Result {
+	def(ToolPressKey, kindAction, "Press a key on the keyboard", func(s *Session, a *pressKeyArgs) Result {
 		if a.Key == "" {
 			return missing(ToolPressKey, "key")
 		}
 		return s.act(func() error { return s.cur().Keyboard().Press(a.Key) })
 	}),
-	withOffer(def(ToolEvaluate, kindScript, "Evaluate JavaScript expression on page or element", object(schema{
-		"function": str("() => { /* code */ } or (element) => { /* code */ } when element is provided"),
-		"target":   str(targetDesc + " (optional: the element passed to the function)"),
-	}, "function"), func(s *Session, a *evaluateArgs) Result {
-		if strings.TrimSpace(a.Function) == "" {
-			return missing(ToolEvaluate, "function")
-		}
-		return s.evaluate(*a)
-	}), func(o SessionOptions) bool { return !o.DisableEvaluate }),
-	def(ToolWaitFor, kindRead, "Wait for text to appear or disappear or a specified time to pass", object(schema{
-		"time":     number("The time to wait in seconds"),
-		"text":     str("The text to wait for"),
-		"textGone": str("The text to wait for to disappear"),
-	}), func(s *Session, a *waitForArgs) Result { return s.waitFor(*a) }),
+	withOffer(def(ToolEvaluate, kindScript, "Evaluate JavaScript expression on page or element",
+		func(s *Session, a *evaluateArgs) Result {
+			if strings.TrimSpace(a.Function) == "" {
+				return missing(ToolEvaluate, "function")
+			}
+			return s.evaluate(*a)
+		}), func(o SessionOptions) bool { return !o.DisableEvaluate }),
+	def(ToolWaitFor, kindRead, "Wait for text to appear or disappear or a specified time to pass",
+		func(s *Session, a *waitForArgs) Result { return s.waitFor(*a) }),
 	def(ToolTakeScreenshot, kindRead, "Take a screenshot of the current page. You can't perform actions based on "+
-		"the screenshot, use browser_snapshot for actions.", object(schema{}),
+		"the screenshot, use browser_snapshot for actions.",
 		func(s *Session, _ *noArgs) Result {
 			img, err := s.Screenshot()
 			if err != nil {
@@ -197,10 +151,7 @@ var tools = []Tool{
 			return Result{Result: "Took a screenshot of the viewport (PNG).", Image: img}
 		}),
 	def(ToolMouseClickXY, kindPointer, "Click left mouse button at a given position (viewport CSS pixels, e.g. the "+
-		"centre of a [box=…] from browser_snapshot with boxes: true)", object(schema{
-		"x": number("X coordinate"),
-		"y": number("Y coordinate"),
-	}, "x", "y"), func(s *Session, a *xyArgs) Result {
+		"centre of a [box=…] from browser_snapshot with boxes: true)", func(s *Session, a *xyArgs) Result {
 		if a.X == nil {
 			return missing(ToolMouseClickXY, "x")
 		}
@@ -240,7 +191,7 @@ func (s *Session) ToolDefs() []openai.Tool {
 			continue
 		}
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: string(t.Name), Description: t.Description, Parameters: t.Schema,
+			Name: string(t.Name), Description: t.Description, Parameters: t.params,
 		}})
 	}
 	return out
@@ -280,59 +231,6 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) R
 		return r
 	}
 }
-
-// Tool argument shapes.
-type (
-	navigateArgs struct {
-		URL string `json:"url"`
-	}
-	snapshotArgs struct {
-		Boxes bool `json:"boxes"`
-	}
-	clickArgs struct {
-		Target      string `json:"target"`
-		Element     string `json:"element"`
-		DoubleClick bool   `json:"doubleClick"`
-		Button      string `json:"button"`
-	}
-	typeArgs struct {
-		Target string `json:"target"`
-		Text   string `json:"text"`
-		Submit bool   `json:"submit"`
-	}
-	targetArgs struct {
-		Target string `json:"target"`
-	}
-	selectArgs struct {
-		Target string          `json:"target"`
-		Values json.RawMessage `json:"values"`
-	}
-	formField struct {
-		Target string          `json:"target"`
-		Name   string          `json:"name"`
-		Type   string          `json:"type"`
-		Value  json.RawMessage `json:"value"`
-	}
-	fillFormArgs struct {
-		Fields []formField `json:"fields"`
-	}
-	pressKeyArgs struct {
-		Key string `json:"key"`
-	}
-	evaluateArgs struct {
-		Function string `json:"function"`
-		Target   string `json:"target"`
-	}
-	waitForArgs struct {
-		Time     *float64 `json:"time"`
-		Text     string   `json:"text"`
-		TextGone string   `json:"textGone"`
-	}
-	xyArgs struct {
-		X *float64 `json:"x"`
-		Y *float64 `json:"y"`
-	}
-)
 
 // decode unmarshals tool arguments ("" and null mean {}).
 func decode(tool ToolName, args json.RawMessage, v any) error {
@@ -483,7 +381,7 @@ func (s *Session) typeText(a *typeArgs) Result {
 }
 
 func (s *Session) selectOption(a *selectArgs) Result {
-	values, err := stringList(a.Values)
+	values, err := a.Values.strings()
 	if err != nil {
 		return Result{Error: fmt.Sprintf("Invalid arguments for %s: values: %v", ToolSelectOption, err)}
 	}
@@ -551,7 +449,7 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 		if strings.TrimSpace(f.Target) == "" {
 			return missing(tool, fmt.Sprintf("fields[%d].target", i))
 		}
-		val, err := scalarString(f.Value)
+		val, err := f.Value.text()
 		if err != nil {
 			return Result{Error: fmt.Sprintf("Invalid arguments for %s: fields[%d].value: %v", tool, i, err)}
 		}
@@ -560,7 +458,7 @@ func (s *Session) fillForm(tool ToolName, fields []formField) Result {
 			return Result{Error: err.Error()}
 		}
 		ref, _ := ParseRef(f.Target)
-		kind := f.Type
+		kind := string(f.Type)
 		if kind == "" {
 			s.mu.Lock()
 			kind = s.refs[ref]
@@ -707,53 +605,4 @@ func (s *Session) waitFor(a waitForArgs) Result {
 		what = strconv.FormatFloat(*a.Time, 'f', -1, 64)
 	}
 	return Result{Result: "Waited for " + what}
-}
-
-// stringList accepts a JSON array of scalars or a single scalar (models send both).
-func stringList(raw json.RawMessage) ([]string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '[' {
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, err
-		}
-		out := make([]string, 0, len(items))
-		for _, it := range items {
-			v, err := scalarString(it)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
-	v, err := scalarString(raw)
-	if err != nil {
-		return nil, err
-	}
-	return []string{v}, nil
-}
-
-// scalarString renders a JSON string, number or boolean as a string.
-func scalarString(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	case '{', '[':
-		return "", fmt.Errorf("want a string, got %s", raw)
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", err
-	}
-	return string(raw), nil
 }
