@@ -5,14 +5,12 @@ package analysis
 // far two arms differ by chance alone.
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"webbench/results"
-	"webbench/stats"
 )
 
 // WarnNoiseFloor is the Warning.Kind of the noise-floor line of an A/A arm.
@@ -63,8 +61,8 @@ func isAASeed(seed string) bool {
 }
 
 // noiseFloorWarnings returns one WarnNoiseFloor warning per other-seeds A/A
-// variant of a (Inputs.Copies): its Δ, interval and p_paired, printed as the
-// observed noise floor of the run.
+// variant of a (Inputs.Copies), with its comparison (Δ, interval, p_paired):
+// the observed noise floor of the run.
 func noiseFloorWarnings(a *Analysis, copies []string) []Warning {
 	var out []Warning
 	for _, v := range a.Variants {
@@ -72,11 +70,7 @@ func noiseFloorWarnings(a *Analysis, copies []string) []Warning {
 			continue
 		}
 		c := v.All
-		out = append(out, Warning{Kind: WarnNoiseFloor, Variants: []string{v.Name}, Text: fmt.Sprintf(
-			"Noise floor: %s is a copy of %s with other seeds (an A/A control); it differs by Δ = %s pts [%s, %s], "+
-				"p_paired = %.3g on %d %s. Its interval, not its Δ, is the yardstick: one A/A draw, and arms that "+
-				"differ by less than its half-width here may differ by chance alone.",
-			v.Name, a.Baseline, stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]), c.P, c.G(), results.Plural(c.G(), "task", "tasks"))})
+		out = append(out, Warning{Kind: WarnNoiseFloor, Variants: []string{v.Name}, Comparison: &c})
 	}
 	return out
 }

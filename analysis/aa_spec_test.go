@@ -3,7 +3,6 @@ package analysis
 import (
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 
 	"webbench/results"
@@ -63,7 +62,8 @@ func TestSpecAAArm(t *testing.T) {
 		t.Fatalf("AACopies = %v, want [aa1 aa2]", copies)
 	}
 	a := Analyze(recs, Inputs{Baseline: "baseline", Copies: copies})
-	if w := a.Warning(WarnNoiseFloor); w == nil || !strings.Contains(w.Text, "Noise floor: aa1 is a copy of baseline with other seeds") {
+	if w := a.Warning(WarnNoiseFloor); w == nil || !slices.Equal(w.Variants, []string{"aa1"}) || w.Comparison == nil ||
+		w.Comparison.Delta != a.Variants[0].All.Delta {
 		t.Errorf("noise floor: %+v", a.Warnings)
 	}
 	// Records with other seeds but no A/A arm in the plan: no noise-floor line (a variant with a fixed seed is

@@ -30,8 +30,9 @@ const (
 	// InfraWarnFraction is the share of an arm's attempts lost to infra
 	// errors above which a warning is printed (STATS.md §5: 10%).
 	InfraWarnFraction = 0.10
-	// maxPlanTasks bounds the task-count search of PowerAnalysis.TasksFor.
-	maxPlanTasks = 2000
+	// MaxPlanTasks bounds the task-count search of PowerAnalysis.TasksFor:
+	// beyond it the underpowered warning says "more than MaxPlanTasks tasks".
+	MaxPlanTasks = 2000
 	// maxFisherPowerN bounds the N at which the unpaired exact Fisher power
 	// (O(N²)) is computed.
 	maxFisherPowerN = 2000
@@ -76,10 +77,8 @@ type Inputs struct {
 	// 0 means no gate is shown.
 	FailIfWorse float64
 	// ExtraWarnings are printed with the others (e.g. Arms.Warnings: "variant
-	// X is identical to the baseline").
+	// X is identical to the baseline"), each as a WarnExtra warning.
 	ExtraWarnings []string
-	// Wording names the arms in the warnings (zero: an ablation's words).
-	Wording Wording
 	// Replays names the same-seed A/A arms (spec `aa: same-seed`; results.Ablation.Replays): their
 	// disagreement with the baseline is reported as the environment's flake rate (Analysis.Flake).
 	Replays []string
@@ -296,23 +295,6 @@ type VariantResult struct {
 	AAKind results.AAMode
 }
 
-// WarningKind is the stable code of a kind of warning (the Warn* constants), as the JSON reports print it.
-type WarningKind string
-
-// Warning is one plain-words warning (STATS.md §5).
-type Warning struct {
-	// Kind is a stable code: underpowered, few_tasks, perm_floor,
-	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors, judge_uncertain,
-	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
-	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go).
-	Kind WarningKind
-	// Variants are the variants it concerns (empty for the whole run);
-	// identical warnings of several variants are merged into one.
-	Variants []string
-	// Text is the warning in plain words, with the real numbers.
-	Text string
-}
-
 // Analysis is the result of Analyze (and, over two runs, of CompareRuns):
 // the input of every ablation and comparison report.
 type Analysis struct {
@@ -324,7 +306,8 @@ type Analysis struct {
 	Arms []Arm
 	// Variants are the comparisons, in Inputs.Variants order.
 	Variants []VariantResult
-	// Warnings are printed above the tables.
+	// Warnings are printed above the tables (report.AnalysisWarnings words
+	// them), in print order, one per variant they concern.
 	Warnings []Warning
 	// Alpha, Power, MinEffect, BH, CMH and FailIfWorse echo the inputs after
 	// defaults.
@@ -374,7 +357,7 @@ func Analyze(recs []results.Attempt, in Inputs) *Analysis {
 
 // analyzeArms is the analysis shared by Analyze and CompareRuns: the arm
 // in.Baseline of by against every arm of in.Variants, Holm (and BH) over the
-// variants' primary p, and the warnings worded by in.Wording.
+// variants' primary p, and the warnings.
 func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	if in.Alpha <= 0 || in.Alpha >= 1 {
 		in.Alpha = DefaultAlpha
@@ -439,6 +422,9 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	a.Warnings = flakeWarnings(a.Flake)
 	a.Warnings = append(a.Warnings, buildWarnings(a, by, in)...)
 	a.Warnings = append(a.Warnings, noiseFloorWarnings(a, in.Copies)...)
+	for i := range a.Warnings {
+		a.Warnings[i].Alpha, a.Warnings[i].Power = a.Alpha, a.Power
+	}
 	return a
 }
 
@@ -777,14 +763,4 @@ func setOf(xs []string) map[string]bool {
 		m[x] = true
 	}
 	return m
-}
-
-// Warning returns the analysis's first warning of kind (a Warn* constant), nil when it has none.
-func (a *Analysis) Warning(kind WarningKind) *Warning {
-	for i := range a.Warnings {
-		if a.Warnings[i].Kind == kind {
-			return &a.Warnings[i]
-		}
-	}
-	return nil
 }

@@ -1,17 +1,74 @@
 package analysis
 
-// The plain-words warnings of STATS.md §5, printed above the tables.
+// The warnings of STATS.md §5, printed above the tables: which ones a run gets and the facts each names
+// (report words them).
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"webbench/results"
-	"webbench/stats"
 )
+
+// WarningKind is the stable code of a kind of warning (the Warn* constants), as the JSON reports print it.
+type WarningKind string
+
+// Warning is one warning of STATS.md §5 as data: its kind, the variant it concerns and the facts its sentence
+// names. report words every kind (report.WarningText), the same in every format, and prints identical sentences
+// about several variants once.
+type Warning struct {
+	// Kind is a stable code: underpowered, few_tasks, perm_floor,
+	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors, judge_uncertain,
+	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
+	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
+	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go).
+	Kind WarningKind
+	// Variants are the variants it concerns: one, or none for the whole run.
+	Variants []string
+	// Alpha and Power are the analysis' level and target power, which the
+	// sentences compare with.
+	Alpha, Power float64
+	// Comparison is the primary comparison (VariantResult.All) of the
+	// variant a warning is about: unpaired, not_comparable, underpowered,
+	// few_tasks, differential_errors, unequal_reps, perm_floor,
+	// no_discordant, noise_floor, seed_mismatch; nil for the others.
+	Comparison *Comparison
+	// Records counts the records of an arm without a judged attempt
+	// (no_baseline, empty_arm); 0 when it has none at all.
+	Records int
+	// Moved is a number of tasks that changed outcome and Floor the floor
+	// 2/2^Moved (at most 1) they leave the exact sign-flip p: few_tasks
+	// (Moved = Comparison.Paired.Moved) and perm_floor (Floor =
+	// Comparison.Paired.PermFloor, Moved the tasks it stands for).
+	Moved int
+	Floor float64
+	// Holm is the bound of a holm_floor warning (HolmFloorOf).
+	Holm HolmFloor
+	// Arms are the arms' counts of the warning's error class, in report
+	// order: infra_errors (the arms above InfraWarnFraction), judge_errors
+	// and judge_uncertain (the arms with any).
+	Arms []ArmErrors
+	// Dropped is the number of pairs an infra error on either side dropped
+	// from the paired comparisons (infra_errors).
+	Dropped int
+	// Guard is the guard a variant switches that no compared task is tagged
+	// with (no_target_tasks).
+	Guard string
+	// Flake is the same-seed A/A arm's disagreement (flake_rate).
+	Flake FlakeRate
+	// SeedMismatches counts the matched pairs that ran with different seeds
+	// (seed_mismatch; of Comparison.Pairs).
+	SeedMismatches int
+	// Note is an extra warning's sentence as given (Inputs.ExtraWarnings).
+	Note string
+}
+
+// ArmErrors is one arm's count of errors of a class: Errors of its Attempts
+// records.
+type ArmErrors struct {
+	Arm              string
+	Errors, Attempts int
+}
 
 // Warning kinds (Warning.Kind), in the order the reports print them.
 const (
@@ -37,189 +94,104 @@ const (
 	WarnUnequalReps WarningKind = "unequal_reps"
 	// WarnHolmFloor: a variant whose exact p cannot go below 2/2^G (G tasks)
 	// and whose Holm multiplier is at least m cannot reach p_holm < α when
-	// m·2/2^G ≥ α, whatever the reps (holmFloors).
+	// m·2/2^G ≥ α, whatever the reps (HolmFloorOf).
 	WarnHolmFloor WarningKind = "holm_floor"
 )
 
-// Wording names the two sides of a comparison in the warnings' sentences:
-// the arms' labels are parameters of the sentences, never substituted into
-// finished text. The zero Wording is an ablation's ("baseline", "variant",
-// warnings about some variants prefixed "V1, V2 vs BASELINE: "); RunWording
-// is that of a comparison of two runs.
-type Wording struct {
-	// Baseline and Variant name the two sides inside a sentence ("%d
-	// baseline and %d variant judged attempts"); default "baseline" and
-	// "variant".
-	Baseline, Variant string
-	// TheBaseline and TheVariant name them as a sentence's subject; default
-	// "The baseline NAME" and "The variant".
-	TheBaseline, TheVariant string
-	// Unprefixed leaves out the "V1, V2 vs BASELINE: " prefix of warnings
-	// about variants (a comparison of two runs has one pair of sides, which
-	// its sentences name).
-	Unprefixed bool
-}
-
-// RunWording is the Wording of a comparison of two runs labelled a and b
-// (e.g. "run A", "run B"): the labels inside sentences, capitalised as
-// subjects, no variant prefix.
-func RunWording(a, b string) Wording {
-	return Wording{Baseline: a, Variant: b, TheBaseline: capitalize(a), TheVariant: capitalize(b), Unprefixed: true}
-}
-
-// withDefaults fills the empty fields of w with an ablation's words for the
-// baseline arm named baseline.
-func (w Wording) withDefaults(baseline string) Wording {
-	if w.Baseline == "" {
-		w.Baseline = "baseline"
-	}
-	if w.Variant == "" {
-		w.Variant = "variant"
-	}
-	if w.TheBaseline == "" {
-		w.TheBaseline = "The baseline " + baseline
-	}
-	if w.TheVariant == "" {
-		w.TheVariant = "The variant"
-	}
-	return w
-}
-
-// capitalize upper-cases the first letter of s.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	return strings.ToUpper(string(r[0])) + string(r[1:])
-}
-
-// rawWarning is a warning before identical ones of several variants merge.
-type rawWarning struct {
-	kind          WarningKind
-	variant, body string
-}
-
-// buildWarnings derives every warning of a from its comparisons and arms.
+// buildWarnings derives every warning of a from its comparisons and arms, one per variant it concerns, in the
+// order the reports print them.
 func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Warning {
-	var raw []rawWarning
-	add := func(kind WarningKind, variant, format string, args ...any) {
-		raw = append(raw, rawWarning{kind, variant, fmt.Sprintf(format, args...)})
-	}
-	wd := in.Wording.withDefaults(a.Baseline)
-	availabilityWarnings(a, by, wd, add)
-	for _, w := range in.ExtraWarnings {
-		add(WarnExtra, "", "%s", w)
-	}
-	for _, v := range a.Variants {
+	var out []Warning
+	add := func(w Warning) { out = append(out, w) }
+	about := func(kind WarningKind, v *VariantResult) Warning {
 		c := v.All
-		switch {
+		return Warning{Kind: kind, Variants: []string{v.Name}, Comparison: &c}
+	}
+	availabilityWarnings(a, by, add)
+	for _, w := range in.ExtraWarnings {
+		add(Warning{Kind: WarnExtra, Note: w})
+	}
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		switch c := v.All; {
 		case c.Method == MethodFisher:
-			add(WarnUnpaired, v.Name, "The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %s; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
-				c.A.N, results.Count(c.B.N, "attempt", "attempts"))
+			add(about(WarnUnpaired, v))
 		case c.Matched && c.UnmatchedA+c.UnmatchedB > 0:
-			add(WarnNotComparable, v.Name, "The arms are not fully matched: %d %s and %d %s judged attempts in scope have no counterpart in the other arm (different task sets or reps); the paired comparison uses only the %d common pairs.",
-				c.UnmatchedA, wd.Baseline, c.UnmatchedB, wd.Variant, c.Pairs)
+			add(about(WarnNotComparable, v))
 		}
 	}
 	infraWarning(a, add)
-	judgeWarning(a, add)
-	for _, v := range a.Variants {
-		if v.AA {
-			continue // an A/A arm has no effect to find
-		}
-		if s := underpoweredText(&v.All, a.Alpha, a.Power); s != "" {
-			add(WarnUnderpowered, v.Name, "%s", s)
+	judgeWarnings(a, add)
+	for i := range a.Variants {
+		if v := &a.Variants[i]; !v.AA && underpowered(&v.All, a.Alpha, a.Power) { // an A/A arm has no effect to find
+			add(about(WarnUnderpowered, v))
 		}
 	}
 	fewTasks := map[string]bool{} // variants whose few_tasks warning states the sign-flip floor
-	for _, v := range a.Variants {
-		if v.AA {
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		if v.AA || !fewTasksOf(&v.All) {
 			continue // few_tasks, perm_floor and no_discordant are about finding an effect: an A/A arm has none
 		}
-		if s := fewTasksText(&v.All, a.Alpha); s != "" {
-			add(WarnFewTasks, v.Name, "%s", s)
-			fewTasks[v.Name] = true
+		w := about(WarnFewTasks, v)
+		w.Moved = v.All.Paired.Moved
+		w.Floor = math.Min(1, 2/math.Pow(2, float64(min(w.Moved, 1000))))
+		add(w)
+		fewTasks[v.Name] = true
+	}
+	for i := range a.Variants {
+		if v := &a.Variants[i]; len(v.All.Differential) > 0 {
+			add(about(WarnDifferentialErrors, v))
 		}
 	}
-	for _, v := range a.Variants {
-		if s := differentialText(&v.All, wd); s != "" {
-			add(WarnDifferentialErrors, v.Name, "%s", s)
+	for i := range a.Variants {
+		if v := &a.Variants[i]; unequalReps(&v.All) {
+			add(about(WarnUnequalReps, v))
 		}
 	}
-	for _, v := range a.Variants {
-		if s := unequalRepsText(&v.All); s != "" {
-			add(WarnUnequalReps, v.Name, "%s", s)
-		}
-	}
-	for _, v := range a.Variants {
+	for i := range a.Variants {
+		v := &a.Variants[i]
 		c := v.All
 		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha || fewTasks[v.Name] {
 			continue // a few_tasks warning already states the floor and what it means
 		}
-		gp := int(math.Round(math.Log2(2 / c.Paired.PermFloor)))
-		add(WarnPermFloor, v.Name, "Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): with these outcomes no effect can be shown, though more reps may move more tasks.",
-			gp, results.Plural(gp, "task", "tasks"), gp, stats.FmtP(c.Paired.PermFloor), stats.FmtP(a.Alpha))
+		w := about(WarnPermFloor, v)
+		w.Moved, w.Floor = int(math.Round(math.Log2(2/c.Paired.PermFloor))), c.Paired.PermFloor
+		add(w)
 	}
-	hf := holmFloors(a)
+	hf := HolmFloorOf(a)
 	for _, v := range a.Variants {
-		if s, ok := hf[v.Name]; ok {
-			add(WarnHolmFloor, v.Name, "%s", s)
+		if h, ok := hf[v.Name]; ok {
+			add(Warning{Kind: WarnHolmFloor, Variants: []string{v.Name}, Holm: h})
 		}
 	}
-	noDiscordantWarnings(a, add)
-	noTargetTaskWarnings(a, in, wd, add)
-	return mergeWarnings(raw, a.Baseline, !wd.Unprefixed)
+	for i := range a.Variants {
+		if v := &a.Variants[i]; !v.AA && v.All.Matched && v.All.Rescued+v.All.Broke == 0 {
+			add(about(WarnNoDiscordant, v)) // matched arms that agree on every pair cannot be told apart
+		}
+	}
+	noTargetTaskWarnings(a, in, add)
+	return out
 }
 
 // availabilityWarnings are the warnings about arms without anything to compare: a baseline without records or
 // judged attempts (no_baseline), a variant likewise (empty_arm).
-func availabilityWarnings(a *Analysis, by map[string][]results.Attempt, wd Wording, add func(kind WarningKind, variant, format string, args ...any)) {
+func availabilityWarnings(a *Analysis, by map[string][]results.Attempt, add func(Warning)) {
 	if len(by[a.Baseline]) == 0 {
-		add(WarnNoBaseline, "", "%s has no records: no %s can be compared with it.", wd.TheBaseline, wd.Variant)
+		add(Warning{Kind: WarnNoBaseline})
 	} else if a.BaseArm.N == 0 {
-		add(WarnNoBaseline, "", "%s has no judged attempt (%s, all errors): no %s can be compared with it.",
-			wd.TheBaseline, results.Count(a.BaseArm.Attempts, "record", "records"), wd.Variant)
+		add(Warning{Kind: WarnNoBaseline, Records: a.BaseArm.Attempts})
 	}
 	for _, v := range a.Variants {
 		if v.Arm.N == 0 {
-			// Prefixed warnings of several variants merge into one line ("a, b vs base: …"), so their sentence
-			// names no subject; a comparison of two runs names its side.
-			switch {
-			case v.Arm.Attempts == 0 && wd.Unprefixed:
-				add(WarnEmptyArm, v.Name, "%s has no records: it cannot be compared.", wd.TheVariant)
-			case v.Arm.Attempts == 0:
-				add(WarnEmptyArm, v.Name, "No records, so nothing to compare.")
-			case wd.Unprefixed:
-				add(WarnEmptyArm, v.Name, "%s has no judged attempt (%d %s, all errors): it cannot be compared.", wd.TheVariant,
-					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
-			default:
-				add(WarnEmptyArm, v.Name, "No judged attempt (%d %s, all errors), so nothing to compare.",
-					v.Arm.Attempts, results.Plural(v.Arm.Attempts, "record", "records"))
-			}
-		}
-	}
-}
-
-// noDiscordantWarnings are the no_discordant warnings: matched arms that agree on every pair cannot be told
-// apart.
-func noDiscordantWarnings(a *Analysis, add func(kind WarningKind, variant, format string, args ...any)) {
-	for _, v := range a.Variants {
-		c := v.All
-		if !v.AA && c.Matched && c.Rescued+c.Broke == 0 {
-			agree := fmt.Sprintf("all %d matched pairs", c.Pairs)
-			if c.Pairs == 1 {
-				agree = "their 1 matched pair"
-			}
-			add(WarnNoDiscordant, v.Name, "No discordant pairs: the arms agree on %s (both passed %d, both failed %d), so the run cannot tell them apart (McNemar p = 1). More reps, or tasks where the arms can differ, are needed.",
-				agree, c.A.Passes, c.Pairs-c.A.Passes)
+			add(Warning{Kind: WarnEmptyArm, Variants: []string{v.Name}, Records: v.Arm.Attempts})
 		}
 	}
 }
 
 // noTargetTaskWarnings are the no_target_tasks warnings: a variant switches a guard no compared task is tagged
 // with (only with in.TaskTags).
-func noTargetTaskWarnings(a *Analysis, in Inputs, wd Wording, add func(kind WarningKind, variant, format string, args ...any)) {
+func noTargetTaskWarnings(a *Analysis, in Inputs, add func(Warning)) {
 	if in.TaskTags == nil {
 		return
 	}
@@ -232,7 +204,7 @@ func noTargetTaskWarnings(a *Analysis, in Inputs, wd Wording, add func(kind Warn
 				}
 			}
 			if n == 0 && v.All.G() > 0 {
-				add(WarnNoTargetTasks, v.Name, "%s switches %s but no compared task is tagged with it: the guard's effect can only show on tasks that exercise it.", wd.TheVariant, g)
+				add(Warning{Kind: WarnNoTargetTasks, Variants: []string{v.Name}, Guard: g})
 			}
 		}
 	}
@@ -291,262 +263,84 @@ func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 	return out
 }
 
-// holmFloors returns the holm_floor warning text of each variant holmFloorOf
-// bounds.
-func holmFloors(a *Analysis) map[string]string {
-	out := map[string]string{}
-	for name, h := range HolmFloorOf(a) {
-		one := strings.TrimSuffix(h.Unit, "s")
-		out[name] = fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every %s moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d %s.",
-			results.Count(h.G, one, h.Unit), h.G, stats.FmtP(h.Floor), one, h.M, h.M, stats.FmtP(float64(h.M)*h.Floor), stats.FmtP(a.Alpha), h.Need, h.Unit)
-	}
-	return out
-}
-
-// fewTasksText is the few-tasks warning of c, or "" (G ≥ FewTasks). It
-// describes the data as they are: how many tasks moved, the exact sign-flip
-// floor 2/2^k that k moved tasks leave p_paired (and, when the
-// floor is above alpha, that no effect can be shown: the perm_floor warning
-// is then not given separately), and which interval was taken.
-func fewTasksText(c *Comparison, alpha float64) string {
+// fewTasksOf reports whether c gets the few-tasks warning: matched on one task, or on fewer than FewTasks
+// tasks (clusters, when clustered).
+func fewTasksOf(c *Comparison) bool {
 	if !c.Matched {
-		return ""
+		return false
 	}
-	g, unit := c.G(), "tasks"
+	g := c.G()
 	if c.Paired.Clustered {
-		g, unit = c.Paired.C, "clusters"
+		g = c.Paired.C
 	}
-	pr := c.Paired
-	switch {
-	case c.G() == 1:
-		return "Only 1 task is compared: variation across tasks cannot be estimated, so Δ's interval is the whole range [-100, +100] pts and p_paired is the sign-flip p (1); reps of one task are not independent evidence about other tasks."
-	case g >= FewTasks:
-		return ""
-	}
-	if alpha <= 0 {
-		alpha = DefaultAlpha
-	}
-	// The floor in tasks: the task-level sign-flip p is at least 2/2^k with k the moved tasks (capped at 1); with
-	// clusters, p_paired flips at most as many clusters as tasks moved, so its floor is at least as high.
-	k, n := pr.Moved, c.G()
-	fl := math.Min(1, 2/math.Pow(2, float64(min(k, 1000))))
-	var floor string
-	switch {
-	case k == 0:
-		floor = "no task moved, so it is 1"
-	case k == 1:
-		floor = fmt.Sprintf("with 1 of the %d tasks moved it is 2/2^1 = 1", n)
-	case k == n:
-		floor = fmt.Sprintf("with all %d tasks moved it cannot go below 2/2^%d = %s", n, k, stats.FmtP(fl))
-	default:
-		floor = fmt.Sprintf("with %d of the %d tasks moved it cannot go below 2/2^%d = %s", k, n, k, stats.FmtP(fl))
-	}
-	if fl > alpha && k == n {
-		floor += fmt.Sprintf(", above α = %s: at this size no effect can be shown", stats.FmtP(alpha))
-	} else if fl > alpha {
-		floor += fmt.Sprintf(", above α = %s: with these outcomes no effect can be shown, though more reps may move more tasks", stats.FmtP(alpha))
-	}
-	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
-	if pr.CIMethod == stats.CIMethodAdjusted {
-		ci = fmt.Sprintf("the interval is the adjusted Wald interval over tasks (the t interval needs %d moved tasks)",
-			stats.TIntervalMinInformative)
-		switch {
-		case pr.SE == 0 && pr.Clustered:
-			ci = fmt.Sprintf("the %d clusters have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",
-				pr.C, pr.Moved, c.G())
-		case pr.SE == 0 && pr.Moved > 0:
-			ci = fmt.Sprintf("all %d tasks have the same difference (%s pts), so the t interval is undefined and the interval is the adjusted Wald interval over tasks",
-				c.G(), stats.Pts(c.Delta))
-		}
-	}
-	return fmt.Sprintf("Only %d %s are compared (fewer than %d): p_paired is the exact sign-flip p (%s), and %s.",
-		g, unit, FewTasks, floor, ci)
+	return c.G() == 1 || g < FewTasks
 }
 
-// differentialText is the differential-errors warning of c, or "" when no
-// error class differs materially (Comparison.Differential).
-func differentialText(c *Comparison, wd Wording) string {
-	if len(c.Differential) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, k := range c.Differential {
-		ka, kb := c.ErrorsA[k], c.ErrorsB[k]
-		parts = append(parts, fmt.Sprintf("%s errors %s %d/%d (%s), %s %d/%d (%s), Fisher p = %s", k, wd.Variant, kb,
-			c.CommonPairs, stats.Pct(float64(kb)/float64(c.CommonPairs)), wd.Baseline, ka, c.CommonPairs,
-			stats.Pct(float64(ka)/float64(c.CommonPairs)), stats.FmtP(stats.FisherExact(ka, c.CommonPairs, kb, c.CommonPairs))))
-	}
-	s := fmt.Sprintf("Errors differ between the arms on the %d common pairs (more than %.0f points apart or Fisher p < %s): %s. Pairs with an error are left out of Δ, so errors on one side can hide an effect.",
-		c.CommonPairs, 100*DifferentialErrorPoints, stats.FmtP(DifferentialErrorP), strings.Join(parts, "; "))
-	if b := c.Bounds; b != nil {
-		s += fmt.Sprintf(" With the %d %s that errored on the %s side counted as failures there, %s; counted as passes, %s.", b.Pairs,
-			results.Plural(b.Pairs, "pair", "pairs"), wd.Variant, boundText(b.AsFail), boundText(b.AsPass))
-	}
-	return s
+// unequalReps reports whether c gets the unequal-reps warning: tasks with different numbers of matched reps, or
+// a task-weighted Δ whose sign disagrees with the pooled rates' (PooledDisagrees).
+func unequalReps(c *Comparison) bool {
+	return c.Matched && (c.Paired.RepsMin != c.Paired.RepsMax || c.PooledDisagrees())
 }
 
-// unequalRepsText is the unequal-reps warning of c, or "": tasks with
-// different numbers of matched reps, or a task-weighted Δ whose sign
-// disagrees with the pooled rates'.
-func unequalRepsText(c *Comparison) string {
-	if !c.Matched {
-		return ""
-	}
-	pr := c.Paired
+// PooledDisagrees reports whether Δ (the mean of per-task differences) and the pooled rates' difference
+// B.Rate − A.Rate are both nonzero (beyond 1e-12) with opposite signs.
+func (c *Comparison) PooledDisagrees() bool {
 	pooled := c.B.Rate - c.A.Rate
-	disagree := (c.Delta > 1e-12 && pooled < -1e-12) || (c.Delta < -1e-12 && pooled > 1e-12)
-	if pr.RepsMin == pr.RepsMax && !disagree {
-		return ""
-	}
-	s := fmt.Sprintf("Tasks have %d to %d matched reps: Δ = %s pts weighs every task alike (the mean of per-task differences), while the pooled rates (%s → %s, %s pts) and McNemar (rescued %d, broke %d) weigh every attempt, so tasks with more reps count more there.",
-		pr.RepsMin, pr.RepsMax, stats.Pts(c.Delta), pct1(c.A.Rate), pct1(c.B.Rate), stats.Pts(pooled), c.Rescued, c.Broke)
-	if pr.RepsMin == pr.RepsMax {
-		s = fmt.Sprintf("Δ = %s pts (the mean of per-task differences) and the pooled rates (%s → %s, %s pts) disagree in sign.",
-			stats.Pts(c.Delta), pct1(c.A.Rate), pct1(c.B.Rate), stats.Pts(pooled))
-	}
-	if disagree {
-		s += " Here they disagree in sign: read Δ as the effect on a typical task, not on a typical attempt."
-	}
-	return s
-}
-
-// pct1 formats a rate as a percentage with one decimal ("52.6%").
-func pct1(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
-
-// mergeWarnings joins identical warnings of several variants ("a, b vs base:
-// …" when prefix), keeping the order of first appearance.
-func mergeWarnings(raw []rawWarning, baseline string, prefix bool) []Warning {
-	var out []Warning
-	pos := map[[2]string]int{}
-	for _, r := range raw {
-		key := [2]string{string(r.kind), r.body}
-		if i, ok := pos[key]; ok && r.variant != "" && len(out[i].Variants) > 0 {
-			out[i].Variants = append(out[i].Variants, r.variant)
-			continue
-		}
-		w := Warning{Kind: r.kind, Text: r.body}
-		if r.variant != "" {
-			w.Variants = []string{r.variant}
-		}
-		pos[key] = len(out)
-		out = append(out, w)
-	}
-	for i := range out {
-		if prefix && len(out[i].Variants) > 0 {
-			out[i].Text = strings.Join(out[i].Variants, ", ") + " vs " + baseline + ": " + out[i].Text
-		}
-	}
-	return out
+	return (c.Delta > 1e-12 && pooled < -1e-12) || (c.Delta < -1e-12 && pooled > 1e-12)
 }
 
 // infraWarning warns about arms with more than InfraWarnFraction of their
 // attempts lost to infra errors.
-func infraWarning(a *Analysis, add func(kind WarningKind, variant, format string, args ...any)) {
-	var parts []string
+func infraWarning(a *Analysis, add func(Warning)) {
+	var arms []ArmErrors
 	for _, arm := range a.Arms {
 		k := arm.ErrorsByClass[string(results.ClassInfra)]
 		if arm.Attempts > 0 && float64(k) > InfraWarnFraction*float64(arm.Attempts) {
-			parts = append(parts, fmt.Sprintf("%s %d/%d (%.0f%%)", arm.Name, k, arm.Attempts, 100*float64(k)/float64(arm.Attempts)))
+			arms = append(arms, ArmErrors{Arm: arm.Name, Errors: k, Attempts: arm.Attempts})
 		}
 	}
-	if len(parts) == 0 {
+	if len(arms) == 0 {
 		return
 	}
 	dropped := 0
 	for _, v := range a.Variants {
 		dropped += v.All.DroppedByClass[string(results.ClassInfra)]
 	}
-	add(WarnInfraErrors, "", "Infrastructure errors in more than %.0f%% of attempts: %s. They are excluded from the denominators (never counted as agent failures), and %d %s with an infra error on either side %s dropped from the paired comparisons. Re-run the spec to retry them (a resumed run re-runs error ids).",
-		100*InfraWarnFraction, strings.Join(parts, ", "), dropped, results.Plural(dropped, "pair", "pairs"), results.Plural(dropped, "was", "were"))
+	add(Warning{Kind: WarnInfraErrors, Arms: arms, Dropped: dropped})
 }
 
-// judgeWarning reports attempts the judge was uncertain about and those it could not verify.
-func judgeWarning(a *Analysis, add func(kind WarningKind, variant, format string, args ...any)) {
-	total := 0
-	var parts []string
-	for _, arm := range a.Arms {
-		if k := arm.ErrorsByClass[string(results.ClassJudge)]; k > 0 {
-			total += k
-			parts = append(parts, fmt.Sprintf("%s %d", arm.Name, k))
+// judgeWarnings report the attempts the judge was uncertain about (judge_uncertain), then those it could not
+// verify (judge_errors).
+func judgeWarnings(a *Analysis, add func(Warning)) {
+	for _, k := range []struct {
+		kind  WarningKind
+		class results.ErrorClass
+	}{{WarnJudgeUncertain, results.ClassUncertain}, {WarnJudgeErrors, results.ClassJudge}} {
+		var arms []ArmErrors
+		for _, arm := range a.Arms {
+			if n := arm.ErrorsByClass[string(k.class)]; n > 0 {
+				arms = append(arms, ArmErrors{Arm: arm.Name, Errors: n, Attempts: arm.Attempts})
+			}
+		}
+		if len(arms) > 0 {
+			add(Warning{Kind: k.kind, Arms: arms})
 		}
 	}
-	unsure := 0
-	var uparts []string
-	for _, arm := range a.Arms {
-		if k := arm.ErrorsByClass[string(results.ClassUncertain)]; k > 0 {
-			unsure += k
-			uparts = append(uparts, fmt.Sprintf("%s %d", arm.Name, k))
-		}
-	}
-	if unsure > 0 {
-		add(WarnJudgeUncertain, "", "The judge was uncertain about %d %s (%s): the answer matched its rule but also stated other candidates or negated it; %s excluded from the denominators and from the paired comparisons, never counted as a pass; decide %s with `bench judge DIR --judge answer --judge-model openai:NAME`.",
-			unsure, results.Plural(unsure, "attempt", "attempts"), strings.Join(uparts, ", "), results.Plural(unsure, "it is", "they are"), results.Plural(unsure, "it", "them"))
-	}
-	if total == 0 {
-		return
-	}
-	add(WarnJudgeErrors, "", "The judge could not verify %d %s (%s): %s excluded from the denominators and from the paired comparisons; re-score with `bench judge`.",
-		total, results.Plural(total, "attempt", "attempts"), strings.Join(parts, ", "), results.Plural(total, "it is", "they are"))
 }
 
-// underpoweredText is the underpowered warning of STATS.md §5 for c, or ""
-// when c is significant, has no planned effect, or has enough power.
-func underpoweredText(c *Comparison, alpha, power float64) string {
+// underpowered reports whether c gets the underpowered warning of STATS.md §5: a planned effect, not
+// significant, and less power than asked for.
+func underpowered(c *Comparison, alpha, power float64) bool {
 	pw := c.Power
-	if c.Method == MethodNone || !pw.HasEffect || pw.N < 1 || c.P < alpha || !(pw.Power < power) {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "With %s per arm at %s %s base failure rate", results.Count(pw.N, "run", "runs"), article(stats.Pct(pw.From)), stats.Pct(pw.From))
-	lead := ", power"
-	if pw.From > 0 && pw.PZero > alpha {
-		lead = ". Power"
-		clean := "so even a clean 0/%d would not be significant"
-		if c.B.N > 0 && c.B.Passes == c.B.N {
-			clean = "so a clean 0/%d is not significant"
-		}
-		fmt.Fprintf(&b, ", P(0 failures by chance) = %s^%d ≈ %.3f, "+clean, num4(1-pw.From), pw.N, pw.PZero, pw.N)
-		if pw.MinRunsZero > 0 {
-			fmt.Fprintf(&b, " (0/n is significant at α = %s only for n ≥ %d here)", stats.FmtP(alpha), pw.MinRunsZero)
-		}
-	}
-	if c.Matched {
-		reps := fmt.Sprintf("%.1f", pw.Reps)
-		if pw.Reps == math.Trunc(pw.Reps) {
-			reps = fmt.Sprintf("%.0f", pw.Reps)
-		}
-		fmt.Fprintf(&b, "%s of the paired task-level test to detect %s→%s is ≈%.2f with %d %s × %s %s", lead,
-			stats.Pct(pw.From), stats.Pct(pw.To), pw.Power, pw.G, results.Plural(pw.G, "task", "tasks"), reps, results.Plural(int(math.Ceil(pw.Reps)), "rep", "reps"))
-		if pw.TasksFor > 0 {
-			fmt.Fprintf(&b, " and ≈%.2f with %d %s at the same reps", pw.PowerAtTasksFor, pw.TasksFor, results.Plural(pw.TasksFor, "task", "tasks"))
-		} else {
-			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d tasks at these reps", 100*power, maxPlanTasks)
-		}
-	} else {
-		fmt.Fprintf(&b, "%s of the unpaired Fisher test to detect %s→%s is ≈%.2f at %d runs per arm", lead, stats.Pct(pw.From),
-			stats.Pct(pw.To), pw.Power, pw.N)
-	}
-	b.WriteString(".")
-	if !math.IsNaN(pw.MDE) {
-		fmt.Fprintf(&b, " The smallest drop in pass rate this run detects with %.0f%% power is ≈%.0f points.", 100*power, 100*pw.MDE)
-	}
-	b.WriteString(" Treat this as inconclusive, not as evidence either way.")
-	return b.String()
+	return c.Method != MethodNone && pw.HasEffect && pw.N >= 1 && !(c.P < alpha) && pw.Power < power
 }
 
-// article returns "an" before a number read with a leading vowel sound
-// (8…, 11, 18, 80–89) and "a" otherwise.
-func article(num string) string {
-	if strings.HasPrefix(num, "8") {
-		return "an"
+// Warning returns the analysis's first warning of kind (a Warn* constant), nil when it has none.
+func (a *Analysis) Warning(kind WarningKind) *Warning {
+	for i := range a.Warnings {
+		if a.Warnings[i].Kind == kind {
+			return &a.Warnings[i]
+		}
 	}
-	if (strings.HasPrefix(num, "11") || strings.HasPrefix(num, "18")) && (len(num) == 2 || num[2] < '0' || num[2] > '9') {
-		return "an"
-	}
-	return "a"
-}
-
-// num4 formats x with at most 4 decimals and no trailing zeros ("0.82").
-func num4(x float64) string {
-	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
+	return nil
 }

@@ -82,12 +82,13 @@ type TaskDiff struct {
 
 // RunGate is the verdict of the gate of a comparison of two runs (Gate's
 // rule on its one comparison): Failed when Δ < −Margin, the interval's upper
-// end is below 0 and the (Holm-adjusted) p is below alpha; Why says in plain
-// words which condition decided.
+// end is below 0 and the (Holm-adjusted) p is below alpha, or when the
+// errors could hide such a failure; Reason is which condition decided
+// (Analysis.GateReasonOf on the one variant).
 type RunGate struct {
 	Margin float64
 	Failed bool
-	Why    string
+	Reason GateReason
 }
 
 // RunComparison is the comparison of two runs: the analysis of side A as the
@@ -182,7 +183,7 @@ func (e *NoCommonTaskError) Error() string {
 // run a (STATS.md §2): attempts pair on pair_id, which has no variant in it,
 // so any variant of one run can be compared with any of the other. The
 // primary test, power, warnings and gate are those of Analyze with a as the
-// baseline and b as the one variant (worded by RunWording(a.Label, b.Label));
+// baseline and b as the one variant (the arms named by the labels);
 // with one variant, Holm's p is the p. It fails with *MissingVariantError,
 // *NoCommonTaskError (a gate on runs without a common judged pair), or an
 // error wrapping ErrNothingToCompare (a side without a judged attempt).
@@ -213,7 +214,7 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 		Differences: differences(recsA, recsB, a.BaseSeed, b.BaseSeed)}
 	c.Analysis = analyzeArms(map[string][]results.Attempt{a.Label: recsA, b.Label: recsB}, Inputs{Baseline: a.Label,
 		Variants: []string{b.Label}, Alpha: opts.Alpha, Power: opts.Power, MinEffect: opts.MinEffect,
-		FailIfWorse: opts.FailIfWorse, Wording: RunWording(a.Label, b.Label)})
+		FailIfWorse: opts.FailIfWorse})
 	armA, armB := c.Analysis.BaseArm, c.Result().Arm
 	c.PFisher = 1
 	if armA.N > 0 && armB.N > 0 {
@@ -221,14 +222,12 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 	}
 	c.Tasks, c.NewFailures, c.Fixed = TaskDiffs(recsA, recsB)
 	if opts.SameDir {
-		c.Warnings = append(c.Warnings, Warning{Kind: WarnSameDir, Text: fmt.Sprintf(
-			"%s and %s are the same directory: every pair agrees by construction.", capitalize(a.Label), b.Label)})
+		c.Warnings = append(c.Warnings, Warning{Kind: WarnSameDir, Alpha: c.Analysis.Alpha, Power: c.Analysis.Power})
 	}
 	if c.SeedMismatches > 0 {
-		c.Warnings = append(c.Warnings, Warning{Kind: WarnSeedMismatch, Text: fmt.Sprintf("%d of %d pairs ran with different seeds "+
-			"(runs made with another --seed): the comparison stays paired over tasks, but the two attempts of a pair did not see "+
-			"the same randomness, so it has less power than same-seed pairs; give %s the --seed of %s to compare like for like.",
-			c.SeedMismatches, c.Result().All.Pairs, b.Label, a.Label)})
+		all := c.Result().All
+		c.Warnings = append(c.Warnings, Warning{Kind: WarnSeedMismatch, Alpha: c.Analysis.Alpha, Power: c.Analysis.Power,
+			Comparison: &all, SeedMismatches: c.SeedMismatches})
 	}
 	c.Warnings = append(c.Warnings, c.Analysis.Warnings...)
 	if opts.FailIfWorse > 0 {
@@ -414,26 +413,8 @@ func onOff(m map[bool]bool) string {
 // joinKeys joins the keys of m, sorted, with ", ".
 func joinKeys(m map[string]bool) string { return strings.Join(slices.Sorted(maps.Keys(m)), ", ") }
 
-// runGate applies Gate's rule to the comparison and says why in plain words.
+// runGate applies Gate's rule to the comparison's one variant.
 func runGate(c *RunComparison, margin float64) *RunGate {
-	v, alpha := c.Result(), c.Analysis.Alpha
-	all := v.All
-	g := &RunGate{Margin: margin, Failed: v.GateFails(margin, alpha)}
-	d := fmt.Sprintf("Δ %+.1f pts [%+.1f, %+.1f], p %.3g (%s)", 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, all.Method)
-	switch {
-	case g.Failed && ErrorsCouldHide(&all, margin, alpha):
-		g.Why = fmt.Sprintf("%s (variant %s)'s errors could hide a failure against %s (variant %s): %s; %s, but with every error counted as a failure, %s",
-			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, errorCounts(&all, c.B.Label, c.A.Label), d, boundText(all.Bounds.AsFailBoth))
-	case g.Failed:
-		g.Why = fmt.Sprintf("%s (variant %s) is worse than %s (variant %s): %s is below -%.1f pts, its whole interval is below 0 and p < %.2g",
-			c.B.Name, c.B.Variant, c.A.Name, c.A.Variant, d, 100*margin, alpha)
-	case all.Delta >= -margin:
-		g.Why = fmt.Sprintf("%s is not below -%.1f pts", d, 100*margin)
-	case all.CI[1] >= 0:
-		g.Why = fmt.Sprintf("inconclusive: %s, but the interval reaches 0", d)
-	default:
-		g.Why = fmt.Sprintf("inconclusive: %s, but p ≥ %.2g, the gate's alpha (the exact sign-flip p; with %d moved %s it cannot go below %.3g)",
-			d, alpha, all.Paired.Moved, results.Plural(all.Paired.Moved, "task", "tasks"), all.Paired.PermFloor)
-	}
-	return g
+	v := c.Result()
+	return &RunGate{Margin: margin, Failed: v.GateFails(margin, c.Analysis.Alpha), Reason: c.Analysis.GateReasonOf(v, margin)}
 }

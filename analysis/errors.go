@@ -1,11 +1,9 @@
 package analysis
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"webbench/stats"
 )
@@ -126,32 +124,4 @@ func errorBounds(pairs []stats.Pair, errored []erroredPair) *ErrorBounds {
 		return e.Pair, true
 	})
 	return eb
-}
-
-// errorCounts says the errors of both arms on the common pairs, by class
-// ("errors on the 80 common pairs: variant 16 (infra 16), baseline 0").
-func errorCounts(c *Comparison, variant, baseline string) string {
-	return fmt.Sprintf("errors on the %d common pairs: %s %s, %s %s", c.CommonPairs, variant, classCounts(c.ErrorsB),
-		baseline, classCounts(c.ErrorsA))
-}
-
-// classCounts formats error counts by class: "16 (infra 16)" or "0".
-func classCounts(m map[string]int) string {
-	n := 0
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if m[k] > 0 {
-			n += m[k]
-			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-		}
-	}
-	if n == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%d (%s)", n, strings.Join(parts, ", "))
-}
-
-// boundText describes an imputed comparison: "Δ = −20.0 pts [−31.0, −9.0], p = 0.00341".
-func boundText(b BoundResult) string {
-	return fmt.Sprintf("Δ = %s pts [%s, %s], p = %s", stats.Pts(b.Delta), stats.Pts(b.CI[0]), stats.Pts(b.CI[1]), stats.FmtP(b.P))
 }

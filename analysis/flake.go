@@ -8,7 +8,6 @@ package analysis
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"webbench/results"
 	"webbench/stats"
@@ -92,38 +91,13 @@ func flakeRates(by map[string][]results.Attempt, baseline string, replays []stri
 	return out
 }
 
-// Line is the flake rate in plain words, as every report prints it.
-func (f FlakeRate) Line() string {
-	left := ""
-	if f.Errors > 0 {
-		left = fmt.Sprintf(" (%d %s with an error in either arm left out)", f.Errors, results.Plural(f.Errors, "pair", "pairs"))
-	}
-	if f.Pairs == 0 {
-		return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; no pair has a finished "+
-			"record in both arms = n/a%s.", f.Variant, left)
-	}
-	return fmt.Sprintf("Environment flake rate: %s replays the baseline with its own seeds; %d of %d pairs differ "+
-		"in status, failure mode or verdict = %.1f%% [%.1f, %.1f]%s.", f.Variant, f.Differ, f.Pairs, 100*f.Rate,
-		100*f.Wilson[0], 100*f.Wilson[1], left)
-}
-
 // flakeWarnings returns one WarnFlakeRate warning per replay arm that differs from the baseline on some pair.
 func flakeWarnings(fs []FlakeRate) []Warning {
 	var out []Warning
 	for _, f := range fs {
-		if f.Differ == 0 {
-			continue
+		if f.Differ > 0 {
+			out = append(out, Warning{Kind: WarnFlakeRate, Variants: []string{f.Variant}, Flake: f})
 		}
-		text := fmt.Sprintf("Same seeds, different outcomes: %s, a replay of the baseline with the same seeds, "+
-			"differs from it on %d of %d pairs (%.1f%% [%.1f, %.1f]). With the scripted policy that is the environment "+
-			"(browser timing, machine load, the pages); with a model it is also the model's own sampling (a seed the "+
-			"endpoint does not honour, temperature above 0). Rescued and broke pairs at this rate can come from this "+
-			"alone: the paired tests stay valid, but an effect must be larger to show.", f.Variant, f.Differ,
-			f.Pairs, 100*f.Rate, 100*f.Wilson[0], 100*f.Wilson[1])
-		if len(f.Examples) > 0 {
-			text += " First: " + strings.Join(f.Examples, "; ") + "."
-		}
-		out = append(out, Warning{Kind: WarnFlakeRate, Variants: []string{f.Variant}, Text: text})
 	}
 	return out
 }

@@ -1,11 +1,70 @@
 package analysis
 
-import (
-	"fmt"
-	"math"
+import "math"
 
-	"webbench/stats"
+// GateReasonKind is why the gate decided as it did about one variant (Analysis.GateReasonOf); report words each
+// kind.
+type GateReasonKind string
+
+// The gate's reasons, in the order the rule tries them.
+const (
+	// GateErrorsCouldHide: the variant fails because its errors alone could hide a failure (ErrorsCouldHide).
+	GateErrorsCouldHide GateReasonKind = "errors_could_hide"
+	// GateWorse: the variant fails: Δ below −margin, its whole interval below 0 and p_holm below α.
+	GateWorse GateReasonKind = "worse"
+	// GateNotBelowMargin: it passes, Δ not below −margin.
+	GateNotBelowMargin GateReasonKind = "not_below_margin"
+	// GateIntervalReachesZero: it passes, Δ below −margin but its interval reaches 0.
+	GateIntervalReachesZero GateReasonKind = "interval_reaches_zero"
+	// GateNotShown: it passes although it looks worse (Δ below −margin, the whole interval below 0): p_holm is
+	// not below α (too few tasks, or the multiplicity adjustment over the variants).
+	GateNotShown GateReasonKind = "not_shown"
 )
+
+// GateReason is the gate's decision about one variant with the figures its wording names: the variant and the
+// baseline, the gate's Margin and Alpha, the variant's primary Δ, interval, p (P, of Method) and Holm-adjusted p
+// (PHolm), the tasks that moved and the sign-flip floor they leave p (Moved, PermFloor), and for
+// GateErrorsCouldHide the errors by class on the CommonPairs common pairs of the baseline (ErrorsA) and the
+// variant (ErrorsB) and the comparison with every error counted as a failure (AsFailBoth).
+type GateReason struct {
+	Kind              GateReasonKind
+	Variant, Baseline string
+	Margin, Alpha     float64
+	Delta             float64
+	CI                [2]float64
+	P, PHolm          float64
+	Method            string
+	Moved             int
+	PermFloor         float64
+	CommonPairs       int
+	ErrorsA, ErrorsB  map[string]int
+	AsFailBoth        BoundResult
+}
+
+// Failed reports whether the reason fails the gate.
+func (r GateReason) Failed() bool { return r.Kind == GateWorse || r.Kind == GateErrorsCouldHide }
+
+// GateReasonOf is the gate's decision about variant v at margin (a proportion) and a's α: GateErrorsCouldHide
+// or GateWorse when it fails (VariantResult.GateFails), else the first condition of the rule it does not meet.
+func (a *Analysis) GateReasonOf(v *VariantResult, margin float64) GateReason {
+	c := &v.All
+	r := GateReason{Variant: v.Name, Baseline: a.Baseline, Margin: margin, Alpha: a.Alpha, Delta: c.Delta, CI: c.CI,
+		P: c.P, PHolm: v.PHolm, Method: c.Method, Moved: c.Paired.Moved, PermFloor: c.Paired.PermFloor}
+	switch {
+	case v.GateFails(margin, a.Alpha) && ErrorsCouldHide(c, margin, a.Alpha):
+		r.Kind = GateErrorsCouldHide
+		r.CommonPairs, r.ErrorsA, r.ErrorsB, r.AsFailBoth = c.CommonPairs, c.ErrorsA, c.ErrorsB, c.Bounds.AsFailBoth
+	case v.GateFails(margin, a.Alpha):
+		r.Kind = GateWorse
+	case !(c.Delta < -margin):
+		r.Kind = GateNotBelowMargin
+	case !(c.CI[1] < 0):
+		r.Kind = GateIntervalReachesZero
+	default:
+		r.Kind = GateNotShown
+	}
+	return r
+}
 
 // Gate reports whether any variant is worse than the baseline by more than
 // margin (a proportion, e.g. 0.05 for 5 points). A variant fails when
@@ -22,39 +81,36 @@ import (
 //     on both sides (ErrorBounds.AsFailBoth), the rule above fails.
 //
 // Variants without data (method none) and A/A arms (VariantResult.AA) never
-// fail. why has one plain-words line per failing variant.
-func (a *Analysis) Gate(margin float64) (failed bool, why []string) {
-	for _, v := range a.Variants {
+// fail. why has the reason of each failing variant (GateWorse or
+// GateErrorsCouldHide), in variant order.
+func (a *Analysis) Gate(margin float64) (failed bool, why []GateReason) {
+	for i := range a.Variants {
+		v := &a.Variants[i]
 		if v.AA || !v.GateFails(margin, a.Alpha) {
 			continue
 		}
-		c := v.All
 		failed = true
-		if ErrorsCouldHide(&c, margin, a.Alpha) {
-			why = append(why, fmt.Sprintf("variant %s: its errors could hide a failure against %s: %s; with every error counted as a failure, %s",
-				v.Name, a.Baseline, errorCounts(&c, "variant", "baseline"), boundText(c.Bounds.AsFailBoth)))
-			continue
-		}
-		why = append(why, fmt.Sprintf("variant %s is worse than %s: Δ = %s pts [%s, %s] is below -%.1f pts, its whole interval is below 0 and p_holm = %.3g is below %.3g",
-			v.Name, a.Baseline, stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]), 100*margin, v.PHolm, a.Alpha))
+		why = append(why, a.GateReasonOf(v, margin))
 	}
 	return failed, why
 }
 
-// GateInconclusive lists, in plain words, the variants the gate lets pass
-// although they look worse: Δ below −margin with the whole interval below 0,
-// but p_holm not below α (too few tasks, or the multiplicity adjustment over
-// the variants). A passed gate is "no variant shown worse", never "no variant
+// GateInconclusive lists the variants the gate lets pass although they look
+// worse (GateNotShown): Δ below −margin with the whole interval below 0, but
+// p_holm not below α (too few tasks, or the multiplicity adjustment over the
+// variants). A passed gate is "no variant shown worse", never "no variant
 // worse"; these are the cases a reader must not take as evidence of no harm.
-func (a *Analysis) GateInconclusive(margin float64) []string {
-	var out []string
-	for _, v := range a.Variants {
-		c := v.All
-		if v.AA || v.GateFails(margin, a.Alpha) || c.Method == MethodNone || !(c.Delta < -margin && c.CI[1] < 0) {
+// A/A arms and variants without data are left out.
+func (a *Analysis) GateInconclusive(margin float64) []GateReason {
+	var out []GateReason
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		if v.AA || v.All.Method == MethodNone {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: Δ = %s pts [%s, %s] looks worse, but p_holm = %s is not below %s (p_paired %s), so it is not shown worse at this size",
-			v.Name, stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]), stats.FmtP(v.PHolm), stats.FmtP(a.Alpha), stats.FmtP(c.P)))
+		if r := a.GateReasonOf(v, margin); r.Kind == GateNotShown {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -617,7 +617,7 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 	delta := clampDelta(d.Rates, p.From-p.To)
 	p.Power, p.Method = PowerPrimary(d, delta, in.Alpha)
 	if p.Power < in.Power && in.power != powerOnly {
-		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, maxPlanTasks)
+		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, MaxPlanTasks)
 	}
 	return p
 }

@@ -36,8 +36,9 @@ func TestGate(t *testing.T) {
 	worse := analysis.Analyze(analysistest.Cat(analysistest.TasksOf("base", "PPPPPPPPPPPP"), analysistest.TasksOf("v", "FFFFFFPPPPPP")), analysis.Inputs{})
 	analysistest.Approx(t, "Delta", worse.Variants[0].All.Delta, -0.5, 1e-12)
 	failed, why := worse.Gate(0.05)
-	if !failed || len(why) != 1 || !strings.Contains(why[0], "variant v is worse than base: Δ = -50.0 pts [-75.5, -10.2]") {
-		t.Errorf("gate 0.05: %v %q", failed, why)
+	if !failed || len(why) != 1 || why[0].Kind != analysis.GateWorse ||
+		GateReasonText(why[0]) != "variant v is worse than base: Δ = -50.0 pts [-75.5, -10.2] is below -5.0 pts, its whole interval is below 0 and p_holm = 0.0312 is below 0.05" {
+		t.Errorf("gate 0.05: %v %+v", failed, why)
 	}
 	// 5 of 10 tasks broke: the t approximation said p 0.015, the exact p is
 	// 2/2^5 = 0.0625: not evidence, the gate passes.

@@ -202,14 +202,14 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
-		for _, wn := range a.Warnings {
+		for _, wn := range AnalysisWarnings(a) {
 			printWrapped(w, wn.Text, "  ! ", "    ", width)
 		}
 	}
 	if len(a.Flake) > 0 {
 		fmt.Fprintln(w)
 		for _, f := range a.Flake {
-			printWrapped(w, f.Line(), "", "  ", width)
+			printWrapped(w, FlakeLine(f), "", "  ", width)
 		}
 	}
 	fmt.Fprintln(w)

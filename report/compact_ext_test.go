@@ -147,7 +147,7 @@ func TestVerdictSaysWhy(t *testing.T) {
 			t.Errorf("clustered %s: %q, want %q", name, got[name], want)
 		}
 	}
-	if w := a3.Warning(analysis.WarnHolmFloor); w == nil || !strings.Contains(w.Text, "With 3 clusters compared") ||
+	if w := wordedWarning(a3, analysis.WarnHolmFloor); w == nil || !strings.Contains(w.Text, "With 3 clusters compared") ||
 		!strings.Contains(w.Text, "every cluster moved the same way") || !strings.Contains(w.Text, "clusters.") {
 		t.Errorf("clustered holm_floor warning: %+v", w)
 	}
@@ -163,4 +163,15 @@ func TestVerdictSaysWhy(t *testing.T) {
 		strings.Contains(line, "p_paired") {
 		t.Errorf("unpaired line: %q (matched %v)", line, a4.Variants[0].All.Matched)
 	}
+}
+
+// wordedWarning returns the first of a's warnings of kind as the reports print it (report.AnalysisWarnings), nil
+// when none.
+func wordedWarning(a *analysis.Analysis, kind analysis.WarningKind) *report.WordedWarning {
+	for _, w := range report.AnalysisWarnings(a) {
+		if w.Kind == kind {
+			return &w
+		}
+	}
+	return nil
 }

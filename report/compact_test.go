@@ -78,7 +78,7 @@ func TestCompactReportFits(t *testing.T) {
 					t.Errorf("width %d: the output lacks the line of %s (%q):\n%s", width, v.Name, line, out)
 				}
 			}
-			for _, wn := range a.Warnings {
+			for _, wn := range AnalysisWarnings(a) {
 				if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(wn.Text), " ")) {
 					t.Errorf("width %d: warning %q lost", width, wn.Text)
 				}
@@ -183,16 +183,17 @@ func TestCompactFooterCommand(t *testing.T) {
 func TestWarningsOneStatementPerCause(t *testing.T) {
 	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPPPP"), analysistest.TasksOf("five", "FFFFFP"), analysistest.TasksOf("all", "FFFFFF"))
 	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
-	var five, all *analysis.Warning
-	for i, w := range a.Warnings {
+	var five, all *WordedWarning
+	ws := AnalysisWarnings(a)
+	for i, w := range ws {
 		if w.Kind == analysis.WarnPermFloor {
 			t.Errorf("perm_floor warning beside few_tasks: %q", w.Text)
 		}
 		if w.Kind == analysis.WarnFewTasks && slices.Contains(w.Variants, "five") {
-			five = &a.Warnings[i]
+			five = &ws[i]
 		}
 		if w.Kind == analysis.WarnFewTasks && slices.Contains(w.Variants, "all") {
-			all = &a.Warnings[i]
+			all = &ws[i]
 		}
 	}
 	if five == nil || !strings.Contains(five.Text, "five vs base: Only 6 tasks are compared (fewer than 10): p_paired is the exact sign-flip p (with 5 of the 6 tasks moved it cannot go below 2/2^5 = 0.0625, above α = 0.05: with these outcomes no effect can be shown, though more reps may move more tasks)") {
@@ -226,8 +227,8 @@ func TestWarningsOneStatementPerCause(t *testing.T) {
 // Empty arms of several variants merge into one warning whose sentence reads right for many.
 func TestEmptyArmsMerge(t *testing.T) {
 	a := analysis.Analyze(analysistest.TasksOf("base", "PP"), analysis.Inputs{Baseline: "base", Variants: []string{"g1", "g2"}})
-	w := a.Warning(analysis.WarnEmptyArm)
-	if w == nil || w.Text != "g1, g2 vs base: No records, so nothing to compare." {
+	w := worded(a, analysis.WarnEmptyArm)
+	if w == nil || w.Text != "g1, g2 vs base: No records, so nothing to compare." || !slices.Equal(w.Variants, []string{"g1", "g2"}) {
 		t.Errorf("empty-arm warning: %+v", a.Warnings)
 	}
 }
@@ -236,7 +237,7 @@ func TestEmptyArmsMerge(t *testing.T) {
 // a floor derived from p_perm_floor < 1 said "no task moved").
 func TestFewTasksOneMoved(t *testing.T) {
 	a := analysis.Analyze(analysistest.Cat(analysistest.TasksOf("base", "PPPPPP"), analysistest.TasksOf("one", "FPPPPP")), analysis.Inputs{Baseline: "base"})
-	w := a.Warning(analysis.WarnFewTasks)
+	w := worded(a, analysis.WarnFewTasks)
 	if w == nil || !strings.Contains(w.Text, "(with 1 of the 6 tasks moved it is 2/2^1 = 1, above α = 0.05: with these outcomes no effect can be shown, though more reps may move more tasks)") {
 		t.Errorf("few_tasks warning: %+v", w)
 	}

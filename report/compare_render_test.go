@@ -41,8 +41,8 @@ func TestCompareRunsMatchesAblate(t *testing.T) {
 		if cmp.Gate == nil || cmp.Gate.Failed != failed || failed != (alpha == 0.05) {
 			t.Errorf("α %v: compare gate %+v, ablate gate failed %v; want failed %v", alpha, cmp.Gate, failed, alpha == 0.05)
 		}
-		if alpha == 0.01 && !strings.Contains(cmp.Gate.Why, "but p ≥ 0.01, the gate's alpha") {
-			t.Errorf("α 0.01: gate why %q does not name the alpha", cmp.Gate.Why)
+		if alpha == 0.01 && (cmp.Gate.Reason.Kind != analysis.GateNotShown || !strings.Contains(RunGateText(cmp), "but p ≥ 0.01, the gate's alpha")) {
+			t.Errorf("α 0.01: gate why %q (%+v) does not name the alpha", RunGateText(cmp), cmp.Gate.Reason)
 		}
 		if cmp.Analysis.Alpha != alpha {
 			t.Errorf("compare analysed at α %v, want %v", cmp.Analysis.Alpha, alpha)
@@ -55,7 +55,7 @@ func TestCompareRunsMatchesAblate(t *testing.T) {
 func TestCompareWarningsNameTheSides(t *testing.T) {
 	recs := analysistest.Cat(analysistest.RecsOf("base", "t0", 0, "PP"), analysistest.RecsOf("base", "t1", 0, "PP"), analysistest.RecsOf("base", "t2", 0, "PP"),
 		analysistest.RecsOf("v", "t0", 0, "P"), analysistest.RecsOf("v", "t1", 0, "F"), analysistest.RecsOf("v", "t2", 0, "P"))
-	w := (analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})).Warning(analysis.WarnNotComparable)
+	w := worded(analysis.Analyze(recs, analysis.Inputs{Baseline: "base"}), analysis.WarnNotComparable)
 	if w == nil || !strings.HasPrefix(w.Text, "v vs base: The arms are not fully matched: 3 baseline and 0 variant judged attempts") {
 		t.Fatalf("ablate warning = %+v", w)
 	}
@@ -69,7 +69,7 @@ func TestCompareWarningsNameTheSides(t *testing.T) {
 		t.Errorf("first compare warning = %q", texts)
 	}
 	found := false
-	for _, x := range cmp.Warnings {
+	for _, x := range WordWarnings(cmp.Warnings, RunWording(cmp.A.Label, cmp.B.Label)) {
 		if x.Kind == analysis.WarnNotComparable {
 			found = true
 			if !strings.HasPrefix(x.Text, "The arms are not fully matched: 3 run A and 0 run B judged attempts in scope") {

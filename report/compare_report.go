@@ -21,13 +21,10 @@ func CompareTables(c *analysis.RunComparison) []results.Table {
 	return []results.Table{compareSummaryTable(c), compareTaskTable(c)}
 }
 
-// CompareWarnings returns the texts of c's warnings, in print order.
+// CompareWarnings returns the sentences of c's warnings, in print order, the arms named by the sides' labels
+// (RunWording).
 func CompareWarnings(c *analysis.RunComparison) []string {
-	out := make([]string, 0, len(c.Warnings))
-	for _, w := range c.Warnings {
-		out = append(out, w.Text)
-	}
-	return out
+	return warningTexts(WordWarnings(c.Warnings, RunWording(c.A.Label, c.B.Label)))
 }
 
 // CompareFooter returns the lines printed under a comparison's tables: how
@@ -55,7 +52,7 @@ func CompareFooter(c *analysis.RunComparison) []string {
 		if g.Failed {
 			verdict = "FAILED"
 		}
-		lines = append(lines, fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, g.Why))
+		lines = append(lines, fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, RunGateText(c)))
 	}
 	return lines
 }

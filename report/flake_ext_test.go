@@ -33,8 +33,8 @@ func TestAAArmsOutOfHolmAndGate(t *testing.T) {
 	analysistest.Approx(t, "v p_holm (family of one)", a.Variants[0].PHolm, 2/math.Pow(2, 10), 1e-12)
 	a = analysis.Analyze(analysistest.Cat(base, v, analysistest.TasksOf("replay", "FFFFFFFFFFFF")), in)
 	failed, why := a.Gate(0.05)
-	if !failed || len(why) != 1 || !strings.HasPrefix(why[0], "variant v ") {
-		t.Fatalf("gate: %v %q, want v alone", failed, why)
+	if !failed || len(why) != 1 || why[0].Variant != "v" || !strings.HasPrefix(report.GateReasonText(why[0]), "variant v ") {
+		t.Fatalf("gate: %v %+v, want v alone", failed, why)
 	}
 	for _, w := range a.Warnings {
 		if (w.Kind == analysis.WarnUnderpowered || w.Kind == analysis.WarnHolmFloor) && slices.Contains(w.Variants, "replay") {
@@ -126,7 +126,7 @@ func TestFlakeRate(t *testing.T) {
 	if hi := a.Flake[0].Wilson[1]; math.Abs(hi-0.3244) > 5e-5 {
 		t.Errorf("0 of 8: Wilson upper %.4f, want 0.3244", hi)
 	}
-	if l := a.Flake[0].Line(); !strings.Contains(l, "0 of 8 pairs differ") {
+	if l := report.FlakeLine(a.Flake[0]); !strings.Contains(l, "0 of 8 pairs differ") {
 		t.Errorf("line %q", l)
 	}
 	// One pass became a fail, one fail changed its failure mode.
@@ -142,8 +142,8 @@ func TestFlakeRate(t *testing.T) {
 	if math.Abs(f.Wilson[0]-0.0715) > 5e-5 || math.Abs(f.Wilson[1]-0.5907) > 5e-5 {
 		t.Errorf("2 of 8: Wilson [%.4f, %.4f], want [0.0715, 0.5907]", f.Wilson[0], f.Wilson[1])
 	}
-	w := a.Warning(analysis.WarnFlakeRate)
-	if w == nil || !strings.Contains(w.Text, "differs from it on 2 of 8 pairs (25.0%") || w.Variants[0] != "replay" {
+	w := wordedWarning(a, analysis.WarnFlakeRate)
+	if w == nil || !strings.Contains(w.Text, "differs from it on 2 of 8 pairs (25.0%") || !slices.Equal(w.Variants, []string{"replay"}) {
 		t.Fatalf("warning %+v", w)
 	}
 	dir := t.TempDir()
@@ -198,7 +198,7 @@ func TestFlakeRateNoPairs(t *testing.T) {
 	if len(a.Flake) != 1 || a.Flake[0].Pairs != 0 || a.Warning(analysis.WarnFlakeRate) != nil {
 		t.Fatalf("no pairs: %+v %+v", a.Flake, a.Warnings)
 	}
-	if l := a.Flake[0].Line(); !strings.Contains(l, "= n/a") || strings.Contains(l, "%") {
+	if l := report.FlakeLine(a.Flake[0]); !strings.Contains(l, "= n/a") || strings.Contains(l, "%") {
 		t.Errorf("line %q", l)
 	}
 	var b bytes.Buffer

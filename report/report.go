@@ -58,14 +58,14 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
-		for _, wn := range a.Warnings {
+		for _, wn := range AnalysisWarnings(a) {
 			line(wn.Text, "  ! ", "    ")
 		}
 	}
 	if len(a.Flake) > 0 {
 		fmt.Fprintln(w)
 		for _, f := range a.Flake {
-			line(f.Line(), "", "  ")
+			line(FlakeLine(f), "", "  ")
 		}
 	}
 	for _, t := range ReportTables(a) {
@@ -103,13 +103,13 @@ func MarkdownReport(w io.Writer, a *analysis.Analysis) error {
 		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", stats.FmtP(a.Alpha), 100*a.Power)
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w, "> [!WARNING]")
-		for _, wn := range a.Warnings {
+		for _, wn := range AnalysisWarnings(a) {
 			fmt.Fprintf(w, "> - %s\n", mdText(wn.Text))
 		}
 		fmt.Fprintln(w)
 	}
 	for _, f := range a.Flake {
-		fmt.Fprintf(w, "**%s**\n\n", mdText(f.Line()))
+		fmt.Fprintf(w, "**%s**\n\n", mdText(FlakeLine(f)))
 	}
 	for _, t := range ReportTables(a) {
 		t.Table().Markdown(w)
@@ -137,20 +137,6 @@ func mdText(s string) string {
 }
 
 func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
-
-// GateLine is the gate verdict for a.FailIfWorse.
-func GateLine(a *analysis.Analysis) string {
-	failed, why := a.Gate(a.FailIfWorse)
-	if !failed {
-		line := fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.", 100*a.FailIfWorse)
-		if inc := a.GateInconclusive(a.FailIfWorse); len(inc) > 0 {
-			line += " Inconclusive, not evidence of no harm: " + strings.Join(inc, "; ") + "."
-		}
-		return line
-	}
-	return fmt.Sprintf("Gate (fail if worse by more than %.1f pts with the interval below 0 and p_holm below alpha): FAILED. %s", 100*a.FailIfWorse,
-		strings.Join(why, "; "))
-}
 
 // StatNotes collects the plain-words notes of statistical fallbacks
 // (PairedResult.Note), one per distinct comparison, then the note on the

@@ -83,11 +83,12 @@ func TestHolmFloorAndInconclusiveGate(t *testing.T) {
 		t.Fatal("gate failed at p_holm 0.219")
 	}
 	inc := a.GateInconclusive(0.05)
-	if len(inc) != 7 || !strings.Contains(inc[0], "v0: Δ = -100.0 pts") || !strings.Contains(inc[0], "not shown worse") {
-		t.Errorf("inconclusive = %q", inc)
+	if len(inc) != 7 || inc[0].Kind != analysis.GateNotShown || inc[0].Variant != "v0" ||
+		!strings.Contains(GateReasonText(inc[0]), "v0: Δ = -100.0 pts") || !strings.Contains(GateReasonText(inc[0]), "not shown worse") {
+		t.Errorf("inconclusive = %+v", inc)
 	}
 	var floor string
-	for _, w := range a.Warnings {
+	for _, w := range AnalysisWarnings(a) {
 		if w.Kind == analysis.WarnHolmFloor {
 			floor = w.Text
 		}
@@ -106,7 +107,7 @@ func TestHolmFloorAndInconclusiveGate(t *testing.T) {
 	}
 	for _, w := range analysis.Analyze(recs, analysis.Inputs{Baseline: "base", Variants: names}).Warnings {
 		if w.Kind == analysis.WarnHolmFloor {
-			t.Errorf("9 tasks: unexpected warning %q", w.Text)
+			t.Errorf("9 tasks: unexpected warning %+v", w)
 		}
 	}
 }

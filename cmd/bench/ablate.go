@@ -223,7 +223,7 @@ func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, mar
 }
 
 // gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
-// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr; otherwise a
+// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr (report.GateReasonText); otherwise a
 // "gate: passed" line and the inconclusive variants.
 func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
 	if margin <= 0 {
@@ -231,14 +231,14 @@ func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
 	}
 	failed, why := a.Gate(margin)
 	if failed {
-		for _, w := range why {
-			fmt.Fprintln(c.ErrOrStderr(), "gate:", w)
+		for _, r := range why {
+			fmt.Fprintln(c.ErrOrStderr(), "gate:", report.GateReasonText(r))
 		}
 		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "gate: passed: no variant is shown worse than the baseline by more than %.3f (with its interval below 0 and p_holm below alpha)\n", margin)
-	for _, w := range a.GateInconclusive(margin) {
-		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", w)
+	for _, r := range a.GateInconclusive(margin) {
+		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", report.GateReasonText(r))
 	}
 	return nil
 }

@@ -64,11 +64,11 @@ func HTMLReport(dir string, a *analysis.Analysis, js *analysis.Judges, recs []re
 	}
 	vm := reportVM{A: a, Title: fmt.Sprintf("Ablation: %s vs %s", report.ArmsCount(a), a.Baseline), Alpha: stats.FmtP(a.Alpha),
 		Power: fmt.Sprintf("%.0f%%", 100*a.Power), Forest: forestPlot(a), Heat: heatmap(a, recs)}
-	for _, w := range a.Warnings {
+	for _, w := range report.AnalysisWarnings(a) {
 		vm.Warnings = append(vm.Warnings, w.Text)
 	}
 	for _, f := range a.Flake {
-		vm.Flake = append(vm.Flake, f.Line())
+		vm.Flake = append(vm.Flake, report.FlakeLine(f))
 	}
 	vm.Tables = report.ReportTables(a)
 	vm.Notes = report.StatNotes(a)

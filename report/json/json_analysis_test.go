@@ -40,18 +40,17 @@ func TestAnalyzeEmptyArms(t *testing.T) {
 	if c := a.Variants[1].All; c.DroppedPairs != 2 || c.DroppedByClass["infra"] != 2 {
 		t.Errorf("dropped = %d %v", c.DroppedPairs, c.DroppedByClass)
 	}
-	w := a.Warning(analysis.WarnEmptyArm)
-	if w == nil || !strings.Contains(w.Text, "ghost vs base: No records, so nothing to compare.") {
-		t.Errorf("empty-arm warning: %+v", a.Warnings)
-	}
-	if w := a.Warning(analysis.WarnInfraErrors); w == nil || !strings.Contains(w.Text, "broken 2/2 (100%)") ||
-		!strings.Contains(w.Text, "2 pairs with an infra error on either side were dropped") {
-		t.Errorf("infra warning: %+v", w)
-	}
 	if failed, _ := a.Gate(0); failed {
 		t.Error("gate failed on empty arms")
 	}
-	mustJSON(t, a)
+	m := mustJSON(t, a)
+	if w := jsonWarningText(m, analysis.WarnEmptyArm); !strings.Contains(w, "ghost vs base: No records, so nothing to compare.") {
+		t.Errorf("empty-arm warning: %q", w)
+	}
+	if w := jsonWarningText(m, analysis.WarnInfraErrors); !strings.Contains(w, "broken 2/2 (100%)") ||
+		!strings.Contains(w, "2 pairs with an infra error on either side were dropped") {
+		t.Errorf("infra warning: %q", w)
+	}
 	var sb strings.Builder
 	if err := report.TerminalReport(&sb, a); err != nil {
 		t.Fatal(err)
@@ -81,18 +80,28 @@ func TestAnalyzeUnpairedFallback(t *testing.T) {
 	if !math.IsNaN(c.PMcNemar) {
 		t.Errorf("McNemar computed without pairs: %v", c.PMcNemar)
 	}
-	if w := a.Warning(analysis.WarnUnpaired); w == nil || !strings.Contains(w.Text, "on 11 vs 11 attempts") {
-		t.Errorf("unpaired warning: %+v", w)
-	}
 	if a.Warning(analysis.WarnUnderpowered) == nil {
 		t.Errorf("no underpowered warning for the unpaired 2/11 vs 0/11: %+v", a.Warnings)
 	}
 	m := mustJSON(t, a)
+	if w := jsonWarningText(m, analysis.WarnUnpaired); !strings.Contains(w, "on 11 vs 11 attempts") {
+		t.Errorf("unpaired warning: %q", w)
+	}
 	v := m["variants"].([]any)[0].(map[string]any)
 	if v["p_paired"] != nil || v["p_mcnemar"] != nil || v["p_perm"] != nil || v["method"] != "fisher" {
 		t.Errorf("unpaired JSON: p_paired %v p_mcnemar %v p_perm %v method %v", v["p_paired"], v["p_mcnemar"], v["p_perm"], v["method"])
 	}
 	analysistest.Approx(t, "json p_fisher", v["p_fisher"].(float64), 0.476, 5e-4)
+}
+
+// jsonWarningText is the text of the first warning of kind in the JSON document m, "" when none.
+func jsonWarningText(m map[string]any, kind analysis.WarningKind) string {
+	for _, w := range m["warnings"].([]any) {
+		if w := w.(map[string]any); w["kind"] == string(kind) {
+			return w["text"].(string)
+		}
+	}
+	return ""
 }
 
 func TestJSONFieldNames(t *testing.T) {

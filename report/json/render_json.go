@@ -161,7 +161,7 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 			Change: t.Change, Delta: t.Delta})
 	}
 	if g := c.Gate; g != nil {
-		d.Gate = &compareGateDoc{Margin: g.Margin, Failed: g.Failed, Why: g.Why}
+		d.Gate = &compareGateDoc{Margin: g.Margin, Failed: g.Failed, Why: report.RunGateText(c)}
 	}
 	return d
 }

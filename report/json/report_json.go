@@ -395,7 +395,7 @@ func newJSONDoc(a *analysis.Analysis) jsonDoc {
 		d.FlakeRates = append(d.FlakeRates, jsonFlake{Variant: f.Variant, Pairs: f.Pairs, Differ: f.Differ, Errors: f.Errors,
 			Rate: rateOrNull(f.Pairs, f.Rate), Wilson: wilsonOrNull(f.Pairs, f.Wilson), Examples: nonNil(f.Examples)})
 	}
-	for _, w := range a.Warnings {
+	for _, w := range report.AnalysisWarnings(a) {
 		vs := w.Variants
 		if vs == nil {
 			vs = []string{}
@@ -429,7 +429,7 @@ func newJSONDoc(a *analysis.Analysis) jsonDoc {
 	}
 	if a.FailIfWorse > 0 {
 		failed, why := a.Gate(a.FailIfWorse)
-		d.Gate = &jsonGate{Margin: a.FailIfWorse, Failed: failed, Why: nonNil(why)}
+		d.Gate = &jsonGate{Margin: a.FailIfWorse, Failed: failed, Why: report.GateReasonTexts(why)}
 	}
 	return d
 }
