@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"webbench/results"
 )
 
 // PlanDesign's defaults and scaling: a mix gets 40 tasks of 1 rep; a run's rates keep the run's tasks and reps;
@@ -43,5 +45,32 @@ func TestPlanPrimary(t *testing.T) {
 	found, unreachable := SmallestDesigns(d, -0.15, 0.05, 0.8, maxPlanTasks)
 	if !slices.Equal(p.Smallest, found) || !slices.Equal(p.Unreachable, unreachable) || len(found) == 0 {
 		t.Errorf("smallest designs %v / %v, want %v / %v", p.Smallest, p.Unreachable, found, unreachable)
+	}
+}
+
+// The infrastructure gate fails above 10 % of the attempts in infrastructure errors, not at 10 %; other errors
+// (the judge's, the model's config) do not count.
+func TestCheckInfra(t *testing.T) {
+	recs := func(infra, other, pass int) []results.Attempt {
+		var out []results.Attempt
+		for range infra {
+			out = append(out, results.Attempt{Status: results.StatusError, ErrorClass: results.ClassInfra})
+		}
+		for range other {
+			out = append(out, results.Attempt{Status: results.StatusError, ErrorClass: results.ClassJudge})
+		}
+		for range pass {
+			out = append(out, results.Attempt{Status: results.StatusPass})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		infra, other, pass int
+		failed             bool
+	}{{1, 0, 9, false}, {2, 0, 9, true}, {1, 5, 4, false}, {0, 0, 0, false}} {
+		g := CheckInfra(recs(c.infra, c.other, c.pass))
+		if g.Infra != c.infra || g.Attempts != c.infra+c.other+c.pass || g.Failed != c.failed {
+			t.Errorf("%d infra, %d other errors, %d passes: %+v, want failed %v", c.infra, c.other, c.pass, g, c.failed)
+		}
 	}
 }

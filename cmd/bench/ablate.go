@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,11 +52,7 @@ func ablateCmd() *cobra.Command {
 				return err
 			}
 			if rf.out == "" {
-				name := sp.Name
-				if name == "" {
-					name = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
-				}
-				rf.out = filepath.Join("runs", name)
+				rf.out = sp.OutDir(args[0])
 			}
 			if rf.workers == 0 {
 				rf.workers = sp.Workers
@@ -71,7 +65,7 @@ func ablateCmd() *cobra.Command {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
 			}
 			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %s over %d of the %s, %s → %s\n", sp.Name,
-				results.Count(len(plan.Variants), "arm", "arms"), usedTasks(plan),
+				results.Count(len(plan.Variants), "arm", "arms"), plan.UsedTasks(),
 				results.Count(len(plan.Tasks), "selected task", "selected tasks"), results.Count(sp.Reps, "rep", "reps"), ropts.OutDir)
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
@@ -141,20 +135,11 @@ func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 	return nil
 }
 
-// ablatePlan opens the spec's suite and expands the spec over its tasks into the plan (spec.Plan), its
+// ablatePlan opens the spec's suite and expands the spec over its tasks into the plan (spec.Spec.Open), its
 // warnings printed and its variants validated. The caller closes the suite.
 func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
-	opts := suites.Options{}
-	for k, v := range sp.SuiteOptions {
-		opts[k] = v
-	}
-	s, err := suites.Open(sp.Suite, opts)
+	plan, s, err := sp.Open(path, failIfWorse)
 	if err != nil {
-		return runner.Plan{}, nil, usageErr("%s: %v", path, err)
-	}
-	plan, err := sp.Plan(path, s, opts, failIfWorse)
-	if err != nil {
-		s.Close()
 		return runner.Plan{}, nil, usageErr("%v", err)
 	}
 	for _, w := range plan.Ablation.Warnings {
@@ -166,17 +151,6 @@ func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float6
 		return runner.Plan{}, nil, usageErr("%v", err)
 	}
 	return plan, s, nil
-}
-
-// usedTasks counts the plan's tasks that at least one arm runs on.
-func usedTasks(plan runner.Plan) int {
-	n := 0
-	for _, t := range plan.Tasks {
-		if slices.ContainsFunc(plan.Variants, func(v runner.Variant) bool { return v.TaskIDs == nil || v.TaskIDs[t.ID] }) {
-			n++
-		}
-	}
-	return n
 }
 
 // reportAblation analyses the finished ablation in dir, prints the terminal report (report.DefaultFormat),
@@ -210,35 +184,4 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
 	}
 	return ablationGates(c, run, a, o.FailIfWorse)
-}
-
-// ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
-// infrastructure gate (exit 3 when more than infraThreshold of the attempts ended in infrastructure errors),
-// then the --fail-if-worse gate at margin (exit 1; margin 0: none).
-func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64) error {
-	if err := infraGate(c, run); err != nil {
-		return err
-	}
-	return gate(c, a, margin)
-}
-
-// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
-// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr; otherwise a
-// "gate: passed" line and the inconclusive variants.
-func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
-	if margin <= 0 {
-		return nil
-	}
-	failed, why := a.Gate(margin)
-	if failed {
-		for _, w := range why {
-			fmt.Fprintln(c.ErrOrStderr(), "gate:", w)
-		}
-		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
-	}
-	fmt.Fprintf(c.ErrOrStderr(), "gate: passed: no variant is shown worse than the baseline by more than %.3f (with its interval below 0 and p_holm below alpha)\n", margin)
-	for _, w := range a.GateInconclusive(margin) {
-		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", w)
-	}
-	return nil
 }
