@@ -74,65 +74,9 @@ func ablateCmd() *cobra.Command {
 		},
 	}
 	rf.register(c)
-	c.Flags().IntVar(&f.reps, "reps", 0, "override the spec's reps")
-	c.Flags().StringVar(&f.tasks, "tasks", "", "override the spec's tasks: comma-separated task id globs, e.g. 'shop-*,stays-qa-*' (a glob that matches no task is an error; each arm still runs on its scope's share of them)")
-	c.Flags().Float64Var(&f.failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
-	c.Flags().BoolVar(&f.bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
-	c.Flags().StringVar(&f.model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
-	c.Flags().StringVar(&f.baseURL, "base-url", "", "endpoint for --model openai:NAME")
+	f.register(c)
 	pf.register(c, "every real-model arm")
-	c.Flags().StringVar(&f.profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
-	c.Flags().StringVar(&f.htmlDir, "html", "", "folder for report.html (default: the run directory)")
 	return c
-}
-
-// ablateFlags are bench ablate's flags that override the spec (reps, tasks, fail-if-worse, the baseline's
-// model) or choose the report (bh, html).
-type ablateFlags struct {
-	reps                             int
-	tasks                            string
-	failIfWorse                      float64
-	bh                               bool
-	htmlDir, model, baseURL, profile string
-}
-
-// apply applies the overriding flags to the spec sp (a usage error names a bad value), and takes the spec's
-// fail_if_worse when --fail-if-worse is not given.
-func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
-	if f.model != "" || f.profile != "" {
-		model := f.model
-		if model == "" {
-			model = "scripted"
-		}
-		m, err := runner.ParseModel(model, f.baseURL, f.profile)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		if m.Kind == "scripted" && c.Flags().Changed("base-url") {
-			return usageErr("--base-url needs --model openai:NAME")
-		}
-		sp.Baseline.Model = &m
-	} else if c.Flags().Changed("base-url") {
-		return usageErr("--base-url needs --model openai:NAME (it replaces the baseline's model)")
-	}
-	if c.Flags().Changed("reps") {
-		if f.reps < 1 {
-			return usageErr("--reps must be at least 1 (got %d)", f.reps)
-		}
-		sp.Reps = f.reps
-	}
-	if c.Flags().Changed("tasks") {
-		if strings.TrimSpace(f.tasks) == "" {
-			return usageErr("--tasks needs comma-separated task id globs, e.g. 'shop-*' (got an empty value)")
-		}
-		sp.Tasks = f.tasks
-	}
-	if !c.Flags().Changed("fail-if-worse") {
-		f.failIfWorse = sp.FailIfWorse
-	} else if err := checkMargin(f.failIfWorse); err != nil {
-		return err
-	}
-	return nil
 }
 
 // ablatePlan opens the spec's suite and expands the spec over its tasks into the plan (spec.Spec.Open), its
@@ -184,4 +128,35 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
 	}
 	return ablationGates(c, run, a, o.FailIfWorse)
+}
+
+// ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
+// infrastructure gate (exit 3 when more than analysis.InfraGateFraction of the attempts ended in infrastructure errors),
+// then the --fail-if-worse gate at margin (exit 1; margin 0: none).
+func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64) error {
+	if err := infraGate(run); err != nil {
+		return err
+	}
+	return gate(c, a, margin)
+}
+
+// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
+// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr; otherwise a
+// "gate: passed" line and the inconclusive variants.
+func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
+	if margin <= 0 {
+		return nil
+	}
+	failed, why := a.Gate(margin)
+	if failed {
+		for _, w := range why {
+			fmt.Fprintln(c.ErrOrStderr(), "gate:", w)
+		}
+		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "gate: passed: no variant is shown worse than the baseline by more than %.3f (with its interval below 0 and p_holm below alpha)\n", margin)
+	for _, w := range a.GateInconclusive(margin) {
+		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", w)
+	}
+	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/spf13/cobra"
-
 	"webbench/analysis"
 	"webbench/browser"
 	"webbench/results"
@@ -89,35 +87,4 @@ func infraGate(run *results.Run) error {
 	return withCode(exitInfra, fmt.Errorf("%d of %d attempts ended in infrastructure errors after retries (> %.0f%%): "+
 		"the results cannot be trusted; see the error column of %s/%s, fix the cause and re-run the same command to retry them",
 		g.Infra, g.Attempts, 100*analysis.InfraGateFraction, run.Dir, results.AttemptsFile))
-}
-
-// ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
-// infrastructure gate (infraGate, exit 3),
-// then the --fail-if-worse gate at margin (exit 1; margin 0: none).
-func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64) error {
-	if err := infraGate(run); err != nil {
-		return err
-	}
-	return gate(c, a, margin)
-}
-
-// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
-// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr; otherwise a
-// "gate: passed" line and the inconclusive variants.
-func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
-	if margin <= 0 {
-		return nil
-	}
-	failed, why := a.Gate(margin)
-	if failed {
-		for _, w := range why {
-			fmt.Fprintln(c.ErrOrStderr(), "gate:", w)
-		}
-		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
-	}
-	fmt.Fprintf(c.ErrOrStderr(), "gate: passed: no variant is shown worse than the baseline by more than %.3f (with its interval below 0 and p_holm below alpha)\n", margin)
-	for _, w := range a.GateInconclusive(margin) {
-		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", w)
-	}
-	return nil
 }
