@@ -62,22 +62,23 @@ func register(name string, f Factory) {
 // RegisterForTasks registers name as Register does and makes it one of the judges bench run applies: ForTask
 // picks it for every task t with applies(t) true (the task has the check it reads), in ascending order among
 // the picked judges (the state judge is 10, the answer judge 20). The judge bench run applies is built once,
-// from f with the zero Options, and shared by all attempts, concurrently. A factory that fails on the zero
-// Options, a nil applies, an order already taken, or a name Register refuses panics.
+// from f with the zero Options, and shared by all attempts: its Judge method must be safe for concurrent use. A
+// factory that fails on the zero Options, a nil applies, an order already taken, or a name Register refuses
+// panics.
 func RegisterForTasks(name string, f Factory, order int, applies func(t suites.Task) bool) {
-	regMu.Lock()
-	defer regMu.Unlock()
 	if applies == nil {
 		panic("judge.RegisterForTasks: " + name + " has no applies function")
-	}
-	for _, tj := range taskJudges {
-		if tj.order == order {
-			panic(fmt.Sprintf("judge.RegisterForTasks: %s: order %d is %s's", name, order, tj.name))
-		}
 	}
 	j, err := f(Options{})
 	if err != nil {
 		panic(fmt.Sprintf("judge.RegisterForTasks: %s: the zero Options: %v", name, err))
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, tj := range taskJudges {
+		if tj.order == order {
+			panic(fmt.Sprintf("judge.RegisterForTasks: %s: order %d is %s's", name, order, tj.name))
+		}
 	}
 	register(name, f)
 	taskJudges = append(taskJudges, taskJudge{name: name, order: order, applies: applies, j: j})
