@@ -58,12 +58,13 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *web
 		fmt.Fprintf(c.OutOrStdout(), "%s: %s (%s)\n", path, status, firstLine(v.Reason+v.Error))
 	})
 	var fe *results.FolderError
-	switch {
-	case llm.FatalError(err) != nil && errors.As(err, &fe):
-		return judgeStop(j, llm.FatalError(err), "at "+fe.Folder+" (the verdicts of the folders before it are written)")
-	case errors.As(err, &fe) && fe.Write:
-		return withCode(exitInfra, err)
-	case err != nil:
+	if errors.As(err, &fe) {
+		switch le := llm.FatalError(err); {
+		case le != nil:
+			return judgeStop(j, le, "at "+fe.Folder+" (the verdicts of the folders before it are written)")
+		case fe.Write:
+			return withCode(exitInfra, err)
+		}
 		return usageErr("%v", err)
 	}
 	fmt.Fprintf(c.OutOrStdout(), "%s judged by %s: %d pass, %d fail, %d uncertain, %s\n",
