@@ -23,7 +23,7 @@ type Answer struct {
 }
 
 func init() {
-	Register("answer", func(o Options) (Judge, error) {
+	RegisterForTasks("answer", func(o Options) (Judge, error) {
 		if o.Model == "" {
 			return Answer{}, nil
 		}
@@ -32,7 +32,13 @@ func init() {
 			return nil, err
 		}
 		return Answer{Fallback: fb}, nil
-	})
+	}, 20, func(t suites.Task) bool { return checkable(t.Check.Answer) })
+}
+
+// checkable reports whether r has a rule Grade checks (exact, must_include or number), not only a free-text
+// reference.
+func checkable(r *suites.AnswerRule) bool {
+	return r != nil && (r.Exact != "" || len(r.MustInclude) > 0 || r.Number != nil)
 }
 
 // Name is "answer".
@@ -46,7 +52,7 @@ func (a Answer) Judge(ctx context.Context, in Input) (Verdict, error) {
 		v.Error = "task has no answer rule"
 		return v, nil
 	}
-	if r.Exact == "" && len(r.MustInclude) == 0 && r.Number == nil {
+	if !checkable(r) {
 		if a.Fallback != nil {
 			return a.decide(ctx, in, "the reference answer is free text only")
 		}

@@ -12,15 +12,17 @@ import (
 // and no answer rule, so only the llm judge (bench judge --judge llm) can decide it.
 const NoJudgeError = "task has no check a local judge can decide (re-judge the run with bench judge --judge llm)"
 
-// ForTask is the run's own judges of task t, in this order: State when t has a state check, Answer when it has
-// an answer rule (exact, must_include or number). Nil when it has neither (Compose then gives NoJudgeError).
+// ForTask is the run's own judges of task t: the judges registered with RegisterForTasks whose applies function
+// accepts t, in their registered order — state when t has a state check, then answer when it has an answer rule
+// (exact, must_include or number). Nil when none applies (Compose then gives NoJudgeError).
 func ForTask(t suites.Task) []Judge {
+	regMu.RLock()
+	defer regMu.RUnlock()
 	var js []Judge
-	if t.Check.State != nil {
-		js = append(js, State{})
-	}
-	if a := t.Check.Answer; a != nil && (a.Exact != "" || len(a.MustInclude) > 0 || a.Number != nil) {
-		js = append(js, Answer{})
+	for _, tj := range taskJudges {
+		if tj.applies(t) {
+			js = append(js, tj.j)
+		}
 	}
 	return js
 }

@@ -2,9 +2,12 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"webbench/suites"
 )
 
 type fixedJudge struct{}
@@ -57,5 +60,64 @@ func TestRegistry(t *testing.T) {
 			}()
 			Register(name, func(Options) (Judge, error) { return fixedJudge{}, nil })
 		}()
+	}
+}
+
+// A judge registered for tasks joins the run's own judges of the tasks it applies to, at its order between the
+// state and answer judges, and the composed verdict names it there; registrations that cannot work panic
+// without registering anything.
+func TestRegisterForTasks(t *testing.T) {
+	tagged := func(t suites.Task) bool { return t.HasTag("fixed") }
+	RegisterForTasks("fixed", func(Options) (Judge, error) { return fixedJudge{}, nil }, 15, tagged)
+	t.Cleanup(func() {
+		regMu.Lock()
+		delete(registry, "fixed")
+		taskJudges = slices.DeleteFunc(taskJudges, func(tj taskJudge) bool { return tj.name == "fixed" })
+		regMu.Unlock()
+	})
+	n := 3.0
+	task := suites.Task{Tags: []string{"fixed"}, Check: suites.Check{State: map[string]any{"n": 3.0},
+		Answer: &suites.AnswerRule{Number: &n}}}
+	var names []string
+	for _, j := range ForTask(task) {
+		names = append(names, j.Name())
+	}
+	if strings.Join(names, "+") != "state+fixed+answer" {
+		t.Errorf("ForTask(tagged task with both checks) = %v, want state, fixed, answer", names)
+	}
+	v := Compose(context.Background(), ForTask(task), Input{Task: task, Final: "3", State: []byte(`{"n": 3}`)})
+	if !v.Pass || v.Judge != "state+fixed+answer" || len(v.Parts) != 3 || v.Parts[1].Reason != "always" {
+		t.Errorf("composed verdict %+v", v)
+	}
+	task.Tags = nil
+	if js := ForTask(task); len(js) != 2 || js[0].Name() != "state" || js[1].Name() != "answer" {
+		t.Errorf("ForTask(untagged) = %v, want state, answer", js)
+	}
+	if js := ForTask(suites.Task{Tags: []string{"fixed"}}); len(js) != 1 || js[0].Name() != "fixed" {
+		t.Errorf("ForTask(tagged, no checks) = %v, want fixed alone", js)
+	}
+	for what, reg := range map[string]func(){
+		"an order taken": func() {
+			RegisterForTasks("other", func(Options) (Judge, error) { return fixedJudge{}, nil }, 20, tagged)
+		},
+		"nil applies": func() { RegisterForTasks("other", func(Options) (Judge, error) { return fixedJudge{}, nil }, 30, nil) },
+		"a failing factory": func() {
+			RegisterForTasks("other", func(Options) (Judge, error) { return nil, errors.New("needs a model") }, 30, tagged)
+		},
+		"a name taken": func() {
+			RegisterForTasks("state", func(Options) (Judge, error) { return fixedJudge{}, nil }, 30, tagged)
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterForTasks with %s did not panic", what)
+				}
+			}()
+			reg()
+		}()
+	}
+	if slices.Contains(Names(), "other") || len(ForTask(suites.Task{Tags: []string{"fixed"}})) != 1 {
+		t.Errorf("a refused registration left a judge: %v", Names())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"webbench/suites"
 )
 
 // State judges a Zoo attempt by the app's final state: the task's Check.State must be a subset of the state
@@ -16,7 +18,10 @@ import (
 // trimming; numbers compare exactly.
 type State struct{}
 
-func init() { Register("state", func(Options) (Judge, error) { return State{}, nil }) }
+func init() {
+	RegisterForTasks("state", func(Options) (Judge, error) { return State{}, nil }, 10,
+		func(t suites.Task) bool { return t.Check.State != nil })
+}
 
 // Name is "state".
 func (State) Name() string { return "state" }

@@ -422,8 +422,9 @@ func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 	printWrapped(w, "The full tables: the same bench compare with --wide, or with --format md, --format html or --format json.", "", "  ", width)
 }
 
-// ShellQuote returns s as one POSIX shell word: unchanged when it holds only characters no shell treats
-// specially, else in single quotes (a ' inside written '\”).
+// ShellQuote returns s as one POSIX shell word (sh, bash, zsh): unchanged when it is not empty and holds only
+// characters no shell treats specially, else in single quotes, inside which every character is literal except the
+// single quote, written as a closing quote, a backslash-escaped quote and an opening quote (POSIX.1-2017 XCU 2.2.3).
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:@%,") == "" {
 		return s

@@ -22,13 +22,18 @@ type Rejudged struct {
 	Stop *llm.Error
 }
 
-// Rejudge judges every final pass/fail attempt of the run whose task is in tasks (by id) again with j, from its
-// final answer, its trajectory's final state and its kept screenshots. A judge failure is a verdict with Error
-// (redacted), except an endpoint error of a class that stops runs, which stops the pass (Rejudged.Stop).
-func (r *Run) Rejudge(ctx context.Context, j judge.Judge, tasks map[string]suites.Task) Rejudged {
+// Rejudge judges every final pass/fail attempt of the run whose task is one of tasks (by id: the suite's) again
+// with j, from its final answer, its trajectory's final state and its kept screenshots. A judge failure is a
+// verdict with Error (redacted), except an endpoint error of a class that stops runs, which stops the pass
+// (Rejudged.Stop).
+func (r *Run) Rejudge(ctx context.Context, j judge.Judge, tasks []suites.Task) Rejudged {
+	byID := make(map[string]suites.Task, len(tasks))
+	for _, t := range tasks {
+		byID[t.ID] = t
+	}
 	var res Rejudged
 	for _, a := range r.Final() {
-		t, ok := tasks[a.TaskID]
+		t, ok := byID[a.TaskID]
 		if !ok || !a.Judged() {
 			continue
 		}
@@ -105,4 +110,60 @@ func AllErrorsHint(name string, out []VerdictRecord) string {
 		hint += "; no task of this run has an answer rule (check.answer), so judge it with --judge state or llm"
 	}
 	return hint
+}
+
+// FoldersRejudged counts one pass of a judge over WebVoyager result folders (RejudgeFolders): the verdicts
+// written, by outcome (judge.Verdict.Outcome; Errors are judge errors).
+type FoldersRejudged struct {
+	Pass, Fail, Uncertain, Errors int
+}
+
+// A FolderError is why RejudgeFolders stopped at Folder: the judge's endpoint failed with a class that stops runs
+// (Err holds the *llm.Error: llm.FatalError finds it), the folder could not be read, or its verdict could not be
+// written (Write). Its message is Err's.
+type FolderError struct {
+	Folder string
+	Write  bool
+	Err    error
+}
+
+// Error is Err's message.
+func (e *FolderError) Error() string { return e.Err.Error() }
+
+// Unwrap is Err.
+func (e *FolderError) Unwrap() error { return e.Err }
+
+// RejudgeFolders judges each WebVoyager result folder of folders with j (judge.JudgeFolder, joined by task id to
+// refs when not nil, refsNames naming their files), writes its verdict beside it (WriteFolderVerdict: the task's
+// goal, the final answer, the screenshot count and the verdict) and calls done, when not nil, with the file
+// written and the verdict. It stops at the first folder that fails (a *FolderError), the verdicts of the folders
+// before it written.
+func RejudgeFolders(ctx context.Context, folders []string, j judge.Judge, refs map[string]suites.Task, refsNames string,
+	done func(path string, v judge.Verdict)) (FoldersRejudged, error) {
+	var res FoldersRejudged
+	for _, fd := range folders {
+		in, v, err := judge.JudgeFolder(ctx, fd, j, refs, refsNames)
+		if err != nil {
+			return res, &FolderError{Folder: fd, Err: err}
+		}
+		out, err := WriteFolderVerdict(fd, j.Name(), FolderVerdict{Task: in.Task.Goal, Answer: in.Final,
+			Screenshots: len(in.Screenshots), Verdict: v})
+		if err != nil {
+			return res, &FolderError{Folder: fd, Write: true, Err: err}
+		}
+		switch v.Outcome() {
+		case "pass":
+			res.Pass++
+		case "fail":
+			res.Fail++
+		case "uncertain":
+			res.Uncertain++
+		case "error":
+			res.Errors++
+		}
+		if done != nil {
+			done(out, v)
+		}
+	}
+	return res, nil
 }

@@ -6,7 +6,9 @@ package runner
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -276,4 +278,31 @@ func (p Plan) VariantNames() []string {
 		out = append(out, v.Name)
 	}
 	return out
+}
+
+// UsedTasks counts the plan's tasks that at least one variant runs on (a variant with TaskIDs runs on those only).
+func (p Plan) UsedTasks() int {
+	n := 0
+	for _, t := range p.Tasks {
+		if slices.ContainsFunc(p.Variants, func(v Variant) bool { return v.TaskIDs == nil || v.TaskIDs[t.ID] }) {
+			n++
+		}
+	}
+	return n
+}
+
+// WritePlan writes the attempts atts of shard sh (Expand, then Shard.Select) to w: as one indented JSON object
+// {"shard", "attempts", "count"} when asJSON, else a count line and a line per attempt (id, pair, variant, task,
+// rep), in the order given.
+func WritePlan(w io.Writer, atts []Attempt, sh Shard, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"shard": sh.String(), "attempts": atts, "count": len(atts)})
+	}
+	fmt.Fprintf(w, "%s, shard %s\n", results.Count(len(atts), "attempt", "attempts"), sh)
+	for _, a := range atts {
+		fmt.Fprintf(w, "%s  pair %s  %-14s %s rep %d\n", a.AttemptID, a.PairID, a.Variant, a.TaskID, a.Rep)
+	}
+	return nil
 }

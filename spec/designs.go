@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -289,6 +290,34 @@ func (a *Arms) TargetTasks() map[string][]string {
 		out[v.Name] = slices.Sorted(maps.Keys(v.TaskIDs))
 	}
 	return out
+}
+
+// Open opens the spec's suite with its suite_options and expands the spec over the suite's tasks into the
+// runner's plan of an ablation (Plan). The caller closes the suite. Errors are the suite's (prefixed with path) and
+// Plan's; on an error the suite is closed.
+func (s *Spec) Open(path string, failIfWorse float64) (runner.Plan, suites.Suite, error) {
+	opts := suites.Options{}
+	maps.Copy(opts, s.SuiteOptions)
+	suite, err := suites.Open(s.Suite, opts)
+	if err != nil {
+		return runner.Plan{}, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	plan, err := s.Plan(path, suite, opts, failIfWorse)
+	if err != nil {
+		suite.Close()
+		return runner.Plan{}, nil, err
+	}
+	return plan, suite, nil
+}
+
+// OutDir is the run directory of the spec file path when none is given: runs/NAME, NAME the spec's name, else the
+// file's base name without its extension.
+func (s *Spec) OutDir(path string) string {
+	name := s.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	return filepath.Join("runs", name)
 }
 
 // Plan selects the spec's tasks of suite (opened with opts) and expands the spec over them into the runner's

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,11 +52,7 @@ func ablateCmd() *cobra.Command {
 				return err
 			}
 			if rf.out == "" {
-				name := sp.Name
-				if name == "" {
-					name = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
-				}
-				rf.out = filepath.Join("runs", name)
+				rf.out = sp.OutDir(args[0])
 			}
 			if rf.workers == 0 {
 				rf.workers = sp.Workers
@@ -71,7 +65,7 @@ func ablateCmd() *cobra.Command {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
 			}
 			fmt.Fprintf(c.ErrOrStderr(), "ablation %s: %s over %d of the %s, %s → %s\n", sp.Name,
-				results.Count(len(plan.Variants), "arm", "arms"), usedTasks(plan),
+				results.Count(len(plan.Variants), "arm", "arms"), plan.UsedTasks(),
 				results.Count(len(plan.Tasks), "selected task", "selected tasks"), results.Count(sp.Reps, "rep", "reps"), ropts.OutDir)
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
@@ -80,81 +74,16 @@ func ablateCmd() *cobra.Command {
 		},
 	}
 	rf.register(c)
-	c.Flags().IntVar(&f.reps, "reps", 0, "override the spec's reps")
-	c.Flags().StringVar(&f.tasks, "tasks", "", "override the spec's tasks: comma-separated task id globs, e.g. 'shop-*,stays-qa-*' (a glob that matches no task is an error; each arm still runs on its scope's share of them)")
-	c.Flags().Float64Var(&f.failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
-	c.Flags().BoolVar(&f.bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
-	c.Flags().StringVar(&f.model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
-	c.Flags().StringVar(&f.baseURL, "base-url", "", "endpoint for --model openai:NAME")
+	f.register(c)
 	pf.register(c, "every real-model arm")
-	c.Flags().StringVar(&f.profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
-	c.Flags().StringVar(&f.htmlDir, "html", "", "folder for report.html (default: the run directory)")
 	return c
 }
 
-// ablateFlags are bench ablate's flags that override the spec (reps, tasks, fail-if-worse, the baseline's
-// model) or choose the report (bh, html).
-type ablateFlags struct {
-	reps                             int
-	tasks                            string
-	failIfWorse                      float64
-	bh                               bool
-	htmlDir, model, baseURL, profile string
-}
-
-// apply applies the overriding flags to the spec sp (a usage error names a bad value), and takes the spec's
-// fail_if_worse when --fail-if-worse is not given.
-func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
-	if f.model != "" || f.profile != "" {
-		model := f.model
-		if model == "" {
-			model = "scripted"
-		}
-		m, err := runner.ParseModel(model, f.baseURL, f.profile)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		if m.Kind == "scripted" && c.Flags().Changed("base-url") {
-			return usageErr("--base-url needs --model openai:NAME")
-		}
-		sp.Baseline.Model = &m
-	} else if c.Flags().Changed("base-url") {
-		return usageErr("--base-url needs --model openai:NAME (it replaces the baseline's model)")
-	}
-	if c.Flags().Changed("reps") {
-		if f.reps < 1 {
-			return usageErr("--reps must be at least 1 (got %d)", f.reps)
-		}
-		sp.Reps = f.reps
-	}
-	if c.Flags().Changed("tasks") {
-		if strings.TrimSpace(f.tasks) == "" {
-			return usageErr("--tasks needs comma-separated task id globs, e.g. 'shop-*' (got an empty value)")
-		}
-		sp.Tasks = f.tasks
-	}
-	if !c.Flags().Changed("fail-if-worse") {
-		f.failIfWorse = sp.FailIfWorse
-	} else if err := checkMargin(f.failIfWorse); err != nil {
-		return err
-	}
-	return nil
-}
-
-// ablatePlan opens the spec's suite and expands the spec over its tasks into the plan (spec.Plan), its
+// ablatePlan opens the spec's suite and expands the spec over its tasks into the plan (spec.Spec.Open), its
 // warnings printed and its variants validated. The caller closes the suite.
 func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float64) (runner.Plan, suites.Suite, error) {
-	opts := suites.Options{}
-	for k, v := range sp.SuiteOptions {
-		opts[k] = v
-	}
-	s, err := suites.Open(sp.Suite, opts)
+	plan, s, err := sp.Open(path, failIfWorse)
 	if err != nil {
-		return runner.Plan{}, nil, usageErr("%s: %v", path, err)
-	}
-	plan, err := sp.Plan(path, s, opts, failIfWorse)
-	if err != nil {
-		s.Close()
 		return runner.Plan{}, nil, usageErr("%v", err)
 	}
 	for _, w := range plan.Ablation.Warnings {
@@ -166,17 +95,6 @@ func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float6
 		return runner.Plan{}, nil, usageErr("%v", err)
 	}
 	return plan, s, nil
-}
-
-// usedTasks counts the plan's tasks that at least one arm runs on.
-func usedTasks(plan runner.Plan) int {
-	n := 0
-	for _, t := range plan.Tasks {
-		if slices.ContainsFunc(plan.Variants, func(v runner.Variant) bool { return v.TaskIDs == nil || v.TaskIDs[t.ID] }) {
-			n++
-		}
-	}
-	return n
 }
 
 // reportAblation analyses the finished ablation in dir, prints the terminal report (report.DefaultFormat),
@@ -213,10 +131,10 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 }
 
 // ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
-// infrastructure gate (exit 3 when more than infraThreshold of the attempts ended in infrastructure errors),
+// infrastructure gate (exit 3 when more than analysis.InfraGateFraction of the attempts ended in infrastructure errors),
 // then the --fail-if-worse gate at margin (exit 1; margin 0: none).
 func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64) error {
-	if err := infraGate(c, run); err != nil {
+	if err := infraGate(run); err != nil {
 		return err
 	}
 	return gate(c, a, margin)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -14,7 +15,6 @@ import (
 	"webbench/report"
 	"webbench/results"
 	"webbench/suites"
-	"webbench/suites/webvoyager"
 )
 
 func init() { extraCommands = append(extraCommands, judgeCmd) }
@@ -105,22 +105,15 @@ func rescoreRun(c *cobra.Command, run *results.Run, j judge.Judge, sf suiteFlags
 	if !c.Flags().Changed("suite") {
 		sf.suite = plan.Suite
 	}
-	opts := sf.options()
-	for k, v := range plan.SuiteOptions {
-		if _, set := opts[k]; !set {
-			opts[k] = v
-		}
-	}
+	opts := suites.Options{}
+	maps.Copy(opts, plan.SuiteOptions)
+	maps.Copy(opts, sf.options())
 	s, err := suites.Open(sf.suite, opts)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	defer s.Close()
-	tasks := map[string]suites.Task{}
-	for _, t := range s.Tasks() {
-		tasks[t.ID] = t
-	}
-	res := run.Rejudge(c.Context(), j, tasks)
+	res := run.Rejudge(c.Context(), j, s.Tasks())
 	var stop error
 	if res.Stop != nil {
 		stop = judgeStop(j, res.Stop, fmt.Sprintf("after %s, kept in %s", results.Count(res.Judged, "verdict", "verdicts"), results.VerdictsPath(run.Dir, j.Name())))
@@ -164,77 +157,6 @@ func judgeStop(j judge.Judge, le *llm.Error, when string) error {
 	return &exitError{code, fmt.Errorf("the %s judge's endpoint: %s\nbench judge stopped %s; fix the judge's model "+
 		"(--judge-model, --judge-base-url, --judge-key-env) or the account and re-run", j.Name(),
 		llm.RedactString(le.Error()), when)}
-}
-
-// loadFolderRefs reads --answers and --tasks-file for judging result folders (webvoyager.LoadReferences); nil
-// when neither is given. --suite other than webvoyager is a usage error (exit 2), as are the files' errors.
-func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*webvoyager.References, error) {
-	if c.Flags().Changed("suite") && sf.suite != webvoyager.Name {
-		return nil, usageErr("--suite %s: WebVoyager result folders are judged as the %s suite", sf.suite, webvoyager.Name)
-	}
-	refs, err := webvoyager.LoadReferences(sf.answers, sf.tasksFile, which == "answer")
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return refs, nil
-}
-
-// findFolders lists the WebVoyager result folders of dir (judge.FindWebVoyagerFolders); none, or dir
-// unreadable, is a usage error.
-func findFolders(dir string) (folders, skipped []string, err error) {
-	folders, skipped, err = judge.FindWebVoyagerFolders(dir)
-	if errors.Is(err, judge.ErrNoFolders) {
-		return nil, nil, usageErr("%s: neither a run directory (%s) nor WebVoyager result folders (interact_messages.json)", dir, results.ManifestFile)
-	}
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	return folders, skipped, nil
-}
-
-// rescoreFolders judges the WebVoyager result folders with j (judge.JudgeFolder), writes
-// <folder>/verdict-<judge>.json, prints a line per folder and a summary: judged, pass, fail, uncertain, judge
-// errors.
-func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *webvoyager.References) error {
-	var tasks map[string]suites.Task // nil: no references given
-	var names string
-	if refs != nil {
-		tasks, names = refs.Tasks, refs.Names
-	}
-	counts := map[string]int{}
-	for _, fd := range folders {
-		in, v, err := judge.JudgeFolder(c.Context(), fd, j, tasks, names)
-		if le := llm.FatalError(err); le != nil {
-			return judgeStop(j, le, "at "+fd+" (the verdicts of the folders before it are written)")
-		}
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		counts[v.Outcome()]++
-		out, err := results.WriteFolderVerdict(fd, j.Name(), results.FolderVerdict{Task: in.Task.Goal, Answer: in.Final,
-			Screenshots: len(in.Screenshots), Verdict: v})
-		if err != nil {
-			return withCode(exitInfra, err)
-		}
-		status := v.Outcome()
-		if status == "error" {
-			status = "judge error"
-		}
-		fmt.Fprintf(c.OutOrStdout(), "%s: %s (%s)\n", out, status, firstLine(v.Reason+v.Error))
-	}
-	fmt.Fprintf(c.OutOrStdout(), "%s judged by %s: %d pass, %d fail, %d uncertain, %s\n",
-		results.Count(len(folders), "folder", "folders"), j.Name(), counts["pass"], counts["fail"], counts["uncertain"],
-		results.Count(counts["error"], "judge error", "judge errors"))
-	return nil
-}
-
-// firstLine is the first line of s, cut to 160 characters.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 160 {
-		s = s[:157] + "..."
-	}
-	return s
 }
 
 // printAgreement prints Cohen's κ and the confusion table of judges a and b over the run directory dir, paired

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"webbench/internal/replay"
 	"webbench/judge"
 	"webbench/suites/webvoyager"
 )
@@ -244,4 +245,36 @@ func TestJudgeFoldersLabelledSet(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// An endpoint out of credit mid-way through result folders stops bench judge with exit 3 at that folder: the
+// verdicts of the folders before it are written, none of it or after it.
+func TestJudgeFoldersStopAtFatalEndpoint(t *testing.T) {
+	routes := []replay.Route{{Model: "judge-later", Call: 1, Shape: "no_usage"}, {Model: "judge-later", Call: 2, Shape: "no_usage"}}
+	for k := 3; k <= 12; k++ {
+		routes = append(routes, replay.Route{Model: "judge-later", Call: k, Shape: "openai_429_insufficient_quota"})
+	}
+	srv, err := replay.StartRecorded(replay.Options{Routes: routes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	root := t.TempDir()
+	for _, n := range []string{"taskShop--1", "taskShop--2", "taskShop--3"} {
+		writeFolder(t, root, n, "How many styles are there?", "Thought: found it\nAction: ANSWER; 3 styles")
+	}
+	out, stderr, code := bench(t, "judge", root, "--judge", "llm", "--judge-model", "openai:judge-later", "--judge-base-url", srv.URL())
+	second := filepath.Join(root, "taskShop--2")
+	if code != 3 || !strings.Contains(stderr, "You exceeded your current quota") ||
+		!strings.Contains(stderr, "bench judge stopped at "+second+" (the verdicts of the folders before it are written)") {
+		t.Errorf("credit out at the second folder: exit %d, stderr:\n%s", code, stderr)
+	}
+	for n, want := range map[string]bool{"taskShop--1": true, "taskShop--2": false, "taskShop--3": false} {
+		if _, err := os.Stat(filepath.Join(root, n, "verdict-llm.json")); (err == nil) != want {
+			t.Errorf("%s: verdict written %v, want %v (stdout:\n%s)", n, err == nil, want, out)
+		}
+	}
+	if strings.Contains(out, "folders judged by") {
+		t.Errorf("a summary after the stop:\n%s", out)
+	}
 }

@@ -18,37 +18,6 @@ import (
 	_ "webbench/suites/zoo"
 )
 
-// Exit codes (DESIGN.md "The CLI").
-const (
-	exitGate      = 1
-	exitUsage     = 2
-	exitInfra     = 3
-	exitInterrupt = 130
-)
-
-// exitError carries an exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, a ...any) error {
-	return &exitError{exitUsage, fmt.Errorf(format, a...)}
-}
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return &exitError{code, err}
-}
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -12,6 +12,7 @@ import (
 
 	"webbench/agent/guard"
 	"webbench/agent/mcpserver"
+	"webbench/report"
 	"webbench/results"
 	"webbench/runner"
 	"webbench/scripted"
@@ -149,7 +150,7 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 		Seed: &seed, Deadline: deadline, Timeout: timeout, Model: scripted.ModelName, BaseURL: models.URL(),
 		MaxSteps: maxSteps, Guards: g}.Env()
 	for _, kv := range env {
-		fmt.Fprintf(exports, "export %s=%s\n", kv[0], shellQuote(kv[1]))
+		fmt.Fprintf(exports, "export %s=%s\n", kv[0], report.ShellQuote(kv[1]))
 	}
 	trPath := filepath.Join(w.Dir(), results.TrajectoryPath(attemptID))
 	f.announce(stderr, t.ID, url, g, deadline, trPath)

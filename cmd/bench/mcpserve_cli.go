@@ -120,11 +120,6 @@ func guardList(g map[string]bool, names []string) string {
 	return strings.Join(parts, ",")
 }
 
-// shellQuote quotes s for a POSIX shell (sh, bash, zsh): inside single quotes every character is literal
-// except the single quote, which is written '\” (close, an escaped quote, reopen). POSIX.1-2017 XCU 2.2.3,
-// https://pubs.opengroup.org/onlinepubs/9699919799/utilities/V3_chap02.html#tag_18_02_03.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // verdictLine is "pass|fail|uncertain|error (judge): reason".
 func verdictLine(rec results.Attempt) string {
 	v := rec.Verdict

@@ -360,17 +360,6 @@ func TestMCPServeBadTasks(t *testing.T) {
 	}
 }
 
-// shellQuote's output read back by /bin/sh is the string itself, for quotes, $, backquotes, backslashes and a
-// newline.
-func TestShellQuote(t *testing.T) {
-	for _, s := range []string{"", "plain", "Ana's order", `it's "quoted" $HOME ` + "`id` \\ back\nslash", "'", "''x'"} {
-		vars := sourceExports(t, "export WEBBENCH_X="+shellQuote(s)+"\n")
-		if vars["WEBBENCH_X"] != s {
-			t.Errorf("shellQuote(%q) read back as %q", s, vars["WEBBENCH_X"])
-		}
-	}
-}
-
 // serveExports starts bench mcp serve (HTTP) with args and reads its export lines; stdin, when not nil, is the
 // command's standard input.
 func serveExports(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, map[string]string, *syncBuffer) {

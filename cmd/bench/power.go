@@ -1,14 +1,14 @@
 package main
 
 import (
-	"fmt"
-	"math"
+	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"webbench/analysis"
+	"webbench/report"
 	"webbench/results"
 )
 
@@ -116,9 +116,11 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop)")
 }
 
-// planDesign builds the planner's design from the flags.
-func planDesign(pf planFlags) (analysis.Design, string, error) {
+// planDesign builds the planner's design from the flags (analysis.PlanDesign) and says where its baseline rates
+// come from.
+func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 	d := analysis.Design{Share: pf.share}
+	var src analysis.PlanBaseline
 	switch pf.pairing {
 	case "same-seed", "same_seed":
 		d.Model = analysis.ModelSameSeed
@@ -127,71 +129,38 @@ func planDesign(pf planFlags) (analysis.Design, string, error) {
 	case "sticky":
 		d.Model = analysis.ModelSticky
 	default:
-		return d, "", usageErr("--pairing %q: expected same-seed, independent or sticky", pf.pairing)
+		return d, src, usageErr("--pairing %q: expected same-seed, independent or sticky", pf.pairing)
 	}
 	if pf.share < 0 || pf.share > 1 {
-		return d, "", usageErr("--share must be in [0,1]")
+		return d, src, usageErr("--share must be in [0,1]")
 	}
-	g, r := pf.tasks, pf.reps
-	var src string
 	switch {
 	case pf.from != "" && pf.mix != "":
-		return d, "", usageErr("give --from or --mix, not both")
+		return d, src, usageErr("give --from or --mix, not both")
 	case pf.from != "":
 		run, err := results.Open(pf.from)
 		if err != nil {
-			return d, "", usageErr("--from: %v", err)
+			return d, src, usageErr("--from: %v", err)
 		}
-		recs := run.Final()
-		arm := pf.variant
-		if arm == "" {
-			arm = run.Manifest.Plan.Baseline
+		src = analysis.PlanBaseline{Arm: cmp.Or(pf.variant, run.Manifest.Plan.Baseline), Dir: pf.from}
+		_, d.Rates, d.Reps = analysis.ArmRates(run.Final(), src.Arm)
+		if len(d.Rates) == 0 {
+			return d, src, usageErr("--from %s: arm %q has no judged attempt", pf.from, src.Arm)
 		}
-		_, rates, reps := analysis.ArmRates(recs, arm)
-		if len(rates) == 0 {
-			return d, "", usageErr("--from %s: arm %q has no judged attempt", pf.from, arm)
-		}
-		d.Rates = rates
-		if r <= 0 {
-			d.Reps = reps
-		}
-		src = fmt.Sprintf("per-task rates of arm %s in %s (%d tasks, shrunk toward the mean)", arm, pf.from, len(rates))
+		src.Tasks = len(d.Rates)
 	default:
-		if pf.mix == "" {
-			pf.mix = "issue"
-		}
-		mix, rates, err := analysis.ParseMix(pf.mix)
+		src.Mix = cmp.Or(pf.mix, "issue")
+		mix, rates, err := analysis.ParseMix(src.Mix)
 		if err != nil {
-			return d, "", usageErr("%v", err)
+			return d, src, usageErr("%v", err)
 		}
 		d.Mix, d.Rates = mix, rates
-		src = "mix " + pf.mix
 	}
-	if g <= 0 {
-		g = max(len(d.Rates), 40*btoi(d.Mix != nil))
-	}
-	if r <= 0 {
-		r = 1
-	}
-	d.Rep = r
-	if d.Mix != nil {
-		d.Tasks = g
-	} else if g != len(d.Rates) || d.Reps == nil {
-		d = analysis.ScaleTasks(d, g)
-		d.Reps = nil
-	}
-	return d, src, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return analysis.PlanDesign(d, pf.tasks, pf.reps), src, nil
 }
 
 // planPrimary prints the primary test's power and MDE for the planned design and the smallest tasks × reps
-// reaching the target power.
+// reaching the target power (analysis.PlanPrimary, report.PowerPlan).
 func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	d, src, err := planDesign(pf)
 	if err != nil {
@@ -200,46 +169,5 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	if pf.effect == 0 || pf.effect <= -1 || pf.effect >= 1 {
 		return usageErr("--effect must be a non-zero change in pass rate in (-1, 1)")
 	}
-	out := c.OutOrStdout()
-	fmt.Fprintf(out, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
-		analysis.PrimaryTestName, src, d.Model, d.Share, alpha, power)
-	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
-	if d.Reps != nil {
-		n := 0
-		for _, r := range d.Reps {
-			n += r
-		}
-		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
-	}
-	pw, method := analysis.PowerPrimary(d, pf.effect, alpha)
-	mde := analysis.MDEPrimary(d, alpha, power, pf.effect < 0)
-	t := results.Table{Header: []string{"quantity", "value"}}
-	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
-	add("design", design)
-	add(fmt.Sprintf("power for Δ %+.1f pts (%s)", 100*pf.effect, method), fmt.Sprintf("%.3f", pw))
-	if math.IsNaN(mde) {
-		add("MDE (80% power)", "none reachable")
-	} else {
-		add(fmt.Sprintf("MDE at power %.2g (%s)", power, dirWord(pf.effect)), fmt.Sprintf("%.1f pts", 100*mde))
-	}
-	if err := t.Render(out); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\nSmallest designs reaching power %.2g for Δ %+.1f pts (tasks with the same rate mix):\n", power, 100*pf.effect)
-	g := results.Table{Header: []string{"reps R", "tasks G", "G × R attempts per arm", "power"}}
-	found, unreachable := analysis.SmallestDesigns(d, pf.effect, alpha, power, 2000)
-	for _, r := range unreachable {
-		g.Rows = append(g.Rows, []string{fmt.Sprint(r), "> 2000", "-", "-"})
-	}
-	for _, x := range found {
-		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), fmt.Sprint(x.Tasks), fmt.Sprint(x.Tasks * x.Reps), fmt.Sprintf("%.3f", x.Power)})
-	}
-	return g.Render(out)
-}
-
-func dirWord(effect float64) string {
-	if effect < 0 {
-		return "drop"
-	}
-	return "rise"
+	return report.PowerPlan(c.OutOrStdout(), analysis.PlanPrimary(d, src, pf.effect, alpha, power))
 }

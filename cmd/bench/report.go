@@ -50,7 +50,7 @@ func reportCmd() *cobra.Command {
 				if err := completeGate(run); err != nil {
 					return err
 				}
-				return infraGate(c, run) // bench run's own end gate
+				return infraGate(run) // bench run's own end gate
 			}
 			a, recs, err := analysis.AnalyzeRun(run, o)
 			if err != nil {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -12,23 +10,10 @@ import (
 
 	"webbench/agent"
 	"webbench/agent/guard"
-	"webbench/browser"
 	"webbench/report"
-	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
 )
-
-// runAgentFlag is the external agent of --agent-cmd and --agent-env (agentFlags; nil for the built-in agent),
-// refused with --observation, which only the built-in agent has.
-func runAgentFlag(c *cobra.Command, agentCmd string, agentEnv []string) (*runner.AgentCmd, error) {
-	a, err := agentFlags(c, agentCmd, agentEnv)
-	if err == nil && a != nil && c.Flags().Changed("observation") {
-		return nil, usageErr("--observation: the built-in agent's observation mode; an --agent-cmd agent " +
-			"sees what the webbench MCP server returns")
-	}
-	return a, err
-}
 
 // finishVariants checks the variants vs as a run takes them (validateVariants), applies the price flags to them
 // and checks --max-cost against their prices.
@@ -87,7 +72,7 @@ func runCmd() *cobra.Command {
 			if obs != agent.ObserveFull {
 				vs[0].Observation = string(obs)
 			}
-			if vs[0].Agent, err = runAgentFlag(c, agentCmd, agentEnv); err != nil {
+			if vs[0].Agent, err = agentFlags(c, agentCmd, agentEnv); err != nil {
 				return err
 			}
 			if err := rf.applyModelFlags(c, vs); err != nil {
@@ -139,10 +124,10 @@ func runCmd() *cobra.Command {
 	return c
 }
 
-// agentFlags is the external agent of --agent-cmd and --agent-env (nil without --agent-cmd), run in the
-// current directory. It refuses --agent-env without --agent-cmd, --prompt beside it (the agent has its own
-// prompt) and a command that does not resolve (before anything runs: a mistyped command is not N attempts of
-// 0 %).
+// agentFlags is the external agent of --agent-cmd and --agent-env (nil without --agent-cmd: the built-in agent),
+// run in the current directory. It refuses --agent-env without --agent-cmd, --prompt and --observation beside it
+// (the agent has its own prompt, and sees what the webbench MCP server returns) and a command that does not
+// resolve (before anything runs: a mistyped command is not N attempts of 0 %).
 func agentFlags(c *cobra.Command, cmd string, env []string) (*runner.AgentCmd, error) {
 	if !c.Flags().Changed("agent-cmd") {
 		if len(env) > 0 {
@@ -164,26 +149,20 @@ func agentFlags(c *cobra.Command, cmd string, env []string) (*runner.AgentCmd, e
 	if err := runner.CheckAgentCmd(a); err != nil {
 		return nil, usageErr("--agent-cmd: %v", err)
 	}
+	if c.Flags().Changed("observation") {
+		return nil, usageErr("--observation: the built-in agent's observation mode; an --agent-cmd agent " +
+			"sees what the webbench MCP server returns")
+	}
 	return a, nil
 }
 
-// printPlan prints the (sharded) plan.
+// printPlan prints the (sharded) plan (runner.WritePlan).
 func printPlan(c *cobra.Command, plan runner.Plan, sh runner.Shard, asJSON bool) error {
 	atts, err := plan.Expand()
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	atts = sh.Select(atts)
-	if asJSON {
-		enc := json.NewEncoder(c.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"shard": sh.String(), "attempts": atts, "count": len(atts)})
-	}
-	fmt.Fprintf(c.OutOrStdout(), "%s, shard %s\n", results.Count(len(atts), "attempt", "attempts"), sh)
-	for _, a := range atts {
-		fmt.Fprintf(c.OutOrStdout(), "%s  pair %s  %-14s %s rep %d\n", a.AttemptID, a.PairID, a.Variant, a.TaskID, a.Rep)
-	}
-	return nil
+	return runner.WritePlan(c.OutOrStdout(), sh.Select(atts), sh, asJSON)
 }
 
 // execute runs the plan and prints the run report.
@@ -203,64 +182,7 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	if err := printRunReport(c, run, report.DefaultFormat); err != nil {
 		return err
 	}
-	return infraGate(c, run)
-}
-
-// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, a remote
-// browser server of another Playwright version or a remote browser that cannot load the suite's start page 2
-// (any other failed connect to it, and a server lost for the whole reconnect window, are infrastructure, 3), an
-// endpoint error that stops runs (runner.EndpointError) its class's code — config 2 (model name, base URL,
-// invalid request), auth and quota 3 — with the server's message and hint, other failures 3.
-func runErr(err error) error {
-	var ee *runner.EndpointError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, context.Canceled):
-		return &exitError{exitInterrupt, err}
-	case errors.Is(err, runner.ErrPlanMismatch):
-		return usageErr("%v", err)
-	case errors.Is(err, browser.ErrVersionMismatch), errors.Is(err, runner.ErrBrowserUnreachable):
-		// Another Playwright version on the server, or a remote browser that cannot reach the suite's pages:
-		// no retry fixes it, the setup must change.
-		return usageErr("%v", err)
-	case errors.As(err, &ee):
-		code := ee.ExitCode()
-		if code == 0 {
-			code = exitInfra
-		}
-		// A config error needs another command (model name, base URL, --omit, …); auth and quota are fixed
-		// outside it (the key, the account), so the same command resumes.
-		fix := "fix the model settings (the hint above) and re-run; the run directory resumes"
-		if code == exitInfra {
-			fix = "fix the key or the account's credit and re-run the same command to resume"
-		}
-		return &exitError{code, fmt.Errorf("%v\nthe run stopped: nothing was recorded as an agent failure; %s",
-			err, fix)}
-	}
-	return withCode(exitInfra, err)
-}
-
-// infraThreshold is the share of attempts ending in infrastructure errors above which a completed run exits 3
-// (STATS.md warns above 10%).
-const infraThreshold = 0.10
-
-// infraGate exits 3 when more than infraThreshold of the run's attempts ended in infrastructure errors after
-// retries: such a run cannot answer its question, whatever its pass rates say.
-func infraGate(c *cobra.Command, run *results.Run) error {
-	recs := run.Final()
-	infra := 0
-	for _, r := range recs {
-		if r.Status == results.StatusError && r.ErrorClass == results.ClassInfra {
-			infra++
-		}
-	}
-	if len(recs) == 0 || float64(infra) <= infraThreshold*float64(len(recs)) {
-		return nil
-	}
-	return withCode(exitInfra, fmt.Errorf("%d of %d attempts ended in infrastructure errors after retries (> %.0f%%): "+
-		"the results cannot be trusted; see the error column of %s/%s, fix the cause and re-run the same command to retry them",
-		infra, len(recs), 100*infraThreshold, run.Dir, results.AttemptsFile))
+	return infraGate(run)
 }
 
 // checkBudgets refuses a negative --max-steps, --timeout or --call-timeout and a zero --timeout given explicitly

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"webbench/analysis"
+	"webbench/results"
+)
+
+// PowerPlan writes bench power's primary-test plan p: the test, the baseline and outcome model, a table of the
+// design with its power and MDE, and a table of the smallest designs reaching the target power (a reps count no
+// design of at most p.MaxTasks tasks reaches is "> MaxTasks").
+func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
+	d := p.Design
+	src := "mix " + p.Baseline.Mix
+	if p.Baseline.Dir != "" {
+		src = fmt.Sprintf("per-task rates of arm %s in %s (%d tasks, shrunk toward the mean)", p.Baseline.Arm,
+			p.Baseline.Dir, p.Baseline.Tasks)
+	}
+	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
+		analysis.PrimaryTestName, src, d.Model, d.Share, p.Alpha, p.Target)
+	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
+	if d.Reps != nil {
+		n := 0
+		for _, r := range d.Reps {
+			n += r
+		}
+		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
+	}
+	t := results.Table{Header: []string{"quantity", "value"}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("design", design)
+	add(fmt.Sprintf("power for Δ %+.1f pts (%s)", 100*p.Effect, p.Method), fmt.Sprintf("%.3f", p.Power))
+	if math.IsNaN(p.MDE) {
+		add("MDE (80% power)", "none reachable")
+	} else {
+		dir := "rise"
+		if p.Effect < 0 {
+			dir = "drop"
+		}
+		add(fmt.Sprintf("MDE at power %.2g (%s)", p.Target, dir), fmt.Sprintf("%.1f pts", 100*p.MDE))
+	}
+	if err := t.Render(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nSmallest designs reaching power %.2g for Δ %+.1f pts (tasks with the same rate mix):\n", p.Target,
+		100*p.Effect)
+	g := results.Table{Header: []string{"reps R", "tasks G", "G × R attempts per arm", "power"}}
+	for _, r := range p.Unreachable {
+		g.Rows = append(g.Rows, []string{fmt.Sprint(r), fmt.Sprintf("> %d", p.MaxTasks), "-", "-"})
+	}
+	for _, x := range p.Smallest {
+		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), fmt.Sprint(x.Tasks), fmt.Sprint(x.Tasks * x.Reps),
+			fmt.Sprintf("%.3f", x.Power)})
+	}
+	return g.Render(w)
+}
