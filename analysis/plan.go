@@ -69,9 +69,9 @@ type PrimaryPlan struct {
 // and the target power: its power, its MDE in effect's direction and the
 // smallest designs reaching the target.
 func PlanPrimary(d Design, baseline PlanBaseline, effect, alpha, power float64) PrimaryPlan {
-	p := PrimaryPlan{Design: d, Baseline: baseline, Effect: effect, Alpha: alpha, Target: power, MaxTasks: maxPlanTasks}
+	p := PrimaryPlan{Design: d, Baseline: baseline, Effect: effect, Alpha: alpha, Target: power, MaxTasks: MaxPlanTasks}
 	p.Power, p.Method = PowerPrimary(d, effect, alpha)
 	p.MDE = MDEPrimary(d, alpha, power, effect < 0)
-	p.Smallest, p.Unreachable = SmallestDesigns(d, effect, alpha, power, maxPlanTasks)
+	p.Smallest, p.Unreachable = SmallestDesigns(d, effect, alpha, power, MaxPlanTasks)
 	return p
 }

@@ -36,13 +36,13 @@ func TestPlanPrimary(t *testing.T) {
 	d := PlanDesign(Design{Rates: []float64{0.9, 0.6, 1, 0.8}, Model: ModelSameSeed, Share: 0.8}, 12, 2)
 	p := PlanPrimary(d, PlanBaseline{Mix: "0.9,0.6,1,0.8"}, -0.15, 0.05, 0.8)
 	pw, method := PowerPrimary(d, -0.15, 0.05)
-	if p.Power != pw || p.Method != method || p.MaxTasks != maxPlanTasks {
-		t.Errorf("plan power %v (%s), max tasks %d; want %v (%s), %d", p.Power, p.Method, p.MaxTasks, pw, method, maxPlanTasks)
+	if p.Power != pw || p.Method != method || p.MaxTasks != MaxPlanTasks {
+		t.Errorf("plan power %v (%s), max tasks %d; want %v (%s), %d", p.Power, p.Method, p.MaxTasks, pw, method, MaxPlanTasks)
 	}
 	if mde := MDEPrimary(d, 0.05, 0.8, true); p.MDE != mde && !(math.IsNaN(mde) && math.IsNaN(p.MDE)) {
 		t.Errorf("plan MDE %v, want the drop's %v", p.MDE, mde)
 	}
-	found, unreachable := SmallestDesigns(d, -0.15, 0.05, 0.8, maxPlanTasks)
+	found, unreachable := SmallestDesigns(d, -0.15, 0.05, 0.8, MaxPlanTasks)
 	if !slices.Equal(p.Smallest, found) || !slices.Equal(p.Unreachable, unreachable) || len(found) == 0 {
 		t.Errorf("smallest designs %v / %v, want %v / %v", p.Smallest, p.Unreachable, found, unreachable)
 	}
