@@ -17,14 +17,22 @@ import (
 	_ "webbench/suites/zoo" // registers the zoo suite: the reference list of task ids and guard tags
 )
 
-// The bench binary the ablation tests run, built once per test process (go build of webbench/cmd/bench, as
-// TestReferenceAgentsPassZooTasks builds it).
+// The bench binary the package's tests run, built once per test process (go build of webbench/cmd/bench) by the
+// first test that needs it, and removed with its folder when the tests end (TestMain).
 var (
 	benchOnce sync.Once
 	benchPath string
 	benchErr  error
 	benchOut  []byte
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchPath != "" {
+		_ = os.RemoveAll(filepath.Dir(benchPath))
+	}
+	os.Exit(code)
+}
 
 // buildBench returns the path of a freshly built bench binary (one build per test process).
 func buildBench(t *testing.T) string {
