@@ -63,9 +63,9 @@ func needNodeAgent(t *testing.T) {
 	}
 }
 
-// runAblate runs `bench ablate SPEC --out DIR` (spec relative to this folder), logs its wall time and returns
-// the run directory read back with results.Open. A non-zero exit fails the test with the command's output.
-func runAblate(t *testing.T, spec string) (*results.Run, time.Duration) {
+// runAblate runs `bench ablate SPEC --out DIR [ARGS…]` (spec relative to this folder), logs its wall time and
+// returns the run directory read back with results.Open. A non-zero exit fails the test with the command's output.
+func runAblate(t *testing.T, spec string, args ...string) (*results.Run, time.Duration) {
 	t.Helper()
 	bench := buildBench(t)
 	specPath, err := filepath.Abs(spec)
@@ -75,7 +75,7 @@ func runAblate(t *testing.T, spec string) (*results.Run, time.Duration) {
 	out := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bench, "ablate", specPath, "--out", out)
+	cmd := exec.CommandContext(ctx, bench, append([]string{"ablate", specPath, "--out", out}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
