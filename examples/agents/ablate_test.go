@@ -17,14 +17,22 @@ import (
 	_ "webbench/suites/zoo" // registers the zoo suite: the reference list of task ids and guard tags
 )
 
-// The bench binary the ablation tests run, built once per test process (go build of webbench/cmd/bench, as
-// TestReferenceAgentsPassZooTasks builds it).
+// The bench binary the package's tests run, built once per test process (go build of webbench/cmd/bench) by the
+// first test that needs it, and removed with its folder when the tests end (TestMain).
 var (
 	benchOnce sync.Once
 	benchPath string
 	benchErr  error
 	benchOut  []byte
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchPath != "" {
+		_ = os.RemoveAll(filepath.Dir(benchPath))
+	}
+	os.Exit(code)
+}
 
 // buildBench returns the path of a freshly built bench binary (one build per test process).
 func buildBench(t *testing.T) string {
@@ -55,9 +63,9 @@ func needNodeAgent(t *testing.T) {
 	}
 }
 
-// runAblate runs `bench ablate SPEC --out DIR` (spec relative to this folder), logs its wall time and returns
-// the run directory read back with results.Open. A non-zero exit fails the test with the command's output.
-func runAblate(t *testing.T, spec string) (*results.Run, time.Duration) {
+// runAblate runs `bench ablate SPEC --out DIR [ARGS…]` (spec relative to this folder), logs its wall time and
+// returns the run directory read back with results.Open. A non-zero exit fails the test with the command's output.
+func runAblate(t *testing.T, spec string, args ...string) (*results.Run, time.Duration) {
 	t.Helper()
 	bench := buildBench(t)
 	specPath, err := filepath.Abs(spec)
@@ -67,7 +75,7 @@ func runAblate(t *testing.T, spec string) (*results.Run, time.Duration) {
 	out := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bench, "ablate", specPath, "--out", out)
+	cmd := exec.CommandContext(ctx, bench, append([]string{"ablate", specPath, "--out", out}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -29,45 +30,66 @@ var tasks = []struct{ id, judge, final string }{
 	{"shop-qa-yoga-mat-thickness", "answer", "6"},
 }
 
+// concurrentAttempts is how many of TestReferenceAgentsPassZooTasks's attempts are served at once: as many as
+// reference.yaml's workers (an attempt mostly waits on the page and the agent's start, not the CPU).
+const concurrentAttempts = 4
+
 func TestReferenceAgentsPassZooTasks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
 	}
-	nodeDir, _ := filepath.Abs("node")
-	nodeMain := filepath.Join(nodeDir, "dist", "agent.js")
-	if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("examples/agents/node/node_modules is missing: run `make agents` (make test does): %v", err)
-	}
-	if _, err := os.Stat(nodeMain); err != nil {
-		t.Fatalf("%s is missing: run `make agents` to build it: %v", nodeMain, err)
-	}
-	bench := filepath.Join(t.TempDir(), "bench")
-	if out, err := exec.Command("go", "build", "-o", bench, "webbench/cmd/bench").CombinedOutput(); err != nil {
-		t.Fatalf("go build bench: %v\n%s", err, out)
-	}
+	needNodeAgent(t)
+	bench := buildBench(t)
+	nodeMain, _ := filepath.Abs(filepath.Join("node", "dist", "agent.js"))
 	pyMain, _ := filepath.Abs(filepath.Join("python", "agent.py"))
 	agents := map[string][]string{"node": {"node", nodeMain}, "python": {"python3", pyMain}}
+	type job struct {
+		name, task, judge, final string
+		cmd                      []string
+		wantPass                 bool
+	}
+	var jobs []job
 	for _, name := range []string{"node", "python"} {
 		for _, task := range tasks {
-			t.Run(name+"/"+task.id, func(t *testing.T) {
-				rec := runAttempt(t, bench, task.id, agents[name], true)
-				if rec.TaskID != task.id || rec.Status != "pass" || !rec.Verdict.Pass || rec.Verdict.Judge != task.judge {
-					t.Fatalf("attempt of %s: status %q, verdict %+v (task %q)", task.id, rec.Status, rec.Verdict, rec.TaskID)
-				}
-				if !rec.OK || rec.Final == "" || task.final != "" && rec.Final != task.final || rec.Steps < 2 {
-					t.Fatalf("attempt of %s: ok %v final %q steps %d", task.id, rec.OK, rec.Final, rec.Steps)
-				}
-			})
+			jobs = append(jobs, job{name + "/" + task.id, task.id, task.judge, task.final, agents[name], true})
 		}
 	}
 	// The harness can tell a failure: an "agent" that answers 7 at once is judged a fail by the answer judge.
-	t.Run("wrong-answer-fails", func(t *testing.T) {
-		rec := runAttempt(t, bench, tasks[1].id, []string{"python3", "-c",
-			`print('{"ok": true, "final": "7", "page": "", "error": null}')`}, false)
-		if rec.Status == "pass" || rec.Verdict.Pass || rec.Final != "7" {
-			t.Fatalf("a wrong answer: status %q verdict %+v final %q", rec.Status, rec.Verdict, rec.Final)
-		}
-	})
+	jobs = append(jobs, job{name: "wrong-answer-fails", task: tasks[1].id, cmd: []string{"python3", "-c",
+		`print('{"ok": true, "final": "7", "page": "", "error": null}')`}})
+
+	// The attempts are independent (each its own server, browser and agent process): they are served at once,
+	// and each subtest then checks its own.
+	served := make([]servedAttempt, len(jobs))
+	sem := make(chan struct{}, concurrentAttempts)
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			served[i] = serveAttempt(bench, j.task, j.cmd)
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		t.Run(j.name, func(t *testing.T) {
+			rec := served[i].check(t, j.wantPass)
+			if !j.wantPass {
+				if rec.Status == "pass" || rec.Verdict.Pass || rec.Final != "7" {
+					t.Fatalf("a wrong answer: status %q verdict %+v final %q", rec.Status, rec.Verdict, rec.Final)
+				}
+				return
+			}
+			if rec.TaskID != j.task || rec.Status != "pass" || !rec.Verdict.Pass || rec.Verdict.Judge != j.judge {
+				t.Fatalf("attempt of %s: status %q, verdict %+v (task %q)", j.task, rec.Status, rec.Verdict, rec.TaskID)
+			}
+			if !rec.OK || rec.Final == "" || j.final != "" && rec.Final != j.final || rec.Steps < 2 {
+				t.Fatalf("attempt of %s: ok %v final %q steps %d", j.task, rec.OK, rec.Final, rec.Steps)
+			}
+		})
+	}
 }
 
 // attempt is the part of a results attempt record (results.Attempt, attempts.jsonl) the test reads.
@@ -84,53 +106,84 @@ type attempt struct {
 	} `json:"verdict"`
 }
 
-// runAttempt serves one attempt of task with `bench mcp serve`, runs the agent command with its exports, hands the
-// agent's last stdout line to the server and returns the attempt record it wrote; with wantPass the server's
-// verdict line must say pass.
-func runAttempt(t *testing.T, bench, task string, agentCmd []string, wantPass bool) attempt {
+// servedAttempt is what serveAttempt saw of one attempt: the attempt record, the server's and the agent's
+// stderr, and the first thing that went wrong (nil when the attempt ran to its record).
+type servedAttempt struct {
+	rec                attempt
+	serveErr, agentErr string
+	err                error
+}
+
+// check fails the test with what went wrong, or checks that the server's verdict line says pass (with wantPass),
+// and returns the attempt record; the agent's stderr is logged when the test failed or, with wantPass, the
+// attempt did not pass.
+func (s servedAttempt) check(t *testing.T, wantPass bool) attempt {
 	t.Helper()
+	if s.err != nil {
+		t.Fatalf("%v\nserver stderr:\n%s\nagent stderr:\n%s", s.err, s.serveErr, s.agentErr)
+	}
+	if wantPass && !strings.Contains(s.serveErr, "verdict: pass") {
+		t.Errorf("server's verdict line is not a pass:\n%s\nagent stderr:\n%s", s.serveErr, s.agentErr)
+	}
+	if t.Failed() || wantPass && s.rec.Status != "pass" {
+		t.Logf("agent stderr:\n%s", s.agentErr)
+	}
+	return s.rec
+}
+
+// contractExports are the variables bench mcp serve must export for an agent.
+var contractExports = []string{"WEBBENCH_MCP_URL", "WEBBENCH_GOAL", "WEBBENCH_BASE_URL", "WEBBENCH_MODEL", "WEBBENCH_SEED",
+	"WEBBENCH_DEADLINE", "WEBBENCH_GUARDS"}
+
+// serveAttempt serves one attempt of task with `bench mcp serve`, runs the agent command with its exports (all of
+// contractExports), hands the agent's last stdout line (which must be the final JSON object) to the server and
+// reads the attempt record it wrote. It runs on any goroutine: what goes wrong is returned, not reported.
+func serveAttempt(bench, task string, agentCmd []string) (s servedAttempt) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	out := t.TempDir()
+	out, err := os.MkdirTemp("", "agents-serve-")
+	if err != nil {
+		return servedAttempt{err: err}
+	}
+	defer os.RemoveAll(out)
 	srv := exec.CommandContext(ctx, bench, "mcp", "serve", "--suite", "zoo", "--tasks", task, "--out", out)
 	stdin, err := srv.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return servedAttempt{err: err}
 	}
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return servedAttempt{err: err}
 	}
-	var serveErr bytes.Buffer
+	var serveErr, agentOut, agentErr bytes.Buffer
 	srv.Stderr = &serveErr
+	defer func() { s.serveErr, s.agentErr = serveErr.String(), agentErr.String() }()
 	if err := srv.Start(); err != nil {
-		t.Fatal(err)
+		return servedAttempt{err: err}
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 
 	env, err := readExports(stdout)
 	if err != nil {
-		t.Fatalf("bench mcp serve exports: %v\nstderr:\n%s", err, serveErr.String())
+		return servedAttempt{err: fmt.Errorf("bench mcp serve exports: %w", err)}
 	}
 	names := map[string]bool{}
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		names[k] = true
 	}
-	for _, k := range []string{"WEBBENCH_MCP_URL", "WEBBENCH_GOAL", "WEBBENCH_BASE_URL", "WEBBENCH_MODEL", "WEBBENCH_SEED",
-		"WEBBENCH_DEADLINE", "WEBBENCH_GUARDS"} {
+	for _, k := range contractExports {
 		if !names[k] {
-			t.Fatalf("bench mcp serve did not export %s: %q", k, env)
+			return servedAttempt{err: fmt.Errorf("bench mcp serve did not export %s: %q", k, env)}
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 
 	ag := exec.CommandContext(ctx, agentCmd[0], agentCmd[1:]...)
 	ag.Env = append(os.Environ(), env...)
-	var agentOut, agentErr bytes.Buffer
 	ag.Stdout, ag.Stderr = &agentOut, &agentErr
 	if err := ag.Run(); err != nil {
-		t.Fatalf("agent %v: %v\nstderr:\n%s", agentCmd, err, agentErr.String())
+		return servedAttempt{err: fmt.Errorf("agent %v: %w", agentCmd, err)}
 	}
 	lines := strings.Split(strings.TrimRight(agentOut.String(), "\n"), "\n")
 	last := lines[len(lines)-1]
@@ -141,30 +194,23 @@ func runAttempt(t *testing.T, bench, task string, agentCmd []string, wantPass bo
 		Error *string `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(last), &final); err != nil || final.OK == nil {
-		t.Fatalf("agent's last stdout line is not the final JSON object: %q (%v)\nstderr:\n%s", last, err, agentErr.String())
+		return servedAttempt{err: fmt.Errorf("agent's last stdout line is not the final JSON object: %q (%v)", last, err)}
 	}
 	if _, err := io.WriteString(stdin, last+"\n"); err != nil {
-		t.Fatalf("writing the final answer to the server: %v", err)
+		return servedAttempt{err: fmt.Errorf("writing the final answer to the server: %w", err)}
 	}
 	_ = stdin.Close()
 	if err := srv.Wait(); err != nil {
-		t.Fatalf("bench mcp serve: %v\nstderr:\n%s", err, serveErr.String())
-	}
-	if wantPass && !strings.Contains(serveErr.String(), "verdict: pass") {
-		t.Errorf("server's verdict line is not a pass:\n%s\nagent stderr:\n%s", serveErr.String(), agentErr.String())
+		return servedAttempt{err: fmt.Errorf("bench mcp serve: %w", err)}
 	}
 	b, err := os.ReadFile(filepath.Join(out, "attempts.jsonl"))
 	if err != nil {
-		t.Fatalf("attempt record: %v\nstderr:\n%s", err, serveErr.String())
+		return servedAttempt{err: fmt.Errorf("attempt record: %w", err)}
 	}
-	var rec attempt
-	if err := json.Unmarshal(bytes.TrimSpace(b), &rec); err != nil {
-		t.Fatalf("attempts.jsonl: %v: %s", err, b)
+	if err := json.Unmarshal(bytes.TrimSpace(b), &s.rec); err != nil {
+		return servedAttempt{err: fmt.Errorf("attempts.jsonl: %w: %s", err, b)}
 	}
-	if t.Failed() || wantPass && rec.Status != "pass" {
-		t.Logf("agent stderr:\n%s", agentErr.String())
-	}
-	return rec
+	return s
 }
 
 // readExports reads `export NAME='value'` lines until WEBBENCH_GUARDS (the last one bench mcp serve prints) and

@@ -186,6 +186,9 @@ func baseEnv(mcpURL, chatURL string) map[string]string {
 func TestAgentContract(t *testing.T) {
 	for name, cmd := range agentCommands(t) {
 		t.Run(name, func(t *testing.T) {
+			// The agents' subtests share nothing (each its own fake servers and agent process): the two agents
+			// run side by side.
+			t.Parallel()
 			t.Run("request-tools-results-final", func(t *testing.T) {
 				m := newFakeMCP(t)
 				url, reqs := fakeChat(t, func(n int, r chatReq) map[string]any {

@@ -12,6 +12,10 @@ package workflows
 //   - the container's first step (apt-get install of git, ca-certificates, make, curl, gh) is replaced, not run:
 //     this machine is Debian already, and `gh` is a fake on PATH (fakegh.sh) serving `run list`, `run download`
 //     and `pr comment` from a folder;
+//   - `make` is a fake on PATH too (fakemake.sh): it runs the real make, but for `make build` (the Makefile's
+//     build target must be `go build -o bin/bench ./cmd/bench` alone) after the test's first: every checkout is
+//     the same working tree, so later builds are replaced by a copy of the first one's bin/bench (each logged,
+//     and counted per run);
 //   - ${{ }} expressions come from an explicit table (exprTable), `if:` conditions from another (ifTable): an
 //     expression or condition that is not in them fails the test, so a workflow change that the test cannot
 //     follow is noticed;
@@ -31,8 +35,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -131,6 +137,9 @@ type runCtx struct {
 	// results
 	jobs     map[string]*jobResult
 	replaced []string
+	copied   []string // the jobs' `make build` calls replaced by a copy of the first build's bin/bench
+	makeEnv  map[string]string
+	makeLog  string
 }
 
 type jobResult struct {
@@ -515,7 +524,8 @@ func (c *runCtx) action(key string, s wfStep, sawCheckout *bool) string {
 
 // checkout copies the working tree's files into dir, keeping modification times (make compares them), and links
 // the git-ignored caches that `make setup` fills (.cache, the Node agent's node_modules; its dist is copied) so
-// that setup finds them installed instead of reaching the network.
+// that setup finds them installed instead of reaching the network. Every checkout, pr-ablation's base too, is
+// this same working tree: what lets fakemake.sh share one build's bin/bench.
 func (c *runCtx) checkout(dir string) {
 	t := c.t
 	for _, rel := range c.src {
@@ -583,6 +593,9 @@ func (c *runCtx) runStep(key, label string, s wfStep, jobEnv map[string]string) 
 	env["GITHUB_WORKSPACE"], env["GITHUB_REPOSITORY"], env["GITHUB_RUN_ID"] = c.ws, testRepo, c.runID
 	env["RUNNER_TEMP"] = tmp
 	env["FAKE_GH_DIR"] = c.ghDir
+	for k, v := range c.makeEnv {
+		env[k] = v
+	}
 	env["PATH"] = c.fakeBin + string(os.PathListSeparator) + env["PATH"]
 	for f, p := range files {
 		env[f] = p
@@ -598,8 +611,15 @@ func (c *runCtx) runStep(key, label string, s wfStep, jobEnv map[string]string) 
 	cmd.Env = envList
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	makeCalls := len(readLines(t, c.makeLog))
 	start := time.Now()
 	err := cmd.Run()
+	for _, line := range readLines(t, c.makeLog)[makeCalls:] {
+		if bin, ok := strings.CutPrefix(line, "copied "); ok {
+			c.copied = append(c.copied, c.wf.Name+" / "+key+" / "+label)
+			t.Logf("%s / %s / %s: make build replaced, not run: %s is a copy of the test's first build of the same working tree", c.wf.Name, key, label, bin)
+		}
+	}
 	outcome := "success"
 	if err != nil {
 		outcome = "failure"
@@ -621,6 +641,21 @@ func (c *runCtx) runStep(key, label string, s wfStep, jobEnv map[string]string) 
 	sum, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"])
 	c.summary.Write(sum)
 	return outcome
+}
+
+// readLines reads a file's lines (none when it does not exist).
+func readLines(t *testing.T, path string) []string {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 // readKV reads a GITHUB_OUTPUT/GITHUB_ENV file of NAME=value lines (the multi-line NAME<<DELIM form is not
@@ -705,12 +740,47 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// localRun sets up the shared state of the test's workflow runs: the working tree's file list, the fake gh, and
-// a workspace path that is the same on every run of the test from this repository (so go build's cache, keyed by
-// the source directory, is reused: each job builds bin/bench in a fresh copy, as on a runner).
+// localRun sets up the shared state of the test's workflow runs: the working tree's file list, the fake gh and
+// make, and a workspace path that is the same on every run of the test from this repository (so go build's
+// cache, keyed by the source directory, is reused by the one `make build` that runs).
 type localRun struct {
 	root, base, ghDir, fakeBin, artifacts string
 	src                                   []string
+	makeEnv                               map[string]string // fakemake.sh's: the real make, the shared binary, the log
+}
+
+// buildRecipe is the Makefile's build target as fakemake.sh relies on it: no prerequisites, one command that
+// writes bin/bench and nothing else.
+const buildRecipe = "$(GO) build -o bin/bench ./cmd/bench"
+
+// checkBuildTarget fails the test unless the Makefile's build target is buildRecipe alone: fakemake.sh replaces a
+// later `make build` by a copy of the first one's bin/bench, which is the same only while that is all it makes.
+func checkBuildTarget(t *testing.T, root string) {
+	b, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prereq string
+	var recipe []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "build:"); ok {
+			in, prereq = true, strings.TrimSpace(rest)
+			continue
+		}
+		if !in {
+			continue
+		}
+		cmd, ok := strings.CutPrefix(line, "\t")
+		if !ok {
+			break
+		}
+		recipe = append(recipe, cmd)
+	}
+	if !in || prereq != "" || !slices.Equal(recipe, []string{buildRecipe}) {
+		t.Fatalf("the Makefile's build target (found %v, prerequisites %q, recipe %q) is no longer %q alone: "+
+			"fakemake.sh, which shares one build's bin/bench between the jobs, must learn what it makes now", in, prereq, recipe, buildRecipe)
+	}
 }
 
 func newLocalRun(t *testing.T) *localRun {
@@ -747,19 +817,27 @@ func newLocalRun(t *testing.T) *localRun {
 			t.Fatal(err)
 		}
 	}
-	gh, err := os.ReadFile("fakegh.sh")
+	realMake, err := exec.LookPath("make")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the workflows' steps run make, and this machine has none: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(l.fakeBin, "gh"), gh, 0o755); err != nil {
-		t.Fatal(err)
+	checkBuildTarget(t, root)
+	l.makeEnv = map[string]string{"FAKE_MAKE_REAL": realMake, "FAKE_MAKE_BENCH": filepath.Join(base, "shared", "bench"),
+		"FAKE_MAKE_LOG": filepath.Join(base, "make.log")}
+	for name, script := range map[string]string{"gh": "fakegh.sh", "make": "fakemake.sh"} {
+		b, err := os.ReadFile(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(l.fakeBin, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return l
 }
 
 // ctx is a run of wf. Its workspace is the same path for every job (as on a runner: /__w/REPO/REPO), placed so
-// that nightly's checkout and pr-ablation's head checkout share one path: go's build cache, keyed by the source
-// directory, then compiles the module twice (that path and pr-ablation's base), not three times.
+// that nightly's checkout and pr-ablation's head checkout share one path.
 func (l *localRun) ctx(t *testing.T, wf *workflow, runID, event string) *runCtx {
 	ws := filepath.Join(l.base, "work", "webbench", "head")
 	if wf.Name == "pr-ablation" {
@@ -767,7 +845,7 @@ func (l *localRun) ctx(t *testing.T, wf *workflow, runID, event string) *runCtx 
 	}
 	return &runCtx{t: t, wf: wf, runID: runID, event: event, ws: ws,
 		artifacts: l.artifacts, ghDir: l.ghDir, fakeBin: l.fakeBin, src: l.src, repoRoot: l.root,
-		inputs: map[string]string{}, envSet: map[string]string{}}
+		inputs: map[string]string{}, envSet: map[string]string{}, makeEnv: l.makeEnv, makeLog: l.makeEnv["FAKE_MAKE_LOG"]}
 }
 
 func requireSuccess(t *testing.T, c *runCtx, want ...string) {
@@ -910,6 +988,10 @@ func TestWorkflowsRunLocally(t *testing.T) {
 	if len(n1.replaced) != 4 {
 		t.Errorf("night 1: %d container install steps replaced, want 4 (one per job): %v", len(n1.replaced), n1.replaced)
 	}
+	// The first job's `make build` ran; the other three jobs' builds were copies of its binary.
+	if kept := keptBuilds(t, l); len(n1.copied) != 3 || len(kept) != 1 {
+		t.Errorf("night 1: %d builds copied, %d kept (%v); want 3 copied (shards 2, 3 and merge), 1 kept (shard 1)", len(n1.copied), len(kept), kept)
+	}
 	checkNight(t, l, "1001")
 	sum1 := n1.jobs["merge"].summary
 	mustContain(t, "night 1's job summary", sum1, "## Ablation: 7 variants vs baseline `baseline`", "| arm | model | attempts |",
@@ -927,6 +1009,9 @@ func TestWorkflowsRunLocally(t *testing.T) {
 	n2.inputs = map[string]string{"reps": "1", "tasks": nightlyTasks}
 	n2.run()
 	requireSuccess(t, n2, jobsNightly...)
+	if len(n2.copied) != 4 {
+		t.Errorf("night 2: %d builds copied, want 4 (one per job): %v", len(n2.copied), n2.copied)
+	}
 	checkNight(t, l, "1002")
 	sum2 := n2.jobs["merge"].summary
 	mustContain(t, "night 2's job summary", sum2, "## Ablation: 7 variants vs baseline `baseline`",
@@ -944,6 +1029,9 @@ func TestWorkflowsRunLocally(t *testing.T) {
 	p.envSet = map[string]string{"REPS": "1", "TASKS": prTasks}
 	p.run()
 	requireSuccess(t, p, "evaluate")
+	if len(p.copied) != 2 || len(keptBuilds(t, l)) != 1 {
+		t.Errorf("pr-ablation: %d builds copied (%v), %d kept in all; want 2 (head and base), 1", len(p.copied), p.copied, len(keptBuilds(t, l)))
+	}
 	steps := p.jobs["evaluate"].steps
 	if last := steps[len(steps)-1]; last.name != "Gate" || last.outcome != "skipped" {
 		t.Errorf("pr-ablation's last step %v, want Gate skipped (exit_code %q)", last, p.outputs["compare"]["exit_code"])
@@ -972,4 +1060,16 @@ func TestWorkflowsRunLocally(t *testing.T) {
 		}
 	}
 	t.Logf("replaced, not run (the container's apt-get step): %v", append(n1.replaced, append(n2.replaced, p.replaced...)...))
+	t.Logf("make build replaced by a copy of the first build's bin/bench: %v", append(n1.copied, append(n2.copied, p.copied...)...))
+}
+
+// keptBuilds is fakemake.sh's "kept" lines: the builds that ran and whose bin/bench the later ones copy.
+func keptBuilds(t *testing.T, l *localRun) []string {
+	var kept []string
+	for _, line := range readLines(t, l.makeEnv["FAKE_MAKE_LOG"]) {
+		if strings.HasPrefix(line, "kept ") {
+			kept = append(kept, line)
+		}
+	}
+	return kept
 }
