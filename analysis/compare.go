@@ -45,8 +45,9 @@ type RunSide struct {
 	// Attempts are the run's final records (results.ReadResult.Final),
 	// optionally with a re-judge's verdicts applied (results.Run.Attempts).
 	Attempts []results.Attempt
-	// BaseSeed is the base seed of the run's plan.
+	// BaseSeed is the base seed of the run's plan, Suite its suite.
 	BaseSeed int64
+	Suite    string
 	// Variant is the variant compared; "" means, for side A, the variant of
 	// its first record, and for side B the variant of side A.
 	Variant string
@@ -211,7 +212,7 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 	}
 	recsA, recsB := VariantRecords(a.Attempts, a.Variant), VariantRecords(b.Attempts, b.Variant)
 	c := &RunComparison{A: a, B: b, SeedMismatches: seedMismatches(recsA, recsB),
-		Differences: differences(recsA, recsB, a.BaseSeed, b.BaseSeed)}
+		Differences: differences(a, b, recsA, recsB)}
 	c.Analysis = analyzeArms(map[string][]results.Attempt{a.Label: recsA, b.Label: recsB}, Inputs{Baseline: a.Label,
 		Variants: []string{b.Label}, Alpha: opts.Alpha, Power: opts.Power, MinEffect: opts.MinEffect,
 		FailIfWorse: opts.FailIfWorse})
@@ -337,9 +338,10 @@ func TaskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []s
 	return diffs, newFailures, fixed
 }
 
-// differences names what differs between the records a and b: model, each
-// guard's setting, the plans' base seeds, and tasks only on one side.
-func differences(a, b []results.Attempt, seedA, seedB int64) []string {
+// differences names what differs between sides a and b, whose compared
+// records are recsA and recsB: the plans' suites, model, agent, each guard's
+// setting, the plans' base seeds, and tasks only on one side.
+func differences(a, b RunSide, recsA, recsB []results.Attempt) []string {
 	type conf struct {
 		models map[string]bool
 		agents map[string]bool
@@ -362,8 +364,11 @@ func differences(a, b []results.Attempt, seedA, seedB int64) []string {
 		}
 		return c
 	}
-	ca, cb := collect(a), collect(b)
+	ca, cb := collect(recsA), collect(recsB)
 	out := []string{}
+	if a.Suite != b.Suite {
+		out = append(out, fmt.Sprintf("suite %s → %s", a.Suite, b.Suite))
+	}
 	if ma, mb := joinKeys(ca.models), joinKeys(cb.models); ma != mb {
 		out = append(out, fmt.Sprintf("model %s → %s", ma, mb))
 	}
@@ -377,8 +382,8 @@ func differences(a, b []results.Attempt, seedA, seedB int64) []string {
 			out = append(out, fmt.Sprintf("guard %s %s → %s", g, x, y))
 		}
 	}
-	if seedA != seedB {
-		out = append(out, fmt.Sprintf("seed %d → %d", seedA, seedB))
+	if a.BaseSeed != b.BaseSeed {
+		out = append(out, fmt.Sprintf("seed %d → %d", a.BaseSeed, b.BaseSeed))
 	}
 	onlyA, onlyB := 0, 0
 	for t := range ca.tasks {

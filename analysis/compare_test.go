@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,14 +27,23 @@ func TestCompareRunsErrors(t *testing.T) {
 		t.Errorf("missing variant: %v", err)
 	}
 	other := []results.Attempt{analysistest.Rec("base", "x0", 0, 'P'), analysistest.Rec("base", "x1", 0, 'F')}
-	a, b = RunSide{Label: LabelRunA, Name: "a", Attempts: recs}, RunSide{Label: LabelRunB, Name: "b", Attempts: other}
+	a, b = RunSide{Label: LabelRunA, Name: "a", Attempts: recs, Suite: "zoo"},
+		RunSide{Label: LabelRunB, Name: "b", Attempts: other, Suite: "shop"}
 	var nc *NoCommonTaskError
 	if _, err := CompareRuns(a, b, CompareOptions{FailIfWorse: 0.05}); !errors.As(err, &nc) || nc.A != "a" ||
-		!strings.Contains(err.Error(), "share no task judged in both (tasks: 4 only in A, 2 only in B; 0 common pairs") {
+		!strings.Contains(err.Error(), "share no task judged in both (suite zoo → shop; tasks: 4 only in A, 2 only in B; 0 common pairs") {
 		t.Errorf("gate without a common task: %v", err)
 	}
-	if c, err := CompareRuns(a, b, CompareOptions{}); err != nil || c.Result().All.Method != MethodFisher || c.Gate != nil {
-		t.Errorf("no common task without a gate: %v, %+v", err, c)
+	c, err := CompareRuns(a, b, CompareOptions{})
+	if err != nil || c.Result().All.Method != MethodFisher || c.Gate != nil {
+		t.Fatalf("no common task without a gate: %v, %+v", err, c)
+	}
+	if want := []string{"suite zoo → shop", "tasks: 4 only in A, 2 only in B"}; !slices.Equal(c.Differences, want) {
+		t.Errorf("differences of runs of two suites = %q, want %q", c.Differences, want)
+	}
+	b.Suite = "zoo"
+	if c, err := CompareRuns(a, b, CompareOptions{}); err != nil || !slices.Equal(c.Differences, []string{"tasks: 4 only in A, 2 only in B"}) {
+		t.Errorf("differences of runs of one suite = %q, %v", c.Differences, err)
 	}
 	b.Attempts = []results.Attempt{analysistest.Rec("base", "t0", 0, 'I')}
 	if _, err := CompareRuns(a, b, CompareOptions{}); !errors.Is(err, ErrNothingToCompare) || !strings.Contains(err.Error(), `"base" has no judged attempt in b`) {
