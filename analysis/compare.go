@@ -57,7 +57,7 @@ type RunSide struct {
 type CompareOptions struct {
 	// Alpha is the two-sided level of the tests, the power analysis and the
 	// gate (0: DefaultAlpha); `bench compare` passes an ablation spec's alpha
-	// when run A (else run B) is an ablation. Power is the target power of
+	// (CompareParams). Power is the target power of
 	// the MDE (0: DefaultPower); MinEffect as in Inputs.
 	Alpha, Power, MinEffect float64
 	// FailIfWorse is the gate margin, a proportion in (0, 1); 0 means no
@@ -65,6 +65,23 @@ type CompareOptions struct {
 	FailIfWorse float64
 	// SameDir says that both sides are the same directory (a warning).
 	SameDir bool
+}
+
+// CompareParams returns the options of a comparison of run A with run B
+// with only the analysis parameters set: Alpha, Power and MinEffect of an
+// ablation spec (ablA, ablB the runs' manifests' Ablation, nil when the run is
+// not an ablation), as `bench ablate` analyses with them. The spec is run
+// A's when it is an ablation with an alpha, else run B's when it is an
+// ablation, else run A's; with neither an ablation the fields are 0 (the
+// defaults: DefaultAlpha, DefaultPower, Inputs.MinEffect's 0).
+func CompareParams(ablA, ablB *results.Ablation) CompareOptions {
+	var o CompareOptions
+	for _, abl := range []*results.Ablation{ablA, ablB} {
+		if abl != nil && o.Alpha == 0 {
+			o.Alpha, o.Power, o.MinEffect = abl.Alpha, abl.Power, abl.MinEffect
+		}
+	}
+	return o
 }
 
 // TaskDiff is one task's change between two runs: PassesA of NA judged

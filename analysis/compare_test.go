@@ -50,3 +50,29 @@ func TestCompareRunsErrors(t *testing.T) {
 		t.Errorf("no judged attempt: %v", err)
 	}
 }
+
+// CompareParams takes run A's ablation parameters, else run B's, else none (the defaults); an ablation without
+// an alpha gives way to the other run's.
+func TestCompareParams(t *testing.T) {
+	a := &results.Ablation{Alpha: 0.01, Power: 0.9, MinEffect: 0.2}
+	b := &results.Ablation{Alpha: 0.1, Power: 0.7, MinEffect: 0.05}
+	noAlpha := &results.Ablation{Power: 0.95, MinEffect: 0.3}
+	params := func(o CompareOptions) [3]float64 { return [3]float64{o.Alpha, o.Power, o.MinEffect} }
+	for _, c := range []struct {
+		name       string
+		ablA, ablB *results.Ablation
+		want       [3]float64
+	}{
+		{"neither", nil, nil, [3]float64{}},
+		{"A only", a, nil, [3]float64{0.01, 0.9, 0.2}},
+		{"B only", nil, b, [3]float64{0.1, 0.7, 0.05}},
+		{"both: A's", a, b, [3]float64{0.01, 0.9, 0.2}},
+		{"A without alpha, B: B's", noAlpha, b, [3]float64{0.1, 0.7, 0.05}},
+		{"A without alpha alone: A's", noAlpha, nil, [3]float64{0, 0.95, 0.3}},
+	} {
+		o := CompareParams(c.ablA, c.ablB)
+		if got := params(o); got != c.want || o.FailIfWorse != 0 || o.SameDir {
+			t.Errorf("%s: %v (%+v), want %v", c.name, got, o, c.want)
+		}
+	}
+}

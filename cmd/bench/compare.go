@@ -41,18 +41,13 @@ func compareCmd() *cobra.Command {
 				return err
 			}
 			var sides [2]analysis.RunSide
-			var opts analysis.CompareOptions
+			var abls [2]*results.Ablation
 			for i, d := range args {
-				s, abl, err := readSide(d, judgeName)
-				if err != nil {
+				if sides[i], abls[i], err = readSide(d, judgeName); err != nil {
 					return err
 				}
-				if abl != nil && opts.Alpha == 0 {
-					// The first ablation's analysis parameters, as bench ablate uses them.
-					opts.Alpha, opts.Power, opts.MinEffect = abl.Alpha, abl.Power, abl.MinEffect
-				}
-				sides[i] = s
 			}
+			opts := analysis.CompareParams(abls[0], abls[1])
 			sides[0].Label, sides[1].Label = analysis.LabelRunA, analysis.LabelRunB
 			if variant != "" {
 				sides[0].Variant = variant
