@@ -23,11 +23,12 @@ func TestAgentInLabelsAndDifferences(t *testing.T) {
 	rec := func(agent string) results.Attempt {
 		return results.Attempt{TaskID: "t", Model: "scripted:clean", Agent: agent, Guards: map[string]bool{"repeat_guard": true}}
 	}
-	d := differences([]results.Attempt{rec("")}, []results.Attempt{rec("command: node node/dist/agent.js")}, 1, 1)
+	a, b := RunSide{BaseSeed: 1}, RunSide{BaseSeed: 1}
+	d := differences(a, b, []results.Attempt{rec("")}, []results.Attempt{rec("command: node node/dist/agent.js")})
 	if !slices.Equal(d, []string{"agent built-in → command: node node/dist/agent.js"}) {
 		t.Errorf("differences %q", d)
 	}
-	if d := differences([]results.Attempt{rec("")}, []results.Attempt{rec("")}, 1, 1); len(d) != 0 {
+	if d := differences(a, b, []results.Attempt{rec("")}, []results.Attempt{rec("")}); len(d) != 0 {
 		t.Errorf("same agent: differences %q", d)
 	}
 }

@@ -45,8 +45,9 @@ type RunSide struct {
 	// Attempts are the run's final records (results.ReadResult.Final),
 	// optionally with a re-judge's verdicts applied (results.Run.Attempts).
 	Attempts []results.Attempt
-	// BaseSeed is the base seed of the run's plan.
+	// BaseSeed is the base seed of the run's plan, Suite its suite.
 	BaseSeed int64
+	Suite    string
 	// Variant is the variant compared; "" means, for side A, the variant of
 	// its first record, and for side B the variant of side A.
 	Variant string
@@ -56,7 +57,7 @@ type RunSide struct {
 type CompareOptions struct {
 	// Alpha is the two-sided level of the tests, the power analysis and the
 	// gate (0: DefaultAlpha); `bench compare` passes an ablation spec's alpha
-	// when run A (else run B) is an ablation. Power is the target power of
+	// (CompareParams). Power is the target power of
 	// the MDE (0: DefaultPower); MinEffect as in Inputs.
 	Alpha, Power, MinEffect float64
 	// FailIfWorse is the gate margin, a proportion in (0, 1); 0 means no
@@ -64,6 +65,23 @@ type CompareOptions struct {
 	FailIfWorse float64
 	// SameDir says that both sides are the same directory (a warning).
 	SameDir bool
+}
+
+// CompareParams returns the options of a comparison of run A with run B
+// with only the analysis parameters set: Alpha, Power and MinEffect of an
+// ablation spec (ablA, ablB the runs' manifests' Ablation, nil when the run is
+// not an ablation), as `bench ablate` analyses with them. The spec is run
+// A's when it is an ablation with an alpha, else run B's when it is an
+// ablation, else run A's; with neither an ablation the fields are 0 (the
+// defaults: DefaultAlpha, DefaultPower, Inputs.MinEffect's 0).
+func CompareParams(ablA, ablB *results.Ablation) CompareOptions {
+	var o CompareOptions
+	for _, abl := range []*results.Ablation{ablA, ablB} {
+		if abl != nil && o.Alpha == 0 {
+			o.Alpha, o.Power, o.MinEffect = abl.Alpha, abl.Power, abl.MinEffect
+		}
+	}
+	return o
 }
 
 // TaskDiff is one task's change between two runs: PassesA of NA judged
@@ -211,7 +229,7 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 	}
 	recsA, recsB := VariantRecords(a.Attempts, a.Variant), VariantRecords(b.Attempts, b.Variant)
 	c := &RunComparison{A: a, B: b, SeedMismatches: seedMismatches(recsA, recsB),
-		Differences: differences(recsA, recsB, a.BaseSeed, b.BaseSeed)}
+		Differences: differences(a, b, recsA, recsB)}
 	c.Analysis = analyzeArms(map[string][]results.Attempt{a.Label: recsA, b.Label: recsB}, Inputs{Baseline: a.Label,
 		Variants: []string{b.Label}, Alpha: opts.Alpha, Power: opts.Power, MinEffect: opts.MinEffect,
 		FailIfWorse: opts.FailIfWorse})
@@ -337,9 +355,10 @@ func TaskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []s
 	return diffs, newFailures, fixed
 }
 
-// differences names what differs between the records a and b: model, each
-// guard's setting, the plans' base seeds, and tasks only on one side.
-func differences(a, b []results.Attempt, seedA, seedB int64) []string {
+// differences names what differs between sides a and b, whose compared
+// records are recsA and recsB: the plans' suites, model, agent, each guard's
+// setting, the plans' base seeds, and tasks only on one side.
+func differences(a, b RunSide, recsA, recsB []results.Attempt) []string {
 	type conf struct {
 		models map[string]bool
 		agents map[string]bool
@@ -362,8 +381,11 @@ func differences(a, b []results.Attempt, seedA, seedB int64) []string {
 		}
 		return c
 	}
-	ca, cb := collect(a), collect(b)
+	ca, cb := collect(recsA), collect(recsB)
 	out := []string{}
+	if a.Suite != b.Suite {
+		out = append(out, fmt.Sprintf("suite %s → %s", a.Suite, b.Suite))
+	}
 	if ma, mb := joinKeys(ca.models), joinKeys(cb.models); ma != mb {
 		out = append(out, fmt.Sprintf("model %s → %s", ma, mb))
 	}
@@ -377,8 +399,8 @@ func differences(a, b []results.Attempt, seedA, seedB int64) []string {
 			out = append(out, fmt.Sprintf("guard %s %s → %s", g, x, y))
 		}
 	}
-	if seedA != seedB {
-		out = append(out, fmt.Sprintf("seed %d → %d", seedA, seedB))
+	if a.BaseSeed != b.BaseSeed {
+		out = append(out, fmt.Sprintf("seed %d → %d", a.BaseSeed, b.BaseSeed))
 	}
 	onlyA, onlyB := 0, 0
 	for t := range ca.tasks {

@@ -18,9 +18,10 @@ import (
 // The four callers of the status rule make the same record of the same trajectory and verdict: a pass, a fail,
 // an uncertain verdict on an attempt that answered (uncertain) and on one that did not (UncertainIsFailure: a
 // fail), a judge error and an infrastructure finish.
-//   - bench mcp serve (runner.ServedRecord): its identity and timings are its inputs' (checked field by field),
-//     and the record is the runner's (runner.Judged) of a base built here from the same inputs; the worker's own
-//     path (worker.conclude) is compared with ServedRecord by runner's TestWorkerConcludeMatchesServedRecord;
+//   - bench mcp serve (runner.ServedRecord, the record runner.ConcludeServed makes): its identity and timings
+//     are its inputs' (checked field by field), and the record is the runner's (runner.Judged) of a base built
+//     here from the same inputs; the worker's own path (worker.conclude) is compared with ConcludeServed by
+//     runner's TestWorkerConcludeMatchesServedRecord;
 //   - the Zoo direct script (directRecord) is the rule computed here from results.Conclude and the task's
 //     judges (judge.Compose), and has the served record's status fields;
 //   - bench judge: the served record in a run directory, re-judged by another judge with a different verdict
@@ -69,8 +70,8 @@ func TestFourCallersOneStatusRule(t *testing.T) {
 				Usage: step.Usage, GuardCounts: map[string]int{"repeat_guard": 1}, Finish: c.finish}
 		}
 		tr := traj()
-		served := runner.ServedRecord(ctx, c.task, "zoo", "a1", seed, map[string]bool{"intercept_hint": false}, tr,
-			opened, 1500*time.Millisecond)
+		served := runner.ServedRecord(ctx, runner.Served{Task: c.task, Suite: "zoo", AttemptID: "a1", Seed: seed,
+			Guards: map[string]bool{"intercept_hint": false}, Opened: opened, Wall: 1500 * time.Millisecond}, tr)
 		if served.Status != c.status || served.ErrorClass != c.class {
 			t.Errorf("%s: status %s/%s, want %s/%s", c.name, served.Status, served.ErrorClass, c.status, c.class)
 		}

@@ -57,3 +57,43 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	}
 	return g.Render(w)
 }
+
+// UnpairedPlan writes bench power's unpaired (legacy) figures p as a quantity/value table: with a target the
+// pairs (paired design) and runs per arm needed, rounded up after the unrounded figure, the exact power there and
+// the runs for a clean arm; with n the exact power and the MDEs at n ("none reachable" for an unpaired MDE no
+// effect reaches; a paired one is left out then).
+func UnpairedPlan(w io.Writer, p analysis.UnpairedPlan) error {
+	in := p.In
+	t := results.Table{Header: []string{"quantity", "value"}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("alpha / power", fmt.Sprintf("%.3g / %.3g", in.Alpha, in.Power))
+	add("baseline pass rate", fmt.Sprintf("%.3f", in.Base))
+	if in.HasTarget {
+		add("target pass rate", fmt.Sprintf("%.3f (effect %+.3f)", in.Target, in.Target-in.Base))
+		if in.Paired {
+			add("pairs needed (McNemar, Connor 1987)", fmt.Sprintf("%.1f → %d", p.PairsNeeded, int(math.Ceil(p.PairsNeeded))))
+		}
+		add("runs per arm (unpaired, normal approx.)", fmt.Sprintf("%.1f → %d", p.RunsPerArm, int(math.Ceil(p.RunsPerArm))))
+		if p.ExactAt > 0 {
+			add(fmt.Sprintf("exact power at %d per arm (one-sided Fisher)", p.ExactAt), fmt.Sprintf("%.3f", p.ExactPower))
+		}
+		if p.Clean {
+			add("runs for a clean 0-failure arm to be significant", fmt.Sprintf("%d ((%.2f)^%d = %.4f)", p.CleanRuns,
+				in.Base, p.CleanRuns, p.CleanProb))
+		}
+	}
+	if in.N > 0 {
+		if in.HasTarget {
+			add(fmt.Sprintf("exact power at n=%d per arm", in.N), fmt.Sprintf("%.3f", p.PowerAtN))
+		}
+		if math.IsNaN(p.MDE) {
+			add(fmt.Sprintf("MDE at n=%d per arm", in.N), "none reachable")
+		} else {
+			add(fmt.Sprintf("MDE at n=%d per arm (unpaired)", in.N), fmt.Sprintf("%.3f", p.MDE))
+		}
+		if !math.IsNaN(p.MDEPaired) {
+			add(fmt.Sprintf("MDE at %d pairs, ψ=%.2f (McNemar)", in.N, in.Discordant), fmt.Sprintf("%.3f", p.MDEPaired))
+		}
+	}
+	return t.Render(w)
+}

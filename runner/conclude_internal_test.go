@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -23,8 +24,9 @@ func (e stateEnv) State(context.Context) (json.RawMessage, error) { return e.sta
 func (stateEnv) Close(context.Context) error                      { return nil }
 
 // The worker concludes a played attempt (worker.conclude, what play does with a player's trajectory) into the
-// same record as bench mcp serve (ServedRecord) given the same identity, timings, trajectory and end state; and
-// ServedRecord's identity and timing fields are its inputs'.
+// same record as bench mcp serve (ConcludeServed) given the same identity, timings, trajectory and end state;
+// both read the state from the environment and write the trajectory; ConcludeServed's record is ServedRecord's
+// of the trajectory it completed, and its identity and timing fields are its inputs'.
 func TestWorkerConcludeMatchesServedRecord(t *testing.T) {
 	n := 4.0
 	task := suites.Task{ID: "styles", Suite: "zoo", Goal: "How many styles are there?",
@@ -63,9 +65,31 @@ func TestWorkerConcludeMatchesServedRecord(t *testing.T) {
 		}
 		pair := results.PairID("zoo", task.ID, 1)
 		id := results.AttemptID(ServedVariant, pair)
+		// bench mcp serve's ending: the state read from the still open environment, the record, the trajectory.
+		servedDir := t.TempDir()
+		sw, err := results.OpenWriter(servedDir)
+		if err != nil {
+			t.Fatal(err)
+		}
 		servedTr := traj()
-		servedTr.State = state
-		served := ServedRecord(ctx, task, "zoo", id, seed, guards, servedTr, opened, d)
+		served, err := ConcludeServed(ctx, sw, stateEnv{state}, Served{Task: task, Suite: "zoo", AttemptID: id, Seed: seed,
+			Guards: guards, Opened: opened, Wall: d}, servedTr)
+		sw.Close()
+		if err != nil {
+			t.Fatalf("%s: ConcludeServed: %v", c.name, err)
+		}
+		if string(servedTr.State) != string(state) {
+			t.Errorf("%s: served trajectory state = %s, want the env's %s", c.name, servedTr.State, state)
+		}
+		written, err := results.ReadTrajectory(filepath.Join(servedDir, served.Trajectory))
+		var st bytes.Buffer
+		if err != nil || json.Compact(&st, written.State) != nil || st.String() != string(state) ||
+			written.Finish.Reason != c.finish.Reason {
+			t.Errorf("%s: served trajectory file %s: %v, state %s", c.name, served.Trajectory, err, st.String())
+		}
+		pure := ServedRecord(ctx, Served{Task: task, Suite: "zoo", AttemptID: id, Seed: seed, Guards: guards,
+			Opened: opened, Wall: d}, servedTr)
+		sameRecord(t, c.name+": ConcludeServed vs ServedRecord", served, pure)
 
 		// ServedRecord's identity and timings are its inputs'.
 		if served.AttemptID != id || served.PairID != pair || served.Variant != ServedVariant || served.Rep != 1 ||

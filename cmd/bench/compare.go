@@ -41,19 +41,13 @@ func compareCmd() *cobra.Command {
 				return err
 			}
 			var sides [2]analysis.RunSide
-			var opts analysis.CompareOptions
-			var suites [2]string
+			var abls [2]*results.Ablation
 			for i, d := range args {
-				s, abl, suite, err := readSide(d, judgeName)
-				if err != nil {
+				if sides[i], abls[i], err = readSide(d, judgeName); err != nil {
 					return err
 				}
-				if abl != nil && opts.Alpha == 0 {
-					// The first ablation's analysis parameters, as bench ablate uses them.
-					opts.Alpha, opts.Power, opts.MinEffect = abl.Alpha, abl.Power, abl.MinEffect
-				}
-				sides[i], suites[i] = s, suite
 			}
+			opts := analysis.CompareParams(abls[0], abls[1])
 			sides[0].Label, sides[1].Label = analysis.LabelRunA, analysis.LabelRunB
 			if variant != "" {
 				sides[0].Variant = variant
@@ -73,12 +67,10 @@ func compareCmd() *cobra.Command {
 				flag := map[string]string{"a": "--variant", "b": "--variant-b (run B's variant, default: --variant)"}[mv.Side]
 				return usageErr("%v; choose one with %s", err, flag)
 			case errors.As(err, &nc):
-				nc.Differences = withSuites(suites, nc.Differences)
 				return usageErr("--fail-if-worse: %v", err)
 			case err != nil:
 				return withCode(exitInfra, err)
 			}
-			cmp.Differences = withSuites(suites, cmp.Differences)
 			if err := r.Compare(c.OutOrStdout(), cmp); err != nil {
 				return err
 			}
@@ -101,35 +93,26 @@ func compareCmd() *cobra.Command {
 
 // readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its
 // final records (with the verdicts of judgeName), its base seed, its ablation baseline as the default variant,
-// its ablation parameters (nil when it is not an ablation) and its plan's suite.
-func readSide(dir, judgeName string) (analysis.RunSide, *results.Ablation, string, error) {
+// its plan's suite, and its ablation parameters (nil when it is not an ablation).
+func readSide(dir, judgeName string) (analysis.RunSide, *results.Ablation, error) {
 	run, err := openRun(dir)
 	if err != nil {
-		return analysis.RunSide{}, nil, "", err
+		return analysis.RunSide{}, nil, err
 	}
 	if err := checkJudge(run, judgeName); err != nil {
-		return analysis.RunSide{}, nil, "", err
+		return analysis.RunSide{}, nil, err
 	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
-		return analysis.RunSide{}, nil, "", usageErr("%v", err)
+		return analysis.RunSide{}, nil, usageErr("%v", err)
 	}
 	plan := run.Manifest.Plan
-	s := analysis.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed}
+	s := analysis.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed, Suite: plan.Suite}
 	if plan.Ablation == nil {
-		return s, nil, plan.Suite, nil
+		return s, nil, nil
 	}
 	s.Variant = plan.Baseline
-	return s, plan.Ablation, plan.Suite, nil
-}
-
-// withSuites puts "suite A → B" before the differences diffs of a comparison when the runs' plans name different
-// suites (suites[0] run A's, suites[1] run B's); diffs is returned unchanged otherwise.
-func withSuites(suites [2]string, diffs []string) []string {
-	if suites[0] == suites[1] {
-		return diffs
-	}
-	return append([]string{fmt.Sprintf("suite %s → %s", suites[0], suites[1])}, diffs...)
+	return s, plan.Ablation, nil
 }
 
 // sameDir reports whether two paths name the same directory.

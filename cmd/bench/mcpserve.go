@@ -161,12 +161,10 @@ func (f *mcpServeFlags) run(c *cobra.Command) error {
 	tools := srv.Close()
 	toolCalls := len(tools.Steps)
 	tr := models.Merge(tools, srv.Start())
-	if st, err := att.Env.State(context.Background()); err == nil {
-		tr.State = st
-	}
 	tr.Finish = stop.Finish(deadline)
-	rec := runner.ServedRecord(c.Context(), t, s.Name(), attemptID, seed, g, tr, opened, served)
-	if err := w.WriteTrajectory(rec.Trajectory, tr); err != nil {
+	rec, err := runner.ConcludeServed(c.Context(), w, att.Env, runner.Served{Task: t, Suite: s.Name(),
+		AttemptID: attemptID, Seed: seed, Guards: g, Opened: opened, Wall: served}, tr)
+	if err != nil {
 		return withCode(exitInfra, fmt.Errorf("trajectory: %w", err))
 	}
 	if err := w.Append(rec); err != nil {

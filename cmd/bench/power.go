@@ -15,7 +15,7 @@ import (
 func init() { extraCommands = append(extraCommands, powerCmd) }
 
 func powerCmd() *cobra.Command {
-	var u unpairedOpts
+	var u analysis.UnpairedInputs
 	var alpha, power float64
 	var pf planFlags
 	c := &cobra.Command{
@@ -46,27 +46,27 @@ func powerCmd() *cobra.Command {
 			if pf.tasks > 0 || pf.mix != "" || pf.from != "" || c.Flags().Changed("tasks") || c.Flags().Changed("reps") {
 				return planPrimary(c, pf, alpha, power)
 			}
-			if u.base < 0 || u.base > 1 || u.target < -1 || u.target > 1 {
+			if u.Base < 0 || u.Base > 1 || u.Target < -1 || u.Target > 1 {
 				return usageErr("--base and --target are pass rates in [0,1]")
 			}
-			hasTarget := c.Flags().Changed("target")
-			if hasTarget && u.target == u.base {
-				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", u.base)
+			u.HasTarget = c.Flags().Changed("target")
+			if u.HasTarget && u.Target == u.Base {
+				return usageErr("--base and --target are both %v: there is no effect to detect; give a --target other than --base", u.Base)
 			}
-			if !hasTarget && u.n <= 0 {
+			if !u.HasTarget && u.N <= 0 {
 				return usageErr("give --target (for a sample size) or --n (for the MDE)")
 			}
-			u.alpha, u.power = alpha, power
-			return unpairedFigures(c, u, hasTarget)
+			u.Alpha, u.Power = alpha, power
+			return unpairedFigures(c, u)
 		},
 	}
-	c.Flags().Float64Var(&u.base, "base", 0.8, "baseline pass rate")
-	c.Flags().Float64Var(&u.target, "target", 0, "variant pass rate to detect")
+	c.Flags().Float64Var(&u.Base, "base", 0.8, "baseline pass rate")
+	c.Flags().Float64Var(&u.Target, "target", 0, "variant pass rate to detect")
 	c.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
 	c.Flags().Float64Var(&power, "power", 0.8, "power")
-	c.Flags().IntVar(&u.n, "n", 0, "runs per arm (or pairs) → MDE")
-	c.Flags().BoolVar(&u.paired, "paired", false, "paired design (McNemar)")
-	c.Flags().Float64Var(&u.psi, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
+	c.Flags().IntVar(&u.N, "n", 0, "runs per arm (or pairs) → MDE")
+	c.Flags().BoolVar(&u.Paired, "paired", false, "paired design (McNemar)")
+	c.Flags().Float64Var(&u.Discordant, "discordant", 0, "expected share of discordant pairs ψ for the paired design")
 	addPlanFlags(c, &pf)
 	return c
 }
