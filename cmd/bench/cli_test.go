@@ -77,6 +77,7 @@ func TestBadInputExitsTwoWithClearErrors(t *testing.T) {
 		{[]string{"run", "--model", "gpt-4o", "--dry-run"}, "expected scripted[:PROFILE] or openai:NAME"},
 		{[]string{"report", "/nonexistent"}, "not a run directory"},
 		{[]string{"power"}, "give --target"},
+		{[]string{"power", "--base", "0.8", "--target", "-0.5"}, "--base and --target are pass rates in [0,1]"},
 		{[]string{"run", "--profile", "cleen", "--dry-run"}, `unknown fault profile "cleen"`},
 		{[]string{"run", "--prompt", "/nonexistent/prompt.txt", "--dry-run"}, "system prompt /nonexistent/prompt.txt"},
 		{[]string{"zoo", "serve", "--mutations", "consentt"}, `unknown mutation "consentt"`},

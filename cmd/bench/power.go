@@ -46,7 +46,7 @@ func powerCmd() *cobra.Command {
 			if pf.tasks > 0 || pf.mix != "" || pf.from != "" || c.Flags().Changed("tasks") || c.Flags().Changed("reps") {
 				return planPrimary(c, pf, alpha, power)
 			}
-			if u.Base < 0 || u.Base > 1 || u.Target < -1 || u.Target > 1 {
+			if u.Base < 0 || u.Base > 1 || u.Target < 0 || u.Target > 1 {
 				return usageErr("--base and --target are pass rates in [0,1]")
 			}
 			u.HasTarget = c.Flags().Changed("target")
