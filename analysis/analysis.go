@@ -192,6 +192,10 @@ type Comparison struct {
 	// Differential lists the error classes whose rates on the common pairs
 	// differ materially between the arms (differentialErrors), sorted.
 	Differential []string
+	// DifferentialP is the two-sided Fisher exact p (FisherExact, n =
+	// CommonPairs per arm) of each class in Differential: the p the decision
+	// was taken on, which the differential_errors warning prints.
+	DifferentialP map[string]float64
 	// Bounds is the comparison with the variant's errored pairs imputed
 	// (nil when no pair has a variant error and a judged baseline).
 	Bounds *ErrorBounds
@@ -524,7 +528,7 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 		}
 		return s
 	}
-	c.Differential = differentialErrors(c.ErrorsA, c.ErrorsB, c.CommonPairs)
+	c.Differential, c.DifferentialP = differentialErrors(c.ErrorsA, c.ErrorsB, c.CommonPairs)
 	if len(pairs) > 0 {
 		pairedComparison(&c, pairs, stratum)
 		c.Bounds = errorBounds(pairs, errored)

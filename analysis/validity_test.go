@@ -517,6 +517,9 @@ func TestValidityOneArmErrors(t *testing.T) {
 	if c.Delta != 0 || c.Pairs != 64 || c.CommonPairs != 80 || c.ErrorsB["infra"] != 16 || len(c.Differential) != 1 {
 		t.Fatalf("Δ %v pairs %d common %d errors %v differential %v", c.Delta, c.Pairs, c.CommonPairs, c.ErrorsB, c.Differential)
 	}
+	if p, want := c.DifferentialP["infra"], stats.FisherExact(0, 80, 16, 80); len(c.DifferentialP) != 1 || p != want || p >= DifferentialErrorP {
+		t.Errorf("differential p = %v, want the Fisher p %v of 0/80 vs 16/80", c.DifferentialP, want)
+	}
 	w := a.Warning(WarnDifferentialErrors)
 	if w == nil || w.Comparison == nil || !slices.Equal(w.Comparison.Differential, []string{"infra"}) ||
 		w.Comparison.ErrorsB["infra"] != 16 || w.Comparison.ErrorsA["infra"] != 0 || w.Comparison.CommonPairs != 80 ||

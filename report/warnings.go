@@ -263,7 +263,7 @@ func differentialText(c *analysis.Comparison, wd Wording) string {
 		ka, kb := c.ErrorsA[k], c.ErrorsB[k]
 		parts = append(parts, fmt.Sprintf("%s errors %s %d/%d (%s), %s %d/%d (%s), Fisher p = %s", k, wd.Variant, kb,
 			c.CommonPairs, stats.Pct(float64(kb)/float64(c.CommonPairs)), wd.Baseline, ka, c.CommonPairs,
-			stats.Pct(float64(ka)/float64(c.CommonPairs)), stats.FmtP(stats.FisherExact(ka, c.CommonPairs, kb, c.CommonPairs))))
+			stats.Pct(float64(ka)/float64(c.CommonPairs)), stats.FmtP(c.DifferentialP[k])))
 	}
 	s := fmt.Sprintf("Errors differ between the arms on the %d common pairs (more than %.0f points apart or Fisher p < %s): %s. Pairs with an error are left out of Δ, so errors on one side can hide an effect.",
 		c.CommonPairs, 100*analysis.DifferentialErrorPoints, stats.FmtP(analysis.DifferentialErrorP), strings.Join(parts, "; "))
