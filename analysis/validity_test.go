@@ -735,8 +735,8 @@ func TestValidityEqualClusters(t *testing.T) {
 	if w == nil || w.Comparison == nil || w.Comparison.Paired.C != 4 || w.Moved != 4 || w.Comparison.G() != 40 {
 		t.Errorf("few-tasks warning: %+v", w)
 	}
-	if !strings.Contains(c.Paired.Note, "cluster means are identical") {
-		t.Errorf("note = %q", c.Paired.Note)
+	if want := []stats.PairedReason{stats.ReasonClusterFlip, stats.ReasonNoSpread}; !slices.Equal(c.Paired.Reasons, want) {
+		t.Errorf("reasons = %v, want %v", c.Paired.Reasons, want)
 	}
 	// p_paired flips the 4 cluster sums (all −1): 2/2^4.
 	analysistest.Approx(t, "p_paired", c.P, 0.125, 1e-12)

@@ -255,6 +255,45 @@ func fewTasksText(w analysis.Warning) string {
 		g, unit, analysis.FewTasks, floor, ci)
 }
 
+// PairedNote words the reasons a primary paired comparison is not the t interval and sign-flip test over tasks
+// (stats.PairedResult.Reasons), joined by "; ": the statistical notes' and the JSON report's "note"; "" when
+// there are none. The few_tasks warning (fewTasksText) says again which interval was taken, so the compact
+// report leaves that part out (pairedNote).
+func PairedNote(pr *stats.PairedResult) string { return pairedNote(pr, false) }
+
+// pairedNote is PairedNote, without the reason for the adjusted interval (few_moved, no_spread) when noInterval.
+func pairedNote(pr *stats.PairedResult, noInterval bool) string {
+	const adjusted = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
+	parts := make([]string, 0, len(pr.Reasons))
+	for _, r := range pr.Reasons {
+		switch r {
+		case stats.ReasonNoPairs:
+			parts = append(parts, "no matched pairs")
+		case stats.ReasonOneTask:
+			parts = append(parts, "one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts")
+		case stats.ReasonOneCluster:
+			parts = append(parts, "all tasks are in one cluster: SE and p over tasks instead")
+		case stats.ReasonClusterFlip:
+			parts = append(parts, fmt.Sprintf("p_paired flips the signs of the %d clusters' sums", pr.C))
+		case stats.ReasonFewMoved:
+			if !noInterval {
+				parts = append(parts, fmt.Sprintf("only %d of %d tasks moved (fewer than %d)", pr.Moved, pr.G, stats.TIntervalMinInformative)+adjusted)
+			}
+		case stats.ReasonNoSpread:
+			switch {
+			case noInterval:
+			case pr.Clustered:
+				parts = append(parts, "the cluster means are identical (clustered SE 0)"+adjusted)
+			default:
+				parts = append(parts, "the differences have no spread (SE 0)"+adjusted)
+			}
+		default:
+			parts = append(parts, string(r))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // differentialText words a differential_errors warning: each differential error class's counts on the common
 // pairs, and the bounds of what the variant's errors could hide.
 func differentialText(c *analysis.Comparison, wd Wording) string {

@@ -17,6 +17,7 @@ import (
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
 	"webbench/results"
+	"webbench/stats"
 )
 
 // worded returns the first of a's warnings of kind as the reports print it (AnalysisWarnings), nil when none.
@@ -276,5 +277,35 @@ func TestEveryWarningKindWorded(t *testing.T) {
 	}
 	if got := WarningText(analysis.Warning{Kind: analysis.WarnExtra, Note: "as given"}, AblationWording("base")); got != "as given" {
 		t.Errorf("extra: %q", got)
+	}
+}
+
+// TestPairedNote: each reason of the primary comparison in its words, joined by "; ", and the compact report's
+// note without the interval's reason.
+func TestPairedNote(t *testing.T) {
+	const adj = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
+	for _, tc := range []struct {
+		pr         stats.PairedResult
+		full, part string
+	}{
+		{stats.PairedResult{}, "", ""},
+		{stats.PairedResult{Reasons: []stats.PairedReason{stats.ReasonNoPairs}}, "no matched pairs", "no matched pairs"},
+		{stats.PairedResult{G: 1, Reasons: []stats.PairedReason{stats.ReasonOneTask}},
+			"one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts",
+			"one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts"},
+		{stats.PairedResult{G: 3, Moved: 2, Reasons: []stats.PairedReason{stats.ReasonOneCluster, stats.ReasonFewMoved}},
+			"all tasks are in one cluster: SE and p over tasks instead; only 2 of 3 tasks moved (fewer than 12)" + adj,
+			"all tasks are in one cluster: SE and p over tasks instead"},
+		{stats.PairedResult{G: 40, C: 4, Moved: 4, Clustered: true, Reasons: []stats.PairedReason{stats.ReasonClusterFlip, stats.ReasonNoSpread}},
+			"p_paired flips the signs of the 4 clusters' sums; the cluster means are identical (clustered SE 0)" + adj,
+			"p_paired flips the signs of the 4 clusters' sums"},
+		{stats.PairedResult{G: 5, Moved: 5, Reasons: []stats.PairedReason{stats.ReasonNoSpread}}, "the differences have no spread (SE 0)" + adj, ""},
+	} {
+		if got := PairedNote(&tc.pr); got != tc.full {
+			t.Errorf("PairedNote(%v) = %q, want %q", tc.pr.Reasons, got, tc.full)
+		}
+		if got := pairedNote(&tc.pr, true); got != tc.part {
+			t.Errorf("pairedNote(%v, true) = %q, want %q", tc.pr.Reasons, got, tc.part)
+		}
 	}
 }
