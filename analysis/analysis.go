@@ -76,8 +76,12 @@ type Inputs struct {
 	// FailIfWorse is the gate margin the reports show (see Analysis.Gate);
 	// 0 means no gate is shown.
 	FailIfWorse float64
-	// ExtraWarnings are printed with the others (e.g. Arms.Warnings: "variant
-	// X is identical to the baseline"), each as a WarnExtra warning.
+	// SpecWarnings are the problems found while expanding the spec
+	// (results.Ablation.SpecWarnings), printed with the others (SpecWarning).
+	SpecWarnings []results.SpecWarning
+	// ExtraWarnings are sentences printed with the others as given, each as a
+	// WarnExtra warning: the spec's warnings of manifests written before
+	// results.Ablation.SpecWarnings.
 	ExtraWarnings []string
 	// Replays names the same-seed A/A arms (spec `aa: same-seed`; results.Ablation.Replays): their
 	// disagreement with the baseline is reported as the environment's flake rate (Analysis.Flake).

@@ -62,7 +62,7 @@ func AnalysisWarnings(a *analysis.Analysis) []WordedWarning {
 // WordWarnings words ws with wd (WarningText) and prints identical sentences about several variants once, with
 // their variants joined, in the order of first appearance; warnings for the whole run never merge. A
 // sentence about variants is prefixed "V1, V2 vs BASELINE: " unless wd.Unprefixed or it names its variant itself
-// (noise_floor, flake_rate).
+// (noise_floor, flake_rate, variant_identical, variant_no_task).
 func WordWarnings(ws []analysis.Warning, wd Wording) []WordedWarning {
 	var out []WordedWarning
 	pos := map[[2]string]int{}
@@ -77,9 +77,23 @@ func WordWarnings(ws []analysis.Warning, wd Wording) []WordedWarning {
 		out = append(out, WordedWarning{Kind: w.Kind, Variants: append([]string(nil), w.Variants...), Text: text})
 	}
 	for i := range out {
-		if k := out[i].Kind; !wd.Unprefixed && len(out[i].Variants) > 0 && k != analysis.WarnNoiseFloor && k != analysis.WarnFlakeRate {
+		if k := out[i].Kind; !wd.Unprefixed && len(out[i].Variants) > 0 && !namesVariant[k] {
 			out[i].Text = strings.Join(out[i].Variants, ", ") + " vs " + wd.BaselineArm + ": " + out[i].Text
 		}
+	}
+	return out
+}
+
+// namesVariant are the warning kinds whose sentence names its variant, hence never prefixed.
+var namesVariant = map[analysis.WarningKind]bool{analysis.WarnNoiseFloor: true, analysis.WarnFlakeRate: true,
+	analysis.WarnVariantIdentical: true, analysis.WarnVariantNoTask: true}
+
+// SpecWarningTexts words the problems found while expanding a spec (results.Ablation.SpecWarnings) as the
+// reports print them: what bench ablate prints before it runs.
+func SpecWarningTexts(ws []results.SpecWarning) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, WarningText(analysis.SpecWarning(w), AblationWording("")))
 	}
 	return out
 }
@@ -108,6 +122,14 @@ func WarningText(w analysis.Warning, wd Wording) string {
 		return emptyArmText(w, wd)
 	case analysis.WarnExtra:
 		return w.Note
+	case analysis.WarnVariantIdentical:
+		return fmt.Sprintf("variant %s is identical to the baseline: it can only measure noise", strings.Join(w.Variants, ", "))
+	case analysis.WarnVariantNoTask:
+		which := fmt.Sprintf("none of the %d selected tasks is", w.Tasks)
+		if w.Tasks == 1 {
+			which = "the one selected task is not"
+		}
+		return fmt.Sprintf("variant %s: %s tagged with %s; it runs on no task", strings.Join(w.Variants, ", "), which, strings.Join(w.Guards, ", "))
 	case analysis.WarnUnpaired:
 		return fmt.Sprintf("The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %s; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
 			c.A.N, results.Count(c.B.N, "attempt", "attempts"))

@@ -309,3 +309,27 @@ func TestPairedNote(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecWarningsWorded: the spec's warnings, typed in new manifests, are worded unprefixed (they name their
+// variant) in the reports and for bench ablate alike; an old manifest's stored sentences print as stored.
+func TestSpecWarningsWorded(t *testing.T) {
+	spec := []results.SpecWarning{
+		{Kind: results.SpecVariantNoTask, Variant: "no_vp", Guards: []string{"visual_progress", "repeat_guard"}, Tasks: 3},
+		{Kind: results.SpecVariantNoTask, Variant: "no_x", Guards: []string{"x"}, Tasks: 1},
+		{Kind: results.SpecVariantIdentical, Variant: "same"},
+	}
+	want := []string{
+		"variant no_vp: none of the 3 selected tasks is tagged with visual_progress, repeat_guard; it runs on no task",
+		"variant no_x: the one selected task is not tagged with x; it runs on no task",
+		"variant same is identical to the baseline: it can only measure noise",
+	}
+	if got := SpecWarningTexts(spec); !slices.Equal(got, want) {
+		t.Errorf("SpecWarningTexts:\n got %q\nwant %q", got, want)
+	}
+	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPP"), analysistest.TasksOf("same", "PPPP"))
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", SpecWarnings: spec, ExtraWarnings: []string{"an old manifest's sentence"}})
+	got := warningTexts(AnalysisWarnings(a))
+	if !slices.Equal(got[:4], append(want, "an old manifest's sentence")) {
+		t.Errorf("report warnings: %q", got)
+	}
+}
