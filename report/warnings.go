@@ -451,3 +451,40 @@ func article(num string) string {
 func num4(x float64) string {
 	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
 }
+
+// RunWarningText words a warning about the run itself (analysis.RunWarning): the sentence the HTML run report
+// lists and RunWarningLine prints on stderr.
+func RunWarningText(w analysis.RunWarning) string {
+	switch w.Kind {
+	case analysis.RunTornTail:
+		return fmt.Sprintf("%s/%s ends with a torn line (ignored)", w.Dir, results.AttemptsFile)
+	case analysis.RunEstimatedTokens:
+		return fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage "+
+			"(tokens and cost are estimated from bytes, about 4 bytes a token)", w.Count, w.Of)
+	case analysis.RunEmptyShard:
+		return fmt.Sprintf("shard %s holds 0 of the plan's %d attempts: its share is empty (no (task, rep) "+
+			"pair of the plan falls on it; more shards than pairs leave some empty); report the merged run", w.Shard, w.Planned)
+	case analysis.RunStopped:
+		return fmt.Sprintf("run stopped: %s; %d of %d planned attempts have no record (after the fix the stop named, re-run on this directory to resume)",
+			w.Stopped, w.Missing, w.Planned)
+	case analysis.RunIncomplete:
+		why := "the run did not finish"
+		if w.NoEnd {
+			why += " (no end time in the manifest: killed, or still running)"
+		}
+		return fmt.Sprintf("%s; %d of %d planned attempts have no record (resume with the same command)", why, w.Missing, w.Planned)
+	case analysis.RunAllInfra:
+		return fmt.Sprintf("variant %s: every attempt ended in an infrastructure error: its pass rate "+
+			"is undefined (n/a); see the error column of %s", w.Variant, results.AttemptsFile)
+	}
+	return string(w.Kind)
+}
+
+// RunWarningLine is the stderr line of a warning about the run: "warning: " and its sentence ("note: " for an
+// empty shard, which is no problem of the run).
+func RunWarningLine(w analysis.RunWarning) string {
+	if w.Kind == analysis.RunEmptyShard {
+		return "note: " + RunWarningText(w)
+	}
+	return "warning: " + RunWarningText(w)
+}

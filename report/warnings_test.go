@@ -333,3 +333,32 @@ func TestSpecWarningsWorded(t *testing.T) {
 		t.Errorf("report warnings: %q", got)
 	}
 }
+
+// TestRunWarningText: the sentence of each run-level warning, and its stderr line ("note: " for an empty shard).
+func TestRunWarningText(t *testing.T) {
+	for _, tc := range []struct {
+		w    analysis.RunWarning
+		line string
+	}{
+		{analysis.RunWarning{Kind: analysis.RunTornTail, Dir: "runs/x"}, "warning: runs/x/attempts.jsonl ends with a torn line (ignored)"},
+		{analysis.RunWarning{Kind: analysis.RunEstimatedTokens, Count: 4, Of: 6},
+			"warning: 4 of 6 attempts' tokens are estimated: the endpoint sent no usage (tokens and cost are estimated from bytes, about 4 bytes a token)"},
+		{analysis.RunWarning{Kind: analysis.RunEmptyShard, Shard: "3/3", Planned: 4},
+			"note: shard 3/3 holds 0 of the plan's 4 attempts: its share is empty (no (task, rep) pair of the plan falls on it; more shards than pairs leave some empty); report the merged run"},
+		{analysis.RunWarning{Kind: analysis.RunStopped, Stopped: "cost limit $0.01 reached", Missing: 3, Planned: 4},
+			"warning: run stopped: cost limit $0.01 reached; 3 of 4 planned attempts have no record (after the fix the stop named, re-run on this directory to resume)"},
+		{analysis.RunWarning{Kind: analysis.RunIncomplete, Missing: 1, Planned: 4, NoEnd: true},
+			"warning: the run did not finish (no end time in the manifest: killed, or still running); 1 of 4 planned attempts have no record (resume with the same command)"},
+		{analysis.RunWarning{Kind: analysis.RunIncomplete, Missing: 2, Planned: 4},
+			"warning: the run did not finish; 2 of 4 planned attempts have no record (resume with the same command)"},
+		{analysis.RunWarning{Kind: analysis.RunAllInfra, Variant: "v"},
+			"warning: variant v: every attempt ended in an infrastructure error: its pass rate is undefined (n/a); see the error column of attempts.jsonl"},
+	} {
+		if got := RunWarningLine(tc.w); got != tc.line {
+			t.Errorf("%s:\n got %q\nwant %q", tc.w.Kind, got, tc.line)
+		}
+		if text := RunWarningText(tc.w); !strings.HasSuffix(tc.line, ": "+text) && !strings.HasPrefix(tc.line, "note: "+text) {
+			t.Errorf("%s: text %q is not the line's", tc.w.Kind, text)
+		}
+	}
+}
