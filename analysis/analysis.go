@@ -76,8 +76,12 @@ type Inputs struct {
 	// FailIfWorse is the gate margin the reports show (see Analysis.Gate);
 	// 0 means no gate is shown.
 	FailIfWorse float64
-	// ExtraWarnings are printed with the others (e.g. Arms.Warnings: "variant
-	// X is identical to the baseline"), each as a WarnExtra warning.
+	// SpecWarnings are the problems found while expanding the spec
+	// (results.Ablation.SpecWarnings), printed with the others (SpecWarning).
+	SpecWarnings []results.SpecWarning
+	// ExtraWarnings are sentences printed with the others as given, each as a
+	// WarnExtra warning: the spec's warnings of manifests written before
+	// results.Ablation.SpecWarnings.
 	ExtraWarnings []string
 	// Replays names the same-seed A/A arms (spec `aa: same-seed`; results.Ablation.Replays): their
 	// disagreement with the baseline is reported as the environment's flake rate (Analysis.Flake).
@@ -192,6 +196,10 @@ type Comparison struct {
 	// Differential lists the error classes whose rates on the common pairs
 	// differ materially between the arms (differentialErrors), sorted.
 	Differential []string
+	// DifferentialP is the two-sided Fisher exact p (FisherExact, n =
+	// CommonPairs per arm) of each class in Differential: the p the decision
+	// was taken on, which the differential_errors warning prints.
+	DifferentialP map[string]float64
 	// Bounds is the comparison with the variant's errored pairs imputed
 	// (nil when no pair has a variant error and a judged baseline).
 	Bounds *ErrorBounds
@@ -524,7 +532,7 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 		}
 		return s
 	}
-	c.Differential = differentialErrors(c.ErrorsA, c.ErrorsB, c.CommonPairs)
+	c.Differential, c.DifferentialP = differentialErrors(c.ErrorsA, c.ErrorsB, c.CommonPairs)
 	if len(pairs) > 0 {
 		pairedComparison(&c, pairs, stratum)
 		c.Bounds = errorBounds(pairs, errored)

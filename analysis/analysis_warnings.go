@@ -19,7 +19,8 @@ type WarningKind string
 type Warning struct {
 	// Kind is a stable code: underpowered, few_tasks, perm_floor,
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors, judge_uncertain,
-	// no_target_tasks, empty_arm, no_baseline, extra, differential_errors,
+	// no_target_tasks, empty_arm, no_baseline, extra, variant_no_task,
+	// variant_identical, differential_errors,
 	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
 	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go).
 	Kind WarningKind
@@ -59,6 +60,11 @@ type Warning struct {
 	// SeedMismatches counts the matched pairs that ran with different seeds
 	// (seed_mismatch; of Comparison.Pairs).
 	SeedMismatches int
+	// Guards are the guards a variant that runs on no task switches, and
+	// Tasks the number of selected tasks, none tagged with them
+	// (variant_no_task).
+	Guards []string
+	Tasks  int
 	// Note is an extra warning's sentence as given (Inputs.ExtraWarnings).
 	Note string
 }
@@ -72,13 +78,19 @@ type ArmErrors struct {
 
 // Warning kinds (Warning.Kind), in the order the reports print them.
 const (
-	WarnNoBaseline    WarningKind = "no_baseline"
-	WarnEmptyArm      WarningKind = "empty_arm"
-	WarnExtra         WarningKind = "extra"
-	WarnUnpaired      WarningKind = "unpaired"
-	WarnNotComparable WarningKind = "not_comparable"
-	WarnInfraErrors   WarningKind = "infra_errors"
-	WarnJudgeErrors   WarningKind = "judge_errors"
+	WarnNoBaseline WarningKind = "no_baseline"
+	WarnEmptyArm   WarningKind = "empty_arm"
+	WarnExtra      WarningKind = "extra"
+	// WarnVariantNoTask: the spec's target-scoped variant runs on no task
+	// (results.SpecVariantNoTask; Guards, Tasks).
+	WarnVariantNoTask WarningKind = "variant_no_task"
+	// WarnVariantIdentical: the spec's variant is identical to the baseline
+	// (results.SpecVariantIdentical).
+	WarnVariantIdentical WarningKind = "variant_identical"
+	WarnUnpaired         WarningKind = "unpaired"
+	WarnNotComparable    WarningKind = "not_comparable"
+	WarnInfraErrors      WarningKind = "infra_errors"
+	WarnJudgeErrors      WarningKind = "judge_errors"
 	// WarnJudgeUncertain: attempts whose verdict is uncertain (results.ClassUncertain).
 	WarnJudgeUncertain WarningKind = "judge_uncertain"
 	WarnUnderpowered   WarningKind = "underpowered"
@@ -98,6 +110,21 @@ const (
 	WarnHolmFloor WarningKind = "holm_floor"
 )
 
+// SpecWarning is the warning of a problem found while expanding the spec: variant_identical or
+// variant_no_task about w.Variant (extra, with the kind as its note, for a kind it does not know).
+func SpecWarning(w results.SpecWarning) Warning {
+	out := Warning{Variants: []string{w.Variant}}
+	switch w.Kind {
+	case results.SpecVariantIdentical:
+		out.Kind = WarnVariantIdentical
+	case results.SpecVariantNoTask:
+		out.Kind, out.Guards, out.Tasks = WarnVariantNoTask, w.Guards, w.Tasks
+	default:
+		out.Kind, out.Note = WarnExtra, string(w.Kind)
+	}
+	return out
+}
+
 // buildWarnings derives every warning of a from its comparisons and arms, one per variant it concerns, in the
 // order the reports print them.
 func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Warning {
@@ -108,6 +135,9 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		return Warning{Kind: kind, Variants: []string{v.Name}, Comparison: &c}
 	}
 	availabilityWarnings(a, by, add)
+	for _, w := range in.SpecWarnings {
+		add(SpecWarning(w))
+	}
 	for _, w := range in.ExtraWarnings {
 		add(Warning{Kind: WarnExtra, Note: w})
 	}

@@ -31,10 +31,11 @@ const DifferentialErrorP = 0.05
 // differentialErrors returns the error classes whose counts on the n common
 // pairs differ materially between the arms: a rate difference above
 // DifferentialErrorPoints or a two-sided Fisher exact p (FisherExact on
-// errors of n per arm) below DifferentialErrorP.
-func differentialErrors(errA, errB map[string]int, n int) []string {
+// errors of n per arm) below DifferentialErrorP, sorted, and each returned
+// class's Fisher p.
+func differentialErrors(errA, errB map[string]int, n int) ([]string, map[string]float64) {
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	classes := map[string]bool{}
 	for k := range errA {
@@ -44,17 +45,22 @@ func differentialErrors(errA, errB map[string]int, n int) []string {
 		classes[k] = true
 	}
 	var out []string
+	var ps map[string]float64
 	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		ka, kb := errA[k], errB[k]
 		if ka == kb {
 			continue
 		}
 		diff := math.Abs(float64(kb-ka)) / float64(n)
-		if diff > DifferentialErrorPoints+1e-12 || stats.FisherExact(ka, n, kb, n) < DifferentialErrorP {
+		if p := stats.FisherExact(ka, n, kb, n); diff > DifferentialErrorPoints+1e-12 || p < DifferentialErrorP {
 			out = append(out, k)
+			if ps == nil {
+				ps = map[string]float64{}
+			}
+			ps[k] = p
 		}
 	}
-	return out
+	return out, ps
 }
 
 // ErrorBounds bounds what the errors could hide: the comparison redone with

@@ -43,6 +43,7 @@ func PlanInputs(p results.Plan, bh bool, failIfWorse float64) Inputs {
 	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
 	if a := p.Ablation; a != nil {
 		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings
+		in.SpecWarnings = a.SpecWarnings
 		in.Replays, in.Copies = a.Replays, a.Copies
 		if in.FailIfWorse == 0 {
 			in.FailIfWorse = a.FailIfWorse

@@ -517,6 +517,9 @@ func TestValidityOneArmErrors(t *testing.T) {
 	if c.Delta != 0 || c.Pairs != 64 || c.CommonPairs != 80 || c.ErrorsB["infra"] != 16 || len(c.Differential) != 1 {
 		t.Fatalf("Δ %v pairs %d common %d errors %v differential %v", c.Delta, c.Pairs, c.CommonPairs, c.ErrorsB, c.Differential)
 	}
+	if p, want := c.DifferentialP["infra"], stats.FisherExact(0, 80, 16, 80); len(c.DifferentialP) != 1 || p != want || p >= DifferentialErrorP {
+		t.Errorf("differential p = %v, want the Fisher p %v of 0/80 vs 16/80", c.DifferentialP, want)
+	}
 	w := a.Warning(WarnDifferentialErrors)
 	if w == nil || w.Comparison == nil || !slices.Equal(w.Comparison.Differential, []string{"infra"}) ||
 		w.Comparison.ErrorsB["infra"] != 16 || w.Comparison.ErrorsA["infra"] != 0 || w.Comparison.CommonPairs != 80 ||
@@ -732,8 +735,8 @@ func TestValidityEqualClusters(t *testing.T) {
 	if w == nil || w.Comparison == nil || w.Comparison.Paired.C != 4 || w.Moved != 4 || w.Comparison.G() != 40 {
 		t.Errorf("few-tasks warning: %+v", w)
 	}
-	if !strings.Contains(c.Paired.Note, "cluster means are identical") {
-		t.Errorf("note = %q", c.Paired.Note)
+	if want := []stats.PairedReason{stats.ReasonClusterFlip, stats.ReasonNoSpread}; !slices.Equal(c.Paired.Reasons, want) {
+		t.Errorf("reasons = %v, want %v", c.Paired.Reasons, want)
 	}
 	// p_paired flips the 4 cluster sums (all −1): 2/2^4.
 	analysistest.Approx(t, "p_paired", c.P, 0.125, 1e-12)

@@ -268,16 +268,8 @@ func compactNotes(a *analysis.Analysis) []string {
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		for j, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
-			note := c.Paired.Note
-			if j == 0 && told[v.Name] { // the few_tasks warning gives the interval: keep the note's other parts
-				var keep []string
-				for _, part := range strings.Split(note, "; ") {
-					if !strings.Contains(part, "the interval is the Laplace-adjusted Wald interval") {
-						keep = append(keep, part)
-					}
-				}
-				note = strings.Join(keep, "; ")
-			}
+			// the few_tasks warning gives the interval: keep the note's other parts
+			note := pairedNote(&c.Paired, j == 0 && told[v.Name])
 			if c.Matched && note != "" {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(v, &c), note))
 			}

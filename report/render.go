@@ -38,6 +38,9 @@ type RunReport struct {
 	// bounds), json adds its keys, junit adds a testsuite "judges" when it shows anything.
 	Judges *analysis.Judges
 	Bounds []analysis.VariantBounds
+	// Warnings are the warnings about the run (analysis.RunWarnings), which bench report prints on stderr and
+	// the html format lists (RunWarningText).
+	Warnings []analysis.RunWarning
 }
 
 // AblationReport is the report of an ablation run: its analysis and the

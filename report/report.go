@@ -139,15 +139,15 @@ func mdText(s string) string {
 func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 
 // StatNotes collects the plain-words notes of statistical fallbacks
-// (PairedResult.Note), one per distinct comparison, then the note on the
+// (PairedNote), one per distinct comparison, then the note on the
 // variants whose interval excludes 0 while p_holm does not reach α
 // (disagreeNote): the wide terminal, Markdown and HTML reports' notes.
 func StatNotes(a *analysis.Analysis) []string {
 	var out []string
 	for _, v := range a.Variants {
 		for _, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
-			if c.Matched && c.Paired.Note != "" {
-				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(&v, &c), c.Paired.Note))
+			if note := PairedNote(&c.Paired); c.Matched && note != "" {
+				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(&v, &c), note))
 			}
 		}
 	}

@@ -73,14 +73,3 @@ func tokensPerPassCell(a analysis.Arm) string {
 	}
 	return fmt.Sprintf("%.0f", *a.MeanTokensPassed)
 }
-
-// EstimatedTokens counts the records whose tokens are estimated (the endpoint sent no usage).
-func EstimatedTokens(recs []results.Attempt) int {
-	n := 0
-	for _, r := range recs {
-		if r.Tokens.Estimated {
-			n++
-		}
-	}
-	return n
-}

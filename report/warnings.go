@@ -62,7 +62,7 @@ func AnalysisWarnings(a *analysis.Analysis) []WordedWarning {
 // WordWarnings words ws with wd (WarningText) and prints identical sentences about several variants once, with
 // their variants joined, in the order of first appearance; warnings for the whole run never merge. A
 // sentence about variants is prefixed "V1, V2 vs BASELINE: " unless wd.Unprefixed or it names its variant itself
-// (noise_floor, flake_rate).
+// (noise_floor, flake_rate, variant_identical, variant_no_task).
 func WordWarnings(ws []analysis.Warning, wd Wording) []WordedWarning {
 	var out []WordedWarning
 	pos := map[[2]string]int{}
@@ -77,9 +77,23 @@ func WordWarnings(ws []analysis.Warning, wd Wording) []WordedWarning {
 		out = append(out, WordedWarning{Kind: w.Kind, Variants: append([]string(nil), w.Variants...), Text: text})
 	}
 	for i := range out {
-		if k := out[i].Kind; !wd.Unprefixed && len(out[i].Variants) > 0 && k != analysis.WarnNoiseFloor && k != analysis.WarnFlakeRate {
+		if k := out[i].Kind; !wd.Unprefixed && len(out[i].Variants) > 0 && !namesVariant[k] {
 			out[i].Text = strings.Join(out[i].Variants, ", ") + " vs " + wd.BaselineArm + ": " + out[i].Text
 		}
+	}
+	return out
+}
+
+// namesVariant are the warning kinds whose sentence names its variant, hence never prefixed.
+var namesVariant = map[analysis.WarningKind]bool{analysis.WarnNoiseFloor: true, analysis.WarnFlakeRate: true,
+	analysis.WarnVariantIdentical: true, analysis.WarnVariantNoTask: true}
+
+// SpecWarningTexts words the problems found while expanding a spec (results.Ablation.SpecWarnings) as the
+// reports print them: what bench ablate prints before it runs.
+func SpecWarningTexts(ws []results.SpecWarning) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, WarningText(analysis.SpecWarning(w), AblationWording("")))
 	}
 	return out
 }
@@ -108,6 +122,14 @@ func WarningText(w analysis.Warning, wd Wording) string {
 		return emptyArmText(w, wd)
 	case analysis.WarnExtra:
 		return w.Note
+	case analysis.WarnVariantIdentical:
+		return fmt.Sprintf("variant %s is identical to the baseline: it can only measure noise", strings.Join(w.Variants, ", "))
+	case analysis.WarnVariantNoTask:
+		which := fmt.Sprintf("none of the %d selected tasks is", w.Tasks)
+		if w.Tasks == 1 {
+			which = "the one selected task is not"
+		}
+		return fmt.Sprintf("variant %s: %s tagged with %s; it runs on no task", strings.Join(w.Variants, ", "), which, strings.Join(w.Guards, ", "))
 	case analysis.WarnUnpaired:
 		return fmt.Sprintf("The arms share no judged (task, rep) pair, so they are compared unpaired (Fisher exact p, Newcombe interval) on %d vs %s; this ignores that tasks differ in difficulty and is less powerful than the paired comparison.",
 			c.A.N, results.Count(c.B.N, "attempt", "attempts"))
@@ -255,6 +277,45 @@ func fewTasksText(w analysis.Warning) string {
 		g, unit, analysis.FewTasks, floor, ci)
 }
 
+// PairedNote words the reasons a primary paired comparison is not the t interval and sign-flip test over tasks
+// (stats.PairedResult.Reasons), joined by "; ": the statistical notes' and the JSON report's "note"; "" when
+// there are none. The few_tasks warning (fewTasksText) says again which interval was taken, so the compact
+// report leaves that part out (pairedNote).
+func PairedNote(pr *stats.PairedResult) string { return pairedNote(pr, false) }
+
+// pairedNote is PairedNote, without the reason for the adjusted interval (few_moved, no_spread) when noInterval.
+func pairedNote(pr *stats.PairedResult, noInterval bool) string {
+	const adjusted = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
+	parts := make([]string, 0, len(pr.Reasons))
+	for _, r := range pr.Reasons {
+		switch r {
+		case stats.ReasonNoPairs:
+			parts = append(parts, "no matched pairs")
+		case stats.ReasonOneTask:
+			parts = append(parts, "one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts")
+		case stats.ReasonOneCluster:
+			parts = append(parts, "all tasks are in one cluster: SE and p over tasks instead")
+		case stats.ReasonClusterFlip:
+			parts = append(parts, fmt.Sprintf("p_paired flips the signs of the %d clusters' sums", pr.C))
+		case stats.ReasonFewMoved:
+			if !noInterval {
+				parts = append(parts, fmt.Sprintf("only %d of %d tasks moved (fewer than %d)", pr.Moved, pr.G, stats.TIntervalMinInformative)+adjusted)
+			}
+		case stats.ReasonNoSpread:
+			switch {
+			case noInterval:
+			case pr.Clustered:
+				parts = append(parts, "the cluster means are identical (clustered SE 0)"+adjusted)
+			default:
+				parts = append(parts, "the differences have no spread (SE 0)"+adjusted)
+			}
+		default:
+			parts = append(parts, string(r))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // differentialText words a differential_errors warning: each differential error class's counts on the common
 // pairs, and the bounds of what the variant's errors could hide.
 func differentialText(c *analysis.Comparison, wd Wording) string {
@@ -263,7 +324,7 @@ func differentialText(c *analysis.Comparison, wd Wording) string {
 		ka, kb := c.ErrorsA[k], c.ErrorsB[k]
 		parts = append(parts, fmt.Sprintf("%s errors %s %d/%d (%s), %s %d/%d (%s), Fisher p = %s", k, wd.Variant, kb,
 			c.CommonPairs, stats.Pct(float64(kb)/float64(c.CommonPairs)), wd.Baseline, ka, c.CommonPairs,
-			stats.Pct(float64(ka)/float64(c.CommonPairs)), stats.FmtP(stats.FisherExact(ka, c.CommonPairs, kb, c.CommonPairs))))
+			stats.Pct(float64(ka)/float64(c.CommonPairs)), stats.FmtP(c.DifferentialP[k])))
 	}
 	s := fmt.Sprintf("Errors differ between the arms on the %d common pairs (more than %.0f points apart or Fisher p < %s): %s. Pairs with an error are left out of Δ, so errors on one side can hide an effect.",
 		c.CommonPairs, 100*analysis.DifferentialErrorPoints, stats.FmtP(analysis.DifferentialErrorP), strings.Join(parts, "; "))
@@ -389,4 +450,41 @@ func article(num string) string {
 // num4 formats x with at most 4 decimals and no trailing zeros ("0.82").
 func num4(x float64) string {
 	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
+}
+
+// RunWarningText words a warning about the run itself (analysis.RunWarning): the sentence the HTML run report
+// lists and RunWarningLine prints on stderr.
+func RunWarningText(w analysis.RunWarning) string {
+	switch w.Kind {
+	case analysis.RunTornTail:
+		return fmt.Sprintf("%s/%s ends with a torn line (ignored)", w.Dir, results.AttemptsFile)
+	case analysis.RunEstimatedTokens:
+		return fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage "+
+			"(tokens and cost are estimated from bytes, about 4 bytes a token)", w.Count, w.Of)
+	case analysis.RunEmptyShard:
+		return fmt.Sprintf("shard %s holds 0 of the plan's %d attempts: its share is empty (no (task, rep) "+
+			"pair of the plan falls on it; more shards than pairs leave some empty); report the merged run", w.Shard, w.Planned)
+	case analysis.RunStopped:
+		return fmt.Sprintf("run stopped: %s; %d of %d planned attempts have no record (after the fix the stop named, re-run on this directory to resume)",
+			w.Stopped, w.Missing, w.Planned)
+	case analysis.RunIncomplete:
+		why := "the run did not finish"
+		if w.NoEnd {
+			why += " (no end time in the manifest: killed, or still running)"
+		}
+		return fmt.Sprintf("%s; %d of %d planned attempts have no record (resume with the same command)", why, w.Missing, w.Planned)
+	case analysis.RunAllInfra:
+		return fmt.Sprintf("variant %s: every attempt ended in an infrastructure error: its pass rate "+
+			"is undefined (n/a); see the error column of %s", w.Variant, results.AttemptsFile)
+	}
+	return string(w.Kind)
+}
+
+// RunWarningLine is the stderr line of a warning about the run: "warning: " and its sentence ("note: " for an
+// empty shard, which is no problem of the run).
+func RunWarningLine(w analysis.RunWarning) string {
+	if w.Kind == analysis.RunEmptyShard {
+		return "note: " + RunWarningText(w)
+	}
+	return "warning: " + RunWarningText(w)
 }

@@ -17,6 +17,7 @@ import (
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
 	"webbench/results"
+	"webbench/stats"
 )
 
 // worded returns the first of a's warnings of kind as the reports print it (AnalysisWarnings), nil when none.
@@ -276,5 +277,88 @@ func TestEveryWarningKindWorded(t *testing.T) {
 	}
 	if got := WarningText(analysis.Warning{Kind: analysis.WarnExtra, Note: "as given"}, AblationWording("base")); got != "as given" {
 		t.Errorf("extra: %q", got)
+	}
+}
+
+// TestPairedNote: each reason of the primary comparison in its words, joined by "; ", and the compact report's
+// note without the interval's reason.
+func TestPairedNote(t *testing.T) {
+	const adj = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
+	for _, tc := range []struct {
+		pr         stats.PairedResult
+		full, part string
+	}{
+		{stats.PairedResult{}, "", ""},
+		{stats.PairedResult{Reasons: []stats.PairedReason{stats.ReasonNoPairs}}, "no matched pairs", "no matched pairs"},
+		{stats.PairedResult{G: 1, Reasons: []stats.PairedReason{stats.ReasonOneTask}},
+			"one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts",
+			"one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts"},
+		{stats.PairedResult{G: 3, Moved: 2, Reasons: []stats.PairedReason{stats.ReasonOneCluster, stats.ReasonFewMoved}},
+			"all tasks are in one cluster: SE and p over tasks instead; only 2 of 3 tasks moved (fewer than 12)" + adj,
+			"all tasks are in one cluster: SE and p over tasks instead"},
+		{stats.PairedResult{G: 40, C: 4, Moved: 4, Clustered: true, Reasons: []stats.PairedReason{stats.ReasonClusterFlip, stats.ReasonNoSpread}},
+			"p_paired flips the signs of the 4 clusters' sums; the cluster means are identical (clustered SE 0)" + adj,
+			"p_paired flips the signs of the 4 clusters' sums"},
+		{stats.PairedResult{G: 5, Moved: 5, Reasons: []stats.PairedReason{stats.ReasonNoSpread}}, "the differences have no spread (SE 0)" + adj, ""},
+	} {
+		if got := PairedNote(&tc.pr); got != tc.full {
+			t.Errorf("PairedNote(%v) = %q, want %q", tc.pr.Reasons, got, tc.full)
+		}
+		if got := pairedNote(&tc.pr, true); got != tc.part {
+			t.Errorf("pairedNote(%v, true) = %q, want %q", tc.pr.Reasons, got, tc.part)
+		}
+	}
+}
+
+// TestSpecWarningsWorded: the spec's warnings, typed in new manifests, are worded unprefixed (they name their
+// variant) in the reports and for bench ablate alike; an old manifest's stored sentences print as stored.
+func TestSpecWarningsWorded(t *testing.T) {
+	spec := []results.SpecWarning{
+		{Kind: results.SpecVariantNoTask, Variant: "no_vp", Guards: []string{"visual_progress", "repeat_guard"}, Tasks: 3},
+		{Kind: results.SpecVariantNoTask, Variant: "no_x", Guards: []string{"x"}, Tasks: 1},
+		{Kind: results.SpecVariantIdentical, Variant: "same"},
+	}
+	want := []string{
+		"variant no_vp: none of the 3 selected tasks is tagged with visual_progress, repeat_guard; it runs on no task",
+		"variant no_x: the one selected task is not tagged with x; it runs on no task",
+		"variant same is identical to the baseline: it can only measure noise",
+	}
+	if got := SpecWarningTexts(spec); !slices.Equal(got, want) {
+		t.Errorf("SpecWarningTexts:\n got %q\nwant %q", got, want)
+	}
+	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPP"), analysistest.TasksOf("same", "PPPP"))
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", SpecWarnings: spec, ExtraWarnings: []string{"an old manifest's sentence"}})
+	got := warningTexts(AnalysisWarnings(a))
+	if !slices.Equal(got[:4], append(want, "an old manifest's sentence")) {
+		t.Errorf("report warnings: %q", got)
+	}
+}
+
+// TestRunWarningText: the sentence of each run-level warning, and its stderr line ("note: " for an empty shard).
+func TestRunWarningText(t *testing.T) {
+	for _, tc := range []struct {
+		w    analysis.RunWarning
+		line string
+	}{
+		{analysis.RunWarning{Kind: analysis.RunTornTail, Dir: "runs/x"}, "warning: runs/x/attempts.jsonl ends with a torn line (ignored)"},
+		{analysis.RunWarning{Kind: analysis.RunEstimatedTokens, Count: 4, Of: 6},
+			"warning: 4 of 6 attempts' tokens are estimated: the endpoint sent no usage (tokens and cost are estimated from bytes, about 4 bytes a token)"},
+		{analysis.RunWarning{Kind: analysis.RunEmptyShard, Shard: "3/3", Planned: 4},
+			"note: shard 3/3 holds 0 of the plan's 4 attempts: its share is empty (no (task, rep) pair of the plan falls on it; more shards than pairs leave some empty); report the merged run"},
+		{analysis.RunWarning{Kind: analysis.RunStopped, Stopped: "cost limit $0.01 reached", Missing: 3, Planned: 4},
+			"warning: run stopped: cost limit $0.01 reached; 3 of 4 planned attempts have no record (after the fix the stop named, re-run on this directory to resume)"},
+		{analysis.RunWarning{Kind: analysis.RunIncomplete, Missing: 1, Planned: 4, NoEnd: true},
+			"warning: the run did not finish (no end time in the manifest: killed, or still running); 1 of 4 planned attempts have no record (resume with the same command)"},
+		{analysis.RunWarning{Kind: analysis.RunIncomplete, Missing: 2, Planned: 4},
+			"warning: the run did not finish; 2 of 4 planned attempts have no record (resume with the same command)"},
+		{analysis.RunWarning{Kind: analysis.RunAllInfra, Variant: "v"},
+			"warning: variant v: every attempt ended in an infrastructure error: its pass rate is undefined (n/a); see the error column of attempts.jsonl"},
+	} {
+		if got := RunWarningLine(tc.w); got != tc.line {
+			t.Errorf("%s:\n got %q\nwant %q", tc.w.Kind, got, tc.line)
+		}
+		if text := RunWarningText(tc.w); !strings.HasSuffix(tc.line, ": "+text) && !strings.HasPrefix(tc.line, "note: "+text) {
+			t.Errorf("%s: text %q is not the line's", tc.w.Kind, text)
+		}
 	}
 }

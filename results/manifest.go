@@ -288,7 +288,11 @@ type Ablation struct {
 	MinEffect float64 `json:"min_effect"`
 	// FailIfWorse is the gate margin the run was made with (0 = none), so reports show the gate.
 	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
-	// Warnings were found while expanding the spec (e.g. a variant identical to the baseline).
+	// SpecWarnings were found while expanding the spec (a variant identical to the baseline, one that runs on
+	// no task); the reports word them.
+	SpecWarnings []SpecWarning `json:"spec_warnings,omitempty"`
+	// Warnings are the spec's warnings as sentences, as manifests written before spec_warnings stored them;
+	// the reports print them as stored. New manifests leave it empty.
 	Warnings []string `json:"warnings,omitempty"`
 	// Replays names the same-seed A/A arms (spec `aa: same-seed`, spec.Arms.Replays): copies of the baseline
 	// with its own seeds, whose disagreement with it is the environment's flake rate.
@@ -297,6 +301,31 @@ type Ablation struct {
 	// other seeds, whose Δ is the run's noise floor. Manifests written before it have none; the analysis then
 	// recognises such arms from the plan (analysis.AACopies).
 	Copies []string `json:"copies,omitempty"`
+}
+
+// SpecWarningKind is a stable code of a problem found while expanding an ablation spec (SpecWarning).
+type SpecWarningKind string
+
+// The kinds of SpecWarning.
+const (
+	// SpecVariantNoTask: a target-scoped variant none of whose selected tasks is tagged with a guard it
+	// switches, so it runs on no task.
+	SpecVariantNoTask SpecWarningKind = "variant_no_task"
+	// SpecVariantIdentical: a variant identical to the baseline, which can only measure noise.
+	SpecVariantIdentical SpecWarningKind = "variant_identical"
+)
+
+// SpecWarning is a problem bench ablate found while expanding the spec, as the manifest stores it
+// (Ablation.SpecWarnings).
+type SpecWarning struct {
+	// Kind says what the problem is.
+	Kind SpecWarningKind `json:"kind"`
+	// Variant is the variant it concerns.
+	Variant string `json:"variant"`
+	// Guards are the guards the variant switches (SpecVariantNoTask).
+	Guards []string `json:"guards,omitempty"`
+	// Tasks is the number of selected tasks, none tagged with Guards (SpecVariantNoTask).
+	Tasks int `json:"tasks,omitempty"`
 }
 
 // VariantNames lists the arms' names in plan order.

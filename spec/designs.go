@@ -21,7 +21,7 @@ type Arms struct {
 	// Switched maps a variant name to the guards it switches relative to the baseline.
 	Switched map[string][]string
 	// Warnings found while expanding (e.g. a variant equal to the baseline).
-	Warnings []string
+	Warnings []results.SpecWarning
 	// AA lists the other-seeds A/A arms (Config.AA: results.AAOtherSeeds), in spec order.
 	AA []string
 	// Replays lists the same-seed A/A arms (Config.AA: results.AASameSeed), in spec order.
@@ -92,18 +92,14 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 				}
 			}
 			if len(v.TaskIDs) == 0 {
-				which := fmt.Sprintf("none of the %d selected tasks is", len(tasks))
-				if len(tasks) == 1 {
-					which = "the one selected task is not"
-				}
-				out.Warnings = append(out.Warnings, fmt.Sprintf("variant %s: %s tagged with %s; it runs on no task",
-					v.Name, which, strings.Join(switched, ", ")))
+				out.Warnings = append(out.Warnings, results.SpecWarning{Kind: results.SpecVariantNoTask, Variant: v.Name,
+					Guards: switched, Tasks: len(tasks)})
 			}
 		} else {
 			allTasks = true
 		}
 		if reflect.DeepEqual(stripName(v), stripName(bv)) {
-			out.Warnings = append(out.Warnings, fmt.Sprintf("variant %s is identical to the baseline: it can only measure noise", v.Name))
+			out.Warnings = append(out.Warnings, results.SpecWarning{Kind: results.SpecVariantIdentical, Variant: v.Name})
 		}
 		vs = append(vs, v)
 	}
@@ -338,6 +334,6 @@ func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIf
 	}
 	return runner.Plan{Suite: suite.Name(), SuiteOptions: opts, TaskFilter: s.Tasks, Tasks: tasks, Reps: s.Reps,
 		Variants: arms.Variants, BaseSeed: s.Seed, Ablation: &results.Ablation{Spec: path, Alpha: s.Alpha,
-			Power: s.Power, MinEffect: s.MinEffect, FailIfWorse: failIfWorse, Warnings: arms.Warnings,
+			Power: s.Power, MinEffect: s.MinEffect, FailIfWorse: failIfWorse, SpecWarnings: arms.Warnings,
 			Replays: arms.Replays, Copies: arms.AA}}, nil
 }

@@ -2,10 +2,12 @@ package spec
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"webbench/results"
 	"webbench/runner"
 	"webbench/suites"
 )
@@ -70,17 +72,17 @@ func TestExpandLeaveOneOutTargets(t *testing.T) {
 		t.Errorf("baseline must run on the union of targets: %v", base.TaskIDs)
 	}
 	// Guards with no tagged task get a warning that speaks of the selected tasks (the spec's or --tasks').
-	want := "variant no_visual_progress: none of the 3 selected tasks is tagged with visual_progress; it runs on no task"
-	if !slices.Contains(arms.Warnings, want) {
-		t.Errorf("want the warning %q, got %v", want, arms.Warnings)
+	want := results.SpecWarning{Kind: results.SpecVariantNoTask, Variant: "no_visual_progress", Guards: []string{"visual_progress"}, Tasks: 3}
+	if !slices.ContainsFunc(arms.Warnings, func(w results.SpecWarning) bool { return reflect.DeepEqual(w, want) }) {
+		t.Errorf("want the warning %+v, got %v", want, arms.Warnings)
 	}
 	one, err := s.Expand(tasks[1:2])
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = "variant no_visual_progress: the one selected task is not tagged with visual_progress; it runs on no task"
-	if !slices.Contains(one.Warnings, want) {
-		t.Errorf("one task: want the warning %q, got %v", want, one.Warnings)
+	want.Tasks = 1
+	if !slices.ContainsFunc(one.Warnings, func(w results.SpecWarning) bool { return reflect.DeepEqual(w, want) }) {
+		t.Errorf("one task: want the warning %+v, got %v", want, one.Warnings)
 	}
 }
 
@@ -93,7 +95,7 @@ func TestExpandWarnsIdenticalVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(arms.Warnings) != 1 || !strings.Contains(arms.Warnings[0], "identical to the baseline") {
+	if want := []results.SpecWarning{{Kind: results.SpecVariantIdentical, Variant: "same"}}; !reflect.DeepEqual(arms.Warnings, want) {
 		t.Errorf("warnings: %v", arms.Warnings)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -133,10 +132,39 @@ type PairedResult struct {
 	Chi2Clustered float64 `json:"mcnemar_clustered_chi2"`
 	// Method is "signflip" (the exact sign-flip p) or "none" (no pairs).
 	Method string `json:"method"`
-	// Note explains in plain words the interval or test taken when it is not
-	// the t interval over tasks; empty otherwise.
-	Note string `json:"note,omitempty"`
+	// Reasons says, in order, why the interval or the test is not the t
+	// interval and sign-flip test over tasks (PairedReason); empty when it is.
+	// The reports word them.
+	Reasons []PairedReason `json:"reasons,omitempty"`
 }
+
+// PairedReason is one reason PairedDiff departs from the t interval and the
+// sign-flip test over tasks (PairedResult.Reasons).
+type PairedReason string
+
+// The reasons of PairedResult.Reasons, in the order PairedDiff gives them:
+// ReasonNoPairs or ReasonOneTask alone; else ReasonOneCluster or
+// ReasonClusterFlip (at most one), then ReasonFewMoved or ReasonNoSpread
+// when CIMethod is CIMethodAdjusted.
+const (
+	// ReasonNoPairs: there are no matched pairs (Method "none").
+	ReasonNoPairs PairedReason = "no_pairs"
+	// ReasonOneTask: one task only, so variation across tasks cannot be
+	// estimated and CI is [−1, 1] (CIMethodNone).
+	ReasonOneTask PairedReason = "one_task"
+	// ReasonOneCluster: every task carries the same non-empty cluster, so SE
+	// and P are over tasks instead.
+	ReasonOneCluster PairedReason = "one_cluster"
+	// ReasonClusterFlip: Clustered, so P flips the signs of the C clusters'
+	// sums of d_t.
+	ReasonClusterFlip PairedReason = "cluster_flip"
+	// ReasonFewMoved: CI is the adjusted interval (CIMethodAdjusted) because
+	// fewer than TIntervalMinInformative tasks moved (Moved of G).
+	ReasonFewMoved PairedReason = "few_moved"
+	// ReasonNoSpread: CI is the adjusted interval because SE is 0 (the d_t
+	// have no spread; with Clustered, the cluster means are identical).
+	ReasonNoSpread PairedReason = "no_spread"
+)
 
 // PairedDiff computes the primary paired comparison of STATS.md §2. For each
 // task t, d_t is the mean over its reps of (B − A) (pass = 1); Δ is the mean
@@ -153,7 +181,7 @@ type PairedResult struct {
 //     tasks.
 //   - SE = s_d/√G (DF = G−1), or the cluster-robust SE of the mean of the
 //     d_t (ClusteredSE: Miller 2024, arXiv:2411.00640 eq. 4, with C/(C−1);
-//     DF = C−1). A single cluster falls back to tasks (Note).
+//     DF = C−1). A single cluster falls back to tasks (ReasonOneCluster).
 //   - CI: the t interval Δ ± F_DF⁻¹(0.975)·SE when Moved ≥
 //     TIntervalMinInformative and SE > 0, else AdjustedInterval(d).
 //   - PPerm: SignFlip over the task d_t; Chi2Clustered: Durkalski's statistic.
@@ -174,7 +202,7 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	if g == 0 {
 		res.Method, res.CIMethod = "none", CIMethodNone
 		res.CI = [2]float64{-1, 1}
-		res.Note = "no matched pairs"
+		res.Reasons = []PairedReason{ReasonNoPairs}
 		return res, nil
 	}
 	sum, sum2 := 0.0, 0.0
@@ -192,13 +220,15 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	if g == 1 {
 		res.CIMethod = CIMethodNone
 		res.CI = [2]float64{-1, 1}
-		res.Note = "one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts"
+		res.Reasons = []PairedReason{ReasonOneTask}
 		return res, nil
 	}
-	note := pairedSE(&res, d, cl)
+	if pairedSE(&res, d, cl) {
+		res.Reasons = append(res.Reasons, ReasonOneCluster)
+	}
 	if res.Clustered {
 		res.P, _ = SignFlip(clusterSums(d, cl), DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
-		note = append(note, fmt.Sprintf("p_paired flips the signs of the %d clusters' sums", res.C))
+		res.Reasons = append(res.Reasons, ReasonClusterFlip)
 	}
 	if res.Moved >= TIntervalMinInformative && res.SE > 1e-12 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(res.DF)}
@@ -208,39 +238,31 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	} else {
 		res.CIMethod = CIMethodAdjusted
 		res.CI = AdjustedInterval(d, Z95)
-		why := fmt.Sprintf("only %d of %d tasks moved (fewer than %d)", res.Moved, g, TIntervalMinInformative)
+		why := ReasonFewMoved
 		if res.SE <= 1e-12 {
-			res.SE = 0
-			why = "the differences have no spread (SE 0)"
-			if res.Clustered {
-				why = "the cluster means are identical (clustered SE 0)"
-			}
+			res.SE, why = 0, ReasonNoSpread
 		}
-		note = append(note, why+": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval")
+		res.Reasons = append(res.Reasons, why)
 	}
-	res.Note = strings.Join(note, "; ")
 	return res, nil
 }
 
 // pairedSE fills res.SE, DF, C and Clustered from the task differences d and
-// their clusters cl, and returns notes on the fallback taken.
-func pairedSE(res *PairedResult, d []float64, cl []string) []string {
+// their clusters cl, and reports whether all tasks are in one cluster (the
+// SE then falls back to tasks: ReasonOneCluster).
+func pairedSE(res *PairedResult, d []float64, cl []string) (oneCluster bool) {
 	g := len(d)
 	nc := len(slices.Compact(slices.Sorted(slices.Values(cl))))
 	if nc >= 2 && nc < g {
 		res.SE, res.DF, res.C, res.Clustered = ClusteredSE(d, cl), nc-1, nc, true
-		return nil
-	}
-	var note []string
-	if nc == 1 {
-		note = append(note, "all tasks are in one cluster: SE and p over tasks instead")
+		return false
 	}
 	ss := 0.0
 	for _, v := range d {
 		ss += (v - res.Delta) * (v - res.Delta)
 	}
 	res.SE, res.DF = math.Sqrt(ss/float64(g-1))/math.Sqrt(float64(g)), g-1
-	return note
+	return nc == 1
 }
 
 // clusterSums returns the sum of the d_t of each cluster (in sorted cluster

@@ -3,7 +3,8 @@ package stats
 import (
 	"encoding/json"
 	"math"
-	"strings"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -143,8 +144,8 @@ func TestPairedDiffClustered(t *testing.T) {
 	// the 6 tasks: 2/2^6.
 	near(t, "P", r.P, 0.25, 1e-15)
 	near(t, "PPerm", r.PPerm, 2.0/64, 1e-15)
-	if r.CIMethod != CIMethodAdjusted {
-		t.Errorf("6 moved tasks: CIMethod %s, want adjusted", r.CIMethod)
+	if want := []PairedReason{ReasonClusterFlip, ReasonFewMoved}; r.CIMethod != CIMethodAdjusted || !slices.Equal(r.Reasons, want) {
+		t.Errorf("6 moved tasks: CIMethod %s Reasons %v, want adjusted %v", r.CIMethod, r.Reasons, want)
 	}
 
 	// Every task in its own cluster is the unclustered test.
@@ -154,8 +155,8 @@ func TestPairedDiffClustered(t *testing.T) {
 	}
 	// One cluster for all tasks: fall back to tasks, say so.
 	r = mustPaired(t, join(mkPairs("a", "s", "01"), mkPairs("b", "s", "00"), mkPairs("c", "s", "01", "11")))
-	if r.Clustered || r.DF != 2 || !strings.Contains(r.Note, "one cluster") {
-		t.Errorf("one cluster: Clustered=%v DF=%d Note=%q", r.Clustered, r.DF, r.Note)
+	if want := []PairedReason{ReasonOneCluster, ReasonFewMoved}; r.Clustered || r.DF != 2 || !slices.Equal(r.Reasons, want) {
+		t.Errorf("one cluster: Clustered=%v DF=%d Reasons=%v, want false 2 %v", r.Clustered, r.DF, r.Reasons, want)
 	}
 	sd := math.Sqrt(((1-0.5)*(1-0.5) + 0.25 + 0) / 2)
 	near(t, "one-cluster SE", r.SE, sd/math.Sqrt(3), 1e-15)
@@ -170,7 +171,8 @@ func TestPairedDiffZeroVariance(t *testing.T) {
 	}
 	r := mustPaired(t, p)
 	// No spread: not the point [1, 1] but the adjusted interval.
-	if r.Method != "signflip" || r.SE != 0 || r.CIMethod != CIMethodAdjusted || r.CI[1] != 1 || r.Note == "" {
+	if r.Method != "signflip" || r.SE != 0 || r.CIMethod != CIMethodAdjusted || r.CI[1] != 1 ||
+		!slices.Equal(r.Reasons, []PairedReason{ReasonNoSpread}) {
 		t.Errorf("zero variance: %+v", r)
 	}
 	near(t, "CI lo", r.CI[0], 0.19583598113411171, 1e-12)
@@ -190,11 +192,13 @@ func TestPairedDiffZeroVariance(t *testing.T) {
 
 func TestPairedDiffEdges(t *testing.T) {
 	r := mustPaired(t, nil)
-	if r.Method != "none" || r.G != 0 || r.P != 1 || r.CI != [2]float64{-1, 1} || r.PPerm != 1 {
+	if r.Method != "none" || r.G != 0 || r.P != 1 || r.CI != [2]float64{-1, 1} || r.PPerm != 1 ||
+		!slices.Equal(r.Reasons, []PairedReason{ReasonNoPairs}) {
 		t.Errorf("no pairs: %+v", r)
 	}
 	r = mustPaired(t, mkPairs("only", "", "01", "01", "00"))
-	if r.Method != "signflip" || r.G != 1 || r.P != 1 || r.CI != [2]float64{-1, 1} || r.DF != 0 || r.Informative != 1 {
+	if r.Method != "signflip" || r.G != 1 || r.P != 1 || r.CI != [2]float64{-1, 1} || r.DF != 0 || r.Informative != 1 ||
+		!slices.Equal(r.Reasons, []PairedReason{ReasonOneTask}) {
 		t.Errorf("one task: %+v", r)
 	}
 	near(t, "one task delta", r.Delta, 2.0/3, 1e-15)
@@ -213,7 +217,7 @@ func TestPairedDiffEdges(t *testing.T) {
 		rev[len(p)-1-i] = p[i]
 	}
 	r2 := mustPaired(t, rev)
-	if r1 != r2 {
+	if !reflect.DeepEqual(r1, r2) {
 		t.Errorf("order dependence: %+v vs %+v", r1, r2)
 	}
 }

@@ -86,7 +86,7 @@ func ablatePlan(c *cobra.Command, path string, sp *spec.Spec, failIfWorse float6
 	if err != nil {
 		return runner.Plan{}, nil, usageErr("%v", err)
 	}
-	for _, w := range plan.Ablation.Warnings {
+	for _, w := range report.SpecWarningTexts(plan.Ablation.SpecWarnings) {
 		fmt.Fprintln(c.ErrOrStderr(), "warning:", w)
 	}
 	shots, _ := c.Flags().GetBool("screenshots")

@@ -146,23 +146,19 @@ func printRunReport(c *cobra.Command, run *results.Run, format string) error {
 
 // renderRunReport renders the per-variant summary of run (with the verdicts of judgeName) with r.
 func renderRunReport(c *cobra.Command, r report.Renderer, run *results.Run, judgeName string) error {
-	if run.TornTail {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s/%s ends with a torn line (ignored)\n", run.Dir, results.AttemptsFile)
-	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	warnEstimated(c, recs)
-	warnIncomplete(c, run)
 	arms := analysis.Summarize(recs)
 	analysis.LabelModels(arms, run.Manifest.Plan.Variants)
-	warnAllInfra(c, arms)
+	ws := printRunWarnings(c, run, recs, arms)
 	js, err := analysis.AnalyzeJudges(run)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	rep := &report.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms)}
+	rep := &report.RunReport{Dir: run.Dir, Arms: arms, Records: recs, Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms),
+		Warnings: ws}
 	return withCode(exitInfra, r.Run(c.OutOrStdout(), rep))
 }
 
@@ -170,11 +166,7 @@ func renderRunReport(c *cobra.Command, r report.Renderer, run *results.Run, judg
 // files write them into dir.
 func renderAblationReport(c *cobra.Command, r report.Renderer, dir string, run *results.Run, a *analysis.Analysis,
 	recs []results.Attempt) error {
-	warnEstimated(c, recs)
-	if run != nil {
-		warnIncomplete(c, run)
-	}
-	warnAllInfra(c, a.Arms)
+	printRunWarnings(c, run, recs, a.Arms)
 	rep := &report.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
 	if run != nil {
 		js, err := analysis.AblationJudges(run)

@@ -123,3 +123,23 @@ func TestHTMLAblationJudges(t *testing.T) {
 		}
 	}
 }
+
+// A plain run's page lists the report's warnings about the run in the words of bench report's stderr.
+func TestHTMLRunWarnings(t *testing.T) {
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	arms := analysis.Summarize(run.Final())
+	ws := []analysis.RunWarning{{Kind: analysis.RunEstimatedTokens, Count: 2, Of: 58}, {Kind: analysis.RunAllInfra, Variant: "v"}}
+	var out bytes.Buffer
+	if err := (htmlRenderer{}).Run(&out, &report.RunReport{Dir: run.Dir, Arms: arms, Run: run, Warnings: ws}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(run.Dir, HTMLReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inOrder(t, "run page", html.UnescapeString(string(b)), []string{"<strong>Warnings</strong>",
+		"<li>" + report.RunWarningText(ws[0]) + "</li>", "<li>" + report.RunWarningText(ws[1]) + "</li>", "<table"})
+	if !strings.Contains(html.UnescapeString(string(b)), "2 of 58 attempts' tokens are estimated: the endpoint sent no usage (tokens and cost") {
+		t.Errorf("run page lacks the estimated-tokens sentence:\n%s", b)
+	}
+}

@@ -26,7 +26,7 @@ type htmlRenderer struct{}
 // Run writes DIR/report.html with RunTable, followed by the judges part (report.JudgesPart) when the report
 // has one (the pass rates then carry their uncertain bounds), and prints its path; with the report's Records it
 // also writes DIR/attempts/<attempt_id>.html for each (the ablation's attempt pages: steps, reasoning, refusals,
-// tool results) and links them from the report, and warns when some attempts' tokens are estimated.
+// tool results) and links them from the report, and lists the report's warnings about the run.
 func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	var links []pageLink
 	if len(r.Records) > 0 {
@@ -39,8 +39,8 @@ func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 		}
 	}
 	var warnings []string
-	if n := report.EstimatedTokens(r.Records); n > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d of %d attempts' tokens are estimated: the endpoint sent no usage", n, len(r.Records)))
+	for _, w := range r.Warnings {
+		warnings = append(warnings, report.RunWarningText(w))
 	}
 	tables, lines := []results.Table{report.RunTable(r.Arms, nil)}, []string(nil)
 	if r.Judges != nil {

@@ -454,7 +454,7 @@ func jsonComparison(c *analysis.Comparison) jsonComparisonDoc {
 		DroppedByClass: nonNilMap(c.DroppedByClass), UnmatchedBaseline: c.UnmatchedA, UnmatchedVariant: c.UnmatchedB,
 		BaselineCounts: jsonCounts(c.A), VariantCounts: jsonCounts(c.B), Delta: c.Delta, DeltaCI: c.CI,
 		Clusters: c.G(), P: c.P, Rescued: c.Rescued, Broke: c.Broke, MDE: fptr(c.Power.MDE),
-		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: c.Paired.Note}
+		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: report.PairedNote(&c.Paired)}
 	if c.Matched {
 		j.SE = fptr(c.Paired.SE)
 		if c.Paired.DF > 0 {

@@ -27,7 +27,7 @@ func ReportFixture() ([]results.Attempt, analysis.Inputs) {
 	recs[3].GuardEvents = map[string]int{"repeat_guard": 1, "final_recovery": 1}
 	tags := map[string][]string{"t0": {"x"}, "t1": {"x"}, "t2": {"x"}, "z": {"y"}}
 	return recs, analysis.Inputs{Baseline: "base", Switched: map[string][]string{"no_x": {"x"}, "no_y": {"y"}}, TaskTags: tags,
-		FailIfWorse: 0.05, ExtraWarnings: []string{"variant w is identical to the baseline: it can only measure noise"}}
+		FailIfWorse: 0.05, SpecWarnings: []results.SpecWarning{{Kind: results.SpecVariantIdentical, Variant: "w"}}}
 }
 
 // WriteTraj writes a trajectory for attempt id under runDir.

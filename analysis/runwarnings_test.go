@@ -1,0 +1,55 @@
+package analysis
+
+import (
+	"reflect"
+	"testing"
+
+	"webbench/results"
+)
+
+// TestRunWarnings: the run-level warnings decided from a run read back (the v2ablate fixture: 2 planned
+// attempts, 2 records, ended), its records and its arms, as the manifest is changed to each case.
+func TestRunWarnings(t *testing.T) {
+	run, err := results.Open("../results/testdata/v2ablate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := RunWarnings(run, run.Final(), nil); len(ws) != 0 {
+		t.Fatalf("a finished run: %+v", ws)
+	}
+	recs := append(run.Final(), results.Attempt{Tokens: results.Tokens{Estimated: true}})
+	arms := []Arm{{Name: "ok", Attempts: 2, N: 2}, {Name: "down", Attempts: 3, ErrorsByClass: map[string]int{"infra": 3}}}
+	m := run.Manifest
+	run.TornTail, m.Plan.Attempts, m.EndedAt = true, 5, ""
+	want := []RunWarning{{Kind: RunTornTail, Dir: run.Dir}, {Kind: RunEstimatedTokens, Count: 1, Of: 3},
+		{Kind: RunIncomplete, Missing: 3, Planned: 5, NoEnd: true}, {Kind: RunAllInfra, Variant: "down"}}
+	if ws := RunWarnings(run, recs, arms); !reflect.DeepEqual(ws, want) {
+		t.Errorf("torn, estimated, unfinished, all infra:\n got %+v\nwant %+v", ws, want)
+	}
+	run.TornTail = false
+	m.Summary.Stopped = "cost limit $0.01 reached"
+	want = []RunWarning{{Kind: RunStopped, Stopped: "cost limit $0.01 reached", Missing: 3, Planned: 5}}
+	if ws := RunWarnings(run, run.Final(), nil); !reflect.DeepEqual(ws, want) {
+		t.Errorf("stopped:\n got %+v\nwant %+v", ws, want)
+	}
+	// A shard's planned attempts are its share, as its summary records.
+	m.Summary.Stopped, m.Shard, m.Summary.Planned = "", "2/3", 0
+	want = []RunWarning{{Kind: RunEmptyShard, Shard: "2/3", Planned: 5}}
+	if ws := RunWarnings(run, run.Final(), nil); !reflect.DeepEqual(ws, want) {
+		t.Errorf("empty shard:\n got %+v\nwant %+v", ws, want)
+	}
+	m.Summary.Planned = 4
+	want = []RunWarning{{Kind: RunIncomplete, Missing: 2, Planned: 4, NoEnd: true}}
+	if ws := RunWarnings(run, run.Final(), nil); !reflect.DeepEqual(ws, want) {
+		t.Errorf("unfinished shard:\n got %+v\nwant %+v", ws, want)
+	}
+	// A merged run's planned attempts are the whole plan's.
+	m.Shard = "merged from 3 shards"
+	want = []RunWarning{{Kind: RunIncomplete, Missing: 3, Planned: 5, NoEnd: true}}
+	if ws := RunWarnings(nil, nil, nil); len(ws) != 0 {
+		t.Errorf("no run, no records: %+v", ws)
+	}
+	if ws := RunWarnings(run, run.Final(), nil); !reflect.DeepEqual(ws, want) {
+		t.Errorf("merged run:\n got %+v\nwant %+v", ws, want)
+	}
+}
