@@ -2,6 +2,7 @@ package report
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -81,5 +82,38 @@ func TestJudgesPart(t *testing.T) {
 	one := &analysis.Judges{Judges: r.Judges.Judges[:1], Agreement: []analysis.JudgeAgreement{}}
 	if p := NewJudgesPart(r.Dir, one); !p.Empty() {
 		t.Errorf("one judge: %+v, want an empty part", p)
+	}
+}
+
+// NewAblationReport is the one document of an ablation run, `bench ablate`'s end and `bench report` alike: with the
+// run it fills every part of AblationReport (a part added to the struct and not to the constructor fails here),
+// its judges part being analysis.AblationJudges'; with no run, no judges part.
+func TestNewAblationReport(t *testing.T) {
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	recs := run.Final()
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: recs[0].Variant})
+	rep, err := NewAblationReport(run.Dir, run, a, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.ValueOf(*rep)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Errorf("NewAblationReport leaves %s unset", v.Type().Field(i).Name)
+		}
+	}
+	want, err := analysis.AblationJudges(run)
+	if err != nil || want == nil {
+		t.Fatalf("AblationJudges: %v, %v", want, err)
+	}
+	if !reflect.DeepEqual(rep.Judges, want) {
+		t.Errorf("judges part %+v, want %+v", rep.Judges, want)
+	}
+	if rep.Dir != run.Dir || rep.Run != run || rep.Analysis != a || len(rep.Records) != len(recs) {
+		t.Errorf("report %+v, want the run, analysis and records given", rep)
+	}
+	bare, err := NewAblationReport("d", nil, a, recs)
+	if err != nil || bare.Judges != nil || bare.Run != nil || bare.Dir != "d" {
+		t.Errorf("no run: %+v, %v; want no judges part", bare, err)
 	}
 }

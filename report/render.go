@@ -60,6 +60,23 @@ type AblationReport struct {
 	Judges *analysis.Judges
 }
 
+// NewAblationReport is the report document of the ablation run (nil: a run of records only) analysed as a
+// from its records recs, whose file-writing renderers write into dir: every command that renders an
+// ablation (`bench ablate`'s end, `bench report`) builds it here, so every path carries the same parts. With
+// a run it holds the judges part (analysis.AblationJudges); the error is that part's (a judge file that
+// cannot be read).
+func NewAblationReport(dir string, run *results.Run, a *analysis.Analysis, recs []results.Attempt) (*AblationReport, error) {
+	rep := &AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
+	if run != nil {
+		js, err := analysis.AblationJudges(run)
+		if err != nil {
+			return nil, err
+		}
+		rep.Judges = js
+	}
+	return rep, nil
+}
+
 // Renderer renders the three reports in one format. A renderer that writes
 // files (html) writes them into the report's Dir and prints their path to w;
 // the others write the report to w. Errors are the writer's or the file

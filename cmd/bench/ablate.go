@@ -113,16 +113,21 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 	if err != nil {
 		return err
 	}
-	if err := renderAblationReport(c, term, dir, run, a, recs); err != nil {
+	rep, err := report.NewAblationReport(dir, run, a, recs)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := renderAblationReport(c, term, rep); err != nil {
 		return err
 	}
-	if htmlDir == "" {
-		htmlDir = dir
+	page := *rep // the same document, its files written into htmlDir
+	if htmlDir != "" {
+		page.Dir = htmlDir
 	}
 	var path strings.Builder
 	if h, err := report.LookupRenderer("html"); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
-	} else if err := h.Ablation(&path, &report.AblationReport{Dir: htmlDir, Analysis: a, Records: recs, Run: run}); err != nil {
+	} else if err := h.Ablation(&path, &page); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
