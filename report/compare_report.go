@@ -47,14 +47,24 @@ func CompareFooter(c *analysis.RunComparison) []string {
 	} else {
 		lines = append(lines, "The runs' records show the same model, guards and seed (an A/A comparison).")
 	}
-	if g := c.Gate; g != nil {
-		verdict := "PASSED"
-		if g.Failed {
-			verdict = "FAILED"
-		}
-		lines = append(lines, fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, RunGateText(c)))
+	if c.Gate != nil {
+		lines = append(lines, CompareGateLine(c))
 	}
 	return lines
+}
+
+// CompareGateLine is the gate verdict of the comparison c ("Gate --fail-if-worse 0.050: FAILED. …"), "" when it
+// has no gate.
+func CompareGateLine(c *analysis.RunComparison) string {
+	g := c.Gate
+	if g == nil {
+		return ""
+	}
+	verdict := "PASSED"
+	if g.Failed {
+		verdict = "FAILED"
+	}
+	return fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, RunGateText(c))
 }
 
 func compareSummaryTable(c *analysis.RunComparison) results.Table {

@@ -355,3 +355,86 @@ func TestJSONProperties(t *testing.T) {
 		}
 	}
 }
+
+// The warnings and the gate line, which the other formats print above and under their tables, are each
+// comparison suite's system-err: there, every warning about the whole run or about the suite's variant, one line
+// each, then the gate line; a warning about other variants only is not. The documents validate against the Ant
+// schema; an analysis that compares nothing still says its warnings, in a suite of the baseline alone.
+func TestJUnitWarningsAndGate(t *testing.T) {
+	schema := junitSchema(t)
+	render := func(name string, f func(w *bytes.Buffer) error) junitSuites {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := f(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
+			t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
+		}
+		return parseJUnit(t, buf.Bytes())
+	}
+	recs, in := reporttest.ReportFixture()
+	in.FailIfWorse = 0.05
+	a := analysis.Analyze(recs, in)
+	ws := report.AnalysisWarnings(a)
+	doc := render("ablation", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: "runs/abl", Analysis: a, Records: recs})
+	})
+	if len(doc.Suites) != len(a.Variants) {
+		t.Fatalf("%d suites, want %d", len(doc.Suites), len(a.Variants))
+	}
+	said, some := map[string]bool{}, false
+	for i, s := range doc.Suites {
+		lines := strings.Split(string(s.SystemErr), "\n")
+		if lines[len(lines)-1] != report.GateLine(a) || !strings.HasPrefix(lines[len(lines)-1], "Gate (fail if worse by more than 5.0 pts") {
+			t.Errorf("%s: last line %q, want the gate line", s.Name, lines[len(lines)-1])
+		}
+		for _, w := range ws {
+			mine := len(w.Variants) == 0 || slices.Contains(w.Variants, a.Variants[i].Name)
+			if got := slices.Contains(lines, "warning: "+w.Text); got != mine {
+				t.Errorf("%s: warning %q present %v, want %v", s.Name, w.Text, got, mine)
+			}
+			said[w.Text] = said[w.Text] || mine
+			some = some || len(w.Variants) > 0 && !mine
+		}
+	}
+	if len(ws) == 0 || !some {
+		t.Fatalf("the fixture has no warning about some variants only: %+v", ws)
+	}
+	for _, w := range ws {
+		if !said[w.Text] {
+			t.Errorf("warning %q in no suite", w.Text)
+		}
+	}
+
+	// Only the baseline, half its attempts infrastructure errors: nothing compared, the infrastructure warning in
+	// a suite of the baseline alone, without a gate line (no gate).
+	base := analysistest.TasksOf("base", "PPII")
+	lone := analysis.Analyze(base, analysis.Inputs{Baseline: "base"})
+	lw := report.AnalysisWarnings(lone)
+	doc = render("baseline alone", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: "runs/abl", Analysis: lone, Records: base})
+	})
+	if len(lone.Variants) != 0 || len(lw) != 1 || !strings.HasPrefix(lw[0].Text, "Infrastructure errors in more than 10% of attempts: base 2/4") ||
+		len(doc.Suites) != 1 || doc.Suites[0].Name != "base" || doc.Suites[0].Tests != 0 ||
+		string(doc.Suites[0].SystemErr) != "warning: "+lw[0].Text {
+		t.Errorf("baseline alone: warnings %+v, suites %+v", lw, doc.Suites)
+	}
+
+	// A comparison of two runs: its warnings (8 tasks, fewer than 10) and its gate line.
+	ra := analysis.RunSide{Label: analysis.LabelRunA, Name: "runs/a", Attempts: analysistest.TasksOf("v", "PPPPPPFF")}
+	rb := analysis.RunSide{Label: analysis.LabelRunB, Name: "runs/b", Attempts: analysistest.TasksOf("v", "PFPFPPFI")}
+	c, err := analysis.CompareRuns(ra, rb, analysis.CompareOptions{FailIfWorse: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = render("compare", func(w *bytes.Buffer) error { return junitRenderer{}.Compare(w, c) })
+	var want []string
+	for _, w := range report.CompareWarnings(c) {
+		want = append(want, "warning: "+w)
+	}
+	want = append(want, report.CompareGateLine(c))
+	if got := strings.Split(string(doc.Suites[0].SystemErr), "\n"); len(want) < 2 || !slices.Equal(got, want) {
+		t.Errorf("compare system-err\n%q\nwant\n%q", got, want)
+	}
+}
