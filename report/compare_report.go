@@ -53,20 +53,6 @@ func CompareFooter(c *analysis.RunComparison) []string {
 	return lines
 }
 
-// CompareGateLine is the gate verdict of the comparison c ("Gate --fail-if-worse 0.050: FAILED. …"), "" when it
-// has no gate.
-func CompareGateLine(c *analysis.RunComparison) string {
-	g := c.Gate
-	if g == nil {
-		return ""
-	}
-	verdict := "PASSED"
-	if g.Failed {
-		verdict = "FAILED"
-	}
-	return fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, RunGateText(c))
-}
-
 func compareSummaryTable(c *analysis.RunComparison) results.Table {
 	all := c.Result().All
 	mde := "—"

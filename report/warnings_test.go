@@ -173,8 +173,8 @@ func TestWarningTextsOneArmErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := RunGateText(cmp); !strings.Contains(got, "(variant v)'s errors could hide a failure against") ||
-		!strings.Contains(got, "errors on the 80 common pairs: run B 16 (infra 16), run A 0; Δ +0.0 pts") {
+	if got := RunGateText(cmp); !strings.HasPrefix(got, "b (variant v): its errors could hide a failure against a (variant base): "+
+		"errors on the 80 common pairs: run B 16 (infra 16), run A 0; with every error counted as a failure, Δ = -20.0 pts") {
 		t.Errorf("compare gate: %s", got)
 	}
 }
