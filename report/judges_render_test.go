@@ -23,20 +23,6 @@ func judgesFixture(t *testing.T) *RunReport {
 	return &RunReport{Dir: run.Dir, Arms: arms, Records: run.Final(), Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms)}
 }
 
-// inOrder fails unless every string of want occurs in s, each after the one before.
-func inOrder(t *testing.T, name, s string, want []string) {
-	t.Helper()
-	at := 0
-	for _, w := range want {
-		i := strings.Index(s[at:], w)
-		if i < 0 {
-			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
-			return
-		}
-		at += i + len(w)
-	}
-}
-
 // The judges part: the verdicts by judge, the agreement and the Zoo Q&A ground truth as tables, then the ids of
 // the ground truth's disagreements, in the words and numbers worked out by hand in reporttest.
 func TestJudgesPart(t *testing.T) {
@@ -72,11 +58,11 @@ func TestJudgesPart(t *testing.T) {
 			mdWant = append(mdWant, w)
 		}
 	}
-	inOrder(t, "md", md.String(), mdWant)
+	reporttest.InOrder(t, "md", md.String(), mdWant)
 	if err := RunWithJudges(&tb, false, RenderOptions{Wide: true}, r); err != nil {
 		t.Fatal(err)
 	}
-	inOrder(t, "table", tb.String(), append([]string{"(57 decided of 58: 48.3–50.0%) │"}, want...))
+	reporttest.InOrder(t, "table", tb.String(), append([]string{"(57 decided of 58: 48.3–50.0%) │"}, want...))
 
 	// One judge and no Zoo Q&A attempt: nothing to show.
 	one := &analysis.Judges{Judges: r.Judges.Judges[:1], Agreement: []analysis.JudgeAgreement{}}

@@ -85,6 +85,23 @@ func parseJUnit(t *testing.T, doc []byte) junitSuites {
 	return s
 }
 
+// renderValid renders a document with f (named name in messages), fails unless it validates against the schema
+// (xmllintValid) with its line breaks written as they are, and parses it.
+func renderValid(t *testing.T, schema, name string, f func(w *bytes.Buffer) error) junitSuites {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := f(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
+		t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
+	}
+	if bytes.Contains(buf.Bytes(), []byte("&#xA;")) {
+		t.Errorf("%s: line breaks written as character references", name)
+	}
+	return parseJUnit(t, buf.Bytes())
+}
+
 func prop(s junitSuite, name string) string {
 	for _, p := range s.Properties {
 		if p.Name == name {
@@ -217,20 +234,6 @@ func TestJUnitValidAgainstAntSchema(t *testing.T) {
 	})
 }
 
-// inOrder fails unless every string of want occurs in s, each after the one before.
-func inOrder(t *testing.T, name, s string, want []string) {
-	t.Helper()
-	at := 0
-	for _, w := range want {
-		i := strings.Index(s[at:], w)
-		if i < 0 {
-			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
-			return
-		}
-		at += i + len(w)
-	}
-}
-
 // near reports whether the property value v is a number within 1e-12 of want.
 func near(v string, want float64) bool {
 	x, err := strconv.ParseFloat(v, 64)
@@ -249,17 +252,7 @@ func TestJUnitJudges(t *testing.T) {
 	}
 	render := func(name string, f func(w *bytes.Buffer) error) junitSuites {
 		t.Helper()
-		var buf bytes.Buffer
-		if err := f(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
-			t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
-		}
-		if bytes.Contains(buf.Bytes(), []byte("&#xA;")) {
-			t.Errorf("%s: line breaks written as character references", name)
-		}
-		return parseJUnit(t, buf.Bytes())
+		return renderValid(t, schema, name, f)
 	}
 	recs := run.Final()
 	arms := analysis.Summarize(recs)
@@ -299,8 +292,8 @@ func TestJUnitJudges(t *testing.T) {
 		!near(se, math.Sqrt(0.21/12.5)) || !near(gt, 2.0/23) {
 		t.Errorf("kappa %s, se %s, ground truth kappa %s", k, se, gt)
 	}
-	inOrder(t, "system-out", string(j.SystemOut), reporttest.JudgesWant)
-	inOrder(t, "system-out", string(j.SystemOut), []string{"│ original pass │ 20 ", "│ original fail │ 10 "})
+	reporttest.InOrder(t, "system-out", string(j.SystemOut), reporttest.JudgesWant)
+	reporttest.InOrder(t, "system-out", string(j.SystemOut), []string{"│ original pass │ 20 ", "│ original fail │ 10 "})
 
 	// An ablation, and a plain run of two variants (rendered as one): the judges suite comes last.
 	frecs, in := reporttest.ReportFixture()
@@ -364,14 +357,7 @@ func TestJUnitWarningsAndGate(t *testing.T) {
 	schema := junitSchema(t)
 	render := func(name string, f func(w *bytes.Buffer) error) junitSuites {
 		t.Helper()
-		var buf bytes.Buffer
-		if err := f(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
-			t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
-		}
-		return parseJUnit(t, buf.Bytes())
+		return renderValid(t, schema, name, f)
 	}
 	recs, in := reporttest.ReportFixture()
 	in.FailIfWorse = 0.05
