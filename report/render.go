@@ -1,10 +1,10 @@
 package report
 
-// Renderers by format name. A format is one file: a type implementing
-// Renderer for the three reports, and its RegisterRenderer line in that
-// file's init (render_table.go, render_md.go, render_json.go,
-// render_html.go). Commands look formats up with LookupRenderer; nothing
-// switches on a format name.
+// Renderers by format name. A format is one package below report: a type
+// implementing Renderer for the three reports, and its RegisterRenderer line
+// in that package's init (report/table, report/md, report/json, report/html,
+// report/junit), imported by report/formats. Commands look formats up with
+// LookupRenderer; nothing switches on a format name.
 
 import (
 	"fmt"
