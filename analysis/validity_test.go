@@ -14,7 +14,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -491,16 +490,7 @@ func TestValidityZeroZeroCase(t *testing.T) {
 // 0/80), gives the bounds (as fail: Δ −20 pts; as pass: 0), and the gate
 // fails: the variant's errors alone could hide a failure.
 func TestValidityOneArmErrors(t *testing.T) {
-	var recs []results.Attempt
-	for i := range 40 {
-		task := fmt.Sprintf("t%02d", i)
-		recs = append(recs, analysistest.RecsOf("base", task, 0, "PP")...)
-		o := "PP"
-		if i < 8 {
-			o = "FF"
-		}
-		recs = append(recs, analysistest.RecsOf("v", task, 0, o)...)
-	}
+	recs := analysistest.OneArmBroken('F')
 	a := Analyze(recs, Inputs{Baseline: "base", FailIfWorse: 0.05})
 	analysistest.Approx(t, "Δ without errors", a.Variants[0].All.Delta, -0.2, 1e-12)
 	analysistest.Approx(t, "p without errors", a.Variants[0].All.P, 2.0/256, 1e-12)
@@ -588,13 +578,7 @@ func TestValidityAAWithRandomErrors(t *testing.T) {
 // tasks while the pooled rates read 52.6% → 15.8% and McNemar says rescued
 // 3, broke 10. The report warns.
 func TestValidityUnequalReps(t *testing.T) {
-	recs := analysistest.Cat(analysistest.RecsOf("base", "big", 0, strings.Repeat("P", 10)), analysistest.RecsOf("v", "big", 0, strings.Repeat("F", 10)))
-	for i := range 3 {
-		recs = append(recs, analysistest.Rec("base", fmt.Sprintf("r%d", i), 0, 'F'), analysistest.Rec("v", fmt.Sprintf("r%d", i), 0, 'P'))
-	}
-	for i := range 6 {
-		recs = append(recs, analysistest.Rec("base", fmt.Sprintf("f%d", i), 0, 'F'), analysistest.Rec("v", fmt.Sprintf("f%d", i), 0, 'F'))
-	}
+	recs := analysistest.UnequalReps()
 	a := Analyze(recs, Inputs{Baseline: "base"})
 	c := a.Variants[0].All
 	analysistest.Approx(t, "Δ", c.Delta, 0.2, 1e-12)
@@ -718,12 +702,7 @@ func TestValidityAAThroughAnalyze(t *testing.T) {
 // 40 tasks did not move. The warning and note say so — not "every task moved
 // by the same amount" — and the interval is not a point.
 func TestValidityEqualClusters(t *testing.T) {
-	recs := analysistest.FourOfForty()
-	for i := range recs {
-		var n int
-		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
-		recs[i].Cluster = fmt.Sprintf("site%d", n%4)
-	}
+	recs := analysistest.FourOfFortyInClusters()
 	a := Analyze(recs, Inputs{Baseline: "base"})
 	c := a.Variants[0].All
 	if !c.Paired.Clustered || c.Paired.SE != 0 || c.CI[0] == c.CI[1] || c.Paired.Moved != 4 {

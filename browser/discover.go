@@ -31,6 +31,8 @@ type ChromiumNotFoundError struct {
 	Tried []string
 }
 
+// Error lists the places looked at, one a line, and how to provide a Chromium (make setup, --chromium, or the
+// environment variable EnvChromium).
 func (e *ChromiumNotFoundError) Error() string {
 	return "browser: Chromium not found; looked at:\n  " + strings.Join(e.Tried, "\n  ") +
 		"\nrun `make setup` (installs Debian chromium), pass --chromium PATH, or set " + EnvChromium +

@@ -41,8 +41,20 @@ func TestCompareRunsMatchesAblate(t *testing.T) {
 		if cmp.Gate == nil || cmp.Gate.Failed != failed || failed != (alpha == 0.05) {
 			t.Errorf("α %v: compare gate %+v, ablate gate failed %v; want failed %v", alpha, cmp.Gate, failed, alpha == 0.05)
 		}
-		if alpha == 0.01 && (cmp.Gate.Reason.Kind != analysis.GateNotShown || !strings.Contains(RunGateText(cmp), "but p ≥ 0.01, the gate's alpha")) {
+		if alpha == 0.01 && (cmp.Gate.Reason.Kind != analysis.GateNotShown || RunGateText(cmp) !=
+			"b (variant v): Δ = -58.3 pts [-82.8, -17.2] looks worse, but p = 0.0156 is not below 0.01, so it is not shown worse at this size") {
 			t.Errorf("α 0.01: gate why %q (%+v) does not name the alpha", RunGateText(cmp), cmp.Gate.Reason)
+		}
+		// The gate line is the ablation's, the sides named by the runs and the gate's p being p.
+		head := "Gate (fail if worse by more than 5.0 pts with the interval below 0 and p below alpha): "
+		want := head + "FAILED. b (variant v) is worse than a (variant base): Δ = -58.3 pts [-82.8, -17.2] is below -5.0 pts, " +
+			"its whole interval is below 0 and p = 0.0156 is below 0.05"
+		if alpha == 0.01 {
+			want = head + "passed: b (variant v) is not shown worse than a (variant base). Inconclusive, not evidence of no harm: " +
+				RunGateText(cmp) + "."
+		}
+		if got := CompareGateLine(cmp); got != want {
+			t.Errorf("α %v: gate line\n got %q\nwant %q", alpha, got, want)
 		}
 		if cmp.Analysis.Alpha != alpha {
 			t.Errorf("compare analysed at α %v, want %v", cmp.Analysis.Alpha, alpha)

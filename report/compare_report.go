@@ -47,12 +47,8 @@ func CompareFooter(c *analysis.RunComparison) []string {
 	} else {
 		lines = append(lines, "The runs' records show the same model, guards and seed (an A/A comparison).")
 	}
-	if g := c.Gate; g != nil {
-		verdict := "PASSED"
-		if g.Failed {
-			verdict = "FAILED"
-		}
-		lines = append(lines, fmt.Sprintf("Gate --fail-if-worse %.3f: %s. %s", g.Margin, verdict, RunGateText(c)))
+	if c.Gate != nil {
+		lines = append(lines, CompareGateLine(c))
 	}
 	return lines
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -20,20 +21,6 @@ func judgesFixture(t *testing.T) *RunReport {
 	}
 	arms := analysis.Summarize(run.Final())
 	return &RunReport{Dir: run.Dir, Arms: arms, Records: run.Final(), Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms)}
-}
-
-// inOrder fails unless every string of want occurs in s, each after the one before.
-func inOrder(t *testing.T, name, s string, want []string) {
-	t.Helper()
-	at := 0
-	for _, w := range want {
-		i := strings.Index(s[at:], w)
-		if i < 0 {
-			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
-			return
-		}
-		at += i + len(w)
-	}
 }
 
 // The judges part: the verdicts by judge, the agreement and the Zoo Q&A ground truth as tables, then the ids of
@@ -71,15 +58,48 @@ func TestJudgesPart(t *testing.T) {
 			mdWant = append(mdWant, w)
 		}
 	}
-	inOrder(t, "md", md.String(), mdWant)
+	reporttest.InOrder(t, "md", md.String(), mdWant)
 	if err := RunWithJudges(&tb, false, RenderOptions{Wide: true}, r); err != nil {
 		t.Fatal(err)
 	}
-	inOrder(t, "table", tb.String(), append([]string{"(57 decided of 58: 48.3–50.0%) │"}, want...))
+	reporttest.InOrder(t, "table", tb.String(), append([]string{"(57 decided of 58: 48.3–50.0%) │"}, want...))
 
 	// One judge and no Zoo Q&A attempt: nothing to show.
 	one := &analysis.Judges{Judges: r.Judges.Judges[:1], Agreement: []analysis.JudgeAgreement{}}
 	if p := NewJudgesPart(r.Dir, one); !p.Empty() {
 		t.Errorf("one judge: %+v, want an empty part", p)
+	}
+}
+
+// NewAblationReport is the one document of an ablation run, `bench ablate`'s end and `bench report` alike: with the
+// run it fills every part of AblationReport (a part added to the struct and not to the constructor fails here),
+// its judges part being analysis.AblationJudges'; with no run, no judges part.
+func TestNewAblationReport(t *testing.T) {
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	recs := run.Final()
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: recs[0].Variant})
+	rep, err := NewAblationReport(run.Dir, run, a, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.ValueOf(*rep)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Errorf("NewAblationReport leaves %s unset", v.Type().Field(i).Name)
+		}
+	}
+	want, err := analysis.AblationJudges(run)
+	if err != nil || want == nil {
+		t.Fatalf("AblationJudges: %v, %v", want, err)
+	}
+	if !reflect.DeepEqual(rep.Judges, want) {
+		t.Errorf("judges part %+v, want %+v", rep.Judges, want)
+	}
+	if rep.Dir != run.Dir || rep.Run != run || rep.Analysis != a || len(rep.Records) != len(recs) {
+		t.Errorf("report %+v, want the run, analysis and records given", rep)
+	}
+	bare, err := NewAblationReport("d", nil, a, recs)
+	if err != nil || bare.Judges != nil || bare.Run != nil || bare.Dir != "d" {
+		t.Errorf("no run: %+v, %v; want no judges part", bare, err)
 	}
 }

@@ -34,7 +34,7 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	add("design", design)
 	add(fmt.Sprintf("power for Δ %+.1f pts (%s)", 100*p.Effect, p.Method), fmt.Sprintf("%.3f", p.Power))
 	if math.IsNaN(p.MDE) {
-		add("MDE (80% power)", "none reachable")
+		add(fmt.Sprintf("MDE (%.0f%% power)", 100*p.Target), "none reachable")
 	} else {
 		dir := "rise"
 		if p.Effect < 0 {

@@ -1,10 +1,10 @@
 package report
 
-// Renderers by format name. A format is one file: a type implementing
-// Renderer for the three reports, and its RegisterRenderer line in that
-// file's init (render_table.go, render_md.go, render_json.go,
-// render_html.go). Commands look formats up with LookupRenderer; nothing
-// switches on a format name.
+// Renderers by format name. A format is one package below report: a type
+// implementing Renderer for the three reports, and its RegisterRenderer line
+// in that package's init (report/table, report/md, report/json, report/html,
+// report/junit), imported by report/formats. Commands look formats up with
+// LookupRenderer; nothing switches on a format name.
 
 import (
 	"fmt"
@@ -61,6 +61,23 @@ type AblationReport struct {
 	// Judges is the judges part (analysis.AblationJudges), nil for none: the table, md and html formats show its
 	// tables (JudgesPart) after the analysis, json adds its keys, junit adds a testsuite "judges".
 	Judges *analysis.Judges
+}
+
+// NewAblationReport is the report document of the ablation run (nil: a run of records only) analysed as a
+// from its records recs, whose file-writing renderers write into dir: every command that renders an
+// ablation (`bench ablate`'s end, `bench report`) builds it here, so every path carries the same parts. With
+// a run it holds the judges part (analysis.AblationJudges); the error is that part's (a judge file that
+// cannot be read).
+func NewAblationReport(dir string, run *results.Run, a *analysis.Analysis, recs []results.Attempt) (*AblationReport, error) {
+	rep := &AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
+	if run != nil {
+		js, err := analysis.AblationJudges(run)
+		if err != nil {
+			return nil, err
+		}
+		rep.Judges = js
+	}
+	return rep, nil
 }
 
 // Renderer renders the three reports in one format. A renderer that writes

@@ -150,16 +150,7 @@ func TestWarningTextsAAArms(t *testing.T) {
 // without them): the warning gives both counts and the bounds, and the gate's reason in an ablation and in a
 // comparison of two runs says the errors could hide a failure.
 func TestWarningTextsOneArmErrors(t *testing.T) {
-	var recs []results.Attempt
-	for i := range 40 {
-		task := fmt.Sprintf("t%02d", i)
-		recs = append(recs, analysistest.RecsOf("base", task, 0, "PP")...)
-		o := "PP"
-		if i < 8 {
-			o = "II"
-		}
-		recs = append(recs, analysistest.RecsOf("v", task, 0, o)...)
-	}
+	recs := analysistest.OneArmBroken('I')
 	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", FailIfWorse: 0.05})
 	wantIn(t, worded(a, analysis.WarnDifferentialErrors),
 		"v vs base: Errors differ between the arms on the 80 common pairs (more than 5 points apart or Fisher p < 0.05): infra errors variant 16/80 (20%), baseline 0/80 (0%)",
@@ -174,21 +165,15 @@ func TestWarningTextsOneArmErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := RunGateText(cmp); !strings.Contains(got, "(variant v)'s errors could hide a failure against") ||
-		!strings.Contains(got, "errors on the 80 common pairs: run B 16 (infra 16), run A 0; Δ +0.0 pts") {
+	if got := RunGateText(cmp); !strings.HasPrefix(got, "b (variant v): its errors could hide a failure against a (variant base): "+
+		"errors on the 80 common pairs: run B 16 (infra 16), run A 0; with every error counted as a failure, Δ = -20.0 pts") {
 		t.Errorf("compare gate: %s", got)
 	}
 }
 
 // TestWarningTextsUnequalReps: Δ +20 pts over 10 tasks while the pooled rates read 52.6% → 15.8%.
 func TestWarningTextsUnequalReps(t *testing.T) {
-	recs := analysistest.Cat(analysistest.RecsOf("base", "big", 0, strings.Repeat("P", 10)), analysistest.RecsOf("v", "big", 0, strings.Repeat("F", 10)))
-	for i := range 3 {
-		recs = append(recs, analysistest.Rec("base", fmt.Sprintf("r%d", i), 0, 'F'), analysistest.Rec("v", fmt.Sprintf("r%d", i), 0, 'P'))
-	}
-	for i := range 6 {
-		recs = append(recs, analysistest.Rec("base", fmt.Sprintf("f%d", i), 0, 'F'), analysistest.Rec("v", fmt.Sprintf("f%d", i), 0, 'F'))
-	}
+	recs := analysistest.UnequalReps()
 	wantIn(t, worded(analysis.Analyze(recs, analysis.Inputs{Baseline: "base"}), analysis.WarnUnequalReps),
 		"Tasks have 1 to 10 matched reps: Δ = +20.0 pts", "52.6% → 15.8%", "rescued 3, broke 10", "disagree in sign")
 }
@@ -196,12 +181,7 @@ func TestWarningTextsUnequalReps(t *testing.T) {
 // TestWarningTextsEqualClusters: 4 clusters of 10 tasks, one task of each moved down: the warning says the
 // clusters have identical means, not that every task moved alike.
 func TestWarningTextsEqualClusters(t *testing.T) {
-	recs := analysistest.FourOfForty()
-	for i := range recs {
-		var n int
-		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
-		recs[i].Cluster = fmt.Sprintf("site%d", n%4)
-	}
+	recs := analysistest.FourOfFortyInClusters()
 	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
 	wantIn(t, worded(a, analysis.WarnFewTasks), "Only 4 clusters are compared",
 		"the 4 clusters have identical mean differences (4 of 40 tasks moved)")

@@ -74,3 +74,47 @@ func Approx(t *testing.T, name string, got, want, tol float64) {
 func FourOfForty() []results.Attempt {
 	return Cat(TasksOf("base", strings.Repeat("P", 40)), TasksOf("v", "FFFF"+strings.Repeat("P", 36)))
 }
+
+// UnequalReps builds a baseline "base" and a variant "v" on 10 tasks of unequal reps: one task ("big") of 10 reps
+// all passing in the baseline and failing in the variant, three ("r0".."r2") of one rep rescued by the variant
+// and six ("f0".."f5") of one rep failing in both. Δ over tasks is +20 pts, while the pooled rates read
+// 10/19 = 52.6% → 3/19 = 15.8% and McNemar counts rescued 3, broke 10.
+func UnequalReps() []results.Attempt {
+	recs := Cat(RecsOf("base", "big", 0, strings.Repeat("P", 10)), RecsOf("v", "big", 0, strings.Repeat("F", 10)))
+	for i := range 3 {
+		recs = append(recs, Rec("base", fmt.Sprintf("r%d", i), 0, 'F'), Rec("v", fmt.Sprintf("r%d", i), 0, 'P'))
+	}
+	for i := range 6 {
+		recs = append(recs, Rec("base", fmt.Sprintf("f%d", i), 0, 'F'), Rec("v", fmt.Sprintf("f%d", i), 0, 'F'))
+	}
+	return recs
+}
+
+// OneArmBroken builds 40 tasks "t00".."t39" of 2 reps, every attempt of the baseline "base" passing, the variant
+// "v" passing too except on its first 8 tasks, where both reps end as broken ('F': failures, Δ = −20 pts;
+// 'I': infrastructure errors, 16 of its 80 attempts).
+func OneArmBroken(broken byte) []results.Attempt {
+	var recs []results.Attempt
+	for i := range 40 {
+		task := fmt.Sprintf("t%02d", i)
+		recs = append(recs, RecsOf("base", task, 0, "PP")...)
+		o := "PP"
+		if i < 8 {
+			o = string([]byte{broken, broken})
+		}
+		recs = append(recs, RecsOf("v", task, 0, o)...)
+	}
+	return recs
+}
+
+// FourOfFortyInClusters is FourOfForty with the 40 tasks in 4 clusters of 10 ("site0".."site3", task i in site
+// i mod 4): one task of each cluster moved down, so the cluster means are equal while 36 of 40 tasks did not move.
+func FourOfFortyInClusters() []results.Attempt {
+	recs := FourOfForty()
+	for i := range recs {
+		var n int
+		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
+		recs[i].Cluster = fmt.Sprintf("site%d", n%4)
+	}
+	return recs
+}

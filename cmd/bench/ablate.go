@@ -113,16 +113,21 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 	if err != nil {
 		return err
 	}
-	if err := renderAblationReport(c, term, dir, run, a, recs); err != nil {
+	rep, err := report.NewAblationReport(dir, run, a, recs)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := renderAblationReport(c, term, rep); err != nil {
 		return err
 	}
-	if htmlDir == "" {
-		htmlDir = dir
+	page := *rep // the same document, its files written into htmlDir
+	if htmlDir != "" {
+		page.Dir = htmlDir
 	}
 	var path strings.Builder
 	if h, err := report.LookupRenderer("html"); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
-	} else if err := h.Ablation(&path, &report.AblationReport{Dir: htmlDir, Analysis: a, Records: recs, Run: run}); err != nil {
+	} else if err := h.Ablation(&path, &page); err != nil {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: HTML report:", err)
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
@@ -140,23 +145,16 @@ func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, mar
 	return gate(c, a, margin)
 }
 
-// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): exit 1 (exitGate)
-// when a variant is shown worse than the baseline (Analysis.Gate), each reason printed on stderr (report.GateReasonText); otherwise a
-// "gate: passed" line and the inconclusive variants.
+// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): it prints the report's
+// gate line (report.GateVerdict: passed, with the inconclusive variants, or FAILED with each reason) on stderr and
+// exits 1 (exitGate) when a variant is shown worse than the baseline (Analysis.Gate).
 func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
 	if margin <= 0 {
 		return nil
 	}
-	failed, why := a.Gate(margin)
-	if failed {
-		for _, r := range why {
-			fmt.Fprintln(c.ErrOrStderr(), "gate:", report.GateReasonText(r))
-		}
+	fmt.Fprintln(c.ErrOrStderr(), report.GateVerdict(a, margin, report.AblationGateWording()))
+	if failed, _ := a.Gate(margin); failed {
 		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
-	}
-	fmt.Fprintf(c.ErrOrStderr(), "gate: passed: no variant is shown worse than the baseline by more than %.3f (with its interval below 0 and p_holm below alpha)\n", margin)
-	for _, r := range a.GateInconclusive(margin) {
-		fmt.Fprintln(c.ErrOrStderr(), "gate: inconclusive:", report.GateReasonText(r))
 	}
 	return nil
 }

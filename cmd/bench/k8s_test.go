@@ -643,7 +643,7 @@ func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
 	if !strings.Contains(log, "no_visual_progress") {
 		t.Errorf("merge pod's log has no report:\n%s", log)
 	}
-	if !strings.Contains(stderr, "gate: passed: no variant is shown worse than the baseline by more than 0.050") {
+	if !strings.Contains(stderr, "Gate (fail if worse by more than 5.0 pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.") {
 		t.Errorf("merge pod's stderr does not say the gate passed:\n%s", stderr)
 	}
 	merged := filepath.Join(run, "merged")
@@ -692,7 +692,7 @@ func TestK8sMergePodGateFails(t *testing.T) {
 	spec := gateSpec(t, t.TempDir(), visualProgressTargets)
 	_, _, stderr := runK8sPods(t, s, spec, exitGate)
 	for _, want := range []string{
-		"gate: variant no_visual_progress is worse than baseline: Δ = -100.0 pts",
+		"FAILED. variant no_visual_progress is worse than baseline: Δ = -100.0 pts",
 		"p_holm = 0.0312 is below 0.05",
 		"bench: --fail-if-worse 0.050: a variant is worse than the baseline",
 	} {

@@ -137,7 +137,7 @@ func TestRunDirectoryIsItsManifest(t *testing.T) {
 		t.Errorf("judge of a directory without a manifest: exit %d: %s", code, stderr)
 	}
 	// The judges come from the registry; "original" is the run's own verdicts and cannot be re-judged.
-	if _, stderr, code := bench(t, "judge", fix, "--judge", "original"); code != 2 || !strings.Contains(stderr, "answer, llm, state") {
+	if _, stderr, code := bench(t, "judge", fix, "--judge", "original"); code != 2 || !strings.Contains(stderr, strings.Join(judge.Names(), ", ")) {
 		t.Errorf("--judge original: exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(results.VerdictsPath(fix, results.OriginalJudge)); !os.IsNotExist(err) {
@@ -147,7 +147,7 @@ func TestRunDirectoryIsItsManifest(t *testing.T) {
 		t.Errorf("--judge nope: exit %d: %s", code, stderr)
 	}
 	out, _, _ = bench(t, "judge", "--help")
-	if !strings.Contains(out, "judge: answer, llm, state") {
+	if !strings.Contains(out, "judge: "+strings.Join(judge.Names(), ", ")) {
 		t.Errorf("judge --help does not list the registered judges:\n%s", out)
 	}
 }

@@ -56,7 +56,11 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			if err := renderAblationReport(c, r, run.Dir, run, a, recs); err != nil || !withGate {
+			rep, err := report.NewAblationReport(run.Dir, run, a, recs)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if err := renderAblationReport(c, r, rep); err != nil || !withGate {
 				return err
 			}
 			if err := completeGate(run); err != nil {
@@ -162,18 +166,9 @@ func renderRunReport(c *cobra.Command, r report.Renderer, run *results.Run, judg
 	return withCode(exitInfra, r.Run(c.OutOrStdout(), rep))
 }
 
-// renderAblationReport renders the analysis a of the ablation run (records recs) with r; renderers that write
-// files write them into dir.
-func renderAblationReport(c *cobra.Command, r report.Renderer, dir string, run *results.Run, a *analysis.Analysis,
-	recs []results.Attempt) error {
-	printRunWarnings(c, run, recs, a.Arms)
-	rep := &report.AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
-	if run != nil {
-		js, err := analysis.AblationJudges(run)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		rep.Judges = js
-	}
+// renderAblationReport renders the ablation report rep (report.NewAblationReport) with r, after the warnings
+// about its records and run on stderr.
+func renderAblationReport(c *cobra.Command, r report.Renderer, rep *report.AblationReport) error {
+	printRunWarnings(c, rep.Run, rep.Records, rep.Analysis.Arms)
 	return withCode(exitInfra, r.Ablation(c.OutOrStdout(), rep))
 }

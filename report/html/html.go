@@ -140,7 +140,7 @@ type reportVM struct {
 	Alpha      string
 	Power      string
 	Warnings   []string
-	Flake      []string // FlakeRate.Line of each same-seed A/A arm
+	Flake      []string // report.FlakeLine of each same-seed A/A arm
 	Forest     forestVM
 	Tables     []report.ReportTable
 	Notes      []string

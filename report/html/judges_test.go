@@ -13,20 +13,6 @@ import (
 	"webbench/report/reporttest"
 )
 
-// inOrder fails unless every string of want occurs in s, each after the one before.
-func inOrder(t *testing.T, name, s string, want []string) {
-	t.Helper()
-	at := 0
-	for _, w := range want {
-		i := strings.Index(s[at:], w)
-		if i < 0 {
-			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
-			return
-		}
-		at += i + len(w)
-	}
-}
-
 // htmlRow is a row of cells as the pages write it, unescaped.
 func htmlRow(cells []string) string {
 	return "<tr><td>" + strings.Join(cells, "</td><td>") + "</td></tr>"
@@ -78,7 +64,7 @@ func TestHTMLRunJudges(t *testing.T) {
 		return string(b)
 	}
 	s := page(js)
-	inOrder(t, "run page", html.UnescapeString(s), append([]string{"(57 decided of 58: 48.3–50.0%)</td>"},
+	reporttest.InOrder(t, "run page", html.UnescapeString(s), append([]string{"(57 decided of 58: 48.3–50.0%)</td>"},
 		judgesWant("<caption>", "</caption>")...))
 	checkEscaped(t, "run page", s)
 	// Without a judges part: no bounds, no judges tables.
@@ -115,7 +101,7 @@ func TestHTMLAblationJudges(t *testing.T) {
 		t.Fatal("setup: the fixture's analysis has no notes")
 	}
 	want := append([]string{"<h2>Mechanism: failure modes per arm</h2>", "<h2>Notes</h2>", "<h2>Judges</h2>"}, judgesWant("<h3>", "</h3>")...)
-	inOrder(t, "ablation page", html.UnescapeString(s), append(want, "<h2>Pass rate per task and arm</h2>"))
+	reporttest.InOrder(t, "ablation page", html.UnescapeString(s), append(want, "<h2>Pass rate per task and arm</h2>"))
 	checkEscaped(t, "ablation page", s)
 	for _, js := range []*analysis.Judges{nil, {Judges: js.Judges[:1], Agreement: []analysis.JudgeAgreement{}}} {
 		if s := page(js); strings.Contains(s, "<h2>Judges</h2>") || strings.Contains(s, "agreement") {
@@ -137,7 +123,7 @@ func TestHTMLRunWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inOrder(t, "run page", html.UnescapeString(string(b)), []string{"<strong>Warnings</strong>",
+	reporttest.InOrder(t, "run page", html.UnescapeString(string(b)), []string{"<strong>Warnings</strong>",
 		"<li>" + report.RunWarningText(ws[0]) + "</li>", "<li>" + report.RunWarningText(ws[1]) + "</li>", "<table"})
 	if !strings.Contains(html.UnescapeString(string(b)), "2 of 58 attempts' tokens are estimated: the endpoint sent no usage (tokens and cost") {
 		t.Errorf("run page lacks the estimated-tokens sentence:\n%s", b)

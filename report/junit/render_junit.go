@@ -13,7 +13,9 @@ package junit
 // Change ChangeNewFailure, the definition of bench compare), an <error
 // type="only_a"> when the variant has no judged attempt of a task the
 // baseline has. A single variant's testcase fails (type "failed") when any of
-// its judged attempts of the task failed.
+// its judged attempts of the task failed. The warnings and the gate line,
+// which the other formats print above and under their tables, are each
+// comparison suite's system-err.
 
 import (
 	"bytes"
@@ -24,6 +26,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"webbench/analysis"
@@ -64,7 +67,7 @@ type junitSuite struct {
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
 	SystemOut  junitText       `xml:"system-out"`
-	SystemErr  string          `xml:"system-err"`
+	SystemErr  junitText       `xml:"system-err"`
 }
 
 // junitText is an element's text, its line breaks written as they are (encoding/xml would write a
@@ -101,7 +104,9 @@ type junitProblem struct {
 }
 
 // Ablation writes one testsuite per variant of the analysis against its
-// baseline, in the analysis' order.
+// baseline, in the analysis' order: its system-out the comparison in one line
+// (and a same-seed A/A arm's flake rate), its system-err the warnings about
+// the run or the variant and the gate line (junitNotices).
 func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	a := r.Analysis
 	byVariant := map[string][]results.Attempt{}
@@ -110,12 +115,37 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	}
 	pkg, ts := junitPackage(r.Dir), junitTimestamp(r.Run, r.Records)
 	doc := junitSuites{Suites: []junitSuite{}}
+	ws, gate := report.AnalysisWarnings(a), ""
+	suited := map[string]bool{}
+	for _, v := range a.Variants {
+		suited[v.Name] = true
+	}
+	for i, x := range ws {
+		if !slices.ContainsFunc(x.Variants, func(n string) bool { return suited[n] }) {
+			ws[i].Variants = nil // about variants without a suite of their own (e.g. one with no task): the run's
+		}
+	}
+	if a.FailIfWorse > 0 {
+		gate = report.GateLine(a)
+	}
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		s := junitDiffSuite(v.Name, pkg, i, ts, byVariant[a.Baseline], byVariant[v.Name], a.Baseline)
 		s.Properties = junitProps(a, v)
-		s.SystemOut = junitText(junitSummary(a, v.Name, a.Baseline, v, s.Failures))
+		out := junitSummary(a, v.Name, a.Baseline, v, s.Failures)
+		for _, f := range a.Flake {
+			if f.Variant == v.Name {
+				out += "\n" + report.FlakeLine(f) // a same-seed A/A arm's flake rate, as the other formats print it
+			}
+		}
+		s.SystemOut = junitText(out)
+		s.SystemErr = junitText(junitNotices(ws, v.Name, gate))
 		doc.Suites = append(doc.Suites, s)
+	}
+	if len(a.Variants) == 0 && (len(ws) > 0 || gate != "") {
+		// Nothing compared, yet something said: a suite of the baseline alone carries it.
+		doc.Suites = append(doc.Suites, junitSuite{Name: a.Baseline, Package: pkg, Timestamp: ts, Hostname: JUnitHostname,
+			Time: junitSeconds(0), SystemErr: junitText(junitNotices(ws, "", gate))})
 	}
 	if err := addJudges(&doc, r.Dir, ts, r.Judges); err != nil {
 		return err
@@ -123,7 +153,8 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	return writeJUnit(w, doc)
 }
 
-// Compare writes one testsuite: run B's variant against run A's.
+// Compare writes one testsuite: run B's variant against run A's, its
+// system-err the comparison's warnings and gate line (junitNotices).
 func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	v := c.Result()
 	name := c.B.Variant
@@ -132,6 +163,11 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	s.Properties = append(junitProps(c.Analysis, v),
 		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
 	s.SystemOut = junitText(junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures))
+	var ws []report.WordedWarning
+	for _, text := range report.CompareWarnings(c) {
+		ws = append(ws, report.WordedWarning{Text: text})
+	}
+	s.SystemErr = junitText(junitNotices(ws, "", report.CompareGateLine(c)))
 	return writeJUnit(w, junitSuites{Suites: []junitSuite{s}})
 }
 
@@ -347,6 +383,22 @@ func junitSummary(a *analysis.Analysis, name, base string, v *analysis.VariantRe
 	return fmt.Sprintf("%s vs %s: Δ %+.1f pts [%+.1f, %+.1f], p %.3g, Holm p %.3g (%s): %s; %d new %s",
 		name, base, 100*all.Delta, 100*all.CI[0], 100*all.CI[1], all.P, v.PHolm, all.Method, junitVerdict(a, v),
 		failures, results.Plural(failures, "failure", "failures"))
+}
+
+// junitNotices is a testsuite's system-err: the warnings (report.AnalysisWarnings, report.CompareWarnings) about
+// the whole run or naming variant, one line each prefixed "warning: ", then the gate line (report.GateLine,
+// report.CompareGateLine; "" for none) — what the other formats print above and under their tables.
+func junitNotices(ws []report.WordedWarning, variant, gate string) string {
+	var lines []string
+	for _, w := range ws {
+		if len(w.Variants) == 0 || slices.Contains(w.Variants, variant) {
+			lines = append(lines, "warning: "+w.Text)
+		}
+	}
+	if gate != "" {
+		lines = append(lines, gate)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // junitTimestamp is the run's start as the schema wants it (UTC, no

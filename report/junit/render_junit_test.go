@@ -85,6 +85,23 @@ func parseJUnit(t *testing.T, doc []byte) junitSuites {
 	return s
 }
 
+// renderValid renders a document with f (named name in messages), fails unless it validates against the schema
+// (xmllintValid) with its line breaks written as they are, and parses it.
+func renderValid(t *testing.T, schema, name string, f func(w *bytes.Buffer) error) junitSuites {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := f(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
+		t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
+	}
+	if bytes.Contains(buf.Bytes(), []byte("&#xA;")) {
+		t.Errorf("%s: line breaks written as character references", name)
+	}
+	return parseJUnit(t, buf.Bytes())
+}
+
 func prop(s junitSuite, name string) string {
 	for _, p := range s.Properties {
 		if p.Name == name {
@@ -217,20 +234,6 @@ func TestJUnitValidAgainstAntSchema(t *testing.T) {
 	})
 }
 
-// inOrder fails unless every string of want occurs in s, each after the one before.
-func inOrder(t *testing.T, name, s string, want []string) {
-	t.Helper()
-	at := 0
-	for _, w := range want {
-		i := strings.Index(s[at:], w)
-		if i < 0 {
-			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
-			return
-		}
-		at += i + len(w)
-	}
-}
-
 // near reports whether the property value v is a number within 1e-12 of want.
 func near(v string, want float64) bool {
 	x, err := strconv.ParseFloat(v, 64)
@@ -249,17 +252,7 @@ func TestJUnitJudges(t *testing.T) {
 	}
 	render := func(name string, f func(w *bytes.Buffer) error) junitSuites {
 		t.Helper()
-		var buf bytes.Buffer
-		if err := f(&buf); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := xmllintValid(t, schema, buf.Bytes()); err != nil {
-			t.Fatalf("%s: invalid: %v\n%s\n%s", name, err, out, buf.Bytes())
-		}
-		if bytes.Contains(buf.Bytes(), []byte("&#xA;")) {
-			t.Errorf("%s: line breaks written as character references", name)
-		}
-		return parseJUnit(t, buf.Bytes())
+		return renderValid(t, schema, name, f)
 	}
 	recs := run.Final()
 	arms := analysis.Summarize(recs)
@@ -299,8 +292,8 @@ func TestJUnitJudges(t *testing.T) {
 		!near(se, math.Sqrt(0.21/12.5)) || !near(gt, 2.0/23) {
 		t.Errorf("kappa %s, se %s, ground truth kappa %s", k, se, gt)
 	}
-	inOrder(t, "system-out", string(j.SystemOut), reporttest.JudgesWant)
-	inOrder(t, "system-out", string(j.SystemOut), []string{"│ original pass │ 20 ", "│ original fail │ 10 "})
+	reporttest.InOrder(t, "system-out", string(j.SystemOut), reporttest.JudgesWant)
+	reporttest.InOrder(t, "system-out", string(j.SystemOut), []string{"│ original pass │ 20 ", "│ original fail │ 10 "})
 
 	// An ablation, and a plain run of two variants (rendered as one): the judges suite comes last.
 	frecs, in := reporttest.ReportFixture()
@@ -353,5 +346,85 @@ func TestJSONProperties(t *testing.T) {
 		if names[name] != present {
 			t.Errorf("property %s present %v, want %v", name, names[name], present)
 		}
+	}
+}
+
+// The warnings and the gate line, which the other formats print above and under their tables, are each
+// comparison suite's system-err: there, every warning about the whole run or about the suite's variant, one line
+// each, then the gate line; a warning about other variants only is not (but one about variants that have no
+// suite, such as a spec's variant identical to the baseline, is the whole run's). The documents validate against the Ant
+// schema; an analysis that compares nothing still says its warnings, in a suite of the baseline alone.
+func TestJUnitWarningsAndGate(t *testing.T) {
+	schema := junitSchema(t)
+	render := func(name string, f func(w *bytes.Buffer) error) junitSuites {
+		t.Helper()
+		return renderValid(t, schema, name, f)
+	}
+	recs, in := reporttest.ReportFixture()
+	in.FailIfWorse = 0.05
+	a := analysis.Analyze(recs, in)
+	ws := report.AnalysisWarnings(a)
+	doc := render("ablation", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: "runs/abl", Analysis: a, Records: recs})
+	})
+	if len(doc.Suites) != len(a.Variants) {
+		t.Fatalf("%d suites, want %d", len(doc.Suites), len(a.Variants))
+	}
+	said, some := map[string]bool{}, false
+	for i, s := range doc.Suites {
+		lines := strings.Split(string(s.SystemErr), "\n")
+		if lines[len(lines)-1] != report.GateLine(a) || !strings.HasPrefix(lines[len(lines)-1], "Gate (fail if worse by more than 5.0 pts") {
+			t.Errorf("%s: last line %q, want the gate line", s.Name, lines[len(lines)-1])
+		}
+		for _, w := range ws {
+			suited := slices.ContainsFunc(w.Variants, func(n string) bool {
+				return slices.ContainsFunc(a.Variants, func(v analysis.VariantResult) bool { return v.Name == n })
+			})
+			mine := !suited || slices.Contains(w.Variants, a.Variants[i].Name) // a warning about no suite's variant is the run's
+			if got := slices.Contains(lines, "warning: "+w.Text); got != mine {
+				t.Errorf("%s: warning %q present %v, want %v", s.Name, w.Text, got, mine)
+			}
+			said[w.Text] = said[w.Text] || mine
+			some = some || len(w.Variants) > 0 && !mine
+		}
+	}
+	if len(ws) == 0 || !some {
+		t.Fatalf("the fixture has no warning about some variants only: %+v", ws)
+	}
+	for _, w := range ws {
+		if !said[w.Text] {
+			t.Errorf("warning %q in no suite", w.Text)
+		}
+	}
+
+	// Only the baseline, half its attempts infrastructure errors: nothing compared, the infrastructure warning in
+	// a suite of the baseline alone, without a gate line (no gate).
+	base := analysistest.TasksOf("base", "PPII")
+	lone := analysis.Analyze(base, analysis.Inputs{Baseline: "base"})
+	lw := report.AnalysisWarnings(lone)
+	doc = render("baseline alone", func(w *bytes.Buffer) error {
+		return junitRenderer{}.Ablation(w, &report.AblationReport{Dir: "runs/abl", Analysis: lone, Records: base})
+	})
+	if len(lone.Variants) != 0 || len(lw) != 1 || !strings.HasPrefix(lw[0].Text, "Infrastructure errors in more than 10% of attempts: base 2/4") ||
+		len(doc.Suites) != 1 || doc.Suites[0].Name != "base" || doc.Suites[0].Tests != 0 ||
+		string(doc.Suites[0].SystemErr) != "warning: "+lw[0].Text {
+		t.Errorf("baseline alone: warnings %+v, suites %+v", lw, doc.Suites)
+	}
+
+	// A comparison of two runs: its warnings (8 tasks, fewer than 10) and its gate line.
+	ra := analysis.RunSide{Label: analysis.LabelRunA, Name: "runs/a", Attempts: analysistest.TasksOf("v", "PPPPPPFF")}
+	rb := analysis.RunSide{Label: analysis.LabelRunB, Name: "runs/b", Attempts: analysistest.TasksOf("v", "PFPFPPFI")}
+	c, err := analysis.CompareRuns(ra, rb, analysis.CompareOptions{FailIfWorse: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = render("compare", func(w *bytes.Buffer) error { return junitRenderer{}.Compare(w, c) })
+	var want []string
+	for _, w := range report.CompareWarnings(c) {
+		want = append(want, "warning: "+w)
+	}
+	want = append(want, report.CompareGateLine(c))
+	if got := strings.Split(string(doc.Suites[0].SystemErr), "\n"); len(want) < 2 || !slices.Equal(got, want) {
+		t.Errorf("compare system-err\n%q\nwant\n%q", got, want)
 	}
 }

@@ -150,3 +150,18 @@ func CheckSVG(t *testing.T, s string) int {
 		s = s[i+j:]
 	}
 }
+
+// InOrder fails the test unless every string of want occurs in s, each after the one before; name names s in
+// the message.
+func InOrder(t *testing.T, name, s string, want []string) {
+	t.Helper()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			t.Errorf("%s lacks %q after byte %d:\n%s", name, w, at, s)
+			return
+		}
+		at += i + len(w)
+	}
+}
