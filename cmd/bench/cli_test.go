@@ -48,6 +48,17 @@ func bench(t *testing.T, args ...string) (string, string, int) {
 // benchEnv is bench with env added to the environment ("NAME=value" entries).
 func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	stdout, stderr, code, err := runBench(env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr, code
+}
+
+// runBench runs the binary from the repository root with env added to the environment and returns stdout,
+// stderr and the exit code; err is set only when the binary could not be run (for the package's shared
+// fixtures, which have no test of their own to fail).
+func runBench(env []string, args ...string) (stdout, stderr string, code int, err error) {
 	cmd := exec.Command(benchBin, args...)
 	cmd.Dir = "../.."
 	if env != nil {
@@ -55,14 +66,11 @@ func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) 
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
+	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+		return out.String(), errb.String(), ee.ExitCode(), nil
 	}
-	return out.String(), errb.String(), code
+	return out.String(), errb.String(), 0, err
 }
 
 func TestBadInputExitsTwoWithClearErrors(t *testing.T) {
@@ -405,41 +413,31 @@ func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
 	}
 }
 
-// The same ablation spec run twice with the same seeds gives identical statistics.
+// The same ablation spec run twice with the same seeds gives identical statistics: the gate spec of the K8s
+// tests (gateSpec over four visual_progress targets: the baseline passes them, no_visual_progress stalls on
+// them), run again beside the package's shared run of it (sharedGateWhole).
 func TestAblationDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "det.yaml")
-	os.WriteFile(spec, []byte(`name: det
-suite: zoo
-tasks: "shop-qa-*,planner-storefront-plan-switch-off"
-reps: 1
-workers: 2
-seed: 11
-baseline:
-  model: {kind: scripted, profile: observed}
-variants:
-  - {name: no_visual_progress, guards: {visual_progress: false}, scope: target}
-  - {name: no_final_recovery, guards: {final_recovery: false}, scope: target}
-`), 0o644)
+	g := sharedGateWhole(t)
 	stats := func(out string) string {
-		if _, stderr, code := bench(t, "ablate", spec, "--out", out); code != 0 {
-			t.Fatalf("ablate: exit %d: %s", code, stderr)
-		}
 		js, _, code := bench(t, "report", out, "--format", "json")
 		if code != 0 {
 			t.Fatal("report failed")
 		}
 		return ablationStats(t, js)
 	}
-	a, b := stats(filepath.Join(tmp, "a")), stats(filepath.Join(tmp, "b"))
+	again := filepath.Join(t.TempDir(), "again")
+	if _, stderr, code := bench(t, "ablate", g.spec, "--out", again); code != 0 {
+		t.Fatalf("ablate: exit %d: %s", code, stderr)
+	}
+	a, b := stats(g.dir), stats(again)
 	if a != b {
 		t.Fatalf("two runs with the same seeds differ:\n%s\n%s", a, b)
 	}
-	if !strings.Contains(a, "name=no_visual_progress") {
-		t.Fatalf("unexpected report: %s", a)
+	if !strings.Contains(a, "name=no_visual_progress;n=4;passes=0;") || !strings.Contains(a, "baseline=4/4;") {
+		t.Fatalf("unexpected report (want the baseline passing the 4 tasks, no_visual_progress none): %s", a)
 	}
 }
 
