@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"webbench/results"
 )
 
 // The package's shared fixtures: runs that several tests read, made once per test binary by the first test that
@@ -45,4 +47,55 @@ func sharedGateWhole(t *testing.T) gateWholeRun {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// mistypedRun is a `bench run` over endpointTasks (workers 2) against a replay endpoint of its own, first with a
+// mistyped model name (openai:gpt-4o-mnii: the endpoint's recorded 404 model_not_found), then with the right one
+// (openai:scripted: the plain scripted policy through the endpoint) on the same directory.
+type mistypedRun struct {
+	url, dir      string            // the endpoint's base URL and the run directory
+	stopStderr    string            // the mistyped run's standard error
+	stopCode      int               // and its exit code
+	afterStop     []results.Attempt // the records the mistyped run left (none is right)
+	mistypedCalls int               // chat requests the endpoint got for gpt-4o-mnii
+	fixStderr     string            // the second run's standard error
+	fixCode       int               // and its exit code
+}
+
+// mistypedThenFixed is the shared mistypedRun: TestMistypedModelExitsTwoAndResumes checks both runs,
+// TestReasoningShapePassesLikePlain compares its reasoning run with the second.
+var mistypedThenFixed = sync.OnceValues(func() (mistypedRun, error) {
+	e, stop, err := newEndpoint()
+	if err != nil {
+		return mistypedRun{}, err
+	}
+	defer stop()
+	dir, err := os.MkdirTemp(filepath.Dir(benchBin), "mistyped")
+	if err != nil {
+		return mistypedRun{}, err
+	}
+	m := mistypedRun{url: e.url, dir: filepath.Join(dir, "run")}
+	if _, m.stopStderr, m.stopCode, err = runBench(nil, endpointRun(e, m.dir, "gpt-4o-mnii")...); err != nil {
+		return m, err
+	}
+	rr, err := results.ReadAttempts(m.dir)
+	switch {
+	case err == nil:
+		m.afterStop = rr.Records
+	case !os.IsNotExist(err):
+		return m, err
+	}
+	m.mistypedCalls = e.Calls("gpt-4o-mnii")
+	_, m.fixStderr, m.fixCode, err = runBench(nil, endpointRun(e, m.dir, "scripted")...)
+	return m, err
+})
+
+// sharedMistypedRun is mistypedThenFixed, failing the test when the runs could not be made.
+func sharedMistypedRun(t *testing.T) mistypedRun {
+	t.Helper()
+	m, err := mistypedThenFixed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
