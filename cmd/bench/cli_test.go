@@ -303,13 +303,15 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	checkMergedEqualsWhole(t, whole, merged, 3, 4, false) // a checkout's answer is a server-assigned order number
-	// Mixed specs are refused.
+	// Mixed specs are refused. The other plan's run is its shard 2/3, which holds none of its one attempt (the
+	// pair's id is 0 mod 3): merge compares the plans in the manifests, so a run directory that ran nothing will
+	// do (were the shard not empty, it would run its attempt and still be refused).
 	other := filepath.Join(tmp, "other")
 	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1",
 		"--out", other, "--dry-run"); code != 0 {
 		t.Fatal(stderr)
 	}
-	run(other, "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1")
+	run(other, "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--shard", "2/3")
 	if _, stderr, code := bench(t, "merge", "--out", filepath.Join(tmp, "bad"), whole, other); code != 2 ||
 		!strings.Contains(stderr, "mixed specs") {
 		t.Errorf("merging different plans: exit %d, %s", code, stderr)
