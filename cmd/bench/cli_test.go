@@ -470,10 +470,16 @@ func ablationStats(t *testing.T, js string) string {
 
 // A completed run whose attempts all ended in infrastructure errors exits 3, and re-using its directory with
 // another configuration is refused with exit 2.
+//
+// Parallel (with TestRedesignEquivalence, the package's other parallel test): most of its time is the model
+// client's backoff between retries of the refused connection (about 9 s at the preflight and again in the
+// attempt), during which it loads nothing; its one browser idles. So it waits beside the longest test instead of
+// after it, and adds no load that could change that test's outcomes.
 func TestInfraRunExitsThreeAndPlanMismatchTwo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--retries", "0",
 		"--model", "openai:gpt-test", "--base-url", "http://127.0.0.1:1/v1", "--call-timeout", "2s", "--out", out}
