@@ -74,7 +74,7 @@ build:
 demo: setup build
 	./bin/bench ablate suites/zoo/ablations/demo.yaml --out runs/demo
 
-# The determinism test (two whole-Zoo runs beside CPU hogs) runs on its own, after the rest, so that its hogs
+# The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so that its hogs
 # do not load the other packages' browser tests.
 test: setup
 	$(GO) vet ./...

@@ -48,6 +48,17 @@ func bench(t *testing.T, args ...string) (string, string, int) {
 // benchEnv is bench with env added to the environment ("NAME=value" entries).
 func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	stdout, stderr, code, err := runBench(env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr, code
+}
+
+// runBench runs the binary from the repository root with env added to the environment and returns stdout,
+// stderr and the exit code; err is set only when the binary could not be run (for the package's shared
+// fixtures, which have no test of their own to fail).
+func runBench(env []string, args ...string) (stdout, stderr string, code int, err error) {
 	cmd := exec.Command(benchBin, args...)
 	cmd.Dir = "../.."
 	if env != nil {
@@ -55,14 +66,11 @@ func benchEnv(t *testing.T, env []string, args ...string) (string, string, int) 
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
+	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+		return out.String(), errb.String(), ee.ExitCode(), nil
 	}
-	return out.String(), errb.String(), code
+	return out.String(), errb.String(), 0, err
 }
 
 func TestBadInputExitsTwoWithClearErrors(t *testing.T) {
@@ -296,13 +304,15 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	checkMergedEqualsWhole(t, whole, merged, 3, 4, false) // a checkout's answer is a server-assigned order number
-	// Mixed specs are refused.
+	// Mixed specs are refused. The other plan's run is its shard 2/3, which holds none of its one attempt (the
+	// pair's id is 0 mod 3): merge compares the plans in the manifests, so a run directory that ran nothing will
+	// do (were the shard not empty, it would run its attempt and still be refused).
 	other := filepath.Join(tmp, "other")
 	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1",
 		"--out", other, "--dry-run"); code != 0 {
 		t.Fatal(stderr)
 	}
-	run(other, "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1")
+	run(other, "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--shard", "2/3")
 	if _, stderr, code := bench(t, "merge", "--out", filepath.Join(tmp, "bad"), whole, other); code != 2 ||
 		!strings.Contains(stderr, "mixed specs") {
 		t.Errorf("merging different plans: exit %d, %s", code, stderr)
@@ -406,41 +416,31 @@ func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
 	}
 }
 
-// The same ablation spec run twice with the same seeds gives identical statistics.
+// The same ablation spec run twice with the same seeds gives identical statistics: the gate spec of the K8s
+// tests (gateSpec over four visual_progress targets: the baseline passes them, no_visual_progress stalls on
+// them), run again beside the package's shared run of it (sharedGateWhole).
 func TestAblationDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "det.yaml")
-	os.WriteFile(spec, []byte(`name: det
-suite: zoo
-tasks: "shop-qa-*,planner-storefront-plan-switch-off"
-reps: 1
-workers: 2
-seed: 11
-baseline:
-  model: {kind: scripted, profile: observed}
-variants:
-  - {name: no_visual_progress, guards: {visual_progress: false}, scope: target}
-  - {name: no_final_recovery, guards: {final_recovery: false}, scope: target}
-`), 0o644)
+	g := sharedGateWhole(t)
 	stats := func(out string) string {
-		if _, stderr, code := bench(t, "ablate", spec, "--out", out); code != 0 {
-			t.Fatalf("ablate: exit %d: %s", code, stderr)
-		}
 		js, _, code := bench(t, "report", out, "--format", "json")
 		if code != 0 {
 			t.Fatal("report failed")
 		}
 		return ablationStats(t, js)
 	}
-	a, b := stats(filepath.Join(tmp, "a")), stats(filepath.Join(tmp, "b"))
+	again := filepath.Join(t.TempDir(), "again")
+	if _, stderr, code := bench(t, "ablate", g.spec, "--out", again); code != 0 {
+		t.Fatalf("ablate: exit %d: %s", code, stderr)
+	}
+	a, b := stats(g.dir), stats(again)
 	if a != b {
 		t.Fatalf("two runs with the same seeds differ:\n%s\n%s", a, b)
 	}
-	if !strings.Contains(a, "name=no_visual_progress") {
-		t.Fatalf("unexpected report: %s", a)
+	if !strings.Contains(a, "name=no_visual_progress;n=4;passes=0;") || !strings.Contains(a, "baseline=4/4;") {
+		t.Fatalf("unexpected report (want the baseline passing the 4 tasks, no_visual_progress none): %s", a)
 	}
 }
 
@@ -471,10 +471,16 @@ func ablationStats(t *testing.T, js string) string {
 
 // A completed run whose attempts all ended in infrastructure errors exits 3, and re-using its directory with
 // another configuration is refused with exit 2.
+//
+// Parallel (with TestRedesignEquivalence, the package's other parallel test): most of its time is the model
+// client's backoff between retries of the refused connection (about 9 s at the preflight and again in the
+// attempt), during which it loads nothing; its one browser idles. So it waits beside the longest test instead of
+// after it, and adds no load that could change that test's outcomes.
 func TestInfraRunExitsThreeAndPlanMismatchTwo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--reps", "1", "--retries", "0",
 		"--model", "openai:gpt-test", "--base-url", "http://127.0.0.1:1/v1", "--call-timeout", "2s", "--out", out}

@@ -25,19 +25,21 @@ import (
 	"webbench/runner"
 	"webbench/spec"
 	"webbench/suites"
-	"webbench/suites/zoo"
+	"webbench/suites/zoo/zootest"
 )
 
 // Same seed, same outcome: every paired comparison assumes an arm reproduces its outcome when it runs
 // again with the same seeds. On a loaded machine (cpuHogs busy processes beside the run, one per core of the
-// machine: runtime.NumCPU), with 2 workers:
+// machine: runtime.NumCPU), with 2 workers, on one task of each Zoo family (zootest.Sample: every app under
+// every page condition, acting and answering; WEBBENCH_TEST_WHOLE_ZOO=1 runs every task instead):
 //
-//   - the whole Zoo under the clean profile, reps 1, run twice with the same seed (two `bench run`s): every
-//     attempt's status, failure mode and verdict are the same in both runs, and every attempt passes (ZOO.md:
-//     clean with all guards on passes every task);
+//   - the sample under the clean profile, reps 1, run twice with the same seed (two `bench run --tasks`):
+//     every attempt's status, failure mode and verdict are the same in both runs, and every attempt passes
+//     (ZOO.md: clean with all guards on passes every task);
 //   - the guard-on baseline arm of the demo spec (suites/zoo/ablations/demo.yaml: profile observed, seed 1, on
 //     the union of the variants' target tasks; replaySpec copies its baseline as written), reps 1, with a
-//     same-seed A/A arm (`aa: same-seed`): the report's environment flake rate is 0 of its pairs.
+//     same-seed A/A arm (`aa: same-seed`), on the sample of that arm's tasks (`bench ablate --tasks`): the
+//     report's environment flake rate is 0 of its pairs, one per sampled task.
 //
 // "The same" is outcomeKey: status, failure mode, verdict, steps, final answer (maskFinal: only the tenant's URL
 // token, the origin's port, order and confirmation numbers are masked) and guard events, except the timer-based
@@ -49,7 +51,7 @@ import (
 // test asserts no timing: the hogs only make races likelier. Its run directories are kept when it fails.
 func TestSameSeedSameOutcome(t *testing.T) {
 	if testing.Short() {
-		t.Skip("browser test (two whole-Zoo runs)")
+		t.Skip("browser test (two runs of a Zoo sample, one ablation)")
 	}
 	cpuHogs(t, runtime.NumCPU())
 	keep, err := os.MkdirTemp("", "determinism")
@@ -65,22 +67,24 @@ func TestSameSeedSameOutcome(t *testing.T) {
 	})
 
 	t.Run("clean_zoo", func(t *testing.T) {
+		sample := zootest.Sample(t, 1, nil)
 		run := func(name string) map[string]results.Attempt {
 			out := filepath.Join(keep, name)
-			_, stderr, code := bench(t, "run", "--suite", "zoo", "--reps", "1", "--workers", "2", "--model", "scripted",
-				"--profile", "clean", "--seed", "17", "--out", out)
+			_, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", strings.Join(sample, ","), "--reps", "1",
+				"--workers", "2", "--model", "scripted", "--profile", "clean", "--seed", "17", "--out", out)
 			if code != 0 {
 				t.Fatalf("bench run %s: exit %d\n%s", name, code, stderr)
 			}
 			return finalByID(t, out)
 		}
 		a, b := run("clean-1"), run("clean-2")
-		tasks, err := zoo.BuiltinTasks()
-		if err != nil {
-			t.Fatal(err)
+		if len(a) != len(sample) || len(b) != len(sample) {
+			t.Fatalf("attempts: %d and %d, want one per sampled Zoo task (%d)", len(a), len(b), len(sample))
 		}
-		if len(a) != len(tasks) || len(b) != len(tasks) {
-			t.Fatalf("attempts: %d and %d, want one per Zoo task (%d)", len(a), len(b), len(tasks))
+		for _, rs := range []map[string]results.Attempt{a, b} {
+			if got := taskIDs(rs); !slices.Equal(got, sample) {
+				t.Fatalf("attempts on %v, want the sample %v", got, sample)
+			}
 		}
 		for i, rs := range []map[string]results.Attempt{a, b} {
 			if e := unfinished(rs); len(e) > 0 {
@@ -103,13 +107,14 @@ func TestSameSeedSameOutcome(t *testing.T) {
 	})
 
 	t.Run("observed_demo_baseline", func(t *testing.T) {
-		body, ids := replaySpec(t, demoSpec)
+		body, all := replaySpec(t, demoSpec)
 		path := filepath.Join(keep, "observed.yaml")
 		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		ids := zootest.Sample(t, 1, func(task suites.Task) bool { return slices.Contains(all, task.ID) })
 		out := filepath.Join(keep, "observed")
-		if _, stderr, code := bench(t, "ablate", path, "--out", out); code != 0 {
+		if _, stderr, code := bench(t, "ablate", path, "--tasks", strings.Join(ids, ","), "--out", out); code != 0 {
 			t.Fatalf("bench ablate: exit %d\n%s", code, stderr)
 		}
 		js, stderr, code := bench(t, "report", out, "--format", "json")
@@ -146,6 +151,11 @@ func TestSameSeedSameOutcome(t *testing.T) {
 		}
 		if len(arm["baseline"]) != len(ids) || len(arm["replay"]) != len(ids) {
 			t.Fatalf("attempts: baseline %d, replay %d, want %d each", len(arm["baseline"]), len(arm["replay"]), len(ids))
+		}
+		for name, rs := range arm {
+			if got := taskIDs(rs); !slices.Equal(got, ids) {
+				t.Fatalf("%s: attempts on %v, want the sample %v", name, got, ids)
+			}
 		}
 		for name, rs := range arm {
 			if e := unfinished(rs); len(e) > 0 {
@@ -307,6 +317,16 @@ func replaySpec(t *testing.T, demoPath string) ([]byte, []string) {
 	return body, ids
 }
 
+// taskIDs lists the task ids of rs's attempts, sorted.
+func taskIDs(rs map[string]results.Attempt) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.TaskID)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // unfinished lists the attempts that did not finish (results.Attempt.Done: pass or fail), sorted.
 func unfinished(rs map[string]results.Attempt) []string {
 	var out []string
@@ -428,8 +448,8 @@ func probeSkips(rs map[string]results.Attempt) []string {
 // cpuHogEnv makes the test binary a CPU hog (TestMain calls cpuHog); its value is the hog's parent pid.
 const cpuHogEnv = "WEBBENCH_TEST_CPU_HOG"
 
-// cpuHogLifetime caps a hog's life whatever happens to its parent (the determinism test takes about 8 minutes
-// on a loaded 2-core machine).
+// cpuHogLifetime caps a hog's life whatever happens to its parent (the determinism test took about 8 minutes
+// on a loaded 2-core machine over the whole Zoo, WEBBENCH_TEST_WHOLE_ZOO=1).
 const cpuHogLifetime = 45 * time.Minute
 
 // cpuHog spins on one core until its parent (the pid in cpuHogEnv) is gone or cpuHogLifetime has passed: a

@@ -46,22 +46,46 @@ type endpoint struct {
 // and returns its base URL (with /v1).
 func startScriptedPolicy(t *testing.T) string {
 	t.Helper()
+	url, stop, err := newScriptedPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return url
+}
+
+// newScriptedPolicy starts the scripted policy (clean profile) over the Zoo tasks on loopback and returns its
+// base URL (with /v1) and the function that stops it.
+func newScriptedPolicy() (string, func(), error) {
 	s, err := suites.Open("zoo", nil)
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
-	t.Cleanup(func() { s.Close() })
 	pol, url, err := scripted.StartLoopback(s.Tasks(), "clean")
 	if err != nil {
-		t.Fatal(err)
+		s.Close()
+		return "", nil, err
 	}
-	t.Cleanup(func() { pol.Close() })
-	return url
+	return url, func() { pol.Close(); s.Close() }, nil
 }
 
 func startEndpoint(t *testing.T) *endpoint {
 	t.Helper()
-	up := startScriptedPolicy(t)
+	e, stop, err := newEndpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return e
+}
+
+// newEndpoint starts a scripted policy and the replay server in front of it (endpoint, its routes) and returns
+// it and the function that stops both.
+func newEndpoint() (*endpoint, func(), error) {
+	up, stopPolicy, err := newScriptedPolicy()
+	if err != nil {
+		return nil, nil, err
+	}
 	routes := []replay.Route{
 		{Model: "gpt-4o-mnii", Shape: "openai_404_model_not_found"},
 		{Model: "vllm-key", Shape: "vllm_401_unauthorized"},
@@ -76,10 +100,10 @@ func startEndpoint(t *testing.T) *endpoint {
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Routes: routes,
 		UpstreamModels: []string{"scripted", "broke-later"}})
 	if err != nil {
-		t.Fatal(err)
+		stopPolicy()
+		return nil, nil, err
 	}
-	t.Cleanup(func() { srv.Close() })
-	return &endpoint{Server: srv, url: srv.URL()}
+	return &endpoint{Server: srv, url: srv.URL()}, func() { srv.Close(); stopPolicy() }, nil
 }
 
 // Calls is the number of chat requests the endpoint got for model.
@@ -120,35 +144,35 @@ func readRecords(t *testing.T, dir string) []results.Attempt {
 
 // (a) A mistyped model name stops the run at the preflight: exit 2 with the server's message and the hint,
 // nothing recorded (no agent failure), one call made; the same directory then runs fine with the right name.
+// The runs are the package's shared mistypedThenFixed (TestReasoningShapePassesLikePlain compares with the
+// second).
 func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	e := startEndpoint(t)
-	out := filepath.Join(t.TempDir(), "run")
-	_, stderr, code := bench(t, endpointRun(e, out, "gpt-4o-mnii")...)
-	if code != 2 || !strings.Contains(stderr, "The model `gpt-4o-mnii` does not exist") ||
-		!strings.Contains(stderr, "config") || !strings.Contains(stderr, "fix the model settings (the hint above) and re-run; the run directory resumes") {
-		t.Fatalf("mistyped model: exit %d, stderr:\n%s\nwant exit 2 with the server's message", code, stderr)
+	m := sharedMistypedRun(t)
+	if m.stopCode != 2 || !strings.Contains(m.stopStderr, "The model `gpt-4o-mnii` does not exist") ||
+		!strings.Contains(m.stopStderr, "config") ||
+		!strings.Contains(m.stopStderr, "fix the model settings (the hint above) and re-run; the run directory resumes") {
+		t.Fatalf("mistyped model: exit %d, stderr:\n%s\nwant exit 2 with the server's message", m.stopCode, m.stopStderr)
 	}
-	t.Logf("stderr of the stopped run:\n%s", stderr)
-	for _, r := range readRecords(t, out) {
+	t.Logf("stderr of the stopped run:\n%s", m.stopStderr)
+	for _, r := range m.afterStop {
 		if r.Status == results.StatusFail {
 			t.Errorf("config error recorded as an agent failure: %+v", r)
 		}
 	}
-	if n := len(readRecords(t, out)); n != 0 {
+	if n := len(m.afterStop); n != 0 {
 		t.Errorf("%d records written by a run stopped at the preflight", n)
 	}
-	if n := e.Calls("gpt-4o-mnii"); n != 1 {
-		t.Errorf("the endpoint got %d calls for the mistyped model, want 1 (the preflight)", n)
+	if m.mistypedCalls != 1 {
+		t.Errorf("the endpoint got %d calls for the mistyped model, want 1 (the preflight)", m.mistypedCalls)
 	}
 	// Fixed: the same directory, the right model name.
-	_, stderr, code = bench(t, endpointRun(e, out, "scripted")...)
-	if code != 0 {
-		t.Fatalf("resumed run with the right model: exit %d\n%s", code, stderr)
+	if m.fixCode != 0 {
+		t.Fatalf("resumed run with the right model: exit %d\n%s", m.fixCode, m.fixStderr)
 	}
-	recs := finalRecords(t, out)
+	recs := finalRecords(t, m.dir)
 	if len(recs) != 4 {
 		t.Fatalf("resumed run holds %d attempts, want 4", len(recs))
 	}
@@ -157,11 +181,11 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 			t.Errorf("%s: %s after the fix", r.TaskID, r.Status)
 		}
 	}
-	run, err := results.Open(out)
+	run, err := results.Open(m.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if eps := run.Manifest.Endpoints; len(eps) != 1 || eps[0].Model != "scripted" || eps[0].BaseURL != e.url ||
+	if eps := run.Manifest.Endpoints; len(eps) != 1 || eps[0].Model != "scripted" || eps[0].BaseURL != m.url ||
 		eps[0].Capabilities == nil || eps[0].Error != "" {
 		t.Errorf("manifest endpoints %+v, want the scripted endpoint's capabilities", eps)
 	} else {
@@ -218,18 +242,19 @@ func TestAuthAndQuotaExitThreeAtOnce(t *testing.T) {
 
 // (c) The scripted policy in DeepSeek's thinking-mode shape passes the same tasks as the plain policy; the
 // reasoning is in the trajectories (and the HTML attempt pages) and reasoning_content went back on every
-// assistant message; the endpoint sends no usage, so the tokens are estimated and the report says so.
+// assistant message; the endpoint sends no usage, so the tokens are estimated and the report says so. The plain
+// run is the package's shared mistypedThenFixed: the same tasks, the policy's replies unchanged through the
+// same kind of endpoint (the mistyped run before it recorded nothing).
 func TestReasoningShapePassesLikePlain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	e := startEndpoint(t)
-	tmp := t.TempDir()
-	plain, think := filepath.Join(tmp, "plain"), filepath.Join(tmp, "think")
-	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", endpointTasks, "--reps", "1", "--workers", "2",
-		"--model", "scripted", "--out", plain); code != 0 {
-		t.Fatalf("plain run: exit %d\n%s", code, stderr)
+	m := sharedMistypedRun(t)
+	if m.fixCode != 0 {
+		t.Fatalf("plain run: exit %d\n%s", m.fixCode, m.fixStderr)
 	}
+	e := startEndpoint(t)
+	plain, think := m.dir, filepath.Join(t.TempDir(), "think")
 	if _, stderr, code := bench(t, endpointRun(e, think, "deepseek-reasoner")...); code != 0 {
 		t.Fatalf("reasoning run: exit %d\n%s", code, stderr)
 	}

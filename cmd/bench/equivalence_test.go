@@ -33,10 +33,15 @@ import (
 // The golden files were written with EQUIV_GOLDEN_FROM=<run dir made by commit 1706836>, which projects that
 // run directory's attempts.jsonl and the report.json that the same old binary wrote there
 // (`bench report DIR --format json > DIR/report.json`), instead of running anything of the code under test.
+//
+// The test is parallel: it runs after the package's sequential tests, beside the only other parallel test,
+// TestInfraRunExitsThreeAndPlanMismatchTwo, which mostly sleeps in the model client's backoff. A test that
+// loads the machine must not be made parallel beside it: these outcomes were reproduced with 2 workers on 2 cores.
 func TestRedesignEquivalence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	golden := filepath.Join("testdata", "equivalence")
 	if from := os.Getenv("EQUIV_GOLDEN_FROM"); from != "" {
 		writeEquivalenceGolden(t, from, golden)

@@ -572,8 +572,17 @@ var visualProgressTargets = []string{"planner-mobile-android-automated-plan-swit
 // visual_progress off, and fail_if_worse 0.05.
 func gateSpec(t *testing.T, dir string, tasks []string) string {
 	t.Helper()
+	p, err := writeGateSpec(dir, tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeGateSpec is gateSpec for the shared fixtures: it returns the spec's path.
+func writeGateSpec(dir string, tasks []string) (string, error) {
 	p := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(p, []byte(fmt.Sprintf(`name: k8s-gate
+	return p, os.WriteFile(p, []byte(fmt.Sprintf(`name: k8s-gate
 suite: zoo
 tasks: %q
 reps: 1
@@ -584,10 +593,7 @@ baseline:
   model: {kind: scripted, profile: observed}
 variants:
   - {name: no_visual_progress, guards: {visual_progress: false}}
-`, strings.Join(tasks, ","))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+`, strings.Join(tasks, ","))), 0o644)
 }
 
 // runK8sPods runs the shards Job's command for JOB_COMPLETION_INDEX = 0..N-1 (each must exit 0: a gate failing
@@ -632,14 +638,15 @@ func runK8sPods(t *testing.T, s *k8sSet, spec string, mergeWant int) (run, stdou
 // tasks under `observed`, on it passes them), then the merge Job's command; the merged run equals an unsharded
 // `bench ablate` of the same spec, attempt for attempt and in its report. On 4 tasks the exact sign-flip p is
 // 2/2^4 = 0.125: the spec's fail_if_worse gate cannot fail, so the merge pod exits 0 and says the gate passed.
+// The unsharded run is the package's shared one of that spec (sharedGateWhole).
 func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	s := loadK8s(t)
 	n := int(*s.shards.Spec.Completions)
-	spec := gateSpec(t, t.TempDir(), visualProgressTargets[1:5]) // 4 pairs: 1, 1 and 2 on the three shards
-	run, log, stderr := runK8sPods(t, s, spec, 0)
+	g := sharedGateWhole(t) // 4 pairs: 1, 1 and 2 on the three shards
+	run, log, stderr := runK8sPods(t, s, g.spec, 0)
 	if !strings.Contains(log, "no_visual_progress") {
 		t.Errorf("merge pod's log has no report:\n%s", log)
 	}
@@ -647,11 +654,7 @@ func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
 		t.Errorf("merge pod's stderr does not say the gate passed:\n%s", stderr)
 	}
 	merged := filepath.Join(run, "merged")
-
-	whole := filepath.Join(t.TempDir(), "whole")
-	if _, stderr, code := bench(t, "ablate", spec, "--out", whole); code != 0 {
-		t.Fatalf("unsharded ablate: exit %d\n%s", code, stderr)
-	}
+	whole := g.dir
 	if passed := checkMergedEqualsWhole(t, whole, merged, n, 8, true); passed != 4 {
 		t.Errorf("%d of 8 attempts passed, want 4 (the baseline's): the outcomes are not the mixed ones this test needs", passed)
 	}
