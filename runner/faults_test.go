@@ -152,6 +152,7 @@ func faultRun(t *testing.T, mode string, opts Options, tasks []suites.Task, s su
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	opts.BrowserEndpoint = sharedBrowser(t)
 	sum, runErr := Run(context.Background(), plan, s, opts)
 	rr, err := results.ReadAttempts(opts.OutDir)
 	if err != nil {
@@ -248,7 +249,8 @@ func TestOutOfCreditStopsRunEarly(t *testing.T) {
 	v := Variant{Name: "default", Guards: guard.Default(),
 		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 3 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 2, Variants: []Variant{v}, BaseSeed: 3}
-	sum2, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard})
+	sum2, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	if err != nil {
 		t.Fatalf("resume after the fix: %v", err)
 	}
@@ -405,7 +407,8 @@ func TestUnreachableModelEndpointIsInfra(t *testing.T) {
 		Model: Model{Kind: "openai", Name: "gpt-test", BaseURL: dead, CallTimeout: 2 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks[:1], Reps: 1, Variants: []Variant{v}}
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard})
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,8 @@ func shapeRunProxy(t *testing.T, mode string, s suites.Suite, tasks []suites.Tas
 		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 2, Log: io.Discard}); err != nil {
+	opts := Options{OutDir: dir, Workers: 2, Retries: 2, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
 		t.Fatalf("%s: run: %v", mode, err)
 	}
 	rr, err := results.ReadAttempts(dir)
@@ -269,7 +270,8 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 		BaseURL: srv.URL(), PriceIn: 1000, PriceOut: 1000, CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, MaxCostUSD: 1, Log: io.Discard})
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, MaxCostUSD: 1, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +366,8 @@ func TestRateLimitAfterRetriesIsInfra(t *testing.T) {
 		BaseURL: srv.URL(), CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard})
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	if err != nil {
 		t.Fatalf("run stopped: %v", err)
 	}
