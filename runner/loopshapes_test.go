@@ -57,15 +57,20 @@ func startShapeProxy(t *testing.T, target, mode string) *shapeProxy {
 	return p
 }
 
-func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+// firstModelCall reports whether body is an attempt's first model call (two messages, system and task, and
+// the browser tools), not the preflight's request.
+func firstModelCall(body []byte) bool {
 	var req struct {
 		Messages []json.RawMessage `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
-	// first: the attempt's first model call (two messages and the browser tools), not the preflight's request.
-	first := len(req.Messages) == 2 && len(req.Tools) > 0 && !strings.Contains(string(req.Tools[0]), llm.PreflightTool)
+	return len(req.Messages) == 2 && len(req.Tools) > 0 && !strings.Contains(string(req.Tools[0]), llm.PreflightTool)
+}
+
+func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	first := firstModelCall(body)
 	if body := errorModes[p.mode]; body != "" && first {
 		// The attempt's first model call (not the preflight's) is refused with the mode's 400.
 		p.refused.Add(1)
