@@ -299,53 +299,67 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 // The scripted policy through internal/replay's provider transforms passes a Zoo task as it does plain: the
 // reasoning is read from wherever the provider puts it (and kept out of the content the final-JSON parse sees),
 // provider extras go back (Gemini's thought signature, checked by the replay server), and tool-call shapes are
-// normalised (object arguments, missing ids).
+// normalised (object arguments, missing ids). One run plays every transform, an arm each behind its own replay
+// server.
 func TestProviderShapesPassLikePlain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
 	up := startPolicy(t, s)
-	for _, c := range []struct{ transform, from string }{
+	cases := []struct{ transform, from string }{
 		{"think_tag", "think_tag"}, {"mistral", "content_array"}, {"reasoning", "reasoning"},
 		{"deepseek", "reasoning_content"}, {"gemini", ""}, {"object_args+no_ids", ""}, {"vllm", ""}, {"ollama", ""},
 		{"anthropic", ""},
-	} {
+	}
+	servers := map[string]*replay.Server{}
+	var vs []Variant
+	for _, c := range cases {
+		srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: c.transform})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		servers[c.transform] = srv
+		vs = append(vs, Variant{Name: c.transform, Guards: guard.Default(), Model: Model{Kind: "openai",
+			Name: "scripted", BaseURL: srv.URL(), CallTimeout: 5 * time.Second}})
+	}
+	dir := t.TempDir()
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 3}
+	opts := Options{OutDir: dir, Workers: 2, Retries: 0, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]results.Attempt{}
+	for _, r := range rr.Latest {
+		recs[r.Variant] = r
+	}
+	for _, c := range cases {
 		t.Run(c.transform, func(t *testing.T) {
-			srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: c.transform})
-			if err != nil {
-				t.Fatal(err)
+			r, ok := recs[c.transform]
+			if !ok {
+				t.Fatal("no record")
 			}
-			defer srv.Close()
-			v := Variant{Name: "default", Guards: guard.Default(), Model: Model{Kind: "openai", Name: "scripted",
-				BaseURL: srv.URL(), CallTimeout: 5 * time.Second}}
-			dir := t.TempDir()
-			plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
-			if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard}); err != nil {
-				t.Fatal(err)
+			if r.Status != results.StatusPass {
+				t.Errorf("%s: %s (%s, %s): %s", r.TaskID, r.Status, r.FailureMode, r.FinishReason, r.Error)
 			}
-			rr, err := results.ReadAttempts(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range rr.Latest {
-				if r.Status != results.StatusPass {
-					t.Errorf("%s: %s (%s, %s): %s", r.TaskID, r.Status, r.FailureMode, r.FinishReason, r.Error)
+			tr := readTrajectory(t, dir, r)
+			for _, st := range tr.Steps {
+				if st.ReasoningFrom != c.from || (c.from != "" && st.Reasoning == "") {
+					t.Errorf("step %d: reasoning %q from %q, want from %q", st.Index, st.Reasoning, st.ReasoningFrom, c.from)
 				}
-				tr := readTrajectory(t, dir, r)
-				for _, st := range tr.Steps {
-					if st.ReasoningFrom != c.from || (c.from != "" && st.Reasoning == "") {
-						t.Errorf("step %d: reasoning %q from %q, want from %q", st.Index, st.Reasoning, st.ReasoningFrom, c.from)
-					}
-					if (c.transform == "deepseek" || c.transform == "gemini") && len(st.ToolCalls) > 0 && st.Extra == nil {
-						t.Errorf("step %d: no provider extra recorded", st.Index)
-					}
-					if strings.Contains(st.Content, "<think>") || strings.Contains(st.Content, "I read the page snapshot") {
-						t.Errorf("step %d: reasoning left in the content %q", st.Index, st.Content)
-					}
+				if (c.transform == "deepseek" || c.transform == "gemini") && len(st.ToolCalls) > 0 && st.Extra == nil {
+					t.Errorf("step %d: no provider extra recorded", st.Index)
+				}
+				if strings.Contains(st.Content, "<think>") || strings.Contains(st.Content, "I read the page snapshot") {
+					t.Errorf("step %d: reasoning left in the content %q", st.Index, st.Content)
 				}
 			}
-			if errs := srv.EchoErrors(); len(errs) > 0 {
+			if errs := servers[c.transform].EchoErrors(); len(errs) > 0 {
 				t.Errorf("provider extras not sent back: %v", errs)
 			}
 		})
