@@ -278,7 +278,7 @@ func TestFakeKeyNeverRecorded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, tasks := zooShop(t, "shop-*")
+	s, tasks := zooShop(t, "shop-qa-*")
 	key := "sk-webbenchTEST" + randHex(12)
 	t.Setenv("OPENAI_API_KEY", key)
 	dir := t.TempDir()

@@ -263,7 +263,7 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, tasks := zooShop(t, "shop-*")
+	s, tasks := zooShop(t, "shop-qa-*")
 	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: "no_usage"})
 	if err != nil {
