@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -122,44 +123,64 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// shapeRun runs tasks once each with the model behind a shape proxy and returns the final records and their
-// trajectories.
-func shapeRun(t *testing.T, mode string, s suites.Suite, tasks []suites.Task) ([]results.Attempt, []*agent.Trajectory) {
-	t.Helper()
-	return shapeRunProxy(t, mode, s, tasks, nil)
+// shapeArm is one arm of shapeRuns: a shape proxy mode and the tasks the arm plays.
+type shapeArm struct {
+	mode  string
+	tasks []suites.Task
 }
 
-// shapeRunProxy is shapeRun, also setting *pxOut (when not nil) to the proxy. The runner retries errored
-// attempts twice (a pass or fail is never retried).
-func shapeRunProxy(t *testing.T, mode string, s suites.Suite, tasks []suites.Task, pxOut **shapeProxy) ([]results.Attempt, []*agent.Trajectory) {
+// shaped is what one arm of shapeRuns recorded: its final records and their trajectories, and its proxy.
+type shaped struct {
+	recs []results.Attempt
+	trs  []*agent.Trajectory
+	px   *shapeProxy
+}
+
+// shapeRuns plays every arm in one run (two workers): an arm per mode, named after it, its model behind a
+// shape proxy of that mode in front of one scripted policy, playing its tasks once each (Variant.TaskIDs). The
+// runner retries errored attempts twice (a pass or fail is never retried). It returns what each arm recorded,
+// by mode.
+func shapeRuns(t *testing.T, s suites.Suite, arms []shapeArm) map[string]*shaped {
 	t.Helper()
-	px := startShapeProxy(t, startPolicy(t, s), mode)
-	if pxOut != nil {
-		*pxOut = px
+	policy := startPolicy(t, s)
+	out := map[string]*shaped{}
+	var vs []Variant
+	var tasks []suites.Task
+	for _, a := range arms {
+		px := startShapeProxy(t, policy, a.mode)
+		out[a.mode] = &shaped{px: px}
+		ids := map[string]bool{}
+		for _, tk := range a.tasks {
+			ids[tk.ID] = true
+			if !slices.ContainsFunc(tasks, func(x suites.Task) bool { return x.ID == tk.ID }) {
+				tasks = append(tasks, tk)
+			}
+		}
+		vs = append(vs, Variant{Name: a.mode, Guards: guard.Default(), TaskIDs: ids, Scope: "target",
+			Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}})
 	}
-	v := Variant{Name: "default", Guards: guard.Default(),
-		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}}
-	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 3}
 	dir := t.TempDir()
 	opts := Options{OutDir: dir, Workers: 2, Retries: 2, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
 	if _, err := Run(context.Background(), plan, s, opts); err != nil {
-		t.Fatalf("%s: run: %v", mode, err)
+		t.Fatalf("run: %v", err)
 	}
 	rr, err := results.ReadAttempts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []results.Attempt
-	var trs []*agent.Trajectory
 	for _, id := range rr.Order {
 		r := rr.Latest[id]
-		recs = append(recs, r)
-		trs = append(trs, readTrajectory(t, dir, r))
+		sh := out[r.Variant]
+		sh.recs = append(sh.recs, r)
+		sh.trs = append(sh.trs, readTrajectory(t, dir, r))
 	}
-	if len(recs) != len(tasks) {
-		t.Fatalf("%s: %d records for %d tasks", mode, len(recs), len(tasks))
+	for _, a := range arms {
+		if n := len(out[a.mode].recs); n != len(a.tasks) {
+			t.Fatalf("%s: %d records for %d tasks", a.mode, n, len(a.tasks))
+		}
 	}
-	return recs, trs
+	return out
 }
 
 func TestLoopEndpointShapes(t *testing.T) {
@@ -167,8 +188,11 @@ func TestLoopEndpointShapes(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness,shop-checkout-cork-blocks-standard")
+	run := shapeRuns(t, s, []shapeArm{{"parallel-fail", tasks}, {"length-once", tasks}, {"length-always", tasks[:1]},
+		{"content_filter", tasks[:1]}, {"content_filter_error", tasks[:1]}, {"tool_use_failed", tasks[:1]},
+		{"refusal", tasks[:1]}})
 	t.Run("parallel batch of failing calls counts once", func(t *testing.T) {
-		recs, trs := shapeRun(t, "parallel-fail", s, tasks)
+		recs, trs := run["parallel-fail"].recs, run["parallel-fail"].trs
 		for i, r := range recs {
 			st := trs[i].Steps[0]
 			if len(st.Results) != 8 {
@@ -190,7 +214,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		}
 	})
 	t.Run("cut off once: not executed, marked, then recovered", func(t *testing.T) {
-		recs, trs := shapeRun(t, "length-once", s, tasks)
+		recs, trs := run["length-once"].recs, run["length-once"].trs
 		for i, r := range recs {
 			st := trs[i].Steps[0]
 			if !st.Truncated || len(st.Results) != 0 || st.FinishReason != "length" || len(st.ToolCalls) != 1 {
@@ -203,7 +227,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		}
 	})
 	t.Run("always cut off: failure mode truncated", func(t *testing.T) {
-		recs, trs := shapeRun(t, "length-always", s, tasks[:1])
+		recs, trs := run["length-always"].recs, run["length-always"].trs
 		r, tr := recs[0], trs[0]
 		if r.Status != results.StatusFail || r.FailureMode != results.ModeTruncated {
 			t.Errorf("status %s, failure mode %s (finish %s), want fail/truncated", r.Status, r.FailureMode, r.FinishReason)
@@ -215,7 +239,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		}
 	})
 	t.Run("content filter", func(t *testing.T) {
-		recs, trs := shapeRun(t, "content_filter", s, tasks[:1])
+		recs, trs := run["content_filter"].recs, run["content_filter"].trs
 		r := recs[0]
 		if r.Status != results.StatusFail || r.FailureMode != results.ModeContentFilter ||
 			r.FinishReason != results.FinishContentFilter || len(trs[0].Steps[0].Results) != 0 {
@@ -233,8 +257,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		{"tool_use_failed", "agent", results.FinishModelError, results.ModeModelError, "Failed to call a function"},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			var px *shapeProxy
-			recs, trs := shapeRunProxy(t, c.mode, s, tasks[:1], &px)
+			recs, trs, px := run[c.mode].recs, run[c.mode].trs, run[c.mode].px
 			r, tr := recs[0], trs[0]
 			if r.Status != results.StatusFail || r.ErrorClass != results.ClassAgent || r.FailureMode != c.fm ||
 				r.FinishReason != c.finish || string(tr.Finish.ErrorClass) != c.class || !strings.Contains(r.Error, c.text) ||
@@ -246,7 +269,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		})
 	}
 	t.Run("refusal", func(t *testing.T) {
-		recs, trs := shapeRun(t, "refusal", s, tasks[:1])
+		recs, trs := run["refusal"].recs, run["refusal"].trs
 		r, tr := recs[0], trs[0]
 		const text = "I'm sorry, I can't help with that request."
 		if r.Status != results.StatusFail || r.FailureMode != results.ModeRefusal || r.FinishReason != results.FinishRefusal ||
