@@ -54,7 +54,8 @@ func TestExternalAgentBlame(t *testing.T) {
 	}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 1}
 	dir := filepath.Join(t.TempDir(), "run")
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 0, Log: io.Discard}); err != nil {
+	opts := Options{OutDir: dir, Workers: 2, Retries: 0, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
 		t.Fatal(err)
 	}
 	run, err := results.Open(dir)

@@ -43,7 +43,8 @@ func TestExternalAgentEndpointFatalStopsTheRun(t *testing.T) {
 			Env: map[string]string{"WB_TEST_MODEL": "gpt-4o-mnii"}}} // react.py sends this model name instead
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 1}
 	dir := filepath.Join(t.TempDir(), "run")
-	_, err = Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard})
+	_, err = Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	var ee *EndpointError
 	if !errors.As(err, &ee) {
 		t.Fatalf("Run error = %v, want an *EndpointError", err)

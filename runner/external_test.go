@@ -84,7 +84,8 @@ func TestExternalAgents(t *testing.T) {
 	}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 1}
 	dir := filepath.Join(tmp, "run")
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 0, Log: os.Stderr}); err != nil {
+	opts := Options{OutDir: dir, Workers: 2, Retries: 0, Log: os.Stderr, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
 		t.Fatal(err)
 	}
 	run, err := results.Open(dir)

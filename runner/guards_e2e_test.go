@@ -352,7 +352,8 @@ func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
 func runByVariant(t *testing.T, plan Plan, s suites.Suite) (string, map[string]results.Attempt) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: io.Discard}); err != nil {
+	opts := Options{OutDir: dir, Workers: 2, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
 		t.Fatal(err)
 	}
 	rr, err := results.ReadAttempts(dir)

@@ -89,7 +89,8 @@ func runCleanOnce(t *testing.T, s suites.Suite, tasks []suites.Task) *results.Re
 	t.Helper()
 	out := t.TempDir()
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 2, Log: io.Discard}); err != nil {
+	opts := Options{OutDir: out, Workers: 2, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
 		t.Fatal(err)
 	}
 	rr, err := results.ReadAttempts(out)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,15 +58,20 @@ func startShapeProxy(t *testing.T, target, mode string) *shapeProxy {
 	return p
 }
 
-func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+// firstModelCall reports whether body is an attempt's first model call (two messages, system and task, and
+// the browser tools), not the preflight's request.
+func firstModelCall(body []byte) bool {
 	var req struct {
 		Messages []json.RawMessage `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
 	}
 	_ = json.Unmarshal(body, &req)
-	// first: the attempt's first model call (two messages and the browser tools), not the preflight's request.
-	first := len(req.Messages) == 2 && len(req.Tools) > 0 && !strings.Contains(string(req.Tools[0]), llm.PreflightTool)
+	return len(req.Messages) == 2 && len(req.Tools) > 0 && !strings.Contains(string(req.Tools[0]), llm.PreflightTool)
+}
+
+func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	first := firstModelCall(body)
 	if body := errorModes[p.mode]; body != "" && first {
 		// The attempt's first model call (not the preflight's) is refused with the mode's 400.
 		p.refused.Add(1)
@@ -117,43 +123,64 @@ func (p *shapeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// shapeRun runs tasks once each with the model behind a shape proxy and returns the final records and their
-// trajectories.
-func shapeRun(t *testing.T, mode string, s suites.Suite, tasks []suites.Task) ([]results.Attempt, []*agent.Trajectory) {
-	t.Helper()
-	return shapeRunProxy(t, mode, s, tasks, nil)
+// shapeArm is one arm of shapeRuns: a shape proxy mode and the tasks the arm plays.
+type shapeArm struct {
+	mode  string
+	tasks []suites.Task
 }
 
-// shapeRunProxy is shapeRun, also setting *pxOut (when not nil) to the proxy. The runner retries errored
-// attempts twice (a pass or fail is never retried).
-func shapeRunProxy(t *testing.T, mode string, s suites.Suite, tasks []suites.Task, pxOut **shapeProxy) ([]results.Attempt, []*agent.Trajectory) {
+// shaped is what one arm of shapeRuns recorded: its final records and their trajectories, and its proxy.
+type shaped struct {
+	recs []results.Attempt
+	trs  []*agent.Trajectory
+	px   *shapeProxy
+}
+
+// shapeRuns plays every arm in one run (two workers): an arm per mode, named after it, its model behind a
+// shape proxy of that mode in front of one scripted policy, playing its tasks once each (Variant.TaskIDs). The
+// runner retries errored attempts twice (a pass or fail is never retried). It returns what each arm recorded,
+// by mode.
+func shapeRuns(t *testing.T, s suites.Suite, arms []shapeArm) map[string]*shaped {
 	t.Helper()
-	px := startShapeProxy(t, startPolicy(t, s), mode)
-	if pxOut != nil {
-		*pxOut = px
+	policy := startPolicy(t, s)
+	out := map[string]*shaped{}
+	var vs []Variant
+	var tasks []suites.Task
+	for _, a := range arms {
+		px := startShapeProxy(t, policy, a.mode)
+		out[a.mode] = &shaped{px: px}
+		ids := map[string]bool{}
+		for _, tk := range a.tasks {
+			ids[tk.ID] = true
+			if !slices.ContainsFunc(tasks, func(x suites.Task) bool { return x.ID == tk.ID }) {
+				tasks = append(tasks, tk)
+			}
+		}
+		vs = append(vs, Variant{Name: a.mode, Guards: guard.Default(), TaskIDs: ids, Scope: "target",
+			Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}})
 	}
-	v := Variant{Name: "default", Guards: guard.Default(),
-		Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url, CallTimeout: 5 * time.Second}}
-	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 3}
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 2, Log: io.Discard}); err != nil {
-		t.Fatalf("%s: run: %v", mode, err)
+	opts := Options{OutDir: dir, Workers: 2, Retries: 2, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
+		t.Fatalf("run: %v", err)
 	}
 	rr, err := results.ReadAttempts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []results.Attempt
-	var trs []*agent.Trajectory
 	for _, id := range rr.Order {
 		r := rr.Latest[id]
-		recs = append(recs, r)
-		trs = append(trs, readTrajectory(t, dir, r))
+		sh := out[r.Variant]
+		sh.recs = append(sh.recs, r)
+		sh.trs = append(sh.trs, readTrajectory(t, dir, r))
 	}
-	if len(recs) != len(tasks) {
-		t.Fatalf("%s: %d records for %d tasks", mode, len(recs), len(tasks))
+	for _, a := range arms {
+		if n := len(out[a.mode].recs); n != len(a.tasks) {
+			t.Fatalf("%s: %d records for %d tasks", a.mode, n, len(a.tasks))
+		}
 	}
-	return recs, trs
+	return out
 }
 
 func TestLoopEndpointShapes(t *testing.T) {
@@ -161,8 +188,11 @@ func TestLoopEndpointShapes(t *testing.T) {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness,shop-checkout-cork-blocks-standard")
+	run := shapeRuns(t, s, []shapeArm{{"parallel-fail", tasks}, {"length-once", tasks}, {"length-always", tasks[:1]},
+		{"content_filter", tasks[:1]}, {"content_filter_error", tasks[:1]}, {"tool_use_failed", tasks[:1]},
+		{"refusal", tasks[:1]}})
 	t.Run("parallel batch of failing calls counts once", func(t *testing.T) {
-		recs, trs := shapeRun(t, "parallel-fail", s, tasks)
+		recs, trs := run["parallel-fail"].recs, run["parallel-fail"].trs
 		for i, r := range recs {
 			st := trs[i].Steps[0]
 			if len(st.Results) != 8 {
@@ -184,7 +214,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		}
 	})
 	t.Run("cut off once: not executed, marked, then recovered", func(t *testing.T) {
-		recs, trs := shapeRun(t, "length-once", s, tasks)
+		recs, trs := run["length-once"].recs, run["length-once"].trs
 		for i, r := range recs {
 			st := trs[i].Steps[0]
 			if !st.Truncated || len(st.Results) != 0 || st.FinishReason != "length" || len(st.ToolCalls) != 1 {
@@ -197,7 +227,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		}
 	})
 	t.Run("always cut off: failure mode truncated", func(t *testing.T) {
-		recs, trs := shapeRun(t, "length-always", s, tasks[:1])
+		recs, trs := run["length-always"].recs, run["length-always"].trs
 		r, tr := recs[0], trs[0]
 		if r.Status != results.StatusFail || r.FailureMode != results.ModeTruncated {
 			t.Errorf("status %s, failure mode %s (finish %s), want fail/truncated", r.Status, r.FailureMode, r.FinishReason)
@@ -209,7 +239,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		}
 	})
 	t.Run("content filter", func(t *testing.T) {
-		recs, trs := shapeRun(t, "content_filter", s, tasks[:1])
+		recs, trs := run["content_filter"].recs, run["content_filter"].trs
 		r := recs[0]
 		if r.Status != results.StatusFail || r.FailureMode != results.ModeContentFilter ||
 			r.FinishReason != results.FinishContentFilter || len(trs[0].Steps[0].Results) != 0 {
@@ -227,8 +257,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		{"tool_use_failed", "agent", results.FinishModelError, results.ModeModelError, "Failed to call a function"},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			var px *shapeProxy
-			recs, trs := shapeRunProxy(t, c.mode, s, tasks[:1], &px)
+			recs, trs, px := run[c.mode].recs, run[c.mode].trs, run[c.mode].px
 			r, tr := recs[0], trs[0]
 			if r.Status != results.StatusFail || r.ErrorClass != results.ClassAgent || r.FailureMode != c.fm ||
 				r.FinishReason != c.finish || string(tr.Finish.ErrorClass) != c.class || !strings.Contains(r.Error, c.text) ||
@@ -240,7 +269,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 		})
 	}
 	t.Run("refusal", func(t *testing.T) {
-		recs, trs := shapeRun(t, "refusal", s, tasks[:1])
+		recs, trs := run["refusal"].recs, run["refusal"].trs
 		r, tr := recs[0], trs[0]
 		const text = "I'm sorry, I can't help with that request."
 		if r.Status != results.StatusFail || r.FailureMode != results.ModeRefusal || r.FinishReason != results.FinishRefusal ||
@@ -257,7 +286,7 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, tasks := zooShop(t, "shop-*")
+	s, tasks := zooShop(t, "shop-qa-*")
 	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: "no_usage"})
 	if err != nil {
@@ -269,7 +298,8 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 		BaseURL: srv.URL(), PriceIn: 1000, PriceOut: 1000, CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, MaxCostUSD: 1, Log: io.Discard})
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, MaxCostUSD: 1, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,53 +322,67 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 // The scripted policy through internal/replay's provider transforms passes a Zoo task as it does plain: the
 // reasoning is read from wherever the provider puts it (and kept out of the content the final-JSON parse sees),
 // provider extras go back (Gemini's thought signature, checked by the replay server), and tool-call shapes are
-// normalised (object arguments, missing ids).
+// normalised (object arguments, missing ids). One run plays every transform, an arm each behind its own replay
+// server.
 func TestProviderShapesPassLikePlain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
 	up := startPolicy(t, s)
-	for _, c := range []struct{ transform, from string }{
+	cases := []struct{ transform, from string }{
 		{"think_tag", "think_tag"}, {"mistral", "content_array"}, {"reasoning", "reasoning"},
 		{"deepseek", "reasoning_content"}, {"gemini", ""}, {"object_args+no_ids", ""}, {"vllm", ""}, {"ollama", ""},
 		{"anthropic", ""},
-	} {
+	}
+	servers := map[string]*replay.Server{}
+	var vs []Variant
+	for _, c := range cases {
+		srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: c.transform})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		servers[c.transform] = srv
+		vs = append(vs, Variant{Name: c.transform, Guards: guard.Default(), Model: Model{Kind: "openai",
+			Name: "scripted", BaseURL: srv.URL(), CallTimeout: 5 * time.Second}})
+	}
+	dir := t.TempDir()
+	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 3}
+	opts := Options{OutDir: dir, Workers: 2, Retries: 0, Log: io.Discard, BrowserEndpoint: sharedBrowser(t)}
+	if _, err := Run(context.Background(), plan, s, opts); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := results.ReadAttempts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]results.Attempt{}
+	for _, r := range rr.Latest {
+		recs[r.Variant] = r
+	}
+	for _, c := range cases {
 		t.Run(c.transform, func(t *testing.T) {
-			srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: c.transform})
-			if err != nil {
-				t.Fatal(err)
+			r, ok := recs[c.transform]
+			if !ok {
+				t.Fatal("no record")
 			}
-			defer srv.Close()
-			v := Variant{Name: "default", Guards: guard.Default(), Model: Model{Kind: "openai", Name: "scripted",
-				BaseURL: srv.URL(), CallTimeout: 5 * time.Second}}
-			dir := t.TempDir()
-			plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
-			if _, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard}); err != nil {
-				t.Fatal(err)
+			if r.Status != results.StatusPass {
+				t.Errorf("%s: %s (%s, %s): %s", r.TaskID, r.Status, r.FailureMode, r.FinishReason, r.Error)
 			}
-			rr, err := results.ReadAttempts(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range rr.Latest {
-				if r.Status != results.StatusPass {
-					t.Errorf("%s: %s (%s, %s): %s", r.TaskID, r.Status, r.FailureMode, r.FinishReason, r.Error)
+			tr := readTrajectory(t, dir, r)
+			for _, st := range tr.Steps {
+				if st.ReasoningFrom != c.from || (c.from != "" && st.Reasoning == "") {
+					t.Errorf("step %d: reasoning %q from %q, want from %q", st.Index, st.Reasoning, st.ReasoningFrom, c.from)
 				}
-				tr := readTrajectory(t, dir, r)
-				for _, st := range tr.Steps {
-					if st.ReasoningFrom != c.from || (c.from != "" && st.Reasoning == "") {
-						t.Errorf("step %d: reasoning %q from %q, want from %q", st.Index, st.Reasoning, st.ReasoningFrom, c.from)
-					}
-					if (c.transform == "deepseek" || c.transform == "gemini") && len(st.ToolCalls) > 0 && st.Extra == nil {
-						t.Errorf("step %d: no provider extra recorded", st.Index)
-					}
-					if strings.Contains(st.Content, "<think>") || strings.Contains(st.Content, "I read the page snapshot") {
-						t.Errorf("step %d: reasoning left in the content %q", st.Index, st.Content)
-					}
+				if (c.transform == "deepseek" || c.transform == "gemini") && len(st.ToolCalls) > 0 && st.Extra == nil {
+					t.Errorf("step %d: no provider extra recorded", st.Index)
+				}
+				if strings.Contains(st.Content, "<think>") || strings.Contains(st.Content, "I read the page snapshot") {
+					t.Errorf("step %d: reasoning left in the content %q", st.Index, st.Content)
 				}
 			}
-			if errs := srv.EchoErrors(); len(errs) > 0 {
+			if errs := servers[c.transform].EchoErrors(); len(errs) > 0 {
 				t.Errorf("provider extras not sent back: %v", errs)
 			}
 		})
@@ -364,7 +408,8 @@ func TestRateLimitAfterRetriesIsInfra(t *testing.T) {
 		BaseURL: srv.URL(), CallTimeout: 5 * time.Second}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{v}, BaseSeed: 3}
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard})
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 0, Log: io.Discard,
+		BrowserEndpoint: sharedBrowser(t)})
 	if err != nil {
 		t.Fatalf("run stopped: %v", err)
 	}

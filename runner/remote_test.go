@@ -429,14 +429,7 @@ var triesRe = regexp.MustCompile(`(\d+) connects? by the workers failed`)
 // the run, counting the tries; the window is shared — a second worker on the same state, once it expired, gives
 // up without a try —; a negative window stops at the first failed connect.
 func TestWorkerReconnectWindow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test (needs the driver)")
-	}
-	drv, err := browser.StartDriver(browser.DriverOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer drv.Stop()
+	drv := testDriver(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -638,11 +631,7 @@ func remoteCheckSetup(t *testing.T) (*browser.Server, *browser.Driver, suites.Su
 	t.Helper()
 	srv := startBrowserServer(t, 0, &lockedBuffer{})
 	t.Cleanup(func() { srv.Close() })
-	drv, err := browser.StartDriver(browser.DriverOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { drv.Stop() })
+	drv := testDriver(t)
 	zs, tasks := zooShop(t, "shop-qa-hero-hoodie-sku")
 	return srv, drv, zs, tasks
 }

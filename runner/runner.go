@@ -469,6 +469,17 @@ func guardMap(g map[string]bool) map[string]bool {
 	return out
 }
 
+// startDriver starts the Playwright driver of a run (browser.StartDriver with driverDir) and returns it with
+// the function that stops it. The package's tests replace it to share one driver among their runs: a driver
+// start costs two Node.js start-ups, more than most test attempts.
+var startDriver = func(driverDir string) (*browser.Driver, func(), error) {
+	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: driverDir})
+	if err != nil {
+		return nil, nil, err
+	}
+	return drv, func() { _ = drv.Stop() }, nil
+}
+
 // prepare checks and starts what the attempts todo need, before anything is written: the external agents'
 // commands and the MCP tool backends (a mistyped command is a clear error now, never N attempts of 0 %), the
 // scripted policies and the variants' agents (startAgents), the model endpoints (preflight: a run stopped by
@@ -492,13 +503,13 @@ func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, t
 		stopAgents()
 		return nil, nil, nil, nil, err
 	}
-	drv, err := browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir})
+	drv, stopDriver, err := startDriver(opts.DriverDir)
 	if err != nil {
 		stopAgents()
 		return nil, nil, nil, nil, err
 	}
 	stop := func() {
-		drv.Stop()
+		stopDriver()
 		stopAgents()
 	}
 	if err := checkRemote(ctx, drv, opts, suite, todo[0].Task); err != nil {

@@ -96,14 +96,14 @@ func cleanVariant() Variant {
 	return Variant{Name: "default", Model: Model{Kind: "scripted", Name: "scripted", Profile: "clean"}, Guards: guard.Default()}
 }
 
-// TestRunResumeAfterInterrupt runs shop tasks × 2 reps in real Chromium against the scripted policy over HTTP,
+// TestRunResumeAfterInterrupt runs the shop's Q&A tasks × 2 reps in real Chromium against the scripted policy over HTTP,
 // cancels the run midway (as Ctrl-C does), then re-runs it on the same directory: every attempt ends with exactly
 // one pass record, none lost or duplicated.
 func TestRunResumeAfterInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	s, tasks := zooShop(t, "shop-*")
+	s, tasks := zooShop(t, "shop-qa-*")
 	if len(tasks) > 4 {
 		tasks = tasks[:4]
 	}

@@ -60,6 +60,12 @@ func TestMain(m *testing.M) {
 // browser context fenced to the tenant (its allow-list), on the app's start page.
 func attemptSession(t *testing.T, app string, muts ...string) (*browser.Session, *zoo.Tenant) {
 	t.Helper()
+	return attemptSessionWith(t, 0, app, muts...)
+}
+
+// attemptSessionWith is attemptSession with the session's action timeout (0: browser's default).
+func attemptSessionWith(t *testing.T, actionTimeout time.Duration, app string, muts ...string) (*browser.Session, *zoo.Tenant) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
 	}
@@ -68,7 +74,7 @@ func attemptSession(t *testing.T, app string, muts ...string) (*browser.Session,
 		t.Fatal(err)
 	}
 	t.Cleanup(tn.Close)
-	sess, err := testBrowser.NewSession(browser.SessionOptions{Allowed: tn.Allowed})
+	sess, err := testBrowser.NewSession(browser.SessionOptions{Allowed: tn.Allowed, ActionTimeout: actionTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +375,9 @@ func TestInterceptHintAndStaleRefAsMiddleware(t *testing.T) {
 		tr    *results.Trajectory
 	}
 	run := func(t *testing.T, guards map[string]bool) arm {
-		sess, _ := attemptSession(t, "shop", "consent")
+		// The intercepted click fails when the action timeout ends; 2 s is ample for Playwright to record in
+		// its call log the element that intercepts the click (browser's TestCoveredClickError asserts it at 1.5 s).
+		sess, _ := attemptSessionWith(t, 2*time.Second, "shop", "consent")
 		s := newServer(t, sess, Options{TaskID: "shop-consent", Goal: "open the yoga mat", Guards: guards,
 			Deadline: time.Now().Add(2 * time.Minute)})
 		cs := memClient(t, s)

@@ -219,7 +219,9 @@ func TestToolLevelGuardsOnMCP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, _ := startOn(t, v, "shop", "consent")
+				// The intercepted click fails when the action timeout ends; 2 s is ample for Playwright to
+				// record the element that intercepts it (browser.TestCoveredClickError asserts it at 1.5 s).
+				c, _ := startWith(t, Options{ActionTimeout: 2 * time.Second}, v, "shop", "consent")
 				a := agent.NewToolsAttempt(context.Background(), "shop-consent", "open the yoga mat", c,
 					time.Now().Add(2*time.Minute), nil)
 				if a.Browser != nil {

@@ -1,6 +1,7 @@
 package zoo
 
 import (
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,31 +55,52 @@ func appTasks(t *testing.T, app string) []suites.Task {
 	return out
 }
 
-// launchChromium starts the Playwright driver and a headless Chromium for one test (both stopped at cleanup;
-// skipped with -short). The driver is $PLAYWRIGHT_CLI_PATH, else .cache/driver/node_modules/playwright-core/cli.js
-// searched upward from the package; Node is $PLAYWRIGHT_NODEJS_PATH or `node` on PATH; Chromium is
-// $WEBBENCH_CHROMIUM or /usr/lib/chromium/chromium.
+// launchChromium returns the package's headless Chromium (skipped with -short), launched with its Playwright
+// driver by the first test that needs it and closed when the tests end (TestMain): a driver start and a
+// launch cost seconds, more than most of the tests that use them. Tests share the browser, never a context:
+// newPage opens a fresh one per page. The driver is $PLAYWRIGHT_CLI_PATH, else
+// .cache/driver/node_modules/playwright-core/cli.js searched upward from the package; Node is
+// $PLAYWRIGHT_NODEJS_PATH or `node` on PATH; Chromium is $WEBBENCH_CHROMIUM or /usr/lib/chromium/chromium.
 func launchChromium(t *testing.T) playwright.Browser {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
 	}
-	// The harness's own discovery (browser): the project's .cache/driver, WEBBENCH_DRIVER_DIR,
-	// WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium; its errors say what to install.
-	d, err := browser.StartDriver(browser.DriverOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := d.Launch(browser.LaunchOptions{Headless: true})
-	if err != nil {
-		_ = d.Stop()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = b.Close()
-		_ = d.Stop()
+	chromiumOnce.Do(func() {
+		// The harness's own discovery (browser): the project's .cache/driver, WEBBENCH_DRIVER_DIR,
+		// WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium; its errors say what to install.
+		if chromiumDrv, chromiumErr = browser.StartDriver(browser.DriverOptions{}); chromiumErr != nil {
+			return
+		}
+		chromium, chromiumErr = chromiumDrv.Launch(browser.LaunchOptions{Headless: true})
 	})
-	return b.Playwright()
+	if chromiumErr != nil {
+		t.Fatal(chromiumErr)
+	}
+	if !chromium.IsConnected() {
+		t.Fatal("the package's Chromium is gone (crashed or killed by an earlier test)")
+	}
+	return chromium.Playwright()
+}
+
+// The package's Chromium and its driver (launchChromium), stopped by TestMain.
+var (
+	chromiumOnce sync.Once
+	chromiumDrv  *browser.Driver
+	chromium     *browser.Browser
+	chromiumErr  error
+)
+
+// TestMain closes the package's Chromium and stops its driver once the tests end.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chromium != nil {
+		_ = chromium.Close()
+	}
+	if chromiumDrv != nil {
+		_ = chromiumDrv.Stop()
+	}
+	os.Exit(code)
 }
 
 // newPage opens a 1280×720 page (default timeout 5 s) in a fresh context, closed at cleanup. With a tenant,

@@ -532,64 +532,78 @@ func rsCheck(t *testing.T, tn *Tenant, tk suites.Task, answer string) {
 	}
 }
 
-// rsBrowserTasks checks every task of app in Chromium: the first solution target is in the start page's AI
-// snapshot (by role and name, with a ref), the solution plays to a passing check, blocked clicks happen
-// exactly under consent, and evaluate steps hit a hung API (never settles) or a busy function (terminated).
-func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string, minTasks int) {
+// rsBrowserTasks checks every task of app in Chromium with rsBrowserTask, but those skip accepts (nil: none),
+// which another test plays through rsBrowserTask.
+func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string, minTasks int, skip func(suites.Task) bool) {
 	tasks := appTasks(t, app)
 	if len(tasks) < minTasks {
 		t.Fatalf("%d %s tasks, want ≥ %d", len(tasks), app, minTasks)
 	}
 	for _, tk := range tasks {
-		t.Run(tk.ID, func(t *testing.T) {
-			tn := newTenant(t, srv, app, tk.Mutations...)
-			p, ctx, blocked := newPage(t, b, tn)
-			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
-				t.Fatal(err)
-			}
-			first := tk.Solution[0]
-			if first.Target == nil {
-				t.Fatalf("first step %s has no target", first.Kind)
-			}
-			snap := aiSnapshot(t, p, false)
-			if findNode(parseSnapshot(snap), first.Target, first.Kind != "answer") == nil {
-				t.Fatalf("start page %s: no %+v in the AI snapshot:\n%s", tk.Start, *first.Target, snap)
-			}
-			res := rsPlay(t, ctx, p, tk)
-			rsCheck(t, tn, tk, res.Answer)
-			has := func(m string) bool { return slices.Contains(tk.Mutations, m) }
-			if has("consent") != (res.Intercepted > 0) {
-				t.Errorf("mutations %v but %d intercepted clicks", tk.Mutations, res.Intercepted)
-			}
-			nEval := 0
-			for _, st := range tk.Solution {
-				if st.Kind == "evaluate" {
-					nEval++
-				}
-			}
-			if (has("hung_fetch") || has("busy_script")) != (nEval > 0) || len(res.Evals) != nEval {
-				t.Errorf("mutations %v, %d evaluate steps, %d run", tk.Mutations, nEval, len(res.Evals))
-			}
-			for _, e := range res.Evals {
-				switch {
-				case has("hung_fetch") && e.Value != "__pending__":
-					t.Errorf("hung_fetch: the evaluate settled with %v", e.Value)
-				case has("busy_script") && !e.Terminated:
-					t.Errorf("busy_script: the evaluate finished (%v) in %v instead of spinning", e.Value, e.Took)
-				}
-			}
-			if len(*blocked) > 0 {
-				t.Errorf("the page requested URLs outside its tenant: %v", *blocked)
-			}
-			t.Logf("answer %q, %d intercepted, %d stale, evals %+v", res.Answer, res.Intercepted, res.Stale, res.Evals)
-		})
+		if skip != nil && skip(tk) {
+			continue
+		}
+		t.Run(tk.ID, func(t *testing.T) { rsBrowserTask(t, b, srv, tk) })
 	}
 }
+
+// rsBrowserTask checks task tk in Chromium: the first solution target is in the start page's AI snapshot (by
+// role and name, with a ref), the solution plays to a passing check, blocked clicks happen exactly under
+// consent, and evaluate steps hit a hung API (never settles) or a busy function (terminated). It returns the
+// task's tenant, the page where the solution ended and what the play observed.
+func rsBrowserTask(t *testing.T, b playwright.Browser, srv *Server, tk suites.Task) (*Tenant, playwright.Page, rsPlayResult) {
+	t.Helper()
+	tn := newTenant(t, srv, tk.App, tk.Mutations...)
+	p, ctx, blocked := newPage(t, b, tn)
+	if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
+		t.Fatal(err)
+	}
+	first := tk.Solution[0]
+	if first.Target == nil {
+		t.Fatalf("first step %s has no target", first.Kind)
+	}
+	snap := aiSnapshot(t, p, false)
+	if findNode(parseSnapshot(snap), first.Target, first.Kind != "answer") == nil {
+		t.Fatalf("start page %s: no %+v in the AI snapshot:\n%s", tk.Start, *first.Target, snap)
+	}
+	res := rsPlay(t, ctx, p, tk)
+	rsCheck(t, tn, tk, res.Answer)
+	has := func(m string) bool { return slices.Contains(tk.Mutations, m) }
+	if has("consent") != (res.Intercepted > 0) {
+		t.Errorf("mutations %v but %d intercepted clicks", tk.Mutations, res.Intercepted)
+	}
+	nEval := 0
+	for _, st := range tk.Solution {
+		if st.Kind == "evaluate" {
+			nEval++
+		}
+	}
+	if (has("hung_fetch") || has("busy_script")) != (nEval > 0) || len(res.Evals) != nEval {
+		t.Errorf("mutations %v, %d evaluate steps, %d run", tk.Mutations, nEval, len(res.Evals))
+	}
+	for _, e := range res.Evals {
+		switch {
+		case has("hung_fetch") && e.Value != "__pending__":
+			t.Errorf("hung_fetch: the evaluate settled with %v", e.Value)
+		case has("busy_script") && !e.Terminated:
+			t.Errorf("busy_script: the evaluate finished (%v) in %v instead of spinning", e.Value, e.Took)
+		}
+	}
+	if len(*blocked) > 0 {
+		t.Errorf("the page requested URLs outside its tenant: %v", *blocked)
+	}
+	t.Logf("answer %q, %d intercepted, %d stale, evals %+v", res.Answer, res.Intercepted, res.Stale, res.Evals)
+	return tn, p, res
+}
+
+// bothChecks reports whether tk has a state check and an answer rule (the recipes Q&A ground-truth tasks).
+func bothChecks(tk suites.Task) bool { return tk.Check.State != nil && tk.Check.Answer != nil }
 
 func TestRecipesBrowser(t *testing.T) {
 	b := launchChromium(t)
 	srv := startServer(t)
-	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "recipes", 5) })
+	// The tasks with both checks are played by TestRecipesGroundTruthBrowser, with the same checks and more.
+	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "recipes", 5, bothChecks) })
 
 	t.Run("nutrition_label_loads", func(t *testing.T) {
 		tn := newTenant(t, srv, "recipes")
@@ -720,7 +734,7 @@ func checkBusyScript(t *testing.T, b playwright.Browser, srv *Server, app, path,
 func TestRecipesGroundTruthBrowser(t *testing.T) {
 	var both []suites.Task
 	for _, tk := range appTasks(t, "recipes") {
-		if tk.Check.State != nil && tk.Check.Answer != nil {
+		if bothChecks(tk) {
 			both = append(both, tk)
 		}
 	}
@@ -760,12 +774,8 @@ func TestRecipesGroundTruthBrowser(t *testing.T) {
 			if last.Target == nil || last.Target.Within == nil || last.Target.Within.Name != "My nutrition log" {
 				t.Errorf("the answer is not read from the log's table: %+v", last)
 			}
-			tn := newTenant(t, srv, "recipes", tk.Mutations...)
-			p, bctx, _ := newPage(t, b, tn)
-			if _, err := p.Goto(tn.URL(tk.Start)); err != nil {
-				t.Fatal(err)
-			}
-			res := rsPlay(t, bctx, p, tk)
+			// Played with every check of the other recipes tasks (TestRecipesBrowser/tasks skips these two).
+			tn, p, res := rsBrowserTask(t, b, srv, tk)
 			if !strings.HasSuffix(p.URL(), "/recipes/log") {
 				t.Errorf("the solution ends at %s, not the log", p.URL())
 			}

@@ -187,6 +187,9 @@ func TestShopBrowserMutations(t *testing.T) {
 	b := launchChromium(t)
 	srv := startServer(t)
 	timeout := playwright.Float(4000) // generous: CI machines are loaded (2 cores, parallel packages)
+	// A click that must be intercepted fails only when its timeout ends; 2 s is ample for Playwright's call log
+	// to name the intercepting element (browser's TestCoveredClickError asserts it at 1.5 s).
+	intercepted := playwright.Float(2000)
 
 	t.Run("consent", func(t *testing.T) {
 		tn, _ := srv.NewTenant("shop", []string{"consent"})
@@ -197,7 +200,7 @@ func TestShopBrowserMutations(t *testing.T) {
 			t.Fatalf("dark filter box %+v (%v); want the whole 1280×720 viewport", box, err)
 		}
 		err = p.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Yoga Mat", Exact: playwright.Bool(true)}).
-			Click(playwright.LocatorClickOptions{Timeout: timeout})
+			Click(playwright.LocatorClickOptions{Timeout: intercepted})
 		if err == nil || !strings.Contains(err.Error(), `<div class="onetrust-pc-dark-filter ot-fade-in"></div> from <div id="onetrust-consent-sdk" data-zoo-overlay="consent">…</div> subtree intercepts pointer events`) {
 			t.Fatalf("click under the consent filter: %v", err)
 		}
@@ -236,7 +239,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		p, _ := shopPage(t, b, tn)
 		p.Goto(tn.URL("/category/gear"))
 		err := p.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Driven Backpack"}).
-			Click(playwright.LocatorClickOptions{Timeout: timeout})
+			Click(playwright.LocatorClickOptions{Timeout: intercepted})
 		if err == nil || !strings.Contains(err.Error(), `zoo-geo-backdrop`) || !strings.Contains(err.Error(), "intercepts pointer events") {
 			t.Fatalf("click under the geo modal: %v", err)
 		}
@@ -264,7 +267,7 @@ func TestShopBrowserMutations(t *testing.T) {
 		p, _ := shopPage(t, b, tn)
 		p.Goto(tn.URL("/product/hero-hoodie"))
 		green := p.GetByRole("radio", playwright.PageGetByRoleOptions{Name: "Green"})
-		err := green.Click(playwright.LocatorClickOptions{Timeout: timeout})
+		err := green.Click(playwright.LocatorClickOptions{Timeout: intercepted})
 		if err == nil || !strings.Contains(err.Error(), `<span class="swatch-icon swatch-green"></span> intercepts pointer events`) {
 			t.Fatalf("click on the covered radio: %v", err)
 		}

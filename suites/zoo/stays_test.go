@@ -270,7 +270,7 @@ func TestStaysMutationsHTTP(t *testing.T) {
 func TestStaysBrowser(t *testing.T) {
 	b := launchChromium(t)
 	srv := startServer(t)
-	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "stays", 6) })
+	t.Run("tasks", func(t *testing.T) { rsBrowserTasks(t, b, srv, "stays", 6, nil) })
 
 	t.Run("results_page_refs", func(t *testing.T) {
 		tn := newTenant(t, srv, "stays")
