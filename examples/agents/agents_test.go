@@ -244,11 +244,17 @@ func readExports(r io.Reader) ([]string, error) {
 	return nil, errors.New("standard output ended before WEBBENCH_GUARDS was exported")
 }
 
-// unquote reads a POSIX shell word made of single-quoted parts and \' (POSIX.1-2017 XCU 2.2.1, 2.2.2).
+// unquote reads a POSIX shell word made of single-quoted parts, \' and unquoted runs of the characters no shell
+// treats specially (those report.ShellQuote leaves bare) (POSIX.1-2017 XCU 2.2.1, 2.2.2).
 func unquote(s string) (string, error) {
+	const bare = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+:@%,"
 	var b strings.Builder
 	for len(s) > 0 {
 		switch {
+		case strings.IndexByte(bare, s[0]) >= 0:
+			n := len(s) - len(strings.TrimLeft(s, bare))
+			b.WriteString(s[:n])
+			s = s[n:]
 		case strings.HasPrefix(s, `\'`):
 			b.WriteByte('\'')
 			s = s[2:]
@@ -260,7 +266,7 @@ func unquote(s string) (string, error) {
 			b.WriteString(s[1 : 1+end])
 			s = s[2+end:]
 		default:
-			return "", fmt.Errorf("unexpected %q in a quoted word", s)
+			return "", fmt.Errorf("unexpected %q in a shell word", s)
 		}
 	}
 	return b.String(), nil

@@ -35,16 +35,21 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 	stale := 0
 	for i := 0; i < len(tk.Solution); i++ {
 		st := tk.Solution[i]
-		snap := aiSnapshot(t, p, false)
-		nodes := parseSnapshot(snap)
+		var snap string
+		var nodes []snapNode
 		var loc playwright.Locator
 		if st.Target != nil && st.Kind != "answer" {
-			n := findNode(nodes, st.Target, true)
+			var n *snapNode
+			snap, nodes, n = awaitTarget(t, p, st.Target)
 			if n == nil {
 				t.Fatalf("step %d %s: no %s %q/%q in snapshot:\n%s", i, st.Kind, st.Target.Role, st.Target.Name,
 					st.Target.NameRegex, snap)
 			}
 			loc = p.Locator("aria-ref=" + n.Ref)
+		}
+		if nodes == nil {
+			snap = aiSnapshot(t, p, false)
+			nodes = parseSnapshot(snap)
 		}
 		if st.Kind == "answer" {
 			if st.Literal != "" {
@@ -111,6 +116,23 @@ func sbPlay(t *testing.T, p playwright.Page, tk suites.Task) (answer string, int
 	}
 	t.Fatal("solution has no answer step")
 	return "", intercepted
+}
+
+// awaitTarget snapshots the page until target (role + exact name) is in it, for at most 10 s: the previous step's
+// navigation (a search submitted by Enter, a link) may still be under way when that step returns, by however
+// long a loaded machine makes it, so the step waits on its target's arrival rather than on a fixed delay. n is
+// nil when the target never came; snap and nodes are the last snapshot.
+func awaitTarget(t *testing.T, p playwright.Page, target *suites.Target) (snap string, nodes []snapNode, n *snapNode) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		snap = aiSnapshot(t, p, false)
+		nodes = parseSnapshot(snap)
+		if n = findNode(nodes, target, true); n != nil || time.Now().After(deadline) {
+			return snap, nodes, n
+		}
+		p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad})
+		p.WaitForTimeout(100)
+	}
 }
 
 func TestShopBrowserSolutions(t *testing.T) {
