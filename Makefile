@@ -74,8 +74,8 @@ build:
 demo: setup build
 	./bin/bench ablate suites/zoo/ablations/demo.yaml --out runs/demo
 
-# The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so that its hogs
-# do not load the other packages' browser tests.
+# The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so
+# that its hogs do not load the other packages' browser tests.
 test: setup
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' ./...
