@@ -231,6 +231,22 @@ func (s *Session) nodeGone(loc playwright.Locator) bool {
 	return bounded(s.opts.ActionTimeout, func() { n, _ = loc.Count() }) && n == 0
 }
 
+// clickDoneWaitingNavigation reports whether err is a click (or double click) that Playwright performed and
+// then timed out waiting for the navigation it started: after its input events Playwright waits, within the
+// same action timeout, for navigations the click scheduled to commit (FrameManager.waitForSignalsCreatedBy,
+// playwright-core 1.64.1 lib/coreBundle.js), and its call log then ends in "click action done" and "waiting for
+// scheduled navigations to finish" with no "navigations have finished". The click was delivered and the page
+// is loading what it asked for (a slow server, a loaded machine): that is for the settle to wait on, not an
+// error for the model — reported as one, the same step would succeed on a quick machine and fail on a slow one.
+func clickDoneWaitingNavigation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "Timeout") && strings.Contains(msg, "waiting for scheduled navigations to finish") &&
+		!strings.Contains(msg, "navigations have finished") && strings.Contains(msg, "click action done") // or dblclick
+}
+
 // interceptedLine is the call-log phrase of a covered element (results.InterceptPhrase).
 const interceptedLine = "intercepts pointer events"
 
