@@ -117,8 +117,8 @@ func CostPowerPlan(w io.Writer, p analysis.CostPlan) error {
 	if err := t.Render(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nThe units are drawn with replacement from the pilot's, so the plan holds for its reps and "+
-		"pairing; with fewer than 6 units moving, the exact p cannot go below 2/2^moved (0.03 at 6). Other unit "+
-		"counts: --tasks N.\n")
+	fmt.Fprintf(w, "\nEach simulated run takes the pilot's units with the signs of their residuals flipped at random "+
+		"(drawn with replacement for another number of units: --tasks N), so the plan holds for the pilot's reps "+
+		"and pairing; with fewer than 6 units moving, the exact p cannot go below 2/2^moved (0.03 at 6).\n")
 	return nil
 }

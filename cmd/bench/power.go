@@ -121,7 +121,7 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: the run's baseline (manifest), else the first)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
-	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome the relative change in cost (default 0.15: 15% more)")
+	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
 	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead (steps, tokens, usd, wall) from the run's per-unit spread")
 }
 

@@ -11,9 +11,9 @@ import (
 
 // costForestNote says what the cost forest plot shows.
 const costForestNote = "Dot: the change of the mean cost (ratio of the per-unit means − 1) on the same pairs as the " +
-	"pass rate, all attempts; line: its 95% interval (the values the exact sign-flip test does not reject; an " +
-	"arrow-free end at the edge is unbounded or off the axis); filled dot: p_holm below α (Holm over the variants " +
-	"per outcome). Log scale."
+	"pass rate, all attempts; line: its 95% interval (the ratios the exact sign-flip test does not reject; an end " +
+	"at the plot's edge is unbounded or beyond the axis); filled dot: p_holm below α (Holm over the variants per " +
+	"outcome). Log scale."
 
 // costForest is the forest plot of the cost ratios: one row per variant and outcome of the primary view, on a
 // log axis of the ratio; no rows when no variant has a cost comparison.
