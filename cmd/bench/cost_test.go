@@ -86,3 +86,15 @@ func TestCostGateCLI(t *testing.T) {
 		t.Errorf("power: exit %d\n%s\n%s", code, plan, stderr)
 	}
 }
+
+// bench ablate takes --fail-if-costlier (refusing an unknown outcome before running anything).
+func TestAblateFailIfCostlierFlag(t *testing.T) {
+	if _, stderr, code := bench(t, "ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--fail-if-costlier",
+		"money=0.2"); code != exitUsage || !strings.Contains(stderr, `--fail-if-costlier: unknown cost outcome "money"`) {
+		t.Errorf("unknown outcome: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--fail-if-costlier",
+		"tokens=0.2,wall=0.5"); code != 0 {
+		t.Errorf("valid gate, dry run: exit %d, %s", code, stderr)
+	}
+}
