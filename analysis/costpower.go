@@ -15,6 +15,13 @@ import (
 // CostPlanRuns is the number of simulated runs behind each power figure of PlanCost.
 const CostPlanRuns = 2000
 
+// The sign-flip test of each simulated run: exact up to costPlanExact moved units, else costPlanFlips random
+// flips (a p within ±0.014 of the exact one at 0.05, 2 SEs: enough to count rejections).
+const (
+	costPlanExact = 10
+	costPlanFlips = 1000
+)
+
 // CostPlan is the planner's answer for one cost outcome: the power of the two-sided sign-flip test at Alpha for
 // a relative increase Effect with G units (Reps pairs each, as in the pilot), its MDE (the smallest relative
 // increase reaching Power; NaN when none up to +1000 % does), and the pilot it resampled: PilotUnits units of
@@ -100,27 +107,36 @@ func costPower(a, b []float64, g int, effect, alpha float64, seed uint64) float6
 			d[t] = (1+effect)*(a[i]+e) - a[i]
 			sum += d[t]
 		}
-		if p, _ := stats.SignFlipReal(d, 2000, rng.Uint64()); p < alpha && sum*effect > 0 {
+		if p, _ := stats.SignFlipReal(d, costPlanExact, costPlanFlips, rng.Uint64()); p < alpha && sum*effect > 0 {
 			hits++
 		}
 	}
 	return float64(hits) / CostPlanRuns
 }
 
-// costMDE is the smallest relative change, on the side of effect, whose simulated power reaches power: bisected
-// between 0 and 10 (+1000 %) on a decrease's side between 0 and −0.99; NaN when the end does not reach it.
+// costMDE is the smallest relative change, on the side of effect, whose simulated power reaches power: the
+// bracket doubled from ±0.25 (up to +1600 %, or down to −99 %), then bisected 7 times; NaN when the bracket's end
+// does not reach it.
 func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) float64 {
-	end := 10.0
+	ok := func(e float64) bool { return costPower(a, b, g, e, alpha, seed) >= power }
+	lo, hi := 0.0, 0.25
 	if effect < 0 {
-		end = -0.99
+		hi = -0.25
 	}
-	if costPower(a, b, g, end, alpha, seed) < power {
-		return math.NaN()
+	for !ok(hi) {
+		if hi >= 16 || hi <= -0.99 {
+			return math.NaN()
+		}
+		lo = hi
+		if hi > 0 {
+			hi *= 2
+		} else {
+			hi = -1 + (1+hi)/2
+		}
 	}
-	lo, hi := 0.0, end
-	for range 12 {
+	for range 7 {
 		mid := (lo + hi) / 2
-		if costPower(a, b, g, mid, alpha, seed) >= power {
+		if ok(mid) {
 			hi = mid
 		} else {
 			lo = mid

@@ -95,7 +95,7 @@ func PairedMeans(a, b []float64) MeansResult {
 	if r.MeanA > 0 {
 		r.Ratio = r.MeanB / r.MeanA
 	}
-	r.P, r.PermFloor = SignFlipReal(d, DefaultSignFlipSamples, DefaultSignFlipSeed)
+	r.P, r.PermFloor = SignFlipReal(d, DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
 	if g < 2 {
 		r.CIMethod = MeansCINone
 		r.DiffCI = [2]float64{math.Inf(-1), math.Inf(1)}
@@ -120,9 +120,9 @@ func PairedMeans(a, b []float64) MeansResult {
 }
 
 // SignFlipReal is SignFlip for real-valued differences (costs): the same p, but never by the lattice convolution,
-// whose arrays grow with Σ|k_t| — millions for token counts — so all 2^G' flips are enumerated up to
-// DefaultSignFlipMaxExact non-zero differences, and `samples` seeded random flips are drawn beyond.
-func SignFlipReal(d []float64, samples int, seed uint64) (p, floor float64) {
+// whose arrays grow with Σ|k_t| — millions for token counts — so all 2^G' flips are enumerated up to maxExact
+// non-zero differences (≤ 0: DefaultSignFlipMaxExact), and `samples` seeded random flips are drawn beyond.
+func SignFlipReal(d []float64, maxExact, samples int, seed uint64) (p, floor float64) {
 	nz := make([]float64, 0, len(d))
 	obs, scale := 0.0, 0.0
 	for _, v := range d {
@@ -137,7 +137,10 @@ func SignFlipReal(d []float64, samples int, seed uint64) (p, floor float64) {
 		return 1, 1
 	}
 	thr := math.Abs(obs) - 1e-9*scale
-	if len(nz) <= DefaultSignFlipMaxExact {
+	if maxExact <= 0 {
+		maxExact = DefaultSignFlipMaxExact
+	}
+	if len(nz) <= min(maxExact, signFlipExactCap) {
 		return signFlipEnumerate(nz, thr), floor
 	}
 	if samples <= 0 {
