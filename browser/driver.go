@@ -44,8 +44,8 @@ const DefaultHeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
 // network, and a process model of two processes per browser — the browser process and one renderer per page —
 // instead of six (browser, two zygotes, GPU, network service, renderer). Every process Chromium execs carries
 // its own copy of the binary's relocated data (.data.rel.ro, 5.6 MiB in Debian's chromium-headless-shell 156)
-// and its own heap, so the three flags below cut a worker's anonymous memory on Zoo pages from about 80 to
-// about 62 MiB (BENCHMARKS.md, "Throughput and memory"). Renderers are not capped (no --renderer-process-limit,
+// and its own heap, so the three flags below cut a worker's anonymous memory on Zoo pages from about 82 to
+// about 63 MiB (BENCHMARKS.md, "Throughput and memory"). Renderers are not capped (no --renderer-process-limit,
 // no --single-process): pages of different browser contexts keep their own renderer, so a page script that hangs
 // its renderer (evaluate_isolation terminates it) stalls no other page.
 var DefaultLaunchArgs = []string{
@@ -63,9 +63,11 @@ var DefaultLaunchArgs = []string{
 	// The network service runs in the browser process instead of a utility process (chromium
 	// content/public/common/content_features.cc: kNetworkServiceInProcess, "NetworkServiceInProcess2", on by
 	// default on Android). A crash of the network stack then takes the browser with it (the runner relaunches a
-	// crashed browser) where out of process Chromium would restart the service. Chromium keeps only the last
-	// --enable-features switch (base::CommandLine stores one value per switch), so this one restates
-	// Playwright's own (chromiumSwitches: CDPScreenshotNewSurface) and launchArgs merges any of the caller's.
+	// crashed browser) where out of process Chromium would restart the service; Puppeteer dropped the feature
+	// from its defaults for such crashes in desktop Chrome 124 (puppeteer/puppeteer#12261), none seen here.
+	// Chromium keeps only the last --enable-features switch (CommandLine::AppendSwitchNative stores one value
+	// per switch; cypress-io/cypress#34787), so this one restates Playwright's own (chromiumSwitches:
+	// CDPScreenshotNewSurface) and launchArgs merges any of the caller's.
 	"--enable-features=" + playwrightEnabledFeatures + ",NetworkServiceInProcess2",
 }
 
