@@ -99,6 +99,7 @@ type Session struct {
 // netState tracks requests and main-frame navigations of the current page, to let an action settle.
 type netState struct {
 	seq       uint64                        // requests seen
+	calls     uint64                        // requests seen that are no document's own load (pageLoad)
 	pending   map[playwright.Request]uint64 // unfinished request → its seq
 	navSeq    uint64                        // seq of the last main-frame navigation request
 	commits   uint64                        // main-frame navigations committed
@@ -228,6 +229,9 @@ func (s *Session) watch(p playwright.Page) {
 		}
 		s.net.seq++
 		s.net.pending[r] = s.net.seq
+		if !pageLoad[r.ResourceType()] {
+			s.net.calls++
+		}
 		if r.IsNavigationRequest() && r.Frame() == p.MainFrame() {
 			s.net.navSeq = s.net.seq
 		}
@@ -255,6 +259,13 @@ func (s *Session) watch(p playwright.Page) {
 		s.mu.Unlock()
 	})
 }
+
+// pageLoad are the resource types (Playwright's Request.ResourceType, Chromium's Network.ResourceType in lower
+// case) of a document and the subresources its markup loads. A request of any other type (fetch, xhr,
+// eventsource, websocket, ping, other, …) is one a script makes, which may chain into the next one: settle waits
+// the longer quiet window after those only.
+var pageLoad = map[string]bool{"document": true, "stylesheet": true, "script": true, "image": true, "font": true,
+	"media": true, "texttrack": true, "manifest": true}
 
 func (s *Session) addEvent(e string) {
 	s.mu.Lock()
