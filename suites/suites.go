@@ -131,7 +131,8 @@ type Env interface {
 
 // PatternEnv is an Env that names, by a pattern, the URLs its Allowed may refuse: a browser asks Allowed about
 // those only and loads the others without asking (browser.SessionOptions.AskOnly; asking costs a round trip
-// through the browser driver per request).
+// through the browser driver per request). A wrapper that changes Allowed must not pass MustAsk on (embedding
+// the Env interface does not).
 type PatternEnv interface {
 	Env
 	// MustAsk matches every URL for which Allowed may return false (it may match more). Its syntax means the
