@@ -41,6 +41,12 @@ type guardE2E struct {
 // and the seed fixes the remaining coins (the retry-or-snapshot fallback after a blocked click, the loop pattern).
 const e2eSeed = "7"
 
+// isolationDeadline is the evaluate_isolation case's attempt deadline: the guard-off arm's hung evaluate runs
+// until it, and the guard-on arm (a 5 s cut, then the rest of the task) must finish well before it even when a
+// loaded machine makes each click take seconds (3–4 s seen at load 14), so that the two arms differ by the
+// guard and not by the machine.
+const isolationDeadline = 20 * time.Second
+
 var guardE2ECases = []guardE2E{
 	{
 		// The consent dialog covers the home page, so the first click (link "Yoga Mat") is intercepted. Off, the
@@ -195,8 +201,8 @@ var guardE2ECases = []guardE2E{
 		// Seed 003. hung_fetch makes api/nutrition/<id> never answer, and the policy always plays the solution's
 		// evaluate that awaits it. On: the call gets a 5 s budget, is terminated, the error comes back and the
 		// policy goes on to read the answer from the page. Off: the plain page.Evaluate never returns and the
-		// attempt's (shortened, 12 s) deadline ends it while the evaluate is running.
-		guard: guard.NameEvaluateIsolation, task: "recipes-qa-tikka-masala-sodium", timeout: 12 * time.Second,
+		// attempt's (shortened, isolationDeadline) deadline ends it while the evaluate is running.
+		guard: guard.NameEvaluateIsolation, task: "recipes-qa-tikka-masala-sodium", timeout: isolationDeadline,
 		offMode: "hung_evaluate", onActions: []string{"evaluate", "timeout"},
 		check: func(t *testing.T, on, off *agent.Trajectory) {
 			var hung *agent.ToolRecord
@@ -206,14 +212,14 @@ var guardE2ECases = []guardE2E{
 				}
 			}
 			if hung == nil || !hung.Failed || !strings.Contains(hung.RawText(), "evaluate timed out after") ||
-				hung.DurationMS < 4000 || hung.DurationMS > 8000 {
-				t.Errorf("on: evaluate record %+v, want a failed call cut off after about 5 s", hung)
+				hung.DurationMS < 4000 || hung.DurationMS >= isolationDeadline.Milliseconds() {
+				t.Errorf("on: evaluate record %+v, want a failed call cut off after about 5 s, before the deadline", hung)
 			}
 			if off.Finish.Reason != "timeout" {
 				t.Errorf("off: finish reason %q, want timeout", off.Finish.Reason)
 			}
-			if on.DurationMS >= 12000 {
-				t.Errorf("on: took %d ms, not less than the 12 s budget", on.DurationMS)
+			if on.DurationMS >= isolationDeadline.Milliseconds() {
+				t.Errorf("on: took %d ms, not less than the %v deadline", on.DurationMS, isolationDeadline)
 			}
 		},
 	},
