@@ -22,6 +22,15 @@ import (
 
 var benchBin string
 
+// The package's browser tests that run bench themselves (each its own processes, endpoints, ports and temporary
+// folders; no environment variable or working directory of the test binary changed) are parallel, at most
+// -test.parallel at once (GOMAXPROCS by default: 2 on a 2-core machine): most of a run's time is waiting on its
+// browser and endpoint, so two overlap. What they compare between runs (the clean profile's outcomes, a
+// guard-on arm's, a stall with visual_progress off) is reproducible under load, as the determinism test checks
+// beside CPU hogs. TestRedesignEquivalence stays sequential (its doc says why), and so does the determinism
+// test, which make test runs on its own.
+//
+// TestMain builds the bench binary that every test runs (benchBin), or turns the binary into a CPU hog.
 func TestMain(m *testing.M) {
 	if os.Getenv(cpuHogEnv) != "" {
 		cpuHog() // a CPU hog of the determinism test (determinism_test.go); never returns
@@ -283,6 +292,7 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	tmp := t.TempDir()
 	run := func(out string, extra ...string) {
 		args := append([]string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
@@ -324,6 +334,7 @@ func TestSigkillThenResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
 		"--model", "scripted", "--profile", "clean", "--out", out}
@@ -423,6 +434,7 @@ func TestAblationDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	g := sharedGateWhole(t)
 	stats := func(out string) string {
 		js, _, code := bench(t, "report", out, "--format", "json")
@@ -472,10 +484,8 @@ func ablationStats(t *testing.T, js string) string {
 // A completed run whose attempts all ended in infrastructure errors exits 3, and re-using its directory with
 // another configuration is refused with exit 2.
 //
-// Parallel (with TestRedesignEquivalence, the package's other parallel test): most of its time is the model
-// client's backoff between retries of the refused connection (about 9 s at the preflight and again in the
-// attempt), during which it loads nothing; its one browser idles. So it waits beside the longest test instead of
-// after it, and adds no load that could change that test's outcomes.
+// Most of its time is the model client's backoff between retries of the refused connection (about 9 s at the
+// preflight and again in the attempt), during which it loads nothing; its one browser idles.
 func TestInfraRunExitsThreeAndPlanMismatchTwo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")

@@ -150,6 +150,7 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	m := sharedMistypedRun(t)
 	if m.stopCode != 2 || !strings.Contains(m.stopStderr, "The model `gpt-4o-mnii` does not exist") ||
 		!strings.Contains(m.stopStderr, "config") ||
@@ -200,6 +201,7 @@ func TestAuthAndQuotaExitThreeAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	e := startEndpoint(t)
 	for _, c := range []struct{ model, want string }{{"vllm-key", "Unauthorized"}, {"broke", "You exceeded your current quota"}} {
 		out := filepath.Join(t.TempDir(), c.model)
@@ -249,6 +251,7 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	m := sharedMistypedRun(t)
 	if m.fixCode != 0 {
 		t.Fatalf("plain run: exit %d\n%s", m.fixCode, m.fixStderr)
@@ -385,6 +388,7 @@ func TestContextOverflowIsAgentFailure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	e := startEndpoint(t)
 	out := filepath.Join(t.TempDir(), "first")
 	_, stderr, code := bench(t, endpointRun(e, out, "small-context")...)

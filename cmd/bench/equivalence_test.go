@@ -34,14 +34,13 @@ import (
 // run directory's attempts.jsonl and the report.json that the same old binary wrote there
 // (`bench report DIR --format json > DIR/report.json`), instead of running anything of the code under test.
 //
-// The test is parallel: it runs after the package's sequential tests, beside the only other parallel test,
-// TestInfraRunExitsThreeAndPlanMismatchTwo, which mostly sleeps in the model client's backoff. A test that
-// loads the machine must not be made parallel beside it: these outcomes were reproduced with 2 workers on 2 cores.
+// The test is sequential, unlike the package's other browser tests: Go runs a package's parallel tests only once
+// its sequential ones have returned, so no other test of this package runs beside it. Its guard-off arms'
+// outcomes were reproduced with 2 workers on 2 cores; another run loading the machine beside it would risk them.
 func TestRedesignEquivalence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	golden := filepath.Join("testdata", "equivalence")
 	if from := os.Getenv("EQUIV_GOLDEN_FROM"); from != "" {
 		writeEquivalenceGolden(t, from, golden)

@@ -643,6 +643,7 @@ func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s := loadK8s(t)
 	n := int(*s.shards.Spec.Completions)
 	g := sharedGateWhole(t) // 4 pairs: 1, 1 and 2 on the three shards
@@ -682,6 +683,7 @@ func TestK8sMergePodGateFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s := loadK8s(t)
 	failsJob := false
 	for _, r := range s.merge.Spec.PodFailurePolicy.Rules {

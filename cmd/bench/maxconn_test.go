@@ -209,6 +209,7 @@ func TestRunMaxConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	p := newCapProxy(t, 1, true)
 	out := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "4",
@@ -267,6 +268,7 @@ func TestAblateMaxConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	p := newCapProxy(t, 1, false)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "caps.yaml")

@@ -169,6 +169,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	task := zooTask(t, mcpTask)
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(benchBin, "mcp", "serve", "--suite", "zoo", "--tasks", mcpTask, "--out", out,
@@ -289,6 +290,7 @@ func TestMCPServeStdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	task := zooTask(t, mcpTask)
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(benchBin, "mcp", "serve", "--stdio", "--tasks", mcpTask, "--out", out)
@@ -397,6 +399,7 @@ func TestMCPServeFinalAnswerAndDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	const qa = "shop-qa-yoga-mat-thickness"
 	task := zooTask(t, qa)
 	if task.Timeout != 60*time.Second || task.Check.Answer == nil || task.Check.Answer.Number == nil {

@@ -87,6 +87,7 @@ func TestRunRemoteBrowserCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	const auth, token = "Bearer cli-hdr-s3cret-77", "cli-query-s3cret-88"
 	srv, err := browser.StartServer(browser.ServerOptions{WSPath: "/pw-cli-s3cret-path"})
 	if err != nil {

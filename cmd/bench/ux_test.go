@@ -109,6 +109,7 @@ func TestMaxCostStopsWithPriceFlagsAndFinishedRunKeepsManifest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	e := startEndpoint(t)
 	out := filepath.Join(t.TempDir(), "run")
 	args := endpointRun(e, out, "scripted", "--workers", "1", "--price-in", "1000", "--price-out", "1000", "--max-cost", "0.01")
@@ -304,6 +305,7 @@ func TestRejectedSeedHintAndSeedModeNone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	url, bodies := seedServer(t)
 	tmp := t.TempDir()
 	args := []string{"run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--workers", "1", "--model", "openai:m",
