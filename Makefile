@@ -77,11 +77,15 @@ demo: setup build
 # The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so
 # that its hogs do not load the other packages' browser tests. The rest runs three test packages at a time (go
 # test's default is one per core): a browser test spends most of its wall time waiting on pages, timers and
-# subprocesses (the whole pass used 0.9 of the 2 cores at two at a time), and the longest package, cmd/bench,
-# bounds the pass either way.
+# subprocesses (the whole pass used 0.9 of the 2 cores at two at a time). The slow browser packages are named
+# first, longest first (SLOW_TEST_PKGS): go test starts the packages' test binaries in the order its command line
+# names them (cmd/go/internal/test: a barrier chains the run actions in package order), so they start at once
+# instead of queueing behind the short packages that ./... lists before them; ./... adds the rest, each package
+# once. A name here that no longer exists fails the pass.
+SLOW_TEST_PKGS := ./cmd/bench ./runner ./examples/agents ./suites/zoo ./internal/workflows ./browser ./browser/mcptools
 test: setup
 	$(GO) vet ./...
-	$(GO) test -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' ./...
+	$(GO) test -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLOW_TEST_PKGS) ./...
 	$(GO) test -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
 
 vet:
