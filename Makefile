@@ -6,7 +6,7 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short bench fmt vet calibrate
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate
 
 setup: chromium driver agents mcp junit-schema
 
@@ -83,6 +83,12 @@ test: setup
 
 vet:
 	$(GO) vet ./...
+
+# `make zoo-check`: every instance of every Zoo task family (docs/ZOO.md "Task families") played by the scripted
+# policy in real Chromium: each solution passes under the clean profile, and each mutated instance fails with its
+# mutation's guard off. make test runs the same two tests on one instance per family.
+zoo-check: setup
+	WEBBENCH_TEST_WHOLE_ZOO=1 $(GO) test -count=1 -timeout 60m -run '^TestZooFamily' ./runner
 
 test-short:
 	$(GO) test -short -count=1 ./...
