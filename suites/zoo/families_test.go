@@ -282,3 +282,39 @@ func mustDate(t *testing.T, s string) time.Time {
 	}
 	return d
 }
+
+// Every shop and recipes instance that begins with a search finds the product or recipe its next link names
+// among the app's own search results (searchProducts, searchRecipes), so the solution's path exists.
+func TestFamilySearchesFindTheirTarget(t *testing.T) {
+	all, err := BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tk := range all {
+		if !strings.Contains(tk.ID, "/") || tk.Solution[0].Kind != "fill" || (tk.App != "shop" && tk.App != "recipes") {
+			continue
+		}
+		q, link := tk.Solution[0].Text, ""
+		for _, st := range tk.Solution[1:] {
+			if st.Kind == "click" && st.Target.Role == "link" {
+				link = st.Target.Name
+				break
+			}
+		}
+		var names []string
+		for _, p := range searchProducts(q) {
+			names = append(names, p.Name)
+		}
+		for _, r := range searchRecipes(q) {
+			names = append(names, r.Name)
+		}
+		if !slices.Contains(names, link) {
+			t.Errorf("%s: searching %q finds %v, not %q", tk.ID, q, names, link)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("%d instances searched, want the shop's and recipes' (≥ 100)", n)
+	}
+}
