@@ -150,6 +150,12 @@ func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
 	loadMu.Unlock()
 	if !ok {
 		l.tasks, l.insts, l.err = parseAll(files)
+		for _, ts := range [][]suites.Task{l.tasks, l.insts} {
+			for i := range ts { // an append by one caller must not write into another's tasks
+				ts[i].Tags, ts[i].Mutations, ts[i].Solution = slices.Clip(ts[i].Tags), slices.Clip(ts[i].Mutations),
+					slices.Clip(ts[i].Solution)
+			}
+		}
 		loadMu.Lock()
 		loadCache[key] = l
 		loadMu.Unlock()
