@@ -74,11 +74,14 @@ build:
 demo: setup build
 	./bin/bench ablate suites/zoo/ablations/demo.yaml --out runs/demo
 
-# The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so that its hogs
-# do not load the other packages' browser tests.
+# The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so
+# that its hogs do not load the other packages' browser tests. The rest runs three test packages at a time (go
+# test's default is one per core): a browser test spends most of its wall time waiting on pages, timers and
+# subprocesses (the whole pass used 0.9 of the 2 cores at two at a time), and the longest package, cmd/bench,
+# bounds the pass either way.
 test: setup
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' ./...
+	$(GO) test -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' ./...
 	$(GO) test -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
 
 vet:

@@ -76,6 +76,9 @@ type Inputs struct {
 	// FailIfWorse is the gate margin the reports show (see Analysis.Gate);
 	// 0 means no gate is shown.
 	FailIfWorse float64
+	// FailIfCostlier is the cost gate the reports show and CostGate applies: per outcome, the relative increase
+	// tolerated (nil: none).
+	FailIfCostlier map[results.CostOutcome]float64
 	// SpecWarnings are the problems found while expanding the spec
 	// (results.Ablation.SpecWarnings), printed with the others (SpecWarning).
 	SpecWarnings []results.SpecWarning
@@ -209,6 +212,9 @@ type Comparison struct {
 	PHolm float64
 	// Power is the post-hoc power analysis for this comparison's N and G.
 	Power PowerAnalysis
+
+	// recPairs are the usable matched pairs' records (the cost outcomes' input).
+	recPairs []RecPair
 }
 
 // G returns the number of compared tasks.
@@ -301,6 +307,9 @@ type VariantResult struct {
 	AA bool
 	// AAKind is the kind of an A/A arm: results.AASameSeed (a replay) or results.AAOtherSeeds (a copy); "" otherwise.
 	AAKind results.AAMode
+	// Costs are the cost outcomes on All's matched pairs, all attempts (ViewAll, the primary view); CostsPassed
+	// the same on the pairs both arms passed (ViewPassed).
+	Costs, CostsPassed []CostComparison
 }
 
 // Analysis is the result of Analyze (and, over two runs, of CompareRuns):
@@ -322,6 +331,7 @@ type Analysis struct {
 	Alpha, Power, MinEffect float64
 	BH, CMH                 bool
 	FailIfWorse             float64
+	FailIfCostlier          map[results.CostOutcome]float64
 	// Attempts is the number of final records analysed, Errors those that
 	// ended in an error (any class).
 	Attempts, Errors int
@@ -377,7 +387,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 		in.MinEffect = 0
 	}
 	a := &Analysis{Baseline: in.Baseline, Alpha: in.Alpha, Power: in.Power, MinEffect: in.MinEffect, BH: in.BH,
-		CMH: in.CMH, FailIfWorse: in.FailIfWorse}
+		CMH: in.CMH, FailIfWorse: in.FailIfWorse, FailIfCostlier: in.FailIfCostlier}
 	for _, recs := range by {
 		a.Attempts += len(recs)
 		for _, r := range recs {
@@ -415,6 +425,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	}
 	holm := stats.Holm(ps)
 	holmTargets(a.Variants)
+	holmCosts(a.Variants)
 	var bh []float64
 	if in.BH {
 		bh = stats.BH(ps)
@@ -474,6 +485,7 @@ func analyzeVariant(base, recs []results.Attempt, name string, in Inputs) Varian
 		scope = setOf(vr.Scope)
 	}
 	vr.All = compare(base, recs, scope, "", in)
+	vr.Costs, vr.CostsPassed = costViews(vr.All.recPairs)
 	if in.TaskTags == nil {
 		return vr
 	}
@@ -523,6 +535,9 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 	inScope := func(r results.Attempt) bool { return scope == nil || scope[r.TaskID] }
 	a, b := newIndexed(aRecs, inScope), newIndexed(bRecs, inScope)
 	pairs, errored := matchPairs(&c, a, b, clusters(aRecs, bRecs))
+	if guardName != "" {
+		c.recPairs = nil // the cost outcomes are compared on the variant's scope only
+	}
 	strata := map[string]*stats.Stratum{}
 	stratum := func(task string) *stats.Stratum {
 		s := strata[task]
@@ -626,6 +641,7 @@ func matchPairs(c *Comparison, a, b indexed, cluster map[string]string) (pairs [
 			continue
 		}
 		usedTR[tr] = true
+		c.recPairs = append(c.recPairs, RecPair{A: ra, B: rb})
 		pairs = append(pairs, stats.Pair{Task: ra.TaskID, Cluster: cluster[ra.TaskID], Rep: ra.Rep,
 			A: ra.Status == results.StatusPass, B: rb.Status == results.StatusPass})
 	}

@@ -63,6 +63,9 @@ type CompareOptions struct {
 	// FailIfWorse is the gate margin, a proportion in (0, 1); 0 means no
 	// gate.
 	FailIfWorse float64
+	// FailIfCostlier is the cost gate (Analysis.CostGate): per outcome, the relative increase tolerated; nil:
+	// none.
+	FailIfCostlier map[results.CostOutcome]float64
 	// SameDir says that both sides are the same directory (a warning).
 	SameDir bool
 }
@@ -232,7 +235,7 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 		Differences: differences(a, b, recsA, recsB)}
 	c.Analysis = analyzeArms(map[string][]results.Attempt{a.Label: recsA, b.Label: recsB}, Inputs{Baseline: a.Label,
 		Variants: []string{b.Label}, Alpha: opts.Alpha, Power: opts.Power, MinEffect: opts.MinEffect,
-		FailIfWorse: opts.FailIfWorse})
+		FailIfWorse: opts.FailIfWorse, FailIfCostlier: opts.FailIfCostlier})
 	armA, armB := c.Analysis.BaseArm, c.Result().Arm
 	c.PFisher = 1
 	if armA.N > 0 && armB.N > 0 {
@@ -248,10 +251,12 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 			Comparison: &all, SeedMismatches: c.SeedMismatches})
 	}
 	c.Warnings = append(c.Warnings, c.Analysis.Warnings...)
-	if opts.FailIfWorse > 0 {
+	if opts.FailIfWorse > 0 || len(opts.FailIfCostlier) > 0 {
 		if all := c.Result().All; all.Method == MethodFisher {
 			return nil, &NoCommonTaskError{A: a.Name, B: b.Name, Differences: c.Differences, Dropped: all.DroppedPairs}
 		}
+	}
+	if opts.FailIfWorse > 0 {
 		c.Gate = runGate(c, opts.FailIfWorse)
 	}
 	if armA.N == 0 || armB.N == 0 {

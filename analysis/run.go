@@ -8,11 +8,13 @@ import (
 )
 
 // RunOptions are the choices of an ablation run's analysis beyond its manifest's plan: BH and CMH p-values, a
-// gate margin (0: the run's own), and the re-judge whose verdicts are analysed ("": the run's own).
+// gate margin (0: the run's own), a cost gate (nil: the run's own), and the re-judge whose verdicts are analysed
+// ("": the run's own).
 type RunOptions struct {
-	BH, CMH     bool
-	FailIfWorse float64
-	Judge       string
+	BH, CMH        bool
+	FailIfWorse    float64
+	FailIfCostlier map[results.CostOutcome]float64
+	Judge          string
 }
 
 // AnalyzeRun analyses the final records of an ablation run, with the verdicts of o.Judge ("" or "original": as
@@ -28,6 +30,9 @@ func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, e
 	}
 	in := PlanInputs(run.Manifest.Plan, o.BH, o.FailIfWorse)
 	in.CMH = o.CMH
+	if o.FailIfCostlier != nil {
+		in.FailIfCostlier = o.FailIfCostlier
+	}
 	a := Analyze(recs, in)
 	a.LabelModels(run.Manifest.Plan.Variants)
 	return a, recs, nil
@@ -36,7 +41,8 @@ func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, e
 // PlanInputs are the analysis inputs an ablation's plan records: its baseline, the other arms in plan order,
 // their switched guards and target tasks, the task tags, α, power, minimum effect, the spec's warnings and its
 // A/A arms (the manifest's ablation.replays and ablation.copies; without copies, AACopies). bh asks for
-// Benjamini–Hochberg p-values; failIfWorse 0 takes the margin the run was made with.
+// Benjamini–Hochberg p-values; failIfWorse 0 takes the margin the run was made with; the cost gate is the one
+// the run was made with (ablation.fail_if_costlier).
 func PlanInputs(p results.Plan, bh bool, failIfWorse float64) Inputs {
 	in := Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
 		BH: bh, FailIfWorse: failIfWorse}
@@ -48,6 +54,7 @@ func PlanInputs(p results.Plan, bh bool, failIfWorse float64) Inputs {
 		if in.FailIfWorse == 0 {
 			in.FailIfWorse = a.FailIfWorse
 		}
+		in.FailIfCostlier = a.FailIfCostlier
 	}
 	if in.Copies == nil {
 		in.Copies = AACopies(p) // a manifest written before ablation.copies

@@ -102,7 +102,6 @@ const clickProbeArm = `(el) => {
   const atTarget = (e) => { if (e.isTrusted && el.isConnected) p.pending = e; };
   for (const t of types) el.addEventListener(t, atTarget, true);
   p.disarm = () => { for (const t of types) el.removeEventListener(t, atTarget, true); p.disarm = null; };
-  return el;
 }`
 
 // clickProbeRead reports what the probe saw (see clickProbeArm): "hit" (a click event was dispatched),
@@ -155,25 +154,31 @@ const (
 // within the action timeout. gone reports that the element could not be resolved because its node has left
 // the page since the ref was checked.
 func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandle, read func() probeOutcome, gone, skipped bool) {
-	var h playwright.JSHandle
+	var h playwright.ElementHandle
 	var err error
 	wait := s.opts.ActionTimeout
 	// Playwright's own timeout ends the arming first; the Go bound, a second later, only guards a driver that
 	// does not answer (with equal bounds a node that left between the ref check and
 	// the arming read as "probe skipped" and the fallback locator click waited out a second timeout).
+	// Two driver calls: the element handle, then the arming on it. (Locator.EvaluateHandle would take three, as
+	// it resolves a handle of its own, evaluates on it and waits for its disposal.)
 	if !bounded(wait+time.Second, func() {
-		h, err = loc.EvaluateHandle(clickProbeArm, nil,
-			playwright.LocatorEvaluateHandleOptions{Timeout: playwright.Float(ms(wait))})
+		h, err = loc.ElementHandle(playwright.LocatorElementHandleOptions{Timeout: playwright.Float(ms(wait))})
+		if err == nil && h != nil {
+			if _, err = h.Evaluate(clickProbeArm); err != nil {
+				go func(h playwright.ElementHandle) { _ = h.Dispose() }(h)
+			}
+		}
 	}) {
 		return nil, nil, false, true // the page does not answer: asking it whether the node is gone would not either
 	}
-	if err != nil || h == nil || h.AsElement() == nil {
+	if err != nil || h == nil {
 		if s.nodeGone(loc) {
 			return nil, nil, true, false
 		}
 		return nil, nil, false, true
 	}
-	return h.AsElement(), func() probeOutcome {
+	return h, func() probeOutcome {
 		var v any
 		var rerr error
 		ok := bounded(wait, func() { v, rerr = h.Evaluate(clickProbeRead) })
@@ -229,6 +234,22 @@ func (s *Session) withPreview(el playwright.ElementHandle, err error) error {
 func (s *Session) nodeGone(loc playwright.Locator) bool {
 	n := -1
 	return bounded(s.opts.ActionTimeout, func() { n, _ = loc.Count() }) && n == 0
+}
+
+// clickDoneWaitingNavigation reports whether err is a click (or double click) that Playwright performed and
+// then timed out waiting for the navigation it started: after its input events Playwright waits, within the
+// same action timeout, for navigations the click scheduled to commit (FrameManager.waitForSignalsCreatedBy,
+// playwright-core 1.64.1 lib/coreBundle.js), and its call log then ends in "click action done" and "waiting for
+// scheduled navigations to finish" with no "navigations have finished". The click was delivered and the page
+// is loading what it asked for (a slow server, a loaded machine): that is for the settle to wait on, not an
+// error for the model — reported as one, the same step would succeed on a quick machine and fail on a slow one.
+func clickDoneWaitingNavigation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "Timeout") && strings.Contains(msg, "waiting for scheduled navigations to finish") &&
+		!strings.Contains(msg, "navigations have finished") && strings.Contains(msg, "click action done") // or dblclick
 }
 
 // interceptedLine is the call-log phrase of a covered element (results.InterceptPhrase).

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -335,5 +336,63 @@ func TestFillFormCheckboxRerenderedAfterItsClickIsSet(t *testing.T) {
 	mustOK(t, r)
 	if got := eval(t, s, "() => acted + ' ' + document.querySelectorAll('input:checked').length"); got != `"1 1"` {
 		t.Fatalf("changes and checked boxes: %s, want 1 1", got)
+	}
+}
+
+// A click that starts a navigation the server is slow to answer is a delivered click: Playwright performs it,
+// then waits within the action timeout for the navigation to commit and reports a timeout when it does not
+// ("click action done", "waiting for scheduled navigations to finish"); the tool waits for the commit instead
+// (within the navigation timeout) and reports the new page, so the step does not depend on how fast the server
+// or the machine is. The server answers the results request two action timeouts after it arrived, which is
+// after the click's navigation wait gave up (that wait began before the request was sent). On a machine so
+// loaded that Playwright's timer fires later than the answer, the click passes without the timeout: the test
+// then does not exercise the path, but cannot fail for it.
+func TestClickWhoseNavigationOutlastsTheActionTimeoutSucceeds(t *testing.T) {
+	const action = 2 * time.Second
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/results" {
+			select {
+			case <-time.After(2 * action): // the slow server is the case under test
+			case <-r.Context().Done():
+				return
+			}
+			fmt.Fprint(w, `<!doctype html><title>Results</title><h1>132 results</h1>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Search</title><a href="/results">Search</a>`)
+	}))
+	t.Cleanup(srv.Close)
+	s, ref := raceSession(t, SessionOptions{ActionTimeout: action}, srv, "/", `link "Search"`)
+	r := call(t, s, ToolClick, map[string]any{"target": ref, "element": "Search"})
+	if r.IsError() {
+		t.Fatalf("a click whose navigation is slow: error %q, want success", r.Error)
+	}
+	if !strings.Contains(r.Snapshot.YAML, "132 results") {
+		t.Fatalf("snapshot after the click: want the results page, got\n%s", r.Snapshot.YAML)
+	}
+}
+
+// clickDoneWaitingNavigation tells a click delivered whose navigation wait timed out from the other timeouts
+// of a click, on Playwright's call logs (playwright-core 1.64.1 log lines).
+func TestClickDoneWaitingNavigation(t *testing.T) {
+	const head = "Timeout 5000ms exceeded.\nCall log:\n  - waiting for locator('aria-ref=e5')\n" +
+		"    - locator resolved to <a href=\"/results\">Search</a>\n  - attempting click action\n" +
+		"    - waiting for element to be visible, enabled and stable\n    - element is visible, enabled and stable\n" +
+		"    - scrolling into view if needed\n    - done scrolling\n    - performing click action\n"
+	for msg, want := range map[string]bool{
+		head + "    - click action done\n    - waiting for scheduled navigations to finish\n":                                true,
+		head + "    - dblclick action done\n    - waiting for scheduled navigations to finish\n":                             true,
+		head + "    - click action done\n    - waiting for scheduled navigations to finish\n  - navigations have finished\n": false,
+		head: false, // timed out while clicking
+		"Timeout 5000ms exceeded.\nCall log:\n  - attempting click action\n" +
+			"    - <div class=\"onetrust-pc-dark-filter\"></div> intercepts pointer events\n  - retrying click action\n": false,
+	} {
+		if got := clickDoneWaitingNavigation(errors.New(msg)); got != want {
+			t.Errorf("clickDoneWaitingNavigation(%q) = %t, want %t", msg, got, want)
+		}
+	}
+	if clickDoneWaitingNavigation(nil) {
+		t.Error("nil error: true")
 	}
 }

@@ -39,11 +39,87 @@ const DefaultChromium = "/usr/lib/chromium/chromium"
 // also runs a WebUI renderer and a spare renderer per browser).
 const DefaultHeadlessShell = "/usr/lib/chromium/chromium-headless-shell"
 
-// DefaultLaunchArgs are the Chromium flags every launch gets (before LaunchOptions.Args): no sandbox (containers),
-// no GPU, no QUIC, and no background traffic that would reach the network.
+// DefaultLaunchArgs are the Chromium flags every launch gets (before LaunchOptions.Args, after Playwright's own
+// chromiumSwitches): no sandbox (containers), no GPU, no QUIC, no background traffic that would reach the
+// network, and a process model of two processes per browser — the browser process and one renderer per page —
+// instead of six (browser, two zygotes, GPU, network service, renderer). Every process Chromium execs carries
+// its own copy of the binary's relocated data (.data.rel.ro, 5.6 MiB in Debian's chromium-headless-shell 156)
+// and its own heap, so the three flags below cut a worker's anonymous memory on Zoo pages from about 82 to
+// about 63 MiB (BENCHMARKS.md, "Throughput and memory"). Renderers are not capped (no --renderer-process-limit,
+// no --single-process): pages of different browser contexts keep their own renderer, so a page script that hangs
+// its renderer (evaluate_isolation terminates it) stalls no other page.
 var DefaultLaunchArgs = []string{
 	"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
 	"--disable-component-update", "--disable-sync",
+	// The software compositor (what --disable-gpu leaves of the GPU process) runs as a thread of the browser
+	// process (content/gpu/in_process_gpu_thread.h: "creates a GPU thread (instead of a GPU process), when
+	// running with --in-process-gpu"). WebGL still works (SwiftShader, loaded in the browser process instead).
+	"--in-process-gpu",
+	// Renderers are forked and exec'd by the browser process instead of forked from two zygote processes kept
+	// for the whole run. The zygote exists for the sandbox, which --no-sandbox turns off; without it "the time
+	// and memory savings are minimal or negative" (chromium docs/linux_zygote.md; the switch: chromium commit
+	// 1964e861, "Add a --no-zygote command line flag", which requires --no-sandbox).
+	"--no-zygote",
+	// The network service runs in the browser process instead of a utility process (chromium
+	// content/public/common/content_features.cc: kNetworkServiceInProcess, "NetworkServiceInProcess2", on by
+	// default on Android). A crash of the network stack then takes the browser with it (the runner relaunches a
+	// crashed browser) where out of process Chromium would restart the service; Puppeteer dropped the feature
+	// from its defaults for such crashes in desktop Chrome 124 (puppeteer/puppeteer#12261), none seen here.
+	// Chromium keeps only the last --enable-features switch (CommandLine::AppendSwitchNative stores one value
+	// per switch; cypress-io/cypress#34787), so this one restates Playwright's own (chromiumSwitches:
+	// CDPScreenshotNewSurface) and launchArgs merges any of the caller's.
+	"--enable-features=" + playwrightEnabledFeatures + ",NetworkServiceInProcess2",
+}
+
+// playwrightEnabledFeatures is the --enable-features list of playwright-core's chromiumSwitches (1.64), which
+// the driver puts before DefaultLaunchArgs and which a later --enable-features switch would otherwise replace.
+// Playwright leaves it out when PLAYWRIGHT_LEGACY_SCREENSHOT is set, and so does launchArgs.
+const playwrightEnabledFeatures = "CDPScreenshotNewSurface"
+
+// featureSwitches are the Chromium switches whose value is a comma-separated feature list, of which Chromium
+// keeps only the last occurrence.
+var featureSwitches = []string{"--enable-features=", "--disable-features="}
+
+// launchArgs are the flags of a local launch or a launched browser server: DefaultLaunchArgs then extra, with
+// every --enable-features (and every --disable-features) merged into one switch in place of the last, so that
+// a caller's feature list adds to DefaultLaunchArgs' instead of replacing it. Names keep their first position;
+// repeats are dropped.
+func launchArgs(extra []string) []string {
+	args := append(append([]string{}, DefaultLaunchArgs...), extra...)
+	legacyShot := os.Getenv("PLAYWRIGHT_LEGACY_SCREENSHOT") != ""
+	for _, sw := range featureSwitches {
+		var names []string
+		seen := map[string]bool{}
+		last := -1
+		for i, a := range args {
+			if !strings.HasPrefix(a, sw) {
+				continue
+			}
+			last = i
+			for _, n := range strings.Split(strings.TrimPrefix(a, sw), ",") {
+				n = strings.TrimSpace(n)
+				drop := legacyShot && sw == "--enable-features=" && n == playwrightEnabledFeatures
+				if n != "" && !seen[n] && !drop {
+					seen[n] = true
+					names = append(names, n)
+				}
+			}
+		}
+		if last < 0 {
+			continue
+		}
+		out := make([]string, 0, len(args))
+		for i, a := range args {
+			switch {
+			case i == last:
+				out = append(out, sw+strings.Join(names, ","))
+			case !strings.HasPrefix(a, sw):
+				out = append(out, a)
+			}
+		}
+		args = out
+	}
+	return args
 }
 
 // driverRel is where cli.js lives below a driver directory made by `make setup`.
@@ -253,7 +329,8 @@ type LaunchOptions struct {
 	// ConnectTimeout bounds one connect to Endpoint (Playwright's connect option `timeout`); 0 means
 	// DefaultConnectTimeout.
 	ConnectTimeout time.Duration
-	// Args are extra Chromium flags, after DefaultLaunchArgs.
+	// Args are extra Chromium flags, after DefaultLaunchArgs (an --enable-features or --disable-features list
+	// adds to DefaultLaunchArgs' own: launchArgs).
 	Args []string
 }
 
@@ -278,8 +355,7 @@ func (d *Driver) Launch(o LaunchOptions) (*Browser, error) {
 		return nil, err
 	}
 	marker := newMarker()
-	args := append(append([]string{}, DefaultLaunchArgs...), o.Args...)
-	args = append(args, markerFlag+marker)
+	args := append(launchArgs(o.Args), markerFlag+marker)
 	b, err := d.pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
 		ExecutablePath: playwright.String(exe),
 		Headless:       playwright.Bool(headless),

@@ -225,7 +225,7 @@ type ServerOptions struct {
 	Port int
 	// WSPath is the endpoint's path, e.g. "/pw" (default: launchServer's random one, a shared secret of sorts).
 	WSPath string
-	// Args are extra Chromium flags, after DefaultLaunchArgs.
+	// Args are extra Chromium flags, after DefaultLaunchArgs (feature lists merged as LaunchOptions.Args').
 	Args []string
 	// Output receives the server's standard error (default: discarded).
 	Output io.Writer
@@ -279,7 +279,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 		host = "127.0.0.1"
 	}
 	cfg := map[string]any{"executablePath": exe, "headless": true, "host": host, "port": o.Port,
-		"args": append(append([]string{}, DefaultLaunchArgs...), o.Args...)}
+		"args": launchArgs(o.Args)}
 	if o.WSPath != "" {
 		cfg["wsPath"] = o.WSPath
 	}

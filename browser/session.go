@@ -3,6 +3,7 @@ package browser
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -28,8 +29,15 @@ type SessionOptions struct {
 	Locale, TimezoneID            string
 	// ActionTimeout bounds each Playwright action (default 5 s, as Playwright MCP).
 	ActionTimeout time.Duration
-	// Allowed, when set, is asked for every request the context makes; false aborts it (Zoo tenant isolation).
+	// Allowed, when set, is asked for every request the context makes (whose URL AskOnly matches, when set);
+	// false aborts it (Zoo tenant isolation).
 	Allowed func(url string) bool
+	// AskOnly, when set with Allowed, limits the requests Allowed is asked about to those whose URL it matches;
+	// the others load without asking. Playwright matches it in the driver before it hands a request to a route
+	// handler, a round trip to this process per request. The caller guarantees that Allowed is true for every URL
+	// AskOnly does not match, and that the pattern means the same in Go and in JavaScript
+	// (suites.PatternEnv.MustAsk).
+	AskOnly *regexp.Regexp
 	// KeepScreenshots is how many recent screenshots to keep for the judge (default 15).
 	KeepScreenshots int
 	// DisableEvaluate removes browser_evaluate from the tool list and refuses calls to it.
@@ -99,6 +107,7 @@ type Session struct {
 // netState tracks requests and main-frame navigations of the current page, to let an action settle.
 type netState struct {
 	seq       uint64                        // requests seen
+	calls     uint64                        // requests seen that are no document's own load (pageLoad)
 	pending   map[playwright.Request]uint64 // unfinished request → its seq
 	navSeq    uint64                        // seq of the last main-frame navigation request
 	commits   uint64                        // main-frame navigations committed
@@ -126,7 +135,8 @@ var errClosed = errors.New("browser: session closed")
 
 // NewSession opens a fresh context (viewport, locale, timezone from o, downloads accepted) and one page, sets
 // the default action timeout (o.ActionTimeout) and navigation timeout (o.NavigationTimeout), routes every
-// request through o.Allowed when it is set (aborting refused ones with net::ERR_BLOCKED_BY_CLIENT), and starts
+// request (every one o.AskOnly matches, when set) through o.Allowed when it is set (aborting refused ones with
+// net::ERR_BLOCKED_BY_CLIENT), and starts
 // collecting console errors, page errors, dialogs (dismissed at once) and downloads for the next result's Events.
 // When the context and page are not ready within o.SetupTimeout, it returns an error wrapping ErrUnresponsive
 // (the browser is hung or gone; the caller should drop it) and closes the session if it arrives later.
@@ -156,7 +166,11 @@ func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 	bctx.SetDefaultNavigationTimeout(ms(o.NavigationTimeout))
 	if o.Allowed != nil {
 		allowed := o.Allowed
-		err := bctx.Route("**/*", func(r playwright.Route) {
+		var match any = "**/*"
+		if o.AskOnly != nil {
+			match = o.AskOnly
+		}
+		err := bctx.Route(match, func(r playwright.Route) {
 			if allowed(r.Request().URL()) {
 				_ = r.Fallback()
 				return
@@ -228,6 +242,9 @@ func (s *Session) watch(p playwright.Page) {
 		}
 		s.net.seq++
 		s.net.pending[r] = s.net.seq
+		if !pageLoad[r.ResourceType()] {
+			s.net.calls++
+		}
 		if r.IsNavigationRequest() && r.Frame() == p.MainFrame() {
 			s.net.navSeq = s.net.seq
 		}
@@ -255,6 +272,13 @@ func (s *Session) watch(p playwright.Page) {
 		s.mu.Unlock()
 	})
 }
+
+// pageLoad are the resource types (Playwright's Request.ResourceType, Chromium's Network.ResourceType in lower
+// case) of a document and the subresources its markup loads. A request of any other type (fetch, xhr,
+// eventsource, websocket, ping, other, …) is one a script makes, which may chain into the next one: settle waits
+// the longer quiet window after those only.
+var pageLoad = map[string]bool{"document": true, "stylesheet": true, "script": true, "image": true, "font": true,
+	"media": true, "texttrack": true, "manifest": true}
 
 func (s *Session) addEvent(e string) {
 	s.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -458,6 +459,35 @@ func TestAllowedBlocksRequests(t *testing.T) {
 	mustOK(t, call(t, s2, ToolNavigate, map[string]any{"url": testServer.URL + "/blocked/page"}))
 	if blockedHits.Load() == before {
 		t.Fatal("unrestricted session did not reach the server")
+	}
+}
+
+// TestAskOnlyLimitsRouting checks that with AskOnly only the requests whose URL it matches reach Allowed (the
+// driver matches the pattern, written here with a character class as JavaScript reads it) and that a refused one
+// among them is still blocked.
+func TestAskOnlyLimitsRouting(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	s, _ := newSession(t, SessionOptions{Allowed: func(u string) bool {
+		mu.Lock()
+		asked = append(asked, u)
+		mu.Unlock()
+		return !strings.Contains(u, "/blocked")
+	}, AskOnly: regexp.MustCompile(`^[^?]*/blocked/`)})
+	before := blockedHits.Load()
+	mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/embeds"}))
+	r := call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/blocked/page"})
+	if !strings.Contains(r.Error, "net::ERR_BLOCKED_BY_CLIENT") {
+		t.Fatalf("blocked navigation: %+v", r)
+	}
+	if blockedHits.Load() != before {
+		t.Fatalf("blocked URLs reached the server %d times", blockedHits.Load()-before)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{testServer.URL + "/blocked/pixel.png", testServer.URL + "/blocked/page"}
+	if !slices.Equal(asked, want) {
+		t.Fatalf("Allowed asked about %q, want %q", asked, want)
 	}
 }
 

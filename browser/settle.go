@@ -8,23 +8,24 @@ import (
 )
 
 // netMark is the network state before an action.
-type netMark struct{ seq, commits, pageOpens uint64 }
+type netMark struct{ seq, calls, commits, pageOpens uint64 }
 
 func (s *Session) mark() netMark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return netMark{s.net.seq, s.net.commits, s.net.pageOpens}
+	return netMark{s.net.seq, s.net.calls, s.net.commits, s.net.pageOpens}
 }
 
 // Settling bounds (after an action, before its snapshot). None is a fixed wait: each is the most settle waits
-// for one thing; on a page that is already quiet settle returns after the quiet window and two frames.
+// for one thing; on a page that is already quiet settle returns after two animation frames, on one the action
+// mutated once the quiet window has passed since the mutation (the frames run within it).
 const (
 	settleRequests = 2 * time.Second        // at most, for requests started by the action (and further rounds)
 	settleCommit   = 1 * time.Second        // at most, from a finished navigation request to its commit
 	settleLoad     = 5 * time.Second        // at most, for the load event after a navigation
 	settleTab      = 2 * time.Second        // at most, for the page event of a tab the page asked for
-	settleQuiet    = 40 * time.Millisecond  // DOM quiet window (no mutation for this long) on an action without requests
-	settleQuietNet = 100 * time.Millisecond // DOM quiet window when the action started requests (chained fetches)
+	settleQuiet    = 40 * time.Millisecond  // DOM quiet window (no mutation for this long) after an action
+	settleQuietNet = 100 * time.Millisecond // DOM quiet window when a script made requests (chained fetches)
 	settleFrameCap = 200 * time.Millisecond // in-page fallback when animation frames do not run (a hidden page)
 )
 
@@ -36,7 +37,7 @@ const (
 //     until loadend or, read by settleDOMScript, readyState DONE: a synchronous XHR whose script was terminated
 //     by Runtime.terminateExecution as it returned — the evaluate_isolation guard's cut — completes without
 //     running its loadend listener; https://xhr.spec.whatwg.org/#dom-xmlhttprequest-readystate), and lastReq,
-//     the time one last started or ended. The page's own view of its requests is needed because the Go side
+//     the time one last started or ended (-1 before the first). The page's own view of its requests is needed because the Go side
 //     hears of a request only after it went through the route handler (the Zoo's tenant allow-list): a request
 //     the action started can reach Go after a quiet window that began before it;
 //   - tab: whether the page asked for a tab: window.open, or a click on a link or a submit of a form whose target
@@ -46,7 +47,7 @@ const (
 const settleInitScript = `(() => {
   if (window.__webbenchSettle) return;
   const now = () => performance.now();
-  const st = { last: now(), lastReq: 0, reqs: new Map(), tab: false, settledAt: 0,
+  const st = { last: now(), lastReq: -1, reqs: new Map(), tab: false, settledAt: 0,
     raf: window.requestAnimationFrame.bind(window), timeout: window.setTimeout.bind(window) };
   Object.defineProperty(window, '__webbenchSettle', { value: st, enumerable: false });
   new MutationObserver(() => { st.last = now(); })
@@ -83,26 +84,30 @@ const settleInitScript = `(() => {
 })()`
 
 // settleDOMScript resolves once the document is quiet — no fetch or XHR started since the last settle still in
-// flight, and no mutation nor request start or end for quiet ms (quietNet ms when one started since the last
-// settle) — or cap ms after it starts, then after two animation frames (the page rendered what it mutated; at
-// most frameCap ms each when frames do not run, a hidden page), to {tab: whether the page asked for a tab since
-// the last call, init: whether the init script ran, reqs: whether a request started since the last settle}. A
-// document without the init script (about:blank, a page opened before it was installed) waits the two frames.
+// flight, no mutation nor request start or end for quiet ms (quietNet ms when one started since the last
+// settle), and two animation frames run since the last of those changes (the page rendered what it mutated; at
+// most frameCap ms each when frames do not run, a hidden page) — or cap ms after it starts, to {tab: whether the
+// page asked for a tab since the last call, init: whether the init script ran, reqs: whether a request started
+// since the last settle}. The frames are counted while the quiet window runs, not after it: a frame callback
+// that mutates the DOM restarts both. A document without the init script (about:blank, a page opened before it
+// was installed) waits two frames.
 const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((resolve) => {
   const st = window.__webbenchSettle;
   const raf = st ? st.raf : window.requestAnimationFrame.bind(window);
   const timeout = st ? st.timeout : window.setTimeout.bind(window);
-  const frame = (f) => { let done = false; const once = () => { if (!done) { done = true; f(); } };
-    raf(once); timeout(once, frameCap); };
-  let reqs = false;
-  const finish = () => frame(() => frame(() => {
+  const t0 = performance.now();
+  const changed = () => st ? Math.max(st.last, st.lastReq) : t0;
+  // frames: animation frames run since the later of the start and the last change (mark).
+  let done = false, reqs = false, frames = 0, mark = changed(), armed = false;
+  const end = () => {
+    done = true;
     const tab = !!(st && st.tab);
     if (st) { st.tab = false; st.settledAt = performance.now(); }
     resolve({ tab, init: !!st, reqs });
-  }));
-  if (!st) { finish(); return; }
-  const t0 = performance.now();
+  };
   const check = () => {
+    if (done) return;
+    if (!st) { if (frames >= 2) end(); return; }
     const now = performance.now();
     let pending = false;
     for (const [k, r] of st.reqs) {
@@ -110,9 +115,26 @@ const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((reso
       else if (r.t >= st.settledAt) pending = true;
     }
     reqs = reqs || pending || st.lastReq >= st.settledAt;
-    const q = reqs ? quietNet : quiet, idle = now - Math.max(st.last, st.lastReq);
-    if (now - t0 >= cap || !pending && idle >= q) finish(); else timeout(check, pending ? q : q - idle);
+    const q = reqs ? quietNet : quiet, idle = now - changed();
+    if (now - t0 >= cap || !pending && idle >= q && frames >= 2) { end(); return; }
+    if (!armed && (pending || idle < q)) {
+      armed = true;
+      timeout(() => { armed = false; check(); }, pending ? q : q - idle);
+    }
   };
+  const frame = () => {
+    let fired = false;
+    const once = () => {
+      if (fired || done) return;
+      fired = true;
+      const c = changed();
+      if (c !== mark) { mark = c; frames = 1; } else frames++;
+      frame();
+      check();
+    };
+    raf(once); timeout(once, frameCap);
+  };
+  frame();
   check();
 })`
 
@@ -169,9 +191,10 @@ func (s *Session) waitNet(deadline time.Time, cond func() bool) bool {
 // instead of fixed sleeps), in rounds within settleRequests (2 s) of its start:
 //  1. the requests the action (or an earlier round) started finish; a main-frame navigation among them commits
 //     (≤ the navigation timeout for its request, then ≤ settleCommit for the commit) and loads (≤ settleLoad);
-//  2. the DOM is quiet: no mutation for settleQuiet (settleQuietNet when the action started requests), then two
-//     animation frames (settleDOMScript, one Evaluate); when the page asked for a tab the new tab's page event
-//     is awaited (≤ settleTab) and the tab becomes the current page (adoptNewPage);
+//  2. the DOM is quiet: no mutation for settleQuiet (settleQuietNet when a script started requests: a fetch, an
+//     XHR, any request but a document and the subresources of its markup, pageLoad), and two animation frames
+//     since the last mutation (settleDOMScript, one Evaluate); when the page asked for a tab the new tab's page
+//     event is awaited (≤ settleTab) and the tab becomes the current page (adoptNewPage);
 //  3. when a request started during the round, another round.
 //
 // A round whose Evaluate meets a navigation (execution context destroyed) waits for the load event and goes
@@ -188,7 +211,7 @@ func (s *Session) settle(m netMark) {
 		s.waitRequests(m, capAt, navEnd)
 		s.mu.Lock()
 		seen = s.net.seq
-		started := s.net.seq > m.seq
+		called := s.net.calls > m.calls
 		navigated = navigated || s.net.navSeq > m.seq || s.net.commits > m.commits
 		s.mu.Unlock()
 		adopted := s.adoptNewPage(m)
@@ -202,7 +225,7 @@ func (s *Session) settle(m netMark) {
 				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
 		}
 		quiet := settleQuiet
-		if started {
+		if called {
 			quiet = settleQuietNet
 		}
 		left := time.Until(capAt)

@@ -320,7 +320,7 @@ func (s *Session) click(a *clickArgs) Result {
 		if gone {
 			return &StaleRefError{Ref: ref, Why: WhyDetached}
 		}
-		url0 := s.cur().URL()
+		url0, before := s.cur().URL(), s.mark()
 		var err error
 		switch {
 		case el == nil && a.DoubleClick && btn == nil:
@@ -336,6 +336,12 @@ func (s *Session) click(a *clickArgs) Result {
 			err = el.Click(playwright.ElementHandleClickOptions{Button: btn, ClickCount: playwright.Int(2)})
 		default:
 			err = el.Click(playwright.ElementHandleClickOptions{Button: btn})
+		}
+		if clickDoneWaitingNavigation(err) {
+			// Delivered: wait for the navigation's commit within the navigation timeout, as a navigate would
+			// (the snapshot cannot be taken while the commit is pending), then settle as after any click.
+			s.waitNet(time.Now().Add(s.opts.NavigationTimeout), func() bool { return s.net.commits > before.commits })
+			err = nil
 		}
 		out := probeSkipped
 		if el != nil {

@@ -213,15 +213,14 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 		}
 	}
 	fmt.Fprintln(w)
-	printWrapped(w, "Arms (pass rate [Wilson 95%]; errors are left out of every rate)", "", "  ", width)
+	printWrapped(w, "Arms (pass rate [Wilson 95%] over each arm's own tasks; errors are left out of every rate)", "", "  ", width)
 	for i, arm := range a.Arms {
 		name := arm.Name
 		if i == 0 && name != "baseline" {
 			name += " (baseline)" // not "baseline (baseline)"
 		}
-		line := fmt.Sprintf("%s: %s, %s, %s tokens/attempt, %s tokens/passed attempt", name,
-			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), results.Count(arm.Errors, "error", "errors"),
-			meanCell(arm, "%.0f", arm.MeanTokens), tokensPerPassCell(arm))
+		line := fmt.Sprintf("%s: %s, %s, %s", name, rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson),
+			results.Count(arm.Errors, "error", "errors"), results.Count(arm.Tasks, "task", "tasks"))
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)
@@ -229,6 +228,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	for i := range a.Variants {
 		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
 	}
+	printCostLines(w, a, width)
 	if notes := compactNotes(a); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
@@ -238,6 +238,10 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	if a.FailIfWorse > 0 {
 		fmt.Fprintln(w)
 		printWrapped(w, GateLine(a), "", "  ", width)
+	}
+	if len(a.FailIfCostlier) > 0 {
+		fmt.Fprintln(w)
+		printWrapped(w, CostGateLine(a), "", "  ", width)
 	}
 	fmt.Fprintln(w)
 	if report == "" {
@@ -407,6 +411,7 @@ func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 		}
 		printWrapped(w, line, "  ", "      ", width)
 	}
+	printCostLines(w, c.Analysis, width)
 	fmt.Fprintln(w)
 	for _, l := range CompareFooter(c) {
 		printWrapped(w, l, "", "  ", width)

@@ -257,13 +257,14 @@ func TestOneTaskNote(t *testing.T) {
 	if n := PairedNote(&v.All.Paired); !strings.Contains(n, "the interval is the whole range [-100, +100] pts") || strings.Contains(n, "no interval") {
 		t.Errorf("one-task note: %q", n)
 	}
-	// An arm with no judged attempt has no mean: "-", not 0, in the compact line and the arms table.
+	// An arm with no judged attempt has no rate ("n/a") in the compact line and no mean ("-", not 0) in the arms
+	// table.
 	e := analysis.Analyze(analysistest.Cat(analysistest.TasksOf("base", "PP"), analysistest.TasksOf("e", "II")), analysis.Inputs{Baseline: "base"})
 	var eb, md strings.Builder
 	if err := CompactReport(&eb, e, 120, ""); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(eb.String(), "  e: 0/0 = n/a, 2 errors, - tokens/attempt, - tokens/passed attempt") {
+	if !strings.Contains(eb.String(), "  e: 0/0 = n/a, 2 errors, 2 tasks\n") {
 		t.Errorf("empty arm's compact line:\n%s", eb.String())
 	}
 	if err := MarkdownReport(&md, e); err != nil {

@@ -16,9 +16,14 @@ import (
 
 // CompareTables returns the tables of a comparison of two runs' report: the
 // summary (pass rates, method, Δ with its interval, p, McNemar, MDE, counts
-// of new failures and fixed tasks) and the tasks whose pass rate changed.
+// of new failures and fixed tasks), the tasks whose pass rate changed, and
+// the paired cost outcomes when there are any (costTable).
 func CompareTables(c *analysis.RunComparison) []results.Table {
-	return []results.Table{compareSummaryTable(c), compareTaskTable(c)}
+	out := []results.Table{compareSummaryTable(c), compareTaskTable(c)}
+	if t := costTable(c.Analysis); len(t.Rows) > 0 {
+		out = append(out, t.Table())
+	}
+	return out
 }
 
 // CompareWarnings returns the sentences of c's warnings, in print order, the arms named by the sides' labels
@@ -49,6 +54,9 @@ func CompareFooter(c *analysis.RunComparison) []string {
 	}
 	if c.Gate != nil {
 		lines = append(lines, CompareGateLine(c))
+	}
+	if len(c.Analysis.FailIfCostlier) > 0 {
+		lines = append(lines, CostGateLine(c.Analysis))
 	}
 	return lines
 }

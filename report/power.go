@@ -97,3 +97,28 @@ func UnpairedPlan(w io.Writer, p analysis.UnpairedPlan) error {
 	}
 	return t.Render(w)
 }
+
+// CostPowerPlan writes bench power's plan of a cost outcome (analysis.PlanCost): the test, the pilot it
+// resampled, a table of the design with its power and MDE, and what the plan assumes.
+func CostPowerPlan(w io.Writer, p analysis.CostPlan) error {
+	fmt.Fprintf(w, "Cost outcome %s: the exact sign-flip test of the per-unit differences (two-sided), simulated "+
+		"(%d runs).\nPilot: %s, variant %s against %s: %d units, %.1f pairs each; its own change %s divided out; "+
+		"α = %.3g, target power %.3g.\n\n", p.Outcome, p.Runs, p.Dir, p.Variant, p.Baseline, p.PilotUnits, p.Reps,
+		RatioPct(p.PilotRatio), p.Alpha, p.Target)
+	t := results.Table{Header: []string{"quantity", "value"}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	add("design", fmt.Sprintf("%d units × the pilot's pairs per unit", p.G))
+	add(fmt.Sprintf("power for a change of %s", RatioPct(1+p.Effect)), fmt.Sprintf("%.3f", p.Power))
+	mde := "none up to the search's end"
+	if !math.IsNaN(p.MDE) {
+		mde = RatioPct(1 + p.MDE)
+	}
+	add(fmt.Sprintf("MDE (%.0f%% power)", 100*p.Target), mde)
+	if err := t.Render(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nEach simulated run takes the pilot's units with the signs of their residuals flipped at random "+
+		"(drawn with replacement for another number of units: --tasks N), so the plan holds for the pilot's reps "+
+		"and pairing; with fewer than 6 units moving, the exact p cannot go below 2/2^moved (0.03 at 6).\n")
+	return nil
+}

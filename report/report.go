@@ -18,12 +18,16 @@ import (
 
 // ReportTables returns the tables every report shows, in order: the per-arm
 // summary, the per-variant comparison with the baseline (one row per variant
-// on all common tasks, followed by its target-task rows), the guard
+// on all common tasks, followed by its target-task rows), the paired cost
+// outcomes (when some variant has one), the guard
 // mechanism table (per guard and arm: attempts it fired in, how many of
 // those passed, events) and the failure modes per arm. Empty mechanism
 // tables (no guard event, no failure mode) are left out.
 func ReportTables(a *analysis.Analysis) []ReportTable {
 	out := []ReportTable{armsTable(a), comparisonTable(a)}
+	if t := costTable(a); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
 	if t := diagnosticsTable(a); len(t.Rows) > 0 {
 		out = append(out, t)
 	}
@@ -91,6 +95,10 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 		fmt.Fprintln(w)
 		line(GateLine(a), "", "  ")
 	}
+	if len(a.FailIfCostlier) > 0 {
+		fmt.Fprintln(w)
+		line(CostGateLine(a), "", "  ")
+	}
 	return nil
 }
 
@@ -125,6 +133,9 @@ func MarkdownReport(w io.Writer, a *analysis.Analysis) error {
 	}
 	if a.FailIfWorse > 0 {
 		fmt.Fprintf(w, "**%s**\n", mdText(GateLine(a)))
+	}
+	if len(a.FailIfCostlier) > 0 {
+		fmt.Fprintf(w, "\n**%s**\n", mdText(CostGateLine(a)))
 	}
 	return nil
 }
@@ -180,7 +191,8 @@ func (t ReportTable) Table() results.Table {
 
 func armsTable(a *analysis.Analysis) ReportTable {
 	t := ReportTable{Title: "Arms", Header: []string{"arm", "model", "attempts", "judged", "passes", "pass rate [Wilson 95%]",
-		"± SE (clustered)", "errors", "tasks", "mean steps", "mean tokens", "tokens per pass", "cost", "mean wall"}}
+		"± SE (clustered)", "errors", "tasks", "mean steps (own tasks)", "mean tokens (own tasks)", "tokens per pass (own tasks)", "cost",
+		"mean wall (own tasks)"}}
 	for i, arm := range a.Arms {
 		name := arm.Name
 		if i == 0 && name != "baseline" {
@@ -196,7 +208,8 @@ func armsTable(a *analysis.Analysis) ReportTable {
 			fmt.Sprintf("$%.4f", arm.CostUSD), meanCell(arm, "%.1fs", arm.MeanWallMS/1000)})
 	}
 	t.Note = "Errors (infra, judge) are excluded from \"judged\" and from every rate. Mean tokens: over judged " +
-		"attempts; tokens per pass: over passed attempts (prompt + completion)."
+		"attempts; tokens per pass: over passed attempts (prompt + completion). Each arm's means cover its own " +
+		"tasks (a variant's scope may be fewer): compare costs in the paired cost table, not across these rows."
 	return t
 }
 

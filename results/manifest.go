@@ -288,6 +288,9 @@ type Ablation struct {
 	MinEffect float64 `json:"min_effect"`
 	// FailIfWorse is the gate margin the run was made with (0 = none), so reports show the gate.
 	FailIfWorse float64 `json:"fail_if_worse,omitempty"`
+	// FailIfCostlier is the cost gate the run was made with: per cost outcome, the relative increase it
+	// tolerates (spec fail_if_costlier; nil = none).
+	FailIfCostlier map[CostOutcome]float64 `json:"fail_if_costlier,omitempty"`
 	// SpecWarnings were found while expanding the spec (a variant identical to the baseline, one that runs on
 	// no task); the reports word them.
 	SpecWarnings []SpecWarning `json:"spec_warnings,omitempty"`

@@ -304,11 +304,12 @@ func TestFakeKeyNeverRecorded(t *testing.T) {
 	}
 }
 
-// TestChromiumKilledMidRun kills the run's Chromium processes (SIGKILL, both workers' browsers) when an attempt
-// asks the model for its first action once another attempt is recorded — so the kill lands inside that
-// attempt's agent loop, its next tool call meeting a dead browser — and checks that the crash is an
-// infrastructure error retried in a relaunched browser, never an agent failure, and that every attempt ends
-// with exactly one final record.
+// TestChromiumKilledMidRun kills the run's Chromium processes (SIGKILL) when an attempt asks the model for its
+// first action once another attempt is recorded — so the kill lands inside that attempt's agent loop, its next
+// tool call meeting a dead browser — and checks that the crash is an infrastructure error retried in a
+// relaunched browser, never an agent failure, and that every attempt ends with exactly one final record. One
+// worker: a second one would sometimes be opening a browser context at the kill, which browser's watchdog
+// only gives up on after 30 s (that path is browser's TestFrozenBrowserIsUnresponsiveNotHung).
 func TestChromiumKilledMidRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -334,7 +335,7 @@ func TestChromiumKilledMidRun(t *testing.T) {
 	}
 	v := Variant{Name: "default", Guards: guard.Default(), Model: Model{Kind: "openai", Name: "scripted", BaseURL: px.url}}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 2, Variants: []Variant{v}, BaseSeed: 5}
-	_, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Retries: 2, BrowserArgs: []string{marker},
+	_, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 1, Retries: 2, BrowserArgs: []string{marker},
 		Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)

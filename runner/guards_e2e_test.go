@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,12 @@ type guardE2E struct {
 // e2eSeed is the model seed of both arms (Variant.Seed): the profiles set every relevant probability to 0 or 1,
 // and the seed fixes the remaining coins (the retry-or-snapshot fallback after a blocked click, the loop pattern).
 const e2eSeed = "7"
+
+// isolationDeadline is the evaluate_isolation case's attempt deadline: the guard-off arm's hung evaluate runs
+// until it, and the guard-on arm (a 5 s cut, then the rest of the task) must finish well before it even when a
+// loaded machine makes each click take seconds (3–4 s seen at load 14), so that the two arms differ by the
+// guard and not by the machine.
+const isolationDeadline = 20 * time.Second
 
 var guardE2ECases = []guardE2E{
 	{
@@ -194,8 +201,8 @@ var guardE2ECases = []guardE2E{
 		// Seed 003. hung_fetch makes api/nutrition/<id> never answer, and the policy always plays the solution's
 		// evaluate that awaits it. On: the call gets a 5 s budget, is terminated, the error comes back and the
 		// policy goes on to read the answer from the page. Off: the plain page.Evaluate never returns and the
-		// attempt's (shortened, 12 s) deadline ends it while the evaluate is running.
-		guard: guard.NameEvaluateIsolation, task: "recipes-qa-tikka-masala-sodium", timeout: 12 * time.Second,
+		// attempt's (shortened, isolationDeadline) deadline ends it while the evaluate is running.
+		guard: guard.NameEvaluateIsolation, task: "recipes-qa-tikka-masala-sodium", timeout: isolationDeadline,
 		offMode: "hung_evaluate", onActions: []string{"evaluate", "timeout"},
 		check: func(t *testing.T, on, off *agent.Trajectory) {
 			var hung *agent.ToolRecord
@@ -205,14 +212,14 @@ var guardE2ECases = []guardE2E{
 				}
 			}
 			if hung == nil || !hung.Failed || !strings.Contains(hung.RawText(), "evaluate timed out after") ||
-				hung.DurationMS < 4000 || hung.DurationMS > 8000 {
-				t.Errorf("on: evaluate record %+v, want a failed call cut off after about 5 s", hung)
+				hung.DurationMS < 4000 || hung.DurationMS >= isolationDeadline.Milliseconds() {
+				t.Errorf("on: evaluate record %+v, want a failed call cut off after about 5 s, before the deadline", hung)
 			}
 			if off.Finish.Reason != "timeout" {
 				t.Errorf("off: finish reason %q, want timeout", off.Finish.Reason)
 			}
-			if on.DurationMS >= 12000 {
-				t.Errorf("on: took %d ms, not less than the 12 s budget", on.DurationMS)
+			if on.DurationMS >= isolationDeadline.Milliseconds() {
+				t.Errorf("on: took %d ms, not less than the %v deadline", on.DurationMS, isolationDeadline)
 			}
 		},
 	},
@@ -263,24 +270,37 @@ func TestGuardsOnOffEndToEnd(t *testing.T) {
 	for _, tk := range s.Tasks() {
 		byID[tk.ID] = tk
 	}
-	for _, c := range guardE2ECases {
+	// One run plays every case's two arms (named CASE/on and CASE/off, each on its case's task only), so that
+	// both workers stay busy across the cases' timeouts.
+	cases := slices.Clone(guardE2ECases)
+	var tasks []suites.Task
+	var vs []Variant
+	for i := range cases {
+		c := &cases[i]
 		if c.name == "" {
 			c.name = c.guard
 		}
-		t.Run(c.name, func(t *testing.T) {
-			task, ok := byID[c.task]
-			if !ok {
-				t.Fatalf("zoo has no task %s", c.task)
-			}
-			if !task.HasTag(c.guard) {
-				t.Fatalf("task %s is not tagged %s (tags %v)", c.task, c.guard, task.Tags)
-			}
-			runGuardE2E(t, s, task, c)
-		})
+		task, ok := byID[c.task]
+		if !ok {
+			t.Fatalf("%s: zoo has no task %s", c.name, c.task)
+		}
+		if !task.HasTag(c.guard) {
+			t.Fatalf("%s: task %s is not tagged %s (tags %v)", c.name, c.task, c.guard, task.Tags)
+		}
+		if !slices.ContainsFunc(tasks, func(x suites.Task) bool { return x.ID == task.ID }) {
+			tasks = append(tasks, task)
+		}
+		vs = append(vs, guardArms(*c)...)
+	}
+	dir, recs := runByVariant(t, Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: vs, BaseSeed: 1}, s)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkGuardE2E(t, dir, recs, c) })
 	}
 }
 
-func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
+// guardArms are case c's two arms: all guards on but c.alsoOff (CASE/on), and the same with c.guard off too
+// (CASE/off), both under the case's test profile, at the fixed seed, on the case's task only.
+func guardArms(c guardE2E) []Variant {
 	prof := filepath.Join("testdata", "profiles", c.name+".yaml")
 	model := Model{Kind: "scripted", Name: "scripted", Profile: prof}
 	onGuards, offGuards := guard.Default(), guard.Default()
@@ -288,11 +308,21 @@ func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
 		onGuards[g], offGuards[g] = false, false
 	}
 	offGuards[c.guard] = false
-	on := Variant{Name: "on", Model: model, Guards: onGuards, Seed: e2eSeed, Timeout: c.timeout}
-	off := Variant{Name: "off", Model: model, Guards: offGuards, Seed: e2eSeed, Timeout: c.timeout}
-	plan := Plan{Suite: "zoo", Tasks: []suites.Task{task}, Reps: 1, Variants: []Variant{on, off}, BaseSeed: 1}
-	dir, recs := runByVariant(t, plan, s)
-	rOn, rOff := recs["on"], recs["off"]
+	only := map[string]bool{c.task: true}
+	return []Variant{
+		{Name: c.name + "/on", Model: model, Guards: onGuards, Seed: e2eSeed, Timeout: c.timeout, TaskIDs: only, Scope: "target"},
+		{Name: c.name + "/off", Model: model, Guards: offGuards, Seed: e2eSeed, Timeout: c.timeout, TaskIDs: only, Scope: "target"},
+	}
+}
+
+// checkGuardE2E asserts case c's before/after on the records of its arms in recs (by variant name) and their
+// trajectories in the run directory dir.
+func checkGuardE2E(t *testing.T, dir string, recs map[string]results.Attempt, c guardE2E) {
+	onGuards := guard.Default()
+	for _, g := range c.alsoOff {
+		onGuards[g] = false
+	}
+	rOn, rOff := recs[c.name+"/on"], recs[c.name+"/off"]
 	if rOn.AttemptID == "" || rOff.AttemptID == "" {
 		t.Fatalf("want one record per arm, got %d variants", len(recs))
 	}
@@ -348,7 +378,7 @@ func runGuardE2E(t *testing.T, s suites.Suite, task suites.Task, c guardE2E) {
 }
 
 // runByVariant runs plan on s (2 workers, log discarded) into a new directory and returns it with the final
-// record of each variant (one task, one rep), by variant name.
+// record of each variant (each plays one attempt: one task, one rep), by variant name.
 func runByVariant(t *testing.T, plan Plan, s suites.Suite) (string, map[string]results.Attempt) {
 	t.Helper()
 	dir := t.TempDir()

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		if driverDir != "" {
 			return own(driverDir)
 		}
-		drv, err := shared()
+		drv, err := sharedDriver()
 		return drv, func() {}, err
 	}
 	code := m.Run()
@@ -43,8 +43,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// shared is the package's driver, started on first use.
-func shared() (*browser.Driver, error) {
+// sharedDriver is the package's driver, started on first use.
+func sharedDriver() (*browser.Driver, error) {
 	driverOnce.Do(func() { sharedDrv, sharedDrvErr = browser.StartDriver(browser.DriverOptions{}) })
 	return sharedDrv, sharedDrvErr
 }
@@ -55,7 +55,7 @@ func testDriver(t *testing.T) *browser.Driver {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	drv, err := shared()
+	drv, err := sharedDriver()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func OpenAttempt(ctx context.Context, opts Options, suite suites.Suite, t suites
 		return nil, fmt.Errorf("open environment: %w", err)
 	}
 	o.Session, err = o.Browser.NewSession(browser.SessionOptions{ActionTimeout: opts.ActionTimeout,
-		Allowed: o.Env.Allowed, DisableEvaluate: opts.DisableEvaluate})
+		Allowed: o.Env.Allowed, AskOnly: suites.AskOnly(o.Env), DisableEvaluate: opts.DisableEvaluate})
 	if err != nil {
 		return nil, fmt.Errorf("new browser context: %w", err)
 	}

@@ -151,7 +151,7 @@ func (wk *worker) openSession(ctx context.Context, st *stage, rec *results.Attem
 		return closeSession, fmt.Errorf("launch browser: %w", err)
 	}
 	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: wk.opts.ActionTimeout, Allowed: st.env.Allowed,
-		DisableEvaluate: wk.opts.DisableEvaluate})
+		AskOnly: suites.AskOnly(st.env), DisableEvaluate: wk.opts.DisableEvaluate})
 	if err != nil {
 		wk.b = nil
 		_ = b.Close()

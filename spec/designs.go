@@ -334,6 +334,7 @@ func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIf
 	}
 	return runner.Plan{Suite: suite.Name(), SuiteOptions: opts, TaskFilter: s.Tasks, Tasks: tasks, Reps: s.Reps,
 		Variants: arms.Variants, BaseSeed: s.Seed, Ablation: &results.Ablation{Spec: path, Alpha: s.Alpha,
-			Power: s.Power, MinEffect: s.MinEffect, FailIfWorse: failIfWorse, SpecWarnings: arms.Warnings,
-			Replays: arms.Replays, Copies: arms.AA}}, nil
+			Power: s.Power, MinEffect: s.MinEffect, FailIfWorse: failIfWorse, FailIfCostlier: s.FailIfCostlier,
+			SpecWarnings: arms.Warnings,
+			Replays:      arms.Replays, Copies: arms.AA}}, nil
 }

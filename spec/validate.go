@@ -100,6 +100,9 @@ func (s *Spec) setDefaults(c specCheck) error {
 	if s.Alpha <= 0 || s.Alpha >= 1 || s.Power <= 0 || s.Power >= 1 {
 		return fmt.Errorf("%s:%d: alpha and power must be in (0, 1)", c.name, c.line("alpha"))
 	}
+	if err := results.CheckCostMargins(s.FailIfCostlier); err != nil {
+		return fmt.Errorf("%s:%d: fail_if_costlier: %v", c.name, c.line("fail_if_costlier"), err)
+	}
 	if s.Baseline.Name == "" {
 		s.Baseline.Name = "baseline"
 	}

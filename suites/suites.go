@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -126,6 +127,26 @@ type Env interface {
 	State(ctx context.Context) (json.RawMessage, error)
 	// Close releases the environment (deletes the tenant). Safe to call twice.
 	Close(ctx context.Context) error
+}
+
+// PatternEnv is an Env that names, by a pattern, the URLs its Allowed may refuse: a browser asks Allowed about
+// those only and loads the others without asking (browser.SessionOptions.AskOnly; asking costs a round trip
+// through the browser driver per request). A wrapper that changes Allowed must not pass MustAsk on (embedding
+// the Env interface does not).
+type PatternEnv interface {
+	Env
+	// MustAsk matches every URL for which Allowed may return false (it may match more). Its syntax means the
+	// same in Go (RE2) and in JavaScript, where the browser driver matches it: literal characters, escapes,
+	// character classes, groups, alternation and the anchors ^ and $, no flags.
+	MustAsk() *regexp.Regexp
+}
+
+// AskOnly is env's MustAsk when env is a PatternEnv, else nil (Allowed is asked about every URL).
+func AskOnly(env Env) *regexp.Regexp {
+	if p, ok := env.(PatternEnv); ok {
+		return p.MustAsk()
+	}
+	return nil
 }
 
 // Suite is a set of tasks and the means to run them. Implementations are safe for concurrent use.

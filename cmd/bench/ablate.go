@@ -27,7 +27,9 @@ func ablateCmd() *cobra.Command {
 		Long: "Runs the baseline and every variant of SPEC on the same (task, rep) pairs with the same seeds, arms of a pair\n" +
 			"scheduled next to each other, into one run directory; then analyses (STATS.md) and prints the report.\n" +
 			"--fail-if-worse MARGIN exits 1 when a variant is worse than the baseline by more than MARGIN with its\n" +
-			"interval entirely below zero and its Holm-adjusted primary p below alpha.",
+			"interval entirely below zero and its Holm-adjusted primary p below alpha. --fail-if-costlier tokens=0.2 exits 1\n" +
+			"when a variant's ratio of mean tokens to the baseline's, on the same pairs, is above 1.2 with its whole 95%\n" +
+			"interval above 1.2 and its Holm-adjusted p below alpha (spec: fail_if_costlier).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			sp, err := spec.LoadSpec(args[0])
@@ -145,16 +147,39 @@ func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, mar
 	return gate(c, a, margin)
 }
 
-// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate): it prints the report's
-// gate line (report.GateVerdict: passed, with the inconclusive variants, or FAILED with each reason) on stderr and
-// exits 1 (exitGate) when a variant is shown worse than the baseline (Analysis.Gate).
+// gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate) and its cost gate
+// (Analysis.FailIfCostlier; none when empty): it prints each gate's line (report.GateVerdict: passed, with the
+// inconclusive variants, or FAILED with each reason; report.CostGateLine) on stderr and exits 1 (exitGate) when
+// a variant is shown worse than the baseline (Analysis.Gate) or costlier than the cost gate allows
+// (Analysis.CostGate).
 func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
-	if margin <= 0 {
-		return nil
+	var err error
+	if margin > 0 {
+		fmt.Fprintln(c.ErrOrStderr(), report.GateVerdict(a, margin, report.AblationGateWording()))
+		if failed, _ := a.Gate(margin); failed {
+			err = &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
+		}
 	}
-	fmt.Fprintln(c.ErrOrStderr(), report.GateVerdict(a, margin, report.AblationGateWording()))
-	if failed, _ := a.Gate(margin); failed {
-		return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
+	if len(a.FailIfCostlier) > 0 {
+		fmt.Fprintln(c.ErrOrStderr(), report.CostGateLine(a))
+		if failed, _ := a.CostGate(); failed && err == nil {
+			err = &exitError{exitGate, fmt.Errorf("--fail-if-costlier %s: a variant is costlier than the baseline",
+				report.CostMarginsText(a.FailIfCostlier))}
+		}
 	}
-	return nil
+	return err
+}
+
+// failIfCostlierHelp is the help of --fail-if-costlier.
+const failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: OUTCOME=MARGIN,… over steps, tokens, usd, " +
+	"wall (e.g. tokens=0.2: the ratio of per-task mean tokens on the same pairs above 1.2 with its whole 95% interval " +
+	"above 1.2 and its Holm-adjusted p < alpha)"
+
+// costMargins parses --fail-if-costlier (results.ParseCostMargins), a usage error when malformed.
+func costMargins(s string) (map[results.CostOutcome]float64, error) {
+	m, err := results.ParseCostMargins(s)
+	if err != nil {
+		return nil, usageErr("--fail-if-costlier: %v", err)
+	}
+	return m, nil
 }

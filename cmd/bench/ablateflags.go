@@ -15,6 +15,7 @@ type ablateFlags struct {
 	reps                             int
 	tasks                            string
 	failIfWorse                      float64
+	failIfCostlier                   string
 	bh                               bool
 	htmlDir, model, baseURL, profile string
 }
@@ -24,6 +25,7 @@ func (f *ablateFlags) register(c *cobra.Command) {
 	c.Flags().IntVar(&f.reps, "reps", 0, "override the spec's reps")
 	c.Flags().StringVar(&f.tasks, "tasks", "", "override the spec's tasks: comma-separated task id globs, e.g. 'shop-*,stays-qa-*' (a glob that matches no task is an error; each arm still runs on its scope's share of them)")
 	c.Flags().Float64Var(&f.failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
+	c.Flags().StringVar(&f.failIfCostlier, "fail-if-costlier", "", failIfCostlierHelp)
 	c.Flags().BoolVar(&f.bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().StringVar(&f.model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
 	c.Flags().StringVar(&f.baseURL, "base-url", "", "endpoint for --model openai:NAME")
@@ -32,7 +34,7 @@ func (f *ablateFlags) register(c *cobra.Command) {
 }
 
 // apply applies the overriding flags to the spec sp (a usage error names a bad value), and takes the spec's
-// fail_if_worse when --fail-if-worse is not given.
+// fail_if_worse when --fail-if-worse is not given; --fail-if-costlier replaces the spec's fail_if_costlier.
 func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 	if f.model != "" || f.profile != "" {
 		model := f.model
@@ -61,6 +63,13 @@ func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 			return usageErr("--tasks needs comma-separated task id globs, e.g. 'shop-*' (got an empty value)")
 		}
 		sp.Tasks = f.tasks
+	}
+	if c.Flags().Changed("fail-if-costlier") {
+		m, err := costMargins(f.failIfCostlier)
+		if err != nil {
+			return err
+		}
+		sp.FailIfCostlier = m
 	}
 	if !c.Flags().Changed("fail-if-worse") {
 		f.failIfWorse = sp.FailIfWorse

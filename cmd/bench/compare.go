@@ -18,6 +18,7 @@ func init() { extraCommands = append(extraCommands, compareCmd) }
 func compareCmd() *cobra.Command {
 	var format, variant, variantB, judgeName string
 	var failIfWorse float64
+	var costlier string
 	var wide bool
 	c := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
@@ -33,6 +34,13 @@ func compareCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			if c.Flags().Changed("fail-if-worse") {
 				if err := checkMargin(failIfWorse); err != nil {
+					return err
+				}
+			}
+			var costMs map[results.CostOutcome]float64
+			if c.Flags().Changed("fail-if-costlier") {
+				var err error
+				if costMs, err = costMargins(costlier); err != nil {
 					return err
 				}
 			}
@@ -58,6 +66,7 @@ func compareCmd() *cobra.Command {
 			}
 			// Two variants of one directory are a real comparison; only the same variant twice is A/A.
 			opts.FailIfWorse = failIfWorse
+			opts.FailIfCostlier = costMs
 			opts.SameDir = sides[0].Variant == sides[1].Variant && sameDir(args[0], args[1])
 			cmp, err := analysis.CompareRuns(sides[0], sides[1], opts)
 			var mv *analysis.MissingVariantError
@@ -79,6 +88,10 @@ func compareCmd() *cobra.Command {
 				return &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: the gate failed: run B %s (variant %s) against run A %s (variant %s), see the report's gate line",
 					failIfWorse, cmp.B.Name, cmp.B.Variant, cmp.A.Name, cmp.A.Variant)}
 			}
+			if failed, _ := cmp.Analysis.CostGate(); failed {
+				return &exitError{exitGate, fmt.Errorf("--fail-if-costlier %s: the cost gate failed: run B %s (variant %s) against run A %s (variant %s), see the report's cost gate line",
+					report.CostMarginsText(costMs), cmp.B.Name, cmp.B.Variant, cmp.A.Name, cmp.A.Variant)}
+			}
 			return nil
 		},
 	}
@@ -87,6 +100,7 @@ func compareCmd() *cobra.Command {
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
 	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
 	c.Flags().StringVar(&judgeName, "judge", "", "compare the verdicts of this re-judge (bench judge) instead of the runs' own")
+	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "exit 1 when RUN_B is costlier than RUN_A: "+failIfCostlierHelp)
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in (0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p below alpha (0.05 unless the runs are ablations)")
 	return c
 }

@@ -156,6 +156,9 @@ type comparison struct {
 			P       float64    `json:"p"`
 		} `json:"as_fail_both"`
 	} `json:"error_bounds"`
+	// The paired cost outcomes and the cost gate (README "Results"; their fields as bench report's JSON).
+	Costs    []json.RawMessage `json:"costs"`
+	CostGate json.RawMessage   `json:"cost_gate"`
 }
 
 // compareJSON runs bench compare --format json and decodes it, refusing fields the README does not list.

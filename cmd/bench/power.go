@@ -32,6 +32,7 @@ func powerCmd() *cobra.Command {
 			"--discordant ψ the number of pairs (McNemar, Connor 1987). With --n: the MDE at that N.",
 		Example: "  bench power --tasks 40 --reps 5 --mix issue --pairing same-seed   # primary test, issue 11's mix\n" +
 			"  bench power --from runs/demo --pairing same-seed                   # baseline rates of a run\n" +
+			"  bench power --from runs/demo --outcome tokens --effect 0.15        # a 15% token increase, from the run's spread\n" +
 			"  bench power --tasks 12 --reps 2 --mix 0.4:1,0.2:0,0.4:0.2-0.9 --effect -0.15\n" +
 			"  bench power --base 0.82 --target 1.0           # unpaired: runs per arm for 82%→100%\n" +
 			"  bench power --paired --discordant 0.2 --base 0.8 --target 0.9",
@@ -42,6 +43,12 @@ func powerCmd() *cobra.Command {
 			}
 			if err := checkPowerModes(c); err != nil {
 				return err
+			}
+			if pf.outcome != "" {
+				if !c.Flags().Changed("effect") {
+					pf.effect = 0.15
+				}
+				return planCost(c, pf, alpha, power)
 			}
 			if pf.tasks > 0 || pf.mix != "" || pf.from != "" || c.Flags().Changed("tasks") || c.Flags().Changed("reps") {
 				return planPrimary(c, pf, alpha, power)
@@ -74,7 +81,7 @@ func powerCmd() *cobra.Command {
 // plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
 // modes cannot be mixed.
 var (
-	plannerFlags  = []string{"tasks", "reps", "mix", "from", "pairing", "share", "effect"}
+	plannerFlags  = []string{"tasks", "reps", "mix", "from", "pairing", "share", "effect", "outcome"}
 	unpairedFlags = []string{"base", "target", "n", "paired", "discordant"}
 )
 
@@ -101,6 +108,7 @@ func checkPowerModes(c *cobra.Command) error {
 type planFlags struct {
 	tasks, reps                 int
 	mix, from, variant, pairing string
+	outcome                     string
 	share, effect               float64
 }
 
@@ -113,7 +121,8 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: the run's baseline (manifest), else the first)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
-	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop)")
+	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
+	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead (steps, tokens, usd, wall) from the run's per-unit spread")
 }
 
 // planDesign builds the planner's design from the flags (analysis.PlanDesign) and says where its baseline rates
@@ -170,4 +179,34 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 		return usageErr("--effect must be a non-zero change in pass rate in (-1, 1)")
 	}
 	return report.PowerPlan(c.OutOrStdout(), analysis.PlanPrimary(d, src, pf.effect, alpha, power))
+}
+
+// planCost prints the power and MDE of a cost outcome's comparison (analysis.PlanCost) from the per-unit means
+// of a run's variant against its baseline (--from, --variant), at --tasks units (default: the run's).
+func planCost(c *cobra.Command, pf planFlags, alpha, power float64) error {
+	o := results.CostOutcome(pf.outcome)
+	if !slices.Contains(results.CostOutcomes, o) {
+		return usageErr("--outcome %q: expected steps, tokens, usd or wall", pf.outcome)
+	}
+	if pf.from == "" {
+		return usageErr("--outcome needs --from RUN_DIR: the plan resamples that run's per-unit costs")
+	}
+	if c.Flags().Changed("reps") || c.Flags().Changed("mix") || c.Flags().Changed("pairing") || c.Flags().Changed("share") {
+		return usageErr("--outcome plans from the run's own pairs (its reps and pairing): --reps, --mix, --pairing and --share do not apply")
+	}
+	if pf.effect == 0 || pf.effect <= -1 {
+		return usageErr("--effect %v: with --outcome, a non-zero relative change above -1 (0.15: 15%% more)", pf.effect)
+	}
+	run, err := results.Open(pf.from)
+	if err != nil {
+		return usageErr("--from: %v", err)
+	}
+	base := run.Manifest.Plan.Baseline
+	units, v := analysis.PilotUnits(run.Final(), base, pf.variant, o)
+	plan, err := analysis.PlanCost(units, pf.tasks, pf.effect, alpha, power, 1)
+	if err != nil {
+		return usageErr("--from %s (variant %q against %q): %v", pf.from, v, base, err)
+	}
+	plan.Outcome, plan.Dir, plan.Baseline, plan.Variant = o, pf.from, base, v
+	return report.CostPowerPlan(c.OutOrStdout(), plan)
 }

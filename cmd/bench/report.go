@@ -19,6 +19,7 @@ func reportCmd() *cobra.Command {
 	var format string
 	var o analysis.RunOptions
 	var withGate, wide bool
+	var costlier string
 	c := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Print the report of a run directory without re-running",
@@ -32,6 +33,13 @@ func reportCmd() *cobra.Command {
 			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("fail-if-costlier") {
+				m, err := costMargins(costlier)
+				if err != nil {
+					return err
+				}
+				o.FailIfCostlier = m
+			}
 			r, err := lookupRenderer(format, wide, c.OutOrStdout(), args[0], reportArgs(o))
 			if err != nil {
 				return err
@@ -67,7 +75,7 @@ func reportCmd() *cobra.Command {
 				return err
 			}
 			margin := run.Manifest.Plan.Ablation.FailIfWorse
-			if margin <= 0 {
+			if margin <= 0 && len(a.FailIfCostlier) == 0 {
 				fmt.Fprintf(c.ErrOrStderr(), "gate: none: %s was run without fail_if_worse (the spec's, or --fail-if-worse of bench ablate); only the infrastructure gate applies\n", run.Dir)
 			}
 			return ablationGates(c, run, a, margin)
@@ -78,6 +86,8 @@ func reportCmd() *cobra.Command {
 	c.Flags().StringVar(&o.Judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.BH, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
+	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "ablation runs: the cost gate the report shows and --gate applies, "+
+		"instead of the run's recorded fail_if_costlier: "+failIfCostlierHelp)
 	c.Flags().BoolVar(&o.CMH, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")
 	return c
 }

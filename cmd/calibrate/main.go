@@ -46,6 +46,9 @@ func main() {
 	}
 }
 
+// costPilots is the number of pilot runs whose planned power is averaged per cost setting.
+const costPilots = 20
+
 func calibrate(out string, runs int, seed uint64) error {
 	start := time.Now()
 	var res []analysis.CalResult
@@ -55,6 +58,15 @@ func calibrate(out string, runs int, seed uint64) error {
 		fmt.Fprintf(os.Stderr, "%-24s %v\n", s, time.Since(t0).Round(time.Millisecond))
 	}
 	md := analysis.CalibrationMarkdown(res, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
+		time.Since(start))
+	start = time.Now()
+	var cost []analysis.CostCalResult
+	for i, s := range analysis.CostSettings() {
+		t0 := time.Now()
+		cost = append(cost, analysis.CalibrateCost(s, runs, costPilots, seed+uint64(i)))
+		fmt.Fprintf(os.Stderr, "cost %-19s %v\n", s, time.Since(t0).Round(time.Millisecond))
+	}
+	md += analysis.CostCalibrationMarkdown(cost, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
 		time.Since(start))
 	return os.WriteFile(out, []byte(md), 0o644)
 }

@@ -79,6 +79,11 @@ func HTMLReport(dir string, a *analysis.Analysis, js *analysis.Judges, recs []re
 		vm.Gate = report.GateLine(a)
 		vm.GateFailed, _ = a.Gate(a.FailIfWorse)
 	}
+	vm.CostForest, vm.CostNote = costForest(a), costForestNote
+	if len(a.FailIfCostlier) > 0 {
+		vm.CostGate = report.CostGateLine(a)
+		vm.CostGateFailed, _ = a.CostGate()
+	}
 	if err := writeTemplate(filepath.Join(dir, HTMLReportFile), reportTmpl, vm); err != nil {
 		return err
 	}
@@ -148,6 +153,12 @@ type reportVM struct {
 	Heat       heatVM
 	Gate       string
 	GateFailed bool
+	// CostForest is the forest plot of the cost ratios (costForest), CostNote what it shows; CostGate the cost
+	// gate's line (report.CostGateLine, "" without one) and CostGateFailed whether it failed.
+	CostForest     forestVM
+	CostNote       string
+	CostGate       string
+	CostGateFailed bool
 }
 
 // ---- forest plot ----
@@ -163,6 +174,8 @@ type forestVM struct {
 	LabelX     float64
 	TextX      float64
 	HeaderText string
+	// Aria is the plot's accessible name.
+	Aria string
 }
 
 type tickVM struct {
@@ -221,7 +234,8 @@ func forestPlot(a *analysis.Analysis) forestVM {
 	x1 := forestLabelW + forestPlotW
 	sx := func(v float64) float64 { return x0 + (v-lo)/(hi-lo)*(x1-x0) }
 	f := forestVM{W: int(forestLabelW + forestPlotW + forestTextW), PlotX0: x0, PlotX1: x1, ZeroX: sx(0),
-		LabelX: forestLabelW - 8, TextX: x1 + 10, HeaderText: "Δ pass rate, percentage points (95% interval)"}
+		LabelX: forestLabelW - 8, TextX: x1 + 10, HeaderText: "Δ pass rate, percentage points (95% interval)",
+		Aria: "forest plot of the difference in pass rate per variant"}
 	for t := math.Ceil(lo/step-1e-9) * step; t <= hi+1e-9; t += step {
 		lbl := fmt.Sprintf("%+.0f", 100*t)
 		if lbl == "+0" || lbl == "-0" {
@@ -680,21 +694,14 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 {{if .Warnings}}<section class="warnings"><h2>Warnings</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
 {{range .Flake}}<p class="flake">{{.}}</p>{{end}}
 {{if .Gate}}<p class="{{if .GateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.Gate}}</p>{{end}}
+{{if .CostGate}}<p class="{{if .CostGateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.CostGate}}</p>{{end}}
 <h2>Δ per variant</h2>
-{{with .Forest}}<svg role="img" aria-label="forest plot of the difference in pass rate per variant" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">
-<text x="{{.PlotX0}}" y="14">{{.HeaderText}}</text>
-{{range .Ticks}}<line x1="{{printf "%.1f" .X}}" y1="20" x2="{{printf "%.1f" .X}}" y2="{{printf "%.1f" $.Forest.AxisY}}" stroke="#eaeef2"/>
-<text x="{{printf "%.1f" .X}}" y="{{printf "%.1f" $.Forest.AxisY}}" dy="14" text-anchor="middle" class="sub">{{.Label}}</text>
-{{end}}<line x1="{{printf "%.1f" .ZeroX}}" y1="20" x2="{{printf "%.1f" .ZeroX}}" y2="{{printf "%.1f" .AxisY}}" stroke="#59636e" stroke-dasharray="4 3"/>
-{{range .Rows}}<g><text x="{{printf "%.1f" $.Forest.LabelX}}" y="{{printf "%.1f" .Y}}" dy="4" text-anchor="end"{{if .Sub}} class="sub"{{end}}>{{.Label}}</text>
-{{if .HasData}}<line x1="{{printf "%.1f" .Lo}}" y1="{{printf "%.1f" .Y}}" x2="{{printf "%.1f" .Hi}}" y2="{{printf "%.1f" .Y}}" stroke="#0969da" stroke-width="2"/>
-<line x1="{{printf "%.1f" .Lo}}" y1="{{printf "%.1f" (sub .Y 5.0)}}" x2="{{printf "%.1f" .Lo}}" y2="{{printf "%.1f" (add .Y 5.0)}}" stroke="#0969da" stroke-width="2"/>
-<line x1="{{printf "%.1f" .Hi}}" y1="{{printf "%.1f" (sub .Y 5.0)}}" x2="{{printf "%.1f" .Hi}}" y2="{{printf "%.1f" (add .Y 5.0)}}" stroke="#0969da" stroke-width="2"/>
-<circle cx="{{printf "%.1f" .Mid}}" cy="{{printf "%.1f" .Y}}" r="5" stroke="#0969da" stroke-width="2" fill="{{if .Sig}}#0969da{{else}}#ffffff{{end}}"/>{{end}}
-<text x="{{printf "%.1f" $.Forest.TextX}}" y="{{printf "%.1f" .Y}}" dy="4">{{.Text}}</text></g>
-{{end}}</svg>{{end}}
+{{with .Forest}}{{template "forest" .}}{{end}}
 <p class="note">Dot: Δ; line: its 95% interval over tasks (the t interval from 12 moved tasks on, else the adjusted Wald interval; Newcombe when unpaired); filled dot: p below α (Holm-adjusted). Below 12 moved tasks the interval and the exact p are different methods and can disagree: an interval that excludes 0 with a hollow dot is not evidence of an effect.</p>
-{{range .Tables}}<h2>{{.Title}}</h2>
+{{if .CostForest.Rows}}<h2>Cost change per variant</h2>
+{{template "forest" .CostForest}}
+<p class="note">{{.CostNote}}</p>
+{{end}}{{range .Tables}}<h2>{{.Title}}</h2>
 <table><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>{{if .Note}}<p class="note">{{.Note}}</p>{{end}}
@@ -717,7 +724,18 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 {{end}}</g>
 {{end}}</svg>{{end}}
 </body></html>
-`))
+{{define "forest"}}<svg role="img" aria-label="{{.Aria}}" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">
+<text x="{{.PlotX0}}" y="14">{{.HeaderText}}</text>
+{{range .Ticks}}<line x1="{{printf "%.1f" .X}}" y1="20" x2="{{printf "%.1f" .X}}" y2="{{printf "%.1f" $.AxisY}}" stroke="#eaeef2"/>
+<text x="{{printf "%.1f" .X}}" y="{{printf "%.1f" $.AxisY}}" dy="14" text-anchor="middle" class="sub">{{.Label}}</text>
+{{end}}<line x1="{{printf "%.1f" .ZeroX}}" y1="20" x2="{{printf "%.1f" .ZeroX}}" y2="{{printf "%.1f" .AxisY}}" stroke="#59636e" stroke-dasharray="4 3"/>
+{{range .Rows}}<g><text x="{{printf "%.1f" $.LabelX}}" y="{{printf "%.1f" .Y}}" dy="4" text-anchor="end"{{if .Sub}} class="sub"{{end}}>{{.Label}}</text>
+{{if .HasData}}<line x1="{{printf "%.1f" .Lo}}" y1="{{printf "%.1f" .Y}}" x2="{{printf "%.1f" .Hi}}" y2="{{printf "%.1f" .Y}}" stroke="#0969da" stroke-width="2"/>
+<line x1="{{printf "%.1f" .Lo}}" y1="{{printf "%.1f" (sub .Y 5.0)}}" x2="{{printf "%.1f" .Lo}}" y2="{{printf "%.1f" (add .Y 5.0)}}" stroke="#0969da" stroke-width="2"/>
+<line x1="{{printf "%.1f" .Hi}}" y1="{{printf "%.1f" (sub .Y 5.0)}}" x2="{{printf "%.1f" .Hi}}" y2="{{printf "%.1f" (add .Y 5.0)}}" stroke="#0969da" stroke-width="2"/>
+<circle cx="{{printf "%.1f" .Mid}}" cy="{{printf "%.1f" .Y}}" r="5" stroke="#0969da" stroke-width="2" fill="{{if .Sig}}#0969da{{else}}#ffffff{{end}}"/>{{end}}
+<text x="{{printf "%.1f" $.TextX}}" y="{{printf "%.1f" .Y}}" dy="4">{{.Text}}</text></g>
+{{end}}</svg>{{end}}`))
 
 var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -62,15 +62,20 @@ func TestHTMLReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	if n := reporttest.CheckSVG(t, s); n != 2 {
-		t.Errorf("report has %d svg blocks, want 2 (forest plot, heatmap)", n)
+	if n := reporttest.CheckSVG(t, s); n != 3 {
+		t.Errorf("report has %d svg blocks, want 3 (forest plot, cost forest plot, heatmap)", n)
 	}
 	if strings.Contains(s, "http://") || strings.Contains(s, "https://") {
 		t.Error("report.html mentions http(s):// (no network resource may be referenced)")
 	}
-	// Forest plot: one dot per comparison with data (2 variants + 2 targets).
-	if n := strings.Count(s, "<circle"); n != 4 {
-		t.Errorf("forest plot has %d dots, want 4", n)
+	// Forest plots: one dot per comparison with data (2 variants + 2 targets), and one per variant and cost
+	// outcome (steps, tokens, usd, wall: the records are priced) with a ratio.
+	if n := strings.Count(s, "<circle"); n != 4+2*4 {
+		t.Errorf("forest plots have %d dots, want 4 + 8", n)
+	}
+	if !strings.Contains(s, `aria-label="forest plot of the change in cost per variant and outcome"`) ||
+		!strings.Contains(s, "<h2>Cost change per variant</h2>") {
+		t.Error("report.html lacks the cost forest plot")
 	}
 	for _, want := range []string{"variant w is identical to the baseline", "+34.5 [+3.6, +57.4]  p_holm=0.0625",
 		">9/11<", ">10/11<", "rescued 7, broke 0"} {

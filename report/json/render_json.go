@@ -112,6 +112,10 @@ type compareDoc struct {
 	ErrorsB            map[string]int `json:"errors_b"`
 	DifferentialErrors []string       `json:"differential_errors"`
 	ErrorBounds        *jsonErrBounds `json:"error_bounds"`
+	// Costs are run B's paired cost outcomes against run A (as an ablation's variants' costs); CostGate the
+	// cost gate's verdict (null without --fail-if-costlier).
+	Costs    []jsonCost    `json:"costs"`
+	CostGate *jsonCostGate `json:"cost_gate"`
 }
 
 // compareTask is one TaskDiff of compareDoc.
@@ -163,5 +167,6 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 	if g := c.Gate; g != nil {
 		d.Gate = &compareGateDoc{Margin: g.Margin, Failed: g.Failed, Why: report.RunGateText(c)}
 	}
+	d.Costs, d.CostGate = jsonCosts(c.Analysis, c.Result()), jsonCostGateOf(c.Analysis)
 	return d
 }

@@ -163,10 +163,31 @@ const JSONSchemaVersion = 1
 //	        p_zero      number|null  (1−from)^n: P(0 failures by chance with no improvement).
 //	        min_runs_zero int|null   smallest n at which a clean 0/n is significant at alpha.
 //	    note        string   plain-words note of any statistical fallback (may be empty).
+//	    costs       [object] the paired cost outcomes on the variant's matched pairs (STATS.md "Cost
+//	                         outcomes"): per outcome (steps, tokens, usd when priced, wall in ms) the view
+//	                         "all" (every judged pair: primary) then "passed" (pairs both arms passed):
+//	        outcome, view, unit string  unit: "task", or "family" when the records carry task families.
+//	        units, moved_units, pairs int  units compared, those whose arm means differ, matched pairs.
+//	        mean_baseline, mean_variant number  means over units of the per-unit arm means.
+//	        diff        number   mean_variant − mean_baseline (per attempt); diff_ci [lo, hi] its 95%
+//	        diff_ci     [lo|null, hi|null]  interval (null: unbounded).
+//	        ratio       number|null  mean_variant / mean_baseline (null when the baseline's is 0);
+//	        ratio_ci    [lo|null, hi|null]  its 95% interval (null: unbounded or undefined).
+//	        ci_method   string   "signflip_inversion" (the values the sign-flip test does not reject)
+//	                         or "none" (one unit).
+//	        p           number   exact sign-flip p of the per-unit differences; p_floor its smallest value.
+//	        p_floor     number
+//	        p_holm      number|null  Holm over the variants for this outcome (view all; null for passed).
+//	        verdict     string|null  the decision in words (view all); verdict_kind its code: gate_fails,
+//	        verdict_kind string|null costlier, cheaper, perm_floor, no_difference.
+//	        gate_failed bool|null    whether the cost gate fails it (null: no gate on this outcome).
+//	        per_unit    [object] {unit, pairs, baseline, variant, diff}: the per-unit means.
 //	gate            object|null  present when a --fail-if-worse margin is set:
 //	    margin      number   the margin (proportion);
 //	    failed      bool     whether any variant failed;
 //	    why         [string] one line per failing variant.
+//	cost_gate       object|null  present when a cost gate (fail_if_costlier) is set: margins {outcome:
+//	                         relative increase tolerated}, failed bool, why [string] per failing outcome.
 //	flake_rates     [object] one per same-seed A/A arm (spec `aa: same-seed`; [] without one): the
 //	                         environment's flake rate, the share of pairs the replay does not reproduce:
 //	    variant     string   the same-seed A/A arm.
@@ -199,6 +220,7 @@ type jsonDoc struct {
 	Arms          []jsonArmDoc  `json:"arms"`
 	Variants      []jsonVariant `json:"variants"`
 	Gate          *jsonGate     `json:"gate"`
+	CostGate      *jsonCostGate `json:"cost_gate"`
 	FlakeRates    []jsonFlake   `json:"flake_rates"`
 	// Judges is the judges part (AblationReport.Judges); its keys are absent without one.
 	*analysis.Judges
@@ -377,6 +399,8 @@ type jsonVariant struct {
 	FailureModes   map[string]int `json:"failure_modes"`
 	jsonComparisonDoc
 	Targets []jsonComparisonDoc `json:"targets"`
+	// Costs are the paired cost outcomes (jsonCosts).
+	Costs []jsonCost `json:"costs"`
 }
 
 // jsonGate is the gate verdict of jsonDoc.
@@ -425,12 +449,14 @@ func newJSONDoc(a *analysis.Analysis) jsonDoc {
 		for i := range v.Targets {
 			jv.Targets = append(jv.Targets, jsonComparison(&v.Targets[i]))
 		}
+		jv.Costs = jsonCosts(a, &v)
 		d.Variants = append(d.Variants, jv)
 	}
 	if a.FailIfWorse > 0 {
 		failed, why := a.Gate(a.FailIfWorse)
 		d.Gate = &jsonGate{Margin: a.FailIfWorse, Failed: failed, Why: report.GateReasonTexts(why)}
 	}
+	d.CostGate = jsonCostGateOf(a)
 	return d
 }
 

@@ -128,6 +128,9 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	if a.FailIfWorse > 0 {
 		gate = report.GateLine(a)
 	}
+	if len(a.FailIfCostlier) > 0 {
+		gate = strings.TrimSpace(gate + "\n" + report.CostGateLine(a))
+	}
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		s := junitDiffSuite(v.Name, pkg, i, ts, byVariant[a.Baseline], byVariant[v.Name], a.Baseline)
@@ -139,6 +142,7 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 			}
 		}
 		s.SystemOut = junitText(out)
+		junitCost(&s, a, v)
 		s.SystemErr = junitText(junitNotices(ws, v.Name, gate))
 		doc.Suites = append(doc.Suites, s)
 	}
@@ -163,11 +167,16 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	s.Properties = append(junitProps(c.Analysis, v),
 		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
 	s.SystemOut = junitText(junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures))
+	junitCost(&s, c.Analysis, v)
 	var ws []report.WordedWarning
 	for _, text := range report.CompareWarnings(c) {
 		ws = append(ws, report.WordedWarning{Text: text})
 	}
-	s.SystemErr = junitText(junitNotices(ws, "", report.CompareGateLine(c)))
+	gate := report.CompareGateLine(c)
+	if len(c.Analysis.FailIfCostlier) > 0 {
+		gate = strings.TrimSpace(gate + "\n" + report.CostGateLine(c.Analysis))
+	}
+	s.SystemErr = junitText(junitNotices(ws, "", gate))
 	return writeJUnit(w, junitSuites{Suites: []junitSuite{s}})
 }
 

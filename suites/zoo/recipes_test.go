@@ -439,6 +439,10 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 				return res
 			}
 			n := findNode(nodes, st.Target, false)
+			if n == nil { // the previous step's page may still be on its way (a loaded machine)
+				snap, nodes, _ = awaitTarget(t, p, st.Target)
+				n = findNode(nodes, st.Target, false)
+			}
 			if n == nil {
 				t.Fatalf("answer: no %+v in snapshot:\n%s", *st.Target, snap)
 			}
@@ -461,6 +465,9 @@ func rsPlay(t *testing.T, ctx playwright.BrowserContext, p playwright.Page, tk s
 		var loc playwright.Locator
 		if st.Target != nil {
 			n := findNode(nodes, st.Target, true)
+			if n == nil { // the previous step's navigation may not have committed yet (a loaded machine)
+				snap, _, n = awaitTarget(t, p, st.Target)
+			}
 			if n == nil {
 				t.Fatalf("step %d %s: no %+v in snapshot:\n%s", i, st.Kind, *st.Target, snap)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sync"
 
 	"webbench/suites"
@@ -149,6 +150,9 @@ func (e *env) StartURL() string { return e.start }
 
 // Allowed implements suites.Env: only the tenant's own prefix on the Zoo origin.
 func (e *env) Allowed(url string) bool { return e.t.Allowed(url) }
+
+// MustAsk implements suites.PatternEnv: the URLs the tenant's Allowed may refuse (Tenant.MustAsk).
+func (e *env) MustAsk() *regexp.Regexp { return e.t.MustAsk() }
 
 // State implements suites.Env: the app's state JSON.
 func (e *env) State(ctx context.Context) (json.RawMessage, error) { return e.t.State(), nil }

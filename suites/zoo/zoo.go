@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -294,6 +295,34 @@ func (t *Tenant) Allowed(rawURL string) bool {
 	}
 	base := t.env.Base
 	return p == strings.TrimSuffix(base, "/") || strings.HasPrefix(p, base)
+}
+
+// MustAsk matches every URL Allowed may refuse, and none of the plain URLs under the tenant's prefix, which it
+// allows (suites.PatternEnv): the browser asks Allowed about the matched ones only. It matches a URL that does
+// not start with the prefix URL (the Zoo's origin and /t/<id>/<app>/), one with a character outside printable
+// ASCII or a '#', and one whose path has, under the prefix, a character outside [A-Za-z0-9._~/-] (an escape, a
+// backslash), an empty segment or a dot segment. The pattern is one JavaScript reads alike (no lookahead, no
+// '.'): the driver matches it.
+func (t *Tenant) MustAsk() *regexp.Regexp {
+	p := t.srv.origin + t.env.Base
+	q := regexp.QuoteMeta(strings.TrimSuffix(p, "/"))
+	return regexp.MustCompile(notPrefix(p) + `|^` + q + `[^?]*(?:[^A-Za-z0-9._~/?-]|//|/\.\.?(?:[/?]|$))|[^!-~]|#`)
+}
+
+// notPrefix is a pattern of the strings that do not start with p (a proper prefix of p, or p's first i bytes
+// and then another byte than p's next), written without lookahead: ^(?:$|[^a]|a(?:$|[^b]|b(?:…))) for p = "ab…".
+func notPrefix(p string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := range len(p) {
+		c := regexp.QuoteMeta(p[i : i+1])
+		b.WriteString("(?:$|[^" + c + "]")
+		if i < len(p)-1 {
+			b.WriteString("|" + c)
+		}
+	}
+	b.WriteString(strings.Repeat(")", len(p)))
+	return b.String()
 }
 
 // TenantInfo is the control API's description of a tenant.

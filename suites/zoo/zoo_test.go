@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -286,5 +287,60 @@ func TestMutationRegistry(t *testing.T) {
 	}
 	if got := strings.Join(AppMutations("shop"), ","); got != "consent,geo_redirect,icon_over_input,ref_churn" {
 		t.Fatalf("shop mutations = %s", got)
+	}
+}
+
+// TestMustAskCoversAllowed checks the tenant's MustAsk pattern against its Allowed: every URL Allowed refuses is
+// matched (the browser asks about it), on the isolation test's URLs and on 20,000 URLs made of the prefix's
+// beginnings and path pieces (escapes, dot segments, empty segments, queries, fragments, non-ASCII, control
+// characters); the plain URLs under the prefix are not matched (they load without a round trip to Go).
+func TestMustAskCoversAllowed(t *testing.T) {
+	srv := startServer(t)
+	a, _ := srv.NewTenant("shop", nil)
+	b, _ := srv.NewTenant("shop", nil)
+	m := a.MustAsk()
+	for _, u := range []string{a.URL("/"), a.URL("/product/yoga-mat"), a.URL("/static/shop.css"),
+		a.URL("/search?q=yoga+mat&x=%20"), a.URL("/checkout/address"), a.URL("/a.b/c~d_e-f")} {
+		if m.MatchString(u) {
+			t.Errorf("MustAsk matches %s, a plain URL under the prefix", u)
+		}
+		if !a.Allowed(u) {
+			t.Errorf("a.Allowed(%s) = false", u)
+		}
+	}
+	q := srv.Origin() + "/t/" + a.ID + "/shop"
+	starts := []string{a.URL("/"), q, q + "/", srv.Origin() + "/t/" + a.ID, srv.Origin() + "/", b.URL("/"),
+		"http://127.0.0.1", "", "http://user@" + strings.TrimPrefix(a.URL("/"), "http://"),
+		strings.Replace(a.URL("/"), "http://", "https://", 1)}
+	pieces := []string{"a", "b1", "x.css", ".", "..", "/", "//", "%2f", "%2F", "%2e", "%", "%zz", "\\", "?", "#",
+		"q=1", "é", " ", "\x01", "\x7f", "~", "-", "_", "A", "/.", "/..", "./", ":", ";", "@"}
+	r := rand.New(rand.NewPCG(36, 1))
+	fast := 0
+	for range 20000 {
+		u := a.URL("/") // half the URLs start with the prefix
+		if r.IntN(2) == 0 {
+			u = starts[r.IntN(len(starts))]
+		}
+		for range r.IntN(7) {
+			u += pieces[r.IntN(len(pieces))]
+		}
+		if m.MatchString(u) {
+			continue
+		}
+		fast++
+		if !a.Allowed(u) {
+			t.Errorf("MustAsk does not match %q, which Allowed refuses", u)
+		}
+	}
+	if fast < 1000 {
+		t.Errorf("only %d of 20000 URLs load without asking: the corpus hardly exercises the pattern", fast)
+	}
+	blocked := []string{b.URL("/"), srv.Origin() + "/t/" + a.ID + "/shop/../../" + b.ID + "/shop/",
+		srv.Origin() + "/t/" + a.ID + "/shop/%2e%2e/" + b.ID + "/shop/", srv.Origin() + "/t/" + a.ID + "/shopx/",
+		srv.ControlURL() + "/tenants", "data:text/html,hi", "about:blank", ""}
+	for _, u := range blocked {
+		if a.Allowed(u) || !m.MatchString(u) {
+			t.Errorf("%q: Allowed %t, MustAsk matches %t; want false, true", u, a.Allowed(u), m.MatchString(u))
+		}
 	}
 }

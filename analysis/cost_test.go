@@ -1,0 +1,101 @@
+package analysis_test
+
+import (
+	"math"
+	"testing"
+
+	"webbench/analysis"
+	"webbench/analysis/analysistest"
+	"webbench/results"
+)
+
+func TestPerUnitGroupsByFamily(t *testing.T) {
+	recs := analysistest.Cat(analysistest.RecsOf("base", "a1", 0, "PP"), analysistest.RecsOf("v", "a1", 0, "PP"),
+		analysistest.RecsOf("base", "a2", 0, "P"), analysistest.RecsOf("v", "a2", 0, "P"),
+		analysistest.RecsOf("base", "b1", 0, "P"), analysistest.RecsOf("v", "b1", 0, "P"))
+	for i := range recs {
+		recs[i].Cluster = recs[i].TaskID[:1] // families a and b
+		if recs[i].Variant == "v" {
+			recs[i].Steps = 4 + 2*(recs[i].Rep+1) // a1: 6, 8; a2: 6; b1: 6
+		}
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	c := a.Variants[0].Cost(results.CostSteps)
+	if c == nil {
+		t.Fatal("no steps comparison")
+	}
+	if c.Unit != analysis.UnitFamily || len(c.Units) != 2 || c.Pairs != 4 {
+		t.Fatalf("unit %s, %d units, %d pairs; want family, 2, 4", c.Unit, len(c.Units), c.Pairs)
+	}
+	// Family a: pairs (4→6), (4→8), (4→6): variant mean 20/3; family b: 4→6.
+	u := c.Units[0]
+	if u.Unit != "a" || u.Pairs != 3 || u.A != 4 || math.Abs(u.B-20.0/3) > 1e-12 || c.Units[1].B != 6 {
+		t.Errorf("units %+v", c.Units)
+	}
+	if a.Variants[0].Cost(results.CostTokens).Means.Moved != 0 {
+		t.Error("tokens moved although equal in both arms")
+	}
+}
+
+func TestCostsKnownEffectAndGate(t *testing.T) {
+	recs := analysistest.CostRun(14, 2, 2.5, 7)
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base",
+		FailIfCostlier: map[results.CostOutcome]float64{results.CostTokens: 0.2}})
+	v := &a.Variants[0]
+	c := v.Cost(results.CostTokens)
+	if c == nil || c.Means.G != 14 || c.Pairs != 28 {
+		t.Fatalf("tokens: %+v", c)
+	}
+	if !(c.Means.RatioCI[0] > 1.2 && c.Means.RatioCI[0] < 2.5 && c.Means.RatioCI[1] > 2.5) {
+		t.Errorf("ratio %v CI %v does not hold 2.5 above 1.2", c.Means.Ratio, c.Means.RatioCI)
+	}
+	if c.Means.P != 2.0/16384 || c.PHolm != c.Means.P {
+		t.Errorf("p %v p_holm %v, want 2/2^14 (one variant)", c.Means.P, c.PHolm)
+	}
+	if vd := a.CostVerdictOf(v, c); vd.Kind != analysis.CostVerdictGateFails || !vd.HasGate || vd.Margin != 0.2 {
+		t.Errorf("verdict %+v, want gate_fails", vd)
+	}
+	if failed, why := a.CostGate(); !failed || len(why) != 1 || why[0].Outcome != results.CostTokens {
+		t.Errorf("cost gate %v %+v, want failed on tokens", failed, why)
+	}
+	if vd := a.CostVerdictOf(v, v.Cost(results.CostWall)); vd.Kind != analysis.CostVerdictCostlier {
+		t.Errorf("wall verdict %s, want costlier (no gate on wall)", vd.Kind)
+	}
+	if len(v.CostsPassed) != len(v.Costs) || !math.IsNaN(v.CostsPassed[0].PHolm) {
+		t.Errorf("passed view: %d comparisons, p_holm %v", len(v.CostsPassed), v.CostsPassed[0].PHolm)
+	}
+}
+
+func TestCostsAANeverFailGate(t *testing.T) {
+	fails := 0
+	for seed := range uint64(40) {
+		a := analysis.Analyze(analysistest.CostRun(10, 2, 1, seed), analysis.Inputs{Baseline: "base",
+			FailIfCostlier: map[results.CostOutcome]float64{results.CostTokens: 0, results.CostWall: 0}})
+		if failed, _ := a.CostGate(); failed {
+			fails++
+		}
+	}
+	// Each of the two outcomes fails at most α/2 of A/A runs (one-sided): 40 runs expect ≤ 2.
+	if fails > 5 {
+		t.Errorf("cost gate failed %d of 40 A/A runs", fails)
+	}
+}
+
+func TestCostHolmPerOutcome(t *testing.T) {
+	recs := analysistest.CostRun(8, 1, 3, 3)
+	var more []results.Attempt
+	for _, r := range recs {
+		if r.Variant == "v" {
+			r.Variant, r.AttemptID = "w", "w"+r.AttemptID
+			more = append(more, r)
+		}
+	}
+	a := analysis.Analyze(append(recs, more...), analysis.Inputs{Baseline: "base"})
+	for _, v := range a.Variants {
+		// Two variants with the same data: Holm doubles their equal p.
+		c := v.Cost(results.CostTokens)
+		if c.Means.P >= 0.05 || c.PHolm != math.Min(1, 2*c.Means.P) {
+			t.Errorf("%s: p %v p_holm %v, want p < 0.05 and p_holm twice it", v.Name, c.Means.P, c.PHolm)
+		}
+	}
+}

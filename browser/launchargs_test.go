@@ -1,0 +1,93 @@
+package browser
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLaunchArgsMergesFeatureLists(t *testing.T) {
+	t.Setenv("PLAYWRIGHT_LEGACY_SCREENSHOT", "")
+	got := launchArgs([]string{"--enable-features=Foo, NetworkServiceInProcess2", "--mute-audio",
+		"--disable-features=A", "--enable-features=Bar", "--disable-features=B,A"})
+	var enable, disable []string
+	for _, a := range got {
+		if v, ok := strings.CutPrefix(a, "--enable-features="); ok {
+			enable = append(enable, v)
+		}
+		if v, ok := strings.CutPrefix(a, "--disable-features="); ok {
+			disable = append(disable, v)
+		}
+	}
+	if want := []string{"CDPScreenshotNewSurface,NetworkServiceInProcess2,Foo,Bar"}; !slices.Equal(enable, want) {
+		t.Errorf("--enable-features switches = %q, want %q", enable, want)
+	}
+	if want := []string{"A,B"}; !slices.Equal(disable, want) {
+		t.Errorf("--disable-features switches = %q, want %q", disable, want)
+	}
+	// Everything else keeps its order; the merged switch takes the place of the last one.
+	want := append(append([]string{}, DefaultLaunchArgs[:len(DefaultLaunchArgs)-1]...), "--mute-audio",
+		"--enable-features=CDPScreenshotNewSurface,NetworkServiceInProcess2,Foo,Bar", "--disable-features=A,B")
+	if !slices.Equal(got, want) {
+		t.Errorf("launchArgs = %q\nwant %q", got, want)
+	}
+	if !slices.Equal(launchArgs(nil), DefaultLaunchArgs) {
+		t.Errorf("launchArgs(nil) = %q, want DefaultLaunchArgs %q", launchArgs(nil), DefaultLaunchArgs)
+	}
+
+	t.Setenv("PLAYWRIGHT_LEGACY_SCREENSHOT", "1")
+	if got := launchArgs(nil); !slices.Contains(got, "--enable-features=NetworkServiceInProcess2") {
+		t.Errorf("with PLAYWRIGHT_LEGACY_SCREENSHOT set, launchArgs(nil) = %q: want CDPScreenshotNewSurface left out "+
+			"as Playwright leaves it out", got)
+	}
+}
+
+// The launched browser runs the process model DefaultLaunchArgs asks for — a main process and renderers, no
+// zygote, GPU or utility process — and its last --enable-features switch (the one Chromium keeps) still holds
+// every feature an earlier one (Playwright's chromiumSwitches) enabled.
+func TestLaunchProcessModelAndFeatures(t *testing.T) {
+	b := launchOwn(t)
+	s, err := b.NewSession(SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Navigate(testServer.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	procs := cmdlines()
+	var mainCL string
+	count := map[string]int{}
+	for _, pid := range b.Processes() {
+		cl := strings.ReplaceAll(string(procs[pid]), "\x00", " ")
+		typ := "main"
+		if i := strings.Index(cl, "--type="); i >= 0 {
+			typ = strings.Fields(cl[i+len("--type="):])[0]
+		}
+		if strings.Contains(cl, markerFlag+b.marker) {
+			mainCL = string(procs[pid])
+		}
+		count[typ]++
+	}
+	if count["main"] != 1 || count["renderer"] < 1 || len(count) != 2 {
+		t.Errorf("process types of the launched browser = %v, want one main process and its renderers only", count)
+	}
+	var enabled []string
+	for _, a := range strings.Split(mainCL, "\x00") {
+		if v, ok := strings.CutPrefix(a, "--enable-features="); ok {
+			enabled = append(enabled, v)
+		}
+	}
+	if len(enabled) < 2 {
+		t.Fatalf("main process has --enable-features %q: want Playwright's and DefaultLaunchArgs' switches", enabled)
+	}
+	last := strings.Split(enabled[len(enabled)-1], ",")
+	for _, sw := range enabled[:len(enabled)-1] {
+		for _, name := range strings.Split(sw, ",") {
+			if name != "" && !slices.Contains(last, name) {
+				t.Errorf("feature %s of an earlier --enable-features=%s is not in the last one %q (Chromium keeps "+
+					"only the last): restate it in DefaultLaunchArgs", name, sw, last)
+			}
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"webbench/analysis/analysistest"
+	"webbench/results"
+)
+
+// writeCostRun writes an ablation run directory of analysistest.CostRun (arms "base" and "v", every attempt
+// passed, the variant's costs multiplied by ratio) with the cost gate gate recorded (nil: none).
+func writeCostRun(t *testing.T, g, reps int, ratio float64, seed uint64, gate map[results.CostOutcome]float64) string {
+	t.Helper()
+	dir := t.TempDir()
+	recs := analysistest.CostRun(g, reps, ratio, seed)
+	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: filepath.Base(dir), Plan: results.Plan{
+		Suite: "synthetic", Reps: reps, Baseline: "base", Variants: []results.Variant{{Name: "base"}, {Name: "v"}},
+		Attempts: len(recs), Ablation: &results.Ablation{Spec: "cost.yaml", Alpha: 0.05, Power: 0.8, MinEffect: 0.1,
+			FailIfCostlier: gate}}}
+	if err := results.WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.AttemptsFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A known token increase through the CLI: bench report shows it, its recorded cost gate fails it under --gate
+// (exit 1), --fail-if-costlier replaces the recorded gate, an A/A run passes, bench compare gates the same way,
+// and bench power plans from the run.
+func TestCostGateCLI(t *testing.T) {
+	gate := map[results.CostOutcome]float64{results.CostTokens: 0.2}
+	costly := writeCostRun(t, 14, 2, 2.5, 7, gate)
+	out, stderr, code := bench(t, "report", costly, "--gate")
+	if code != exitGate || !strings.Contains(stderr, "Cost gate (fail if costlier than tokens +20%") ||
+		!strings.Contains(stderr, "--fail-if-costlier tokens +20%: a variant is costlier than the baseline") ||
+		!strings.Contains(out, "Cost vs the baseline on the same pairs") {
+		t.Errorf("costly run, --gate: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, stderr, code := bench(t, "report", costly, "--gate", "--fail-if-costlier", "tokens=2"); code != 0 ||
+		!strings.Contains(stderr, "passed: no variant is shown costlier") {
+		t.Errorf("margin +200%%: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "report", costly, "--fail-if-costlier", "money=1"); code != exitUsage ||
+		!strings.Contains(stderr, `unknown cost outcome "money"`) {
+		t.Errorf("bad outcome: exit %d, %s", code, stderr)
+	}
+	aa := writeCostRun(t, 14, 2, 1, 8, gate)
+	if _, stderr, code := bench(t, "report", aa, "--gate"); code != 0 {
+		t.Errorf("A/A run, --gate: exit %d, %s", code, stderr)
+	}
+	var doc struct {
+		Variants []struct {
+			Costs []struct {
+				Outcome, View string
+				Ratio         *float64
+				GateFailed    *bool `json:"gate_failed"`
+			}
+		}
+		CostGate *struct{ Failed bool } `json:"cost_gate"`
+	}
+	js, _, _ := bench(t, "report", costly, "--format", "json")
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || doc.CostGate == nil || !doc.CostGate.Failed ||
+		doc.Variants[0].Costs[1].Outcome != "tokens" || *doc.Variants[0].Costs[1].GateFailed != true {
+		t.Errorf("json: %v %+v", err, doc)
+	}
+	if _, _, code := bench(t, "compare", costly, costly, "--variant", "base", "--variant-b", "v",
+		"--fail-if-costlier", "tokens=0.2"); code != exitGate {
+		t.Errorf("compare base → v with a cost gate: exit %d, want 1", code)
+	}
+	plan, stderr, code := bench(t, "power", "--from", costly, "--outcome", "tokens", "--effect", "0.5")
+	if code != 0 || !strings.Contains(plan, "Cost outcome tokens") || !strings.Contains(plan, "variant v against base: 14 units") {
+		t.Errorf("power: exit %d\n%s\n%s", code, plan, stderr)
+	}
+}
+
+// bench ablate takes --fail-if-costlier (refusing an unknown outcome before running anything).
+func TestAblateFailIfCostlierFlag(t *testing.T) {
+	if _, stderr, code := bench(t, "ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--fail-if-costlier",
+		"money=0.2"); code != exitUsage || !strings.Contains(stderr, `--fail-if-costlier: unknown cost outcome "money"`) {
+		t.Errorf("unknown outcome: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--fail-if-costlier",
+		"tokens=0.2,wall=0.5"); code != 0 {
+		t.Errorf("valid gate, dry run: exit %d, %s", code, stderr)
+	}
+}

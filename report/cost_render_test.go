@@ -1,0 +1,72 @@
+package report
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"webbench/analysis"
+	"webbench/analysis/analysistest"
+	"webbench/results"
+)
+
+// A variant with a known token increase: the compact report's cost line says it with its interval and p_holm,
+// within the width, the gate line fails it, and the wide table carries both views.
+func TestCostLinesAndGate(t *testing.T) {
+	a := analysis.Analyze(analysistest.CostRun(14, 2, 2.5, 7), analysis.Inputs{Baseline: "base",
+		FailIfCostlier: map[results.CostOutcome]float64{results.CostTokens: 0.2}})
+	var b strings.Builder
+	if err := CompactReport(&b, a, 100, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n, line := widest(out); n > 100 {
+		t.Errorf("line of %d runes: %q", n, line)
+	}
+	c := a.Variants[0].Cost(results.CostTokens)
+	for _, want := range []string{CostHeader[:40], "v (14 tasks, 28 pairs): steps",
+		"tokens " + RatioPct(c.Means.Ratio) + " " + ratioCI(c.Means.RatioCI) + " p_holm 0.0001",
+		"costlier than the gate allows (" + strings.TrimLeft(RatioPct(c.Means.Ratio), "+") + " more tokens",
+		"Cost gate (fail if costlier than tokens +20% with the whole interval above it and p_holm below alpha): FAILED. v:"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("compact report lacks %q:\n%s", want, out)
+		}
+	}
+	tbl := costTable(a)
+	if len(tbl.Rows) != 8 || tbl.Rows[0][2] != "all" || tbl.Rows[4][2] != "passed (secondary)" || tbl.Rows[4][10] != "-" {
+		t.Errorf("cost table rows: %v", tbl.Rows)
+	}
+	if got := tbl.Rows[1][5]; got != CostAmount(results.CostTokens, c.Means.MeanA, false) || !strings.HasSuffix(got, " tokens") {
+		t.Errorf("baseline mean cell %q", got)
+	}
+}
+
+func TestCostWords(t *testing.T) {
+	for _, c := range []struct {
+		r    float64
+		want string
+	}{{1.83, "+83%"}, {0.95, "-5.0%"}, {1, "0%"}, {0.43, "-57%"}} {
+		if got := RatioPct(c.r); got != c.want {
+			t.Errorf("RatioPct(%v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+	if got := costDiffCI(results.CostWall, 12345, [2]float64{-500, math.Inf(1)}); got != "+12.3 [-0.5, +∞] s" {
+		t.Errorf("wall difference %q", got)
+	}
+	if got := CostAmount(results.CostUSD, -0.0123, true); got != "-$0.0123" {
+		t.Errorf("usd %q", got)
+	}
+	vd := analysis.CostVerdict{Kind: analysis.CostVerdictCheaper, Outcome: results.CostTokens, Ratio: 0.46,
+		RatioCI: [2]float64{0.3, 0.7}, Diff: -10, PHolm: 0.01}
+	if got := CostVerdictText(vd); got != "54% fewer tokens [-70%, -30%], p_holm 0.01" {
+		t.Errorf("cheaper: %q", got)
+	}
+	vd = analysis.CostVerdict{Kind: analysis.CostVerdictPermFloor, Outcome: results.CostWall, Moved: 4, Unit: "family",
+		PermFloor: 0.125}
+	if got := CostVerdictText(vd); got != "no wall time difference shown: with 4 families moved, p cannot go below 0.125" {
+		t.Errorf("perm floor: %q", got)
+	}
+	if got := CostMarginsText(map[results.CostOutcome]float64{results.CostWall: 0.5, results.CostTokens: 0.125}); got != "tokens +12.5%, wall +50%" {
+		t.Errorf("margins %q", got)
+	}
+}
