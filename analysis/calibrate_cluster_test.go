@@ -125,3 +125,14 @@ func TestTaskMomentsBlock(t *testing.T) {
 		t.Errorf("blocked variance %.5f ≈ unblocked %.5f", want, all)
 	}
 }
+
+// A shared draw correlates instances with equal rates fully (hetShare 1)
+// and instances whose logits spread by σ = 0.5 less (0.74).
+func TestHetShare(t *testing.T) {
+	if h := hetShare(ClusterSetting{C: 12, M: 4, R: 1}); math.Abs(h-1) > 1e-12 {
+		t.Errorf("equal instance rates: hetShare %v, want 1", h)
+	}
+	if h := hetShare(ClusterSetting{C: 12, M: 4, R: 1, Sigma: 0.5}); h < 0.7 || h > 0.78 {
+		t.Errorf("σ = 0.5: hetShare %.3f, want ≈ 0.74", h)
+	}
+}
