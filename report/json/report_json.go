@@ -155,7 +155,7 @@ const JSONSchemaVersion = 1
 //	                         move), "normal approximation" (larger designs) or "exact enumeration" (Fisher).
 //	        power       number|null  power of that test at alpha for from → to.
 //	        pair_share  number|null  estimated same-seed pairing share of the design (paired only).
-//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw).
+//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw; clustered: a family's instances in one rep).
 //	        tasks_for   int|null     tasks (same reps and rate mix) at which power reaches "power".
 //	        power_at_tasks_for number|null  the power there.
 //	        exact_fisher_unpaired number|null  exact one-sided Fisher power with n per arm (unpaired
