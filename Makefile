@@ -6,7 +6,7 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate calibrate-clustered
 
 setup: chromium driver agents mcp junit-schema
 
@@ -96,11 +96,16 @@ zoo-check: setup
 test-short:
 	$(GO) test -short -count=1 ./...
 
-# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings × 400
+# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings (and the 24 clustered ones) × 400
 # A/A and 400 power runs through the real analysis; writes CALIBRATION.md. The fast subset runs in `make test`.
 CALIBRATE_RUNS ?= 400
 calibrate:
 	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS)
+
+# `make calibrate-clustered`: only CALIBRATION.md's clustered designs (24 settings, the family as the unit),
+# replacing that section in place.
+calibrate-clustered:
+	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS) -only clustered
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

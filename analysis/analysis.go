@@ -272,9 +272,8 @@ type PowerAnalysis struct {
 	// primary test PowerPrimary on the observed design with the pass-rate
 	// change applied by ShiftRates; unmatched, ExactFisherUnpaired.
 	Power float64
-	// PairShare and RepShare are the estimated cross-arm (same-seed) and
-	// within-arm (sticky reps) shared-draw shares of the design
-	// (DesignFromPairs; NaN when unmatched).
+	// PairShare and RepShare are the estimated cross-arm (same-seed) and within-arm (sticky reps; clustered:
+	// a family's instances in one rep) shared-draw shares of the design (DesignFromPairs; NaN when unmatched).
 	PairShare, RepShare float64
 	// TasksFor is the smallest number of tasks (same reps, same per-task
 	// rate mix, PowerPrimary's method) at which the primary test's power

@@ -263,12 +263,12 @@ func fewTasksText(w analysis.Warning) string {
 	}
 	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
 	if pr.CIMethod == stats.CIMethodAdjusted {
-		ci = fmt.Sprintf("the interval is the adjusted Wald interval over tasks (the t interval needs %d moved tasks)",
-			stats.TIntervalMinInformative)
+		ci = fmt.Sprintf("the interval is the adjusted Wald interval over %s (the t interval needs %d moved %s)",
+			many, stats.TIntervalMinInformative, many)
 		switch {
 		case pr.SE == 0 && pr.Clustered:
-			ci = fmt.Sprintf("the %s have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",
-				unitCount(pr.C, c.ClusterUnit), pr.Moved, c.G())
+			ci = fmt.Sprintf("the %s have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over %s",
+				unitCount(pr.C, c.ClusterUnit), pr.Moved, c.G(), many)
 		case pr.SE == 0 && pr.Moved > 0:
 			ci = fmt.Sprintf("all %d tasks have the same difference (%s pts), so the t interval is undefined and the interval is the adjusted Wald interval over tasks",
 				c.G(), stats.Pts(c.Delta))
@@ -287,7 +287,11 @@ func PairedNote(pr *stats.PairedResult, unit string) string { return pairedNote(
 
 // pairedNote is PairedNote, without the reason for the adjusted interval (few_moved, no_spread) when noInterval.
 func pairedNote(pr *stats.PairedResult, unit string, noInterval bool) string {
-	const adjusted = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
+	units, moved, of := "tasks", pr.Moved, pr.G
+	if pr.Clustered {
+		units, moved, of = unitWord(2, unit), pr.MovedUnits, pr.C
+	}
+	adjusted := ": the interval is the Laplace-adjusted Wald interval over " + units + " (Bonett & Price 2012), not the t interval"
 	parts := make([]string, 0, len(pr.Reasons))
 	for _, r := range pr.Reasons {
 		switch r {
@@ -301,7 +305,7 @@ func pairedNote(pr *stats.PairedResult, unit string, noInterval bool) string {
 			parts = append(parts, fmt.Sprintf("p_paired flips the signs of the %s' sums", unitCount(pr.C, unit)))
 		case stats.ReasonFewMoved:
 			if !noInterval {
-				parts = append(parts, fmt.Sprintf("only %d of %d tasks moved (fewer than %d)", pr.Moved, pr.G, stats.TIntervalMinInformative)+adjusted)
+				parts = append(parts, fmt.Sprintf("only %d of %d %s moved (fewer than %d)", moved, of, units, stats.TIntervalMinInformative)+adjusted)
 			}
 		case stats.ReasonNoSpread:
 			switch {

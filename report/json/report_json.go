@@ -84,7 +84,7 @@ const JSONSchemaVersion = 1
 //	    method      string   paired_signflip (paired; the paired p is always the exact
 //	                         sign-flip p, so paired_t is no longer produced) | fisher (no common pair:
 //	                         unpaired) | none (an arm has no judged attempt).
-//	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks and SE > 0),
+//	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks, clusters when clustered, and SE > 0),
 //	                         "adjusted" (Laplace-adjusted Wald over tasks, AdjustedInterval), "none"
 //	                         (one task: [−1, 1]); null when unpaired.
 //	    moved_tasks int      tasks whose mean difference d_t ≠ 0 (the sign-flip test's G').
@@ -155,7 +155,7 @@ const JSONSchemaVersion = 1
 //	                         move), "normal approximation" (larger designs) or "exact enumeration" (Fisher).
 //	        power       number|null  power of that test at alpha for from → to.
 //	        pair_share  number|null  estimated same-seed pairing share of the design (paired only).
-//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw).
+//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw; clustered: a family's instances in one rep).
 //	        tasks_for   int|null     tasks (same reps and rate mix) at which power reaches "power".
 //	        power_at_tasks_for number|null  the power there.
 //	        exact_fisher_unpaired number|null  exact one-sided Fisher power with n per arm (unpaired
