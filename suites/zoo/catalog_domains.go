@@ -7,7 +7,8 @@ import (
 
 // catalogDomains are the parameter domains families draw from (family_params.go), by "<app>.<name>": each
 // returns its records in catalog order, built from the apps' own catalogs, so a template reads the same names,
-// codes and prices the pages show. Every record has a "key".
+// codes and prices the pages show. Every record has a "key". An app may add its own from an init in its own file
+// (code_catalog.go does), so that apps added side by side do not edit the same lines.
 var catalogDomains = map[string]func() []map[string]any{
 	"shop.variants":     shopVariantDomain,
 	"shop.facts":        shopFactDomain,
