@@ -6,7 +6,7 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short bench fmt vet calibrate
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate calibrate-clustered
 
 setup: chromium driver agents mcp junit-schema
 
@@ -91,14 +91,25 @@ test: setup
 vet:
 	$(GO) vet ./...
 
+# `make zoo-check`: every instance of every Zoo task family (docs/ZOO.md "Task families") played by the scripted
+# policy in real Chromium: each solution passes under the clean profile, and each mutated instance fails with its
+# mutation's guard off. make test runs the same two tests on one instance per app × mutations (zootest.SampleCells).
+zoo-check: setup
+	WEBBENCH_TEST_WHOLE_ZOO=1 $(GO) test -count=1 -timeout 60m -run '^TestZooFamily' ./runner
+
 test-short:
 	$(GO) test -short -count=1 ./...
 
-# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings × 400
+# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings (and the 24 clustered ones) × 400
 # A/A and 400 power runs through the real analysis; writes CALIBRATION.md. The fast subset runs in `make test`.
 CALIBRATE_RUNS ?= 400
 calibrate:
 	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS)
+
+# `make calibrate-clustered`: only CALIBRATION.md's clustered designs (24 settings, the family as the unit),
+# replacing that section in place.
+calibrate-clustered:
+	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS) -only clustered
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -4,6 +4,7 @@ package analysis
 // minimum detectable effect, and the design estimated from a run's pairs (STATS.md §4).
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -60,7 +61,10 @@ const ApproxMinMoved = 40
 // reps, (Share, Sticky) for ModelMixed:
 //
 //	n²·Var(d_t) = n·(p(1−p) + q(1−q) − 2ρc)
-//	            + n(n−1)·(s·p(1−p) + s·(ρ² + (1−ρ)²)·q(1−q) − 2ρ·s·c).
+//	            + w·(s·p(1−p) + s·(ρ² + (1−ρ)²)·q(1−q) − 2ρ·s·c),
+//
+// w the ordered pairs of reps that can share a draw: n(n−1), or with
+// Design.Block = b the pairs within a block, Σ b_j(b_j − 1).
 func taskMoments(d Design, t int, p, q float64) (mean, variance float64) {
 	n := float64(d.RepsOf(t))
 	va, vb := p*(1-p), q*(1-q)
@@ -74,7 +78,12 @@ func taskMoments(d Design, t int, p, q float64) (mean, variance float64) {
 	case ModelMixed:
 		rho, s = d.Share, d.Sticky
 	}
-	v := n*(va+vb-2*rho*c) + n*(n-1)*(s*va+s*(rho*rho+(1-rho)*(1-rho))*vb-2*rho*s*c)
+	w := n * (n - 1)
+	if b := d.Block; b > 0 && d.Model == ModelMixed {
+		full, rem := d.RepsOf(t)/b, d.RepsOf(t)%b
+		w = float64(full*b*(b-1) + rem*(rem-1))
+	}
+	v := n*(va+vb-2*rho*c) + w*(s*va+s*(rho*rho+(1-rho)*(1-rho))*vb-2*rho*s*c)
 	return q - p, v / (n * n)
 }
 
@@ -392,14 +401,15 @@ func matchSpread(d *Design, names []string, sums map[string][2]int) bool {
 //     number expected at the shrunk rates with independent arms.
 //
 // Tasks are in sorted order; pairs must satisfy PairedDiff's conditions.
-func DesignFromPairs(pairs []stats.Pair) Design {
-	by := map[string]*designAcc{}
-	for _, p := range pairs {
-		a := by[p.Task]
-		if a == nil {
-			a = &designAcc{}
-			by[p.Task] = a
-		}
+func DesignFromPairs(pairs []stats.Pair) Design { return designFromPairs(pairs, 0) }
+
+// designFromPairs is DesignFromPairs with Design.Block = block: when block
+// > 0 the disagreement rates S, X and W are pooled within each block of
+// block consecutive reps of a task (Rep 1…block, block+1…2·block, …), the
+// reps that may share a draw, instead of over all the task's reps.
+func designFromPairs(pairs []stats.Pair, block int) Design {
+	by, blocks := map[string]*designAcc{}, map[[2]any]*designAcc{}
+	add := func(a *designAcc, p stats.Pair) {
 		a.n++
 		if p.A {
 			a.ka++
@@ -411,8 +421,23 @@ func DesignFromPairs(pairs []stats.Pair) Design {
 			a.disc++
 		}
 	}
+	for _, p := range pairs {
+		a := by[p.Task]
+		if a == nil {
+			a = &designAcc{}
+			by[p.Task] = a
+		}
+		add(a, p)
+		if block > 0 {
+			k := [2]any{p.Task, (p.Rep - 1) / block}
+			if blocks[k] == nil {
+				blocks[k] = &designAcc{}
+			}
+			add(blocks[k], p)
+		}
+	}
 	names := slices.Sorted(maps.Keys(by))
-	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelMixed}
+	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelMixed, Block: block}
 	k, n := make([]int, len(names)), make([]int, len(names))
 	for i, name := range names {
 		a := by[name]
@@ -424,6 +449,12 @@ func DesignFromPairs(pairs []stats.Pair) Design {
 		a, p := by[name], d.Rates[i]
 		disc1 += float64(a.disc)
 		ind1 += float64(a.n) * 2 * p * (1 - p)
+	}
+	share := slices.Collect(maps.Values(by))
+	if block > 0 {
+		share = slices.Collect(maps.Values(blocks))
+	}
+	for _, a := range share {
 		if a.n < 2 {
 			continue
 		}
@@ -572,7 +603,7 @@ func ScaleTasks(d Design, g int) Design {
 // pairs are its matched pairs (nil when unmatched).
 func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 	nan := math.NaN()
-	p := PowerAnalysis{N: c.A.N, G: c.G(), MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
+	p := PowerAnalysis{N: c.A.N, G: c.G(), Unit: "task", MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
 		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
 		PowerAtTasksFor: nan}
 	if c.Method == MethodFisher {
@@ -604,7 +635,12 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.Power, p.MDE = p.ExactFisherUnpaired, p.MDEUnpaired
 		return p
 	}
-	d := DesignFromPairs(pairs)
+	block := 0
+	if c.Paired.Clustered {
+		pairs, block = clusterUnits(pairs)
+		p.G, p.Unit = c.Paired.C, c.ClusterUnit
+	}
+	d := designFromPairs(pairs, block)
 	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
 	if in.power != powerOnly {
@@ -620,6 +656,31 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, MaxPlanTasks)
 	}
 	return p
+}
+
+// clusterUnits returns pairs with each pair's Task replaced by its cluster, so that DesignFromPairs sees every
+// cluster as one unit and its pairs as that unit's reps: the unit the clustered sign-flip test flips. A unit's
+// reps are numbered rep by rep (rep 1 of every task of the cluster, then rep 2, …), and block is the mean number
+// of tasks per cluster, rounded: the instances of a family attempted in one rep are one block of reps that may
+// share a draw (Design.Block), as a deterministic agent's attempts at near-identical instances do, while
+// different reps do not. Pooling a family's instances as reps of one rate keeps the unit's mean and its
+// binomial noise over all its pairs; heterogeneity among the instances only lowers that noise, so the power it
+// gives is not optimistic on that count. With unequal cluster sizes the blocks are approximate.
+func clusterUnits(pairs []stats.Pair) (out []stats.Pair, block int) {
+	out = slices.Clone(pairs)
+	unit := func(p stats.Pair) string { return cmp.Or(p.Cluster, p.Task) }
+	slices.SortStableFunc(out, func(a, b stats.Pair) int {
+		return cmp.Or(cmp.Compare(unit(a), unit(b)), cmp.Compare(a.Rep, b.Rep), cmp.Compare(a.Task, b.Task))
+	})
+	n, tasks, units := map[string]int{}, map[string]bool{}, map[string]bool{}
+	for i, p := range out {
+		u := unit(p)
+		tasks[p.Task], units[u] = true, true
+		n[u]++
+		p.Task, p.Cluster, p.Rep = u, "", n[u]
+		out[i] = p
+	}
+	return out, max(1, int(math.Round(float64(len(tasks))/float64(max(1, len(units))))))
 }
 
 // plannedEffect sets p.From, p.To and p.HasEffect from p.BaseFail and the

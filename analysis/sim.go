@@ -55,6 +55,12 @@ type Design struct {
 	Share float64
 	// Sticky is ModelMixed's within-arm shared-draw probability.
 	Sticky float64
+	// Block, when > 0, makes ModelMixed's within-arm shared draw one per
+	// block of Block consecutive reps of a task (a fresh share decision and
+	// draw per block) instead of one per task: a family analysed as one unit
+	// whose reps are its instances, Block instances per rep, shares draws
+	// among the instances of one rep, not across reps.
+	Block int
 	// Mix, when set, draws the task rates afresh for every simulated run
 	// (e.g. IssueMix) instead of using Rates; Tasks is then the number of
 	// tasks.
@@ -266,6 +272,10 @@ func simTask(rng *rand.Rand, d Design, t int, pa, pb float64, emit func(k int, a
 	}
 	ub0 := ub
 	for k := range r {
+		if d.Model == ModelMixed && d.Block > 0 && k > 0 && k%d.Block == 0 {
+			sharedA, sharedB = rng.Float64() < d.Sticky, rng.Float64() < d.Sticky
+			ua, ub0 = rng.Float64(), rng.Float64()
+		}
 		switch d.Model {
 		case ModelSameSeed:
 			ua = rng.Float64()

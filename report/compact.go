@@ -220,7 +220,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 			name += " (baseline)" // not "baseline (baseline)"
 		}
 		line := fmt.Sprintf("%s: %s, %s, %s", name, rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson),
-			results.Count(arm.Errors, "error", "errors"), results.Count(arm.Tasks, "task", "tasks"))
+			results.Count(arm.Errors, "error", "errors"), armUnits(arm, a.ClusterUnit))
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)
@@ -257,7 +257,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 // a variant's primary comparison when its few_tasks warning already says which interval was taken (one statement
 // per cause; the note's other parts, e.g. on clusters, stay),
 // then, when some variant's interval excludes 0 while its p_holm is not below α, one note naming those variants
-// (the interval is not Holm-adjusted, and below TIntervalMinInformative moved tasks it and the exact p are
+// (the interval is not Holm-adjusted, and below TIntervalMinInformative moved units it and the exact p are
 // different methods; decisions use p_holm, as the HTML report's forest plot says).
 func compactNotes(a *analysis.Analysis) []string {
 	told := map[string]bool{}
@@ -273,7 +273,7 @@ func compactNotes(a *analysis.Analysis) []string {
 		v := &a.Variants[i]
 		for j, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
 			// the few_tasks warning gives the interval: keep the note's other parts
-			note := pairedNote(&c.Paired, j == 0 && told[v.Name])
+			note := pairedNote(&c.Paired, c.ClusterUnit, j == 0 && told[v.Name])
 			if c.Matched && note != "" {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(v, &c), note))
 			}
@@ -305,7 +305,7 @@ func disagreeNote(a *analysis.Analysis) string {
 	}
 	var why []string
 	if len(unpaired) < len(disagree) {
-		why = append(why, fmt.Sprintf("below %d moved tasks a paired interval is the adjusted Wald interval, a "+
+		why = append(why, fmt.Sprintf("below %d moved units (tasks, or clusters when clustered) a paired interval is the adjusted Wald interval, a "+
 			"different method from the exact sign-flip p", stats.TIntervalMinInformative))
 	}
 	if len(unpaired) > 0 {

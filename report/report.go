@@ -157,7 +157,7 @@ func StatNotes(a *analysis.Analysis) []string {
 	var out []string
 	for _, v := range a.Variants {
 		for _, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
-			if note := PairedNote(&c.Paired); c.Matched && note != "" {
+			if note := PairedNote(&c.Paired, c.ClusterUnit); c.Matched && note != "" {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(&v, &c), note))
 			}
 		}
@@ -203,7 +203,7 @@ func armsTable(a *analysis.Analysis) ReportTable {
 			se = fmt.Sprintf("%.1f pts", 100*arm.ClusteredSE)
 		}
 		t.Rows = append(t.Rows, []string{name, modelCell(arm.Model), fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
-			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), fmt.Sprint(arm.Tasks),
+			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), armTasksCell(arm, a.ClusterUnit),
 			meanCell(arm, "%.1f", arm.MeanSteps), meanCell(arm, "%.0f", arm.MeanTokens), tokensPerPassCell(arm),
 			fmt.Sprintf("$%.4f", arm.CostUSD), meanCell(arm, "%.1fs", arm.MeanWallMS/1000)})
 	}
@@ -329,11 +329,11 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 		}
 	}
 	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference; "+
-		"its interval is the t interval over tasks from %d moved tasks on, else the adjusted Wald interval over tasks (marked \"adj.\"). "+
+		"its interval is the t interval from %d moved units on, else the adjusted Wald interval over the units (marked \"adj.\"); the units are the tasks, or the clusters when clustered. "+
 		"p_paired is the exact sign-flip p over tasks (clusters when clustered), valid at every size. McNemar by task is "+
 		"Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = baseline failed and variant "+
 		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
-		"over all target rows, and the gate never uses them. Below %[1]d moved tasks the interval and p_paired are different methods and can "+
+		"over all target rows, and the gate never uses them. Below %[1]d moved units the interval and p_paired are different methods and can "+
 		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired task-level test "+
 		"as run (simulated on this run's tasks, reps, per-task rates and pairing; Fisher when unpaired): MDE = smallest "+
 		"pass-rate drop detectable with %.0f%% power; power = to detect the failure-rate change shown. The verdict is the "+
@@ -391,7 +391,7 @@ func pPairedCell(c *analysis.Comparison) string {
 	switch c.Method {
 	case analysis.MethodPairedSignFlip:
 		if c.Paired.Clustered {
-			return fmt.Sprintf("%s (sign-flip, %d clusters)", stats.FmtP(c.P), c.Paired.C)
+			return fmt.Sprintf("%s (sign-flip, %s)", stats.FmtP(c.P), unitCount(c.Paired.C, c.ClusterUnit))
 		}
 		return stats.FmtP(c.P) + " (sign-flip)"
 	case analysis.MethodFisher:

@@ -264,6 +264,7 @@ func TestEveryWarningKindWorded(t *testing.T) {
 // note without the interval's reason.
 func TestPairedNote(t *testing.T) {
 	const adj = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
+	const adjClusters = ": the interval is the Laplace-adjusted Wald interval over clusters (Bonett & Price 2012), not the t interval"
 	for _, tc := range []struct {
 		pr         stats.PairedResult
 		full, part string
@@ -277,14 +278,17 @@ func TestPairedNote(t *testing.T) {
 			"all tasks are in one cluster: SE and p over tasks instead; only 2 of 3 tasks moved (fewer than 12)" + adj,
 			"all tasks are in one cluster: SE and p over tasks instead"},
 		{stats.PairedResult{G: 40, C: 4, Moved: 4, Clustered: true, Reasons: []stats.PairedReason{stats.ReasonClusterFlip, stats.ReasonNoSpread}},
-			"p_paired flips the signs of the 4 clusters' sums; the cluster means are identical (clustered SE 0)" + adj,
+			"p_paired flips the signs of the 4 clusters' sums; the cluster means are identical (clustered SE 0)" + adjClusters,
 			"p_paired flips the signs of the 4 clusters' sums"},
+		{stats.PairedResult{G: 40, C: 10, Moved: 12, MovedUnits: 3, Clustered: true, Reasons: []stats.PairedReason{stats.ReasonClusterFlip, stats.ReasonFewMoved}},
+			"p_paired flips the signs of the 10 clusters' sums; only 3 of 10 clusters moved (fewer than 12)" + adjClusters,
+			"p_paired flips the signs of the 10 clusters' sums"},
 		{stats.PairedResult{G: 5, Moved: 5, Reasons: []stats.PairedReason{stats.ReasonNoSpread}}, "the differences have no spread (SE 0)" + adj, ""},
 	} {
-		if got := PairedNote(&tc.pr); got != tc.full {
+		if got := PairedNote(&tc.pr, "cluster"); got != tc.full {
 			t.Errorf("PairedNote(%v) = %q, want %q", tc.pr.Reasons, got, tc.full)
 		}
-		if got := pairedNote(&tc.pr, true); got != tc.part {
+		if got := pairedNote(&tc.pr, "cluster", true); got != tc.part {
 			t.Errorf("pairedNote(%v, true) = %q, want %q", tc.pr.Reasons, got, tc.part)
 		}
 	}

@@ -48,9 +48,10 @@ type Pair struct {
 	A, B bool
 }
 
-// TIntervalMinInformative is the number of informative tasks (d_t ≠ 0) from
-// which the interval of Δ is the t interval; below it (or when the t
-// interval is undefined) it is the adjusted interval (AdjustedInterval).
+// TIntervalMinInformative is the number of informative units (tasks with
+// d_t ≠ 0, or clusters with a non-zero sum when clustered) from which the
+// interval of Δ is the t interval; below it (or when the t interval is
+// undefined) it is the adjusted interval (AdjustedInterval).
 // Chosen by simulation (validity_test.go, TestStudyCoverage): in the issue-11
 // grid the t interval's coverage conditional on 6–11 informative tasks fell
 // to 0.09–0.8 in several settings, while the rule "t from 12, adjusted
@@ -61,8 +62,8 @@ const TIntervalMinInformative = 12
 const (
 	// CIMethodT: Δ ± t_{0.975,DF}·SE (task- or cluster-robust SE).
 	CIMethodT = "t"
-	// CIMethodAdjusted: the Laplace-adjusted Wald interval over tasks
-	// (AdjustedInterval).
+	// CIMethodAdjusted: the Laplace-adjusted Wald interval over tasks, or
+	// over clusters when clustered (AdjustedInterval).
 	CIMethodAdjusted = "adjusted"
 	// CIMethodNone: no interval can be estimated (fewer than 2 tasks): [−1, 1].
 	CIMethodNone = "none"
@@ -80,8 +81,9 @@ type PairedResult struct {
 	SE float64 `json:"se"`
 	// CI is the 95% interval of Δ, clamped to [−1, 1], by CIMethod: the t
 	// interval Delta ± t_{0.975,DF}·SE when at least TIntervalMinInformative
-	// tasks are informative and SE > 0; else AdjustedInterval over the d_t;
-	// [−1, 1] with one task. It is never a point unless Δ is ±1 exactly.
+	// units moved (MovedUnits) and SE > 0; else AdjustedInterval over the
+	// d_t, or when Clustered over the clusters' sums scaled by C/G (their
+	// mean is Δ); [−1, 1] with one task. It is never a point unless Δ is ±1 exactly.
 	CI [2]float64 `json:"ci"`
 	// CIMethod is CIMethodT, CIMethodAdjusted or CIMethodNone.
 	CIMethod string `json:"ci_method"`
@@ -121,6 +123,11 @@ type PairedResult struct {
 	// (capped at 1). PPerm equals P unless Clustered.
 	PPerm     float64 `json:"p_perm"`
 	PermFloor float64 `json:"p_perm_floor"`
+	// MovedUnits is the number of units P flips that moved: Moved, or when
+	// Clustered the clusters whose sum of differences is not 0; PFloor is
+	// the smallest value P could take, 2/2^MovedUnits (capped at 1).
+	MovedUnits int     `json:"moved_units"`
+	PFloor     float64 `json:"p_floor"`
 	// Chi2Clustered is the cluster-adjusted McNemar statistic of Durkalski et
 	// al. 2003 (Stat Med 22:2417) with tasks as clusters,
 	// (Σ_t d_t)² / Σ_t d_t² (as clust.bin.pair's durkalski.test computes it
@@ -159,7 +166,8 @@ const (
 	// sums of d_t.
 	ReasonClusterFlip PairedReason = "cluster_flip"
 	// ReasonFewMoved: CI is the adjusted interval (CIMethodAdjusted) because
-	// fewer than TIntervalMinInformative tasks moved (Moved of G).
+	// fewer than TIntervalMinInformative units moved (MovedUnits: Moved of G
+	// tasks, or of C clusters when Clustered).
 	ReasonFewMoved PairedReason = "few_moved"
 	// ReasonNoSpread: CI is the adjusted interval because SE is 0 (the d_t
 	// have no spread; with Clustered, the cluster means are identical).
@@ -182,8 +190,9 @@ const (
 //   - SE = s_d/√G (DF = G−1), or the cluster-robust SE of the mean of the
 //     d_t (ClusteredSE: Miller 2024, arXiv:2411.00640 eq. 4, with C/(C−1);
 //     DF = C−1). A single cluster falls back to tasks (ReasonOneCluster).
-//   - CI: the t interval Δ ± F_DF⁻¹(0.975)·SE when Moved ≥
-//     TIntervalMinInformative and SE > 0, else AdjustedInterval(d).
+//   - CI: the t interval Δ ± F_DF⁻¹(0.975)·SE when MovedUnits ≥
+//     TIntervalMinInformative and SE > 0, else AdjustedInterval over the
+//     units: the d_t, or the clusters' sums scaled by C/G (unitValues).
 //   - PPerm: SignFlip over the task d_t; Chi2Clustered: Durkalski's statistic.
 //
 // With no pairs: Method "none", Delta 0, CI [−1, 1], P = PPerm = 1. With one
@@ -214,6 +223,7 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 		}
 	}
 	res.Delta = sum / float64(g)
+	res.MovedUnits, res.PFloor = res.Moved, res.PermFloor
 	if sum2 > 0 {
 		res.Chi2Clustered = sum * sum / sum2
 	}
@@ -226,18 +236,22 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	if pairedSE(&res, d, cl) {
 		res.Reasons = append(res.Reasons, ReasonOneCluster)
 	}
+	units := d
 	if res.Clustered {
-		res.P, _ = SignFlip(clusterSums(d, cl), DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
+		sums := clusterSums(d, cl)
+		res.P, res.PFloor = SignFlip(sums, DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
+		res.MovedUnits = len(sums) - countZero(sums)
 		res.Reasons = append(res.Reasons, ReasonClusterFlip)
+		units = unitValues(sums, g)
 	}
-	if res.Moved >= TIntervalMinInformative && res.SE > 1e-12 {
+	if res.MovedUnits >= TIntervalMinInformative && res.SE > 1e-12 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(res.DF)}
 		q := t.Quantile(0.975)
 		res.CIMethod = CIMethodT
 		res.CI = [2]float64{math.Max(-1, res.Delta-q*res.SE), math.Min(1, res.Delta+q*res.SE)}
 	} else {
 		res.CIMethod = CIMethodAdjusted
-		res.CI = AdjustedInterval(d, Z95)
+		res.CI = AdjustedInterval(units, Z95)
 		why := ReasonFewMoved
 		if res.SE <= 1e-12 {
 			res.SE, why = 0, ReasonNoSpread
@@ -263,6 +277,32 @@ func pairedSE(res *PairedResult, d []float64, cl []string) (oneCluster bool) {
 	}
 	res.SE, res.DF = math.Sqrt(ss/float64(g-1))/math.Sqrt(float64(g)), g-1
 	return nc == 1
+}
+
+// unitValues returns the clusters' sums of d_t scaled by C/G, whose mean is
+// Δ (the mean of the G task differences): the values the adjusted interval
+// of a clustered comparison is computed over, one per cluster, since the
+// tasks of a cluster are not independent (a family's instances moved
+// together make AdjustedInterval over tasks cover Δ = 0 in 0.74 of A/A runs
+// at 12 families × 4 instances with κ = 0.95, CALIBRATION.md). With equal
+// cluster sizes they are the cluster means, in [−1, 1].
+func unitValues(sums []float64, g int) []float64 {
+	out := make([]float64, len(sums))
+	for i, s := range sums {
+		out[i] = s * float64(len(sums)) / float64(g)
+	}
+	return out
+}
+
+// countZero returns how many of v are 0.
+func countZero(v []float64) int {
+	n := 0
+	for _, x := range v {
+		if x == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // clusterSums returns the sum of the d_t of each cluster (in sorted cluster

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -146,6 +147,28 @@ func TestPairedDiffClustered(t *testing.T) {
 	near(t, "PPerm", r.PPerm, 2.0/64, 1e-15)
 	if want := []PairedReason{ReasonClusterFlip, ReasonFewMoved}; r.CIMethod != CIMethodAdjusted || !slices.Equal(r.Reasons, want) {
 		t.Errorf("6 moved tasks: CIMethod %s Reasons %v, want adjusted %v", r.CIMethod, r.Reasons, want)
+	}
+	// The adjusted interval is over the clusters: their sums (2, 1.5, 1.5)
+	// scaled by C/G = 1/2, the cluster means, not the six task differences.
+	if want := AdjustedInterval([]float64{1, 0.75, 0.75}, Z95); r.CI != want {
+		t.Errorf("clustered adjusted interval %v, want %v over the cluster means", r.CI, want)
+	}
+	if tasks := AdjustedInterval([]float64{1, 1, 1, 0.5, 1, 0.5}, Z95); r.CI == tasks {
+		t.Errorf("clustered adjusted interval %v is the one over tasks", r.CI)
+	}
+
+	// 15 tasks moved in 3 clusters: the t interval needs 12 moved clusters.
+	var many []Pair
+	for i := range 15 {
+		outcome := "01"
+		if i%5 == 0 {
+			outcome = "10"
+		}
+		many = append(many, mkPairs(fmt.Sprintf("t%02d", i), fmt.Sprintf("c%d", i/5), outcome)...)
+	}
+	r = mustPaired(t, many)
+	if r.Moved != 15 || r.MovedUnits != 3 || r.CIMethod != CIMethodAdjusted {
+		t.Errorf("15 tasks in 3 clusters: Moved %d MovedUnits %d CIMethod %s, want 15 3 adjusted", r.Moved, r.MovedUnits, r.CIMethod)
 	}
 
 	// Every task in its own cluster is the unclustered test.

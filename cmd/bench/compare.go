@@ -26,7 +26,7 @@ func compareCmd() *cobra.Command {
 		Long: "Compares one variant (default: the baseline of an ablation, or the only variant) per task and overall.\n" +
 			"When the runs share (task, rep) pairs (same suite, tasks and reps), the comparison is paired: Δ = mean\n" +
 			"over tasks of the per-task change in pass rate, the exact sign-flip p over tasks (paired_signflip), a t\n" +
-			"interval from 12 moved tasks on (else an adjusted Wald interval), and McNemar by task (STATS.md §2). The\n" +
+			"interval from 12 moved tasks or clusters on (else an adjusted Wald interval), and McNemar by task (STATS.md §2). The\n" +
 			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
 			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (analysis.CompareRuns),\n" +
 			"at the ablation spec's alpha, power and min_effect when run A (else run B) is an ablation.",

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"text/tabwriter"
 
@@ -40,7 +42,13 @@ func suitesCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(map[string]any{"suite": s.Name(), "count": len(tasks), "tasks": tasks})
 			}
-			fmt.Fprintf(out, "%s in %s\n", results.Count(len(tasks), "task", "tasks"), s.Name())
+			fams, apps := map[string]bool{}, map[string]bool{}
+			for _, t := range tasks {
+				fams[cmp.Or(t.Cluster, t.ID)], apps[t.App] = true, true
+			}
+			// The cluster is a task's family (Zoo) or site (WebVoyager): the unit its attempts are analysed by.
+			fmt.Fprintf(out, "%s in %s: %s, %s\n", results.Count(len(tasks), "task", "tasks"), s.Name(),
+				results.Count(len(fams), "family", "families"), results.Count(len(apps), "app", "apps"))
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TASK\tAPP\tCLUSTER\tMUTATIONS\tTAGS")
 			dash := func(xs []string) string {
@@ -71,6 +79,8 @@ func suitesCmd() *cobra.Command {
 // suiteFlags are the flags that choose a suite and its tasks.
 type suiteFlags struct {
 	suite, tasks, tasksFile, answers, staleDates string
+	// extra are --suite-option key=value pairs (e.g. the Zoo's instances=all).
+	extra map[string]string
 }
 
 func (f *suiteFlags) register(c *cobra.Command) {
@@ -79,11 +89,14 @@ func (f *suiteFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.tasksFile, "tasks-file", "", "task file (WebVoyager JSONL)")
 	c.Flags().StringVar(&f.answers, "answers", "", "reference answers file (WebVoyager reference_answer.json)")
 	c.Flags().StringVar(&f.staleDates, "stale-dates", "", "WebVoyager tasks naming past dates: skip|shift|keep")
+	c.Flags().StringToStringVar(&f.extra, "suite-option", nil,
+		"suite option key=value, repeatable (zoo: instances=all adds every family instance, docs/ZOO.md)")
 }
 
 // options are the suite options the flags set (the empty ones left out).
 func (f *suiteFlags) options() suites.Options {
 	opts := suites.Options{}
+	maps.Copy(opts, f.extra)
 	for k, v := range map[string]string{"tasks_file": f.tasksFile, "answers": f.answers, "stale_dates": f.staleDates} {
 		if v != "" {
 			opts[k] = v

@@ -4,9 +4,12 @@
 // to the real analysis.Analyze), written as CALIBRATION.md. With -write-run
 // DIR it instead writes a synthetic ablation run directory (attempts.jsonl
 // and ablation.json) for `bench report` / `bench compare`, e.g. the
-// 100,016-attempt speed case.
+// 100,016-attempt speed case. With -only clustered it runs only the
+// clustered designs (analysis.ClusterSettings) and replaces that section of
+// the existing -out file.
 //
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400
+//	go run ./cmd/calibrate -out CALIBRATION.md -runs 400 -only clustered
 //	go run ./cmd/calibrate -write-run /tmp/run100k -tasks 1786 -reps 7 -arms 8
 package main
 
@@ -17,6 +20,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"webbench/analysis"
@@ -28,6 +32,7 @@ func main() {
 	runs := flag.Int("runs", 400, "simulated A/A runs and power runs per setting")
 	seed := flag.Uint64("seed", 1, "PCG seed of the suite")
 	writeRun := flag.String("write-run", "", "write a synthetic ablation run directory here instead")
+	only := flag.String("only", "", "clustered: run only the clustered designs and replace their section of -out")
 	tasks := flag.Int("tasks", 40, "-write-run: tasks (rates from the issue's mix)")
 	reps := flag.Int("reps", 5, "-write-run: reps per task")
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
@@ -35,9 +40,14 @@ func main() {
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
 	flag.Parse()
 	var err error
-	if *writeRun != "" {
+	switch {
+	case *writeRun != "":
 		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
-	} else {
+	case *only == "clustered":
+		err = calibrateClustered(*out, *runs, *seed)
+	case *only != "":
+		err = fmt.Errorf("-only %q: the only section is clustered", *only)
+	default:
 		err = calibrate(*out, *runs, *seed)
 	}
 	if err != nil {
@@ -59,6 +69,7 @@ func calibrate(out string, runs int, seed uint64) error {
 	}
 	md := analysis.CalibrationMarkdown(res, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
 		time.Since(start))
+	md += "\n" + clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed)) + "\n"
 	start = time.Now()
 	var cost []analysis.CostCalResult
 	for i, s := range analysis.CostSettings() {
@@ -69,6 +80,49 @@ func calibrate(out string, runs int, seed uint64) error {
 	md += analysis.CostCalibrationMarkdown(cost, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
 		time.Since(start))
 	return os.WriteFile(out, []byte(md), 0o644)
+}
+
+// clusteredSection runs every clustered setting (setting i from seed + i)
+// and renders the section; cmd is the command named in it.
+func clusteredSection(runs int, seed uint64, cmd string) string {
+	start := time.Now()
+	var res []analysis.ClusterCalResult
+	for i, s := range analysis.ClusterSettings() {
+		t0 := time.Now()
+		res = append(res, analysis.CalibrateClustered(s, runs, runs, 0.05, seed+uint64(i)))
+		fmt.Fprintf(os.Stderr, "clustered %-22s %v\n", s, time.Since(t0).Round(time.Millisecond))
+	}
+	return analysis.ClusterCalibrationMarkdown(res, cmd, time.Since(start))
+}
+
+// calibrateClustered runs the clustered designs only and writes their
+// section into out, replacing the section of that heading (up to the next
+// "## " heading) or, when out has none, appending it.
+func calibrateClustered(out string, runs int, seed uint64) error {
+	old, err := os.ReadFile(out)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	sec := clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only clustered -runs %d -seed %d", runs, seed))
+	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.ClusterSectionHeading, sec)), 0o644)
+}
+
+// spliceSection returns doc with the section that starts at the line
+// heading (through to the next "## " heading, or the end) replaced by sec,
+// or with sec appended when doc has no such heading.
+func spliceSection(doc, heading, sec string) string {
+	i := strings.Index(doc, heading+"\n")
+	if i < 0 || (i > 0 && doc[i-1] != '\n') {
+		if doc != "" && !strings.HasSuffix(doc, "\n\n") {
+			doc = strings.TrimRight(doc, "\n") + "\n\n"
+		}
+		return doc + sec
+	}
+	rest := doc[i+len(heading):]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		return doc[:i] + sec + "\n" + rest[j+1:]
+	}
+	return doc[:i] + sec
 }
 
 // writeRunDir writes a synthetic ablation run: attempts.jsonl (one line per

@@ -697,7 +697,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 {{if .CostGate}}<p class="{{if .CostGateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.CostGate}}</p>{{end}}
 <h2>Δ per variant</h2>
 {{with .Forest}}{{template "forest" .}}{{end}}
-<p class="note">Dot: Δ; line: its 95% interval over tasks (the t interval from 12 moved tasks on, else the adjusted Wald interval; Newcombe when unpaired); filled dot: p below α (Holm-adjusted). Below 12 moved tasks the interval and the exact p are different methods and can disagree: an interval that excludes 0 with a hollow dot is not evidence of an effect.</p>
+<p class="note">Dot: Δ; line: its 95% interval over tasks, or clusters when clustered (the t interval from 12 moved ones on, else the adjusted Wald interval; Newcombe when unpaired); filled dot: p below α (Holm-adjusted). Below 12 moved tasks (clusters) the interval and the exact p are different methods and can disagree: an interval that excludes 0 with a hollow dot is not evidence of an effect.</p>
 {{if .CostForest.Rows}}<h2>Cost change per variant</h2>
 {{template "forest" .CostForest}}
 <p class="note">{{.CostNote}}</p>

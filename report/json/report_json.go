@@ -84,7 +84,7 @@ const JSONSchemaVersion = 1
 //	    method      string   paired_signflip (paired; the paired p is always the exact
 //	                         sign-flip p, so paired_t is no longer produced) | fisher (no common pair:
 //	                         unpaired) | none (an arm has no judged attempt).
-//	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks and SE > 0),
+//	    ci_method   string|null  interval of Δ when paired: "t" (t on df, from 12 moved tasks, clusters when clustered, and SE > 0),
 //	                         "adjusted" (Laplace-adjusted Wald over tasks, AdjustedInterval), "none"
 //	                         (one task: [−1, 1]); null when unpaired.
 //	    moved_tasks int      tasks whose mean difference d_t ≠ 0 (the sign-flip test's G').
@@ -155,7 +155,7 @@ const JSONSchemaVersion = 1
 //	                         move), "normal approximation" (larger designs) or "exact enumeration" (Fisher).
 //	        power       number|null  power of that test at alpha for from → to.
 //	        pair_share  number|null  estimated same-seed pairing share of the design (paired only).
-//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw).
+//	        rep_share   number|null  estimated sticky-reps share (reps of one arm sharing a draw; clustered: a family's instances in one rep).
 //	        tasks_for   int|null     tasks (same reps and rate mix) at which power reaches "power".
 //	        power_at_tasks_for number|null  the power there.
 //	        exact_fisher_unpaired number|null  exact one-sided Fisher power with n per arm (unpaired
@@ -327,6 +327,9 @@ type jsonComparisonDoc struct {
 	DF                *int           `json:"df"`
 	Clustered         bool           `json:"clustered"`
 	Clusters          int            `json:"clusters"`
+	Unit              string         `json:"unit"`
+	MovedUnits        int            `json:"moved_units"`
+	PFloor            *float64       `json:"p_floor"`
 	P                 float64        `json:"p"`
 	PPaired           *float64       `json:"p_paired"`
 	PPerm             *float64       `json:"p_perm"`
@@ -480,14 +483,15 @@ func jsonComparison(c *analysis.Comparison) jsonComparisonDoc {
 		DroppedByClass: nonNilMap(c.DroppedByClass), UnmatchedBaseline: c.UnmatchedA, UnmatchedVariant: c.UnmatchedB,
 		BaselineCounts: jsonCounts(c.A), VariantCounts: jsonCounts(c.B), Delta: c.Delta, DeltaCI: c.CI,
 		Clusters: c.G(), P: c.P, Rescued: c.Rescued, Broke: c.Broke, MDE: fptr(c.Power.MDE),
-		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: report.PairedNote(&c.Paired)}
+		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: report.PairedNote(&c.Paired, c.ClusterUnit)}
 	if c.Matched {
 		j.SE = fptr(c.Paired.SE)
 		if c.Paired.DF > 0 {
 			df := c.Paired.DF
 			j.DF = &df
 		}
-		j.Clustered, j.Clusters = c.Paired.Clustered, c.Paired.C
+		j.Clustered, j.Clusters, j.Unit = c.Paired.Clustered, c.Paired.C, c.Unit()
+		j.MovedUnits, j.PFloor = c.Paired.MovedUnits, fptr(c.Paired.PFloor)
 		j.PPaired = fptr(c.Paired.P)
 		j.PPerm = fptr(c.Paired.PPerm)
 		j.PPermFloor = fptr(c.Paired.PermFloor)

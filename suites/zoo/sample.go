@@ -3,27 +3,16 @@ package zoo
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"webbench/suites"
 )
 
-// Family is the key of task t's family: its app, its sorted mutations and what its check judges — the state, the
-// answer or both ("shop|consent,ref_churn|state", "recipes||answer"). Tasks of one family run the same pages
-// under the same page conditions towards the same kind of end and differ in their data (the product, the
-// channel, the plan), so a test that must exercise every mechanism of the Zoo (every app under every page
-// condition, acting and answering) needs one task per family, not every task.
-func Family(t suites.Task) string {
-	var judged []string
-	if t.Check.State != nil {
-		judged = append(judged, "state")
-	}
-	if t.Check.Answer != nil {
-		judged = append(judged, "answer")
-	}
-	ms := slices.Sorted(slices.Values(t.Mutations))
-	return t.App + "|" + strings.Join(ms, ",") + "|" + strings.Join(judged, "+")
-}
+// Family is task t's declared family (ZOO.md "Task families"): the family it is an instance of, or the one its
+// `family:` key maps it to; that is its Cluster, the unit its attempts are recorded under. A task without a
+// family is its own (its id). A family's tasks run the same pages under the same page conditions towards the
+// same kind of end and differ in their data (the product, the channel, the plan), so a test that must exercise
+// every mechanism of the Zoo needs one task per family, not every task.
+func Family(t suites.Task) string { return cmp.Or(t.Cluster, t.ID) }
 
 // Sample returns up to per tasks of each family of tasks (Family), the first ones by id, in id order; per ≤ 0
 // returns every task. The choice is a fixed function of the task list, so a test that samples runs the same

@@ -9,23 +9,18 @@ import (
 
 func TestFamilyAndSample(t *testing.T) {
 	tasks := []suites.Task{
-		{ID: "shop-b", App: "shop", Mutations: []string{"ref_churn", "consent"}},
-		{ID: "shop-a", App: "shop", Mutations: []string{"consent", "ref_churn"}},
+		{ID: "shop-b", App: "shop", Cluster: "shop-cart"},
+		{ID: "shop-a", App: "shop", Cluster: "shop-cart"},
 		{ID: "shop-c", App: "shop"},
-		{ID: "chat-a", App: "chat", Mutations: []string{"late_hydration"}},
-		{ID: "shop-d", App: "shop", Mutations: []string{"consent"}},
-		{ID: "shop-e", App: "shop", Mutations: []string{"consent", "ref_churn"}},
+		{ID: "chat-a", App: "chat", Cluster: "chat-post"},
+		{ID: "shop-cart/d", App: "shop", Cluster: "shop-cart"},
+		{ID: "shop-e", App: "shop", Cluster: "shop-qa"},
 	}
-	if f := Family(tasks[0]); f != "shop|consent,ref_churn|" {
-		t.Errorf("Family = %q, want the app and the sorted mutations", f)
+	if f := Family(tasks[0]); f != "shop-cart" {
+		t.Errorf("Family = %q, want the declared family (the cluster)", f)
 	}
-	if Family(tasks[0]) != Family(tasks[1]) || Family(tasks[2]) == Family(tasks[3]) {
-		t.Error("the same app and mutations in another order must be one family; other apps, others")
-	}
-	qa := suites.Task{ID: "shop-q", App: "shop", Check: suites.Check{Answer: &suites.AnswerRule{Exact: "6"}}}
-	both := suites.Task{ID: "shop-s", App: "shop", Check: suites.Check{State: map[string]any{}, Answer: &suites.AnswerRule{Number: new(float64)}}}
-	if Family(qa) != "shop||answer" || Family(both) != "shop||state+answer" || Family(qa) == Family(tasks[2]) {
-		t.Errorf("families of a Q&A task %q and a state+answer task %q: the check's kind must part them", Family(qa), Family(both))
+	if f := Family(tasks[2]); f != "shop-c" {
+		t.Errorf("Family of a task without one = %q, want its id", f)
 	}
 	ids := func(ts []suites.Task) []string {
 		var out []string
@@ -35,9 +30,9 @@ func TestFamilyAndSample(t *testing.T) {
 		return out
 	}
 	for per, want := range map[int][]string{
-		1: {"chat-a", "shop-a", "shop-c", "shop-d"},
-		2: {"chat-a", "shop-a", "shop-b", "shop-c", "shop-d"},
-		0: {"chat-a", "shop-a", "shop-b", "shop-c", "shop-d", "shop-e"},
+		1: {"chat-a", "shop-a", "shop-c", "shop-e"},
+		2: {"chat-a", "shop-a", "shop-b", "shop-c", "shop-e"},
+		0: {"chat-a", "shop-a", "shop-b", "shop-c", "shop-cart/d", "shop-e"},
 	} {
 		if got := ids(Sample(tasks, per)); !slices.Equal(got, want) {
 			t.Errorf("Sample(per %d) = %v, want %v", per, got, want)

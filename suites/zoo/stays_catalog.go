@@ -200,11 +200,13 @@ func buildStaysHotels() (map[string][]*staysHotel, map[string]*staysHotel) {
 	return byDest, bySlug
 }
 
+// staysSlugFold folds the accents the catalog uses (built once: family instances' slugs call staysSlug often).
+var staysSlugFold = strings.NewReplacer("á", "a", "à", "a", "ã", "a", "â", "a", "ç", "c", "é", "e", "ê", "e", "í", "i",
+	"ó", "o", "ô", "o", "õ", "o", "ú", "u", "ñ", "n", "'", "")
+
 // staysSlug lowercases s, folds the accents the catalog uses and joins words with "-".
 func staysSlug(s string) string {
-	fold := strings.NewReplacer("á", "a", "à", "a", "ã", "a", "â", "a", "ç", "c", "é", "e", "ê", "e", "í", "i",
-		"ó", "o", "ô", "o", "õ", "o", "ú", "u", "ñ", "n", "'", "")
-	s = fold.Replace(strings.ToLower(s))
+	s = staysSlugFold.Replace(strings.ToLower(s))
 	var b strings.Builder
 	dash := false
 	for _, c := range s {

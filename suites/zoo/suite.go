@@ -15,10 +15,18 @@ import (
 //go:embed tasks/*.yaml
 var taskFS embed.FS
 
-// BuiltinTasks loads the embedded task files (tasks/*.yaml).
-func BuiltinTasks() ([]suites.Task, error) { return LoadTasks(taskFS, "tasks") }
+// BuiltinTasks loads the embedded task files (tasks/*.yaml): the hand-written tasks, the suite's default
+// selection.
+func BuiltinTasks() ([]suites.Task, error) { return LoadTasks(taskFS, "tasks", SelectTasks) }
 
-func init() { suites.Register("zoo", NewSuite) }
+// BuiltinInstances loads the embedded task files with every instance of every family (SelectAll): the
+// hand-written tasks, then the instances family by family.
+func BuiltinInstances() ([]suites.Task, error) { return LoadTasks(taskFS, "tasks", SelectAll) }
+
+func init() {
+	suites.Register("zoo", NewSuite)
+	suites.RegisterClusterUnit("zoo", "family")
+}
 
 // Suite is the "zoo" suite: the loaded tasks and a lazily started Server. Safe for concurrent use.
 type Suite struct {
@@ -34,6 +42,9 @@ type Suite struct {
 //	tasks_dir       a directory of extra task files; a file with the same base name as an embedded file
 //	                replaces it, others are added. Ids and goals must stay unique across all files.
 //	builtin_tasks   "false" / "off" / "0" loads only tasks_dir.
+//	instances       "tasks" (default): the hand-written tasks; "all": those and every instance of every
+//	                family (ZOO.md "Task families"); "one": one task of every family (a hand-written one
+//	                where the family has any). Families are checked either way.
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
 //
@@ -71,7 +82,7 @@ func newSuite(opts suites.Options) (*Suite, error) {
 			}
 		}
 	}
-	tasks, err := parseTaskFiles(files)
+	tasks, err := parseTaskFiles(files, opts["instances"])
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ package zoo
 // errors of a load are reported together.
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -52,10 +54,13 @@ import (
 var StepKinds = []string{"navigate", "click", "fill", "select", "press", "hover", "visual_click", "evaluate",
 	"answer"}
 
-var taskKeys = []string{"id", "app", "start", "goal", "mutations", "tags", "max_steps", "timeout", "check",
-	"solution"}
+var taskKeys = []string{"id", "family", "app", "start", "goal", "mutations", "tags", "max_steps", "timeout",
+	"check", "solution"}
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// instanceIDPattern is a family instance's id, "<family>/<slug>" (families.go).
+var instanceIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9-]*$`)
 
 // taskFile is one file's name (as shown in errors) and bytes.
 type taskFile struct {
@@ -63,14 +68,24 @@ type taskFile struct {
 	data []byte
 }
 
+// Selections of a load (the suite option "instances"): the hand-written tasks only; those and every instance
+// of every family; or one task of every family (the demo's and the PR workflow's unit is the family, and a
+// family's instances are correlated, so one instance per family buys most of the information per attempt).
+const (
+	SelectTasks = "tasks"
+	SelectAll   = "all"
+	SelectOne   = "one"
+)
+
 // LoadTasks loads every *.yaml / *.yml file directly in dir of fsys, in name order, and checks them together
-// (duplicate ids and goals across files are errors). Source fields read "<dir>/<file>:<line>".
-func LoadTasks(fsys fs.FS, dir string) ([]suites.Task, error) {
+// (duplicate ids and goals across files are errors, families' instances included), returning the tasks of sel
+// (SelectTasks or SelectAll). Source fields read "<dir>/<file>:<line>".
+func LoadTasks(fsys fs.FS, dir, sel string) ([]suites.Task, error) {
 	files, err := readTaskFS(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
-	return parseTaskFiles(files)
+	return parseTaskFiles(files, sel)
 }
 
 func readTaskFS(fsys fs.FS, dir string) ([]taskFile, error) {
@@ -118,18 +133,106 @@ func isYAML(name string) bool {
 	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
 }
 
-// parseTaskFiles parses files in order and runs the cross-file checks.
-func parseTaskFiles(files []taskFile) ([]suites.Task, error) {
+// parseTaskFiles parses files in order, makes the families' instances and runs the cross-file checks; it
+// returns the hand-written tasks, followed by the instances when sel is SelectAll. The same files give the same
+// tasks, so a load is kept by the files' contents (every suite open and test reads the embedded files again;
+// making the instances takes tens of milliseconds). Tasks of two loads share their check maps: read-only.
+func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
+	if sel != SelectTasks && sel != SelectAll && sel != SelectOne && sel != "" {
+		return nil, fmt.Errorf("zoo: instances: want %s, %s or %s, got %q", SelectTasks, SelectAll, SelectOne, sel)
+	}
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%d:%s\x00%d:", len(f.name), f.name, len(f.data))
+		h.Write(f.data)
+	}
+	key := string(h.Sum(nil))
+	loadMu.Lock()
+	l, ok := loadCache[key]
+	loadMu.Unlock()
+	if !ok {
+		l.tasks, l.insts, l.err = parseAll(files)
+		for _, ts := range [][]suites.Task{l.tasks, l.insts} {
+			for i := range ts { // an append by one caller must not write into another's tasks
+				ts[i].Tags, ts[i].Mutations, ts[i].Solution = slices.Clip(ts[i].Tags), slices.Clip(ts[i].Mutations),
+					slices.Clip(ts[i].Solution)
+			}
+		}
+		loadMu.Lock()
+		loadCache[key] = l
+		loadMu.Unlock()
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	switch sel {
+	case SelectAll:
+		return append(slices.Clone(l.tasks), l.insts...), nil
+	case SelectOne:
+		return onePerFamily(l.tasks, l.insts), nil
+	}
+	return slices.Clone(l.tasks), nil
+}
+
+// onePerFamily returns one task of every family: the first hand-written task of a family by id (Sample), so
+// the families the hand-written tasks form keep the tasks the demo has always run, then the first instance by id
+// of every family no hand-written task belongs to.
+func onePerFamily(tasks, insts []suites.Task) []suites.Task {
+	out := Sample(tasks, 1)
+	seen := map[string]bool{}
+	for _, t := range out {
+		seen[Family(t)] = true
+	}
+	for _, t := range Sample(insts, 1) {
+		if !seen[Family(t)] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// loadCache holds parsed task files by the hash of their names and contents.
+var (
+	loadMu    sync.Mutex
+	loadCache = map[string]struct {
+		tasks, insts []suites.Task
+		err          error
+	}{}
+)
+
+// parseAll parses files into hand-written tasks and family instances, checked together.
+func parseAll(files []taskFile) ([]suites.Task, []suites.Task, error) {
 	var errs []error
 	var tasks []suites.Task
+	var refs []familyRef
+	fams := map[string]*family{}
+	var famOrder []*family
 	for _, f := range files {
-		ts, es := parseTaskFile(f.name, f.data)
-		tasks = append(tasks, ts...)
+		r := parseTaskFile(f.name, f.data)
+		tasks = append(tasks, r.tasks...)
+		refs = append(refs, r.refs...)
+		errs = append(errs, r.errs...)
+		for _, fam := range r.families {
+			if prev, dup := fams[fam.ID]; dup {
+				errs = append(errs, fmt.Errorf("%s: family %s: duplicate family, first declared at %s", fam.Source,
+					fam.ID, prev.Source))
+				continue
+			}
+			fams[fam.ID] = fam
+			famOrder = append(famOrder, fam)
+		}
+	}
+	tasks, es := checkFamilyRefs(tasks, refs, fams)
+	errs = append(errs, es...)
+	var insts []suites.Task
+	for _, fam := range famOrder {
+		ts, es := fam.instances()
+		insts = append(insts, ts...)
 		errs = append(errs, es...)
 	}
 	ids := map[string]suites.Task{}
 	goals := map[string]suites.Task{}
-	for _, t := range tasks {
+	for _, t := range append(slices.Clip(tasks), insts...) {
 		if prev, dup := ids[t.ID]; dup {
 			errs = append(errs, fmt.Errorf("%s: task %s: duplicate id, first defined at %s", t.Source, t.ID,
 				prev.Source))
@@ -145,9 +248,9 @@ func parseTaskFiles(files []taskFile) ([]suites.Task, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
 	}
-	return tasks, nil
+	return tasks, insts, nil
 }
 
 // normGoal folds case and collapses whitespace, so goals differing only in spacing count as duplicates.
@@ -155,8 +258,16 @@ func normGoal(g string) string { return strings.ToLower(strings.Join(strings.Fie
 
 var yamlLineRe = regexp.MustCompile(`line (\d+)`)
 
-// parseTaskFile parses one file into tasks; errors carry "name:line".
-func parseTaskFile(name string, data []byte) ([]suites.Task, []error) {
+// fileResult is what one task file declares: tasks, their family keys, families, and the errors found.
+type fileResult struct {
+	tasks    []suites.Task
+	refs     []familyRef
+	families []*family
+	errs     []error
+}
+
+// parseTaskFile parses one file into tasks and families; errors carry "name:line".
+func parseTaskFile(name string, data []byte) fileResult {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 1
@@ -166,10 +277,10 @@ func parseTaskFile(name string, data []byte) ([]suites.Task, []error) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = yamlLineRe.ReplaceAllString(msg, "")
 		msg = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), ":")), ":")
-		return nil, []error{fmt.Errorf("%s:%d: malformed YAML: %s", name, line, strings.TrimSpace(msg))}
+		return fileResult{errs: []error{fmt.Errorf("%s:%d: malformed YAML: %s", name, line, strings.TrimSpace(msg))}}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil // empty file
+		return fileResult{} // empty file
 	}
 	root := doc.Content[0]
 	var items []*yaml.Node
@@ -179,21 +290,46 @@ func parseTaskFile(name string, data []byte) ([]suites.Task, []error) {
 	case yaml.SequenceNode:
 		items = root.Content
 	default:
-		return nil, []error{fmt.Errorf("%s:%d: a task file holds a task mapping or a list of tasks, got %s", name,
-			root.Line, kindName(root))}
+		return fileResult{errs: []error{fmt.Errorf("%s:%d: a task file holds a task mapping or a list of tasks, got %s",
+			name, root.Line, kindName(root))}}
 	}
-	var tasks []suites.Task
-	var errs []error
+	var r fileResult
 	for _, it := range items {
 		p := &taskParser{file: name}
-		t := p.task(it)
-		if len(p.errs) > 0 {
-			errs = append(errs, p.errs...)
+		if isFamily(it) {
+			fam := p.family(it)
+			if len(p.errs) > 0 {
+				r.errs = append(r.errs, p.errs...)
+				continue
+			}
+			r.families = append(r.families, fam)
 			continue
 		}
-		tasks = append(tasks, t)
+		t := p.task(it)
+		if len(p.errs) > 0 {
+			r.errs = append(r.errs, p.errs...)
+			continue
+		}
+		r.tasks = append(r.tasks, t)
+		if p.famRef != nil {
+			p.famRef.task = t
+			r.refs = append(r.refs, *p.famRef)
+		}
 	}
-	return tasks, errs
+	return r
+}
+
+// isFamily reports whether item declares a family: a mapping with a family key and no id.
+func isFamily(n *yaml.Node) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	fam, id := false, false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		fam = fam || n.Content[i].Value == "family"
+		id = id || n.Content[i].Value == "id"
+	}
+	return fam && !id
 }
 
 func kindName(n *yaml.Node) string {
@@ -212,14 +348,19 @@ func kindName(n *yaml.Node) string {
 
 // taskParser collects the errors of one task.
 type taskParser struct {
-	file string
-	id   string
-	errs []error
+	file   string
+	id     string
+	errs   []error
+	famRef *familyRef // the task's family key, when it has one
+	// instance is set while parsing a family's rendered instance, whose id is "<family>/<slug>".
+	instance bool
 }
 
 func (p *taskParser) errf(n *yaml.Node, field, format string, args ...any) {
 	where := fmt.Sprintf("%s:%d:", p.file, n.Line)
-	if p.id != "" {
+	if strings.HasPrefix(p.id, "family ") {
+		where += " " + p.id + ":"
+	} else if p.id != "" {
 		where += " task " + p.id + ":"
 	}
 	if field != "" {
@@ -298,8 +439,13 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 	f, _ := p.fields(n, "", taskKeys)
 	if v, ok := f["id"]; ok {
 		t.ID = p.str(v, "id")
-		if t.ID != "" && !idPattern.MatchString(t.ID) {
-			p.errf(v, "id", "%q must match %s", t.ID, idPattern)
+		if pat := idPattern; t.ID != "" && !pat.MatchString(t.ID) {
+			if p.instance {
+				pat = instanceIDPattern
+			}
+			if !pat.MatchString(t.ID) {
+				p.errf(v, "id", "%q must match %s", t.ID, pat)
+			}
 		}
 		p.id = t.ID
 	}
@@ -309,6 +455,11 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		}
 	}
 	t.Cluster = t.ID
+	if v, ok := f["family"]; ok {
+		if name := p.str(v, "family"); name != "" {
+			p.famRef = &familyRef{name: name, line: v.Line}
+		}
+	}
 	var app App
 	if v, ok := f["app"]; ok {
 		t.App = p.str(v, "app")
@@ -331,25 +482,7 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		}
 	}
 	if v, ok := f["mutations"]; ok {
-		if v.Kind != yaml.SequenceNode {
-			p.errf(v, "mutations", "want a list of mutation names, got %s", kindName(v))
-		} else {
-			for _, c := range v.Content {
-				m := p.str(c, "mutations")
-				if m == "" {
-					continue
-				}
-				if _, ok := LookupMutation(m); !ok {
-					p.errf(c, "mutations", "unknown mutation %q (valid: %s)", m, strings.Join(MutationNames(), ", "))
-				} else if app != nil && !slices.Contains(app.Mutations(), m) {
-					p.errf(c, "mutations", "app %s does not implement mutation %q (it implements: %s)", app.Name(), m,
-						strings.Join(app.Mutations(), ", "))
-				} else if !slices.Contains(t.Mutations, m) {
-					t.Mutations = append(t.Mutations, m)
-				}
-			}
-			sort.Strings(t.Mutations)
-		}
+		t.Mutations = p.mutations(v, app)
 	}
 	if v, ok := f["tags"]; ok {
 		t.Tags = p.strs(v, "tags")
@@ -374,6 +507,31 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		t.Solution = p.solution(v)
 	}
 	return t
+}
+
+// mutations reads a list of mutation names that app (nil: unknown) implements; sorted, deduplicated.
+func (p *taskParser) mutations(v *yaml.Node, app App) []string {
+	if v.Kind != yaml.SequenceNode {
+		p.errf(v, "mutations", "want a list of mutation names, got %s", kindName(v))
+		return nil
+	}
+	var out []string
+	for _, c := range v.Content {
+		m := p.str(c, "mutations")
+		if m == "" {
+			continue
+		}
+		if _, ok := LookupMutation(m); !ok {
+			p.errf(c, "mutations", "unknown mutation %q (valid: %s)", m, strings.Join(MutationNames(), ", "))
+		} else if app != nil && !slices.Contains(app.Mutations(), m) {
+			p.errf(c, "mutations", "app %s does not implement mutation %q (it implements: %s)", app.Name(), m,
+				strings.Join(app.Mutations(), ", "))
+		} else if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (p *taskParser) check(n *yaml.Node) suites.Check {

@@ -11,6 +11,9 @@
 //     geo_redirect) any app can render.
 //   - shop.go + assets/shop/: the `shop` app (a Magento-like store).
 //   - tasks.go + tasks/*.yaml: the task loader and the embedded tasks.
+//   - families.go, family_params.go, catalog_domains.go: task families (templates over the apps' catalogs,
+//     instantiated by seed) and the catalog domains their parameters draw from.
+//   - sample.go: a task's family and the per-family sample browser tests run.
 //   - suite.go: the "zoo" suite registered with package suites.
 package zoo
 

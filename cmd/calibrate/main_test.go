@@ -1,0 +1,19 @@
+package main
+
+import "testing"
+
+// spliceSection replaces the named section up to the next "## " heading,
+// keeps what follows, and appends the section when the document lacks it.
+func TestSpliceSection(t *testing.T) {
+	const h = "## Clustered"
+	for _, tc := range []struct{ doc, want string }{
+		{"# T\n\n## Clustered\n\nold\n\n## Cost\n\nc\n", "# T\n\n## Clustered\n\nnew\n\n## Cost\n\nc\n"},
+		{"# T\n\n## Clustered\n\nold\n", "# T\n\n## Clustered\n\nnew\n"},
+		{"# T\n\n## Cost\n\nc\n", "# T\n\n## Cost\n\nc\n\n## Clustered\n\nnew\n"},
+		{"", "## Clustered\n\nnew\n"},
+	} {
+		if got := spliceSection(tc.doc, h, "## Clustered\n\nnew\n"); got != tc.want {
+			t.Errorf("spliceSection(%q) = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}
