@@ -53,6 +53,9 @@ func ablateCmd() *cobra.Command {
 			if err := checkMaxCost(c, rf.maxCost, plan.Variants); err != nil {
 				return err
 			}
+			if err := checkCostGatePriced(c, costGateSource(c), sp.FailIfCostlier, runnerArms(plan.Variants)); err != nil {
+				return err
+			}
 			if rf.out == "" {
 				rf.out = sp.OutDir(args[0])
 			}
@@ -174,6 +177,15 @@ func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
 const failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: OUTCOME=MARGIN,… over steps, tokens, usd, " +
 	"wall (e.g. tokens=0.2: the ratio of per-task mean tokens on the same pairs above 1.2 with its whole 95% interval " +
 	"above 1.2 and its Holm-adjusted p < alpha)"
+
+// costGateSource names where the cost gate comes from for a message: --fail-if-costlier when given, else the
+// spec's or the run's recorded fail_if_costlier.
+func costGateSource(c *cobra.Command) string {
+	if c.Flags().Changed("fail-if-costlier") {
+		return "--fail-if-costlier"
+	}
+	return "fail_if_costlier"
+}
 
 // costMargins parses --fail-if-costlier (results.ParseCostMargins), a usage error when malformed.
 func costMargins(s string) (map[results.CostOutcome]float64, error) {

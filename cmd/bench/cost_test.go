@@ -15,13 +15,20 @@ import (
 // passed, the variant's costs multiplied by ratio) with the cost gate gate recorded (nil: none).
 func writeCostRun(t *testing.T, g, reps int, ratio float64, seed uint64, gate map[results.CostOutcome]float64) string {
 	t.Helper()
+	return writeCostRunModel(t, g, reps, ratio, seed, gate, results.Model{Kind: "scripted", Profile: "clean"})
+}
+
+// writeCostRunModel is writeCostRun with both arms recorded as running model m.
+func writeCostRunModel(t *testing.T, g, reps int, ratio float64, seed uint64, gate map[results.CostOutcome]float64,
+	m results.Model) string {
+	t.Helper()
 	dir := t.TempDir()
 	recs := analysistest.CostRun(g, reps, ratio, seed)
-	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: filepath.Base(dir), Plan: results.Plan{
-		Suite: "synthetic", Reps: reps, Baseline: "base", Variants: []results.Variant{{Name: "base"}, {Name: "v"}},
+	man := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: filepath.Base(dir), Plan: results.Plan{
+		Suite: "synthetic", Reps: reps, Baseline: "base", Variants: []results.Variant{{Name: "base", Model: m}, {Name: "v", Model: m}},
 		Attempts: len(recs), Ablation: &results.Ablation{Spec: "cost.yaml", Alpha: 0.05, Power: 0.8, MinEffect: 0.1,
 			FailIfCostlier: gate}}}
-	if err := results.WriteManifest(dir, m); err != nil {
+	if err := results.WriteManifest(dir, man); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -96,5 +103,37 @@ func TestAblateFailIfCostlierFlag(t *testing.T) {
 	if _, stderr, code := bench(t, "ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--fail-if-costlier",
 		"tokens=0.2,wall=0.5"); code != 0 {
 		t.Errorf("valid gate, dry run: exit %d, %s", code, stderr)
+	}
+}
+
+// A cost gate on usd needs prices, as --max-cost does: refused when no compared arm's model has any (every
+// cost_usd is $0, so the gate could never fail), accepted when they do.
+func TestCostGateUSDNeedsPrices(t *testing.T) {
+	const want = "--fail-if-costlier usd needs the model's prices"
+	if _, stderr, code := bench(t, "ablate", "suites/zoo/ablations/demo.yaml", "--dry-run", "--fail-if-costlier",
+		"usd=0.2"); code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("ablate, scripted arms: exit %d, %s", code, stderr)
+	}
+	free := writeCostRun(t, 8, 1, 2, 3, nil)
+	if _, stderr, code := bench(t, "report", free, "--fail-if-costlier", "usd=0.2"); code != exitUsage ||
+		!strings.Contains(stderr, want) {
+		t.Errorf("report, unpriced run: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "compare", free, free, "--variant", "base", "--variant-b", "v",
+		"--fail-if-costlier", "usd=0.2"); code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("compare, unpriced runs: exit %d, %s", code, stderr)
+	}
+	recorded := writeCostRun(t, 8, 1, 2, 3, map[results.CostOutcome]float64{results.CostUSD: 0.2})
+	if _, stderr, code := bench(t, "report", recorded, "--gate"); code != exitUsage ||
+		!strings.Contains(stderr, "fail_if_costlier usd needs the model's prices") {
+		t.Errorf("report --gate, recorded usd gate, unpriced run: exit %d, %s", code, stderr)
+	}
+	priced := writeCostRunModel(t, 8, 1, 2, 3, nil, results.Model{Kind: "openai", Name: "m", PriceIn: 1, PriceOut: 2})
+	if _, stderr, code := bench(t, "report", priced, "--fail-if-costlier", "usd=0.2"); code != 0 {
+		t.Errorf("report, priced run: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "compare", priced, priced, "--variant", "base", "--variant-b", "v",
+		"--fail-if-costlier", "usd=0.2"); code == exitUsage {
+		t.Errorf("compare, priced runs: exit %d, %s", code, stderr)
 	}
 }

@@ -64,6 +64,9 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			if err := checkCostGatePriced(c, costGateSource(c), a.FailIfCostlier, manifestArms(run.Manifest.Plan.Variants)); err != nil {
+				return err
+			}
 			rep, err := report.NewAblationReport(run.Dir, run, a, recs)
 			if err != nil {
 				return usageErr("%v", err)
