@@ -176,24 +176,53 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		results.Count(c0.Pairs, "pair", "pairs"), strings.Join(cells, ", "), verdict)
 }
 
-// CostHeader is the heading of the cost section of the compact, wide and Markdown reports.
+// CostWording names the sides of the cost section: an ablation compares variants with its baseline (over each
+// variant's scope, p_holm over the variants), a comparison of two runs run B with run A on their common pairs
+// (one comparison: p_holm is its p).
+type CostWording struct {
+	// Header heads the cost section of the compact, wide and Markdown reports; Note says what the figures are,
+	// under the cost table; Column heads the table's first column; NoneCostlier is the cost gate's passing clause.
+	Header, Note, Column, NoneCostlier string
+}
+
+// costNoteBody is what CostNote and the comparison's note share: how the figures are made and the two views.
+const costNoteBody = "per unit (task, or task family) the mean over its pairs in each arm; change = ratio of the " +
+	"means over units − 1. p: exact sign-flip test of the per-unit differences; the ratio's interval inverts it, " +
+	"the difference's is the ratio's times the baseline's mean. \"all\" counts every judged attempt (primary: a " +
+	"failed attempt is spent too); \"passed\" the pairs both arms passed (secondary: it conditions on an outcome " +
+	"the variant may change)."
+
+// CostHeader is the heading of an ablation's cost section (AblationCostWording).
 const CostHeader = "Cost vs the baseline on the same pairs as the pass rate (all attempts; change of the mean " +
 	"[95% CI], p_holm over the variants per outcome)"
 
-// CostNote says what the cost figures are, under the cost table.
-const CostNote = "Paired on the pass rate's matched pairs, within each variant's scope: per unit (task, or task " +
-	"family) the mean over its pairs in each arm; change = ratio of the means over units − 1. p: exact sign-flip " +
-	"test of the per-unit differences; the ratio's interval inverts it, the difference's is the ratio's times the " +
-	"baseline's mean. \"all\" counts every judged attempt (primary: a " +
-	"failed attempt is spent too); \"passed\" the pairs both arms passed (secondary: it conditions on an outcome " +
-	"the variant may change). The arm means above cover each arm's own tasks; read costs here."
+// CostNote says what an ablation's cost figures are, under the cost table (AblationCostWording).
+const CostNote = "Paired on the pass rate's matched pairs, within each variant's scope: " + costNoteBody +
+	" The arm means above cover each arm's own tasks; read costs here."
+
+// AblationCostWording is the CostWording of an ablation.
+func AblationCostWording() CostWording {
+	return CostWording{Header: CostHeader, Note: CostNote, Column: "variant",
+		NoneCostlier: "no variant is shown costlier than it allows"}
+}
+
+// RunCostWording is the CostWording of the comparison of two runs c, the sides named by their labels.
+func RunCostWording(c *analysis.RunComparison) CostWording {
+	a, b := c.A.Label, c.B.Label
+	return CostWording{
+		Header: fmt.Sprintf("Cost of %s vs %s on the same pairs as the pass rate (all attempts; change of the "+
+			"mean [95%% CI], p_holm: one comparison, so the p itself)", b, a),
+		Note:         fmt.Sprintf("Paired on the pass rate's matched pairs of %s and %s: ", a, b) + costNoteBody,
+		Column:       "run",
+		NoneCostlier: fmt.Sprintf("%s is not shown costlier than it allows", b)}
+}
 
 // costTable is the paired cost table of the wide and Markdown reports: per variant and outcome, the primary view
 // then the passed-only view.
-func costTable(a *analysis.Analysis) ReportTable {
-	t := ReportTable{Title: "Cost (paired, per-unit means)", Header: []string{"variant", "outcome", "view", "units",
-		"pairs", "baseline mean", "variant mean", "Δ per attempt [95% CI]", "change [95% CI]", "p", "p_holm",
-		"verdict"}, Note: CostNote}
+func costTable(a *analysis.Analysis, wd CostWording) ReportTable {
+	t := ReportTable{Title: "Cost (paired, per-unit means)", Header: []string{wd.Column, "outcome", "view", "units",
+		"pairs", "baseline mean", wd.Column + " mean", "Δ per attempt [95% CI]", "change [95% CI]", "p", "p_holm",
+		"verdict"}, Note: wd.Note}
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		for _, c := range slices.Concat(v.Costs, v.CostsPassed) {
@@ -228,14 +257,17 @@ func CostMarginsText(m map[results.CostOutcome]float64) string {
 	return strings.Join(out, ", ")
 }
 
-// CostGateLine is the cost gate's verdict (Analysis.CostGate at a.FailIfCostlier), the one line of every format
-// and of the commands' stderr: the rule, then "FAILED." with each failing variant's verdict, or "passed".
-func CostGateLine(a *analysis.Analysis) string {
+// CostGateLine is an ablation's cost gate verdict (CostGateLineWith, AblationCostWording).
+func CostGateLine(a *analysis.Analysis) string { return CostGateLineWith(a, AblationCostWording()) }
+
+// CostGateLineWith is the cost gate's verdict (Analysis.CostGate at a.FailIfCostlier), the one line of every
+// format: the rule, then "FAILED." with each failing side's verdict, or "passed" with wd.NoneCostlier.
+func CostGateLineWith(a *analysis.Analysis, wd CostWording) string {
 	head := fmt.Sprintf("Cost gate (fail if costlier than %s with the whole interval above it and p_holm below alpha)",
 		CostMarginsText(a.FailIfCostlier))
 	failed, why := a.CostGate()
 	if !failed {
-		return head + ": passed: no variant is shown costlier than it allows."
+		return head + ": passed: " + wd.NoneCostlier + "."
 	}
 	out := make([]string, 0, len(why))
 	for _, vd := range why {
@@ -244,9 +276,9 @@ func CostGateLine(a *analysis.Analysis) string {
 	return head + ": FAILED. " + strings.Join(out, "; ")
 }
 
-// printCostLines prints the compact report's cost section: CostHeader, then each variant's CostLine; nothing when
+// printCostLines prints the compact report's cost section: wd.Header, then each variant's CostLine; nothing when
 // no variant has a cost comparison.
-func printCostLines(w io.Writer, a *analysis.Analysis, width int) {
+func printCostLines(w io.Writer, a *analysis.Analysis, wd CostWording, width int) {
 	var lines []string
 	for i := range a.Variants {
 		if l := CostLine(a, &a.Variants[i]); l != "" {
@@ -257,7 +289,7 @@ func printCostLines(w io.Writer, a *analysis.Analysis, width int) {
 		return
 	}
 	fmt.Fprintln(w)
-	printWrapped(w, CostHeader, "", "  ", width)
+	printWrapped(w, wd.Header, "", "  ", width)
 	for _, l := range lines {
 		printWrapped(w, l, "  ", "      ", width)
 	}

@@ -32,7 +32,7 @@ func TestCostLinesAndGate(t *testing.T) {
 			t.Errorf("compact report lacks %q:\n%s", want, out)
 		}
 	}
-	tbl := costTable(a)
+	tbl := costTable(a, AblationCostWording())
 	if len(tbl.Rows) != 8 || tbl.Rows[0][2] != "all" || tbl.Rows[4][2] != "passed (secondary)" || tbl.Rows[4][10] != "-" {
 		t.Errorf("cost table rows: %v", tbl.Rows)
 	}

@@ -104,7 +104,8 @@ func compareCmd() *cobra.Command {
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
 	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
 	c.Flags().StringVar(&judgeName, "judge", "", "compare the verdicts of this re-judge (bench judge) instead of the runs' own")
-	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "exit 1 when RUN_B is costlier than RUN_A: "+failIfCostlierHelp)
+	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "exit 1 when RUN_B is costlier than RUN_A: "+costMarginsHelp+
+		" with its whole 95% interval above 1.2 and p < alpha)")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in (0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p below alpha (0.05 unless the runs are ablations)")
 	return c
 }
