@@ -99,3 +99,12 @@ func TestCostHolmPerOutcome(t *testing.T) {
 		}
 	}
 }
+
+// Holm's family of a run's outcomes is its variants but the A/A arms (copies and replays).
+func TestHolmFamily(t *testing.T) {
+	p := results.Plan{Baseline: "base", Variants: []results.Variant{{Name: "base"}, {Name: "a"}, {Name: "b"},
+		{Name: "aa"}, {Name: "replay"}}, Ablation: &results.Ablation{Copies: []string{"aa"}, Replays: []string{"replay"}}}
+	if got := analysis.HolmFamily(p); got != 2 {
+		t.Errorf("HolmFamily = %d, want 2 (a, b)", got)
+	}
+}

@@ -37,6 +37,10 @@ type CostPlan struct {
 	Target                 float64
 	Power, MDE             float64
 	Runs                   int
+	// HolmK is the number of variants in the pilot run's Holm family per outcome (HolmFamily): the plan is at
+	// Alpha unadjusted, as the pass-rate plan (PlanPrimary) is; the run's verdicts compare p_holm, up to HolmK
+	// times p, with Alpha, so a plan at Alpha/HolmK holds for the verdict whatever the other variants show.
+	HolmK int
 }
 
 // PlanCost simulates the power of the cost comparison for a relative increase effect at g units (0: the pilot's):
@@ -145,22 +149,15 @@ func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) f
 	return hi
 }
 
-// PilotUnits returns the per-unit means of outcome o of variant against baseline on their matched judged pairs
-// in recs (the records of one run), and the variant used: variant, or when empty the first other arm (in order
-// of appearance) with a pair.
-func PilotUnits(recs []results.Attempt, baseline, variant string, o results.CostOutcome) ([]UnitMeans, string) {
+// PilotUnits returns the per-unit means of outcome o of a variant against baseline on their matched judged pairs
+// in recs (the records of one run), and the variant used: the first of candidates (e.g. the plan's variants in
+// order) with a pair; nil and "" when none has one.
+func PilotUnits(recs []results.Attempt, baseline string, candidates []string, o results.CostOutcome) ([]UnitMeans, string) {
 	arms := map[string][]results.Attempt{}
-	var order []string
 	for _, r := range recs {
-		if _, ok := arms[r.Variant]; !ok {
-			order = append(order, r.Variant)
-		}
 		arms[r.Variant] = append(arms[r.Variant], r)
 	}
-	if variant != "" {
-		order = []string{variant}
-	}
-	for _, v := range order {
+	for _, v := range candidates {
 		if v == baseline {
 			continue
 		}
@@ -171,5 +168,5 @@ func PilotUnits(recs []results.Attempt, baseline, variant string, o results.Cost
 			return PerUnit(c.recPairs, o.Value, UnitOf), v
 		}
 	}
-	return nil, variant
+	return nil, ""
 }

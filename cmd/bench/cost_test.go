@@ -205,3 +205,27 @@ func TestCompareCostWording(t *testing.T) {
 		t.Errorf("report --help does not say --gate applies fail_if_costlier:\n%s", help)
 	}
 }
+
+// bench power --outcome names a --variant the run does not have (listing those it has) and refuses its baseline;
+// without --variant it takes the run's first variant; the plan says its α is one comparison's and, with several
+// variants, which --alpha the Holm-adjusted verdict needs.
+func TestPowerOutcomeVariant(t *testing.T) {
+	run := writeCostRun(t, 8, 1, 2, 3, nil)
+	if _, stderr, code := bench(t, "power", "--from", run, "--outcome", "tokens", "--variant", "bogus"); code != exitUsage ||
+		!strings.Contains(stderr, "--variant bogus: "+run+" has no such arm; its variants: v (baseline base)") {
+		t.Errorf("unknown variant: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := bench(t, "power", "--from", run, "--outcome", "tokens", "--variant", "base"); code != exitUsage ||
+		!strings.Contains(stderr, "--variant base: that is the run's baseline") || !strings.Contains(stderr, "give one of its variants: v") {
+		t.Errorf("the baseline as the variant: exit %d, %s", code, stderr)
+	}
+	out, stderr, code := bench(t, "power", "--from", run, "--outcome", "tokens")
+	if code != 0 || !strings.Contains(out, "variant v against base: 8 units") ||
+		!strings.Contains(out, "The run has one variant, so its verdict's p_holm is its p") {
+		t.Errorf("default variant: exit %d\n%s\n%s", code, out, stderr)
+	}
+	help, _, _ := bench(t, "power", "--help")
+	if !strings.Contains(unwrap(help), "with --outcome: the variant whose cost to compare with the run's baseline (default: the run's first variant") {
+		t.Errorf("power --help does not say --variant's default with --outcome:\n%s", help)
+	}
+}
