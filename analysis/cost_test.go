@@ -108,3 +108,36 @@ func TestHolmFamily(t *testing.T) {
 		t.Errorf("HolmFamily = %d, want 2 (a, b)", got)
 	}
 }
+
+// Two variants on 6 tasks: a cost's exact p is at least 2/2^6 = 0.03125, and Holm doubles it, so neither can reach
+// p_holm < 0.05: the verdict says holm_floor and a cost_holm_floor warning gives the bound (7 moved tasks needed);
+// alone, the same variant is shown costlier.
+func TestCostHolmFloor(t *testing.T) {
+	recs := analysistest.CostRun(6, 1, 3, 3)
+	alone := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	if vd := alone.CostVerdictOf(&alone.Variants[0], alone.Variants[0].Cost(results.CostTokens)); vd.Kind != analysis.CostVerdictCostlier {
+		t.Errorf("one variant: verdict %s, want costlier", vd.Kind)
+	}
+	if alone.Warning(analysis.WarnCostHolmFloor) != nil {
+		t.Error("one variant: a cost_holm_floor warning")
+	}
+	var more []results.Attempt
+	for _, r := range recs {
+		if r.Variant == "v" {
+			r.Variant, r.AttemptID = "w", "w"+r.AttemptID
+			more = append(more, r)
+		}
+	}
+	a := analysis.Analyze(append(recs, more...), analysis.Inputs{Baseline: "base"})
+	v := &a.Variants[0]
+	vd := a.CostVerdictOf(v, v.Cost(results.CostTokens))
+	want := analysis.HolmFloor{G: 6, M: 2, Need: 7, Floor: 2.0 / 64, Unit: "tasks"}
+	if vd.Kind != analysis.CostVerdictHolmFloor || vd.Holm != want {
+		t.Errorf("two variants: verdict %s %+v, want holm_floor %+v", vd.Kind, vd.Holm, want)
+	}
+	w := a.Warning(analysis.WarnCostHolmFloor)
+	if w == nil || len(w.Variants) != 1 || w.Variants[0] != "v" || len(w.Costs) != 4 || w.Costs[1].Outcome != results.CostTokens ||
+		w.Costs[1].Holm != want {
+		t.Fatalf("cost_holm_floor warning %+v", w)
+	}
+}

@@ -143,8 +143,52 @@ func CostVerdictText(vd analysis.CostVerdict) string {
 		}
 		return fmt.Sprintf("no %s difference shown: with %d %s moved, p cannot go below %s", costNoun(vd.Outcome),
 			vd.Moved, unitWord(vd.Moved, vd.Unit), stats.FmtP(vd.PermFloor))
+	case analysis.CostVerdictHolmFloor:
+		h := vd.Holm
+		return fmt.Sprintf("no %s difference shown: with %d %s moved, p_holm cannot go below %d × %s = %s",
+			costNoun(vd.Outcome), h.G, movedWord(h), h.M, stats.FmtP(h.Floor), stats.FmtP(float64(h.M)*h.Floor))
 	}
 	return fmt.Sprintf("no %s difference shown", costNoun(vd.Outcome))
+}
+
+// movedWord is what a cost floor's exponent counts, in its number: "task", "tasks", "family", "families".
+func movedWord(h analysis.HolmFloor) string {
+	if h.Unit == "families" {
+		return results.Plural(h.G, "family", "families")
+	}
+	return results.Plural(h.G, "task", "tasks")
+}
+
+// costHolmFloorText words a cost_holm_floor warning: per bound (the outcomes sharing it named together), the
+// moved units and the floor they leave p, the Holm multiplier, and the moved units it would take.
+func costHolmFloorText(w analysis.Warning) string {
+	var bounds []analysis.HolmFloor
+	names := map[analysis.HolmFloor][]string{}
+	for _, f := range w.Costs {
+		if _, ok := names[f.Holm]; !ok {
+			bounds = append(bounds, f.Holm)
+		}
+		names[f.Holm] = append(names[f.Holm], string(f.Outcome))
+	}
+	parts := make([]string, 0, len(bounds))
+	for _, h := range bounds {
+		parts = append(parts, fmt.Sprintf("%s: %d %s moved, so p ≥ 2/2^%d = %s, and %d variants have a floor at "+
+			"least as high, so p_holm ≥ %d × %s = %s (that needs at least %d moved %s)",
+			joinAnd(names[h]), h.G, movedWord(h), h.G, stats.FmtP(h.Floor), h.M, h.M, stats.FmtP(h.Floor),
+			stats.FmtP(float64(h.M)*h.Floor), h.Need, h.Unit))
+	}
+	return fmt.Sprintf("Costs that cannot be shown different from the baseline's at this size, nor fail the cost "+
+		"gate (p_holm ≥ α = %s after Holm's adjustment over the variants): %s. A cost's exact p cannot go below "+
+		"2/2^k, k the units whose means differ: more units lift it, not more reps.",
+		stats.FmtP(w.Alpha), strings.Join(parts, "; "))
+}
+
+// joinAnd joins words as "a", "a and b", "a, b and c".
+func joinAnd(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }
 
 // CostLine is a variant's line in the compact report's cost section: each outcome's change of the mean on the

@@ -162,6 +162,8 @@ func WarningText(w analysis.Warning, wd Wording) string {
 		one := strings.TrimSuffix(h.Unit, "s")
 		return fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every %s moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d %s.",
 			results.Count(h.G, one, h.Unit), h.G, stats.FmtP(h.Floor), one, h.M, h.M, stats.FmtP(float64(h.M)*h.Floor), stats.FmtP(w.Alpha), h.Need, h.Unit)
+	case analysis.WarnCostHolmFloor:
+		return costHolmFloorText(w)
 	case analysis.WarnNoDiscordant:
 		agree := fmt.Sprintf("all %d matched pairs", c.Pairs)
 		if c.Pairs == 1 {
