@@ -119,8 +119,8 @@ func costPower(a, b []float64, g int, effect, alpha float64, seed uint64) float6
 }
 
 // costMDE is the smallest relative change, on the side of effect, whose simulated power reaches power: the
-// bracket doubled from ±0.25 (up to +1600 %, or down to −99 %), then bisected 7 times; NaN when the bracket's end
-// does not reach it.
+// bracket doubled from ±0.25 (up to +1600 %, or down to −99 %), then bisected (bisectMDE) to 1/128 of its width;
+// NaN when the bracket's end does not reach it.
 func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) float64 {
 	ok := func(e float64) bool { return costPower(a, b, g, e, alpha, seed) >= power }
 	lo, hi := 0.0, 0.25
@@ -138,15 +138,7 @@ func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) f
 			hi = -1 + (1+hi)/2
 		}
 	}
-	for range 7 {
-		mid := (lo + hi) / 2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	return bisectMDE(lo, hi, math.Abs(hi-lo)/128, ok)
 }
 
 // PilotUnits returns the per-unit means of outcome o of a variant against baseline on their matched judged pairs

@@ -15,20 +15,32 @@ import (
 	"webbench/stats"
 )
 
-// costNoun names an outcome in sentences ("83% more tokens").
-func costNoun(o results.CostOutcome) string {
-	switch o {
-	case results.CostSteps:
-		return "steps"
-	case results.CostTokens:
-		return "tokens"
-	case results.CostUSD:
-		return "cost (USD)"
-	case results.CostWall:
-		return "wall time"
-	}
-	return string(o)
+// costWord is how the reports word one cost outcome: its noun in sentences ("83% more tokens"), the unit its
+// amounts are printed in, their format in that unit, and the factor from the recorded value to it.
+type costWord struct {
+	noun, unit, format string
+	scale              float64
 }
+
+// costWords is the one table of the cost outcomes' words: steps to 0.1, whole tokens, USD to 0.0001, wall
+// seconds to 0.1 (recorded in ms).
+var costWords = map[results.CostOutcome]costWord{
+	results.CostSteps:  {"steps", "steps", "%.1f", 1},
+	results.CostTokens: {"tokens", "tokens", "%.0f", 1},
+	results.CostUSD:    {"cost (USD)", "USD", "%.4f", 1},
+	results.CostWall:   {"wall time", "s", "%.1f", 1e-3},
+}
+
+// wordsOf is o's costWord; an outcome the table lacks is named by its code, its amounts printed as recorded.
+func wordsOf(o results.CostOutcome) costWord {
+	if w, ok := costWords[o]; ok {
+		return w
+	}
+	return costWord{string(o), string(o), "%.4g", 1}
+}
+
+// costNoun names an outcome in sentences ("83% more tokens").
+func costNoun(o results.CostOutcome) string { return wordsOf(o).noun }
 
 // unitWord is the unit of analysis ("task", "family") in the number of n.
 func unitWord(n int, unit string) string {
@@ -84,18 +96,9 @@ func costDiffCI(o results.CostOutcome, d float64, ci [2]float64) string {
 }
 
 // costUnit is the unit an outcome's amounts are printed in.
-func costUnit(o results.CostOutcome) string {
-	switch o {
-	case results.CostUSD:
-		return "USD"
-	case results.CostWall:
-		return "s"
-	}
-	return string(o)
-}
+func costUnit(o results.CostOutcome) string { return wordsOf(o).unit }
 
-// costNum is an amount of o in costUnit, signed when asked: whole tokens, steps to 0.1, USD to 0.0001, wall
-// seconds to 0.1 (from ms).
+// costNum is an amount of o in costUnit (costWords), signed when asked.
 func costNum(o results.CostOutcome, x float64, signed bool) string {
 	if math.IsInf(x, 0) {
 		if x > 0 {
@@ -103,15 +106,12 @@ func costNum(o results.CostOutcome, x float64, signed bool) string {
 		}
 		return "-∞"
 	}
-	f := map[results.CostOutcome]string{results.CostSteps: "%.1f", results.CostTokens: "%.0f",
-		results.CostUSD: "%.4f", results.CostWall: "%.1f"}[o]
-	if o == results.CostWall {
-		x /= 1000
-	}
+	w := wordsOf(o)
+	f := w.format
 	if signed {
 		f = "%+" + f[1:]
 	}
-	s := fmt.Sprintf(f, x)
+	s := fmt.Sprintf(f, x*w.scale)
 	if strings.Trim(s, "+-0.") == "" {
 		return strings.TrimLeft(s, "+-") // no sign on a zero
 	}

@@ -91,3 +91,24 @@ func TestCostHolmFloorWording(t *testing.T) {
 		}
 	}
 }
+
+// Every cost outcome has its words in the one table, and its amounts read in its unit.
+func TestCostWordsTable(t *testing.T) {
+	for _, o := range results.CostOutcomes {
+		if _, ok := costWords[o]; !ok {
+			t.Errorf("%s: no entry in costWords", o)
+		}
+	}
+	for _, c := range []struct {
+		o    results.CostOutcome
+		x    float64
+		want string
+	}{{results.CostWall, 12345, "12.3 s"}, {results.CostTokens, 41665.4, "41665 tokens"}, {results.CostSteps, 9.46, "9.5 steps"}} {
+		if got := CostAmount(c.o, c.x, false); got != c.want {
+			t.Errorf("CostAmount(%s, %v) = %q, want %q", c.o, c.x, got, c.want)
+		}
+	}
+	if got := CostAmount(results.CostUSD, -0.01234, false); got != "-$0.0123" {
+		t.Errorf("usd: %q", got)
+	}
+}
