@@ -1,7 +1,7 @@
 package analysis
 
-// Cost outcomes (STATS.md "Cost outcomes"): steps, tokens, USD and wall time
-// of a variant against the baseline on the same matched pairs as its pass
+// Cost outcomes (STATS.md "Cost outcomes"): steps, tokens, USD, wall time,
+// repeated calls and tool-result bytes of a variant against the baseline on the same matched pairs as its pass
 // rate, compared per unit (the task, or the task's family when the suite
 // declares one), with the exact sign-flip p over units, intervals by
 // inverting it, Holm per outcome over the variants, typed verdicts and a gate.
@@ -100,7 +100,9 @@ type CostComparison struct {
 }
 
 // costOutcomes returns the cost comparisons of the matched pairs in one view: one per outcome that some
-// record of the pairs has (USD only when priced), in results.CostOutcomes order; none without pairs.
+// record of the pairs has (USD only when priced; an outcome nonzero on no pair, e.g. no repeated call in
+// either arm, has nothing to compare), in results.CostOutcomes order, each over the pairs whose two records
+// hold it (recordedPairs); none without pairs.
 func costOutcomes(pairs []RecPair, view CostView) []CostComparison {
 	if view == ViewPassed {
 		pairs = slices.DeleteFunc(slices.Clone(pairs), func(p RecPair) bool {
@@ -119,18 +121,25 @@ func costOutcomes(pairs []RecPair, view CostView) []CostComparison {
 	}
 	var out []CostComparison
 	for _, o := range results.CostOutcomes {
-		if !slices.ContainsFunc(pairs, func(p RecPair) bool { return o.Value(*p.A) != 0 || o.Value(*p.B) != 0 }) {
-			continue // unpriced, or not recorded
+		ps := recordedPairs(pairs, o)
+		if !slices.ContainsFunc(ps, func(p RecPair) bool { return o.Value(*p.A) != 0 || o.Value(*p.B) != 0 }) {
+			continue // unpriced, not recorded, or 0 throughout
 		}
-		us := PerUnit(pairs, o.Value, UnitOf)
+		us := PerUnit(ps, o.Value, UnitOf)
 		a, b := make([]float64, len(us)), make([]float64, len(us))
 		for i, u := range us {
 			a[i], b[i] = u.A, u.B
 		}
-		out = append(out, CostComparison{Outcome: o, View: view, Unit: unit, Units: us, Pairs: len(pairs),
+		out = append(out, CostComparison{Outcome: o, View: view, Unit: unit, Units: us, Pairs: len(ps),
 			Means: stats.PairedMeans(a, b), PHolm: math.NaN()})
 	}
 	return out
+}
+
+// recordedPairs are the pairs whose two records both hold outcome o (results.CostOutcome.Recorded): a record
+// of a run made before o was recorded is left out of o, not counted as 0.
+func recordedPairs(pairs []RecPair, o results.CostOutcome) []RecPair {
+	return slices.DeleteFunc(slices.Clone(pairs), func(p RecPair) bool { return !o.Recorded(*p.A) || !o.Recorded(*p.B) })
 }
 
 // costViews returns the cost comparisons of the pairs in the primary view and in the passed view; when every pair

@@ -141,3 +141,31 @@ func TestCostHolmFloor(t *testing.T) {
 		t.Fatalf("cost_holm_floor warning %+v", w)
 	}
 }
+
+// The waste outcomes are compared on the pairs whose records hold them: pairs from a run made before they were
+// recorded are left out, not counted as 0, and an outcome no record holds is not compared.
+func TestWasteOutcomesOnRecordedPairs(t *testing.T) {
+	recs := analysistest.CostRun(8, 1, 2, 3)
+	for i := range recs {
+		if recs[i].TaskID >= "t06" {
+			continue // an older run's records: no repeated_calls
+		}
+		n := 1
+		if recs[i].Variant == "v" {
+			n = 4 + i%3
+		}
+		recs[i].RepeatedCalls = &n
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	v := &a.Variants[0]
+	c := v.Cost(results.CostRepeatedCalls)
+	if c == nil || c.Pairs != 6 || c.Means.G != 6 || c.Means.MeanA != 1 || !(c.Means.Ratio > 4) {
+		t.Fatalf("repeated_calls: %+v", c)
+	}
+	if v.Cost(results.CostToolBytes) != nil {
+		t.Error("tool_bytes compared although no record holds it")
+	}
+	if us, name := analysis.PilotUnits(recs, "base", []string{"v"}, results.CostRepeatedCalls); len(us) != 6 || name != "v" {
+		t.Errorf("pilot: %d units of %q, want 6 of v", len(us), name)
+	}
+}

@@ -142,8 +142,8 @@ func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) f
 }
 
 // PilotUnits returns the per-unit means of outcome o of a variant against baseline on their matched judged pairs
-// in recs (the records of one run), and the variant used: the first of candidates (e.g. the plan's variants in
-// order) with a pair; nil and "" when none has one.
+// in recs (the records of one run) that hold o (recordedPairs), and the variant used: the first of candidates
+// (e.g. the plan's variants in order) with such a pair; nil and "" when none has one.
 func PilotUnits(recs []results.Attempt, baseline string, candidates []string, o results.CostOutcome) ([]UnitMeans, string) {
 	arms := map[string][]results.Attempt{}
 	for _, r := range recs {
@@ -156,8 +156,8 @@ func PilotUnits(recs []results.Attempt, baseline string, candidates []string, o 
 		c := Comparison{DroppedByClass: map[string]int{}}
 		keep := func(results.Attempt) bool { return true }
 		matchPairs(&c, newIndexed(arms[baseline], keep), newIndexed(arms[v], keep), nil)
-		if len(c.recPairs) > 0 {
-			return PerUnit(c.recPairs, o.Value, UnitOf), v
+		if ps := recordedPairs(c.recPairs, o); len(ps) > 0 {
+			return PerUnit(ps, o.Value, UnitOf), v
 		}
 	}
 	return nil, ""

@@ -15,20 +15,24 @@ import (
 	"webbench/stats"
 )
 
-// costWord is how the reports word one cost outcome: its noun in sentences ("83% more tokens"), the unit its
-// amounts are printed in, their format in that unit, and the factor from the recorded value to it.
+// costWord is how the reports word one cost outcome: its noun in sentences ("83% more tokens"; counted:
+// "fewer", not "less"), the unit its amounts are printed in, their format in that unit, and the factor from the
+// recorded value to it.
 type costWord struct {
 	noun, unit, format string
 	scale              float64
+	counted            bool
 }
 
 // costWords is the one table of the cost outcomes' words: steps to 0.1, whole tokens, USD to 0.0001, wall
-// seconds to 0.1 (recorded in ms).
+// seconds to 0.1 (recorded in ms), repeated calls to 0.1, tool-result kilobytes (1,000 bytes) to 0.1.
 var costWords = map[results.CostOutcome]costWord{
-	results.CostSteps:  {"steps", "steps", "%.1f", 1},
-	results.CostTokens: {"tokens", "tokens", "%.0f", 1},
-	results.CostUSD:    {"cost (USD)", "USD", "%.4f", 1},
-	results.CostWall:   {"wall time", "s", "%.1f", 1e-3},
+	results.CostSteps:         {"steps", "steps", "%.1f", 1, true},
+	results.CostTokens:        {"tokens", "tokens", "%.0f", 1, true},
+	results.CostUSD:           {"cost (USD)", "USD", "%.4f", 1, false},
+	results.CostWall:          {"wall time", "s", "%.1f", 1e-3, false},
+	results.CostRepeatedCalls: {"repeated calls", "calls", "%.1f", 1, true},
+	results.CostToolBytes:     {"tool-result bytes", "KB", "%.1f", 1e-3, true},
 }
 
 // wordsOf is o's costWord; an outcome the table lacks is named by its code, its amounts printed as recorded.
@@ -36,7 +40,7 @@ func wordsOf(o results.CostOutcome) costWord {
 	if w, ok := costWords[o]; ok {
 		return w
 	}
-	return costWord{string(o), string(o), "%.4g", 1}
+	return costWord{string(o), string(o), "%.4g", 1, false}
 }
 
 // costNoun names an outcome in sentences ("83% more tokens").
@@ -125,7 +129,7 @@ func CostVerdictText(vd analysis.CostVerdict) string {
 	more := "more"
 	if vd.Diff < 0 {
 		more = "less"
-		if vd.Outcome == results.CostSteps || vd.Outcome == results.CostTokens {
+		if wordsOf(vd.Outcome).counted {
 			more = "fewer"
 		}
 	}
@@ -234,7 +238,8 @@ const costNoteBody = "per unit (task, or task family) the mean over its pairs in
 	"means over units − 1. p: exact sign-flip test of the per-unit differences; the ratio's interval inverts it, " +
 	"the difference's is the ratio's times the baseline's mean. \"all\" counts every judged attempt (primary: a " +
 	"failed attempt is spent too); \"passed\" the pairs both arms passed (secondary: it conditions on an outcome " +
-	"the variant may change)."
+	"the variant may change). repeated_calls and tool_bytes count the pairs whose records hold them (not runs " +
+	"recorded before them)."
 
 // CostHeader is the heading of an ablation's cost section (AblationCostWording).
 const CostHeader = "Cost vs the baseline on the same pairs as the pass rate (all attempts; change of the mean " +

@@ -112,3 +112,30 @@ func TestCostWordsTable(t *testing.T) {
 		t.Errorf("usd: %q", got)
 	}
 }
+
+// The waste outcomes in the reports: the compact line names them, the verdict words a count ("fewer repeated
+// calls"), amounts print in calls and KB.
+func TestWasteOutcomesReported(t *testing.T) {
+	recs := analysistest.CostRun(14, 2, 1, 7)
+	for i := range recs {
+		n, b := 0, int64(2000)
+		if recs[i].Variant == "base" {
+			n, b = 5+i%4, 6000+int64(i%7)*100
+		}
+		recs[i].RepeatedCalls, recs[i].ToolBytes = &n, &b
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	v := &a.Variants[0]
+	line := CostLine(a, v)
+	for _, want := range []string{"repeated_calls -100%", "tool_bytes -6"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("cost line lacks %q: %s", want, line)
+		}
+	}
+	if got := CostVerdictText(a.CostVerdictOf(v, v.Cost(results.CostRepeatedCalls))); !strings.HasPrefix(got, "100% fewer repeated calls [") {
+		t.Errorf("verdict %q", got)
+	}
+	if got := CostAmount(results.CostToolBytes, 6150, false); got != "6.2 KB" {
+		t.Errorf("tool bytes amount %q", got)
+	}
+}

@@ -182,12 +182,12 @@ func gate(c *cobra.Command, a *analysis.Analysis, margin float64, shown bool) er
 }
 
 // failIfCostlierHelp is the help of --fail-if-costlier on bench ablate and bench report.
-const failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: " + costMarginsHelp +
+var failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: " + costMarginsHelp +
 	" with its whole 95% interval above 1.2 and its Holm-adjusted p < alpha)"
 
 // costMarginsHelp is the value --fail-if-costlier takes, for its help.
-const costMarginsHelp = "OUTCOME=MARGIN,… over steps, tokens, usd, wall (e.g. tokens=0.2: the ratio of per-task " +
-	"mean tokens on the same pairs above 1.2"
+var costMarginsHelp = "OUTCOME=MARGIN,… over " + results.CostOutcomeList() + " (e.g. tokens=0.2: the ratio of " +
+	"per-task mean tokens on the same pairs above 1.2"
 
 // costGateSource names where the cost gate comes from for a message: --fail-if-costlier when given, else the
 // spec's or the run's recorded fail_if_costlier.

@@ -123,7 +123,7 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
-	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead (steps, tokens, usd, wall) from the run's per-unit spread")
+	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead ("+results.CostOutcomeList()+") from the run's per-unit spread")
 }
 
 // planDesign builds the planner's design from the flags (analysis.PlanDesign) and says where its baseline rates
@@ -187,7 +187,7 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 func planCost(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	o := results.CostOutcome(pf.outcome)
 	if !slices.Contains(results.CostOutcomes, o) {
-		return usageErr("--outcome %q: expected steps, tokens, usd or wall", pf.outcome)
+		return usageErr("--outcome %q: expected one of %s", pf.outcome, results.CostOutcomeList())
 	}
 	if pf.from == "" {
 		return usageErr("--outcome needs --from RUN_DIR: the plan resamples that run's per-unit costs")
@@ -212,11 +212,12 @@ func planCost(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	}
 	units, v := analysis.PilotUnits(run.Final(), base, candidates, o)
 	if v == "" {
-		who := "no variant has"
+		who := "no variant has a"
 		if pf.variant != "" {
-			who = "variant " + pf.variant + " has"
+			who = "variant " + pf.variant + " has no"
 		}
-		return usageErr("--from %s: %s no judged pair with the baseline %q to plan from", pf.from, who, base)
+		return usageErr("--from %s: %s judged pair with the baseline %q whose records hold %s, to plan from "+
+			"(records written before an outcome was recorded do not hold it)", pf.from, who, base, o)
 	}
 	plan, err := analysis.PlanCost(units, pf.tasks, pf.effect, alpha, power, 1)
 	if err != nil {

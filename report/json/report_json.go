@@ -164,7 +164,8 @@ const JSONSchemaVersion = 1
 //	        min_runs_zero int|null   smallest n at which a clean 0/n is significant at alpha.
 //	    note        string   plain-words note of any statistical fallback (may be empty).
 //	    costs       [object] the paired cost outcomes on the variant's matched pairs (STATS.md "Cost
-//	                         outcomes"): per outcome (steps, tokens, usd when priced, wall in ms) the view
+//	                         outcomes"): per outcome (steps, tokens, usd when priced, wall in ms, repeated_calls,
+//	                         tool_bytes: on the pairs whose records hold them) the view
 //	                         "all" (every judged pair: primary) then "passed" (pairs both arms passed):
 //	        outcome, view, unit string  unit: "task", or "family" when the records carry task families.
 //	        units, moved_units, pairs int  units compared, those whose arm means differ, matched pairs.
