@@ -33,11 +33,18 @@ func main() {
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
+	only := flag.String("only", "", "run only the cost calibration of one model and print its section: tokens or counts")
 	flag.Parse()
 	var err error
-	if *writeRun != "" {
+	switch {
+	case *writeRun != "":
 		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
-	} else {
+	case *only != "":
+		var md string
+		if md, err = costCalibration(*only, *runs, *seed); err == nil {
+			fmt.Print(md)
+		}
+	default:
 		err = calibrate(*out, *runs, *seed)
 	}
 	if err != nil {
@@ -59,16 +66,37 @@ func calibrate(out string, runs int, seed uint64) error {
 	}
 	md := analysis.CalibrationMarkdown(res, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
 		time.Since(start))
-	start = time.Now()
+	for _, m := range []string{analysis.CostModelTokens, analysis.CostModelCounts} {
+		cost, err := costCalibration(m, runs, seed)
+		if err != nil {
+			return err
+		}
+		md += cost
+	}
+	return os.WriteFile(out, []byte(md), 0o644)
+}
+
+// costCalibration runs the cost calibration's settings of model (analysis.CostSettings: tokens or counts) and
+// returns its CALIBRATION.md section.
+func costCalibration(model string, runs int, seed uint64) (string, error) {
+	if model != analysis.CostModelTokens && model != analysis.CostModelCounts {
+		return "", fmt.Errorf("-only %q: tokens or counts", model)
+	}
+	start := time.Now()
 	var cost []analysis.CostCalResult
 	for i, s := range analysis.CostSettings() {
+		if s.Model != model {
+			continue // the index still seeds the setting: a model's rows are the same alone or in the suite
+		}
 		t0 := time.Now()
 		cost = append(cost, analysis.CalibrateCost(s, runs, costPilots, seed+uint64(i)))
 		fmt.Fprintf(os.Stderr, "cost %-19s %v\n", s, time.Since(t0).Round(time.Millisecond))
 	}
-	md += analysis.CostCalibrationMarkdown(cost, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
-		time.Since(start))
-	return os.WriteFile(out, []byte(md), 0o644)
+	cmd := fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed)
+	if model == analysis.CostModelCounts {
+		cmd = fmt.Sprintf("go run ./cmd/calibrate -only counts -runs %d -seed %d", runs, seed)
+	}
+	return analysis.CostCalibrationMarkdown(cost, cmd, time.Since(start)), nil
 }
 
 // writeRunDir writes a synthetic ablation run: attempts.jsonl (one line per
