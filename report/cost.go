@@ -209,7 +209,11 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		if v.AA {
 			p = "p " + stats.FmtP(c.Means.P)
 		}
-		cells = append(cells, fmt.Sprintf("%s %s %s %s", c.Outcome, RatioPct(c.Means.Ratio), ratioCI(c.Means.RatioCI), p))
+		change := RatioPct(c.Means.Ratio) + " " + ratioCI(c.Means.RatioCI)
+		if math.IsNaN(c.Means.Ratio) { // the baseline's mean is 0: no ratio, the difference per attempt instead
+			change = costDiffCI(c.Outcome, c.Means.Diff, c.Means.DiffCI) + " (baseline 0)"
+		}
+		cells = append(cells, fmt.Sprintf("%s %s %s", c.Outcome, change, p))
 		switch vd := a.CostVerdictOf(v, c); vd.Kind {
 		case analysis.CostVerdictGateFails, analysis.CostVerdictCostlier, analysis.CostVerdictCheaper:
 			decided = append(decided, CostVerdictText(vd))

@@ -139,3 +139,19 @@ func TestWasteOutcomesReported(t *testing.T) {
 		t.Errorf("tool bytes amount %q", got)
 	}
 }
+
+// A count the baseline never has (mean 0): no ratio, so the compact line gives the difference per attempt.
+func TestCostLineWithoutRatio(t *testing.T) {
+	recs := analysistest.CostRun(6, 1, 1, 3)
+	for i := range recs {
+		n := 0
+		if recs[i].Variant == "v" {
+			n = 2
+		}
+		recs[i].RepeatedCalls = &n
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	if line := CostLine(a, &a.Variants[0]); !strings.Contains(line, "repeated_calls +2.0 [") || !strings.Contains(line, "calls (baseline 0) p_holm") {
+		t.Errorf("cost line: %s", line)
+	}
+}
