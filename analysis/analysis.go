@@ -507,7 +507,7 @@ func analyzeVariant(base, recs []results.Attempt, name string, in Inputs) Varian
 		scope = setOf(vr.Scope)
 	}
 	vr.All = compare(base, recs, scope, "", in)
-	vr.Costs, vr.CostsPassed = costViews(vr.All.recPairs)
+	vr.Costs, vr.CostsPassed = costViews(vr.All.recPairs, vr.All.ClusterUnit)
 	if in.TaskTags == nil {
 		return vr
 	}

@@ -21,7 +21,7 @@ type Warning struct {
 	// no_discordant, not_comparable, unpaired, infra_errors, judge_errors, judge_uncertain,
 	// no_target_tasks, empty_arm, no_baseline, extra, variant_no_task,
 	// variant_identical, differential_errors,
-	// unequal_reps, holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
+	// unequal_reps, holm_floor, cost_holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
 	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go).
 	Kind WarningKind
 	// Variants are the variants it concerns: one, or none for the whole run.
@@ -45,6 +45,8 @@ type Warning struct {
 	Floor float64
 	// Holm is the bound of a holm_floor warning (HolmFloorOf).
 	Holm HolmFloor
+	// Costs are the bounds of a cost_holm_floor warning, in results.CostOutcomes order (CostHolmFloorOf).
+	Costs []CostFloor
 	// Arms are the arms' counts of the warning's error class, in report
 	// order: infra_errors (the arms above InfraWarnFraction), judge_errors
 	// and judge_uncertain (the arms with any).
@@ -108,7 +110,16 @@ const (
 	// and whose Holm multiplier is at least m cannot reach p_holm < α when
 	// m·2/2^G ≥ α, whatever the reps (HolmFloorOf).
 	WarnHolmFloor WarningKind = "holm_floor"
+	// WarnCostHolmFloor: a variant's cost outcomes (Costs) whose exact p cannot go below 2/2^k (k moved units)
+	// and whose Holm multiplier over the variants is at least m, so that m·2/2^k ≥ α (CostHolmFloorOf).
+	WarnCostHolmFloor WarningKind = "cost_holm_floor"
 )
+
+// CostFloor is one cost outcome's bound in a cost_holm_floor warning.
+type CostFloor struct {
+	Outcome results.CostOutcome
+	Holm    HolmFloor
+}
 
 // SpecWarning is the warning of a problem found while expanding the spec: variant_identical or
 // variant_no_task about w.Variant (extra, with the kind as its note, for a kind it does not know).
@@ -194,6 +205,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			add(Warning{Kind: WarnHolmFloor, Variants: []string{v.Name}, Holm: h})
 		}
 	}
+	costHolmFloorWarnings(a, add)
 	for i := range a.Variants {
 		if v := &a.Variants[i]; !v.AA && v.All.Matched && v.All.Rescued+v.All.Broke == 0 {
 			add(about(WarnNoDiscordant, v)) // matched arms that agree on every pair cannot be told apart
@@ -201,6 +213,22 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	}
 	noTargetTaskWarnings(a, in, add)
 	return out
+}
+
+// costHolmFloorWarnings are the cost_holm_floor warnings: per variant, its cost outcomes that cannot reach
+// p_holm < α at this size (CostHolmFloorOf), in variant order.
+func costHolmFloorWarnings(a *Analysis, add func(Warning)) {
+	by := map[string][]CostFloor{}
+	for _, o := range results.CostOutcomes {
+		for name, h := range CostHolmFloorOf(a, o) {
+			by[name] = append(by[name], CostFloor{Outcome: o, Holm: h})
+		}
+	}
+	for _, v := range a.Variants {
+		if fs := by[v.Name]; len(fs) > 0 {
+			add(Warning{Kind: WarnCostHolmFloor, Variants: []string{v.Name}, Costs: fs})
+		}
+	}
 }
 
 // availabilityWarnings are the warnings about arms without anything to compare: a baseline without records or
@@ -273,6 +301,13 @@ func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 		}
 		floors[v.Name], units[v.Name] = 2/math.Pow(2, float64(min(g, 1000))), unit
 	}
+	return holmFloors(floors, units, a.Alpha)
+}
+
+// holmFloors is HolmFloorOf's rule over any Holm family: per name with a floor f (the smallest p its exact test
+// can reach) and m ≥ 2 names whose floor is at least f, its HolmFloor when m·f ≥ alpha; units names what the
+// floor's exponent counts.
+func holmFloors(floors map[string]float64, units map[string]string, alpha float64) map[string]HolmFloor {
 	if len(floors) < 2 {
 		return nil
 	}
@@ -284,13 +319,30 @@ func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 				m++
 			}
 		}
-		if m < 2 || float64(m)*f < a.Alpha {
+		if m < 2 || float64(m)*f < alpha {
 			continue
 		}
 		out[name] = HolmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f, Unit: units[name],
-			Need: int(math.Floor(math.Log2(2*float64(m)/a.Alpha))) + 1}
+			Need: int(math.Floor(math.Log2(2*float64(m)/alpha))) + 1}
 	}
 	return out
+}
+
+// CostHolmFloorOf is HolmFloorOf for cost outcome o: per variant whose primary-view comparison of o cannot reach
+// p_holm < α at this size, its bound. A cost comparison's exact p is at least 2/2^k with k its moved units (units
+// whose arms' means differ; MeansResult.PermFloor), and Holm's family is the variants' comparisons of o (A/A arms
+// apart): HolmFloor.G is k, Unit the moved units' kind (singular: "task", or the run's cluster unit), Need the moved
+// units it takes.
+// A floor above α alone (m = 1) is the perm_floor cost verdict's to say.
+func CostHolmFloorOf(a *Analysis, o results.CostOutcome) map[string]HolmFloor {
+	floors, units := map[string]float64{}, map[string]string{}
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		if c := v.Cost(o); c != nil && !v.AA && c.Means.Moved > 0 {
+			floors[v.Name], units[v.Name] = c.Means.PermFloor, c.Unit
+		}
+	}
+	return holmFloors(floors, units, a.Alpha)
 }
 
 // fewTasksOf reports whether c gets the few-tasks warning: matched on one task, or on fewer than FewTasks

@@ -1,12 +1,13 @@
 package analysis
 
-// Cost outcomes (STATS.md "Cost outcomes"): steps, tokens, USD and wall time
-// of a variant against the baseline on the same matched pairs as its pass
+// Cost outcomes (STATS.md "Cost outcomes"): steps, tokens, USD, wall time,
+// repeated calls and tool-result bytes of a variant against the baseline on the same matched pairs as its pass
 // rate, compared per unit (the task, or the task's family when the suite
 // declares one), with the exact sign-flip p over units, intervals by
 // inverting it, Holm per outcome over the variants, typed verdicts and a gate.
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -22,8 +23,9 @@ type RecPair struct{ A, B *results.Attempt }
 const (
 	// UnitTask: each task is a unit.
 	UnitTask = "task"
-	// UnitFamily: tasks are grouped by the records' cluster (the task family the suite declares).
-	UnitFamily = "family"
+	// UnitCluster: tasks are grouped by the records' cluster; a comparison names the suite's noun for it
+	// instead when the run records one (results.Plan.ClusterUnit: "family", "site").
+	UnitCluster = "cluster"
 )
 
 // UnitOf is the unit of analysis of a record: its cluster when it has one other than the task, else the task.
@@ -87,7 +89,7 @@ const (
 type CostComparison struct {
 	Outcome results.CostOutcome
 	View    CostView
-	// Unit is UnitTask or UnitFamily; Units the per-unit means (PerUnit), Pairs the pairs they cover.
+	// Unit is UnitTask, or the clusters' noun (UnitCluster when the run names none); Units the per-unit means (PerUnit), Pairs the pairs they cover.
 	Unit  string
 	Units []UnitMeans
 	Pairs int
@@ -100,8 +102,10 @@ type CostComparison struct {
 }
 
 // costOutcomes returns the cost comparisons of the matched pairs in one view: one per outcome that some
-// record of the pairs has (USD only when priced), in results.CostOutcomes order; none without pairs.
-func costOutcomes(pairs []RecPair, view CostView) []CostComparison {
+// record of the pairs has (USD only when priced; an outcome nonzero on no pair, e.g. no repeated call in
+// either arm, has nothing to compare), in results.CostOutcomes order, each over the pairs whose two records
+// hold it (recordedPairs); none without pairs.
+func costOutcomes(pairs []RecPair, view CostView, clusterUnit string) []CostComparison {
 	if view == ViewPassed {
 		pairs = slices.DeleteFunc(slices.Clone(pairs), func(p RecPair) bool {
 			return p.A.Status != results.StatusPass || p.B.Status != results.StatusPass
@@ -113,30 +117,38 @@ func costOutcomes(pairs []RecPair, view CostView) []CostComparison {
 	unit := UnitTask
 	for _, p := range pairs {
 		if UnitOf(*p.A) != p.A.TaskID {
-			unit = UnitFamily
+			unit = cmp.Or(clusterUnit, UnitCluster)
 			break
 		}
 	}
 	var out []CostComparison
 	for _, o := range results.CostOutcomes {
-		if !slices.ContainsFunc(pairs, func(p RecPair) bool { return o.Value(*p.A) != 0 || o.Value(*p.B) != 0 }) {
-			continue // unpriced, or not recorded
+		ps := recordedPairs(pairs, o)
+		if !slices.ContainsFunc(ps, func(p RecPair) bool { return o.Value(*p.A) != 0 || o.Value(*p.B) != 0 }) {
+			continue // unpriced, not recorded, or 0 throughout
 		}
-		us := PerUnit(pairs, o.Value, UnitOf)
+		us := PerUnit(ps, o.Value, UnitOf)
 		a, b := make([]float64, len(us)), make([]float64, len(us))
 		for i, u := range us {
 			a[i], b[i] = u.A, u.B
 		}
-		out = append(out, CostComparison{Outcome: o, View: view, Unit: unit, Units: us, Pairs: len(pairs),
+		out = append(out, CostComparison{Outcome: o, View: view, Unit: unit, Units: us, Pairs: len(ps),
 			Means: stats.PairedMeans(a, b), PHolm: math.NaN()})
 	}
 	return out
 }
 
+// recordedPairs are the pairs whose two records both hold outcome o (results.CostOutcome.Recorded): a record
+// of a run made before o was recorded is left out of o, not counted as 0.
+func recordedPairs(pairs []RecPair, o results.CostOutcome) []RecPair {
+	return slices.DeleteFunc(slices.Clone(pairs), func(p RecPair) bool { return !o.Recorded(*p.A) || !o.Recorded(*p.B) })
+}
+
 // costViews returns the cost comparisons of the pairs in the primary view and in the passed view; when every pair
 // passed in both arms the passed view is the primary one's figures (the same pairs), not computed twice.
-func costViews(pairs []RecPair) (all, passed []CostComparison) {
-	all = costOutcomes(pairs, ViewAll)
+// clusterUnit is the noun of a clustered comparison's unit (Comparison.ClusterUnit).
+func costViews(pairs []RecPair, clusterUnit string) (all, passed []CostComparison) {
+	all = costOutcomes(pairs, ViewAll, clusterUnit)
 	if !slices.ContainsFunc(pairs, func(p RecPair) bool {
 		return p.A.Status != results.StatusPass || p.B.Status != results.StatusPass
 	}) {
@@ -146,7 +158,7 @@ func costViews(pairs []RecPair) (all, passed []CostComparison) {
 		}
 		return all, passed
 	}
-	return all, costOutcomes(pairs, ViewPassed)
+	return all, costOutcomes(pairs, ViewPassed, clusterUnit)
 }
 
 // holmCosts sets CostComparison.PHolm of the primary view: per outcome, Holm over the variants that are not

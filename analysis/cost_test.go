@@ -19,12 +19,15 @@ func TestPerUnitGroupsByFamily(t *testing.T) {
 			recs[i].Steps = 4 + 2*(recs[i].Rep+1) // a1: 6, 8; a2: 6; b1: 6
 		}
 	}
-	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", ClusterUnit: "family"})
 	c := a.Variants[0].Cost(results.CostSteps)
 	if c == nil {
 		t.Fatal("no steps comparison")
 	}
-	if c.Unit != analysis.UnitFamily || len(c.Units) != 2 || c.Pairs != 4 {
+	if un := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"}).Variants[0].Cost(results.CostSteps); un.Unit != analysis.UnitCluster {
+		t.Errorf("unit without the suite's noun: %s, want %s", un.Unit, analysis.UnitCluster)
+	}
+	if c.Unit != "family" || len(c.Units) != 2 || c.Pairs != 4 {
 		t.Fatalf("unit %s, %d units, %d pairs; want family, 2, 4", c.Unit, len(c.Units), c.Pairs)
 	}
 	// Family a: pairs (4→6), (4→8), (4→6): variant mean 20/3; family b: 4→6.
@@ -97,5 +100,75 @@ func TestCostHolmPerOutcome(t *testing.T) {
 		if c.Means.P >= 0.05 || c.PHolm != math.Min(1, 2*c.Means.P) {
 			t.Errorf("%s: p %v p_holm %v, want p < 0.05 and p_holm twice it", v.Name, c.Means.P, c.PHolm)
 		}
+	}
+}
+
+// Holm's family of a run's outcomes is its variants but the A/A arms (copies and replays).
+func TestHolmFamily(t *testing.T) {
+	p := results.Plan{Baseline: "base", Variants: []results.Variant{{Name: "base"}, {Name: "a"}, {Name: "b"},
+		{Name: "aa"}, {Name: "replay"}}, Ablation: &results.Ablation{Copies: []string{"aa"}, Replays: []string{"replay"}}}
+	if got := analysis.HolmFamily(p); got != 2 {
+		t.Errorf("HolmFamily = %d, want 2 (a, b)", got)
+	}
+}
+
+// Two variants on 6 tasks: a cost's exact p is at least 2/2^6 = 0.03125, and Holm doubles it, so neither can reach
+// p_holm < 0.05: the verdict says holm_floor and a cost_holm_floor warning gives the bound (7 moved tasks needed);
+// alone, the same variant is shown costlier.
+func TestCostHolmFloor(t *testing.T) {
+	recs := analysistest.CostRun(6, 1, 3, 3)
+	alone := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	if vd := alone.CostVerdictOf(&alone.Variants[0], alone.Variants[0].Cost(results.CostTokens)); vd.Kind != analysis.CostVerdictCostlier {
+		t.Errorf("one variant: verdict %s, want costlier", vd.Kind)
+	}
+	if alone.Warning(analysis.WarnCostHolmFloor) != nil {
+		t.Error("one variant: a cost_holm_floor warning")
+	}
+	var more []results.Attempt
+	for _, r := range recs {
+		if r.Variant == "v" {
+			r.Variant, r.AttemptID = "w", "w"+r.AttemptID
+			more = append(more, r)
+		}
+	}
+	a := analysis.Analyze(append(recs, more...), analysis.Inputs{Baseline: "base"})
+	v := &a.Variants[0]
+	vd := a.CostVerdictOf(v, v.Cost(results.CostTokens))
+	want := analysis.HolmFloor{G: 6, M: 2, Need: 7, Floor: 2.0 / 64, Unit: "tasks"}
+	if vd.Kind != analysis.CostVerdictHolmFloor || vd.Holm != want {
+		t.Errorf("two variants: verdict %s %+v, want holm_floor %+v", vd.Kind, vd.Holm, want)
+	}
+	w := a.Warning(analysis.WarnCostHolmFloor)
+	if w == nil || len(w.Variants) != 1 || w.Variants[0] != "v" || len(w.Costs) != 4 || w.Costs[1].Outcome != results.CostTokens ||
+		w.Costs[1].Holm != want {
+		t.Fatalf("cost_holm_floor warning %+v", w)
+	}
+}
+
+// The waste outcomes are compared on the pairs whose records hold them: pairs from a run made before they were
+// recorded are left out, not counted as 0, and an outcome no record holds is not compared.
+func TestWasteOutcomesOnRecordedPairs(t *testing.T) {
+	recs := analysistest.CostRun(8, 1, 2, 3)
+	for i := range recs {
+		if recs[i].TaskID >= "t06" {
+			continue // an older run's records: no repeated_calls
+		}
+		n := 1
+		if recs[i].Variant == "v" {
+			n = 4 + i%3
+		}
+		recs[i].RepeatedCalls = &n
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base"})
+	v := &a.Variants[0]
+	c := v.Cost(results.CostRepeatedCalls)
+	if c == nil || c.Pairs != 6 || c.Means.G != 6 || c.Means.MeanA != 1 || !(c.Means.Ratio > 4) {
+		t.Fatalf("repeated_calls: %+v", c)
+	}
+	if v.Cost(results.CostToolBytes) != nil {
+		t.Error("tool_bytes compared although no record holds it")
+	}
+	if us, name := analysis.PilotUnits(recs, "base", []string{"v"}, results.CostRepeatedCalls); len(us) != 6 || name != "v" {
+		t.Errorf("pilot: %d units of %q, want 6 of v", len(us), name)
 	}
 }

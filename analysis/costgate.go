@@ -19,6 +19,9 @@ const (
 	CostVerdictCheaper  CostVerdictKind = "cheaper"
 	// CostVerdictPermFloor: no difference shown, and with the units that moved none can be (2/2^moved ≥ α).
 	CostVerdictPermFloor CostVerdictKind = "perm_floor"
+	// CostVerdictHolmFloor: no difference shown, and with the units that moved none can be after Holm's
+	// adjustment over the variants (the cost_holm_floor warning's bound, CostHolmFloorOf).
+	CostVerdictHolmFloor CostVerdictKind = "holm_floor"
 	// CostVerdictNoDifference: no difference shown.
 	CostVerdictNoDifference CostVerdictKind = "no_difference"
 )
@@ -42,6 +45,8 @@ type CostVerdict struct {
 	PermFloor, Alpha float64
 	Margin           float64
 	HasGate          bool
+	// Holm is the bound of a CostVerdictHolmFloor verdict.
+	Holm HolmFloor
 }
 
 // CostGateFails is the cost gate's rule, in one place: the variant is costlier than the baseline by more than
@@ -76,6 +81,9 @@ func (a *Analysis) CostVerdictOf(v *VariantResult, c *CostComparison) CostVerdic
 		vd.Kind = CostVerdictPermFloor
 	default:
 		vd.Kind = CostVerdictNoDifference
+		if h, ok := CostHolmFloorOf(a, c.Outcome)[v.Name]; ok && c.View == ViewAll && !v.AA {
+			vd.Kind, vd.Holm = CostVerdictHolmFloor, h
+		}
 	}
 	return vd
 }

@@ -37,6 +37,10 @@ type CostPlan struct {
 	Target                 float64
 	Power, MDE             float64
 	Runs                   int
+	// HolmK is the number of variants in the pilot run's Holm family per outcome (HolmFamily): the plan is at
+	// Alpha unadjusted, as the pass-rate plan (PlanPrimary) is; the run's verdicts compare p_holm, up to HolmK
+	// times p, with Alpha, so a plan at Alpha/HolmK holds for the verdict whatever the other variants show.
+	HolmK int
 }
 
 // PlanCost simulates the power of the cost comparison for a relative increase effect at g units (0: the pilot's):
@@ -115,8 +119,8 @@ func costPower(a, b []float64, g int, effect, alpha float64, seed uint64) float6
 }
 
 // costMDE is the smallest relative change, on the side of effect, whose simulated power reaches power: the
-// bracket doubled from ±0.25 (up to +1600 %, or down to −99 %), then bisected 7 times; NaN when the bracket's end
-// does not reach it.
+// bracket doubled from ±0.25 (up to +1600 %, or down to −99 %), then bisected (bisectMDE) to 1/128 of its width;
+// NaN when the bracket's end does not reach it.
 func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) float64 {
 	ok := func(e float64) bool { return costPower(a, b, g, e, alpha, seed) >= power }
 	lo, hi := 0.0, 0.25
@@ -134,42 +138,27 @@ func costMDE(a, b []float64, g int, effect, alpha, power float64, seed uint64) f
 			hi = -1 + (1+hi)/2
 		}
 	}
-	for range 7 {
-		mid := (lo + hi) / 2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
+	return bisectMDE(lo, hi, math.Abs(hi-lo)/128, ok)
 }
 
-// PilotUnits returns the per-unit means of outcome o of variant against baseline on their matched judged pairs
-// in recs (the records of one run), and the variant used: variant, or when empty the first other arm (in order
-// of appearance) with a pair.
-func PilotUnits(recs []results.Attempt, baseline, variant string, o results.CostOutcome) ([]UnitMeans, string) {
+// PilotUnits returns the per-unit means of outcome o of a variant against baseline on their matched judged pairs
+// in recs (the records of one run) that hold o (recordedPairs), and the variant used: the first of candidates
+// (e.g. the plan's variants in order) with such a pair; nil and "" when none has one.
+func PilotUnits(recs []results.Attempt, baseline string, candidates []string, o results.CostOutcome) ([]UnitMeans, string) {
 	arms := map[string][]results.Attempt{}
-	var order []string
 	for _, r := range recs {
-		if _, ok := arms[r.Variant]; !ok {
-			order = append(order, r.Variant)
-		}
 		arms[r.Variant] = append(arms[r.Variant], r)
 	}
-	if variant != "" {
-		order = []string{variant}
-	}
-	for _, v := range order {
+	for _, v := range candidates {
 		if v == baseline {
 			continue
 		}
 		c := Comparison{DroppedByClass: map[string]int{}}
 		keep := func(results.Attempt) bool { return true }
 		matchPairs(&c, newIndexed(arms[baseline], keep), newIndexed(arms[v], keep), nil)
-		if len(c.recPairs) > 0 {
-			return PerUnit(c.recPairs, o.Value, UnitOf), v
+		if ps := recordedPairs(c.recPairs, o); len(ps) > 0 {
+			return PerUnit(ps, o.Value, UnitOf), v
 		}
 	}
-	return nil, variant
+	return nil, ""
 }

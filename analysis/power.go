@@ -290,8 +290,15 @@ func MDEPrimary(d Design, alpha, power float64, drop bool) float64 {
 	if !ok(room) {
 		return math.NaN()
 	}
-	lo, hi := 0.0, room
-	for hi-lo > 0.005 {
+	return bisectMDE(0, room, 0.005, ok)
+}
+
+// bisectMDE is the search of both minimum detectable effects (MDEPrimary, the cost planner's costMDE): the
+// effect between lo, where ok (the power reaches its target) fails, and hi, where it holds, at which ok starts
+// to hold, bisected until |hi − lo| ≤ tol; it returns the end where ok holds. lo and hi may be negative (a drop);
+// ok is taken monotone in the effect's size (power grows with it).
+func bisectMDE(lo, hi, tol float64, ok func(float64) bool) float64 {
+	for math.Abs(hi-lo) > tol {
 		mid := (lo + hi) / 2
 		if ok(mid) {
 			hi = mid

@@ -61,3 +61,13 @@ func PlanInputs(p results.Plan, bh bool, failIfWorse float64) Inputs {
 	}
 	return in
 }
+
+// HolmFamily is the number of arms of plan p in Holm's family of each outcome: its variants but the A/A arms
+// (PlanInputs' Replays and Copies). Holm multiplies the smallest of their p by it, so a variant's p_holm is at
+// most that many times its p (and at least its p).
+func HolmFamily(p results.Plan) int {
+	in := PlanInputs(p, false, 0)
+	return len(slices.DeleteFunc(slices.Clone(in.Variants), func(n string) bool {
+		return slices.Contains(in.Copies, n) || slices.Contains(in.Replays, n)
+	}))
+}

@@ -228,7 +228,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	for i := range a.Variants {
 		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
 	}
-	printCostLines(w, a, width)
+	printCostLines(w, a, AblationCostWording(), width)
 	if notes := compactNotes(a); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
@@ -411,7 +411,7 @@ func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 		}
 		printWrapped(w, line, "  ", "      ", width)
 	}
-	printCostLines(w, c.Analysis, width)
+	printCostLines(w, c.Analysis, RunCostWording(c), width)
 	fmt.Fprintln(w)
 	for _, l := range CompareFooter(c) {
 		printWrapped(w, l, "", "  ", width)

@@ -20,7 +20,7 @@ import (
 // the paired cost outcomes when there are any (costTable).
 func CompareTables(c *analysis.RunComparison) []results.Table {
 	out := []results.Table{compareSummaryTable(c), compareTaskTable(c)}
-	if t := costTable(c.Analysis); len(t.Rows) > 0 {
+	if t := costTable(c.Analysis, RunCostWording(c)); len(t.Rows) > 0 {
 		out = append(out, t.Table())
 	}
 	return out
@@ -56,7 +56,7 @@ func CompareFooter(c *analysis.RunComparison) []string {
 		lines = append(lines, CompareGateLine(c))
 	}
 	if len(c.Analysis.FailIfCostlier) > 0 {
-		lines = append(lines, CostGateLine(c.Analysis))
+		lines = append(lines, CostGateLineWith(c.Analysis, RunCostWording(c)))
 	}
 	return lines
 }

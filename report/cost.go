@@ -15,20 +15,36 @@ import (
 	"webbench/stats"
 )
 
-// costNoun names an outcome in sentences ("83% more tokens").
-func costNoun(o results.CostOutcome) string {
-	switch o {
-	case results.CostSteps:
-		return "steps"
-	case results.CostTokens:
-		return "tokens"
-	case results.CostUSD:
-		return "cost (USD)"
-	case results.CostWall:
-		return "wall time"
-	}
-	return string(o)
+// costWord is how the reports word one cost outcome: its noun in sentences ("83% more tokens"; counted:
+// "fewer", not "less"), the unit its amounts are printed in, their format in that unit, and the factor from the
+// recorded value to it.
+type costWord struct {
+	noun, unit, format string
+	scale              float64
+	counted            bool
 }
+
+// costWords is the one table of the cost outcomes' words: steps to 0.1, whole tokens, USD to 0.0001, wall
+// seconds to 0.1 (recorded in ms), repeated calls to 0.1, tool-result kilobytes (1,000 bytes) to 0.1.
+var costWords = map[results.CostOutcome]costWord{
+	results.CostSteps:         {"steps", "steps", "%.1f", 1, true},
+	results.CostTokens:        {"tokens", "tokens", "%.0f", 1, true},
+	results.CostUSD:           {"cost (USD)", "USD", "%.4f", 1, false},
+	results.CostWall:          {"wall time", "s", "%.1f", 1e-3, false},
+	results.CostRepeatedCalls: {"repeated calls", "calls", "%.1f", 1, true},
+	results.CostToolBytes:     {"tool-result bytes", "KB", "%.1f", 1e-3, true},
+}
+
+// wordsOf is o's costWord; an outcome the table lacks is named by its code, its amounts printed as recorded.
+func wordsOf(o results.CostOutcome) costWord {
+	if w, ok := costWords[o]; ok {
+		return w
+	}
+	return costWord{string(o), string(o), "%.4g", 1, false}
+}
+
+// costNoun names an outcome in sentences ("83% more tokens").
+func costNoun(o results.CostOutcome) string { return wordsOf(o).noun }
 
 // unitWord is the unit of analysis, a singular noun ("task", "family", "site"), in the number of n: English's
 // regular plural, with a consonant's "y" turned to "ies".
@@ -109,18 +125,9 @@ func costDiffCI(o results.CostOutcome, d float64, ci [2]float64) string {
 }
 
 // costUnit is the unit an outcome's amounts are printed in.
-func costUnit(o results.CostOutcome) string {
-	switch o {
-	case results.CostUSD:
-		return "USD"
-	case results.CostWall:
-		return "s"
-	}
-	return string(o)
-}
+func costUnit(o results.CostOutcome) string { return wordsOf(o).unit }
 
-// costNum is an amount of o in costUnit, signed when asked: whole tokens, steps to 0.1, USD to 0.0001, wall
-// seconds to 0.1 (from ms).
+// costNum is an amount of o in costUnit (costWords), signed when asked.
 func costNum(o results.CostOutcome, x float64, signed bool) string {
 	if math.IsInf(x, 0) {
 		if x > 0 {
@@ -128,15 +135,12 @@ func costNum(o results.CostOutcome, x float64, signed bool) string {
 		}
 		return "-∞"
 	}
-	f := map[results.CostOutcome]string{results.CostSteps: "%.1f", results.CostTokens: "%.0f",
-		results.CostUSD: "%.4f", results.CostWall: "%.1f"}[o]
-	if o == results.CostWall {
-		x /= 1000
-	}
+	w := wordsOf(o)
+	f := w.format
 	if signed {
 		f = "%+" + f[1:]
 	}
-	s := fmt.Sprintf(f, x)
+	s := fmt.Sprintf(f, x*w.scale)
 	if strings.Trim(s, "+-0.") == "" {
 		return strings.TrimLeft(s, "+-") // no sign on a zero
 	}
@@ -150,7 +154,7 @@ func CostVerdictText(vd analysis.CostVerdict) string {
 	more := "more"
 	if vd.Diff < 0 {
 		more = "less"
-		if vd.Outcome == results.CostSteps || vd.Outcome == results.CostTokens {
+		if wordsOf(vd.Outcome).counted {
 			more = "fewer"
 		}
 	}
@@ -168,8 +172,47 @@ func CostVerdictText(vd analysis.CostVerdict) string {
 		}
 		return fmt.Sprintf("no %s difference shown: with %d %s moved, p cannot go below %s", costNoun(vd.Outcome),
 			vd.Moved, unitWord(vd.Moved, vd.Unit), stats.FmtP(vd.PermFloor))
+	case analysis.CostVerdictHolmFloor:
+		h := vd.Holm
+		return fmt.Sprintf("no %s difference shown: with %d %s moved, p_holm cannot go below %d × %s = %s",
+			costNoun(vd.Outcome), h.G, movedWord(h), h.M, stats.FmtP(h.Floor), stats.FmtP(float64(h.M)*h.Floor))
 	}
 	return fmt.Sprintf("no %s difference shown", costNoun(vd.Outcome))
+}
+
+// movedWord is what a cost floor's exponent counts, in its number: "task", "tasks", "family", "families".
+func movedWord(h analysis.HolmFloor) string { return unitWord(h.G, h.Unit) }
+
+// costHolmFloorText words a cost_holm_floor warning: per bound (the outcomes sharing it named together), the
+// moved units and the floor they leave p, the Holm multiplier, and the moved units it would take.
+func costHolmFloorText(w analysis.Warning) string {
+	var bounds []analysis.HolmFloor
+	names := map[analysis.HolmFloor][]string{}
+	for _, f := range w.Costs {
+		if _, ok := names[f.Holm]; !ok {
+			bounds = append(bounds, f.Holm)
+		}
+		names[f.Holm] = append(names[f.Holm], string(f.Outcome))
+	}
+	parts := make([]string, 0, len(bounds))
+	for _, h := range bounds {
+		parts = append(parts, fmt.Sprintf("%s: %d %s moved, so p ≥ 2/2^%d = %s, and %d variants have a floor at "+
+			"least as high, so p_holm ≥ %d × %s = %s (that needs at least %d moved %s)",
+			joinAnd(names[h]), h.G, movedWord(h), h.G, stats.FmtP(h.Floor), h.M, h.M, stats.FmtP(h.Floor),
+			stats.FmtP(float64(h.M)*h.Floor), h.Need, unitWord(h.Need, h.Unit)))
+	}
+	return fmt.Sprintf("Costs that cannot be shown different from the baseline's at this size, nor fail the cost "+
+		"gate (p_holm ≥ α = %s after Holm's adjustment over the variants): %s. A cost's exact p cannot go below "+
+		"2/2^k, k the units whose means differ: more units lift it, not more reps.",
+		stats.FmtP(w.Alpha), strings.Join(parts, "; "))
+}
+
+// joinAnd joins words as "a", "a and b", "a, b and c".
+func joinAnd(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
 }
 
 // CostLine is a variant's line in the compact report's cost section: each outcome's change of the mean on the
@@ -186,7 +229,11 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		if v.AA {
 			p = "p " + stats.FmtP(c.Means.P)
 		}
-		cells = append(cells, fmt.Sprintf("%s %s %s %s", c.Outcome, RatioPct(c.Means.Ratio), ratioCI(c.Means.RatioCI), p))
+		change := RatioPct(c.Means.Ratio) + " " + ratioCI(c.Means.RatioCI)
+		if math.IsNaN(c.Means.Ratio) { // the baseline's mean is 0: no ratio, the difference per attempt instead
+			change = costDiffCI(c.Outcome, c.Means.Diff, c.Means.DiffCI) + " (baseline 0)"
+		}
+		cells = append(cells, fmt.Sprintf("%s %s %s", c.Outcome, change, p))
 		switch vd := a.CostVerdictOf(v, c); vd.Kind {
 		case analysis.CostVerdictGateFails, analysis.CostVerdictCostlier, analysis.CostVerdictCheaper:
 			decided = append(decided, CostVerdictText(vd))
@@ -201,24 +248,54 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		results.Count(c0.Pairs, "pair", "pairs"), strings.Join(cells, ", "), verdict)
 }
 
-// CostHeader is the heading of the cost section of the compact, wide and Markdown reports.
+// CostWording names the sides of the cost section: an ablation compares variants with its baseline (over each
+// variant's scope, p_holm over the variants), a comparison of two runs run B with run A on their common pairs
+// (one comparison: p_holm is its p).
+type CostWording struct {
+	// Header heads the cost section of the compact, wide and Markdown reports; Note says what the figures are,
+	// under the cost table; Column heads the table's first column; NoneCostlier is the cost gate's passing clause.
+	Header, Note, Column, NoneCostlier string
+}
+
+// costNoteBody is what CostNote and the comparison's note share: how the figures are made and the two views.
+const costNoteBody = "per unit (task, or task family) the mean over its pairs in each arm; change = ratio of the " +
+	"means over units − 1. p: exact sign-flip test of the per-unit differences; the ratio's interval inverts it, " +
+	"the difference's is the ratio's times the baseline's mean. \"all\" counts every judged attempt (primary: a " +
+	"failed attempt is spent too); \"passed\" the pairs both arms passed (secondary: it conditions on an outcome " +
+	"the variant may change). repeated_calls and tool_bytes count the pairs whose records hold them (not runs " +
+	"recorded before them)."
+
+// CostHeader is the heading of an ablation's cost section (AblationCostWording).
 const CostHeader = "Cost vs the baseline on the same pairs as the pass rate (all attempts; change of the mean " +
 	"[95% CI], p_holm over the variants per outcome)"
 
-// CostNote says what the cost figures are, under the cost table.
-const CostNote = "Paired on the pass rate's matched pairs, within each variant's scope: per unit (task, or task " +
-	"family) the mean over its pairs in each arm; change = ratio of the means over units − 1. p: exact sign-flip " +
-	"test of the per-unit differences; the ratio's interval inverts it, the difference's is the ratio's times the " +
-	"baseline's mean. \"all\" counts every judged attempt (primary: a " +
-	"failed attempt is spent too); \"passed\" the pairs both arms passed (secondary: it conditions on an outcome " +
-	"the variant may change). The arm means above cover each arm's own tasks; read costs here."
+// CostNote says what an ablation's cost figures are, under the cost table (AblationCostWording).
+const CostNote = "Paired on the pass rate's matched pairs, within each variant's scope: " + costNoteBody +
+	" The arm means above cover each arm's own tasks; read costs here."
+
+// AblationCostWording is the CostWording of an ablation.
+func AblationCostWording() CostWording {
+	return CostWording{Header: CostHeader, Note: CostNote, Column: "variant",
+		NoneCostlier: "no variant is shown costlier than it allows"}
+}
+
+// RunCostWording is the CostWording of the comparison of two runs c, the sides named by their labels.
+func RunCostWording(c *analysis.RunComparison) CostWording {
+	a, b := c.A.Label, c.B.Label
+	return CostWording{
+		Header: fmt.Sprintf("Cost of %s vs %s on the same pairs as the pass rate (all attempts; change of the "+
+			"mean [95%% CI], p_holm: one comparison, so the p itself)", b, a),
+		Note:         fmt.Sprintf("Paired on the pass rate's matched pairs of %s and %s: ", a, b) + costNoteBody,
+		Column:       "run",
+		NoneCostlier: fmt.Sprintf("%s is not shown costlier than it allows", b)}
+}
 
 // costTable is the paired cost table of the wide and Markdown reports: per variant and outcome, the primary view
 // then the passed-only view.
-func costTable(a *analysis.Analysis) ReportTable {
-	t := ReportTable{Title: "Cost (paired, per-unit means)", Header: []string{"variant", "outcome", "view", "units",
-		"pairs", "baseline mean", "variant mean", "Δ per attempt [95% CI]", "change [95% CI]", "p", "p_holm",
-		"verdict"}, Note: CostNote}
+func costTable(a *analysis.Analysis, wd CostWording) ReportTable {
+	t := ReportTable{Title: "Cost (paired, per-unit means)", Header: []string{wd.Column, "outcome", "view", "units",
+		"pairs", "baseline mean", wd.Column + " mean", "Δ per attempt [95% CI]", "change [95% CI]", "p", "p_holm",
+		"verdict"}, Note: wd.Note}
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		for _, c := range slices.Concat(v.Costs, v.CostsPassed) {
@@ -253,14 +330,17 @@ func CostMarginsText(m map[results.CostOutcome]float64) string {
 	return strings.Join(out, ", ")
 }
 
-// CostGateLine is the cost gate's verdict (Analysis.CostGate at a.FailIfCostlier), the one line of every format
-// and of the commands' stderr: the rule, then "FAILED." with each failing variant's verdict, or "passed".
-func CostGateLine(a *analysis.Analysis) string {
+// CostGateLine is an ablation's cost gate verdict (CostGateLineWith, AblationCostWording).
+func CostGateLine(a *analysis.Analysis) string { return CostGateLineWith(a, AblationCostWording()) }
+
+// CostGateLineWith is the cost gate's verdict (Analysis.CostGate at a.FailIfCostlier), the one line of every
+// format: the rule, then "FAILED." with each failing side's verdict, or "passed" with wd.NoneCostlier.
+func CostGateLineWith(a *analysis.Analysis, wd CostWording) string {
 	head := fmt.Sprintf("Cost gate (fail if costlier than %s with the whole interval above it and p_holm below alpha)",
 		CostMarginsText(a.FailIfCostlier))
 	failed, why := a.CostGate()
 	if !failed {
-		return head + ": passed: no variant is shown costlier than it allows."
+		return head + ": passed: " + wd.NoneCostlier + "."
 	}
 	out := make([]string, 0, len(why))
 	for _, vd := range why {
@@ -269,9 +349,9 @@ func CostGateLine(a *analysis.Analysis) string {
 	return head + ": FAILED. " + strings.Join(out, "; ")
 }
 
-// printCostLines prints the compact report's cost section: CostHeader, then each variant's CostLine; nothing when
+// printCostLines prints the compact report's cost section: wd.Header, then each variant's CostLine; nothing when
 // no variant has a cost comparison.
-func printCostLines(w io.Writer, a *analysis.Analysis, width int) {
+func printCostLines(w io.Writer, a *analysis.Analysis, wd CostWording, width int) {
 	var lines []string
 	for i := range a.Variants {
 		if l := CostLine(a, &a.Variants[i]); l != "" {
@@ -282,7 +362,7 @@ func printCostLines(w io.Writer, a *analysis.Analysis, width int) {
 		return
 	}
 	fmt.Fprintln(w)
-	printWrapped(w, CostHeader, "", "  ", width)
+	printWrapped(w, wd.Header, "", "  ", width)
 	for _, l := range lines {
 		printWrapped(w, l, "  ", "      ", width)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"webbench/analysis"
 	"webbench/results"
+	"webbench/stats"
 )
 
 // PowerPlan writes bench power's primary-test plan p: the test, the baseline and outcome model, a table of the
@@ -120,5 +121,19 @@ func CostPowerPlan(w io.Writer, p analysis.CostPlan) error {
 	fmt.Fprintf(w, "\nEach simulated run takes the pilot's units with the signs of their residuals flipped at random "+
 		"(drawn with replacement for another number of units: --tasks N), so the plan holds for the pilot's reps "+
 		"and pairing; with fewer than 6 units moving, the exact p cannot go below 2/2^moved (0.03 at 6).\n")
+	fmt.Fprintln(w, costPlanAlphaNote(p))
 	return nil
+}
+
+// costPlanAlphaNote says at which level the cost plan is, against the verdict's: α of one comparison, as the
+// pass-rate plan; with K > 1 variants the verdict compares p_holm (Holm over the K, at most K·p) with α, so
+// --alpha α/K plans for the verdict whatever the other variants show.
+func costPlanAlphaNote(p analysis.CostPlan) string {
+	s := fmt.Sprintf("The plan is at α = %s for one comparison, as the pass-rate plan is. ", stats.FmtP(p.Alpha))
+	if p.HolmK <= 1 {
+		return s + "The run has one variant, so its verdict's p_holm is its p: the same level."
+	}
+	return s + fmt.Sprintf("The run's verdicts compare p_holm, Holm's adjustment over its %d variants per outcome "+
+		"(at most %d × p), with α: for the power of that verdict whatever the other variants show, plan with "+
+		"--alpha %s (α/%d).", p.HolmK, p.HolmK, stats.FmtP(p.Alpha/float64(p.HolmK)), p.HolmK)
 }

@@ -25,7 +25,7 @@ import (
 // tables (no guard event, no failure mode) are left out.
 func ReportTables(a *analysis.Analysis) []ReportTable {
 	out := []ReportTable{armsTable(a), comparisonTable(a)}
-	if t := costTable(a); len(t.Rows) > 0 {
+	if t := costTable(a, AblationCostWording()); len(t.Rows) > 0 {
 		out = append(out, t)
 	}
 	if t := diagnosticsTable(a); len(t.Rows) > 0 {

@@ -163,6 +163,8 @@ func WarningText(w analysis.Warning, wd Wording) string {
 		h := w.Holm
 		return fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every %s moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %s.",
 			unitCount(h.G, h.Unit), h.G, stats.FmtP(h.Floor), h.Unit, h.M, h.M, stats.FmtP(float64(h.M)*h.Floor), stats.FmtP(w.Alpha), unitCount(h.Need, h.Unit))
+	case analysis.WarnCostHolmFloor:
+		return costHolmFloorText(w)
 	case analysis.WarnNoDiscordant:
 		agree := fmt.Sprintf("all %d matched pairs", c.Pairs)
 		if c.Pairs == 1 {

@@ -15,7 +15,8 @@ import (
 
 // Conclude completes rec, the record of an attempt that the agent finished (identity, timings and cost set by
 // the caller), from its trajectory tr (State and Finish set):
-//   - from tr: Steps, Tokens, Error (the error that ended the attempt, redacted by whoever recorded it),
+//   - from tr: Steps, Tokens, RepeatedCalls and ToolBytes (the waste outcomes: RepeatedCalls,
+//     ToolResultBytes), Error (the error that ended the attempt, redacted by whoever recorded it),
 //     GuardEvents, FinishReason, RecoveredFrom, Final and OK (the final answer; Final is the loop's last output
 //     when there is none), and Trajectory (TrajectoryPath of rec.AttemptID);
 //   - an infrastructure or rate-limit finish (ClassOf its error class is infra): status error, class infra,
@@ -25,6 +26,8 @@ import (
 func Conclude(rec Attempt, tr *Trajectory, verdict func(rec Attempt) judge.Verdict) Attempt {
 	rec.Steps = len(tr.Steps)
 	rec.Tokens = Tokens{Prompt: tr.Usage.Prompt, Completion: tr.Usage.Completion, Estimated: tr.Usage.Estimated}
+	repeated, bytes := RepeatedCalls(tr), ToolResultBytes(tr)
+	rec.RepeatedCalls, rec.ToolBytes = &repeated, &bytes
 	rec.Error = tr.Finish.Error
 	rec.GuardEvents = tr.GuardCounts
 	rec.FinishReason = tr.Finish.Reason

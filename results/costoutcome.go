@@ -21,12 +21,19 @@ const (
 	CostUSD CostOutcome = "usd"
 	// CostWall is Attempt.DurationMS, the attempt's wall time in ms.
 	CostWall CostOutcome = "wall"
+	// CostRepeatedCalls is Attempt.RepeatedCalls, the repeat guard's waste: tool calls that repeat an earlier
+	// call of the attempt with the same result (RepeatedCalls).
+	CostRepeatedCalls CostOutcome = "repeated_calls"
+	// CostToolBytes is Attempt.ToolBytes, the intercept hint's waste: bytes of tool results sent to the model
+	// (ToolResultBytes).
+	CostToolBytes CostOutcome = "tool_bytes"
 )
 
 // CostOutcomes lists the cost outcomes in report order.
-var CostOutcomes = []CostOutcome{CostSteps, CostTokens, CostUSD, CostWall}
+var CostOutcomes = []CostOutcome{CostSteps, CostTokens, CostUSD, CostWall, CostRepeatedCalls, CostToolBytes}
 
-// Value is the attempt's value of the outcome: steps, prompt + completion tokens, USD, or wall ms.
+// Value is the attempt's value of the outcome: steps, prompt + completion tokens, USD, wall ms, repeated calls,
+// or tool-result bytes (0 when not recorded: see Recorded).
 func (o CostOutcome) Value(a Attempt) float64 {
 	switch o {
 	case CostSteps:
@@ -37,8 +44,63 @@ func (o CostOutcome) Value(a Attempt) float64 {
 		return a.CostUSD
 	case CostWall:
 		return float64(a.DurationMS)
+	case CostRepeatedCalls:
+		if a.RepeatedCalls != nil {
+			return float64(*a.RepeatedCalls)
+		}
+	case CostToolBytes:
+		if a.ToolBytes != nil {
+			return float64(*a.ToolBytes)
+		}
 	}
 	return 0
+}
+
+// Recorded reports whether a record holds the outcome: always for steps, tokens, USD and wall; for repeated
+// calls and tool-result bytes only in records written since they were (a record read from an older run has
+// neither, and is left out of those outcomes rather than counted as 0).
+func (o CostOutcome) Recorded(a Attempt) bool {
+	switch o {
+	case CostRepeatedCalls:
+		return a.RepeatedCalls != nil
+	case CostToolBytes:
+		return a.ToolBytes != nil
+	}
+	return true
+}
+
+// RepeatedCalls counts the tool calls of tr that repeat an earlier call of the same attempt: identical as the
+// repeat guard's streaks define it (GUARDS.md §2, Streaks) — the same CallKey (tool name and canonical arguments,
+// browser_evaluate's function with digits and white space normalised) and the same ResultFingerprint of what
+// the model was shown (guards' notes and console counts left out) — whether or not the earlier call came just
+// before. The first call of each such class is not counted: a loop of 35 identical calls counts 34.
+func RepeatedCalls(tr *Trajectory) int {
+	seen := map[[2]string]bool{}
+	n := 0
+	for _, st := range tr.Steps {
+		for _, r := range st.Results {
+			k := [2]string{CallKey(r.Call), ResultFingerprint(r.ShownResult())}
+			if seen[k] {
+				n++
+			}
+			seen[k] = true
+		}
+	}
+	return n
+}
+
+// ToolResultBytes sums, over the tool calls of tr, the bytes of the tool message the model was sent for each
+// (ToolRecord.ShownText: the result after guards' rewrites and the observation mode, as in the request that
+// followed the call). Each result counts once, as first sent: later requests carry it again, snapshots elided,
+// which the prompt tokens count.
+func ToolResultBytes(tr *Trajectory) int64 {
+	var n int64
+	for _, st := range tr.Steps {
+		for _, r := range st.Results {
+			n += int64(len(r.ShownText()))
+		}
+	}
+	return n
 }
 
 // ParseCostMargins reads "OUTCOME=MARGIN,…" (e.g. "tokens=0.2,wall=0.5"): per cost outcome, the relative
@@ -74,11 +136,20 @@ func ParseCostMargins(s string) (map[CostOutcome]float64, error) {
 func CheckCostMargins(m map[CostOutcome]float64) error {
 	for o, v := range m {
 		if !slices.Contains(CostOutcomes, o) {
-			return fmt.Errorf("unknown cost outcome %q (known: steps, tokens, usd, wall)", o)
+			return fmt.Errorf("unknown cost outcome %q (known: %s)", o, CostOutcomeList())
 		}
 		if !(v >= 0) || v > 1e6 {
 			return fmt.Errorf("%s: margin %v: a relative increase ≥ 0, e.g. 0.2 for 20 %% more", o, v)
 		}
 	}
 	return nil
+}
+
+// CostOutcomeList names the cost outcomes for messages: "steps, tokens, usd, wall, repeated_calls, tool_bytes".
+func CostOutcomeList() string {
+	names := make([]string, len(CostOutcomes))
+	for i, o := range CostOutcomes {
+		names[i] = string(o)
+	}
+	return strings.Join(names, ", ")
 }

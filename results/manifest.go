@@ -273,6 +273,10 @@ type Model struct {
 	MaxTokensField string `json:"max_tokens_field,omitempty" yaml:"max_tokens_field"`
 }
 
+// Priced reports whether the model has a price (PriceIn or PriceOut above 0): an unpriced model's attempts
+// record cost_usd $0, whatever they spent.
+func (m Model) Priced() bool { return m.PriceIn > 0 || m.PriceOut > 0 }
+
 // String is "scripted:PROFILE" or "KIND:NAME" (no URL, no key): the model field of attempt records.
 func (m Model) String() string {
 	if m.Kind == "scripted" {

@@ -117,6 +117,12 @@ type Attempt struct {
 	CostUSD float64 `json:"cost_usd"`
 	// DurationMS is the attempt's wall time, ms.
 	DurationMS int64 `json:"duration_ms"`
+	// RepeatedCalls counts the tool calls that repeat an earlier call of the attempt with the same result
+	// (RepeatedCalls); ToolBytes the bytes of tool results sent to the model (ToolResultBytes). Both from the
+	// trajectory when the record is concluded (Conclude); nil (absent) in records written before them, which the
+	// cost comparisons leave out of these outcomes (CostOutcome.Recorded).
+	RepeatedCalls *int   `json:"repeated_calls,omitempty"`
+	ToolBytes     *int64 `json:"tool_bytes,omitempty"`
 	// GuardEvents counts guard events by guard name.
 	GuardEvents map[string]int `json:"guard_events"`
 	// Retries is how many times this attempt was retried after infrastructure errors before this record.

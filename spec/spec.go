@@ -48,8 +48,8 @@ type Spec struct {
 	MinEffect float64 `yaml:"min_effect"`
 	// FailIfWorse is the default --fail-if-worse margin (0 = no gate).
 	FailIfWorse float64 `yaml:"fail_if_worse"`
-	// FailIfCostlier is the default cost gate (--fail-if-costlier): per cost outcome (steps, tokens, usd,
-	// wall), the relative increase tolerated, e.g. `fail_if_costlier: {tokens: 0.20}` (analysis.CostGateFails).
+	// FailIfCostlier is the default cost gate (--fail-if-costlier): per cost outcome (results.CostOutcomes:
+	// steps, tokens, usd, wall, repeated_calls, tool_bytes), the relative increase tolerated, e.g. `fail_if_costlier: {tokens: 0.20}` (analysis.CostGateFails).
 	FailIfCostlier map[results.CostOutcome]float64 `yaml:"fail_if_costlier"`
 	// SuiteOptions are passed to the suite (e.g. tasks_file for webvoyager).
 	SuiteOptions map[string]string `yaml:"suite_options"`

@@ -53,6 +53,9 @@ func ablateCmd() *cobra.Command {
 			if err := checkMaxCost(c, rf.maxCost, plan.Variants); err != nil {
 				return err
 			}
+			if err := checkCostGatePriced(c, costGateSource(c), sp.FailIfCostlier, runnerArms(plan.Variants)); err != nil {
+				return err
+			}
 			if rf.out == "" {
 				rf.out = sp.OutDir(args[0])
 			}
@@ -134,46 +137,66 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
 	}
-	return ablationGates(c, run, a, o.FailIfWorse)
+	return ablationGates(c, run, a, o.FailIfWorse, true)
 }
 
 // ablationGates are the gates bench ablate applies at its end, and bench report --gate on an ablation run: the
 // infrastructure gate (exit 3 when more than analysis.InfraGateFraction of the attempts ended in infrastructure errors),
-// then the --fail-if-worse gate at margin (exit 1; margin 0: none).
-func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64) error {
+// then the --fail-if-worse gate at margin (exit 1; margin 0: none) and the cost gate (gate). shown says whether the
+// report just printed carries the gates' lines (every format but html, which goes to a file).
+func ablationGates(c *cobra.Command, run *results.Run, a *analysis.Analysis, margin float64, shown bool) error {
 	if err := infraGate(run); err != nil {
 		return err
 	}
-	return gate(c, a, margin)
+	return gate(c, a, margin, shown)
 }
 
 // gate applies the --fail-if-worse gate at margin to the analysis a (margin 0: no gate) and its cost gate
-// (Analysis.FailIfCostlier; none when empty): it prints each gate's line (report.GateVerdict: passed, with the
-// inconclusive variants, or FAILED with each reason; report.CostGateLine) on stderr and exits 1 (exitGate) when
-// a variant is shown worse than the baseline (Analysis.Gate) or costlier than the cost gate allows
-// (Analysis.CostGate).
-func gate(c *cobra.Command, a *analysis.Analysis, margin float64) error {
+// (Analysis.FailIfCostlier; none when empty), and exits 1 (exitGate) when a variant is shown worse than the
+// baseline (Analysis.Gate) or costlier than the cost gate allows (Analysis.CostGate). The gates' lines
+// (report.GateVerdict, report.CostGateLine) are the report's: printed again on stderr, wrapped to its width,
+// only when the report did not show them (shown false), so that each is said once.
+func gate(c *cobra.Command, a *analysis.Analysis, margin float64, shown bool) error {
 	var err error
+	var lines []string
 	if margin > 0 {
-		fmt.Fprintln(c.ErrOrStderr(), report.GateVerdict(a, margin, report.AblationGateWording()))
+		lines = append(lines, report.GateVerdict(a, margin, report.AblationGateWording()))
 		if failed, _ := a.Gate(margin); failed {
 			err = &exitError{exitGate, fmt.Errorf("--fail-if-worse %.3f: a variant is worse than the baseline", margin)}
 		}
 	}
 	if len(a.FailIfCostlier) > 0 {
-		fmt.Fprintln(c.ErrOrStderr(), report.CostGateLine(a))
+		lines = append(lines, report.CostGateLine(a))
 		if failed, _ := a.CostGate(); failed && err == nil {
 			err = &exitError{exitGate, fmt.Errorf("--fail-if-costlier %s: a variant is costlier than the baseline",
 				report.CostMarginsText(a.FailIfCostlier))}
 		}
 	}
+	if !shown {
+		f, _ := c.ErrOrStderr().(*os.File)
+		for _, l := range lines {
+			report.WriteWrapped(c.ErrOrStderr(), l, "", "  ", report.TerminalWidth(f))
+		}
+	}
 	return err
 }
 
-// failIfCostlierHelp is the help of --fail-if-costlier.
-const failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: OUTCOME=MARGIN,… over steps, tokens, usd, " +
-	"wall (e.g. tokens=0.2: the ratio of per-task mean tokens on the same pairs above 1.2 with its whole 95% interval " +
-	"above 1.2 and its Holm-adjusted p < alpha)"
+// failIfCostlierHelp is the help of --fail-if-costlier on bench ablate and bench report.
+var failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: " + costMarginsHelp +
+	" with its whole 95% interval above 1.2 and its Holm-adjusted p < alpha)"
+
+// costMarginsHelp is the value --fail-if-costlier takes, for its help.
+var costMarginsHelp = "OUTCOME=MARGIN,… over " + results.CostOutcomeList() + " (e.g. tokens=0.2: the ratio of " +
+	"per-task mean tokens on the same pairs above 1.2"
+
+// costGateSource names where the cost gate comes from for a message: --fail-if-costlier when given, else the
+// spec's or the run's recorded fail_if_costlier.
+func costGateSource(c *cobra.Command) string {
+	if c.Flags().Changed("fail-if-costlier") {
+		return "--fail-if-costlier"
+	}
+	return "fail_if_costlier"
+}
 
 // costMargins parses --fail-if-costlier (results.ParseCostMargins), a usage error when malformed.
 func costMargins(s string) (map[results.CostOutcome]float64, error) {

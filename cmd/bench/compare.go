@@ -50,8 +50,9 @@ func compareCmd() *cobra.Command {
 			}
 			var sides [2]analysis.RunSide
 			var abls [2]*results.Ablation
+			var arms [2][]results.Variant
 			for i, d := range args {
-				if sides[i], abls[i], err = readSide(d, judgeName); err != nil {
+				if sides[i], abls[i], arms[i], err = readSide(d, judgeName); err != nil {
 					return err
 				}
 			}
@@ -80,6 +81,9 @@ func compareCmd() *cobra.Command {
 			case err != nil:
 				return withCode(exitInfra, err)
 			}
+			if err := checkCostGatePriced(c, "--fail-if-costlier", costMs, comparedArms(arms, cmp)); err != nil {
+				return err
+			}
 			if err := r.Compare(c.OutOrStdout(), cmp); err != nil {
 				return err
 			}
@@ -100,33 +104,47 @@ func compareCmd() *cobra.Command {
 	c.Flags().StringVar(&variant, "variant", "", "variant to compare (default: run A's ablation baseline, or its first variant)")
 	c.Flags().StringVar(&variantB, "variant-b", "", "run B's variant when it has another name (e.g. an ablation's baseline vs a plain run's default)")
 	c.Flags().StringVar(&judgeName, "judge", "", "compare the verdicts of this re-judge (bench judge) instead of the runs' own")
-	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "exit 1 when RUN_B is costlier than RUN_A: "+failIfCostlierHelp)
+	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "exit 1 when RUN_B is costlier than RUN_A: "+costMarginsHelp+
+		" with its whole 95% interval above 1.2 and p < alpha)")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in (0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p below alpha (0.05 unless the runs are ablations)")
 	return c
 }
 
 // readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its
 // final records (with the verdicts of judgeName), its base seed, its ablation baseline as the default variant,
-// its plan's suite, and its ablation parameters (nil when it is not an ablation).
-func readSide(dir, judgeName string) (analysis.RunSide, *results.Ablation, error) {
+// its plan's suite, its ablation parameters (nil when it is not an ablation) and its recorded arms.
+func readSide(dir, judgeName string) (analysis.RunSide, *results.Ablation, []results.Variant, error) {
 	run, err := openRun(dir)
 	if err != nil {
-		return analysis.RunSide{}, nil, err
+		return analysis.RunSide{}, nil, nil, err
 	}
 	if err := checkJudge(run, judgeName); err != nil {
-		return analysis.RunSide{}, nil, err
+		return analysis.RunSide{}, nil, nil, err
 	}
 	recs, err := run.Attempts(judgeName)
 	if err != nil {
-		return analysis.RunSide{}, nil, usageErr("%v", err)
+		return analysis.RunSide{}, nil, nil, usageErr("%v", err)
 	}
 	plan := run.Manifest.Plan
 	s := analysis.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed, Suite: plan.Suite}
 	if plan.Ablation == nil {
-		return s, nil, nil
+		return s, nil, plan.Variants, nil
 	}
 	s.Variant = plan.Baseline
-	return s, plan.Ablation, nil
+	return s, plan.Ablation, plan.Variants, nil
+}
+
+// comparedArms are the recorded arms of the two variants c compares, run A's then run B's.
+func comparedArms(arms [2][]results.Variant, c *analysis.RunComparison) []pricedArm {
+	var out []pricedArm
+	for i, name := range []string{c.A.Variant, c.B.Variant} {
+		for _, v := range arms[i] {
+			if v.Name == name {
+				out = append(out, manifestArms([]results.Variant{v})...)
+			}
+		}
+	}
+	return out
 }
 
 // sameDir reports whether two paths name the same directory.

@@ -647,12 +647,12 @@ func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
 	s := loadK8s(t)
 	n := int(*s.shards.Spec.Completions)
 	g := sharedGateWhole(t) // 4 pairs: 1, 1 and 2 on the three shards
-	run, log, stderr := runK8sPods(t, s, g.spec, 0)
+	run, log, _ := runK8sPods(t, s, g.spec, 0)
 	if !strings.Contains(log, "no_visual_progress") {
 		t.Errorf("merge pod's log has no report:\n%s", log)
 	}
-	if !strings.Contains(stderr, "Gate (fail if worse by more than 5.0 pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.") {
-		t.Errorf("merge pod's stderr does not say the gate passed:\n%s", stderr)
+	if !strings.Contains(unwrap(log), "Gate (fail if worse by more than 5.0 pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.") {
+		t.Errorf("merge pod's log (the report) does not say the gate passed:\n%s", log)
 	}
 	merged := filepath.Join(run, "merged")
 	whole := g.dir
@@ -695,15 +695,17 @@ func TestK8sMergePodGateFails(t *testing.T) {
 		t.Error("merge job: no podFailurePolicy rule FailJob on exit 1 (the gate's verdict is not retried)")
 	}
 	spec := gateSpec(t, t.TempDir(), visualProgressTargets)
-	_, _, stderr := runK8sPods(t, s, spec, exitGate)
+	_, log, stderr := runK8sPods(t, s, spec, exitGate)
 	for _, want := range []string{
 		"FAILED. variant no_visual_progress is worse than baseline: Δ = -100.0 pts",
 		"p_holm = 0.0312 is below 0.05",
-		"bench: --fail-if-worse 0.050: a variant is worse than the baseline",
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("merge pod's stderr lacks %q:\n%s", want, stderr)
+		if !strings.Contains(unwrap(log), want) {
+			t.Errorf("merge pod's log (the report's gate line) lacks %q:\n%s", want, log)
 		}
+	}
+	if want := "bench: --fail-if-worse 0.050: a variant is worse than the baseline"; !strings.Contains(stderr, want) {
+		t.Errorf("merge pod's stderr lacks %q:\n%s", want, stderr)
 	}
 }
 

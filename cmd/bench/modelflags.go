@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/llm"
+	"webbench/results"
 	"webbench/runner"
 )
 
@@ -72,24 +73,65 @@ func (f *priceFlags) apply(c *cobra.Command, vs []runner.Variant) error {
 
 // checkMaxCost refuses --max-cost when no variant has prices: every spend is recorded as $0, so the limit could
 // never trigger (the scripted policy costs nothing at all). When only some have prices (a free local arm beside a
-// paid one), it warns on log naming the variants whose spend is not counted.
+// paid one), it warns on log naming the variants whose spend is not counted (checkPriced).
 func checkMaxCost(c *cobra.Command, maxCost float64, vs []runner.Variant) error {
 	if maxCost <= 0 {
 		return nil
 	}
+	return checkPriced(c, "--max-cost", "counts only priced variants", runnerArms(vs))
+}
+
+// checkCostGatePriced refuses a cost gate on usd (--fail-if-costlier usd=…, or the spec's or the run's recorded
+// fail_if_costlier, named by what) over arms none of which has prices: every attempt's cost_usd is $0, so the
+// gate could never fail. Some arms without prices get checkPriced's warning.
+func checkCostGatePriced(c *cobra.Command, what string, margins map[results.CostOutcome]float64, arms []pricedArm) error {
+	if _, ok := margins[results.CostUSD]; !ok {
+		return nil
+	}
+	return checkPriced(c, what+" usd", "compares the cost of priced variants only", arms)
+}
+
+// pricedArm is an arm's name and model, as checkPriced reads them.
+type pricedArm struct {
+	name  string
+	model results.Model
+}
+
+// runnerArms are the arms of a plan; manifestArms those a run recorded.
+func runnerArms(vs []runner.Variant) []pricedArm {
+	out := make([]pricedArm, len(vs))
+	for i, v := range vs {
+		out[i] = pricedArm{v.Name, v.Model}
+	}
+	return out
+}
+
+func manifestArms(vs []results.Variant) []pricedArm {
+	out := make([]pricedArm, len(vs))
+	for i, v := range vs {
+		out[i] = pricedArm{v.Name, v.Model}
+	}
+	return out
+}
+
+// checkPriced is the one rule of an option that needs the models' prices (what, e.g. "--max-cost"): a usage
+// error when no arm has prices (results.Model.Priced; the scripted policy has none), a warning on log naming
+// the arms without prices, whose spend counts as $0, when only some have them (partial says what the option
+// then does).
+func checkPriced(c *cobra.Command, what, partial string, arms []pricedArm) error {
 	var free []string
-	for _, v := range vs {
-		if v.Model.PriceIn == 0 && v.Model.PriceOut == 0 {
-			free = append(free, v.Name+" ("+v.Model.String()+")")
+	for _, a := range arms {
+		if !a.model.Priced() {
+			free = append(free, a.name+" ("+a.model.String()+")")
 		}
 	}
 	switch {
-	case len(free) == len(vs):
-		return usageErr("--max-cost needs the model's prices: --price-in/--price-out USD per million tokens, or " +
-			"price_in/price_out in the model block (no variant has any: every spend would stay $0)")
+	case len(free) == len(arms):
+		return usageErr("%s needs the model's prices: --price-in/--price-out USD per million tokens, or "+
+			"price_in/price_out in the model block (no variant has any: every spend would stay $0)", what)
 	case len(free) > 0:
-		fmt.Fprintf(c.ErrOrStderr(), "warning: --max-cost counts only priced variants; %s have no prices (their spend counts as $0)\n",
-			strings.Join(free, ", "))
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s; %s have no prices (their spend counts as $0)\n",
+			what, partial, strings.Join(free, ", "))
 	}
 	return nil
 }

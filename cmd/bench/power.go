@@ -118,11 +118,12 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().IntVar(&pf.reps, "reps", 0, "reps per task R (primary test; default: the run's with --from, else 1)")
 	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: issue | W:RATE,W:LO-HI,… | a list of per-task rates")
 	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm")
-	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm to take (default: the run's baseline (manifest), else the first)")
+	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm whose per-task rates to take (default: the run's baseline (manifest), else the first); "+
+		"with --outcome: the variant whose cost to compare with the run's baseline (default: the run's first variant, in its spec's order, with judged pairs)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
-	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead (steps, tokens, usd, wall) from the run's per-unit spread")
+	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead ("+results.CostOutcomeList()+") from the run's per-unit spread")
 }
 
 // planDesign builds the planner's design from the flags (analysis.PlanDesign) and says where its baseline rates
@@ -186,7 +187,7 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 func planCost(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	o := results.CostOutcome(pf.outcome)
 	if !slices.Contains(results.CostOutcomes, o) {
-		return usageErr("--outcome %q: expected steps, tokens, usd or wall", pf.outcome)
+		return usageErr("--outcome %q: expected one of %s", pf.outcome, results.CostOutcomeList())
 	}
 	if pf.from == "" {
 		return usageErr("--outcome needs --from RUN_DIR: the plan resamples that run's per-unit costs")
@@ -202,11 +203,52 @@ func planCost(c *cobra.Command, pf planFlags, alpha, power float64) error {
 		return usageErr("--from: %v", err)
 	}
 	base := run.Manifest.Plan.Baseline
-	units, v := analysis.PilotUnits(run.Final(), base, pf.variant, o)
+	if err := checkCostVariant(pf, run.Manifest.Plan); err != nil {
+		return err
+	}
+	candidates := run.Manifest.Plan.VariantNames()
+	if pf.variant != "" {
+		candidates = []string{pf.variant}
+	}
+	units, v := analysis.PilotUnits(run.Final(), base, candidates, o)
+	if v == "" {
+		who := "no variant has a"
+		if pf.variant != "" {
+			who = "variant " + pf.variant + " has no"
+		}
+		return usageErr("--from %s: %s judged pair with the baseline %q whose records hold %s, to plan from "+
+			"(records written before an outcome was recorded do not hold it)", pf.from, who, base, o)
+	}
 	plan, err := analysis.PlanCost(units, pf.tasks, pf.effect, alpha, power, 1)
 	if err != nil {
 		return usageErr("--from %s (variant %q against %q): %v", pf.from, v, base, err)
 	}
 	plan.Outcome, plan.Dir, plan.Baseline, plan.Variant = o, pf.from, base, v
+	plan.HolmK = analysis.HolmFamily(run.Manifest.Plan)
 	return report.CostPowerPlan(c.OutOrStdout(), plan)
+}
+
+// checkCostVariant refuses a --variant the cost plan cannot take from the run of plan p: an arm the run does not
+// have (naming those it has), or its baseline, which is the side every variant is compared with.
+func checkCostVariant(pf planFlags, p results.Plan) error {
+	if pf.variant == "" {
+		return nil
+	}
+	var others []string
+	known := false
+	for _, v := range p.Variants {
+		known = known || v.Name == pf.variant
+		if v.Name != p.Baseline {
+			others = append(others, v.Name)
+		}
+	}
+	switch {
+	case pf.variant == p.Baseline:
+		return usageErr("--variant %s: that is the run's baseline, the side the cost plan compares a variant "+
+			"with; give one of its variants: %s", pf.variant, strings.Join(others, ", "))
+	case !known:
+		return usageErr("--variant %s: %s has no such arm; its variants: %s (baseline %s)", pf.variant, pf.from,
+			strings.Join(others, ", "), p.Baseline)
+	}
+	return nil
 }

@@ -26,9 +26,11 @@ func reportCmd() *cobra.Command {
 		Long: "Prints the report of a run (per-variant summary) or of an ablation run (the analysis of bench ablate),\n" +
 			"in any registered format; html writes RUN_DIR/report.html and prints its path.\n" +
 			"--gate applies, after the report, the gates the run's own command applies at its end: for an ablation run\n" +
-			"those of bench ablate with the fail_if_worse the run recorded (exit 1 when a variant is worse than the\n" +
-			"baseline by more than it, the same message as bench ablate; exit 3 when more than 10% of the attempts\n" +
-			"ended in infrastructure errors); for a plain run the infrastructure gate of bench run. Use it on a merged\n" +
+			"those of bench ablate with the fail_if_worse and fail_if_costlier the run recorded (--fail-if-costlier\n" +
+			"replaces the latter): exit 1 when a variant is worse than the baseline by more than fail_if_worse, or\n" +
+			"costlier than fail_if_costlier allows, the same message as bench ablate; exit 3 when more than 10% of the\n" +
+			"attempts ended in infrastructure errors; for a plain run the infrastructure gate of bench run. The gates'\n" +
+			"lines are in the report (on stderr with --format html, whose report goes to a file). Use it on a merged\n" +
 			"run (bench merge): a shard's own gate sees only its share of the pairs. A run that stopped or lacks records\n" +
 			"of planned attempts (a shard not merged in, killed or unfinished) is not gated: exit 3, saying what is missing.",
 		Args: cobra.ExactArgs(1),
@@ -64,6 +66,9 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			if err := checkCostGatePriced(c, costGateSource(c), a.FailIfCostlier, manifestArms(run.Manifest.Plan.Variants)); err != nil {
+				return err
+			}
 			rep, err := report.NewAblationReport(run.Dir, run, a, recs)
 			if err != nil {
 				return usageErr("%v", err)
@@ -78,14 +83,14 @@ func reportCmd() *cobra.Command {
 			if margin <= 0 && len(a.FailIfCostlier) == 0 {
 				fmt.Fprintf(c.ErrOrStderr(), "gate: none: %s was run without fail_if_worse (the spec's, or --fail-if-worse of bench ablate); only the infrastructure gate applies\n", run.Dir)
 			}
-			return ablationGates(c, run, a, margin)
+			return ablationGates(c, run, a, margin, format != "html")
 		},
 	}
 	c.Flags().StringVar(&format, "format", report.DefaultFormat, "report format: "+formatList())
 	c.Flags().BoolVar(&wide, "wide", false, wideHelp)
 	c.Flags().StringVar(&o.Judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.BH, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
-	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
+	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse or fail_if_costlier gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
 	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "ablation runs: the cost gate the report shows and --gate applies, "+
 		"instead of the run's recorded fail_if_costlier: "+failIfCostlierHelp)
 	c.Flags().BoolVar(&o.CMH, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")

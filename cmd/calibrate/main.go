@@ -32,12 +32,12 @@ func main() {
 	runs := flag.Int("runs", 400, "simulated A/A runs and power runs per setting")
 	seed := flag.Uint64("seed", 1, "PCG seed of the suite")
 	writeRun := flag.String("write-run", "", "write a synthetic ablation run directory here instead")
-	only := flag.String("only", "", "clustered: run only the clustered designs and replace their section of -out")
 	tasks := flag.Int("tasks", 40, "-write-run: tasks (rates from the issue's mix)")
 	reps := flag.Int("reps", 5, "-write-run: reps per task")
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
+	only := flag.String("only", "", "run only one section: clustered (written into -out's clustered table), or the cost calibration of one model, printed: tokens or counts")
 	flag.Parse()
 	var err error
 	switch {
@@ -46,7 +46,10 @@ func main() {
 	case *only == "clustered":
 		err = calibrateClustered(*out, *runs, *seed)
 	case *only != "":
-		err = fmt.Errorf("-only %q: the only section is clustered", *only)
+		var md string
+		if md, err = costCalibration(*only, *runs, *seed); err == nil {
+			fmt.Print(md)
+		}
 	default:
 		err = calibrate(*out, *runs, *seed)
 	}
@@ -70,16 +73,37 @@ func calibrate(out string, runs int, seed uint64) error {
 	md := analysis.CalibrationMarkdown(res, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
 		time.Since(start))
 	md += "\n" + clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed)) + "\n"
-	start = time.Now()
+	for _, m := range []string{analysis.CostModelTokens, analysis.CostModelCounts} {
+		cost, err := costCalibration(m, runs, seed)
+		if err != nil {
+			return err
+		}
+		md += cost
+	}
+	return os.WriteFile(out, []byte(md), 0o644)
+}
+
+// costCalibration runs the cost calibration's settings of model (analysis.CostSettings: tokens or counts) and
+// returns its CALIBRATION.md section.
+func costCalibration(model string, runs int, seed uint64) (string, error) {
+	if model != analysis.CostModelTokens && model != analysis.CostModelCounts {
+		return "", fmt.Errorf("-only %q: clustered, tokens or counts", model)
+	}
+	start := time.Now()
 	var cost []analysis.CostCalResult
 	for i, s := range analysis.CostSettings() {
+		if s.Model != model {
+			continue // the index still seeds the setting: a model's rows are the same alone or in the suite
+		}
 		t0 := time.Now()
 		cost = append(cost, analysis.CalibrateCost(s, runs, costPilots, seed+uint64(i)))
 		fmt.Fprintf(os.Stderr, "cost %-19s %v\n", s, time.Since(t0).Round(time.Millisecond))
 	}
-	md += analysis.CostCalibrationMarkdown(cost, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
-		time.Since(start))
-	return os.WriteFile(out, []byte(md), 0o644)
+	cmd := fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed)
+	if model == analysis.CostModelCounts {
+		cmd = fmt.Sprintf("go run ./cmd/calibrate -only counts -runs %d -seed %d", runs, seed)
+	}
+	return analysis.CostCalibrationMarkdown(cost, cmd, time.Since(start)), nil
 }
 
 // clusteredSection runs every clustered setting (setting i from seed + i)

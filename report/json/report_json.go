@@ -32,7 +32,7 @@ const JSONSchemaVersion = 1
 //	    kind        string   stable code: no_baseline, empty_arm, extra, unpaired, not_comparable,
 //	                         infra_errors, judge_errors, judge_uncertain, underpowered, few_tasks, perm_floor,
 //	                         no_discordant, no_target_tasks, differential_errors, unequal_reps, holm_floor,
-//	                         noise_floor (an A/A arm's Δ), flake_rate (a same-seed A/A arm that
+//	                         cost_holm_floor, noise_floor (an A/A arm's Δ), flake_rate (a same-seed A/A arm that
 //	                         differs from the baseline on some pair).
 //	    variants    [string] the variants it concerns ([] for the whole run).
 //	    text        string   the warning as printed.
@@ -164,7 +164,8 @@ const JSONSchemaVersion = 1
 //	        min_runs_zero int|null   smallest n at which a clean 0/n is significant at alpha.
 //	    note        string   plain-words note of any statistical fallback (may be empty).
 //	    costs       [object] the paired cost outcomes on the variant's matched pairs (STATS.md "Cost
-//	                         outcomes"): per outcome (steps, tokens, usd when priced, wall in ms) the view
+//	                         outcomes"): per outcome (steps, tokens, usd when priced, wall in ms, repeated_calls,
+//	                         tool_bytes: on the pairs whose records hold them) the view
 //	                         "all" (every judged pair: primary) then "passed" (pairs both arms passed):
 //	        outcome, view, unit string  unit: "task", or "family" when the records carry task families.
 //	        units, moved_units, pairs int  units compared, those whose arm means differ, matched pairs.
@@ -179,7 +180,7 @@ const JSONSchemaVersion = 1
 //	        p_floor     number
 //	        p_holm      number|null  Holm over the variants for this outcome (view all; null for passed).
 //	        verdict     string|null  the decision in words (view all); verdict_kind its code: gate_fails,
-//	        verdict_kind string|null costlier, cheaper, perm_floor, no_difference.
+//	        verdict_kind string|null costlier, cheaper, perm_floor, holm_floor, no_difference.
 //	        gate_failed bool|null    whether the cost gate fails it (null: no gate on this outcome).
 //	        per_unit    [object] {unit, pairs, baseline, variant, diff}: the per-unit means.
 //	gate            object|null  present when a --fail-if-worse margin is set:

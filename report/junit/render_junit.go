@@ -174,7 +174,7 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	}
 	gate := report.CompareGateLine(c)
 	if len(c.Analysis.FailIfCostlier) > 0 {
-		gate = strings.TrimSpace(gate + "\n" + report.CostGateLine(c.Analysis))
+		gate = strings.TrimSpace(gate + "\n" + report.CostGateLineWith(c.Analysis, report.RunCostWording(c)))
 	}
 	s.SystemErr = junitText(junitNotices(ws, "", gate))
 	return writeJUnit(w, junitSuites{Suites: []junitSuite{s}})

@@ -58,7 +58,8 @@ func (t TableRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	return report.AblationJudges(w, false, t.Options(), r)
 }
 
-// Compare prints CompactCompare, or with Wide the warnings, CompareTables and CompareFooter.
+// Compare prints CompactCompare, or with Wide the warnings, CompareTables and CompareFooter: the tables whole,
+// the prose wrapped at the width (as TerminalReportWidth).
 func (t TableRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	if !t.o.Wide {
 		report.CompactCompare(w, c, t.width())
@@ -67,7 +68,7 @@ func (t TableRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	if ws := report.CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, x := range ws {
-			fmt.Fprintf(w, "  ! %s\n", x)
+			report.WriteWrapped(w, x, "  ! ", "    ", t.width())
 		}
 	}
 	for _, t := range report.CompareTables(c) {
@@ -76,7 +77,7 @@ func (t TableRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		}
 	}
 	for _, l := range report.CompareFooter(c) {
-		fmt.Fprintln(w, l)
+		report.WriteWrapped(w, l, "", "  ", t.width())
 	}
 	return nil
 }
