@@ -134,7 +134,7 @@ func TestCostHolmFloor(t *testing.T) {
 	a := analysis.Analyze(append(recs, more...), analysis.Inputs{Baseline: "base"})
 	v := &a.Variants[0]
 	vd := a.CostVerdictOf(v, v.Cost(results.CostTokens))
-	want := analysis.HolmFloor{G: 6, M: 2, Need: 7, Floor: 2.0 / 64, Unit: "tasks"}
+	want := analysis.HolmFloor{G: 6, M: 2, Need: 7, Floor: 2.0 / 64, Unit: "task"}
 	if vd.Kind != analysis.CostVerdictHolmFloor || vd.Holm != want {
 		t.Errorf("two variants: verdict %s %+v, want holm_floor %+v", vd.Kind, vd.Holm, want)
 	}

@@ -74,14 +74,14 @@ func TestCostWords(t *testing.T) {
 // The cost Holm floor's words: the verdict names the moved units and the bound, the warning groups the outcomes
 // that share a bound and says how many moved units it takes.
 func TestCostHolmFloorWording(t *testing.T) {
-	h := analysis.HolmFloor{G: 6, M: 7, Need: 9, Floor: 2.0 / 64, Unit: "tasks"}
+	h := analysis.HolmFloor{G: 6, M: 7, Need: 9, Floor: 2.0 / 64, Unit: "task"}
 	vd := analysis.CostVerdict{Kind: analysis.CostVerdictHolmFloor, Outcome: results.CostTokens, Holm: h}
 	if got, want := CostVerdictText(vd), "no tokens difference shown: with 6 tasks moved, p_holm cannot go below 7 × 0.0312 = 0.219"; got != want {
 		t.Errorf("verdict %q, want %q", got, want)
 	}
 	w := analysis.Warning{Kind: analysis.WarnCostHolmFloor, Alpha: 0.05, Costs: []analysis.CostFloor{
 		{Outcome: results.CostSteps, Holm: h}, {Outcome: results.CostTokens, Holm: h},
-		{Outcome: results.CostWall, Holm: analysis.HolmFloor{G: 1, M: 2, Need: 7, Floor: 1, Unit: "families"}}}}
+		{Outcome: results.CostWall, Holm: analysis.HolmFloor{G: 1, M: 2, Need: 7, Floor: 1, Unit: "family"}}}}
 	got := WarningText(w, AblationWording("base"))
 	for _, want := range []string{"(p_holm ≥ α = 0.05 after Holm's adjustment over the variants)",
 		"steps and tokens: 6 tasks moved, so p ≥ 2/2^6 = 0.0312, and 7 variants have a floor at least as high, so p_holm ≥ 7 × 0.0312 = 0.219 (that needs at least 9 moved tasks)",

@@ -245,7 +245,7 @@ func TestEveryWarningKindWorded(t *testing.T) {
 		if k == analysis.WarnExtra {
 			continue // its sentence is the one given
 		}
-		w := analysis.Warning{Kind: k, Variants: []string{"v"}, Comparison: &analysis.Comparison{}, Holm: analysis.HolmFloor{Unit: "tasks"}}
+		w := analysis.Warning{Kind: k, Variants: []string{"v"}, Comparison: &analysis.Comparison{}, Holm: analysis.HolmFloor{Unit: "task"}}
 		text := WarningText(w, AblationWording("base"))
 		if text == "" || text == string(k) {
 			t.Errorf("%s: no sentence (%q)", k, text)
