@@ -71,8 +71,8 @@ func TestBuiltinFamilies(t *testing.T) {
 	}
 	t.Logf("%d tasks (%d hand-written), %d families (%d clean), %d apps; guard families %v", len(all), len(def),
 		len(fams), clean, len(apps), guardFams)
-	if len(all) < 240 || len(fams) < 40 || len(apps) != 5 || clean < 10 {
-		t.Errorf("%d tasks in %d families (%d clean) on %d apps; want ≥ 240, ≥ 40, ≥ 10, 5", len(all), len(fams),
+	if len(all) < 240 || len(fams) < 40 || len(apps) < 5 || clean < 10 {
+		t.Errorf("%d tasks in %d families (%d clean) on %d apps; want ≥ 240, ≥ 40, ≥ 10, ≥ 5", len(all), len(fams),
 			clean, len(apps))
 	}
 	// Each guard's failure mode in as many families as its apps support: intercept_hint on the three apps with
