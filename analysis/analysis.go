@@ -8,6 +8,7 @@ package analysis
 // records, calls them and collects the results.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -58,6 +59,9 @@ type Inputs struct {
 	// target tasks are those tagged with its name. Nil disables the
 	// target-task comparisons.
 	TaskTags map[string][]string
+	// ClusterUnit is the singular noun for what the records' cluster groups
+	// tasks by (results.Plan.ClusterUnit: "family", "site"); "" is "cluster".
+	ClusterUnit string
 	// Alpha (default DefaultAlpha) is the two-sided level of every test and
 	// the level of the power analysis; Power (default DefaultPower) the
 	// target power of the MDE and of the planning clause.
@@ -135,6 +139,9 @@ const (
 
 // Comparison is variant B against baseline A on one set of tasks.
 type Comparison struct {
+	// ClusterUnit is the singular noun for the units Paired.C counts when the comparison is clustered
+	// (Inputs.ClusterUnit: "family", "site"; "cluster" when the run names none).
+	ClusterUnit string
 	// Guard is empty for the comparison on all common tasks, else the guard
 	// whose target tasks (tasks tagged with it) the comparison is limited to.
 	Guard string
@@ -220,6 +227,15 @@ type Comparison struct {
 // G returns the number of compared tasks.
 func (c *Comparison) G() int { return len(c.TaskIDs) }
 
+// Unit returns the singular noun of the units the primary test flips: ClusterUnit when the comparison is
+// clustered (Paired.Clustered), else "task".
+func (c *Comparison) Unit() string {
+	if c.Paired.Clustered {
+		return c.ClusterUnit
+	}
+	return "task"
+}
+
 // PowerAnalysis is the post-hoc power and minimum detectable effect of a
 // comparison (STATS.md §4): for a paired comparison, of the primary test as
 // run (PairedDiff) with the run's own tasks, reps per task, per-task
@@ -228,11 +244,16 @@ func (c *Comparison) G() int { return len(c.TaskIDs) }
 // otherwise; NaN means undefined.
 type PowerAnalysis struct {
 	// N is the number of attempts per arm (the pairs when matched, the
-	// smaller arm when unmatched); G the tasks and Reps the mean pairs per
-	// task (0 when unmatched).
+	// smaller arm when unmatched); G the units and Reps the mean pairs per
+	// unit (0 when unmatched). Unit is the singular noun of the unit: "task",
+	// or the comparison's ClusterUnit when it is clustered — the primary test
+	// then flips cluster sums, so its power and MDE are simulated with each
+	// cluster as one unit whose pairs are its reps (the instances of a family
+	// pooled), and TasksFor counts clusters.
 	N    int
 	G    int
 	Reps float64
+	Unit string
 	// BaseFail is the baseline's observed failure rate in the comparison.
 	BaseFail float64
 	// From → To is the planned change in failure rate (Inputs.MinEffect:
@@ -315,6 +336,8 @@ type VariantResult struct {
 // Analysis is the result of Analyze (and, over two runs, of CompareRuns):
 // the input of every ablation and comparison report.
 type Analysis struct {
+	// ClusterUnit is the singular noun of the records' clusters (Inputs.ClusterUnit; "cluster" when none).
+	ClusterUnit string
 	// Baseline is the baseline's name; BaseArm its summary.
 	Baseline string
 	BaseArm  Arm
@@ -386,7 +409,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	if in.MinEffect < 0 || in.MinEffect >= 1 {
 		in.MinEffect = 0
 	}
-	a := &Analysis{Baseline: in.Baseline, Alpha: in.Alpha, Power: in.Power, MinEffect: in.MinEffect, BH: in.BH,
+	a := &Analysis{ClusterUnit: cmp.Or(in.ClusterUnit, "cluster"), Baseline: in.Baseline, Alpha: in.Alpha, Power: in.Power, MinEffect: in.MinEffect, BH: in.BH,
 		CMH: in.CMH, FailIfWorse: in.FailIfWorse, FailIfCostlier: in.FailIfCostlier}
 	for _, recs := range by {
 		a.Attempts += len(recs)
@@ -531,7 +554,7 @@ func errClass(r results.Attempt) string {
 // records aRecs, restricted to the tasks in scope (nil = all).
 func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName string, in Inputs) Comparison {
 	c := Comparison{Guard: guardName, DroppedByClass: map[string]int{}, PFisher: math.NaN(), PHolm: math.NaN(),
-		PMcNemarClustered: math.NaN()}
+		PMcNemarClustered: math.NaN(), ClusterUnit: cmp.Or(in.ClusterUnit, "cluster")}
 	inScope := func(r results.Attempt) bool { return scope == nil || scope[r.TaskID] }
 	a, b := newIndexed(aRecs, inScope), newIndexed(bRecs, inScope)
 	pairs, errored := matchPairs(&c, a, b, clusters(aRecs, bRecs))

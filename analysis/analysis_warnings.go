@@ -37,10 +37,10 @@ type Warning struct {
 	// Records counts the records of an arm without a judged attempt
 	// (no_baseline, empty_arm); 0 when it has none at all.
 	Records int
-	// Moved is a number of tasks that changed outcome and Floor the floor
-	// 2/2^Moved (at most 1) they leave the exact sign-flip p: few_tasks
-	// (Moved = Comparison.Paired.Moved) and perm_floor (Floor =
-	// Comparison.Paired.PermFloor, Moved the tasks it stands for).
+	// Moved is a number of units (tasks, or clusters when the comparison is
+	// clustered) that changed outcome and Floor the floor 2/2^Moved (at most
+	// 1) they leave the exact sign-flip p_paired: few_tasks and perm_floor
+	// (Comparison.Paired.MovedUnits and PFloor).
 	Moved int
 	Floor float64
 	// Holm is the bound of a holm_floor warning (HolmFloorOf).
@@ -164,8 +164,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 			continue // few_tasks, perm_floor and no_discordant are about finding an effect: an A/A arm has none
 		}
 		w := about(WarnFewTasks, v)
-		w.Moved = v.All.Paired.Moved
-		w.Floor = math.Min(1, 2/math.Pow(2, float64(min(w.Moved, 1000))))
+		w.Moved, w.Floor = v.All.Paired.MovedUnits, v.All.Paired.PFloor
 		add(w)
 		fewTasks[v.Name] = true
 	}
@@ -182,11 +181,11 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 	for i := range a.Variants {
 		v := &a.Variants[i]
 		c := v.All
-		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PermFloor <= a.Alpha || fewTasks[v.Name] {
+		if v.AA || !c.Matched || c.Rescued+c.Broke == 0 || c.Paired.PFloor <= a.Alpha || fewTasks[v.Name] {
 			continue // a few_tasks warning already states the floor and what it means
 		}
 		w := about(WarnPermFloor, v)
-		w.Moved, w.Floor = int(math.Round(math.Log2(2/c.Paired.PermFloor))), c.Paired.PermFloor
+		w.Moved, w.Floor = c.Paired.MovedUnits, c.Paired.PFloor
 		add(w)
 	}
 	hf := HolmFloorOf(a)
@@ -247,7 +246,8 @@ func noTargetTaskWarnings(a *Analysis, in Inputs, add func(Warning)) {
 type HolmFloor struct {
 	G, M, Need int
 	Floor      float64
-	// Unit is what G counts: "tasks", or "clusters" when the comparison is clustered (Paired.Clustered).
+	// Unit is the singular noun of what G counts: "task", or the comparison's ClusterUnit when it is clustered
+	// (Paired.Clustered).
 	Unit string
 }
 
@@ -267,9 +267,9 @@ func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 		if !v.All.Matched || v.AA {
 			continue
 		}
-		g, unit := v.All.G(), "tasks"
+		g, unit := v.All.G(), "task"
 		if v.All.Paired.Clustered {
-			g, unit = v.All.Paired.C, "clusters"
+			g, unit = v.All.Paired.C, v.All.ClusterUnit
 		}
 		floors[v.Name], units[v.Name] = 2/math.Pow(2, float64(min(g, 1000))), unit
 	}

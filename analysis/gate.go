@@ -49,7 +49,7 @@ func (r GateReason) Failed() bool { return r.Kind == GateWorse || r.Kind == Gate
 func (a *Analysis) GateReasonOf(v *VariantResult, margin float64) GateReason {
 	c := &v.All
 	r := GateReason{Variant: v.Name, Baseline: a.Baseline, Margin: margin, Alpha: a.Alpha, Delta: c.Delta, CI: c.CI,
-		P: c.P, PHolm: v.PHolm, Method: c.Method, Moved: c.Paired.Moved, PermFloor: c.Paired.PermFloor}
+		P: c.P, PHolm: v.PHolm, Method: c.Method, Moved: c.Paired.MovedUnits, PermFloor: c.Paired.PFloor}
 	switch {
 	case v.GateFails(margin, a.Alpha) && ErrorsCouldHide(c, margin, a.Alpha):
 		r.Kind = GateErrorsCouldHide

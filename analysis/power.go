@@ -4,6 +4,7 @@ package analysis
 // minimum detectable effect, and the design estimated from a run's pairs (STATS.md §4).
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -572,7 +573,7 @@ func ScaleTasks(d Design, g int) Design {
 // pairs are its matched pairs (nil when unmatched).
 func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 	nan := math.NaN()
-	p := PowerAnalysis{N: c.A.N, G: c.G(), MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
+	p := PowerAnalysis{N: c.A.N, G: c.G(), Unit: "task", MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
 		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
 		PowerAtTasksFor: nan}
 	if c.Method == MethodFisher {
@@ -604,6 +605,9 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.Power, p.MDE = p.ExactFisherUnpaired, p.MDEUnpaired
 		return p
 	}
+	if c.Paired.Clustered {
+		pairs, p.G, p.Unit = clusterUnits(pairs), c.Paired.C, c.ClusterUnit
+	}
 	d := DesignFromPairs(pairs)
 	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
@@ -620,6 +624,23 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.TasksFor, p.PowerAtTasksFor = TasksFor(d, delta, in.Alpha, in.Power, MaxPlanTasks)
 	}
 	return p
+}
+
+// clusterUnits returns pairs with each pair's Task replaced by its cluster, so that DesignFromPairs sees every
+// cluster as one unit and its pairs as that unit's reps: the unit the clustered sign-flip test flips. Pooling a
+// family's instances as reps of one rate keeps the unit's mean and its binomial noise over all its pairs;
+// heterogeneity among the instances only lowers that noise, so the power it gives is not optimistic on that
+// count. Reps are renumbered within a unit.
+func clusterUnits(pairs []stats.Pair) []stats.Pair {
+	out := make([]stats.Pair, len(pairs))
+	n := map[string]int{}
+	for i, p := range pairs {
+		u := cmp.Or(p.Cluster, p.Task)
+		n[u]++
+		p.Task, p.Cluster, p.Rep = u, "", n[u]
+		out[i] = p
+	}
+	return out
 }
 
 // plannedEffect sets p.From, p.To and p.HasEffect from p.BaseFail and the

@@ -45,7 +45,7 @@ func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, e
 // the run was made with (ablation.fail_if_costlier).
 func PlanInputs(p results.Plan, bh bool, failIfWorse float64) Inputs {
 	in := Inputs{Baseline: p.Baseline, Switched: p.Switched(), Targets: p.Targets(), TaskTags: p.TaskTags,
-		BH: bh, FailIfWorse: failIfWorse}
+		BH: bh, FailIfWorse: failIfWorse, ClusterUnit: p.ClusterUnit}
 	in.Variants = slices.DeleteFunc(p.VariantNames(), func(n string) bool { return n == p.Baseline })
 	if a := p.Ablation; a != nil {
 		in.Alpha, in.Power, in.MinEffect, in.ExtraWarnings = a.Alpha, a.Power, a.MinEffect, a.Warnings

@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 
 	"webbench/results"
@@ -30,8 +31,10 @@ type Arm struct {
 	Wilson [2]float64 `json:"wilson"`
 	// ClusteredSE is the cluster-robust SE (0 when fewer than two clusters) of the pass rate with tasks (or the suite's cluster) as clusters.
 	ClusteredSE float64 `json:"clustered_se"`
-	// Tasks is the number of distinct tasks.
-	Tasks int `json:"tasks"`
+	// Tasks is the number of distinct tasks; Clusters the number of distinct clusters they fall in (a task
+	// without a cluster is its own), equal to Tasks when no two tasks share one.
+	Tasks    int `json:"tasks"`
+	Clusters int `json:"clusters"`
 	// MeanSteps, MeanTokens (prompt+completion), MeanWallMS over judged attempts; CostUSD total.
 	MeanSteps  float64 `json:"mean_steps"`
 	MeanTokens float64 `json:"mean_tokens"`
@@ -129,6 +132,7 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 			m := passToks / float64(a.Passes)
 			a.MeanTokensPassed = &m
 		}
+		a.Clusters = len(slices.Compact(slices.Sorted(slices.Values(clusters))))
 		if se := stats.ClusteredSE(vals, clusters); !math.IsNaN(se) && !math.IsInf(se, 0) {
 			a.ClusteredSE = se
 		}

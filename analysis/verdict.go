@@ -32,14 +32,15 @@ const (
 )
 
 // Verdict is the verdict of one variant with the figures its wording names: Alpha the level used, Holm the
-// holm_floor bound (VerdictHolmFloor), Moved the tasks that moved and PermFloor their sign-flip floor
-// (VerdictPermFloor), P and PHolm the primary p and its Holm-adjusted value and Matched whether P is the paired
+// holm_floor bound (VerdictHolmFloor), Moved the units that moved (Unit: "task", or the cluster's noun when the
+// comparison is clustered) and PermFloor their sign-flip floor (VerdictPermFloor), P and PHolm the primary p and its Holm-adjusted value and Matched whether P is the paired
 // test's (VerdictHolmAdjusted), MDE the minimum detectable effect (VerdictBelowMDE).
 type Verdict struct {
 	Kind      VerdictKind
 	Alpha     float64
 	Holm      HolmFloor
 	Moved     int
+	Unit      string
 	PermFloor float64
 	P, PHolm  float64
 	Matched   bool
@@ -89,8 +90,8 @@ func noDifferenceKind(a *Analysis, v *VariantResult, vd *Verdict) VerdictKind {
 		vd.Holm = h
 		return VerdictHolmFloor
 	}
-	if c.Matched && c.Paired.Moved > 0 && c.Paired.PermFloor >= vd.Alpha {
-		vd.Moved, vd.PermFloor = int(math.Round(math.Log2(2/c.Paired.PermFloor))), c.Paired.PermFloor
+	if c.Matched && c.Paired.MovedUnits > 0 && c.Paired.PFloor >= vd.Alpha {
+		vd.Moved, vd.PermFloor, vd.Unit = c.Paired.MovedUnits, c.Paired.PFloor, c.Unit()
 		return VerdictPermFloor
 	}
 	if c.P < vd.Alpha && !math.IsNaN(v.PHolm) {

@@ -18,7 +18,7 @@ func TestAnalyzeZeroVariance(t *testing.T) {
 	// Not the point [1, 1]: the adjusted interval over 4 + 2 tasks.
 	analysistest.Approx(t, "CI lo", c.CI[0], 0.07026861405663576, 1e-9)
 	analysistest.Approx(t, "P = 2/2^4", c.P, 0.125, 1e-12)
-	if n := PairedNote(&c.Paired); n != "the differences have no spread (SE 0): the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval" {
+	if n := PairedNote(&c.Paired, "cluster"); n != "the differences have no spread (SE 0): the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval" {
 		t.Errorf("note = %q", n)
 	}
 	var sb strings.Builder

@@ -220,7 +220,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 			name += " (baseline)" // not "baseline (baseline)"
 		}
 		line := fmt.Sprintf("%s: %s, %s, %s", name, rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson),
-			results.Count(arm.Errors, "error", "errors"), results.Count(arm.Tasks, "task", "tasks"))
+			results.Count(arm.Errors, "error", "errors"), armUnits(arm, a.ClusterUnit))
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)
@@ -273,7 +273,7 @@ func compactNotes(a *analysis.Analysis) []string {
 		v := &a.Variants[i]
 		for j, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
 			// the few_tasks warning gives the interval: keep the note's other parts
-			note := pairedNote(&c.Paired, j == 0 && told[v.Name])
+			note := pairedNote(&c.Paired, c.ClusterUnit, j == 0 && told[v.Name])
 			if c.Matched && note != "" {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(v, &c), note))
 			}

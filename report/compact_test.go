@@ -254,7 +254,7 @@ func TestOneTaskNote(t *testing.T) {
 	if line := VariantLine(a, v); !strings.Contains(line, "[-100.0, +100.0]") {
 		t.Errorf("one-task line: %q", line)
 	}
-	if n := PairedNote(&v.All.Paired); !strings.Contains(n, "the interval is the whole range [-100, +100] pts") || strings.Contains(n, "no interval") {
+	if n := PairedNote(&v.All.Paired, "cluster"); !strings.Contains(n, "the interval is the whole range [-100, +100] pts") || strings.Contains(n, "no interval") {
 		t.Errorf("one-task note: %q", n)
 	}
 	// An arm with no judged attempt has no rate ("n/a") in the compact line and no mean ("-", not 0) in the arms

@@ -30,13 +30,38 @@ func costNoun(o results.CostOutcome) string {
 	return string(o)
 }
 
-// unitWord is the unit of analysis ("task", "family") in the number of n.
+// unitWord is the unit of analysis, a singular noun ("task", "family", "site"), in the number of n: English's
+// regular plural, with a consonant's "y" turned to "ies".
 func unitWord(n int, unit string) string {
-	if unit == analysis.UnitFamily {
-		return results.Plural(n, "family", "families")
+	if n == 1 {
+		return unit
 	}
-	return results.Plural(n, unit, unit+"s")
+	if l := len(unit); l > 1 && unit[l-1] == 'y' && !strings.ContainsRune("aeiou", rune(unit[l-2])) {
+		return unit[:l-1] + "ies"
+	}
+	return unit + "s"
 }
+
+// armUnits counts an arm's tasks, and its clusters when tasks share them: "124 tasks in 31 families" — both the
+// tasks and the units a clustered comparison tests over.
+func armUnits(arm analysis.Arm, unit string) string {
+	if arm.Clusters > 0 && arm.Clusters < arm.Tasks {
+		return fmt.Sprintf("%s in %s", results.Count(arm.Tasks, "task", "tasks"), unitCount(arm.Clusters, unit))
+	}
+	return results.Count(arm.Tasks, "task", "tasks")
+}
+
+// armTasksCell is the arms table's tasks cell: the count, and the clusters when tasks share them ("36 (18
+// families)").
+func armTasksCell(arm analysis.Arm, unit string) string {
+	if arm.Clusters > 0 && arm.Clusters < arm.Tasks {
+		return fmt.Sprintf("%d (%s)", arm.Tasks, unitCount(arm.Clusters, unit))
+	}
+	return fmt.Sprint(arm.Tasks)
+}
+
+// unitCount is n and the unit in its number ("12 families").
+func unitCount(n int, unit string) string { return fmt.Sprintf("%d %s", n, unitWord(n, unit)) }
 
 // RatioPct words a ratio of means as a relative change, "+83%", "-12.5%" (one decimal below 10 %), "+∞" for an
 // unbounded end and "n/a" for none.

@@ -157,7 +157,7 @@ func StatNotes(a *analysis.Analysis) []string {
 	var out []string
 	for _, v := range a.Variants {
 		for _, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
-			if note := PairedNote(&c.Paired); c.Matched && note != "" {
+			if note := PairedNote(&c.Paired, c.ClusterUnit); c.Matched && note != "" {
 				out = append(out, fmt.Sprintf("%s (%s): %s", v.Name, ScopeLabel(&v, &c), note))
 			}
 		}
@@ -203,7 +203,7 @@ func armsTable(a *analysis.Analysis) ReportTable {
 			se = fmt.Sprintf("%.1f pts", 100*arm.ClusteredSE)
 		}
 		t.Rows = append(t.Rows, []string{name, modelCell(arm.Model), fmt.Sprint(arm.Attempts), fmt.Sprint(arm.N), fmt.Sprint(arm.Passes),
-			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), fmt.Sprint(arm.Tasks),
+			rateCell(arm.Passes, arm.N, arm.Rate, arm.Wilson), se, errorsCell(arm), armTasksCell(arm, a.ClusterUnit),
 			meanCell(arm, "%.1f", arm.MeanSteps), meanCell(arm, "%.0f", arm.MeanTokens), tokensPerPassCell(arm),
 			fmt.Sprintf("$%.4f", arm.CostUSD), meanCell(arm, "%.1fs", arm.MeanWallMS/1000)})
 	}
@@ -391,7 +391,7 @@ func pPairedCell(c *analysis.Comparison) string {
 	switch c.Method {
 	case analysis.MethodPairedSignFlip:
 		if c.Paired.Clustered {
-			return fmt.Sprintf("%s (sign-flip, %d clusters)", stats.FmtP(c.P), c.Paired.C)
+			return fmt.Sprintf("%s (sign-flip, %s)", stats.FmtP(c.P), unitCount(c.Paired.C, c.ClusterUnit))
 		}
 		return stats.FmtP(c.P) + " (sign-flip)"
 	case analysis.MethodFisher:

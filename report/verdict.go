@@ -1,11 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
-	"strings"
 
 	"webbench/analysis"
-	"webbench/results"
 	"webbench/stats"
 )
 
@@ -28,10 +27,10 @@ func VerdictText(vd analysis.Verdict) string {
 	case analysis.VerdictHolmFloor:
 		h := vd.Holm
 		return fmt.Sprintf("no difference shown: at this size none can be (p_holm ≥ %s with %s compared and %d variants sharing the floor)",
-			stats.FmtP(float64(h.M)*h.Floor), results.Count(h.G, strings.TrimSuffix(h.Unit, "s"), h.Unit), h.M)
+			stats.FmtP(float64(h.M)*h.Floor), unitCount(h.G, h.Unit), h.M)
 	case analysis.VerdictPermFloor:
-		return fmt.Sprintf("no difference shown: with %d %s moved, p_paired cannot go below %s", vd.Moved,
-			results.Plural(vd.Moved, "task", "tasks"), stats.FmtP(vd.PermFloor))
+		return fmt.Sprintf("no difference shown: with %s moved, p_paired cannot go below %s",
+			unitCount(vd.Moved, cmp.Or(vd.Unit, "task")), stats.FmtP(vd.PermFloor))
 	case analysis.VerdictHolmAdjusted:
 		return fmt.Sprintf("no difference shown after Holm's adjustment (%s %s < α = %s, p_holm %s)",
 			pName(vd.Matched), stats.FmtP(vd.P), stats.FmtP(vd.Alpha), stats.FmtP(vd.PHolm))

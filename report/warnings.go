@@ -3,6 +3,7 @@ package report
 // The wording of the warnings (analysis.Warning): one sentence per kind, which every format prints.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -155,13 +156,13 @@ func WarningText(w analysis.Warning, wd Wording) string {
 	case analysis.WarnUnequalReps:
 		return unequalRepsText(c)
 	case analysis.WarnPermFloor:
-		return fmt.Sprintf("Only %d %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): with these outcomes no effect can be shown, though more reps may move more tasks.",
-			w.Moved, results.Plural(w.Moved, "task", "tasks"), w.Moved, stats.FmtP(w.Floor), stats.FmtP(w.Alpha))
+		unit := c.Unit()
+		return fmt.Sprintf("Only %s changed outcome between the arms, so p_paired (the exact sign-flip p) cannot go below 2/2^%d = %s (> α = %s): with these outcomes no effect can be shown, though more reps may move more %s.",
+			unitCount(w.Moved, unit), w.Moved, stats.FmtP(w.Floor), stats.FmtP(w.Alpha), unitWord(2, unit))
 	case analysis.WarnHolmFloor:
 		h := w.Holm
-		one := strings.TrimSuffix(h.Unit, "s")
-		return fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every %s moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %d %s.",
-			results.Count(h.G, one, h.Unit), h.G, stats.FmtP(h.Floor), one, h.M, h.M, stats.FmtP(float64(h.M)*h.Floor), stats.FmtP(w.Alpha), h.Need, h.Unit)
+		return fmt.Sprintf("With %s compared, p_paired could at best reach 2/2^%d = %s (every %s moved the same way), and %d variants have a floor at least as high, so Holm's adjustment multiplies it by at least %d: p_holm ≥ %s ≥ α = %s. At this size it cannot be shown different from the baseline, nor fail the gate, however many reps; that needs at least %s.",
+			unitCount(h.G, h.Unit), h.G, stats.FmtP(h.Floor), h.Unit, h.M, h.M, stats.FmtP(float64(h.M)*h.Floor), stats.FmtP(w.Alpha), unitCount(h.Need, h.Unit))
 	case analysis.WarnNoDiscordant:
 		agree := fmt.Sprintf("all %d matched pairs", c.Pairs)
 		if c.Pairs == 1 {
@@ -234,31 +235,31 @@ func fewTasksText(w analysis.Warning) string {
 		return "Only 1 task is compared: variation across tasks cannot be estimated, so Δ's interval is the whole range [-100, +100] pts and p_paired is the sign-flip p (1); reps of one task are not independent evidence about other tasks."
 	}
 	pr := c.Paired
-	g, unit := c.G(), "tasks"
+	g, unit := c.G(), "task"
 	if pr.Clustered {
-		g, unit = pr.C, "clusters"
+		g, unit = pr.C, c.ClusterUnit
 	}
 	alpha := w.Alpha
 	if alpha <= 0 {
 		alpha = analysis.DefaultAlpha
 	}
-	// With clusters, p_paired flips at most as many clusters as tasks moved, so its floor is at least as high.
-	k, n, fl := w.Moved, c.G(), w.Floor
+	// With clusters, p_paired flips the clusters' sums: k and n count clusters.
+	k, n, fl, many := w.Moved, g, w.Floor, unitWord(2, unit)
 	var floor string
 	switch {
 	case k == 0:
-		floor = "no task moved, so it is 1"
+		floor = fmt.Sprintf("no %s moved, so it is 1", unit)
 	case k == 1:
-		floor = fmt.Sprintf("with 1 of the %d tasks moved it is 2/2^1 = 1", n)
+		floor = fmt.Sprintf("with 1 of the %d %s moved it is 2/2^1 = 1", n, many)
 	case k == n:
-		floor = fmt.Sprintf("with all %d tasks moved it cannot go below 2/2^%d = %s", n, k, stats.FmtP(fl))
+		floor = fmt.Sprintf("with all %d %s moved it cannot go below 2/2^%d = %s", n, many, k, stats.FmtP(fl))
 	default:
-		floor = fmt.Sprintf("with %d of the %d tasks moved it cannot go below 2/2^%d = %s", k, n, k, stats.FmtP(fl))
+		floor = fmt.Sprintf("with %d of the %d %s moved it cannot go below 2/2^%d = %s", k, n, many, k, stats.FmtP(fl))
 	}
 	if fl > alpha && k == n {
 		floor += fmt.Sprintf(", above α = %s: at this size no effect can be shown", stats.FmtP(alpha))
 	} else if fl > alpha {
-		floor += fmt.Sprintf(", above α = %s: with these outcomes no effect can be shown, though more reps may move more tasks", stats.FmtP(alpha))
+		floor += fmt.Sprintf(", above α = %s: with these outcomes no effect can be shown, though more reps may move more %s", stats.FmtP(alpha), many)
 	}
 	ci := "the interval is the t interval on " + fmt.Sprint(pr.DF) + " degrees of freedom, rough at this size"
 	if pr.CIMethod == stats.CIMethodAdjusted {
@@ -266,25 +267,26 @@ func fewTasksText(w analysis.Warning) string {
 			stats.TIntervalMinInformative)
 		switch {
 		case pr.SE == 0 && pr.Clustered:
-			ci = fmt.Sprintf("the %d clusters have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",
-				pr.C, pr.Moved, c.G())
+			ci = fmt.Sprintf("the %s have identical mean differences (%d of %d tasks moved), so the clustered SE is 0 and the interval is the adjusted Wald interval over tasks",
+				unitCount(pr.C, c.ClusterUnit), pr.Moved, c.G())
 		case pr.SE == 0 && pr.Moved > 0:
 			ci = fmt.Sprintf("all %d tasks have the same difference (%s pts), so the t interval is undefined and the interval is the adjusted Wald interval over tasks",
 				c.G(), stats.Pts(c.Delta))
 		}
 	}
-	return fmt.Sprintf("Only %d %s are compared (fewer than %d): p_paired is the exact sign-flip p (%s), and %s.",
-		g, unit, analysis.FewTasks, floor, ci)
+	return fmt.Sprintf("Only %s are compared (fewer than %d): p_paired is the exact sign-flip p (%s), and %s.",
+		unitCount(g, unit), analysis.FewTasks, floor, ci)
 }
 
 // PairedNote words the reasons a primary paired comparison is not the t interval and sign-flip test over tasks
 // (stats.PairedResult.Reasons), joined by "; ": the statistical notes' and the JSON report's "note"; "" when
 // there are none. The few_tasks warning (fewTasksText) says again which interval was taken, so the compact
 // report leaves that part out (pairedNote).
-func PairedNote(pr *stats.PairedResult) string { return pairedNote(pr, false) }
+// unit is the singular noun of the clusters' units (analysis.Comparison.ClusterUnit).
+func PairedNote(pr *stats.PairedResult, unit string) string { return pairedNote(pr, unit, false) }
 
 // pairedNote is PairedNote, without the reason for the adjusted interval (few_moved, no_spread) when noInterval.
-func pairedNote(pr *stats.PairedResult, noInterval bool) string {
+func pairedNote(pr *stats.PairedResult, unit string, noInterval bool) string {
 	const adjusted = ": the interval is the Laplace-adjusted Wald interval over tasks (Bonett & Price 2012), not the t interval"
 	parts := make([]string, 0, len(pr.Reasons))
 	for _, r := range pr.Reasons {
@@ -294,9 +296,9 @@ func pairedNote(pr *stats.PairedResult, noInterval bool) string {
 		case stats.ReasonOneTask:
 			parts = append(parts, "one task only: variation across tasks cannot be estimated, so the interval is the whole range [-100, +100] pts")
 		case stats.ReasonOneCluster:
-			parts = append(parts, "all tasks are in one cluster: SE and p over tasks instead")
+			parts = append(parts, fmt.Sprintf("all tasks are in one %s: SE and p over tasks instead", unit))
 		case stats.ReasonClusterFlip:
-			parts = append(parts, fmt.Sprintf("p_paired flips the signs of the %d clusters' sums", pr.C))
+			parts = append(parts, fmt.Sprintf("p_paired flips the signs of the %s' sums", unitCount(pr.C, unit)))
 		case stats.ReasonFewMoved:
 			if !noInterval {
 				parts = append(parts, fmt.Sprintf("only %d of %d tasks moved (fewer than %d)", pr.Moved, pr.G, stats.TIntervalMinInformative)+adjusted)
@@ -305,7 +307,7 @@ func pairedNote(pr *stats.PairedResult, noInterval bool) string {
 			switch {
 			case noInterval:
 			case pr.Clustered:
-				parts = append(parts, "the cluster means are identical (clustered SE 0)"+adjusted)
+				parts = append(parts, fmt.Sprintf("the %s means are identical (clustered SE 0)", unit)+adjusted)
 			default:
 				parts = append(parts, "the differences have no spread (SE 0)"+adjusted)
 			}
@@ -374,12 +376,16 @@ func underpoweredText(c *analysis.Comparison, alpha, power float64) string {
 		if pw.Reps == math.Trunc(pw.Reps) {
 			reps = fmt.Sprintf("%.0f", pw.Reps)
 		}
-		fmt.Fprintf(&b, "%s of the paired task-level test to detect %s→%s is ≈%.2f with %d %s × %s %s", lead,
-			stats.Pct(pw.From), stats.Pct(pw.To), pw.Power, pw.G, results.Plural(pw.G, "task", "tasks"), reps, results.Plural(int(math.Ceil(pw.Reps)), "rep", "reps"))
+		unit, per, same := cmp.Or(pw.Unit, "task"), results.Plural(int(math.Ceil(pw.Reps)), "rep", "reps"), "the same reps"
+		if unit != "task" {
+			per, same = results.Plural(int(math.Ceil(pw.Reps)), "pair", "pairs")+" each", "the same pairs per "+unit
+		}
+		fmt.Fprintf(&b, "%s of the paired %s-level test to detect %s→%s is ≈%.2f with %s × %s %s", lead, unit,
+			stats.Pct(pw.From), stats.Pct(pw.To), pw.Power, unitCount(pw.G, unit), reps, per)
 		if pw.TasksFor > 0 {
-			fmt.Fprintf(&b, " and ≈%.2f with %d %s at the same reps", pw.PowerAtTasksFor, pw.TasksFor, results.Plural(pw.TasksFor, "task", "tasks"))
+			fmt.Fprintf(&b, " and ≈%.2f with %s at %s", pw.PowerAtTasksFor, unitCount(pw.TasksFor, unit), same)
 		} else {
-			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %d tasks at these reps", 100*power, analysis.MaxPlanTasks)
+			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %s at %s", 100*power, unitCount(analysis.MaxPlanTasks, unit), same)
 		}
 	} else {
 		fmt.Fprintf(&b, "%s of the unpaired Fisher test to detect %s→%s is ≈%.2f at %d runs per arm", lead, stats.Pct(pw.From),

@@ -281,10 +281,10 @@ func TestPairedNote(t *testing.T) {
 			"p_paired flips the signs of the 4 clusters' sums"},
 		{stats.PairedResult{G: 5, Moved: 5, Reasons: []stats.PairedReason{stats.ReasonNoSpread}}, "the differences have no spread (SE 0)" + adj, ""},
 	} {
-		if got := PairedNote(&tc.pr); got != tc.full {
+		if got := PairedNote(&tc.pr, "cluster"); got != tc.full {
 			t.Errorf("PairedNote(%v) = %q, want %q", tc.pr.Reasons, got, tc.full)
 		}
-		if got := pairedNote(&tc.pr, true); got != tc.part {
+		if got := pairedNote(&tc.pr, "cluster", true); got != tc.part {
 			t.Errorf("pairedNote(%v, true) = %q, want %q", tc.pr.Reasons, got, tc.part)
 		}
 	}

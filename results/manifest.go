@@ -141,6 +141,10 @@ type Plan struct {
 	SuiteOptions map[string]string `json:"suite_options,omitempty"`
 	// TaskFilter is the task selection as given (comma-separated globs; "" = all).
 	TaskFilter string `json:"task_filter,omitempty"`
+	// ClusterUnit is the singular noun for what the attempts' cluster groups tasks by ("family", "site";
+	// suites.RegisterClusterUnit), the word the reports use for the unit of analysis when tasks share
+	// clusters; "" (a suite without one, or a run recorded before it existed) is worded "cluster".
+	ClusterUnit string `json:"cluster_unit,omitempty"`
 	// Tasks are the selected task ids, in plan order.
 	Tasks []string `json:"tasks"`
 	// TaskTags maps a task id to its tags (suites.Task.Tags); a guard's target tasks are those tagged with it.

@@ -20,8 +20,9 @@ import (
 // The Zoo's family instances in real Chromium with the scripted policy (ZOO.md "Task families"): every sampled
 // instance's solution passes under the clean profile with every guard on, and every sampled mutated instance
 // fails with its mutation's guard off under that guard's test profile (testdata/profiles/<guard>.yaml, the
-// guard's failure mode at probability 1, as in guards_e2e_test.go). make test samples (zootest); make zoo-check
-// sets zootest.WholeZooEnv and runs every instance.
+// guard's failure mode at probability 1, as in guards_e2e_test.go). make test plays one instance per cell (app ×
+// mutations: zootest.SampleCells); zootest.FamiliesEnv=1 one per family; make zoo-check sets zootest.WholeZooEnv
+// and runs every instance.
 
 // familyWorkers is the runner's browser count for these runs: the attempts mostly wait (page loads, a hung
 // evaluate's budget), so more workers than the machine's 2 cores pay.
@@ -36,8 +37,8 @@ var familyOffModes = map[string]string{
 	guard.NameVisualProgress:    "stalled",
 }
 
-// familyInstances opens the Zoo with every instance and returns it with the instances (not the hand-written
-// tasks, which their apps' tests play) of one sampled instance per family that keep accepts.
+// familyInstances opens the Zoo with every instance and returns it with the sampled instances (not the
+// hand-written tasks, which their apps' tests play) that keep accepts (zootest.SampleCells).
 func familyInstances(t *testing.T, keep func(suites.Task) bool) (suites.Suite, []suites.Task) {
 	t.Helper()
 	if testing.Short() {
@@ -48,9 +49,7 @@ func familyInstances(t *testing.T, keep func(suites.Task) bool) (suites.Suite, [
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	ids := zootest.SampleInstances(t, 1, func(tk suites.Task) bool {
-		return strings.Contains(tk.ID, "/") && (keep == nil || keep(tk))
-	})
+	ids := zootest.SampleCells(t, keep)
 	var tasks []suites.Task
 	for _, tk := range s.Tasks() {
 		if slices.Contains(ids, tk.ID) {

@@ -113,7 +113,7 @@ type Plan struct {
 // included when the prompt files load), Baseline the first variant, and the planned attempt count.
 func (p Plan) Record() results.Plan {
 	rp := results.Plan{Suite: p.Suite, TaskFilter: p.TaskFilter, Reps: p.Reps, BaseSeed: p.BaseSeed,
-		Ablation: p.Ablation, TaskTags: map[string][]string{}}
+		Ablation: p.Ablation, TaskTags: map[string][]string{}, ClusterUnit: suites.ClusterUnit(p.Suite)}
 	if len(p.SuiteOptions) > 0 {
 		rp.SuiteOptions = maps.Clone(map[string]string(p.SuiteOptions))
 	}

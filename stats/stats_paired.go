@@ -121,6 +121,11 @@ type PairedResult struct {
 	// (capped at 1). PPerm equals P unless Clustered.
 	PPerm     float64 `json:"p_perm"`
 	PermFloor float64 `json:"p_perm_floor"`
+	// MovedUnits is the number of units P flips that moved: Moved, or when
+	// Clustered the clusters whose sum of differences is not 0; PFloor is
+	// the smallest value P could take, 2/2^MovedUnits (capped at 1).
+	MovedUnits int     `json:"moved_units"`
+	PFloor     float64 `json:"p_floor"`
 	// Chi2Clustered is the cluster-adjusted McNemar statistic of Durkalski et
 	// al. 2003 (Stat Med 22:2417) with tasks as clusters,
 	// (Σ_t d_t)² / Σ_t d_t² (as clust.bin.pair's durkalski.test computes it
@@ -214,6 +219,7 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 		}
 	}
 	res.Delta = sum / float64(g)
+	res.MovedUnits, res.PFloor = res.Moved, res.PermFloor
 	if sum2 > 0 {
 		res.Chi2Clustered = sum * sum / sum2
 	}
@@ -227,7 +233,9 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 		res.Reasons = append(res.Reasons, ReasonOneCluster)
 	}
 	if res.Clustered {
-		res.P, _ = SignFlip(clusterSums(d, cl), DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
+		sums := clusterSums(d, cl)
+		res.P, res.PFloor = SignFlip(sums, DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
+		res.MovedUnits = len(sums) - countZero(sums)
 		res.Reasons = append(res.Reasons, ReasonClusterFlip)
 	}
 	if res.Moved >= TIntervalMinInformative && res.SE > 1e-12 {
@@ -263,6 +271,17 @@ func pairedSE(res *PairedResult, d []float64, cl []string) (oneCluster bool) {
 	}
 	res.SE, res.DF = math.Sqrt(ss/float64(g-1))/math.Sqrt(float64(g)), g-1
 	return nc == 1
+}
+
+// countZero returns how many of v are 0.
+func countZero(v []float64) int {
+	n := 0
+	for _, x := range v {
+		if x == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // clusterSums returns the sum of the d_t of each cluster (in sorted cluster

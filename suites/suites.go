@@ -182,6 +182,25 @@ func Register(name string, f Factory) {
 	factories[name] = f
 }
 
+// clusterUnits holds each suite's noun for its Task.Cluster (RegisterClusterUnit).
+var clusterUnits = map[string]string{}
+
+// RegisterClusterUnit names what a suite's Task.Cluster groups tasks by, as a singular noun the reports use
+// for the unit of analysis ("family" for the Zoo's task families, "site" for WebVoyager). A suite registers it
+// from init, beside Register; a suite without one is worded "cluster".
+func RegisterClusterUnit(suite, noun string) {
+	mu.Lock()
+	defer mu.Unlock()
+	clusterUnits[suite] = noun
+}
+
+// ClusterUnit returns the noun RegisterClusterUnit gave the suite, or "" when it gave none.
+func ClusterUnit(suite string) string {
+	mu.Lock()
+	defer mu.Unlock()
+	return clusterUnits[suite]
+}
+
 // Names lists the registered suites, sorted.
 func Names() []string {
 	mu.Lock()

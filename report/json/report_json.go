@@ -327,6 +327,9 @@ type jsonComparisonDoc struct {
 	DF                *int           `json:"df"`
 	Clustered         bool           `json:"clustered"`
 	Clusters          int            `json:"clusters"`
+	Unit              string         `json:"unit"`
+	MovedUnits        int            `json:"moved_units"`
+	PFloor            *float64       `json:"p_floor"`
 	P                 float64        `json:"p"`
 	PPaired           *float64       `json:"p_paired"`
 	PPerm             *float64       `json:"p_perm"`
@@ -480,14 +483,15 @@ func jsonComparison(c *analysis.Comparison) jsonComparisonDoc {
 		DroppedByClass: nonNilMap(c.DroppedByClass), UnmatchedBaseline: c.UnmatchedA, UnmatchedVariant: c.UnmatchedB,
 		BaselineCounts: jsonCounts(c.A), VariantCounts: jsonCounts(c.B), Delta: c.Delta, DeltaCI: c.CI,
 		Clusters: c.G(), P: c.P, Rescued: c.Rescued, Broke: c.Broke, MDE: fptr(c.Power.MDE),
-		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: report.PairedNote(&c.Paired)}
+		MDEUnpaired: fptr(c.Power.MDEUnpaired), MDEPaired: fptr(c.Power.MDEPaired), MDETasks: fptr(c.Power.MDETasks), Note: report.PairedNote(&c.Paired, c.ClusterUnit)}
 	if c.Matched {
 		j.SE = fptr(c.Paired.SE)
 		if c.Paired.DF > 0 {
 			df := c.Paired.DF
 			j.DF = &df
 		}
-		j.Clustered, j.Clusters = c.Paired.Clustered, c.Paired.C
+		j.Clustered, j.Clusters, j.Unit = c.Paired.Clustered, c.Paired.C, c.Unit()
+		j.MovedUnits, j.PFloor = c.Paired.MovedUnits, fptr(c.Paired.PFloor)
 		j.PPaired = fptr(c.Paired.P)
 		j.PPerm = fptr(c.Paired.PPerm)
 		j.PPermFloor = fptr(c.Paired.PermFloor)

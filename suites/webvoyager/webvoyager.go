@@ -38,7 +38,10 @@ import (
 // Name is the registry name of the suite.
 const Name = "webvoyager"
 
-func init() { suites.Register(Name, func(o suites.Options) (suites.Suite, error) { return Open(o) }) }
+func init() {
+	suites.Register(Name, func(o suites.Options) (suites.Suite, error) { return Open(o) })
+	suites.RegisterClusterUnit(Name, "site")
+}
 
 // Config configures the suite. Options maps onto it (ConfigFromOptions).
 type Config struct {

@@ -318,3 +318,51 @@ func TestFamilySearchesFindTheirTarget(t *testing.T) {
 		t.Errorf("%d instances searched, want the shop's and recipes' (≥ 100)", n)
 	}
 }
+
+// The "one" selection: exactly one task of every family, a hand-written one where the family has any (so the
+// demo's families keep their tasks), and a fixed function of the files.
+func TestOneTaskPerFamily(t *testing.T) {
+	all, err := BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := BuiltinTasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := LoadTasks(taskFS, "tasks", SelectOne)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := map[string]bool{}
+	for _, tk := range all {
+		fams[Family(tk)] = true
+	}
+	hand := map[string]string{} // family → its first hand-written task by id
+	for _, tk := range Sample(def, 1) {
+		hand[Family(tk)] = tk.ID
+	}
+	got := map[string]string{}
+	for _, tk := range one {
+		if prev, dup := got[Family(tk)]; dup {
+			t.Errorf("family %s twice: %s and %s", Family(tk), prev, tk.ID)
+		}
+		got[Family(tk)] = tk.ID
+		if want, ok := hand[Family(tk)]; ok && tk.ID != want {
+			t.Errorf("family %s: %s, want its hand-written task %s", Family(tk), tk.ID, want)
+		}
+		if _, ok := hand[Family(tk)]; !ok && !strings.Contains(tk.ID, "/") {
+			t.Errorf("family %s: %s is not an instance", Family(tk), tk.ID)
+		}
+	}
+	if len(got) != len(fams) {
+		t.Errorf("%d families selected, want all %d", len(got), len(fams))
+	}
+	again, _ := LoadTasks(taskFS, "tasks", SelectOne)
+	if !slices.EqualFunc(one, again, func(a, b suites.Task) bool { return a.ID == b.ID }) {
+		t.Error("two loads select different tasks")
+	}
+	if _, err := LoadTasks(taskFS, "tasks", "some"); err == nil || !strings.Contains(err.Error(), `got "some"`) {
+		t.Errorf("unknown selection: %v", err)
+	}
+}

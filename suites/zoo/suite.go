@@ -23,7 +23,10 @@ func BuiltinTasks() ([]suites.Task, error) { return LoadTasks(taskFS, "tasks", S
 // hand-written tasks, then the instances family by family.
 func BuiltinInstances() ([]suites.Task, error) { return LoadTasks(taskFS, "tasks", SelectAll) }
 
-func init() { suites.Register("zoo", NewSuite) }
+func init() {
+	suites.Register("zoo", NewSuite)
+	suites.RegisterClusterUnit("zoo", "family")
+}
 
 // Suite is the "zoo" suite: the loaded tasks and a lazily started Server. Safe for concurrent use.
 type Suite struct {
@@ -40,7 +43,8 @@ type Suite struct {
 //	                replaces it, others are added. Ids and goals must stay unique across all files.
 //	builtin_tasks   "false" / "off" / "0" loads only tasks_dir.
 //	instances       "tasks" (default): the hand-written tasks; "all": those and every instance of every
-//	                family (ZOO.md "Task families"). Families are checked either way.
+//	                family (ZOO.md "Task families"); "one": one task of every family (a hand-written one
+//	                where the family has any). Families are checked either way.
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
 //

@@ -68,11 +68,13 @@ type taskFile struct {
 	data []byte
 }
 
-// Selections of a load (the suite option "instances"): the hand-written tasks only, or those and every
-// instance of every family.
+// Selections of a load (the suite option "instances"): the hand-written tasks only; those and every instance
+// of every family; or one task of every family (the demo's and the PR workflow's unit is the family, and a
+// family's instances are correlated, so one instance per family buys most of the information per attempt).
 const (
 	SelectTasks = "tasks"
 	SelectAll   = "all"
+	SelectOne   = "one"
 )
 
 // LoadTasks loads every *.yaml / *.yml file directly in dir of fsys, in name order, and checks them together
@@ -136,8 +138,8 @@ func isYAML(name string) bool {
 // tasks, so a load is kept by the files' contents (every suite open and test reads the embedded files again;
 // making the instances takes tens of milliseconds). Tasks of two loads share their check maps: read-only.
 func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
-	if sel != SelectTasks && sel != SelectAll && sel != "" {
-		return nil, fmt.Errorf("zoo: instances: want %s or %s, got %q", SelectTasks, SelectAll, sel)
+	if sel != SelectTasks && sel != SelectAll && sel != SelectOne && sel != "" {
+		return nil, fmt.Errorf("zoo: instances: want %s, %s or %s, got %q", SelectTasks, SelectAll, SelectOne, sel)
 	}
 	h := sha256.New()
 	for _, f := range files {
@@ -163,10 +165,30 @@ func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
 	if l.err != nil {
 		return nil, l.err
 	}
-	if sel == SelectAll {
+	switch sel {
+	case SelectAll:
 		return append(slices.Clone(l.tasks), l.insts...), nil
+	case SelectOne:
+		return onePerFamily(l.tasks, l.insts), nil
 	}
 	return slices.Clone(l.tasks), nil
+}
+
+// onePerFamily returns one task of every family: the first hand-written task of a family by id (Sample), so
+// the families the hand-written tasks form keep the tasks the demo has always run, then the first instance by id
+// of every family no hand-written task belongs to.
+func onePerFamily(tasks, insts []suites.Task) []suites.Task {
+	out := Sample(tasks, 1)
+	seen := map[string]bool{}
+	for _, t := range out {
+		seen[Family(t)] = true
+	}
+	for _, t := range Sample(insts, 1) {
+		if !seen[Family(t)] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // loadCache holds parsed task files by the hash of their names and contents.

@@ -5,6 +5,8 @@ package zootest
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"webbench/suites"
@@ -54,6 +56,45 @@ func sample(t testing.TB, all []suites.Task, per int, keep func(suites.Task) boo
 	}
 	if len(ids) == 0 {
 		t.Fatal("zootest: no Zoo task accepted")
+	}
+	return ids
+}
+
+// FamiliesEnv, set to 1, makes SampleCells return one instance of every family instead of one of every cell
+// (make zoo-check sets WholeZooEnv instead: every instance).
+const FamiliesEnv = "WEBBENCH_TEST_ZOO_FAMILIES"
+
+// SampleCells returns the ids of one family instance (an id "<family>/<slug>") per cell — app × mutations —
+// among the Zoo's instances that keep accepts (nil: all), in id order: the first family of a cell by id, its
+// first instance. The families of a cell share their pages and their mutation, so a test that plays one of them
+// per cell exercises every app's every mutation while the number of families grows; FamiliesEnv=1 takes one
+// instance of every family, WholeZooEnv=1 every instance.
+func SampleCells(t testing.TB, keep func(suites.Task) bool) []string {
+	t.Helper()
+	all, err := zoo.BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inst []suites.Task
+	for _, task := range all {
+		if strings.Contains(task.ID, "/") && (keep == nil || keep(task)) {
+			inst = append(inst, task)
+		}
+	}
+	if os.Getenv(WholeZooEnv) == "1" || os.Getenv(FamiliesEnv) == "1" {
+		return sample(t, inst, 1, nil)
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, task := range zoo.Sample(inst, 1) { // one instance per family, in id order
+		cell := task.App + "|" + strings.Join(slices.Sorted(slices.Values(task.Mutations)), ",")
+		if !seen[cell] {
+			seen[cell] = true
+			ids = append(ids, task.ID)
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("zootest: no Zoo instance accepted")
 	}
 	return ids
 }

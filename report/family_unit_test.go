@@ -1,0 +1,54 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"webbench/analysis"
+	"webbench/analysis/analysistest"
+)
+
+// A clustered comparison is worded in the suite's unit: 12 tasks in 3 families, every task of two families
+// broken by the variant. The primary test flips the 3 families' sums, so its floor is 2/2^2 = 0.5 from the 2
+// families that moved (not 2/2^8 from the 8 tasks), the power warning plans in families, and the arms line
+// counts both the tasks and the families.
+func TestFamilyUnitWording(t *testing.T) {
+	base := analysistest.TasksOf("base", strings.Repeat("P", 12))
+	v := analysistest.TasksOf("v", "FFFFFFFFPPPP")
+	recs := analysistest.Cat(base, v)
+	for i := range recs {
+		var n int
+		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
+		recs[i].Cluster = fmt.Sprintf("fam%d", n/4)
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", ClusterUnit: "family", MinEffect: 0.25})
+	c := a.Variants[0].All
+	if !c.Paired.Clustered || c.Paired.C != 3 || c.Paired.MovedUnits != 2 || c.Paired.PFloor != 0.5 || c.Paired.Moved != 8 {
+		t.Fatalf("paired: clustered %v C %d moved units %d (tasks %d) floor %v", c.Paired.Clustered, c.Paired.C,
+			c.Paired.MovedUnits, c.Paired.Moved, c.Paired.PFloor)
+	}
+	if c.Power.Unit != "family" || c.Power.G != 3 || c.Power.Reps != 4 {
+		t.Errorf("power design: %d %s × %v", c.Power.G, c.Power.Unit, c.Power.Reps)
+	}
+	var b strings.Builder
+	if err := CompactReport(&b, a, 400, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"0 errors, 12 tasks in 3 families\n",
+		"v: 4/12 = 33.3%",
+		"paired family-level test to detect 0%→25% is",
+		"with 3 families × 4 pairs each",
+		"Only 3 families are compared (fewer than 10): p_paired is the exact sign-flip p (with 2 of the 3 families moved it cannot go below 2/2^2 = 0.5",
+		"p_paired flips the signs of the 3 families' sums",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "cluster") {
+		t.Errorf("report says cluster where the unit is the family:\n%s", out)
+	}
+}
