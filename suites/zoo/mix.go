@@ -3,6 +3,7 @@ package zoo
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -66,8 +67,7 @@ const MixRealistic = "realistic"
 // SelectMix returns the realistic mix drawn from tasks (every task and instance): the largest selection in
 // which every failure mode of RealisticMix has its share of the tasks (rounded to whole tasks) and the rest are
 // clean tasks (no mutation). Within a failure mode, and among the clean tasks, it takes one instance of each
-// family in turn (families in id order, the instances in an order shuffled by seed), so the mix spreads over
-// families and apps. Adding families or instances only lets the mix grow; the shares stay. Tasks are returned
+// family in turn, alternating between the apps (spreadOver), so the mix spreads over families and apps. Adding families or instances only lets the mix grow; the shares stay. Tasks are returned
 // in the order of tasks. Errors when a failure mode has no task.
 func SelectMix(tasks []suites.Task, seed uint64) ([]suites.Task, error) {
 	pools := map[string][]suites.Task{}
@@ -122,24 +122,39 @@ func mixPool(t suites.Task) string {
 	return "-"
 }
 
-// spreadOver takes n tasks of pool, one per family in turn: families in id order, each family's tasks in an
-// order shuffled by a PCG seeded with seed and the family id.
+// spreadOver takes n tasks of pool, one per family in turn. The families alternate between the apps (apps in
+// name order, each app's families in an order shuffled by seed), so a few tasks come from as many apps as the
+// pool has; each family's tasks are in an order shuffled by seed and the family id.
 func spreadOver(pool []suites.Task, n int, seed uint64) []suites.Task {
 	byFam := map[string][]suites.Task{}
-	var fams []string
+	byApp := map[string][]string{}
 	for _, t := range pool {
 		f := Family(t)
 		if byFam[f] == nil {
-			fams = append(fams, f)
+			byApp[t.App] = append(byApp[t.App], f)
 		}
 		byFam[f] = append(byFam[f], t)
 	}
-	slices.Sort(fams)
-	for _, f := range fams {
+	for _, f := range slices.Sorted(maps.Keys(byFam)) {
 		ts := byFam[f]
 		slices.SortFunc(ts, func(a, b suites.Task) int { return cmp.Compare(a.ID, b.ID) })
 		rng := rand.New(rand.NewPCG(seed, uint64(staysHash("mix", f))))
 		rng.Shuffle(len(ts), func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
+	}
+	apps := slices.Sorted(maps.Keys(byApp))
+	for _, a := range apps {
+		fs := byApp[a]
+		slices.Sort(fs)
+		rng := rand.New(rand.NewPCG(seed, uint64(staysHash("mix-app", a))))
+		rng.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	}
+	var fams []string
+	for i := 0; len(fams) < len(byFam); i++ {
+		for _, a := range apps {
+			if i < len(byApp[a]) {
+				fams = append(fams, byApp[a][i])
+			}
+		}
 	}
 	var out []suites.Task
 	for round := 0; len(out) < n; round++ {

@@ -128,3 +128,32 @@ func TestMixOption(t *testing.T) {
 		t.Errorf("a pool without mutated tasks: %v", err)
 	}
 }
+
+// A failure mode's few tasks come from as many apps as its families are on (or as it has tasks).
+func TestRealisticMixSpreadsOverApps(t *testing.T) {
+	all, err := BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, _ := SelectMix(all, 1)
+	apps, availApps := map[string]map[string]bool{}, map[string]map[string]bool{}
+	for _, set := range []struct {
+		tasks []suites.Task
+		into  map[string]map[string]bool
+	}{{mix, apps}, {all, availApps}} {
+		for _, tk := range set.tasks {
+			p := mixPool(tk)
+			if set.into[p] == nil {
+				set.into[p] = map[string]bool{}
+			}
+			set.into[p][tk.App] = true
+		}
+	}
+	n, _ := mixCounts(mix)
+	for _, m := range RealisticMix {
+		if want := min(n[m.Guard], len(availApps[m.Guard])); len(apps[m.Guard]) != want {
+			t.Errorf("%s: the mix's %d tasks are on %d apps, want %d (its families are on %d)", m.Guard, n[m.Guard],
+				len(apps[m.Guard]), want, len(availApps[m.Guard]))
+		}
+	}
+}
