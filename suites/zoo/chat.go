@@ -40,8 +40,8 @@ var chatFS embed.FS
 
 var chatTpl = ParseTemplates(chatFS, "assets/chat", nil)
 
-// chatHydrationDelayMS is the late_hydration render delay in milliseconds (ZOO.md: 2.0 s, fixed).
-const chatHydrationDelayMS = 2000
+// chatHydrationDelayMS is the late_hydration render delay in milliseconds, the Zoo's one delay (hydration.go).
+const chatHydrationDelayMS = lateHydrationDelayMS
 
 // chatUser is a seeded account.
 type chatUser struct {

@@ -40,6 +40,9 @@ import (
 //   - busy_script: the recipe page's global window.computeScaledServings(servings) blocks synchronously for
 //     recipesBusyMS before it computes (a loop of synchronous requests to api/busy-tick, BusyTick each); the
 //     page itself never calls it (the ½x/1x/2x buttons use their own code path).
+//   - ref_churn: the search results' card list re-renders at the first mouse press after every user action and
+//     after the load (the shop's mechanism, static/churn.js): fresh nodes, and the cards' review counts
+//     alternate "12,460 reviews" ↔ "12,460 ratings". Recipe links keep their names.
 
 //go:embed assets/recipes
 var recipesFS embed.FS
@@ -126,8 +129,10 @@ func init() { RegisterApp(recipesApp{}) }
 // Name implements App.
 func (recipesApp) Name() string { return "recipes" }
 
-// Mutations implements App: consent, hung_fetch and busy_script.
-func (recipesApp) Mutations() []string { return []string{"busy_script", "consent", "hung_fetch"} }
+// Mutations implements App: consent, hung_fetch, busy_script and ref_churn.
+func (recipesApp) Mutations() []string {
+	return []string{"busy_script", "consent", "hung_fetch", "ref_churn"}
+}
 
 // New implements App.
 func (recipesApp) New(env *AppEnv) (Instance, error) {
@@ -141,6 +146,10 @@ func (recipesApp) New(env *AppEnv) (Instance, error) {
 	s.mux.HandleFunc("GET /api/busy-tick", serveBusyTick)
 	s.mux.HandleFunc("GET /log", s.logPage)
 	s.mux.HandleFunc("POST /log", s.logAdd)
+	// The ref_churn mechanism is the shop's script, served from the shop's assets (one copy).
+	s.mux.HandleFunc("GET /static/churn.js", func(w http.ResponseWriter, r *http.Request) {
+		ServeStatic(w, r, shopFS, "assets/shop/static", "shop.js")
+	})
 	s.mux.HandleFunc("GET /static/{file...}", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, recipesFS, "assets/recipes/static", r.PathValue("file"))
 	})
@@ -186,6 +195,7 @@ type recipesPage struct {
 	Overlays template.HTML
 	Query    string
 	Cats     []struct{ Slug, Name string }
+	Churn    bool // ref_churn on (the results page)
 	Data     any
 }
 
@@ -250,6 +260,7 @@ func (s *recipesInstance) search(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(r, "Results for “"+q+"”")
 	p.Query = q
 	p.Data = &recipeResults{Recipes: res, Sort: sortBy, Sorts: recipeSorts}
+	p.Churn = s.env.Mutations.Has("ref_churn")
 	s.render(w, "search.html", http.StatusOK, p)
 }
 

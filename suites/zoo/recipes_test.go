@@ -341,8 +341,8 @@ func TestRecipesMutationsHTTP(t *testing.T) {
 	consent := newTenant(t, srv, "recipes", "consent")
 	_, body, _ = rsGet(t, consent.URL("/"))
 	rsWant(t, body, `id="onetrust-consent-sdk"`, "Reject all")
-	if _, err := srv.NewTenant("recipes", []string{"ref_churn"}); err == nil {
-		t.Error("recipes accepted ref_churn, which it does not implement")
+	if _, err := srv.NewTenant("recipes", []string{"nameless_switch"}); err == nil {
+		t.Error("recipes accepted nameless_switch, which it does not implement")
 	}
 }
 

@@ -26,7 +26,9 @@ import (
 //	/checkout/success?order=N  confirmation, heading "Order #N"
 //
 // Every form is a server-side POST (redirect after post), so the state is authoritative. Mutations: consent,
-// geo_redirect (shared overlays), icon_over_input (product colour swatches), ref_churn (cart and search results).
+// geo_redirect (shared overlays), icon_over_input (product colour swatches), ref_churn (cart and search results),
+// late_hydration (search results, hydration.go), hung_fetch and busy_script (the product page's stock check and
+// delivery estimate), nameless_switch (the checkout's "Gift wrap this order" switch): shop_services.go.
 
 //go:embed assets/shop
 var shopFS embed.FS
@@ -58,9 +60,10 @@ func init() { RegisterApp(shopApp{}) }
 // Name implements App.
 func (shopApp) Name() string { return "shop" }
 
-// Mutations implements App: the shop implements consent, geo_redirect, icon_over_input and ref_churn.
+// Mutations implements App: the shop implements every mutation of the registry.
 func (shopApp) Mutations() []string {
-	return []string{"consent", "geo_redirect", "icon_over_input", "ref_churn"}
+	return []string{"busy_script", "consent", "geo_redirect", "hung_fetch", "icon_over_input", "late_hydration",
+		"nameless_switch", "ref_churn"}
 }
 
 // New implements App.
@@ -83,6 +86,7 @@ func (shopApp) New(env *AppEnv) (Instance, error) {
 	s.mux.HandleFunc("/checkout/shipping", s.checkoutShipping)
 	s.mux.HandleFunc("/checkout/payment", s.checkoutPayment)
 	s.mux.HandleFunc("GET /checkout/success", s.success)
+	s.routeServices()
 	s.mux.HandleFunc("GET /static/{file...}", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, shopFS, "assets/shop/static", r.PathValue("file"))
 	})
@@ -146,6 +150,8 @@ type ShopOrder struct {
 	Shipping string `json:"shipping"`
 	// Payment is the payment method.
 	Payment ShopPayment `json:"payment"`
+	// GiftWrap is the checkout's "Gift wrap this order" switch (free of charge).
+	GiftWrap bool `json:"gift_wrap"`
 	// Subtotal, ShippingCost and Total are in dollars (Standard $5, Express $12, Next day $25).
 	Subtotal     float64 `json:"subtotal"`
 	ShippingCost float64 `json:"shipping_cost"`
@@ -158,6 +164,7 @@ type shopCheckout struct {
 	Address  ShopAddress
 	Shipping string
 	Payment  ShopPayment
+	GiftWrap bool
 }
 
 type shopInstance struct {
@@ -286,6 +293,10 @@ func (s *shopInstance) search(w http.ResponseWriter, r *http.Request) {
 	if s.env.Mutations.Has("ref_churn") {
 		p.Churn = true
 	}
+	if s.env.Mutations.Has("late_hydration") {
+		renderHydrated(w, shopTpl, "search.html", http.StatusOK, p, "static/favicon.svg", "Northwind Outfitters")
+		return
+	}
 	s.render(w, "search.html", http.StatusOK, p)
 }
 
@@ -296,6 +307,9 @@ type productData struct {
 	Size       string
 	Qty        string
 	CategoryNm string
+	StockAPI   string // the stock check the page's script fetches
+	BusyMS     int    // busy_script block of window.estimateDelivery in ms; 0 = off
+	Delivery   string // JSON [{method, delivery}] of the shipping methods, for window.estimateDelivery
 }
 
 func (s *shopInstance) product(w http.ResponseWriter, r *http.Request) {
@@ -317,7 +331,11 @@ func (s *shopInstance) product(w http.ResponseWriter, r *http.Request) {
 		p.Error = "Please enter a quantity between 1 and 99."
 	}
 	p.Data = &productData{P: pr, IconOver: s.env.Mutations.Has("icon_over_input"), Color: q.Get("color"),
-		Size: q.Get("size"), Qty: "1", CategoryNm: categoryBySlug(pr.Category).Name}
+		Size: q.Get("size"), Qty: "1", CategoryNm: categoryBySlug(pr.Category).Name, StockAPI: "api/stock/" + pr.SKU,
+		Delivery: shopDeliveryJSON()}
+	if s.env.Mutations.Has("busy_script") {
+		p.Data.(*productData).BusyMS = shopBusyMS
+	}
 	s.render(w, "product.html", http.StatusOK, p)
 }
 
@@ -519,11 +537,13 @@ type checkoutData struct {
 	Method    *shippingMethod
 	Country   string
 	Total     int
+	Nameless  bool // nameless_switch: the gift-wrap switch has no accessible name
 }
 
 func (s *shopInstance) checkoutPage(r *http.Request, step int, title string) (*page, *checkoutData) {
 	p := s.newPage(r, title)
-	d := &checkoutData{Step: step, Cart: s.cartRows(), Methods: shippingMethods, Countries: shopCountries}
+	d := &checkoutData{Step: step, Cart: s.cartRows(), Methods: shippingMethods, Countries: shopCountries,
+		Nameless: s.env.Mutations.Has("nameless_switch")}
 	s.mu.Lock()
 	d.C = s.checkout
 	s.mu.Unlock()
@@ -625,6 +645,7 @@ func (s *shopInstance) checkoutShipping(w http.ResponseWriter, r *http.Request) 
 		}
 		s.mu.Lock()
 		s.checkout.Shipping = m.Code
+		s.checkout.GiftWrap = r.FormValue("gift_wrap") == "true"
 		s.mu.Unlock()
 		s.env.Redirect(w, r, "checkout/payment")
 		return
@@ -689,7 +710,8 @@ func (s *shopInstance) checkoutPayment(w http.ResponseWriter, r *http.Request) {
 		sub += int(l.Price*100+0.5) * l.Qty
 	}
 	o := ShopOrder{Number: s.orderNumber(len(s.Orders)), Items: s.Cart, Email: s.checkout.Email,
-		Address: s.checkout.Address, Shipping: m.Code, Payment: pay, Subtotal: float64(sub) / 100,
+		Address: s.checkout.Address, Shipping: m.Code, Payment: pay, GiftWrap: s.checkout.GiftWrap,
+		Subtotal:     float64(sub) / 100,
 		ShippingCost: float64(m.Cost) / 100, Total: float64(sub+m.Cost) / 100}
 	s.Orders = append(s.Orders, o)
 	s.Cart = []ShopLine{}

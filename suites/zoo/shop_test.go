@@ -188,7 +188,7 @@ func TestShopCheckoutHTTP(t *testing.T) {
 		"email": "ana@example.test",
 		"address": {"first_name": "Ana", "last_name": "Lima", "street": "12 Harbor Street", "city": "Portland",
 			"postcode": "97201", "country": "US"},
-		"shipping": "express", "payment": {"method": "card", "card_last4": "1111"},
+		"shipping": "express", "payment": {"method": "card", "card_last4": "1111"}, "gift_wrap": false,
 		"subtotal": 58, "shipping_cost": 12, "total": 70}]}`), &want)
 	got := stateOf(t, tn)
 	delete(got, "zoo")

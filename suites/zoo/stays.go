@@ -43,6 +43,9 @@ import (
 //   - busy_script: the property page's global window.recalculateStayPrice(room, nights, adults) blocks
 //     synchronously for staysBusyMS first (a loop of synchronous requests to api/busy-tick, BusyTick each); the
 //     page never calls it.
+//   - late_hydration: the results page is delivered as a client-rendered shell (hydration.go).
+//   - nameless_switch: the booking form's "I'm travelling for work" switch (<button role="switch">, named by
+//     its <label for>) has no accessible name; its caption is plain text.
 
 //go:embed assets/stays
 var staysFS embed.FS
@@ -89,9 +92,9 @@ func init() { RegisterApp(staysApp{}) }
 // Name implements App.
 func (staysApp) Name() string { return "stays" }
 
-// Mutations implements App: consent, ref_churn, hung_fetch and busy_script.
+// Mutations implements App: consent, ref_churn, hung_fetch, busy_script, late_hydration and nameless_switch.
 func (staysApp) Mutations() []string {
-	return []string{"busy_script", "consent", "hung_fetch", "ref_churn"}
+	return []string{"busy_script", "consent", "hung_fetch", "late_hydration", "nameless_switch", "ref_churn"}
 }
 
 // New implements App.
@@ -109,6 +112,7 @@ func (staysApp) New(env *AppEnv) (Instance, error) {
 	s.mux.HandleFunc("GET /static/churn.js", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, shopFS, "assets/shop/static", "shop.js")
 	})
+	s.mux.HandleFunc("GET /static/switch.js", serveSwitchJS)
 	s.mux.HandleFunc("GET /static/{file...}", func(w http.ResponseWriter, r *http.Request) {
 		ServeStatic(w, r, staysFS, "assets/stays/static", r.PathValue("file"))
 	})
@@ -143,6 +147,7 @@ type StaysBooking struct {
 	Children     int    `json:"children"`
 	Name         string `json:"name"`
 	Email        string `json:"email"`
+	Business     bool   `json:"business"` // the "I'm travelling for work" switch
 	Total        int    `json:"total"`
 	Taxes        int    `json:"taxes"`
 }
@@ -501,6 +506,10 @@ func (s *staysInstance) search(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(r, title, q)
 	p.Error = q.DateError
 	p.Data = res
+	if s.env.Mutations.Has("late_hydration") {
+		renderHydrated(w, staysTpl, "search.html", http.StatusOK, p, "static/favicon.svg", "Staybook")
+		return
+	}
 	s.render(w, "search.html", http.StatusOK, p)
 }
 
@@ -523,7 +532,8 @@ type staysHotelView struct {
 	H        *staysHotel
 	Rows     []staysRoomRow
 	Address  string
-	Busy     int // busy_script block in ms; 0 = off
+	Busy     int  // busy_script block in ms; 0 = off
+	Nameless bool // nameless_switch: the work-trip switch has no accessible name
 	PriceAPI string
 	Form     StaysBooking // values to show again after a failed booking
 }
@@ -547,6 +557,7 @@ func (s *staysInstance) hotelView(h *staysHotel, q staysQuery) *staysHotelView {
 	if s.env.Mutations.Has("busy_script") {
 		v.Busy = staysBusyMS
 	}
+	v.Nameless = s.env.Mutations.Has("nameless_switch")
 	return v
 }
 
@@ -575,7 +586,8 @@ func (s *staysInstance) book(w http.ResponseWriter, r *http.Request) {
 	}
 	q := parseStaysQuery(r.PostForm)
 	f := StaysBooking{Name: strings.TrimSpace(r.PostForm.Get("name")),
-		Email: strings.TrimSpace(r.PostForm.Get("email")), RoomCode: r.PostForm.Get("room")}
+		Email: strings.TrimSpace(r.PostForm.Get("email")), RoomCode: r.PostForm.Get("room"),
+		Business: r.PostForm.Get("business") == "true"}
 	fail := func(msg string) {
 		p := s.newPage(r, h.Name, q)
 		p.Error = msg
@@ -603,7 +615,7 @@ func (s *staysInstance) book(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	b := StaysBooking{Confirmation: s.confirmationNumber(len(s.Bookings)), Hotel: h.Slug, HotelName: h.Name,
 		Destination: h.Dest.Name, Room: room.Name, RoomCode: room.Code, Checkin: q.Checkin, Checkout: q.Checkout,
-		Nights: q.Nights, Adults: q.Adults, Children: q.Children, Name: f.Name, Email: f.Email,
+		Nights: q.Nights, Adults: q.Adults, Children: q.Children, Name: f.Name, Email: f.Email, Business: f.Business,
 		Total: h.Total(room, q.Nights, q.Adults), Taxes: h.Taxes(q.Nights, q.Adults)}
 	s.Bookings = append(s.Bookings, b)
 	s.mu.Unlock()

@@ -198,7 +198,7 @@ func TestStaysHTTP(t *testing.T) {
 	want := map[string]any{"confirmation": conf, "hotel": "hotel-miradouro", "hotel_name": "Hotel Miradouro",
 		"destination": "Lisbon", "room": "Deluxe Double Room", "room_code": "deluxe", "checkin": "2026-05-12",
 		"checkout": "2026-05-15", "nights": 3.0, "adults": 2.0, "children": 0.0, "name": "Ana Silva",
-		"email": "ana.silva@example.test", "total": 776.0, "taxes": 12.0}
+		"email": "ana.silva@example.test", "business": false, "total": 776.0, "taxes": 12.0}
 	if got := toJSON(bookings[0]); got != toJSON(want) {
 		t.Errorf("booking = %s\nwant      %s", got, toJSON(want))
 	}
@@ -262,8 +262,8 @@ func TestStaysMutationsHTTP(t *testing.T) {
 	consent := newTenant(t, srv, "stays", "consent")
 	_, body, _ = rsGet(t, consent.URL("/"))
 	rsWant(t, body, `id="onetrust-consent-sdk"`)
-	if _, err := srv.NewTenant("stays", []string{"nameless_switch"}); err == nil {
-		t.Error("stays accepted nameless_switch, which it does not implement")
+	if _, err := srv.NewTenant("stays", []string{"icon_over_input"}); err == nil {
+		t.Error("stays accepted icon_over_input, which it does not implement")
 	}
 }
 

@@ -45,6 +45,9 @@ type Suite struct {
 //	instances       "tasks" (default): the hand-written tasks; "all": those and every instance of every
 //	                family (ZOO.md "Task families"); "one": one task of every family (a hand-written one
 //	                where the family has any). Families are checked either way.
+//	mix             "realistic": from every task and instance, the realistic mix (mix.go, SelectMix): each
+//	                failure mode at the share of tasks the seeds report; implies instances=all.
+//	mix_seed        the mix's draw of instances (default 1).
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
 //
@@ -82,9 +85,26 @@ func newSuite(opts suites.Options) (*Suite, error) {
 			}
 		}
 	}
-	tasks, err := parseTaskFiles(files, opts["instances"])
+	sel := opts["instances"]
+	switch opts["mix"] {
+	case "":
+	case MixRealistic:
+		sel = SelectAll
+	default:
+		return nil, fmt.Errorf("zoo: mix: want %s, got %q", MixRealistic, opts["mix"])
+	}
+	tasks, err := parseTaskFiles(files, sel)
 	if err != nil {
 		return nil, err
+	}
+	if opts["mix"] != "" {
+		seed, err := parseMixSeed(opts["mix_seed"])
+		if err != nil {
+			return nil, err
+		}
+		if tasks, err = SelectMix(tasks, seed); err != nil {
+			return nil, err
+		}
 	}
 	s.tasks = tasks
 	return s, nil

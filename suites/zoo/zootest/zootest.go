@@ -5,6 +5,7 @@ package zootest
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -61,8 +62,24 @@ func sample(t testing.TB, all []suites.Task, per int, keep func(suites.Task) boo
 }
 
 // FamiliesEnv, set to 1, makes SampleCells return one instance of every family instead of one of every cell
-// (make zoo-check sets WholeZooEnv instead: every instance).
+// (make zoo-check sets WholeZooEnv instead: every instance). Set to anything else, it is a regular expression
+// (Go syntax, unanchored) over family ids, and SampleCells returns one instance of every family it matches, or
+// with WholeZooEnv=1 every instance of them: to check the families one is writing.
 const FamiliesEnv = "WEBBENCH_TEST_ZOO_FAMILIES"
+
+// familyFilter is FamiliesEnv as a regular expression, nil when it is empty or 1.
+func familyFilter(t testing.TB) *regexp.Regexp {
+	t.Helper()
+	v := os.Getenv(FamiliesEnv)
+	if v == "" || v == "1" {
+		return nil
+	}
+	re, err := regexp.Compile(v)
+	if err != nil {
+		t.Fatalf("zootest: %s: %v", FamiliesEnv, err)
+	}
+	return re
+}
 
 // SampleCells returns the ids of one family instance (an id "<family>/<slug>") per cell — app × mutations —
 // among the Zoo's instances that keep accepts (nil: all), in id order: the first family of a cell by id, its
@@ -75,13 +92,14 @@ func SampleCells(t testing.TB, keep func(suites.Task) bool) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fam := familyFilter(t)
 	var inst []suites.Task
 	for _, task := range all {
-		if strings.Contains(task.ID, "/") && (keep == nil || keep(task)) {
+		if strings.Contains(task.ID, "/") && (keep == nil || keep(task)) && (fam == nil || fam.MatchString(zoo.Family(task))) {
 			inst = append(inst, task)
 		}
 	}
-	if os.Getenv(WholeZooEnv) == "1" || os.Getenv(FamiliesEnv) == "1" {
+	if os.Getenv(WholeZooEnv) == "1" || os.Getenv(FamiliesEnv) == "1" || fam != nil {
 		return sample(t, inst, 1, nil)
 	}
 	seen := map[string]bool{}
