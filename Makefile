@@ -72,7 +72,7 @@ build:
 # The main job: the guard ablation (leave-one-out over the seven guards, scripted policy, profile observed).
 # Re-running resumes runs/demo; delete it for a fresh run.
 demo: setup build
-	./bin/bench ablate suites/zoo/ablations/demo.yaml --out runs/demo
+	./bin/bench ablate suites/zoo/ablations/verdicts.yaml --out runs/verdicts
 
 # The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so
 # that its hogs do not load the other packages' browser tests. The rest runs three test packages at a time (go
