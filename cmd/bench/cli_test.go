@@ -579,12 +579,16 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 		t.Errorf("resumed manifest ended %q, summary %+v; was %q, %+v", resumed.Manifest.EndedAt, resumed.Manifest.Summary,
 			r.Manifest.EndedAt, r.Manifest.Summary)
 	}
-	// Version 1 recorded task tags for ablations only: the rest of the plan is the same.
+	// Version 1 recorded task tags for ablations only, and no cluster unit: the resumed plan gains both from the
+	// suite; the rest of the plan is the same.
 	got, was := resumed.Manifest.Plan, r.Manifest.Plan
 	if len(got.TaskTags["shop-qa-yoga-mat-thickness"]) == 0 {
 		t.Errorf("resumed plan has no task tags: %v", got.TaskTags)
 	}
-	got.TaskTags = nil
+	if got.ClusterUnit != "family" {
+		t.Errorf("resumed plan's cluster unit %q, want the Zoo's family", got.ClusterUnit)
+	}
+	got.TaskTags, got.ClusterUnit = nil, ""
 	if !reflect.DeepEqual(got, was) {
 		t.Errorf("resumed plan %+v, was %+v", got, was)
 	}
