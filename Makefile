@@ -93,7 +93,7 @@ vet:
 
 # `make zoo-check`: every instance of every Zoo task family (docs/ZOO.md "Task families") played by the scripted
 # policy in real Chromium: each solution passes under the clean profile, and each mutated instance fails with its
-# mutation's guard off. make test runs the same two tests on one instance per app × mutations (zootest.SampleCells).
+# mutation's guard off. make test runs the same two tests on one instance per app and per mutation (zootest.SampleCells).
 zoo-check: setup
 	WEBBENCH_TEST_WHOLE_ZOO=1 $(GO) test -count=1 -timeout 60m -run '^TestZooFamily' ./runner
 

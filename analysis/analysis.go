@@ -589,7 +589,6 @@ func compare(aRecs, bRecs []results.Attempt, scope map[string]bool, guardName st
 	return c
 }
 
-
 // pairedComparison fills c from the matched pairs (PairedDiff, McNemar) and
 // the per-task strata.
 func pairedComparison(c *Comparison, pairs []stats.Pair, stratum func(string) *stats.Stratum) {

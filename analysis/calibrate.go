@@ -253,7 +253,7 @@ func binomSlack(p float64, n int) float64 {
 // is the command that produced it.
 func CalibrationMarkdown(res []CalResult, cmd string, took time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Calibration of the ablation statistics (issue 11)\n\n")
+	fmt.Fprintf(&b, "# Calibration of the ablation statistics\n\n")
 	fmt.Fprintf(&b, "Produced by `%s` (`make calibrate`) in %s. Simulated ablations: task pass rates from the issue's mix "+
 		"(40 %% always pass, 20 %% always fail, 40 %% uniform in 0.2–0.9, drawn afresh per run), G tasks × R reps, "+
 		"three outcome models (share 0.8), records built as the runner builds them (analysis.SimRecords: pair ids, "+

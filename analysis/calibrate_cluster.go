@@ -375,4 +375,4 @@ func ClusterCalibrationMarkdown(res []ClusterCalResult, cmd string, took time.Du
 
 // ClusterSectionHeading is the heading of CALIBRATION.md's clustered
 // section (cmd/calibrate -only clustered replaces the section it starts).
-const ClusterSectionHeading = "## Clustered designs (issue 37)"
+const ClusterSectionHeading = "## Clustered designs"

@@ -265,7 +265,7 @@ func CostCalibrationMarkdown(rs []CostCalResult, cmd string, took time.Duration)
 			cmd, took.Round(time.Second), countLogitMean, countLogitSigma, countWasteShare(), countMean,
 			countSigmaTask, costSigmaArm, costSigmaPair, costSigmaOwn, costSigmaEffect)
 	} else {
-		fmt.Fprintf(&b, "\n## Cost outcomes (issue 38)\n\nProduced by `%s` in %s. Simulated pairs of tokens per attempt, "+
+		fmt.Fprintf(&b, "\n## Cost outcomes\n\nProduced by `%s` in %s. Simulated pairs of tokens per attempt, "+
 			"lognormal and heavy-tailed: per-task means 40,000·e^(σZ) with σ = %.1f between tasks, a per-(arm, task) draw "+
 			"shared by the arm's reps (σ %.1f: correlated reps), a per-(task, rep) draw shared by both arms (σ %.1f: the "+
 			"same seed), each attempt's own draw (σ %.1f), and in the power runs a per-task effect ratio·e^(σZ−σ²/2) "+

@@ -101,6 +101,20 @@ type CostComparison struct {
 	PHolm float64
 }
 
+// unitsOf returns the unit of a cost comparison of pairs — its noun (UnitTask, or clusterUnit, UnitCluster when
+// empty) and a record's unit — by the pass rate's rule (stats.UseClusters), so that both name the same units for
+// the same pairs.
+func unitsOf(pairs []RecPair, clusterUnit string) (string, func(results.Attempt) string) {
+	tasks, clusters := map[string]bool{}, map[string]bool{}
+	for _, p := range pairs {
+		tasks[p.A.TaskID], clusters[UnitOf(*p.A)] = true, true
+	}
+	if stats.UseClusters(len(clusters), len(tasks)) {
+		return cmp.Or(clusterUnit, UnitCluster), UnitOf
+	}
+	return UnitTask, func(r results.Attempt) string { return r.TaskID }
+}
+
 // costOutcomes returns the cost comparisons of the matched pairs in one view: one per outcome that some
 // record of the pairs has (USD only when priced; an outcome nonzero on no pair, e.g. no repeated call in
 // either arm, has nothing to compare), in results.CostOutcomes order, each over the pairs whose two records
@@ -114,20 +128,14 @@ func costOutcomes(pairs []RecPair, view CostView, clusterUnit string) []CostComp
 	if len(pairs) == 0 {
 		return nil
 	}
-	unit := UnitTask
-	for _, p := range pairs {
-		if UnitOf(*p.A) != p.A.TaskID {
-			unit = cmp.Or(clusterUnit, UnitCluster)
-			break
-		}
-	}
+	unit, unitOf := unitsOf(pairs, clusterUnit)
 	var out []CostComparison
 	for _, o := range results.CostOutcomes {
 		ps := recordedPairs(pairs, o)
 		if !slices.ContainsFunc(ps, func(p RecPair) bool { return o.Value(*p.A) != 0 || o.Value(*p.B) != 0 }) {
 			continue // unpriced, not recorded, or 0 throughout
 		}
-		us := PerUnit(ps, o.Value, UnitOf)
+		us := PerUnit(ps, o.Value, unitOf)
 		a, b := make([]float64, len(us)), make([]float64, len(us))
 		for i, u := range us {
 			a[i], b[i] = u.A, u.B

@@ -157,7 +157,8 @@ func PilotUnits(recs []results.Attempt, baseline string, candidates []string, o 
 		keep := func(results.Attempt) bool { return true }
 		matchPairs(&c, newIndexed(arms[baseline], keep), newIndexed(arms[v], keep), nil)
 		if ps := recordedPairs(c.recPairs, o); len(ps) > 0 {
-			return PerUnit(ps, o.Value, UnitOf), v
+			_, unitOf := unitsOf(ps, "")
+			return PerUnit(ps, o.Value, unitOf), v
 		}
 	}
 	return nil, ""

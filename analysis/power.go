@@ -19,6 +19,12 @@ import (
 // are for (PowerAnalysis.Test): the primary test, PairedDiff.
 const PrimaryTestName = "paired task-level test (mean of per-task differences; exact sign-flip over tasks)"
 
+// ClusteredTestName is PrimaryTestName for a clustered comparison: the test flips the units' sums (unit: the
+// clusters' singular noun, e.g. "family").
+func ClusteredTestName(unit string) string {
+	return "paired " + unit + "-level test (mean of per-task differences; exact sign-flip over the " + unit + " sums)"
+}
+
 // Power methods (PowerAnalysis.Method).
 const (
 	// PowerSimulated: Monte Carlo over simulated runs of the design, each
@@ -649,6 +655,9 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 	}
 	d := designFromPairs(pairs, block)
 	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
+	if c.Paired.Clustered {
+		p.Test = ClusteredTestName(c.ClusterUnit)
+	}
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
 	if in.power != powerOnly {
 		p.MDE = MDEPrimary(d, in.Alpha, in.Power, true)

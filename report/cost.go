@@ -147,10 +147,8 @@ func costNum(o results.CostOutcome, x float64, signed bool) string {
 	return s
 }
 
-// CostVerdictText words a cost verdict (analysis.CostVerdict): the one wording of every kind, which every format
-// prints — "83% more tokens [+31%, +160%], p_holm 0.0156", "costlier than the gate allows: …", or "no difference
-// shown" with why.
-func CostVerdictText(vd analysis.CostVerdict) string {
+// costDirection words a decided cost verdict without its figures: "more tokens", "fewer steps", "less wall time".
+func costDirection(vd analysis.CostVerdict) string {
 	more := "more"
 	if vd.Diff < 0 {
 		more = "less"
@@ -158,9 +156,16 @@ func CostVerdictText(vd analysis.CostVerdict) string {
 			more = "fewer"
 		}
 	}
+	return more + " " + costNoun(vd.Outcome)
+}
+
+// CostVerdictText words a cost verdict (analysis.CostVerdict): the one wording of every kind, which every format
+// prints — "83% more tokens [+31%, +160%], p_holm 0.0156", "costlier than the gate allows: …", or "no difference
+// shown" with why.
+func CostVerdictText(vd analysis.CostVerdict) string {
 	mag := RatioPct(vd.Ratio)
 	mag = strings.TrimLeft(mag, "+-")
-	fig := fmt.Sprintf("%s %s %s %s, p_holm %s", mag, more, costNoun(vd.Outcome), ratioCI(vd.RatioCI), stats.FmtP(vd.PHolm))
+	fig := fmt.Sprintf("%s %s %s, p_holm %s", mag, costDirection(vd), ratioCI(vd.RatioCI), stats.FmtP(vd.PHolm))
 	switch vd.Kind {
 	case analysis.CostVerdictGateFails:
 		return fmt.Sprintf("costlier than the gate allows (%s; the whole interval above +%.0f%%)", fig, 100*vd.Margin)
@@ -235,13 +240,16 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		}
 		cells = append(cells, fmt.Sprintf("%s %s %s", c.Outcome, change, p))
 		switch vd := a.CostVerdictOf(v, c); vd.Kind {
-		case analysis.CostVerdictGateFails, analysis.CostVerdictCostlier, analysis.CostVerdictCheaper:
-			decided = append(decided, CostVerdictText(vd))
+		case analysis.CostVerdictGateFails:
+			decided = append(decided, costDirection(vd)+" (beyond the cost gate)")
+		case analysis.CostVerdictCostlier, analysis.CostVerdictCheaper:
+			decided = append(decided, costDirection(vd))
 		}
 	}
+	// The figures are in the cells: the verdict names the outcomes shown different, once.
 	verdict := "no cost difference shown"
 	if len(decided) > 0 {
-		verdict = strings.Join(decided, "; ")
+		verdict = "shown: " + strings.Join(decided, ", ")
 	}
 	c0 := &v.Costs[0]
 	return fmt.Sprintf("%s (%s, %s): %s: %s", v.Name, fmt.Sprintf("%d %s", c0.Means.G, unitWord(c0.Means.G, c0.Unit)),

@@ -329,15 +329,16 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 		}
 	}
 	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference; "+
-		"its interval is the t interval from %d moved units on, else the adjusted Wald interval over the units (marked \"adj.\"); the units are the tasks, or the clusters when clustered. "+
-		"p_paired is the exact sign-flip p over tasks (clusters when clustered), valid at every size. McNemar by task is "+
+		"its interval is the t interval from %d moved units on, else the adjusted Wald interval over the units (marked \"adj.\"); the units are the tasks, or the %[3]s when tasks share them. "+
+		"p_paired is the exact sign-flip p over the units, valid at every size. McNemar by task is "+
 		"Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = baseline failed and variant "+
 		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
 		"over all target rows, and the gate never uses them. Below %[1]d moved units the interval and p_paired are different methods and can "+
-		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired task-level test "+
-		"as run (simulated on this run's tasks, reps, per-task rates and pairing; Fisher when unpaired): MDE = smallest "+
-		"pass-rate drop detectable with %.0f%% power; power = to detect the failure-rate change shown. The verdict is the "+
-		"compact report's words for the primary row (p_holm against α), with why when no difference is shown.", stats.TIntervalMinInformative, 100*a.Power)
+		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired test "+
+		"as run (simulated on this run's units, reps, per-unit rates and pairing; Fisher when unpaired): MDE = smallest "+
+		"pass-rate drop detectable with %.0f%% power; power = to detect the planned change (min_effect, the failure-rate change in the power column's heading), not the change observed. The verdict is the "+
+		"compact report's words for the primary row (p_holm against α), with why when no difference is shown.", stats.TIntervalMinInformative, 100*a.Power,
+		unitWord(2, a.ClusterUnit))
 	return t
 }
 

@@ -20,8 +20,9 @@ import (
 // The Zoo's family instances in real Chromium with the scripted policy (ZOO.md "Task families"): every sampled
 // instance's solution passes under the clean profile with every guard on, and every sampled mutated instance
 // fails with its mutation's guard off under that guard's test profile (testdata/profiles/<guard>.yaml, the
-// guard's failure mode at probability 1, as in guards_e2e_test.go). make test plays one instance per cell (app ×
-// mutations: zootest.SampleCells); zootest.FamiliesEnv=1 one per family; make zoo-check sets zootest.WholeZooEnv
+// guard's failure mode at probability 1, as in guards_e2e_test.go). make test plays one instance per app (the
+// solutions) and one per mutation (the guards off): zootest.SampleCells; zootest.CellsEnv=1 one per app ×
+// mutations; zootest.FamiliesEnv=1 one per family; make zoo-check sets zootest.WholeZooEnv
 // and runs every instance.
 
 // familyWorkers is the runner's browser count for these runs: the attempts mostly wait (page loads, a hung
@@ -38,8 +39,8 @@ var familyOffModes = map[string]string{
 }
 
 // familyInstances opens the Zoo with every instance and returns it with the sampled instances (not the
-// hand-written tasks, which their apps' tests play) that keep accepts (zootest.SampleCells).
-func familyInstances(t *testing.T, keep func(suites.Task) bool) (suites.Suite, []suites.Task) {
+// hand-written tasks, which their apps' tests play) that keep accepts, one per cell (zootest.SampleCells).
+func familyInstances(t *testing.T, keep func(suites.Task) bool, cell func(suites.Task) string) (suites.Suite, []suites.Task) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test")
@@ -49,7 +50,7 @@ func familyInstances(t *testing.T, keep func(suites.Task) bool) (suites.Suite, [
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	ids := zootest.SampleCells(t, keep)
+	ids := zootest.SampleCells(t, keep, cell)
 	var tasks []suites.Task
 	for _, tk := range s.Tasks() {
 		if slices.Contains(ids, tk.ID) {
@@ -75,7 +76,7 @@ func runFamilies(t *testing.T, plan Plan, s suites.Suite) []results.Attempt {
 }
 
 func TestZooFamilySolutions(t *testing.T) {
-	s, tasks := familyInstances(t, nil)
+	s, tasks := familyInstances(t, nil, zootest.App)
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
 	recs := runFamilies(t, plan, s)
 	if len(recs) != len(tasks) {
@@ -93,7 +94,7 @@ func TestZooFamilySolutions(t *testing.T) {
 }
 
 func TestZooFamilyMutationsNeedTheirGuard(t *testing.T) {
-	s, tasks := familyInstances(t, func(tk suites.Task) bool { return len(tk.Mutations) > 0 })
+	s, tasks := familyInstances(t, func(tk suites.Task) bool { return len(tk.Mutations) > 0 }, zootest.Mutations)
 	byGuard := map[string][]suites.Task{}
 	for _, tk := range tasks {
 		for _, m := range tk.Mutations {

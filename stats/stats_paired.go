@@ -261,13 +261,18 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	return res, nil
 }
 
+// UseClusters is the rule for the unit of a paired test over g tasks in nc clusters: the clusters when
+// 2 ≤ nc < g (tasks share clusters, and there are at least two), else the tasks — one cluster leaves nothing to
+// compare across, and clusters of one task each are the tasks.
+func UseClusters(nc, g int) bool { return nc >= 2 && nc < g }
+
 // pairedSE fills res.SE, DF, C and Clustered from the task differences d and
 // their clusters cl, and reports whether all tasks are in one cluster (the
 // SE then falls back to tasks: ReasonOneCluster).
 func pairedSE(res *PairedResult, d []float64, cl []string) (oneCluster bool) {
 	g := len(d)
 	nc := len(slices.Compact(slices.Sorted(slices.Values(cl))))
-	if nc >= 2 && nc < g {
+	if UseClusters(nc, g) {
 		res.SE, res.DF, res.C, res.Clustered = ClusteredSE(d, cl), nc-1, nc, true
 		return false
 	}

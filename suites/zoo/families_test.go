@@ -83,7 +83,7 @@ func TestBuiltinFamilies(t *testing.T) {
 			t.Errorf("%s: %d families on %d apps, want ≥ %d on ≥ %d", g, guardFams[g], len(guardApps[g]), want[0], want[1])
 		}
 	}
-	// The default selection keeps today's sampled size: one task per family of the hand-written tasks.
+	// The hand-written tasks form 22 families: the tests that sample one task per family of them play 22 tasks.
 	if n := len(Sample(def, 1)); n != 22 {
 		t.Errorf("the hand-written tasks sample to %d families, want 22", n)
 	}

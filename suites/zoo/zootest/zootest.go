@@ -81,12 +81,31 @@ func familyFilter(t testing.TB) *regexp.Regexp {
 	return re
 }
 
+// CellsEnv, set to 1, makes SampleCells sample one instance per app × mutations, whatever cell its caller asks.
+const CellsEnv = "WEBBENCH_TEST_ZOO_CELLS"
+
+// AppMutations is the cell of an instance by its app and its mutations ("shop|consent").
+func AppMutations(t suites.Task) string {
+	return t.App + "|" + strings.Join(slices.Sorted(slices.Values(t.Mutations)), ",")
+}
+
+// App is the cell of an instance by its app.
+func App(t suites.Task) string { return t.App }
+
+// Mutations is the cell of an instance by its mutations ("consent", "" for none).
+func Mutations(t suites.Task) string {
+	return strings.Join(slices.Sorted(slices.Values(t.Mutations)), ",")
+}
+
 // SampleCells returns the ids of one family instance (an id "<family>/<slug>") per cell — app × mutations —
 // among the Zoo's instances that keep accepts (nil: all), in id order: the first family of a cell by id, its
 // first instance. The families of a cell share their pages and their mutation, so a test that plays one of them
 // per cell exercises every app's every mutation while the number of families grows; FamiliesEnv=1 takes one
 // instance of every family, WholeZooEnv=1 every instance.
-func SampleCells(t testing.TB, keep func(suites.Task) bool) []string {
+//
+// cell names the cell of an instance for make test's sample (nil: app × mutations, AppMutations); CellsEnv=1
+// takes app × mutations whatever cell says.
+func SampleCells(t testing.TB, keep func(suites.Task) bool, cell func(suites.Task) string) []string {
 	t.Helper()
 	all, err := zoo.BuiltinInstances()
 	if err != nil {
@@ -102,12 +121,14 @@ func SampleCells(t testing.TB, keep func(suites.Task) bool) []string {
 	if os.Getenv(WholeZooEnv) == "1" || os.Getenv(FamiliesEnv) == "1" || fam != nil {
 		return sample(t, inst, 1, nil)
 	}
+	if cell == nil || os.Getenv(CellsEnv) == "1" {
+		cell = AppMutations
+	}
 	seen := map[string]bool{}
 	var ids []string
 	for _, task := range zoo.Sample(inst, 1) { // one instance per family, in id order
-		cell := task.App + "|" + strings.Join(slices.Sorted(slices.Values(task.Mutations)), ",")
-		if !seen[cell] {
-			seen[cell] = true
+		if c := cell(task); !seen[c] {
+			seen[c] = true
 			ids = append(ids, task.ID)
 		}
 	}
