@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -67,7 +68,9 @@ func (g *grader) extraItems(allNumbers bool, items [][]token) string {
 			continue
 		}
 		switch {
-		case t.kind == tokNumber && g.plainCandidate(i) && t.unit == "":
+		case t.kind == tokNumber && g.plainCandidate(i) && t.unit == "" && !g.countsThing(i):
+			// A number that counts something ("80k stars", "54 of 58 games") is a fact about the item, not a
+			// rival to a name.
 			return fmt.Sprintf("also states %s", strings.TrimSpace(g.surface(t)))
 		case g.isName(i, inItems):
 			return fmt.Sprintf("also names %q", g.surface(t))
@@ -308,7 +311,7 @@ func (g *grader) isName(i int, inItems map[string]bool) bool {
 		// package or repository name, a rival like a capitalised one.
 		return true
 	}
-	if t.kind != tokWord || !t.cap || t.label {
+	if t.kind != tokWord || !t.cap || t.label || g.capitalisedByPlace(i) {
 		return false
 	}
 	return !stopWords[t.text] && !g.qWords[t.text] && !inItems[t.text] && !months[t.text] && !weekdays[t.text] &&
@@ -331,8 +334,17 @@ func (g *grader) plainCandidate(i int) bool {
 			return false
 		}
 	}
+	// A number the reference answer itself states beside the ruled item (54/58 beside a URL) is no rival.
+	for _, r := range refNumRe.FindAllString(g.reference, -1) {
+		if v, err := strconv.ParseFloat(r, 64); err == nil && math.Abs(v-t.num) <= relEps(v, t.num) && !g.matched[i] {
+			return false
+		}
+	}
 	return true
 }
+
+// refNumRe: the numbers written in a reference answer, each on its own ("54/58" states 54 and 58).
+var refNumRe = regexp.MustCompile(`\d+(?:\.\d+)?`)
 
 // pronounOne: words before "one" that make it a pronoun ("the one", "no one", "which one").
 var pronounOne = map[string]bool{"the": true, "no": true, "this": true, "that": true, "which": true, "each": true,
@@ -405,3 +417,24 @@ func init() {
 		stopWords[singular(w)] = true
 	}
 }
+
+// capitalisedByPlace: the capital of the word at i says nothing of a name — a word opening its segment before a
+// preposition ("Powered by Microsoft", "Provided by …"), or a compass word before a lower-case word or a label
+// ("West leader: …").
+func (g *grader) capitalisedByPlace(i int) bool {
+	t := g.ans[i]
+	if i+1 >= len(g.ans) || g.ans[i+1].seg != t.seg {
+		return false
+	}
+	next := g.ans[i+1]
+	if (i == 0 || g.ans[i-1].seg != t.seg) && next.kind == tokWord && !next.cap && prepositions[next.text] {
+		return true
+	}
+	return compass[t.text] && next.kind == tokWord && (!next.cap || next.label)
+}
+
+var prepositions = map[string]bool{"by": true, "with": true, "from": true, "via": true, "to": true, "in": true,
+	"for": true, "on": true, "at": true, "of": true}
+
+var compass = map[string]bool{"north": true, "south": true, "east": true, "west": true, "northern": true,
+	"southern": true, "eastern": true, "western": true}

@@ -41,7 +41,7 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 //     numbers compared by value (000000170 = 170, $0.00 = 0; 12 ≠ 2), not inside a longer identifier or
 //     hyphenated name (resource-watch/resource-watch-api does not contain resource-watch/resource-watch); a
 //     company suffix at the item's end is optional; an item that is a URL matches a URL of the answer with the
-//     same scheme (when the item has one), host, port and leading whole path segments, and the item's query
+//     same scheme (when the item has one), host, port and whole path, and the item's query
 //     parameters; an item of punctuation only ("-----") is a substring test (uncertain with a negation word in
 //     its sentence: "there is no ----- separator"). A missing item fails — unless
 //     the answer has some of its distinctive words (not the question's) and all its numbers, then it is
@@ -77,6 +77,13 @@ func MatchAnswer(rule suites.AnswerRule, answer string) (bool, string) {
 // things ("compare", "both", "respectively") while the rule checks one item (an answer about one of them, "Pro
 // has unlimited private repositories", matches a golden "Unlimited" for "Compare … the Free and Pro plans").
 //
+// The question's constraints (constraints.go): months or years of which none is the question's fail, a Number
+// match stated as a rate ("per mile") fails where the question asks for an amount, a precision the question asks
+// for must be written. Equivalent writings of an item (items.go): a count and its noun reversed, "no limit" for
+// "unlimited", "five hyphens" for "-----", a full hash for its prefix; a name inside a URL counts only when the
+// URL is its page. State and country abbreviations, "'07" and "eleven point two" are read by the tokeniser
+// (equiv.go).
+//
 // A Number rule's match on another rating scale than the question's fails ("4.2 out of 10" for a question "…,
 // out of 5?"). Digits grouped by a no-break space, a narrow no-break space or an apostrophe ("9'675", CLDR's
 // separators for fr, SI and de-CH) are one number. An empty answer fails ("no final answer").
@@ -88,7 +95,7 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 		// A rule that checks nothing confirms nothing (the answer judge reports a judge error before this).
 		return OutcomeUncertain, "the rule has nothing to check"
 	}
-	g := grader{ans: tokenize(answer), q: tokenize(question), raw: answer}
+	g := grader{ans: tokenize(answer), q: tokenize(question), raw: answer, reference: rule.Reference, matched: map[int]bool{}}
 	for _, loc := range urlSpanRe.FindAllStringIndex(fold(answer), -1) {
 		for i, t := range g.ans {
 			if t.start >= loc[0] && t.end <= loc[1] {
@@ -131,6 +138,11 @@ func Grade(rule suites.AnswerRule, answer, question string) (Outcome, string) {
 		f, d := g.number(*rule.Number, rule.Tolerance, rule.Unit, question)
 		fails, doubts = append(fails, f...), append(doubts, d...)
 	}
+	if len(fails) == 0 {
+		if d := g.datesOutside(nil); d != "" {
+			fails = append(fails, d)
+		}
+	}
 	if len(fails) == 0 && len(doubts) == 0 {
 		if h := hedgeRe.FindString(strings.ToLower(fold(answer))); h != "" {
 			doubts = append(doubts, fmt.Sprintf("hedges (%q)", h))
@@ -155,9 +167,13 @@ type grader struct {
 	qWords map[string]bool
 	qNums  []token
 	raw    string
+	// reference is the rule's reference answer as the task gives it ("" when none).
+	reference string
 	// matched marks answer tokens inside a match; literal: some item matched as a substring (punctuation only).
 	matched map[int]bool
 	literal bool
+	// missingDoubts: items the answer lacks that a grader would not fail it for alone (a street address).
+	missingDoubts []string
 }
 
 // markSpan marks the answer tokens inside fold(answer)[lo:hi] as matched.
@@ -172,7 +188,10 @@ func (g *grader) markSpan(lo, hi int) {
 // numEq reports whether the answer's number got states the expected number exp within tol (see Grade).
 func numEq(exp, got token, tol float64) bool {
 	e, v := exp.num, got.num
-	changed := false
+	if tol < 1 && shortYearEq(e, got) {
+		return true
+	}
+	changed := got.frac != exp.frac
 	ref := sigFigsOf(exp)
 	keeps := sigFigs(got) >= min(ref, max(ref-1, 2))
 	// Units: convert got into exp's unit when both are known and of one family.
@@ -200,14 +219,13 @@ func numEq(exp, got token, tol float64) bool {
 		got.prec /= 100
 		changed = true
 	}
-	if got.frac != exp.frac {
-		changed = true
-	}
 	t := tol
-	// A change of representation rounds: 0.19 GB is 190 ± 5 MB. Only as far as the answer keeps the reference's
-	// significant figures but one, and at least two (0.19 GB for 192 MB keeps 2 of 3; 0.2 GB, 1 of 3, 0.05 TB
-	// for 48 GB, 1 of 2, and 0.03 for 3.125 %, 1 of 4, are too rough).
-	if changed && got.prec > t && keeps {
+	// An answer's number stands for the interval of its last digit when it is written with decimals or in
+	// another representation: 0.19 GB is 190 ± 5 MB, 3.13 % is 3.125 % rounded (an integer is a count or a
+	// truncation: 17 is not iOS 17.1, 39 not 39.2). Only as far as the answer keeps the reference's significant figures but one,
+	// and at least two (0.19 GB for 192 MB keeps 2 of 3; 0.2 GB, 1 of 3, 0.05 TB for 48 GB, 1 of 2, and 0.03 for
+	// 3.125 %, 1 of 4, are too rough).
+	if got.prec > t && keeps && (changed || got.prec < 0.5) {
 		t = got.prec
 	}
 	return math.Abs(v-e) <= t+relEps(e, v)
@@ -314,7 +332,8 @@ func itemTokens(item string) []token {
 var (
 	urlItemRe = regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9+.-]*://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/\S*$`)
 	// urlSpanRe: a URL written with a scheme or "www." (the spans whose tokens are not candidates).
-	urlSpanRe = regexp.MustCompile(`(?i)(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s"'<>()\[\]]+`)
+	// and a host with a top-level domain of letters followed by a path (github.com/opencv/cvat).
+	urlSpanRe = regexp.MustCompile(`(?i)(?:\b[a-z][a-z0-9+.-]*://|\bwww\.|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/)[^\s"'<>()\[\]]+`)
 	urlAnsRe  = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?(?:/[^\s"'<>()\[\]]*)?`)
 )
 
@@ -332,15 +351,16 @@ type match struct {
 // doubts what makes a found item debatable (a part only, a negation, a bound, the reverse order, extra
 // candidates, an antonym). Matched answer tokens are marked in g.matched.
 func (g *grader) mustInclude(items []string) (fails, doubts []string) {
-	g.matched = map[int]bool{}
 	var found []match
 	allNumbers := true
 	var itemToks [][]token
+	var missing []string
 	for _, it := range items {
 		alts := strings.Split(it, " |OR| ")
 		var best *match
 		var partial bool
-		var urlNear string // the doubt of a URL that matches only loosely (urlMatch)
+		var urlNear string  // the doubt of a URL that matches only loosely (urlMatch)
+		var urlOther string // the item's tokens only inside URLs of other pages
 		for _, alt := range alts {
 			alt = strings.TrimSpace(alt)
 			if urlItemRe.MatchString(alt) {
@@ -366,17 +386,22 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 				if at := strings.Index(fold(g.raw), fold(alt)); at >= 0 {
 					best = &match{item: alt, start: -1, lit: [2]int{at, at + len(fold(alt))}}
 					g.literal = true
+				} else if a := g.punctuationWords(alt); a >= 0 {
+					best = &match{item: alt, start: a, n: 2}
+					g.matched[a], g.matched[a+1] = true, true
 				}
 				continue
 			}
-			if at := findPhrase(g.ans, toks); len(at) > 0 {
-				best = &match{item: alt, start: at[0], n: len(toks)}
+			if at, n, why := g.findItem(alt, toks); len(at) > 0 {
+				best = &match{item: alt, start: at[0], n: n}
 				for _, a := range at {
-					for k := range len(toks) {
+					for k := range n {
 						g.matched[a+k] = true
 					}
 				}
 				break
+			} else if why != "" {
+				urlOther = why
 			}
 			partial = partial || g.partial(toks)
 		}
@@ -386,15 +411,19 @@ func (g *grader) mustInclude(items []string) (fails, doubts []string) {
 			if urlNear != "" {
 				doubts = append(doubts, urlNear)
 			}
+		case urlOther != "":
+			fails = append(fails, urlOther)
 		case partial:
 			doubts = append(doubts, fmt.Sprintf("has part of %q but not the whole", it))
 		default:
-			fails = append(fails, fmt.Sprintf("does not include %q", it))
+			missing = append(missing, it)
 		}
 	}
+	fails = append(fails, g.missingItems(missing, len(found))...)
 	if len(fails) > 0 {
 		return fails, nil
 	}
+	doubts = append(doubts, g.missingDoubts...)
 	doubts = append(doubts, g.foundDoubts(found)...)
 	if len(doubts) == 0 && !g.literal {
 		if extra := g.extraItems(allNumbers, itemToks); extra != "" {
@@ -477,9 +506,31 @@ func (g *grader) partial(item []token) bool {
 		if stopWords[it.text] || g.qWords[it.text] {
 			continue
 		}
-		if slices.ContainsFunc(g.ans, func(a token) bool { return tokEq(it, a) }) {
+		// A word inside a URL is part of an address, not a mention (huggingface.co/…/ceti_audio_small).
+		if slices.ContainsFunc(g.ans, func(a token) bool { return !a.url && tokEq(it, a) }) {
 			words++
 		}
 	}
 	return words > 0
+}
+
+// missingItems are the fails of the items the answer does not include, found of them found: none for a street
+// address, or for titles when a segment of the answer is in another language, when the answer has other items
+// — those are doubts, added to g.missingDoubts.
+func (g *grader) missingItems(missing []string, found int) (fails []string) {
+	foreign := ""
+	if len(missing) > 0 && found >= len(missing) {
+		foreign = g.foreignSegment()
+	}
+	for _, it := range missing {
+		switch {
+		case found >= 2 && streetAddressRe.MatchString(strings.TrimSpace(it)):
+			g.missingDoubts = append(g.missingDoubts, fmt.Sprintf("does not give the street address %q", it))
+		case foreign != "" && itemKind(itemTokens(it)) == "name":
+			g.missingDoubts = append(g.missingDoubts, fmt.Sprintf("does not include %q; it may give it in another language (%q)", it, foreign))
+		default:
+			fails = append(fails, fmt.Sprintf("does not include %q", it))
+		}
+	}
+	return fails
 }

@@ -201,7 +201,10 @@ func TestGradeIssueCases(t *testing.T) {
 		{suites.AnswerRule{Number: f(9675), Unit: "km"}, "How far?", "9 675 miles", OutcomeFail},
 		// A rule that checks nothing confirms nothing.
 		{suites.AnswerRule{Reference: "There are trade-in offers."}, "", "No, there are none.", OutcomeUncertain},
-		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomePass},
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b?y=2&x=1.", OutcomePass},
+		// A longer path is another page.
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b?x=1"}}, "", "see https://example.com/a/b/c?y=2&x=1.", OutcomeFail},
+		{suites.AnswerRule{MustInclude: []string{"https://example.com/a/b"}}, "", "see https://example.com/a/b/", OutcomePass},
 		{suites.AnswerRule{MustInclude: []string{"Microsoft"}}, "", "Not Microsoft but Google", OutcomeUncertain},
 		{suites.AnswerRule{MustInclude: []string{"65 |OR| 3"}}, "", "3 stars", OutcomePass},
 		{suites.AnswerRule{Number: f(2)}, "", "(adjective, C2)", OutcomeFail},

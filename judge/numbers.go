@@ -72,41 +72,55 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 	m := questionScale(question)
 	scaled.num *= m
 	var hit []int
-	var others []string
-	var unitOthers []token // candidates with a unit, when the rule expects none: rivals if a hit has their unit
+	var others []int
+	var unitOthers []int // candidates with a unit, when the rule expects none: rivals if a hit has their unit
+	pn, psig := questionPrecision(question)
+	var rates []string // the rates stated where the question asks for an amount ("per mile")
 	for i, t := range g.ans {
 		if t.kind != tokNumber || t.enumerator || t.url {
 			continue
 		}
-		if !t.ordinal && g.unitCompatible(i, unit) && !(pct && t.unit != "") && (numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
+		if !t.ordinal && g.unitCompatible(i, unit) && !(pct && t.unit != "") && precise(t, pn, psig) &&
+			(numEq(exp, t, tol) || m != 1 && numEq(scaled, t, tol*m)) {
+			if d := g.rateOf(i, question, g.reference); d != "" {
+				rates = append(rates, fmt.Sprintf("%s per %s", strings.TrimSpace(g.surface(t)), d))
+				continue
+			}
 			hit = append(hit, i)
 			continue
 		}
 		if !g.plainCandidate(i) {
 			continue
 		}
+		if isYearValue(want) && yearOf(t) == 0 && !t.shortYear && g.qWords["year"] {
+			// The question asks for a year: a count beside it ("2007, with 50 touchdowns") is no rival year.
+			continue
+		}
 		// A number with a unit of another family than the expected one (or any unit when none is expected) is
 		// another quantity, not a rival answer.
 		if t.unit != "" {
 			if unit == "" {
-				unitOthers = append(unitOthers, t)
+				unitOthers = append(unitOthers, i)
 				continue
 			}
 			if ue, ug := units[unit], units[t.unit]; ue.family != ug.family {
 				continue
 			}
 		}
-		others = append(others, strings.TrimSpace(g.surface(t)))
+		others = append(others, i)
 	}
 	// With no unit expected, "€834 … €912": the matched number's own unit makes a number of that unit's family
 	// a rival (the right value attached to another thing is still one of two prices).
-	for _, t := range unitOthers {
+	for _, k := range unitOthers {
 		for _, i := range hit {
-			if h := g.ans[i]; h.unit != "" && units[h.unit].family == units[t.unit].family {
-				others = append(others, strings.TrimSpace(g.surface(t)))
+			if h := g.ans[i]; h.unit != "" && units[h.unit].family == units[g.ans[k].unit].family {
+				others = append(others, k)
 				break
 			}
 		}
+	}
+	if len(hit) == 0 && len(rates) > 0 {
+		return []string{fmt.Sprintf("states a rate (%s) where the question asks for an amount", strings.Join(rates, ", "))}, nil
 	}
 	if len(hit) == 0 {
 		if sp := g.spacedThousands(exp, tol); sp != "" {
@@ -119,6 +133,13 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 		}
 		return []string{fmt.Sprintf("has no number within %g of %s", tol, what)}, nil
 	}
+	return g.hitDoubts(hit, others)
+}
+
+// hitDoubts checks the answer's numbers hit that state the rule's number, with others the candidate rivals:
+// a fail for a match on another rating scale than the question's; else the doubts (another statistic, a
+// negation, a bound, other candidates).
+func (g *grader) hitDoubts(hit, others []int) (fails, doubts []string) {
 	qScale := 0.0
 	for _, t := range g.q {
 		if t.scale {
@@ -147,9 +168,16 @@ func (g *grader) number(want, tol float64, unit, question string) (fails, doubts
 			return nil, []string{fmt.Sprintf("states a bound (%q %s), not the number", c, strings.TrimSpace(g.surface(g.ans[i])))}
 		}
 	}
-	if len(others) > 0 {
+	for _, i := range hit {
+		g.matched[i] = true
+	}
+	if others = g.working(g.ans[hit[0]], others); len(others) > 0 {
+		var os []string
+		for _, k := range others {
+			os = append(os, strings.TrimSpace(g.surface(g.ans[k])))
+		}
 		return nil, []string{fmt.Sprintf("states other candidate numbers beside %s: %s", strings.TrimSpace(g.surface(g.ans[hit[0]])),
-			strings.Join(others, ", "))}
+			strings.Join(os, ", "))}
 	}
 	return nil, nil
 }

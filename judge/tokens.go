@@ -61,6 +61,8 @@ type token struct {
 	// scale: the maximum of a rating ("out of 5"); url: inside a URL of the text (its host, port, path and query
 	// are no candidate numbers or names).
 	scale, url bool
+	// shortYear: two digits written after an apostrophe ("'07"), a year of its century.
+	shortYear bool
 	// unit is a number's unit, canonical ("mb", "kg", "min", "usd", "degf"); "" when none was written.
 	unit string
 	// sep is what separates this token from the previous one; seg the segment it is in (segments are cut at
@@ -102,7 +104,7 @@ func fold(s string) string {
 		return m[:3] + "not"
 	})
 	out = nTRe.ReplaceAllString(out, "$1 not")
-	return out
+	return undotAbbrevs(out)
 }
 
 // groupSepRe: a no-break space, narrow no-break space or apostrophe between a digit and a group of exactly three
@@ -233,7 +235,8 @@ func startsNumber(s string) bool {
 
 // segmentCut: the gap between two tokens ends a segment (a list item or a clause).
 func segmentCut(gap string) bool {
-	return strings.ContainsAny(gap, ",;:()[]!?\n|") || strings.Contains(gap, ". ") || strings.HasSuffix(gap, ".") &&
+	// A dash between spaces ("it does not diverge - it converges", an em dash folded) ends a clause too.
+	return strings.ContainsAny(gap, ",;:()[]!?\n|") || strings.Contains(gap, " - ") || strings.Contains(gap, ". ") || strings.HasSuffix(gap, ".") &&
 		len(gap) > 1
 }
 
@@ -518,6 +521,7 @@ func singular(w string) string {
 // postprocess joins number words and multiplier words into numbers, attaches a unit word to the number before
 // it, canonicalises words, and marks dates and list enumerators.
 func postprocess(s string, in []token) []token {
+	in = expandAbbrevs(s, in)
 	var out []token
 	for i := 0; i < len(in); i++ {
 		t := in[i]
@@ -539,12 +543,19 @@ func postprocess(s string, in []token) []token {
 						i++
 					}
 				}
+				i += pointDecimals(&t, in, i)
 				out = append(out, numText(t))
 				continue
 			}
 		}
 		if t.kind == tokWord && len(out) > 0 && out[len(out)-1].kind == tokNumber {
 			p := &out[len(out)-1]
+			if (p.unit == "" || p.unit == "bpm") && !p.pct && (t.text == "min" || t.text == "minute") &&
+				perMinuteRe.MatchString(s[p.end:]) {
+				// "110 /min", "110 beats/min": a heart rate (a count per minute), not minutes nor a minimum.
+				p.unit, p.end = "bpm", t.end
+				continue
+			}
 			if m, ok := multiplierWords[t.text]; ok && !p.pct {
 				p.num, p.prec = p.num*m, p.prec*m
 				p.end = t.end
@@ -585,11 +596,21 @@ func postprocess(s string, in []token) []token {
 		}
 		out = append(out, t)
 	}
+	markTokens(s, out)
+	return out
+}
+
+// markTokens marks the tokens of the folded text s: codes (MH-07), years written "'07", labels and headings,
+// rating scales, dates and list enumerators.
+func markTokens(s string, out []token) {
 	headings := headingLines(s)
 	for i := range out {
 		t := &out[i]
 		// A number joined by '-' or '_' to the word before it is part of a code (MH-07, GPT-4, COVID-19): its
 		// digits as written, not its value (MH-7 is another code).
+		if t.kind == tokNumber && isShortYear(s, *t) {
+			t.shortYear = true
+		}
 		if t.kind == tokNumber && t.sep == sepJoiner && i > 0 && isLetterish(out[i-1]) && !t.weak {
 			t.kind, t.text = tokIdent, strings.ToLower(s[t.start:t.end])
 		}
@@ -605,7 +626,6 @@ func postprocess(s string, in []token) []token {
 	}
 	markDates(out)
 	markEnumerators(s, out)
-	return out
 }
 
 // headingLines returns the [start, end) byte ranges of the Markdown heading lines of s ("## Done").

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// urlMatch: some URL in the answer has the item's scheme (when both have one), host, port, leading whole path
-// segments and query parameters: ok with near "". Failing that, a URL that differs only in what many sites
+// urlMatch: some URL in the answer has the item's scheme (when both have one), host, port, whole path (a
+// trailing slash aside) and query parameters: ok with near "". Failing that, a URL that differs only in what many sites
 // treat alike — a "www." prefix on one side, http for https, the path's letter case (GitHub's owner/repo) — is
 // ok with near saying how (the caller makes it uncertain: a careful grader would not fail it outright, nor
 // pass it unseen). lo, hi is the URL's span in fold(g.raw).
@@ -37,12 +37,13 @@ func (g *grader) urlMatch(item string) (lo, hi int, near string, ok bool) {
 			}
 			why = append(why, "host "+u.Host+" for "+ref.Host)
 		}
+		// The whole path: a longer one is another page (another season's stats, a sub-page of a repository).
 		rp, up := pathSegments(ref.Path), pathSegments(u.Path)
-		if len(up) < len(rp) {
+		if len(up) != len(rp) {
 			continue
 		}
-		if !slices.Equal(rp, up[:len(rp)]) {
-			if !slices.EqualFunc(rp, up[:len(rp)], strings.EqualFold) {
+		if !slices.Equal(rp, up) {
+			if !slices.EqualFunc(rp, up, strings.EqualFold) {
 				continue
 			}
 			why = append(why, "the path in another letter case")
