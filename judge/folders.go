@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"webbench/llm"
@@ -17,27 +17,35 @@ import (
 // ErrNoFolders is FindWebVoyagerFolders' error when a directory is no result folder and holds none.
 var ErrNoFolders = errors.New("no WebVoyager result folders")
 
-// FindWebVoyagerFolders lists the WebVoyager result folders of dir (dir itself when it holds
-// interact_messages.json, else its subdirectories that do), sorted; none is ErrNoFolders, an unreadable dir its
-// os.ReadDir error. skipped are the subdirectories named like a result folder (task<Site>--<N>) without
-// interact_messages.json, for the caller to warn about.
+// FindWebVoyagerFolders lists the WebVoyager result folders under dir (dir itself when it holds
+// interact_messages.json, else every folder below it that does, at any depth: runs/<run>/task…/), sorted; none
+// is ErrNoFolders, an unreadable dir its error. skipped are the folders named like a result folder
+// (task<Site>--<N>) without interact_messages.json, for the caller to warn about.
 func FindWebVoyagerFolders(dir string) (folders, skipped []string, err error) {
 	if _, err := os.Stat(filepath.Join(dir, "interact_messages.json")); err == nil {
-		folders = []string{dir}
-	} else {
-		ents, err := os.ReadDir(dir)
+		return []string{dir}, nil, nil
+	}
+	if _, err := os.ReadDir(dir); err != nil {
+		return nil, nil, err
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		for _, e := range ents {
-			if e.IsDir() {
-				if _, err := os.Stat(filepath.Join(dir, e.Name(), "interact_messages.json")); err == nil {
-					folders = append(folders, filepath.Join(dir, e.Name()))
-				} else if strings.HasPrefix(e.Name(), "task") && strings.Contains(e.Name(), "--") {
-					skipped = append(skipped, filepath.Join(dir, e.Name()))
-				}
-			}
+		if !d.IsDir() || p == dir {
+			return nil
 		}
+		if _, err := os.Stat(filepath.Join(p, "interact_messages.json")); err == nil {
+			folders = append(folders, p)
+			return filepath.SkipDir // a result folder holds no other
+		}
+		if _, ok := WebVoyagerTaskID(d.Name()); ok {
+			skipped = append(skipped, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(folders) == 0 {
 		return nil, nil, ErrNoFolders
@@ -47,7 +55,10 @@ func FindWebVoyagerFolders(dir string) (folders, skipped []string, err error) {
 }
 
 // JudgeFolder judges the WebVoyager result folder dir with j, joined by task id to refs when given (nil:
-// none; the task's answer rule, and its question from a tasks file; refsNames names their files in messages).
+// none; the task's answer rule, and its question from a tasks file; refsNames names their files in messages;
+// the id from the folder's name, WebVoyagerTaskID, its letter case ignored, LookupTask). With refs, a folder
+// whose name is no result folder's and that the judge could not decide gets a judge error naming it, and one
+// whose task refs lacks and that the judge could not decide a judge error starting "unknown task id".
 // A folder without a question, or whose answer cannot be read, gets a verdict with Error (the other folders are
 // still judged); so does a judge failure (redacted). The error is the folder's read error, or the endpoint's
 // *llm.Error when its class stops runs (llm.FatalError; no verdict).
@@ -59,8 +70,10 @@ func JudgeFolder(ctx context.Context, dir string, j Judge, refs map[string]suite
 		return in, Verdict{}, err
 	}
 	joined := false
+	_, named := WebVoyagerTaskID(filepath.Base(filepath.Clean(dir)))
 	if refs != nil {
-		if t, ok := refs[in.Task.ID]; ok {
+		if t, ok := LookupTask(refs, in.Task.ID); ok {
+			in.Task.ID = t.ID
 			joined = true
 			in.Task.Check = t.Check
 			if t.Goal != "" {
@@ -88,9 +101,13 @@ func JudgeFolder(ctx context.Context, dir string, j Judge, refs map[string]suite
 			v = Verdict{Judge: j.Name(), Error: llm.RedactString(err.Error())}
 		}
 	}
-	if refs != nil && !joined && v.Error != "" {
+	switch {
+	case refs != nil && !joined && !named && v.Error != "":
 		// First, so the printed line (cut at 160 characters) shows it.
-		v.Error = fmt.Sprintf("no task %s in %s: %s", in.Task.ID, refsNames, v.Error)
+		v = Verdict{Judge: j.Name(), Error: fmt.Sprintf("folder %q is not named as a WebVoyager result folder "+
+			"(task<Site>--<N>, perhaps with a copy's suffix \" (2)\"), so it joins no task of %s", dir, refsNames)}
+	case refs != nil && !joined && v.Error != "":
+		v.Error = fmt.Sprintf("unknown task id %s: not in %s (%s)", in.Task.ID, refsNames, v.Error)
 	}
 	return in, v, nil
 }

@@ -83,8 +83,8 @@ func LoadWebVoyagerFolder(dir string) (Input, error) {
 	in.OK = in.Final != ""
 
 	id := filepath.Base(filepath.Clean(dir))
-	if strings.HasPrefix(id, "task") && strings.Contains(id, "--") {
-		id = strings.TrimPrefix(id, "task")
+	if tid, ok := WebVoyagerTaskID(id); ok {
+		id = tid
 	}
 	site := id
 	if i := strings.LastIndex(id, "--"); i > 0 {
@@ -276,4 +276,33 @@ func cut(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// wvFolderNameRe: a result folder's name as WebVoyager writes it, "task<Site>--<N>", in any letter case, with a
+// copy's suffix a file manager or a re-run adds (" (2)", "_2", " copy", "-copy").
+var wvFolderNameRe = regexp.MustCompile(`(?i)^task(.+?--\d+)(?:\s*\(\d+\)|_\d+| copy(?: \d+)?|-copy)?$`)
+
+// WebVoyagerTaskID is the task id a result folder's name gives ("taskAmazon--0", "taskAmazon--0 (2)" and
+// "taskamazon--0_1" give "Amazon--0" and "amazon--0": letter case is the caller's to fold, LookupTask); ok is
+// false for any other name.
+func WebVoyagerTaskID(folder string) (id string, ok bool) {
+	m := wvFolderNameRe.FindStringSubmatch(strings.TrimSpace(folder))
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// LookupTask finds the task id in tasks: exactly, else ignoring letter case ("apple--17" is Apple--17). ok is
+// false when no task has that id.
+func LookupTask(tasks map[string]suites.Task, id string) (suites.Task, bool) {
+	if t, ok := tasks[id]; ok {
+		return t, true
+	}
+	for k, t := range tasks {
+		if strings.EqualFold(k, id) {
+			return t, true
+		}
+	}
+	return suites.Task{}, false
 }

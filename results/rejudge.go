@@ -135,11 +135,11 @@ func (e *FolderError) Unwrap() error { return e.Err }
 
 // RejudgeFolders judges each WebVoyager result folder of folders with j (judge.JudgeFolder, joined by task id to
 // refs when not nil, refsNames naming their files), writes its verdict beside it (WriteFolderVerdict: the task's
-// goal, the final answer, the screenshot count and the verdict) and calls done, when not nil, with the file
-// written and the verdict. It stops at the first folder that fails (a *FolderError), the verdicts of the folders
+// goal, the final answer, the screenshot count and the verdict) and calls done, when not nil, with the folder,
+// the file written, what was judged and the verdict. It stops at the first folder that fails (a *FolderError), the verdicts of the folders
 // before it written.
 func RejudgeFolders(ctx context.Context, folders []string, j judge.Judge, refs map[string]suites.Task, refsNames string,
-	done func(path string, v judge.Verdict)) (FoldersRejudged, error) {
+	done func(folder, path string, in judge.Input, v judge.Verdict)) (FoldersRejudged, error) {
 	var res FoldersRejudged
 	for _, fd := range folders {
 		in, v, err := judge.JudgeFolder(ctx, fd, j, refs, refsNames)
@@ -162,7 +162,7 @@ func RejudgeFolders(ctx context.Context, folders []string, j judge.Judge, refs m
 			res.Errors++
 		}
 		if done != nil {
-			done(out, v)
+			done(fd, out, in, v)
 		}
 	}
 	return res, nil

@@ -44,7 +44,7 @@ func TestRejudgeFolders(t *testing.T) {
 	pass, fail := folder("taskX--0", "42"), folder("taskX--1", "41")
 	var written []string
 	res, err := RejudgeFolders(context.Background(), []string{pass, fail}, answerJudge{}, nil, "",
-		func(path string, v judge.Verdict) {
+		func(_, path string, _ judge.Input, v judge.Verdict) {
 			written = append(written, filepath.Base(filepath.Dir(path))+" "+v.Outcome())
 		})
 	if err != nil || res != (FoldersRejudged{Pass: 1, Fail: 1}) || len(written) != 2 || written[0] != "taskX--0 pass" ||

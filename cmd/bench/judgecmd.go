@@ -24,8 +24,9 @@ func judgeCmd() *cobra.Command {
 	var opts judge.Options
 	var agreement []string
 	var sf suiteFlags
+	var answersJSONL, format string
 	c := &cobra.Command{
-		Use:   "judge DIR",
+		Use:   "judge [DIR]",
 		Short: "Re-score existing attempts (a run directory, or WebVoyager result folders) without re-running",
 		Long: "DIR is a run directory: every final attempt is judged again by --judge and the verdicts are written to\n" +
 			"DIR/verdicts-<judge>.jsonl beside the original ones. Or DIR holds WebVoyager result folders (task*/ with\n" +
@@ -34,12 +35,26 @@ func judgeCmd() *cobra.Command {
 			"file's \"Final answer\" fields are answers too); a summary line counts pass, fail, uncertain and judge errors.\n" +
 			"The answer judge says uncertain when the answer matched its rule but states other candidates; with\n" +
 			"--judge-model the llm judge decides those.\n" +
+			"Nested folders (DIR/<run>/task…/) are found at any depth; a folder's name may have another letter case\n" +
+			"or a copy's suffix (taskApple--17 (2)). --answers-jsonl FILE judges answers given as JSON Lines instead\n" +
+			"({\"task_id\", \"answer\", optional \"run\", \"id\"}; no DIR, nothing written). --format json|jsonl prints\n" +
+			"the verdicts and a summary on stdout for scripts. Over folders or --answers-jsonl, exit 4 when some\n" +
+			"answers are judge errors (an unknown task id among them), 5 when none was graded.\n" +
 			"--agreement A B prints Cohen's κ and the confusion table between two judges' verdicts in DIR ('original'\n" +
 			"names the verdicts recorded during the run).\n" +
 			"The llm judge has its own model block: --judge-model openai:NAME --judge-base-url URL, key from\n" +
 			"--judge-key-env (default OPENAI_API_KEY).",
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if answersJSONL != "" {
+				if len(args) > 0 {
+					return usageErr("--answers-jsonl judges the answers of the file: no DIR (got %s)", args[0])
+				}
+				return runAnswersJSONL(c, which, opts, sf, answersJSONL, format)
+			}
+			if len(args) != 1 {
+				return usageErr("bench judge takes a DIR (a run directory or WebVoyager result folders), or --answers-jsonl FILE")
+			}
 			dir := args[0]
 			if len(agreement) > 0 {
 				if len(agreement) != 2 {
@@ -71,12 +86,20 @@ func judgeCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				out, err := newJudgeOutput(c, format, j.Name())
+				if err != nil {
+					return err
+				}
 				if err := preflightJudge(c, j); err != nil {
 					return err
 				}
-				return rescoreFolders(c, folders, j, refs)
+				return rescoreFolders(c, dir, folders, j, refs, out)
 			case err != nil:
 				return usageErr("%v", err)
+			}
+			if format != "text" {
+				return usageErr("--format %s is for WebVoyager result folders and --answers-jsonl; a run directory's "+
+					"verdicts are in DIR/verdicts-<judge>.jsonl (bench report --format json reads them)", format)
 			}
 			if err := preflightJudge(c, j); err != nil {
 				return err
@@ -91,6 +114,8 @@ func judgeCmd() *cobra.Command {
 	c.Flags().StringVar(&opts.KeyEnv, "judge-key-env", "OPENAI_API_KEY", "environment variable holding the judge's API key")
 	c.Flags().IntVar(&opts.Screenshots, "screenshots", judge.DefaultScreenshots, "last k screenshots shown to the llm judge")
 	c.Flags().StringSliceVar(&agreement, "agreement", nil, "two judge names: print Cohen's κ and the confusion table")
+	c.Flags().StringVar(&answersJSONL, "answers-jsonl", "", "judge the answers of this JSON Lines file (task_id, answer, optional run, id) instead of DIR")
+	c.Flags().StringVar(&format, "format", "text", "output over folders or --answers-jsonl: text, json (one document), jsonl (a line per verdict, then the summary)")
 	return c
 }
 
@@ -175,4 +200,31 @@ func printAgreement(c *cobra.Command, dir, a, b string) error {
 	}
 	t := report.AgreementTable(d)
 	return t.Render(c.OutOrStdout())
+}
+
+// runAnswersJSONL is bench judge --answers-jsonl FILE: the judge, the references (--answers, --tasks-file: at
+// least one) and the output format, then judgeAnswersJSONL.
+func runAnswersJSONL(c *cobra.Command, which string, opts judge.Options, sf suiteFlags, path, format string) error {
+	if which == results.OriginalJudge || !slices.Contains(judge.Names(), which) {
+		return usageErr("--judge %q: expected one of %s", which, judgeList())
+	}
+	j, err := judge.New(which, opts)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	refs, err := loadFolderRefs(c, sf, which)
+	if err != nil {
+		return err
+	}
+	if refs == nil {
+		return usageErr("--answers-jsonl needs --answers reference_answer.json or --tasks-file: the task ids are joined to them")
+	}
+	out, err := newJudgeOutput(c, format, j.Name())
+	if err != nil {
+		return err
+	}
+	if err := preflightJudge(c, j); err != nil {
+		return err
+	}
+	return judgeAnswersJSONL(c, path, j, refs, out)
 }

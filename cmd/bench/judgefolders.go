@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,20 +43,23 @@ func findFolders(dir string) (folders, skipped []string, err error) {
 	return folders, skipped, nil
 }
 
-// rescoreFolders judges the WebVoyager result folders with j and writes <folder>/verdict-<judge>.json
-// (results.RejudgeFolders), printing a line per folder and a summary: judged, pass, fail, uncertain, judge errors.
-func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *webvoyager.References) error {
+// rescoreFolders judges the WebVoyager result folders (found under root) with j and writes
+// <folder>/verdict-<judge>.json (results.RejudgeFolders), giving each verdict and the summary to out (a line per
+// folder and a summary line, or JSON), and exits as out.finish says (4: some judge errors, 5: nothing graded).
+func rescoreFolders(c *cobra.Command, root string, folders []string, j judge.Judge, refs *webvoyager.References, out *judgeOutput) error {
 	var tasks map[string]suites.Task // nil: no references given
 	var names string
 	if refs != nil {
 		tasks, names = refs.Tasks, refs.Names
 	}
-	res, err := results.RejudgeFolders(c.Context(), folders, j, tasks, names, func(path string, v judge.Verdict) {
-		status := v.Outcome()
-		if status == "error" {
-			status = "judge error"
+	res, err := results.RejudgeFolders(c.Context(), folders, j, tasks, names, func(folder, path string, in judge.Input, v judge.Verdict) {
+		a := judgedAnswer{TaskID: in.Task.ID, Run: folderRun(root, folder), Folder: folder, Answer: in.Final,
+			Outcome: v.Outcome(), Reason: v.Reason, Error: v.Error}
+		_, named := judge.WebVoyagerTaskID(filepath.Base(folder))
+		if _, known := judge.LookupTask(tasks, in.Task.ID); tasks != nil && named && !known && v.Outcome() == "error" {
+			a.UnknownTask = true
 		}
-		fmt.Fprintf(c.OutOrStdout(), "%s: %s (%s)\n", path, status, firstLine(v.Reason+v.Error))
+		out.add(a, fmt.Sprintf("%s: %s (%s)", path, outcomeText(v), firstLine(v.Reason+v.Error)))
 	})
 	var fe *results.FolderError
 	if errors.As(err, &fe) {
@@ -67,10 +71,9 @@ func rescoreFolders(c *cobra.Command, folders []string, j judge.Judge, refs *web
 		}
 		return usageErr("%v", err)
 	}
-	fmt.Fprintf(c.OutOrStdout(), "%s judged by %s: %d pass, %d fail, %d uncertain, %s\n",
+	return out.finish(fmt.Sprintf("%s judged by %s: %d pass, %d fail, %d uncertain, %s",
 		results.Count(len(folders), "folder", "folders"), j.Name(), res.Pass, res.Fail, res.Uncertain,
-		results.Count(res.Errors, "judge error", "judge errors"))
-	return nil
+		results.Count(res.Errors, "judge error", "judge errors")))
 }
 
 // firstLine is the first line of s, cut to 160 characters.
