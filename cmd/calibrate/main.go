@@ -6,10 +6,12 @@
 // and ablation.json) for `bench report` / `bench compare`, e.g. the
 // 100,016-attempt speed case. With -only clustered it runs only the
 // clustered designs (analysis.ClusterSettings) and replaces that section of
-// the existing -out file.
+// the existing -out file; -only judge likewise the judge-corrected pass rates
+// (analysis.JudgeCalSettings).
 //
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400 -only clustered
+//	go run ./cmd/calibrate -out CALIBRATION.md -runs 2000 -only judge
 //	go run ./cmd/calibrate -write-run /tmp/run100k -tasks 1786 -reps 7 -arms 8
 package main
 
@@ -37,7 +39,7 @@ func main() {
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
-	only := flag.String("only", "", "run only one section: clustered (written into -out's clustered table), or the cost calibration of one model, printed: tokens or counts")
+	only := flag.String("only", "", "run only one section: clustered or judge (written into -out's section), or the cost calibration of one model, printed: tokens or counts")
 	flag.Parse()
 	var err error
 	switch {
@@ -45,6 +47,8 @@ func main() {
 		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
 	case *only == "clustered":
 		err = calibrateClustered(*out, *runs, *seed)
+	case *only == "judge":
+		err = calibrateJudge(*out, *runs, *seed)
 	case *only != "":
 		var md string
 		if md, err = costCalibration(*only, *runs, *seed); err == nil {
@@ -73,6 +77,7 @@ func calibrate(out string, runs int, seed uint64) error {
 	md := analysis.CalibrationMarkdown(res, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed),
 		time.Since(start))
 	md += "\n" + clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed)) + "\n"
+	md += "\n" + judgeSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed)) + "\n"
 	for _, m := range []string{analysis.CostModelTokens, analysis.CostModelCounts} {
 		cost, err := costCalibration(m, runs, seed)
 		if err != nil {
@@ -129,6 +134,29 @@ func calibrateClustered(out string, runs int, seed uint64) error {
 	}
 	sec := clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only clustered -runs %d -seed %d", runs, seed))
 	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.ClusterSectionHeading, sec)), 0o644)
+}
+
+// judgeSection runs every judge-error setting (setting i from seed + i) and renders the section; cmd is the
+// command named in it.
+func judgeSection(runs int, seed uint64, cmd string) string {
+	start := time.Now()
+	var res []analysis.JudgeCalResult
+	for i, s := range analysis.JudgeCalSettings() {
+		t0 := time.Now()
+		res = append(res, analysis.CalibrateJudge(s, runs, seed+uint64(i)))
+		fmt.Fprintf(os.Stderr, "judge %-26s %v\n", s, time.Since(t0).Round(time.Millisecond))
+	}
+	return analysis.JudgeCalibrationMarkdown(res, cmd, time.Since(start))
+}
+
+// calibrateJudge runs the judge-error settings only and writes their section into out (spliceSection).
+func calibrateJudge(out string, runs int, seed uint64) error {
+	old, err := os.ReadFile(out)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	sec := judgeSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only judge -runs %d -seed %d", runs, seed))
+	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.JudgeCalSectionHeading, sec)), 0o644)
 }
 
 // spliceSection returns doc with the section that starts at the line
