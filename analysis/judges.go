@@ -125,6 +125,9 @@ type Judges struct {
 	Judges    []VerdictCounts  `json:"judges"`
 	Agreement []JudgeAgreement `json:"judge_agreement"`
 	ZooQA     *GroundTruth     `json:"zoo_qa_ground_truth"`
+	// Corrected are every judge's pass rates corrected by the run's audit (results.AuditFile; CorrectRates),
+	// empty without one.
+	Corrected []JudgeCorrection `json:"judge_corrected"`
 }
 
 // OwnVerdicts names, in the Zoo Q&A ground truth's sources (GroundTruth.Source), verdicts read from the run's
@@ -213,8 +216,9 @@ func countVerdicts(run *results.Run, name string, vs map[string]judge.Verdict) V
 }
 
 // AnalyzeJudges builds the judges part of run's report: the verdict counts of the run's own judge and of every
-// re-judge, the agreement of every two of them, and the Zoo Q&A ground truth when the run has Zoo Q&A attempts.
-// Errors are those of reading a re-judge's verdicts.
+// re-judge, the agreement of every two of them, the Zoo Q&A ground truth when the run has Zoo Q&A attempts, and
+// every judge's pass rates corrected by the run's audit when it has one. Errors are those of reading a
+// re-judge's verdicts or the audit.
 func AnalyzeJudges(run *results.Run) (*Judges, error) {
 	names := append([]string{results.OriginalJudge}, run.Judges()...)
 	outs := map[string]map[string]judge.Verdict{}
@@ -233,14 +237,28 @@ func AnalyzeJudges(run *results.Run) (*Judges, error) {
 		}
 	}
 	doc.ZooQA = zooQAGroundTruth(run, outs)
+	audit, err := run.Audit()
+	if err != nil {
+		return nil, err
+	}
+	doc.Corrected = []JudgeCorrection{}
+	if audit != nil {
+		for _, n := range names {
+			jc, err := CorrectRates(run, n, audit)
+			if err != nil {
+				return nil, err
+			}
+			doc.Corrected = append(doc.Corrected, jc)
+		}
+	}
 	return doc, nil
 }
 
-// AblationJudges is the judges part of an ablation run's report: AnalyzeJudges when the run was re-judged or has
-// Zoo Q&A attempts, else nil (an ablation report shows no judges part then).
+// AblationJudges is the judges part of an ablation run's report: AnalyzeJudges when the run was re-judged, has
+// Zoo Q&A attempts or an audit, else nil (an ablation report shows no judges part then).
 func AblationJudges(run *results.Run) (*Judges, error) {
 	doc, err := AnalyzeJudges(run)
-	if err != nil || len(run.Judges()) == 0 && doc.ZooQA == nil {
+	if err != nil || len(run.Judges()) == 0 && doc.ZooQA == nil && len(doc.Corrected) == 0 {
 		return nil, err
 	}
 	return doc, nil

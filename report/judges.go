@@ -108,6 +108,9 @@ func NewJudgesPart(dir string, doc *analysis.Judges) JudgesPart {
 	for _, d := range doc.Agreement {
 		p.Tables = append(p.Tables, AgreementTable(d))
 	}
+	for _, jc := range doc.Corrected {
+		p.Tables = append(p.Tables, CorrectedTable(jc))
+	}
 	gt := doc.ZooQA
 	if gt == nil {
 		return p
@@ -195,4 +198,43 @@ func AblationJudges(w io.Writer, md bool, o RenderOptions, r *AblationReport) er
 		fmt.Fprintln(w)
 	}
 	return writeTextTables(w, md, o, p.Tables, p.Notes)
+}
+
+// CorrectedTable is the table of one judge's pass rates corrected by the audit (analysis.JudgeCorrection): per
+// arm the attempts judged, how many audited, the judge's own rate, the corrected rate and, for a variant, its Δ
+// against the baseline, each with its 95 % interval.
+func CorrectedTable(jc analysis.JudgeCorrection) results.Table {
+	t := results.Table{
+		Title: fmt.Sprintf("pass rates of the %s verdicts corrected for judge error by the audit (%s, %s; prediction-powered "+
+			"inference, Angelopoulos et al. 2023: the judge's rate plus its mean error on the audit; the 95%% intervals "+
+			"include the audit's uncertainty; uncertain verdicts and judge errors count as 0.5)", jc.Judge, jc.Source,
+			results.Count(jc.Audit, "trusted verdict", "trusted verdicts")),
+		Header: []string{"variant", "attempts", "audited", "judge's rate", "corrected rate [95% CI]", "Δ vs " + baselineOf(jc) + " [95% CI]"},
+	}
+	delta := map[string]analysis.CorrectedDelta{}
+	for _, d := range jc.Deltas {
+		delta[d.Variant] = d
+	}
+	for _, a := range jc.Arms {
+		rate, d := "n/a (nothing audited)", ""
+		if a.Rate.OK {
+			rate = fmt.Sprintf("%.1f%% [%.1f, %.1f]", 100*a.Rate.Est, 100*a.Rate.Lo, 100*a.Rate.Hi)
+		}
+		if cd, ok := delta[a.Variant]; ok {
+			d = "n/a"
+			if cd.Delta.OK {
+				d = fmt.Sprintf("%+.1f pp [%+.1f, %+.1f]", 100*cd.Delta.Est, 100*cd.Delta.Lo, 100*cd.Delta.Hi)
+			}
+		}
+		t.Rows = append(t.Rows, []string{a.Variant, fmt.Sprint(a.Attempts), fmt.Sprint(a.Audited),
+			fmt.Sprintf("%.1f%%", 100*a.JudgeRate), rate, d})
+	}
+	return t
+}
+
+func baselineOf(jc analysis.JudgeCorrection) string {
+	if len(jc.Deltas) > 0 {
+		return jc.Deltas[0].Baseline
+	}
+	return "baseline"
 }

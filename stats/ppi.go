@@ -11,19 +11,23 @@ import (
 // λ = 1): Est = mean(f over the unaudited items) + mean(y − f over the audited items) — the judge's rate,
 // rectified by its mean error on the audit — and SE = √(var(f_unaudited)/N + var(y − f)/n), sample variances
 // (with a pseudo-observation at each end of the range, see PPIMean).
-// The interval is Est ± q·SE clipped to the range given, q the Student t quantile with the Welch–Satterthwaite
+// The estimate and the interval Est ± q·SE are clipped to the range given, q the Student t quantile with the Welch–Satterthwaite
 // degrees of freedom of the two variance terms (the paper's normal quantile undercovers a little with audits
 // of 50: 0.945 in the calibration; the t quantile tends to it as the audit grows). With no unaudited item, Est
 // is the audit's mean, SE its standard error and the interval Wilson's; with no audited item, not OK.
 type PPI struct {
 	// Est is the estimate; SE its standard error; Lo, Hi the interval Est ± q·SE (clipped).
-	Est, SE, Lo, Hi float64
-	// DF is the Welch–Satterthwaite degrees of freedom of SE.
-	DF float64
+	Est float64 `json:"est"`
+	SE  float64 `json:"se"`
+	Lo  float64 `json:"lo"`
+	Hi  float64 `json:"hi"`
+	// DF is the Welch–Satterthwaite degrees of freedom of SE (0 when SE is 0: the normal quantile is used).
+	DF float64 `json:"df"`
 	// N is the number of unaudited items, Audited the audit's size.
-	N, Audited int
+	N       int `json:"n"`
+	Audited int `json:"audited"`
 	// OK is false when the estimate is undefined (no audited item).
-	OK bool
+	OK bool `json:"ok"`
 	// terms are SE²'s variance terms and their degrees of freedom (for PPIDiff's DF).
 	terms [][2]float64
 }
@@ -78,15 +82,19 @@ func (r *PPI) finish(conf, lo, hi float64) {
 		}
 	}
 	r.SE = math.Sqrt(v)
-	r.DF = math.Inf(1)
+	r.DF = 0
 	if den > 0 {
 		r.DF = v * v / den
 	}
 	q := distuv.UnitNormal.Quantile(1 - (1-conf)/2)
-	if !math.IsInf(r.DF, 1) && r.DF >= 1 {
+	if r.DF >= 1 {
 		q = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: r.DF}.Quantile(1 - (1-conf)/2)
 	}
 	r.Lo, r.Hi = math.Max(lo, r.Est-q*r.SE), math.Min(hi, r.Est+q*r.SE)
+	// The rectified estimate can leave the range (a rate below 0 when the audit finds more false passes than
+	// the judge's rate allows): it is clipped too, as the interval.
+	r.Est = math.Min(hi, math.Max(lo, r.Est))
+	r.Lo, r.Hi = math.Min(r.Lo, r.Est), math.Max(r.Hi, r.Est)
 }
 
 // PPIDiff is the difference b − a of two independent prediction-powered estimates (two arms' corrected pass

@@ -24,7 +24,7 @@ func judgeCmd() *cobra.Command {
 	var opts judge.Options
 	var agreement []string
 	var sf suiteFlags
-	var answersJSONL, format string
+	var answersJSONL, format, audit string
 	c := &cobra.Command{
 		Use:   "judge [DIR]",
 		Short: "Re-score existing attempts (a run directory, or WebVoyager result folders) without re-running",
@@ -40,6 +40,9 @@ func judgeCmd() *cobra.Command {
 			"({\"task_id\", \"answer\", optional \"run\", \"id\"}; no DIR, nothing written). --format json|jsonl prints\n" +
 			"the verdicts and a summary on stdout for scripts. Over folders or --answers-jsonl, exit 4 when some\n" +
 			"answers are judge errors (an unknown task id among them), 5 when none was graded.\n" +
+			"--audit FILE records trusted verdicts (a human audit: {\"attempt_id\", \"pass\"} lines) of some of the\n" +
+			"run's attempts as DIR/audit.jsonl and prints each judge's pass rates corrected for judge error\n" +
+			"(prediction-powered inference), as bench report shows them from then on.\n" +
 			"--agreement A B prints Cohen's κ and the confusion table between two judges' verdicts in DIR ('original'\n" +
 			"names the verdicts recorded during the run).\n" +
 			"The llm judge has its own model block: --judge-model openai:NAME --judge-base-url URL, key from\n" +
@@ -56,6 +59,9 @@ func judgeCmd() *cobra.Command {
 				return usageErr("bench judge takes a DIR (a run directory or WebVoyager result folders), or --answers-jsonl FILE")
 			}
 			dir := args[0]
+			if audit != "" {
+				return recordAudit(c, dir, audit)
+			}
 			if len(agreement) > 0 {
 				if len(agreement) != 2 {
 					return usageErr("--agreement takes two judge names")
@@ -114,6 +120,7 @@ func judgeCmd() *cobra.Command {
 	c.Flags().StringVar(&opts.KeyEnv, "judge-key-env", "OPENAI_API_KEY", "environment variable holding the judge's API key")
 	c.Flags().IntVar(&opts.Screenshots, "screenshots", judge.DefaultScreenshots, "last k screenshots shown to the llm judge")
 	c.Flags().StringSliceVar(&agreement, "agreement", nil, "two judge names: print Cohen's κ and the confusion table")
+	c.Flags().StringVar(&audit, "audit", "", "trusted verdicts (JSON Lines: attempt_id, pass) of some of DIR's attempts: copied to DIR/"+results.AuditFile+"; prints every judge's pass rates corrected for judge error")
 	c.Flags().StringVar(&answersJSONL, "answers-jsonl", "", "judge the answers of this JSON Lines file (task_id, answer, optional run, id) instead of DIR")
 	c.Flags().StringVar(&format, "format", "text", "output over folders or --answers-jsonl: text, json (one document), jsonl (a line per verdict, then the summary)")
 	return c
@@ -227,4 +234,50 @@ func runAnswersJSONL(c *cobra.Command, which string, opts judge.Options, sf suit
 		return err
 	}
 	return judgeAnswersJSONL(c, path, j, refs, out)
+}
+
+// recordAudit is bench judge DIR --audit FILE: the labels are checked against the run's attempts (an id the run
+// does not have is a usage error naming it), written as DIR/audit.jsonl, and every judge's corrected pass rates
+// printed (report.CorrectedTable).
+func recordAudit(c *cobra.Command, dir, file string) error {
+	run, err := openRun(dir)
+	if err != nil {
+		return err
+	}
+	labels, err := results.ReadAuditLabels(file)
+	if err != nil {
+		return usageErr("--audit: %v", err)
+	}
+	known := map[string]bool{}
+	for _, a := range run.Final() {
+		known[a.AttemptID] = true
+	}
+	var unknown []string
+	for _, l := range labels {
+		if !known[l.AttemptID] {
+			unknown = append(unknown, l.AttemptID)
+		}
+	}
+	if len(unknown) > 0 {
+		return usageErr("--audit %s: %s not in %s: %s", file, results.Count(len(unknown), "attempt id is", "attempt ids are"),
+			dir, strings.Join(unknown, ", "))
+	}
+	if len(labels) == 0 {
+		return usageErr("--audit %s: no labels", file)
+	}
+	path, err := results.WriteAudit(dir, labels)
+	if err != nil {
+		return withCode(exitInfra, err)
+	}
+	js, err := analysis.AnalyzeJudges(run)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	fmt.Fprintf(c.OutOrStdout(), "%s: %s recorded\n", path, results.Count(len(labels), "trusted verdict", "trusted verdicts"))
+	for _, jc := range js.Corrected {
+		if err := report.CorrectedTable(jc).Render(c.OutOrStdout()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"webbench/results"
 )
 
 // scriptRefs writes a reference_answer.json of the site Shop (1: golden 3, 2: golden "Booking Holdings Inc.")
@@ -114,5 +117,39 @@ func TestJudgeScriptAnswersJSONL(t *testing.T) {
 	os.WriteFile(in, []byte("{\"task_id\": \"Shop--1\"}\nnot json\n"), 0o644)
 	if _, stderr, code := bench(t, "judge", "--answers-jsonl", in, "--judge", "answer", "--answers", refs); code != 2 || !strings.Contains(stderr, ":2: not a JSON object") {
 		t.Errorf("a bad line: exit %d %s", code, stderr)
+	}
+}
+
+// bench judge DIR --audit FILE records trusted verdicts and prints every judge's corrected pass rates; bench
+// report shows them from then on; an attempt id the run lacks is exit 2 naming it.
+func TestJudgeAudit(t *testing.T) {
+	dir := twoJudgeRun(t)
+	run, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i, a := range run.Final()[:20] {
+		lines = append(lines, fmt.Sprintf(`{"attempt_id": %q, "pass": %v}`, a.AttemptID, i%4 != 0))
+	}
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	os.WriteFile(audit, []byte(strings.Join(append(lines, `{"attempt_id": "nope", "pass": true}`), "\n")), 0o644)
+	if _, stderr, code := bench(t, "judge", dir, "--audit", audit); code != 2 || !strings.Contains(stderr, "1 attempt id is not in") ||
+		!strings.Contains(stderr, "nope") {
+		t.Errorf("unknown id: exit %d %s", code, stderr)
+	}
+	os.WriteFile(audit, []byte(strings.Join(lines, "\n")), 0o644)
+	out, stderr, code := benchEnv(t, []string{"COLUMNS=400"}, "judge", dir, "--audit", audit)
+	title := "pass rates of the original verdicts corrected for judge error by the audit (audit.jsonl, 20 trusted verdicts;"
+	if code != 0 || !strings.Contains(out, "20 trusted verdicts recorded") || !strings.Contains(out, title) ||
+		!strings.Contains(out, "pass rates of the llm verdicts corrected") {
+		t.Fatalf("exit %d:\n%s%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.AuditFile)); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code = benchEnv(t, []string{"COLUMNS=400"}, "report", dir, "--wide")
+	if code != 0 || !strings.Contains(out, title) {
+		t.Errorf("report after the audit: exit %d\n%s%s", code, out, stderr)
 	}
 }

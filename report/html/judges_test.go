@@ -11,6 +11,7 @@ import (
 	"webbench/analysis"
 	"webbench/report"
 	"webbench/report/reporttest"
+	"webbench/results"
 )
 
 // htmlRow is a row of cells as the pages write it, unescaped.
@@ -128,4 +129,48 @@ func TestHTMLRunWarnings(t *testing.T) {
 	if !strings.Contains(html.UnescapeString(string(b)), "2 of 58 attempts' tokens are estimated: the endpoint sent no usage (tokens and cost") {
 		t.Errorf("run page lacks the estimated-tokens sentence:\n%s", b)
 	}
+}
+
+// With an audit the pages show each judge's corrected pass rates in the judges part, in the terminal's words
+// (report.CorrectedTable): the plain run's page after the agreement, the ablation's under "Judges".
+func TestHTMLJudgesCorrected(t *testing.T) {
+	run := reporttest.JudgesRun(t, filepath.Join(t.TempDir(), "run"))
+	var labels []results.AuditLabel
+	for i, a := range run.Final()[:30] {
+		labels = append(labels, results.AuditLabel{AttemptID: a.AttemptID, Pass: i%3 != 0})
+	}
+	if _, err := results.WriteAudit(run.Dir, labels); err != nil {
+		t.Fatal(err)
+	}
+	js, err := analysis.AnalyzeJudges(run)
+	if err != nil || len(js.Corrected) != 2 {
+		t.Fatalf("%v, %+v", err, js)
+	}
+	tb := report.CorrectedTable(js.Corrected[0])
+	if !strings.Contains(tb.Title, "30 trusted verdicts") || len(tb.Rows) != 1 {
+		t.Fatalf("table %+v", tb)
+	}
+	arms := analysis.Summarize(run.Final())
+	var out bytes.Buffer
+	r := &report.RunReport{Dir: run.Dir, Arms: arms, Records: run.Final(), Run: run, Judges: js, Bounds: analysis.UncertainBounds(arms)}
+	if err := (htmlRenderer{}).Run(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(run.Dir, HTMLReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reporttest.InOrder(t, "run page", html.UnescapeString(string(b)), []string{"agreement original vs llm",
+		"<caption>" + tb.Title + "</caption>", htmlRow(tb.Rows[0])})
+	recs, in := reporttest.ReportFixture()
+	dir := filepath.Join(t.TempDir(), "report")
+	if err := HTMLReport(dir, analysis.Analyze(recs, in), js, recs, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, HTMLReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reporttest.InOrder(t, "ablation page", html.UnescapeString(string(b)), []string{"<h2>Judges</h2>", "<h3>" + tb.Title + "</h3>",
+		htmlRow(tb.Rows[0]), "<h2>Pass rate per task and arm</h2>"})
 }
