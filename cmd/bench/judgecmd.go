@@ -115,15 +115,21 @@ func judgeCmd() *cobra.Command {
 	}
 	sf.register(c)
 	c.Flags().StringVar(&which, "judge", "llm", "judge: "+judgeList())
-	c.Flags().StringVar(&opts.Model, "judge-model", "", "judge model openai:NAME")
-	c.Flags().StringVar(&opts.BaseURL, "judge-base-url", "", "judge endpoint (OpenAI-compatible)")
-	c.Flags().StringVar(&opts.KeyEnv, "judge-key-env", "OPENAI_API_KEY", "environment variable holding the judge's API key")
-	c.Flags().IntVar(&opts.Screenshots, "screenshots", judge.DefaultScreenshots, "last k screenshots shown to the llm judge")
+	judgeModelFlags(c, &opts)
 	c.Flags().StringSliceVar(&agreement, "agreement", nil, "two judge names: print Cohen's κ and the confusion table")
 	c.Flags().StringVar(&audit, "audit", "", "trusted verdicts (JSON Lines: attempt_id, pass) of some of DIR's attempts: copied to DIR/"+results.AuditFile+"; prints every judge's pass rates corrected for judge error")
 	c.Flags().StringVar(&answersJSONL, "answers-jsonl", "", "judge the answers of this JSON Lines file (task_id, answer, optional run, id) instead of DIR")
 	c.Flags().StringVar(&format, "format", "text", "output over folders or --answers-jsonl: text, json (one document), jsonl (a line per verdict, then the summary)")
 	return c
+}
+
+// judgeModelFlags registers the llm judge's model block on c (--judge-model, --judge-base-url, --judge-key-env,
+// --screenshots) into opts.
+func judgeModelFlags(c *cobra.Command, opts *judge.Options) {
+	c.Flags().StringVar(&opts.Model, "judge-model", "", "judge model openai:NAME")
+	c.Flags().StringVar(&opts.BaseURL, "judge-base-url", "", "judge endpoint (OpenAI-compatible)")
+	c.Flags().StringVar(&opts.KeyEnv, "judge-key-env", "OPENAI_API_KEY", "environment variable holding the judge's API key")
+	c.Flags().IntVar(&opts.Screenshots, "screenshots", judge.DefaultScreenshots, "last k screenshots shown to the llm judge")
 }
 
 // judgeList names the registered judges for flag help and errors.
