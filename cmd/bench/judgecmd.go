@@ -19,6 +19,27 @@ import (
 
 func init() { extraCommands = append(extraCommands, judgeCmd) }
 
+// judgeLong is bench judge's help text.
+const judgeLong = "DIR is a run directory: every final attempt is judged again by --judge and the verdicts are written to\n" +
+	"DIR/verdicts-<judge>.jsonl beside the original ones. Or DIR holds WebVoyager result folders (task*/ with\n" +
+	"interact_messages.json and screenshotN.png): each gets <folder>/verdict-<judge>.json, joined by task id\n" +
+	"(taskAmazon--0 = Amazon--0) to --answers reference_answer.json and --tasks-file (question text; a GAIA-format\n" +
+	"file's \"Final answer\" fields are answers too); a summary line counts pass, fail, uncertain and judge errors.\n" +
+	"The answer judge says uncertain when the answer matched its rule but states other candidates; with\n" +
+	"--judge-model the llm judge decides those.\n" +
+	"Nested folders (DIR/<run>/task…/) are found at any depth; a folder's name may have another letter case\n" +
+	"or a copy's suffix (taskApple--17 (2)). --answers-jsonl FILE judges answers given as JSON Lines instead\n" +
+	"({\"task_id\", \"answer\", optional \"run\", \"id\"}; no DIR, nothing written). --format json|jsonl prints\n" +
+	"the verdicts and a summary on stdout for scripts. Over folders or --answers-jsonl, exit 4 when some\n" +
+	"answers are judge errors (an unknown task id among them), 5 when none was graded.\n" +
+	"--audit FILE records trusted verdicts (a human audit: {\"attempt_id\", \"pass\"} lines) of some of the\n" +
+	"run's attempts as DIR/audit.jsonl and prints each judge's pass rates corrected for judge error\n" +
+	"(prediction-powered inference), as bench report shows them from then on.\n" +
+	"--agreement A B prints Cohen's κ and the confusion table between two judges' verdicts in DIR ('original'\n" +
+	"names the verdicts recorded during the run).\n" +
+	"The llm judge has its own model block: --judge-model openai:NAME --judge-base-url URL, key from\n" +
+	"--judge-key-env (default OPENAI_API_KEY)."
+
 func judgeCmd() *cobra.Command {
 	var which string
 	var opts judge.Options
@@ -28,26 +49,8 @@ func judgeCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "judge [DIR]",
 		Short: "Re-score existing attempts (a run directory, or WebVoyager result folders) without re-running",
-		Long: "DIR is a run directory: every final attempt is judged again by --judge and the verdicts are written to\n" +
-			"DIR/verdicts-<judge>.jsonl beside the original ones. Or DIR holds WebVoyager result folders (task*/ with\n" +
-			"interact_messages.json and screenshotN.png): each gets <folder>/verdict-<judge>.json, joined by task id\n" +
-			"(taskAmazon--0 = Amazon--0) to --answers reference_answer.json and --tasks-file (question text; a GAIA-format\n" +
-			"file's \"Final answer\" fields are answers too); a summary line counts pass, fail, uncertain and judge errors.\n" +
-			"The answer judge says uncertain when the answer matched its rule but states other candidates; with\n" +
-			"--judge-model the llm judge decides those.\n" +
-			"Nested folders (DIR/<run>/task…/) are found at any depth; a folder's name may have another letter case\n" +
-			"or a copy's suffix (taskApple--17 (2)). --answers-jsonl FILE judges answers given as JSON Lines instead\n" +
-			"({\"task_id\", \"answer\", optional \"run\", \"id\"}; no DIR, nothing written). --format json|jsonl prints\n" +
-			"the verdicts and a summary on stdout for scripts. Over folders or --answers-jsonl, exit 4 when some\n" +
-			"answers are judge errors (an unknown task id among them), 5 when none was graded.\n" +
-			"--audit FILE records trusted verdicts (a human audit: {\"attempt_id\", \"pass\"} lines) of some of the\n" +
-			"run's attempts as DIR/audit.jsonl and prints each judge's pass rates corrected for judge error\n" +
-			"(prediction-powered inference), as bench report shows them from then on.\n" +
-			"--agreement A B prints Cohen's κ and the confusion table between two judges' verdicts in DIR ('original'\n" +
-			"names the verdicts recorded during the run).\n" +
-			"The llm judge has its own model block: --judge-model openai:NAME --judge-base-url URL, key from\n" +
-			"--judge-key-env (default OPENAI_API_KEY).",
-		Args: cobra.RangeArgs(0, 1),
+		Long:  judgeLong,
+		Args:  cobra.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if answersJSONL != "" {
 				if len(args) > 0 {
