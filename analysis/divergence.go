@@ -1,0 +1,509 @@
+package analysis
+
+// The first divergence of a pair: the two arms of a (task, rep) pair share the task, the rep and the seed, so
+// under a deterministic policy (and largely under a real model at temperature 0) their trajectories are the
+// same until something differs — a guard acting in one arm only, or, for a sampled model or a flaky page,
+// something else. Align the two trajectories step by step and name the first step where what the model was
+// sent, what it did or what it was shown differs, with the guard events at or just before it.
+
+import (
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"webbench/browser"
+	"webbench/results"
+)
+
+// DivergedAt names the part of a step in which two aligned trajectories first differ, in the order they are
+// compared within a step.
+type DivergedAt string
+
+// The parts of a step (Divergence.At).
+const (
+	// AtRequest: the model requests differ (tools withheld, a system section or an appended user message, a
+	// recovery call in one arm only).
+	AtRequest DivergedAt = "request"
+	// AtCall: the model's replies differ (another tool, other arguments, or another text or final answer).
+	AtCall DivergedAt = "call"
+	// AtRawResult: the same calls returned different results before any guard rewrote them (the page, or a
+	// guard that runs the call itself such as evaluate_isolation). For the first observation (Step −1), the
+	// page the model was first shown differs.
+	AtRawResult DivergedAt = "raw_result"
+	// AtShownResult: the same raw results were shown to the model differently (a guard rewrote one).
+	AtShownResult DivergedAt = "shown_result"
+	// AtProgress: the steps are the same to the model, but the harness judged them differently — one counted
+	// as progress (or stalled) and the other not: a guard that changes the stall detector's verdict
+	// (visual_progress), whose effect shows steps later when the other arm hits the stall limit.
+	AtProgress DivergedAt = "progress"
+	// AtEnd: one arm ended at this step (answered, stalled, out of steps …) and the other went on.
+	AtEnd DivergedAt = "end"
+	// AtNone: the trajectories are the same throughout (the outcomes differ by the judge or the final state).
+	AtNone DivergedAt = "none"
+	// AtUnread: a trajectory could not be read (Divergence.Err).
+	AtUnread DivergedAt = "unread"
+)
+
+// ResultKind classifies a tool result as the model was shown it, by the phrases the harness and Playwright
+// use (browser.StaleRefPhrase, results.InterceptPhrase, browser.IsEvaluateCutOff).
+type ResultKind string
+
+// Result kinds (ResultKindOf).
+const (
+	// KindOK: the call succeeded and its snapshot, if any, has an interactive ref.
+	KindOK ResultKind = "ok"
+	// KindIntercepted: a click on a covered element ("… intercepts pointer events").
+	KindIntercepted ResultKind = "intercepted"
+	// KindStaleRef: the ref was not found in the current page snapshot.
+	KindStaleRef ResultKind = "stale_ref"
+	// KindEvaluateCutOff: an evaluate cut off by its budget or at the attempt deadline.
+	KindEvaluateCutOff ResultKind = "evaluate_cut_off"
+	// KindEmptySnapshot: the call succeeded but its last snapshot has no interactive ref (a page not yet
+	// rendered).
+	KindEmptySnapshot ResultKind = "empty_snapshot"
+	// KindError: any other error.
+	KindError ResultKind = "error"
+	// KindAnswer: no tool call — the reply was a final answer (or other text).
+	KindAnswer ResultKind = "answer"
+	// KindNone: no step there (the arm had ended).
+	KindNone ResultKind = "none"
+)
+
+// ResultKindOf classifies r (see ResultKind).
+func ResultKindOf(r browser.Result) ResultKind {
+	switch {
+	case strings.Contains(r.Error, results.InterceptPhrase):
+		return KindIntercepted
+	case strings.Contains(r.Error, browser.StaleRefPhrase):
+		return KindStaleRef
+	case browser.IsEvaluateCutOff(r.Error) || strings.HasPrefix(r.Error, results.DeadlineCutOffPrefix):
+		return KindEvaluateCutOff
+	case r.Error != "":
+		return KindError
+	}
+	if s, ok := r.LastSnapshot(); ok && s.YAML != "" && !browser.IsSnapshotDiff(s.YAML) && !s.HasInteractiveRef() {
+		return KindEmptySnapshot
+	}
+	return KindOK
+}
+
+// GuardAction is one guard event without its volatile detail's timing: which guard did what.
+type GuardAction struct {
+	Guard  string `json:"guard"`
+	Action string `json:"action"`
+	// Detail is the event's detail as recorded (byte counts, the tool …).
+	Detail string `json:"detail,omitempty"`
+}
+
+// DivergenceTextCap is the most bytes of a model-facing text a Divergence keeps (ArmAt.Text); the pair page
+// reads the trajectories for the whole texts.
+const DivergenceTextCap = 400
+
+// ArmAt is one arm's side of a pair at its first divergence.
+type ArmAt struct {
+	// AttemptID is the arm's attempt; Status, FailureMode and Steps its record's.
+	AttemptID   string              `json:"attempt_id"`
+	Status      results.Status      `json:"status"`
+	FailureMode results.FailureMode `json:"failure_mode,omitempty"`
+	Steps       int                 `json:"steps"`
+	// Present is false when the arm has no step at the divergence (it had ended before it).
+	Present bool `json:"present"`
+	// Tool is the base name of the step's first tool call that differs from the other arm's (its first call
+	// when the calls are the same), "" for a reply without tool calls; Target the call's element or ref
+	// argument; Args its arguments (canonical JSON, cut to DivergenceTextCap).
+	Tool   string `json:"tool,omitempty"`
+	Target string `json:"target,omitempty"`
+	Args   string `json:"args,omitempty"`
+	// FirstCall is true when no earlier call of the arm used Tool.
+	FirstCall bool `json:"first_call,omitempty"`
+	// Raw is the kind of the call's raw result, Shown of the result as the model was shown it.
+	Raw   ResultKind `json:"raw"`
+	Shown ResultKind `json:"shown"`
+	// Text is the model-facing text at the divergence (the result as shown, or the reply's text), cut to
+	// DivergenceTextCap bytes; Bytes its whole length, bytes.
+	Text  string `json:"text,omitempty"`
+	Bytes int    `json:"bytes"`
+	// Events are the guard events of the step and of the step before (for the first observation, those
+	// recorded before the first step), in order.
+	Events []GuardAction `json:"events,omitempty"`
+	// Screenshots are the kept screenshots of the step, paths relative to the arm's run directory.
+	Screenshots []string `json:"screenshots,omitempty"`
+	// After is the number of steps the arm made from the divergence to its end (0 when it ended there).
+	After int `json:"after"`
+	// Tools counts the arm's tool calls from the divergence on, by tool base name.
+	Tools map[string]int `json:"tools,omitempty"`
+}
+
+// Divergence is the first divergence of one pair's two trajectories: A the baseline (run A), B the variant
+// (run B).
+type Divergence struct {
+	// Variant is the arm compared with the baseline; Task, Cluster and Rep the pair's.
+	Variant string `json:"variant"`
+	Task    string `json:"task"`
+	Cluster string `json:"cluster,omitempty"`
+	Rep     int    `json:"rep"`
+	// Outcome is why the pair is examined: broke, fixed, costlier or cheaper.
+	Outcome PairOutcome `json:"outcome"`
+	// At is the part of the step the arms first differ in; Step the step's 0-based index, −1 for the first
+	// observation (and for AtNone and AtUnread).
+	At   DivergedAt `json:"at"`
+	Step int        `json:"step"`
+	// A and B are the arms' sides at the divergence.
+	A ArmAt `json:"a"`
+	B ArmAt `json:"b"`
+	// Acted is the guard event at the divergence or at the step before it that only one arm has (the first
+	// such, the one that explains it), nil when none: the arms diverged before any guard acted. ActedIn says
+	// which arm it is in: "a" or "b".
+	Acted   *GuardAction `json:"acted,omitempty"`
+	ActedIn string       `json:"acted_in,omitempty"`
+	// Err says why a trajectory could not be read (At is AtUnread).
+	Err string `json:"error,omitempty"`
+}
+
+// Guarded reports whether a guard acting in one arm only explains the divergence (Acted is set).
+func (d *Divergence) Guarded() bool { return d.Acted != nil }
+
+// Focus is the arm that went wrong: the variant when it broke the pair or cost more, the baseline when the
+// variant fixed it or cost less.
+func (d *Divergence) Focus() *ArmAt {
+	if d.Outcome == OutcomeFixed || d.Outcome == OutcomeCheaper {
+		return &d.A
+	}
+	return &d.B
+}
+
+// volatileRE matches the parts of a text that differ between attempts of the same pair without meaning
+// anything: long hex runs (the Zoo's per-attempt tenant prefix, ids) and local server ports (two runs).
+var volatileRE = regexp.MustCompile(`[0-9a-f]{16,}|(?:127\.0\.0\.1|localhost):[0-9]+`)
+
+// normalize removes the volatile parts of s (volatileRE).
+func normalize(s string) string { return volatileRE.ReplaceAllString(s, "#") }
+
+// callLogRE matches the volatile parts of a line of Playwright's call log: the retry counts ("5 × waiting
+// for …") and the back-off waits ("waiting 100ms").
+var callLogRE = regexp.MustCompile(`^\s*(?:-\s*)?(?:[0-9]+ × )?|waiting [0-9]+ms`)
+
+// callLogHead begins Playwright's call log in an error message.
+const callLogHead = "Call log:"
+
+// resultText is the normalized text of a result: its Format with Playwright's call log (whose retries and
+// waits depend on timing, not on the page) reduced to the set of its distinct lines without counts.
+func resultText(r browser.Result) string {
+	if i := strings.Index(r.Error, callLogHead); i >= 0 {
+		seen := map[string]bool{}
+		for _, l := range strings.Split(r.Error[i+len(callLogHead):], "\n") {
+			if l = strings.TrimSpace(callLogRE.ReplaceAllString(l, "")); l != "" {
+				seen[l] = true
+			}
+		}
+		r.Error = r.Error[:i+len(callLogHead)] + "\n" + strings.Join(slices.Sorted(maps.Keys(seen)), "\n")
+	}
+	return normalize(r.Format())
+}
+
+// callKey is results.CallKey of c, normalized.
+func callKey(c results.ToolCall) string { return normalize(results.CallKey(c)) }
+
+// requestKey is what a step's request carried beyond the conversation, normalized.
+func requestKey(s *results.Step) string {
+	r := s.Request
+	b, _ := json.Marshal([]any{r.ToolsWithheld, r.SystemSections, r.Appended, s.Recovery})
+	return normalize(string(b))
+}
+
+// replyKey is a step's reply: its tool calls (callKey), or its text when it made none.
+func replyKey(s *results.Step) string {
+	if len(s.ToolCalls) == 0 {
+		return "text " + normalize(s.Content)
+	}
+	keys := make([]string, len(s.ToolCalls))
+	for i, c := range s.ToolCalls {
+		keys[i] = callKey(c)
+	}
+	return strings.Join(keys, "\n")
+}
+
+// resultKeys are a step's results in one view (raw or shown), normalized texts.
+func resultKeys(s *results.Step, shown bool) []string {
+	var out []string
+	for _, r := range s.Results {
+		if r == nil {
+			continue
+		}
+		res := r.Raw
+		if shown {
+			res = r.ShownResult()
+		}
+		out = append(out, resultText(res))
+	}
+	return out
+}
+
+// stepEvents returns the guard events of t by step index, and under index −1 those recorded before the first
+// step (the first observation's: snapshot_ready on the start page). An event no step holds is placed by its
+// Event.Step, which counts the model calls made when it was recorded: 0 before the first, k during the tool
+// calls of step k−1.
+func stepEvents(t *results.Trajectory) map[int][]results.Event {
+	out := map[int][]results.Event{}
+	held := map[results.Event]int{}
+	for _, s := range t.Steps {
+		if s == nil {
+			continue
+		}
+		out[s.Index] = s.Events
+		for _, e := range s.Events {
+			held[e]++
+		}
+	}
+	for _, e := range t.Events {
+		if held[e] > 0 {
+			held[e]--
+			continue
+		}
+		out[max(e.Step, 0)-1] = append(out[max(e.Step, 0)-1], e)
+	}
+	return out
+}
+
+// steps returns t's non-nil steps in order.
+func steps(t *results.Trajectory) []*results.Step {
+	return slices.DeleteFunc(slices.Clone(t.Steps), func(s *results.Step) bool { return s == nil })
+}
+
+// firstDivergence aligns ta (arm A) and tb (arm B) step by step and returns where they first differ and at
+// which step (−1: the first observation).
+func firstDivergence(ta, tb *results.Trajectory) (DivergedAt, int) {
+	ea, eb := stepEvents(ta), stepEvents(tb)
+	if !sameActions(ea[-1], eb[-1]) || normalize(ta.FirstObservationText()) != normalize(tb.FirstObservationText()) {
+		return AtRawResult, -1
+	}
+	sa, sb := steps(ta), steps(tb)
+	for i := 0; i < max(len(sa), len(sb)); i++ {
+		if i >= len(sa) || i >= len(sb) {
+			return AtEnd, i
+		}
+		a, b := sa[i], sb[i]
+		switch {
+		case requestKey(a) != requestKey(b):
+			return AtRequest, i
+		case replyKey(a) != replyKey(b):
+			return AtCall, i
+		case !slices.Equal(resultKeys(a, false), resultKeys(b, false)):
+			return AtRawResult, i
+		case !slices.Equal(resultKeys(a, true), resultKeys(b, true)):
+			return AtShownResult, i
+		case a.Stalled != b.Stalled || a.Progress != b.Progress:
+			return AtProgress, i
+		}
+	}
+	if ta.Finish.Reason != tb.Finish.Reason {
+		return AtEnd, max(len(sa), len(sb))
+	}
+	return AtNone, -1
+}
+
+// sameActions reports whether two event lists hold the same (guard, action)s, in any order.
+func sameActions(a, b []results.Event) bool {
+	return len(actionDiff(a, b)) == 0 && len(actionDiff(b, a)) == 0
+}
+
+// actionDiff returns the events of a whose (guard, action) b lacks (as a multiset), in a's order.
+func actionDiff(a, b []results.Event) []results.Event {
+	left := map[[2]string]int{}
+	for _, e := range b {
+		left[[2]string{e.Guard, e.Action}]++
+	}
+	var out []results.Event
+	for _, e := range a {
+		k := [2]string{e.Guard, e.Action}
+		if left[k] > 0 {
+			left[k]--
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// actedAt returns the first guard event at step i or at the step before it that one arm has and the other
+// lacks, and the arm it is in ("a" or "b"); ok is false when there is none. For the first observation (i = −1)
+// the window is the events before the first step.
+func actedAt(ea, eb map[int][]results.Event, i int) (GuardAction, string, bool) {
+	window := []int{i}
+	if i > 0 {
+		window = []int{i - 1, i}
+	} else if i == 0 {
+		window = []int{-1, 0}
+	}
+	for _, j := range window {
+		if d := actionDiff(ea[j], eb[j]); len(d) > 0 {
+			return guardAction(d[0]), "a", true
+		}
+		if d := actionDiff(eb[j], ea[j]); len(d) > 0 {
+			return guardAction(d[0]), "b", true
+		}
+	}
+	return GuardAction{}, "", false
+}
+
+func guardAction(e results.Event) GuardAction {
+	return GuardAction{Guard: e.Guard, Action: e.Action, Detail: e.Detail}
+}
+
+// armAt fills one arm's side at step i (−1: the first observation) of trajectory t, other being the other
+// arm's trajectory (to pick the call that differs).
+func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
+	s := ArmAt{AttemptID: r.AttemptID, Status: r.Status, FailureMode: r.FailureMode, Steps: r.Steps, Raw: KindNone, Shown: KindNone}
+	ev := stepEvents(t)
+	for _, j := range []int{i - 1, i} {
+		if j >= -1 {
+			for _, e := range ev[j] {
+				s.Events = append(s.Events, guardAction(e))
+			}
+		}
+	}
+	st := steps(t)
+	if i == -1 {
+		if t.FirstObservation != nil {
+			s.Present = true
+			s.Raw, s.Shown = ResultKindOf(*t.FirstObservation), ResultKindOf(*t.FirstObservation)
+			s.setText(t.FirstObservationText())
+		}
+		s.After = len(st)
+		s.Tools = toolCounts(st)
+		return s
+	}
+	if i >= len(st) {
+		return s
+	}
+	s.Present, s.After, s.Tools = true, len(st)-i, toolCounts(st[i:])
+	s.Screenshots = shotsAt(t, st[i].Index)
+	step := st[i]
+	k := differingCall(step, otherStep(other, i))
+	if k < 0 {
+		s.Raw, s.Shown = KindAnswer, KindAnswer
+		s.setText(step.Content)
+		return s
+	}
+	c := step.ToolCalls[k]
+	s.Tool, s.Target = string(browser.BaseName(c.Name)), callTarget(c.Args)
+	s.FirstCall = toolCounts(st[:i])[s.Tool] == 0 && !slices.ContainsFunc(step.ToolCalls[:k], func(x results.ToolCall) bool {
+		return string(browser.BaseName(x.Name)) == s.Tool
+	})
+	s.Args = cut(normalize(results.CallKey(c)[len(browser.BaseName(c.Name))+1:]))
+	if k < len(step.Results) && step.Results[k] != nil {
+		res := step.Results[k]
+		s.Raw, s.Shown = ResultKindOf(res.Raw), ResultKindOf(res.ShownResult())
+		s.setText(res.ShownText())
+	} else {
+		s.Raw, s.Shown = KindNone, KindNone
+	}
+	return s
+}
+
+func (s *ArmAt) setText(t string) { s.Bytes, s.Text = len(t), cut(t) }
+
+// otherStep is t's i-th non-nil step, nil when it has none.
+func otherStep(t *results.Trajectory, i int) *results.Step {
+	if st := steps(t); i < len(st) {
+		return st[i]
+	}
+	return nil
+}
+
+// differingCall returns the index of s's first tool call whose key or results differ from other's call at
+// the same position, −1 when s made no tool call. When none differs (the harness judged the same calls
+// differently, AtProgress) it is the last call, the one the step's verdict was reached on.
+func differingCall(s, other *results.Step) int {
+	if len(s.ToolCalls) == 0 {
+		return -1
+	}
+	if other == nil {
+		return 0
+	}
+	for k, c := range s.ToolCalls {
+		if k >= len(other.ToolCalls) || callKey(c) != callKey(other.ToolCalls[k]) {
+			return k
+		}
+		if k < len(s.Results) && k < len(other.Results) && s.Results[k] != nil && other.Results[k] != nil &&
+			resultText(s.Results[k].ShownResult()) != resultText(other.Results[k].ShownResult()) {
+			return k
+		}
+	}
+	return len(s.ToolCalls) - 1
+}
+
+// callTarget is a call's element description, else its ref ("target" or "ref"), "" when it has neither.
+func callTarget(args string) string {
+	var a map[string]any
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return ""
+	}
+	for _, k := range []string{"element", "target", "ref"} {
+		if v, ok := a[k].(string); ok && v != "" {
+			return cut(v)
+		}
+	}
+	return ""
+}
+
+// toolCounts counts the tool calls of steps by base name.
+func toolCounts(st []*results.Step) map[string]int {
+	m := map[string]int{}
+	for _, s := range st {
+		for _, c := range s.ToolCalls {
+			m[string(browser.BaseName(c.Name))]++
+		}
+	}
+	return m
+}
+
+// shotsAt are t's kept screenshots of step index (Trajectory.ScreenshotSteps), relative to its run directory.
+func shotsAt(t *results.Trajectory, index int) []string {
+	if len(t.ScreenshotSteps) != len(t.Screenshots) {
+		return nil
+	}
+	var out []string
+	for k, s := range t.ScreenshotSteps {
+		if s == index {
+			out = append(out, t.Screenshots[k])
+		}
+	}
+	return out
+}
+
+// cut is s cut to DivergenceTextCap bytes at a rune start, with "…" when cut.
+func cut(s string) string {
+	if len(s) <= DivergenceTextCap {
+		return s
+	}
+	n := DivergenceTextCap
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Diverge aligns the trajectories ta (the baseline's record ra) and tb (the variant's rb) of one pair and
+// returns its first divergence, with outcome o; Variant is rb's. Either trajectory nil with err set gives
+// AtUnread.
+func Diverge(ra, rb *results.Attempt, ta, tb *results.Trajectory, o PairOutcome) Divergence {
+	d := Divergence{Variant: rb.Variant, Task: ra.TaskID, Cluster: ra.Cluster, Rep: ra.Rep, Outcome: o, Step: -1,
+		A: ArmAt{AttemptID: ra.AttemptID, Status: ra.Status, FailureMode: ra.FailureMode, Steps: ra.Steps, Raw: KindNone, Shown: KindNone},
+		B: ArmAt{AttemptID: rb.AttemptID, Status: rb.Status, FailureMode: rb.FailureMode, Steps: rb.Steps, Raw: KindNone, Shown: KindNone}}
+	if ta == nil || tb == nil {
+		d.At = AtUnread
+		return d
+	}
+	d.At, d.Step = firstDivergence(ta, tb)
+	if d.At == AtNone {
+		return d
+	}
+	d.A, d.B = armAt(ra, ta, tb, d.Step), armAt(rb, tb, ta, d.Step)
+	if g, arm, ok := actedAt(stepEvents(ta), stepEvents(tb), d.Step); ok {
+		d.Acted, d.ActedIn = &g, arm
+	}
+	return d
+}
