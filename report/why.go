@@ -96,7 +96,7 @@ func whyText(v analysis.VariantWhy, g analysis.CauseGroup, total int, armA strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %d ", v.Variant, fmt.Sprintf(outcomeVerbs[g.Outcome], total), len(g.Pairs))
 	if g.Guard == "" {
-		b.WriteString("diverged before any guard acted, at ")
+		b.WriteString("diverged before a guard acted in one arm only, at ")
 	} else {
 		b.WriteString("diverge at ")
 	}
