@@ -92,8 +92,8 @@ type Cause struct {
 	Guard   string      `json:"guard,omitempty"`
 	Action  string      `json:"action,omitempty"`
 	// ActedIn is the arm the guard event is in: "a" (the baseline) or "b" (the variant); "" without one.
-	ActedIn string     `json:"acted_in,omitempty"`
-	Kind    ResultKind `json:"kind"`
+	ActedIn string             `json:"acted_in,omitempty"`
+	Kind    results.ResultKind `json:"kind"`
 }
 
 // Where a divergence is, as CauseGroup.Where counts it: a tool's base name, or one of these.

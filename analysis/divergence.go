@@ -8,12 +8,10 @@ package analysis
 
 import (
 	"encoding/json"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
-	"webbench/browser"
 	"webbench/results"
 )
 
@@ -46,49 +44,6 @@ const (
 	AtUnread DivergedAt = "unread"
 )
 
-// ResultKind classifies a tool result as the model was shown it, by the phrases the harness and Playwright
-// use (browser.StaleRefPhrase, results.InterceptPhrase, browser.IsEvaluateCutOff).
-type ResultKind string
-
-// Result kinds (ResultKindOf).
-const (
-	// KindOK: the call succeeded and its snapshot, if any, has an interactive ref.
-	KindOK ResultKind = "ok"
-	// KindIntercepted: a click on a covered element ("… intercepts pointer events").
-	KindIntercepted ResultKind = "intercepted"
-	// KindStaleRef: the ref was not found in the current page snapshot.
-	KindStaleRef ResultKind = "stale_ref"
-	// KindEvaluateCutOff: an evaluate cut off by its budget or at the attempt deadline.
-	KindEvaluateCutOff ResultKind = "evaluate_cut_off"
-	// KindEmptySnapshot: the call succeeded but its last snapshot has no interactive ref (a page not yet
-	// rendered).
-	KindEmptySnapshot ResultKind = "empty_snapshot"
-	// KindError: any other error.
-	KindError ResultKind = "error"
-	// KindAnswer: no tool call — the reply was a final answer (or other text).
-	KindAnswer ResultKind = "answer"
-	// KindNone: no step there (the arm had ended).
-	KindNone ResultKind = "none"
-)
-
-// ResultKindOf classifies r (see ResultKind).
-func ResultKindOf(r browser.Result) ResultKind {
-	switch {
-	case strings.Contains(r.Error, results.InterceptPhrase):
-		return KindIntercepted
-	case strings.Contains(r.Error, browser.StaleRefPhrase):
-		return KindStaleRef
-	case browser.IsEvaluateCutOff(r.Error) || strings.HasPrefix(r.Error, results.DeadlineCutOffPrefix):
-		return KindEvaluateCutOff
-	case r.Error != "":
-		return KindError
-	}
-	if s, ok := r.LastSnapshot(); ok && s.YAML != "" && !browser.IsSnapshotDiff(s.YAML) && !s.HasInteractiveRef() {
-		return KindEmptySnapshot
-	}
-	return KindOK
-}
-
 // GuardAction is one guard event without its volatile detail's timing: which guard did what.
 type GuardAction struct {
 	Guard  string `json:"guard"`
@@ -119,8 +74,8 @@ type ArmAt struct {
 	// FirstCall is true when no earlier call of the arm used Tool.
 	FirstCall bool `json:"first_call,omitempty"`
 	// Raw is the kind of the call's raw result, Shown of the result as the model was shown it.
-	Raw   ResultKind `json:"raw"`
-	Shown ResultKind `json:"shown"`
+	Raw   results.ResultKind `json:"raw"`
+	Shown results.ResultKind `json:"shown"`
 	// Text is the model-facing text at the divergence (the result as shown, or the reply's text), cut to
 	// DivergenceTextCap bytes; Bytes its whole length, bytes.
 	Text  string `json:"text,omitempty"`
@@ -181,26 +136,13 @@ var volatileRE = regexp.MustCompile(`[0-9a-f]{16,}|(?:127\.0\.0\.1|localhost):[0
 // normalize removes the volatile parts of s (volatileRE).
 func normalize(s string) string { return volatileRE.ReplaceAllString(s, "#") }
 
-// callLogRE matches the volatile parts of a line of Playwright's call log: the retry counts ("5 × waiting
-// for …") and the back-off waits ("waiting 100ms").
-var callLogRE = regexp.MustCompile(`^\s*(?:-\s*)?(?:[0-9]+ × )?|waiting [0-9]+ms`)
-
-// callLogHead begins Playwright's call log in an error message.
-const callLogHead = "Call log:"
-
-// resultText is the normalized text of a result: its Format with Playwright's call log (whose retries and
-// waits depend on timing, not on the page) reduced to the set of its distinct lines without counts.
-func resultText(r browser.Result) string {
-	if i := strings.Index(r.Error, callLogHead); i >= 0 {
-		seen := map[string]bool{}
-		for _, l := range strings.Split(r.Error[i+len(callLogHead):], "\n") {
-			if l = strings.TrimSpace(callLogRE.ReplaceAllString(l, "")); l != "" {
-				seen[l] = true
-			}
-		}
-		r.Error = r.Error[:i+len(callLogHead)] + "\n" + strings.Join(slices.Sorted(maps.Keys(seen)), "\n")
+// resultText is the normalized text of a result (results.StableText).
+func resultText(r results.ToolRecord, shown bool) string {
+	res := r.Raw
+	if shown {
+		res = r.ShownResult()
 	}
-	return normalize(r.Format())
+	return normalize(results.StableText(res))
 }
 
 // callKey is results.CallKey of c, normalized.
@@ -232,11 +174,7 @@ func resultKeys(s *results.Step, shown bool) []string {
 		if r == nil {
 			continue
 		}
-		res := r.Raw
-		if shown {
-			res = r.ShownResult()
-		}
-		out = append(out, resultText(res))
+		out = append(out, resultText(*r, shown))
 	}
 	return out
 }
@@ -355,7 +293,7 @@ func guardAction(e results.Event) GuardAction {
 // armAt fills one arm's side at step i (−1: the first observation) of trajectory t, other being the other
 // arm's trajectory (to pick the call that differs).
 func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
-	s := ArmAt{AttemptID: r.AttemptID, Status: r.Status, FailureMode: r.FailureMode, Steps: r.Steps, Raw: KindNone, Shown: KindNone}
+	s := ArmAt{AttemptID: r.AttemptID, Status: r.Status, FailureMode: r.FailureMode, Steps: r.Steps, Raw: results.KindNone, Shown: results.KindNone}
 	ev := stepEvents(t)
 	for _, j := range []int{i - 1, i} {
 		if j >= -1 {
@@ -368,7 +306,7 @@ func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
 	if i == -1 {
 		if t.FirstObservation != nil {
 			s.Present = true
-			s.Raw, s.Shown = ResultKindOf(*t.FirstObservation), ResultKindOf(*t.FirstObservation)
+			s.Raw, s.Shown = results.ResultKindOf(*t.FirstObservation), results.ResultKindOf(*t.FirstObservation)
 			s.setText(t.FirstObservationText())
 		}
 		s.After = len(st)
@@ -383,22 +321,22 @@ func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
 	step := st[i]
 	k := differingCall(step, otherStep(other, i))
 	if k < 0 {
-		s.Raw, s.Shown = KindAnswer, KindAnswer
+		s.Raw, s.Shown = results.KindAnswer, results.KindAnswer
 		s.setText(step.Content)
 		return s
 	}
 	c := step.ToolCalls[k]
-	s.Tool, s.Target = string(browser.BaseName(c.Name)), callTarget(c.Args)
+	s.Tool, s.Target = (results.BaseTool(c.Name)), callTarget(c.Args)
 	s.FirstCall = toolCounts(st[:i])[s.Tool] == 0 && !slices.ContainsFunc(step.ToolCalls[:k], func(x results.ToolCall) bool {
-		return string(browser.BaseName(x.Name)) == s.Tool
+		return (results.BaseTool(x.Name)) == s.Tool
 	})
-	s.Args = cut(normalize(results.CallKey(c)[len(browser.BaseName(c.Name))+1:]))
+	s.Args = cut(normalize(results.CallKey(c)[len(results.BaseTool(c.Name))+1:]))
 	if k < len(step.Results) && step.Results[k] != nil {
 		res := step.Results[k]
-		s.Raw, s.Shown = ResultKindOf(res.Raw), ResultKindOf(res.ShownResult())
+		s.Raw, s.Shown = results.ResultKindOf(res.Raw), results.ResultKindOf(res.ShownResult())
 		s.setText(res.ShownText())
 	} else {
-		s.Raw, s.Shown = KindNone, KindNone
+		s.Raw, s.Shown = results.KindNone, results.KindNone
 	}
 	return s
 }
@@ -428,7 +366,7 @@ func differingCall(s, other *results.Step) int {
 			return k
 		}
 		if k < len(s.Results) && k < len(other.Results) && s.Results[k] != nil && other.Results[k] != nil &&
-			resultText(s.Results[k].ShownResult()) != resultText(other.Results[k].ShownResult()) {
+			resultText(*s.Results[k], true) != resultText(*other.Results[k], true) {
 			return k
 		}
 	}
@@ -454,7 +392,7 @@ func toolCounts(st []*results.Step) map[string]int {
 	m := map[string]int{}
 	for _, s := range st {
 		for _, c := range s.ToolCalls {
-			m[string(browser.BaseName(c.Name))]++
+			m[(results.BaseTool(c.Name))]++
 		}
 	}
 	return m
@@ -491,8 +429,8 @@ func cut(s string) string {
 // AtUnread.
 func Diverge(ra, rb *results.Attempt, ta, tb *results.Trajectory, o PairOutcome) Divergence {
 	d := Divergence{Variant: rb.Variant, Task: ra.TaskID, Cluster: ra.Cluster, Rep: ra.Rep, Outcome: o, Step: -1,
-		A: ArmAt{AttemptID: ra.AttemptID, Status: ra.Status, FailureMode: ra.FailureMode, Steps: ra.Steps, Raw: KindNone, Shown: KindNone},
-		B: ArmAt{AttemptID: rb.AttemptID, Status: rb.Status, FailureMode: rb.FailureMode, Steps: rb.Steps, Raw: KindNone, Shown: KindNone}}
+		A: ArmAt{AttemptID: ra.AttemptID, Status: ra.Status, FailureMode: ra.FailureMode, Steps: ra.Steps, Raw: results.KindNone, Shown: results.KindNone},
+		B: ArmAt{AttemptID: rb.AttemptID, Status: rb.Status, FailureMode: rb.FailureMode, Steps: rb.Steps, Raw: results.KindNone, Shown: results.KindNone}}
 	if ta == nil || tb == nil {
 		d.At = AtUnread
 		return d

@@ -72,7 +72,7 @@ func TestDivergeAtGuardRewrite(t *testing.T) {
 	if d.Acted == nil || d.Acted.Guard != "intercept_hint" || d.Acted.Action != "condensed" || d.ActedIn != "a" {
 		t.Fatalf("acted = %+v in %q, want intercept_hint condensed in a", d.Acted, d.ActedIn)
 	}
-	if d.B.Tool != "browser_click" || d.B.Raw != KindIntercepted || d.A.Shown != KindError || d.B.Shown != KindIntercepted {
+	if d.B.Tool != "browser_click" || d.B.Raw != results.KindIntercepted || d.A.Shown != results.KindError || d.B.Shown != results.KindIntercepted {
 		t.Fatalf("sides: A %+v, B %+v", d.A, d.B)
 	}
 	if d.A.Bytes != len(sa.Results[0].ShownText()) || d.B.Bytes != len(sb.Results[0].ShownText()) || d.A.Bytes >= d.B.Bytes {
@@ -92,7 +92,7 @@ func TestDivergeAtEnd(t *testing.T) {
 	b := traj(tb, click(0, page(tb, "Home", snap)))
 	b.Finish.Reason = results.FinishEmptyOutput
 	d := Diverge(rec("a", "base", results.StatusPass, "", 2), rec("b", "v", results.StatusFail, results.ModeNoJSON, 1), a, b, OutcomeBroke)
-	if d.At != AtEnd || d.Step != 1 || d.B.Present || !d.A.Present || d.A.Raw != KindAnswer {
+	if d.At != AtEnd || d.Step != 1 || d.B.Present || !d.A.Present || d.A.Raw != results.KindAnswer {
 		t.Fatalf("got at=%s step=%d A=%+v B=%+v", d.At, d.Step, d.A, d.B)
 	}
 	if d.Acted == nil || d.Acted.Guard != "final_recovery" || d.ActedIn != "a" {
@@ -111,7 +111,7 @@ func TestDivergeAtFirstObservation(t *testing.T) {
 	a.Events = []results.Event{{Guard: "snapshot_ready", Action: "recapture", Step: 0}}
 	ra, rb := rec("a", "base", results.StatusPass, "", 1), rec("b", "v", results.StatusFail, results.ModeEmptySnapshot, 1)
 	d := Diverge(ra, rb, a, b, OutcomeBroke)
-	if d.At != AtRawResult || d.Step != -1 || d.B.Raw != KindEmptySnapshot || d.A.Raw != KindOK {
+	if d.At != AtRawResult || d.Step != -1 || d.B.Raw != results.KindEmptySnapshot || d.A.Raw != results.KindOK {
 		t.Fatalf("got at=%s step=%d A=%s B=%s", d.At, d.Step, d.A.Raw, d.B.Raw)
 	}
 	if d.Acted == nil || d.Acted.Guard != "snapshot_ready" {
@@ -165,8 +165,8 @@ func TestGroupCauses(t *testing.T) {
 	acted := &GuardAction{Guard: "snapshot_ready", Action: "recapture"}
 	mk := func(step int, tool string, g *GuardAction, mode results.FailureMode) Divergence {
 		d := Divergence{Outcome: OutcomeBroke, At: AtRawResult, Step: step, Acted: g,
-			A: ArmAt{Status: results.StatusPass, Bytes: 6000, Raw: KindOK},
-			B: ArmAt{Status: results.StatusFail, FailureMode: mode, Bytes: 260, Raw: KindEmptySnapshot, Tool: tool}}
+			A: ArmAt{Status: results.StatusPass, Bytes: 6000, Raw: results.KindOK},
+			B: ArmAt{Status: results.StatusFail, FailureMode: mode, Bytes: 260, Raw: results.KindEmptySnapshot, Tool: tool}}
 		if g != nil {
 			d.ActedIn = "a"
 		}

@@ -17,16 +17,16 @@ const whyRun = "testdata/why-run"
 // effect: the page condition ZOO.md describes, as the agent meets it. call is the call that produced it ("" for
 // the first observation).
 func mutationShows(mutation, call string, raw browser.Result) bool {
-	k := analysis.ResultKindOf(raw)
+	k := results.ResultKindOf(raw)
 	switch mutation {
 	case "consent", "geo_redirect", "icon_over_input":
-		return k == analysis.KindIntercepted
+		return k == results.KindIntercepted
 	case "late_hydration":
-		return k == analysis.KindEmptySnapshot
+		return k == results.KindEmptySnapshot
 	case "ref_churn":
-		return k == analysis.KindStaleRef
+		return k == results.KindStaleRef
 	case "hung_fetch", "busy_script":
-		return k == analysis.KindEvaluateCutOff
+		return k == results.KindEvaluateCutOff
 	case "nameless_switch":
 		return call == string(browser.ToolMouseClickXY)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"webbench/analysis"
+	"webbench/results"
 )
 
 // WhyLine is one cause group in words.
@@ -78,15 +79,15 @@ var outcomeVerbs = map[analysis.PairOutcome]string{
 }
 
 // kindWords say what the arm that went wrong met, by raw result kind.
-var kindWords = map[analysis.ResultKind]string{
-	analysis.KindIntercepted:    "a click on a covered control",
-	analysis.KindStaleRef:       "a stale ref",
-	analysis.KindEvaluateCutOff: "an evaluate that hung",
-	analysis.KindEmptySnapshot:  "a page with no interactive ref",
-	analysis.KindError:          "a failed call",
-	analysis.KindOK:             "a successful call",
-	analysis.KindAnswer:         "a reply",
-	analysis.KindNone:           "the end of its steps",
+var kindWords = map[results.ResultKind]string{
+	results.KindIntercepted:    "a click on a covered control",
+	results.KindStaleRef:       "a stale ref",
+	results.KindEvaluateCutOff: "an evaluate that hung",
+	results.KindEmptySnapshot:  "a page with no interactive ref",
+	results.KindError:          "a failed call",
+	results.KindOK:             "a successful call",
+	results.KindAnswer:         "a reply",
+	results.KindNone:           "the end of its steps",
 }
 
 // whyText is one group's line: "no_intercept_hint broke 8: 8 diverge at a click on a covered control
