@@ -181,24 +181,26 @@ func RunTrajectories(run *results.Run) TrajectoryReader {
 	return func(r *results.Attempt) (*results.Trajectory, error) { return run.Trajectory(r.AttemptID) }
 }
 
-// cached wraps read with a cache by attempt id (a baseline attempt is paired with every variant).
-func cached(read TrajectoryReader) func(r *results.Attempt) (*results.Trajectory, string) {
+// cached wraps read with a cache by attempt id of the prepared trajectories (a baseline attempt is paired
+// with every variant); the error is the reading's, as text.
+func cached(read TrajectoryReader) func(r *results.Attempt) (*aligned, string) {
 	type entry struct {
-		t   *results.Trajectory
+		a   *aligned
 		err string
 	}
 	memo := map[string]entry{}
-	return func(r *results.Attempt) (*results.Trajectory, string) {
+	return func(r *results.Attempt) (*aligned, string) {
 		if e, ok := memo[r.AttemptID]; ok {
-			return e.t, e.err
+			return e.a, e.err
 		}
-		t, err := read(r)
-		e := entry{t: t}
-		if err != nil {
-			e.t, e.err = nil, err.Error()
+		var e entry
+		if t, err := read(r); err != nil {
+			e.err = err.Error()
+		} else {
+			e.a = prepare(t)
 		}
 		memo[r.AttemptID] = e
-		return e.t, e.err
+		return e.a, e.err
 	}
 }
 
@@ -218,7 +220,10 @@ func Explain(a *Analysis, readA, readB TrajectoryReader) *Why {
 			}
 			ta, errA := ra(p.A)
 			tb, errB := rb(p.B)
-			d := Diverge(p.A, p.B, ta, tb, o)
+			d := Diverge(p.A, p.B, nil, nil, o)
+			if ta != nil && tb != nil {
+				d = diverge(d, ta, tb)
+			}
 			d.Err = cmp.Or(errA, errB)
 			vw.Pairs = append(vw.Pairs, d)
 		}

@@ -7,8 +7,8 @@ package analysis
 // sent, what it did or what it was shown differs, with the guard events at or just before it.
 
 import (
+	"crypto/sha256"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -129,12 +129,69 @@ func (d *Divergence) Focus() *ArmAt {
 	return &d.B
 }
 
-// volatileRE matches the parts of a text that differ between attempts of the same pair without meaning
-// anything: long hex runs (the Zoo's per-attempt tenant prefix, ids) and local server ports (two runs).
-var volatileRE = regexp.MustCompile(`[0-9a-f]{16,}|(?:127\.0\.0\.1|localhost):[0-9]+`)
+// normalize replaces the parts of s that differ between attempts of the same pair without meaning anything
+// with "#": runs of 16 or more lower-case hex digits (the Zoo's per-attempt tenant prefix, ids) and local
+// server ports, "127.0.0.1:PORT" and "localhost:PORT" (two runs). A hand-written scan: a regular expression
+// over every snapshot of every examined trajectory doubled the report's time.
+func normalize(s string) string {
+	var b strings.Builder
+	last := 0 // s[last:i] is not yet written
+	for i := 0; i < len(s); {
+		if n := hexRun(s[i:]); n >= 16 {
+			b.WriteString(s[last:i])
+			b.WriteByte('#')
+			i += n
+			last = i
+			continue
+		}
+		if n := hostPort(s[i:]); n > 0 {
+			b.WriteString(s[last:i])
+			b.WriteByte('#')
+			i += n
+			last = i
+			continue
+		}
+		if isHex(s[i]) { // skip the rest of a short hex run: a long run starts only after a non-hex byte
+			for i < len(s) && isHex(s[i]) {
+				i++
+			}
+			continue
+		}
+		i++
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
-// normalize removes the volatile parts of s (volatileRE).
-func normalize(s string) string { return volatileRE.ReplaceAllString(s, "#") }
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// hexRun is the length of the run of lower-case hex digits s starts with.
+func hexRun(s string) int {
+	n := 0
+	for n < len(s) && isHex(s[n]) {
+		n++
+	}
+	return n
+}
+
+// hostPort is the length of the local "127.0.0.1:PORT" or "localhost:PORT" s starts with, 0 for none.
+func hostPort(s string) int {
+	for _, h := range []string{"127.0.0.1:", "localhost:"} {
+		if strings.HasPrefix(s, h) {
+			n := len(h)
+			for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+				n++
+			}
+			if n > len(h) {
+				return n
+			}
+		}
+	}
+	return 0
+}
 
 // resultText is the normalized text of a result (results.StableText).
 func resultText(r results.ToolRecord, shown bool) string {
@@ -165,18 +222,6 @@ func replyKey(s *results.Step) string {
 		keys[i] = callKey(c)
 	}
 	return strings.Join(keys, "\n")
-}
-
-// resultKeys are a step's results in one view (raw or shown), normalized texts.
-func resultKeys(s *results.Step, shown bool) []string {
-	var out []string
-	for _, r := range s.Results {
-		if r == nil {
-			continue
-		}
-		out = append(out, resultText(*r, shown))
-	}
-	return out
 }
 
 // stepEvents returns the guard events of t by step index, and under index −1 those recorded before the first
@@ -210,34 +255,73 @@ func steps(t *results.Trajectory) []*results.Step {
 	return slices.DeleteFunc(slices.Clone(t.Steps), func(s *results.Step) bool { return s == nil })
 }
 
-// firstDivergence aligns ta (arm A) and tb (arm B) step by step and returns where they first differ and at
+// aligned is a trajectory prepared for alignment, once per trajectory however many pairs it is in: its non-nil
+// steps, its guard events by step (stepEvents), its first observation's normalized text, and each step's keys
+// (normalized, hashed), computed when first compared.
+type aligned struct {
+	t      *results.Trajectory
+	steps  []*results.Step
+	events map[int][]results.Event
+	obs    string
+	keys   []*stepKeys
+}
+
+// stepKeys are what the alignment compares of a step: its request and reply keys and its results' texts, raw
+// and as shown, each the SHA-256 of the normalized text.
+type stepKeys struct {
+	request, reply [32]byte
+	raw, shown     [][32]byte
+}
+
+// prepare returns t prepared for alignment.
+func prepare(t *results.Trajectory) *aligned {
+	st := steps(t)
+	return &aligned{t: t, steps: st, events: stepEvents(t), obs: normalize(t.FirstObservationText()), keys: make([]*stepKeys, len(st))}
+}
+
+// key returns step i's keys, computing them on first use.
+func (a *aligned) key(i int) *stepKeys {
+	if a.keys[i] == nil {
+		s := a.steps[i]
+		k := &stepKeys{request: sha256.Sum256([]byte(requestKey(s))), reply: sha256.Sum256([]byte(replyKey(s)))}
+		for _, r := range s.Results {
+			if r != nil {
+				k.raw = append(k.raw, sha256.Sum256([]byte(resultText(*r, false))))
+				k.shown = append(k.shown, sha256.Sum256([]byte(resultText(*r, true))))
+			}
+		}
+		a.keys[i] = k
+	}
+	return a.keys[i]
+}
+
+// firstDivergence aligns a (arm A) and b (arm B) step by step and returns where they first differ and at
 // which step (−1: the first observation).
-func firstDivergence(ta, tb *results.Trajectory) (DivergedAt, int) {
-	ea, eb := stepEvents(ta), stepEvents(tb)
-	if !sameActions(ea[-1], eb[-1]) || normalize(ta.FirstObservationText()) != normalize(tb.FirstObservationText()) {
+func firstDivergence(a, b *aligned) (DivergedAt, int) {
+	if !sameActions(a.events[-1], b.events[-1]) || a.obs != b.obs {
 		return AtRawResult, -1
 	}
-	sa, sb := steps(ta), steps(tb)
-	for i := 0; i < max(len(sa), len(sb)); i++ {
-		if i >= len(sa) || i >= len(sb) {
+	for i := 0; i < max(len(a.steps), len(b.steps)); i++ {
+		if i >= len(a.steps) || i >= len(b.steps) {
 			return AtEnd, i
 		}
-		a, b := sa[i], sb[i]
+		ka, kb := a.key(i), b.key(i)
+		sa, sb := a.steps[i], b.steps[i]
 		switch {
-		case requestKey(a) != requestKey(b):
+		case ka.request != kb.request:
 			return AtRequest, i
-		case replyKey(a) != replyKey(b):
+		case ka.reply != kb.reply:
 			return AtCall, i
-		case !slices.Equal(resultKeys(a, false), resultKeys(b, false)):
+		case !slices.Equal(ka.raw, kb.raw):
 			return AtRawResult, i
-		case !slices.Equal(resultKeys(a, true), resultKeys(b, true)):
+		case !slices.Equal(ka.shown, kb.shown):
 			return AtShownResult, i
-		case a.Stalled != b.Stalled || a.Progress != b.Progress:
+		case sa.Stalled != sb.Stalled || sa.Progress != sb.Progress:
 			return AtProgress, i
 		}
 	}
-	if ta.Finish.Reason != tb.Finish.Reason {
-		return AtEnd, max(len(sa), len(sb))
+	if a.t.Finish.Reason != b.t.Finish.Reason {
+		return AtEnd, max(len(a.steps), len(b.steps))
 	}
 	return AtNone, -1
 }
@@ -290,19 +374,17 @@ func guardAction(e results.Event) GuardAction {
 	return GuardAction{Guard: e.Guard, Action: e.Action, Detail: e.Detail}
 }
 
-// armAt fills one arm's side at step i (−1: the first observation) of trajectory t, other being the other
-// arm's trajectory (to pick the call that differs).
-func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
-	s := ArmAt{AttemptID: r.AttemptID, Status: r.Status, FailureMode: r.FailureMode, Steps: r.Steps, Raw: results.KindNone, Shown: results.KindNone}
-	ev := stepEvents(t)
+// armAt fills s, one arm's record side, with its step i (−1: the first observation) of at, other being the
+// other arm's (to pick the call that differs).
+func armAt(s ArmAt, at, other *aligned, i int) ArmAt {
 	for _, j := range []int{i - 1, i} {
 		if j >= -1 {
-			for _, e := range ev[j] {
+			for _, e := range at.events[j] {
 				s.Events = append(s.Events, guardAction(e))
 			}
 		}
 	}
-	st := steps(t)
+	t, st := at.t, at.steps
 	if i == -1 {
 		if t.FirstObservation != nil {
 			s.Present = true
@@ -319,7 +401,11 @@ func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
 	s.Present, s.After, s.Tools = true, len(st)-i, toolCounts(st[i:])
 	s.Screenshots = shotsAt(t, st[i].Index)
 	step := st[i]
-	k := differingCall(step, otherStep(other, i))
+	var os *results.Step
+	if i < len(other.steps) {
+		os = other.steps[i]
+	}
+	k := differingCall(step, os)
 	if k < 0 {
 		s.Raw, s.Shown = results.KindAnswer, results.KindAnswer
 		s.setText(step.Content)
@@ -342,14 +428,6 @@ func armAt(r *results.Attempt, t, other *results.Trajectory, i int) ArmAt {
 }
 
 func (s *ArmAt) setText(t string) { s.Bytes, s.Text = len(t), cut(t) }
-
-// otherStep is t's i-th non-nil step, nil when it has none.
-func otherStep(t *results.Trajectory, i int) *results.Step {
-	if st := steps(t); i < len(st) {
-		return st[i]
-	}
-	return nil
-}
 
 // differingCall returns the index of s's first tool call whose key or results differ from other's call at
 // the same position, −1 when s made no tool call. When none differs (the harness judged the same calls
@@ -435,12 +513,17 @@ func Diverge(ra, rb *results.Attempt, ta, tb *results.Trajectory, o PairOutcome)
 		d.At = AtUnread
 		return d
 	}
-	d.At, d.Step = firstDivergence(ta, tb)
+	return diverge(d, prepare(ta), prepare(tb))
+}
+
+// diverge fills d, whose records' trajectories are a and b, with their first divergence.
+func diverge(d Divergence, a, b *aligned) Divergence {
+	d.At, d.Step = firstDivergence(a, b)
 	if d.At == AtNone {
 		return d
 	}
-	d.A, d.B = armAt(ra, ta, tb, d.Step), armAt(rb, tb, ta, d.Step)
-	if g, arm, ok := actedAt(stepEvents(ta), stepEvents(tb), d.Step); ok {
+	d.A, d.B = armAt(d.A, a, b, d.Step), armAt(d.B, b, a, d.Step)
+	if g, arm, ok := actedAt(a.events, b.events, d.Step); ok {
 		d.Acted, d.ActedIn = &g, arm
 	}
 	return d

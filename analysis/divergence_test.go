@@ -195,3 +195,17 @@ func TestGroupCauses(t *testing.T) {
 		t.Fatalf("group 1 = %+v, want the unguarded pair", v.Groups[1])
 	}
 }
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://127.0.0.1:40837/t/c6c80dd37ca2e2d61224e1bed7400480/shop/": "http://#/t/#/shop/",
+		"localhost:8080 and localhost: and 127.0.0.1":                     "# and localhost: and 127.0.0.1",
+		"feedback deadbeef 0123456789abcde":                               "feedback deadbeef 0123456789abcde",
+		"id=0123456789abcdef, ref=e12":                                    "id=#, ref=e12",
+		"":                                                                "",
+	} {
+		if got := normalize(in); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
