@@ -27,6 +27,9 @@ type WhyLine struct {
 type WhyPart struct {
 	Moved, Cost []WhyLine
 	Noise, Note string
+	// Unread says how many examined pairs had a trajectory that could not be read (a run written without
+	// them), "" when none.
+	Unread string
 }
 
 // Titles of the part's two lists.
@@ -36,7 +39,7 @@ const (
 )
 
 // Empty reports whether the part has nothing to show.
-func (p WhyPart) Empty() bool { return len(p.Moved) == 0 && len(p.Cost) == 0 }
+func (p WhyPart) Empty() bool { return len(p.Moved) == 0 && len(p.Cost) == 0 && p.Unread == "" }
 
 // NewWhyPart words w; armA names the side every variant is compared with (the baseline arm, or "run A").
 // Nil w gives an empty part.
@@ -45,9 +48,9 @@ func NewWhyPart(w *analysis.Why, armA string) WhyPart {
 	if w == nil {
 		return p
 	}
-	disc, unguarded := 0, 0
+	disc, unguarded, unread := 0, 0, 0
 	for _, v := range w.Variants {
-		disc, unguarded = disc+v.Discordant, unguarded+v.Unguarded
+		disc, unguarded, unread = disc+v.Discordant, unguarded+v.Unguarded, unread+v.Unread
 		total := map[analysis.PairOutcome]int{}
 		for _, g := range v.Groups {
 			total[g.Outcome] += len(g.Pairs)
@@ -64,6 +67,9 @@ func NewWhyPart(w *analysis.Why, armA string) WhyPart {
 	if disc > 0 {
 		p.Noise = fmt.Sprintf("Diverged before any guard acted: %d of %d discordant pairs (%.0f%%): pairs a guard did not move, "+
 			"a measure of how much of Δ is the page's timing or the model's sampling.", unguarded, disc, 100*float64(unguarded)/float64(disc))
+	}
+	if unread > 0 {
+		p.Unread = fmt.Sprintf("%d pairs that moved or cost materially more or less have no readable trajectory: why they did is not known.", unread)
 	}
 	p.Note = fmt.Sprintf("A pair's cost differs materially when its steps differ by %d or more, or its tokens by %.0f%% or more.",
 		w.MaterialSteps, 100*(w.MaterialTokenRatio-1))
@@ -96,9 +102,12 @@ var kindWords = map[results.ResultKind]string{
 func whyText(v analysis.VariantWhy, g analysis.CauseGroup, total int, armA string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %d ", v.Variant, fmt.Sprintf(outcomeVerbs[g.Outcome], total), len(g.Pairs))
-	if g.Guard == "" {
+	switch {
+	case g.Guard == "":
 		b.WriteString("diverged before a guard acted in one arm only, at ")
-	} else {
+	case len(g.Pairs) == 1:
+		b.WriteString("diverges at ")
+	default:
 		b.WriteString("diverge at ")
 	}
 	b.WriteString(kindWords[g.Kind])
@@ -184,6 +193,14 @@ func (p WhyPart) WriteText(w io.Writer, md bool, width int) {
 			WriteWrapped(w, l.Text, "  • ", "    ", width)
 		}
 	}
+	if p.Unread != "" {
+		if md {
+			fmt.Fprintf(w, "\n%s\n", mdText(p.Unread))
+		} else {
+			fmt.Fprintln(w)
+			WriteWrapped(w, p.Unread, "", "  ", width)
+		}
+	}
 	list(WhyMovedTitle, p.Moved)
 	if p.Noise != "" {
 		if md {
@@ -210,6 +227,9 @@ func ComparePart(c *analysis.RunComparison) WhyPart { return NewWhyPart(c.Why, c
 // there are cost lines), for formats that print paragraphs.
 func (p WhyPart) Lines() []string {
 	var out []string
+	if p.Unread != "" {
+		out = append(out, p.Unread)
+	}
 	for _, l := range p.Moved {
 		out = append(out, l.Text)
 	}

@@ -152,7 +152,7 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 		Warnings: report.CompareWarnings(c)}
 	if c.Why != nil {
 		p := report.ComparePart(c)
-		d.Why, d.WhyLines = c.Why, &jsonWhyLines{Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
+		d.Why, d.WhyLines = c.Why, &jsonWhyLines{Unread: p.Unread, Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
 	}
 	if all.Matched {
 		d.PairsPassA, d.PairsPassB = all.A.Passes, all.B.Passes

@@ -210,7 +210,7 @@ func ablationJSON(w io.Writer, a *analysis.Analysis, js *analysis.Judges, why *a
 	if why != nil {
 		doc.Why = why
 		p := report.NewWhyPart(why, a.Baseline)
-		doc.WhyLines = &jsonWhyLines{Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
+		doc.WhyLines = &jsonWhyLines{Unread: p.Unread, Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
 	}
 	return encodeJSON(w, doc, false)
 }
@@ -240,10 +240,11 @@ type jsonDoc struct {
 // jsonWhyLines is report.WhyPart in jsonDoc: the lines of the discordant pairs' causes (moved) and of the
 // cost groups (cost), the noise line and the note on what is material.
 type jsonWhyLines struct {
-	Moved []string `json:"moved"`
-	Cost  []string `json:"cost"`
-	Noise string   `json:"noise,omitempty"`
-	Note  string   `json:"note"`
+	Unread string   `json:"unread,omitempty"`
+	Moved  []string `json:"moved"`
+	Cost   []string `json:"cost"`
+	Noise  string   `json:"noise,omitempty"`
+	Note   string   `json:"note"`
 }
 
 // lineTexts are the texts of ls.
