@@ -51,6 +51,8 @@ type RunSide struct {
 	// Variant is the variant compared; "" means, for side A, the variant of
 	// its first record, and for side B the variant of side A.
 	Variant string
+	// Trajectories reads the run's trajectories (RunTrajectories); nil: the comparison has no Why.
+	Trajectories TrajectoryReader
 }
 
 // CompareOptions configures CompareRuns.
@@ -141,6 +143,9 @@ type RunComparison struct {
 	Warnings []Warning
 	// Gate is the gate verdict, nil without CompareOptions.FailIfWorse.
 	Gate *RunGate
+	// Why is the divergence analysis of the new failures, fixes and materially costlier or cheaper pairs
+	// (Explain, run B's variant against run A's), nil unless both sides have Trajectories.
+	Why *Why
 }
 
 // Result returns the analysis' one variant: side B against side A.
@@ -265,6 +270,9 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 			side = a
 		}
 		return nil, fmt.Errorf("variant %q has no judged attempt in %s: %w", side.Variant, side.Name, ErrNothingToCompare)
+	}
+	if a.Trajectories != nil && b.Trajectories != nil {
+		c.Why = Explain(c.Analysis, a.Trajectories, b.Trajectories)
 	}
 	return c, nil
 }

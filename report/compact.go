@@ -412,6 +412,7 @@ func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	printCostLines(w, c.Analysis, RunCostWording(c), width)
+	ComparePart(c).WriteText(w, false, width)
 	fmt.Fprintln(w)
 	for _, l := range CompareFooter(c) {
 		printWrapped(w, l, "", "  ", width)

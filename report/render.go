@@ -61,12 +61,15 @@ type AblationReport struct {
 	// Judges is the judges part (analysis.AblationJudges), nil for none: the table, md and html formats show its
 	// tables (JudgesPart) after the analysis, json adds its keys, junit adds a testsuite "judges".
 	Judges *analysis.Judges
+	// Why is the divergence analysis of the run's pairs (analysis.Explain), nil without a run: every format
+	// words its cause groups (WhyPart), html also writes a page per examined pair.
+	Why *analysis.Why
 }
 
 // NewAblationReport is the report document of the ablation run (nil: a run of records only) analysed as a
 // from its records recs, whose file-writing renderers write into dir: every command that renders an
 // ablation (`bench ablate`'s end, `bench report`) builds it here, so every path carries the same parts. With
-// a run it holds the judges part (analysis.AblationJudges); the error is that part's (a judge file that
+// a run it holds the judges part (analysis.AblationJudges) and the divergence analysis (analysis.Explain); the error is that part's (a judge file that
 // cannot be read).
 func NewAblationReport(dir string, run *results.Run, a *analysis.Analysis, recs []results.Attempt) (*AblationReport, error) {
 	rep := &AblationReport{Dir: dir, Analysis: a, Records: recs, Run: run}
@@ -76,6 +79,8 @@ func NewAblationReport(dir string, run *results.Run, a *analysis.Analysis, recs 
 			return nil, err
 		}
 		rep.Judges = js
+		read := analysis.RunTrajectories(run)
+		rep.Why = analysis.Explain(a, read, read)
 	}
 	return rep, nil
 }

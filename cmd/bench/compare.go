@@ -126,7 +126,7 @@ func readSide(dir, judgeName string) (analysis.RunSide, *results.Ablation, []res
 		return analysis.RunSide{}, nil, nil, usageErr("%v", err)
 	}
 	plan := run.Manifest.Plan
-	s := analysis.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed, Suite: plan.Suite}
+	s := analysis.RunSide{Name: dir, Attempts: recs, BaseSeed: plan.BaseSeed, Suite: plan.Suite, Trajectories: analysis.RunTrajectories(run)}
 	if plan.Ablation == nil {
 		return s, nil, plan.Variants, nil
 	}

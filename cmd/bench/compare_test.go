@@ -159,6 +159,27 @@ type comparison struct {
 	// The paired cost outcomes and the cost gate (README "Results"; their fields as bench report's JSON).
 	Costs    []json.RawMessage `json:"costs"`
 	CostGate json.RawMessage   `json:"cost_gate"`
+	// Why the pairs moved (README "Why pairs moved"): the runs written here keep no trajectory, so every
+	// examined pair is unread.
+	Why *struct {
+		Variants []struct {
+			Variant    string            `json:"variant"`
+			Pairs      []json.RawMessage `json:"pairs"`
+			Groups     []json.RawMessage `json:"groups"`
+			Discordant int               `json:"discordant"`
+			Unguarded  int               `json:"unguarded"`
+			Unread     int               `json:"unread"`
+		} `json:"variants"`
+		MaterialSteps      int     `json:"material_steps"`
+		MaterialTokenRatio float64 `json:"material_token_ratio"`
+	} `json:"why"`
+	WhyLines *struct {
+		Unread string   `json:"unread"`
+		Moved  []string `json:"moved"`
+		Cost   []string `json:"cost"`
+		Noise  string   `json:"noise"`
+		Note   string   `json:"note"`
+	} `json:"why_lines"`
 }
 
 // compareJSON runs bench compare --format json and decodes it, refusing fields the README does not list.
@@ -197,6 +218,11 @@ func TestCompare(t *testing.T) {
 		if !near(c.Delta, -0.6, 1e-9) || !near(c.P, 0.03125, 1e-12) || !near(c.DeltaCI[0], -0.865218, 5e-6) ||
 			!near(c.DeltaCI[1], -0.134782, 5e-6) {
 			t.Errorf("%s: paired Δ %v [%v, %v] p %v; want -0.6 [-0.865218, -0.134782] p 0.03125", name, c.Delta, c.DeltaCI[0], c.DeltaCI[1], c.P)
+		}
+		if c.Why == nil || len(c.Why.Variants) != 1 || c.Why.Variants[0].Unread != 12 || c.Why.Variants[0].Discordant != 0 ||
+			len(c.Why.Variants[0].Groups) != 0 || c.WhyLines == nil || len(c.WhyLines.Moved) != 0 ||
+			!strings.HasPrefix(c.WhyLines.Unread, "12 pairs") {
+			t.Errorf("%s: why %+v lines %+v; want the 12 broken pairs unread (no trajectories), no cause line", name, c.Why, c.WhyLines)
 		}
 		if c.Broke != 12 || c.Rescued != 0 || c.PMcNemar == nil || !near(*c.PMcNemar, 0.000488, 5e-7) {
 			t.Errorf("%s: McNemar broke %d rescued %d p %v; want 12, 0, 0.000488", name, c.Broke, c.Rescued, c.PMcNemar)

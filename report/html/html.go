@@ -14,7 +14,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -59,11 +58,20 @@ const (
 // recs should be the final records the analysis used. It returns the first
 // file-system error.
 func HTMLReport(dir string, a *analysis.Analysis, js *analysis.Judges, recs []results.Attempt, run *results.Run) error {
+	return htmlReport(dir, a, js, nil, recs, run)
+}
+
+// htmlReport is HTMLReport with the divergence analysis why (nil: none): its section after the tables (whyVM),
+// a link from each heatmap cell of an examined pair to its page, and the pair pages (writePairPages).
+func htmlReport(dir string, a *analysis.Analysis, js *analysis.Judges, why *analysis.Why, recs []results.Attempt, run *results.Run) error {
 	if err := os.MkdirAll(filepath.Join(dir, HTMLAttemptsDir), 0o755); err != nil {
 		return err
 	}
 	vm := reportVM{A: a, Title: fmt.Sprintf("Ablation: %s vs %s", report.ArmsCount(a), a.Baseline), Alpha: stats.FmtP(a.Alpha),
-		Power: fmt.Sprintf("%.0f%%", 100*a.Power), Forest: forestPlot(a), Heat: heatmap(a, recs)}
+		Power: fmt.Sprintf("%.0f%%", 100*a.Power), Forest: forestPlot(a), Heat: heatmap(a, recs, pairLinks(why))}
+	if why != nil {
+		vm.Why = newWhyVM(why, report.NewWhyPart(why, a.Baseline))
+	}
 	for _, w := range report.AnalysisWarnings(a) {
 		vm.Warnings = append(vm.Warnings, w.Text)
 	}
@@ -85,6 +93,9 @@ func HTMLReport(dir string, a *analysis.Analysis, js *analysis.Judges, recs []re
 		vm.CostGateFailed, _ = a.CostGate()
 	}
 	if err := writeTemplate(filepath.Join(dir, HTMLReportFile), reportTmpl, vm); err != nil {
+		return err
+	}
+	if err := writePairPages(dir, why, run, a.Baseline); err != nil {
 		return err
 	}
 	return writeAttemptPages(dir, recs, run)
@@ -150,6 +161,7 @@ type reportVM struct {
 	Tables     []report.ReportTable
 	Notes      []string
 	Judges     report.JudgesPart
+	Why        whyVM
 	Heat       heatVM
 	Gate       string
 	GateFailed bool
@@ -295,6 +307,8 @@ type heatCellVM struct {
 	TextY      float64
 	Title      string
 	Marks      []markVM
+	// Pair is the link to the page of this cell's examined pair against the baseline ("" for none).
+	Pair string
 }
 
 type markVM struct {
@@ -312,7 +326,9 @@ const (
 	heatMarksW = 100.0
 )
 
-func heatmap(a *analysis.Analysis, recs []results.Attempt) heatVM {
+// heatmap builds the tasks × arms heatmap; pairs maps (variant, task) to an examined pair's page (pairLinks),
+// which the cell's "≠" links to.
+func heatmap(a *analysis.Analysis, recs []results.Attempt, pairs map[[2]string]string) heatVM {
 	armIdx := map[string]int{}
 	for i, arm := range a.Arms {
 		armIdx[arm.Name] = i
@@ -334,7 +350,8 @@ func heatmap(a *analysis.Analysis, recs []results.Attempt) heatVM {
 	}
 	sort.Slice(tasks, func(i, j int) bool { return naturalLess(tasks[i], tasks[j]) })
 	h := heatVM{W: int(heatLabelW + heatCellW*float64(len(a.Arms))), Legend: "Cell colour: pass rate of judged attempts " +
-		"(red 0% → green 100%, grey none judged). Squares: one per attempt, green pass, red fail, grey error; click for its trajectory."}
+		"(red 0% → green 100%, grey none judged). Squares: one per attempt, green pass, red fail, grey error; click for its trajectory. " +
+		"≠: the pair moved or its cost differs materially; click for the two trajectories side by side."}
 	for i, arm := range a.Arms {
 		h.Cols = append(h.Cols, heatColVM{X: heatLabelW + heatCellW*float64(i) + heatCellW/2, Name: arm.Name})
 	}
@@ -359,7 +376,7 @@ func heatmap(a *analysis.Analysis, recs []results.Attempt) heatVM {
 				}
 			}
 			cell := heatCellVM{X: x + 1, Y: y + 1, W: heatCellW - 2, H: heatCellH - 2, Fill: "#e5e5e5",
-				TextX: x + heatCellW - 6, TextY: y + heatCellH/2 + 4}
+				TextX: x + heatCellW - 6, TextY: y + heatCellH/2 + 4, Pair: pairs[[2]string{a.Arms[i].Name, t}]}
 			switch {
 			case len(rs) == 0:
 				cell.Text = "—"
@@ -617,43 +634,6 @@ func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
 	vm.TraceOffline = "node .cache/driver/node_modules/playwright-core/cli.js show-trace -p 0 " + at
 }
 
-// shotNote describes the steps with a kept screenshot as ranges, e.g. "screenshots kept for steps 3, 12–26"
-// (the browser session keeps only the last few, browser.KeepScreenshots).
-func shotNote(steps []int) string {
-	u := slices.Compact(slices.Sorted(slices.Values(steps)))
-	var parts []string
-	for i := 0; i < len(u); {
-		j := i
-		for j+1 < len(u) && u[j+1] == u[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d–%d", u[i], u[j]))
-		} else {
-			parts = append(parts, fmt.Sprint(u[i]))
-		}
-		i = j + 1
-	}
-	word := "steps"
-	if len(u) == 1 {
-		word = "step"
-	}
-	return "screenshots kept for " + word + " " + strings.Join(parts, ", ")
-}
-
-// relLink returns the slash-separated relative path from directory from to
-// target, or target itself when no relative path exists.
-func relLink(from, target string) string {
-	af, err1 := filepath.Abs(from)
-	at, err2 := filepath.Abs(target)
-	if err1 == nil && err2 == nil {
-		if rel, err := filepath.Rel(af, at); err == nil {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return filepath.ToSlash(target)
-}
-
 // ---- templates ----
 
 const htmlCSS = `
@@ -713,14 +693,14 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{end}}{{range .Judges.Notes}}<p>{{.}}</p>
-{{end}}{{end}}<h2>Pass rate per task and arm</h2>
+{{end}}{{end}}{{template "why" .Why}}<h2>Pass rate per task and arm</h2>
 <p class="note">{{.Heat.Legend}}</p>
 {{with .Heat}}<svg role="img" aria-label="heatmap of pass rate per task and arm" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}">
 {{range .Cols}}<text x="{{printf "%.1f" .X}}" y="16" text-anchor="middle">{{.Name}}</text>
 {{end}}{{range .Rows}}<g><text x="4" y="{{printf "%.1f" .TextY}}"><title>{{.Task}}</title>{{.Label}}</text>
 {{range .Cells}}<rect x="{{printf "%.1f" .X}}" y="{{printf "%.1f" .Y}}" width="{{printf "%.1f" .W}}" height="{{printf "%.1f" .H}}" fill="{{.Fill}}" rx="3"><title>{{.Title}}</title></rect>
 {{range .Marks}}<a href="{{.Href}}"><rect x="{{printf "%.1f" .X}}" y="{{printf "%.1f" .Y}}" width="{{printf "%.1f" .S}}" height="{{printf "%.1f" .S}}" fill="{{.Fill}}"><title>{{.Title}}</title></rect></a>
-{{end}}<text x="{{printf "%.1f" .TextX}}" y="{{printf "%.1f" .TextY}}" text-anchor="end">{{.Text}}</text>
+{{end}}{{if .Pair}}<a href="{{.Pair}}"><text x="{{printf "%.1f" (sub .TextX 34.0)}}" y="{{printf "%.1f" .TextY}}" text-anchor="end" fill="#cf222e"><title>first divergence from the baseline</title>≠</text></a>{{end}}<text x="{{printf "%.1f" .TextX}}" y="{{printf "%.1f" .TextY}}" text-anchor="end">{{.Text}}</text>
 {{end}}</g>
 {{end}}</svg>{{end}}
 </body></html>

@@ -59,9 +59,9 @@ func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	return err
 }
 
-// Ablation writes HTMLReport (with the report's judges part) into DIR and prints the path of its main page.
+// Ablation writes HTMLReport (with the report's judges part, divergence section and pair pages) into DIR and prints the path of its main page.
 func (htmlRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
-	if err := HTMLReport(r.Dir, r.Analysis, r.Judges, r.Records, r.Run); err != nil {
+	if err := htmlReport(r.Dir, r.Analysis, r.Judges, r.Why, r.Records, r.Run); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, filepath.Join(r.Dir, HTMLReportFile))
@@ -71,7 +71,8 @@ func (htmlRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 // Compare writes a page with the warnings, CompareTables and CompareFooter
 // to w.
 func (htmlRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
-	return simplePage(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), report.CompareWarnings(c), report.CompareTables(c), report.CompareFooter(c))
+	lines := append(report.ComparePart(c).Lines(), report.CompareFooter(c)...)
+	return simplePage(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), report.CompareWarnings(c), report.CompareTables(c), lines)
 }
 
 // pageLink is a link of a simple page.

@@ -48,7 +48,7 @@ func (jsonRenderer) Run(w io.Writer, r *report.RunReport) error {
 
 // Ablation writes JSONReport.
 func (jsonRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
-	return ablationJSON(w, r.Analysis, r.Judges)
+	return ablationJSON(w, r.Analysis, r.Judges, r.Why)
 }
 
 // Compare writes the document of `bench compare --format json`; README
@@ -116,6 +116,10 @@ type compareDoc struct {
 	// cost gate's verdict (null without --fail-if-costlier).
 	Costs    []jsonCost    `json:"costs"`
 	CostGate *jsonCostGate `json:"cost_gate"`
+	// Why and WhyLines are the divergence analysis of the new failures, fixes and materially costlier or cheaper
+	// pairs (RunComparison.Why) and its words, as in the ablation's document; absent without it.
+	Why      *analysis.Why `json:"why,omitempty"`
+	WhyLines *jsonWhyLines `json:"why_lines,omitempty"`
 }
 
 // compareTask is one TaskDiff of compareDoc.
@@ -146,6 +150,10 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 		DroppedPairs: all.DroppedPairs, SeedMismatches: c.SeedMismatches, PFisher: c.PFisher,
 		NewFailures: nonNil(c.NewFailures), Fixed: nonNil(c.Fixed), Differences: nonNil(c.Differences),
 		Warnings: report.CompareWarnings(c)}
+	if c.Why != nil {
+		p := report.ComparePart(c)
+		d.Why, d.WhyLines = c.Why, &jsonWhyLines{Unread: p.Unread, Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
+	}
 	if all.Matched {
 		d.PairsPassA, d.PairsPassB = all.A.Passes, all.B.Passes
 		d.PMcNemar = fptr(all.PMcNemar)

@@ -198,13 +198,20 @@ const JSONSchemaVersion = 1
 //	    rate        number|null  differ/pairs (null when pairs = 0: undefined); wilson [lo, hi]|null its
 //	    wilson      [lo, hi]|null  Wilson 95% interval (null when pairs = 0).
 //	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
-func JSONReport(w io.Writer, a *analysis.Analysis) error { return ablationJSON(w, a, nil) }
+func JSONReport(w io.Writer, a *analysis.Analysis) error { return ablationJSON(w, a, nil, nil) }
 
 // ablationJSON writes JSONReport's document with the judges part's keys (judges, judge_agreement,
-// zoo_qa_ground_truth) after its own when js is not nil.
-func ablationJSON(w io.Writer, a *analysis.Analysis, js *analysis.Judges) error {
+// zoo_qa_ground_truth) after its own when js is not nil, and the divergence analysis when why is not nil: key
+// "why", analysis.Why as encoded (every examined pair's first divergence and the cause groups), and
+// "why_lines", the groups in the other formats' words (report.WhyPart: moved, cost, noise, note).
+func ablationJSON(w io.Writer, a *analysis.Analysis, js *analysis.Judges, why *analysis.Why) error {
 	doc := newJSONDoc(a)
 	doc.Judges = js
+	if why != nil {
+		doc.Why = why
+		p := report.NewWhyPart(why, a.Baseline)
+		doc.WhyLines = &jsonWhyLines{Unread: p.Unread, Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
+	}
 	return encodeJSON(w, doc, false)
 }
 
@@ -225,6 +232,28 @@ type jsonDoc struct {
 	FlakeRates    []jsonFlake   `json:"flake_rates"`
 	// Judges is the judges part (AblationReport.Judges); its keys are absent without one.
 	*analysis.Judges
+	// Why and WhyLines are the divergence analysis and its words (ablationJSON); absent without a run.
+	Why      *analysis.Why `json:"why,omitempty"`
+	WhyLines *jsonWhyLines `json:"why_lines,omitempty"`
+}
+
+// jsonWhyLines is report.WhyPart in jsonDoc: the lines of the discordant pairs' causes (moved) and of the
+// cost groups (cost), the noise line and the note on what is material.
+type jsonWhyLines struct {
+	Unread string   `json:"unread,omitempty"`
+	Moved  []string `json:"moved"`
+	Cost   []string `json:"cost"`
+	Noise  string   `json:"noise,omitempty"`
+	Note   string   `json:"note"`
+}
+
+// lineTexts are the texts of ls.
+func lineTexts(ls []report.WhyLine) []string {
+	out := make([]string, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, l.Text)
+	}
+	return out
 }
 
 // jsonFlake is one same-seed A/A arm's flake rate (FlakeRate) in jsonDoc.

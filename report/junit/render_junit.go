@@ -105,10 +105,13 @@ type junitProblem struct {
 
 // Ablation writes one testsuite per variant of the analysis against its
 // baseline, in the analysis' order: its system-out the comparison in one line
-// (and a same-seed A/A arm's flake rate), its system-err the warnings about
-// the run or the variant and the gate line (junitNotices).
+// (and a same-seed A/A arm's flake rate), then the variant's lines of the
+// divergence part (report.WhyPart: why its pairs moved, where their cost went),
+// its system-err the warnings about the run or the variant and the gate line
+// (junitNotices).
 func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	a := r.Analysis
+	why := report.NewWhyPart(r.Why, a.Baseline)
 	byVariant := map[string][]results.Attempt{}
 	for _, x := range r.Records {
 		byVariant[x.Variant] = append(byVariant[x.Variant], x)
@@ -141,6 +144,9 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 				out += "\n" + report.FlakeLine(f) // a same-seed A/A arm's flake rate, as the other formats print it
 			}
 		}
+		for _, l := range why.VariantLines(v.Name) {
+			out += "\n" + l
+		}
 		s.SystemOut = junitText(out)
 		junitCost(&s, a, v)
 		s.SystemErr = junitText(junitNotices(ws, v.Name, gate))
@@ -166,7 +172,11 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		analysis.VariantRecords(c.B.Attempts, c.B.Variant), c.A.Name)
 	s.Properties = append(junitProps(c.Analysis, v),
 		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
-	s.SystemOut = junitText(junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures))
+	out := junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures)
+	for _, l := range report.ComparePart(c).Lines() {
+		out += "\n" + l
+	}
+	s.SystemOut = junitText(out)
 	junitCost(&s, c.Analysis, v)
 	var ws []report.WordedWarning
 	for _, text := range report.CompareWarnings(c) {

@@ -27,11 +27,12 @@ func (markdownRenderer) Run(w io.Writer, r *report.RunReport) error {
 	return nil
 }
 
-// Ablation writes MarkdownReport.
+// Ablation writes MarkdownReport, the divergence part (report.AblationWhy) and the judges part.
 func (markdownRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	if err := report.MarkdownReport(w, r.Analysis); err != nil {
 		return err
 	}
+	report.AblationWhy(w, true, report.RenderOptions{Wide: true}, r)
 	return report.AblationJudges(w, true, report.RenderOptions{Wide: true}, r)
 }
 
@@ -49,6 +50,7 @@ func (markdownRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	for _, t := range report.CompareTables(c) {
 		t.Markdown(w)
 	}
+	report.ComparePart(c).WriteText(w, true, 0)
 	for _, l := range report.CompareFooter(c) {
 		fmt.Fprintf(w, "\n%s\n", l)
 	}

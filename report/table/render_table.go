@@ -55,6 +55,7 @@ func (t TableRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	if err != nil {
 		return err
 	}
+	report.AblationWhy(w, false, t.Options(), r)
 	return report.AblationJudges(w, false, t.Options(), r)
 }
 
@@ -76,6 +77,7 @@ func (t TableRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 			return err
 		}
 	}
+	report.ComparePart(c).WriteText(w, false, t.width())
 	for _, l := range report.CompareFooter(c) {
 		report.WriteWrapped(w, l, "", "  ", t.width())
 	}
