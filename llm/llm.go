@@ -243,9 +243,12 @@ type Response struct {
 	ReasoningFrom string
 	// Refusal is message.refusal when the model refused ("" otherwise).
 	Refusal string
-	// FinishReason is choices[0].finish_reason as sent: "stop", "tool_calls", "length", "content_filter", …
-	// ("" when null or absent).
+	// FinishReason is choices[0].finish_reason in OpenAI's vocabulary: "stop", "tool_calls", "length",
+	// "content_filter", … (NormalizeFinishReason maps Gemini's "MAX_TOKENS", Anthropic's "end_turn" and the like;
+	// "" when null or absent).
 	FinishReason string
+	// FinishReasonSent is the finish_reason as the server sent it, when NormalizeFinishReason changed it.
+	FinishReasonSent string
 	// Extra is what must be sent back with this assistant message on later turns (Request.Extras); nil when
 	// nothing.
 	Extra *Extra

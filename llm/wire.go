@@ -166,12 +166,9 @@ func (c *Client) post(ctx context.Context, body []byte) (*Response, time.Duratio
 		e.StatusCode = resp.StatusCode
 		return nil, 0, e
 	}
-	retryAfter := parseRetryAfter(resp.Header.Get("Retry-After"))
+	retryAfter := headerWait(resp.Header)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e, wait := c.classify(resp.StatusCode, raw)
-		if retryAfter > wait {
-			wait = retryAfter
-		}
+		e, wait := c.classifyWait(resp.StatusCode, raw, retryAfter)
 		return nil, wait, e
 	}
 	out, e := c.decodeResponse(body, raw)
@@ -186,6 +183,8 @@ type wireResponse struct {
 	Choices []struct {
 		Message      map[string]json.RawMessage `json:"message"`
 		FinishReason *string                    `json:"finish_reason"`
+		// Error is a provider failure reported inside the choice (OpenRouter: finish_reason "error").
+		Error json.RawMessage `json:"error"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -223,7 +222,13 @@ func (c *Client) decodeResponse(reqBody, raw []byte) (*Response, *Error) {
 			Err: fmt.Errorf("malformed message: %v", err)}
 	}
 	if ch.FinishReason != nil {
-		out.FinishReason = *ch.FinishReason
+		out.FinishReason = NormalizeFinishReason(*ch.FinishReason)
+		if out.FinishReason != *ch.FinishReason {
+			out.FinishReasonSent = *ch.FinishReason
+		}
+	}
+	if e := c.choiceFailure(out.FinishReason, ch.Error, raw); e != nil {
+		return nil, e
 	}
 	if wr.Usage != nil {
 		out.Usage = Usage{Prompt: wr.Usage.PromptTokens, Completion: wr.Usage.CompletionTokens}
@@ -514,6 +519,56 @@ func optString(m map[string]json.RawMessage, key string, dst *string) error {
 		return fmt.Errorf("%s: %v", key, err)
 	}
 	return nil
+}
+
+// choiceFailure is the error of a 2xx reply whose choice reports a provider failure instead of the model's
+// output: an "error" object in the choice (classified as that error, its code the status when it is one), or a
+// finish_reason of providerFailureFinish (infra). nil when the choice is the model's reply.
+func (c *Client) choiceFailure(finish string, choiceErr json.RawMessage, raw []byte) *Error {
+	if t := bytes.TrimSpace(choiceErr); len(t) > 0 && t[0] == '{' {
+		body, _ := json.Marshal(map[string]json.RawMessage{"error": t})
+		status := http.StatusOK
+		if n, err := strconv.Atoi(parseErrorBody(body).Code); err == nil && n >= 400 && n <= 599 {
+			status = n
+		}
+		e, _ := c.classify(status, body)
+		if e.Message == "" {
+			e.Message = "finish_reason " + strconv.Quote(finish)
+		}
+		return e
+	}
+	if _, failed := providerFailureFinish[finish]; failed {
+		return &Error{Class: ErrorInfra, StatusCode: http.StatusOK,
+			Message: c.clip("the provider ended the reply with finish_reason " + strconv.Quote(finish) + ": " + bodyText(raw)),
+			Hint:    "a provider-side failure inside a 200 reply, retried; not the model's output",
+			Err:     fmt.Errorf("finish_reason %q", finish)}
+	}
+	return nil
+}
+
+// headerWait is the wait a response's headers ask for: the longer of Retry-After (seconds or an HTTP date) and
+// retry-after-ms / x-ms-retry-after-ms (milliseconds; Azure OpenAI,
+// https://learn.microsoft.com/en-us/azure/ai-services/openai/how-to/provisioned-get-started).
+func headerWait(h http.Header) time.Duration {
+	w := parseRetryAfter(h.Get("Retry-After"))
+	for _, k := range []string{"Retry-After-Ms", "X-Ms-Retry-After-Ms"} {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(h.Get(k)), 64); err == nil && ms >= 0 {
+			w = max(w, time.Duration(ms*float64(time.Millisecond)))
+		}
+	}
+	return w
+}
+
+// RetryWait is the wait Chat honours before retrying a response with this status, headers and body: the
+// longest of Retry-After, retry-after-ms, the body's estimated_time and its worded wait ("Please try again in
+// 9.8s", "Try again in 60 seconds"); 0 when none. A 2xx asks for none.
+func RetryWait(status int, h http.Header, raw []byte) time.Duration {
+	if status >= 200 && status < 300 {
+		return 0
+	}
+	var c Client
+	_, w := c.classifyWait(status, raw, headerWait(h))
+	return w
 }
 
 // parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP date.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"reflect"
 	"strings"
@@ -171,6 +172,19 @@ func replayOne(t *testing.T, s *Server, sh *Shape) ([]string, outcome) {
 	if e.Hint != "" && !strings.Contains(le.Hint, e.Hint) {
 		fail("hint %q, want it to contain %q", le.Hint, e.Hint)
 	}
+	if e.WaitMS != nil {
+		h := http.Header{}
+		for k, v := range sh.Headers {
+			h.Set(k, v)
+		}
+		body := []byte(sh.Body)
+		if len(body) == 0 && sh.BodyText != nil {
+			body = []byte(*sh.BodyText)
+		}
+		if got := llm.RetryWait(sh.Status, h, body).Milliseconds(); got != *e.WaitMS {
+			fail("wait %d ms, want %d", got, *e.WaitMS)
+		}
+	}
 	if got := le.Class.ExitCode(); got != e.ExitCode {
 		fail("exit code %d, want %d", got, e.ExitCode)
 	}
@@ -310,7 +324,7 @@ func TestProxyToScriptedPolicy(t *testing.T) {
 
 // TestClientHonoursRetryAfterAndEstimatedTime: a 429 with Retry-After and a 503 "loading" with estimated_time
 // are waited out and retried; the call then succeeds. The bodies are the recorded Azure and Hugging Face ones
-// with the wait shortened to 1 s (the recorded shapes ask for 86400 s and 20 s).
+// with the wait shortened to 1 s in the header and the body (the recorded shapes ask for 86400 s and 20 s).
 func TestClientHonoursRetryAfterAndEstimatedTime(t *testing.T) {
 	shapes := loadShapes(t)
 	byName := map[string]Shape{}
@@ -319,6 +333,7 @@ func TestClientHonoursRetryAfterAndEstimatedTime(t *testing.T) {
 	}
 	azure := byName["azure_429_token_rate_limit"]
 	azure.Name, azure.Headers, azure.Then = "azure_429_retry_after_1_then_ok", map[string]string{"Retry-After": "1"}, []string{"openai_tool_call"}
+	azure.Body = json.RawMessage(strings.Replace(string(azure.Body), "retry after 86400 seconds", "retry after 1 seconds", 1))
 	hf := byName["hf_503_model_loading"]
 	loading := `{"error":"Model meta-llama/Llama-2-13b-chat is currently loading","estimated_time":1.0}`
 	hf.Name, hf.BodyText, hf.Then = "hf_503_estimated_time_1_then_ok", &loading, []string{"openai_tool_call"}

@@ -106,6 +106,9 @@ type Expect struct {
 	Extra []string `json:"extra,omitempty"`
 	// Retries is the number of retries the client must report (for Then sequences), -1 = not checked.
 	Retries *int `json:"retries,omitempty"`
+	// WaitMS is the wait, ms, the client honours before retrying this reply (llm.RetryWait of its status, headers
+	// and body); nil = not checked.
+	WaitMS *int64 `json:"wait_ms,omitempty"`
 	// ExitCode is the exit code a bench run stopped by this reply gives: 2 config, 3 auth/quota, 0 otherwise.
 	ExitCode int `json:"exit_code"`
 }
