@@ -66,7 +66,7 @@ func (c *Client) encodeRequest(r Request) ([]byte, error) {
 		if m.Role == openai.ChatMessageRoleAssistant {
 			ex = r.Extras[i]
 		}
-		b, err := encodeMessage(m, ex)
+		b, err := encodeMessage(m, ex, c.echo.sends)
 		if err != nil {
 			return nil, fmt.Errorf("llm: message %d: %w", i, err)
 		}
@@ -76,10 +76,14 @@ func (c *Client) encodeRequest(r Request) ([]byte, error) {
 }
 
 // encodeMessage writes one message. Unlike go-openai's encoding it always sends a tool call's "arguments"
-// ("" as "{}"), a tool message's "tool_call_id" and content, and ex's fields (reasoning_content also when
-// empty); an assistant message with tool calls and no text sends no content (as go-openai does: some
-// compatibility layers reject an empty text part).
-func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, error) {
+// ("" as "{}", arguments that are not one JSON object as SanitizeArguments makes them), a tool message's
+// "tool_call_id" and content, and ex's fields (reasoning_content also when empty) for which sends holds; an
+// assistant message with tool calls and no text sends no content (as go-openai does: some compatibility layers
+// reject an empty text part).
+func encodeMessage(m openai.ChatCompletionMessage, ex *Extra, sends func(field string) bool) (json.RawMessage, error) {
+	if sends == nil {
+		sends = func(string) bool { return true }
+	}
 	if m.Content != "" && len(m.MultiContent) > 0 {
 		return nil, errors.New("both Content and MultiContent are set")
 	}
@@ -102,7 +106,7 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 	if m.FunctionCall != nil {
 		out["function_call"] = m.FunctionCall
 	}
-	if m.ReasoningContent != "" {
+	if m.ReasoningContent != "" && sends("reasoning_content") {
 		out["reasoning_content"] = m.ReasoningContent
 	}
 	if len(m.ToolCalls) > 0 {
@@ -112,15 +116,12 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 			if typ == "" {
 				typ = string(openai.ToolTypeFunction)
 			}
-			args := tc.Function.Arguments
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
+			args, _ := SanitizeArguments(tc.Function.Arguments)
 			call := map[string]any{"id": tc.ID, "type": typ,
 				"function": map[string]any{"name": tc.Function.Name, "arguments": args}}
 			if ex != nil {
 				for k, v := range ex.ToolCallFields[tc.ID] {
-					if _, taken := call[k]; !taken {
+					if _, taken := call[k]; !taken && sends(k) {
 						call[k] = v
 					}
 				}
@@ -130,11 +131,11 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 		out["tool_calls"] = calls
 	}
 	if ex != nil {
-		if ex.ReasoningContent != nil {
+		if ex.ReasoningContent != nil && sends("reasoning_content") {
 			out["reasoning_content"] = *ex.ReasoningContent
 		}
 		for k, v := range ex.Fields {
-			if _, taken := out[k]; !taken {
+			if _, taken := out[k]; !taken && sends(k) {
 				out[k] = v
 			}
 		}

@@ -364,6 +364,9 @@ func TestClientSendsNormalisedToolCallsBack(t *testing.T) {
 		{"empty_arguments", `"arguments":"{}"`},
 		{"missing_tool_call_id", `"call_wb_`},
 		{"llamacpp_object_arguments", `"arguments":"{\"format\":\"celsius\",\"location\":\"New York\"}"`},
+		// Concatenated objects go back as the first one, cut arguments as {}: what every server parses.
+		{"gemini_concatenated_tool_arguments", `"arguments":"{\"element\":\"Add to cart\",\"ref\":\"e12\"}"`},
+		{"length_mid_tool_call", `"arguments":"{}"`},
 	} {
 		t.Run(tc.shape, func(t *testing.T) {
 			s := start(t, shapes, Options{Routes: []Route{{Call: 1, Shape: tc.shape}, {Shape: "openai_refusal"}}})
@@ -401,5 +404,102 @@ func TestEmbeddedShapesMatchTestdata(t *testing.T) {
 	}
 	if dir := loadShapes(t); len(emb) != len(dir) {
 		t.Errorf("%d embedded shapes, %d in testdata", len(emb), len(dir))
+	}
+}
+
+// TestClientDropsRefusedEcho: LiteLLM in front of a Mistral model returns reasoning_content, and Mistral
+// refuses it back with 422 extra_forbidden (transforms litellm_reasoning+strict_history). Under a model alias
+// that does not say Mistral, the client retries that turn once without the field, succeeds, and sends it no
+// more; under a Mistral model name it never sends it. A replayed call with arguments that are not JSON never
+// reaches the server as such.
+func TestClientDropsRefusedEcho(t *testing.T) {
+	shapes := loadShapes(t)
+	up := start(t, shapes, Options{Routes: []Route{{Shape: "openai_tool_call"}}})
+	for _, tc := range []struct {
+		model    string
+		statuses []int
+		off      string
+	}{
+		// Turn 1; turn 2 refused then retried without the field; turn 3 without it from the start.
+		{"team-default-model", []int{200, 422, 200, 200}, "reasoning_content: the endpoint refused it (HTTP 422)"},
+		{"mistral/mistral-medium-latest", []int{200, 200, 200}, "reasoning_content: Mistral refuses fields"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			front := start(t, shapes, Options{Upstream: up.URL(), Transform: "litellm_reasoning+strict_history"})
+			c, err := llm.New(llm.Config{Model: tc.model, BaseURL: front.URL(), Retries: 1,
+				CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := chatRequest()
+			for turn := 1; turn <= 3; turn++ {
+				r, err := c.Chat(context.Background(), req)
+				if err != nil {
+					t.Fatalf("turn %d: %v", turn, err)
+				}
+				if r.Extra == nil || r.Extra.ReasoningContent == nil {
+					t.Fatalf("turn %d: no reasoning_content in the reply", turn)
+				}
+				n := len(req.Messages)
+				req.Messages = append(req.Messages, r.Message, openai.ChatCompletionMessage{
+					Role: openai.ChatMessageRoleTool, ToolCallID: r.Message.ToolCalls[0].ID, Content: "clicked"})
+				if req.Extras == nil {
+					req.Extras = map[int]*llm.Extra{}
+				}
+				req.Extras[n] = r.Extra
+			}
+			var statuses []int
+			for _, r := range front.Requests() {
+				statuses = append(statuses, r.Status)
+				if r.Status == 200 && strings.Contains(string(r.Body), `"reasoning_content"`) {
+					t.Errorf("request %d answered 200 with reasoning_content sent", r.N)
+				}
+			}
+			if !reflect.DeepEqual(statuses, tc.statuses) {
+				t.Errorf("statuses %v, want %v", statuses, tc.statuses)
+			}
+			if off := c.EchoesOff(); len(off) != 1 || !strings.HasPrefix(off[0], tc.off) {
+				t.Errorf("EchoesOff %q, want %q…", off, tc.off)
+			}
+		})
+	}
+	// A malformed call in the history is sanitised before it is sent.
+	front := start(t, shapes, Options{Upstream: up.URL(), Transform: "strict_history"})
+	c, _ := llm.New(llm.Config{Model: "m", BaseURL: front.URL(), Retries: 0, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+	if _, err := c.Chat(context.Background(), chatRequest()); err != nil { // arms the strict checks
+		t.Fatal(err)
+	}
+	bad := chatRequest()
+	bad.Messages = append(bad.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant,
+		ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "browser_click",
+			Arguments: `{"ref":"e12"}{"ref":"e13"}`}}}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "not executed"})
+	if _, err := c.Chat(context.Background(), bad); err != nil {
+		t.Errorf("sanitised history refused: %v", err)
+	}
+}
+
+// TestStrictServerRefusesWhatItShould: the strict_history server answers the recorded refusals to raw
+// requests, so the client tests above cannot pass by a server that accepts everything.
+func TestStrictServerRefusesWhatItShould(t *testing.T) {
+	shapes := loadShapes(t)
+	up := start(t, shapes, Options{Routes: []Route{{Shape: "openai_tool_call"}}})
+	front := start(t, shapes, Options{Upstream: up.URL(), Transform: "strict_history"})
+	post(t, front.URL(), "m", []map[string]any{{"role": "user", "content": "hi"}}) // arms the strict checks
+	for _, tc := range []struct {
+		msg    map[string]any
+		status int
+		want   string
+	}{
+		{map[string]any{"role": "assistant", "content": "x", "reasoning_content": "r"}, 422, "extra_forbidden"},
+		{map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "c", "type": "function",
+			"function": map[string]any{"name": "f", "arguments": `{"a":1}{"a":2}`}}}}, 400, "Extra data: line 1 column 8 (char 7)"},
+		{map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "c", "type": "function",
+			"function": map[string]any{"name": "f", "arguments": `{"a":1}`}}}}, 200, ""},
+	} {
+		st, _, body := post(t, front.URL(), "m", []map[string]any{{"role": "user", "content": "hi"}, tc.msg})
+		if st != tc.status || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%v: %d %s, want %d with %q", tc.msg, st, body, tc.status, tc.want)
+		}
 	}
 }

@@ -275,6 +275,8 @@ type Server struct {
 	echoes   map[string]echoWant // tool call id → what must come back
 	echoErrs []string
 	nextID   int
+	// strict: a transformed reply asked for strict_history checks of later requests.
+	strict bool
 }
 
 // Start validates the shapes and serves them on opts.Addr (default a random loopback port) in the background.
