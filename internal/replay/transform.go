@@ -16,20 +16,20 @@ import (
 // Transforms names the rewrites a proxied upstream reply can go through to take a provider's shape, with what
 // each does. Several apply in order when joined with "+".
 var Transforms = map[string]string{
-	"deepseek":      "DeepSeek thinking mode: the reasoning in message.reasoning_content; the next request must send reasoning_content back on that assistant message (else DeepSeek's 400)",
-	"reasoning":     "OpenRouter / newer vLLM: the reasoning in message.reasoning",
-	"mistral":       "Mistral (Magistral): content as an array of a thinking part and a text part",
-	"think_tag":     "Qwen3 / DeepSeek-R1 served without a reasoning parser: <think>…</think> at the start of content",
-	"object_args":   "some llama.cpp builds: tool-call arguments as a JSON object instead of a string",
-	"no_usage":      "compatibility layers that send no usage object",
-	"vllm":          "vLLM: content null beside tool calls, chatcmpl-tool-<hex> ids, null refusal/reasoning_content fields",
-	"ollama":        "Ollama: content \"\" beside tool calls, an index on each tool call, call_<8 chars> ids, fp_ollama",
-	"anthropic":     "Anthropic's OpenAI compatibility layer: toolu_ ids",
-	"gemini":        "Gemini 3 via OpenAI compatibility: extra_content.google.thought_signature on the first tool call; the next request must send it back (else Gemini's 400)",
-	"no_ids":        "tool calls without an id (the client must generate one and use it on both sides)",
-	"length_cutoff": "finish_reason \"length\" with the last tool call's arguments cut in half",
+	"deepseek":          "DeepSeek thinking mode: the reasoning in message.reasoning_content; the next request must send reasoning_content back on that assistant message (else DeepSeek's 400)",
+	"reasoning":         "OpenRouter / newer vLLM: the reasoning in message.reasoning",
+	"mistral":           "Mistral (Magistral): content as an array of a thinking part and a text part",
+	"think_tag":         "Qwen3 / DeepSeek-R1 served without a reasoning parser: <think>…</think> at the start of content",
+	"object_args":       "some llama.cpp builds: tool-call arguments as a JSON object instead of a string",
+	"no_usage":          "compatibility layers that send no usage object",
+	"vllm":              "vLLM: content null beside tool calls, chatcmpl-tool-<hex> ids, null refusal/reasoning_content fields",
+	"ollama":            "Ollama: content \"\" beside tool calls, an index on each tool call, call_<8 chars> ids, fp_ollama",
+	"anthropic":         "Anthropic's OpenAI compatibility layer: toolu_ ids",
+	"gemini":            "Gemini 3 via OpenAI compatibility: extra_content.google.thought_signature on the first tool call; the next request must send it back (else Gemini's 400)",
+	"no_ids":            "tool calls without an id (the client must generate one and use it on both sides)",
+	"length_cutoff":     "finish_reason \"length\" with the last tool call's arguments cut in half",
 	"litellm_reasoning": "LiteLLM in front of a reasoning model: the reasoning in message.reasoning_content, nothing required back",
-	"strict_history": "a strict server: a later request whose assistant message carries reasoning_content, reasoning_details or extra_content gets Mistral's 422 extra_forbidden; one whose tool-call arguments are not a JSON object gets vLLM's 400 \"Extra data\"",
+	"strict_history":    "a strict server: a later request whose assistant message carries reasoning_content, reasoning_details or extra_content gets Mistral's 422 extra_forbidden; one whose tool-call arguments are not a JSON object gets vLLM's 400 \"Extra data\"",
 }
 
 // checkTransform validates a "+"-joined transform list.
