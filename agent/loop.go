@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -207,6 +208,7 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		if forced {
 			return &Finish{Reason: results.FinishForced, Output: msg.Content}
 		}
+		msg, st.SanitizedArgs = sanitizeCalls(msg)
 		a.Messages = append(a.Messages, Message{ChatCompletionMessage: msg, Extra: resp.Extra})
 		switch {
 		case resp.FinishReason == "content_filter":
@@ -238,6 +240,13 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			anyFailed = true
 		} else {
 			for _, tc := range msg.ToolCalls {
+				if slices.Contains(st.SanitizedArgs, tc.ID) {
+					obs := browser.Result{Error: InvalidArgumentsError}
+					a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
+						Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID}, Observation: &obs})
+					anyFailed = true
+					continue
+				}
 				failed, action, fin := r.tool(ctx, st, tc, lastOutput)
 				if fin != nil {
 					return fin
@@ -293,6 +302,29 @@ func hasToolResult(msgs []Message) bool {
 // (finish_reason "length"): the call is not executed.
 const TruncatedCallError = "Not executed: your reply was cut off at the token limit (finish_reason \"length\") " +
 	"before this call's arguments were complete. Make the call again, with shorter arguments if they were long."
+
+// InvalidArgumentsError is the tool message sent for a tool call whose arguments were not one JSON object
+// (llm.SanitizeArguments changed them): the call is not executed.
+const InvalidArgumentsError = "Not executed: this call's arguments were not one JSON object (several objects " +
+	"run together, or cut off). Make each call separately, with its arguments as one JSON object."
+
+// sanitizeCalls is msg with each tool call's arguments as llm.SanitizeArguments makes them, and the ids of
+// the calls it changed (nil when none). The calls are copied: the response's message is not modified.
+func sanitizeCalls(msg openai.ChatCompletionMessage) (openai.ChatCompletionMessage, []string) {
+	var ids []string
+	for i, tc := range msg.ToolCalls {
+		clean, changed := llm.SanitizeArguments(tc.Function.Arguments)
+		if !changed {
+			continue
+		}
+		if ids == nil {
+			msg.ToolCalls = slices.Clone(msg.ToolCalls)
+		}
+		msg.ToolCalls[i].Function.Arguments = clean
+		ids = append(ids, tc.ID)
+	}
+	return msg, ids
+}
 
 // modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
 // context_overflow, content_filter (a moderation layer refused the request: finish reason and error class
