@@ -227,33 +227,9 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			}
 			return fin
 		}
-		anyFailed, anyProgress, allFailed := false, false, true
-		if resp.FinishReason == "length" {
-			// Cut off at the token limit: the calls' arguments may be incomplete. None is executed; each gets a
-			// tool message saying so (the endpoint wants one per call id), and the turn counts as failed.
-			st.Truncated = true
-			for _, tc := range msg.ToolCalls {
-				obs := browser.Result{Error: TruncatedCallError}
-				a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
-					Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID}, Observation: &obs})
-			}
-			anyFailed = true
-		} else {
-			for _, tc := range msg.ToolCalls {
-				if slices.Contains(st.SanitizedArgs, tc.ID) {
-					obs := browser.Result{Error: InvalidArgumentsError}
-					a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
-						Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID}, Observation: &obs})
-					anyFailed = true
-					continue
-				}
-				failed, action, fin := r.tool(ctx, st, tc, lastOutput)
-				if fin != nil {
-					return fin
-				}
-				anyFailed, anyProgress = anyFailed || failed, anyProgress || action
-				allFailed = allFailed && failed
-			}
+		anyFailed, anyProgress, allFailed, fin := r.calls(ctx, st, msg, resp.FinishReason, lastOutput)
+		if fin != nil {
+			return fin
 		}
 		if cfg.Screenshots {
 			_ = r.sess.CaptureForJudge(st.Index)
@@ -280,6 +256,43 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		}
 	}
 	return &Finish{Reason: results.FinishMaxSteps, Output: lastOutput}
+}
+
+// calls runs the tool calls of reply msg (step st): none when the reply was cut at the token limit (each gets
+// TruncatedCallError) or for a call whose arguments were sanitised (InvalidArgumentsError), the others through
+// the hooks. fin is non-nil when a call ended the attempt.
+func (r *loopRun) calls(ctx context.Context, st *Step, msg openai.ChatCompletionMessage, finishReason,
+	lastOutput string) (anyFailed, anyProgress, allFailed bool, fin *Finish) {
+	a := r.a
+	allFailed = true
+	notExecuted := func(id, why string) {
+		obs := browser.Result{Error: why}
+		a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, ToolCallID: id}, Observation: &obs})
+		anyFailed = true
+	}
+	if finishReason == "length" {
+		// Cut off at the token limit: the calls' arguments may be incomplete. None is executed; each gets a
+		// tool message saying so (the endpoint wants one per call id), and the turn counts as failed.
+		st.Truncated = true
+		for _, tc := range msg.ToolCalls {
+			notExecuted(tc.ID, TruncatedCallError)
+		}
+		return anyFailed, false, true, nil
+	}
+	for _, tc := range msg.ToolCalls {
+		if slices.Contains(st.SanitizedArgs, tc.ID) {
+			notExecuted(tc.ID, InvalidArgumentsError)
+			continue
+		}
+		failed, action, fin := r.tool(ctx, st, tc, lastOutput)
+		if fin != nil {
+			return anyFailed, anyProgress, allFailed, fin
+		}
+		anyFailed, anyProgress = anyFailed || failed, anyProgress || action
+		allFailed = allFailed && failed
+	}
+	return anyFailed, anyProgress, allFailed, nil
 }
 
 // ContextWindowHint is the hint of the configuration error a context overflow on an attempt's first model call
