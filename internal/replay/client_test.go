@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -501,5 +502,94 @@ func TestStrictServerRefusesWhatItShould(t *testing.T) {
 		if st != tc.status || !strings.Contains(string(body), tc.want) {
 			t.Errorf("%v: %d %s, want %d with %q", tc.msg, st, body, tc.status, tc.want)
 		}
+	}
+}
+
+// endpointsDoc is the generated table of what webbench makes of every recorded shape (docs/ENDPOINTS.md).
+const endpointsDoc = "../../docs/ENDPOINTS.md"
+
+// runConsequence is what a bench run does with a reply of class c (finish for ok replies).
+func runConsequence(class, finish string) string {
+	switch class {
+	case ClassOK:
+		switch finish {
+		case "length":
+			return "the agent reads it; a reply cut at the token limit is not executed (truncated when no answer follows)"
+		case "content_filter":
+			return "the attempt ends with failure_mode content_filter; the run goes on"
+		}
+		return "the agent reads the reply"
+	case "config":
+		return "the run stops before recording an agent failure; fix the model settings and re-run to resume"
+	case "auth", "quota":
+		return "the run stops; fix the key or the account and re-run to resume"
+	case "rate_limit", "infra":
+		return "retried (waits honoured); still failing, the attempt is an infrastructure error, not the agent's"
+	case "context_overflow":
+		return "the attempt fails (context_overflow); on an attempt's first call the run stops as a config error"
+	case "agent":
+		return "the attempt fails (model_error); the run goes on"
+	case "content_filter":
+		return "the attempt fails (content_filter); the run goes on"
+	}
+	return ""
+}
+
+// TestEndpointsTable drives every recorded shape through the client one at a time and checks that
+// docs/ENDPOINTS.md is the table they make: server, shape, status, class, what the user sees, what the run
+// does, exit code. WEBBENCH_UPDATE_DOCS=1 rewrites the file instead (go generate ./internal/replay).
+func TestEndpointsTable(t *testing.T) {
+	shapes := loadShapes(t)
+	s := start(t, shapes, Options{})
+	sort.SliceStable(shapes, func(i, j int) bool {
+		if shapes[i].Provider != shapes[j].Provider {
+			return shapes[i].Provider < shapes[j].Provider
+		}
+		return shapes[i].Name < shapes[j].Name
+	})
+	var b strings.Builder
+	b.WriteString("# What webbench makes of real endpoints' replies\n\n" +
+		"Generated from the recorded shapes in `internal/replay/testdata/shapes` (each with its source) by\n" +
+		"`TestEndpointsTable`; do not edit: `go generate ./internal/replay` rewrites it, and the test fails when it\n" +
+		"drifts. \"What the user sees\" is the client's error line (`<base>` is the configured base URL) or what it\n" +
+		"read of a successful reply; the exit code is the one a run stopped by that reply ends with.\n\n" +
+		"| Server / gateway | Shape | HTTP | Class | What the user sees | What the run does | Exit |\n" +
+		"|---|---|---|---|---|---|---|\n")
+	cell := func(x string) string {
+		x = strings.NewReplacer(s.URL(), "<base>", s.RootURL(), "<base>", "|", "\\|", "\n", " ").Replace(x)
+		if r := []rune(x); len(r) > 300 {
+			x = string(r[:300]) + "…"
+		}
+		return x
+	}
+	for i := range shapes {
+		sh := s.Shape(shapes[i].Name)
+		bad, out := replayOne(t, s, sh)
+		for _, m := range bad {
+			t.Errorf("%s: %s", sh.Name, m)
+		}
+		status := sh.Status
+		if status == 0 {
+			status = 200
+		}
+		exit := 0
+		if out.class != ClassOK {
+			exit = llm.ErrorClass(out.class).ExitCode()
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %s | %s | %s | %d |\n", sh.Provider, sh.Name, status, out.class,
+			cell(out.detail), runConsequence(out.class, sh.Expect.FinishReason), exit)
+	}
+	if os.Getenv("WEBBENCH_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(endpointsDoc, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(endpointsDoc)
+	if err != nil {
+		t.Fatalf("%v (go generate ./internal/replay writes it)", err)
+	}
+	if string(got) != b.String() {
+		t.Errorf("%s is not the table the recorded shapes make: go generate ./internal/replay", endpointsDoc)
 	}
 }
