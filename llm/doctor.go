@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -100,19 +101,22 @@ func secondTurn(ctx context.Context, run *preflightRun, caps *Capabilities) erro
 	}
 	req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
 		Content: "The check passed. Reply with the single word done."})
+	_, err := run.client.Chat(ctx, req)
+	// What went back on the try that counted: the fields the client still sends after any refusal.
 	sent := []string{"the tool result"}
 	if ex := run.resp.Extra; ex != nil {
-		if ex.ReasoningContent != nil {
+		if ex.ReasoningContent != nil && run.client.echo.sends("reasoning_content") {
 			sent = append(sent, "reasoning_content")
 		}
-		for k := range ex.Fields {
-			sent = append(sent, k)
+		for _, k := range slices.Sorted(maps.Keys(ex.Fields)) {
+			if run.client.echo.sends(k) {
+				sent = append(sent, k)
+			}
 		}
-		if len(ex.ToolCallFields) > 0 {
+		if len(ex.ToolCallFields) > 0 && run.client.echo.sends("extra_content") {
 			sent = append(sent, "the tool calls' provider fields")
 		}
 	}
-	_, err := run.client.Chat(ctx, req)
 	for _, off := range run.client.EchoesOff() {
 		caps.Notes = append(caps.Notes, "not sent back: "+off)
 	}
