@@ -397,8 +397,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/v1/chat/completions" && r.Method == http.MethodPost:
 		s.chat(w, r, body, &rec)
 	case path == "/v1/models" && r.Method == http.MethodGet:
-		s.models(w)
+		// Logged before the reply: a list longer than the server's write buffer reaches the client before
+		// ServeHTTP returns, and a test reading the log right after must find it.
 		rec.Status = 200
+		s.mu.Lock()
+		s.log = append(s.log, rec)
+		s.mu.Unlock()
+		s.models(w)
+		return
 	case strings.HasPrefix(path, "/v1/"):
 		writeOpenAIError(w, 404, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
