@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -207,6 +208,7 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 		if forced {
 			return &Finish{Reason: results.FinishForced, Output: msg.Content}
 		}
+		msg, st.SanitizedArgs = sanitizeCalls(msg)
 		a.Messages = append(a.Messages, Message{ChatCompletionMessage: msg, Extra: resp.Extra})
 		switch {
 		case resp.FinishReason == "content_filter":
@@ -225,26 +227,9 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 			}
 			return fin
 		}
-		anyFailed, anyProgress, allFailed := false, false, true
-		if resp.FinishReason == "length" {
-			// Cut off at the token limit: the calls' arguments may be incomplete. None is executed; each gets a
-			// tool message saying so (the endpoint wants one per call id), and the turn counts as failed.
-			st.Truncated = true
-			for _, tc := range msg.ToolCalls {
-				obs := browser.Result{Error: TruncatedCallError}
-				a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
-					Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID}, Observation: &obs})
-			}
-			anyFailed = true
-		} else {
-			for _, tc := range msg.ToolCalls {
-				failed, action, fin := r.tool(ctx, st, tc, lastOutput)
-				if fin != nil {
-					return fin
-				}
-				anyFailed, anyProgress = anyFailed || failed, anyProgress || action
-				allFailed = allFailed && failed
-			}
+		anyFailed, anyProgress, allFailed, fin := r.calls(ctx, st, msg, resp.FinishReason, lastOutput)
+		if fin != nil {
+			return fin
 		}
 		if cfg.Screenshots {
 			_ = r.sess.CaptureForJudge(st.Index)
@@ -273,6 +258,43 @@ func (r *loopRun) loop(ctx context.Context, cur **Step) *Finish {
 	return &Finish{Reason: results.FinishMaxSteps, Output: lastOutput}
 }
 
+// calls runs the tool calls of reply msg (step st): none when the reply was cut at the token limit (each gets
+// TruncatedCallError) or for a call whose arguments were sanitised (InvalidArgumentsError), the others through
+// the hooks. fin is non-nil when a call ended the attempt.
+func (r *loopRun) calls(ctx context.Context, st *Step, msg openai.ChatCompletionMessage, finishReason,
+	lastOutput string) (anyFailed, anyProgress, allFailed bool, fin *Finish) {
+	a := r.a
+	allFailed = true
+	notExecuted := func(id, why string) {
+		obs := browser.Result{Error: why}
+		a.Messages = append(a.Messages, Message{ChatCompletionMessage: openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, ToolCallID: id}, Observation: &obs})
+		anyFailed = true
+	}
+	if finishReason == "length" {
+		// Cut off at the token limit: the calls' arguments may be incomplete. None is executed; each gets a
+		// tool message saying so (the endpoint wants one per call id), and the turn counts as failed.
+		st.Truncated = true
+		for _, tc := range msg.ToolCalls {
+			notExecuted(tc.ID, TruncatedCallError)
+		}
+		return anyFailed, false, true, nil
+	}
+	for _, tc := range msg.ToolCalls {
+		if slices.Contains(st.SanitizedArgs, tc.ID) {
+			notExecuted(tc.ID, InvalidArgumentsError)
+			continue
+		}
+		failed, action, fin := r.tool(ctx, st, tc, lastOutput)
+		if fin != nil {
+			return anyFailed, anyProgress, allFailed, fin
+		}
+		anyFailed, anyProgress = anyFailed || failed, anyProgress || action
+		allFailed = allFailed && failed
+	}
+	return anyFailed, anyProgress, allFailed, nil
+}
+
 // ContextWindowHint is the hint of the configuration error a context overflow on an attempt's first model call
 // becomes (before any tool result exists: the system prompt, the tool schemas and the first observation do
 // not fit). Overflow later in an attempt stays the agent's failure (failure_mode context_overflow).
@@ -293,6 +315,29 @@ func hasToolResult(msgs []Message) bool {
 // (finish_reason "length"): the call is not executed.
 const TruncatedCallError = "Not executed: your reply was cut off at the token limit (finish_reason \"length\") " +
 	"before this call's arguments were complete. Make the call again, with shorter arguments if they were long."
+
+// InvalidArgumentsError is the tool message sent for a tool call whose arguments were not one JSON object
+// (llm.SanitizeArguments changed them): the call is not executed.
+const InvalidArgumentsError = "Not executed: this call's arguments were not one JSON object (several objects " +
+	"run together, or cut off). Make each call separately, with its arguments as one JSON object."
+
+// sanitizeCalls is msg with each tool call's arguments as llm.SanitizeArguments makes them, and the ids of
+// the calls it changed (nil when none). The calls are copied: the response's message is not modified.
+func sanitizeCalls(msg openai.ChatCompletionMessage) (openai.ChatCompletionMessage, []string) {
+	var ids []string
+	for i, tc := range msg.ToolCalls {
+		clean, changed := llm.SanitizeArguments(tc.Function.Arguments)
+		if !changed {
+			continue
+		}
+		if ids == nil {
+			msg.ToolCalls = slices.Clone(msg.ToolCalls)
+		}
+		msg.ToolCalls[i].Function.Arguments = clean
+		ids = append(ids, tc.ID)
+	}
+	return msg, ids
+}
 
 // modelFailure is the finish of a failed model call: timeout when the attempt's context is done, else
 // context_overflow, content_filter (a moderation layer refused the request: finish reason and error class

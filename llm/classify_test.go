@@ -136,9 +136,6 @@ func TestOverflowMarkersCovered(t *testing.T) {
 	}{
 		{"overflow", ErrorContextOverflow, overflowMarkers, generic},
 		{"5xx overflow", ErrorContextOverflow, overflowMarkers5xx, nil},
-		{"content filter", ErrorContentFilter, contentFilterMarkers, nil},
-		// No captured body says "requests per day" (see dailyLimitMarkers).
-		{"daily limit", ErrorQuota, dailyLimitMarkers, map[string]bool{"per day (rpd)": true, "requests per day": true}},
 	} {
 		for _, m := range set.markers {
 			found := false

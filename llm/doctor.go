@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // Exit codes of a Diagnosis beside the error classes' own (ErrorClass.ExitCode): the process exit codes bench
@@ -56,16 +59,24 @@ type DiagnosisError struct {
 	Hint string `json:"hint,omitempty"`
 }
 
-// Diagnose sends client's preflight (Client.Preflight) and says what it found, with the exit code that calls
-// for. overflowHint replaces the hint of a context overflow: even the small check does not fit, so a run would
-// stop at its first call, as on a configuration error. The preflight's error is returned as is (unredacted).
+// Diagnose sends client's preflight (Client.Preflight) and, when it answered with a tool call, a second turn
+// (secondTurn): the call and its result sent back with any reasoning and provider fields, as every later turn
+// of a run does, so that what a single preflight cannot show (an endpoint refusing what webbench echoes, a
+// history it cannot parse) shows before a run. Provider failures inside a 200 are errors Chat retries, so
+// they are retried before anything is advised. It says what it found, with the exit code that calls for.
+// overflowHint replaces the hint of a context overflow (in the returned error too: one hint wherever it is
+// printed): even the small check does not fit, so a run would stop at its first call, as on a configuration
+// error. The error is returned unredacted.
 func Diagnose(ctx context.Context, client *Client, overflowHint string) (Diagnosis, error) {
 	cfg := client.Config()
 	env := cfg.KeyEnv()
 	d := Diagnosis{Endpoint: cfg.BaseURL, Model: cfg.Model, APIKeyEnv: env, APIKeySet: os.Getenv(env) != "",
 		MaxTokensField: cfg.MaxTokensFieldFor(), OmitsMaxTokens: slices.Contains(cfg.Omit, "max_tokens")}
-	caps, perr := client.Preflight(ctx)
+	caps, run, perr := client.preflight(ctx)
 	d.Capabilities = caps
+	if perr == nil && caps.Tools && run != nil {
+		perr = secondTurn(ctx, run, caps)
+	}
 	switch {
 	case perr != nil:
 		d.setError(perr, overflowHint)
@@ -75,6 +86,46 @@ func Diagnose(ctx context.Context, client *Client, overflowHint string) (Diagnos
 		d.ExitCode = DiagnosisNoTools
 	}
 	return d, perr
+}
+
+// secondTurn sends run's request again with its reply and a result for each tool call appended, the reply's
+// Extra (reasoning_content, thought signatures) echoed as a run echoes it, and records the outcome in
+// caps.SecondTurn (and the echoes the client stopped sending in caps.Notes). The error is the second call's.
+func secondTurn(ctx context.Context, run *preflightRun, caps *Capabilities) error {
+	req := run.req
+	req.Messages = append(slices.Clone(req.Messages), run.resp.Message)
+	req.Extras = map[int]*Extra{len(req.Messages) - 1: run.resp.Extra}
+	for _, tc := range run.resp.Message.ToolCalls {
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool,
+			ToolCallID: tc.ID, Content: `{"ok": true}`})
+	}
+	req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser,
+		Content: "The check passed. Reply with the single word done."})
+	_, err := run.client.Chat(ctx, req)
+	// What went back on the try that counted: the fields the client still sends after any refusal.
+	sent := []string{"the tool result"}
+	if ex := run.resp.Extra; ex != nil {
+		if ex.ReasoningContent != nil && run.client.echo.sends("reasoning_content") {
+			sent = append(sent, "reasoning_content")
+		}
+		for _, k := range slices.Sorted(maps.Keys(ex.Fields)) {
+			if run.client.echo.sends(k) {
+				sent = append(sent, k)
+			}
+		}
+		if len(ex.ToolCallFields) > 0 && run.client.echo.sends("extra_content") {
+			sent = append(sent, "the tool calls' provider fields")
+		}
+	}
+	for _, off := range run.client.EchoesOff() {
+		caps.Notes = append(caps.Notes, "not sent back: "+off)
+	}
+	if err != nil {
+		caps.SecondTurn = "failed: " + oneLine("", err)
+		return err
+	}
+	caps.SecondTurn = "ok: " + strings.Join(sent, ", ") + " went back and the endpoint answered"
+	return nil
 }
 
 // setError records the preflight's error perr and the exit code its class calls for.
@@ -93,7 +144,7 @@ func (d *Diagnosis) setError(perr error, overflowHint string) {
 	if e.Class == ErrorContextOverflow {
 		// Even the small check does not fit: a run would stop at its first call, as a config error.
 		d.ExitCode = ErrorConfig.ExitCode()
-		d.Error.Hint = overflowHint
+		d.Error.Hint, e.Hint = overflowHint, overflowHint
 	}
 	if d.ExitCode == 0 {
 		d.ExitCode = DiagnosisUnreachable // rate limited or unreachable after the retries
@@ -152,6 +203,9 @@ func (d Diagnosis) writeCapabilities(line func(k, v string), c *Capabilities) {
 		line("max tokens", "sent as "+c.MaxTokensField)
 	}
 	line("latency", fmt.Sprintf("%d ms", c.LatencyMS))
+	if c.SecondTurn != "" {
+		line("second turn", c.SecondTurn)
+	}
 	for _, n := range c.Notes {
 		line("note", n)
 	}
@@ -172,6 +226,9 @@ func (d Diagnosis) result() string {
 		return fmt.Sprintf("the model's context window cannot hold even this small request: a run would stop "+
 			"at its first call; raise the context (vLLM --max-model-len, llama.cpp -c, Ollama num_ctx) or use a larger model (exit %d)",
 			d.ExitCode)
+	case d.Error != nil && d.Error.Class == ErrorInfra && d.Error.Status >= 200 && d.Error.Status < 300:
+		return fmt.Sprintf("the endpoint answered 200 but reported a failure of its own (the message above) on every "+
+			"try: a provider-side problem, not the model's output; try later (exit %d)", d.ExitCode)
 	case d.Error != nil && d.Error.Class == ErrorRateLimit:
 		return fmt.Sprintf("still rate-limited after the retries: try later, or lower --max-connections / --workers (exit %d)", d.ExitCode)
 	default:

@@ -178,6 +178,8 @@ type Client struct {
 	ids atomic.Int64
 	// backoff is the first retry's base wait (500 ms; tests shorten it).
 	backoff time.Duration
+	// echo decides which provider fields go back on assistant messages.
+	echo *echoPolicy
 }
 
 // New builds a client. The key is read from the environment variable cfg.APIKeyEnv (default OPENAI_API_KEY);
@@ -207,7 +209,7 @@ func New(cfg Config) (*Client, error) {
 		transport = SharedLimiter(EndpointKey(cfg.BaseURL, cfg.Model), cfg.MaxConnections).Transport(transport)
 	}
 	return &Client{cfg: cfg, key: os.Getenv(env), url: base + "/chat/completions", backoff: 500 * time.Millisecond,
-		http: &http.Client{Transport: transport}}, nil
+		http: &http.Client{Transport: transport}, echo: newEchoPolicy(cfg)}, nil
 }
 
 // Config returns the client's configuration (no key in it).
@@ -243,9 +245,12 @@ type Response struct {
 	ReasoningFrom string
 	// Refusal is message.refusal when the model refused ("" otherwise).
 	Refusal string
-	// FinishReason is choices[0].finish_reason as sent: "stop", "tool_calls", "length", "content_filter", …
-	// ("" when null or absent).
+	// FinishReason is choices[0].finish_reason in OpenAI's vocabulary: "stop", "tool_calls", "length",
+	// "content_filter", … (NormalizeFinishReason maps Gemini's "MAX_TOKENS", Anthropic's "end_turn" and the like;
+	// "" when null or absent).
 	FinishReason string
+	// FinishReasonSent is the finish_reason as the server sent it, when NormalizeFinishReason changed it.
+	FinishReasonSent string
 	// Extra is what must be sent back with this assistant message on later turns (Request.Extras); nil when
 	// nothing.
 	Extra *Extra
@@ -327,7 +332,9 @@ const maxWait = 120 * time.Second
 // Chat sends one request, retrying rate_limit and infra errors up to Config.Retries times with exponential
 // backoff (from 500 ms, doubling, with jitter) that waits at least the server's Retry-After header or the
 // body's estimated_time; a wait that would pass the context's deadline ends the call with the last error.
-// Errors are *Error.
+// A 4xx naming a provider field the request echoed back (reasoning_content, extra_content,
+// reasoning_details: sent only because the endpoint returned it) is retried once at once without it, and the
+// client stops sending that field (EchoesOff); only a second refusal is returned. Errors are *Error.
 func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 	body, err := c.encodeRequest(r)
 	if err != nil {
@@ -336,12 +343,21 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 	start := time.Now()
 	backoff := c.backoff
 	var lastErr *Error
+	echoRetried := false
 	for try := 0; ; try++ {
 		resp, wait, cerr := c.post(ctx, body)
 		if cerr == nil {
 			resp.Retries = try
 			resp.DurationMS = time.Since(start).Milliseconds()
 			return resp, nil
+		}
+		if f := refusedEcho(cerr, body); f != "" && !echoRetried &&
+			c.echo.drop(f, fmt.Sprintf("the endpoint refused it (HTTP %d)", cerr.StatusCode)) {
+			if nb, err := c.encodeRequest(r); err == nil {
+				body, echoRetried = nb, true
+				try--
+				continue
+			}
 		}
 		lastErr = cerr
 		if ctx.Err() != nil {

@@ -46,6 +46,10 @@ type Capabilities struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// LatencyMS is the wall time of the call that answered, including its retries.
 	LatencyMS int64 `json:"latency_ms"`
+	// SecondTurn is what the two-turn check (bench doctor) found: "" when it was not made, else "ok: …" or the
+	// failure. It sends the preflight's tool call back with its result and any reasoning and provider fields,
+	// as every later turn of a run does.
+	SecondTurn string `json:"second_turn,omitempty"`
 	// Notes are findings worth acting on: a rejected parameter and the model-block setting that avoids it, a
 	// reply without a tool call or without usage, a truncated reply.
 	Notes []string `json:"notes,omitempty"`
@@ -88,6 +92,20 @@ func init() {
 // max_tokens (--max-tokens-field max_tokens)". When no setup works, the returned error is the first refusal
 // too, and a Note gives the later failure.
 func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
+	caps, _, err := c.preflight(ctx)
+	return caps, err
+}
+
+// preflightRun is what the preflight's answering call left for a second turn: the client it used (the
+// configuration that worked, and what it learned of echoes), its request and its reply.
+type preflightRun struct {
+	client *Client
+	req    Request
+	resp   *Response
+}
+
+// preflight is Preflight, also returning the answering call (nil when none answered).
+func (c *Client) preflight(ctx context.Context) (*Capabilities, *preflightRun, error) {
 	cfg := c.Config()
 	caps := &Capabilities{Model: cfg.Model}
 	var first *Error
@@ -95,7 +113,7 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 	for probe := 0; ; probe++ {
 		pc, err := New(preflightConfig(cfg))
 		if err != nil {
-			return nil, &Error{Class: ErrorConfig, Err: err, Message: err.Error()}
+			return nil, nil, &Error{Class: ErrorConfig, Err: err, Message: err.Error()}
 		}
 		sendsSeed := !cfg.NoSeed && !cfg.omits("seed")
 		caps.MaxTokensField = sentMaxTokensField(cfg)
@@ -116,9 +134,9 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 				if first != nil {
 					// A later probe failed otherwise: report the first rejection, the only one understood.
 					caps.Notes = append(caps.Notes, fmt.Sprintf("without %s the request still failed: %v", strings.Join(fixes, ", "), e))
-					return caps, first
+					return caps, nil, first
 				}
-				return nil, e
+				return nil, nil, e
 			}
 			caps.Notes = append(caps.Notes, fmt.Sprintf("the endpoint rejected %s (HTTP %d: %s); set %s",
 				field, e.StatusCode, oneLine(e.Message, e.Err), fix))
@@ -159,9 +177,9 @@ func (c *Client) Preflight(ctx context.Context) (*Capabilities, error) {
 		}
 		if first != nil {
 			first.Hint = "set " + strings.Join(fixes, " and ") + " in the model block or on the command line"
-			return caps, first
+			return caps, &preflightRun{pc, req, resp}, first
 		}
-		return caps, nil
+		return caps, &preflightRun{pc, req, resp}, nil
 	}
 }
 

@@ -13,13 +13,14 @@ const (
 	// Ollama's "not found, try pulling it first"), a route not found (a base URL without /v1), a 400/422 invalid
 	// request that is not a context overflow, an unsupported parameter. Not retried; the run stops (exit 2).
 	ErrorConfig ErrorClass = "config"
-	// ErrorAuth: the endpoint refused the credentials (401, 403; Gemini's 400 API_KEY_INVALID). Not retried;
-	// the run stops (exit 3).
+	// ErrorAuth: the endpoint refused the credentials (401, 403; a 4xx naming a bad key: Gemini's 400
+	// API_KEY_INVALID, xAI's 400 "Incorrect API key provided"). Not retried; the run stops (exit 3).
 	ErrorAuth ErrorClass = "auth"
-	// ErrorQuota: the account is out of quota or credit (402; insufficient_quota in the body's code or type;
-	// out-of-credit text; Anthropic's "credit balance is too low"), has hit a daily limit (Groq's TPD/RPD, a 429
-	// asking to wait longer than the client ever waits), or sent a request larger than its tokens-per-minute
-	// limit ("Request too large … on tokens per min", which no wait fixes). Not retried; the run stops (exit 3).
+	// ErrorQuota: the account is out of quota, credit or budget (402; a quota code or type, or a phrase of the
+	// sourced tables in phrases.go), has hit a daily limit (Groq's TPD, OpenRouter's free-models-per-day,
+	// Cloudflare's daily free allocation, a 429 asking to wait longer than the client ever waits), or sent a
+	// request larger than its tokens-per-minute limit ("Request too large … on tokens per min", which no wait
+	// fixes); also a 429 whose words are about the account and not a rate. Not retried; the run stops (exit 3).
 	ErrorQuota ErrorClass = "quota"
 	// ErrorRateLimit: the endpoint asked to slow down or is not ready (429 otherwise, 503 "model is loading",
 	// 529 overloaded). Retried honouring Retry-After and a body's estimated_time; when the retries are used up
@@ -29,15 +30,18 @@ const (
 	// see overflowMarkers). Not retried; an agent failure (failure_mode context_overflow).
 	ErrorContextOverflow ErrorClass = "context_overflow"
 	// ErrorInfra: the harness, the network or the endpoint failed (connection refused, timeouts, 5xx, a
-	// malformed success body, the browser gone); not the agent's fault. Retried.
+	// malformed success body, a provider failure reported inside a 200 — DeepSeek's finish_reason
+	// insufficient_system_resource, OpenRouter's finish_reason "error" —, the browser gone); not the agent's
+	// fault. Retried.
 	ErrorInfra ErrorClass = "infra"
 	// ErrorAgent: the agent's own failure (the attempt's deadline; failure_mode model_error when the model's
 	// output was unusable). The client assigns it to Groq's 400 tool_use_failed ("Failed to call a function.
-	// Please adjust your prompt."): the model emitted a malformed tool call. Not retried, not fatal.
+	// Please adjust your prompt."): the model emitted a malformed tool call; and to a server refusing a replayed
+	// tool call's unparseable arguments (llama.cpp's 500, vLLM's 400 "Extra data"). Not retried, not fatal.
 	ErrorAgent ErrorClass = "agent"
-	// ErrorContentFilter: a moderation layer refused the request's content — the prompt or the page text the
-	// agent read (Azure OpenAI 400 code content_filter / ResponsibleAIPolicyViolation, OpenAI 400
-	// invalid_prompt, OpenRouter 403 "input was flagged" with metadata.reasons / flagged_input). Neither the
+	// ErrorContentFilter: a moderation layer or guardrail refused the request's content — the prompt or the page
+	// text the agent read — in any status (Azure OpenAI 400 code content_filter / ResponsibleAIPolicyViolation,
+	// OpenAI 400 invalid_prompt, OpenRouter 403 "input was flagged", LiteLLM's "Violated guardrail policy"). Neither the
 	// configuration's fault nor retried: the attempt ends with failure_mode content_filter and the run goes on
 	// (Fatal false, ExitCode 0).
 	ErrorContentFilter ErrorClass = "content_filter"

@@ -66,7 +66,7 @@ func (c *Client) encodeRequest(r Request) ([]byte, error) {
 		if m.Role == openai.ChatMessageRoleAssistant {
 			ex = r.Extras[i]
 		}
-		b, err := encodeMessage(m, ex)
+		b, err := encodeMessage(m, ex, c.echo.sends)
 		if err != nil {
 			return nil, fmt.Errorf("llm: message %d: %w", i, err)
 		}
@@ -76,10 +76,14 @@ func (c *Client) encodeRequest(r Request) ([]byte, error) {
 }
 
 // encodeMessage writes one message. Unlike go-openai's encoding it always sends a tool call's "arguments"
-// ("" as "{}"), a tool message's "tool_call_id" and content, and ex's fields (reasoning_content also when
-// empty); an assistant message with tool calls and no text sends no content (as go-openai does: some
-// compatibility layers reject an empty text part).
-func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, error) {
+// ("" as "{}", arguments that are not one JSON object as SanitizeArguments makes them), a tool message's
+// "tool_call_id" and content, and ex's fields (reasoning_content also when empty) for which sends holds; an
+// assistant message with tool calls and no text sends no content (as go-openai does: some compatibility layers
+// reject an empty text part).
+func encodeMessage(m openai.ChatCompletionMessage, ex *Extra, sends func(field string) bool) (json.RawMessage, error) {
+	if sends == nil {
+		sends = func(string) bool { return true }
+	}
 	if m.Content != "" && len(m.MultiContent) > 0 {
 		return nil, errors.New("both Content and MultiContent are set")
 	}
@@ -102,7 +106,7 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 	if m.FunctionCall != nil {
 		out["function_call"] = m.FunctionCall
 	}
-	if m.ReasoningContent != "" {
+	if m.ReasoningContent != "" && sends("reasoning_content") {
 		out["reasoning_content"] = m.ReasoningContent
 	}
 	if len(m.ToolCalls) > 0 {
@@ -112,15 +116,12 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 			if typ == "" {
 				typ = string(openai.ToolTypeFunction)
 			}
-			args := tc.Function.Arguments
-			if strings.TrimSpace(args) == "" {
-				args = "{}"
-			}
+			args, _ := SanitizeArguments(tc.Function.Arguments)
 			call := map[string]any{"id": tc.ID, "type": typ,
 				"function": map[string]any{"name": tc.Function.Name, "arguments": args}}
 			if ex != nil {
 				for k, v := range ex.ToolCallFields[tc.ID] {
-					if _, taken := call[k]; !taken {
+					if _, taken := call[k]; !taken && sends(k) {
 						call[k] = v
 					}
 				}
@@ -130,11 +131,11 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra) (json.RawMessage, 
 		out["tool_calls"] = calls
 	}
 	if ex != nil {
-		if ex.ReasoningContent != nil {
+		if ex.ReasoningContent != nil && sends("reasoning_content") {
 			out["reasoning_content"] = *ex.ReasoningContent
 		}
 		for k, v := range ex.Fields {
-			if _, taken := out[k]; !taken {
+			if _, taken := out[k]; !taken && sends(k) {
 				out[k] = v
 			}
 		}
@@ -166,12 +167,9 @@ func (c *Client) post(ctx context.Context, body []byte) (*Response, time.Duratio
 		e.StatusCode = resp.StatusCode
 		return nil, 0, e
 	}
-	retryAfter := parseRetryAfter(resp.Header.Get("Retry-After"))
+	retryAfter := headerWait(resp.Header)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e, wait := c.classify(resp.StatusCode, raw)
-		if retryAfter > wait {
-			wait = retryAfter
-		}
+		e, wait := c.classifyWait(resp.StatusCode, raw, retryAfter)
 		return nil, wait, e
 	}
 	out, e := c.decodeResponse(body, raw)
@@ -186,6 +184,8 @@ type wireResponse struct {
 	Choices []struct {
 		Message      map[string]json.RawMessage `json:"message"`
 		FinishReason *string                    `json:"finish_reason"`
+		// Error is a provider failure reported inside the choice (OpenRouter: finish_reason "error").
+		Error json.RawMessage `json:"error"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -223,7 +223,13 @@ func (c *Client) decodeResponse(reqBody, raw []byte) (*Response, *Error) {
 			Err: fmt.Errorf("malformed message: %v", err)}
 	}
 	if ch.FinishReason != nil {
-		out.FinishReason = *ch.FinishReason
+		out.FinishReason = NormalizeFinishReason(*ch.FinishReason)
+		if out.FinishReason != *ch.FinishReason {
+			out.FinishReasonSent = *ch.FinishReason
+		}
+	}
+	if e := c.choiceFailure(out.FinishReason, ch.Error, raw); e != nil {
+		return nil, e
 	}
 	if wr.Usage != nil {
 		out.Usage = Usage{Prompt: wr.Usage.PromptTokens, Completion: wr.Usage.CompletionTokens}
@@ -514,6 +520,56 @@ func optString(m map[string]json.RawMessage, key string, dst *string) error {
 		return fmt.Errorf("%s: %v", key, err)
 	}
 	return nil
+}
+
+// choiceFailure is the error of a 2xx reply whose choice reports a provider failure instead of the model's
+// output: an "error" object in the choice (classified as that error, its code the status when it is one), or a
+// finish_reason of providerFailureFinish (infra). nil when the choice is the model's reply.
+func (c *Client) choiceFailure(finish string, choiceErr json.RawMessage, raw []byte) *Error {
+	if t := bytes.TrimSpace(choiceErr); len(t) > 0 && t[0] == '{' {
+		body, _ := json.Marshal(map[string]json.RawMessage{"error": t})
+		status := http.StatusOK
+		if n, err := strconv.Atoi(parseErrorBody(body).Code); err == nil && n >= 400 && n <= 599 {
+			status = n
+		}
+		e, _ := c.classify(status, body)
+		if e.Message == "" {
+			e.Message = "finish_reason " + strconv.Quote(finish)
+		}
+		return e
+	}
+	if _, failed := providerFailureFinish[finish]; failed {
+		return &Error{Class: ErrorInfra, StatusCode: http.StatusOK,
+			Message: c.clip("the provider ended the reply with finish_reason " + strconv.Quote(finish) + ": " + bodyText(raw)),
+			Hint:    "a provider-side failure inside a 200 reply, retried; not the model's output",
+			Err:     fmt.Errorf("finish_reason %q", finish)}
+	}
+	return nil
+}
+
+// headerWait is the wait a response's headers ask for: the longer of Retry-After (seconds or an HTTP date) and
+// retry-after-ms / x-ms-retry-after-ms (milliseconds; Azure OpenAI,
+// https://learn.microsoft.com/en-us/azure/ai-services/openai/how-to/provisioned-get-started).
+func headerWait(h http.Header) time.Duration {
+	w := parseRetryAfter(h.Get("Retry-After"))
+	for _, k := range []string{"Retry-After-Ms", "X-Ms-Retry-After-Ms"} {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(h.Get(k)), 64); err == nil && ms >= 0 {
+			w = max(w, time.Duration(ms*float64(time.Millisecond)))
+		}
+	}
+	return w
+}
+
+// RetryWait is the wait Chat honours before retrying a response with this status, headers and body: the
+// longest of Retry-After, retry-after-ms, the body's estimated_time and its worded wait ("Please try again in
+// 9.8s", "Try again in 60 seconds"); 0 when none. A 2xx asks for none.
+func RetryWait(status int, h http.Header, raw []byte) time.Duration {
+	if status >= 200 && status < 300 {
+		return 0
+	}
+	var c Client
+	_, w := c.classifyWait(status, raw, headerWait(h))
+	return w
 }
 
 // parseRetryAfter reads a Retry-After header: delta-seconds or an HTTP date.

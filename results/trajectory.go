@@ -150,6 +150,10 @@ type Step struct {
 	// Truncated marks a reply cut off at the token limit (finish_reason "length") whose tool calls were not
 	// executed: the model was told so in one tool message per call.
 	Truncated bool `json:"truncated,omitempty"`
+	// SanitizedArgs are the ids of the reply's tool calls whose arguments were not one JSON object (cut at the
+	// token limit, or concatenated objects): they went back to the endpoint as llm.SanitizeArguments made them
+	// (servers refuse a conversation they cannot parse) and were not executed.
+	SanitizedArgs []string `json:"sanitized_args,omitempty"`
 	// Extra is what the assistant message carried back to the endpoint on later turns (DeepSeek's
 	// reasoning_content, Gemini's thought signatures); nil when nothing.
 	Extra *Extra `json:"extra,omitempty"`

@@ -24,8 +24,10 @@ func doctorCmd() *cobra.Command {
 	var rq requestFlags
 	c := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check a model endpoint with one small tool-calling request (the run's preflight) and print what it supports",
-		Long: "Sends the preflight bench run makes before its first attempt — one small tool-calling request — and prints\n" +
+		Short: "Check a model endpoint with the run's preflight and a second turn, and print what it supports",
+		Long: "Sends the preflight bench run makes before its first attempt — one small tool-calling request — then a second\n" +
+			"turn sending the tool call, its result and any reasoning or provider fields back, as every later turn of a run\n" +
+			"does (provider failures inside a 200 are retried first), and prints\n" +
 			"the endpoint, the model, whether the reply carried a tool call, accepted the seed and reported usage, where\n" +
 			"its reasoning was, the max tokens field sent and the latency; on an error its class, HTTP status, the\n" +
 			"server's message and a hint. The API key is never printed.\n" +

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +173,19 @@ func replayOne(t *testing.T, s *Server, sh *Shape) ([]string, outcome) {
 	if e.Hint != "" && !strings.Contains(le.Hint, e.Hint) {
 		fail("hint %q, want it to contain %q", le.Hint, e.Hint)
 	}
+	if e.WaitMS != nil {
+		h := http.Header{}
+		for k, v := range sh.Headers {
+			h.Set(k, v)
+		}
+		body := []byte(sh.Body)
+		if len(body) == 0 && sh.BodyText != nil {
+			body = []byte(*sh.BodyText)
+		}
+		if got := llm.RetryWait(sh.Status, h, body).Milliseconds(); got != *e.WaitMS {
+			fail("wait %d ms, want %d", got, *e.WaitMS)
+		}
+	}
 	if got := le.Class.ExitCode(); got != e.ExitCode {
 		fail("exit code %d, want %d", got, e.ExitCode)
 	}
@@ -310,7 +325,7 @@ func TestProxyToScriptedPolicy(t *testing.T) {
 
 // TestClientHonoursRetryAfterAndEstimatedTime: a 429 with Retry-After and a 503 "loading" with estimated_time
 // are waited out and retried; the call then succeeds. The bodies are the recorded Azure and Hugging Face ones
-// with the wait shortened to 1 s (the recorded shapes ask for 86400 s and 20 s).
+// with the wait shortened to 1 s in the header and the body (the recorded shapes ask for 86400 s and 20 s).
 func TestClientHonoursRetryAfterAndEstimatedTime(t *testing.T) {
 	shapes := loadShapes(t)
 	byName := map[string]Shape{}
@@ -319,6 +334,7 @@ func TestClientHonoursRetryAfterAndEstimatedTime(t *testing.T) {
 	}
 	azure := byName["azure_429_token_rate_limit"]
 	azure.Name, azure.Headers, azure.Then = "azure_429_retry_after_1_then_ok", map[string]string{"Retry-After": "1"}, []string{"openai_tool_call"}
+	azure.Body = json.RawMessage(strings.Replace(string(azure.Body), "retry after 86400 seconds", "retry after 1 seconds", 1))
 	hf := byName["hf_503_model_loading"]
 	loading := `{"error":"Model meta-llama/Llama-2-13b-chat is currently loading","estimated_time":1.0}`
 	hf.Name, hf.BodyText, hf.Then = "hf_503_estimated_time_1_then_ok", &loading, []string{"openai_tool_call"}
@@ -349,6 +365,9 @@ func TestClientSendsNormalisedToolCallsBack(t *testing.T) {
 		{"empty_arguments", `"arguments":"{}"`},
 		{"missing_tool_call_id", `"call_wb_`},
 		{"llamacpp_object_arguments", `"arguments":"{\"format\":\"celsius\",\"location\":\"New York\"}"`},
+		// Concatenated objects go back as the first one, cut arguments as {}: what every server parses.
+		{"gemini_concatenated_tool_arguments", `"arguments":"{\"element\":\"Add to cart\",\"ref\":\"e12\"}"`},
+		{"length_mid_tool_call", `"arguments":"{}"`},
 	} {
 		t.Run(tc.shape, func(t *testing.T) {
 			s := start(t, shapes, Options{Routes: []Route{{Call: 1, Shape: tc.shape}, {Shape: "openai_refusal"}}})
@@ -386,5 +405,191 @@ func TestEmbeddedShapesMatchTestdata(t *testing.T) {
 	}
 	if dir := loadShapes(t); len(emb) != len(dir) {
 		t.Errorf("%d embedded shapes, %d in testdata", len(emb), len(dir))
+	}
+}
+
+// TestClientDropsRefusedEcho: LiteLLM in front of a Mistral model returns reasoning_content, and Mistral
+// refuses it back with 422 extra_forbidden (transforms litellm_reasoning+strict_history). Under a model alias
+// that does not say Mistral, the client retries that turn once without the field, succeeds, and sends it no
+// more; under a Mistral model name it never sends it. A replayed call with arguments that are not JSON never
+// reaches the server as such.
+func TestClientDropsRefusedEcho(t *testing.T) {
+	shapes := loadShapes(t)
+	up := start(t, shapes, Options{Routes: []Route{{Shape: "openai_tool_call"}}})
+	for _, tc := range []struct {
+		model    string
+		statuses []int
+		off      string
+	}{
+		// Turn 1; turn 2 refused then retried without the field; turn 3 without it from the start.
+		{"team-default-model", []int{200, 422, 200, 200}, "reasoning_content: the endpoint refused it (HTTP 422)"},
+		{"mistral/mistral-medium-latest", []int{200, 200, 200}, "reasoning_content: Mistral refuses fields"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			front := start(t, shapes, Options{Upstream: up.URL(), Transform: "litellm_reasoning+strict_history"})
+			c, err := llm.New(llm.Config{Model: tc.model, BaseURL: front.URL(), Retries: 1,
+				CallTimeout: 5 * time.Second, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := chatRequest()
+			for turn := 1; turn <= 3; turn++ {
+				r, err := c.Chat(context.Background(), req)
+				if err != nil {
+					t.Fatalf("turn %d: %v", turn, err)
+				}
+				if r.Extra == nil || r.Extra.ReasoningContent == nil {
+					t.Fatalf("turn %d: no reasoning_content in the reply", turn)
+				}
+				n := len(req.Messages)
+				req.Messages = append(req.Messages, r.Message, openai.ChatCompletionMessage{
+					Role: openai.ChatMessageRoleTool, ToolCallID: r.Message.ToolCalls[0].ID, Content: "clicked"})
+				if req.Extras == nil {
+					req.Extras = map[int]*llm.Extra{}
+				}
+				req.Extras[n] = r.Extra
+			}
+			var statuses []int
+			for _, r := range front.Requests() {
+				statuses = append(statuses, r.Status)
+				if r.Status == 200 && strings.Contains(string(r.Body), `"reasoning_content"`) {
+					t.Errorf("request %d answered 200 with reasoning_content sent", r.N)
+				}
+			}
+			if !reflect.DeepEqual(statuses, tc.statuses) {
+				t.Errorf("statuses %v, want %v", statuses, tc.statuses)
+			}
+			if off := c.EchoesOff(); len(off) != 1 || !strings.HasPrefix(off[0], tc.off) {
+				t.Errorf("EchoesOff %q, want %q…", off, tc.off)
+			}
+		})
+	}
+	// A malformed call in the history is sanitised before it is sent.
+	front := start(t, shapes, Options{Upstream: up.URL(), Transform: "strict_history"})
+	c, _ := llm.New(llm.Config{Model: "m", BaseURL: front.URL(), Retries: 0, APIKeyEnv: "REPLAY_TEST_NO_KEY"})
+	if _, err := c.Chat(context.Background(), chatRequest()); err != nil { // arms the strict checks
+		t.Fatal(err)
+	}
+	bad := chatRequest()
+	bad.Messages = append(bad.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant,
+		ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "browser_click",
+			Arguments: `{"ref":"e12"}{"ref":"e13"}`}}}},
+		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "not executed"})
+	if _, err := c.Chat(context.Background(), bad); err != nil {
+		t.Errorf("sanitised history refused: %v", err)
+	}
+}
+
+// TestStrictServerRefusesWhatItShould: the strict_history server answers the recorded refusals to raw
+// requests, so the client tests above cannot pass by a server that accepts everything.
+func TestStrictServerRefusesWhatItShould(t *testing.T) {
+	shapes := loadShapes(t)
+	up := start(t, shapes, Options{Routes: []Route{{Shape: "openai_tool_call"}}})
+	front := start(t, shapes, Options{Upstream: up.URL(), Transform: "strict_history"})
+	post(t, front.URL(), "m", []map[string]any{{"role": "user", "content": "hi"}}) // arms the strict checks
+	for _, tc := range []struct {
+		msg    map[string]any
+		status int
+		want   string
+	}{
+		{map[string]any{"role": "assistant", "content": "x", "reasoning_content": "r"}, 422, "extra_forbidden"},
+		{map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "c", "type": "function",
+			"function": map[string]any{"name": "f", "arguments": `{"a":1}{"a":2}`}}}}, 400, "Extra data: line 1 column 8 (char 7)"},
+		{map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "c", "type": "function",
+			"function": map[string]any{"name": "f", "arguments": `{"a":1}`}}}}, 200, ""},
+	} {
+		st, _, body := post(t, front.URL(), "m", []map[string]any{{"role": "user", "content": "hi"}, tc.msg})
+		if st != tc.status || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%v: %d %s, want %d with %q", tc.msg, st, body, tc.status, tc.want)
+		}
+	}
+}
+
+// endpointsDoc is the generated table of what webbench makes of every recorded shape (docs/ENDPOINTS.md).
+const endpointsDoc = "../../docs/ENDPOINTS.md"
+
+// runConsequence is what a bench run does with a reply of class c (finish for ok replies).
+func runConsequence(class, finish string) string {
+	switch class {
+	case ClassOK:
+		switch finish {
+		case "length":
+			return "the agent reads it; a reply cut at the token limit is not executed (truncated when no answer follows)"
+		case "content_filter":
+			return "the attempt ends with failure_mode content_filter; the run goes on"
+		}
+		return "the agent reads the reply"
+	case "config":
+		return "the run stops before recording an agent failure; fix the model settings and re-run to resume"
+	case "auth", "quota":
+		return "the run stops; fix the key or the account and re-run to resume"
+	case "rate_limit", "infra":
+		return "retried (waits honoured); still failing, the attempt is an infrastructure error, not the agent's"
+	case "context_overflow":
+		return "the attempt fails (context_overflow); on an attempt's first call the run stops as a config error"
+	case "agent":
+		return "the attempt fails (model_error); the run goes on"
+	case "content_filter":
+		return "the attempt fails (content_filter); the run goes on"
+	}
+	return ""
+}
+
+// TestEndpointsTable drives every recorded shape through the client one at a time and checks that
+// docs/ENDPOINTS.md is the table they make: server, shape, status, class, what the user sees, what the run
+// does, exit code. WEBBENCH_UPDATE_DOCS=1 rewrites the file instead (go generate ./internal/replay).
+func TestEndpointsTable(t *testing.T) {
+	shapes := loadShapes(t)
+	s := start(t, shapes, Options{})
+	sort.SliceStable(shapes, func(i, j int) bool {
+		if shapes[i].Provider != shapes[j].Provider {
+			return shapes[i].Provider < shapes[j].Provider
+		}
+		return shapes[i].Name < shapes[j].Name
+	})
+	var b strings.Builder
+	b.WriteString("# What webbench makes of real endpoints' replies\n\n" +
+		"Generated from the recorded shapes in `internal/replay/testdata/shapes` (each with its source) by\n" +
+		"`TestEndpointsTable`; do not edit: `go generate ./internal/replay` rewrites it, and the test fails when it\n" +
+		"drifts. \"What the user sees\" is the client's error line (`<base>` is the configured base URL) or what it\n" +
+		"read of a successful reply; the exit code is the one a run stopped by that reply ends with.\n\n" +
+		"| Server / gateway | Shape | HTTP | Class | What the user sees | What the run does | Exit |\n" +
+		"|---|---|---|---|---|---|---|\n")
+	cell := func(x string) string {
+		x = strings.NewReplacer(s.URL(), "<base>", s.RootURL(), "<base>", "|", "\\|", "\n", " ").Replace(x)
+		if r := []rune(x); len(r) > 300 {
+			x = string(r[:300]) + "…"
+		}
+		return x
+	}
+	for i := range shapes {
+		sh := s.Shape(shapes[i].Name)
+		bad, out := replayOne(t, s, sh)
+		for _, m := range bad {
+			t.Errorf("%s: %s", sh.Name, m)
+		}
+		status := sh.Status
+		if status == 0 {
+			status = 200
+		}
+		exit := 0
+		if out.class != ClassOK {
+			exit = llm.ErrorClass(out.class).ExitCode()
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %s | %s | %s | %d |\n", sh.Provider, sh.Name, status, out.class,
+			cell(out.detail), runConsequence(out.class, sh.Expect.FinishReason), exit)
+	}
+	if os.Getenv("WEBBENCH_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(endpointsDoc, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(endpointsDoc)
+	if err != nil {
+		t.Fatalf("%v (go generate ./internal/replay writes it)", err)
+	}
+	if string(got) != b.String() {
+		t.Errorf("%s is not the table the recorded shapes make: go generate ./internal/replay", endpointsDoc)
 	}
 }

@@ -2,6 +2,8 @@ package replay
 
 import "embed"
 
+//go:generate env WEBBENCH_UPDATE_DOCS=1 go test -run TestEndpointsTable -count=1 .
+
 // shapeFiles are the recorded shapes, embedded so that tests of other packages (full bench runs) can use them
 // without knowing this package's directory.
 //

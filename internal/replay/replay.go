@@ -106,6 +106,9 @@ type Expect struct {
 	Extra []string `json:"extra,omitempty"`
 	// Retries is the number of retries the client must report (for Then sequences), -1 = not checked.
 	Retries *int `json:"retries,omitempty"`
+	// WaitMS is the wait, ms, the client honours before retrying this reply (llm.RetryWait of its status, headers
+	// and body); nil = not checked.
+	WaitMS *int64 `json:"wait_ms,omitempty"`
 	// ExitCode is the exit code a bench run stopped by this reply gives: 2 config, 3 auth/quota, 0 otherwise.
 	ExitCode int `json:"exit_code"`
 }
@@ -272,6 +275,8 @@ type Server struct {
 	echoes   map[string]echoWant // tool call id → what must come back
 	echoErrs []string
 	nextID   int
+	// strict: a transformed reply asked for strict_history checks of later requests.
+	strict bool
 }
 
 // Start validates the shapes and serves them on opts.Addr (default a random loopback port) in the background.
@@ -392,8 +397,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/v1/chat/completions" && r.Method == http.MethodPost:
 		s.chat(w, r, body, &rec)
 	case path == "/v1/models" && r.Method == http.MethodGet:
-		s.models(w)
+		// Logged before the reply: a list longer than the server's write buffer reaches the client before
+		// ServeHTTP returns, and a test reading the log right after must find it.
 		rec.Status = 200
+		s.mu.Lock()
+		s.log = append(s.log, rec)
+		s.mu.Unlock()
+		s.models(w)
+		return
 	case strings.HasPrefix(path, "/v1/"):
 		writeOpenAIError(w, 404, "invalid_request_error", "unknown_url",
 			fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -311,5 +312,42 @@ func TestEchoChecks(t *testing.T) {
 				t.Errorf("EchoErrors after a good echo %v", front.EchoErrors())
 			}
 		})
+	}
+}
+
+// uncapturedPhrases are classifier phrases no recorded body contains: names documented without a captured
+// reply (Groq's RPD, OpenAI's billing_hard_limit_reached code, Anthropic's enforced_spend_limit_reached, Hugging
+// Face's monthly credits, LiteLLM's ContentPolicyViolationError and end-user "over budget"), spellings of a
+// recorded one (insufficient_credit), and generic wordings kept from the first round's table.
+var uncapturedPhrases = map[string]bool{"per day (rpd)": true, "requests per day": true, "out of credit": true,
+	"insufficient_credit": true, "exceeded your monthly included credits": true, "enforced_spend_limit_reached": true,
+	"over budget": true, "billing_hard_limit_reached": true, "contentpolicyviolationerror": true, "invalid api key": true}
+
+// Every entry of the classifier's phrase tables names a source, and (but for uncapturedPhrases) occurs in a
+// recorded body: a shape here or a server body of llm/testdata/server_errors.json.
+func TestPhraseTablesSourcedAndExercised(t *testing.T) {
+	var corpus strings.Builder
+	for _, s := range loadShapes(t) {
+		corpus.Write(s.Body)
+		if s.BodyText != nil {
+			corpus.WriteString(*s.BodyText)
+		}
+		corpus.WriteString("\n")
+	}
+	b, err := os.ReadFile("../../llm/testdata/server_errors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus.Write(b)
+	text := strings.ToLower(corpus.String())
+	for _, tab := range llm.PhraseTables() {
+		for _, p := range tab.Phrases {
+			if strings.TrimSpace(p.Source) == "" {
+				t.Errorf("%s %q has no source", tab.Name, p.Text)
+			}
+			if !strings.Contains(text, p.Text) && !uncapturedPhrases[p.Text] {
+				t.Errorf("%s %q occurs in no recorded body", tab.Name, p.Text)
+			}
+		}
 	}
 }

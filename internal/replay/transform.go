@@ -16,18 +16,20 @@ import (
 // Transforms names the rewrites a proxied upstream reply can go through to take a provider's shape, with what
 // each does. Several apply in order when joined with "+".
 var Transforms = map[string]string{
-	"deepseek":      "DeepSeek thinking mode: the reasoning in message.reasoning_content; the next request must send reasoning_content back on that assistant message (else DeepSeek's 400)",
-	"reasoning":     "OpenRouter / newer vLLM: the reasoning in message.reasoning",
-	"mistral":       "Mistral (Magistral): content as an array of a thinking part and a text part",
-	"think_tag":     "Qwen3 / DeepSeek-R1 served without a reasoning parser: <think>…</think> at the start of content",
-	"object_args":   "some llama.cpp builds: tool-call arguments as a JSON object instead of a string",
-	"no_usage":      "compatibility layers that send no usage object",
-	"vllm":          "vLLM: content null beside tool calls, chatcmpl-tool-<hex> ids, null refusal/reasoning_content fields",
-	"ollama":        "Ollama: content \"\" beside tool calls, an index on each tool call, call_<8 chars> ids, fp_ollama",
-	"anthropic":     "Anthropic's OpenAI compatibility layer: toolu_ ids",
-	"gemini":        "Gemini 3 via OpenAI compatibility: extra_content.google.thought_signature on the first tool call; the next request must send it back (else Gemini's 400)",
-	"no_ids":        "tool calls without an id (the client must generate one and use it on both sides)",
-	"length_cutoff": "finish_reason \"length\" with the last tool call's arguments cut in half",
+	"deepseek":          "DeepSeek thinking mode: the reasoning in message.reasoning_content; the next request must send reasoning_content back on that assistant message (else DeepSeek's 400)",
+	"reasoning":         "OpenRouter / newer vLLM: the reasoning in message.reasoning",
+	"mistral":           "Mistral (Magistral): content as an array of a thinking part and a text part",
+	"think_tag":         "Qwen3 / DeepSeek-R1 served without a reasoning parser: <think>…</think> at the start of content",
+	"object_args":       "some llama.cpp builds: tool-call arguments as a JSON object instead of a string",
+	"no_usage":          "compatibility layers that send no usage object",
+	"vllm":              "vLLM: content null beside tool calls, chatcmpl-tool-<hex> ids, null refusal/reasoning_content fields",
+	"ollama":            "Ollama: content \"\" beside tool calls, an index on each tool call, call_<8 chars> ids, fp_ollama",
+	"anthropic":         "Anthropic's OpenAI compatibility layer: toolu_ ids",
+	"gemini":            "Gemini 3 via OpenAI compatibility: extra_content.google.thought_signature on the first tool call; the next request must send it back (else Gemini's 400)",
+	"no_ids":            "tool calls without an id (the client must generate one and use it on both sides)",
+	"length_cutoff":     "finish_reason \"length\" with the last tool call's arguments cut in half",
+	"litellm_reasoning": "LiteLLM in front of a reasoning model: the reasoning in message.reasoning_content, nothing required back",
+	"strict_history":    "a strict server: a later request whose assistant message carries reasoning_content, reasoning_details or extra_content gets Mistral's 422 extra_forbidden; one whose tool-call arguments are not a JSON object gets vLLM's 400 \"Extra data\"",
 }
 
 // checkTransform validates a "+"-joined transform list.
@@ -70,6 +72,12 @@ func (s *Server) checkEcho(body []byte) (string, int, []byte) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.strict {
+		if name, status, body := strictRefusal(req.Messages); name != "" {
+			s.echoErrs = append(s.echoErrs, fmt.Sprintf("request %d: %s", s.total, name))
+			return name, status, body
+		}
+	}
 	if len(s.echoes) == 0 {
 		return "", 0, nil
 	}
@@ -117,6 +125,66 @@ func (s *Server) checkEcho(body []byte) (string, int, []byte) {
 		}
 	}
 	return "", 0, nil
+}
+
+// MistralExtraForbidden is Mistral's 422 for a field it did not define on a message
+// (testdata/shapes/mistral_422_extra_forbidden_reasoning_content.json, with its source); %d is the message
+// index, %s the field.
+const MistralExtraForbidden = `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","messages",%d,"assistant","%s"],"msg":"Extra inputs are not permitted","input":""}]},"type":"invalid_request_message_error","param":null,"code":null}`
+
+// VLLMExtraData is vLLM's 400 for a replayed tool call whose arguments Python's json cannot read
+// (testdata/shapes/vllm_400_history_arguments_extra_data.json, with its source); %s is json's message.
+const VLLMExtraData = `{"error":{"message":"%s","type":"BadRequestError","param":null,"code":400}}`
+
+// strictRefusal is the refusal of a strict server (transform strict_history) for messages: the refused
+// field's or call's description, the status and body; "" when the messages pass.
+func strictRefusal(msgs []map[string]json.RawMessage) (string, int, []byte) {
+	for i, m := range msgs {
+		var role string
+		_ = json.Unmarshal(m["role"], &role)
+		if role != "assistant" {
+			continue
+		}
+		for _, f := range []string{"reasoning_content", "reasoning_details", "extra_content"} {
+			if _, ok := m[f]; ok {
+				return fmt.Sprintf("strict: messages[%d] carries %s", i, f), 422, []byte(fmt.Sprintf(MistralExtraForbidden, i, f))
+			}
+		}
+		var calls []struct {
+			Function struct {
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(m["tool_calls"], &calls)
+		for j, c := range calls {
+			if msg := pythonJSONError(c.Function.Arguments); msg != "" {
+				return fmt.Sprintf("strict: messages[%d].tool_calls[%d] arguments %q", i, j, c.Function.Arguments), 400,
+					[]byte(fmt.Sprintf(VLLMExtraData, msg))
+			}
+		}
+	}
+	return "", 0, nil
+}
+
+// pythonJSONError is the message Python's json.loads gives for s, as vLLM passes it on ("Extra data: line 1
+// column N (char M)" after a complete object, "Unterminated string starting at: …" for a cut one, "Expecting
+// value: …" otherwise; positions approximate); "" when s is one JSON object.
+func pythonJSONError(s string) string {
+	var v map[string]any
+	if json.Unmarshal([]byte(s), &v) == nil {
+		return ""
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	var first json.RawMessage
+	if dec.Decode(&first) == nil {
+		n := int(dec.InputOffset())
+		return fmt.Sprintf("Extra data: line 1 column %d (char %d)", n+1, n)
+	}
+	if strings.Count(s, `"`)%2 == 1 {
+		i := strings.LastIndex(s, `"`)
+		return fmt.Sprintf("Unterminated string starting at: line 1 column %d (char %d)", i+1, i)
+	}
+	return "Expecting value: line 1 column 1 (char 0)"
 }
 
 // proxy forwards body to the upstream, applies transform to a 200 reply and writes it; it returns the status.
@@ -197,6 +265,12 @@ func (s *Server) apply(t string, m map[string]any, n int) {
 			s.want(calls, echoWant{provider: "deepseek", reasoningContent: true})
 		case "reasoning":
 			msg["reasoning"] = ReasoningText(n)
+		case "litellm_reasoning":
+			msg["reasoning_content"] = ReasoningText(n)
+		case "strict_history":
+			s.mu.Lock()
+			s.strict = true
+			s.mu.Unlock()
 		case "mistral":
 			parts := []any{map[string]any{"type": "thinking", "thinking": []any{
 				map[string]any{"type": "text", "text": ReasoningText(n)}}}}
