@@ -1,41 +1,35 @@
 package stats
 
-// Sequential (anytime-valid) monitoring of paired ablations: a betting
-// confidence sequence for the mean per-unit difference, its anytime-valid p,
-// and the per-variant stops (STATS.md "Sequential ablations").
+// Sequential monitoring of paired ablations (STATS.md "Sequential
+// ablations"): a group-sequential design with a Lan–DeMets
+// O'Brien–Fleming-type spending function (GSDBounds) looked at after every
+// unit, its repeated p-values and repeated confidence intervals, and the
+// per-variant stops. Chosen over betting confidence sequences by the
+// simulation in sequential_study_test.go: at the fixed design's minimum
+// detectable effect the betting sequences kept 0.26–0.66 power where the
+// fixed sign-flip test had 0.76, the group-sequential design within 0.05.
 //
-// The confidence sequence is the hedged capital process of Waudby-Smith &
-// Ramdas 2024, "Estimating means of bounded random variables by betting",
-// JRSS-B 86:1 (arXiv 2010.09686), Theorem 3 and §5.1, with the predictable
-// plug-in bets of its eq. (26), as in the `confseq` package (Howard &
-// Waudby-Smith, betting_cs / lambda_predmix_eb): with X_i = (d_i + 1)/2 in
-// [0, 1] and a candidate mean m,
-//
-//	K⁺_t(m) = Π_{i≤t} (1 + λ⁺_i(m)·(X_i − m)),  K⁻_t(m) = Π_{i≤t} (1 − λ⁻_i(m)·(X_i − m)),
-//	K±_t(m) = ½K⁺_t(m) + ½K⁻_t(m),
-//	λ_i = √(2·log(2/α) / (σ̂²_{i−1}·i·log(1+i))),  λ⁺_i(m) = min(λ_i, c/m),  λ⁻_i(m) = min(λ_i, c/(1−m)),
-//	μ̂_i = (½ + Σ_{j≤i} X_j)/(i + 1),  σ̂²_i = (¼ + Σ_{j≤i} (X_j − μ̂_j)²)/(i + 1),  c = ½.
-//
-// K±(m) is a nonnegative martingale under mean m, so by Ville's inequality
-// the running intersection of {m : K±_t(m) < 1/α} covers the true mean at
-// every t with probability ≥ 1 − α, and 1/max_{s≤t} K±_s(m) is an
-// anytime-valid p of mean m.
+// At look k (units 1 … k, differences d_i in [−1, 1]) the statistic is the
+// self-normalised sum Z_k = Σd_i/√Σd_i², the normal form of the sign-flip
+// statistic (Efron 1969, JASA 64:1278), whose increments are independent
+// under the null of exchangeable arms. The design at level a rejects at look
+// k when |Z_k| ≥ c_k(a) and, as a guard where few units have moved and the
+// normal form overstates the evidence, the exact sign-flip p of the k
+// differences (SignFlip) is below the look's nominal level 2·(1 − Φ(c_k(a))).
 
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// SeqGrid is the number of intervals of the grid of candidate means on which
-// the confidence sequence is tracked: candidate differences −1, −1 + 2/SeqGrid,
-// …, 1 (0 is on it). An interval end is rounded outward to the grid (at most
-// 2/SeqGrid = 0.002 wider), so coverage is never lost to the grid.
-const SeqGrid = 1000
-
-// seqTrunc is c, the truncation of the bets (λ⁺ ≤ c/m, λ⁻ ≤ c/(1−m)):
-// confseq's default trunc_scale.
-const seqTrunc = 0.5
+// SeqMaxLooks bounds the looks of a design: above it, a look is taken every
+// ⌈MaxUnits/SeqMaxLooks⌉ units (and at MaxUnits), which keeps the boundary
+// recursion (quadratic in the looks) to seconds.
+const SeqMaxLooks = 200
 
 // SeqDesign is the design of a sequential ablation: the error rate, the
 // futility margin, and the planned size.
@@ -47,102 +41,139 @@ type SeqDesign struct {
 	// 0 disables futility.
 	MinEffect float64
 	// Variants is the number of variants monitored together (≥ 1): each
-	// confidence sequence is at level 1 − Alpha/Variants (Bonferroni), and
-	// SeqDecide adjusts the efficacy stops by Holm over the variants.
+	// repeated confidence interval is at level 1 − Alpha/Variants
+	// (Bonferroni), and SeqDecide adjusts the efficacy stops by Holm.
 	Variants int
 	// MaxUnits is the planned number of units (tasks or families) per
-	// variant. The betting sequence does not need it (it is valid at any
-	// number of units); planners and reports use it.
+	// variant (≥ 1): the information fraction of look k is k/MaxUnits, and
+	// no unit may be added past it.
 	MaxUnits int
 }
 
-// level returns the confidence sequence's error rate, Alpha/Variants.
-func (d SeqDesign) level() float64 { return d.Alpha / float64(max(1, d.Variants)) }
+// Every returns the units between two looks: 1 up to SeqMaxLooks planned
+// units, else ⌈MaxUnits/SeqMaxLooks⌉.
+func (d SeqDesign) Every() int { return max(1, (d.MaxUnits+SeqMaxLooks-1)/SeqMaxLooks) }
 
-// SeqState is one variant's monitoring state: the capital processes of every
-// candidate mean on the grid, updated unit by unit in the plan's order.
-type SeqState struct {
-	d       SeqDesign
-	n       int
-	sum     float64 // Σ X_i
-	ss      float64 // Σ (X_i − μ̂_i)²
-	logKp   []float64
-	logKm   []float64
-	out     []bool  // candidate excluded at some earlier unit (running intersection)
-	maxLogK float64 // max over units of log K±(½), the null "no difference"
-	lambda  float64 // λ of the next unit (predictable: from units before it)
+// looks returns the number of looks, ⌈MaxUnits/Every⌉.
+func (d SeqDesign) looks() int { e := d.Every(); return (d.MaxUnits + e - 1) / e }
+
+// Levels returns the ladder of levels whose designs every SeqState tracks,
+// ascending: Alpha/j for j = 1 … Variants (Holm's thresholds), and
+// Alpha/1000, Alpha/100, Alpha/10, 0.1, 0.2 and 0.5 when not above them
+// (the values SeqLook.P is rounded up to).
+func (d SeqDesign) Levels() []float64 {
+	var out []float64
+	for j := 1; j <= max(1, d.Variants); j++ {
+		out = append(out, d.Alpha/float64(j))
+	}
+	for _, l := range []float64{d.Alpha / 1000, d.Alpha / 100, d.Alpha / 10, 0.1, 0.2, 0.5} {
+		if l > d.Alpha || l < d.Alpha/float64(max(1, d.Variants)) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
-// NewSeq returns an empty monitoring state for design d. It panics when
-// d.Alpha is outside (0, 1), d.Variants < 1 or d.MinEffect outside [0, 1).
+// level returns the repeated confidence interval's error rate, Alpha/Variants.
+func (d SeqDesign) level() float64 { return d.Alpha / float64(max(1, d.Variants)) }
+
+// SeqState is one variant's monitoring state, updated unit by unit in the
+// plan's order.
+type SeqState struct {
+	d        SeqDesign
+	levels   []float64   // d.Levels()
+	bounds   [][]float64 // GSDBounds of each level
+	ci       []float64   // GSDBounds at the interval's level
+	diffs    []float64
+	s1, s2   float64
+	crossed  int // index into levels of the smallest level rejected so far, len(levels) if none
+	lo, hi   float64
+	lookedAt int // units at the latest look
+}
+
+// NewSeq returns an empty monitoring state for design d (the boundaries of
+// every level of d.Levels are computed, or taken from the cache). It panics
+// when d.Alpha is outside (0, 1), d.Variants < 1, d.MaxUnits < 1 or
+// d.MinEffect outside [0, 1).
 func NewSeq(d SeqDesign) *SeqState {
-	if !(d.Alpha > 0 && d.Alpha < 1) || d.Variants < 1 || !(d.MinEffect >= 0 && d.MinEffect < 1) {
-		panic(fmt.Sprintf("stats.NewSeq: invalid design alpha=%v variants=%d min_effect=%v", d.Alpha, d.Variants, d.MinEffect))
+	if !(d.Alpha > 0 && d.Alpha < 1) || d.Variants < 1 || d.MaxUnits < 1 || !(d.MinEffect >= 0 && d.MinEffect < 1) {
+		panic(fmt.Sprintf("stats.NewSeq: invalid design alpha=%v variants=%d max_units=%d min_effect=%v",
+			d.Alpha, d.Variants, d.MaxUnits, d.MinEffect))
 	}
-	s := &SeqState{d: d, logKp: make([]float64, SeqGrid+1), logKm: make([]float64, SeqGrid+1),
-		out: make([]bool, SeqGrid+1)}
-	s.lambda = s.nextLambda()
+	s := &SeqState{d: d, levels: d.Levels(), lo: -1, hi: 1}
+	for _, l := range s.levels {
+		s.bounds = append(s.bounds, GSDBounds(l, d.looks()))
+	}
+	s.ci = GSDBounds(d.level(), d.looks())
+	s.crossed = len(s.levels)
 	return s
 }
 
-// nextLambda is λ_{n+1} of the plug-in rule from the n units seen.
-func (s *SeqState) nextLambda() float64 {
-	t := float64(s.n + 1)
-	sigma2 := (0.25 + s.ss) / t // σ̂²_n with one fake observation
-	return math.Sqrt(2 * math.Log(2/s.d.level()) / (sigma2 * t * math.Log1p(t)))
-}
-
 // Add records one unit's mean paired difference (variant − baseline), in
-// [−1, 1]. It panics when diff is outside [−1, 1] or NaN.
+// [−1, 1], and takes a look when the unit is one (every d.Every() units and
+// at MaxUnits). It panics when diff is outside [−1, 1] or NaN, or past
+// MaxUnits units.
 func (s *SeqState) Add(diff float64) {
 	if !(diff >= -1 && diff <= 1) {
 		panic(fmt.Sprintf("stats.SeqState.Add: difference %v outside [-1, 1]", diff))
 	}
-	x := (diff + 1) / 2
-	lam := s.lambda
-	thr := math.Log(1 / s.d.level())
-	alive, least, leastK := false, SeqGrid/2, math.Inf(1)
-	for i := range s.logKp {
-		if s.out[i] && i != SeqGrid/2 {
-			continue // excluded for good: its capital is no longer needed
-		}
-		m := float64(i) / SeqGrid
-		lp, lm := lam, lam
-		if m > 0 {
-			lp = math.Min(lam, seqTrunc/m)
-		}
-		if m < 1 {
-			lm = math.Min(lam, seqTrunc/(1-m))
-		}
-		s.logKp[i] += math.Log1p(lp * (x - m))
-		s.logKm[i] += math.Log1p(-lm * (x - m))
-		k := hedged(s.logKp[i], s.logKm[i])
-		if !s.out[i] && k < leastK {
-			least, leastK = i, k
-		}
-		if k >= thr {
-			s.out[i] = true
-		} else if !s.out[i] {
-			alive = true
-		}
+	if len(s.diffs) >= s.d.MaxUnits {
+		panic(fmt.Sprintf("stats.SeqState.Add: unit %d past the design's %d", len(s.diffs)+1, s.d.MaxUnits))
 	}
-	if !alive {
-		// Every candidate excluded (a miss of the sequence, probability ≤ α):
-		// keep the one of least capital, so the interval is a point.
-		s.out[least] = false
+	s.diffs = append(s.diffs, diff)
+	s.s1 += diff
+	s.s2 += diff * diff
+	n := len(s.diffs)
+	if n%s.d.Every() != 0 && n != s.d.MaxUnits {
+		return
 	}
-	s.maxLogK = math.Max(s.maxLogK, hedged(s.logKp[SeqGrid/2], s.logKm[SeqGrid/2]))
-	s.n++
-	s.sum += x
-	mu := (0.5 + s.sum) / float64(s.n+1)
-	s.ss += (x - mu) * (x - mu)
-	s.lambda = s.nextLambda()
+	s.look(min(s.d.looks(), (n+s.d.Every()-1)/s.d.Every()) - 1)
 }
 
-// hedged returns log(½e^a + ½e^b), the log of the hedged capital.
-func hedged(a, b float64) float64 {
-	hi, lo := math.Max(a, b), math.Min(a, b)
-	return hi + math.Log1p(math.Exp(lo-hi)) - math.Ln2
+// look updates the repeated p and interval at look index k.
+func (s *SeqState) look(k int) {
+	n := len(s.diffs)
+	s.lookedAt = n
+	z := 0.0
+	if s.s2 > 0 {
+		z = math.Abs(s.s1) / math.Sqrt(s.s2)
+	}
+	exact := math.NaN() // the sign-flip p, computed only when a boundary is crossed
+	for i := s.crossed - 1; i >= 0; i-- {
+		c := s.bounds[i][k]
+		if z < c {
+			continue // smaller levels have higher boundaries
+		}
+		if math.IsNaN(exact) {
+			exact, _ = SignFlip(s.diffs, DefaultSignFlipMaxExact, seqSignFlipSamples, DefaultSignFlipSeed)
+		}
+		if exact < 2*distuv.UnitNormal.Survival(c) {
+			s.crossed = i
+		}
+	}
+	lo, hi := seqInterval(float64(n), s.s1, s.s2, s.ci[k])
+	s.lo, s.hi = math.Max(s.lo, lo), math.Min(s.hi, hi)
+	if s.lo > s.hi {
+		// Disjoint with an earlier look's (probability ≤ the level): keep the latest.
+		s.lo, s.hi = lo, hi
+	}
+}
+
+// seqSignFlipSamples is the number of random flips of the guard's sign-flip p
+// when the differences are off any lattice and too many to enumerate.
+const seqSignFlipSamples = 20000
+
+// seqInterval is the repeated confidence interval at boundary c after n
+// units with S1 = Σd, S2 = Σd²: AdjustedInterval's Laplace-adjusted Wald
+// interval (one pseudo-unit at +1 and one at −1) with c for z, which is
+// never a point when the differences have no spread (a self-normalised or t
+// interval is, e.g. every unit at −1).
+func seqInterval(n, s1, s2, c float64) (float64, float64) {
+	n += 2
+	m := s1 / n
+	half := c * math.Sqrt(math.Max(0, (s2+2)/n-m*m)/n)
+	return math.Max(-1, m-half), math.Min(1, m+half)
 }
 
 // SeqLook is a variant's state after its latest unit.
@@ -151,35 +182,32 @@ type SeqLook struct {
 	N int
 	// Mean is the mean paired difference so far (0 with no unit).
 	Mean float64
-	// P is the anytime-valid two-sided p of "no difference" (unadjusted):
-	// 1/max_{s≤N} K±_s(0), capped at 1, non-increasing in N.
+	// P is the repeated p-value (unadjusted, two-sided) rounded up to the
+	// design's ladder (SeqDesign.Levels): the smallest level whose design
+	// has rejected "no difference" at some look so far, 1 if none. It is
+	// non-increasing in N, and P ≤ a happens by the end with probability
+	// ≤ a under the null for every ladder level a (Jennison & Turnbull 1989,
+	// JRSS-B 51:305 §5), which is what Holm needs.
 	P float64
-	// Lo, Hi is the anytime-valid confidence sequence for the mean
-	// difference at level 1 − Alpha/Variants (running intersection, rounded
-	// outward to the grid), within [−1, 1].
+	// Lo, Hi is the repeated confidence interval for the mean difference
+	// at level 1 − Alpha/Variants (Jennison & Turnbull 1989): the adjusted
+	// Wald interval (AdjustedInterval) with the look's boundary c_k for z,
+	// meant to cover the true mean at every look simultaneously with that
+	// probability (CALIBRATION.md measures it); running intersection over
+	// looks, within [−1, 1].
 	Lo, Hi float64
 }
 
-// Look returns the variant's current look.
+// Look returns the variant's current look (P, Lo and Hi as of its latest
+// look, which is its latest unit unless looks are spaced).
 func (s *SeqState) Look() SeqLook {
-	l := SeqLook{N: s.n, P: math.Min(1, math.Exp(-s.maxLogK)), Lo: -1, Hi: 1}
-	if s.n == 0 {
-		return l
+	l := SeqLook{N: len(s.diffs), P: 1, Lo: s.lo, Hi: s.hi}
+	if s.crossed < len(s.levels) {
+		l.P = s.levels[s.crossed]
 	}
-	l.Mean = 2*s.sum/float64(s.n) - 1
-	first, last := -1, -1
-	for i, o := range s.out {
-		if !o {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
+	if l.N > 0 {
+		l.Mean = s.s1 / float64(l.N)
 	}
-	// Outward to the excluded neighbours: the set is an interval (K± is
-	// quasiconvex in m), its true ends lie between grid points.
-	l.Lo = 2*float64(max(0, first-1))/SeqGrid - 1
-	l.Hi = 2*float64(min(SeqGrid, last+1))/SeqGrid - 1
 	return l
 }
 
@@ -195,23 +223,23 @@ const (
 	// SeqBetter: efficacy stop, the variant passes more often.
 	SeqBetter SeqStop = "better"
 	// SeqFutile: futility stop, the variant does not drop the pass rate by
-	// MinEffect or more (its confidence sequence lies above −MinEffect).
+	// MinEffect or more (its repeated interval lies above −MinEffect).
 	SeqFutile SeqStop = "futile"
 )
 
 // SeqDecide gives each variant's stop from its latest look (looks[i] of
 // variant i), adjusted across the len(looks) variants by Holm's step-down
-// over the anytime-valid p's (Holm 1979, Scand J Stat 6:65): sorted
+// over the repeated p-values (Holm 1979, Scand J Stat 6:65): sorted
 // ascending, p_(k) is rejected while p_(j) < Alpha/(V − j + 1) for every
-// j ≤ k. Holm needs only each p to be valid, which an anytime-valid p is at
-// any stopping time, and a p that only falls keeps an earlier rejection,
-// so decisions persist as units arrive. A rejected variant is SeqWorse or
+// j ≤ k; those thresholds are on the ladder, so the rounding of P costs
+// nothing here. Holm needs only each p to be valid, which a repeated p is at
+// any stopping time, and a p that only falls keeps an earlier rejection, so
+// decisions persist as units arrive. A rejected variant is SeqWorse or
 // SeqBetter by the sign of its mean. A variant not rejected is SeqFutile
-// when d.MinEffect > 0 and its confidence sequence excludes every drop of
-// MinEffect or more (Lo > −MinEffect): only the worse side, since an
-// ablation looks for harm; a variant that may be better by any amount is
-// still futile in this sense. Otherwise SeqUndecided, as is a look with no
-// unit.
+// when d.MinEffect > 0 and its repeated interval excludes every drop of
+// MinEffect or more (Lo > −MinEffect): only the worse side is tested, since
+// an ablation looks for harm, so a variant that may be better by any amount
+// is futile in this sense. Otherwise SeqUndecided, as is a look with no unit.
 func SeqDecide(d SeqDesign, looks []SeqLook) []SeqStop {
 	out := make([]SeqStop, len(looks))
 	idx := make([]int, len(looks))
@@ -221,7 +249,8 @@ func SeqDecide(d SeqDesign, looks []SeqLook) []SeqStop {
 	sort.SliceStable(idx, func(a, b int) bool { return looks[idx[a]].P < looks[idx[b]].P })
 	for k, i := range idx {
 		l := looks[i]
-		if l.N == 0 || !(l.P < d.Alpha/float64(len(looks)-k)) {
+		// The thresholds of the ladder: a P equal to one has rejected at it.
+		if l.N == 0 || !(l.P <= d.Alpha/float64(len(looks)-k)*(1+1e-12)) {
 			break
 		}
 		out[i] = SeqBetter

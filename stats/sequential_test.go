@@ -43,7 +43,7 @@ func TestSeqLookBasics(t *testing.T) {
 		prevP, prevLo, prevHi = l.P, l.Lo, l.Hi
 	}
 	l := s.Look()
-	if l.N != 40 || l.Mean != -1 || l.P >= 1e-6 || l.Hi > -0.6 || l.Lo != -1 {
+	if l.N != 40 || l.Mean != -1 || l.P != d.Alpha/1000 || l.Hi > -0.8 || l.Lo != -1 {
 		t.Fatalf("40 units of −1: %+v", l)
 	}
 	// Efficacy is reached after a handful of −1 units, not at the end.
@@ -55,8 +55,8 @@ func TestSeqLookBasics(t *testing.T) {
 			first = i
 		}
 	}
-	if first < 3 || first > 10 {
-		t.Fatalf("all-broken variant decided worse at unit %d, want 3–10", first)
+	if first < 10 || first > 16 {
+		t.Fatalf("all-broken variant decided worse at unit %d, want 10–16 (O'Brien–Fleming spends little early)", first)
 	}
 }
 
