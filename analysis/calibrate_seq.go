@@ -122,6 +122,11 @@ type SeqCalResult struct {
 	// Saved2 is 1 − mean attempts / fixed attempts at a drop of 2·MDE (one
 	// variant), PowerSeq2 the share stopped "worse" there.
 	Saved2, PowerSeq2 float64
+	// With the futility margin MinEffect = MDE: WrongFutile is the share of
+	// runs at a true drop of MDE decided futile ("no drop of MDE or more",
+	// an error), FutileAA the share of A/A runs decided futile (right) and
+	// SavedAA the attempts those A/A runs saved.
+	WrongFutile, FutileAA, SavedAA float64
 }
 
 // CalibrateSequential simulates one setting at alpha: runs A/A runs of one
@@ -160,6 +165,7 @@ func CalibrateSequential(s SeqCalSetting, runs int, alpha float64, seed uint64) 
 			saved += 1 - float64(o.attempts)/float64(o.fixedAttempts)
 		}
 		r.Saved2 = saved / float64(runs)
+		calFutility(&r, s, rng, alpha)
 	}
 	n := float64(max(1, runs))
 	r.FalseStop /= n
@@ -170,6 +176,27 @@ func CalibrateSequential(s SeqCalSetting, runs int, alpha float64, seed uint64) 
 	r.CoverMDE /= n
 	r.PowerSeq2 /= n
 	return r
+}
+
+// calFutility fills the futility columns of r: runs at a drop of r.MDE and
+// A/A runs, with the margin MinEffect = r.MDE.
+func calFutility(r *SeqCalResult, s SeqCalSetting, rng *rand.Rand, alpha float64) {
+	if r.MDE >= 1 {
+		return
+	}
+	fut := stats.SeqDesign{Alpha: alpha, MinEffect: r.MDE, Variants: 1, MaxUnits: s.units()}
+	saved := 0.0
+	for range r.Runs {
+		o := monitor(fut, s.draw(rng, 1, -r.MDE))
+		r.WrongFutile += b2f(o.stop[0] == stats.SeqFutile)
+		o = monitor(fut, s.draw(rng, 1, 0))
+		r.FutileAA += b2f(o.stop[0] == stats.SeqFutile)
+		saved += 1 - float64(o.attempts)/float64(o.fixedAttempts)
+	}
+	n := float64(max(1, r.Runs))
+	r.WrongFutile /= n
+	r.FutileAA /= n
+	r.SavedAA = saved / n
 }
 
 // Bounds of the sequential calibration.
@@ -204,11 +231,14 @@ func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took 
 		"at every one of the planned looks; `MDE`: the fixed design's minimum detectable drop at power 0.8 " +
 		"(`bench power`); `power seq` / `power fixed`: share of runs at a drop of MDE decided worse by the planned " +
 		"units / rejected by the fixed sign-flip test on the same draws; `saved 2×MDE`: mean share of the fixed design's " +
-		"attempts not run at a drop of 2·MDE (power seq there in brackets).\n")
-	fmt.Fprintf(&b, "- Bounds: false stop and FWER 7 ≤ %.2g, coverage ≥ %.2f, power fixed − power seq ≤ %.2f, saved ≥ %.2f; "+
+		"attempts not run at a drop of 2·MDE (power seq there in brackets); with the futility margin set to the MDE: " +
+		"`wrong futile` = share of runs at a true drop of MDE decided \"no drop of MDE or more\", `futile A/A` = share " +
+		"of A/A runs decided so, with the attempts they saved in brackets.\n")
+	fmt.Fprintf(&b, "- Bounds: false stop, FWER 7 and wrong futile ≤ %.2g, coverage ≥ %.2f, power fixed − power seq ≤ %.2f, saved ≥ %.2f; "+
 		"✗ = missed by more than 1.96 binomial SEs.\n\n", alpha, SeqBoundCoverage, SeqBoundPower, SeqBoundSaved)
-	b.WriteString("| setting | runs | false stop | FWER 7 | cov A/A | cov MDE | MDE | power seq | power fixed | saved 2×MDE |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| setting | runs | false stop | FWER 7 | cov A/A | cov MDE | MDE | power seq | power fixed | saved 2×MDE | " +
+		"wrong futile | futile A/A |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var misses []string
 	for _, r := range res {
 		chk := func(name string, x float64, bad bool) string {
@@ -227,7 +257,9 @@ func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took 
 			fmt.Sprintf("%.3f", r.MDE),
 			chk("power seq", r.PowerSeq, r.PowerFixed-r.PowerSeq > SeqBoundPower+binomSlack(r.PowerFixed, n)),
 			fmt.Sprintf("%.3f", r.PowerFixed),
-			chk("saved 2×MDE", r.Saved2, r.Saved2 < SeqBoundSaved-0.01) + fmt.Sprintf(" (%.3f)", r.PowerSeq2)}
+			chk("saved 2×MDE", r.Saved2, r.Saved2 < SeqBoundSaved-0.01) + fmt.Sprintf(" (%.3f)", r.PowerSeq2),
+			chk("wrong futile", r.WrongFutile, r.WrongFutile > alpha+binomSlack(alpha, n)),
+			fmt.Sprintf("%.3f (%.3f)", r.FutileAA, r.SavedAA)}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	b.WriteString("\n### Sequential bounds missed\n\n")

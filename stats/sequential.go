@@ -94,8 +94,9 @@ type SeqState struct {
 	lo, hi  float64
 }
 
-// NewSeq returns an empty monitoring state for design d (the boundaries of
-// every level of d.Levels are computed, or taken from the cache). It panics
+// NewSeq returns an empty monitoring state for design d (the boundaries at
+// the interval's level are computed, or taken from GSDBounds' cache; those of
+// the other levels when a look first needs them). It panics
 // when d.Alpha is outside (0, 1), d.Variants < 1, d.MaxUnits < 1 or
 // d.MinEffect outside [0, 1).
 func NewSeq(d SeqDesign) *SeqState {
@@ -104,9 +105,7 @@ func NewSeq(d SeqDesign) *SeqState {
 			d.Alpha, d.Variants, d.MaxUnits, d.MinEffect))
 	}
 	s := &SeqState{d: d, levels: d.Levels(), lo: -1, hi: 1}
-	for _, l := range s.levels {
-		s.bounds = append(s.bounds, GSDBounds(l, d.looks()))
-	}
+	s.bounds = make([][]float64, len(s.levels))
 	s.ci = GSDBounds(d.level(), d.looks())
 	s.crossed = len(s.levels)
 	return s
@@ -142,8 +141,10 @@ func (s *SeqState) look(k int) {
 	}
 	exact := math.NaN() // the sign-flip p, computed only when a boundary is crossed
 	for i := s.crossed - 1; i >= 0; i-- {
-		c := s.bounds[i][k]
-		if z < c {
+		if s.bounds[i] == nil {
+			s.bounds[i] = GSDBounds(s.levels[i], s.d.looks())
+		}
+		if z < s.bounds[i][k] {
 			break // smaller levels have higher boundaries
 		}
 		if math.IsNaN(exact) {
@@ -232,8 +233,8 @@ const (
 // variant i), adjusted across the len(looks) variants by Holm's step-down
 // over the repeated p-values (Holm 1979, Scand J Stat 6:65): sorted
 // ascending, p_(k) is rejected while p_(j) < Alpha/(V − j + 1) for every
-// j ≤ k; those thresholds are on the ladder, so the rounding of P costs
-// nothing here. Holm needs only each p to be valid, which a repeated p is at
+// j ≤ k; those thresholds are on the ladder when len(looks) is d.Variants
+// (the design's), so the rounding of P costs nothing here. Holm needs only each p to be valid, which a repeated p is at
 // any stopping time, and a p that only falls keeps an earlier rejection, so
 // decisions persist as units arrive. A rejected variant is SeqWorse or
 // SeqBetter by the sign of its mean. A variant not rejected is SeqFutile
