@@ -79,3 +79,28 @@ func TestSeqCalibrationMarkdownFlagsMisses(t *testing.T) {
 		t.Errorf("a saving above the bound flagged:\n%s", md)
 	}
 }
+
+// PlanSequential: a large drop saves attempts and is decided worse; with no effect the power column counts false
+// stops either way; the decisions' shares add up to 1.
+func TestPlanSequential(t *testing.T) {
+	d := Design{Rates: []float64{1, 1, 0.9, 0.8, 0.7, 1, 0.95, 0.85, 0.9, 1, 1, 0.8, 0.9, 1, 0.75, 0.9, 1, 0.85, 1, 0.9},
+		Rep: 2, Model: ModelSameSeed, Share: 0.8}
+	seq := stats.SeqDesign{Alpha: 0.05, Variants: 2}
+	p := PlanSequential(d, PlanBaseline{Mix: "test"}, seq, -0.6, 30, 1)
+	if p.Seq.MaxUnits != 20 || p.FixedAttempts != 3*20*2 || p.MaxAttempts != p.FixedAttempts {
+		t.Fatalf("sizes: %+v", p)
+	}
+	if p.ExpectedAttempts >= 0.8*float64(p.FixedAttempts) || p.PowerSeq < 0.9 || p.Worse != p.PowerSeq {
+		t.Errorf("a 60-point drop: expected %.0f of %d attempts, power %.3f, worse %.3f", p.ExpectedAttempts,
+			p.FixedAttempts, p.PowerSeq, p.Worse)
+	}
+	a := PlanSequential(d, PlanBaseline{Mix: "test"}, seq, 0, 30, 1)
+	if a.PowerSeq != a.Worse+a.Better || a.PowerSeq > 0.2 {
+		t.Errorf("A/A: false stops %.3f, worse %.3f, better %.3f", a.PowerSeq, a.Worse, a.Better)
+	}
+	for _, x := range []SeqPlan{p, a} {
+		if s := x.Worse + x.Better + x.Futile + x.Undecided; math.Abs(s-1) > 1e-9 {
+			t.Errorf("decision shares add to %v", s)
+		}
+	}
+}

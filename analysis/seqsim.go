@@ -185,8 +185,9 @@ type SeqPlan struct {
 	ExpectedUnits float64
 	// Worse, Better, Futile and Undecided are the shares of the variants'
 	// sequential decisions; PowerSeq the share decided in Effect's
-	// direction, PowerFixed the fixed design's on the same draws (Holm over
-	// the variants' sign-flip p's at Alpha).
+	// direction (with Effect 0, decided either way: the false stops),
+	// PowerFixed the fixed design's on the same draws (Holm over the
+	// variants' sign-flip p's at Alpha).
 	Worse, Better, Futile, Undecided float64
 	PowerSeq, PowerFixed             float64
 }
@@ -227,8 +228,8 @@ func PlanSequential(d Design, baseline PlanBaseline, seq stats.SeqDesign, effect
 			default:
 				p.Undecided++
 			}
-			p.PowerSeq += b2f(st == seqDirection(effect))
-			p.PowerFixed += b2f(o.fixed[i] == seqDirection(effect))
+			p.PowerSeq += b2f(seqHit(st, effect))
+			p.PowerFixed += b2f(seqHit(o.fixed[i], effect))
 		}
 	}
 	p.ExpectedAttempts /= float64(sims)
@@ -239,12 +240,17 @@ func PlanSequential(d Design, baseline PlanBaseline, seq stats.SeqDesign, effect
 	return p
 }
 
-// seqDirection is the efficacy stop in the direction of a change.
-func seqDirection(effect float64) stats.SeqStop {
-	if effect < 0 {
-		return stats.SeqWorse
+// seqHit is whether a decision is an efficacy stop in the direction of a
+// change: "worse" for a drop, "better" for a rise, either for none (A/A,
+// where it is a false stop).
+func seqHit(st stats.SeqStop, effect float64) bool {
+	switch {
+	case effect < 0:
+		return st == stats.SeqWorse
+	case effect > 0:
+		return st == stats.SeqBetter
 	}
-	return stats.SeqBetter
+	return st == stats.SeqWorse || st == stats.SeqBetter
 }
 
 // quantileInt returns the q-quantile of x (the smallest value with at least

@@ -34,11 +34,14 @@ func SeqPowerPlan(w io.Writer, p analysis.SeqPlan) error {
 		100*(1-p.ExpectedAttempts/float64(max(1, p.FixedAttempts)))))
 	add("attempts, 90th percentile", fmt.Sprint(p.FixedAttempts), fmt.Sprint(p.P90Attempts))
 	add("units per variant, expected", fmt.Sprint(p.Seq.MaxUnits), fmt.Sprintf("%.1f", p.ExpectedUnits))
-	dir := "worse"
-	if p.Effect > 0 {
-		dir = "better"
+	label := "power (decided worse)"
+	switch {
+	case p.Effect > 0:
+		label = "power (decided better)"
+	case p.Effect == 0:
+		label = "false efficacy stops (no effect)"
 	}
-	add("power (decided "+dir+")", fmt.Sprintf("%.3f", p.PowerFixed), fmt.Sprintf("%.3f", p.PowerSeq))
+	add(label, fmt.Sprintf("%.3f", p.PowerFixed), fmt.Sprintf("%.3f", p.PowerSeq))
 	if err := t.Render(w); err != nil {
 		return err
 	}
