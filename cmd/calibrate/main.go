@@ -7,11 +7,13 @@
 // 100,016-attempt speed case. With -only clustered it runs only the
 // clustered designs (analysis.ClusterSettings) and replaces that section of
 // the existing -out file; -only judge likewise the judge-corrected pass rates
-// (analysis.JudgeCalSettings).
+// (analysis.JudgeCalSettings), -only sequential the sequential ablations'
+// section (analysis.SeqSettings).
 //
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400 -only clustered
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 2000 -only judge
+//	go run ./cmd/calibrate -out CALIBRATION.md -runs 400 -only sequential
 //	go run ./cmd/calibrate -write-run /tmp/run100k -tasks 1786 -reps 7 -arms 8
 package main
 
@@ -39,16 +41,18 @@ func main() {
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
-	only := flag.String("only", "", "run only one section: clustered or judge (written into -out's section), or the cost calibration of one model, printed: tokens or counts")
+	only := flag.String("only", "", "run only one section: clustered, judge or sequential (written into -out's section), or the cost calibration of one model, printed: tokens or counts")
 	flag.Parse()
 	var err error
 	switch {
 	case *writeRun != "":
 		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
 	case *only == "clustered":
-		err = calibrateClustered(*out, *runs, *seed)
+		err = writeSection(*out, analysis.ClusterSectionHeading, clusteredSection(*runs, *seed, onlyCmd("clustered", *runs, *seed)))
 	case *only == "judge":
-		err = calibrateJudge(*out, *runs, *seed)
+		err = writeSection(*out, analysis.JudgeCalSectionHeading, judgeSection(*runs, *seed, onlyCmd("judge", *runs, *seed)))
+	case *only == "sequential":
+		err = writeSection(*out, analysis.SeqSectionHeading, sequentialSection(*runs, *seed, onlyCmd("sequential", *runs, *seed)))
 	case *only != "":
 		var md string
 		if md, err = costCalibration(*only, *runs, *seed); err == nil {
@@ -85,6 +89,7 @@ func calibrate(out string, runs int, seed uint64) error {
 		}
 		md += cost
 	}
+	md += "\n" + sequentialSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed))
 	return os.WriteFile(out, []byte(md), 0o644)
 }
 
@@ -92,7 +97,7 @@ func calibrate(out string, runs int, seed uint64) error {
 // returns its CALIBRATION.md section.
 func costCalibration(model string, runs int, seed uint64) (string, error) {
 	if model != analysis.CostModelTokens && model != analysis.CostModelCounts {
-		return "", fmt.Errorf("-only %q: clustered, tokens or counts", model)
+		return "", fmt.Errorf("-only %q: clustered, judge, sequential, tokens or counts", model)
 	}
 	start := time.Now()
 	var cost []analysis.CostCalResult
@@ -124,18 +129,6 @@ func clusteredSection(runs int, seed uint64, cmd string) string {
 	return analysis.ClusterCalibrationMarkdown(res, cmd, time.Since(start))
 }
 
-// calibrateClustered runs the clustered designs only and writes their
-// section into out, replacing the section of that heading (up to the next
-// "## " heading) or, when out has none, appending it.
-func calibrateClustered(out string, runs int, seed uint64) error {
-	old, err := os.ReadFile(out)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	sec := clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only clustered -runs %d -seed %d", runs, seed))
-	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.ClusterSectionHeading, sec)), 0o644)
-}
-
 // judgeSection runs every judge-error setting (setting i from seed + i) and renders the section; cmd is the
 // command named in it.
 func judgeSection(runs int, seed uint64, cmd string) string {
@@ -149,14 +142,31 @@ func judgeSection(runs int, seed uint64, cmd string) string {
 	return analysis.JudgeCalibrationMarkdown(res, cmd, time.Since(start))
 }
 
-// calibrateJudge runs the judge-error settings only and writes their section into out (spliceSection).
-func calibrateJudge(out string, runs int, seed uint64) error {
+// sequentialSection runs every sequential setting (setting i from seed + i)
+// and renders the section; cmd is the command named in it.
+func sequentialSection(runs int, seed uint64, cmd string) string {
+	start := time.Now()
+	var res []analysis.SeqCalResult
+	for i, s := range analysis.SeqSettings() {
+		t0 := time.Now()
+		res = append(res, analysis.CalibrateSequential(s, runs, 0.05, seed+uint64(i)))
+		fmt.Fprintf(os.Stderr, "sequential %-22s %v\n", s, time.Since(t0).Round(time.Millisecond))
+	}
+	return analysis.SeqCalibrationMarkdown(res, 0.05, cmd, time.Since(start))
+}
+
+// onlyCmd is the command a section made with -only names.
+func onlyCmd(only string, runs int, seed uint64) string {
+	return fmt.Sprintf("go run ./cmd/calibrate -only %s -runs %d -seed %d", only, runs, seed)
+}
+
+// writeSection writes sec into out in place of the section of that heading (spliceSection), keeping the rest.
+func writeSection(out, heading, sec string) error {
 	old, err := os.ReadFile(out)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	sec := judgeSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only judge -runs %d -seed %d", runs, seed))
-	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.JudgeCalSectionHeading, sec)), 0o644)
+	return os.WriteFile(out, []byte(spliceSection(string(old), heading, sec)), 0o644)
 }
 
 // spliceSection returns doc with the section that starts at the line
