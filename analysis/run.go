@@ -35,6 +35,18 @@ func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, e
 	}
 	a := Analyze(recs, in)
 	a.LabelModels(run.Manifest.Plan.Variants)
+	if run.Manifest.Plan.Ablation.Sequential != nil {
+		rule, err := NewSeqRule(run.Manifest.Plan, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", run.Dir, err)
+		}
+		budget := ""
+		if s := run.Manifest.Summary; s != nil {
+			budget = s.Budget
+		}
+		a.Sequential = rule.Result(recs, budget)
+		a.Warnings = append(seqWarnings(a.Sequential), a.Warnings...)
+	}
 	return a, recs, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestManifestSummaryKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Summary == nil || *got.Summary != *m.Summary {
+	if got.Summary == nil || !reflect.DeepEqual(*got.Summary, *m.Summary) {
 		t.Errorf("old summary keys read as %+v, want %+v", got.Summary, m.Summary)
 	}
 }
