@@ -69,7 +69,7 @@ func NewSeqRule(p results.Plan, keep func(pairID string) bool) (*SeqRule, error)
 }
 
 // SeqDecision is one monitored variant's state at the last look: its stop ("" undecided), the unit it was
-// decided at (1-based, of the design's units; 0 undecided) and its look then (the anytime-valid interval and
+// decided at (1-based, of the design's units; 0 undecided) and its look then (the repeated interval and
 // p of the mean paired difference, over N units).
 type SeqDecision struct {
 	Variant string

@@ -15,7 +15,7 @@ const (
 	// result.
 	WarnSeqFixedP WarningKind = "sequential_fixed_p"
 	// WarnSeqBudget: the run stopped on a budget (Budget: results.BudgetCost or BudgetAttempts) before every
-	// variant was decided; the anytime-valid intervals and decisions hold at that stop.
+	// variant was decided; the repeated intervals and decisions hold at that stop.
 	WarnSeqBudget WarningKind = "sequential_budget"
 )
 

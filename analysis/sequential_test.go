@@ -44,18 +44,27 @@ func seqRec(p results.Plan, variant, task string, pass bool) results.Attempt {
 // rule does not skip it given the records so far; outcome says whether an attempt passes. It returns the final
 // records in the order they were recorded.
 func simulate(t *testing.T, p results.Plan, outcome func(variant, task string) bool) []results.Attempt {
+	return resume(t, p, outcome, nil, 0)
+}
+
+// resume is simulate continued from the records prior (an earlier invocation's), stopping after limit new
+// records (0: none), as a run killed there.
+func resume(t *testing.T, p results.Plan, outcome func(variant, task string) bool, prior []results.Attempt, limit int) []results.Attempt {
 	t.Helper()
 	rule, err := analysis.NewSeqRule(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	latest := map[string]results.Attempt{}
-	var out []results.Attempt
+	latest := latestOf(prior)
+	out := slices.Clone(prior)
 	for _, u := range p.Ablation.Sequential.Units {
 		for _, task := range u.Tasks {
 			for _, v := range p.VariantNames() {
 				r := seqRec(p, v, task, outcome(v, task))
-				if _, skip := rule.Skips(latest)[r.AttemptID]; skip {
+				if _, done := latest[r.AttemptID]; done {
+					continue
+				}
+				if _, skip := rule.Skips(latest)[r.AttemptID]; skip || limit > 0 && len(out)-len(prior) >= limit {
 					continue
 				}
 				latest[r.AttemptID] = r
@@ -122,6 +131,13 @@ func TestSeqRuleDeterministicAndInPlanOrder(t *testing.T) {
 		if got := rule.Result(shuffled, ""); !reflect.DeepEqual(got, want) {
 			t.Fatalf("order %d: %+v, want %+v", seed, got, want)
 		}
+	}
+	// Killed after 20 records, 3 of them lost in flight, then resumed: the same records and decisions.
+	killed := resume(t, p, func(v, _ string) bool { return v != "bad" }, nil, 23)
+	killed = slices.Delete(killed, 10, 13)
+	resumed := resume(t, p, func(v, _ string) bool { return v != "bad" }, killed, 0)
+	if got := rule.Result(resumed, ""); len(resumed) != len(recs) || !reflect.DeepEqual(got, want) {
+		t.Errorf("killed and resumed: %d records, %+v; uninterrupted: %d, %+v", len(resumed), got, len(recs), want)
 	}
 	// Remove the baseline's record of unit 2: the looks stop after unit 1, nothing is decided, and only the
 	// attempts of no arm are skipped (every arm is still needed).

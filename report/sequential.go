@@ -30,9 +30,10 @@ func SeqStopText(s stats.SeqStop, minEffect float64) string {
 func SeqHeader(a *analysis.Analysis) string {
 	s := a.Sequential
 	unit := cmpOrUnit(a.ClusterUnit)
-	h := fmt.Sprintf("Sequential: each variant tested after every %s in the plan's order (anytime-valid confidence "+
-		"sequence of the mean paired Δ, α = %s across the variants by Holm, futility at a drop of %s pts); looks "+
-		"reached %s %d of %d.", unit, stats.FmtP(s.Alpha), ptsAbs(s.MinEffect), unit, s.Looked, s.Units)
+	h := fmt.Sprintf("Sequential: each variant tested after every %s in the plan's order (group-sequential design "+
+		"with O'Brien–Fleming-type spending: a variant stops worse or better when its repeated p passes Holm over "+
+		"the variants at α = %s, futile when its repeated interval excludes a drop of %s pts); looks reached %s %d "+
+		"of %d.", unit, stats.FmtP(s.Alpha), ptsAbs(s.MinEffect), unit, s.Looked, s.Units)
 	h += fmt.Sprintf(" %s of the %d planned were left unrun (%s)", results.Count(s.Saved, "attempt", "attempts"),
 		s.Planned, pct(s.Saved, s.Planned))
 	if s.TokensKnown {
@@ -49,8 +50,8 @@ func SeqHeader(a *analysis.Analysis) string {
 	return h
 }
 
-// SeqLine is a variant's sequential line: "NAME: worse than the baseline at family 7 of 85 (Δ −40.0 pts,
-// anytime 95% [−80.0, −5.0], p 0.004); 12 of 20 attempts left unrun".
+// SeqLine is a variant's sequential line: "NAME: worse than the baseline at family 7 of 85 (Δ −40.0 pts over 7,
+// repeated interval [−80.0, −5.0], repeated p 0.005); 12 of 20 attempts left unrun".
 func SeqLine(a *analysis.Analysis, v *analysis.SeqVariant) string {
 	s := a.Sequential
 	unit := cmpOrUnit(a.ClusterUnit)
@@ -62,12 +63,12 @@ func SeqLine(a *analysis.Analysis, v *analysis.SeqVariant) string {
 		seqSaved(v))
 }
 
-// seqLook words a look: "Δ −40.0 pts over 7 units, anytime-valid [−80.0, −5.0], p 0.004".
+// seqLook words a look: "Δ −40.0 pts over 7, repeated interval [−80.0, −5.0], repeated p 0.005".
 func seqLook(v *analysis.SeqVariant) string {
 	if v.Look.N == 0 {
 		return "no unit yet"
 	}
-	return fmt.Sprintf("Δ %s pts over %d, anytime-valid [%s, %s], p %s", stats.Pts(v.Look.Mean), v.Look.N,
+	return fmt.Sprintf("Δ %s pts over %d, repeated interval [%s, %s], repeated p %s", stats.Pts(v.Look.Mean), v.Look.N,
 		stats.Pts(v.Look.Lo), stats.Pts(v.Look.Hi), stats.FmtP(v.Look.P))
 }
 
@@ -88,7 +89,7 @@ func SeqTable(a *analysis.Analysis) ReportTable {
 	s := a.Sequential
 	unit := cmpOrUnit(a.ClusterUnit)
 	t := ReportTable{Title: SeqHeader(a), Header: []string{"variant", "decision", "at " + unit, "units",
-		"Δ (anytime-valid 95%)", "anytime p", "attempts left unrun", "tokens saved (est.)", "cost saved (est.)"}}
+		"Δ [repeated interval]", "repeated p", "attempts left unrun", "tokens saved (est.)", "cost saved (est.)"}}
 	row := func(v *analysis.SeqVariant, decision, at string) []string {
 		r := []string{v.Variant, decision, at, fmt.Sprintf("%d of %d", v.Look.N, v.Units), "", "",
 			fmt.Sprintf("%d of %d", v.Saved, v.Planned), "", ""}
@@ -117,8 +118,9 @@ func SeqTable(a *analysis.Analysis) ReportTable {
 	r := row(&b, "(baseline)", "")
 	r[3] = ""
 	t.Rows = append(t.Rows, r)
-	t.Note = "The decisions follow the anytime-valid p (Holm across the variants) and confidence sequence, valid " +
-		"at whatever unit the run stopped; the comparison tables' fixed-size p-values and verdicts are diagnostics."
+	t.Note = "The decisions follow the repeated p (Holm across the variants) and the repeated interval (at level " +
+		"1 − α/variants), valid at whatever unit the run stopped; the comparison tables' fixed-size p-values and " +
+		"verdicts are diagnostics."
 	return t
 }
 
@@ -126,7 +128,7 @@ func SeqTable(a *analysis.Analysis) ReportTable {
 func seqWarningText(w analysis.Warning) string {
 	if w.Kind == analysis.WarnSeqBudget {
 		return fmt.Sprintf("The run stopped on its budget (%s) before every variant was decided: the undecided ones "+
-			"are reported at the last complete unit, and the anytime-valid intervals and decisions hold at that stop.",
+			"are reported at the last complete unit, and the repeated intervals and decisions hold at that stop.",
 			budgetFlag(w.Budget))
 	}
 	return "Sequential run: variants were stopped on the data they are tested on, so the fixed-size p-values, " +

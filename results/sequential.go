@@ -6,7 +6,7 @@ import "slices"
 
 // Sequential is an ablation's sequential design (STATS.md "Sequential ablations"): the variants are compared
 // with the baseline after every unit (a task, or the suite's cluster: the Zoo's family) in the order Units lists
-// them, each by an anytime-valid test of the mean paired difference, and a variant decided worse, better or
+// them, each by a group-sequential test of the mean paired difference (valid at every look), and a variant decided worse, better or
 // futile has its remaining attempts left unrun. Recorded in the manifest (Ablation.Sequential), so a resume and
 // bench merge replay the same looks; absent (nil) for a fixed-size ablation and in manifests written before it.
 type Sequential struct {

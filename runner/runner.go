@@ -155,7 +155,8 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
 		// recorded the attempts) stays as it is. (An older schema's manifest is rewritten below, its times and
 		// summary kept.)
-		fmt.Fprintf(opts.Log, "%s already recorded in %s: nothing to run\n", allPlanned(sum.Planned), opts.OutDir)
+		fmt.Fprintf(opts.Log, "%s in %s: nothing to run\n", nothingLeft(sum.Planned, g), opts.OutDir)
+		sum.SeqSkips = g.summary()
 		return sum, nil
 	}
 	var agents map[string]*agentFor
@@ -180,7 +181,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(opts.Log, "%s already recorded in %s: nothing to run\n", allPlanned(sum.Planned), opts.OutDir)
+		fmt.Fprintf(opts.Log, "%s in %s: nothing to run\n", nothingLeft(sum.Planned, g), opts.OutDir)
 		sum.SeqSkips = g.summary()
 		if oldErr == nil && old.Summary != nil && len(prev.Records) > 0 {
 			// Upgrading an older schema's manifest: what it says of the run's end stays.

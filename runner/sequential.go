@@ -160,7 +160,7 @@ func (g *gate) record(rec results.Attempt) []string {
 		return nil
 	}
 	g.update()
-	var lines []string
+	var lines, base []string
 	for _, s := range results.SumSkips(g.skips, g.arms) {
 		if g.decided[s.Variant] {
 			continue
@@ -170,10 +170,10 @@ func (g *gate) record(rec results.Attempt) []string {
 			lines = append(lines, fmt.Sprintf("sequential: %s decided %s at unit %d: its remaining attempts will not start",
 				s.Variant, s.Stop, s.Unit))
 		} else {
-			lines = append(lines, fmt.Sprintf("sequential: no undecided variant needs more of %s's attempts on some pairs", s.Variant))
+			base = append(base, fmt.Sprintf("sequential: %s's attempts on pairs no undecided variant runs on will not start", s.Variant))
 		}
 	}
-	return lines
+	return append(lines, base...)
 }
 
 // summary is the skips as the manifest records them (Summary.SeqSkips); nil without a design.
@@ -188,4 +188,18 @@ func (g *gate) summary() []results.SeqSkip {
 func (g *gate) dropSkipped(todo []Attempt) ([]Attempt, int) {
 	out := slices.DeleteFunc(slices.Clone(todo), g.skipped)
 	return out, len(todo) - len(out)
+}
+
+// nothingLeft is the subject of the nothing-to-run line of planned attempts, g the run's gate: "all 8 planned
+// attempts are already recorded", or with a sequential design's skips "5 of the 8 planned attempts are recorded,
+// the sequential design left 3 unrun".
+func nothingLeft(planned int, g *gate) string {
+	n := 0
+	for _, s := range g.summary() {
+		n += s.Attempts
+	}
+	if n == 0 {
+		return allPlanned(planned) + " already recorded"
+	}
+	return fmt.Sprintf("%d of the %d planned attempts are recorded, the sequential design left %d unrun", planned-n, planned, n)
 }

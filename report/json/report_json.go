@@ -208,10 +208,12 @@ const JSONSchemaVersion = 1
 //	    header      string   the outcome's first sentence in words.
 //	    variants    [object] per monitored variant: name; stop "worse", "better", "futile" or "" (undecided);
 //	                         decision in words; at int|null the unit decided at (1-based); units planned for it;
-//	                         looked_units the units in its look; mean, cs [lo, hi], p the look's mean paired Δ,
-//	                         anytime-valid interval and p (null without a unit); planned, saved attempts and
-//	                         saved_tokens, saved_cost_usd estimates (null: none).
-//	    baseline    object   the baseline's planned and saved attempts (stop, at, mean, cs, p null).
+//	                         looked_units the units in its look; mean, repeated_ci [lo, hi], repeated_p the
+//	                         look's mean paired Δ, repeated confidence interval (level 1 − alpha/variants) and
+//	                         repeated p (null without a unit); planned, saved attempts and saved_tokens,
+//	                         saved_cost_usd estimates (null: none).
+//	    baseline    object   the baseline's planned and saved attempts (stop, at, mean, repeated_ci,
+//	                         repeated_p null).
 func JSONReport(w io.Writer, a *analysis.Analysis) error { return ablationJSON(w, a, nil) }
 
 // ablationJSON writes JSONReport's document with the judges part's keys (judges, judge_agreement,

@@ -31,8 +31,8 @@ type jsonSeqVariant struct {
 	Units    int         `json:"units"`
 	Looked   int         `json:"looked_units"`
 	Mean     *float64    `json:"mean"`
-	CS       *[2]float64 `json:"cs"`
-	P        *float64    `json:"p"`
+	CS       *[2]float64 `json:"repeated_ci"`
+	P        *float64    `json:"repeated_p"`
 	Planned  int         `json:"planned"`
 	Saved    int         `json:"saved"`
 	Tokens   *float64    `json:"saved_tokens"`
