@@ -6,7 +6,7 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate calibrate-clustered
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate calibrate-clustered calibrate-sequential
 
 setup: chromium driver agents mcp junit-schema
 
@@ -100,7 +100,8 @@ zoo-check: setup
 test-short:
 	$(GO) test -short -count=1 ./...
 
-# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings (and the 24 clustered ones) × 400
+# `make calibrate`: the full calibration suite of the ablation statistics: 36 simulated settings (and the 24 clustered ones,
+# the 8 sequential ones and the cost settings) × 400
 # A/A and 400 power runs through the real analysis; writes CALIBRATION.md. The fast subset runs in `make test`.
 CALIBRATE_RUNS ?= 400
 calibrate:
@@ -110,6 +111,11 @@ calibrate:
 # replacing that section in place.
 calibrate-clustered:
 	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS) -only clustered
+
+# `make calibrate-sequential`: only CALIBRATION.md's sequential ablations (8 settings monitored after every unit),
+# replacing that section in place.
+calibrate-sequential:
+	nice $(GO) run ./cmd/calibrate -out CALIBRATION.md -runs $(CALIBRATE_RUNS) -only sequential
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

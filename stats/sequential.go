@@ -14,16 +14,19 @@ package stats
 // statistic (Efron 1969, JASA 64:1278), whose increments are independent
 // under the null of exchangeable arms. The design at level a rejects at look
 // k when |Z_k| ≥ c_k(a) and, as a guard where few units have moved and the
-// normal form overstates the evidence, the exact sign-flip p of the k
-// differences (SignFlip) is below the look's nominal level 2·(1 − Φ(c_k(a))).
+// normal form overstates the evidence (5 moved units of one sign give
+// |Z| = 2.24 against an exact p of 1/16), the exact sign-flip p of the k
+// differences (SignFlip, the fixed design's test) is below a as well. The
+// simulation chose this guard over none (A/A false stops up to 0.050 against
+// 0.047–0.050 with it, no power lost) and over the stricter guard at the
+// look's nominal level 2·(1 − Φ(c_k)) (power 0.04–0.07 below the fixed
+// design's in four of eight settings).
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // SeqMaxLooks bounds the looks of a design: above it, a look is taken every
@@ -81,19 +84,19 @@ func (d SeqDesign) level() float64 { return d.Alpha / float64(max(1, d.Variants)
 // SeqState is one variant's monitoring state, updated unit by unit in the
 // plan's order.
 type SeqState struct {
-	d        SeqDesign
-	levels   []float64   // d.Levels()
-	bounds   [][]float64 // GSDBounds of each level
-	ci       []float64   // GSDBounds at the interval's level
-	diffs    []float64
-	s1, s2   float64
-	crossed  int // index into levels of the smallest level rejected so far, len(levels) if none
-	lo, hi   float64
-	lookedAt int // units at the latest look
+	d       SeqDesign
+	levels  []float64   // d.Levels()
+	bounds  [][]float64 // GSDBounds of each level
+	ci      []float64   // GSDBounds at the interval's level
+	diffs   []float64
+	s1, s2  float64
+	crossed int // index into levels of the smallest level rejected so far, len(levels) if none
+	lo, hi  float64
 }
 
-// NewSeq returns an empty monitoring state for design d (the boundaries of
-// every level of d.Levels are computed, or taken from the cache). It panics
+// NewSeq returns an empty monitoring state for design d (the boundaries at
+// the interval's level are computed, or taken from GSDBounds' cache; those of
+// the other levels when a look first needs them). It panics
 // when d.Alpha is outside (0, 1), d.Variants < 1, d.MaxUnits < 1 or
 // d.MinEffect outside [0, 1).
 func NewSeq(d SeqDesign) *SeqState {
@@ -102,9 +105,7 @@ func NewSeq(d SeqDesign) *SeqState {
 			d.Alpha, d.Variants, d.MaxUnits, d.MinEffect))
 	}
 	s := &SeqState{d: d, levels: d.Levels(), lo: -1, hi: 1}
-	for _, l := range s.levels {
-		s.bounds = append(s.bounds, GSDBounds(l, d.looks()))
-	}
+	s.bounds = make([][]float64, len(s.levels))
 	s.ci = GSDBounds(d.level(), d.looks())
 	s.crossed = len(s.levels)
 	return s
@@ -134,21 +135,22 @@ func (s *SeqState) Add(diff float64) {
 // look updates the repeated p and interval at look index k.
 func (s *SeqState) look(k int) {
 	n := len(s.diffs)
-	s.lookedAt = n
 	z := 0.0
 	if s.s2 > 0 {
 		z = math.Abs(s.s1) / math.Sqrt(s.s2)
 	}
 	exact := math.NaN() // the sign-flip p, computed only when a boundary is crossed
 	for i := s.crossed - 1; i >= 0; i-- {
-		c := s.bounds[i][k]
-		if z < c {
-			continue // smaller levels have higher boundaries
+		if s.bounds[i] == nil {
+			s.bounds[i] = GSDBounds(s.levels[i], s.d.looks())
+		}
+		if z < s.bounds[i][k] {
+			break // smaller levels have higher boundaries
 		}
 		if math.IsNaN(exact) {
 			exact, _ = SignFlip(s.diffs, DefaultSignFlipMaxExact, seqSignFlipSamples, DefaultSignFlipSeed)
 		}
-		if exact < 2*distuv.UnitNormal.Survival(c) {
+		if exact < s.levels[i] {
 			s.crossed = i
 		}
 	}
@@ -231,8 +233,8 @@ const (
 // variant i), adjusted across the len(looks) variants by Holm's step-down
 // over the repeated p-values (Holm 1979, Scand J Stat 6:65): sorted
 // ascending, p_(k) is rejected while p_(j) < Alpha/(V − j + 1) for every
-// j ≤ k; those thresholds are on the ladder, so the rounding of P costs
-// nothing here. Holm needs only each p to be valid, which a repeated p is at
+// j ≤ k; those thresholds are on the ladder when len(looks) is d.Variants
+// (the design's), so the rounding of P costs nothing here. Holm needs only each p to be valid, which a repeated p is at
 // any stopping time, and a p that only falls keeps an earlier rejection, so
 // decisions persist as units arrive. A rejected variant is SeqWorse or
 // SeqBetter by the sign of its mean. A variant not rejected is SeqFutile

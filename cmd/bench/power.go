@@ -10,6 +10,7 @@ import (
 	"webbench/analysis"
 	"webbench/report"
 	"webbench/results"
+	"webbench/stats"
 )
 
 func init() { extraCommands = append(extraCommands, powerCmd) }
@@ -43,6 +44,9 @@ func powerCmd() *cobra.Command {
 			}
 			if err := checkPowerModes(c); err != nil {
 				return err
+			}
+			if pf.sequential {
+				return planSequential(c, pf, alpha)
 			}
 			if pf.outcome != "" {
 				if !c.Flags().Changed("effect") {
@@ -81,12 +85,15 @@ func powerCmd() *cobra.Command {
 // plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
 // modes cannot be mixed.
 var (
-	plannerFlags  = []string{"tasks", "reps", "mix", "from", "pairing", "share", "effect", "outcome"}
+	plannerFlags = []string{"tasks", "reps", "mix", "from", "pairing", "share", "effect", "outcome", "sequential",
+		"variants", "min-effect", "sims", "seed"}
 	unpairedFlags = []string{"base", "target", "n", "paired", "discordant"}
+	// sequentialFlags are the planner flags only --sequential reads.
+	sequentialFlags = []string{"variants", "min-effect", "sims", "seed"}
 )
 
-// checkPowerModes refuses flags of both bench power modes on one command line (a usage error naming them) and a
-// --tasks or --reps below 1 given explicitly.
+// checkPowerModes refuses flags of both bench power modes on one command line (a usage error naming them), flags of
+// --sequential without it, and a --tasks or --reps below 1 given explicitly.
 func checkPowerModes(c *cobra.Command) error {
 	changed := func(names []string) []string {
 		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !c.Flags().Changed(n) })
@@ -95,6 +102,13 @@ func checkPowerModes(c *cobra.Command) error {
 	if len(p) > 0 && len(u) > 0 {
 		return usageErr("--%s (primary-test planner) and --%s (unpaired figures) belong to different modes of bench power: give one mode's flags",
 			strings.Join(p, ", --"), strings.Join(u, ", --"))
+	}
+	if seq, _ := c.Flags().GetBool("sequential"); !seq {
+		for _, n := range sequentialFlags {
+			if c.Flags().Changed(n) {
+				return usageErr("--%s belongs to --sequential", n)
+			}
+		}
 	}
 	for _, n := range []string{"tasks", "reps"} {
 		if v, _ := c.Flags().GetInt(n); c.Flags().Changed(n) && v < 1 {
@@ -110,6 +124,11 @@ type planFlags struct {
 	mix, from, variant, pairing string
 	outcome                     string
 	share, effect               float64
+	// The sequential planner's (--sequential).
+	sequential     bool
+	variants, sims int
+	minEffect      float64
+	seed           uint64
 }
 
 // addPlanFlags registers the primary-test planner's flags on c.
@@ -124,6 +143,11 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
 	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead ("+results.CostOutcomeList()+") from the run's per-unit spread")
+	c.Flags().BoolVar(&pf.sequential, "sequential", false, "plan a sequential ablation: expected and maximum attempts against the fixed design's, by simulation")
+	c.Flags().IntVar(&pf.variants, "variants", 1, "with --sequential: variants monitored together (each at --effect; Holm across them)")
+	c.Flags().Float64Var(&pf.minEffect, "min-effect", 0, "with --sequential: futility margin (0.1 = stop a variant once a drop of 10 pts or more is excluded); 0: off")
+	c.Flags().IntVar(&pf.sims, "sims", analysis.SeqPlanSims, "with --sequential: simulated runs")
+	c.Flags().Uint64Var(&pf.seed, "seed", analysis.SeqPlanSeed, "with --sequential: PCG seed of the simulation")
 }
 
 // planDesign builds the planner's design from the flags (analysis.PlanDesign) and says where its baseline rates
@@ -251,4 +275,31 @@ func checkCostVariant(pf planFlags, p results.Plan) error {
 			strings.Join(others, ", "), p.Baseline)
 	}
 	return nil
+}
+
+// planSequential prints the sequential plan (analysis.PlanSequential, report.SeqPowerPlan): the expected and maximum
+// attempts of the design monitored after every unit against the fixed design's. It refuses what it cannot honour:
+// a cost outcome (the sequential test is of pass rates), --power (the plan gives the power, it does not solve for
+// it), and out-of-range variants, margin, effect or runs.
+func planSequential(c *cobra.Command, pf planFlags, alpha float64) error {
+	switch {
+	case pf.outcome != "":
+		return usageErr("--sequential plans the pass-rate comparison; --outcome (a cost outcome) has no sequential test")
+	case c.Flags().Changed("power"):
+		return usageErr("--sequential reports the power of the design it is given; --power (a target to solve for) does not apply")
+	case pf.variants < 1:
+		return usageErr("--variants %d: must be at least 1", pf.variants)
+	case pf.minEffect < 0 || pf.minEffect >= 1:
+		return usageErr("--min-effect %v: must be in [0, 1)", pf.minEffect)
+	case pf.effect <= -1 || pf.effect >= 1:
+		return usageErr("--effect %v: a change in pass rate in (-1, 1) (0: A/A)", pf.effect)
+	case pf.sims < 1:
+		return usageErr("--sims %d: must be at least 1", pf.sims)
+	}
+	d, src, err := planDesign(pf)
+	if err != nil {
+		return err
+	}
+	seq := stats.SeqDesign{Alpha: alpha, MinEffect: pf.minEffect, Variants: pf.variants}
+	return report.SeqPowerPlan(c.OutOrStdout(), analysis.PlanSequential(d, src, seq, pf.effect, pf.sims, pf.seed))
 }

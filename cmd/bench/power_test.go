@@ -59,3 +59,35 @@ func TestPowerFromRun(t *testing.T) {
 }
 
 func newRandForTest() *rand.Rand { return rand.New(rand.NewPCG(4, 2)) }
+
+// bench power --sequential gives the expected and maximum attempts of a sequential design against the fixed one's,
+// and refuses what it cannot honour.
+func TestPowerSequential(t *testing.T) {
+	out, stderr, code := bench(t, "power", "--sequential", "--tasks", "20", "--reps", "2", "--mix", "issue",
+		"--variants", "2", "--effect", "-0.5", "--sims", "40")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 3 arms × 20 tasks × 2 reps = 120 attempts at most; a 50-point drop stops both variants well before.
+	for _, want := range []string{"over 20 units, a look after every 1 unit(s); Holm across 2 variant(s)",
+		"attempts (all arms), maximum │ 120   │ 120", "40 simulated runs (seed 13)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "expected                   │ 120   │ 120") {
+		t.Errorf("no attempts saved at a 50-point drop:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"power", "--sequential", "--outcome", "tokens", "--from", "x"},
+		{"power", "--sequential", "--tasks", "10", "--power", "0.9"},
+		{"power", "--sequential", "--tasks", "10", "--variants", "0"},
+		{"power", "--sequential", "--tasks", "10", "--min-effect", "1"},
+		{"power", "--tasks", "10", "--variants", "3"},
+		{"power", "--sequential", "--base", "0.8", "--target", "0.9"},
+	} {
+		if _, _, code := bench(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

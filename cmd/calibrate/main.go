@@ -6,10 +6,12 @@
 // and ablation.json) for `bench report` / `bench compare`, e.g. the
 // 100,016-attempt speed case. With -only clustered it runs only the
 // clustered designs (analysis.ClusterSettings) and replaces that section of
-// the existing -out file.
+// the existing -out file; -only sequential likewise the sequential
+// ablations' section (analysis.SeqSettings).
 //
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400
 //	go run ./cmd/calibrate -out CALIBRATION.md -runs 400 -only clustered
+//	go run ./cmd/calibrate -out CALIBRATION.md -runs 400 -only sequential
 //	go run ./cmd/calibrate -write-run /tmp/run100k -tasks 1786 -reps 7 -arms 8
 package main
 
@@ -37,7 +39,7 @@ func main() {
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
-	only := flag.String("only", "", "run only one section: clustered (written into -out's clustered table), or the cost calibration of one model, printed: tokens or counts")
+	only := flag.String("only", "", "run only one section: clustered or sequential (written into -out's section), or the cost calibration of one model, printed: tokens or counts")
 	flag.Parse()
 	var err error
 	switch {
@@ -45,6 +47,8 @@ func main() {
 		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
 	case *only == "clustered":
 		err = calibrateClustered(*out, *runs, *seed)
+	case *only == "sequential":
+		err = calibrateSequential(*out, *runs, *seed)
 	case *only != "":
 		var md string
 		if md, err = costCalibration(*only, *runs, *seed); err == nil {
@@ -80,6 +84,7 @@ func calibrate(out string, runs int, seed uint64) error {
 		}
 		md += cost
 	}
+	md += "\n" + sequentialSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -runs %d -seed %d", runs, seed))
 	return os.WriteFile(out, []byte(md), 0o644)
 }
 
@@ -87,7 +92,7 @@ func calibrate(out string, runs int, seed uint64) error {
 // returns its CALIBRATION.md section.
 func costCalibration(model string, runs int, seed uint64) (string, error) {
 	if model != analysis.CostModelTokens && model != analysis.CostModelCounts {
-		return "", fmt.Errorf("-only %q: clustered, tokens or counts", model)
+		return "", fmt.Errorf("-only %q: clustered, sequential, tokens or counts", model)
 	}
 	start := time.Now()
 	var cost []analysis.CostCalResult
@@ -129,6 +134,30 @@ func calibrateClustered(out string, runs int, seed uint64) error {
 	}
 	sec := clusteredSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only clustered -runs %d -seed %d", runs, seed))
 	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.ClusterSectionHeading, sec)), 0o644)
+}
+
+// sequentialSection runs every sequential setting (setting i from seed + i)
+// and renders the section; cmd is the command named in it.
+func sequentialSection(runs int, seed uint64, cmd string) string {
+	start := time.Now()
+	var res []analysis.SeqCalResult
+	for i, s := range analysis.SeqSettings() {
+		t0 := time.Now()
+		res = append(res, analysis.CalibrateSequential(s, runs, 0.05, seed+uint64(i)))
+		fmt.Fprintf(os.Stderr, "sequential %-22s %v\n", s, time.Since(t0).Round(time.Millisecond))
+	}
+	return analysis.SeqCalibrationMarkdown(res, 0.05, cmd, time.Since(start))
+}
+
+// calibrateSequential runs the sequential settings only and writes their
+// section into out (spliceSection).
+func calibrateSequential(out string, runs int, seed uint64) error {
+	old, err := os.ReadFile(out)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	sec := sequentialSection(runs, seed, fmt.Sprintf("go run ./cmd/calibrate -only sequential -runs %d -seed %d", runs, seed))
+	return os.WriteFile(out, []byte(spliceSection(string(old), analysis.SeqSectionHeading, sec)), 0o644)
 }
 
 // spliceSection returns doc with the section that starts at the line
