@@ -18,8 +18,9 @@ type RunOptions struct {
 }
 
 // AnalyzeRun analyses the final records of an ablation run, with the verdicts of o.Judge ("" or "original": as
-// recorded), and returns the records analysed. It is an error when run is not an ablation run or the re-judge's
-// verdicts cannot be read.
+// recorded), and returns the records analysed; a run with a sequential design also gets its outcome
+// (Analysis.Sequential, SeqRule over the same records) and its warnings. It is an error when run is not an
+// ablation run, the re-judge's verdicts cannot be read or the sequential design does not fit the plan.
 func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, error) {
 	if run.Manifest.Plan.Ablation == nil {
 		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", run.Dir)
