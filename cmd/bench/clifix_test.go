@@ -87,6 +87,7 @@ func TestRunRefusesBadNumbers(t *testing.T) {
 		{append(run, "--max-steps", "-3"), "--max-steps -3"},
 		{append(run, "--retries", "-1"), "--retries -1"},
 		{append(run, "--max-cost", "-1"), "--max-cost -1"},
+		{append(run, "--max-attempts", "-1"), "--max-attempts -1"},
 		{append(run, "--timeout", "0s"), "--timeout 0s"},
 		{append(run, "--timeout", "-5s"), "--timeout -5s"},
 		{append(run, "--workers", "-1"), "--workers -1"},
