@@ -360,6 +360,9 @@ type Analysis struct {
 	// Flake is the environment's flake rate measured by each same-seed A/A
 	// arm (Inputs.Replays), in Inputs.Replays order.
 	Flake []FlakeRate
+	// Sequential is the outcome of a sequential design (AnalyzeRun of a run whose plan has one); nil for a
+	// fixed-size ablation.
+	Sequential *SeqResult
 }
 
 // Analyze compares every variant with the baseline (STATS.md). recs must be

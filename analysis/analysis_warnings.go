@@ -22,7 +22,8 @@ type Warning struct {
 	// no_target_tasks, empty_arm, no_baseline, extra, variant_no_task,
 	// variant_identical, differential_errors,
 	// unequal_reps, holm_floor, cost_holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
-	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go).
+	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go), sequential_fixed_p and sequential_budget
+	// (sequential_result.go).
 	Kind WarningKind
 	// Variants are the variants it concerns: one, or none for the whole run.
 	Variants []string
@@ -69,6 +70,9 @@ type Warning struct {
 	Tasks  int
 	// Note is an extra warning's sentence as given (Inputs.ExtraWarnings).
 	Note string
+	// Budget is the budget a sequential run stopped on (sequential_budget: results.BudgetCost or
+	// BudgetAttempts).
+	Budget string
 }
 
 // ArmErrors is one arm's count of errors of a class: Errors of its Attempts

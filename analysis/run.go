@@ -18,8 +18,9 @@ type RunOptions struct {
 }
 
 // AnalyzeRun analyses the final records of an ablation run, with the verdicts of o.Judge ("" or "original": as
-// recorded), and returns the records analysed. It is an error when run is not an ablation run or the re-judge's
-// verdicts cannot be read.
+// recorded), and returns the records analysed; a run with a sequential design also gets its outcome
+// (Analysis.Sequential, SeqRule over the same records) and its warnings. It is an error when run is not an
+// ablation run, the re-judge's verdicts cannot be read or the sequential design does not fit the plan.
 func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, error) {
 	if run.Manifest.Plan.Ablation == nil {
 		return nil, nil, fmt.Errorf("%s is not an ablation run (its manifest has no plan.ablation)", run.Dir)
@@ -35,6 +36,18 @@ func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, e
 	}
 	a := Analyze(recs, in)
 	a.LabelModels(run.Manifest.Plan.Variants)
+	if run.Manifest.Plan.Ablation.Sequential != nil {
+		rule, err := NewSeqRule(run.Manifest.Plan, nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", run.Dir, err)
+		}
+		budget := ""
+		if s := run.Manifest.Summary; s != nil {
+			budget = s.Budget
+		}
+		a.Sequential = rule.Result(recs, budget)
+		a.Warnings = append(seqWarnings(a.Sequential), a.Warnings...)
+	}
 	return a, recs, nil
 }
 

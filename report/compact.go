@@ -212,6 +212,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 			printWrapped(w, FlakeLine(f), "", "  ", width)
 		}
 	}
+	printSeqLines(w, a, width)
 	fmt.Fprintln(w)
 	printWrapped(w, "Arms (pass rate [Wilson 95%] over each arm's own tasks; errors are left out of every rate)", "", "  ", width)
 	for i, arm := range a.Arms {
@@ -224,7 +225,11 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 		printWrapped(w, line, "  ", "      ", width)
 	}
 	fmt.Fprintln(w)
-	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict)", a.Baseline), "", "  ", width)
+	diag := ""
+	if a.Sequential != nil {
+		diag = "; fixed-size diagnostics of a sequential run"
+	}
+	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict%s)", a.Baseline, diag), "", "  ", width)
 	for i := range a.Variants {
 		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
 	}
@@ -251,6 +256,21 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 		"--format md, --format html or --format json:", "", "  ", width)
 	printCommand(w, report+" --wide", width)
 	return nil
+}
+
+// printSeqLines prints a sequential run's outcome (SeqHeader, a SeqLine per variant, the baseline's saving)
+// wrapped at width; nothing for a fixed-size run.
+func printSeqLines(w io.Writer, a *analysis.Analysis, width int) {
+	if a.Sequential == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	printWrapped(w, SeqHeader(a), "", "  ", width)
+	for i := range a.Sequential.Variants {
+		printWrapped(w, SeqLine(a, &a.Sequential.Variants[i]), "  ", "      ", width)
+	}
+	b := a.Sequential.Baseline
+	printWrapped(w, fmt.Sprintf("%s (baseline): %s", b.Variant, seqSaved(&b)), "  ", "      ", width)
 }
 
 // compactNotes are the statistical notes of the compact report: statNotes without the interval part of the note of

@@ -16,7 +16,7 @@ import (
 	"webbench/stats"
 )
 
-// ReportTables returns the tables every report shows, in order: the per-arm
+// ReportTables returns the tables every report shows, in order: a sequential run's decisions (SeqTable), the per-arm
 // summary, the per-variant comparison with the baseline (one row per variant
 // on all common tasks, followed by its target-task rows), the paired cost
 // outcomes (when some variant has one), the guard
@@ -24,7 +24,11 @@ import (
 // those passed, events) and the failure modes per arm. Empty mechanism
 // tables (no guard event, no failure mode) are left out.
 func ReportTables(a *analysis.Analysis) []ReportTable {
-	out := []ReportTable{armsTable(a), comparisonTable(a)}
+	var out []ReportTable
+	if a.Sequential != nil {
+		out = append(out, SeqTable(a))
+	}
+	out = append(out, armsTable(a), comparisonTable(a))
 	if t := costTable(a, AblationCostWording()); len(t.Rows) > 0 {
 		out = append(out, t)
 	}

@@ -9,7 +9,8 @@ import (
 type Completeness struct {
 	// Planned is the plan's attempts; a shard's (IsShard) is its share, as its summary records.
 	Planned int
-	// Missing is how many of them have no final record.
+	// Missing is how many of them have no final record, those a sequential design left unrun
+	// (Summary.SeqSkips) not counted.
 	Missing int
 	// Stopped is the manifest summary's stop reason ("" when none).
 	Stopped string
@@ -26,7 +27,7 @@ func (r *Run) Completeness() Completeness {
 	if c.IsShard && m.Summary != nil {
 		c.Planned = m.Summary.Planned // this shard's share of the plan
 	}
-	c.Missing = max(c.Planned-len(r.Final()), 0)
+	c.Missing = max(c.Planned-len(r.Final())-m.Summary.SeqSkipped(), 0)
 	if m.Summary != nil {
 		c.Stopped = m.Summary.Stopped
 	}

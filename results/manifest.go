@@ -129,6 +129,12 @@ type Summary struct {
 	Uncertain int `json:"uncertain"`
 	// Stopped is set when the run stopped early (quota, cost limit, interrupt) and says why.
 	Stopped string `json:"stopped"`
+	// Budget is the budget the run stopped on (BudgetCost, BudgetAttempts; "" when none): no attempt was
+	// started after it was reached, those in flight finished and were recorded. Absent in older manifests.
+	Budget string `json:"budget,omitempty"`
+	// SeqSkips are the planned attempts a sequential design left unrun, per arm, as of the end of this
+	// invocation (the whole run's, resumed invocations included); absent for a fixed-size run.
+	SeqSkips []SeqSkip `json:"seq_skips,omitempty"`
 }
 
 // Plan is the expanded plan: suite and its options, tasks, reps, base seed, the arms as data, and for an
@@ -308,6 +314,8 @@ type Ablation struct {
 	// Replays names the same-seed A/A arms (spec `aa: same-seed`, spec.Arms.Replays): copies of the baseline
 	// with its own seeds, whose disagreement with it is the environment's flake rate.
 	Replays []string `json:"replays,omitempty"`
+	// Sequential is the sequential design (nil: every planned attempt runs, one test at the end).
+	Sequential *Sequential `json:"sequential,omitempty"`
 	// Copies names the other-seeds A/A arms (spec `aa: true`, spec.Arms.AA): copies of the baseline with
 	// other seeds, whose Δ is the run's noise floor. Manifests written before it have none; the analysis then
 	// recognises such arms from the plan (analysis.AACopies).

@@ -3,6 +3,7 @@ package results
 // Merging shard run directories of one plan (bench merge) into one run directory.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,6 +85,8 @@ func mergeSpan(shards []*Run) (started, ended string, sum *Summary) {
 			sum.Failed += s.Failed
 			sum.Errors += s.Errors
 			sum.Uncertain += s.Uncertain
+			sum.SeqSkips = append(sum.SeqSkips, s.SeqSkips...)
+			sum.Budget = cmp.Or(sum.Budget, s.Budget)
 			if s.Stopped != "" {
 				stops = append(stops, fmt.Sprintf("shard %s: %s", m.Shard, s.Stopped))
 			}

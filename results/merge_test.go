@@ -1,6 +1,7 @@
 package results
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -15,14 +16,16 @@ func TestMergeSpanAddsShards(t *testing.T) {
 	shards := []*Run{
 		shard("1/3", "2026-12-01T10:05:00Z", "2026-12-01T10:20:00Z", &Summary{Planned: 10, Ran: 10, Passed: 9, Failed: 1}),
 		shard("2/3", "2026-12-01T10:01:00Z", "2026-12-01T10:30:00Z", &Summary{Planned: 10, Ran: 8, Passed: 6, Failed: 1, Errors: 1, Skipped: 2}),
-		shard("3/3", "2026-12-01T10:03:00Z", "2026-12-01T10:25:00Z", &Summary{Planned: 8, Ran: 5, Passed: 5, Stopped: "quota"}),
+		shard("3/3", "2026-12-01T10:03:00Z", "2026-12-01T10:25:00Z", &Summary{Planned: 8, Ran: 5, Passed: 5, Stopped: "quota",
+			Budget: BudgetAttempts, SeqSkips: []SeqSkip{{Variant: "v", Stop: "worse", Unit: 2, Attempts: 3}}}),
 	}
 	start, end, sum := mergeSpan(shards)
 	if start != "2026-12-01T10:01:00Z" || end != "2026-12-01T10:30:00Z" {
 		t.Errorf("span %s – %s, want 10:01 – 10:30", start, end)
 	}
-	want := Summary{Planned: 28, Skipped: 2, Ran: 23, Passed: 20, Failed: 2, Errors: 1, Stopped: "shard 3/3: quota"}
-	if sum == nil || *sum != want {
+	want := Summary{Planned: 28, Skipped: 2, Ran: 23, Passed: 20, Failed: 2, Errors: 1, Stopped: "shard 3/3: quota",
+		Budget: BudgetAttempts, SeqSkips: []SeqSkip{{Variant: "v", Stop: "worse", Unit: 2, Attempts: 3}}}
+	if sum == nil || !reflect.DeepEqual(*sum, want) || sum.SeqSkipped() != 3 {
 		t.Errorf("summary %+v, want %+v", sum, want)
 	}
 	// A shard with no end time (killed, or running) leaves the merged run without one.

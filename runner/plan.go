@@ -263,12 +263,20 @@ func (s Shard) Select(atts []Attempt) []Attempt {
 	}
 	var out []Attempt
 	for _, a := range atts {
-		b, _ := hex.DecodeString(a.PairID)
-		if int(binary.BigEndian.Uint64(b)%uint64(s.N)) == s.I-1 {
+		if s.Has(a.PairID) {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// Has reports whether the pair pairID is in this shard (every pair is in the whole plan's shard 1/1).
+func (s Shard) Has(pairID string) bool {
+	if s.N <= 1 {
+		return true
+	}
+	b, _ := hex.DecodeString(pairID)
+	return int(binary.BigEndian.Uint64(b)%uint64(s.N)) == s.I-1
 }
 
 // VariantNames lists variant names in plan order.

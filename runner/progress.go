@@ -77,6 +77,16 @@ func (p *progress) done(r results.Attempt) {
 	}
 }
 
+// drop takes an attempt that will not start (a sequential design's skip, a budget reached) out of the total.
+func (p *progress) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total--
+	if p.bar != nil {
+		p.bar.ChangeMax(p.total)
+	}
+}
+
 // uncertainNote is "<sep>uncertain N" when the judge was uncertain on N > 0 attempts so far, else "".
 func (p *progress) uncertainNote(sep string) string {
 	if p.uncertain == 0 {

@@ -73,7 +73,8 @@ func previous(dir string, plan Plan) (*results.ReadResult, error) {
 }
 
 // checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt
-// file, budgets, seed mode, scope), another suite or another base seed. Other tasks or more reps extend the run
+// file, budgets, seed mode, scope), another suite, another base seed or another sequential design (its units
+// included: extending a sequential run's tasks is refused). Other tasks or more reps extend the run
 // and are allowed (so the variants' target tasks and prompt hashes are not compared).
 func checkSamePlan(dir string, old, cur results.Plan) error {
 	why := ""
@@ -82,6 +83,8 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 		why = fmt.Sprintf("suite %q, now %q", old.Suite, cur.Suite)
 	case old.BaseSeed != cur.BaseSeed:
 		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
+	case seqJSON(old) != seqJSON(cur):
+		why = "another sequential design (or none): its looks would not replay"
 	default:
 		o, n := configJSON(old.Variants), configJSON(cur.Variants)
 		if slices.Equal(o, n) {
@@ -96,6 +99,16 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 		}
 	}
 	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+}
+
+// seqJSON is plan p's sequential design as JSON ("null" when it has none).
+func seqJSON(p results.Plan) string {
+	var d *results.Sequential
+	if p.Ablation != nil {
+		d = p.Ablation.Sequential
+	}
+	b, _ := json.Marshal(d)
+	return string(b)
 }
 
 // configJSON is each variant's configuration as JSON, without what extending the run may change.

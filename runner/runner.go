@@ -61,8 +61,16 @@ type Options struct {
 	// Log receives progress lines and the model endpoints' connection-limiter lines (llm.SetLimiterLog; default
 	// os.Stderr); Progress draws a bar when Log is a terminal.
 	Log io.Writer
-	// MaxCostUSD stops scheduling new attempts once recorded spend reaches it (0 = no limit).
+	// MaxCostUSD stops starting attempts once the spend recorded in this invocation reaches it (0 = no limit);
+	// the attempts in flight finish and are recorded, and the summary names the budget (Summary.Budget).
 	MaxCostUSD float64
+	// MaxAttempts stops starting attempts once the run's attempts across all arms — those with a record before
+	// this invocation and those it started — reach it (0 = no limit); the attempts in flight finish.
+	MaxAttempts int
+	// Sequential is the stopping rule of a plan with a sequential design (Plan.Ablation.Sequential; required
+	// then): the attempts it no longer needs are never started, and the plan's attempts start in the design's
+	// unit order.
+	Sequential Sequencer
 	// RunID names the run (default: the run directory's base name).
 	RunID string
 	// DisableEvaluate removes browser_evaluate from the agent's tools.
@@ -137,12 +145,18 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	}
 	sum := &Summary{Planned: len(atts)}
 	todo, retriesSoFar := remaining(atts, prev, sum)
-	todo = shufflePairs(todo, plan.BaseSeed)
+	todo, err = startOrder(plan, opts, todo)
+	if err != nil {
+		return nil, err
+	}
+	g := newGate(plan, opts, prev)
+	todo, _ = g.dropSkipped(todo)
 	if len(todo) == 0 && len(prev.Records) > 0 && manifestVersion(opts.OutDir) >= results.SchemaVersion {
 		// A finished run run again: its manifest (start time, endpoints, the summary of the invocation that
 		// recorded the attempts) stays as it is. (An older schema's manifest is rewritten below, its times and
 		// summary kept.)
-		fmt.Fprintf(opts.Log, "%s already recorded in %s: nothing to run\n", allPlanned(sum.Planned), opts.OutDir)
+		fmt.Fprintf(opts.Log, "%s in %s: nothing to run\n", nothingLeft(sum.Planned, g), opts.OutDir)
+		sum.SeqSkips = g.summary()
 		return sum, nil
 	}
 	var agents map[string]*agentFor
@@ -167,7 +181,8 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	if len(todo) == 0 {
-		fmt.Fprintf(opts.Log, "%s already recorded in %s: nothing to run\n", allPlanned(sum.Planned), opts.OutDir)
+		fmt.Fprintf(opts.Log, "%s in %s: nothing to run\n", nothingLeft(sum.Planned, g), opts.OutDir)
+		sum.SeqSkips = g.summary()
 		if oldErr == nil && old.Summary != nil && len(prev.Records) > 0 {
 			// Upgrading an older schema's manifest: what it says of the run's end stays.
 			man.EndedAt, man.Summary = old.EndedAt, old.Summary
@@ -181,13 +196,9 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	prog := newProgress(opts.Log, len(todo), sum.Skipped)
 	defer prog.close()
 	sc := &scheduler{drv: drv, opts: opts, suite: suite, agents: agents, w: w, prior: retriesSoFar, sum: sum,
-		prog: prog, cancel: cancel}
+		prog: prog, cancel: cancel, g: g}
 	perr := sc.run(ctx, todo)
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		sum.Stopped = cause.Error()
-	} else if ctx.Err() != nil {
-		sum.Stopped = "interrupted"
-	}
+	endSummary(ctx, sum, g)
 	man.Browser = sc.browserInfo()
 	finishManifest(w, man, sum)
 	var ee *EndpointError
@@ -205,6 +216,19 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return sum, context.Canceled
 	}
 	return sum, nil
+}
+
+// endSummary records in sum why the run stopped early, if it did (ctx's cause, an interrupt, or a budget the gate
+// g reached), and what a sequential design left unrun.
+func endSummary(ctx context.Context, sum *Summary, g *gate) {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		sum.Stopped = cause.Error()
+	} else if ctx.Err() != nil {
+		sum.Stopped = "interrupted"
+	} else if g.stopped != "" {
+		sum.Stopped, sum.Budget = g.stopped, g.budget
+	}
+	sum.SeqSkips = g.summary()
 }
 
 // startAgents starts one in-process scripted policy server per scripted profile of the plan and builds every
@@ -249,7 +273,8 @@ func startAgents(plan Plan, suite suites.Suite) (agents map[string]*agentFor, st
 }
 
 // scheduler feeds attempts to a pool of workers, each owning one browser, and keeps the summary; it stops
-// the run (cancel) on an endpoint error that stops runs (EndpointError) or when the cost limit is reached.
+// the run (cancel) on an endpoint error that stops runs (EndpointError), and starts no attempt its gate refuses
+// (a sequential design's skips, a budget reached).
 type scheduler struct {
 	drv    *browser.Driver
 	opts   Options
@@ -261,7 +286,9 @@ type scheduler struct {
 	prog   *progress
 	cancel context.CancelCauseFunc
 
+	// mu guards sum and g.
 	mu    sync.Mutex
+	g     *gate
 	spent atomic.Uint64 // micro-dollars
 
 	bmu      sync.Mutex
@@ -312,7 +339,7 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 			wk := &worker{drv: sc.drv, opts: sc.opts, launched: sc.launched, down: &sc.down}
 			defer wk.close()
 			for a := range jobs {
-				if ctx.Err() != nil {
+				if ctx.Err() != nil || !sc.admit(a) {
 					continue
 				}
 				af := sc.agents[a.Variant]
@@ -335,6 +362,9 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 	}
 feed:
 	for _, a := range todo {
+		if sc.refused(a) {
+			continue
+		}
 		select {
 		case jobs <- a:
 		case <-ctx.Done():
@@ -365,9 +395,38 @@ func (sc *scheduler) record(rec results.Attempt) {
 	sc.mu.Unlock()
 	sc.prog.done(rec)
 	sc.spent.Add(uint64(rec.CostUSD * 1e6))
+	sc.mu.Lock()
+	lines := sc.g.record(rec)
 	if sc.opts.MaxCostUSD > 0 && float64(sc.spent.Load())/1e6 >= sc.opts.MaxCostUSD {
-		sc.cancel(fmt.Errorf("cost limit $%.2f reached", sc.opts.MaxCostUSD))
+		sc.g.halt(fmt.Sprintf("cost limit $%.2f reached", sc.opts.MaxCostUSD), results.BudgetCost)
 	}
+	sc.mu.Unlock()
+	for _, l := range lines {
+		fmt.Fprintln(sc.opts.Log, l)
+	}
+}
+
+// admit reports whether the worker may start a (the gate's admit), dropping it from the progress total when not.
+func (sc *scheduler) admit(a Attempt) bool {
+	sc.mu.Lock()
+	ok := sc.g.admit(a)
+	sc.mu.Unlock()
+	if !ok {
+		sc.prog.drop()
+	}
+	return ok
+}
+
+// refused reports whether the gate would refuse a now (a budget reached, or the design no longer needs it), so
+// the feeder need not hand it to a worker; it drops a refused attempt from the progress total.
+func (sc *scheduler) refused(a Attempt) bool {
+	sc.mu.Lock()
+	no := sc.g.stopped != "" || sc.g.skipped(a)
+	sc.mu.Unlock()
+	if no {
+		sc.prog.drop()
+	}
+	return no
 }
 
 // agentFor holds one variant's agent and model client.

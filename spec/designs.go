@@ -336,5 +336,5 @@ func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIf
 		Variants: arms.Variants, BaseSeed: s.Seed, Ablation: &results.Ablation{Spec: path, Alpha: s.Alpha,
 			Power: s.Power, MinEffect: s.MinEffect, FailIfWorse: failIfWorse, FailIfCostlier: s.FailIfCostlier,
 			SpecWarnings: arms.Warnings,
-			Replays:      arms.Replays, Copies: arms.AA}}, nil
+			Replays:      arms.Replays, Copies: arms.AA, Sequential: s.seqDesign(tasks)}}, nil
 }

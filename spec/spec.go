@@ -30,6 +30,7 @@ import (
 //	alpha: 0.05
 //	power: 0.8
 //	min_effect: 0.15
+//	sequential: true           # or {alpha: 0.05, min_effect: 0.10}
 type Spec struct {
 	Name     string   `yaml:"name"`
 	Suite    string   `yaml:"suite"`
@@ -46,6 +47,9 @@ type Spec struct {
 	Alpha     float64 `yaml:"alpha"`
 	Power     float64 `yaml:"power"`
 	MinEffect float64 `yaml:"min_effect"`
+	// Sequential makes the ablation sequential (SeqSetting): each variant is tested after every unit and its
+	// remaining attempts are left unrun once it is decided.
+	Sequential *SeqSetting `yaml:"sequential"`
 	// FailIfWorse is the default --fail-if-worse margin (0 = no gate).
 	FailIfWorse float64 `yaml:"fail_if_worse"`
 	// FailIfCostlier is the default cost gate (--fail-if-costlier): per cost outcome (results.CostOutcomes:

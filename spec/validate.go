@@ -28,7 +28,7 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	_ = yaml.Unmarshal(b, &root) // decoded above, so it parses
 	c := specCheck{name: name, line: lineFinder(b), at: nodeLines(&root)}
 	for _, step := range []func(specCheck) error{s.setDefaults, s.checkBaseline, s.parseVariantBackends,
-		s.checkGuardsAndObservation, s.checkDesign, s.checkVariants} {
+		s.checkGuardsAndObservation, s.checkDesign, s.checkVariants, s.checkSequential} {
 		if err := step(c); err != nil {
 			return nil, err
 		}

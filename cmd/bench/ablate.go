@@ -66,6 +66,13 @@ func ablateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if plan.Ablation.Sequential != nil {
+				rule, err := analysis.NewSeqRule(plan.Record(), ropts.Shard.Has)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				ropts.Sequential = rule
+			}
 			if rf.dryRun {
 				return printPlan(c, plan, ropts.Shard, rf.jsonOut)
 			}

@@ -16,7 +16,7 @@ type ablateFlags struct {
 	tasks                            string
 	failIfWorse                      float64
 	failIfCostlier                   string
-	bh                               bool
+	bh, sequential                   bool
 	htmlDir, model, baseURL, profile string
 }
 
@@ -27,6 +27,7 @@ func (f *ablateFlags) register(c *cobra.Command) {
 	c.Flags().Float64Var(&f.failIfWorse, "fail-if-worse", 0, "exit 1 when a variant is worse than the baseline by more than this margin (a proportion in (0, 1), e.g. 0.05) with its interval below zero and its Holm-adjusted p < alpha")
 	c.Flags().StringVar(&f.failIfCostlier, "fail-if-costlier", "", failIfCostlierHelp)
 	c.Flags().BoolVar(&f.bh, "bh", false, "also report Benjamini–Hochberg adjusted p-values")
+	c.Flags().BoolVar(&f.sequential, "sequential", false, "sequential ablation: test every variant after each unit (task, or the suite's cluster) in the plan's order and leave a decided variant's remaining attempts unrun (the spec's sequential: block, else its alpha and min_effect)")
 	c.Flags().StringVar(&f.model, "model", "", "replace the baseline's model (variants inherit it unless they set their own): scripted[:PROFILE] or openai:NAME")
 	c.Flags().StringVar(&f.baseURL, "base-url", "", "endpoint for --model openai:NAME")
 	c.Flags().StringVar(&f.profile, "profile", "", "scripted policy profile for the baseline (clean, observed, harsh, or a YAML file)")
@@ -70,6 +71,9 @@ func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 			return err
 		}
 		sp.FailIfCostlier = m
+	}
+	if f.sequential {
+		sp.SetSequential()
 	}
 	if !c.Flags().Changed("fail-if-worse") {
 		f.failIfWorse = sp.FailIfWorse

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -86,6 +87,7 @@ func TestRunRefusesBadNumbers(t *testing.T) {
 		{append(run, "--max-steps", "-3"), "--max-steps -3"},
 		{append(run, "--retries", "-1"), "--retries -1"},
 		{append(run, "--max-cost", "-1"), "--max-cost -1"},
+		{append(run, "--max-attempts", "-1"), "--max-attempts -1"},
 		{append(run, "--timeout", "0s"), "--timeout 0s"},
 		{append(run, "--timeout", "-5s"), "--timeout -5s"},
 		{append(run, "--workers", "-1"), "--workers -1"},
@@ -156,7 +158,7 @@ func TestManifestSummaryKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Summary == nil || *got.Summary != *m.Summary {
+	if got.Summary == nil || !reflect.DeepEqual(*got.Summary, *m.Summary) {
 		t.Errorf("old summary keys read as %+v, want %+v", got.Summary, m.Summary)
 	}
 }

@@ -17,6 +17,7 @@ type runFlags struct {
 	driverDir, chromium string
 	remote              remoteFlags
 	maxCost             float64
+	maxAttempts         int
 	maxConns            int
 	req                 requestFlags
 	dryRun, jsonOut     bool
@@ -36,7 +37,8 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
 	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium-headless-shell for headless launches, /usr/lib/chromium/chromium, chromium/chrome on PATH, Playwright's cache; README \"Browser discovery\")")
 	f.remote.register(c)
-	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "stop once recorded model spend reaches this many USD")
+	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "start no attempt once recorded model spend reaches this many USD (those in flight finish and are recorded)")
+	c.Flags().IntVar(&f.maxAttempts, "max-attempts", 0, "start no attempt once the run's attempts across all arms (earlier invocations' included) reach this many (0: no limit)")
 	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
 	f.req.register(c)
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan (attempt ids, in task order; the run shuffles the pairs' order by the seed, then starts the pairs with the most arms first) and exit")
@@ -56,6 +58,8 @@ func (f *runFlags) options() (runner.Options, error) {
 		return runner.Options{}, usageErr("--retries %d: must be at least 0", f.retries)
 	case f.maxCost < 0 || math.IsNaN(f.maxCost):
 		return runner.Options{}, usageErr("--max-cost %v: must be at least 0 USD (0: no limit)", f.maxCost)
+	case f.maxAttempts < 0:
+		return runner.Options{}, usageErr("--max-attempts %d: must be at least 0 (0: no limit)", f.maxAttempts)
 	case f.maxConns < 0:
 		return runner.Options{}, usageErr("--max-connections %d: must be at least 0 (0: no cap)", f.maxConns)
 	}
@@ -64,7 +68,7 @@ func (f *runFlags) options() (runner.Options, error) {
 		return runner.Options{}, usageErr("%v", err)
 	}
 	opts := runner.Options{Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
-		Chromium: f.chromium, MaxCostUSD: f.maxCost, Screenshots: f.screenshots, Trace: f.trace,
+		Chromium: f.chromium, MaxCostUSD: f.maxCost, MaxAttempts: f.maxAttempts, Screenshots: f.screenshots, Trace: f.trace,
 		DisableEvaluate: f.noEvaluate}
 	if err := f.remote.apply(f.cmd, &opts); err != nil {
 		return runner.Options{}, err

@@ -198,6 +198,22 @@ const JSONSchemaVersion = 1
 //	    rate        number|null  differ/pairs (null when pairs = 0: undefined); wilson [lo, hi]|null its
 //	    wilson      [lo, hi]|null  Wilson 95% interval (null when pairs = 0).
 //	    examples    [string] the first differing pairs ("task rep 1: pass vs fail (gave_up)").
+//	sequential      object|null  a sequential run's outcome (null for a fixed-size run; STATS.md "Sequential
+//	                         ablations"); the comparisons above are then diagnostics:
+//	    alpha, min_effect number  the design's level and futility margin; unit string the unit's noun.
+//	    units, looked int    units planned, and complete in plan order at the last look.
+//	    planned, saved int   all arms' planned attempts and those the stops left unrun; saved_tokens,
+//	    saved_tokens, saved_cost_usd number|null  saved_cost_usd their estimates (null: unknown).
+//	    budget      string|null  the budget the run stopped on (max_cost, max_attempts).
+//	    header      string   the outcome's first sentence in words.
+//	    variants    [object] per monitored variant: name; stop "worse", "better", "futile" or "" (undecided);
+//	                         decision in words; at int|null the unit decided at (1-based); units planned for it;
+//	                         looked_units the units in its look; mean, repeated_ci [lo, hi], repeated_p the
+//	                         look's mean paired Δ, repeated confidence interval (level 1 − alpha/variants) and
+//	                         repeated p (null without a unit); planned, saved attempts and saved_tokens,
+//	                         saved_cost_usd estimates (null: none).
+//	    baseline    object   the baseline's planned and saved attempts (stop, at, mean, repeated_ci,
+//	                         repeated_p null).
 func JSONReport(w io.Writer, a *analysis.Analysis) error { return ablationJSON(w, a, nil, nil) }
 
 // ablationJSON writes JSONReport's document with the judges part's keys (judges, judge_agreement,
@@ -230,6 +246,7 @@ type jsonDoc struct {
 	Gate          *jsonGate     `json:"gate"`
 	CostGate      *jsonCostGate `json:"cost_gate"`
 	FlakeRates    []jsonFlake   `json:"flake_rates"`
+	Sequential    *jsonSeq      `json:"sequential"`
 	// Judges is the judges part (AblationReport.Judges); its keys are absent without one.
 	*analysis.Judges
 	// Why and WhyLines are the divergence analysis and its words (ablationJSON); absent without a run.
@@ -490,6 +507,7 @@ func newJSONDoc(a *analysis.Analysis) jsonDoc {
 		d.Gate = &jsonGate{Margin: a.FailIfWorse, Failed: failed, Why: report.GateReasonTexts(why)}
 	}
 	d.CostGate = jsonCostGateOf(a)
+	d.Sequential = jsonSeqOf(a)
 	return d
 }
 

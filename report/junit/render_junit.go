@@ -139,6 +139,13 @@ func (junitRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 		s := junitDiffSuite(v.Name, pkg, i, ts, byVariant[a.Baseline], byVariant[v.Name], a.Baseline)
 		s.Properties = junitProps(a, v)
 		out := junitSummary(a, v.Name, a.Baseline, v, s.Failures)
+		if sv := seqVariant(a, v.Name); sv != nil {
+			// the sequential decision is the result; the line above is then a diagnostic
+			out = report.SeqLine(a, sv) + "\n" + out
+			s.Properties = append(s.Properties, junitProperty{"sequential_stop", string(sv.Stop)},
+				junitProperty{"sequential_at_unit", strconv.Itoa(sv.At)},
+				junitProperty{"sequential_attempts_saved", strconv.Itoa(sv.Saved)})
+		}
 		for _, f := range a.Flake {
 			if f.Variant == v.Name {
 				out += "\n" + report.FlakeLine(f) // a same-seed A/A arm's flake rate, as the other formats print it
@@ -387,6 +394,19 @@ func junitProps(a *analysis.Analysis, v *analysis.VariantResult) []junitProperty
 		{"alpha", junitFloat(alpha)},
 		{"verdict", junitVerdict(a, v)},
 	}
+}
+
+// seqVariant is variant name's sequential outcome in a (nil for a fixed-size run or an arm not monitored).
+func seqVariant(a *analysis.Analysis, name string) *analysis.SeqVariant {
+	if a.Sequential == nil {
+		return nil
+	}
+	for i := range a.Sequential.Variants {
+		if a.Sequential.Variants[i].Variant == name {
+			return &a.Sequential.Variants[i]
+		}
+	}
+	return nil
 }
 
 // junitVerdict names the comparison in the words of the terminal report's verdict (Verdict, without a gate):

@@ -1,0 +1,232 @@
+package analysis
+
+// The sequential ablation (STATS.md "Sequential ablations"): the looks replayed from the records in the plan's
+// unit order, the per-variant stops, and what the stops left unrun. One rule serves the runner (which attempts
+// not to start), a resume, bench merge and every report, so they all reach the same decisions from the same
+// records.
+
+import (
+	"fmt"
+	"slices"
+
+	"webbench/results"
+	"webbench/stats"
+)
+
+// SeqRule is the sequential design of one ablation plan laid out over its pairs: the units in look order,
+// each unit's pairs and the arms that run on each.
+type SeqRule struct {
+	design   results.Sequential
+	baseline string
+	// monitored are the variants the design tests and stops (every variant but the A/A arms), in plan order;
+	// the A/A arms run in full.
+	monitored []string
+	units     [][]seqPair
+}
+
+// seqPair is one (task, rep) pair of a unit and the arms that run on it, baseline included.
+type seqPair struct {
+	id   string
+	arms []string
+}
+
+// NewSeqRule lays out plan p's sequential design (p.Ablation.Sequential) over the pairs keep keeps (a shard's:
+// runner.Shard.Has; nil keeps all). It is an error when p has no sequential design or its units name a task
+// the plan does not hold.
+func NewSeqRule(p results.Plan, keep func(pairID string) bool) (*SeqRule, error) {
+	if p.Ablation == nil || p.Ablation.Sequential == nil {
+		return nil, fmt.Errorf("the plan has no sequential design")
+	}
+	in := PlanInputs(p, false, 0)
+	r := &SeqRule{design: *p.Ablation.Sequential, baseline: p.Baseline}
+	for _, v := range in.Variants {
+		if !slices.Contains(in.Copies, v) && !slices.Contains(in.Replays, v) {
+			r.monitored = append(r.monitored, v)
+		}
+	}
+	for _, u := range r.design.Units {
+		var pairs []seqPair
+		for _, t := range u.Tasks {
+			if !slices.Contains(p.Tasks, t) {
+				return nil, fmt.Errorf("sequential unit %s: task %s is not in the plan", u.Name, t)
+			}
+			for rep := 1; rep <= p.Reps; rep++ {
+				sp := seqPair{id: results.PairID(p.Suite, t, rep)}
+				if keep != nil && !keep(sp.id) {
+					continue
+				}
+				for _, v := range p.Variants {
+					if v.TargetTasks == nil || slices.Contains(v.TargetTasks, t) {
+						sp.arms = append(sp.arms, v.Name)
+					}
+				}
+				pairs = append(pairs, sp)
+			}
+		}
+		r.units = append(r.units, pairs)
+	}
+	return r, nil
+}
+
+// SeqDecision is one monitored variant's state at the last look: its stop ("" undecided), the unit it was
+// decided at (1-based, of the design's units; 0 undecided) and its look then (the repeated interval and
+// p of the mean paired difference, over N units).
+type SeqDecision struct {
+	Variant string
+	Stop    stats.SeqStop
+	At      int
+	Look    stats.SeqLook
+}
+
+// seqReplay is the looks replayed over a run's records: the decisions and the number of units looked at.
+type seqReplay struct {
+	decisions []SeqDecision
+	looked    int
+}
+
+// replay runs the looks over latest (each attempt id's final record), until every monitored variant is decided:
+// after unit k, once every needed attempt of units 1..k has a record, each undecided variant adds the unit's mean paired difference over its pairs where
+// both its attempt and the baseline's are pass or fail (variant pass − baseline pass), then stats.SeqDecide
+// decides across the monitored variants; a decision is final. Needed: a monitored variant's attempts until it is
+// decided, an A/A arm's always, the baseline's on the pairs of an arm still needed.
+func (r *SeqRule) replay(latest map[string]results.Attempt) seqReplay {
+	d := r.statsDesign()
+	states := make([]*stats.SeqState, len(r.monitored))
+	out := seqReplay{decisions: make([]SeqDecision, len(r.monitored))}
+	for i, v := range r.monitored {
+		out.decisions[i] = SeqDecision{Variant: v, Look: stats.SeqLook{P: 1, Lo: -1, Hi: 1}}
+		if n := r.plannedUnits(v); n > 0 {
+			// Each variant's design is sized to its own units (a target-scoped variant runs on fewer), so its
+			// last planned unit is its design's last look.
+			dv := d
+			dv.MaxUnits = n
+			states[i] = stats.NewSeq(dv)
+			out.decisions[i].Look = states[i].Look()
+		}
+	}
+	for k, pairs := range r.units {
+		if !r.complete(pairs, k+1, out.decisions, latest) || !slices.ContainsFunc(out.decisions, undecided) {
+			break
+		}
+		for i, v := range r.monitored {
+			if out.decisions[i].Stop != "" || states[i] == nil {
+				continue
+			}
+			if diff, ok := r.unitDiff(pairs, v, latest); ok {
+				states[i].Add(diff)
+			}
+		}
+		looks := make([]stats.SeqLook, len(r.monitored))
+		for i := range r.monitored {
+			if out.decisions[i].Stop == "" && states[i] != nil {
+				out.decisions[i].Look = states[i].Look()
+			}
+			looks[i] = out.decisions[i].Look
+		}
+		for i, s := range stats.SeqDecide(d, looks) {
+			if out.decisions[i].Stop == "" && s != stats.SeqUndecided {
+				out.decisions[i].Stop, out.decisions[i].At = s, k+1
+			}
+		}
+		out.looked = k + 1
+	}
+	return out
+}
+
+func undecided(d SeqDecision) bool { return d.Stop == stats.SeqUndecided }
+
+// statsDesign is the design as stats.SeqDesign: α and the futility margin over the monitored variants
+// (MaxUnits is each variant's own: replay sets it).
+func (r *SeqRule) statsDesign() stats.SeqDesign {
+	return stats.SeqDesign{Alpha: r.design.Alpha, MinEffect: r.design.MinEffect, Variants: max(1, len(r.monitored)),
+		MaxUnits: 1}
+}
+
+// plannedUnits is the number of units with a pair variant v runs on.
+func (r *SeqRule) plannedUnits(v string) int {
+	n := 0
+	for _, pairs := range r.units {
+		if slices.ContainsFunc(pairs, func(p seqPair) bool { return slices.Contains(p.arms, v) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// needed reports whether arm's attempt on pair p of unit k (1-based) is still needed given the decisions made
+// at the looks before k.
+func (r *SeqRule) needed(arm string, p seqPair, k int, ds []SeqDecision) bool {
+	if arm == r.baseline {
+		return slices.ContainsFunc(p.arms, func(a string) bool { return a != r.baseline && r.needed(a, p, k, ds) })
+	}
+	i := slices.Index(r.monitored, arm)
+	return i < 0 || ds[i].Stop == "" || ds[i].At >= k
+}
+
+// complete reports whether every needed attempt of unit k (its pairs) has a record in latest.
+func (r *SeqRule) complete(pairs []seqPair, k int, ds []SeqDecision, latest map[string]results.Attempt) bool {
+	for _, p := range pairs {
+		for _, a := range p.arms {
+			if _, ok := latest[results.AttemptID(a, p.id)]; !ok && r.needed(a, p, k, ds) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// unitDiff is variant v's mean paired difference over the pairs of a unit where both v's and the baseline's
+// records are pass or fail; ok is false when there is none.
+func (r *SeqRule) unitDiff(pairs []seqPair, v string, latest map[string]results.Attempt) (float64, bool) {
+	sum, n := 0.0, 0
+	for _, p := range pairs {
+		if !slices.Contains(p.arms, v) {
+			continue
+		}
+		a, okA := latest[results.AttemptID(v, p.id)]
+		b, okB := latest[results.AttemptID(r.baseline, p.id)]
+		if !okA || !okB || !a.Done() || !b.Done() {
+			continue
+		}
+		sum += pass(a) - pass(b)
+		n++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+func pass(a results.Attempt) float64 {
+	if a.Status == results.StatusPass {
+		return 1
+	}
+	return 0
+}
+
+// Skips maps the planned attempt ids the design no longer needs and that have no record in latest (the final
+// record of each attempt id so far) to why: the variant's stop and the unit it was decided at, or for the
+// baseline, that no arm still needed on its pair (Attempts 1 each). The runner starts none of them.
+func (r *SeqRule) Skips(latest map[string]results.Attempt) map[string]results.SeqSkip {
+	return r.skips(latest, r.replay(latest).decisions)
+}
+
+func (r *SeqRule) skips(latest map[string]results.Attempt, ds []SeqDecision) map[string]results.SeqSkip {
+	out := map[string]results.SeqSkip{}
+	for k, pairs := range r.units {
+		for _, p := range pairs {
+			for _, a := range p.arms {
+				id := results.AttemptID(a, p.id)
+				if _, ok := latest[id]; ok || r.needed(a, p, k+1, ds) {
+					continue
+				}
+				s := results.SeqSkip{Variant: a, Attempts: 1}
+				if i := slices.Index(r.monitored, a); i >= 0 {
+					s.Stop, s.Unit = string(ds[i].Stop), ds[i].At
+				}
+				out[id] = s
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"webbench/results"
+)
+
+// seqSpec is a sequential ablation's spec for the test: the Zoo's hand-written Q&A tasks of three apps (14
+// tasks in 10 families), the clean scripted policy, and one variant allowed a single step, which cannot answer
+// most of them; α 0.2 so that a few families decide it.
+const seqSpec = `name: seq-test
+suite: zoo
+tasks: "shop-qa-*,stays-qa-*,recipes-qa-*"
+reps: 1
+seed: 1
+alpha: 0.2
+baseline:
+  model: {kind: scripted, profile: clean}
+variants:
+  - name: one_step
+    max_steps: 1
+`
+
+// seqDoc is the sequential part of bench report --format json.
+type seqDoc struct {
+	Warnings []struct {
+		Kind string `json:"kind"`
+	} `json:"warnings"`
+	Sequential *struct {
+		Units, Looked, Planned, Saved int
+		Budget                        *string
+		Variants                      []struct {
+			Name, Decision string
+			Stop           *string
+			At             *int
+			Planned, Saved int
+		}
+		Baseline struct{ Planned, Saved int }
+	} `json:"sequential"`
+}
+
+func seqReport(t *testing.T, dir string) (seqDoc, json.RawMessage) {
+	t.Helper()
+	out, stderr, code := bench(t, "report", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report %s: exit %d: %s", dir, code, stderr)
+	}
+	var d seqDoc
+	var raw struct {
+		Sequential json.RawMessage `json:"sequential"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal([]byte(out), &raw)
+	if d.Sequential == nil {
+		t.Fatalf("report of %s has no sequential outcome", dir)
+	}
+	return d, raw.Sequential
+}
+
+// A sequential ablation (--sequential) stopped by --max-attempts, then resumed: the budget stop is reported with
+// the partial outcome; the resumed run decides the one-step variant worse and leaves its remaining attempts
+// (and the baseline's, which no undecided variant needs then) unrun, every arm's attempts recorded or skipped;
+// every format says so; bench merge of the run recomputes the same outcome from the records.
+func TestAblateSequentialBudgetResumeMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	tmp := t.TempDir()
+	spec, dir := filepath.Join(tmp, "seq.yaml"), filepath.Join(tmp, "run")
+	if err := os.WriteFile(spec, []byte(seqSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"ablate", spec, "--sequential", "--workers", "2", "--out", dir}
+	if _, stderr, code := bench(t, append(args, "--max-attempts", "5")...); code != 0 || !strings.Contains(stderr, "attempt limit 5 reached") {
+		t.Fatalf("budget run: exit %d: %s", code, stderr)
+	}
+	d, _ := seqReport(t, dir)
+	s := d.Sequential
+	kinds := ""
+	for _, w := range d.Warnings {
+		kinds += w.Kind + " "
+	}
+	if s.Budget == nil || *s.Budget != results.BudgetAttempts || s.Looked >= s.Units || s.Planned != 28 ||
+		!strings.Contains(kinds, "sequential_budget") || !strings.Contains(kinds, "sequential_fixed_p") {
+		t.Fatalf("after the budget: %+v, warnings %s; want the max_attempts stop, a partial look, both warnings", *s, kinds)
+	}
+	if _, stderr, code := bench(t, args...); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	d, outcome := seqReport(t, dir)
+	s = d.Sequential
+	v := s.Variants[0]
+	if s.Budget != nil || v.Stop == nil || *v.Stop != "worse" || v.At == nil || *v.At > s.Units || v.Saved == 0 {
+		t.Fatalf("resumed: %+v; want one_step decided worse with attempts saved", *s)
+	}
+	run, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]int{}
+	for _, r := range run.Final() {
+		ran[r.Variant]++
+	}
+	if ran["one_step"]+v.Saved != v.Planned || ran["baseline"]+s.Baseline.Saved != s.Baseline.Planned ||
+		run.Manifest.Summary.SeqSkipped() != s.Saved || run.Completeness().Missing != 0 {
+		t.Errorf("ran %v, outcome %+v, summary %+v: every planned attempt is recorded or skipped", ran, *s, run.Manifest.Summary)
+	}
+	md, _, _ := bench(t, "report", dir, "--format", "md")
+	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	junit, _, _ := bench(t, "report", dir, "--format", "junit")
+	for name, doc := range map[string]string{"md": md, "html": string(html), "junit": junit} {
+		if !strings.Contains(doc, "worse than the baseline") || !strings.Contains(doc, "repeated p") {
+			t.Errorf("the %s report does not word the sequential decision", name)
+		}
+	}
+	merged := filepath.Join(tmp, "merged")
+	if _, stderr, code := bench(t, "merge", "--out", merged, dir); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if _, got := seqReport(t, merged); !reflect.DeepEqual(normJSON(t, got), normJSON(t, outcome)) {
+		t.Errorf("merged outcome %s, want the run's %s", got, outcome)
+	}
+}
+
+func normJSON(t *testing.T, b json.RawMessage) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

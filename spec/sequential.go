@@ -1,0 +1,90 @@
+package spec
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+
+	"webbench/results"
+	"webbench/runner"
+	"webbench/suites"
+)
+
+// SeqSetting is a spec's `sequential:` key (STATS.md "Sequential ablations"): `sequential: true` (the spec's
+// alpha and min_effect), `sequential: {alpha: 0.05, min_effect: 0.10}` (either may be left out: the spec's),
+// or false / absent (a fixed-size ablation).
+type SeqSetting struct {
+	// On is whether the ablation is sequential.
+	On bool
+	// Alpha and MinEffect are the design's level and futility margin (0: the spec's alpha and min_effect).
+	Alpha, MinEffect float64
+}
+
+// UnmarshalYAML reads `sequential:` as a boolean or a mapping of alpha and min_effect (numbers); anything else
+// is a *yaml.TypeError naming the line, as the spec's other errors.
+func (s *SeqSetting) UnmarshalYAML(n *yaml.Node) error {
+	fail := func(line int, msg string, args ...any) error {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: sequential%s", line, fmt.Sprintf(msg, args...))}}
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		return n.Decode(&s.On)
+	}
+	if n.Kind != yaml.MappingNode {
+		return fail(n.Line, ": %s: expected true, false or {alpha: A, min_effect: M}", nodeText(n))
+	}
+	s.On = true
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		var dst *float64
+		switch k.Value {
+		case "alpha":
+			dst = &s.Alpha
+		case "min_effect":
+			dst = &s.MinEffect
+		default:
+			return fail(k.Line, ": unknown key %q (valid: alpha, min_effect)", k.Value)
+		}
+		if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil {
+			return fail(k.Line, ".%s: %s is not a number", k.Value, nodeText(v))
+		}
+	}
+	return nil
+}
+
+// checkSequential fills the sequential design's defaults (the spec's alpha and min_effect) and checks them:
+// alpha in (0, 1), min_effect in [0, 1) (0: no futility stop).
+func (s *Spec) checkSequential(c specCheck) error {
+	if s.Sequential == nil || !s.Sequential.On {
+		return nil
+	}
+	if s.Sequential.Alpha == 0 {
+		s.Sequential.Alpha = s.Alpha
+	}
+	if s.Sequential.MinEffect == 0 {
+		s.Sequential.MinEffect = s.MinEffect
+	}
+	if a, m := s.Sequential.Alpha, s.Sequential.MinEffect; a <= 0 || a >= 1 || m < 0 || m >= 1 {
+		return fmt.Errorf("%s:%d: sequential: alpha must be in (0, 1) and min_effect in [0, 1) (got %v, %v)", c.name,
+			c.line("sequential"), a, m)
+	}
+	return nil
+}
+
+// SetSequential makes the spec sequential (bench ablate --sequential) with the spec's alpha and min_effect
+// unless its `sequential:` block sets them.
+func (s *Spec) SetSequential() {
+	if s.Sequential == nil {
+		s.Sequential = &SeqSetting{}
+	}
+	s.Sequential.On = true
+	_ = s.checkSequential(specCheck{line: func(string) int { return 0 }})
+}
+
+// seqDesign is the spec's sequential design over tasks (in plan order), nil when the spec is not sequential.
+func (s *Spec) seqDesign(tasks []suites.Task) *results.Sequential {
+	if s.Sequential == nil || !s.Sequential.On {
+		return nil
+	}
+	return &results.Sequential{Alpha: s.Sequential.Alpha, MinEffect: s.Sequential.MinEffect,
+		Units: runner.SeqUnits(tasks, s.Seed)}
+}
