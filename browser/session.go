@@ -334,9 +334,14 @@ func (s *Session) Navigate(url string) error {
 	return nil
 }
 
-// snapshotTimeout bounds snapshots and screenshots: the action timeout, at least 5 s.
+// snapshotTimeout bounds snapshots and screenshots: the navigation timeout (at least the action timeout and
+// 5 s). A capture is the page's own work, which grows with the page's size and the machine's load as a load
+// does, not a wait for an element's state as the action timeout is: bounded by the 5 s action timeout, the
+// snapshot after a delivered click on a 132-property results list timed out under CPU load, and the model was
+// told that the click had failed on a loaded machine only. The bound is for a page whose script holds its
+// main thread.
 func (s *Session) snapshotTimeout() time.Duration {
-	return max(s.opts.ActionTimeout, 5*time.Second)
+	return max(s.opts.ActionTimeout, s.opts.NavigationTimeout, 5*time.Second)
 }
 
 // Snapshot captures an AI-mode aria snapshot (with [box=…] when boxes) and records its refs as the current

@@ -655,6 +655,24 @@ func TestDiscoveryErrors(t *testing.T) {
 	}
 }
 
+// A snapshot is bounded by the navigation timeout, not the action timeout: a page whose main thread is busy
+// for 7 s (a large page's capture on a loaded machine, here a script's loop) is captured once it is free
+// instead of failing at the 5 s action timeout.
+func TestSnapshotOutlastsTheActionTimeout(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	if _, err := s.Page().Evaluate(`() => { setTimeout(() => { const end = Date.now() + 7000; while (Date.now() < end) {} }, 0); }`); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot(false)
+	if err != nil {
+		t.Fatalf("snapshot of a page busy for 7 s (action timeout %v, navigation timeout %v): %v",
+			s.Options().ActionTimeout, s.Options().NavigationTimeout, err)
+	}
+	if !strings.Contains(snap, `button "Count"`) {
+		t.Fatalf("snapshot:\n%s", snap)
+	}
+}
+
 func TestBusyEvaluateBlocksPage(t *testing.T) {
 	s, snap := newSession(t, SessionOptions{ActionTimeout: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

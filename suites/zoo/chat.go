@@ -31,8 +31,8 @@ import (
 //	GET  /api/v4/channels/{name}/posts → 200 [post] (history + this tenant's posts) | 401 | 404
 //	POST /api/v4/posts          {"channel", "message"} → 201 post | 400 | 401 | 404
 //
-// Mutation late_hydration: the script renders the app exactly chatHydrationDelayMS after it starts (a fixed
-// setTimeout, no jitter); until then the page is the shell alone (`generic > img "Huddle"` in an AI snapshot).
+// Mutation late_hydration: the script renders the app exactly chatHydrationDelayMS after the page's load event
+// (a fixed setTimeout, no jitter; from the load, as hydration.go says why); until then the page is the shell alone (`generic > img "Huddle"` in an AI snapshot).
 // Without the mutation it renders at once. Only a full page load shows the shell; in-app navigation does not.
 
 //go:embed assets/chat

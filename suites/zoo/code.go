@@ -39,7 +39,8 @@ import (
 // starred and watched repositories, and every settings switch's saved value. Mutations:
 //   - consent: the shared OneTrust-like overlay.
 //   - late_hydration: every full page load ships the app's markup inside a <template> and shows only the
-//     loading mark (`img "Gitlane"`) until static/code.js mounts it codeHydrationDelayMS later (fixed);
+//     loading mark (`img "Gitlane"`) until static/code.js mounts it codeHydrationDelayMS after the load event
+//     (fixed);
 //     client-side navigation renders at once.
 //   - ref_churn: the organisation's repository list and the issue list re-render at the first mouse press after
 //     every user action and after the load (the shop's static/churn.js): fresh nodes, secondary names alternate.

@@ -11,8 +11,10 @@ import (
 // shell, as a single-page app's search results are (the seeds' SPA pages, seed 002). The response body is a
 // loading screen — a generic wrapper around the brand's logo image, no interactive element — and the page's
 // real markup travels inert in a <template>; the shell's script puts it in place exactly lateHydrationDelayMS
-// after it starts (a fixed setTimeout, no jitter), re-creating its scripts so that they run as on a normal
-// load. Until then an AI snapshot is `generic > img "<brand>"`, which snapshot_ready re-captures and an agent
+// after the page's load event (a fixed setTimeout, no jitter), re-creating its scripts so that they run as on a
+// normal load. The delay runs from the load event, not from the script's start, because an agent's harness
+// waits for the load before its first snapshot: on a loaded machine a slow load (the logo, the styles) delays
+// the render and that snapshot alike, and the snapshot still meets the shell. Until then an AI snapshot is `generic > img "<brand>"`, which snapshot_ready re-captures and an agent
 // without it gives up on. Each full load of a page served this way shows the shell; chat does the same in its
 // own client (chat.go).
 
@@ -27,7 +29,7 @@ const hydrationShell = `<div class="zoo-loading" style="display:flex;align-items
 	`<template id="zoo-app">%s</template>` +
 	`<script>(function () {
   "use strict";
-  setTimeout(function () {
+  function render() {
     var tpl = document.getElementById("zoo-app"), shell = document.querySelector(".zoo-loading");
     var frag = document.importNode(tpl.content, true);
     frag.querySelectorAll("script").forEach(function (old) {
@@ -39,7 +41,9 @@ const hydrationShell = `<div class="zoo-loading" style="display:flex;align-items
     });
     shell.remove();
     tpl.replaceWith(frag);
-  }, %d);
+  }
+  function later() { setTimeout(render, %d); }
+  if (document.readyState === "complete") later(); else window.addEventListener("load", later, { once: true });
 })();</script>`
 
 // renderHydrated renders template name with data like RenderPage, delivered as a late-hydrating shell: the

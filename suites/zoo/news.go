@@ -37,7 +37,7 @@ import (
 // Mutations:
 //   - consent, geo_redirect: the shared overlays.
 //   - late_hydration: the client-rendered pages (search results, scoreboard) show only the loading shell
-//     (`generic > img`) for newsHydrationDelayMS after the script starts (a fixed timeout, no jitter), then
+//     (`generic > img`) for newsHydrationDelayMS after the load event (a fixed timeout, no jitter), then
 //     render; without it they render at once, from the page's own data (no request).
 //   - ref_churn: the home page's "Live scores" ticker and "Most read" list re-render (the shop's mechanism,
 //     static/churn.js), alternating a secondary text ("Updated 1 min ago" ↔ "Updated just now").

@@ -36,7 +36,9 @@ func TestLateHydrationShellHTTP(t *testing.T) {
 		late := newTenant(t, srv, c.app, "late_hydration")
 		_, body, _ := rsGet(t, late.URL(c.path))
 		shell, inner := hydrationParts(t, body)
-		rsWant(t, shell, `<div class="zoo-loading"`, c.alt, "}, 2000);")
+		// The render runs 2.0 s after the load event, not after the script's start.
+		rsWant(t, shell, `<div class="zoo-loading"`, c.alt, "setTimeout(render, 2000)",
+			`window.addEventListener("load", later, { once: true })`)
 		// At load the page has no control at all: the only element with a role is the logo image.
 		for _, tag := range []string{"<a ", "<button", "<input", "<select", "<form"} {
 			if strings.Contains(shell, tag) {

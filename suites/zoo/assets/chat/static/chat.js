@@ -275,5 +275,11 @@
   }
 
   window.addEventListener('popstate', function () { dispatch(true); });
-  if (delay > 0) setTimeout(boot, delay); else boot();
+  // The delay runs from the load event (at once when the document has already loaded), not from this
+  // script's start: a harness waits for the load before its first snapshot, so a load that a busy machine
+  // slows delays the render and that snapshot alike.
+  function afterLoad(f) {
+    if (document.readyState === 'complete') f(); else window.addEventListener('load', f, { once: true });
+  }
+  if (delay > 0) afterLoad(function () { setTimeout(boot, delay); }); else boot();
 })();

@@ -107,13 +107,21 @@
   // late_hydration: the markup waits in <template id="app"> behind the loading mark for the fixed delay.
   var delay = parseInt(body.getAttribute("data-hydration-delay-ms") || "0", 10) || 0;
   var tpl = document.getElementById("app");
+  // The delay runs from the load event (at once when the document has already loaded), not from this
+  // script's start: a harness waits for the load before its first snapshot, so a load that a busy machine
+  // slows delays the mount and that snapshot alike.
+  function afterLoad(f) {
+    if (document.readyState === "complete") f(); else window.addEventListener("load", f, { once: true });
+  }
   if (tpl && delay > 0) {
-    setTimeout(function () {
-      var boot = document.getElementById("boot");
-      tpl.replaceWith(tpl.content.cloneNode(true));
-      if (boot) boot.remove();
-      start();
-    }, delay);
+    afterLoad(function () {
+      setTimeout(function () {
+        var boot = document.getElementById("boot");
+        tpl.replaceWith(tpl.content.cloneNode(true));
+        if (boot) boot.remove();
+        start();
+      }, delay);
+    });
   } else {
     start();
   }

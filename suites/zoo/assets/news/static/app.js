@@ -1,6 +1,6 @@
 // Meridian News client-rendered views (app.html): the search results and the football scoreboard. The server
 // embeds the view's data in body[data-app] (JSON), so the first render needs no request; it runs at once, or
-// after body[data-hydration-delay-ms] (late_hydration: a fixed timeout, no jitter) — until then the page is the
+// body[data-hydration-delay-ms] after the load event (late_hydration: a fixed timeout, no jitter) — until then the page is the
 // loading shell alone. The masthead and footer come from the page's <template>s; everything else is built
 // here with textContent (no HTML from data).
 (function () {
@@ -74,5 +74,11 @@
     root.appendChild(document.getElementById("app-footer").content.cloneNode(true));
   }
 
-  if (delay > 0) setTimeout(render, delay); else render();
+  // The delay runs from the load event (at once when the document has already loaded), not from this
+  // script's start: a harness waits for the load before its first snapshot, so a load that a busy machine
+  // slows delays the render and that snapshot alike.
+  function afterLoad(f) {
+    if (document.readyState === "complete") f(); else window.addEventListener("load", f, { once: true });
+  }
+  if (delay > 0) afterLoad(function () { setTimeout(render, delay); }); else render();
 })();
