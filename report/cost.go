@@ -251,8 +251,17 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		verdict = "shown: " + strings.Join(decided, ", ")
 	}
 	c0 := &v.Costs[0]
-	return fmt.Sprintf("%s (%s, %s): %s: %s", v.Name, fmt.Sprintf("%d %s", c0.Means.G, unitWord(c0.Means.G, c0.Unit)),
-		results.Count(c0.Pairs, "pair", "pairs"), strings.Join(cells, ", "), verdict)
+	return fmt.Sprintf("%s (%s, %s%s): %s: %s", v.Name, fmt.Sprintf("%d %s", c0.Means.G, unitWord(c0.Means.G, c0.Unit)),
+		results.Count(c0.Pairs, "pair", "pairs"), costUnitNote(c0, a.ClusterUnit), strings.Join(cells, ", "), verdict)
+}
+
+// costUnitNote words why a cost comparison's unit is the task although the run names a cluster unit ("; over
+// tasks: all in one family, none to compare across"), empty when it is not.
+func costUnitNote(c *analysis.CostComparison, unit string) string {
+	if c.UnitReason != stats.ReasonOneCluster {
+		return ""
+	}
+	return fmt.Sprintf("; over tasks: all in one %s, no other %s to compare across", unit, unit)
 }
 
 // CostWording names the sides of the cost section: an ablation compares variants with its baseline (over each
