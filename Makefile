@@ -6,7 +6,7 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check bench fmt vet calibrate calibrate-clustered calibrate-sequential
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check pr-gate-check bench fmt vet calibrate calibrate-clustered calibrate-sequential
 
 setup: chromium driver agents mcp junit-schema
 
@@ -96,6 +96,12 @@ vet:
 # mutation's guard off. make test runs the same two tests on one instance per app and per mutation (zootest.SampleCells).
 zoo-check: setup
 	WEBBENCH_TEST_WHOLE_ZOO=1 $(GO) test -count=1 -timeout 60m -run '^TestZooFamily' ./runner
+
+# `make pr-gate-check`: the PR workflow's gate (pr-ablation.yml: its Zoo selection, REPS and MARGIN) sees each of
+# the five large-effect guards removed and passes an A/A pair: one base run, an A/A run and one head per guard, 7
+# runs of 148 attempts (docs/ZOO.md "The PR gate"); the pr-gate-check workflow runs it.
+pr-gate-check: setup
+	WEBBENCH_TEST_PR_GATE=1 $(GO) test -count=1 -timeout 90m -run '^TestPRGateSeesGuardRemoved$$' ./cmd/bench
 
 test-short:
 	$(GO) test -short -count=1 ./...

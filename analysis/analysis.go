@@ -263,7 +263,7 @@ type PowerAnalysis struct {
 	// checks out). HasEffect is false when there is none to test.
 	From, To  float64
 	HasEffect bool
-	// Test names the test Power and MDE are for: PrimaryTestName when
+	// Test names the test Power and MDE are for: PairedTestName(Unit) when
 	// matched, "one-sided Fisher exact (unpaired)" when not. Method is
 	// PowerSimulated or PowerNormal for the primary test (PowerPrimary),
 	// "exact enumeration" for Fisher.

@@ -42,7 +42,7 @@ func TestAnalyzeOneTaskUnderpowered(t *testing.T) {
 	analysistest.Approx(t, "MDE unpaired", p.MDEUnpaired, stats.MDEUnpaired(9.0/11, 11, 0.05, 0.8), 1e-12)
 	// One task: the primary test can never reject (p = 1), so its power is 0
 	// and no MDE exists (stats2: power of the test as run).
-	if p.Test != PrimaryTestName || p.Power != 0 || !math.IsNaN(p.MDE) {
+	if p.Test != PairedTestName(UnitTask) || p.Power != 0 || !math.IsNaN(p.MDE) {
 		t.Errorf("primary power with one task: test %q power %v MDE %v", p.Test, p.Power, p.MDE)
 	}
 	if p.MinRunsZero != 16 {

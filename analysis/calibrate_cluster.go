@@ -40,19 +40,48 @@ const (
 // Kappa is the within-family correlation of two instances' outcomes in one
 // arm and rep when their rates are equal, and Sigma the spread of rates
 // within a family. Delta is the true pass-rate change of the power runs.
+// Sizes, when set, makes families of unequal sizes: family f has
+// Sizes[f mod len(Sizes)] instances, and M is their mean, rounded (the
+// planner's block, as clusterUnits rounds a run's).
 type ClusterSetting struct {
 	C, M, R      int
 	Corr         string
 	Sigma, Kappa float64
 	Delta        float64
+	Sizes        []int
 }
 
-// String names the setting, e.g. "C=12 m=4 R=1 strong".
+// String names the setting, e.g. "C=12 m=4 R=1 strong", or with unequal
+// sizes "C=12 m=1|7 R=1 strong".
 func (s ClusterSetting) String() string {
+	if len(s.Sizes) > 0 {
+		m := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.Sizes)), "|"), "[]")
+		return fmt.Sprintf("C=%d m=%s R=%d %s", s.C, m, s.R, s.Corr)
+	}
 	if s.M == 1 {
 		return fmt.Sprintf("C=%d m=1 R=%d", s.C, s.R)
 	}
 	return fmt.Sprintf("C=%d m=%d R=%d %s", s.C, s.M, s.R, s.Corr)
+}
+
+// size is family f's number of instances.
+func (s ClusterSetting) size(f int) int {
+	if len(s.Sizes) == 0 {
+		return s.M
+	}
+	return s.Sizes[f%len(s.Sizes)]
+}
+
+// families returns each instance's family, in instance order (a family's
+// instances together, family 0 first).
+func (s ClusterSetting) families() []int {
+	var out []int
+	for f := range s.C {
+		for range s.size(f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // ClusterDelta is the true drop of the clustered power runs at C families,
@@ -83,7 +112,8 @@ func corrParams(corr string) (sigma, kappa float64) {
 // ClusterSettings returns the clustered settings: C ∈ {6, 12, 30} ×
 // R ∈ {1, 2}, each with m = 1 (one instance per family: unclustered, the
 // correlation has nothing to act on) and m = 4 at the three correlation
-// levels, Delta = ClusterDelta(C).
+// levels, Delta = ClusterDelta(C); then C ∈ {6, 12} × R = 1 with families of
+// 1 and 7 instances alternating (Sizes), moderate and strong.
 func ClusterSettings() []ClusterSetting {
 	var out []ClusterSetting
 	for _, c := range []int{6, 12, 30} {
@@ -93,6 +123,15 @@ func ClusterSettings() []ClusterSetting {
 				sigma, kappa := corrParams(corr)
 				out = append(out, ClusterSetting{C: c, M: 4, R: r, Corr: corr, Sigma: sigma, Kappa: kappa, Delta: ClusterDelta(c)})
 			}
+		}
+	}
+	// Unequal sizes, last so that the settings above keep their seeds: families of 1 and 7 instances alternating
+	// (mean 4), where the adjusted interval weighs each family's mean by its size.
+	for _, c := range []int{6, 12} {
+		for _, corr := range []string{CorrModerate, CorrStrong} {
+			sigma, kappa := corrParams(corr)
+			out = append(out, ClusterSetting{C: c, M: 4, R: 1, Corr: corr, Sigma: sigma, Kappa: kappa, Delta: ClusterDelta(c),
+				Sizes: []int{1, 7}})
 		}
 	}
 	return out
@@ -125,8 +164,8 @@ type ClusterCalResult struct {
 func clusterRates(rng *rand.Rand, s ClusterSetting) []float64 {
 	fam := IssueMix(rng, s.C)
 	out := make([]float64, 0, s.C*s.M)
-	for _, p := range fam {
-		for range s.M {
+	for f, p := range fam {
+		for range s.size(f) {
 			q := p
 			if p > 0 && p < 1 {
 				q = 1 / (1 + math.Exp(-(math.Log(p/(1-p)) + s.Sigma*rng.NormFloat64())))
@@ -143,22 +182,23 @@ func clusterRates(rng *rand.Rand, s ClusterSetting) []float64 {
 func clusterOutcomes(rng *rand.Rand, s ClusterSetting, arms [][]float64) [][][]bool {
 	out := make([][][]bool, len(arms))
 	for a := range arms {
-		out[a] = make([][]bool, s.C*s.M)
+		out[a] = make([][]bool, len(arms[a]))
 		for t := range out[a] {
 			out[a][t] = make([]bool, s.R)
 		}
+		first := 0
 		for f := range s.C {
 			for k := range s.R {
 				shared := rng.Float64() < s.Kappa
 				u := rng.Float64()
-				for i := range s.M {
+				for i := range s.size(f) {
 					if !shared {
 						u = rng.Float64()
 					}
-					t := f*s.M + i
-					out[a][t][k] = u < arms[a][t]
+					out[a][first+i][k] = u < arms[a][first+i]
 				}
 			}
+			first += s.size(f)
 		}
 	}
 	return out
@@ -169,10 +209,11 @@ func clusterOutcomes(rng *rand.Rand, s ClusterSetting, arms [][]float64) [][][]b
 func clusterRecords(rng *rand.Rand, s ClusterSetting, names []string, arms [][]float64) []results.Attempt {
 	d := Design{Rates: arms[0], Rep: s.R, Model: "family_" + s.Corr}
 	recs := SimRecords(d, names, clusterOutcomes(rng, s, arms), 1)
+	fam := s.families()
 	for i := range recs {
 		var t int
 		fmt.Sscanf(recs[i].TaskID, "t%d", &t)
-		recs[i].Cluster = fmt.Sprintf("f%03d", t/s.M)
+		recs[i].Cluster = fmt.Sprintf("f%03d", fam[t])
 	}
 	return recs
 }
@@ -193,8 +234,8 @@ func ClusterUnitDesign(s ClusterSetting) Design {
 		u.C = g
 		inst := clusterRates(rng, u)
 		out := make([]float64, g)
-		for i, p := range inst {
-			out[i/s.M] += p / float64(s.M)
+		for i, f := range u.families() {
+			out[f] += inst[i] / float64(u.size(f))
 		}
 		return out
 	}
@@ -207,20 +248,23 @@ func ClusterUnitDesign(s ClusterSetting) Design {
 // over 4,000 families drawn as in s from a fixed seed: 1 when the instances'
 // rates are equal, less the more they differ.
 func hetShare(s ClusterSetting) float64 {
-	if s.M < 2 {
+	if s.M < 2 && len(s.Sizes) == 0 {
 		return 1
 	}
 	u := s
 	u.C = 4000
 	rates := clusterRates(rand.New(rand.NewPCG(PowerSeed, 3)), u)
 	num, den := 0.0, 0.0
+	first := 0
 	for f := range u.C {
-		fam := rates[f*s.M : (f+1)*s.M]
+		m := u.size(f)
+		fam := rates[first : first+m]
+		first += m
 		mean := 0.0
 		for _, p := range fam {
-			mean += p / float64(s.M)
+			mean += p / float64(m)
 		}
-		den += float64(s.M*(s.M-1)) * mean * (1 - mean)
+		den += float64(m*(m-1)) * mean * (1 - mean)
 		for i, p := range fam {
 			for j, q := range fam {
 				if i != j {
@@ -244,7 +288,7 @@ func hetShare(s ClusterSetting) float64 {
 func CalibrateClustered(s ClusterSetting, runsAA, runsPower int, alpha float64, seed uint64) ClusterCalResult {
 	rng := rand.New(rand.NewPCG(seed, uint64(s.C*1000+s.M*10+s.R)))
 	res := ClusterCalResult{Setting: s, RunsAA: runsAA, RunsPower: runsPower}
-	g := s.C * s.M
+	g := len(s.families())
 	in := calAAInputs(g, alpha)
 	in.ClusterUnit = "family"
 	names := append([]string{"baseline"}, in.Variants...)

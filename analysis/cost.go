@@ -93,6 +93,10 @@ type CostComparison struct {
 	Unit  string
 	Units []UnitMeans
 	Pairs int
+	// UnitReason says why Unit is UnitTask although the run names a cluster unit: stats.ReasonOneCluster when
+	// every task of the pairs is in one cluster (nothing to compare across clusters); empty otherwise. The reports
+	// word it.
+	UnitReason stats.PairedReason
 	// Means is the comparison over units (stats.PairedMeans): means, difference and ratio with their 95 %
 	// intervals, the exact sign-flip p.
 	Means stats.MeansResult
@@ -103,16 +107,20 @@ type CostComparison struct {
 
 // unitsOf returns the unit of a cost comparison of pairs — its noun (UnitTask, or clusterUnit, UnitCluster when
 // empty) and a record's unit — by the pass rate's rule (stats.UseClusters), so that both name the same units for
-// the same pairs.
-func unitsOf(pairs []RecPair, clusterUnit string) (string, func(results.Attempt) string) {
+// the same pairs, and why it is the task when every task is in one cluster (stats.ReasonOneCluster).
+func unitsOf(pairs []RecPair, clusterUnit string) (string, func(results.Attempt) string, stats.PairedReason) {
 	tasks, clusters := map[string]bool{}, map[string]bool{}
 	for _, p := range pairs {
 		tasks[p.A.TaskID], clusters[UnitOf(*p.A)] = true, true
 	}
 	if stats.UseClusters(len(clusters), len(tasks)) {
-		return cmp.Or(clusterUnit, UnitCluster), UnitOf
+		return cmp.Or(clusterUnit, UnitCluster), UnitOf, ""
 	}
-	return UnitTask, func(r results.Attempt) string { return r.TaskID }
+	var why stats.PairedReason
+	if len(clusters) == 1 && len(tasks) > 1 {
+		why = stats.ReasonOneCluster
+	}
+	return UnitTask, func(r results.Attempt) string { return r.TaskID }, why
 }
 
 // costOutcomes returns the cost comparisons of the matched pairs in one view: one per outcome that some
@@ -128,7 +136,7 @@ func costOutcomes(pairs []RecPair, view CostView, clusterUnit string) []CostComp
 	if len(pairs) == 0 {
 		return nil
 	}
-	unit, unitOf := unitsOf(pairs, clusterUnit)
+	unit, unitOf, why := unitsOf(pairs, clusterUnit)
 	var out []CostComparison
 	for _, o := range results.CostOutcomes {
 		ps := recordedPairs(pairs, o)
@@ -141,7 +149,7 @@ func costOutcomes(pairs []RecPair, view CostView, clusterUnit string) []CostComp
 			a[i], b[i] = u.A, u.B
 		}
 		out = append(out, CostComparison{Outcome: o, View: view, Unit: unit, Units: us, Pairs: len(ps),
-			Means: stats.PairedMeans(a, b), PHolm: math.NaN()})
+			UnitReason: why, Means: stats.PairedMeans(a, b), PHolm: math.NaN()})
 	}
 	return out
 }

@@ -157,7 +157,7 @@ func PilotUnits(recs []results.Attempt, baseline string, candidates []string, o 
 		keep := func(results.Attempt) bool { return true }
 		matchPairs(&c, newIndexed(arms[baseline], keep), newIndexed(arms[v], keep), nil)
 		if ps := recordedPairs(c.recPairs, o); len(ps) > 0 {
-			_, unitOf := unitsOf(ps, "")
+			_, unitOf, _ := unitsOf(ps, "")
 			return PerUnit(ps, o.Value, unitOf), v
 		}
 	}

@@ -15,14 +15,15 @@ import (
 	"webbench/stats"
 )
 
-// PrimaryTestName names the test the power figures of a paired comparison
-// are for (PowerAnalysis.Test): the primary test, PairedDiff.
-const PrimaryTestName = "paired task-level test (mean of per-task differences; exact sign-flip over tasks)"
-
-// ClusteredTestName is PrimaryTestName for a clustered comparison: the test flips the units' sums (unit: the
-// clusters' singular noun, e.g. "family").
-func ClusteredTestName(unit string) string {
-	return "paired " + unit + "-level test (mean of per-task differences; exact sign-flip over the " + unit + " sums)"
+// PairedTestName names the test the power figures of a paired comparison are for (PowerAnalysis.Test): the
+// primary test, PairedDiff, over its unit — UnitTask, or the clusters' singular noun (e.g. "family") when the
+// test flips the clusters' sums.
+func PairedTestName(unit string) string {
+	over := "tasks"
+	if unit != UnitTask {
+		over = "the " + unit + " sums"
+	}
+	return "paired " + unit + "-level test (mean of per-task differences; exact sign-flip over " + over + ")"
 }
 
 // Power methods (PowerAnalysis.Method).
@@ -616,7 +617,7 @@ func ScaleTasks(d Design, g int) Design {
 // pairs are its matched pairs (nil when unmatched).
 func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 	nan := math.NaN()
-	p := PowerAnalysis{N: c.A.N, G: c.G(), Unit: "task", MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
+	p := PowerAnalysis{N: c.A.N, G: c.G(), Unit: UnitTask, MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
 		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
 		PowerAtTasksFor: nan}
 	if c.Method == MethodFisher {
@@ -654,10 +655,7 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.G, p.Unit = c.Paired.C, c.ClusterUnit
 	}
 	d := designFromPairs(pairs, block)
-	p.Test, p.PairShare, p.RepShare = PrimaryTestName, d.Share, d.Sticky
-	if c.Paired.Clustered {
-		p.Test = ClusteredTestName(c.ClusterUnit)
-	}
+	p.Test, p.PairShare, p.RepShare = PairedTestName(p.Unit), d.Share, d.Sticky
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
 	if in.power != powerOnly {
 		p.MDE = MDEPrimary(d, in.Alpha, in.Power, true)

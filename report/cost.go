@@ -46,31 +46,30 @@ func wordsOf(o results.CostOutcome) costWord {
 // costNoun names an outcome in sentences ("83% more tokens").
 func costNoun(o results.CostOutcome) string { return wordsOf(o).noun }
 
-// unitWord is the unit of analysis, a singular noun ("task", "family", "site"), in the number of n: English's
-// regular plural, with a consonant's "y" turned to "ies".
+// unitWord is the unit of analysis, a singular noun ("task", "family", "site"), in the number of n
+// (results.Plural, with the noun's regular English plural: a consonant's "y" turned to "ies").
 func unitWord(n int, unit string) string {
-	if n == 1 {
-		return unit
-	}
+	many := unit + "s"
 	if l := len(unit); l > 1 && unit[l-1] == 'y' && !strings.ContainsRune("aeiou", rune(unit[l-2])) {
-		return unit[:l-1] + "ies"
+		many = unit[:l-1] + "ies"
 	}
-	return unit + "s"
+	return results.Plural(n, unit, many)
 }
 
-// armUnits counts an arm's tasks, and its clusters when tasks share them: "124 tasks in 31 families" — both the
-// tasks and the units a clustered comparison tests over.
+// armUnits counts an arm's tasks, and its clusters when they are the unit of its comparisons
+// (stats.UseClusters): "124 tasks in 31 families" — both the tasks and the units a clustered comparison tests
+// over.
 func armUnits(arm analysis.Arm, unit string) string {
-	if arm.Clusters > 0 && arm.Clusters < arm.Tasks {
+	if stats.UseClusters(arm.Clusters, arm.Tasks) {
 		return fmt.Sprintf("%s in %s", results.Count(arm.Tasks, "task", "tasks"), unitCount(arm.Clusters, unit))
 	}
 	return results.Count(arm.Tasks, "task", "tasks")
 }
 
-// armTasksCell is the arms table's tasks cell: the count, and the clusters when tasks share them ("36 (18
-// families)").
+// armTasksCell is the arms table's tasks cell: the count, and the clusters when they are the unit
+// (stats.UseClusters: "36 (18 families)").
 func armTasksCell(arm analysis.Arm, unit string) string {
-	if arm.Clusters > 0 && arm.Clusters < arm.Tasks {
+	if stats.UseClusters(arm.Clusters, arm.Tasks) {
 		return fmt.Sprintf("%d (%s)", arm.Tasks, unitCount(arm.Clusters, unit))
 	}
 	return fmt.Sprint(arm.Tasks)
@@ -252,8 +251,17 @@ func CostLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 		verdict = "shown: " + strings.Join(decided, ", ")
 	}
 	c0 := &v.Costs[0]
-	return fmt.Sprintf("%s (%s, %s): %s: %s", v.Name, fmt.Sprintf("%d %s", c0.Means.G, unitWord(c0.Means.G, c0.Unit)),
-		results.Count(c0.Pairs, "pair", "pairs"), strings.Join(cells, ", "), verdict)
+	return fmt.Sprintf("%s (%s, %s%s): %s: %s", v.Name, fmt.Sprintf("%d %s", c0.Means.G, unitWord(c0.Means.G, c0.Unit)),
+		results.Count(c0.Pairs, "pair", "pairs"), costUnitNote(c0, a.ClusterUnit), strings.Join(cells, ", "), verdict)
+}
+
+// costUnitNote words why a cost comparison's unit is the task although the run names a cluster unit ("; over
+// tasks: all in one family, none to compare across"), empty when it is not.
+func costUnitNote(c *analysis.CostComparison, unit string) string {
+	if c.UnitReason != stats.ReasonOneCluster {
+		return ""
+	}
+	return fmt.Sprintf("; over tasks: all in one %s, no other %s to compare across", unit, unit)
 }
 
 // CostWording names the sides of the cost section: an ablation compares variants with its baseline (over each

@@ -7,6 +7,8 @@ import (
 
 	"webbench/analysis"
 	"webbench/analysis/analysistest"
+	"webbench/results"
+	"webbench/stats"
 )
 
 // A clustered comparison is worded in the suite's unit: 12 tasks in 3 families, every task of two families
@@ -14,14 +16,7 @@ import (
 // families that moved (not 2/2^8 from the 8 tasks), the power warning plans in families, and the arms line
 // counts both the tasks and the families.
 func TestFamilyUnitWording(t *testing.T) {
-	base := analysistest.TasksOf("base", strings.Repeat("P", 12))
-	v := analysistest.TasksOf("v", "FFFFFFFFPPPP")
-	recs := analysistest.Cat(base, v)
-	for i := range recs {
-		var n int
-		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
-		recs[i].Cluster = fmt.Sprintf("fam%d", n/4)
-	}
+	recs := familyRecords("FFFFFFFFPPPP", func(n int) string { return fmt.Sprintf("fam%d", n/4) })
 	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", ClusterUnit: "family", MinEffect: 0.25})
 	c := a.Variants[0].All
 	if !c.Paired.Clustered || c.Paired.C != 3 || c.Paired.MovedUnits != 2 || c.Paired.PFloor != 0.5 || c.Paired.Moved != 8 {
@@ -50,5 +45,48 @@ func TestFamilyUnitWording(t *testing.T) {
 	}
 	if strings.Contains(out, "cluster") {
 		t.Errorf("report says cluster where the unit is the family:\n%s", out)
+	}
+}
+
+// familyRecords are a baseline passing every task and a variant "v" with the given outcomes (analysistest.TasksOf:
+// tasks t0, t1, …), each task's records in the family family(n) of task tn.
+func familyRecords(outcomes string, family func(n int) string) []results.Attempt {
+	recs := analysistest.Cat(analysistest.TasksOf("base", strings.Repeat("P", len(outcomes))), analysistest.TasksOf("v", outcomes))
+	for i := range recs {
+		var n int
+		fmt.Sscanf(recs[i].TaskID, "t%d", &n)
+		recs[i].Cluster = family(n)
+	}
+	return recs
+}
+
+// A comparison whose tasks are all in one family falls back to tasks (a single cluster leaves nothing to compare
+// across): the pass rate and the cost outcomes say why, each from its typed reason (stats.ReasonOneCluster).
+func TestOneFamilyFallsBackToTasksAndSaysWhy(t *testing.T) {
+	recs := familyRecords("FFFFFPPP", func(int) string { return "fam0" })
+	for i := range recs {
+		recs[i].Tokens.Prompt = 100 + 10*i
+	}
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", ClusterUnit: "family", MinEffect: 0.25})
+	c := a.Variants[0].All
+	if c.Paired.Clustered || len(c.Paired.Reasons) == 0 || c.Paired.Reasons[0] != stats.ReasonOneCluster {
+		t.Fatalf("paired: clustered %v reasons %v, want tasks with %s first", c.Paired.Clustered, c.Paired.Reasons, stats.ReasonOneCluster)
+	}
+	costs := a.Variants[0].Costs
+	if len(costs) == 0 || costs[0].Unit != analysis.UnitTask || costs[0].UnitReason != stats.ReasonOneCluster {
+		t.Fatalf("costs %+v: want the task as unit with reason %s", costs, stats.ReasonOneCluster)
+	}
+	var b strings.Builder
+	if err := CompactReport(&b, a, 400, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"all tasks are in one family: SE and p over tasks instead",
+		"v (8 tasks, 8 pairs; over tasks: all in one family, no other family to compare across): ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }

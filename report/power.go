@@ -21,7 +21,7 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 			p.Baseline.Dir, p.Baseline.Tasks)
 	}
 	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
-		analysis.PrimaryTestName, src, d.Model, d.Share, p.Alpha, p.Target)
+		analysis.PairedTestName(analysis.UnitTask), src, d.Model, d.Share, p.Alpha, p.Target)
 	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
 	if d.Reps != nil {
 		n := 0

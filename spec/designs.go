@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -85,7 +86,7 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 			v.TaskIDs = map[string]bool{}
 			for _, t := range tasks {
 				for _, sw := range switched {
-					if t.HasTag(sw) {
+					if t.HasTag(sw) && s.narrowedTarget(sw, t.ID) {
 						v.TaskIDs[t.ID] = true
 						union[t.ID] = true
 					}
@@ -109,6 +110,21 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	}
 	out.Variants = append([]runner.Variant{bv}, vs...)
 	return out, nil
+}
+
+// narrowedTarget reports whether task id stays a target of guard g under the spec's TargetTasks (true for a
+// guard it does not name). Its globs were checked by ParseSpec.
+func (s *Spec) narrowedTarget(g, id string) bool {
+	globs, ok := s.TargetTasks[g]
+	if !ok {
+		return true
+	}
+	for _, p := range strings.Split(globs, ",") {
+		if m, _ := path.Match(strings.TrimSpace(p), id); m {
+			return true
+		}
+	}
+	return false
 }
 
 // configs are the spec's variant configs: the explicit variants, or the generated ones of a design

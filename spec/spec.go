@@ -32,16 +32,21 @@ import (
 //	min_effect: 0.15
 //	sequential: true           # or {alpha: 0.05, min_effect: 0.10}
 type Spec struct {
-	Name     string   `yaml:"name"`
-	Suite    string   `yaml:"suite"`
-	Tasks    string   `yaml:"tasks"`
-	Reps     int      `yaml:"reps"`
-	Workers  int      `yaml:"workers"`
-	Seed     int64    `yaml:"seed"`
-	Baseline Config   `yaml:"baseline"`
-	Design   string   `yaml:"design"`
-	Scope    string   `yaml:"scope"`
-	Variants []Config `yaml:"variants"`
+	Name     string `yaml:"name"`
+	Suite    string `yaml:"suite"`
+	Tasks    string `yaml:"tasks"`
+	Reps     int    `yaml:"reps"`
+	Workers  int    `yaml:"workers"`
+	Seed     int64  `yaml:"seed"`
+	Baseline Config `yaml:"baseline"`
+	Design   string `yaml:"design"`
+	Scope    string `yaml:"scope"`
+	// TargetTasks narrows a guard's targets under scope target: guard → comma-separated task id globs
+	// (suites.Filter's); the arms switching that guard run on the tasks tagged with it that match one (a glob may
+	// match no target). Guards not named keep all their tagged tasks. E.g. `target_tasks: {final_recovery:
+	// "news-*/*"}`.
+	TargetTasks map[string]string `yaml:"target_tasks"`
+	Variants    []Config          `yaml:"variants"`
 	// Alpha (default 0.05), Power (default 0.8) and MinEffect (default 0.1: a drop of 10 points in pass rate, since
 	// an ablation looks for harm) size the power analysis.
 	Alpha     float64 `yaml:"alpha"`

@@ -255,3 +255,43 @@ func TestSpecToolsKey(t *testing.T) {
 		t.Errorf("baseline tools %+v, want webbench's own (nil)", arms.Variants[0].Tools)
 	}
 }
+
+// target_tasks narrows a guard's targets: the arm switching it runs on its tagged tasks that match a glob, the
+// baseline on the union of what is left; other guards keep all their tagged tasks.
+func TestExpandTargetTasks(t *testing.T) {
+	s, err := ParseSpec("s.yaml", []byte("name: demo\nreps: 1\ndesign: leave-one-out\nscope: target\n"+
+		"target_tasks: {repeat_guard: \"shop-*,code-*/*\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qa := []string{"repeat_guard", "final_recovery"}
+	tasks := []suites.Task{{ID: "shop-qa", Tags: qa}, {ID: "stays-qa", Tags: qa}, {ID: "code-qa/x", Tags: qa},
+		{ID: "stays-consent", Tags: []string{"intercept_hint"}}}
+	arms, err := s.Expand(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string][]string{}
+	for _, v := range arms.Variants {
+		ids[v.Name] = slices.Sorted(maps.Keys(v.TaskIDs))
+	}
+	for arm, want := range map[string][]string{
+		"no_repeat_guard":   {"code-qa/x", "shop-qa"},
+		"no_final_recovery": {"code-qa/x", "shop-qa", "stays-qa"},
+		"no_intercept_hint": {"stays-consent"},
+		"baseline":          {"code-qa/x", "shop-qa", "stays-consent", "stays-qa"},
+	} {
+		if !slices.Equal(ids[arm], want) {
+			t.Errorf("%s runs on %v, want %v", arm, ids[arm], want)
+		}
+	}
+	for src, want := range map[string]string{
+		"name: x\ndesign: leave-one-out\nscope: target\ntarget_tasks: {repeat_gard: \"a*\"}\n": `s.yaml:4: target_tasks: unknown guard "repeat_gard"`,
+		"name: x\ndesign: leave-one-out\nscope: target\ntarget_tasks: {repeat_guard: \"[\"}\n": `target_tasks: repeat_guard: bad glob "["`,
+		"name: x\ndesign: leave-one-out\ntarget_tasks: {repeat_guard: \"a*\"}\n":               `s.yaml:3: target_tasks narrows the targets of scope target, but the scope is "all"`,
+	} {
+		if _, err := ParseSpec("s.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", src, err, want)
+		}
+	}
+}

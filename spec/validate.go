@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -240,6 +243,26 @@ func (s *Spec) checkDesign(c specCheck) error {
 	case "", "all", "target":
 	default:
 		return fmt.Errorf("%s:%d: scope %q: expected all or target", c.name, c.line("scope"), s.Scope)
+	}
+	return s.checkTargetTasks(c)
+}
+
+// checkTargetTasks checks target_tasks: known guards, valid globs, and a scope that has targets to narrow.
+func (s *Spec) checkTargetTasks(c specCheck) error {
+	if len(s.TargetTasks) > 0 && s.Scope != "target" {
+		return fmt.Errorf("%s:%d: target_tasks narrows the targets of scope target, but the scope is %q",
+			c.name, c.line("target_tasks"), cmpOr(s.Scope, "all"))
+	}
+	for _, g := range slices.Sorted(maps.Keys(s.TargetTasks)) {
+		if !knownGuard(g) {
+			return fmt.Errorf("%s:%d: target_tasks: unknown guard %q (valid: %s)", c.name, c.line(g+":"), g,
+				strings.Join(guard.Names(), ", "))
+		}
+		for _, p := range strings.Split(s.TargetTasks[g], ",") {
+			if _, err := path.Match(strings.TrimSpace(p), ""); err != nil || strings.TrimSpace(p) == "" {
+				return fmt.Errorf("%s:%d: target_tasks: %s: bad glob %q", c.name, c.line(g+":"), g, p)
+			}
+		}
 	}
 	return nil
 }

@@ -82,8 +82,8 @@ type PairedResult struct {
 	// CI is the 95% interval of Δ, clamped to [−1, 1], by CIMethod: the t
 	// interval Delta ± t_{0.975,DF}·SE when at least TIntervalMinInformative
 	// units moved (MovedUnits) and SE > 0; else AdjustedInterval over the
-	// d_t, or when Clustered over the clusters' sums scaled by C/G (their
-	// mean is Δ); [−1, 1] with one task. It is never a point unless Δ is ±1 exactly.
+	// d_t, or when Clustered AdjustedIntervalClustered over the clusters'
+	// means weighted by their sizes; [−1, 1] with one task. It is never a point unless Δ is ±1 exactly.
 	CI [2]float64 `json:"ci"`
 	// CIMethod is CIMethodT, CIMethodAdjusted or CIMethodNone.
 	CIMethod string `json:"ci_method"`
@@ -192,7 +192,8 @@ const (
 //     DF = C−1). A single cluster falls back to tasks (ReasonOneCluster).
 //   - CI: the t interval Δ ± F_DF⁻¹(0.975)·SE when MovedUnits ≥
 //     TIntervalMinInformative and SE > 0, else AdjustedInterval over the
-//     units: the d_t, or the clusters' sums scaled by C/G (unitValues).
+//     d_t, or AdjustedIntervalClustered over the clusters (their means,
+//     weighted by their sizes).
 //   - PPerm: SignFlip over the task d_t; Chi2Clustered: Durkalski's statistic.
 //
 // With no pairs: Method "none", Delta 0, CI [−1, 1], P = PPerm = 1. With one
@@ -236,13 +237,13 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 	if pairedSE(&res, d, cl) {
 		res.Reasons = append(res.Reasons, ReasonOneCluster)
 	}
-	units := d
+	adjusted := func() [2]float64 { return AdjustedInterval(d, Z95) }
 	if res.Clustered {
-		sums := clusterSums(d, cl)
+		sums, sizes := clusterSums(d, cl)
 		res.P, res.PFloor = SignFlip(sums, DefaultSignFlipMaxExact, DefaultSignFlipSamples, DefaultSignFlipSeed)
 		res.MovedUnits = len(sums) - countZero(sums)
 		res.Reasons = append(res.Reasons, ReasonClusterFlip)
-		units = unitValues(sums, g)
+		adjusted = func() [2]float64 { return AdjustedIntervalClustered(sums, sizes, Z95) }
 	}
 	if res.MovedUnits >= TIntervalMinInformative && res.SE > 1e-12 {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(res.DF)}
@@ -251,7 +252,7 @@ func PairedDiff(pairs []Pair) (PairedResult, error) {
 		res.CI = [2]float64{math.Max(-1, res.Delta-q*res.SE), math.Min(1, res.Delta+q*res.SE)}
 	} else {
 		res.CIMethod = CIMethodAdjusted
-		res.CI = AdjustedInterval(units, Z95)
+		res.CI = adjusted()
 		why := ReasonFewMoved
 		if res.SE <= 1e-12 {
 			res.SE, why = 0, ReasonNoSpread
@@ -284,19 +285,43 @@ func pairedSE(res *PairedResult, d []float64, cl []string) (oneCluster bool) {
 	return nc == 1
 }
 
-// unitValues returns the clusters' sums of d_t scaled by C/G, whose mean is
-// Δ (the mean of the G task differences): the values the adjusted interval
-// of a clustered comparison is computed over, one per cluster, since the
-// tasks of a cluster are not independent (a family's instances moved
-// together make AdjustedInterval over tasks cover Δ = 0 in 0.74 of A/A runs
-// at 12 families × 4 instances with κ = 0.95, CALIBRATION.md). With equal
-// cluster sizes they are the cluster means, in [−1, 1].
-func unitValues(sums []float64, g int) []float64 {
-	out := make([]float64, len(sums))
-	for i, s := range sums {
-		out[i] = s * float64(len(sums)) / float64(g)
+// AdjustedIntervalClustered is AdjustedInterval over clusters of unequal sizes: cluster c of n_c tasks with
+// the sum s_c of its d_t is one unit at its mean x_c = s_c/n_c ∈ [−1, 1] with weight w_c = n_c·C/G (C clusters,
+// G = Σn_c tasks; the weights average 1, and Σw_c·x_c/C = Δ, the mean over tasks). One pseudo-unit of weight 1
+// at +1 and one at −1 are added; with n = C + 2 the point is m = Σw·x/n over all units and the half-width
+// z·√(Σw²(x − m)²)/n, the linearised (ratio-estimator) variance of a weighted mean of cluster means (Cochran
+// 1977, Sampling Techniques, §6.3), clamped to [−1, 1]. With equal sizes every w_c is 1 and this is exactly
+// AdjustedInterval over the cluster means. Why not the sums scaled by C/G as plain units: with unequal sizes
+// they leave [−1, 1] (a family of 6 tasks that all moved, among 3 families of 8 tasks, weighs −2.25, beyond the
+// pseudo-units' bounds), and a large family's weight enters the variance as spread. Sizes must be
+// positive and as many as sums; with no clusters it returns [−1, 1].
+func AdjustedIntervalClustered(sums []float64, sizes []int, z float64) [2]float64 {
+	if len(sums) == 0 {
+		return [2]float64{-1, 1}
 	}
-	return out
+	g := 0
+	for _, k := range sizes {
+		g += k
+	}
+	c := float64(len(sums))
+	x, w := make([]float64, 0, len(sums)+2), make([]float64, 0, len(sums)+2)
+	for i, s := range sums {
+		x = append(x, s/float64(sizes[i]))
+		w = append(w, float64(sizes[i])*c/float64(g))
+	}
+	x, w = append(x, 1, -1), append(w, 1, 1)
+	n := c + 2
+	m := 0.0
+	for i := range x {
+		m += w[i] * x[i]
+	}
+	m /= n
+	v := 0.0
+	for i := range x {
+		v += w[i] * w[i] * (x[i] - m) * (x[i] - m)
+	}
+	half := z * math.Sqrt(v) / n
+	return [2]float64{math.Max(-1, m-half), math.Min(1, m+half)}
 }
 
 // countZero returns how many of v are 0.
@@ -310,18 +335,18 @@ func countZero(v []float64) int {
 	return n
 }
 
-// clusterSums returns the sum of the d_t of each cluster (in sorted cluster
-// order), the units a clustered sign-flip test flips.
-func clusterSums(d []float64, cl []string) []float64 {
-	sums := map[string]float64{}
+// clusterSums returns the sum of the d_t of each cluster and its number of tasks (in sorted cluster order): the
+// units a clustered sign-flip test flips, and their sizes.
+func clusterSums(d []float64, cl []string) (sums []float64, sizes []int) {
+	sum, size := map[string]float64{}, map[string]int{}
 	for i, v := range d {
-		sums[cl[i]] += v
+		sum[cl[i]] += v
+		size[cl[i]]++
 	}
-	out := make([]float64, 0, len(sums))
-	for _, k := range slices.Sorted(maps.Keys(sums)) {
-		out = append(out, sums[k])
+	for _, k := range slices.Sorted(maps.Keys(sum)) {
+		sums, sizes = append(sums, sum[k]), append(sizes, size[k])
 	}
-	return out
+	return sums, sizes
 }
 
 // AdjustedInterval returns the Laplace-adjusted Wald interval for the mean of

@@ -185,6 +185,38 @@ func TestPairedDiffClustered(t *testing.T) {
 	near(t, "one-cluster SE", r.SE, sd/math.Sqrt(3), 1e-15)
 }
 
+// Families of unequal sizes: 3 families of 1, 1 and 6 tasks, the large one broken on every task (d = −1), the
+// others unmoved; Δ = −6/8. The adjusted interval is over the families' means (0, 0, −1) weighted by their sizes
+// ×C/G (3/8, 3/8, 9/4), with pseudo-families of weight 1 at ±1: m = −2.25/5 = −0.45 and
+// half-width z·√(Σw²(x − m)²)/5 = z·√(3.9928…)/5, so [−1, 0.3333]. The sums scaled by C/G as plain units
+// (0, 0, −2.25) leave [−1, 1] and gave [−1, 0.51].
+func TestPairedDiffClusteredUnequalSizes(t *testing.T) {
+	ps := join(mkPairs("a", "s1", "00"), mkPairs("b", "s2", "11"))
+	for i := range 6 {
+		ps = append(ps, mkPairs(fmt.Sprintf("big%d", i), "big", "10")...)
+	}
+	r := mustPaired(t, ps)
+	if !r.Clustered || r.C != 3 || r.G != 8 || r.CIMethod != CIMethodAdjusted {
+		t.Fatalf("Clustered/C/G/CIMethod = %v/%d/%d/%s, want true/3/8/adjusted", r.Clustered, r.C, r.G, r.CIMethod)
+	}
+	near(t, "Delta", r.Delta, -0.75, 1e-15)
+	w := []float64{3.0 / 8, 3.0 / 8, 9.0 / 4, 1, 1}
+	x := []float64{0, 0, -1, 1, -1}
+	v := 0.0
+	for i := range x {
+		v += w[i] * w[i] * (x[i] + 0.45) * (x[i] + 0.45)
+	}
+	near(t, "CI high", r.CI[1], -0.45+Z95*math.Sqrt(v)/5, 1e-12)
+	near(t, "CI high (value)", r.CI[1], 0.33333, 1e-4)
+	if r.CI[0] != -1 {
+		t.Errorf("CI low %v, want -1 (clamped)", r.CI[0])
+	}
+	// Equal sizes: the weights are 1 and it is AdjustedInterval over the means.
+	if got, want := AdjustedIntervalClustered([]float64{2, 1.5, 1.5}, []int{2, 2, 2}, Z95), AdjustedInterval([]float64{1, 0.75, 0.75}, Z95); math.Abs(got[0]-want[0]) > 1e-15 || math.Abs(got[1]-want[1]) > 1e-15 {
+		t.Errorf("equal sizes: %v, want %v", got, want)
+	}
+}
+
 func TestPairedDiffZeroVariance(t *testing.T) {
 	// Five tasks, B rescues every one: all d_t = 1, t undefined; the exact
 	// sign-flip p is 2/2^5.

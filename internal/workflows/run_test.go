@@ -55,10 +55,11 @@ import (
 
 // The tasks and reps of the local run. Nightly's tasks land one pair on each of the 3 shards (Shard.Select
 // hashes the pair_id: suite, task and rep; `bench ablate suites/zoo/ablations/nightly.yaml --reps 1 --tasks … --dry-run --shard i/3`), so every
-// shard job has work; pr-ablation's are two of them.
+// shard job has work; pr-ablation's are two tasks of its gate's selection (GATE_OPTIONS: one task per family of
+// the five large-effect guards) that are hand-written, so that its guard ablation (demo.yaml) has them too.
 const (
 	nightlyTasks = "chat-post-off-topic-sam,planner-storefront-plan-switch-off,chat-post-town-square-luis"
-	prTasks      = "chat-post-off-topic-sam,planner-storefront-plan-switch-off"
+	prTasks      = "chat-post-design-reviews-priya,planner-mobile-android-automated-plan-switch-on"
 	testRepo     = "webbench/webbench"
 	prNumber     = "16"
 )
@@ -1026,7 +1027,7 @@ func TestWorkflowsRunLocally(t *testing.T) {
 	// gate step is skipped. (Even a timing-moved outcome could not fail the gate: on 2 tasks the exact sign-flip
 	// p is at least 0.5.)
 	p := l.ctx(t, pr, "2001", "synchronize")
-	p.envSet = map[string]string{"REPS": "1", "TASKS": prTasks}
+	p.envSet = map[string]string{"REPS": "1", "TASKS": prTasks, "GATE_TASKS": prTasks}
 	p.run()
 	requireSuccess(t, p, "evaluate")
 	if len(p.copied) != 2 || len(keptBuilds(t, l)) != 1 {
@@ -1043,7 +1044,7 @@ func TestWorkflowsRunLocally(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no PR comment posted: %v", err)
 	}
-	mustContain(t, "the PR comment", string(body), "## This PR vs base (Zoo, 1 reps, same seeds; gate: worse by more than 0.10)",
+	mustContain(t, "the PR comment", string(body), "## This PR vs base (Zoo, 1 reps, same seeds; gate: worse by more than 0.05)",
 		"| run A | run B | comparison |", "|---|", "## Guard ablation on this PR (leave-one-out, report only)",
 		"## Ablation: 7 variants vs baseline `baseline`", "| no_snapshot_ready | variant scope |")
 	for _, bad := range []string{"(comparison not available)", "(ablation not available)"} {

@@ -149,7 +149,7 @@ const JSONSchemaVersion = 1
 //	        from, to    number   planned change in failure rate (from = base_fail to a whole percent).
 //	        tasks, reps int, number  tasks and mean pairs per task (reps 0 when unpaired).
 //	        test        string   the test power and mde are for: the primary paired task-level test
-//	                         (PrimaryTestName) when paired, one-sided Fisher (unpaired) otherwise.
+//	                         (analysis.PairedTestName) when paired, one-sided Fisher (unpaired) otherwise.
 //	        method      string   "simulation" (the exact sign-flip test of PairedDiff on simulated runs
 //	                         of the design; designs up to 1,000 pairs, or larger ones where < 40 tasks
 //	                         move), "normal approximation" (larger designs) or "exact enumeration" (Fisher).

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 
 	"webbench/suites"
@@ -48,6 +50,8 @@ type Suite struct {
 //	mix             "realistic": from every task and instance, the realistic mix (mix.go, SelectMix): each
 //	                failure mode at the share of tasks the seeds report; implies instances=all.
 //	mix_seed        the mix's draw of instances (default 1).
+//	tags            keeps, of the selection, the tasks carrying at least one of these tags, separated by "|"
+//	                (e.g. the PR workflow's "intercept_hint|snapshot_ready|…": the families of five guards).
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
 //
@@ -106,8 +110,33 @@ func newSuite(opts suites.Options) (*Suite, error) {
 			return nil, err
 		}
 	}
+	if tasks, err = selectTags(tasks, opts["tags"]); err != nil {
+		return nil, err
+	}
 	s.tasks = tasks
 	return s, nil
+}
+
+// selectTags keeps the tasks carrying at least one of the "|"-separated tags (all tasks when tags is empty); a
+// tag no task carries is an error, as a glob that matches no task is.
+func selectTags(tasks []suites.Task, tags string) ([]suites.Task, error) {
+	if strings.TrimSpace(tags) == "" {
+		return tasks, nil
+	}
+	want := strings.Split(tags, "|")
+	var out []suites.Task
+	for i, tag := range want {
+		want[i] = strings.TrimSpace(tag)
+		if !slices.ContainsFunc(tasks, func(t suites.Task) bool { return t.HasTag(want[i]) }) {
+			return nil, fmt.Errorf("zoo: tags: no task carries %q", want[i])
+		}
+	}
+	for _, t := range tasks {
+		if slices.ContainsFunc(want, t.HasTag) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // Name implements suites.Suite.
