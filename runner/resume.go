@@ -14,8 +14,10 @@ import (
 )
 
 // remaining lists the attempts of atts still to run (no pass/fail record in prev), counting the others in
-// sum.Skipped, and how many records each already has (its retries so far).
-func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attempt, map[string]int) {
+// sum.Skipped, and how many records each already has (its retries so far). With final (a sequential design)
+// every recorded attempt counts as done, an infra error included: the looks already used its record, and
+// running it again would change a decision the log replays (attempts abandoned unrecorded still run).
+func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary, final bool) ([]Attempt, map[string]int) {
 	records := map[string]int{}
 	for _, r := range prev.Records {
 		records[r.AttemptID]++
@@ -23,7 +25,7 @@ func remaining(atts []Attempt, prev *results.ReadResult, sum *Summary) ([]Attemp
 	var todo []Attempt
 	retriesSoFar := map[string]int{}
 	for _, a := range atts {
-		if r, ok := prev.Latest[a.AttemptID]; ok && r.Judged() {
+		if r, ok := prev.Latest[a.AttemptID]; ok && (final || r.Judged()) {
 			sum.Skipped++
 			continue
 		}
@@ -74,8 +76,9 @@ func previous(dir string, plan Plan) (*results.ReadResult, error) {
 
 // checkSamePlan refuses a run directory whose manifest records other variants (model, profile, guards, prompt
 // file, budgets, seed mode, scope), another suite, another base seed or another sequential design (its units
-// included: extending a sequential run's tasks is refused). Other tasks or more reps extend the run
-// and are allowed (so the variants' target tasks and prompt hashes are not compared).
+// included: extending a sequential run's tasks is refused). Other tasks or more reps extend a fixed-size run
+// and are allowed (so the variants' target tasks and prompt hashes are not compared); a sequential run's reps
+// and target tasks define its units' differences, so changing them after a look is refused too.
 func checkSamePlan(dir string, old, cur results.Plan) error {
 	why := ""
 	switch {
@@ -85,6 +88,10 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
 	case seqJSON(old) != seqJSON(cur):
 		why = "another sequential design (or none): its looks would not replay"
+	case seqJSON(cur) != "null" && old.Reps != cur.Reps:
+		why = fmt.Sprintf("%d reps, now %d (a sequential run's units would change after its looks)", old.Reps, cur.Reps)
+	case seqJSON(cur) != "null" && !sameTargets(old.Variants, cur.Variants):
+		why = "other target tasks (a sequential run's units would change after its looks)"
 	default:
 		o, n := configJSON(old.Variants), configJSON(cur.Variants)
 		if slices.Equal(o, n) {
@@ -99,6 +106,12 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 		}
 	}
 	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+}
+
+// sameTargets reports whether the variants of old and cur (the same names, checked after) have the same target
+// tasks.
+func sameTargets(old, cur []results.Variant) bool {
+	return slices.EqualFunc(old, cur, func(a, b results.Variant) bool { return slices.Equal(a.TargetTasks, b.TargetTasks) })
 }
 
 // seqJSON is plan p's sequential design as JSON ("null" when it has none).

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"webbench/results"
@@ -14,12 +15,47 @@ func TestRemaining(t *testing.T) {
 		{AttemptID: "a1", Status: results.StatusError}, {AttemptID: "a2", Status: results.StatusPass}}
 	prev := &results.ReadResult{Records: recs, Latest: map[string]results.Attempt{"a1": recs[2], "a2": recs[3]}}
 	sum := &Summary{}
-	todo, retries := remaining([]Attempt{{AttemptID: "a1"}, {AttemptID: "a2"}, {AttemptID: "a3"}}, prev, sum)
+	todo, retries := remaining([]Attempt{{AttemptID: "a1"}, {AttemptID: "a2"}, {AttemptID: "a3"}}, prev, sum, false)
 	var ids []string
 	for _, a := range todo {
 		ids = append(ids, a.AttemptID)
 	}
 	if !reflect.DeepEqual(ids, []string{"a1", "a3"}) || !reflect.DeepEqual(retries, map[string]int{"a1": 2}) || sum.Skipped != 1 {
 		t.Errorf("todo %v, retries %v, skipped %d", ids, retries, sum.Skipped)
+	}
+}
+
+// A sequential run's records are final: an attempt whose last record is an infra error is not run again on
+// resume (its unit's look already used it), while one with no record still runs.
+func TestRemainingSequentialRecordsFinal(t *testing.T) {
+	recs := []results.Attempt{{AttemptID: "a1", Status: results.StatusError}, {AttemptID: "a2", Status: results.StatusPass}}
+	prev := &results.ReadResult{Records: recs, Latest: map[string]results.Attempt{"a1": recs[0], "a2": recs[1]}}
+	sum := &Summary{}
+	todo, _ := remaining([]Attempt{{AttemptID: "a1"}, {AttemptID: "a2"}, {AttemptID: "a3"}}, prev, sum, true)
+	if len(todo) != 1 || todo[0].AttemptID != "a3" || sum.Skipped != 2 {
+		t.Errorf("todo %v, skipped %d; want only a3, 2 skipped", todo, sum.Skipped)
+	}
+}
+
+// A sequential run resumed with other reps or other target tasks is refused: its units' differences would
+// change after its looks. A fixed-size run may add reps.
+func TestCheckSamePlanSequentialReps(t *testing.T) {
+	seq := &results.Sequential{Alpha: 0.05, MinEffect: 0.1, Units: []results.SeqUnit{{Name: "u", Tasks: []string{"t"}}}}
+	base := results.Plan{Suite: "zoo", Reps: 1, Variants: []results.Variant{{Name: "b"}, {Name: "v", TargetTasks: []string{"t"}}},
+		Ablation: &results.Ablation{Sequential: seq}}
+	more := base
+	more.Reps = 2
+	if err := checkSamePlan("d", base, more); err == nil || !strings.Contains(err.Error(), "1 reps, now 2") {
+		t.Errorf("sequential, more reps: %v", err)
+	}
+	targets := base
+	targets.Variants = []results.Variant{{Name: "b"}, {Name: "v", TargetTasks: []string{"t", "u"}}}
+	if err := checkSamePlan("d", base, targets); err == nil || !strings.Contains(err.Error(), "target tasks") {
+		t.Errorf("sequential, other targets: %v", err)
+	}
+	fixedOld, fixedNew := base, more
+	fixedOld.Ablation, fixedNew.Ablation = &results.Ablation{}, &results.Ablation{}
+	if err := checkSamePlan("d", fixedOld, fixedNew); err != nil {
+		t.Errorf("fixed-size, more reps: %v", err)
 	}
 }

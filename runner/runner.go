@@ -144,7 +144,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	sum := &Summary{Planned: len(atts)}
-	todo, retriesSoFar := remaining(atts, prev, sum)
+	todo, retriesSoFar := remaining(atts, prev, sum, opts.Sequential != nil)
 	todo, err = startOrder(plan, opts, todo)
 	if err != nil {
 		return nil, err
@@ -197,6 +197,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	defer prog.close()
 	sc := &scheduler{drv: drv, opts: opts, suite: suite, agents: agents, w: w, prior: retriesSoFar, sum: sum,
 		prog: prog, cancel: cancel, g: g}
+	sc.countPriorSpend(prev.Records)
 	perr := sc.run(ctx, todo)
 	endSummary(ctx, sum, g)
 	man.Browser = sc.browserInfo()
@@ -375,6 +376,23 @@ feed:
 	return p.Wait()
 }
 
+// countPriorSpend adds the spend of a resumed run's earlier records (every record, retries included) to the
+// cost budget, which is the run's, not the invocation's, as --max-attempts is; a budget already spent starts
+// nothing.
+func (sc *scheduler) countPriorSpend(recs []results.Attempt) {
+	for _, r := range recs {
+		sc.spent.Add(uint64(r.CostUSD * 1e6))
+	}
+	sc.checkCost()
+}
+
+// checkCost halts new starts once the spend reaches --max-cost (callers hold sc.mu or run before the workers).
+func (sc *scheduler) checkCost() {
+	if sc.opts.MaxCostUSD > 0 && float64(sc.spent.Load())/1e6 >= sc.opts.MaxCostUSD {
+		sc.g.halt(fmt.Sprintf("cost limit $%.2f reached", sc.opts.MaxCostUSD), results.BudgetCost)
+	}
+}
+
 // record counts a finished attempt and applies the cost stop. The spend counts CostUSD whatever the tokens'
 // origin: estimated usage (an endpoint that sends none) is priced like reported usage.
 func (sc *scheduler) record(rec results.Attempt) {
@@ -397,9 +415,7 @@ func (sc *scheduler) record(rec results.Attempt) {
 	sc.spent.Add(uint64(rec.CostUSD * 1e6))
 	sc.mu.Lock()
 	lines := sc.g.record(rec)
-	if sc.opts.MaxCostUSD > 0 && float64(sc.spent.Load())/1e6 >= sc.opts.MaxCostUSD {
-		sc.g.halt(fmt.Sprintf("cost limit $%.2f reached", sc.opts.MaxCostUSD), results.BudgetCost)
-	}
+	sc.checkCost()
 	sc.mu.Unlock()
 	for _, l := range lines {
 		fmt.Fprintln(sc.opts.Log, l)

@@ -16,8 +16,11 @@ import (
 type SeqSetting struct {
 	// On is whether the ablation is sequential.
 	On bool
-	// Alpha and MinEffect are the design's level and futility margin (0: the spec's alpha and min_effect).
+	// Alpha and MinEffect are the design's level and futility margin (Alpha 0: the spec's alpha; MinEffect
+	// unset: the spec's min_effect, an explicit `min_effect: 0` no futility stop).
 	Alpha, MinEffect float64
+	// minEffectSet records an explicit min_effect, so that 0 (no futility stop) is not replaced by the default.
+	minEffectSet bool
 }
 
 // UnmarshalYAML reads `sequential:` as a boolean or a mapping of alpha and min_effect (numbers); anything else
@@ -40,7 +43,7 @@ func (s *SeqSetting) UnmarshalYAML(n *yaml.Node) error {
 		case "alpha":
 			dst = &s.Alpha
 		case "min_effect":
-			dst = &s.MinEffect
+			dst, s.minEffectSet = &s.MinEffect, true
 		default:
 			return fail(k.Line, ": unknown key %q (valid: alpha, min_effect)", k.Value)
 		}
@@ -60,8 +63,11 @@ func (s *Spec) checkSequential(c specCheck) error {
 	if s.Sequential.Alpha == 0 {
 		s.Sequential.Alpha = s.Alpha
 	}
-	if s.Sequential.MinEffect == 0 {
-		s.Sequential.MinEffect = s.MinEffect
+	if !s.Sequential.minEffectSet {
+		s.Sequential.MinEffect, s.Sequential.minEffectSet = s.MinEffect, true
+	}
+	if s.FailIfWorse > 0 {
+		return fmt.Errorf("%s:%d: fail_if_worse: %s", c.name, c.line("fail_if_worse"), SeqGateRefusal)
 	}
 	if a, m := s.Sequential.Alpha, s.Sequential.MinEffect; a <= 0 || a >= 1 || m < 0 || m >= 1 {
 		return fmt.Errorf("%s:%d: sequential: alpha must be in (0, 1) and min_effect in [0, 1) (got %v, %v)", c.name,
@@ -69,6 +75,13 @@ func (s *Spec) checkSequential(c specCheck) error {
 	}
 	return nil
 }
+
+// SeqGateRefusal says why a sequential ablation refuses the --fail-if-worse gate: the gate's rule is the
+// fixed-size test, which on data a sequential rule stopped is only a diagnostic, so its exit code could
+// contradict the run's own decisions.
+const SeqGateRefusal = "a sequential ablation's answer is its decisions (worse, better, futile); the fail-if-worse gate " +
+	"applies the fixed-size test, a diagnostic on data a sequential rule stopped, so the two are not combined " +
+	"(leave the gate out, or run a fixed-size ablation)"
 
 // SetSequential makes the spec sequential (bench ablate --sequential) with the spec's alpha and min_effect
 // unless its `sequential:` block sets them.

@@ -80,5 +80,8 @@ func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 	} else if err := checkMargin(f.failIfWorse); err != nil {
 		return err
 	}
+	if sp.Sequential != nil && sp.Sequential.On && f.failIfWorse > 0 {
+		return usageErr("--fail-if-worse (or the spec's fail_if_worse) with a sequential ablation: %s", spec.SeqGateRefusal)
+	}
 	return nil
 }

@@ -40,6 +40,27 @@ const judgeLong = "DIR is a run directory: every final attempt is judged again b
 	"The llm judge has its own model block: --judge-model openai:NAME --judge-base-url URL, key from\n" +
 	"--judge-key-env (default OPENAI_API_KEY)."
 
+// judgeModes refuses flags that the chosen mode of bench judge would ignore: --audit records an audit (no
+// judging, no agreement, text only), --agreement prints one table (text only, not over --answers-jsonl), and
+// --answers-jsonl grades answers (no audit, no agreement). A flag accepted must do what it says.
+func judgeModes(c *cobra.Command, answersJSONL, audit string, agreement bool) error {
+	set := func(name string) bool { return c.Flags().Changed(name) }
+	switch {
+	case audit != "" && answersJSONL != "":
+		return usageErr("--audit records trusted verdicts for a run directory's attempts; it does not apply to --answers-jsonl")
+	case audit != "" && agreement:
+		return usageErr("--audit and --agreement are separate steps: record the audit, then print the agreement")
+	case audit != "" && (set("judge") || set("format")):
+		return usageErr("--audit records the audit and prints the corrected rates as text; --judge and --format do not apply to it " +
+			"(bench report DIR --format … shows the corrected rates of every judge)")
+	case agreement && answersJSONL != "":
+		return usageErr("--agreement compares the judges of a run directory; it does not apply to --answers-jsonl")
+	case agreement && (set("judge") || set("format")):
+		return usageErr("--agreement prints the agreement of the two judges it names, as text; --judge and --format do not apply to it")
+	}
+	return nil
+}
+
 func judgeCmd() *cobra.Command {
 	var which string
 	var opts judge.Options
@@ -52,6 +73,9 @@ func judgeCmd() *cobra.Command {
 		Long:  judgeLong,
 		Args:  cobra.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := judgeModes(c, answersJSONL, audit, len(agreement) > 0); err != nil {
+				return err
+			}
 			if answersJSONL != "" {
 				if len(args) > 0 {
 					return usageErr("--answers-jsonl judges the answers of the file: no DIR (got %s)", args[0])

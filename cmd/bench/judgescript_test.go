@@ -153,3 +153,32 @@ func TestJudgeAudit(t *testing.T) {
 		t.Errorf("report after the audit: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// Flags the chosen mode would ignore are refused (exit 2) before anything is judged or written: an audit with
+// --answers-jsonl, --agreement, --format or --judge; an agreement with --answers-jsonl or --format.
+func TestJudgeRefusesIgnoredFlags(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "answers.jsonl")
+	audit := filepath.Join(t.TempDir(), "labels.jsonl")
+	os.WriteFile(in, []byte(`{"task_id": "Shop--1", "answer": "3"}`+"\n"), 0o644)
+	os.WriteFile(audit, []byte(`{"attempt_id": "x", "pass": true}`+"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--answers-jsonl", in, "--audit", audit}, "does not apply to --answers-jsonl"},
+		{[]string{dir, "--audit", audit, "--agreement", "original,answer"}, "separate steps"},
+		{[]string{dir, "--audit", audit, "--format", "json"}, "--judge and --format do not apply"},
+		{[]string{dir, "--audit", audit, "--judge", "answer"}, "--judge and --format do not apply"},
+		{[]string{"--answers-jsonl", in, "--agreement", "original,answer"}, "does not apply to --answers-jsonl"},
+		{[]string{dir, "--agreement", "original,answer", "--format", "json"}, "--judge and --format do not apply"},
+	} {
+		_, stderr, code := bench(t, append([]string{"judge"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.AuditFile)); err == nil {
+		t.Errorf("a refused audit was recorded")
+	}
+}

@@ -37,7 +37,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
 	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium-headless-shell for headless launches, /usr/lib/chromium/chromium, chromium/chrome on PATH, Playwright's cache; README \"Browser discovery\")")
 	f.remote.register(c)
-	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "start no attempt once recorded model spend reaches this many USD (those in flight finish and are recorded)")
+	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "start no attempt once the run's recorded model spend (earlier invocations of a resumed run included; a shard counts its own) reaches this many USD (those in flight finish and are recorded)")
 	c.Flags().IntVar(&f.maxAttempts, "max-attempts", 0, "start no attempt once the run's attempts across all arms (earlier invocations' included) reach this many (0: no limit)")
 	c.Flags().IntVar(&f.maxConns, "max-connections", 0, "cap of concurrent requests to each model endpoint across all workers, halved on HTTP 429 and grown back (0: no cap)")
 	f.req.register(c)

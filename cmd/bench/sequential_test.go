@@ -138,3 +138,28 @@ func normJSON(t *testing.T, b json.RawMessage) any {
 	}
 	return v
 }
+
+// The fail-if-worse gate applies the fixed-size test, a diagnostic on a sequential run: --fail-if-worse with
+// --sequential is refused before anything runs (exit 2), and so is a spec with both.
+func TestAblateSequentialRefusesFailIfWorse(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "seq.yaml")
+	if err := os.WriteFile(path, []byte(seqSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	_, stderr, code := bench(t, "ablate", path, "--sequential", "--fail-if-worse", "0.05", "--out", out)
+	if code != 2 || !strings.Contains(stderr, "--fail-if-worse (or the spec's fail_if_worse) with a sequential ablation") {
+		t.Errorf("--sequential --fail-if-worse: exit %d, stderr %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, results.AttemptsFile)); err == nil {
+		t.Errorf("a refused ablation recorded attempts in %s", out)
+	}
+	both := filepath.Join(dir, "both.yaml")
+	if err := os.WriteFile(both, []byte(seqSpec+"sequential: true\nfail_if_worse: 0.05\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := bench(t, "ablate", both, "--out", out); code != 2 || !strings.Contains(stderr, "both.yaml:13: fail_if_worse:") {
+		t.Errorf("spec with sequential and fail_if_worse: exit %d, stderr %s", code, stderr)
+	}
+}
