@@ -140,10 +140,31 @@ func (g *grader) rateOf(i int, question, reference string) string {
 		}
 	}
 	ctx := q + " " + ref
-	if d == "year" && (strings.Contains(ctx, "annual") || strings.Contains(ctx, "yearly")) {
+	for _, adj := range rateAdjectives[d] {
+		if strings.Contains(ctx, adj) {
+			return "" // "the nightly price", "monthly fee", "annual revenue": the question asks for the rate
+		}
+	}
+	if currencyUnit(t.unit) && !totalRe.MatchString(q) {
+		// Prices are quoted per night, per month, per person: a price stated as a rate is the price asked for,
+		// unless the question asks for a total.
 		return ""
 	}
 	return d
+}
+
+// rateAdjectives are the words that ask for a rate of a denominator without "per" ("nightly price").
+var rateAdjectives = map[string][]string{
+	"night": {"nightly", "per-night"}, "day": {"daily", "per-day"}, "week": {"weekly"}, "month": {"monthly"},
+	"hour": {"hourly"}, "year": {"annual", "yearly", "per-year"}, "person": {"per-person"},
+}
+
+// totalRe: a question that asks for a total amount, where a price stated per unit is not the answer.
+var totalRe = regexp.MustCompile(`\b(?:total|in all|altogether|overall cost|for the whole)\b`)
+
+// currencyUnit reports whether a number's unit is a currency ("usd", "eur", "gbp", "ca$").
+func currencyUnit(u string) bool {
+	return u == "usd" || u == "eur" || u == "gbp" || strings.HasSuffix(u, "$")
 }
 
 // precisionRe: a precision the question asks for ("rounded to three decimals", "to 2 decimal places", "5
