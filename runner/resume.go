@@ -87,7 +87,7 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 	case old.BaseSeed != cur.BaseSeed:
 		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
 	case seqJSON(old) != seqJSON(cur):
-		why = "another sequential design (or none): its looks would not replay"
+		why = seqMismatch(old, cur)
 	case seqJSON(cur) != "null" && old.Reps != cur.Reps:
 		why = fmt.Sprintf("%d reps, now %d (a sequential run's units would change after its looks)", old.Reps, cur.Reps)
 	case seqJSON(cur) != "null" && !sameTargets(old.Variants, cur.Variants):
@@ -114,13 +114,32 @@ func sameTargets(old, cur []results.Variant) bool {
 	return slices.EqualFunc(old, cur, func(a, b results.Variant) bool { return slices.Equal(a.TargetTasks, b.TargetTasks) })
 }
 
+// seqMismatch words how two plans' sequential designs differ: present in one only, another α or min effect, or
+// other units (the tasks selected, or their families, changed).
+func seqMismatch(old, cur results.Plan) string {
+	o, n := seqOf(old), seqOf(cur)
+	switch {
+	case o == nil || n == nil:
+		return "another sequential design (or none): its looks would not replay"
+	case o.Alpha != n.Alpha || o.MinEffect != n.MinEffect:
+		return fmt.Sprintf("a sequential design at alpha %g, min_effect %g, now %g, %g: its looks would not replay",
+			o.Alpha, o.MinEffect, n.Alpha, n.MinEffect)
+	}
+	return fmt.Sprintf("a sequential design over %d units, now %d other or reordered ones (the tasks changed): its looks "+
+		"would not replay", len(o.Units), len(n.Units))
+}
+
+// seqOf is plan p's sequential design (nil: none).
+func seqOf(p results.Plan) *results.Sequential {
+	if p.Ablation == nil {
+		return nil
+	}
+	return p.Ablation.Sequential
+}
+
 // seqJSON is plan p's sequential design as JSON ("null" when it has none).
 func seqJSON(p results.Plan) string {
-	var d *results.Sequential
-	if p.Ablation != nil {
-		d = p.Ablation.Sequential
-	}
-	b, _ := json.Marshal(d)
+	b, _ := json.Marshal(seqOf(p))
 	return string(b)
 }
 

@@ -53,6 +53,11 @@ func TestCheckSamePlanSequentialReps(t *testing.T) {
 	if err := checkSamePlan("d", base, targets); err == nil || !strings.Contains(err.Error(), "target tasks") {
 		t.Errorf("sequential, other targets: %v", err)
 	}
+	fewer := base
+	fewer.Ablation = &results.Ablation{Sequential: &results.Sequential{Alpha: 0.05, MinEffect: 0.1}}
+	if err := checkSamePlan("d", base, fewer); err == nil || !strings.Contains(err.Error(), "over 1 units, now 0 other") {
+		t.Errorf("sequential, other tasks: %v", err)
+	}
 	fixedOld, fixedNew := base, more
 	fixedOld.Ablation, fixedNew.Ablation = &results.Ablation{}, &results.Ablation{}
 	if err := checkSamePlan("d", fixedOld, fixedNew); err != nil {

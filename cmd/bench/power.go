@@ -145,7 +145,7 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead ("+results.CostOutcomeList()+") from the run's per-unit spread")
 	c.Flags().BoolVar(&pf.sequential, "sequential", false, "plan a sequential ablation: expected and maximum attempts against the fixed design's, by simulation")
 	c.Flags().IntVar(&pf.variants, "variants", 1, "with --sequential: variants monitored together (each at --effect; Holm across them)")
-	c.Flags().Float64Var(&pf.minEffect, "min-effect", 0, "with --sequential: futility margin (0.1 = stop a variant once a drop of 10 pts or more is excluded); 0: off")
+	c.Flags().Float64Var(&pf.minEffect, "min-effect", 0.1, "with --sequential: futility margin (0.1 = stop a variant once a drop of 10 pts or more is excluded; the default, as a spec's min_effect); 0: off")
 	c.Flags().IntVar(&pf.sims, "sims", analysis.SeqPlanSims, "with --sequential: simulated runs")
 	c.Flags().Uint64Var(&pf.seed, "seed", analysis.SeqPlanSeed, "with --sequential: PCG seed of the simulation")
 }
