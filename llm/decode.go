@@ -7,7 +7,7 @@ package llm
 // 2xx carries one). Tool calls without an id get ids "call_wb_<n>" numbered per call of DecodeResponse.
 func DecodeResponse(reqBody, raw []byte) (*Response, error) {
 	var c Client
-	out, e := c.decodeResponse(reqBody, raw)
+	out, e := c.decodeResponse(reqBody, raw, nil)
 	if e != nil {
 		return nil, e
 	}

@@ -228,6 +228,9 @@ type Request struct {
 	Seed *int
 	// Temperature overrides the config's for this call (the LLM judge uses 0); Config.Omit still wins.
 	Temperature *float32
+	// Cache, when set, is the attempt's model-cache session: the response is replayed from it while the
+	// attempt's requests hit, and stored in it when the call goes to the endpoint (cache.go).
+	Cache *CacheSession
 }
 
 // Response is one chat result.
@@ -260,6 +263,9 @@ type Response struct {
 	Retries int
 	// DurationMS is wall time including retries, ms.
 	DurationMS int64
+	// Cached: the response was replayed from the model cache (Request.Cache); no request reached the endpoint.
+	// Usage is then the stored response's, what the call cost when it was made.
+	Cached bool
 }
 
 // Extra is what an assistant message must carry back to the provider verbatim on later turns.
@@ -341,14 +347,30 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 		return nil, &Error{Class: ErrorConfig, Message: RedactString(err.Error()), Err: redact(err)}
 	}
 	start := time.Now()
+	var cc *cacheCall
+	var newID func() string
+	if r.Cache != nil {
+		cc = r.Cache.call(CacheEndpoint(c.cfg.BaseURL), body)
+		if cc.key != "" {
+			newID = cc.newID
+		}
+		if resp := c.replay(cc, body); resp != nil {
+			resp.DurationMS = time.Since(start).Milliseconds()
+			return resp, nil
+		}
+	}
 	backoff := c.backoff
 	var lastErr *Error
 	echoRetried := false
 	for try := 0; ; try++ {
-		resp, wait, cerr := c.post(ctx, body)
+		resp, raw, wait, cerr := c.post(ctx, body, newID)
 		if cerr == nil {
 			resp.Retries = try
 			resp.DurationMS = time.Since(start).Milliseconds()
+			if cc != nil {
+				// A cache that cannot be written costs the next run a call, not this one its answer.
+				_ = cc.store(c.cfg.Model, r.Seed, raw)
+			}
 			return resp, nil
 		}
 		if f := refusedEcho(cerr, body); f != "" && !echoRetried &&
@@ -383,6 +405,22 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 		}
 		backoff *= 2
 	}
+}
+
+// replay answers the call from the cache when its key hits and the stored body decodes as a chat.completion;
+// nil otherwise (the session has then diverged: the call goes to the endpoint).
+func (c *Client) replay(cc *cacheCall, body []byte) *Response {
+	raw := cc.lookup()
+	if raw == nil {
+		return nil
+	}
+	resp, e := c.decodeResponse(body, raw, cc.newID)
+	if e != nil {
+		cc.unreplayable()
+		return nil
+	}
+	resp.Cached = true
+	return resp
 }
 
 // Cost returns the USD cost of usage at the configured prices.

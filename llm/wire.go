@@ -143,12 +143,13 @@ func encodeMessage(m openai.ChatCompletionMessage, ex *Extra, sends func(field s
 	return json.Marshal(out)
 }
 
-// post sends body once. It returns the decoded response, or the classified error and the wait the server
-// asked for before a retry (Retry-After, estimated_time; 0 when none).
-func (c *Client) post(ctx context.Context, body []byte) (*Response, time.Duration, *Error) {
+// post sends body once. It returns the decoded response and the raw 2xx body it was decoded from, or the
+// classified error and the wait the server asked for before a retry (Retry-After, estimated_time; 0 when none).
+// newID names tool calls that came without an id (nil: the client's counter, "call_wb_<n>").
+func (c *Client) post(ctx context.Context, body []byte, newID func() string) (*Response, []byte, time.Duration, *Error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, &Error{Class: ErrorConfig, Message: c.Redact(err.Error()), Hint: "check the base URL",
+		return nil, nil, 0, &Error{Class: ErrorConfig, Message: c.Redact(err.Error()), Hint: "check the base URL",
 			Err: c.redactErr(err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -158,25 +159,25 @@ func (c *Client) post(ctx context.Context, body []byte) (*Response, time.Duratio
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, 0, c.transportError(err)
+		return nil, nil, 0, c.transportError(err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
 		e := c.transportError(err)
 		e.StatusCode = resp.StatusCode
-		return nil, 0, e
+		return nil, nil, 0, e
 	}
 	retryAfter := headerWait(resp.Header)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e, wait := c.classifyWait(resp.StatusCode, raw, retryAfter)
-		return nil, wait, e
+		return nil, nil, wait, e
 	}
-	out, e := c.decodeResponse(body, raw)
+	out, e := c.decodeResponse(body, raw, newID)
 	if e != nil {
-		return nil, retryAfter, e
+		return nil, nil, retryAfter, e
 	}
-	return out, 0, nil
+	return out, raw, 0, nil
 }
 
 // wireResponse is the part of a chat.completion body the client reads.
@@ -196,8 +197,8 @@ type wireResponse struct {
 
 // decodeResponse reads a 2xx body. A body that is not a chat.completion — not JSON, no choices — is an infra
 // error (retried) whose Message is the body's start; a 2xx body carrying an "error" object is classified as
-// that error.
-func (c *Client) decodeResponse(reqBody, raw []byte) (*Response, *Error) {
+// that error. newID names tool calls that came without an id (nil: the client's counter).
+func (c *Client) decodeResponse(reqBody, raw []byte, newID func() string) (*Response, *Error) {
 	var wr wireResponse
 	if err := json.Unmarshal(raw, &wr); err != nil {
 		return nil, &Error{Class: ErrorInfra, StatusCode: http.StatusOK, Message: c.clip(bodyText(raw)),
@@ -217,7 +218,7 @@ func (c *Client) decodeResponse(reqBody, raw []byte) (*Response, *Error) {
 			Err: errors.New("response has no choices")}
 	}
 	ch := wr.Choices[0]
-	out, err := c.decodeMessage(ch.Message)
+	out, err := c.decodeMessage(ch.Message, newID)
 	if err != nil {
 		return nil, &Error{Class: ErrorInfra, StatusCode: http.StatusOK, Message: c.clip(bodyText(raw)),
 			Err: fmt.Errorf("malformed message: %v", err)}
@@ -262,8 +263,9 @@ type wireToolCall struct {
 
 // decodeMessage reads choices[0].message field by field: content as a string, null or an array of parts;
 // reasoning from reasoning_content, reasoning, thinking parts or <think> blocks; refusal; tool calls with
-// their arguments normalised and ids generated; the provider fields to round-trip into Extra.
-func (c *Client) decodeMessage(m map[string]json.RawMessage) (*Response, error) {
+// their arguments normalised and ids generated (by newID; nil: the client's counter); the provider fields to
+// round-trip into Extra.
+func (c *Client) decodeMessage(m map[string]json.RawMessage, newID func() string) (*Response, error) {
 	out := &Response{}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
 	if err := optString(m, "role", &msg.Role); err != nil {
@@ -334,7 +336,7 @@ func (c *Client) decodeMessage(m map[string]json.RawMessage) (*Response, error) 
 			return nil, fmt.Errorf("tool_calls: %v", err)
 		}
 		for i, cr := range calls {
-			tc, fields, err := c.decodeToolCall(cr)
+			tc, fields, err := c.decodeToolCall(cr, newID)
 			if err != nil {
 				return nil, fmt.Errorf("tool_calls[%d]: %v", i, err)
 			}
@@ -367,8 +369,9 @@ var toolCallKnown = map[string]bool{"id": true, "type": true, "function": true, 
 
 // decodeToolCall normalises one tool call: arguments given as a JSON object or array are re-encoded as a
 // compact JSON string, "" / null / missing become "{}", a missing id becomes "call_wb_<n>", a missing type
-// "function". fields are the call's other keys (Gemini's extra_content), raw.
-func (c *Client) decodeToolCall(raw json.RawMessage) (openai.ToolCall, map[string]json.RawMessage, error) {
+// "function". fields are the call's other keys (Gemini's extra_content), raw. newID names a call without an id
+// (nil: "call_wb_<n>" from the client's counter).
+func (c *Client) decodeToolCall(raw json.RawMessage, newID func() string) (openai.ToolCall, map[string]json.RawMessage, error) {
 	var w wireToolCall
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return openai.ToolCall{}, nil, err
@@ -396,7 +399,11 @@ func (c *Client) decodeToolCall(raw json.RawMessage) (openai.ToolCall, map[strin
 		}
 	}
 	id := w.ID
-	if id == "" {
+	switch {
+	case id != "":
+	case newID != nil:
+		id = newID()
+	default:
 		id = "call_wb_" + strconv.FormatInt(c.ids.Add(1), 10)
 	}
 	typ := openai.ToolType(w.Type)
