@@ -47,6 +47,9 @@ type Config struct {
 	Screenshots bool
 	// Observation is what results of actions show of the page (default ObserveFull; observation.go).
 	Observation Observation
+	// Cache is the attempt's model-cache session (nil: no cache): model calls replay from it until the first
+	// request it has not stored (llm.CacheSession); replayed steps are marked Step.Cached.
+	Cache *llm.CacheSession
 }
 
 func (c Config) withDefaults() Config {
@@ -424,7 +427,8 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 			extras[i] = m.Extra
 		}
 	}
-	resp, err := r.ag.client.Chat(ctx, llm.Request{Messages: msgs, Extras: extras, Tools: req.Tools, Seed: r.cfg.Seed})
+	resp, err := r.ag.client.Chat(ctx, llm.Request{Messages: msgs, Extras: extras, Tools: req.Tools, Seed: r.cfg.Seed,
+		Cache: r.cfg.Cache})
 	if err != nil {
 		var le *llm.Error
 		switch {
@@ -445,6 +449,7 @@ func (r *loopRun) call(ctx context.Context, st *Step, req ModelRequest) (*ModelR
 	st.Extra = results.ExtraOf(resp.Extra)
 	st.Usage = resp.Usage
 	st.ModelMS = resp.DurationMS
+	st.Cached = resp.Cached
 	for _, tc := range resp.Message.ToolCalls {
 		st.ToolCalls = append(st.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
 	}

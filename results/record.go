@@ -113,8 +113,11 @@ type Attempt struct {
 	Steps int `json:"steps"`
 	// Tokens sums the model calls' token usage.
 	Tokens Tokens `json:"tokens"`
-	// CostUSD is the attempt's model spend, USD, from the model's prices (0 when unknown).
+	// CostUSD is the attempt's model spend, USD, from the model's prices (0 when unknown): what its model calls
+	// cost, also those replayed from the model cache (ModelCache.SavedUSD of it was not paid this time).
 	CostUSD float64 `json:"cost_usd"`
+	// ModelCache is the attempt's use of the model cache (--model-cache); nil when the run had none.
+	ModelCache *ModelCache `json:"model_cache,omitempty"`
 	// DurationMS is the attempt's wall time, ms.
 	DurationMS int64 `json:"duration_ms"`
 	// RepeatedCalls counts the tool calls that repeat an earlier call of the attempt with the same result
@@ -133,6 +136,41 @@ type Attempt struct {
 	Meta map[string]any `json:"meta,omitempty"`
 	// StartedAt is the attempt's start, RFC 3339.
 	StartedAt string `json:"started_at"`
+}
+
+// ModelCache is what an attempt replayed from the model cache: its steps marked cached (Step.Cached). Tokens
+// and CostUSD of the record count every call, as the attempt would have cost without the cache; these are the
+// part not paid.
+type ModelCache struct {
+	// Replayed is the model calls answered from the cache; the record's other Steps reached the endpoint.
+	Replayed int `json:"replayed"`
+	// Tokens are the replayed calls' tokens.
+	Tokens Tokens `json:"tokens"`
+	// SavedUSD is the replayed calls' cost at the model's prices.
+	SavedUSD float64 `json:"saved_usd"`
+}
+
+// ModelCacheOf is tr's use of the model cache, its replayed steps' count and usage (SavedUSD is the caller's:
+// it knows the prices).
+func ModelCacheOf(tr *Trajectory) *ModelCache {
+	mc := &ModelCache{}
+	for _, st := range tr.Steps {
+		if st.Cached {
+			mc.Replayed++
+			mc.Tokens.Prompt += st.Usage.Prompt
+			mc.Tokens.Completion += st.Usage.Completion
+			mc.Tokens.Estimated = mc.Tokens.Estimated || st.Usage.Estimated
+		}
+	}
+	return mc
+}
+
+// PaidUSD is the attempt's model spend this run: CostUSD less what the model cache replayed.
+func (a Attempt) PaidUSD() float64 {
+	if a.ModelCache == nil {
+		return a.CostUSD
+	}
+	return a.CostUSD - a.ModelCache.SavedUSD
 }
 
 // Done reports whether the record is judged pass or fail (the records the pass rates count).

@@ -161,6 +161,9 @@ type Step struct {
 	Usage llm.Usage `json:"usage"`
 	// ModelMS is the model call's wall time, ms.
 	ModelMS int64 `json:"model_ms"`
+	// Cached marks a model call replayed from the model cache (--model-cache): no request reached the endpoint;
+	// Usage is what the call cost when it was made, counted in the attempt's tokens but not paid.
+	Cached bool `json:"cached,omitempty"`
 	// Error is why the model call failed, redacted: an external agent's call the recording proxy saw fail
 	// (runner/modelproxy Call.Error: the endpoint's error message, or the transport error); "" otherwise (the
 	// built-in agent's failed call ends the attempt and is in Finish.Error).

@@ -88,6 +88,6 @@ func (mcpPlayer) play(ctx context.Context, st *stage) (played, error) {
 	if nav.Error != "" {
 		return played{}, &setupError{fmt.Errorf("open start page (browser_navigate): %s", firstLine(nav.Error))}
 	}
-	tr, err := agent.New(wk.agentConfig(st.a, st.af), st.af.client).Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, c)
+	tr, err := agent.New(wk.agentConfig(st.a, st.af, st.env), st.af.client).Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal}, c)
 	return played{tr: tr, shots: c.Screenshots(), shotSteps: c.ScreenshotSteps()}, err
 }

@@ -78,7 +78,7 @@ func (agentPlayer) ownBrowser() bool { return false }
 
 func (agentPlayer) play(ctx context.Context, st *stage) (played, error) {
 	t := st.a.Task
-	tr, err := agent.New(st.wk.agentConfig(st.a, st.af), st.af.client).Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal},
+	tr, err := agent.New(st.wk.agentConfig(st.a, st.af, st.env), st.af.client).Run(ctx, agent.Task{ID: t.ID, Goal: t.Goal},
 		st.sess)
 	return played{tr: tr, shots: st.sess.Screenshots(), shotSteps: st.sess.ScreenshotSteps()}, err
 }
@@ -185,9 +185,10 @@ func (wk *worker) openSession(ctx context.Context, st *stage, rec *results.Attem
 	return closeSession, nil
 }
 
-// agentConfig is the built-in agent's configuration for attempt a: the variant's, with the task's budgets where
-// the variant sets none, the attempt's seed and the run's screenshot setting.
-func (wk *worker) agentConfig(a Attempt, af *agentFor) agent.Config {
+// agentConfig is the built-in agent's configuration for attempt a in environment env: the variant's, with the
+// task's budgets where the variant sets none, the attempt's seed, the run's screenshot setting and the
+// attempt's model-cache session.
+func (wk *worker) agentConfig(a Attempt, af *agentFor, env suites.Env) agent.Config {
 	t := a.Task
 	cfg := af.cfg
 	if t.MaxSteps > 0 && af.v.MaxSteps == 0 {
@@ -198,5 +199,6 @@ func (wk *worker) agentConfig(a Attempt, af *agentFor) agent.Config {
 	}
 	cfg.Seed = a.Seed
 	cfg.Screenshots = wk.opts.Screenshots
+	cfg.Cache = af.cacheSession(a, env)
 	return cfg
 }

@@ -8,17 +8,23 @@ import (
 	"time"
 
 	"webbench/judge"
+	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
 )
 
 // conclude completes the record of an attempt the agent finished: the cost of its usage (estimated tokens too:
-// they count toward --max-cost), the kept screenshots (written, and added to the trajectory with shotSteps, the
+// they count toward --max-cost) and what of it the model cache replayed, the kept screenshots (written, and added to the trajectory with shotSteps, the
 // step of each of shots, as Trajectory.ScreenshotSteps when every step is known), then the app's final state,
 // the status and the trajectory as every played attempt ends (concluded); a trajectory not written is a warning.
 func (wk *worker) conclude(ctx context.Context, rec results.Attempt, a Attempt, af *agentFor, w *results.Writer,
 	env suites.Env, shots [][]byte, shotSteps []int, tr *results.Trajectory) results.Attempt {
 	rec.CostUSD = af.client.Cost(tr.Usage)
+	if af.cache != nil {
+		mc := results.ModelCacheOf(tr)
+		mc.SavedUSD = af.client.Cost(llm.Usage{Prompt: mc.Tokens.Prompt, Completion: mc.Tokens.Completion})
+		rec.ModelCache = mc
+	}
 	keepScreenshots(w, a.AttemptID, tr, shots, shotSteps)
 	rec, err := concluded(ctx, rec, *a.Task, w, env, tr, shots)
 	if err != nil {

@@ -80,6 +80,11 @@ type Options struct {
 	// Trace records a Playwright trace of every attempt and keeps it as traces/<attempt_id>.zip in the run
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
 	Trace bool
+	// ModelCache is the model-call cache directory (--model-cache; "" = none, llm.Cache): the built-in agent's
+	// calls replay from it until an attempt's first request it has not stored, and every response the
+	// endpoint gives is stored. With it the endpoints' preflight is skipped, so a replayed run sends nothing;
+	// an endpoint error then stops the run at the first call that misses, as any mid-run endpoint error does.
+	ModelCache string
 }
 
 // DefaultBrowserReconnect is Options.BrowserReconnect's default: how long a remote browser server may stay
@@ -381,7 +386,7 @@ feed:
 // nothing.
 func (sc *scheduler) countPriorSpend(recs []results.Attempt) {
 	for _, r := range recs {
-		sc.spent.Add(uint64(r.CostUSD * 1e6))
+		sc.spent.Add(uint64(r.PaidUSD() * 1e6))
 	}
 	sc.checkCost()
 }
@@ -393,8 +398,9 @@ func (sc *scheduler) checkCost() {
 	}
 }
 
-// record counts a finished attempt and applies the cost stop. The spend counts CostUSD whatever the tokens'
-// origin: estimated usage (an endpoint that sends none) is priced like reported usage.
+// record counts a finished attempt and applies the cost stop. The spend counts what was paid (PaidUSD: CostUSD
+// less the model cache's replays) whatever the tokens' origin: estimated usage (an endpoint that sends none) is
+// priced like reported usage.
 func (sc *scheduler) record(rec results.Attempt) {
 	sc.mu.Lock()
 	sc.sum.Ran++
@@ -412,7 +418,7 @@ func (sc *scheduler) record(rec results.Attempt) {
 	}
 	sc.mu.Unlock()
 	sc.prog.done(rec)
-	sc.spent.Add(uint64(rec.CostUSD * 1e6))
+	sc.spent.Add(uint64(rec.PaidUSD() * 1e6))
 	sc.mu.Lock()
 	lines := sc.g.record(rec)
 	sc.checkCost()
@@ -453,6 +459,37 @@ type agentFor struct {
 	prompt string
 	// player plays the variant's attempts (playerFor).
 	player player
+	// cache is the run's model cache (nil: none, Options.ModelCache).
+	cache *llm.Cache
+}
+
+// useCache opens the model cache dir for the variants played by the built-in agent (an external agent's calls
+// go through the recording proxy, which does not replay).
+func useCache(agents map[string]*agentFor, dir string) error {
+	c, err := llm.OpenCache(dir)
+	if err != nil {
+		return err
+	}
+	for _, af := range agents {
+		if af.v.Agent == nil {
+			af.cache = c
+		}
+	}
+	return nil
+}
+
+// cacheSession is attempt a's session on its variant's model cache in environment env (nil without a cache):
+// keyed by the attempt's rep, the endpoint (the scripted policy by its profile, as its loopback port changes
+// every run) and env's strings that change between runs (suites.Volatile).
+func (af *agentFor) cacheSession(a Attempt, env suites.Env) *llm.CacheSession {
+	if af.cache == nil {
+		return nil
+	}
+	scope := llm.CacheScope{Rep: a.Rep, Volatile: suites.Volatile(env)}
+	if af.v.Model.Kind == "scripted" {
+		scope.Endpoint = af.v.Model.String()
+	}
+	return af.cache.Session(scope)
 }
 
 func newAgentFor(v *Variant, scriptedURL string) (*agentFor, error) {
@@ -573,7 +610,12 @@ func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, t
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	endpoints, err := preflight(ctx, plan, agents, todo, opts.Log)
+	var endpoints []results.Endpoint
+	if opts.ModelCache != "" {
+		err = useCache(agents, opts.ModelCache)
+	} else {
+		endpoints, err = preflight(ctx, plan, agents, todo, opts.Log)
+	}
 	if err != nil {
 		stopAgents()
 		return nil, nil, nil, nil, err

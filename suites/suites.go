@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"regexp"
 	"sort"
@@ -139,6 +140,32 @@ type PatternEnv interface {
 	// same in Go (RE2) and in JavaScript, where the browser driver matches it: literal characters, escapes,
 	// character classes, groups, alternation and the anchors ^ and $, no flags.
 	MustAsk() *regexp.Regexp
+}
+
+// VolatileEnv is an Env whose pages carry strings that differ between two runs of the same attempt (a tenant
+// id in every path): the model cache (--model-cache) keys requests with them replaced by placeholders, so an
+// unchanged attempt replays in the next run.
+type VolatileEnv interface {
+	Env
+	// Volatile lists the literal strings of this environment that another run of the attempt would not share.
+	Volatile() []string
+}
+
+// Volatile is the strings of env that change from run to run: env's own list when it is a VolatileEnv, plus
+// the start URL's origin when its host is loopback (a server on a port chosen at start: the Zoo, WebVoyager's
+// fixture sites). Nil when none.
+func Volatile(env Env) []string {
+	var out []string
+	if u, err := url.Parse(env.StartURL()); err == nil && u.Port() != "" {
+		switch h := u.Hostname(); {
+		case h == "localhost", strings.HasPrefix(h, "127."), h == "::1":
+			out = append(out, u.Scheme+"://"+u.Host)
+		}
+	}
+	if v, ok := env.(VolatileEnv); ok {
+		out = append(out, v.Volatile()...)
+	}
+	return out
 }
 
 // AskOnly is env's MustAsk when env is a PatternEnv, else nil (Allowed is asked about every URL).

@@ -23,6 +23,7 @@ type runFlags struct {
 	dryRun, jsonOut     bool
 	screenshots, trace  bool
 	noEvaluate          bool
+	modelCache          string
 	// cmd is the command the flags were registered on (register), for Changed.
 	cmd *cobra.Command
 }
@@ -46,6 +47,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
 	c.Flags().BoolVar(&f.trace, "trace", false, "keep a Playwright trace (traces/<attempt_id>.zip) of every attempt that did not pass")
 	c.Flags().BoolVar(&f.noEvaluate, "disable-evaluate", false, "remove browser_evaluate from the agent's tools")
+	c.Flags().StringVar(&f.modelCache, "model-cache", "", "model-call cache directory: the built-in agent's calls replay from it until an attempt's first request not stored, every response is stored; skips the endpoints' preflight (docs/MODEL-CACHE.md)")
 }
 
 // options are the runner's options from the flags; a bad value is a usage error naming the flag.
@@ -69,7 +71,7 @@ func (f *runFlags) options() (runner.Options, error) {
 	}
 	opts := runner.Options{Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
 		Chromium: f.chromium, MaxCostUSD: f.maxCost, MaxAttempts: f.maxAttempts, Screenshots: f.screenshots, Trace: f.trace,
-		DisableEvaluate: f.noEvaluate}
+		DisableEvaluate: f.noEvaluate, ModelCache: f.modelCache}
 	if err := f.remote.apply(f.cmd, &opts); err != nil {
 		return runner.Options{}, err
 	}

@@ -210,6 +210,12 @@ func (e *env) MustAsk() *regexp.Regexp { return e.t.MustAsk() }
 // State implements suites.Env: the app's state JSON.
 func (e *env) State(ctx context.Context) (json.RawMessage, error) { return e.t.State(), nil }
 
+// Volatile implements suites.VolatileEnv: the tenant's path prefix, random per attempt ("/t/<id>/").
+func (e *env) Volatile() []string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(e.t.Prefix(), "/t/"), "/")
+	return []string{"/t/" + id + "/"}
+}
+
 // Close implements suites.Env: deletes the tenant. Safe to call twice.
 func (e *env) Close(ctx context.Context) error {
 	e.t.Close()
