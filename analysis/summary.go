@@ -52,6 +52,25 @@ type Arm struct {
 	GuardFiredPass map[string]int `json:"guard_fired_pass"`
 	// Recovered counts attempts whose final answer was recovered (final_recovery).
 	Recovered int `json:"recovered"`
+	// ModelCalls is the model calls (steps) of all the arm's attempts, errors included.
+	ModelCalls int `json:"model_calls"`
+	// ModelCache is what the model cache (--model-cache) replayed of the arm's calls; nil when no attempt of the
+	// arm ran with one.
+	ModelCache *ArmCache `json:"model_cache,omitempty"`
+}
+
+// ArmCache is an arm's use of the model cache over all its attempts (results.ModelCache summed). CostUSD and
+// the tokens of the arm count every call, replayed or not: what the arm would have cost without the cache.
+type ArmCache struct {
+	// Replayed is the calls answered from the cache; Sent (ModelCalls − Replayed) those that reached the
+	// endpoint.
+	Replayed int `json:"replayed"`
+	Sent     int `json:"sent"`
+	// ReplayedTokens is the replayed calls' tokens (prompt + completion).
+	ReplayedTokens int `json:"replayed_tokens"`
+	// SavedUSD is the replayed calls' cost; PaidUSD the arm's CostUSD less SavedUSD, what this run paid.
+	SavedUSD float64 `json:"saved_usd"`
+	PaidUSD  float64 `json:"paid_usd"`
 }
 
 // Summarize groups final records by variant (in order of first appearance) and summarises each.
@@ -85,6 +104,15 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 			a.Model = r.Model
 		}
 		a.CostUSD += r.CostUSD
+		a.ModelCalls += r.Steps
+		if mc := r.ModelCache; mc != nil {
+			if a.ModelCache == nil {
+				a.ModelCache = &ArmCache{}
+			}
+			a.ModelCache.Replayed += mc.Replayed
+			a.ModelCache.ReplayedTokens += mc.Tokens.Prompt + mc.Tokens.Completion
+			a.ModelCache.SavedUSD += mc.SavedUSD
+		}
 		if !r.Done() {
 			a.Errors++
 			a.ErrorsByClass[string(r.ErrorClass)]++
@@ -125,6 +153,9 @@ func SummarizeArm(name string, recs []results.Attempt) Arm {
 		}
 	}
 	a.Tasks = len(tasks)
+	if c := a.ModelCache; c != nil {
+		c.Sent, c.PaidUSD = a.ModelCalls-c.Replayed, a.CostUSD-c.SavedUSD
+	}
 	if a.N > 0 {
 		a.Rate = float64(a.Passes) / float64(a.N)
 		a.MeanSteps, a.MeanTokens, a.MeanWallMS = steps/float64(a.N), toks/float64(a.N), wall/float64(a.N)

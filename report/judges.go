@@ -180,11 +180,27 @@ func writeTextTables(w io.Writer, md bool, o RenderOptions, tables []results.Tab
 	return nil
 }
 
-// RunWithJudges writes a plain run's report with its judges part in a text format: the variants table with
-// every pass rate of a variant with uncertain attempts followed by its bounds, then the judges' tables.
+// RunWithJudges writes a plain run's report with its judges part (r.Judges, when set) in a text format: the
+// variants table with every pass rate of a variant with uncertain attempts followed by its bounds, the model
+// cache's account when the run had one (ModelCacheTable), then the judges' tables.
 func RunWithJudges(w io.Writer, md bool, o RenderOptions, r *RunReport) error {
-	p := NewJudgesPart(r.Dir, r.Judges)
-	return writeTextTables(w, md, o, append([]results.Table{RunTable(r.Arms, r.Bounds)}, p.Tables...), p.Notes)
+	tables, notes := RunTables(r)
+	if r.Judges != nil {
+		p := NewJudgesPart(r.Dir, r.Judges)
+		tables, notes = append(tables, p.Tables...), append(notes, p.Notes...)
+	}
+	return writeTextTables(w, md, o, tables, notes)
+}
+
+// RunTables are a plain run's own tables: the variants (RunTable, with r.Bounds) and, when some arm ran with
+// the model cache, its account (ModelCacheTable) with its note.
+func RunTables(r *RunReport) ([]results.Table, []string) {
+	tables := []results.Table{RunTable(r.Arms, r.Bounds)}
+	mc := ModelCacheTable(r.Arms)
+	if len(mc.Rows) == 0 {
+		return tables, nil
+	}
+	return append(tables, results.Table{Title: mc.Title, Header: mc.Header, Rows: mc.Rows}), []string{mc.Note}
 }
 
 // AblationJudges writes an ablation report's judges part after its analysis in a text format; the table format

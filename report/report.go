@@ -17,7 +17,7 @@ import (
 )
 
 // ReportTables returns the tables every report shows, in order: a sequential run's decisions (SeqTable), the per-arm
-// summary, the per-variant comparison with the baseline (one row per variant
+// summary, the model cache's account (ModelCacheTable, when the run had one), the per-variant comparison with the baseline (one row per variant
 // on all common tasks, followed by its target-task rows), the paired cost
 // outcomes (when some variant has one), the guard
 // mechanism table (per guard and arm: attempts it fired in, how many of
@@ -28,7 +28,11 @@ func ReportTables(a *analysis.Analysis) []ReportTable {
 	if a.Sequential != nil {
 		out = append(out, SeqTable(a))
 	}
-	out = append(out, armsTable(a), comparisonTable(a))
+	out = append(out, armsTable(a))
+	if t := ModelCacheTable(a.Arms); len(t.Rows) > 0 {
+		out = append(out, t)
+	}
+	out = append(out, comparisonTable(a))
 	if t := costTable(a, AblationCostWording()); len(t.Rows) > 0 {
 		out = append(out, t)
 	}

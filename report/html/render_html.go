@@ -42,10 +42,10 @@ func (htmlRenderer) Run(w io.Writer, r *report.RunReport) error {
 	for _, w := range r.Warnings {
 		warnings = append(warnings, report.RunWarningText(w))
 	}
-	tables, lines := []results.Table{report.RunTable(r.Arms, nil)}, []string(nil)
+	tables, lines := report.RunTables(r)
 	if r.Judges != nil {
 		p := report.NewJudgesPart(r.Dir, r.Judges)
-		tables, lines = append([]results.Table{report.RunTable(r.Arms, r.Bounds)}, p.Tables...), p.Notes
+		tables, lines = append(tables, p.Tables...), append(lines, p.Notes...)
 	}
 	var b bytes.Buffer
 	if err := simplePageLinks(&b, "Run "+r.Dir, warnings, tables, lines, links); err != nil {

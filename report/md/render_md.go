@@ -20,7 +20,7 @@ type markdownRenderer struct{}
 
 // Run writes RunTable as a Markdown table.
 func (markdownRenderer) Run(w io.Writer, r *report.RunReport) error {
-	if r.Judges != nil {
+	if r.Judges != nil || len(report.ModelCacheTable(r.Arms).Rows) > 0 {
 		return report.RunWithJudges(w, true, report.RenderOptions{Wide: true}, r)
 	}
 	report.RunTable(r.Arms, nil).Markdown(w)

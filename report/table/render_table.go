@@ -28,7 +28,7 @@ func (t TableRenderer) width() int {
 
 // Run prints RunTable fitted to the width (FitTable), or in full with Wide.
 func (t TableRenderer) Run(w io.Writer, r *report.RunReport) error {
-	if r.Judges != nil {
+	if r.Judges != nil || len(report.ModelCacheTable(r.Arms).Rows) > 0 {
 		return report.RunWithJudges(w, false, t.Options(), r)
 	}
 	if t.o.Wide {
