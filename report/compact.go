@@ -224,6 +224,7 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 			results.Count(arm.Errors, "error", "errors"), armUnits(arm, a.ClusterUnit))
 		printWrapped(w, line, "  ", "      ", width)
 	}
+	printModelCacheLines(w, a.Arms, width)
 	fmt.Fprintln(w)
 	diag := ""
 	if a.Sequential != nil {

@@ -30,4 +30,10 @@ func TestModelCacheTable(t *testing.T) {
 		!strings.Contains(s, "paid is what this run sent") {
 		t.Errorf("plain run's markdown:\n%s", s)
 	}
+	b.Reset()
+	printModelCacheLines(&b, arms, 200)
+	if s := b.String(); !strings.Contains(s, "baseline: 30 of 40 model calls replayed, 10 sent; cost $0.5000 as run, $0.1250 paid, $0.3750 saved") ||
+		strings.Contains(s, "external") {
+		t.Errorf("compact lines:\n%s", s)
+	}
 }
