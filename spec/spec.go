@@ -64,6 +64,9 @@ type Spec struct {
 	SuiteOptions map[string]string `yaml:"suite_options"`
 	// Notes is free text (e.g. the predicted power of a nightly spec).
 	Notes string `yaml:"notes"`
+	// ModelCache is the default model-call cache directory (--model-cache; relative to the working directory,
+	// as prompt files are): the arms' model calls replay from it until an attempt's first request not stored.
+	ModelCache string `yaml:"model_cache"`
 
 	file string
 }

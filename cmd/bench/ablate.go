@@ -62,6 +62,9 @@ func ablateCmd() *cobra.Command {
 			if rf.workers == 0 {
 				rf.workers = sp.Workers
 			}
+			if rf.modelCache == "" {
+				rf.modelCache = sp.ModelCache
+			}
 			ropts, err := rf.options()
 			if err != nil {
 				return err
