@@ -39,6 +39,23 @@ func firstTurn() []openai.ChatCompletionMessage {
 		{Role: openai.ChatMessageRoleUser, Content: "Task: find the title.\n\n- heading \"Zoo Notes\" [ref=e1]"}}
 }
 
+// startCache starts a replay server over the recorded shapes (with opts) and opens a cache in a fresh directory,
+// whose path it returns too.
+func startCache(t *testing.T, opts replay.Options) (*replay.Server, *llm.Cache, string) {
+	t.Helper()
+	srv, err := replay.StartRecorded(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	cache, err := llm.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cache, dir
+}
+
 // same compares what the agent reads of two responses (timings and the cached mark aside).
 func same(a, b *llm.Response) bool {
 	return reflect.DeepEqual(a.Message, b.Message) && a.Reasoning == b.Reasoning && a.ReasoningFrom == b.ReasoningFrom &&
@@ -54,15 +71,7 @@ func TestCacheReplaysRecordedShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := replay.StartRecorded(replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cache, err := llm.OpenCache(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cache, _ := startCache(t, replay.Options{})
 	n := 0
 	for _, sh := range shapes {
 		if sh.Expect.Class != replay.ClassOK || len(sh.Then) > 0 || sh.ServeAt != "" {
@@ -103,13 +112,7 @@ func TestCacheReplaysRecordedShapes(t *testing.T) {
 
 // Error replies and 2xx failures are never stored: the next run asks the endpoint again.
 func TestCacheStoresNoErrors(t *testing.T) {
-	srv, err := replay.StartRecorded(replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	dir := t.TempDir()
-	cache, _ := llm.OpenCache(dir)
+	srv, cache, dir := startCache(t, replay.Options{})
 	for _, name := range []string{"openai_401_invalid_api_key", "openai_400_maximum_context_length",
 		"deepseek_200_insufficient_system_resource", "malformed_200", "nginx_502_html"} {
 		if srv.Shape(name) == nil {
@@ -180,12 +183,7 @@ func converse(t *testing.T, c *llm.Client, s *llm.CacheSession, results []string
 func TestCacheStopsAtFirstDivergence(t *testing.T) {
 	// missing_tool_call_id: a tool call without id (the id is generated and must be the same on replay, or the
 	// second request would miss); groq_tool_call and lmstudio_tool_call: tool calls with the provider's ids.
-	srv, err := replay.StartRecorded(replay.Options{Routes: []replay.Route{{Model: "conv", Shape: "missing_tool_call_id"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cache, _ := llm.OpenCache(t.TempDir())
+	srv, cache, _ := startCache(t, replay.Options{Routes: []replay.Route{{Model: "conv", Shape: "missing_tool_call_id"}}})
 	scope := llm.CacheScope{Rep: 2}
 	run := func(results []string) ([]*llm.Response, llm.CacheStats, int) {
 		before := srv.Count()
@@ -228,13 +226,7 @@ func TestCacheStopsAtFirstDivergence(t *testing.T) {
 func TestCacheKeepsNoSecrets(t *testing.T) {
 	const secret, urlSecret, userSecret = "sk-cachetest-0123456789abcdef", "azsig0123456789", "hunter2pass"
 	t.Setenv("CACHE_TEST_KEY", secret)
-	srv, err := replay.StartRecorded(replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	dir := t.TempDir()
-	cache, _ := llm.OpenCache(dir)
+	srv, cache, dir := startCache(t, replay.Options{})
 	if ep := llm.CacheEndpoint("https://U:" + userSecret + "@Gw.Example/v1/?api-version=2024-10-21&sig=" + urlSecret); ep != "https://gw.example/v1?api-version=2024-10-21" {
 		t.Fatalf("endpoint %q", ep)
 	}
@@ -316,13 +308,7 @@ func TestCacheVolatileStrings(t *testing.T) {
 
 // Parallel sessions writing and reading the same keys leave whole entries and no temporary files.
 func TestCacheConcurrent(t *testing.T) {
-	srv, err := replay.StartRecorded(replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	dir := t.TempDir()
-	cache, _ := llm.OpenCache(dir)
+	srv, cache, dir := startCache(t, replay.Options{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for i := 0; i < 32; i++ {
