@@ -352,3 +352,25 @@ func TestCacheConcurrent(t *testing.T) {
 		t.Error("replays reached the server")
 	}
 }
+
+// BenchmarkCacheKey keys a request the size of a Zoo checkout step's (about 14 KB: the system prompt, the goal,
+// one whole page snapshot and a dozen short tool results), the cost the cache adds to every call.
+func BenchmarkCacheKey(b *testing.B) {
+	msgs := firstTurn()
+	snap := strings.Repeat("- link \"Yoga mat, 6 mm, blue\" [ref=e42]:\n  - /url: /t/abcd/shop/p/yoga-mat\n", 140)
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: snap})
+	for i := 0; i < 12; i++ {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "clicking"},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "### Result\nClicked."})
+	}
+	body, err := json.Marshal(map[string]any{"model": "m", "messages": msgs, "tools": cacheTools, "seed": 7})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
