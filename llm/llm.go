@@ -340,7 +340,9 @@ const maxWait = 120 * time.Second
 // body's estimated_time; a wait that would pass the context's deadline ends the call with the last error.
 // A 4xx naming a provider field the request echoed back (reasoning_content, extra_content,
 // reasoning_details: sent only because the endpoint returned it) is retried once at once without it, and the
-// client stops sending that field (EchoesOff); only a second refusal is returned. Errors are *Error.
+// client stops sending that field (EchoesOff); only a second refusal is returned. With Request.Cache the reply
+// comes from the model cache while the session's requests hit (Response.Cached, nothing sent), and a reply the
+// endpoint gives is stored under the request's key as it was first encoded (cache.go). Errors are *Error.
 func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 	body, err := c.encodeRequest(r)
 	if err != nil {
