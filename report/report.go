@@ -339,8 +339,11 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
 		"over all target rows, and the gate never uses them. Below %[1]d moved units the interval and p_paired are different methods and can "+
 		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired test "+
-		"as run (simulated on this run's units, reps, per-unit rates and pairing; Fisher when unpaired): MDE = smallest "+
-		"pass-rate drop detectable with %.0f%% power; power = to detect the planned change (min_effect, the failure-rate change in the power column's heading), not the change observed. The verdict is the "+
+		"as run (simulated on this run's units, reps, per-unit rates and pairing; Fisher when unpaired) at the level the verdict "+
+		"needs: α divided by the smallest multiplier Holm's adjustment can apply to the variant (the variants whose exact floor "+
+		"2/2^G is at least its own): MDE = smallest "+
+		"pass-rate drop detectable with %.0f%% power (n/a when none is, as when that multiplier times 2/2^G is at least α); "+
+		"power = to detect the planned change (min_effect, the pass-rate change in the power column's cell), not the change observed. The verdict is the "+
 		"compact report's words for the primary row (p_holm against α), with why when no difference is shown.", stats.TIntervalMinInformative, 100*a.Power,
 		unitWord(2, a.ClusterUnit))
 	return t
@@ -427,19 +430,27 @@ func mcnemarCell(c *analysis.Comparison) string {
 	return fmt.Sprintf("p=%s; rescued %d, broke %d", stats.FmtP(c.PMcNemarClustered), c.Rescued, c.Broke)
 }
 
+// mdeCell is the MDE the verdict answers for (PowerAnalysis.AdjustedMDE): "40 pts", "n/a (none reachable)"
+// when the power analysis ran and no drop up to the whole pass rate is detectable, "-" when none was computed.
 func mdeCell(c *analysis.Comparison) string {
-	if math.IsNaN(c.Power.MDE) {
+	mde := c.Power.AdjustedMDE()
+	switch {
+	case math.IsNaN(mde) && c.Power.Test != "":
+		return "n/a (none reachable)"
+	case math.IsNaN(mde):
 		return "-"
 	}
-	return fmt.Sprintf("%.0f pts", 100*c.Power.MDE)
+	return fmt.Sprintf("%.0f pts", 100*mde)
 }
 
+// powerCell is the power the verdict answers for (PowerAnalysis.AdjustedPower) with the planned pass rates.
 func powerCell(c *analysis.Comparison) string {
 	p := c.Power
-	if !p.HasEffect || math.IsNaN(p.Power) {
+	pw := p.AdjustedPower()
+	if !p.HasEffect || math.IsNaN(pw) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f (fail %s→%s)", p.Power, stats.Pct(p.From), stats.Pct(p.To))
+	return fmt.Sprintf("%.2f (pass %s→%s)", pw, stats.Pct(1-p.From), stats.Pct(1-p.To))
 }
 
 // guardNames lists every guard seen in any arm, sorted.

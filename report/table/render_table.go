@@ -50,7 +50,7 @@ func (t TableRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	if t.o.Wide {
 		err = report.TerminalReportWidth(w, r.Analysis, t.width())
 	} else {
-		err = report.CompactReport(w, r.Analysis, t.width(), report.ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
+		err = report.CompactReportWhy(w, r.Analysis, r.Why, t.width(), report.ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
 	}
 	if err != nil {
 		return err
