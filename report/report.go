@@ -54,6 +54,12 @@ func TerminalReport(w io.Writer, a *analysis.Analysis) error { return TerminalRe
 // table notes, statistical notes, gate verdict — wrapped at width runes (a hanging indent), while the tables stay
 // as wide as they need; width ≤ 0 leaves every line whole.
 func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
+	return TerminalReportWhy(w, a, nil, width)
+}
+
+// TerminalReportWhy is TerminalReportWidth with the headlines (Headlines, with the top causes of why; nil: none)
+// after the header and the warnings grouped by cause (GroupWarnings).
+func TerminalReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why, width int) error {
 	line := func(s, first, rest string) {
 		if width <= 0 {
 			fmt.Fprintln(w, first+s)
@@ -63,11 +69,19 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 	}
 	line(fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
 		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "")
+	fmt.Fprintln(w)
+	line(HeadlineTitle, "", "  ")
+	for _, h := range Headlines(a, why) {
+		line(h, "  ", "      ")
+	}
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
-		for _, wn := range AnalysisWarnings(a) {
-			line(wn.Text, "  ! ", "    ")
+		for _, g := range GroupWarnings(AnalysisWarnings(a)) {
+			line(g.Line(TestedVariants(a))+":", "  ", "    ")
+			for _, t := range g.Texts {
+				line(t, "  ! ", "    ")
+			}
 		}
 	}
 	if len(a.Flake) > 0 {
@@ -109,16 +123,32 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 // MarkdownReport writes the report as GitHub-flavoured Markdown, fit for a PR
 // comment or $GITHUB_STEP_SUMMARY: a heading, the warnings as a list, the
 // flake rate of each same-seed A/A arm, the tables of ReportTables, notes and the gate verdict.
-func MarkdownReport(w io.Writer, a *analysis.Analysis) error {
+func MarkdownReport(w io.Writer, a *analysis.Analysis) error { return MarkdownReportWhy(w, a, nil) }
+
+// MarkdownReportWhy is MarkdownReport led by the headlines (Headlines, with the top causes of why; nil: none),
+// its warnings grouped by cause (GroupWarnings): one line per cause, the sentences in a collapsed block.
+func MarkdownReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why) error {
 	fmt.Fprintf(w, "## Ablation: %s vs baseline `%s`\n\n", ArmsCount(a), mdCode(a.Baseline))
 	fmt.Fprintf(w, "α = %s, power %.0f%%; Δ = p_variant − p_baseline in percentage points with its 95%% interval; "+
 		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", stats.FmtP(a.Alpha), 100*a.Power)
+	fmt.Fprintf(w, "**%s**\n\n", mdText(HeadlineTitle))
+	for _, h := range Headlines(a, why) {
+		fmt.Fprintf(w, "- %s\n", mdText(h))
+	}
+	fmt.Fprintln(w)
 	if len(a.Warnings) > 0 {
+		groups := GroupWarnings(AnalysisWarnings(a))
 		fmt.Fprintln(w, "> [!WARNING]")
-		for _, wn := range AnalysisWarnings(a) {
-			fmt.Fprintf(w, "> - %s\n", mdText(wn.Text))
+		for _, g := range groups {
+			fmt.Fprintf(w, "> - %s\n", mdText(g.Line(TestedVariants(a))))
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n<details><summary>The warnings in full (%d causes)</summary>\n\n", len(groups))
+		for _, g := range groups {
+			for _, t := range g.Texts {
+				fmt.Fprintf(w, "- %s\n", mdText(t))
+			}
+		}
+		fmt.Fprint(w, "\n</details>\n\n")
 	}
 	for _, f := range a.Flake {
 		fmt.Fprintf(w, "**%s**\n\n", mdText(FlakeLine(f)))

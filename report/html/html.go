@@ -72,8 +72,9 @@ func htmlReport(dir string, a *analysis.Analysis, js *analysis.Judges, why *anal
 	if why != nil {
 		vm.Why = newWhyVM(why, report.NewWhyPart(why, a.Baseline))
 	}
-	for _, w := range report.AnalysisWarnings(a) {
-		vm.Warnings = append(vm.Warnings, w.Text)
+	vm.Headlines = report.Headlines(a, why)
+	for _, g := range report.GroupWarnings(report.AnalysisWarnings(a)) {
+		vm.Warnings = append(vm.Warnings, warningGroupVM{Line: g.Line(report.TestedVariants(a)), Texts: g.Texts})
 	}
 	for _, f := range a.Flake {
 		vm.Flake = append(vm.Flake, report.FlakeLine(f))
@@ -150,12 +151,21 @@ func writeTemplate(path string, t *template.Template, data any) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
+// warningGroupVM is one warning group (report.WarningGroup): its summary line and its sentences.
+type warningGroupVM struct {
+	Line  string
+	Texts []string
+}
+
 type reportVM struct {
-	A          *analysis.Analysis
-	Title      string
-	Alpha      string
-	Power      string
-	Warnings   []string
+	A     *analysis.Analysis
+	Title string
+	Alpha string
+	Power string
+	// Headlines are the variants' headlines (report.Headlines), the report's first section.
+	Headlines []string
+	// Warnings are the warnings grouped by cause, collapsed behind a one-line summary.
+	Warnings   []warningGroupVM
 	Flake      []string // report.FlakeLine of each same-seed A/A arm
 	Forest     forestVM
 	Tables     []report.ReportTable
@@ -641,7 +651,8 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 .meta{color:#59636e}
 .warnings{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:8px 16px}
-.warnings li{margin:6px 0}
+.warnings li{margin:6px 0}.warnings summary{cursor:pointer;font-weight:600}
+.answer li{margin:4px 0}
 table{border-collapse:collapse;margin:8px 0;font-size:13px;display:block;max-width:100%;overflow-x:auto}
 svg{max-width:100%;height:auto}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
@@ -671,7 +682,8 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 <title>{{.Title}}</title><style>` + htmlCSS + `</style></head><body>
 <h1>{{.Title}}</h1>
 <p class="meta">α = {{.Alpha}}, power {{.Power}}. Δ = p_variant − p_baseline in percentage points; paired on (task, rep) with tasks as the unit of analysis; p_holm is Holm-adjusted over the variants.</p>
-{{if .Warnings}}<section class="warnings"><h2>Warnings</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
+{{if .Headlines}}<section class="answer"><h2>Answer</h2><ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
+{{if .Warnings}}<details class="warnings"><summary>Warnings: {{len .Warnings}} causes (open for the full sentences)</summary><ul>{{range .Warnings}}<li><b>{{.Line}}</b><ul>{{range .Texts}}<li>{{.}}</li>{{end}}</ul></li>{{end}}</ul></details>{{end}}
 {{range .Flake}}<p class="flake">{{.}}</p>{{end}}
 {{if .Gate}}<p class="{{if .GateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.Gate}}</p>{{end}}
 {{if .CostGate}}<p class="{{if .CostGateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.CostGate}}</p>{{end}}

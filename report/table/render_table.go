@@ -48,7 +48,7 @@ func (t TableRenderer) Options() report.RenderOptions {
 func (t TableRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	var err error
 	if t.o.Wide {
-		err = report.TerminalReportWidth(w, r.Analysis, t.width())
+		err = report.TerminalReportWhy(w, r.Analysis, r.Why, t.width())
 	} else {
 		err = report.CompactReportWhy(w, r.Analysis, r.Why, t.width(), report.ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
 	}
