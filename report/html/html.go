@@ -483,8 +483,14 @@ type attemptVM struct {
 	StatusClass string
 	Tokens      int
 	Guards      []string
+	// GuardsOff are the guards the attempt ran without (the record's Guards set false), the ablation's
+	// switched-off guard among them.
+	GuardsOff   []string
 	GuardEvents []string
 	Others      []otherVM
+	// AgentStderr is the relative link to an external agent's kept standard error (results.AgentStderr), ""
+	// when there is none.
+	AgentStderr string
 	Traj        *results.Trajectory
 	FirstObs    string // Traj.FirstObservation cut to PageTextCap (pageText)
 	TrajErr     string
@@ -549,9 +555,12 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 	for g, on := range r.Guards {
 		if on {
 			vm.Guards = append(vm.Guards, g)
+		} else {
+			vm.GuardsOff = append(vm.GuardsOff, g)
 		}
 	}
 	sort.Strings(vm.Guards)
+	sort.Strings(vm.GuardsOff)
 	for g, n := range r.GuardEvents {
 		if n > 0 {
 			vm.GuardEvents = append(vm.GuardEvents, fmt.Sprintf("%s × %d", g, n))
@@ -570,6 +579,9 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 	// Before the trajectory: an attempt that ended in an infrastructure error before its trajectory was written
 	// (start page, browser gone) still has its trace, where it matters most.
 	traceLinks(&vm, run, pageDir)
+	if p := filepath.Join(run.Dir, results.AgentStderr(r.AttemptID)); r.Agent != "" && regularFile(p) {
+		vm.AgentStderr = relLink(pageDir, p)
+	}
 	tr, err := run.Trajectory(r.AttemptID)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -625,6 +637,12 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 	return vm
 }
 
+// regularFile reports whether p names a regular file.
+func regularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // traceLinks sets vm's trace link and commands when the run directory holds the attempt's Playwright trace,
 // results.TracesDir/<attempt_id>.zip (written by bench run --trace for attempts that did not pass). The commands are
 // the Playwright trace viewer's (https://playwright.dev/docs/trace-viewer: `npx playwright show-trace
@@ -633,7 +651,7 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
 	rel := results.TracesDir + "/" + vm.Rec.AttemptID + ".zip"
 	p := filepath.Join(run.Dir, filepath.FromSlash(rel))
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+	if !regularFile(p) {
 		return
 	}
 	vm.Trace = relLink(pageDir, p)
@@ -740,11 +758,13 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <tr><th>pair id</th><td>{{.Rec.PairID}}</td></tr>
 <tr><th>suite / cluster</th><td>{{.Rec.Suite}} / {{.Rec.Cluster}}</td></tr>
 <tr><th>model</th><td>{{.Rec.Model}}{{with .Rec.Seed}} (seed {{.}}){{end}}</td></tr>
+{{if .Rec.Agent}}<tr><th>agent</th><td>{{.Rec.Agent}}{{if .AgentStderr}} · <a href="{{.AgentStderr}}">its standard error</a>{{end}}</td></tr>
+{{end}}<tr><th>guards off</th><td>{{range .GuardsOff}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>guards on</th><td>{{range .Guards}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>guard events</th><td>{{range .GuardEvents}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>steps / tokens / cost / wall</th><td>{{.Rec.Steps}} / {{.Tokens}}{{if .Rec.Tokens.Estimated}} (estimated: the endpoint sent no usage){{end}} / ${{printf "%.4f" .Rec.CostUSD}} / {{.Rec.DurationMS}} ms</td></tr>
 <tr><th>finish</th><td>{{.Rec.FinishReason}}{{if .Rec.RecoveredFrom}} (recovered from {{.Rec.RecoveredFrom}}){{end}}; retries {{.Rec.Retries}}</td></tr>
-<tr><th>final answer</th><td>{{.Rec.Final}} (ok: {{.Rec.OK}})</td></tr>
+<tr><th>final answer</th><td>{{.Rec.Final}}{{if .Rec.Final}} (the agent's own claim: {{if .Rec.OK}}done{{else}}not done{{end}}; the outcome above is the judge's){{end}}</td></tr>
 <tr><th>same task and rep</th><td>{{range .Others}}{{if .Self}}<span class="flag">{{.Variant}}: {{.Status}} (this page)</span>{{else}}<a class="flag" href="{{.Href}}">{{.Variant}}: {{.Status}}</a>{{end}} {{end}}</td></tr>
 </tbody></table>
 {{if .TrajErr}}<p class="note">{{.TrajErr}}</p>{{end}}
