@@ -456,13 +456,16 @@ func FitTable(w io.Writer, t results.Table, width int) error {
 	return nil
 }
 
-// CompactCompare writes the comparison of two runs in lines of at most width runes: the warnings wrapped, the
+// CompactCompare writes the comparison of two runs in lines of at most width runes: its verdict in words
+// (CompareVerdict), the warnings wrapped, the
 // two pass rates, the comparison (method, Δ with its interval, p, McNemar by task, MDE, new failures and fixed
 // tasks), one line per task whose pass rate changed, and CompareFooter.
 func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 	if width <= 0 {
 		width = DefaultWidth
 	}
+	printWrapped(w, CompareVerdict(c), "", "  ", width)
+	fmt.Fprintln(w)
 	if ws := CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, x := range ws {

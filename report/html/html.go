@@ -670,7 +670,7 @@ h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d
 .meta{color:#59636e}
 .warnings{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:8px 16px}
 .warnings li{margin:6px 0}.warnings summary{cursor:pointer;font-weight:600}
-.answer li{margin:4px 0}
+.answer li{margin:4px 0}caption{text-align:left;font-weight:bold}
 table{border-collapse:collapse;margin:8px 0;font-size:13px;display:block;max-width:100%;overflow-x:auto}
 svg{max-width:100%;height:auto}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}

@@ -39,6 +39,7 @@ func (markdownRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 // Compare writes the warnings as a list, CompareTables and CompareFooter as
 // paragraphs.
 func (markdownRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
+	fmt.Fprintf(w, "**%s**\n\n", report.CompareVerdict(c))
 	if ws := report.CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "**Warnings**")
 		fmt.Fprintln(w)

@@ -66,6 +66,7 @@ func (t TableRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		report.CompactCompare(w, c, t.width())
 		return nil
 	}
+	report.WriteWrapped(w, report.CompareVerdict(c), "", "  ", t.width())
 	if ws := report.CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, x := range ws {
