@@ -7,9 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"webbench/analysis"
 	"webbench/report"
-	"webbench/results"
+	"webbench/report/reporttest"
 	"webbench/stats"
 )
 
@@ -17,27 +16,12 @@ import (
 // (analysis/testdata/why.yaml says how it was made), the demo's shape on fewer tasks.
 const whyRun = "../analysis/testdata/why-run"
 
-// openWhyRun analyses the recorded ablation and explains its pairs, as `bench report` does.
-func openWhyRun(t *testing.T) (*analysis.Analysis, *analysis.Why) {
-	t.Helper()
-	run, err := results.Open(whyRun)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _, err := analysis.AnalyzeRun(run, analysis.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := analysis.RunTrajectories(run)
-	return a, analysis.Explain(a, read, read)
-}
-
 // TestCompactReportLeadsWithTheAnswer renders the terminal report of the recorded ablation at 120 columns: the
 // screen before DETAILS fits 50 lines and opens with one headline per variant whose words and figures are the
 // analysis's (verdict, pass rates on the same pairs, Δ and its interval, the tokens change, the top cause); each
 // warning kind is summarised once before DETAILS and its sentences come once after it.
 func TestCompactReportLeadsWithTheAnswer(t *testing.T) {
-	a, why := openWhyRun(t)
+	_, a, why := reporttest.AnalyzeExplained(t, whyRun)
 	var b bytes.Buffer
 	if err := report.CompactReportWhy(&b, a, why, 120, ""); err != nil {
 		t.Fatal(err)
