@@ -198,7 +198,8 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 // CompactReportWhy writes the ablation report in lines of at most width runes, the answer first: the header, one
 // headline per variant (HeadlineText, with the top causes of why; nil: none), the gate verdicts, the flake rate of
 // each A/A replay, a sequential run's outcome, one summary line per warning kind (GroupWarnings) and one line per
-// arm; then DetailsTitle and the details: one line per variant (VariantLine), the cost lines, the statistical notes
+// arm; then DetailsTitle and the details: one line of figures per variant (VariantFigures), each verdict in words
+// once with its variants, the cost lines, the statistical notes
 // (compactNotes), the warnings' sentences by kind, and where the full tables are: report + " --wide" on a line of
 // its own (printCommand), report being the command that prints the report again (ReportCommand; "" for
 // `bench report RUN_DIR`).
@@ -257,7 +258,7 @@ func CompactReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why, widt
 func ArmsTitle(a *analysis.Analysis) string {
 	s := "Arms (pass rate [Wilson 95%] over each arm's own tasks; errors are left out of every rate)"
 	for i := range a.Variants {
-		if a.Variants[i].All.G() != a.BaseArm.Tasks {
+		if a.Variants[i].Arm.Tasks != a.BaseArm.Tasks {
 			return fmt.Sprintf("Arms, each over its own tasks: the baseline over all %d, a variant over its targets "+
 				"only, so compare arms by the pass rates on the same pairs above, not by these lines (pass rate "+
 				"[Wilson 95%%]; errors are left out of every rate)", a.BaseArm.Tasks)
@@ -283,9 +284,15 @@ func compactDetails(w io.Writer, a *analysis.Analysis, groups []WarningGroup, wi
 	if a.Sequential != nil {
 		diag = "; fixed-size diagnostics of a sequential run"
 	}
-	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict%s)", a.Baseline, diag), "", "  ", width)
+	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm%s), then each verdict once "+
+		"with its variants", a.Baseline, diag), "", "  ", width)
 	for i := range a.Variants {
-		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
+		if v := &a.Variants[i]; v.All.Method != analysis.MethodNone {
+			printWrapped(w, VariantFigures(v), "  ", "      ", width)
+		}
+	}
+	for _, g := range verdictGroups(a) {
+		printWrapped(w, g, "  ", "      ", width)
 	}
 	printCostLines(w, a, AblationCostWording(), width)
 	if notes := compactNotes(a); len(notes) > 0 {
@@ -395,10 +402,16 @@ func disagreeNote(a *analysis.Analysis) string {
 // VariantLine is a variant's compact line: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm 0.062:
 // VERDICT", with the verdict in words (Verdict).
 func VariantLine(a *analysis.Analysis, v *analysis.VariantResult) string {
-	c := &v.All
-	if c.Method == analysis.MethodNone {
+	if v.All.Method == analysis.MethodNone {
 		return fmt.Sprintf("%s: no comparison (%s)", v.Name, Verdict(a, v))
 	}
+	return VariantFigures(v) + ": " + Verdict(a, v)
+}
+
+// VariantFigures is VariantLine without its verdict: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm
+// 0.062".
+func VariantFigures(v *analysis.VariantResult) string {
+	c := &v.All
 	d := fmt.Sprintf("Δ %s pts [%s, %s]", stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
 	if c.Matched && c.Paired.CIMethod == stats.CIMethodAdjusted {
 		d += " adj."
@@ -407,7 +420,27 @@ func VariantLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 	if !v.AA {
 		s += ", p_holm " + stats.FmtP(v.PHolm)
 	}
-	return s + ": " + Verdict(a, v)
+	return s
+}
+
+// verdictGroups are a's variants' verdicts in words (Verdict), each once with the variants it is about, in order
+// of first appearance: "V1, V2: no difference shown: at this size none can be (…)".
+func verdictGroups(a *analysis.Analysis) []string {
+	var texts []string
+	names := map[string][]string{}
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		t := Verdict(a, v)
+		if _, ok := names[t]; !ok {
+			texts = append(texts, t)
+		}
+		names[t] = append(names[t], v.Name)
+	}
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = strings.Join(names[t], ", ") + ": " + t
+	}
+	return out
 }
 
 // FitTable prints t's title wrapped at width, then t as a table when its widest line fits in width runes, else

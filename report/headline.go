@@ -15,7 +15,8 @@ const HeadlineTitle = "Answer (per variant: verdict; pass rate on the pairs comp
 
 // VerdictWord is a verdict in a few words, the headline's first: "worse", "better", "WORSE (gate fails)",
 // "cannot tell: too few tasks" when at this size no difference can be shown whatever the outcomes, "cannot tell:
-// too few tasks moved" when the tasks that moved cannot reach α, else "no difference shown"; VerdictText says why.
+// too few tasks moved" when the tasks that moved cannot reach α, "no difference shown after Holm's adjustment" when
+// only p_holm is not below α, else "no difference shown"; VerdictText says why.
 func VerdictWord(vd analysis.Verdict) string {
 	switch vd.Kind {
 	case analysis.VerdictNoComparison:
@@ -34,6 +35,8 @@ func VerdictWord(vd analysis.Verdict) string {
 		return "cannot tell: too few tasks"
 	case analysis.VerdictPermFloor:
 		return "cannot tell: too few tasks moved"
+	case analysis.VerdictHolmAdjusted:
+		return "no difference shown after Holm's adjustment"
 	}
 	return "no difference shown"
 }

@@ -19,7 +19,8 @@ const whyRun = "../analysis/testdata/why-run"
 // TestCompactReportLeadsWithTheAnswer renders the terminal report of the recorded ablation at 120 columns: the
 // screen before DETAILS fits 50 lines and opens with one headline per variant whose words and figures are the
 // analysis's (verdict, pass rates on the same pairs, Δ and its interval, the tokens change, the top cause); each
-// warning kind is summarised once before DETAILS and its sentences come once after it.
+// warning kind is summarised once before DETAILS and its sentences come once after it; each verdict sentence is
+// printed once, with every variant it is about.
 func TestCompactReportLeadsWithTheAnswer(t *testing.T) {
 	_, a, why := reporttest.AnalyzeExplained(t, whyRun)
 	var b bytes.Buffer
@@ -88,6 +89,12 @@ func TestCompactReportLeadsWithTheAnswer(t *testing.T) {
 			if strings.Contains(flat, text) {
 				t.Errorf("warning sentence %q before %s, want it in the details only", text, report.DetailsTitle)
 			}
+		}
+	}
+	whole := strings.Join(strings.Fields(out), " ")
+	for i := range a.Variants {
+		if v := report.Verdict(a, &a.Variants[i]); strings.Count(whole, v) != 1 {
+			t.Errorf("verdict sentence %q printed %d times, want once", v, strings.Count(whole, v))
 		}
 	}
 	if strings.Contains(out, "failure rate") {
