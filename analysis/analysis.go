@@ -222,6 +222,8 @@ type Comparison struct {
 
 	// recPairs are the usable matched pairs' records (the cost outcomes' input).
 	recPairs []RecPair
+	// design is the matched pairs' design the post-hoc power was simulated on (nil when none was).
+	design *Design
 }
 
 // G returns the number of compared tasks.
@@ -298,6 +300,14 @@ type PowerAnalysis struct {
 	// MDETasks the paired-t one on the observed per-task SE,
 	// (t_{1−α/2,df} + t_{power,df})·SE (NaN unless paired with SE > 0).
 	MDE, MDEUnpaired, MDEPaired, MDETasks float64
+	// HolmM is the smallest multiplier Holm's adjustment over the variants can apply to this comparison's p (the
+	// variants whose exact floor 2/2^G is at least its own, itself included); 1 when it is not adjusted (one
+	// variant, an A/A arm, a target row, an unmatched comparison). MDEHolm and PowerHolm are MDE and Power at
+	// α/HolmM: what the verdict, which compares p_holm with α, can detect (NaN MDEHolm: no drop up to the whole
+	// pass rate reaches the target power; PowerHolm 0 when HolmM times the floor is at least α). They equal MDE
+	// and Power when HolmM is 1.
+	HolmM              int
+	MDEHolm, PowerHolm float64
 }
 
 // VariantResult is everything computed for one variant.
@@ -451,6 +461,7 @@ func analyzeArms(by map[string][]results.Attempt, in Inputs) *Analysis {
 	holm := stats.Holm(ps)
 	holmTargets(a.Variants)
 	holmCosts(a.Variants)
+	holmPower(a, in)
 	var bh []float64
 	if in.BH {
 		bh = stats.BH(ps)

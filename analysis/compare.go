@@ -101,6 +101,10 @@ type TaskDiff struct {
 	// Change is one of the Change constants.
 	Change string
 	Delta  float64
+	// ModesB counts the failure modes of side B's failed judged attempts on the task (results.FailureMode;
+	// "unclassified" when a fail has none) and FailedB lists their attempt ids, in record order.
+	ModesB  map[string]int
+	FailedB []string
 }
 
 // RunGate is the verdict of the gate of a comparison of two runs (Gate's
@@ -146,6 +150,20 @@ type RunComparison struct {
 	// Why is the divergence analysis of the new failures, fixes and materially costlier or cheaper pairs
 	// (Explain, run B's variant against run A's), nil unless both sides have Trajectories.
 	Why *Why
+}
+
+// NewFailureModes counts the failure modes of side B's failed attempts on the new failures (TaskDiff.ModesB
+// summed over the tasks that passed every attempt in A and not in B), most first, then by name.
+func (c *RunComparison) NewFailureModes() []Count {
+	m := map[string]int{}
+	for _, d := range c.Tasks {
+		if d.Change == ChangeNewFailure {
+			for k, n := range d.ModesB {
+				m[k] += n
+			}
+		}
+	}
+	return counts(m)
 }
 
 // Result returns the analysis' one variant: side B against side A.
@@ -314,7 +332,11 @@ func seedKey(s *int) string {
 // TaskDiffs returns the per-task changes from a to b (judged attempts only),
 // sorted by task id, and the ids of the new failures and of the fixed tasks.
 func TaskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []string) {
-	type acc struct{ k, n int }
+	type acc struct {
+		k, n   int
+		modes  map[string]int
+		failed []string
+	}
 	per := [2]map[string]*acc{{}, {}}
 	for i, recs := range [2][]results.Attempt{a, b} {
 		for _, r := range recs {
@@ -327,8 +349,15 @@ func TaskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []s
 				per[i][r.TaskID] = x
 			}
 			x.n++
-			if r.Status == results.StatusPass {
+			switch {
+			case r.Status == results.StatusPass:
 				x.k++
+			case i == 1:
+				if x.modes == nil {
+					x.modes = map[string]int{}
+				}
+				x.modes[cmp.Or(string(r.FailureMode), "unclassified")]++
+				x.failed = append(x.failed, r.AttemptID)
 			}
 		}
 	}
@@ -342,10 +371,12 @@ func TaskDiffs(a, b []results.Attempt) (diffs []TaskDiff, newFailures, fixed []s
 		switch {
 		case x == nil:
 			d.Change, d.PassesB, d.NB = ChangeOnlyB, y.k, y.n
+			d.ModesB, d.FailedB = y.modes, y.failed
 		case y == nil:
 			d.Change, d.PassesA, d.NA = ChangeOnlyA, x.k, x.n
 		default:
 			d.PassesA, d.NA, d.PassesB, d.NB = x.k, x.n, y.k, y.n
+			d.ModesB, d.FailedB = y.modes, y.failed
 			ra, rb := float64(x.k)/float64(x.n), float64(y.k)/float64(y.n)
 			d.Delta = rb - ra
 			switch {

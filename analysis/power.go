@@ -618,7 +618,7 @@ func ScaleTasks(d Design, g int) Design {
 func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 	nan := math.NaN()
 	p := PowerAnalysis{N: c.A.N, G: c.G(), Unit: UnitTask, MDE: nan, MDEUnpaired: nan, MDEPaired: nan, MDETasks: nan, PZero: nan,
-		MinRunsZero: -1, Power: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
+		MinRunsZero: -1, Power: nan, HolmM: 1, MDEHolm: nan, PowerHolm: nan, ExactFisherUnpaired: nan, PairShare: nan, RepShare: nan,
 		PowerAtTasksFor: nan}
 	if c.Method == MethodFisher {
 		p.N = min(c.A.N, c.B.N)
@@ -655,6 +655,7 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.G, p.Unit = c.Paired.C, c.ClusterUnit
 	}
 	d := designFromPairs(pairs, block)
+	c.design = &d
 	p.Test, p.PairShare, p.RepShare = PairedTestName(p.Unit), d.Share, d.Sticky
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
 	if in.power != powerOnly {

@@ -54,7 +54,7 @@ func (a *Analysis) VerdictOf(v *VariantResult, margin float64) Verdict {
 	if alpha <= 0 {
 		alpha = DefaultAlpha
 	}
-	vd := Verdict{Alpha: alpha, P: c.P, PHolm: v.PHolm, Matched: c.Matched, MDE: c.Power.MDE}
+	vd := Verdict{Alpha: alpha, P: c.P, PHolm: v.PHolm, Matched: c.Matched, MDE: c.Power.AdjustedMDE()}
 	if c.Method == MethodNone {
 		vd.Kind = VerdictNoComparison
 		return vd
@@ -97,7 +97,7 @@ func noDifferenceKind(a *Analysis, v *VariantResult, vd *Verdict) VerdictKind {
 	if c.P < vd.Alpha && !math.IsNaN(v.PHolm) {
 		return VerdictHolmAdjusted
 	}
-	if !math.IsNaN(c.Power.MDE) && math.Abs(c.Delta) < c.Power.MDE {
+	if !math.IsNaN(vd.MDE) && math.Abs(c.Delta) < vd.MDE {
 		return VerdictBelowMDE
 	}
 	return VerdictNoDifference

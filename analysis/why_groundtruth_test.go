@@ -6,6 +6,7 @@ import (
 	"webbench/analysis"
 	"webbench/browser"
 	"webbench/report"
+	"webbench/report/reporttest"
 	"webbench/results"
 	"webbench/suites/zoo"
 )
@@ -108,16 +109,7 @@ func switchedGuard(a, b *results.Attempt) (string, *results.Attempt) {
 // at the step where the task's mutation shows, or where the guard it triggers (the switched one) first acts;
 // and each variant's causes fit in two lines.
 func TestWhyGroundTruth(t *testing.T) {
-	run, err := results.Open(whyRun)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _, err := analysis.AnalyzeRun(run, analysis.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := analysis.RunTrajectories(run)
-	why := analysis.Explain(a, read, read)
+	run, a, why := reporttest.AnalyzeExplained(t, whyRun)
 	tasks, err := zoo.BuiltinInstances()
 	if err != nil {
 		t.Fatal(err)

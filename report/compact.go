@@ -187,24 +187,38 @@ func printWrapped(w io.Writer, s, first, rest string, width int) {
 	}
 }
 
-// CompactReport writes the ablation report in lines of at most width runes: the header and the warnings
-// wrapped, the flake rate of each A/A replay, one line per arm (pass rate with its Wilson interval, errors,
-// mean tokens per attempt and per passed attempt), one line per variant (VariantLine), the statistical notes
-// (compactNotes), the gate verdict, and where the full tables are: report + " --wide" on a line of its own
-// (printCommand), report being the command that prints the report again (ReportCommand; "" for
-// `bench report RUN_DIR`).
+// DetailsTitle is the line that ends the compact report's screen of answers: what follows it is detail.
+const DetailsTitle = "DETAILS"
+
+// CompactReport is CompactReportWhy without a divergence analysis (no causes in the headlines).
 func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) error {
+	return CompactReportWhy(w, a, nil, width, report)
+}
+
+// CompactReportWhy writes the ablation report in lines of at most width runes, the answer first: the header, one
+// headline per variant (HeadlineText, with the top causes of why; nil: none), the gate verdicts, the flake rate of
+// each A/A replay, a sequential run's outcome, one summary line per warning kind (GroupWarnings) and one line per
+// arm; then DetailsTitle and the details: one line of figures per variant (VariantFigures), each verdict in words
+// once with its variants, the cost lines, the statistical notes
+// (compactNotes), the warnings' sentences by kind, and where the full tables are: report + " --wide" on a line of
+// its own (printCommand), report being the command that prints the report again (ReportCommand; "" for
+// `bench report RUN_DIR`).
+func CompactReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why, width int, report string) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
 	printWrapped(w, fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
 		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "", width)
-	if len(a.Warnings) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "WARNINGS")
-		for _, wn := range AnalysisWarnings(a) {
-			printWrapped(w, wn.Text, "  ! ", "    ", width)
-		}
+	fmt.Fprintln(w)
+	printWrapped(w, HeadlineTitle, "", "  ", width)
+	for _, h := range Headlines(a, why) {
+		printWrapped(w, h, "  ", "      ", width)
+	}
+	if a.FailIfWorse > 0 {
+		printWrapped(w, GateLine(a), "", "  ", width)
+	}
+	if len(a.FailIfCostlier) > 0 {
+		printWrapped(w, CostGateLine(a), "", "  ", width)
 	}
 	if len(a.Flake) > 0 {
 		fmt.Fprintln(w)
@@ -213,8 +227,16 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 		}
 	}
 	printSeqLines(w, a, width)
+	groups := GroupWarnings(AnalysisWarnings(a))
+	if len(groups) > 0 {
+		fmt.Fprintln(w)
+		printWrapped(w, fmt.Sprintf("Warnings (%d causes; their full sentences under %s)", len(groups), DetailsTitle), "", "  ", width)
+		for _, g := range groups {
+			printWrapped(w, g.Line(TestedVariants(a)), "  ! ", "    ", width)
+		}
+	}
 	fmt.Fprintln(w)
-	printWrapped(w, "Arms (pass rate [Wilson 95%] over each arm's own tasks; errors are left out of every rate)", "", "  ", width)
+	printWrapped(w, ArmsTitle(a), "", "  ", width)
 	for i, arm := range a.Arms {
 		name := arm.Name
 		if i == 0 && name != "baseline" {
@@ -226,13 +248,52 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	}
 	printModelCacheLines(w, a.Arms, width)
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, DetailsTitle)
+	compactDetails(w, a, groups, width, report)
+	return nil
+}
+
+// ArmsTitle is the title of the arms' lines and table: each arm's pass rate covers its own tasks, which differ
+// between arms when a variant runs on its guards' targets only, so the title says which set each covers and points
+// to the paired figures.
+func ArmsTitle(a *analysis.Analysis) string {
+	s := "Arms (pass rate [Wilson 95%] over each arm's own tasks; errors are left out of every rate)"
+	for i := range a.Variants {
+		if a.Variants[i].Arm.Tasks != a.BaseArm.Tasks {
+			return fmt.Sprintf("Arms, each over its own tasks: the baseline over all %d, a variant over its targets "+
+				"only, so compare arms by the pass rates on the same pairs above, not by these lines (pass rate "+
+				"[Wilson 95%%]; errors are left out of every rate)", a.BaseArm.Tasks)
+		}
+	}
+	return s
+}
+
+// TestedVariants counts a's variants under test (A/A arms left out): those a warning about "all variants" means.
+func TestedVariants(a *analysis.Analysis) int {
+	n := 0
+	for i := range a.Variants {
+		if !a.Variants[i].AA {
+			n++
+		}
+	}
+	return n
+}
+
+// compactDetails writes the compact report's details (CompactReportWhy).
+func compactDetails(w io.Writer, a *analysis.Analysis, groups []WarningGroup, width int, report string) {
 	diag := ""
 	if a.Sequential != nil {
 		diag = "; fixed-size diagnostics of a sequential run"
 	}
-	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm, verdict%s)", a.Baseline, diag), "", "  ", width)
+	printWrapped(w, fmt.Sprintf("Variants vs %s (Δ pts [95%% CI], primary p_paired, p_holm%s), then each verdict once "+
+		"with its variants", a.Baseline, diag), "", "  ", width)
 	for i := range a.Variants {
-		printWrapped(w, VariantLine(a, &a.Variants[i]), "  ", "      ", width)
+		if v := &a.Variants[i]; v.All.Method != analysis.MethodNone {
+			printWrapped(w, VariantFigures(v), "  ", "      ", width)
+		}
+	}
+	for _, g := range verdictGroups(a) {
+		printWrapped(w, g, "  ", "      ", width)
 	}
 	printCostLines(w, a, AblationCostWording(), width)
 	if notes := compactNotes(a); len(notes) > 0 {
@@ -241,13 +302,15 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 			printWrapped(w, "note: "+n, "", "  ", width)
 		}
 	}
-	if a.FailIfWorse > 0 {
+	if len(groups) > 0 {
 		fmt.Fprintln(w)
-		printWrapped(w, GateLine(a), "", "  ", width)
-	}
-	if len(a.FailIfCostlier) > 0 {
-		fmt.Fprintln(w)
-		printWrapped(w, CostGateLine(a), "", "  ", width)
+		fmt.Fprintln(w, "WARNINGS")
+		for _, g := range groups {
+			printWrapped(w, g.Line(TestedVariants(a))+":", "  ", "    ", width)
+			for _, t := range g.Texts {
+				printWrapped(w, t, "  ! ", "    ", width)
+			}
+		}
 	}
 	fmt.Fprintln(w)
 	if report == "" {
@@ -256,7 +319,6 @@ func CompactReport(w io.Writer, a *analysis.Analysis, width int, report string) 
 	printWrapped(w, "Full tables (every test, MDE and power, guard activity, failure modes), with --wide or "+
 		"--format md, --format html or --format json:", "", "  ", width)
 	printCommand(w, report+" --wide", width)
-	return nil
 }
 
 // printSeqLines prints a sequential run's outcome (SeqHeader, a SeqLine per variant, the baseline's saving)
@@ -341,10 +403,16 @@ func disagreeNote(a *analysis.Analysis) string {
 // VariantLine is a variant's compact line: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm 0.062:
 // VERDICT", with the verdict in words (Verdict).
 func VariantLine(a *analysis.Analysis, v *analysis.VariantResult) string {
-	c := &v.All
-	if c.Method == analysis.MethodNone {
+	if v.All.Method == analysis.MethodNone {
 		return fmt.Sprintf("%s: no comparison (%s)", v.Name, Verdict(a, v))
 	}
+	return VariantFigures(v) + ": " + Verdict(a, v)
+}
+
+// VariantFigures is VariantLine without its verdict: "NAME: Δ −12.5 pts [−30.1, +5.0], p_paired 0.031, p_holm
+// 0.062".
+func VariantFigures(v *analysis.VariantResult) string {
+	c := &v.All
 	d := fmt.Sprintf("Δ %s pts [%s, %s]", stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
 	if c.Matched && c.Paired.CIMethod == stats.CIMethodAdjusted {
 		d += " adj."
@@ -353,7 +421,27 @@ func VariantLine(a *analysis.Analysis, v *analysis.VariantResult) string {
 	if !v.AA {
 		s += ", p_holm " + stats.FmtP(v.PHolm)
 	}
-	return s + ": " + Verdict(a, v)
+	return s
+}
+
+// verdictGroups are a's variants' verdicts in words (Verdict), each once with the variants it is about, in order
+// of first appearance: "V1, V2: no difference shown: at this size none can be (…)".
+func verdictGroups(a *analysis.Analysis) []string {
+	var texts []string
+	names := map[string][]string{}
+	for i := range a.Variants {
+		v := &a.Variants[i]
+		t := Verdict(a, v)
+		if _, ok := names[t]; !ok {
+			texts = append(texts, t)
+		}
+		names[t] = append(names[t], v.Name)
+	}
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = strings.Join(names[t], ", ") + ": " + t
+	}
+	return out
 }
 
 // FitTable prints t's title wrapped at width, then t as a table when its widest line fits in width runes, else
@@ -402,13 +490,16 @@ func FitTable(w io.Writer, t results.Table, width int) error {
 	return nil
 }
 
-// CompactCompare writes the comparison of two runs in lines of at most width runes: the warnings wrapped, the
+// CompactCompare writes the comparison of two runs in lines of at most width runes: its verdict in words
+// (CompareVerdict), the warnings wrapped, the
 // two pass rates, the comparison (method, Δ with its interval, p, McNemar by task, MDE, new failures and fixed
 // tasks), one line per task whose pass rate changed, and CompareFooter.
 func CompactCompare(w io.Writer, c *analysis.RunComparison, width int) {
 	if width <= 0 {
 		width = DefaultWidth
 	}
+	printWrapped(w, CompareVerdict(c), "", "  ", width)
+	fmt.Fprintln(w)
 	if ws := CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, x := range ws {

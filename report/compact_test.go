@@ -73,9 +73,10 @@ func TestCompactReportFits(t *testing.T) {
 						t.Errorf("variant line %q lacks %q", line, part)
 					}
 				}
-				// The line is in the output, wrapped: compare without the wrapping whitespace.
-				if !strings.Contains(strings.Join(strings.Fields(out), " "), line) {
-					t.Errorf("width %d: the output lacks the line of %s (%q):\n%s", width, v.Name, line, out)
+				// The figures and the verdict are in the output, wrapped: compare without the wrapping whitespace.
+				flat := strings.Join(strings.Fields(out), " ")
+				if !strings.Contains(flat, VariantFigures(&v)) || strings.Count(flat, ": "+Verdict(a, &v)) != 1 {
+					t.Errorf("width %d: the output lacks the figures of %s, or its verdict once (%q):\n%s", width, v.Name, line, out)
 				}
 			}
 			for _, wn := range AnalysisWarnings(a) {

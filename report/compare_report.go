@@ -32,9 +32,29 @@ func CompareWarnings(c *analysis.RunComparison) []string {
 	return warningTexts(WordWarnings(c.Warnings, RunWording(c.A.Label, c.B.Label)))
 }
 
-// CompareFooter returns the lines printed under a comparison's tables: how
-// many tasks did not change, what differs between the runs, and the gate
-// verdict (when there is a gate).
+// CompareVerdict is the comparison's answer in one line, printed first in every format: "Verdict: run B vs run
+// A: worse — 90% → 60% on 12 tasks, Δ …; tokens …; top cause …" (HeadlineText of the one variant, named by the
+// sides' labels), in words whether or not a gate was asked for.
+func CompareVerdict(c *analysis.RunComparison) string {
+	h := c.Analysis.Headlines(c.Why)[0]
+	h.Variant = c.B.Label + " vs " + c.A.Label
+	return "Verdict: " + HeadlineText(h)
+}
+
+// NewFailureModesLine words the failure modes of the new failures' failed attempts in run B
+// (RunComparison.NewFailureModes): "How the 2 new failures failed in run B: 3 stalled, 1 loop"; "" without new
+// failures.
+func NewFailureModesLine(c *analysis.RunComparison) string {
+	if len(c.NewFailures) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("How the %s failed in %s: %s.", results.Count(len(c.NewFailures), "new failure", "new failures"),
+		c.B.Label, countList(c.NewFailureModes()))
+}
+
+// CompareFooter returns the lines printed under a comparison's tables: how the
+// new failures failed (NewFailureModesLine), how many tasks did not change,
+// what differs between the runs, and the gate verdict (when there is a gate).
 func CompareFooter(c *analysis.RunComparison) []string {
 	same := 0
 	for _, d := range c.Tasks {
@@ -43,6 +63,9 @@ func CompareFooter(c *analysis.RunComparison) []string {
 		}
 	}
 	lines := []string{}
+	if l := NewFailureModesLine(c); l != "" {
+		lines = append(lines, l)
+	}
 	if same > 0 {
 		lines = append(lines, fmt.Sprintf("%s with the same pass rate in both runs %s not listed (see --format json).",
 			results.Count(same, "task", "tasks"), results.Plural(same, "is", "are")))

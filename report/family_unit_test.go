@@ -34,7 +34,7 @@ func TestFamilyUnitWording(t *testing.T) {
 	for _, want := range []string{
 		"0 errors, 12 tasks in 3 families\n",
 		"v: 4/12 = 33.3%",
-		"paired family-level test to detect 0%→25% is",
+		"paired family-level test to detect a pass rate of 100%→75% is",
 		"with 3 families × 4 pairs each",
 		"Only 3 families are compared (fewer than 10): p_paired is the exact sign-flip p (with 2 of the 3 families moved it cannot go below 2/2^2 = 0.5",
 		"p_paired flips the signs of the 3 families' sums",

@@ -58,6 +58,12 @@ func TerminalReport(w io.Writer, a *analysis.Analysis) error { return TerminalRe
 // table notes, statistical notes, gate verdict — wrapped at width runes (a hanging indent), while the tables stay
 // as wide as they need; width ≤ 0 leaves every line whole.
 func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
+	return TerminalReportWhy(w, a, nil, width)
+}
+
+// TerminalReportWhy is TerminalReportWidth with the headlines (Headlines, with the top causes of why; nil: none)
+// after the header and the warnings grouped by cause (GroupWarnings).
+func TerminalReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why, width int) error {
 	line := func(s, first, rest string) {
 		if width <= 0 {
 			fmt.Fprintln(w, first+s)
@@ -67,11 +73,19 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 	}
 	line(fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
 		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "")
+	fmt.Fprintln(w)
+	line(HeadlineTitle, "", "  ")
+	for _, h := range Headlines(a, why) {
+		line(h, "  ", "      ")
+	}
 	if len(a.Warnings) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "WARNINGS")
-		for _, wn := range AnalysisWarnings(a) {
-			line(wn.Text, "  ! ", "    ")
+		for _, g := range GroupWarnings(AnalysisWarnings(a)) {
+			line(g.Line(TestedVariants(a))+":", "  ", "    ")
+			for _, t := range g.Texts {
+				line(t, "  ! ", "    ")
+			}
 		}
 	}
 	if len(a.Flake) > 0 {
@@ -113,16 +127,32 @@ func TerminalReportWidth(w io.Writer, a *analysis.Analysis, width int) error {
 // MarkdownReport writes the report as GitHub-flavoured Markdown, fit for a PR
 // comment or $GITHUB_STEP_SUMMARY: a heading, the warnings as a list, the
 // flake rate of each same-seed A/A arm, the tables of ReportTables, notes and the gate verdict.
-func MarkdownReport(w io.Writer, a *analysis.Analysis) error {
+func MarkdownReport(w io.Writer, a *analysis.Analysis) error { return MarkdownReportWhy(w, a, nil) }
+
+// MarkdownReportWhy is MarkdownReport led by the headlines (Headlines, with the top causes of why; nil: none),
+// its warnings grouped by cause (GroupWarnings): one line per cause, the sentences in a collapsed block.
+func MarkdownReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why) error {
 	fmt.Fprintf(w, "## Ablation: %s vs baseline `%s`\n\n", ArmsCount(a), mdCode(a.Baseline))
 	fmt.Fprintf(w, "α = %s, power %.0f%%; Δ = p_variant − p_baseline in percentage points with its 95%% interval; "+
 		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", stats.FmtP(a.Alpha), 100*a.Power)
+	fmt.Fprintf(w, "**%s**\n\n", mdText(HeadlineTitle))
+	for _, h := range Headlines(a, why) {
+		fmt.Fprintf(w, "- %s\n", mdText(h))
+	}
+	fmt.Fprintln(w)
 	if len(a.Warnings) > 0 {
+		groups := GroupWarnings(AnalysisWarnings(a))
 		fmt.Fprintln(w, "> [!WARNING]")
-		for _, wn := range AnalysisWarnings(a) {
-			fmt.Fprintf(w, "> - %s\n", mdText(wn.Text))
+		for _, g := range groups {
+			fmt.Fprintf(w, "> - %s\n", mdText(g.Line(TestedVariants(a))))
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n<details><summary>The warnings in full (%d causes)</summary>\n\n", len(groups))
+		for _, g := range groups {
+			for _, t := range g.Texts {
+				fmt.Fprintf(w, "- %s\n", mdText(t))
+			}
+		}
+		fmt.Fprint(w, "\n</details>\n\n")
 	}
 	for _, f := range a.Flake {
 		fmt.Fprintf(w, "**%s**\n\n", mdText(FlakeLine(f)))
@@ -343,8 +373,11 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
 		"over all target rows, and the gate never uses them. Below %[1]d moved units the interval and p_paired are different methods and can "+
 		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired test "+
-		"as run (simulated on this run's units, reps, per-unit rates and pairing; Fisher when unpaired): MDE = smallest "+
-		"pass-rate drop detectable with %.0f%% power; power = to detect the planned change (min_effect, the failure-rate change in the power column's heading), not the change observed. The verdict is the "+
+		"as run (simulated on this run's units, reps, per-unit rates and pairing; Fisher when unpaired) at the level the verdict "+
+		"needs: α divided by the smallest multiplier Holm's adjustment can apply to the variant (the variants whose exact floor "+
+		"2/2^G is at least its own): MDE = smallest "+
+		"pass-rate drop detectable with %.0f%% power (n/a when none is, as when that multiplier times 2/2^G is at least α); "+
+		"power = to detect the planned change (min_effect, the pass-rate change in the power column's cell), not the change observed. The verdict is the "+
 		"compact report's words for the primary row (p_holm against α), with why when no difference is shown.", stats.TIntervalMinInformative, 100*a.Power,
 		unitWord(2, a.ClusterUnit))
 	return t
@@ -431,19 +464,27 @@ func mcnemarCell(c *analysis.Comparison) string {
 	return fmt.Sprintf("p=%s; rescued %d, broke %d", stats.FmtP(c.PMcNemarClustered), c.Rescued, c.Broke)
 }
 
+// mdeCell is the MDE the verdict answers for (PowerAnalysis.AdjustedMDE): "40 pts", "n/a (none reachable)"
+// when the power analysis ran and no drop up to the whole pass rate is detectable, "-" when none was computed.
 func mdeCell(c *analysis.Comparison) string {
-	if math.IsNaN(c.Power.MDE) {
+	mde := c.Power.AdjustedMDE()
+	switch {
+	case math.IsNaN(mde) && c.Power.Test != "":
+		return "n/a (none reachable)"
+	case math.IsNaN(mde):
 		return "-"
 	}
-	return fmt.Sprintf("%.0f pts", 100*c.Power.MDE)
+	return fmt.Sprintf("%.0f pts", 100*mde)
 }
 
+// powerCell is the power the verdict answers for (PowerAnalysis.AdjustedPower) with the planned pass rates.
 func powerCell(c *analysis.Comparison) string {
 	p := c.Power
-	if !p.HasEffect || math.IsNaN(p.Power) {
+	pw := p.AdjustedPower()
+	if !p.HasEffect || math.IsNaN(pw) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f (fail %s→%s)", p.Power, stats.Pct(p.From), stats.Pct(p.To))
+	return fmt.Sprintf("%.2f (pass %s→%s)", pw, stats.Pct(1-p.From), stats.Pct(1-p.To))
 }
 
 // guardNames lists every guard seen in any arm, sorted.

@@ -50,7 +50,9 @@ func TestTerminalAndMarkdownReports(t *testing.T) {
 	m := md.String()
 	for _, want := range []string{
 		"## Ablation: 2 variants vs baseline `base`",
-		"> [!WARNING]\n> - variant w is identical to the baseline",
+		"> [!WARNING]\n> - a variant is identical to the baseline (w)",
+		"<details><summary>The warnings in full (4 causes)</summary>\n\n- variant w is identical to the baseline: it can only measure noise",
+		"- no_x: no difference shown after Holm's adjustment — 64% → 92% on 15 tasks, Δ +34.5 pts [+3.6, +57.4];",
 		"| variant | scope | tasks (informative) | baseline | variant | Δ pts [95% CI] | p_paired | p_perm | p_holm | McNemar by task (Durkalski) | MDE | power | gate |",
 		"| no_x | all common | 15 (6) | 16/25 (64.0%) | 23/25 (92.0%) | +34.5 [+3.6, +57.4] adj. |",
 		"**Gate (fail if worse by more than 5.0 pts with the interval below 0 and p_holm below alpha): passed: no variant is shown worse.**",

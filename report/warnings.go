@@ -366,17 +366,18 @@ func unequalRepsText(c *analysis.Comparison) string {
 func underpoweredText(c *analysis.Comparison, alpha, power float64) string {
 	pw := c.Power
 	var b strings.Builder
-	fmt.Fprintf(&b, "With %s per arm at %s %s base failure rate", results.Count(pw.N, "run", "runs"), article(stats.Pct(pw.From)), stats.Pct(pw.From))
+	basePass, toPass := stats.Pct(1-pw.From), stats.Pct(1-pw.To)
+	fmt.Fprintf(&b, "With %s per arm at %s %s baseline pass rate", results.Count(pw.N, "run", "runs"), article(basePass), basePass)
 	lead := ", power"
 	if pw.From > 0 && pw.PZero > alpha {
 		lead = ". Power"
-		clean := "so even a clean 0/%d would not be significant"
+		clean := "so even %d/%d passes would not be significant"
 		if c.B.N > 0 && c.B.Passes == c.B.N {
-			clean = "so a clean 0/%d is not significant"
+			clean = "so %d/%d passes is not significant"
 		}
-		fmt.Fprintf(&b, ", P(0 failures by chance) = %s^%d ≈ %.3f, "+clean, num4(1-pw.From), pw.N, pw.PZero, pw.N)
+		fmt.Fprintf(&b, ", P(every run passing by chance) = %s^%d ≈ %.3f, "+clean, num4(1-pw.From), pw.N, pw.PZero, pw.N, pw.N)
 		if pw.MinRunsZero > 0 {
-			fmt.Fprintf(&b, " (0/n is significant at α = %s only for n ≥ %d here)", stats.FmtP(alpha), pw.MinRunsZero)
+			fmt.Fprintf(&b, " (n/n passes is significant at α = %s only for n ≥ %d here)", stats.FmtP(alpha), pw.MinRunsZero)
 		}
 	}
 	if c.Matched {
@@ -388,23 +389,35 @@ func underpoweredText(c *analysis.Comparison, alpha, power float64) string {
 		if unit != "task" {
 			per, same = results.Plural(int(math.Ceil(pw.Reps)), "pair", "pairs")+" each", "the same pairs per "+unit
 		}
-		fmt.Fprintf(&b, "%s of the paired %s-level test to detect %s→%s is ≈%.2f with %s × %s %s", lead, unit,
-			stats.Pct(pw.From), stats.Pct(pw.To), pw.Power, unitCount(pw.G, unit), reps, per)
+		fmt.Fprintf(&b, "%s of the paired %s-level test to detect a pass rate of %s→%s is ≈%.2f with %s × %s %s", lead, unit,
+			basePass, toPass, pw.Power, unitCount(pw.G, unit), reps, per)
 		if pw.TasksFor > 0 {
 			fmt.Fprintf(&b, " and ≈%.2f with %s at %s", pw.PowerAtTasksFor, unitCount(pw.TasksFor, unit), same)
 		} else {
 			fmt.Fprintf(&b, "; reaching %.0f%% would take more than %s at %s", 100*power, unitCount(analysis.MaxPlanTasks, unit), same)
 		}
 	} else {
-		fmt.Fprintf(&b, "%s of the unpaired Fisher test to detect %s→%s is ≈%.2f at %d runs per arm", lead, stats.Pct(pw.From),
-			stats.Pct(pw.To), pw.Power, pw.N)
+		fmt.Fprintf(&b, "%s of the unpaired Fisher test to detect a pass rate of %s→%s is ≈%.2f at %d runs per arm", lead,
+			basePass, toPass, pw.Power, pw.N)
 	}
 	b.WriteString(".")
-	if !math.IsNaN(pw.MDE) {
-		fmt.Fprintf(&b, " The smallest drop in pass rate this run detects with %.0f%% power is ≈%.0f points.", 100*power, 100*pw.MDE)
+	if mde := pw.AdjustedMDE(); !math.IsNaN(mde) {
+		fmt.Fprintf(&b, " The smallest drop in pass rate this run detects with %.0f%% power%s is ≈%.0f points.", 100*power,
+			holmClause(pw.HolmM), 100*mde)
+	} else if pw.HolmM > 1 && !math.IsNaN(pw.MDE) {
+		fmt.Fprintf(&b, " After Holm's adjustment over the variants no drop in pass rate is detectable with %.0f%% power at this size.",
+			100*power)
 	}
 	b.WriteString(" Treat this as inconclusive, not as evidence either way.")
 	return b.String()
+}
+
+// holmClause says at which level an MDE is when Holm's adjustment applies: " at α/3 (Holm)", "" when it does not.
+func holmClause(m int) string {
+	if m <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" at α/%d (Holm)", m)
 }
 
 // flakeWarningText words a flake_rate warning: a same-seed replay that differs from the baseline.

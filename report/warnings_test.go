@@ -50,9 +50,9 @@ func TestWarningTextsOneTask(t *testing.T) {
 	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", Variants: []string{"fix"}})
 	p := a.Variants[0].All.Power
 	wantIn(t, worded(a, analysis.WarnUnderpowered),
-		"fix vs base: With 11 runs per arm at an 18% base failure rate, P(0 failures by chance) = 0.82^11 ≈ 0.113, so a clean 0/11 is not significant",
-		"(0/n is significant at α = 0.05 only for n ≥ 16 here)",
-		"Power of the paired task-level test to detect 18%→0% is ≈0.00 with 1 task × 11 reps and ≈",
+		"fix vs base: With 11 runs per arm at an 82% baseline pass rate, P(every run passing by chance) = 0.82^11 ≈ 0.113, so 11/11 passes is not significant",
+		"(n/n passes is significant at α = 0.05 only for n ≥ 16 here)",
+		"Power of the paired task-level test to detect a pass rate of 82%→100% is ≈0.00 with 1 task × 11 reps and ≈",
 		fmt.Sprintf("≈%.2f with %d tasks at the same reps.", p.PowerAtTasksFor, p.TasksFor),
 		"Treat this as inconclusive, not as evidence either way.")
 	wantIn(t, worded(a, analysis.WarnFewTasks), "fix vs base: Only 1 task is compared",
@@ -83,7 +83,7 @@ func TestWarningTextsFloorsAndAgreement(t *testing.T) {
 	wantIn(t, worded(a, analysis.WarnNoDiscordant), "all 12 matched pairs (both passed 12, both failed 0)")
 	wantIn(t, worded(a, analysis.WarnFewTasks), "Only 4 tasks are compared (fewer than 10)")
 	a = analysis.Analyze(pass, analysis.Inputs{MinEffect: 0.2})
-	wantIn(t, worded(a, analysis.WarnUnderpowered), "base failure rate, power of the paired task-level test to detect 0%→20% is ≈")
+	wantIn(t, worded(a, analysis.WarnUnderpowered), "100% baseline pass rate, power of the paired task-level test to detect a pass rate of 100%→80% is ≈")
 }
 
 // TestWarningTextsArmsAndErrors: unmatched reps, judge errors, uncertain verdicts, infra errors above 10 %, and a

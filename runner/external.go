@@ -28,9 +28,9 @@ import (
 // manifest). DESIGN.md "External agents".
 type AgentCmd = results.AgentCmd
 
-// AgentsDir is the run directory's folder of external agents' output: agents/<attempt_id>.stdout and
-// agents/<attempt_id>.stderr (redacted, the last AgentOutputMax bytes of each).
-const AgentsDir = "agents"
+// AgentsDir is the run directory's folder of external agents' output (results.AgentsDir): the redacted last
+// AgentOutputMax bytes of each attempt's standard output and error.
+const AgentsDir = results.AgentsDir
 
 // AgentOutputMax bounds what is kept of an external agent's standard output and standard error: the last
 // 1 MiB of each (the final answer is the last line that parses, so the tail is what counts).

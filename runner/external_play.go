@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -144,11 +143,11 @@ func keepOutput(st *stage, run externalRun, keys []string) string {
 		}
 		return []byte(s)
 	}
-	stderrRel := filepath.Join(AgentsDir, st.a.AttemptID+".stderr")
+	stderrRel := results.AgentStderr(st.a.AttemptID)
 	if err := st.w.WriteFile(stderrRel, redact(run.stderr)); err != nil {
 		fmt.Fprintf(st.wk.opts.Log, "warning: %s: %v\n", stderrRel, err)
 	}
-	stdoutRel := filepath.Join(AgentsDir, st.a.AttemptID+".stdout")
+	stdoutRel := results.AgentStdout(st.a.AttemptID)
 	if err := st.w.WriteFile(stdoutRel, redact(run.stdout)); err != nil {
 		fmt.Fprintf(st.wk.opts.Log, "warning: %s: %v\n", stdoutRel, err)
 	}

@@ -115,13 +115,14 @@ type comparison struct {
 	NewFailures    []string   `json:"new_failures"`
 	Fixed          []string   `json:"fixed"`
 	Tasks          []struct {
-		Task   string  `json:"task"`
-		PassA  int     `json:"passes_a"`
-		NA     int     `json:"n_a"`
-		PassB  int     `json:"passes_b"`
-		NB     int     `json:"n_b"`
-		Change string  `json:"change"`
-		Delta  float64 `json:"delta"`
+		Task   string         `json:"task"`
+		PassA  int            `json:"passes_a"`
+		NA     int            `json:"n_a"`
+		PassB  int            `json:"passes_b"`
+		NB     int            `json:"n_b"`
+		Change string         `json:"change"`
+		Delta  float64        `json:"delta"`
+		ModesB map[string]int `json:"failure_modes_b"`
 	} `json:"tasks"`
 	Differences []string `json:"differences"`
 	Warnings    []string `json:"warnings"`
@@ -180,6 +181,12 @@ type comparison struct {
 		Noise  string   `json:"noise"`
 		Note   string   `json:"note"`
 	} `json:"why_lines"`
+	Verdict         string `json:"verdict"`
+	VerdictKind     string `json:"verdict_kind"`
+	NewFailureModes []struct {
+		Name string `json:"name"`
+		N    int    `json:"n"`
+	} `json:"new_failure_modes"`
 }
 
 // compareJSON runs bench compare --format json and decodes it, refusing fields the README does not list.
@@ -229,6 +236,14 @@ func TestCompare(t *testing.T) {
 		}
 		if len(c.NewFailures) != 6 || c.NewFailures[0] != "task-00" || len(c.Fixed) != 0 || c.MDE == nil {
 			t.Errorf("%s: new failures %v, fixed %v, MDE %v", name, c.NewFailures, c.Fixed, c.MDE)
+		}
+		modes := 0
+		for _, m := range c.NewFailureModes {
+			modes += m.N
+		}
+		if modes < 6 || !strings.HasPrefix(c.Verdict, "Verdict: run B vs run A: ") || c.VerdictKind == "" {
+			t.Errorf("%s: new failures' modes %v (want one per failed attempt of the 6 tasks), verdict %q (%q)", name,
+				c.NewFailureModes, c.Verdict, c.VerdictKind)
 		}
 		warned := strings.Contains(strings.Join(c.Warnings, "\n"), "20 of 20 pairs ran with different seeds")
 		if want := name == "other seed"; c.SeedMismatches != map[bool]int{true: 20}[want] || warned != want {

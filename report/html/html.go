@@ -72,8 +72,9 @@ func htmlReport(dir string, a *analysis.Analysis, js *analysis.Judges, why *anal
 	if why != nil {
 		vm.Why = newWhyVM(why, report.NewWhyPart(why, a.Baseline))
 	}
-	for _, w := range report.AnalysisWarnings(a) {
-		vm.Warnings = append(vm.Warnings, w.Text)
+	vm.Headlines = report.Headlines(a, why)
+	for _, g := range report.GroupWarnings(report.AnalysisWarnings(a)) {
+		vm.Warnings = append(vm.Warnings, warningGroupVM{Line: g.Line(report.TestedVariants(a)), Texts: g.Texts})
 	}
 	for _, f := range a.Flake {
 		vm.Flake = append(vm.Flake, report.FlakeLine(f))
@@ -150,12 +151,21 @@ func writeTemplate(path string, t *template.Template, data any) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
+// warningGroupVM is one warning group (report.WarningGroup): its summary line and its sentences.
+type warningGroupVM struct {
+	Line  string
+	Texts []string
+}
+
 type reportVM struct {
-	A          *analysis.Analysis
-	Title      string
-	Alpha      string
-	Power      string
-	Warnings   []string
+	A     *analysis.Analysis
+	Title string
+	Alpha string
+	Power string
+	// Headlines are the variants' headlines (report.Headlines), the report's first section.
+	Headlines []string
+	// Warnings are the warnings grouped by cause, collapsed behind a one-line summary.
+	Warnings   []warningGroupVM
 	Flake      []string // report.FlakeLine of each same-seed A/A arm
 	Forest     forestVM
 	Tables     []report.ReportTable
@@ -473,8 +483,14 @@ type attemptVM struct {
 	StatusClass string
 	Tokens      int
 	Guards      []string
+	// GuardsOff are the guards the attempt ran without (the record's Guards set false), the ablation's
+	// switched-off guard among them.
+	GuardsOff   []string
 	GuardEvents []string
 	Others      []otherVM
+	// AgentStderr is the relative link to an external agent's kept standard error (results.AgentStderr), ""
+	// when there is none.
+	AgentStderr string
 	Traj        *results.Trajectory
 	FirstObs    string // Traj.FirstObservation cut to PageTextCap (pageText)
 	TrajErr     string
@@ -539,9 +555,12 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 	for g, on := range r.Guards {
 		if on {
 			vm.Guards = append(vm.Guards, g)
+		} else {
+			vm.GuardsOff = append(vm.GuardsOff, g)
 		}
 	}
 	sort.Strings(vm.Guards)
+	sort.Strings(vm.GuardsOff)
 	for g, n := range r.GuardEvents {
 		if n > 0 {
 			vm.GuardEvents = append(vm.GuardEvents, fmt.Sprintf("%s × %d", g, n))
@@ -560,6 +579,9 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 	// Before the trajectory: an attempt that ended in an infrastructure error before its trajectory was written
 	// (start page, browser gone) still has its trace, where it matters most.
 	traceLinks(&vm, run, pageDir)
+	if p := filepath.Join(run.Dir, results.AgentStderr(r.AttemptID)); r.Agent != "" && regularFile(p) {
+		vm.AgentStderr = relLink(pageDir, p)
+	}
 	tr, err := run.Trajectory(r.AttemptID)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -615,6 +637,12 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 	return vm
 }
 
+// regularFile reports whether p names a regular file.
+func regularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
 // traceLinks sets vm's trace link and commands when the run directory holds the attempt's Playwright trace,
 // results.TracesDir/<attempt_id>.zip (written by bench run --trace for attempts that did not pass). The commands are
 // the Playwright trace viewer's (https://playwright.dev/docs/trace-viewer: `npx playwright show-trace
@@ -623,7 +651,7 @@ func attemptPage(r results.Attempt, pair []results.Attempt, run *results.Run, pa
 func traceLinks(vm *attemptVM, run *results.Run, pageDir string) {
 	rel := results.TracesDir + "/" + vm.Rec.AttemptID + ".zip"
 	p := filepath.Join(run.Dir, filepath.FromSlash(rel))
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+	if !regularFile(p) {
 		return
 	}
 	vm.Trace = relLink(pageDir, p)
@@ -641,7 +669,8 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de;padding-bottom:4px}
 .meta{color:#59636e}
 .warnings{background:#fff8c5;border:1px solid #d4a72c;border-radius:6px;padding:8px 16px}
-.warnings li{margin:6px 0}
+.warnings li{margin:6px 0}.warnings summary{cursor:pointer;font-weight:600}
+.answer li{margin:4px 0}caption{text-align:left;font-weight:bold}
 table{border-collapse:collapse;margin:8px 0;font-size:13px;display:block;max-width:100%;overflow-x:auto}
 svg{max-width:100%;height:auto}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
@@ -671,7 +700,8 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 <title>{{.Title}}</title><style>` + htmlCSS + `</style></head><body>
 <h1>{{.Title}}</h1>
 <p class="meta">α = {{.Alpha}}, power {{.Power}}. Δ = p_variant − p_baseline in percentage points; paired on (task, rep) with tasks as the unit of analysis; p_holm is Holm-adjusted over the variants.</p>
-{{if .Warnings}}<section class="warnings"><h2>Warnings</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
+{{if .Headlines}}<section class="answer"><h2>Answer</h2><ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
+{{if .Warnings}}<details class="warnings"><summary>Warnings: {{len .Warnings}} causes (open for the full sentences)</summary><ul>{{range .Warnings}}<li><b>{{.Line}}</b><ul>{{range .Texts}}<li>{{.}}</li>{{end}}</ul></li>{{end}}</ul></details>{{end}}
 {{range .Flake}}<p class="flake">{{.}}</p>{{end}}
 {{if .Gate}}<p class="{{if .GateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.Gate}}</p>{{end}}
 {{if .CostGate}}<p class="{{if .CostGateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.CostGate}}</p>{{end}}
@@ -728,11 +758,13 @@ var attemptTmpl = template.Must(template.New("attempt").Parse(`<!DOCTYPE html>
 <tr><th>pair id</th><td>{{.Rec.PairID}}</td></tr>
 <tr><th>suite / cluster</th><td>{{.Rec.Suite}} / {{.Rec.Cluster}}</td></tr>
 <tr><th>model</th><td>{{.Rec.Model}}{{with .Rec.Seed}} (seed {{.}}){{end}}</td></tr>
+{{if .Rec.Agent}}<tr><th>agent</th><td>{{.Rec.Agent}}{{if .AgentStderr}} · <a href="{{.AgentStderr}}">its standard error</a>{{end}}</td></tr>
+{{end}}<tr><th>guards off</th><td>{{range .GuardsOff}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>guards on</th><td>{{range .Guards}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>guard events</th><td>{{range .GuardEvents}}<span class="flag">{{.}}</span>{{else}}none{{end}}</td></tr>
 <tr><th>steps / tokens / cost / wall</th><td>{{.Rec.Steps}} / {{.Tokens}}{{if .Rec.Tokens.Estimated}} (estimated: the endpoint sent no usage){{end}} / ${{printf "%.4f" .Rec.CostUSD}} / {{.Rec.DurationMS}} ms</td></tr>
 <tr><th>finish</th><td>{{.Rec.FinishReason}}{{if .Rec.RecoveredFrom}} (recovered from {{.Rec.RecoveredFrom}}){{end}}; retries {{.Rec.Retries}}</td></tr>
-<tr><th>final answer</th><td>{{.Rec.Final}} (ok: {{.Rec.OK}})</td></tr>
+<tr><th>final answer</th><td>{{.Rec.Final}}{{if .Rec.Final}} (the agent's own claim: {{if .Rec.OK}}done{{else}}not done{{end}}; the outcome above is the judge's){{end}}</td></tr>
 <tr><th>same task and rep</th><td>{{range .Others}}{{if .Self}}<span class="flag">{{.Variant}}: {{.Status}} (this page)</span>{{else}}<a class="flag" href="{{.Href}}">{{.Variant}}: {{.Status}}</a>{{end}} {{end}}</td></tr>
 </tbody></table>
 {{if .TrajErr}}<p class="note">{{.TrajErr}}</p>{{end}}

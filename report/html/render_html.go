@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"webbench/analysis"
 	"webbench/report"
@@ -68,11 +71,36 @@ func (htmlRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	return err
 }
 
-// Compare writes a page with the warnings, CompareTables and CompareFooter
-// to w.
+// Compare writes a page with the comparison's verdict in words (report.CompareVerdict), the warnings,
+// CompareTables and CompareFooter to w, and links the attempt pages of run B's failed attempts on the new
+// failures where run B's HTML report wrote them (B/attempts/<attempt_id>.html, as run B's directory was named to
+// bench compare: the page opens them when saved where bench compare ran).
 func (htmlRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 	lines := append(report.ComparePart(c).Lines(), report.CompareFooter(c)...)
-	return simplePage(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), report.CompareWarnings(c), report.CompareTables(c), lines)
+	var links []pageLink
+	for _, d := range c.Tasks {
+		if d.Change != analysis.ChangeNewFailure {
+			continue
+		}
+		for _, id := range d.FailedB {
+			page := filepath.Join(c.B.Name, HTMLAttemptsDir, safeID(id)+".html")
+			if regularFile(page) {
+				links = append(links, pageLink{Href: filepath.ToSlash(page), Text: fmt.Sprintf("%s · %s: %s", d.Task, id,
+					countListOf(d.ModesB))})
+			}
+		}
+	}
+	return simplePageLead(w, fmt.Sprintf("compare %s → %s", c.A.Name, c.B.Name), report.CompareVerdict(c),
+		report.CompareWarnings(c), report.CompareTables(c), lines, links)
+}
+
+// countListOf words failure-mode counts as "2 stalled, 1 loop", by name.
+func countListOf(m map[string]int) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pageLink is a link of a simple page.
@@ -85,6 +113,12 @@ func simplePage(w io.Writer, title string, warnings []string, tables []results.T
 
 // simplePageLinks writes a page of warnings, tables, closing lines and a list of links.
 func simplePageLinks(w io.Writer, title string, warnings []string, tables []results.Table, lines []string, links []pageLink) error {
+	return simplePageLead(w, title, "", warnings, tables, lines, links)
+}
+
+// simplePageLead writes a page led by the line lead ("" for none), then warnings, tables, closing lines and a
+// list of links, in the ablation report's style (htmlCSS).
+func simplePageLead(w io.Writer, title, lead string, warnings []string, tables []results.Table, lines []string, links []pageLink) error {
 	var tb []template.HTML
 	for _, t := range tables {
 		var b bytes.Buffer
@@ -92,20 +126,19 @@ func simplePageLinks(w io.Writer, title string, warnings []string, tables []resu
 		tb = append(tb, template.HTML(b.String())) // every cell escaped by results.Table.HTML
 	}
 	return simplePageTmpl.Execute(w, struct {
-		Title           string
+		Title, Lead     string
 		Warnings, Lines []string
 		Tables          []template.HTML
 		Links           []pageLink
-	}{title, warnings, lines, tb, links})
+	}{title, lead, warnings, lines, tb, links})
 }
 
 var simplePageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left}caption{text-align:left;font-weight:bold}
-.warn{background:#fff4e5;border-left:4px solid #f0a020;padding:.5em 1em}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title><style>` + htmlCSS + `</style></head>
 <body><h1>{{.Title}}</h1>
-{{if .Warnings}}<div class="warn"><strong>Warnings</strong><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{if .Lead}}<p class="answer"><b>{{.Lead}}</b></p>{{end}}
+{{if .Warnings}}<details class="warnings"><summary><strong>Warnings</strong> ({{len .Warnings}})</summary><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul></details>{{end}}
 {{range .Tables}}{{.}}{{end}}
 {{range .Lines}}<p>{{.}}</p>
 {{end}}{{if .Links}}<h2>Attempts</h2><ul>{{range .Links}}<li><a href="{{.Href}}">{{.Text}}</a></li>

@@ -120,6 +120,11 @@ type compareDoc struct {
 	// pairs (RunComparison.Why) and its words, as in the ablation's document; absent without it.
 	Why      *analysis.Why `json:"why,omitempty"`
 	WhyLines *jsonWhyLines `json:"why_lines,omitempty"`
+	// Verdict is the comparison's answer in words (report.CompareVerdict); VerdictKind its decision
+	// (analysis.VerdictKind); NewFailureModes the failure modes of run B's failed attempts on the new failures.
+	Verdict         string           `json:"verdict"`
+	VerdictKind     string           `json:"verdict_kind"`
+	NewFailureModes []analysis.Count `json:"new_failure_modes"`
 }
 
 // compareTask is one TaskDiff of compareDoc.
@@ -131,6 +136,8 @@ type compareTask struct {
 	NB     int     `json:"n_b"`
 	Change string  `json:"change"`
 	Delta  float64 `json:"delta"`
+	// ModesB counts the failure modes of run B's failed attempts on the task (absent when none failed).
+	ModesB map[string]int `json:"failure_modes_b,omitempty"`
 }
 
 // compareGateDoc is the RunGate of compareDoc.
@@ -149,7 +156,8 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 		Rescued: all.Rescued, Broke: all.Broke, UnmatchedA: all.UnmatchedA, UnmatchedB: all.UnmatchedB,
 		DroppedPairs: all.DroppedPairs, SeedMismatches: c.SeedMismatches, PFisher: c.PFisher,
 		NewFailures: nonNil(c.NewFailures), Fixed: nonNil(c.Fixed), Differences: nonNil(c.Differences),
-		Warnings: report.CompareWarnings(c)}
+		Warnings: report.CompareWarnings(c), Verdict: report.CompareVerdict(c),
+		VerdictKind: string(c.Analysis.VerdictOf(c.Result(), c.Analysis.FailIfWorse).Kind), NewFailureModes: c.NewFailureModes()}
 	if c.Why != nil {
 		p := report.ComparePart(c)
 		d.Why, d.WhyLines = c.Why, &jsonWhyLines{Unread: p.Unread, Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
@@ -170,7 +178,7 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 	}
 	for _, t := range c.Tasks {
 		d.Tasks = append(d.Tasks, compareTask{Task: t.Task, PassA: t.PassesA, NA: t.NA, PassB: t.PassesB, NB: t.NB,
-			Change: t.Change, Delta: t.Delta})
+			Change: t.Change, Delta: t.Delta, ModesB: t.ModesB})
 	}
 	if g := c.Gate; g != nil {
 		d.Gate = &compareGateDoc{Margin: g.Margin, Failed: g.Failed, Why: report.RunGateText(c)}

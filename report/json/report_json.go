@@ -162,6 +162,11 @@ const JSONSchemaVersion = 1
 //	                         figure; null above n = 2000).
 //	        p_zero      number|null  (1−from)^n: P(0 failures by chance with no improvement).
 //	        min_runs_zero int|null   smallest n at which a clean 0/n is significant at alpha.
+//	        holm_m      int      the smallest multiplier Holm's adjustment over the variants can apply to this
+//	                         p (the variants whose exact floor 2/2^tasks is at least its own); 1 when none.
+//	        mde_holm    number|null  the MDE at alpha/holm_m, what the verdict (p_holm against alpha) can
+//	                         detect; null when no drop is detectable (or none was computed).
+//	        power_holm  number|null  power at alpha/holm_m for from → to.
 //	    note        string   plain-words note of any statistical fallback (may be empty).
 //	    costs       [object] the paired cost outcomes on the variant's matched pairs (STATS.md "Cost
 //	                         outcomes"): per outcome (steps, tokens, usd when priced, wall in ms, repeated_calls,
@@ -352,6 +357,9 @@ type jsonPower struct {
 	ExactFisherUnpaired *float64 `json:"exact_fisher_unpaired"`
 	PZero               *float64 `json:"p_zero"`
 	MinRunsZero         *int     `json:"min_runs_zero"`
+	HolmM               int      `json:"holm_m"`
+	MDEHolm             *float64 `json:"mde_holm"`
+	PowerHolm           *float64 `json:"power_holm"`
 }
 
 // jsonComparisonDoc is one comparison of a variant with the baseline.
@@ -565,7 +573,8 @@ func jsonComparison(c *analysis.Comparison) jsonComparisonDoc {
 	p := c.Power
 	j.Power = jsonPower{N: p.N, BaseFail: p.BaseFail, From: p.From, To: p.To, Tasks: p.G, Reps: p.Reps,
 		Test: p.Test, Method: p.Method, Power: fptr(p.Power), PairShare: fptr(p.PairShare), RepShare: fptr(p.RepShare),
-		PowerAtTasksFor: fptr(p.PowerAtTasksFor), ExactFisherUnpaired: fptr(p.ExactFisherUnpaired), PZero: fptr(p.PZero)}
+		PowerAtTasksFor: fptr(p.PowerAtTasksFor), ExactFisherUnpaired: fptr(p.ExactFisherUnpaired), PZero: fptr(p.PZero),
+		HolmM: p.HolmM, MDEHolm: fptr(p.MDEHolm), PowerHolm: fptr(p.PowerHolm)}
 	if p.TasksFor > 0 {
 		n := p.TasksFor
 		j.Power.TasksFor = &n

@@ -29,7 +29,7 @@ func (markdownRenderer) Run(w io.Writer, r *report.RunReport) error {
 
 // Ablation writes MarkdownReport, the divergence part (report.AblationWhy) and the judges part.
 func (markdownRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
-	if err := report.MarkdownReport(w, r.Analysis); err != nil {
+	if err := report.MarkdownReportWhy(w, r.Analysis, r.Why); err != nil {
 		return err
 	}
 	report.AblationWhy(w, true, report.RenderOptions{Wide: true}, r)
@@ -39,6 +39,7 @@ func (markdownRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 // Compare writes the warnings as a list, CompareTables and CompareFooter as
 // paragraphs.
 func (markdownRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
+	fmt.Fprintf(w, "**%s**\n\n", report.CompareVerdict(c))
 	if ws := report.CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "**Warnings**")
 		fmt.Fprintln(w)

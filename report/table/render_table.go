@@ -48,9 +48,9 @@ func (t TableRenderer) Options() report.RenderOptions {
 func (t TableRenderer) Ablation(w io.Writer, r *report.AblationReport) error {
 	var err error
 	if t.o.Wide {
-		err = report.TerminalReportWidth(w, r.Analysis, t.width())
+		err = report.TerminalReportWhy(w, r.Analysis, r.Why, t.width())
 	} else {
-		err = report.CompactReport(w, r.Analysis, t.width(), report.ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
+		err = report.CompactReportWhy(w, r.Analysis, r.Why, t.width(), report.ReportCommand(t.o.Program, t.o.RunDir, t.o.ReportArgs))
 	}
 	if err != nil {
 		return err
@@ -66,6 +66,7 @@ func (t TableRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		report.CompactCompare(w, c, t.width())
 		return nil
 	}
+	report.WriteWrapped(w, report.CompareVerdict(c), "", "  ", t.width())
 	if ws := report.CompareWarnings(c); len(ws) > 0 {
 		fmt.Fprintln(w, "WARNINGS")
 		for _, x := range ws {

@@ -1,0 +1,95 @@
+package report
+
+// The answer every report leads with: one line per variant (analysis.Headline) in words.
+
+import (
+	"fmt"
+	"strings"
+
+	"webbench/analysis"
+	"webbench/stats"
+)
+
+// HeadlineTitle is the title of the headlines, in every format.
+const HeadlineTitle = "Answer (per variant: verdict; pass rate on the pairs compared; cost; top cause of the moved pairs)"
+
+// VerdictWord is a verdict in a few words, the headline's first: "worse", "better", "WORSE (gate fails)",
+// "cannot tell: too few tasks" when at this size no difference can be shown whatever the outcomes, "cannot tell:
+// too few tasks moved" when the tasks that moved cannot reach α, "no difference shown after Holm's adjustment" when
+// only p_holm is not below α, else "no difference shown"; VerdictText says why.
+func VerdictWord(vd analysis.Verdict) string {
+	switch vd.Kind {
+	case analysis.VerdictNoComparison:
+		return "nothing to compare"
+	case analysis.VerdictAADiffers:
+		return "A/A control DIFFERS"
+	case analysis.VerdictAASame:
+		return "A/A control: same, as expected"
+	case analysis.VerdictGateFails:
+		return "WORSE (gate fails)"
+	case analysis.VerdictWorse:
+		return "worse"
+	case analysis.VerdictBetter:
+		return "better"
+	case analysis.VerdictHolmFloor:
+		return "cannot tell: too few tasks"
+	case analysis.VerdictPermFloor:
+		return "cannot tell: too few tasks moved"
+	case analysis.VerdictHolmAdjusted:
+		return "no difference shown after Holm's adjustment"
+	}
+	return "no difference shown"
+}
+
+// HeadlineText is a variant's headline in one line: "no_repeat_guard: worse — 90% → 40% on 10 tasks, Δ -50.0 pts
+// [-80.1, -19.9]; tokens +83% [+31%, +160%]; top cause of 5 moved: broke 4 at a stale ref → 4
+// stale_ref_deadlock". The pass rates are over the same pairs as Δ; the cost part is the cost
+// verdict's figure when it decides, else the change with "not shown"; the cause part is left out when no pair
+// moved or no divergence analysis was made.
+func HeadlineText(h analysis.Headline) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", h.Variant, VerdictWord(h.Verdict))
+	if c := h.All; c.Method != analysis.MethodNone {
+		fmt.Fprintf(&b, " — %s → %s on %s, Δ %s pts [%s, %s]", stats.Pct(c.A.Rate), stats.Pct(c.B.Rate),
+			unitCount(c.G(), "task"), stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
+	}
+	if vd := h.Cost; vd != nil {
+		fmt.Fprintf(&b, "; %s %s", vd.Outcome, headlineCost(*vd))
+	}
+	if g := h.Cause; g != nil {
+		fmt.Fprintf(&b, "; top cause of %d moved: %s at %s → %s", h.Moved,
+			fmt.Sprintf(outcomeVerbs[g.Outcome], len(g.Pairs)), causeWords(*g), countList(g.Endings))
+	}
+	return b.String()
+}
+
+// headlineCost words a cost verdict for a headline: "+83% [+31%, +160%]" when it is decided (costlier or
+// cheaper), "+83% (cost gate FAILS)" when the gate fails, else "+83% (not shown)".
+func headlineCost(vd analysis.CostVerdict) string {
+	switch vd.Kind {
+	case analysis.CostVerdictCostlier, analysis.CostVerdictCheaper:
+		return RatioPct(vd.Ratio) + " " + ratioCI(vd.RatioCI)
+	case analysis.CostVerdictGateFails:
+		return RatioPct(vd.Ratio) + " (cost gate FAILS)"
+	}
+	return RatioPct(vd.Ratio) + " (not shown)"
+}
+
+// causeWords names what the arm that went wrong met at a cause group's divergence, "a stale ref", with "(before
+// a guard acted)" when no guard event explains it; which guard acted is in the divergence analysis's lines.
+func causeWords(g analysis.CauseGroup) string {
+	if g.Guard == "" {
+		return kindWords[g.Kind] + " (before a guard acted)"
+	}
+	return kindWords[g.Kind]
+}
+
+// Headlines words a's headlines (analysis.Analysis.Headlines) with the causes of w (nil: none), in a's order.
+func Headlines(a *analysis.Analysis, w *analysis.Why) []string {
+	hs := a.Headlines(w)
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = HeadlineText(h)
+	}
+	return out
+}
