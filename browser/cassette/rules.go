@@ -15,7 +15,7 @@ import (
 type Rule struct {
 	// Name is the rule's id (docs/CASSETTES.md's table); Why says what volatility it absorbs.
 	Name, Why string
-	apply    func(*keyParts)
+	apply     func(*keyParts)
 }
 
 // keyParts is a request taken apart for the rules.
