@@ -80,9 +80,8 @@ type TaskDiff struct {
 	// pages. Absent when the task has no answer test.
 	AnswerBefore *bool `json:"answer_before,omitempty"`
 	AnswerAfter  *bool `json:"answer_after,omitempty"`
-	// Review: the answer was on a recorded page whose later version was read (not NotCompared, not Error) and is
-	// on none of the later pages, so the reference answer may be stale and should be checked before the task is
-	// re-recorded.
+	// Review: the answer was on a recorded page and is not on that page's later version (read, or gone), so the
+	// reference answer may be stale and should be checked before the task is re-recorded.
 	Review bool `json:"review"`
 }
 
@@ -100,7 +99,7 @@ func Compare(ctx context.Context, against string, tasks []TaskInput, later Later
 	r := Report{Against: against, Counts: map[Status]int{}}
 	for _, t := range tasks {
 		td := TaskDiff{Task: t.ID, Status: Unchanged, Pages: []PageDiff{}}
-		// lost: the answer was on a recorded page whose later version was read; after: it is on a later page.
+		// lost: the answer was on a recorded page and is not on its later version; after: it is on a later page.
 		var before, lost, after bool
 		for _, p := range t.Pages {
 			body, status, err := later(ctx, t.ID, p.URL)
@@ -123,14 +122,14 @@ func Compare(ctx context.Context, against string, tasks []TaskInput, later Later
 				pd.AnswerBefore = boolp(t.Answer(joinLines(Extract(p.Body).Visible)))
 			}
 			before = before || isTrue(pd.AnswerBefore)
-			lost = lost || (isTrue(pd.AnswerBefore) && pd.AnswerAfter != nil)
+			lost = lost || (isTrue(pd.AnswerBefore) && pd.AnswerAfter != nil && !*pd.AnswerAfter)
 			after = after || isTrue(pd.AnswerAfter)
 			td.Status = worse(td.Status, pd.Status)
 			td.Pages = append(td.Pages, pd)
 		}
 		if t.Answer != nil {
 			td.AnswerBefore, td.AnswerAfter = boolp(before), boolp(after)
-			td.Review = lost && !after
+			td.Review = lost
 		}
 		r.Tasks = append(r.Tasks, td)
 		r.Counts[td.Status]++

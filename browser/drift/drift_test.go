@@ -129,9 +129,12 @@ func TestCompareTasks(t *testing.T) {
 			t.Errorf("task %s: %s, want %s", k, got[k], v)
 		}
 	}
-	// "changed": the answer left page /b but is still on /a, so no review; "unrecorded" had nothing to compare.
-	if rv := r.Reviews(); len(rv) != 0 {
-		t.Errorf("reviews %v, want none", rv)
+	// "changed": the answer left page /b (though it is still on /a): review; "unrecorded" had nothing to compare.
+	if rv := r.Reviews(); !slices.Equal(rv, []string{"changed"}) {
+		t.Errorf("reviews %v, want [changed]", rv)
+	}
+	if td := r.Tasks[1]; !*td.AnswerBefore || !*td.AnswerAfter {
+		t.Errorf("changed: answer before %v after %v, want both (on /a)", *td.AnswerBefore, *td.AnswerAfter)
 	}
 	if d := r.WithStatus(Drifted); !slices.Equal(d, []string{"changed", "gone"}) {
 		t.Errorf("drifted %v", d)
@@ -139,12 +142,17 @@ func TestCompareTasks(t *testing.T) {
 	if r.Counts[Drifted] != 2 || r.Counts[Unchanged] != 2 || r.Counts[Error] != 1 || r.Pages != 6 {
 		t.Errorf("counts %v pages %d", r.Counts, r.Pages)
 	}
-	// With the answer on one page only, its loss marks the task for review.
+	// The answer gone from every page: review, and no page has it after.
 	r = Compare(context.Background(), "B", tasks[1:2:2], func(_ context.Context, _, url string) ([]byte, int, error) {
 		return []byte(other), 200, nil
 	})
 	if !r.Tasks[0].Review || *r.Tasks[0].AnswerAfter {
 		t.Errorf("answer gone from every page: %+v", r.Tasks[0])
+	}
+	// A page the other recording lacks says nothing about the answer: no review.
+	r = Compare(context.Background(), "B", tasks[2:3:3], later)
+	if r.Tasks[0].Review || r.Tasks[0].Pages[0].AnswerAfter != nil {
+		t.Errorf("not compared: %+v", r.Tasks[0])
 	}
 }
 
