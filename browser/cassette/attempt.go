@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ type Attempt struct {
 	entries []Entry        // recorded, in order
 	calls   map[string]int // replay: lookups so far per key and cookie names
 	misses  []string       // replay: URLs not found, in order
+	filled  int            // replay with fill: misses fetched live (their entries in entries)
 	closed  bool
 }
 
@@ -71,8 +73,32 @@ func (a *Attempt) Put(x Exchange) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.entries = append(a.entries, Entry{Attempt: a.attempt, Seq: len(a.entries), Time: a.c.now().UTC(),
-		Request: req, Response: resp})
+		Request: req, Response: resp, Stripped: a.c.stripped(x)})
 	return nil
+}
+
+// stripped counts the secrets Put leaves out of x (0 when the cassette keeps secrets): secret header lines of
+// the request and the response, and secret query values of the request URL.
+func (c *Cassette) stripped(x Exchange) int {
+	if c.man.Secrets {
+		return 0
+	}
+	n := 0
+	for _, hs := range [][]Header{x.RequestHeaders, x.ResponseHeaders} {
+		for _, h := range hs {
+			if SecretHeader(h.Name) {
+				n++
+			}
+		}
+	}
+	if u, err := url.Parse(x.URL); err == nil {
+		for _, p := range parseQuery(u.RawQuery) {
+			if SecretParam(p[0]) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // request is the stored form of a request: its key, its kept headers and cookie names, its URL stripped.
@@ -213,6 +239,9 @@ func (a *Attempt) Close() error {
 	entries := a.entries
 	a.mu.Unlock()
 	if a.c.mode != Record {
+		if a.c.fill && len(entries) > 0 {
+			return a.c.appendFilled(a.task, entries)
+		}
 		return nil
 	}
 	if err := a.c.appendTape(a.task, entries); err != nil {

@@ -75,6 +75,9 @@ type Entry struct {
 	Time     time.Time `json:"time"`
 	Request  Request   `json:"request"`
 	Response Response  `json:"response"`
+	// Stripped counts the secrets left out of this entry (recorded without secrets): secret header lines of the
+	// request and the response (Cookie, Set-Cookie, Authorization, …) and secret query values of the request URL.
+	Stripped int `json:"stripped,omitempty"`
 }
 
 // Request is a recorded request: what identifies it, secrets stripped (unless recorded with secrets).
@@ -143,6 +146,8 @@ type Cassette struct {
 	mode Mode
 	man  Manifest
 	now  func() time.Time
+	// fill: a replay that fetches its misses live and appends them (OpenFill).
+	fill bool
 
 	enc *zstd.Encoder
 	dec *zstd.Decoder
