@@ -32,17 +32,24 @@ func (a *Attempt) Install(bctx playwright.BrowserContext) error {
 
 // recordRoute fetches a request live, records the exchange and serves the response.
 func (a *Attempt) recordRoute(r playwright.Route) {
+	if _, ok := a.fetchAndPut(r); !ok {
+		// The live fetch failed (connection refused, DNS): the browser sees the same failure, nothing stored.
+		_ = r.Abort("failed")
+	}
+}
+
+// fetchAndPut fetches a request live (no redirect followed), records the exchange (Put) and serves the
+// response; false when the live fetch failed and nothing was served.
+func (a *Attempt) fetchAndPut(r playwright.Route) (Exchange, bool) {
 	req := r.Request()
 	resp, err := r.Fetch(playwright.RouteFetchOptions{MaxRedirects: playwright.Int(0)})
 	if err != nil {
-		// The live fetch failed (connection refused, DNS): the browser sees the same failure, nothing stored.
-		_ = r.Abort("failed")
-		return
+		return Exchange{}, false
 	}
 	body, err := resp.Body()
 	if err != nil {
 		_ = r.Fulfill(playwright.RouteFulfillOptions{Response: resp})
-		return
+		return Exchange{}, true
 	}
 	x := Exchange{Method: req.Method(), URL: req.URL(), ResourceType: req.ResourceType(), Status: resp.Status(),
 		Body: body}
@@ -56,6 +63,7 @@ func (a *Attempt) recordRoute(r playwright.Route) {
 	_ = a.Put(x) // a failed write loses the entry (a miss on replay), never the attempt
 	_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(x.Status),
 		Headers: fulfillHeaders(x.ResponseHeaders), Body: body})
+	return x, true
 }
 
 // replayRoute answers a request from the tape, or with a 404 counted as a miss.
@@ -70,6 +78,9 @@ func (a *Attempt) replayRoute(r playwright.Route) {
 	if err != nil || !ok {
 		if err != nil {
 			a.miss(req.URL())
+		}
+		if a.c.fill && a.fillRoute(r) {
+			return
 		}
 		_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(http.StatusNotFound),
 			ContentType: playwright.String("text/plain; charset=utf-8"),
