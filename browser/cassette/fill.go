@@ -23,16 +23,16 @@ func OpenFill(dir string) (*Cassette, error) {
 // Fills reports whether the cassette fetches its misses live (OpenFill).
 func (c *Cassette) Fills() bool { return c.fill }
 
-// fillRoute fetches a missed request live, as a recording does, and serves it; false when the live fetch failed
-// (the caller answers the miss with its 404).
-func (a *Attempt) fillRoute(r playwright.Route) bool {
-	if _, ok := a.fetchAndPut(r); !ok {
-		return false
+// fillRoute answers a missed request as a recording does (recordRoute: fetched live, its redirect hops
+// recorded, the failure of a live fetch the browser's) and counts it filled when it recorded something.
+func (a *Attempt) fillRoute(r playwright.Route) {
+	n := len(a.Entries())
+	a.recordRoute(r)
+	if len(a.Entries()) > n {
+		a.mu.Lock()
+		a.filled++
+		a.mu.Unlock()
 	}
-	a.mu.Lock()
-	a.filled++
-	a.mu.Unlock()
-	return true
 }
 
 // Filled is the number of missed requests fetched live and kept for the tape (OpenFill).

@@ -1,8 +1,10 @@
 package cassette
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -17,9 +19,6 @@ import (
 //
 // Install must run before any other route of the context: Playwright runs the last registered route first,
 // and a later allow-list route falls back to this one for the requests it lets through.
-//
-// Chromium follows a redirect answered by Route.Fulfill with a 3xx status and a Location header (a fulfilled
-// 3xx is followed: https://github.com/lightpanda-io/browser/issues/2828 contrasts this with Chromium).
 func (a *Attempt) Install(bctx playwright.BrowserContext) error {
 	if a.c.mode == Replay {
 		if err := bctx.Clock().SetSystemTime(a.c.RecordedAt()); err != nil {
@@ -30,68 +29,140 @@ func (a *Attempt) Install(bctx playwright.BrowserContext) error {
 	return bctx.Route("**/*", a.recordRoute)
 }
 
-// recordRoute fetches a request live, records the exchange and serves the response.
+// maxHops bounds a redirect chain followed for one request (Chromium's own limit is 20).
+const maxHops = 20
+
+// recordRoute fetches a request live (each redirect hop an entry of its own), records the exchanges and
+// serves the response: the final one of a subresource's chain, or a redirect page for a page load's 3xx.
 func (a *Attempt) recordRoute(r playwright.Route) {
-	if _, ok := a.fetchAndPut(r); !ok {
-		// The live fetch failed (connection refused, DNS): the browser sees the same failure, nothing stored.
-		_ = r.Abort("failed")
-	}
-}
-
-// fetchAndPut fetches a request live (no redirect followed), records the exchange (Put) and serves the
-// response; false when the live fetch failed and nothing was served.
-func (a *Attempt) fetchAndPut(r playwright.Route) (Exchange, bool) {
 	req := r.Request()
-	resp, err := r.Fetch(playwright.RouteFetchOptions{MaxRedirects: playwright.Int(0)})
-	if err != nil {
-		return Exchange{}, false
-	}
-	body, err := resp.Body()
-	if err != nil {
-		_ = r.Fulfill(playwright.RouteFulfillOptions{Response: resp})
-		return Exchange{}, true
-	}
-	x := Exchange{Method: req.Method(), URL: req.URL(), ResourceType: req.ResourceType(), Status: resp.Status(),
-		Body: body}
+	method, target := req.Method(), req.URL()
+	body, _ := req.PostDataBuffer()
+	var reqHeaders []Header
 	if hs, err := req.HeadersArray(); err == nil {
-		x.RequestHeaders = fromNameValues(hs)
+		reqHeaders = fromNameValues(hs)
 	}
-	if pd, err := req.PostDataBuffer(); err == nil {
-		x.RequestBody = pd
+	for hop := 0; ; hop++ {
+		opts := playwright.RouteFetchOptions{MaxRedirects: playwright.Int(0)}
+		if hop > 0 {
+			opts.URL, opts.Method = playwright.String(target), playwright.String(method)
+			if body == nil {
+				opts.PostData = ""
+			}
+		}
+		resp, err := r.Fetch(opts)
+		if err != nil {
+			// The live fetch failed (connection refused, DNS): the browser sees a failure, nothing is stored.
+			_ = r.Abort("failed")
+			return
+		}
+		respBody, err := resp.Body()
+		if err != nil {
+			_ = r.Fulfill(playwright.RouteFulfillOptions{Response: resp})
+			return
+		}
+		x := Exchange{Method: method, URL: target, ResourceType: req.ResourceType(), RequestHeaders: reqHeaders,
+			RequestBody: body, Status: resp.Status(), ResponseHeaders: fromNameValues(resp.HeadersArray()),
+			Body: respBody}
+		_ = a.Put(x) // a failed write loses the entry (a miss on replay), never the attempt
+		next, ok := redirectTarget(target, x.Status, x.ResponseHeaders)
+		switch {
+		case ok && req.IsNavigationRequest():
+			_ = fulfillRedirectPage(r, next, x.ResponseHeaders)
+			return
+		case ok && hop < maxHops:
+			target = next
+			if x.Status == http.StatusSeeOther || method == http.MethodPost && x.Status <= http.StatusFound {
+				method, body = http.MethodGet, nil
+			}
+			continue
+		}
+		_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(x.Status),
+			Headers: fulfillHeaders(x.ResponseHeaders), Body: respBody})
+		return
 	}
-	x.ResponseHeaders = fromNameValues(resp.HeadersArray())
-	_ = a.Put(x) // a failed write loses the entry (a miss on replay), never the attempt
-	_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(x.Status),
-		Headers: fulfillHeaders(x.ResponseHeaders), Body: body})
-	return x, true
 }
 
-// replayRoute answers a request from the tape, or with a 404 counted as a miss.
+// replayRoute answers a request from the tape (a subresource's redirect chain followed in the tape, a page
+// load's 3xx as a redirect page), or with a 404 counted as a miss.
 func (a *Attempt) replayRoute(r playwright.Route) {
 	req := r.Request()
 	var hs []Header
 	if arr, err := req.HeadersArray(); err == nil {
 		hs = fromNameValues(arr)
 	}
+	method, target := req.Method(), req.URL()
 	body, _ := req.PostDataBuffer()
-	e, respBody, ok, err := a.Lookup(req.Method(), req.URL(), hs, body)
-	if err != nil || !ok {
-		if err != nil {
-			a.miss(req.URL())
-		}
-		if a.c.fill && a.fillRoute(r) {
+	for hop := 0; ; hop++ {
+		e, respBody, ok, err := a.Lookup(method, target, hs, body)
+		if err != nil || !ok {
+			if err != nil {
+				a.miss(target)
+			}
+			if a.c.fill {
+				a.fillRoute(r)
+				return
+			}
+			_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(http.StatusNotFound),
+				ContentType: playwright.String("text/plain; charset=utf-8"),
+				Body:        "webbench cassette: no recorded response for " + StripURL(target)})
 			return
 		}
-		_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(http.StatusNotFound),
-			ContentType: playwright.String("text/plain; charset=utf-8"),
-			Body:        "webbench cassette: no recorded response for " + StripURL(req.URL())})
+		next, isRedirect := redirectTarget(target, e.Response.Status, e.Response.Headers)
+		switch {
+		case isRedirect && req.IsNavigationRequest():
+			_ = fulfillRedirectPage(r, next, e.Response.Headers)
+			return
+		case isRedirect && hop < maxHops:
+			target = next
+			if e.Response.Status == http.StatusSeeOther || method == http.MethodPost && e.Response.Status <= http.StatusFound {
+				method, body = http.MethodGet, nil
+			}
+			continue
+		}
+		if respBody == nil {
+			respBody = []byte{}
+		}
+		_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(e.Response.Status),
+			Headers: fulfillHeaders(e.Response.Headers), Body: respBody})
 		return
 	}
-	if respBody == nil {
-		respBody = []byte{}
+}
+
+// redirectTarget is the absolute URL a 3xx response with a Location header sends from to; ok is false for any
+// other response.
+func redirectTarget(from string, status int, hs []Header) (string, bool) {
+	if status < 300 || status > 399 || status == http.StatusNotModified {
+		return "", false
 	}
-	_ = r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(e.Response.Status),
-		Headers: fulfillHeaders(e.Response.Headers), Body: respBody})
+	loc := headerValue(hs, "location")
+	if loc == "" {
+		return "", false
+	}
+	base, err := url.Parse(from)
+	if err != nil {
+		return "", false
+	}
+	ref, err := url.Parse(loc)
+	if err != nil {
+		return "", false
+	}
+	return base.ResolveReference(ref).String(), true
+}
+
+// fulfillRedirectPage answers a page load that was redirected with a page that replaces itself with the
+// target, the redirect's other headers (its cookies) kept. A route does not see the request that a fulfilled
+// 3xx leads the browser to (Playwright's docs for BrowserContext.route; microsoft/playwright#33882), and the
+// call Playwright's own HAR replay uses for this, Route.redirectNavigationRequest, is internal; a navigation
+// started by the page is routed again.
+func fulfillRedirectPage(r playwright.Route, target string, hs []Header) error {
+	q, _ := json.Marshal(target)
+	h := fulfillHeaders(hs)
+	delete(h, "location")
+	h["content-type"] = "text/html; charset=utf-8"
+	page := "<!doctype html><meta charset=\"utf-8\"><title>Redirecting</title><script>location.replace(" +
+		string(q) + ")</script>"
+	return r.Fulfill(playwright.RouteFulfillOptions{Status: playwright.Int(http.StatusOK), Headers: h, Body: page})
 }
 
 func fromNameValues(nv []playwright.NameValue) []Header {
