@@ -51,26 +51,43 @@ func writeJSONOut(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func cassetteLsCmd() *cobra.Command {
-	var asJSON bool
+// cassetteView is a command that reads one thing from a cassette (read) and prints it as JSON (--json: the
+// value, or what asJSON makes of it) or as text (text).
+func cassetteView[T any](use, short, jsonHelp string, read func(*cassette.Cassette) (T, error),
+	asJSON func(dir string, c *cassette.Cassette, v T) any, text func(w io.Writer, dir string, c *cassette.Cassette, v T) error) *cobra.Command {
+	var wantJSON bool
 	c := &cobra.Command{
-		Use:   "ls CASSETTE",
-		Short: "List a cassette's tapes: task, entries, attempts, bytes served, record time",
+		Use:   use,
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			cas, err := openCassette(args[0])
 			if err != nil {
 				return err
 			}
-			ls, err := cas.List()
+			v, err := read(cas)
 			if err != nil {
 				return withCode(exitInfra, err)
 			}
-			out := c.OutOrStdout()
-			if asJSON {
-				return writeJSONOut(out, map[string]any{"cassette": args[0], "manifest": cas.Manifest(), "tasks": ls})
+			if wantJSON {
+				return writeJSONOut(c.OutOrStdout(), asJSON(args[0], cas, v))
 			}
-			fmt.Fprintf(out, "%s: %s, recorded %s, secrets %s\n", args[0], results.Count(len(ls), "task", "tasks"),
+			return text(c.OutOrStdout(), args[0], cas, v)
+		},
+	}
+	c.Flags().BoolVar(&wantJSON, "json", false, jsonHelp)
+	return c
+}
+
+func cassetteLsCmd() *cobra.Command {
+	return cassetteView("ls CASSETTE", "List a cassette's tapes: task, entries, attempts, bytes served, record time",
+		"print JSON: {cassette, manifest, tasks: [{task, entries, attempts, bytes, recorded_at}]}",
+		(*cassette.Cassette).List,
+		func(dir string, cas *cassette.Cassette, ls []cassette.TaskSummary) any {
+			return map[string]any{"cassette": dir, "manifest": cas.Manifest(), "tasks": ls}
+		},
+		func(out io.Writer, dir string, cas *cassette.Cassette, ls []cassette.TaskSummary) error {
+			fmt.Fprintf(out, "%s: %s, recorded %s, secrets %s\n", dir, results.Count(len(ls), "task", "tasks"),
 				cas.RecordedAt().Format(time.RFC3339), map[bool]string{true: "kept", false: "stripped"}[cas.Manifest().Secrets])
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TASK\tENTRIES\tATTEMPTS\tBYTES\tRECORDED")
@@ -79,37 +96,21 @@ func cassetteLsCmd() *cobra.Command {
 					t.RecordedAt.Format(time.RFC3339))
 			}
 			return tw.Flush()
-		},
-	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON: {cassette, manifest, tasks: [{task, entries, attempts, bytes, recorded_at}]}")
-	return c
+		})
 }
 
 func cassetteStatsCmd() *cobra.Command {
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "stats CASSETTE",
-		Short: "Sizes per host and content type, compression and dedup ratios, secrets stripped",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			cas, err := openCassette(args[0])
-			if err != nil {
-				return err
-			}
-			st, err := cas.Stats()
-			if err != nil {
-				return withCode(exitInfra, err)
-			}
-			out := c.OutOrStdout()
-			if asJSON {
-				return writeJSONOut(out, st)
-			}
+	return cassetteView("stats CASSETTE", "Sizes per host and content type, compression and dedup ratios, secrets stripped",
+		"print JSON (the fields of docs/CASSETTES.md, \"bench cassette stats\")",
+		(*cassette.Cassette).Stats,
+		func(_ string, _ *cassette.Cassette, st cassette.Stats) any { return st },
+		func(out io.Writer, dir string, _ *cassette.Cassette, st cassette.Stats) error {
 			secrets := fmt.Sprintf("%d secrets stripped", st.Stripped)
 			if st.Secrets {
 				secrets = "secrets kept (--record-secrets)"
 			}
 			fmt.Fprintf(out, "%s: %s, %s; %s served, %s distinct, %s stored (compression %.1fx, dedup %.1fx); %s\n",
-				args[0], results.Count(st.Tasks, "task", "tasks"), results.Count(st.Entries, "entry", "entries"),
+				dir, results.Count(st.Tasks, "task", "tasks"), results.Count(st.Entries, "entry", "entries"),
 				sizeOf(st.Bytes), sizeOf(st.Unique), sizeOf(st.Stored), st.Compression, st.Dedup, secrets)
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "HOST\tCONTENT TYPE\tENTRIES\tSERVED\tDISTINCT\tSTORED\tRATIO")
@@ -122,10 +123,7 @@ func cassetteStatsCmd() *cobra.Command {
 					sizeOf(g.Bytes), sizeOf(g.Unique), sizeOf(g.Stored), ratio)
 			}
 			return tw.Flush()
-		},
-	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (the fields of docs/CASSETTES.md, \"bench cassette stats\")")
-	return c
+		})
 }
 
 func cmpOr(s, dflt string) string {
