@@ -39,6 +39,11 @@ func ablateCmd() *cobra.Command {
 			if err := f.apply(c, sp); err != nil {
 				return err
 			}
+			cas, err := rf.openCassette()
+			if err != nil {
+				return err
+			}
+			sp.SuiteOptions = suiteOptions(sp.Suite, sp.SuiteOptions, cas)
 			plan, s, err := ablatePlan(c, args[0], sp, f.failIfWorse)
 			if err != nil {
 				return err

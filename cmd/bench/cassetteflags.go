@@ -1,0 +1,60 @@
+package main
+
+import (
+	"maps"
+
+	"github.com/spf13/cobra"
+
+	"webbench/browser/cassette"
+	"webbench/suites"
+	"webbench/suites/webvoyager"
+)
+
+// cassetteFlags are --record, --record-secrets and --replay (docs/CASSETTES.md), shared by run and ablate.
+type cassetteFlags struct {
+	record, replay string
+	secrets        bool
+}
+
+func (f *cassetteFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.record, "record", "", "record every attempt's network traffic into the cassette DIR, one "+
+		"tape per task (a task played again replaces its tape); cookies, credentials and URL tokens are not "+
+		"stored (docs/CASSETTES.md)")
+	c.Flags().BoolVar(&f.secrets, "record-secrets", false, "with --record: keep cookies, Authorization and "+
+		"similar headers, and tokens in URLs in the cassette")
+	c.Flags().StringVar(&f.replay, "replay", "", "answer every request from the cassette DIR (nothing leaves the "+
+		"machine): an unrecorded request gets a 404 and is counted in the record's cassette_misses; pages see "+
+		"the record time (docs/CASSETTES.md)")
+}
+
+// open is the cassette the flags name, nil without --record or --replay; a usage error for both at once, or
+// --record-secrets without --record.
+func (f *cassetteFlags) open() (*cassette.Cassette, error) {
+	switch {
+	case f.record != "" && f.replay != "":
+		return nil, usageErr("--record and --replay: give one (record once with network, then replay)")
+	case f.secrets && f.record == "":
+		return nil, usageErr("--record-secrets needs --record DIR")
+	case f.record != "":
+		return cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+	case f.replay != "":
+		c, err := cassette.Open(f.replay)
+		if err != nil {
+			return nil, usageErr("--replay: %v", err)
+		}
+		return c, nil
+	}
+	return nil, nil
+}
+
+// suiteOptions are a suite's options for a replay of c: WebVoyager's gain the record date as its stale-date
+// "today" and no reachability probe (webvoyager.ReplayOptions), unless the options set them. Other suites' and
+// a recording's options come back as they are.
+func suiteOptions(suite string, o suites.Options, c *cassette.Cassette) suites.Options {
+	if c == nil || c.Mode() != cassette.Replay || suite != webvoyager.Name {
+		return o
+	}
+	out := suites.Options{}
+	maps.Copy(out, o)
+	return webvoyager.ReplayOptions(out, c.RecordedAt())
+}
