@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,5 +120,74 @@ func TestCassetteCommands(t *testing.T) {
 		if _, errs, code := bench(t, bad...); code != 2 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", bad, code, errs)
 		}
+	}
+}
+
+// readAttempts decodes a run directory's attempts.jsonl.
+func readAttempts(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "attempts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// bench run --replay --record-missing, while the fixture server runs (the suite starts it), fetches the entry
+// removed from the tape live and appends it: the attempt passes with that one miss, and the next replay has
+// none.
+func TestRecordMissingRefillsAReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Chromium")
+	}
+	tmp := t.TempDir()
+	cas := filepath.Join(tmp, "cas")
+	suite := []string{"run", "--suite", "webvoyager", "--tasks-file", "suites/webvoyager/fixtures/tasks.jsonl",
+		"--tasks", "FixtureRecipes--0"}
+	if _, errs, code := bench(t, append(suite, "--record", cas, "--out", filepath.Join(tmp, "rec"))...); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errs)
+	}
+	c, err := cassette.Open(cas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tape, err := c.Tape("FixtureRecipes--0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(tape.Entries)
+	tape.Entries = slices.DeleteFunc(tape.Entries, func(e cassette.Entry) bool { return strings.HasSuffix(e.Request.URL, fixtureLasagna) })
+	if len(tape.Entries) != n-1 {
+		t.Fatalf("the recording has %d entries, %d of them the lasagna page; want one", n, n-len(tape.Entries))
+	}
+	b, err := json.Marshal(tape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.TapePath("FixtureRecipes--0"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	for i, want := range []float64{1, 0} {
+		args := append(suite, "--replay", cas, "--out", filepath.Join(tmp, fmt.Sprint("replay", i)))
+		if i == 0 {
+			args = append(args, "--record-missing")
+		}
+		_, errs, code := bench(t, args...)
+		recs := readAttempts(t, filepath.Join(tmp, fmt.Sprint("replay", i)))
+		if code != 0 || len(recs) != 1 || recs[0]["status"] != "pass" || recs[0]["cassette_misses"] != want {
+			t.Fatalf("replay %d: exit %d, records %v; want a pass with %v misses\n%s", i, code, recs, want, errs)
+		}
+	}
+	if again, _ := c.Tape("FixtureRecipes--0"); len(again.Entries) != n {
+		t.Errorf("the tape after the filling replay has %d entries, want %d", len(again.Entries), n)
 	}
 }

@@ -10,10 +10,13 @@ import (
 	"webbench/suites/webvoyager"
 )
 
-// cassetteFlags are --record, --record-secrets and --replay (docs/CASSETTES.md), shared by run and ablate.
+// cassetteFlags are --record, --record-secrets, --replay and --record-missing (docs/CASSETTES.md), shared by run
+// and ablate.
 type cassetteFlags struct {
 	record, replay string
 	secrets        bool
+	// missing is --record-missing: a replay fetches its misses live and appends them (cassette.OpenFill).
+	missing bool
 }
 
 func (f *cassetteFlags) register(c *cobra.Command) {
@@ -25,20 +28,29 @@ func (f *cassetteFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.replay, "replay", "", "answer every request from the cassette DIR (nothing leaves the "+
 		"machine): an unrecorded request gets a 404 and is counted in the record's cassette_misses; pages see "+
 		"the record time (docs/CASSETTES.md)")
+	c.Flags().BoolVar(&f.missing, "record-missing", false, "with --replay (and network): fetch a request the "+
+		"cassette has no entry for live and append it to its task's tape, so the next replay finds it (still "+
+		"counted in cassette_misses)")
 }
 
-// open is the cassette the flags name, nil without --record or --replay; a usage error for both at once, or
-// --record-secrets without --record.
+// open is the cassette the flags name, nil without --record or --replay; a usage error for both at once,
+// --record-secrets without --record, or --record-missing without --replay.
 func (f *cassetteFlags) open() (*cassette.Cassette, error) {
 	switch {
 	case f.record != "" && f.replay != "":
 		return nil, usageErr("--record and --replay: give one (record once with network, then replay)")
 	case f.secrets && f.record == "":
 		return nil, usageErr("--record-secrets needs --record DIR")
+	case f.missing && f.replay == "":
+		return nil, usageErr("--record-missing needs --replay DIR (it fills a replay's misses)")
 	case f.record != "":
 		return cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
 	case f.replay != "":
-		c, err := cassette.Open(f.replay)
+		open := cassette.Open
+		if f.missing {
+			open = cassette.OpenFill
+		}
+		c, err := open(f.replay)
 		if err != nil {
 			return nil, usageErr("--replay: %v", err)
 		}
