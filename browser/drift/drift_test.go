@@ -50,6 +50,21 @@ func TestExtractWithoutMainUsesBody(t *testing.T) {
 	}
 }
 
+// Overlays depend on the visitor's cookies, not on the page: a consent banner, a dialog, a popup are not main text.
+func TestExtractLeavesOverlaysOut(t *testing.T) {
+	got := Extract([]byte(`<body><div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" role="region">` +
+		`<h2>Your privacy choices</h2><button>Reject all</button></div></div>` +
+		`<div class="geo-modal" role="dialog" aria-modal="true">Stay on this site</div><dialog open>Sign up</dialog>` +
+		`<div class="newsletter-popup">Subscribe</div><div class="cookie-notice">We use cookies</div>` +
+		`<h1>Trail Running Shoe X2</h1><p>Price: $89.99</p></body>`))
+	if want := []string{"Trail Running Shoe X2", "Price: $89.99"}; !slices.Equal(got.Main, want) {
+		t.Errorf("main %q, want %q", got.Main, want)
+	}
+	if vis := strings.Join(got.Visible, "\n"); !strings.Contains(vis, "Reject all") || !strings.Contains(vis, "Stay on this site") {
+		t.Errorf("visible text lost the overlays:\n%s", vis)
+	}
+}
+
 func TestMaskVolatile(t *testing.T) {
 	for in, want := range map[string]string{
 		"Updated 2026-12-05T10:22:01Z":          "Updated <date>",

@@ -41,6 +41,25 @@ var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Header: true, atom.Footer: 
 var chromeRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "complementary": true,
 	"search": true}
 
+// overlayRe matches the id or class of a consent, cookie or age-gate banner or a popup: text laid over the page,
+// which depends on the visitor's cookies rather than on the page (a recording made after "Reject all" has
+// none, a fresh fetch has it). The words are Readability's for such boxes (mozilla/readability,
+// REGEXPS.unlikelyCandidates: gdpr, popup, agegate) and the consent managers' own (cookie, consent, OneTrust's
+// ids).
+var overlayRe = regexp.MustCompile(`(?i)cookie|consent|gdpr|onetrust|popup|agegate`)
+
+// overlay reports whether an element is laid over the page: a dialog (<dialog>, role dialog or alertdialog,
+// aria-modal) or a box overlayRe names.
+func overlay(n *html.Node) bool {
+	if n.DataAtom == atom.Dialog || attr(n, "aria-modal") == "true" {
+		return true
+	}
+	if r := attr(n, "role"); r == "dialog" || r == "alertdialog" {
+		return true
+	}
+	return overlayRe.MatchString(rawAttr(n, "id")) || overlayRe.MatchString(rawAttr(n, "class"))
+}
+
 // blocks are the elements that start a new line of text (HTML's block-level and table elements, list items,
 // line breaks).
 var blocks = map[atom.Atom]bool{
@@ -56,8 +75,8 @@ var blocks = map[atom.Atom]bool{
 // Extract reads an HTML document into its two texts. The main text is the content of the page's main landmark
 // (the first <main> element or role="main", else <body>) without scripts, styles, hidden elements (the hidden
 // attribute, aria-hidden="true", an inline display:none), the page frame (<nav>, <header>, <footer>, <aside> and
-// the ARIA roles navigation, banner, contentinfo, complementary, search) and with volatile bits masked
-// (MaskVolatile). The parser never fails on bad markup (the HTML5 algorithm recovers); a read error gives empty
+// the ARIA roles navigation, banner, contentinfo, complementary, search), overlays (dialogs, consent and cookie
+// banners, popups: overlay) and with volatile bits masked (MaskVolatile). The parser never fails on bad markup (the HTML5 algorithm recovers); a read error gives empty
 // texts.
 func Extract(doc []byte) Text {
 	root, err := html.Parse(bytes.NewReader(doc))
@@ -133,7 +152,7 @@ func walk(n *html.Node, w *lineWriter, dropChrome bool) {
 		if skipAlways[n.DataAtom] || hidden(n) {
 			return
 		}
-		if dropChrome && (chrome[n.DataAtom] || chromeRoles[attr(n, "role")]) {
+		if dropChrome && (chrome[n.DataAtom] || chromeRoles[attr(n, "role")] || overlay(n)) {
 			return
 		}
 		if n.DataAtom == atom.Img {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,5 +191,63 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 	}
 	if again, _ := c.Tape("FixtureRecipes--0"); len(again.Entries) != n {
 		t.Errorf("the tape after the filling replay has %d entries, want %d", len(again.Entries), n)
+	}
+}
+
+// A recording of the whole fixture suite by the scripted policy (consent answered, cookies set), then the fixture
+// sites served again on the recorded address with one answer changed (the lasagna recipe's 181 reviews become
+// 182): `bench cassette diff --live` flags that task and its reference answer, and no other task — the pages the
+// policy saw behind the consent dialog compare equal to the live pages that show it.
+func TestFixtureDriftAfterARecordedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Chromium")
+	}
+	tmp := t.TempDir()
+	cas := filepath.Join(tmp, "cas")
+	suite := []string{"--suite", "webvoyager", "--tasks-file", "suites/webvoyager/fixtures/tasks.jsonl"}
+	if _, errs, code := bench(t, append([]string{"run", "--record", cas, "--out", filepath.Join(tmp, "rec")}, suite...)...); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errs)
+	}
+	c, err := cassette.Open(cas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := c.Pages("FixtureRecipes--0")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("pages of FixtureRecipes--0: %d, %v", len(pages), err)
+	}
+	u, err := url.Parse(pages[0].URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's fixture server is gone; its address is free for the changed copy.
+	ln, err := net.Listen("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != fixtureLasagna {
+			webvoyager.FixtureHandler().ServeHTTP(w, r)
+			return
+		}
+		x := serveFixture(t, webvoyager.FixtureHandler(), r.URL.RequestURI(), true)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(x.Status)
+		_, _ = w.Write(x.Body)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	out, errs, code := bench(t, append([]string{"cassette", "diff", cas, "--live", "--format", "json"}, suite...)...)
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, errs)
+	}
+	var r drift.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if d := r.WithStatus(drift.Drifted); !slices.Equal(d, []string{"FixtureRecipes--0"}) || !slices.Equal(r.Reviews(), d) ||
+		r.Counts[drift.Unchanged] != len(r.Tasks)-1 || len(r.Tasks) != 5 {
+		t.Errorf("drifted %v, reviews %v, counts %v of %d tasks\n%s", d, r.Reviews(), r.Counts, len(r.Tasks), out)
 	}
 }
