@@ -92,7 +92,7 @@ func TestCassetteRoundTrip(t *testing.T) {
 			plan.Tasks = c.tasks
 			if _, err := Run(context.Background(), plan, c.rep, Options{OutDir: filepath.Join(dir, "rep"), Workers: 2,
 				BrowserArgs: []string{"--proxy-server=http://" + addr, "--proxy-bypass-list=<-loopback>"},
-				Log: io.Discard, Cassette: replay}); err != nil {
+				Log:         io.Discard, Cassette: replay}); err != nil {
 				t.Fatal(err)
 			}
 			rec, rep := latest(t, filepath.Join(dir, "rec")), latest(t, filepath.Join(dir, "rep"))
