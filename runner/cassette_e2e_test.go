@@ -3,43 +3,19 @@ package runner
 import (
 	"context"
 	"io"
-	"net"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 
 	"webbench/browser/cassette"
+	"webbench/browser/cassette/cassettetest"
 	"webbench/results"
 	"webbench/suites"
 	"webbench/suites/webvoyager"
 )
 
-// countingListener accepts and closes connections on loopback, counting them; closed with the test.
-func countingListener(t *testing.T) (addr string, conns *atomic.Int64) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	conns = new(atomic.Int64)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			_ = c.Close()
-		}
-	}()
-	return ln.Addr().String(), conns
-}
-
 // TestCassetteRoundTrip records runs of the WebVoyager fixture sites and of the Zoo's read-only (Q&A) tasks
 // with the scripted policy, then replays them in a Chromium whose every connection, loopback included, goes to
-// a counting listener (--proxy-server with --proxy-bypass-list=<-loopback>: Chromium's proxy docs,
-// net/docs/proxy.md "Overriding the implicit bypass rules"); the WebVoyager fixture server is stopped before
+// a counting listener (cassettetest.CountConnections); the WebVoyager fixture server is stopped before
 // the replay, and the Zoo's is out of the browser's reach (its tenants are still made in process, the pages
 // never fetched). Every attempt has the same outcome and final answer as recorded, 0 misses, and no connection
 // is opened.
@@ -84,14 +60,14 @@ func TestCassetteRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.stopServer()
-			addr, conns := countingListener(t)
+			proxy, conns := cassettetest.CountConnections(t)
 			replay, err := cassette.Open(filepath.Join(dir, "cassette"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			plan.Tasks = c.tasks
 			if _, err := Run(context.Background(), plan, c.rep, Options{OutDir: filepath.Join(dir, "rep"), Workers: 2,
-				BrowserArgs: []string{"--proxy-server=http://" + addr, "--proxy-bypass-list=<-loopback>"},
+				BrowserArgs: proxy,
 				Log:         io.Discard, Cassette: replay}); err != nil {
 				t.Fatal(err)
 			}
