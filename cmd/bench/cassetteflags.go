@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/browser/cassette"
+	"webbench/spec"
 	"webbench/suites"
 	"webbench/suites/webvoyager"
 )
@@ -27,16 +28,27 @@ func (f *cassetteFlags) register(c *cobra.Command) {
 		"the record time (docs/CASSETTES.md)")
 }
 
-// open is the cassette the flags name, nil without --record or --replay; a usage error for both at once, or
-// --record-secrets without --record.
-func (f *cassetteFlags) open() (*cassette.Cassette, error) {
+// check refuses --record with --replay, and --record-secrets without --record (usage errors).
+func (f *cassetteFlags) check() error {
 	switch {
 	case f.record != "" && f.replay != "":
-		return nil, usageErr("--record and --replay: give one (record once with network, then replay)")
+		return usageErr("--record and --replay: give one (record once with network, then replay)")
 	case f.secrets && f.record == "":
-		return nil, usageErr("--record-secrets needs --record DIR")
+		return usageErr("--record-secrets needs --record DIR")
+	}
+	return nil
+}
+
+// open is the cassette the flags name (check them first), nil without --record or --replay; a cassette that
+// does not open is a usage error.
+func (f *cassetteFlags) open() (*cassette.Cassette, error) {
+	switch {
 	case f.record != "":
-		return cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+		c, err := cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+		if err != nil {
+			return nil, usageErr("--record: %v", err)
+		}
+		return c, nil
 	case f.replay != "":
 		c, err := cassette.Open(f.replay)
 		if err != nil {
@@ -57,4 +69,16 @@ func suiteOptions(suite string, o suites.Options, c *cassette.Cassette) suites.O
 	out := suites.Options{}
 	maps.Copy(out, o)
 	return webvoyager.ReplayOptions(out, c.RecordedAt())
+}
+
+// fromSpec takes the spec's record, replay and record_secrets (spec.Spec.CassetteDirs) unless --record or
+// --replay is given; --record-secrets, when given, replaces record_secrets.
+func (f *cassetteFlags) fromSpec(c *cobra.Command, sp *spec.Spec) {
+	if c.Flags().Changed("record") || c.Flags().Changed("replay") {
+		return
+	}
+	f.record, f.replay = sp.CassetteDirs()
+	if !c.Flags().Changed("record-secrets") {
+		f.secrets = sp.RecordSecrets
+	}
 }
