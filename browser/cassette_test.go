@@ -3,18 +3,15 @@ package browser
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"webbench/browser/cassette"
+	"webbench/browser/cassette/cassettetest"
 )
 
 // The secrets a cassette must not store unless asked: a cookie the server sets (and the page sends back), an
@@ -106,31 +103,6 @@ func playCassetteAttempt(t *testing.T, s *Session, base, wantData, wantDay strin
 	}
 }
 
-// cassetteBytes is every file of the cassette, blobs decompressed.
-func cassetteBytes(t *testing.T, dir string) []byte {
-	t.Helper()
-	c, err := cassette.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all []byte
-	err = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if name, ok := strings.CutSuffix(fi.Name(), ".zst"); ok && err == nil {
-			b, err = c.Blob(name)
-		}
-		all = append(all, b...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return all
-}
-
 // TestCassetteSecrets records the fixture's attempt twice: without --record-secrets the cassette's bytes
 // (tapes, manifest, decompressed bodies) hold none of the cookie, the Authorization header and the URL token;
 // with it they hold all three.
@@ -143,7 +115,7 @@ func TestCassetteSecrets(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		dir := t.TempDir()
 		recordCassette(t, dir, srv.URL, keep, time.Now())
-		all := cassetteBytes(t, dir)
+		all := cassettetest.Bytes(t, dir)
 		for _, s := range []string{secretCookie, secretToken, secretAuth} {
 			if got := bytes.Contains(all, []byte(s)); got != keep {
 				t.Errorf("recorded with secrets=%v: the cassette holds %s: %v", keep, s, got)
@@ -156,9 +128,8 @@ func TestCassetteSecrets(t *testing.T) {
 }
 
 // TestCassetteReplayOffline records the fixture's attempt, stops the fixture server, and replays it in a
-// Chromium whose every connection, loopback included, goes to a counting listener (--proxy-server with
-// --proxy-bypass-list=<-loopback>, which removes Chromium's implicit loopback bypass:
-// https://chromium.googlesource.com/chromium/src/+/HEAD/net/docs/proxy.md#overriding-the-implicit-bypass-rules).
+// Chromium whose every connection, loopback included, goes to a counting listener
+// (cassettetest.CountConnections).
 // The replay shows the recorded data and the record date, follows the recorded redirect, answers an unrecorded
 // page with a 404 counted as a miss, and opens no connection.
 func TestCassetteReplayOffline(t *testing.T) {
@@ -172,24 +143,8 @@ func TestCassetteReplayOffline(t *testing.T) {
 	recordCassette(t, dir, base, false, at)
 	srv.Close()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var conns atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			_ = c.Close()
-		}
-	}()
-	b, err := testDriver.Launch(LaunchOptions{Headless: true, Args: []string{
-		"--proxy-server=http://" + ln.Addr().String(), "--proxy-bypass-list=<-loopback>"}})
+	proxy, conns := cassettetest.CountConnections(t)
+	b, err := testDriver.Launch(LaunchOptions{Headless: true, Args: proxy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -199,6 +199,14 @@ func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("browser: init script: %w", err)
 	}
+	// After the settle script, which keeps the page's own requestAnimationFrame and setTimeout: the clock's
+	// script, run after it in every document, replaces them with Playwright's fake timers.
+	if o.Cassette != nil {
+		if err := o.Cassette.SetClock(bctx); err != nil {
+			_ = bctx.Close()
+			return nil, fmt.Errorf("browser: cassette: %w", err)
+		}
+	}
 	bctx.OnPage(func(p playwright.Page) {
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -39,8 +39,13 @@ func noteCassette(tr *results.Trajectory, cas *cassette.Attempt) {
 		return
 	}
 	use := &results.CassetteUse{Mode: results.CassetteRecord}
-	if cas.Cassette().Mode() == cassette.Replay {
+	if replaying(cas) {
 		use = &results.CassetteUse{Mode: results.CassetteReplay, Misses: cas.Misses()}
 	}
 	tr.Cassette = use
+}
+
+// replaying reports whether cas replays (a cassette from cassette.Open).
+func replaying(cas *cassette.Attempt) bool {
+	return cas != nil && cas.Cassette().Mode() == cassette.Replay
 }

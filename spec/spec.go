@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -64,6 +65,12 @@ type Spec struct {
 	SuiteOptions map[string]string `yaml:"suite_options"`
 	// Notes is free text (e.g. the predicted power of a nightly spec).
 	Notes string `yaml:"notes"`
+	// Record and Replay are the spec's cassette (docs/CASSETTES.md): record every attempt's traffic into the
+	// directory, or answer it from there; RecordSecrets keeps secrets in a recording. Relative paths are from
+	// the spec file's folder (CassetteDirs); --record, --replay and --record-secrets replace them.
+	Record        string `yaml:"record"`
+	Replay        string `yaml:"replay"`
+	RecordSecrets bool   `yaml:"record_secrets"`
 
 	file string
 }
@@ -367,3 +374,14 @@ func nodeText(n *yaml.Node) string {
 }
 
 func knownGuard(name string) bool { return slices.Contains(guard.Names(), name) }
+
+// CassetteDirs are Record and Replay, relative ones resolved against the spec file's folder ("" when unset).
+func (s *Spec) CassetteDirs() (record, replay string) {
+	resolve := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(filepath.Dir(s.file), p)
+	}
+	return resolve(s.Record), resolve(s.Replay)
+}

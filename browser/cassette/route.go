@@ -13,20 +13,29 @@ import (
 // Install routes every request of bctx through the attempt: recording, each is fetched live (Route.Fetch with
 // no redirect followed, so a redirect is stored as its own 3xx entry) and the response served as fetched;
 // replaying, each is answered from the tape (Route.Fulfill) and a request without an entry gets a 404 and is
-// counted (Misses). Replay also sets the context's clock to the cassette's record time with Clock.SetSystemTime
-// (time then runs on from there; timers keep firing in real time — Playwright's clock controller is resumed
-// on injection), so date-relative pages render as recorded.
+// counted (Misses).
 //
 // Install must run before any other route of the context: Playwright runs the last registered route first,
 // and a later allow-list route falls back to this one for the requests it lets through.
 func (a *Attempt) Install(bctx playwright.BrowserContext) error {
 	if a.c.mode == Replay {
-		if err := bctx.Clock().SetSystemTime(a.c.RecordedAt()); err != nil {
-			return fmt.Errorf("cassette: clock: %w", err)
-		}
 		return bctx.Route("**/*", a.replayRoute)
 	}
 	return bctx.Route("**/*", a.recordRoute)
+}
+
+// SetClock sets a replay's page clock to the cassette's record time with Clock.SetSystemTime: Date starts
+// there and runs on, so date-relative pages render as recorded. Any clock call installs Playwright's fake
+// timers for the context's documents, resumed (they fire in real time); an init script added before SetClock
+// still sees the browser's own timers. A recording's clock is left alone.
+func (a *Attempt) SetClock(bctx playwright.BrowserContext) error {
+	if a.c.mode != Replay {
+		return nil
+	}
+	if err := bctx.Clock().SetSystemTime(a.c.RecordedAt()); err != nil {
+		return fmt.Errorf("cassette: clock: %w", err)
+	}
+	return nil
 }
 
 // maxHops bounds a redirect chain followed for one request (Chromium's own limit is 20).

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/browser/cassette"
+	"webbench/spec"
 	"webbench/suites"
 	"webbench/suites/webvoyager"
 )
@@ -33,18 +34,30 @@ func (f *cassetteFlags) register(c *cobra.Command) {
 		"counted in cassette_misses)")
 }
 
-// open is the cassette the flags name, nil without --record or --replay; a usage error for both at once,
-// --record-secrets without --record, or --record-missing without --replay.
-func (f *cassetteFlags) open() (*cassette.Cassette, error) {
+// check refuses --record with --replay, --record-secrets without --record, and --record-missing without
+// --replay (usage errors).
+func (f *cassetteFlags) check() error {
 	switch {
 	case f.record != "" && f.replay != "":
-		return nil, usageErr("--record and --replay: give one (record once with network, then replay)")
+		return usageErr("--record and --replay: give one (record once with network, then replay)")
 	case f.secrets && f.record == "":
-		return nil, usageErr("--record-secrets needs --record DIR")
+		return usageErr("--record-secrets needs --record DIR")
 	case f.missing && f.replay == "":
-		return nil, usageErr("--record-missing needs --replay DIR (it fills a replay's misses)")
+		return usageErr("--record-missing needs --replay DIR (it fills a replay's misses)")
+	}
+	return nil
+}
+
+// open is the cassette the flags name (check them first), nil without --record or --replay; a cassette that
+// does not open is a usage error.
+func (f *cassetteFlags) open() (*cassette.Cassette, error) {
+	switch {
 	case f.record != "":
-		return cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+		c, err := cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+		if err != nil {
+			return nil, usageErr("--record: %v", err)
+		}
+		return c, nil
 	case f.replay != "":
 		open := cassette.Open
 		if f.missing {
@@ -69,4 +82,16 @@ func suiteOptions(suite string, o suites.Options, c *cassette.Cassette) suites.O
 	out := suites.Options{}
 	maps.Copy(out, o)
 	return webvoyager.ReplayOptions(out, c.RecordedAt())
+}
+
+// fromSpec takes the spec's record, replay and record_secrets (spec.Spec.CassetteDirs) unless --record or
+// --replay is given; --record-secrets, when given, replaces record_secrets.
+func (f *cassetteFlags) fromSpec(c *cobra.Command, sp *spec.Spec) {
+	if c.Flags().Changed("record") || c.Flags().Changed("replay") {
+		return
+	}
+	f.record, f.replay = sp.CassetteDirs()
+	if !c.Flags().Changed("record-secrets") {
+		f.secrets = sp.RecordSecrets
+	}
 }

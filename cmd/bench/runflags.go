@@ -56,6 +56,12 @@ func (f *runFlags) register(c *cobra.Command) {
 // openCassette opens the cassette of --record or --replay (before the suite opens: a replay sets suite
 // options, suiteOptions) and keeps it for options.
 func (f *runFlags) openCassette() (*cassette.Cassette, error) {
+	if err := f.cas.check(); err != nil {
+		return nil, err
+	}
+	if f.dryRun && f.cas.record != "" {
+		return nil, nil // a dry run writes nothing: no cassette directory is made
+	}
 	c, err := f.cas.open()
 	f.cassette = c
 	return c, err
