@@ -144,6 +144,8 @@ type Cassette struct {
 	man  Manifest
 	now  func() time.Time
 
+	// enc and dec are used through EncodeAll and DecodeAll only, which klauspost/compress documents as safe
+	// for concurrent use (zstd.Encoder.EncodeAll, zstd.Decoder.DecodeAll).
 	enc *zstd.Encoder
 	dec *zstd.Decoder
 
