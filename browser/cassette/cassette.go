@@ -149,6 +149,8 @@ type Cassette struct {
 	// fill: a replay that fetches its misses live and appends them (OpenFill).
 	fill bool
 
+	// enc and dec are used through EncodeAll and DecodeAll only, which klauspost/compress documents as safe
+	// for concurrent use (zstd.Encoder.EncodeAll, zstd.Decoder.DecodeAll).
 	enc *zstd.Encoder
 	dec *zstd.Decoder
 
