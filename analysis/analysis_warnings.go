@@ -23,7 +23,7 @@ type Warning struct {
 	// variant_identical, differential_errors,
 	// unequal_reps, holm_floor, cost_holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
 	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go), sequential_fixed_p and sequential_budget
-	// (sequential_result.go).
+	// (sequential_result.go), cassette_misses (cassette.go).
 	Kind WarningKind
 	// Variants are the variants it concerns: one, or none for the whole run.
 	Variants []string
@@ -73,6 +73,9 @@ type Warning struct {
 	// Budget is the budget a sequential run stopped on (sequential_budget: results.BudgetCost or
 	// BudgetAttempts).
 	Budget string
+	// Misses are the baseline's and the variant's cassette misses, in that order (cassette_misses,
+	// cassette.go).
+	Misses []ArmMisses
 }
 
 // ArmErrors is one arm's count of errors of a class: Errors of its Attempts
@@ -166,6 +169,7 @@ func buildWarnings(a *Analysis, by map[string][]results.Attempt, in Inputs) []Wa
 		}
 	}
 	infraWarning(a, add)
+	cassetteWarnings(a, by, add)
 	judgeWarnings(a, add)
 	for i := range a.Variants {
 		if v := &a.Variants[i]; !v.AA && underpowered(&v.All, a.Alpha, a.Power) { // an A/A arm has no effect to find

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
+
+	"webbench/browser/cassette"
 )
 
 // Defaults of SessionOptions (DESIGN.md "Scale beyond one machine", Playwright MCP's action timeout).
@@ -47,6 +49,9 @@ type SessionOptions struct {
 	// SetupTimeout bounds NewSession and Close, Playwright calls without a timeout of their own (default
 	// DefaultSetupTimeout, 30 s); past it they return an ErrUnresponsive error.
 	SetupTimeout time.Duration
+	// Cassette, when set, records every request of the context into the attempt's tape or answers it from
+	// the tape (cassette.Attempt.Install; docs/CASSETTES.md). The caller closes it after the session.
+	Cassette *cassette.Attempt
 }
 
 func (o SessionOptions) withDefaults() SessionOptions {
@@ -136,7 +141,7 @@ var errClosed = errors.New("browser: session closed")
 // NewSession opens a fresh context (viewport, locale, timezone from o, downloads accepted) and one page, sets
 // the default action timeout (o.ActionTimeout) and navigation timeout (o.NavigationTimeout), routes every
 // request (every one o.AskOnly matches, when set) through o.Allowed when it is set (aborting refused ones with
-// net::ERR_BLOCKED_BY_CLIENT), and starts
+// net::ERR_BLOCKED_BY_CLIENT) after o.Cassette when set (which records or replays them), and starts
 // collecting console errors, page errors, dialogs (dismissed at once) and downloads for the next result's Events.
 // When the context and page are not ready within o.SetupTimeout, it returns an error wrapping ErrUnresponsive
 // (the browser is hung or gone; the caller should drop it) and closes the session if it arrives later.
@@ -164,6 +169,14 @@ func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 	s := &Session{ctx: bctx, opts: o, net: netState{pending: map[playwright.Request]uint64{}}}
 	bctx.SetDefaultTimeout(ms(o.ActionTimeout))
 	bctx.SetDefaultNavigationTimeout(ms(o.NavigationTimeout))
+	// The cassette's route goes first: Playwright tries the last registered route first, so the allow-list
+	// below decides and falls back to the cassette for what it lets through.
+	if o.Cassette != nil {
+		if err := o.Cassette.Install(bctx); err != nil {
+			_ = bctx.Close()
+			return nil, fmt.Errorf("browser: cassette: %w", err)
+		}
+	}
 	if o.Allowed != nil {
 		allowed := o.Allowed
 		var match any = "**/*"
@@ -185,6 +198,14 @@ func (b *Browser) newSession(o SessionOptions) (*Session, error) {
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(settleInitScript)}); err != nil {
 		_ = bctx.Close()
 		return nil, fmt.Errorf("browser: init script: %w", err)
+	}
+	// After the settle script, which keeps the page's own requestAnimationFrame and setTimeout: the clock's
+	// script, run after it in every document, replaces them with Playwright's fake timers.
+	if o.Cassette != nil {
+		if err := o.Cassette.SetClock(bctx); err != nil {
+			_ = bctx.Close()
+			return nil, fmt.Errorf("browser: cassette: %w", err)
+		}
 	}
 	bctx.OnPage(func(p playwright.Page) {
 		s.mu.Lock()

@@ -139,6 +139,8 @@ func WarningText(w analysis.Warning, wd Wording) string {
 			c.UnmatchedA, wd.Baseline, c.UnmatchedB, wd.Variant, c.Pairs)
 	case analysis.WarnInfraErrors:
 		return infraText(w)
+	case analysis.WarnCassetteMisses:
+		return cassetteMissesText(w)
 	case analysis.WarnJudgeUncertain:
 		n, arms := armErrors(w.Arms)
 		return fmt.Sprintf("The judge was uncertain about %d %s (%s): the answer matched its rule but also stated other candidates or negated it; %s excluded from the denominators and from the paired comparisons, never counted as a pass; decide %s with `bench judge DIR --judge answer --judge-model openai:NAME`.",
@@ -218,6 +220,19 @@ func armErrors(arms []analysis.ArmErrors) (total int, list string) {
 		parts = append(parts, fmt.Sprintf("%s %d", a.Arm, a.Errors))
 	}
 	return total, strings.Join(parts, ", ")
+}
+
+// cassetteMissesText words a cassette_misses warning.
+func cassetteMissesText(w analysis.Warning) string {
+	parts := make([]string, 0, len(w.Misses))
+	for _, m := range w.Misses {
+		parts = append(parts, fmt.Sprintf("%s %s in %d of %d %s", m.Arm, results.Count(m.Misses, "miss", "misses"),
+			m.Missing, m.Attempts, results.Plural(m.Attempts, "attempt", "attempts")))
+	}
+	return fmt.Sprintf("The arms met different cassette misses in the replay (requests without a recorded response, "+
+		"answered 404): %s. One arm browsed pages the recording never saw, so part of the difference is the "+
+		"cassette's; the trajectories list the missed URLs (cassette.misses): record them (re-record the tasks) "+
+		"before trusting the comparison.", strings.Join(parts, ", "))
 }
 
 // infraText words an infra_errors warning.

@@ -18,7 +18,8 @@ import (
 //   - from tr: Steps, Tokens, RepeatedCalls and ToolBytes (the waste outcomes: RepeatedCalls,
 //     ToolResultBytes), Error (the error that ended the attempt, redacted by whoever recorded it),
 //     GuardEvents, FinishReason, RecoveredFrom, Final and OK (the final answer; Final is the loop's last output
-//     when there is none), and Trajectory (TrajectoryPath of rec.AttemptID);
+//     when there is none), Trajectory (TrajectoryPath of rec.AttemptID), and CassetteMisses (the number of
+//     tr.Cassette.Misses when the attempt was replayed);
 //   - an infrastructure or rate-limit finish (ClassOf its error class is infra): status error, class infra,
 //     failure mode infra, no verdict (verdict is not called);
 //   - else verdict(rec) — the verdict of the run's judges on the record's final answer — decides the status
@@ -38,6 +39,10 @@ func Conclude(rec Attempt, tr *Trajectory, verdict func(rec Attempt) judge.Verdi
 		rec.Final = tr.Finish.Output
 	}
 	rec.Trajectory = TrajectoryPath(rec.AttemptID)
+	if c := tr.Cassette; c != nil && c.Mode == CassetteReplay {
+		n := len(c.Misses)
+		rec.CassetteMisses = &n
+	}
 	if ClassOf(tr.Finish.ErrorClass) == ClassInfra {
 		rec.Status, rec.ErrorClass, rec.FailureMode = StatusError, ClassInfra, ModeInfra
 		return rec

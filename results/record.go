@@ -126,6 +126,9 @@ type Attempt struct {
 	// cost comparisons leave out of these outcomes (CostOutcome.Recorded).
 	RepeatedCalls *int   `json:"repeated_calls,omitempty"`
 	ToolBytes     *int64 `json:"tool_bytes,omitempty"`
+	// CassetteMisses is the number of the attempt's requests a replay found no recorded response for (the
+	// URLs are in the trajectory's cassette.misses); nil (absent) when the attempt was not replayed.
+	CassetteMisses *int `json:"cassette_misses,omitempty"`
 	// GuardEvents counts guard events by guard name.
 	GuardEvents map[string]int `json:"guard_events"`
 	// Retries is how many times this attempt was retried after infrastructure errors before this record.

@@ -70,6 +70,27 @@ type Trajectory struct {
 	// before it and when a kept screenshot's step is not known (an agent's screenshot with no capture after it):
 	// readers then show the screenshots without steps.
 	ScreenshotSteps []int `json:"screenshot_steps,omitempty"`
+	// Cassette is how the attempt used the run's cassette (--record, --replay); nil without one. Set by the
+	// runner.
+	Cassette *CassetteUse `json:"cassette,omitempty"`
+}
+
+// CassetteMode is how an attempt used a cassette: record or replay.
+type CassetteMode string
+
+// Cassette modes (docs/CASSETTES.md).
+const (
+	CassetteRecord CassetteMode = "record"
+	CassetteReplay CassetteMode = "replay"
+)
+
+// CassetteUse is an attempt's use of the run's cassette.
+type CassetteUse struct {
+	// Mode is record or replay.
+	Mode CassetteMode `json:"mode"`
+	// Misses are the URLs of the requests a replay found no recorded response for (answered 404), in order,
+	// secret query values redacted.
+	Misses []string `json:"misses,omitempty"`
 }
 
 // FirstObservationText is the first observation as the model was shown it (browser.Result.Format), "" when

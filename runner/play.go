@@ -10,6 +10,7 @@ import (
 
 	"webbench/agent"
 	"webbench/browser"
+	"webbench/browser/cassette"
 	"webbench/llm"
 	"webbench/results"
 	"webbench/suites"
@@ -54,6 +55,8 @@ type stage struct {
 	env  suites.Env
 	b    *browser.Browser
 	sess *browser.Session
+	// cas is the attempt's cassette view when the run records or replays (Options.Cassette), else nil.
+	cas *cassette.Attempt
 }
 
 // played is a played attempt: its trajectory, and the screenshots kept for the judge with the step of each
@@ -131,6 +134,7 @@ func (wk *worker) play(ctx context.Context, a Attempt, suite suites.Suite, af *a
 		wk.b = nil
 		return infra(errors.New("browser disconnected during the attempt (crashed or killed)"))
 	}
+	noteCassette(p.tr, st.cas)
 	// Assigned to rec before returning: the trace's deferred stop keeps the trace of an attempt that did not pass.
 	rec = wk.conclude(ctx, rec, a, af, w, env, p.shots, p.shotSteps, p.tr)
 	return rec
@@ -150,8 +154,23 @@ func (wk *worker) openSession(ctx context.Context, st *stage, rec *results.Attem
 	if err != nil {
 		return closeSession, fmt.Errorf("launch browser: %w", err)
 	}
-	sess, err := b.NewSession(browser.SessionOptions{ActionTimeout: wk.opts.ActionTimeout, Allowed: st.env.Allowed,
-		AskOnly: suites.AskOnly(st.env), DisableEvaluate: wk.opts.DisableEvaluate})
+	if c := wk.opts.Cassette; c != nil {
+		st.cas = c.Attempt(st.a.Task.ID, st.a.AttemptID)
+		// Closed after the session (closers run last first): a recording's tape holds every request it made.
+		closers = append(closers, func() {
+			if err := st.cas.Close(); err != nil {
+				fmt.Fprintf(wk.opts.Log, "cassette: %v\n", err)
+			}
+		})
+	}
+	so := browser.SessionOptions{ActionTimeout: wk.opts.ActionTimeout, Allowed: st.env.Allowed,
+		AskOnly: suites.AskOnly(st.env), DisableEvaluate: wk.opts.DisableEvaluate, Cassette: st.cas}
+	if replaying(st.cas) {
+		// The allow-list keeps an attempt off other tenants and off the web; a replay reaches neither, and its
+		// recorded pages name the recording's tenant (the Zoo's /t/<id>/), which the list would refuse.
+		so.Allowed, so.AskOnly = nil, nil
+	}
+	sess, err := b.NewSession(so)
 	if err != nil {
 		wk.b = nil
 		_ = b.Close()

@@ -16,6 +16,7 @@ import (
 	"webbench/agent"
 	"webbench/agent/guard"
 	"webbench/browser"
+	"webbench/browser/cassette"
 	"webbench/llm"
 	"webbench/results"
 	"webbench/scripted"
@@ -85,6 +86,12 @@ type Options struct {
 	// endpoint gives is stored. With it the endpoints' preflight is skipped, so a replayed run sends nothing;
 	// an endpoint error then stops the run at the first call that misses, as any mid-run endpoint error does.
 	ModelCache string
+	// Cassette, when set, records every attempt's network traffic into its task's tape (a cassette from
+	// cassette.Create: --record) or answers it from the tape (cassette.Open: --replay), each replayed
+	// attempt's misses in its record (results.Attempt.CassetteMisses) and trajectory. Variants whose tools run
+	// in a browser of their own (a Playwright MCP tool backend) are refused: their traffic does not pass
+	// through the worker's browser context.
+	Cassette *cassette.Cassette
 }
 
 // DefaultBrowserReconnect is Options.BrowserReconnect's default: how long a remote browser server may stay
@@ -139,7 +146,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	// preflight's included; the process-wide default (standard error) is back once the run returns.
 	llm.SetLimiterLog(opts.Log)
 	defer llm.SetLimiterLog(os.Stderr)
-	all, err := plan.Expand()
+	all, err := expandChecked(plan, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -64,9 +65,16 @@ type Spec struct {
 	SuiteOptions map[string]string `yaml:"suite_options"`
 	// Notes is free text (e.g. the predicted power of a nightly spec).
 	Notes string `yaml:"notes"`
-	// ModelCache is the default model-call cache directory (--model-cache; relative to the working directory,
-	// as prompt files are): the arms' model calls replay from it until an attempt's first request not stored.
+	// ModelCache is the default model-call cache directory (--model-cache replaces it; a relative path is from
+	// the spec file's folder, ModelCacheDir): the arms' model calls replay from it until an attempt's first
+	// request not stored.
 	ModelCache string `yaml:"model_cache"`
+	// Record and Replay are the spec's cassette (docs/CASSETTES.md): record every attempt's traffic into the
+	// directory, or answer it from there; RecordSecrets keeps secrets in a recording. Relative paths are from
+	// the spec file's folder (CassetteDirs); --record, --replay and --record-secrets replace them.
+	Record        string `yaml:"record"`
+	Replay        string `yaml:"replay"`
+	RecordSecrets bool   `yaml:"record_secrets"`
 
 	file string
 }
@@ -370,3 +378,20 @@ func nodeText(n *yaml.Node) string {
 }
 
 func knownGuard(name string) bool { return slices.Contains(guard.Names(), name) }
+
+// CassetteDirs are Record and Replay, relative ones resolved against the spec file's folder ("" when unset).
+func (s *Spec) CassetteDirs() (record, replay string) {
+	return s.fromSpecDir(s.Record), s.fromSpecDir(s.Replay)
+}
+
+// ModelCacheDir is ModelCache, a relative path resolved against the spec file's folder ("" when unset).
+func (s *Spec) ModelCacheDir() string { return s.fromSpecDir(s.ModelCache) }
+
+// fromSpecDir resolves a path the spec names against the spec file's folder, so a spec means the same
+// directories whatever folder bench runs in ("" and absolute paths unchanged).
+func (s *Spec) fromSpecDir(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(s.file), p)
+}

@@ -106,6 +106,13 @@ func (s *Spec) setDefaults(c specCheck) error {
 	if err := results.CheckCostMargins(s.FailIfCostlier); err != nil {
 		return fmt.Errorf("%s:%d: fail_if_costlier: %v", c.name, c.line("fail_if_costlier"), err)
 	}
+	switch {
+	case s.Record != "" && s.Replay != "":
+		return fmt.Errorf("%s:%d: record and replay: give one (record once with network, then replay)", c.name,
+			c.line("replay:"))
+	case s.RecordSecrets && s.Record == "":
+		return fmt.Errorf("%s:%d: record_secrets needs record", c.name, c.line("record_secrets"))
+	}
 	if s.Baseline.Name == "" {
 		s.Baseline.Name = "baseline"
 	}

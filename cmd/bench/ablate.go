@@ -39,6 +39,12 @@ func ablateCmd() *cobra.Command {
 			if err := f.apply(c, sp); err != nil {
 				return err
 			}
+			rf.cas.fromSpec(c, sp)
+			cas, err := rf.openCassette()
+			if err != nil {
+				return err
+			}
+			sp.SuiteOptions = suiteOptions(sp.Suite, sp.SuiteOptions, cas)
 			plan, s, err := ablatePlan(c, args[0], sp, f.failIfWorse)
 			if err != nil {
 				return err
@@ -63,7 +69,7 @@ func ablateCmd() *cobra.Command {
 				rf.workers = sp.Workers
 			}
 			if rf.modelCache == "" {
-				rf.modelCache = sp.ModelCache
+				rf.modelCache = sp.ModelCacheDir()
 			}
 			ropts, err := rf.options()
 			if err != nil {

@@ -98,6 +98,10 @@ func TestBadInputExitsTwoWithClearErrors(t *testing.T) {
 		{[]string{"run", "--profile", "cleen", "--dry-run"}, `unknown fault profile "cleen"`},
 		{[]string{"run", "--prompt", "/nonexistent/prompt.txt", "--dry-run"}, "system prompt /nonexistent/prompt.txt"},
 		{[]string{"zoo", "serve", "--mutations", "consentt"}, `unknown mutation "consentt"`},
+		{[]string{"run", "--record", "x", "--replay", "y", "--dry-run"}, "--record and --replay: give one"},
+		{[]string{"run", "--record-secrets", "--dry-run"}, "--record-secrets needs --record DIR"},
+		{[]string{"run", "--record-missing", "--dry-run"}, "--record-missing needs --replay DIR"},
+		{[]string{"run", "--replay", "/nonexistent/cassette", "--dry-run"}, "--replay: cassette: /nonexistent/cassette is not a cassette"},
 	}
 	for _, c := range cases {
 		_, stderr, code := bench(t, c.args...)

@@ -58,7 +58,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("--guards: %v", err)
 			}
-			s, tasks, err := sf.open()
+			s, tasks, err := openRunSuite(&sf, &rf)
 			if err != nil {
 				return err
 			}
@@ -122,6 +122,17 @@ func runCmd() *cobra.Command {
 	c.Flags().DurationVar(&timeout, "timeout", 0, "attempt time budget (default: task's, else 600s)")
 	c.Flags().DurationVar(&callTimeout, "call-timeout", 0, "bound on one model HTTP call (default 120s); exceeding it is an infrastructure error")
 	return c
+}
+
+// openRunSuite opens the cassette of --record or --replay, then the suite with its options for it
+// (suiteOptions).
+func openRunSuite(sf *suiteFlags, rf *runFlags) (suites.Suite, []suites.Task, error) {
+	cas, err := rf.openCassette()
+	if err != nil {
+		return nil, nil, err
+	}
+	sf.adjust = func(suite string, o suites.Options) suites.Options { return suiteOptions(suite, o, cas) }
+	return sf.open()
 }
 
 // agentFlags is the external agent of --agent-cmd and --agent-env (nil without --agent-cmd: the built-in agent),

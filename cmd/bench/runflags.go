@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"webbench/browser/cassette"
 	"webbench/runner"
 )
 
@@ -24,6 +25,9 @@ type runFlags struct {
 	screenshots, trace  bool
 	noEvaluate          bool
 	modelCache          string
+	cas                 cassetteFlags
+	// cassette is the cassette --record or --replay opened (openCassette), nil without them.
+	cassette *cassette.Cassette
 	// cmd is the command the flags were registered on (register), for Changed.
 	cmd *cobra.Command
 }
@@ -48,6 +52,21 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.trace, "trace", false, "keep a Playwright trace (traces/<attempt_id>.zip) of every attempt that did not pass")
 	c.Flags().BoolVar(&f.noEvaluate, "disable-evaluate", false, "remove browser_evaluate from the agent's tools")
 	c.Flags().StringVar(&f.modelCache, "model-cache", "", "model-call cache directory: the built-in agent's calls replay from it until an attempt's first request not stored, every response is stored; skips the endpoints' preflight (docs/MODEL-CACHE.md)")
+	f.cas.register(c)
+}
+
+// openCassette opens the cassette of --record or --replay (before the suite opens: a replay sets suite
+// options, suiteOptions) and keeps it for options.
+func (f *runFlags) openCassette() (*cassette.Cassette, error) {
+	if err := f.cas.check(); err != nil {
+		return nil, err
+	}
+	if f.dryRun && f.cas.record != "" {
+		return nil, nil // a dry run writes nothing: no cassette directory is made
+	}
+	c, err := f.cas.open()
+	f.cassette = c
+	return c, err
 }
 
 // options are the runner's options from the flags; a bad value is a usage error naming the flag.
@@ -71,7 +90,7 @@ func (f *runFlags) options() (runner.Options, error) {
 	}
 	opts := runner.Options{Workers: f.workers, Retries: f.retries, Shard: sh, DriverDir: f.driverDir,
 		Chromium: f.chromium, MaxCostUSD: f.maxCost, MaxAttempts: f.maxAttempts, Screenshots: f.screenshots, Trace: f.trace,
-		DisableEvaluate: f.noEvaluate, ModelCache: f.modelCache}
+		DisableEvaluate: f.noEvaluate, ModelCache: f.modelCache, Cassette: f.cassette}
 	if err := f.remote.apply(f.cmd, &opts); err != nil {
 		return runner.Options{}, err
 	}

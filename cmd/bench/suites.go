@@ -81,6 +81,8 @@ type suiteFlags struct {
 	suite, tasks, tasksFile, answers, staleDates string
 	// extra are --suite-option key=value pairs (e.g. the Zoo's instances=all).
 	extra map[string]string
+	// adjust, when set, rewrites the options for the suite (a replay's: suiteOptions).
+	adjust func(suite string, o suites.Options) suites.Options
 }
 
 func (f *suiteFlags) register(c *cobra.Command) {
@@ -101,6 +103,9 @@ func (f *suiteFlags) options() suites.Options {
 		if v != "" {
 			opts[k] = v
 		}
+	}
+	if f.adjust != nil {
+		opts = f.adjust(f.suite, opts)
 	}
 	return opts
 }

@@ -403,3 +403,16 @@ func (e *env) StartURL() string                               { return e.start }
 func (e *env) Allowed(string) bool                            { return true }
 func (e *env) State(context.Context) (json.RawMessage, error) { return nil, nil }
 func (e *env) Close(context.Context) error                    { return nil }
+
+// ReplayOptions are options o for a run replayed from a cassette recorded at recordedAt: the stale-date "today"
+// is the record date (a task stale today was not stale when its pages were recorded, and the recorded pages
+// answer as of that day), and the reachability probe is off (a replay reaches no site). Keys o sets stay.
+func ReplayOptions(o suites.Options, recordedAt time.Time) suites.Options {
+	if o["today"] == "" {
+		o["today"] = recordedAt.UTC().Format("2006-01-02")
+	}
+	if o["probe_timeout"] == "" {
+		o["probe_timeout"] = "off"
+	}
+	return o
+}

@@ -1,0 +1,268 @@
+package cassette
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Rule is one row of the matching table: a normalisation applied to a request before its key is formed, so
+// that a replayed request finds the recorded one although a site made part of it volatile.
+type Rule struct {
+	// Name is the rule's id (docs/CASSETTES.md's table); Why says what volatility it absorbs.
+	Name, Why string
+	apply     func(*keyParts)
+}
+
+// keyParts is a request taken apart for the rules.
+type keyParts struct {
+	method, scheme, host, port, path string
+	query                            [][2]string // name, value in request order
+	contentType                      string
+	body                             []byte
+}
+
+// Rules is the matching table, applied in order by Key. Every rule only removes or rewrites volatile parts, so
+// two requests a site treats alike get one key; requests it treats differently keep different keys.
+var Rules = []Rule{
+	{Name: "fragment", Why: "the #fragment is never sent to the server; in-page anchors differ between runs",
+		apply: func(*keyParts) {}}, // Key never reads the fragment: the rule is listed so the table is whole
+	{Name: "host-case", Why: "scheme and host are case-insensitive (RFC 3986 §6.2.2.1)",
+		apply: func(k *keyParts) { k.scheme, k.host = strings.ToLower(k.scheme), strings.ToLower(k.host) }},
+	{Name: "loopback-port", Why: "local servers (fixtures, the Zoo) listen on a free port chosen at each start",
+		apply: func(k *keyParts) {
+			if isLoopback(k.host) {
+				k.port = ""
+			}
+		}},
+	{Name: "opaque-path-id", Why: "session and tenant ids in paths (a hex string of 16+ digits, a UUID — the " +
+		"Zoo's /t/<tenant>/) are new in every session", apply: func(k *keyParts) {
+		segs := strings.Split(k.path, "/")
+		for i, s := range segs {
+			if opaqueID.MatchString(s) {
+				segs[i] = "{id}"
+			}
+		}
+		k.path = strings.Join(segs, "/")
+	}},
+	{Name: "secret-params", Why: "tokens and session ids in the query (access_token, sig, sid, …) change per " +
+		"session and are not stored (SecretParam)", apply: func(k *keyParts) {
+		k.query = dropParams(k.query, func(name, _ string) bool { return SecretParam(name) })
+	}},
+	{Name: "cache-busters", Why: "cache-busting and timestamp parameters (_=, cb=, v=, ts=, a 10- or 13-digit " +
+		"Unix time under any name) are new on every load", apply: func(k *keyParts) {
+		k.query = dropParams(k.query, volatileParam)
+	}},
+	{Name: "param-order", Why: "query parameter order carries no meaning for servers that read them into a map; " +
+		"scripts build queries from objects in varying order", apply: func(k *keyParts) {
+		sort.SliceStable(k.query, func(i, j int) bool { return k.query[i][0] < k.query[j][0] })
+	}},
+	{Name: "json-body", Why: "a JSON POST body's key order and whitespace vary with the serialiser",
+		apply: func(k *keyParts) { k.body = canonicalJSON(k.contentType, k.body) }},
+	{Name: "form-body", Why: "a form POST body is a query: the secret, cache-buster and order rules apply to it",
+		apply: func(k *keyParts) { k.body = canonicalForm(k.contentType, k.body) }},
+}
+
+var (
+	opaqueID = regexp.MustCompile(`^(?i:[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`)
+	unixTime = regexp.MustCompile(`^1\d{9}(?:\d{3})?$`)
+	// volatileNames are cache-buster parameter names (lower case).
+	volatileNames = map[string]bool{"_": true, "cb": true, "cachebust": true, "cache_bust": true, "cachebuster": true,
+		"nocache": true, "rnd": true, "rand": true, "random": true, "ts": true, "timestamp": true, "t": true, "v": true,
+		"_t": true, "_ts": true, "bust": true}
+	// secretNames are query parameter names whose values are credentials or session ids (lower case).
+	secretNames = map[string]bool{"key": true, "api_key": true, "apikey": true, "sig": true, "sid": true, "auth": true,
+		"jsessionid": true, "phpsessid": true, "aspsessionid": true, "x-amz-credential": true,
+		"client_secret": true, "password": true, "passwd": true, "pwd": true, "otp": true}
+	// secretParts mark a secret parameter or header when its name contains one.
+	secretParts = []string{"token", "secret", "session", "signature", "passw", "credential", "csrf", "xsrf"}
+	// secretHeaderParts mark a secret header when its name contains one.
+	secretHeaderParts = []string{"cookie", "authorization", "auth-", "api-key", "apikey", "x-amz-security"}
+)
+
+// SecretParam reports whether a query (or form) parameter named name carries a credential or session id:
+// access_token, id_token, key, api_key, sig, signature, sid, session_id, jsessionid, client_secret, … —
+// a known name, or one containing token, secret, session, signature, passw, credential, csrf or xsrf.
+func SecretParam(name string) bool {
+	n := strings.ToLower(name)
+	if secretNames[n] {
+		return true
+	}
+	for _, p := range secretParts {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// SecretHeader reports whether a request or response header carries a credential or session state: Cookie,
+// Set-Cookie, Authorization, Proxy-Authorization, X-Api-Key, X-Auth-Token, X-CSRF-Token, … — a name containing
+// cookie, authorization, auth-, api-key, apikey, or one of SecretParam's parts.
+func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, p := range secretHeaderParts {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	for _, p := range secretParts {
+		if strings.Contains(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// KeptRequestHeaders are the request headers a cassette stores without secrets (lower case); with secrets it
+// stores every header.
+var KeptRequestHeaders = []string{"accept", "accept-language", "content-type", "origin", "referer"}
+
+func volatileParam(name, value string) bool {
+	return volatileNames[strings.ToLower(name)] || unixTime.MatchString(value)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func dropParams(q [][2]string, drop func(name, value string) bool) [][2]string {
+	out := q[:0:0]
+	for _, p := range q {
+		if !drop(p[0], p[1]) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseQuery splits a raw query into name/value pairs in order, unescaped (a malformed escape stays as is).
+func parseQuery(raw string) [][2]string {
+	var q [][2]string
+	for part := range strings.SplitSeq(raw, "&") {
+		if part == "" {
+			continue
+		}
+		n, v, _ := strings.Cut(part, "=")
+		if un, err := url.QueryUnescape(n); err == nil {
+			n = un
+		}
+		if uv, err := url.QueryUnescape(v); err == nil {
+			v = uv
+		}
+		q = append(q, [2]string{n, v})
+	}
+	return q
+}
+
+func encodeQuery(q [][2]string) string {
+	parts := make([]string, len(q))
+	for i, p := range q {
+		parts[i] = url.QueryEscape(p[0]) + "=" + url.QueryEscape(p[1])
+	}
+	return strings.Join(parts, "&")
+}
+
+func mediaType(ct string) string {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// canonicalJSON re-encodes a JSON body (by content type, or one that parses as a JSON object or array) with
+// sorted keys and no whitespace; other bodies come back unchanged.
+func canonicalJSON(ct string, body []byte) []byte {
+	mt := mediaType(ct)
+	trimmed := bytes.TrimSpace(body)
+	looks := len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
+	if !strings.HasSuffix(mt, "json") && !looks {
+		return body
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return body
+	}
+	out, err := json.Marshal(v) // encoding/json sorts map keys
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// canonicalForm applies the query rules to an application/x-www-form-urlencoded body.
+func canonicalForm(ct string, body []byte) []byte {
+	if mediaType(ct) != "application/x-www-form-urlencoded" {
+		return body
+	}
+	k := keyParts{query: parseQuery(string(body))}
+	k.query = dropParams(k.query, func(n, v string) bool { return SecretParam(n) || volatileParam(n, v) })
+	sort.SliceStable(k.query, func(i, j int) bool { return k.query[i][0] < k.query[j][0] })
+	return []byte(encodeQuery(k.query))
+}
+
+// Key is a request's matching key after the Rules: "METHOD scheme://host[:port]/path[?query]", and " body="
+// with the hex SHA-256 of the normalised body when there is one. bodySum is that hash ("" without a body). A
+// URL that does not parse is its own key.
+func Key(method, rawURL, contentType string, body []byte) (key, bodySum string) {
+	method = strings.ToUpper(method)
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		if len(body) > 0 {
+			bodySum = Sum(body)
+			return method + " " + rawURL + " body=" + bodySum, bodySum
+		}
+		return method + " " + rawURL, ""
+	}
+	k := keyParts{method: method, scheme: u.Scheme, host: u.Hostname(), port: u.Port(), path: u.EscapedPath(),
+		query: parseQuery(u.RawQuery), contentType: contentType, body: body}
+	for _, r := range Rules {
+		r.apply(&k)
+	}
+	var b strings.Builder
+	b.WriteString(k.method + " " + k.scheme + "://" + k.host)
+	if k.port != "" {
+		b.WriteString(":" + k.port)
+	}
+	b.WriteString(k.path)
+	if len(k.query) > 0 {
+		b.WriteString("?" + encodeQuery(k.query))
+	}
+	if len(k.body) > 0 {
+		bodySum = Sum(k.body)
+		b.WriteString(" body=" + bodySum)
+	}
+	return b.String(), bodySum
+}
+
+// StripURL replaces the value of every secret query parameter (SecretParam) with Redacted and drops user
+// information (user:password@); a URL that does not parse comes back unchanged.
+func StripURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		q := parseQuery(u.RawQuery)
+		changed := false
+		for i, p := range q {
+			if SecretParam(p[0]) {
+				q[i][1] = Redacted
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = encodeQuery(q)
+		}
+	}
+	return u.String()
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"maps"
+
+	"github.com/spf13/cobra"
+
+	"webbench/browser/cassette"
+	"webbench/spec"
+	"webbench/suites"
+	"webbench/suites/webvoyager"
+)
+
+// cassetteFlags are --record, --record-secrets, --replay and --record-missing (docs/CASSETTES.md), shared by run
+// and ablate.
+type cassetteFlags struct {
+	record, replay string
+	secrets        bool
+	// missing is --record-missing: a replay fetches its misses live and appends them (cassette.OpenFill).
+	missing bool
+}
+
+func (f *cassetteFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.record, "record", "", "record every attempt's network traffic into the cassette DIR, one "+
+		"tape per task (a task played again replaces its tape); cookies, credentials and URL tokens are not "+
+		"stored (docs/CASSETTES.md)")
+	c.Flags().BoolVar(&f.secrets, "record-secrets", false, "with --record: keep cookies, Authorization and "+
+		"similar headers, and tokens in URLs in the cassette")
+	c.Flags().StringVar(&f.replay, "replay", "", "answer every request from the cassette DIR (nothing leaves the "+
+		"machine): an unrecorded request gets a 404 and is counted in the record's cassette_misses; pages see "+
+		"the record time (docs/CASSETTES.md)")
+	c.Flags().BoolVar(&f.missing, "record-missing", false, "with --replay (and network): fetch a request the "+
+		"cassette has no entry for live and append it to its task's tape, so the next replay finds it (still "+
+		"counted in cassette_misses)")
+}
+
+// check refuses --record with --replay, --record-secrets without --record, and --record-missing without
+// --replay (usage errors).
+func (f *cassetteFlags) check() error {
+	switch {
+	case f.record != "" && f.replay != "":
+		return usageErr("--record and --replay: give one (record once with network, then replay)")
+	case f.secrets && f.record == "":
+		return usageErr("--record-secrets needs --record DIR")
+	case f.missing && f.replay == "":
+		return usageErr("--record-missing needs --replay DIR (it fills a replay's misses)")
+	}
+	return nil
+}
+
+// open is the cassette the flags name (check them first), nil without --record or --replay; a cassette that
+// does not open is a usage error.
+func (f *cassetteFlags) open() (*cassette.Cassette, error) {
+	switch {
+	case f.record != "":
+		c, err := cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+		if err != nil {
+			return nil, usageErr("--record: %v", err)
+		}
+		return c, nil
+	case f.replay != "":
+		open := cassette.Open
+		if f.missing {
+			open = cassette.OpenFill
+		}
+		c, err := open(f.replay)
+		if err != nil {
+			return nil, usageErr("--replay: %v", err)
+		}
+		return c, nil
+	}
+	return nil, nil
+}
+
+// suiteOptions are a suite's options for a replay of c: WebVoyager's gain the record date as its stale-date
+// "today" and no reachability probe (webvoyager.ReplayOptions), unless the options set them. Other suites' and
+// a recording's options come back as they are.
+func suiteOptions(suite string, o suites.Options, c *cassette.Cassette) suites.Options {
+	if c == nil || c.Mode() != cassette.Replay || suite != webvoyager.Name {
+		return o
+	}
+	out := suites.Options{}
+	maps.Copy(out, o)
+	return webvoyager.ReplayOptions(out, c.RecordedAt())
+}
+
+// fromSpec takes the spec's record, replay and record_secrets (spec.Spec.CassetteDirs) unless --record or
+// --replay is given; --record-secrets, when given, replaces record_secrets.
+func (f *cassetteFlags) fromSpec(c *cobra.Command, sp *spec.Spec) {
+	if c.Flags().Changed("record") || c.Flags().Changed("replay") {
+		return
+	}
+	f.record, f.replay = sp.CassetteDirs()
+	if !c.Flags().Changed("record-secrets") {
+		f.secrets = sp.RecordSecrets
+	}
+}
