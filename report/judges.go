@@ -192,10 +192,15 @@ func RunWithJudges(w io.Writer, md bool, o RenderOptions, r *RunReport) error {
 	return writeTextTables(w, md, o, tables, notes)
 }
 
-// RunTables are a plain run's own tables: the variants (RunTable, with r.Bounds) and, when some arm ran with
-// the model cache, its account (ModelCacheTable) with its note.
+// RunTables are a plain run's own tables: the variants (RunTable, with r.Bounds when the report has a judges
+// part, whose uncertain verdicts the bounds are about) and, when some arm ran with the model cache, its account
+// (ModelCacheTable) with its note.
 func RunTables(r *RunReport) ([]results.Table, []string) {
-	tables := []results.Table{RunTable(r.Arms, r.Bounds)}
+	bounds := r.Bounds
+	if r.Judges == nil {
+		bounds = nil
+	}
+	tables := []results.Table{RunTable(r.Arms, bounds)}
 	mc := ModelCacheTable(r.Arms)
 	if len(mc.Rows) == 0 {
 		return tables, nil
