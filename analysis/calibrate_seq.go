@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"time"
 
@@ -101,15 +102,80 @@ func (s SeqCalSetting) draw(rng *rand.Rand, variants int, delta float64) seqDraw
 	return x
 }
 
+// SeqCalDesign is the sequential design the calibration monitors, beyond
+// the setting's size and α: the spending function and its time scale.
+type SeqCalDesign struct {
+	// Spending is the spending function (zero: stats' default).
+	Spending stats.Spending
+	// InfoScale spends on the information fraction, the planned information
+	// being the mean Σd² of SeqInfoDraws draws of the setting at a drop of
+	// InfoAt (0: A/A); false: on the share of units.
+	InfoScale bool
+	InfoAt    float64
+}
+
+// SeqShipped is the design the runner and `bench power --sequential` use.
+var SeqShipped = SeqCalDesign{}
+
+// SeqInfoDraws is the number of A/A draws the planned information is the mean of.
+const SeqInfoDraws = 200
+
+// design returns the stats design of v variants over the setting's units.
+func (cd SeqCalDesign) design(s SeqCalSetting, rng *rand.Rand, alpha float64, v int, minEffect float64) stats.SeqDesign {
+	d := stats.SeqDesign{Alpha: alpha, MinEffect: minEffect, Variants: v, MaxUnits: s.units(), Spending: cd.Spending}
+	if cd.InfoScale {
+		d.Info = planInfo(func() seqDraw { return s.draw(rng, 1, -cd.InfoAt) })
+	}
+	return d
+}
+
+// planInfo is the mean over SeqInfoDraws draws of the first variant's Σd²
+// over all its units: the planned information of a design.
+func planInfo(draw func() seqDraw) float64 {
+	sum := 0.0
+	for range SeqInfoDraws {
+		for _, d := range draw().diffs[0] {
+			sum += d * d
+		}
+	}
+	return math.Max(1e-3, sum/SeqInfoDraws)
+}
+
+// lateMoved reorders each variant's units so that those that moved (d ≠ 0)
+// come last, in their order: drift in time, the order the calendar
+// spending on equally spaced boundaries did not hold its level in. The
+// reps follow the first variant's order.
+func lateMoved(x seqDraw) seqDraw {
+	for v, d := range x.diffs {
+		idx := make([]int, len(d))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return d[idx[a]] == 0 && d[idx[b]] != 0 })
+		nd := make([]float64, len(d))
+		nr := make([]int, len(d))
+		for i, j := range idx {
+			nd[i] = d[j]
+			nr[i] = x.reps[j]
+		}
+		x.diffs[v] = nd
+		if v == 0 {
+			x.reps = nr
+		}
+	}
+	return x
+}
+
 // SeqCalResult is the outcome of CalibrateSequential for one setting. Rates
 // are shares of runs.
 type SeqCalResult struct {
 	Setting SeqCalSetting
 	Runs    int
 	// FalseStop is the A/A share of runs where the one variant was stopped
-	// for efficacy; FWER7 the share where any of CalVariants A/A variants was
+	// for efficacy; FalseStopLate the same with the moved units last
+	// (lateMoved); FWER7 the share where any of CalVariants A/A variants was
 	// (Holm across them, SeqDecide).
-	FalseStop, FWER7 float64
+	FalseStop, FalseStopLate, FWER7 float64
 	// CoverAA and CoverMDE are the shares of runs whose repeated interval
 	// (one variant) held the true difference at every look (A/A, resp. at
 	// the fixed design's MDE).
@@ -135,16 +201,30 @@ type SeqCalResult struct {
 // The design has MinEffect 0 (futility off), so that every stop counted is
 // an efficacy stop.
 func CalibrateSequential(s SeqCalSetting, runs int, alpha float64, seed uint64) SeqCalResult {
+	return calibrateSeq(s, SeqShipped, runs, alpha, seed, true)
+}
+
+// calibrateSeq is CalibrateSequential of design cd; without full, only the
+// one-variant A/A, late-moved, MDE and 2·MDE runs (no 7 variants, no
+// futility).
+func calibrateSeq(s SeqCalSetting, cd SeqCalDesign, runs int, alpha float64, seed uint64, full bool) SeqCalResult {
 	rng := rand.New(rand.NewPCG(seed, uint64(s.units())))
 	r := SeqCalResult{Setting: s, Runs: runs}
-	one := stats.SeqDesign{Alpha: alpha, Variants: 1, MaxUnits: s.units()}
+	one := cd.design(s, rng, alpha, 1, 0)
 	for range runs {
 		o := monitor(one, s.draw(rng, 1, 0))
 		r.FalseStop += b2f(o.stop[0] != stats.SeqUndecided)
 		r.CoverAA += b2f(o.covered[0])
+		o = monitor(one, lateMoved(s.draw(rng, 1, 0)))
+		r.FalseStopLate += b2f(o.stop[0] != stats.SeqUndecided)
 	}
-	seven := stats.SeqDesign{Alpha: alpha, Variants: CalVariants, MaxUnits: s.units()}
-	for range runs / 2 {
+	seven := one
+	seven.Variants = CalVariants
+	sevenRuns := 0
+	if full {
+		sevenRuns = runs / 2
+	}
+	for range sevenRuns {
 		o := monitor(seven, s.draw(rng, CalVariants, 0))
 		any := false
 		for _, st := range o.stop {
@@ -165,12 +245,15 @@ func CalibrateSequential(s SeqCalSetting, runs int, alpha float64, seed uint64) 
 			saved += 1 - float64(o.attempts)/float64(o.fixedAttempts)
 		}
 		r.Saved2 = saved / float64(runs)
-		calFutility(&r, s, rng, alpha)
+		if full {
+			calFutility(&r, s, one, rng)
+		}
 	}
 	n := float64(max(1, runs))
 	r.FalseStop /= n
+	r.FalseStopLate /= n
 	r.CoverAA /= n
-	r.FWER7 /= float64(max(1, runs/2))
+	r.FWER7 /= float64(max(1, sevenRuns))
 	r.PowerSeq /= n
 	r.PowerFixed /= n
 	r.CoverMDE /= n
@@ -179,12 +262,13 @@ func CalibrateSequential(s SeqCalSetting, runs int, alpha float64, seed uint64) 
 }
 
 // calFutility fills the futility columns of r: runs at a drop of r.MDE and
-// A/A runs, with the margin MinEffect = r.MDE.
-func calFutility(r *SeqCalResult, s SeqCalSetting, rng *rand.Rand, alpha float64) {
+// A/A runs of design one with the margin MinEffect = r.MDE.
+func calFutility(r *SeqCalResult, s SeqCalSetting, one stats.SeqDesign, rng *rand.Rand) {
 	if r.MDE >= 1 {
 		return
 	}
-	fut := stats.SeqDesign{Alpha: alpha, MinEffect: r.MDE, Variants: 1, MaxUnits: s.units()}
+	fut := one
+	fut.MinEffect = r.MDE
 	saved := 0.0
 	for range r.Runs {
 		o := monitor(fut, s.draw(rng, 1, -r.MDE))
@@ -222,11 +306,12 @@ const SeqSectionHeading = "## Sequential ablations"
 func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nProduced by `%s` (`make calibrate-sequential`) in %s. Each variant monitored after every unit by "+
-		"`stats.SeqState` (group-sequential, Lan–DeMets O'Brien–Fleming spending over the planned units, exact sign-flip "+
-		"guard) and stopped by `stats.SeqDecide` (Holm across variants), as the runner stops it; futility off. Units in a "+
+		"`stats.SeqState` (group-sequential, Kim–DeMets α·t³ spending over the share of planned units, boundaries on the "+
+		"observed information Σd², exact sign-flip guard) and stopped by `stats.SeqDecide` (Holm across variants), as the runner stops it; futility off. Units in a "+
 		"shuffled order; task rates from the issue's mix; clustered settings as in \"Clustered designs\" (families the "+
 		"units). α = %.2g.\n\n", SeqSectionHeading, cmd, took.Round(time.Second), alpha)
-	b.WriteString("- `false stop`: A/A, one variant, share of runs stopped for efficacy; `FWER 7`: A/A, 7 variants, share of " +
+	b.WriteString("- `false stop`: A/A, one variant, share of runs stopped for efficacy; `late`: the same with the units " +
+		"that moved (d ≠ 0) moved last, in their order (drift in time); `FWER 7`: A/A, 7 variants, share of " +
 		"runs where any was (Holm); `cov A/A`, `cov MDE`: share of runs whose repeated interval held the true difference " +
 		"at every one of the planned looks; `MDE`: the fixed design's minimum detectable drop at power 0.8 " +
 		"(`bench power`); `power seq` / `power fixed`: share of runs at a drop of MDE decided worse by the planned " +
@@ -234,11 +319,11 @@ func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took 
 		"attempts not run at a drop of 2·MDE (power seq there in brackets); with the futility margin set to the MDE: " +
 		"`wrong futile` = share of runs at a true drop of MDE decided \"no drop of MDE or more\", `futile A/A` = share " +
 		"of A/A runs decided so, with the attempts they saved in brackets.\n")
-	fmt.Fprintf(&b, "- Bounds: false stop, FWER 7 and wrong futile ≤ %.2g, coverage ≥ %.2f, power fixed − power seq ≤ %.2f, saved ≥ %.2f; "+
+	fmt.Fprintf(&b, "- Bounds: false stop, late, FWER 7 and wrong futile ≤ %.2g, coverage ≥ %.2f, power fixed − power seq ≤ %.2f, saved ≥ %.2f; "+
 		"✗ = missed by more than 1.96 binomial SEs.\n\n", alpha, SeqBoundCoverage, SeqBoundPower, SeqBoundSaved)
-	b.WriteString("| setting | runs | false stop | FWER 7 | cov A/A | cov MDE | MDE | power seq | power fixed | saved 2×MDE | " +
-		"wrong futile | futile A/A |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| setting | runs | false stop | late | FWER 7 | cov A/A | cov MDE | MDE | power seq | power fixed | " +
+		"saved 2×MDE | wrong futile | futile A/A |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var misses []string
 	for _, r := range res {
 		chk := func(name string, x float64, bad bool) string {
@@ -251,6 +336,7 @@ func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took 
 		n := r.Runs
 		cells := []string{r.Setting.String(), fmt.Sprint(n),
 			chk("false stop", r.FalseStop, r.FalseStop > alpha+binomSlack(alpha, n)),
+			chk("late", r.FalseStopLate, r.FalseStopLate > alpha+binomSlack(alpha, n)),
 			chk("FWER 7", r.FWER7, r.FWER7 > alpha+binomSlack(alpha, n/2)),
 			chk("cov A/A", r.CoverAA, r.CoverAA < SeqBoundCoverage-binomSlack(SeqBoundCoverage, n)),
 			chk("cov MDE", r.CoverMDE, r.CoverMDE < SeqBoundCoverage-binomSlack(SeqBoundCoverage, n)),

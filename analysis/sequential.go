@@ -8,6 +8,7 @@ package analysis
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"webbench/results"
 	"webbench/stats"
@@ -22,6 +23,18 @@ type SeqRule struct {
 	// the A/A arms run in full.
 	monitored []string
 	units     [][]seqPair
+	// mu guards cache: the looks after each unit so far, so that a replay after one more record recomputes
+	// only from the first unit whose records changed.
+	mu    sync.Mutex
+	cache []seqStep
+}
+
+// seqStep is the replay's state after one unit: the records of the unit it was computed from (unitKey), the
+// variants' monitoring states and the decisions.
+type seqStep struct {
+	key       string
+	states    []*stats.SeqState
+	decisions []SeqDecision
 }
 
 // seqPair is one (task, rep) pair of a unit and the arms that run on it, baseline included.
@@ -85,52 +98,113 @@ type seqReplay struct {
 }
 
 // replay runs the looks over latest (each attempt id's final record), until every monitored variant is decided:
-// after unit k, once every needed attempt of units 1..k has a record, each undecided variant adds the unit's mean paired difference over its pairs where
-// both its attempt and the baseline's are pass or fail (variant pass − baseline pass), then stats.SeqDecide
-// decides across the monitored variants; a decision is final. Needed: a monitored variant's attempts until it is
-// decided, an A/A arm's always, the baseline's on the pairs of an arm still needed.
+// after unit k, once every needed attempt of units 1..k has a record, each undecided variant adds the unit's mean
+// paired difference over its pairs where both its attempt and the baseline's are pass or fail (variant pass −
+// baseline pass), then stats.SeqDecide decides across the monitored variants; a decision is final. Needed: a
+// monitored variant's attempts until it is decided, an A/A arm's always, the baseline's on the pairs of an arm
+// still needed. The steps of the previous replay are reused up to the first unit whose records differ
+// (unitKey): a unit's step depends only on its own records and the steps before it.
 func (r *SeqRule) replay(latest map[string]results.Attempt) seqReplay {
-	d := r.statsDesign()
-	states := make([]*stats.SeqState, len(r.monitored))
-	out := seqReplay{decisions: make([]SeqDecision, len(r.monitored))}
-	for i, v := range r.monitored {
-		out.decisions[i] = SeqDecision{Variant: v, Look: stats.SeqLook{P: 1, Lo: -1, Hi: 1}}
-		if n := r.plannedUnits(v); n > 0 {
-			// Each variant's design is sized to its own units (a target-scoped variant runs on fewer), so its
-			// last planned unit is its design's last look.
-			dv := d
-			dv.MaxUnits = n
-			states[i] = stats.NewSeq(dv)
-			out.decisions[i].Look = states[i].Look()
-		}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j := 0
+	for j < len(r.cache) && r.cache[j].key == r.unitKey(j, latest) {
+		j++
 	}
-	for k, pairs := range r.units {
-		if !r.complete(pairs, k+1, out.decisions, latest) || !slices.ContainsFunc(out.decisions, undecided) {
+	r.cache = r.cache[:j]
+	var cur seqStep
+	if j == 0 {
+		cur = r.initialStep()
+	} else {
+		cur = r.cache[j-1].clone()
+	}
+	for k := j; k < len(r.units); k++ {
+		pairs := r.units[k]
+		if !r.complete(pairs, k+1, cur.decisions, latest) || !slices.ContainsFunc(cur.decisions, undecided) {
 			break
 		}
-		for i, v := range r.monitored {
-			if out.decisions[i].Stop != "" || states[i] == nil {
-				continue
-			}
-			if diff, ok := r.unitDiff(pairs, v, latest); ok {
-				states[i].Add(diff)
-			}
-		}
-		looks := make([]stats.SeqLook, len(r.monitored))
-		for i := range r.monitored {
-			if out.decisions[i].Stop == "" && states[i] != nil {
-				out.decisions[i].Look = states[i].Look()
-			}
-			looks[i] = out.decisions[i].Look
-		}
-		for i, s := range stats.SeqDecide(d, looks) {
-			if out.decisions[i].Stop == "" && s != stats.SeqUndecided {
-				out.decisions[i].Stop, out.decisions[i].At = s, k+1
-			}
-		}
-		out.looked = k + 1
+		r.step(&cur, k, latest)
+		cur.key = r.unitKey(k, latest)
+		r.cache = append(r.cache, cur)
+		cur = cur.clone()
 	}
-	return out
+	return seqReplay{decisions: slices.Clone(cur.decisions), looked: len(r.cache)}
+}
+
+// initialStep is the state before the first unit: each monitored variant's design sized to its own units (a
+// target-scoped variant runs on fewer), so its last planned unit is its design's last look.
+func (r *SeqRule) initialStep() seqStep {
+	d := r.statsDesign()
+	st := seqStep{states: make([]*stats.SeqState, len(r.monitored)), decisions: make([]SeqDecision, len(r.monitored))}
+	for i, v := range r.monitored {
+		st.decisions[i] = SeqDecision{Variant: v, Look: stats.SeqLook{P: 1, Lo: -1, Hi: 1}}
+		if n := r.plannedUnits(v); n > 0 {
+			dv := d
+			dv.MaxUnits = n
+			st.states[i] = stats.NewSeq(dv)
+			st.decisions[i].Look = st.states[i].Look()
+		}
+	}
+	return st
+}
+
+// step adds unit k (0-based) to st: each undecided variant's difference, then the decisions at the look.
+func (r *SeqRule) step(st *seqStep, k int, latest map[string]results.Attempt) {
+	pairs := r.units[k]
+	for i, v := range r.monitored {
+		if st.decisions[i].Stop != "" || st.states[i] == nil {
+			continue
+		}
+		if diff, ok := r.unitDiff(pairs, v, latest); ok {
+			st.states[i].Add(diff)
+		}
+	}
+	looks := make([]stats.SeqLook, len(r.monitored))
+	for i := range r.monitored {
+		if st.decisions[i].Stop == "" && st.states[i] != nil {
+			st.decisions[i].Look = st.states[i].Look()
+		}
+		looks[i] = st.decisions[i].Look
+	}
+	for i, s := range stats.SeqDecide(r.statsDesign(), looks) {
+		if st.decisions[i].Stop == "" && s != stats.SeqUndecided {
+			st.decisions[i].Stop, st.decisions[i].At = s, k+1
+		}
+	}
+}
+
+// clone is an independent copy of st (its states cloned).
+func (st seqStep) clone() seqStep {
+	c := seqStep{key: st.key, states: make([]*stats.SeqState, len(st.states)), decisions: slices.Clone(st.decisions)}
+	for i, s := range st.states {
+		if s != nil {
+			c.states[i] = s.Clone()
+		}
+	}
+	return c
+}
+
+// unitKey is what unit k's (0-based) step reads of latest: the outcome of every arm's attempt on each of its
+// pairs ('-' no record, 'p' pass, 'f' fail, 'x' neither).
+func (r *SeqRule) unitKey(k int, latest map[string]results.Attempt) string {
+	var b []byte
+	for _, p := range r.units[k] {
+		for _, a := range p.arms {
+			rec, ok := latest[results.AttemptID(a, p.id)]
+			switch {
+			case !ok:
+				b = append(b, '-')
+			case !rec.Done():
+				b = append(b, 'x')
+			case rec.Status == results.StatusPass:
+				b = append(b, 'p')
+			default:
+				b = append(b, 'f')
+			}
+		}
+		b = append(b, '|')
+	}
+	return string(b)
 }
 
 func undecided(d SeqDecision) bool { return d.Stop == stats.SeqUndecided }

@@ -9,6 +9,7 @@ import (
 
 	"webbench/analysis"
 	"webbench/results"
+	"webbench/stats"
 )
 
 // The judges part of a report (analysis.Judges), worded once for every format (JudgesPart): the verdicts by
@@ -243,6 +244,9 @@ func CorrectedTable(jc analysis.JudgeCorrection) results.Table {
 		}
 		if cd, ok := delta[a.Variant]; ok {
 			d = "n/a"
+			if cd.Delta.Why == stats.PPIAuditTooSmall {
+				d = "n/a (fewer than 2 audited in an arm)"
+			}
 			if cd.Delta.OK {
 				d = fmt.Sprintf("%+.1f pp [%+.1f, %+.1f]", 100*cd.Delta.Est, 100*cd.Delta.Lo, 100*cd.Delta.Hi)
 			}

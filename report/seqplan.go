@@ -22,8 +22,12 @@ func SeqPowerPlan(w io.Writer, p analysis.SeqPlan) error {
 	if p.Seq.MinEffect > 0 {
 		futility = fmt.Sprintf("stop when a drop of %.1f pts or more is excluded", 100*p.Seq.MinEffect)
 	}
-	fmt.Fprintf(w, "Sequential design: group-sequential, O'Brien–Fleming-type spending over %d units, a look after every %d "+
-		"unit(s); Holm across %d variant(s) at α = %.3g; futility %s.\n", p.Seq.MaxUnits, p.Seq.Every(), p.Seq.Variants,
+	scale := fmt.Sprintf("the share of the %d units", p.Seq.MaxUnits)
+	if p.Seq.Info > 0 {
+		scale = fmt.Sprintf("the information Σd² (planned %.3g over %d units)", p.Seq.Info, p.Seq.MaxUnits)
+	}
+	fmt.Fprintf(w, "Sequential design: group-sequential, %s spending on %s, a look after every unit that moved; "+
+		"Holm across %d variant(s) at α = %.3g; futility %s.\n", p.Seq.Spending, scale, p.Seq.Variants,
 		p.Seq.Alpha, futility)
 	fmt.Fprintf(w, "Baseline: %s; pairing %s (share %.2f); every variant at Δ %+.1f pts; %d simulated runs (seed %d).\n\n",
 		src, d.Model, d.Share, 100*p.Effect, p.Sims, p.Seed)

@@ -1,14 +1,12 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // AuditFile is the run directory's file of trusted verdicts (bench judge DIR --audit FILE copies a human audit
@@ -26,37 +24,30 @@ type AuditLabel struct {
 // ReadAuditLabels reads an audit file (JSON Lines of AuditLabel; blank lines skipped). Errors name the file and
 // line: a line that is no such object, one without attempt_id or without pass, an attempt labelled twice.
 func ReadAuditLabels(path string) ([]AuditLabel, error) {
-	b, err := os.ReadFile(path)
+	type raw struct {
+		AttemptID string `json:"attempt_id"`
+		Pass      *bool  `json:"pass"`
+		Note      string `json:"note"`
+	}
+	seen := map[string]int{}
+	rows, err := ReadJSONL(path, `{"attempt_id", "pass"}`, func(n int, r *raw) error {
+		if r.AttemptID == "" || r.Pass == nil {
+			return errors.New(`needs "attempt_id" and "pass" (true or false)`)
+		}
+		if k, ok := seen[r.AttemptID]; ok {
+			return fmt.Errorf("attempt %s is labelled on line %d already", r.AttemptID, k)
+		}
+		seen[r.AttemptID] = n
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []AuditLabel
-	seen := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var raw struct {
-			AttemptID string `json:"attempt_id"`
-			Pass      *bool  `json:"pass"`
-			Note      string `json:"note"`
-		}
-		if err := json.Unmarshal([]byte(line), &raw); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON object {\"attempt_id\", \"pass\"}: %v", path, n, err)
-		}
-		if raw.AttemptID == "" || raw.Pass == nil {
-			return nil, fmt.Errorf("%s:%d: needs \"attempt_id\" and \"pass\" (true or false)", path, n)
-		}
-		if k, ok := seen[raw.AttemptID]; ok {
-			return nil, fmt.Errorf("%s:%d: attempt %s is labelled on line %d already", path, n, raw.AttemptID, k)
-		}
-		seen[raw.AttemptID] = n
-		out = append(out, AuditLabel{AttemptID: raw.AttemptID, Pass: *raw.Pass, Note: raw.Note})
+	out := make([]AuditLabel, len(rows))
+	for i, r := range rows {
+		out[i] = AuditLabel{AttemptID: r.AttemptID, Pass: *r.Pass, Note: r.Note}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // WriteAudit writes labels as dir/AuditFile (replacing it) and returns its path.

@@ -140,8 +140,9 @@ type ToolCall struct {
 	Args string `json:"args"`
 }
 
-// Event is a guard action, the mechanism evidence of an ablation. Step is the 0-based step index; AtMS the
-// time since the attempt started, ms.
+// Event is a guard action, the mechanism evidence of an ablation. Step is the number of model calls the attempt
+// had made when the guard acted (agent.Attempt.Step): a guard acting before call i (0-based) records i, one acting
+// on call i's reply or tool calls records i + 1. AtMS is the time of the action, Unix ms.
 type Event struct {
 	// Guard names the guard; Action what it did; Detail the specifics.
 	Guard  string `json:"guard"`

@@ -299,18 +299,44 @@ func (p Plan) UsedTasks() int {
 	return n
 }
 
-// WritePlan writes the attempts atts of shard sh (Expand, then Shard.Select) to w: as one indented JSON object
-// {"shard", "attempts", "count"} when asJSON, else a count line and a line per attempt (id, pair, variant, task,
-// rep), in the order given.
-func WritePlan(w io.Writer, atts []Attempt, sh Shard, asJSON bool) error {
+// WritePlan writes the attempts atts of plan's shard sh (Expand, then Shard.Select) to w: as one indented JSON
+// object {"shard", "attempts", "count"} when asJSON, else a count line and a line per attempt (id, pair, variant,
+// task, rep). A sequential plan's attempts are listed in the order they start, its units' look order (a unit's
+// pairs in plan order), each with its unit ("unit k/K" after the rep; "unit": k in JSON, 1-based); any other
+// plan's in the order given.
+func WritePlan(w io.Writer, plan Plan, atts []Attempt, sh Shard, asJSON bool) error {
+	type planned struct {
+		Attempt
+		Unit int `json:"unit,omitempty"`
+	}
+	rows := make([]planned, len(atts))
+	var units []results.SeqUnit
+	if d := plan.seqDesign(); d != nil {
+		units = d.Units
+		atts = seqOrder(atts, units)
+	}
+	unitOf := map[string]int{}
+	for i, u := range units {
+		for _, t := range u.Tasks {
+			unitOf[t] = i + 1
+		}
+	}
+	for i, a := range atts {
+		rows[i] = planned{a, unitOf[a.TaskID]}
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"shard": sh.String(), "attempts": atts, "count": len(atts)})
+		return enc.Encode(map[string]any{"shard": sh.String(), "attempts": rows, "count": len(atts)})
 	}
 	fmt.Fprintf(w, "%s, shard %s\n", results.Count(len(atts), "attempt", "attempts"), sh)
-	for _, a := range atts {
-		fmt.Fprintf(w, "%s  pair %s  %-14s %s rep %d\n", a.AttemptID, a.PairID, a.Variant, a.TaskID, a.Rep)
+	for _, r := range rows {
+		a := r.Attempt
+		fmt.Fprintf(w, "%s  pair %s  %-14s %s rep %d", a.AttemptID, a.PairID, a.Variant, a.TaskID, a.Rep)
+		if r.Unit > 0 {
+			fmt.Fprintf(w, "  unit %d/%d", r.Unit, len(units))
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }

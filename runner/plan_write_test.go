@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/results"
 	"webbench/suites"
 )
 
@@ -26,7 +27,7 @@ func TestWritePlanAndUsedTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WritePlan(&b, atts, Shard{1, 1}, false); err != nil {
+	if err := WritePlan(&b, p, atts, Shard{1, 1}, false); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -39,7 +40,7 @@ func TestWritePlanAndUsedTasks(t *testing.T) {
 		t.Errorf("first attempt line %q, want %q", lines[1], want)
 	}
 	b.Reset()
-	if err := WritePlan(&b, atts[:1], Shard{2, 3}, true); err != nil {
+	if err := WritePlan(&b, p, atts[:1], Shard{2, 3}, true); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -51,6 +52,46 @@ func TestWritePlanAndUsedTasks(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || doc.Shard != "2/3" || doc.Count != 1 ||
 		len(doc.Attempts) != 1 || doc.Attempts[0].AttemptID != a.AttemptID {
+		t.Errorf("JSON plan %s: %+v, %v", b.String(), doc, err)
+	}
+}
+
+// A sequential plan's dry run lists its attempts in the units' look order, each with its unit.
+func TestWritePlanSequentialUnitOrder(t *testing.T) {
+	tasks := []suites.Task{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	p := Plan{Suite: "zoo", Tasks: tasks, Reps: 1, BaseSeed: 7, Variants: []Variant{{Name: "baseline"}, {Name: "v"}},
+		Ablation: &results.Ablation{Sequential: &results.Sequential{Alpha: 0.05,
+			Units: []results.SeqUnit{{Name: "c", Tasks: []string{"c"}}, {Name: "ab", Tasks: []string{"a", "b"}}}}}}
+	atts, err := p.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WritePlan(&b, p, atts, Shard{1, 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[1:]
+	var got []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		got = append(got, f[4]+" "+f[len(f)-1])
+	}
+	want := []string{"c 1/2", "c 1/2", "a 2/2", "a 2/2", "b 2/2", "b 2/2"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("task and unit per line %v, want %v:\n%s", got, want, b.String())
+	}
+	b.Reset()
+	if err := WritePlan(&b, p, atts, Shard{1, 1}, true); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Attempts []struct {
+			TaskID string `json:"task_id"`
+			Unit   int    `json:"unit"`
+		} `json:"attempts"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || doc.Attempts[0].TaskID != "c" || doc.Attempts[0].Unit != 1 ||
+		doc.Attempts[5].Unit != 2 {
 		t.Errorf("JSON plan %s: %+v, %v", b.String(), doc, err)
 	}
 }

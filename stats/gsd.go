@@ -80,15 +80,7 @@ func gsdCompute(looks int, spend func(t float64) float64) []float64 {
 		}
 		c := gsdCap
 		if target := spend(float64(k)/float64(looks)) - spent; target > 1e-15 {
-			lo, hi := 0.0, gsdCap
-			for hi-lo > 1e-6 {
-				if mid := (lo + hi) / 2; cross(mid) > target {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			c = hi
+			c = bisectBound(cross, target, 1e-6)
 		}
 		out[k-1] = c
 		spent += cross(c)
@@ -130,4 +122,18 @@ func gsdPropagate(xs, fs []float64, k int, b, h float64) ([]float64, []float64) 
 		gs[j] *= w
 	}
 	return ys, gs
+}
+
+// bisectBound is the smallest boundary c in [0, gsdCap] (within tol, rounded
+// up) whose crossing probability cross(c), decreasing in c, is at most want.
+func bisectBound(cross func(float64) float64, want, tol float64) float64 {
+	lo, hi := 0.0, gsdCap
+	for hi-lo > tol {
+		if mid := (lo + hi) / 2; cross(mid) > want {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
 }

@@ -26,11 +26,24 @@ type PPI struct {
 	// N is the number of unaudited items, Audited the audit's size.
 	N       int `json:"n"`
 	Audited int `json:"audited"`
-	// OK is false when the estimate is undefined (no audited item).
-	OK bool `json:"ok"`
+	// OK is false when the estimate is undefined; Why then says why.
+	OK  bool   `json:"ok"`
+	Why PPIWhy `json:"why,omitempty"`
 	// terms are SE²'s variance terms and their degrees of freedom (for PPIDiff's DF).
 	terms [][2]float64
 }
+
+// PPIWhy is why a PPI estimate is undefined.
+type PPIWhy string
+
+// Reasons for an undefined PPI.
+const (
+	// PPINoAudit: no audited item (or predictions not matching the audit).
+	PPINoAudit PPIWhy = "no_audit"
+	// PPIAuditTooSmall: PPIDiff with fewer than two audited items in an arm, whose rectifier variance has no
+	// degree of freedom.
+	PPIAuditTooSmall PPIWhy = "audit_too_small"
+)
 
 // PPIMean is the prediction-powered estimate of the mean of y (see PPI): y are the trusted values of the
 // audited items, fl the predictions (the judge's verdicts: 1 pass, 0 fail, 0.5 undecided) on them, fu the
@@ -39,7 +52,7 @@ type PPI struct {
 func PPIMean(y, fl, fu []float64, conf, lo, hi float64) PPI {
 	n := len(y)
 	if n == 0 || len(fl) != n {
-		return PPI{N: len(fu), Audited: n}
+		return PPI{N: len(fu), Audited: n, Why: PPINoAudit}
 	}
 	rect := make([]float64, n)
 	for i := range y {
@@ -99,10 +112,18 @@ func (r *PPI) finish(conf, lo, hi float64) {
 
 // PPIDiff is the difference b − a of two independent prediction-powered estimates (two arms' corrected pass
 // rates): its estimate, SE = √(SE_a² + SE_b²), Welch–Satterthwaite DF over all four variance terms, and the
-// interval at confidence conf (clipped to [−1, 1]). OK only when both are.
+// interval at confidence conf (clipped to [−1, 1]). OK only when both are and each has at least two audited
+// items (with one, its rectifier's variance term has no degree of freedom and the t quantile is undefined):
+// else Why is the first arm's reason, or PPIAuditTooSmall.
 func PPIDiff(a, b PPI, conf float64) PPI {
-	if !a.OK || !b.OK {
-		return PPI{}
+	n, aud := a.N+b.N, a.Audited+b.Audited
+	switch {
+	case !a.OK:
+		return PPI{N: n, Audited: aud, Why: a.Why}
+	case !b.OK:
+		return PPI{N: n, Audited: aud, Why: b.Why}
+	case a.Audited < 2 || b.Audited < 2:
+		return PPI{N: n, Audited: aud, Why: PPIAuditTooSmall}
 	}
 	d := PPI{Est: b.Est - a.Est, N: a.N + b.N, Audited: a.Audited + b.Audited, OK: true}
 	d.terms = append(append([][2]float64{}, a.terms...), b.terms...)

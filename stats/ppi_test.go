@@ -26,9 +26,18 @@ func TestPPIMeanByHand(t *testing.T) {
 		t.Errorf("no audit: %+v", r)
 	}
 	// Large degrees of freedom: the interval is the normal one.
-	a, b := PPI{Est: 0.4, OK: true, terms: [][2]float64{{0.0009, 1e9}}}, PPI{Est: 0.5, OK: true, terms: [][2]float64{{0.0016, 1e9}}}
+	a := PPI{Est: 0.4, OK: true, Audited: 50, terms: [][2]float64{{0.0009, 1e9}}}
+	b := PPI{Est: 0.5, OK: true, Audited: 50, terms: [][2]float64{{0.0016, 1e9}}}
 	d := PPIDiff(a, b, 0.95)
 	if math.Abs(d.Est-0.1) > 1e-12 || math.Abs(d.SE-0.05) > 1e-12 || math.Abs(d.Lo-(0.1-1.959964*0.05)) > 1e-6 {
 		t.Errorf("diff %+v", d)
+	}
+	// An arm with one audited item: its rectifier term has no degree of freedom, so no interval.
+	one := PPIMean([]float64{1}, []float64{0}, []float64{1, 0, 1}, 0.95, 0, 1)
+	if d := PPIDiff(a, one, 0.95); d.OK || d.Why != PPIAuditTooSmall || d.Audited != 51 {
+		t.Errorf("diff with a 1-item audit: %+v", d)
+	}
+	if d := PPIDiff(PPIMean(nil, nil, []float64{1}, 0.95, 0, 1), b, 0.95); d.OK || d.Why != PPINoAudit {
+		t.Errorf("diff with no audit: %+v", d)
 	}
 }

@@ -1,14 +1,15 @@
 package stats
 
 // Sequential monitoring of paired ablations (STATS.md "Sequential
-// ablations"): a group-sequential design with a Lan–DeMets
-// O'Brien–Fleming-type spending function (GSDBounds) looked at after every
-// unit, its repeated p-values and repeated confidence intervals, and the
-// per-variant stops. Chosen over betting confidence sequences by the
+// ablations"): a group-sequential design with error spending (Kim–DeMets
+// α·t³ by default, chosen by analysis' TestSeqSpendingStudy) and boundaries
+// computed on the observed information (gsdinfo.go), looked at after every
+// unit that moved, its repeated p-values and repeated confidence intervals,
+// and the per-variant stops. Chosen over betting confidence sequences by the
 // simulation in sequential_study_test.go: at the fixed design's minimum
 // detectable effect the betting sequences kept 0.00–0.65 power where the
-// fixed sign-flip test had 0.75–0.86; the group-sequential design stays
-// within 0.023 of it on the same draws (CALIBRATION.md).
+// fixed sign-flip test had 0.75–0.86 (CALIBRATION.md has the chosen
+// design's power against the fixed design's on the same draws).
 //
 // At look k (units 1 … k, differences d_i in [−1, 1]) the statistic is the
 // self-normalised sum Z_k = Σd_i/√Σd_i², the normal form of the sign-flip
@@ -30,13 +31,13 @@ import (
 	"sort"
 )
 
-// SeqMaxLooks bounds the looks of a design: above it, a look is taken every
-// ⌈MaxUnits/SeqMaxLooks⌉ units (and at MaxUnits), which keeps the boundary
-// recursion (quadratic in the looks) to seconds.
+// SeqMaxLooks bounds the looks of a design with planned information
+// (SeqDesign.Info > 0): a look is taken once the information has grown by
+// Info/SeqMaxLooks since the previous one (and at the last unit).
 const SeqMaxLooks = 200
 
 // SeqDesign is the design of a sequential ablation: the error rate, the
-// futility margin, and the planned size.
+// futility margin, the planned size and the spending.
 type SeqDesign struct {
 	// Alpha is the two-sided family-wise error rate across all variants
 	// (e.g. 0.05), in (0, 1).
@@ -49,17 +50,19 @@ type SeqDesign struct {
 	// (Bonferroni), and SeqDecide adjusts the efficacy stops by Holm.
 	Variants int
 	// MaxUnits is the planned number of units (tasks or families) per
-	// variant (≥ 1): the information fraction of look k is k/MaxUnits, and
-	// no unit may be added past it.
+	// variant (≥ 1): the last unit is the last look, and no unit may be
+	// added past it.
 	MaxUnits int
+	// Info is the planned information, the expected Σd² over the MaxUnits
+	// unit differences (PlanInfo): the spending runs on the information
+	// fraction t = min(1, Σd²/Info). 0: on the share of units,
+	// t = units/MaxUnits. Either way the boundaries are computed on the
+	// information observed (see gsdLevel), and the last unit spends what
+	// is left.
+	Info float64
+	// Spending is the spending function (zero: SeqDefaultSpending).
+	Spending Spending
 }
-
-// Every returns the units between two looks: 1 up to SeqMaxLooks planned
-// units, else ⌈MaxUnits/SeqMaxLooks⌉.
-func (d SeqDesign) Every() int { return max(1, (d.MaxUnits+SeqMaxLooks-1)/SeqMaxLooks) }
-
-// looks returns the number of looks, ⌈MaxUnits/Every⌉.
-func (d SeqDesign) looks() int { e := d.Every(); return (d.MaxUnits + e - 1) / e }
 
 // Levels returns the ladder of levels whose designs every SeqState tracks,
 // ascending: Alpha/j for j = 1 … Variants (Holm's thresholds), and those of
@@ -87,35 +90,52 @@ func (d SeqDesign) level() float64 { return d.Alpha / float64(max(1, d.Variants)
 type SeqState struct {
 	d       SeqDesign
 	levels  []float64   // d.Levels()
-	bounds  [][]float64 // GSDBounds of each level, computed when a look first needs it
-	ci      []float64   // GSDBounds at the interval's level
+	designs []*gsdLevel // the error-spending design of each level
+	ci      []float64   // the interval's boundaries, GSDBounds(Alpha/Variants, ciLooks)
 	diffs   []float64
 	s1, s2  float64
-	crossed int // index into levels of the smallest level rejected so far, len(levels) if none
+	lastI   float64 // information Σd² at the latest look
+	h       float64 // grid step of the recursion, set at the first look
+	crossed int     // index into levels of the smallest level rejected so far, len(levels) if none
 	lo, hi  float64
 }
 
-// NewSeq returns an empty monitoring state for design d (the boundaries at
-// the interval's level are computed, or taken from GSDBounds' cache; those of
-// the other levels when a look first needs them). It panics
-// when d.Alpha is outside (0, 1), d.Variants < 1, d.MaxUnits < 1 or
-// d.MinEffect outside [0, 1).
+// NewSeq returns an empty monitoring state for design d. It panics when
+// d.Alpha is outside (0, 1), d.Variants < 1, d.MaxUnits < 1, d.Info < 0,
+// d.MinEffect outside [0, 1) or the spending unknown (or a power spending
+// without a positive Rho).
 func NewSeq(d SeqDesign) *SeqState {
-	if !(d.Alpha > 0 && d.Alpha < 1) || d.Variants < 1 || d.MaxUnits < 1 || !(d.MinEffect >= 0 && d.MinEffect < 1) {
-		panic(fmt.Sprintf("stats.NewSeq: invalid design alpha=%v variants=%d max_units=%d min_effect=%v",
-			d.Alpha, d.Variants, d.MaxUnits, d.MinEffect))
+	if !(d.Alpha > 0 && d.Alpha < 1) || d.Variants < 1 || d.MaxUnits < 1 || !(d.MinEffect >= 0 && d.MinEffect < 1) ||
+		!(d.Info >= 0) || !d.Spending.valid() {
+		panic(fmt.Sprintf("stats.NewSeq: invalid design alpha=%v variants=%d max_units=%d min_effect=%v info=%v spending=%v",
+			d.Alpha, d.Variants, d.MaxUnits, d.MinEffect, d.Info, d.Spending))
 	}
 	s := &SeqState{d: d, levels: d.Levels(), lo: -1, hi: 1}
-	s.bounds = make([][]float64, len(s.levels))
-	s.ci = GSDBounds(d.level(), d.looks())
+	s.designs = make([]*gsdLevel, len(s.levels))
+	for i, a := range s.levels {
+		s.designs[i] = &gsdLevel{a: a, c: gsdCap}
+	}
+	s.ci = GSDBounds(d.level(), d.ciLooks())
 	s.crossed = len(s.levels)
 	return s
 }
 
+// Clone returns an independent copy of s: adding to one leaves the other as
+// it was.
+func (s *SeqState) Clone() *SeqState {
+	c := *s
+	c.diffs = slices.Clone(s.diffs)
+	c.designs = make([]*gsdLevel, len(s.designs))
+	for i, g := range s.designs {
+		c.designs[i] = g.clone()
+	}
+	return &c
+}
+
 // Add records one unit's mean paired difference (variant − baseline), in
-// [−1, 1], and takes a look when the unit is one (every d.Every() units and
-// at MaxUnits). It panics when diff is outside [−1, 1] or NaN, or past
-// MaxUnits units.
+// [−1, 1], and takes a look when the information has grown enough since the
+// last one (at the last unit, whenever it has grown at all). It panics when
+// diff is outside [−1, 1] or NaN, or past MaxUnits units.
 func (s *SeqState) Add(diff float64) {
 	if !(diff >= -1 && diff <= 1) {
 		panic(fmt.Sprintf("stats.SeqState.Add: difference %v outside [-1, 1]", diff))
@@ -126,27 +146,63 @@ func (s *SeqState) Add(diff float64) {
 	s.diffs = append(s.diffs, diff)
 	s.s1 += diff
 	s.s2 += diff * diff
-	n := len(s.diffs)
-	if n%s.d.Every() != 0 && n != s.d.MaxUnits {
+	s.interval()
+	final := len(s.diffs) == s.d.MaxUnits
+	dI := s.s2 - s.lastI
+	if dI <= 1e-12 {
+		if final && s.h > 0 {
+			// The last unit adds no information but the rest of α is still unspent: a look at the same
+			// information with a lower boundary spends it on the paths still inside.
+			s.look(0, true)
+		}
 		return
 	}
-	s.look(min(s.d.looks(), (n+s.d.Every()-1)/s.d.Every()) - 1)
+	minStep := s.d.Info / SeqMaxLooks
+	if s.h > 0 {
+		// The grid resolves increments whose SD is at least its step: the sampled normal kernel then sums to 1
+		// within exp(−2π²) ≈ 3e-9 (Poisson summation).
+		minStep = math.Max(minStep, s.h*s.h)
+	}
+	if !final && dI < minStep*(1-1e-9) {
+		return
+	}
+	if s.h == 0 {
+		s.h = gsdGridSD * math.Sqrt(math.Max(dI, minStep))
+	}
+	s.look(dI, final)
 }
 
-// look updates the repeated p and interval at look index k.
-func (s *SeqState) look(k int) {
-	n := len(s.diffs)
-	z := 0.0
-	if s.s2 > 0 {
-		z = math.Abs(s.s1) / math.Sqrt(s.s2)
+// look takes a look after an information increment dI (0 only at the last
+// unit): each level's design
+// still needed (those below the smallest level rejected, and the
+// interval's) spends to its target at the look's information fraction, and
+// the repeated p and interval are updated.
+func (s *SeqState) look(dI float64, final bool) {
+	t := float64(len(s.diffs)) / float64(s.d.MaxUnits)
+	if s.d.Info > 0 {
+		t = s.s2 / s.d.Info
 	}
+	if final {
+		t = 1
+	}
+	var kern []float64
+	switch {
+	case dI == 0:
+		kern = []float64{1} // S does not move
+	case !final || dI >= s.h*s.h:
+		kern = normalKernel(math.Sqrt(dI), s.h)
+	}
+	for i, g := range s.designs {
+		if i < s.crossed {
+			g.step(s.s2, dI, s.d.Spending.spent(g.a, t), s.h, kern)
+		}
+	}
+	s.lastI = s.s2
+	z := math.Abs(s.s1) / math.Sqrt(s.s2)
 	exact := math.NaN() // the sign-flip p, computed only when a boundary is crossed
 	for i := s.crossed - 1; i >= 0; i-- {
-		if s.bounds[i] == nil {
-			s.bounds[i] = GSDBounds(s.levels[i], s.d.looks())
-		}
-		if z < s.bounds[i][k] {
-			break // smaller levels have higher boundaries
+		if z < s.designs[i].c {
+			continue
 		}
 		if math.IsNaN(exact) {
 			exact, _ = SignFlip(s.diffs, DefaultSignFlipMaxExact, seqSignFlipSamples, DefaultSignFlipSeed)
@@ -155,10 +211,24 @@ func (s *SeqState) look(k int) {
 			s.crossed = i
 		}
 	}
-	lo, hi := seqInterval(float64(n), s.s1, s.s2, s.ci[k])
+}
+
+// ciLooks is the number of equally spaced looks of the interval's
+// boundaries: MaxUnits, at most SeqMaxLooks.
+func (d SeqDesign) ciLooks() int { return min(d.MaxUnits, SeqMaxLooks) }
+
+// interval updates the repeated interval after the latest unit, with the
+// boundary of the calendar design at the interval's level (GSDBounds, look
+// ⌈n·ciLooks/MaxUnits⌉): the mean difference is estimated by every unit,
+// moved or not, so the interval narrows on units of 0 too, where the test's
+// information does not grow.
+func (s *SeqState) interval() {
+	n := len(s.diffs)
+	k := (n*s.d.ciLooks() + s.d.MaxUnits - 1) / s.d.MaxUnits
+	lo, hi := seqInterval(float64(n), s.s1, s.s2, s.ci[k-1])
 	s.lo, s.hi = math.Max(s.lo, lo), math.Min(s.hi, hi)
 	if s.lo > s.hi {
-		// Disjoint with an earlier look's (probability ≤ the level): keep the latest.
+		// Disjoint with an earlier unit's (probability ≤ the level): keep the latest.
 		s.lo, s.hi = lo, hi
 	}
 }

@@ -56,7 +56,7 @@ func TestSeqLookBasics(t *testing.T) {
 		}
 	}
 	if first < 10 || first > 16 {
-		t.Fatalf("all-broken variant decided worse at unit %d, want 10–16 (O'Brien–Fleming spends little early)", first)
+		t.Fatalf("all-broken variant decided worse at unit %d, want 10–16 (the t³ spending spends little early)", first)
 	}
 }
 

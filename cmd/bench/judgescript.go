@@ -4,11 +4,10 @@ package main
 // whether anything was graded.
 
 import (
-	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/judge"
+	"webbench/results"
 	"webbench/suites/webvoyager"
 )
 
@@ -171,30 +171,14 @@ type answerLine struct {
 // readAnswersJSONL reads an --answers-jsonl file; a line that is not such an object, or lacks task_id, is a
 // usage error naming the file and line. Blank lines are skipped.
 func readAnswersJSONL(path string) ([]answerLine, error) {
-	f, err := os.Open(path)
+	out, err := results.ReadJSONL(path, `{"task_id", "answer", "run", "id"}`, func(_ int, a *answerLine) error {
+		if strings.TrimSpace(a.TaskID) == "" {
+			return errors.New("no task_id")
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, usageErr("--answers-jsonl: %v", err)
-	}
-	defer f.Close()
-	var out []answerLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var a answerLine
-		if err := json.Unmarshal([]byte(line), &a); err != nil {
-			return nil, usageErr("%s:%d: not a JSON object {\"task_id\", \"answer\", \"run\", \"id\"}: %v", path, n, err)
-		}
-		if strings.TrimSpace(a.TaskID) == "" {
-			return nil, usageErr("%s:%d: no task_id", path, n)
-		}
-		out = append(out, a)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, usageErr("--answers-jsonl: %s: %v", path, err)
 	}
 	return out, nil
 }

@@ -173,7 +173,7 @@ func printPlan(c *cobra.Command, plan runner.Plan, sh runner.Shard, asJSON bool)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	return runner.WritePlan(c.OutOrStdout(), sh.Select(atts), sh, asJSON)
+	return runner.WritePlan(c.OutOrStdout(), plan, sh.Select(atts), sh, asJSON)
 }
 
 // execute runs the plan and prints the run report.
