@@ -6,7 +6,7 @@ HEADLESS_SHELL := /usr/lib/chromium/chromium-headless-shell
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup chromium driver agents mcp junit-schema build demo test test-short zoo-check pr-gate-check bench fmt vet calibrate calibrate-clustered calibrate-sequential
+.PHONY: setup chromium driver agents mcp junit-schema build demo test test-timing test-short zoo-check pr-gate-check bench fmt vet calibrate calibrate-clustered calibrate-sequential
 
 setup: chromium driver agents mcp junit-schema
 
@@ -83,10 +83,12 @@ demo: setup build
 # instead of queueing behind the short packages that ./... lists before them; ./... adds the rest, each package
 # once. A name here that no longer exists fails the pass.
 SLOW_TEST_PKGS := ./cmd/bench ./runner ./examples/agents ./suites/zoo ./internal/workflows ./browser ./browser/mcptools
+TEST_PASS := -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLOW_TEST_PKGS) ./...
+TEST_DETERMINISM := -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
 test: setup
 	$(GO) vet ./...
-	$(GO) test -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLOW_TEST_PKGS) ./...
-	$(GO) test -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
+	$(GO) test $(TEST_PASS)
+	$(GO) test $(TEST_DETERMINISM)
 
 vet:
 	$(GO) vet ./...
@@ -102,6 +104,17 @@ zoo-check: setup
 # runs of 148 attempts (docs/ZOO.md "The PR gate"); the pr-gate-check workflow runs it.
 pr-gate-check: setup
 	WEBBENCH_TEST_PR_GATE=1 $(GO) test -count=1 -timeout 90m -run '^TestPRGateSeesGuardRemoved$$' ./cmd/bench
+
+# `make test-timing`: make test's two passes as make test runs them, recorded with go test -json into
+# runs/test-timing/ (pass.json, determinism.json) for BENCHMARKS.md's "make test" section, which make bench adds
+# when the files are there (benchreport -test-json). Failing tests still record their time; the target fails.
+TEST_TIMING_DIR := runs/test-timing
+TEST_TIMING_JSON := $(TEST_TIMING_DIR)/pass.json,$(TEST_TIMING_DIR)/determinism.json
+test-timing: setup
+	mkdir -p $(TEST_TIMING_DIR)
+	$(GO) vet ./...
+	$(GO) test -json $(TEST_PASS) > $(TEST_TIMING_DIR)/pass.json; a=$$?; \
+	  $(GO) test -json $(TEST_DETERMINISM) > $(TEST_TIMING_DIR)/determinism.json; b=$$?; [ $$a = 0 ] && [ $$b = 0 ]
 
 test-short:
 	$(GO) test -short -count=1 ./...
@@ -135,4 +148,5 @@ bench: setup
 	@if grep -qs '"version": "$(MCP_VERSION)"' "$(MCP_DIR)/node_modules/@playwright/mcp/package.json"; then :; else \
 	  echo "installing @playwright/mcp@$(MCP_VERSION) into $(MCP_DIR)…"; \
 	  npm install --prefix "$(MCP_DIR)" --silent --no-audit --no-fund --save-exact @playwright/mcp@$(MCP_VERSION) >/dev/null; fi
-	$(GO) run ./bench/cmd/benchreport -mcp-dir "$(MCP_DIR)" -out BENCHMARKS.md
+	$(GO) run ./bench/cmd/benchreport -mcp-dir "$(MCP_DIR)" -out BENCHMARKS.md \
+	  $(if $(wildcard $(TEST_TIMING_DIR)/pass.json),-test-json $(TEST_TIMING_JSON))

@@ -39,6 +39,8 @@ type Report struct {
 	// MCPVersions are the step latencies of the arms of MCPVersionsSpec (the built-in agent on Playwright MCP
 	// releases), in the spec's arm order.
 	MCPVersions []ArmSteps
+	// TestTiming is where make test's time goes, read from its passes' go test -json output (ReadTestJSON).
+	TestTiming *TestTimingFigures
 	// Elapsed is the whole report's wall time.
 	Elapsed time.Duration
 }
@@ -210,7 +212,7 @@ type section struct {
 }
 
 // sections are the report's tables in the order printed: overhead, per step, start-up, MCP versions,
-// throughput (each when measured).
+// throughput, make test (each when measured).
 func (r *Report) sections() []section {
 	var out []section
 	if o := r.Overhead; o != nil {
@@ -225,6 +227,9 @@ func (r *Report) sections() []section {
 	}
 	if len(r.Throughput) > 0 {
 		out = append(out, r.throughputSection())
+	}
+	if r.TestTiming != nil {
+		out = append(out, testTimingSection(r.TestTiming))
 	}
 	return out
 }

@@ -178,6 +178,7 @@ func TestModelEndpointFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
 	for _, mode := range []string{"429", "500", "malformed", "endless", "badargs"} {
 		t.Run(mode, func(t *testing.T) {
@@ -217,6 +218,7 @@ func TestOutOfCreditStopsRunEarly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-*")
 	dir := t.TempDir()
 	rr, px, sum, err := faultRun(t, "402", Options{OutDir: dir, Workers: 1}, tasks, s)
@@ -407,6 +409,7 @@ func TestUnreachableModelEndpointIsInfra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-*")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -17,6 +17,7 @@ func TestStateJudgeAndWrongAnswer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	// The same lookup as shop-qa-yoga-mat-thickness, but the reference says 7 mm: the agent's (true) 6 is wrong.
 	wrong := `- id: wrong-reference-yoga-mat
@@ -67,6 +68,7 @@ func TestZooQAGroundTruthTasksPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "recipes-qa-banana-bread-calories,recipes-qa-lasagna-protein")
 	if len(tasks) != 2 {
 		t.Fatalf("want 2 tasks, got %d", len(tasks))

@@ -187,6 +187,7 @@ func TestLoopEndpointShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness,shop-checkout-cork-blocks-standard")
 	run := shapeRuns(t, s, []shapeArm{{"parallel-fail", tasks}, {"length-once", tasks}, {"length-always", tasks[:1]},
 		{"content_filter", tasks[:1]}, {"content_filter_error", tasks[:1]}, {"tool_use_failed", tasks[:1]},
@@ -286,6 +287,7 @@ func TestEstimatedUsageCountsTowardMaxCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-*")
 	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Transform: "no_usage"})
@@ -328,6 +330,7 @@ func TestProviderShapesPassLikePlain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
 	up := startPolicy(t, s)
 	cases := []struct{ transform, from string }{
@@ -396,6 +399,7 @@ func TestRateLimitAfterRetriesIsInfra(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-yoga-mat-thickness")
 	up := startPolicy(t, s)
 	srv, err := replay.StartRecorded(replay.Options{Upstream: up, Routes: []replay.Route{

@@ -12,6 +12,15 @@ import (
 // browser is not what a test is about, one browser server (sharedBrowser): starting a driver costs two
 // Node.js start-ups and a launch plus its first browser context a few seconds more, more than most of the
 // tests' attempts. Each run still opens a browser context of its own per attempt, so no state crosses tests.
+//
+// The tests whose runs only need pages to pass or fail on the model's or the judge's account (the endpoint
+// faults, the endpoint shapes, judging, sequential budgets) are parallel, at most -test.parallel at once
+// (GOMAXPROCS by default): each has its own run directory, model proxy and Zoo server, and most of a run's time
+// is waiting on pages, so two overlap. Go starts them once the sequential tests have returned, so the tests that
+// measure a guard's effect with it off (ref churn, late hydration: the Zoo family and guard end-to-end tests),
+// that kill Chromium or a browser server, that time a reconnect, or that set the process environment
+// (t.Setenv: the external agents, the fake key) stay sequential and run with no other test of this package
+// beside them.
 var (
 	driverOnce   sync.Once
 	sharedDrv    *browser.Driver

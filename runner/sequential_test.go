@@ -81,6 +81,7 @@ func TestRunSequentialSkipsAndBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	s, tasks := zooShop(t, "shop-qa-*")
 	tasks = tasks[:min(4, len(tasks))]
 	v := cleanVariant()

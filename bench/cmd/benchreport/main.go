@@ -3,9 +3,11 @@
 //
 // Usage:
 //
-//	go run ./bench/cmd/benchreport [-out BENCHMARKS.md] [-only overhead,steps,startup,throughput,mcp-versions] [-quick]
-//	                               [-json FILE] [-mcp-dir bench/mcp]
+//	go run ./bench/cmd/benchreport [-out BENCHMARKS.md] [-only overhead,steps,startup,throughput,mcp-versions,make-test] [-quick]
+//	                               [-json FILE] [-mcp-dir bench/mcp] [-test-json FILE,FILE]
 //
+// -test-json adds the "make test" section from make test's passes recorded with go test -json (make
+// test-timing writes them into runs/test-timing/); it measures nothing itself.
 // -quick shrinks every measurement to a smoke test (a minute or so; figures are not meant to be quoted).
 // Progress goes to stderr; the table to stdout. Exit status 1 when a measurement fails (the report is still
 // written with the sections that completed).
@@ -27,9 +29,10 @@ import (
 
 func main() {
 	out := flag.String("out", "BENCHMARKS.md", "Markdown report to write (\"\" = none)")
-	only := flag.String("only", "", "comma-separated sections to run: overhead, steps, startup, throughput, mcp-versions (default all)")
+	only := flag.String("only", "", "comma-separated sections to run: overhead, steps, startup, throughput, mcp-versions, make-test (default all; make-test only reads -test-json)")
 	quick := flag.Bool("quick", false, "small sizes: a smoke test, not figures to quote")
 	jsonOut := flag.String("json", "", "also write the raw figures as JSON to this file")
+	testJSON := flag.String("test-json", "", "comma-separated go test -json outputs of make test's passes (make test-timing): adds the make test section")
 	mcpDir := flag.String("mcp-dir", "", "@playwright/mcp install folder (default bench/mcp found upward, or $WEBBENCH_MCP_DIR)")
 	flag.Parse()
 
@@ -61,6 +64,12 @@ func main() {
 		rep.Machine.Cores, loadStart, chromium, driver, rep.Machine.MCP)
 
 	failed := measure(ctx, rep, run, *quick, bench.MCPOptions{Dir: *mcpDir}, logf)
+	if *testJSON != "" && run("make-test") {
+		if rep.TestTiming, err = bench.ReadTestJSON(strings.Split(*testJSON, ","), 10); err != nil {
+			logf("make test timing FAILED: %v", err)
+			failed = append(failed, "test-json")
+		}
+	}
 	rep.Elapsed = time.Since(start)
 	rep.Machine.LoadAvg = loadStart + " → " + bench.LoadAvg()
 
@@ -93,7 +102,7 @@ func sections(only string) (map[string]bool, error) {
 	for _, s := range strings.Split(only, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			switch s {
-			case "overhead", "steps", "startup", "throughput", "mcp-versions":
+			case "overhead", "steps", "startup", "throughput", "mcp-versions", "make-test":
 				want[s] = true
 			default:
 				return nil, fmt.Errorf("unknown section %q", s)

@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// CmdTestTiming records make test's go test passes as JSON for the "make test" section (TestTimingFigures).
+const CmdTestTiming = "make test-timing"
+
+// GoalMakeTest bounds `make test`'s wall time on a fresh clone on 2 cores (set-up already done).
+const GoalMakeTest = "≤ 15 min"
+
+// TestTimingFigures is where make test's time goes, read from the `go test -json` output of its passes
+// (ReadTestJSON): each pass's wall time, each package's and the slowest top-level tests'.
+type TestTimingFigures struct {
+	// Passes are the files read, in the order given, with the wall time of each: its last event's time minus
+	// its first's.
+	Passes []TimedName
+	// Packages are every package that ran tests, slowest first: its test binary's elapsed time (go test's
+	// "ok … 12.3s"), summed over the passes that ran it.
+	Packages []TimedName
+	// Slowest are the top-level tests that took longest, slowest first, as "package TestName"; a parallel
+	// test's time overlaps its package's other tests.
+	Slowest []TimedName
+}
+
+// TimedName is a name and a duration in seconds.
+type TimedName struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// testEvent is a line of `go test -json` (cmd/test2json: Time, Action, Package, Test, Elapsed in seconds).
+type testEvent struct {
+	Time    time.Time
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64
+}
+
+// ReadTestJSON reads `go test -json` outputs (one file per pass; lines that are not JSON, such as build
+// errors, are skipped) and keeps the slowest top-level tests. A file with no test event is an error.
+func ReadTestJSON(files []string, slowest int) (*TestTimingFigures, error) {
+	f := &TestTimingFigures{}
+	pkgs := map[string]float64{}
+	var tests []TimedName
+	for _, name := range files {
+		first, last, err := readTestEvents(name, func(e testEvent) {
+			if e.Action != "pass" && e.Action != "fail" {
+				return
+			}
+			pkg := strings.TrimPrefix(e.Package, "webbench/")
+			switch {
+			case e.Test == "":
+				pkgs[pkg] += e.Elapsed
+			case !strings.Contains(e.Test, "/"):
+				tests = append(tests, TimedName{pkg + " " + e.Test, e.Elapsed})
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		f.Passes = append(f.Passes, TimedName{filepath.Base(name), last.Sub(first).Seconds()})
+	}
+	for p, s := range pkgs {
+		f.Packages = append(f.Packages, TimedName{p, s})
+	}
+	slower := func(a, b TimedName) int {
+		return cmp.Or(cmp.Compare(b.Seconds, a.Seconds), cmp.Compare(a.Name, b.Name))
+	}
+	slices.SortFunc(f.Packages, slower)
+	slices.SortFunc(tests, slower)
+	f.Slowest = tests[:min(slowest, len(tests))]
+	return f, nil
+}
+
+// readTestEvents calls fn on every event of a `go test -json` file and returns its first and last event times.
+func readTestEvents(name string, fn func(testEvent)) (first, last time.Time, err error) {
+	r, err := os.Open(name)
+	if err != nil {
+		return first, last, err
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e testEvent
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Time.IsZero() {
+			continue
+		}
+		if first.IsZero() {
+			first = e.Time
+		}
+		last = e.Time
+		fn(e)
+	}
+	if err := sc.Err(); err != nil {
+		return first, last, fmt.Errorf("%s: %w", name, err)
+	}
+	if first.IsZero() {
+		return first, last, fmt.Errorf("%s: no go test -json event", name)
+	}
+	return first, last, nil
+}
+
+// testTimingSection is make test's time: the passes' wall time (the goal applies to their sum plus go vet),
+// the packages and the slowest tests.
+func testTimingSection(f *TestTimingFigures) section {
+	var rows []row
+	total := 0.0
+	for _, p := range f.Passes {
+		total += p.Seconds
+		rows = append(rows, row{"wall: " + p.Name, fsec(p.Seconds), "", "", ""})
+	}
+	rows = append(rows, row{"wall: the passes together", fsec(total), "", "", GoalMakeTest})
+	for _, p := range f.Packages {
+		rows = append(rows, row{"package " + p.Name, fsec(p.Seconds), "", "", ""})
+	}
+	for _, t := range f.Slowest {
+		rows = append(rows, row{"test " + t.Name, fsec(t.Seconds), "", "", ""})
+	}
+	return section{
+		short: "MAKE TEST (go test -json)", title: "make test — where the time goes (go test -json)",
+		first: "seconds", command: CmdTestTiming, rows: rows,
+		notes: []string{
+			"`make test-timing` runs make test's two passes (the packages three at a time, then the determinism test on its own) with -json into runs/test-timing/; `make bench` reads them when they are there (benchreport -test-json).",
+			"A package's figure is its test binary's elapsed time; the packages run three at a time, so the pass's wall is about its longest chain, not their sum. A parallel test's figure overlaps its package's other tests.",
+			"Not included: make setup and go vet (about 20 s on a warm cache).",
+		},
+	}
+}
+
+// fsec formats seconds: "631 s", "12.3 s".
+func fsec(s float64) string {
+	if s >= 100 {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%.1f s", s)
+}

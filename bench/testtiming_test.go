@@ -1,0 +1,56 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// ReadTestJSON takes a pass's wall from its first and last events, sums a package's elapsed over the passes,
+// keeps top-level tests only (no subtests) slowest first, and skips lines that are not events.
+func TestReadTestJSON(t *testing.T) {
+	dir := t.TempDir()
+	pass := `{"Time":"2026-12-05T10:00:00Z","Action":"start","Package":"webbench/runner"}
+# webbench/llm [build failed]
+{"Time":"2026-12-05T10:00:01Z","Action":"pass","Package":"webbench/runner","Test":"TestA","Elapsed":40.5}
+{"Time":"2026-12-05T10:00:02Z","Action":"pass","Package":"webbench/runner","Test":"TestA/sub","Elapsed":39}
+{"Time":"2026-12-05T10:00:03Z","Action":"fail","Package":"webbench/cmd/bench","Test":"TestB","Elapsed":120}
+{"Time":"2026-12-05T10:00:04Z","Action":"skip","Package":"webbench/cmd/bench","Test":"TestC","Elapsed":0}
+{"Time":"2026-12-05T10:01:00Z","Action":"pass","Package":"webbench/runner","Elapsed":61.25}
+{"Time":"2026-12-05T10:10:00Z","Action":"fail","Package":"webbench/cmd/bench","Elapsed":300}
+`
+	det := `{"Time":"2026-12-05T10:10:05Z","Action":"pass","Package":"webbench/cmd/bench","Test":"TestD","Elapsed":150}
+{"Time":"2026-12-05T10:12:35Z","Action":"pass","Package":"webbench/cmd/bench","Elapsed":151}
+`
+	p1, p2 := filepath.Join(dir, "pass.json"), filepath.Join(dir, "determinism.json")
+	os.WriteFile(p1, []byte(pass), 0o644)
+	os.WriteFile(p2, []byte(det), 0o644)
+	f, err := ReadTestJSON([]string{p1, p2}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &TestTimingFigures{
+		Passes:   []TimedName{{"pass.json", 600}, {"determinism.json", 150}},
+		Packages: []TimedName{{"cmd/bench", 451}, {"runner", 61.25}},
+		Slowest:  []TimedName{{"cmd/bench TestD", 150}, {"cmd/bench TestB", 120}},
+	}
+	if !reflect.DeepEqual(f, want) {
+		t.Errorf("got %+v\nwant %+v", f, want)
+	}
+	var md bytes.Buffer
+	(&Report{TestTiming: f}).Markdown(&md)
+	for _, s := range []string{"| wall: pass.json | 600 s |", "| wall: the passes together | 750 s | – | – | ≤ 15 min |",
+		"| package cmd/bench | 451 s |", "| package runner | 61.2 s |", "| test cmd/bench TestD | 150 s |", "Command: `make test-timing`"} {
+		if !strings.Contains(md.String(), s) {
+			t.Errorf("markdown lacks %q:\n%s", s, md.String())
+		}
+	}
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte("FAIL\n"), 0o644)
+	if _, err := ReadTestJSON([]string{empty}, 10); err == nil || !strings.Contains(err.Error(), "no go test -json event") {
+		t.Errorf("a file with no event: err %v", err)
+	}
+}
