@@ -116,7 +116,7 @@ func TestAblateSpecErrors(t *testing.T) {
 		"bad-reps.yaml":      "name: x\nreps: -2\ndesign: leave-one-out\n",
 	}
 	wants := map[string]string{"unknown-guard.yaml": `unknown guard "no_such_guard"`, "unknown-suite.yaml": `unknown suite "atlantis"`,
-		"unknown-key.yaml": `unknown-key.yaml:3: unknown key "variants_typo"`, "bad-reps.yaml": "reps must be at least 1"}
+		"unknown-key.yaml": `unknown-key.yaml:3:1: unknown key "variants_typo"`, "bad-reps.yaml": "reps must be at least 1"}
 	for name, src := range cases {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(src), 0o644)
