@@ -593,7 +593,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 		t.Errorf("resumed plan %+v, was %+v", got, was)
 	}
 	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--seed", "2", "--out", run); code != 2 ||
-		!strings.Contains(stderr, "base seed 1, now 2") {
+		!strings.Contains(stderr, "base seed: 1 → 2") {
 		t.Errorf("resume with another seed: exit %d: %s", code, stderr)
 	}
 }
