@@ -73,16 +73,16 @@ func TestSpecSameSeedArm(t *testing.T) {
 func TestSpecAAArmPlacement(t *testing.T) {
 	_, err := spec.ParseSpec("s.yaml", []byte("name: replay-check\nvariants:\n  - name: replay\n    aa: same-seed\n"+
 		"    guards: {repeat_guard: false}\n"))
-	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:5: variant replay: guards:") {
-		t.Errorf("aa arm with guards: %v, want s.yaml:5: variant replay: guards: …", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:5:5: variant replay: guards:") {
+		t.Errorf("aa arm with guards: %v, want s.yaml:5:5: variant replay: guards: …", err)
 	}
 	_, err = spec.ParseSpec("s.yaml", []byte("name: x\nbaseline:\n  name: base\n  aa: same-seed\nvariants:\n  - name: v\n"))
-	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:4: baseline: aa") {
-		t.Errorf("aa on the baseline: %v, want s.yaml:4: baseline: aa …", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:4:3: baseline: aa") {
+		t.Errorf("aa on the baseline: %v, want s.yaml:4:3: baseline: aa …", err)
 	}
 	_, err = spec.ParseSpec("s.yaml", []byte("name: x\ndesign: leave-one-out\nvariants:\n  - name: replay\n    aa: same-seed\n"+
 		"  - name: other\n    guards: {repeat_guard: false}\n"))
-	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:6: give either design: leave-one-out or variants") {
+	if err == nil || !strings.HasPrefix(err.Error(), "s.yaml:6:5: give either design: leave-one-out or variants") {
 		t.Errorf("a non-A/A variant beside a design: %v", err)
 	}
 	s, err := spec.ParseSpec("s.yaml", []byte("name: x\ndesign: leave-one-out\nvariants:\n  - name: replay\n    aa: same-seed\n"+
@@ -201,17 +201,17 @@ variants:
 }
 
 // An `aa:` value that is neither a boolean nor a kind's name is an error in the form of the
-// spec's other errors ("file:line: variant V: …", the line of the aa key), naming the value as written or, for a
+// spec's other errors ("file:line:col: variant V: …", the position of the aa key), naming the value as written or, for a
 // sequence or a mapping, its kind.
 func TestSpecAAModeErrors(t *testing.T) {
 	const expected = ": expected true, other-seeds or same-seed"
 	for src, want := range map[string]string{
-		"name: x\nvariants:\n  - name: r\n    aa: sometimes\n":           `a.yaml:4: variant r: aa "sometimes"` + expected,
-		"name: x\nvariants:\n  - name: r\n    aa: 1\n":                   `a.yaml:4: variant r: aa "1"` + expected,
-		"name: x\nvariants:\n  - name: r\n    aa: [1]\n":                 `a.yaml:4: variant r: aa (a sequence)` + expected,
-		"name: x\nvariants:\n  - name: r\n    aa:\n      - 1\n":          `a.yaml:4: variant r: aa (a sequence)` + expected,
-		"name: x\nvariants:\n  - name: v\n  - name: r\n    aa: {a: 1}\n": `a.yaml:5: variant r: aa (a mapping)` + expected,
-		"name: x\nbaseline:\n  aa: again\nvariants:\n  - name: v\n":      `a.yaml:3: baseline: aa "again"` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa: sometimes\n":           `a.yaml:4:5: variant r: aa "sometimes"` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa: 1\n":                   `a.yaml:4:5: variant r: aa "1"` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa: [1]\n":                 `a.yaml:4:5: variant r: aa (a sequence)` + expected,
+		"name: x\nvariants:\n  - name: r\n    aa:\n      - 1\n":          `a.yaml:4:5: variant r: aa (a sequence)` + expected,
+		"name: x\nvariants:\n  - name: v\n  - name: r\n    aa: {a: 1}\n": `a.yaml:5:5: variant r: aa (a mapping)` + expected,
+		"name: x\nbaseline:\n  aa: again\nvariants:\n  - name: v\n":      `a.yaml:3:3: baseline: aa "again"` + expected,
 	} {
 		if _, err := spec.ParseSpec("a.yaml", []byte(src)); err == nil || err.Error() != want {
 			t.Errorf("%q: error %v, want %s", src, err, want)

@@ -1,6 +1,13 @@
 package analysis
 
-import "webbench/results"
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
+
+	"webbench/results"
+)
 
 // InfraGateFraction is the share of a run's attempts that may end in infrastructure errors after retries: above it
 // the infrastructure gate fails (bench run, bench ablate and bench report --gate exit 3), since such a run cannot
@@ -9,9 +16,44 @@ const InfraGateFraction = 0.10
 
 // InfraGate is the infrastructure gate's decision on a run's final attempts (CheckInfra): Infra of Attempts ended
 // in infrastructure errors (status error, class infra); Failed when that is more than InfraGateFraction of them.
+// Causes are the infrastructure errors grouped by cause, most first (InfraCauses).
 type InfraGate struct {
 	Infra, Attempts int
 	Failed          bool
+	Causes          []ErrorCause
+}
+
+// ErrorCause is one cause of errored attempts: Text, the error as recorded with its numbers (ports, ids,
+// durations) masked to "N", so one cause on many attempts is one group; N the attempts it ended; Example one
+// attempt's own text.
+type ErrorCause struct {
+	Text, Example string
+	N             int
+}
+
+// digitsRe matches the runs of digits that differ between attempts of one cause.
+var digitsRe = regexp.MustCompile(`[0-9]+`)
+
+// InfraCauses groups the errors of recs that pass keep, most attempts first (ties by text).
+func InfraCauses(recs []results.Attempt, keep func(results.Attempt) bool) []ErrorCause {
+	idx := map[string]int{}
+	var out []ErrorCause
+	for _, r := range recs {
+		if !keep(r) {
+			continue
+		}
+		msg := cmp.Or(r.Error, "(no error text recorded)")
+		key := digitsRe.ReplaceAllString(msg, "N")
+		i, ok := idx[key]
+		if !ok {
+			i = len(out)
+			idx[key] = i
+			out = append(out, ErrorCause{Text: key, Example: msg})
+		}
+		out[i].N++
+	}
+	slices.SortStableFunc(out, func(a, b ErrorCause) int { return cmp.Or(b.N-a.N, strings.Compare(a.Text, b.Text)) })
+	return out
 }
 
 // CheckInfra decides the infrastructure gate on recs, a run's final attempts (results.Run.Final).
@@ -23,5 +65,8 @@ func CheckInfra(recs []results.Attempt) InfraGate {
 		}
 	}
 	g.Failed = g.Attempts > 0 && float64(g.Infra) > InfraGateFraction*float64(g.Attempts)
+	g.Causes = InfraCauses(recs, func(r results.Attempt) bool {
+		return r.Status == results.StatusError && r.ErrorClass == results.ClassInfra
+	})
 	return g
 }

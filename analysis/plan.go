@@ -13,6 +13,12 @@ const PlanDefaultTasks = 40
 type PlanBaseline struct {
 	Mix, Arm, Dir string
 	Tasks         int
+	// Suite is the suite the plan is for and SuiteTasks how many tasks it has (with its options; 0: not
+	// known), so a plan needing more tasks than it has can say so.
+	Suite      string
+	SuiteTasks int
+	// RealModel is set when the rates come from a run of a real model endpoint (not the scripted policy).
+	RealModel bool
 }
 
 // PlanDesign completes the planned design d, whose Rates (with Reps, the
@@ -63,6 +69,14 @@ type PrimaryPlan struct {
 	Smallest    []DesignPower
 	Unreachable []int
 	MaxTasks    int
+	// Independent is the power and MDE of Design with independent pairing (arms share the task's rate, no
+	// outcome draw), the plan for an endpoint that does not replay a seed; nil when Design is independent.
+	Independent *PairingAlt
+}
+
+// PairingAlt is a design's power for the planned effect and its MDE under another pairing.
+type PairingAlt struct {
+	Power, MDE float64
 }
 
 // PlanPrimary plans the primary test on d for the change effect at alpha
@@ -73,5 +87,11 @@ func PlanPrimary(d Design, baseline PlanBaseline, effect, alpha, power float64) 
 	p.Power, p.Method = PowerPrimary(d, effect, alpha)
 	p.MDE = MDEPrimary(d, alpha, power, effect < 0)
 	p.Smallest, p.Unreachable = SmallestDesigns(d, effect, alpha, power, MaxPlanTasks)
+	if d.Model != ModelIndependent {
+		ind := d
+		ind.Model, ind.Share = ModelIndependent, 0
+		pw, _ := PowerPrimary(ind, effect, alpha)
+		p.Independent = &PairingAlt{Power: pw, MDE: MDEPrimary(ind, alpha, power, effect < 0)}
+	}
 	return p
 }

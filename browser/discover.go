@@ -41,7 +41,7 @@ func (e *ChromiumNotFoundError) Error() string {
 
 // FindChromium returns the Chromium executable a launch uses (headless: a headless launch, which can run the
 // headless shell), and notes on places it skipped (a snap shim, say) for the caller to log. The search order
-// (README "Browser discovery"):
+// (docs/SETUP.md "Browser discovery"):
 //
 //  1. explicit (LaunchOptions.ExecutablePath, the --chromium flag): used as given; an error if it does not exist.
 //  2. $WEBBENCH_CHROMIUM: the same.

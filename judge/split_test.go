@@ -20,7 +20,7 @@ type splitFigures struct {
 	UncertainPass, UncertainFail int
 }
 
-// row is the split's README table row: counts and the three rates (false passes of the human fails, false fails
+// row is the split's table row in docs/WEBVOYAGER.md: counts and the three rates (false passes of the human fails, false fails
 // and uncertain of the human passes).
 func (f splitFigures) row() string {
 	pct := func(n, d int) string {
@@ -86,11 +86,11 @@ func gradeSplit(t *testing.T, name, file string) splitFigures {
 	return f
 }
 
-// readmeSplitsRe finds the README's table of the two splits' figures, between its markers.
+// readmeSplitsRe finds docs/WEBVOYAGER.md's table of the two splits' figures, between its markers.
 var readmeSplitsRe = regexp.MustCompile(`(?s)<!-- judge-splits -->\n(.*?)<!-- /judge-splits -->`)
 
-// TestLabelledSplits grades the train and the held-out split of answers of new kinds and checks that the README
-// prints their figures as they are: a change of the judge that moves them fails here until the README says so
+// TestLabelledSplits grades the train and the held-out split of answers of new kinds and checks that docs/WEBVOYAGER.md
+// prints their figures as they are: a change of the judge that moves them fails here until the page says so
 // (WEBBENCH_UPDATE_README=1 rewrites the table).
 func TestLabelledSplits(t *testing.T) {
 	train := gradeSplit(t, "train", "train_answers.yaml")
@@ -101,23 +101,23 @@ func TestLabelledSplits(t *testing.T) {
 	table := "| split | graded | human pass | human fail | false pass (of fails) | false fail (of passes) | uncertain (of passes) | uncertain fails |\n" +
 		"|---|---|---|---|---|---|---|---|\n" + train.row() + "\n" + held.row() + "\n"
 	t.Logf("\n%s", table)
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/WEBVOYAGER.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := readmeSplitsRe.FindSubmatchIndex(b)
 	if m == nil {
-		t.Fatal("README.md has no <!-- judge-splits --> … <!-- /judge-splits --> table")
+		t.Fatal("docs/WEBVOYAGER.md has no <!-- judge-splits --> … <!-- /judge-splits --> table")
 	}
 	if got := string(b[m[2]:m[3]]); got != table {
 		if os.Getenv("WEBBENCH_UPDATE_README") == "1" {
 			out := string(b[:m[2]]) + table + string(b[m[3]:])
-			if err := os.WriteFile("../README.md", []byte(out), 0o644); err != nil {
+			if err := os.WriteFile("../docs/WEBVOYAGER.md", []byte(out), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		t.Errorf("README.md's split figures drifted; they are now:\n%s\nthe README says:\n%s(WEBBENCH_UPDATE_README=1 go test ./judge -run TestLabelledSplits rewrites them)",
+		t.Errorf("docs/WEBVOYAGER.md's split figures drifted; they are now:\n%s\nthe page says:\n%s(WEBBENCH_UPDATE_README=1 go test ./judge -run TestLabelledSplits rewrites them)",
 			table, got)
 	}
 	if train.FalsePass > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"webbench/analysis"
 	"webbench/results"
@@ -20,8 +21,9 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 		src = fmt.Sprintf("per-task rates of arm %s in %s (%d tasks, shrunk toward the mean)", p.Baseline.Arm,
 			p.Baseline.Dir, p.Baseline.Tasks)
 	}
-	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n\n",
-		analysis.PairedTestName(analysis.UnitTask), src, d.Model, d.Share, p.Alpha, p.Target)
+	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n%s\n\n",
+		analysis.PairedTestName(analysis.UnitTask), src, d.Model, d.Share, p.Alpha, p.Target,
+		strings.Join(wrap(pairingNote(p), "", "", 116), "\n"))
 	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
 	if d.Reps != nil {
 		n := 0
@@ -52,11 +54,69 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	for _, r := range p.Unreachable {
 		g.Rows = append(g.Rows, []string{fmt.Sprint(r), fmt.Sprintf("> %d", p.MaxTasks), "-", "-"})
 	}
+	over := 0
 	for _, x := range p.Smallest {
-		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), fmt.Sprint(x.Tasks), fmt.Sprint(x.Tasks * x.Reps),
+		tasks := fmt.Sprint(x.Tasks)
+		if n := p.Baseline.SuiteTasks; n > 0 && x.Tasks > n {
+			tasks += " *"
+			over++
+		}
+		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), tasks, fmt.Sprint(x.Tasks * x.Reps),
 			fmt.Sprintf("%.3f", x.Power)})
 	}
-	return g.Render(w)
+	if err := g.Render(w); err != nil {
+		return err
+	}
+	b := p.Baseline
+	switch {
+	case b.SuiteTasks > 0 && d.G() > b.SuiteTasks:
+		_, err := fmt.Fprintf(w, "* and the design above: more tasks than %s has (%d); use more reps, or a suite "+
+			"with more tasks\n", b.Suite, b.SuiteTasks)
+		return err
+	case over > 0:
+		_, err := fmt.Fprintf(w, "*: more tasks than %s has (%d); use the designs with more reps, or a suite with "+
+			"more tasks\n", b.Suite, b.SuiteTasks)
+		return err
+	}
+	return nil
+}
+
+// pairingNote says in words what the plan's pairing assumes and, for a shared draw, what it is for (the scripted
+// policy replays a seed) and the same design's figures without it: a real endpoint does not replay a seed —
+// OpenAI documents `seed` as best effort, determinism not guaranteed (API reference, "seed"; cookbook
+// "Reproducible outputs with the seed parameter", 2023) — and reruns of an agent at temperature 0 diverge within
+// the first few percent of tokens, moving single-run pass@1 by 2.2 to 6.0 pts ("On Randomness
+// in Agentic Evals", arXiv:2602.07150, SWE-bench Verified).
+func pairingNote(p analysis.PrimaryPlan) string {
+	d := p.Design
+	switch d.Model {
+	case analysis.ModelIndependent:
+		why := "the choice for a real endpoint, which does not replay a seed"
+		if p.Baseline.RealModel {
+			why = "the default for a run of a real endpoint, which does not replay a seed"
+		}
+		return "Pairing independent: the arms of a pair share the task (its pass rate), not an outcome draw — " + why + "."
+	case analysis.ModelSticky:
+		return fmt.Sprintf("Pairing sticky: one arm's reps of a task share one outcome draw with probability %.2f.",
+			d.Share) + independentFigures(p)
+	}
+	return fmt.Sprintf("Pairing same-seed: the two arms of a (task, rep) share one outcome draw with probability %.2f "+
+		"(--share), as the scripted policy's seeded replay gives; a real endpoint does not replay a seed (OpenAI's "+
+		"seed is best effort; reruns at temperature 0 diverge early), so plan one with --pairing independent.",
+		d.Share) + independentFigures(p)
+}
+
+// independentFigures is the plan's design's power and MDE under independent pairing, as a sentence.
+func independentFigures(p analysis.PrimaryPlan) string {
+	if p.Independent == nil {
+		return ""
+	}
+	mde := "no MDE reachable"
+	if !math.IsNaN(p.Independent.MDE) {
+		mde = fmt.Sprintf("MDE %.1f pts", 100*p.Independent.MDE)
+	}
+	return fmt.Sprintf(" Independent, this design has power %.3f for Δ %+.1f pts, %s.", p.Independent.Power,
+		100*p.Effect, mde)
 }
 
 // UnpairedPlan writes bench power's unpaired (legacy) figures p as a quantity/value table: with a target the

@@ -86,8 +86,35 @@ func CheckAgentCmd(a *AgentCmd) error {
 	if err := CheckAgentShape(a); err != nil {
 		return err
 	}
-	_, err := ResolveAgentCmd(a)
-	return err
+	if _, err := ResolveAgentCmd(a); err != nil {
+		return err
+	}
+	return checkAgentScript(a)
+}
+
+// scriptExts are the file extensions of the scripts an interpreter named first in an agent's run is given.
+var scriptExts = []string{".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".sh", ".rb", ".pl"}
+
+// checkAgentScript refuses a run whose first argument is a script file (one of scriptExts, not an option) that
+// does not exist, relative to a.Dir: `python3 agnet.py` resolves python3, so without this check every attempt
+// would end agent_crashed on the interpreter's "can't open file".
+func checkAgentScript(a *AgentCmd) error {
+	if len(a.Run) < 2 || strings.HasPrefix(a.Run[1], "-") || !slices.Contains(scriptExts, filepath.Ext(a.Run[1])) {
+		return nil
+	}
+	p := a.Run[1]
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.Dir, p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		where := a.Dir
+		if where == "" {
+			where = "the current directory"
+		}
+		return fmt.Errorf("agent script %q (the argument of %s) not found relative to %s: %v", a.Run[1], a.Run[0],
+			where, errors.Unwrap(err))
+	}
+	return nil
 }
 
 // CheckAgentShape checks what an external agent's description alone can tell: kind "command", a non-empty

@@ -73,14 +73,21 @@ func TestCheckSamePlan(t *testing.T) {
 	other.Variants = []Variant{v}
 	other.Variants[0].Guards = guard.Default()
 	other.Variants[0].Guards["repeat_guard"] = false
+	other.Variants[0].Model.Profile = "observed"
 	err := checkSamePlan("d", old, other.Record())
-	if !errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "variant default was") ||
-		!strings.Contains(err.Error(), `"repeat_guard":false`) {
-		t.Errorf("other guards: %v", err)
+	want := "d was run with another plan (variant default: guards.repeat_guard: true → false; variant default: " +
+		"model.profile: clean → observed); resuming would mix configurations — use another --out"
+	if !errors.Is(err, ErrPlanMismatch) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("other guards and profile: %v\nwant …%s", err, want)
+	}
+	extra := p
+	extra.Variants = []Variant{v, {Name: "hot", Model: v.Model, Guards: guard.Default()}}
+	if err := checkSamePlan("d", old, extra.Record()); err == nil || !strings.Contains(err.Error(), "variant hot: not in the earlier run") {
+		t.Errorf("another variant: %v", err)
 	}
 	seed := p
 	seed.BaseSeed = 9
-	if err := checkSamePlan("d", old, seed.Record()); err == nil || !strings.Contains(err.Error(), "base seed 1, now 9") {
+	if err := checkSamePlan("d", old, seed.Record()); err == nil || !strings.Contains(err.Error(), "base seed: 1 → 9") {
 		t.Errorf("other seed: %v", err)
 	}
 	// A bad manifest in the run directory is a plan mismatch naming the file.

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"webbench/results"
 )
@@ -83,29 +85,24 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 	why := ""
 	switch {
 	case old.Suite != cur.Suite:
-		why = fmt.Sprintf("suite %q, now %q", old.Suite, cur.Suite)
+		why = fmt.Sprintf("suite: %s → %s", old.Suite, cur.Suite)
 	case old.BaseSeed != cur.BaseSeed:
-		why = fmt.Sprintf("base seed %d, now %d", old.BaseSeed, cur.BaseSeed)
+		why = fmt.Sprintf("base seed: %d → %d", old.BaseSeed, cur.BaseSeed)
 	case seqJSON(old) != seqJSON(cur):
 		why = seqMismatch(old, cur)
 	case seqJSON(cur) != "null" && old.Reps != cur.Reps:
-		why = fmt.Sprintf("%d reps, now %d (a sequential run's units would change after its looks)", old.Reps, cur.Reps)
+		why = fmt.Sprintf("reps: %d → %d (a sequential run's units would change after its looks)", old.Reps, cur.Reps)
 	case seqJSON(cur) != "null" && !sameTargets(old.Variants, cur.Variants):
 		why = "other target tasks (a sequential run's units would change after its looks)"
 	default:
-		o, n := configJSON(old.Variants), configJSON(cur.Variants)
-		if slices.Equal(o, n) {
+		diffs := variantDiffs(old.Variants, cur.Variants)
+		if len(diffs) == 0 {
 			return nil
 		}
-		why = "other variants (model, profile, guards, prompt, budgets or seed mode differ)"
-		for i := range min(len(o), len(n)) {
-			if o[i] != n[i] {
-				why = fmt.Sprintf("variant %s was %s, now %s", cur.Variants[i].Name, o[i], n[i])
-				break
-			}
-		}
+		why = strings.Join(diffs, "; ")
 	}
-	return fmt.Errorf("%w: %s was run with %s; resuming would mix configurations — use another --out", ErrPlanMismatch, dir, why)
+	return fmt.Errorf("%w: %s was run with another plan (%s); resuming would mix configurations — use another --out",
+		ErrPlanMismatch, dir, why)
 }
 
 // sameTargets reports whether the variants of old and cur (the same names, checked after) have the same target
@@ -122,8 +119,9 @@ func seqMismatch(old, cur results.Plan) string {
 	case o == nil || n == nil:
 		return "another sequential design (or none): its looks would not replay"
 	case o.Alpha != n.Alpha || o.MinEffect != n.MinEffect:
-		return fmt.Sprintf("a sequential design at alpha %g, min_effect %g, now %g, %g: its looks would not replay",
-			o.Alpha, o.MinEffect, n.Alpha, n.MinEffect)
+		return "a sequential design with " + strings.Join(fieldDiffs("sequential", map[string]float64{"alpha": o.Alpha,
+			"min_effect": o.MinEffect}, map[string]float64{"alpha": n.Alpha, "min_effect": n.MinEffect}), ", ") +
+			": its looks would not replay"
 	}
 	return fmt.Sprintf("a sequential design over %d units, now %d other or reordered ones (the tasks changed): its looks "+
 		"would not replay", len(o.Units), len(n.Units))
@@ -143,16 +141,83 @@ func seqJSON(p results.Plan) string {
 	return string(b)
 }
 
-// configJSON is each variant's configuration as JSON, without what extending the run may change.
-func configJSON(vs []results.Variant) []string {
-	out := make([]string, 0, len(vs))
-	for _, v := range vs {
-		v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
-		v.Model.MaxConnections = 0 // a connection cap changes no result: resuming with another one is allowed
-		b, _ := json.Marshal(v)
-		out = append(out, string(b))
+// variantDiffs names each field in which the variants of two plans differ, with both values (`variant
+// baseline: model.profile: clean → observed`), leaving out what extending the run may change (target tasks,
+// prompt hashes, switched guards) and what changes no result (the connection cap); variants present in one plan
+// only are named as such.
+func variantDiffs(old, cur []results.Variant) []string {
+	norm := func(vs []results.Variant) map[string]results.Variant {
+		m := map[string]results.Variant{}
+		for _, v := range vs {
+			v.TargetTasks, v.PromptSHA256, v.Switched = nil, "", nil
+			v.Model.MaxConnections = 0 // a connection cap changes no result: resuming with another one is allowed
+			m[v.Name] = v
+		}
+		return m
+	}
+	o, n := norm(old), norm(cur)
+	var out []string
+	for _, v := range old {
+		if _, ok := n[v.Name]; !ok {
+			out = append(out, fmt.Sprintf("variant %s: only in the earlier run", v.Name))
+		}
+	}
+	for _, v := range cur {
+		ov, ok := o[v.Name]
+		if !ok {
+			out = append(out, fmt.Sprintf("variant %s: not in the earlier run", v.Name))
+			continue
+		}
+		out = append(out, fieldDiffs("variant "+v.Name+":", ov, n[v.Name])...)
 	}
 	return out
+}
+
+// fieldDiffs lists `prefix path: old → new` for each leaf of a's and b's JSON forms that differs (a path in one
+// only reads "(none)" on the other side), in path order.
+func fieldDiffs(prefix string, a, b any) []string {
+	fa, fb := map[string]string{}, map[string]string{}
+	flattenJSON("", a, fa)
+	flattenJSON("", b, fb)
+	keys := slices.Sorted(maps.Keys(fa))
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []string
+	for _, k := range keys {
+		va, vb := cmp.Or(fa[k], "(none)"), cmp.Or(fb[k], "(none)")
+		if va != vb {
+			out = append(out, fmt.Sprintf("%s %s: %s → %s", prefix, k, va, vb))
+		}
+	}
+	return out
+}
+
+// flattenJSON puts v's JSON form into out as dotted path → value text (strings bare, others as JSON; a list is
+// one leaf).
+func flattenJSON(path string, v any, out map[string]string) {
+	b, _ := json.Marshal(v)
+	var x any
+	_ = json.Unmarshal(b, &x)
+	var walk func(p string, x any)
+	walk = func(p string, x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for k, c := range t {
+				walk(strings.TrimPrefix(p+"."+k, "."), c)
+			}
+		case string:
+			out[p] = t
+		case nil:
+		default:
+			j, _ := json.Marshal(t)
+			out[p] = string(j)
+		}
+	}
+	walk(path, x)
 }
 
 // shufflePairs returns todo with its pairs (runs of consecutive attempts with the same PairID, as Plan.Expand

@@ -45,7 +45,7 @@ func TestCheckSamePlanSequentialReps(t *testing.T) {
 		Ablation: &results.Ablation{Sequential: seq}}
 	more := base
 	more.Reps = 2
-	if err := checkSamePlan("d", base, more); err == nil || !strings.Contains(err.Error(), "1 reps, now 2") {
+	if err := checkSamePlan("d", base, more); err == nil || !strings.Contains(err.Error(), "reps: 1 → 2") {
 		t.Errorf("sequential, more reps: %v", err)
 	}
 	targets := base

@@ -30,7 +30,7 @@ func CheckVariants(vs []Variant, screenshots bool, warn io.Writer) error {
 			}
 		}
 		if v.Model.Kind == "scripted" {
-			if _, err := scripted.LoadProfile(v.Model.Profile); err != nil {
+			if err := CheckProfile(v.Model.Profile); err != nil {
 				return fmt.Errorf("%s: %v", v.Name, err)
 			}
 		}
@@ -49,4 +49,11 @@ func CheckVariants(vs []Variant, screenshots bool, warn io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// CheckProfile checks that the scripted policy's fault profile name (a built-in, or a YAML file) loads; its error
+// names the file, line and key of a bad file, and the near-miss of a built-in name.
+func CheckProfile(name string) error {
+	_, err := scripted.LoadProfile(name)
+	return err
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"webbench/srcerr"
 )
 
 // Profile is a fault profile: the probabilities with which the scripted policy reproduces the failure modes of
@@ -105,8 +107,8 @@ func LoadProfile(nameOrPath string) (Profile, error) {
 	data, err := os.ReadFile(nameOrPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, "/\\.") {
-			return Profile{}, fmt.Errorf("unknown fault profile %q (built-in: %s; or a YAML file path)",
-				nameOrPath, strings.Join(ProfileNames(), ", "))
+			return Profile{}, fmt.Errorf("unknown fault profile %q%s (built-in: %s; or a YAML file path)",
+				nameOrPath, srcerr.Suggest(nameOrPath, ProfileNames()), strings.Join(ProfileNames(), ", "))
 		}
 		return Profile{}, fmt.Errorf("fault profile: %w", err)
 	}
@@ -145,14 +147,14 @@ func probFields(p *Profile) []struct {
 func parseProfile(data []byte, source, name string, allowBase bool) (Profile, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Profile{}, fmt.Errorf("%s: %v", source, err)
+		return Profile{}, srcerr.FromYAML(source, data, err, nil)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return Profile{}, fmt.Errorf("%s: empty fault profile", source)
+		return Profile{}, srcerr.At(source, 0, 0, "", "empty fault profile")
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return Profile{}, fmt.Errorf("%s:%d: a fault profile is a mapping of keys to probabilities", source, root.Line)
+		return Profile{}, srcerr.AtNode(source, root, "", "a fault profile is a mapping of keys to probabilities")
 	}
 	// The base comes first so that the file's keys override it wherever they appear.
 	var p Profile
@@ -163,12 +165,12 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 			continue
 		}
 		if !allowBase {
-			return Profile{}, fmt.Errorf("%s:%d: field \"base\" is not allowed in a built-in profile", source, k.Line)
+			return Profile{}, srcerr.AtNode(source, k, "base", "not allowed in a built-in profile")
 		}
 		b, err := builtin(v.Value)
 		if err != nil {
-			return Profile{}, fmt.Errorf("%s:%d: field \"base\": unknown profile %q (built-in: %s)", source, v.Line,
-				v.Value, strings.Join(ProfileNames(), ", "))
+			return Profile{}, srcerr.AtNode(source, v, "base", "unknown profile %q%s (built-in: %s)", v.Value,
+				srcerr.Suggest(v.Value, ProfileNames()), strings.Join(ProfileNames(), ", "))
 		}
 		p, baseSet = b, true
 	}
@@ -181,7 +183,7 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
-			return Profile{}, fmt.Errorf("%s:%d: field %q given twice", source, k.Line, k.Value)
+			return Profile{}, srcerr.AtNode(source, k, k.Value, "given twice")
 		}
 		seen[k.Value] = true
 		switch k.Value {
@@ -189,7 +191,7 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 			continue
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return Profile{}, fmt.Errorf("%s:%d: field \"name\": want a non-empty string", source, v.Line)
+				return Profile{}, srcerr.AtNode(source, v, "name", "want a non-empty string")
 			}
 			p.Name = v.Value
 			continue
@@ -209,15 +211,15 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 			found = true
 			x, err := number(v)
 			if err != nil {
-				return Profile{}, fmt.Errorf("%s:%d: field %q: %v", source, v.Line, k.Value, err)
+				return Profile{}, srcerr.AtNode(source, v, k.Value, "%v", err)
 			}
 			if x < 0 || x > 1 {
-				return Profile{}, fmt.Errorf("%s:%d: field %q: probability %v outside [0,1]", source, v.Line, k.Value, x)
+				return Profile{}, srcerr.AtNode(source, v, k.Value, "probability %v outside [0,1]", x)
 			}
 			*f.ptr = x
 		}
 		if !found {
-			return Profile{}, fmt.Errorf("%s:%d: unknown field %q (valid: %s)", source, k.Line, k.Value,
+			return Profile{}, srcerr.AtNode(source, k, k.Value, "unknown key%s (valid: %s)", srcerr.Suggest(k.Value, validKeys()),
 				strings.Join(validKeys(), ", "))
 		}
 	}
@@ -236,7 +238,7 @@ func validKeys() []string {
 func parseLatency(v *yaml.Node, source string) (Latency, error) {
 	var lat Latency
 	if v.Kind != yaml.MappingNode {
-		return lat, fmt.Errorf("%s:%d: field \"latency_ms\": want a mapping {mean, jitter}", source, v.Line)
+		return lat, srcerr.AtNode(source, v, "latency_ms", "want a mapping {mean, jitter}")
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
@@ -247,14 +249,14 @@ func parseLatency(v *yaml.Node, source string) (Latency, error) {
 		case "jitter":
 			dst = &lat.Jitter
 		default:
-			return lat, fmt.Errorf("%s:%d: unknown field \"latency_ms.%s\" (valid: mean, jitter)", source, k.Line, k.Value)
+			return lat, srcerr.AtNode(source, k, "latency_ms."+k.Value, "unknown key%s (valid: mean, jitter)", srcerr.Suggest(k.Value, []string{"mean", "jitter"}))
 		}
 		x, err := number(val)
 		if err != nil {
-			return lat, fmt.Errorf("%s:%d: field \"latency_ms.%s\": %v", source, val.Line, k.Value, err)
+			return lat, srcerr.AtNode(source, val, "latency_ms."+k.Value, "%v", err)
 		}
 		if x < 0 {
-			return lat, fmt.Errorf("%s:%d: field \"latency_ms.%s\": %v ms is negative", source, val.Line, k.Value, x)
+			return lat, srcerr.AtNode(source, val, "latency_ms."+k.Value, "%v ms is negative", x)
 		}
 		*dst = x
 	}

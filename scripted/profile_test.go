@@ -77,15 +77,17 @@ func TestProfileFile(t *testing.T) {
 
 func TestProfileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
-		{"unknown", "prose_final: 0.1\n\nblocked_click_understood: 0.5\n", `:3: unknown field "blocked_click_understood"`},
-		{"range", "post_answer_loop: 0.2\nheed_repeat_note: 1.5\n", `:2: field "heed_repeat_note": probability 1.5 outside [0,1]`},
-		{"negative", "prose_final: -0.1\n", `:1: field "prose_final": probability -0.1 outside [0,1]`},
-		{"not-number", "prose_final: often\n", `:1: field "prose_final": want a number, got "often"`},
-		{"latency", "latency_ms:\n  mean: 10\n  spread: 3\n", `:3: unknown field "latency_ms.spread"`},
-		{"latency-neg", "latency_ms: {mean: -5}\n", `:1: field "latency_ms.mean": -5 ms is negative`},
-		{"base", "base: lenient\n", `:1: field "base": unknown profile "lenient"`},
-		{"twice", "prose_final: 0\nprose_final: 1\n", `:2: field "prose_final" given twice`},
-		{"list", "- prose_final\n", `:1: a fault profile is a mapping`},
+		{"unknown", "prose_final: 0.1\n\nblocked_click_understood: 0.5\n", `:3:1: blocked_click_understood: unknown key (did you mean "blocked_click_raw_understood"?)`},
+		{"range", "post_answer_loop: 0.2\nheed_repeat_note: 1.5\n", `:2:19: heed_repeat_note: probability 1.5 outside [0,1]`},
+		{"negative", "prose_final: -0.1\n", `:1:14: prose_final: probability -0.1 outside [0,1]`},
+		{"not-number", "prose_final: often\n", `:1:14: prose_final: want a number, got "often"`},
+		{"latency", "latency_ms:\n  mean: 10\n  spread: 3\n", `:3:3: latency_ms.spread: unknown key (valid: mean, jitter)`},
+		{"latency-neg", "latency_ms: {mean: -5}\n", `:1:20: latency_ms.mean: -5 ms is negative`},
+		{"base", "base: lenient\n", `:1:7: base: unknown profile "lenient"`},
+		{"twice", "prose_final: 0\nprose_final: 1\n", `:2:1: prose_final: given twice`},
+		{"list", "- prose_final\n", `:1:1: a fault profile is a mapping`},
+		{"near-miss", "base: observd\n", `:1:7: base: unknown profile "observd" (did you mean "observed"?)`},
+		{"syntax", "prose_final: 0.1\nlatency_ms:\n  mean: 10\n jitter: 3\n", `:4:2: YAML syntax: `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, tc.name+".yaml", tc.body)
@@ -96,7 +98,7 @@ func TestProfileErrors(t *testing.T) {
 		})
 	}
 	if _, err := ParseProfile([]byte("name: x\nprose_final: 2\n"), "inline.yaml"); err == nil ||
-		!strings.HasPrefix(err.Error(), `inline.yaml:2: field "prose_final"`) {
+		!strings.HasPrefix(err.Error(), `inline.yaml:2:14: prose_final: probability 2`) {
 		t.Fatalf("ParseProfile: %v", err)
 	}
 	if _, err := LoadProfile(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {

@@ -150,7 +150,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []map[string]any{
-			{"id": ModelName, "object": "model", "created": 0, "owned_by": "webbench"}}})
+			{"id": ModelName, "object": "model", "created": 0, "owned_by": modelsOwner}}})
 	default:
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown endpoint "+r.URL.Path)
 	}

@@ -16,8 +16,8 @@ func TestFailIfCostlier(t *testing.T) {
 		t.Errorf("fail_if_costlier = %v", s.FailIfCostlier)
 	}
 	for src, want := range map[string]string{
-		"name: x\nreps: 1\nfail_if_costlier: {bananas: 0.2}\n": `spec.yaml:3: fail_if_costlier: unknown cost outcome "bananas"`,
-		"name: x\nfail_if_costlier:\n  tokens: -0.1\n":         "spec.yaml:2: fail_if_costlier: tokens: margin -0.1",
+		"name: x\nreps: 1\nfail_if_costlier: {bananas: 0.2}\n": `spec.yaml:3:1: fail_if_costlier: unknown cost outcome "bananas"`,
+		"name: x\nfail_if_costlier:\n  tokens: -0.1\n":         "spec.yaml:2:1: fail_if_costlier: tokens: margin -0.1",
 	} {
 		if _, err := ParseSpec("spec.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", src, err, want)

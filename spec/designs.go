@@ -13,6 +13,7 @@ import (
 	"webbench/agent/guard"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -339,7 +340,10 @@ func (s *Spec) OutDir(path string) string {
 func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIfWorse float64) (runner.Plan, error) {
 	tasks, err := suites.Filter(suite.Tasks(), s.Tasks)
 	if err != nil {
-		return runner.Plan{}, fmt.Errorf("%s: %v", path, err)
+		if s.tasksFlag {
+			return runner.Plan{}, fmt.Errorf("--tasks: %v", err)
+		}
+		return runner.Plan{}, srcerr.At(path, s.tasksAt[0], s.tasksAt[1], "tasks", "%v", err)
 	}
 	arms, err := s.Expand(tasks)
 	if err != nil {

@@ -118,8 +118,8 @@ func TestPartialVariantModelKeepsTheBaselines(t *testing.T) {
 // scripted baseline needs its own name, and keeps none of the scripted fields.
 func TestVariantModelOfAnotherKind(t *testing.T) {
 	_, err := ParseSpec("spec.yaml", []byte("name: x\nvariants:\n  - name: real\n    model: {kind: openai, base_url: \"http://127.0.0.1:9/v1\"}\n"))
-	if err == nil || err.Error() != "spec.yaml:4: variant real: model: openai model needs a name" {
-		t.Fatalf("error %v, want spec.yaml:4: variant real: model: openai model needs a name", err)
+	if err == nil || err.Error() != "spec.yaml:4:5: variant real: model: openai model needs a name" {
+		t.Fatalf("error %v, want spec.yaml:4:5: variant real: model: openai model needs a name", err)
 	}
 	s, err := ParseSpec("spec.yaml", []byte("name: x\nbaseline:\n  model: {kind: scripted, profile: observed}\nvariants:\n  - name: real\n    model: {kind: openai, name: m, base_url: \"http://127.0.0.1:9/v1\"}\n"))
 	if err != nil {

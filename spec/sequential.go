@@ -67,11 +67,10 @@ func (s *Spec) checkSequential(c specCheck) error {
 		s.Sequential.MinEffect, s.Sequential.minEffectSet = s.MinEffect, true
 	}
 	if s.FailIfWorse > 0 {
-		return fmt.Errorf("%s:%d: fail_if_worse: %s", c.name, c.line("fail_if_worse"), SeqGateRefusal)
+		return c.errKey("fail_if_worse", "fail_if_worse: %s", SeqGateRefusal)
 	}
 	if a, m := s.Sequential.Alpha, s.Sequential.MinEffect; a <= 0 || a >= 1 || m < 0 || m >= 1 {
-		return fmt.Errorf("%s:%d: sequential: alpha must be in (0, 1) and min_effect in [0, 1) (got %v, %v)", c.name,
-			c.line("sequential"), a, m)
+		return c.errKey("sequential", "sequential: alpha must be in (0, 1) and min_effect in [0, 1) (got %v, %v)", a, m)
 	}
 	return nil
 }

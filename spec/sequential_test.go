@@ -31,11 +31,11 @@ func TestSequentialKey(t *testing.T) {
 		}
 	}
 	for src, want := range map[string]string{
-		"sequential: yes please\n":                `s.yaml:3: sequential: "yes please": expected true, false`,
-		"sequential: {alpha: 0.1, k: 3}\n":        `s.yaml:3: sequential: unknown key "k"`,
-		"sequential: {alpha: lots}\n":             `s.yaml:3: sequential.alpha: "lots" is not a number`,
-		"sequential: {alpha: 1.5}\n":              "s.yaml:3: sequential: alpha must be in (0, 1)",
-		"fail_if_worse: 0.05\nsequential: true\n": "s.yaml:3: fail_if_worse: a sequential ablation's answer is its decisions",
+		"sequential: yes please\n":                `s.yaml:3:1: sequential: "yes please": expected true, false`,
+		"sequential: {alpha: 0.1, k: 3}\n":        `s.yaml:3:1: sequential: unknown key "k"`,
+		"sequential: {alpha: lots}\n":             `s.yaml:3:1: sequential.alpha: "lots" is not a number`,
+		"sequential: {alpha: 1.5}\n":              "s.yaml:3:1: sequential: alpha must be in (0, 1)",
+		"fail_if_worse: 0.05\nsequential: true\n": "s.yaml:3:1: fail_if_worse: a sequential ablation's answer is its decisions",
 	} {
 		if _, err := ParseSpec("s.yaml", []byte("name: x\ndesign: leave-one-out\n"+src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)

@@ -13,6 +13,7 @@ import (
 	"webbench/agent/guard"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/srcerr"
 )
 
 // Spec is an ablation spec (YAML). Unknown keys are errors naming the line.
@@ -77,6 +78,15 @@ type Spec struct {
 	RecordSecrets bool   `yaml:"record_secrets"`
 
 	file string
+	// tasksAt is the line and column of the spec's `tasks:` value (zero when absent); tasksFlag is set when
+	// --tasks replaced it (OverrideTasks), so a glob error names the flag rather than the file.
+	tasksAt   [2]int
+	tasksFlag bool
+}
+
+// OverrideTasks replaces the spec's task globs with those of --tasks; Plan's glob errors then name the flag.
+func (s *Spec) OverrideTasks(globs string) {
+	s.Tasks, s.tasksFlag = globs, true
 }
 
 // Config is the baseline or a variant: a change to the baseline. Unset fields inherit from the baseline.
@@ -177,40 +187,41 @@ func (e *aaError) Error() string {
 	return fmt.Sprintf("line %d: aa %s: expected true, %s or %s", e.val.Line, e.what(), results.AAOtherSeeds, results.AASameSeed)
 }
 
-// aaErrorAt is the message of an aaError in spec file name, in the form of the spec's other errors: the line of the
-// `aa:` key and the section it is in ("variant V: " or "baseline: "), found in the parsed document root by the
+// aaErrorAt is the message of an aaError in spec file name, in the form of the spec's other errors: the position of
+// the `aa:` key and the section it is in ("variant V: " or "baseline: "), found in the parsed document root by the
 // value's position; else the value's own line.
 func aaErrorAt(name string, root *yaml.Node, e *aaError) error {
-	line, where := e.val.Line, ""
-	find := func(m *yaml.Node) int {
+	at, where := e.val, ""
+	find := func(m *yaml.Node) *yaml.Node {
 		if m == nil || m.Kind != yaml.MappingNode {
-			return 0
+			return nil
 		}
 		for j := 0; j+1 < len(m.Content); j += 2 {
 			if v := m.Content[j+1]; m.Content[j].Value == "aa" && v.Line == e.val.Line && v.Column == e.val.Column {
-				return m.Content[j].Line
+				return m.Content[j]
 			}
 		}
-		return 0
+		return nil
 	}
 	if root != nil && len(root.Content) > 0 && root.Content[0].Kind == yaml.MappingNode {
 		top := root.Content[0].Content
 		for j := 0; j+1 < len(top); j += 2 {
 			switch k, v := top[j].Value, top[j+1]; {
 			case k == "baseline":
-				if l := find(v); l > 0 {
-					line, where = l, "baseline: "
+				if k := find(v); k != nil {
+					at, where = k, "baseline: "
 				}
 			case k == "variants" && v.Kind == yaml.SequenceNode:
 				for _, item := range v.Content {
-					if l := find(item); l > 0 {
-						line, where = l, "variant "+itemName(item)+": "
+					if k := find(item); k != nil {
+						at, where = k, "variant "+itemName(item)+": "
 					}
 				}
 			}
 		}
 	}
-	return fmt.Errorf("%s:%d: %saa %s: expected true, %s or %s", name, line, where, e.what(), results.AAOtherSeeds, results.AASameSeed)
+	return srcerr.AtNode(name, at, "", "%saa %s: expected true, %s or %s", where, e.what(), results.AAOtherSeeds,
+		results.AASameSeed)
 }
 
 // itemName is the `name:` of a variant's mapping node, or "(no name)".
@@ -255,11 +266,11 @@ func parseAgent(name, where string, n *yaml.Node, dir string) (*runner.AgentCmd,
 
 // parseAgentCmd is parseAgent's command form (any node but the scalar builtin).
 func parseAgentCmd(name, where string, n *yaml.Node, dir string) (*runner.AgentCmd, error) {
-	fail := func(line int, field, msg string, args ...any) error {
-		return fmt.Errorf("%s:%d: %sagent%s: %s", name, line, where, field, fmt.Sprintf(msg, args...))
+	fail := func(at *yaml.Node, field, msg string, args ...any) error {
+		return srcerr.AtNode(name, at, where+"agent"+field, msg, args...)
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, fail(n.Line, "", "%s: expected builtin (the built-in agent) or a mapping {kind: command, run: "+
+		return nil, fail(n, "", "%s: expected builtin (the built-in agent) or a mapping {kind: command, run: "+
 			"[COMMAND, ARGS…], env: {…}}", nodeText(n))
 	}
 	a := &runner.AgentCmd{Dir: dir}
@@ -270,47 +281,47 @@ func parseAgentCmd(name, where string, n *yaml.Node, dir string) (*runner.AgentC
 		case "kind":
 			kind = v
 			if v.Kind != yaml.ScalarNode || v.Value != "command" {
-				return nil, fail(k.Line, ".kind", "%s: expected command (the only kind)", nodeText(v))
+				return nil, fail(k, ".kind", "%s: expected command (the only kind)", nodeText(v))
 			}
 			a.Kind = v.Value
 		case "run":
 			run = v
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-				return nil, fail(k.Line, ".run", "expected a non-empty list [COMMAND, ARGS…]")
+				return nil, fail(k, ".run", "expected a non-empty list [COMMAND, ARGS…]")
 			}
 			for i, w := range v.Content {
 				if w.Kind != yaml.ScalarNode || w.Tag == "!!null" {
-					return nil, fail(w.Line, fmt.Sprintf(".run[%d]", i), "%s: expected a string", nodeText(w))
+					return nil, fail(w, fmt.Sprintf(".run[%d]", i), "%s: expected a string", nodeText(w))
 				}
 				a.Run = append(a.Run, w.Value)
 			}
 			if a.Run[0] == "" {
-				return nil, fail(k.Line, ".run[0]", "the command is empty")
+				return nil, fail(k, ".run[0]", "the command is empty")
 			}
 		case "env":
 			if v.Kind != yaml.MappingNode {
-				return nil, fail(k.Line, ".env", "expected a mapping {NAME: VALUE}")
+				return nil, fail(k, ".env", "expected a mapping {NAME: VALUE}")
 			}
 			a.Env = map[string]string{}
 			for e := 0; e+1 < len(v.Content); e += 2 {
 				ek, ev := v.Content[e], v.Content[e+1]
 				if ev.Kind != yaml.ScalarNode || ev.Tag != "!!str" {
-					return nil, fail(ek.Line, ".env."+ek.Value, "%s is not a string: quote it", nodeText(ev))
+					return nil, fail(ek, ".env."+ek.Value, "%s is not a string: quote it", nodeText(ev))
 				}
 				a.Env[ek.Value] = ev.Value
 			}
 		default:
-			return nil, fail(k.Line, "", "unknown key %q (valid: kind, run, env)", k.Value)
+			return nil, fail(k, "", "unknown key %q (valid: kind, run, env)", k.Value)
 		}
 	}
 	switch {
 	case kind == nil:
-		return nil, fail(n.Line, ".kind", "missing: give kind: command")
+		return nil, fail(n, ".kind", "missing: give kind: command")
 	case run == nil:
-		return nil, fail(n.Line, ".run", "missing: give run: [COMMAND, ARGS…]")
+		return nil, fail(n, ".run", "missing: give run: [COMMAND, ARGS…]")
 	}
 	if err := runner.CheckAgentShape(a); err != nil {
-		return nil, fail(n.Line, "", "%v", err)
+		return nil, fail(n, "", "%v", err)
 	}
 	return a, nil
 }
@@ -320,11 +331,11 @@ func parseAgentCmd(name, where string, n *yaml.Node, dir string) (*runner.AgentC
 // strings: [npx, @playwright/mcp@VERSION, FLAGS…] or any server command; runner.CheckToolsShape refuses the
 // flags webbench sets itself). Errors name the file, the line and the field.
 func parseTools(name, where string, n *yaml.Node) (*runner.ToolsBackend, error) {
-	fail := func(line int, field, msg string, args ...any) error {
-		return fmt.Errorf("%s:%d: %stools%s: %s", name, line, where, field, fmt.Sprintf(msg, args...))
+	fail := func(at *yaml.Node, field, msg string, args ...any) error {
+		return srcerr.AtNode(name, at, where+"tools"+field, msg, args...)
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, fail(n.Line, "", "expected a mapping {kind: mcp, command: [npx, @playwright/mcp@VERSION, FLAGS…]}")
+		return nil, fail(n, "", "expected a mapping {kind: mcp, command: [npx, @playwright/mcp@VERSION, FLAGS…]}")
 	}
 	tb := &runner.ToolsBackend{}
 	var kind, command *yaml.Node
@@ -334,32 +345,32 @@ func parseTools(name, where string, n *yaml.Node) (*runner.ToolsBackend, error) 
 		case "kind":
 			kind = v
 			if v.Kind != yaml.ScalarNode || v.Value != "mcp" {
-				return nil, fail(k.Line, ".kind", "%s: expected mcp (the only kind: a Playwright MCP server per attempt)", nodeText(v))
+				return nil, fail(k, ".kind", "%s: expected mcp (the only kind: a Playwright MCP server per attempt)", nodeText(v))
 			}
 			tb.Kind = v.Value
 		case "command":
 			command = v
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-				return nil, fail(k.Line, ".command", "expected a non-empty list [npx, @playwright/mcp@VERSION, FLAGS…]")
+				return nil, fail(k, ".command", "expected a non-empty list [npx, @playwright/mcp@VERSION, FLAGS…]")
 			}
 			for i, w := range v.Content {
 				if w.Kind != yaml.ScalarNode || w.Tag == "!!null" {
-					return nil, fail(w.Line, fmt.Sprintf(".command[%d]", i), "%s: expected a string", nodeText(w))
+					return nil, fail(w, fmt.Sprintf(".command[%d]", i), "%s: expected a string", nodeText(w))
 				}
 				tb.Command = append(tb.Command, w.Value)
 			}
 		default:
-			return nil, fail(k.Line, "", "unknown key %q (valid: kind, command)", k.Value)
+			return nil, fail(k, "", "unknown key %q (valid: kind, command)", k.Value)
 		}
 	}
 	switch {
 	case kind == nil:
-		return nil, fail(n.Line, ".kind", "missing: give kind: mcp")
+		return nil, fail(n, ".kind", "missing: give kind: mcp")
 	case command == nil:
-		return nil, fail(n.Line, ".command", "missing: give command: [npx, @playwright/mcp@VERSION, FLAGS…]")
+		return nil, fail(n, ".command", "missing: give command: [npx, @playwright/mcp@VERSION, FLAGS…]")
 	}
 	if err := runner.CheckToolsShape(tb); err != nil {
-		return nil, fail(command.Line, ".command", "%v", err)
+		return nil, fail(command, ".command", "%v", err)
 	}
 	return tb, nil
 }

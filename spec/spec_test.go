@@ -14,20 +14,20 @@ import (
 
 func TestParseSpecErrors(t *testing.T) {
 	cases := map[string]string{
-		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `spec.yaml:3: unknown key "bogus"`,
+		"name: x\nreps: 2\nbogus: 1\ndesign: leave-one-out\n":                          `spec.yaml:3:1: unknown key "bogus"`,
 		"name: x\nreps: 0\ndesign: leave-one-out\n":                                    "reps must be at least 1",
 		"name: x\ndesign: leave-one-out\n":                                             "",
 		"name: x\nreps: -1\ndesign: leave-one-out\n":                                   "reps must be at least 1",
 		"name: x\nbaseline:\n  guards: {repeat_gaurd: false}\ndesign: leave-one-out\n": "unknown guard \"repeat_gaurd\"",
 		"name: x\ndesign: sideways\n":                                                  "design \"sideways\"",
-		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         `spec.yaml:4: unknown key "temprature"`,
+		"name: x\nvariants:\n  - name: a\n    temprature: 1\n":                         `spec.yaml:4:5: unknown key "temprature"`,
 		// These named no line.
-		"name: x\nvariants:\n  - guards: {repeat_guard: false}\n":                                                                "spec.yaml:3: variants[0] has no name",
-		"name: x\nvariants:\n  - name: a\n    guards: {repeat_guard: false}\n  - name: a\n    guards: {final_recovery: false}\n": "spec.yaml:5: variant a: name: the name is an earlier variant's (line 3); arm names must be unique",
-		"name: x\nvariants:\n  - name: baseline\n    guards: {repeat_guard: false}\n":                                            "spec.yaml:3: variant baseline: name: the name is the baseline's",
-		"name: x\ndesign: leave-one-out\nvariants:\n  - name: no_repeat_guard\n    aa: true\n":                                   "spec.yaml:4: variant no_repeat_guard: name: the name is a generated arm's (design: leave-one-out)",
-		"name: x\nbaseline:\n  seed: none\nvariants:\n  - name: floor\n    aa: true\n":                                           `spec.yaml:6: variant floor: aa: an other-seeds A/A arm runs with seed "+1000003"`,
-		"name: x\nbaseline:\n  seed: \"+2000006\"\nvariants:\n  - name: f1\n    aa: true\n  - name: f2\n    aa: true\n":          `spec.yaml:8: variant f2: aa: an other-seeds A/A arm runs with seed "+2000006"`,
+		"name: x\nvariants:\n  - guards: {repeat_guard: false}\n":                                                                "spec.yaml:3:5: variants[0] has no name",
+		"name: x\nvariants:\n  - name: a\n    guards: {repeat_guard: false}\n  - name: a\n    guards: {final_recovery: false}\n": "spec.yaml:5:5: variant a: name: the name is an earlier variant's (line 3); arm names must be unique",
+		"name: x\nvariants:\n  - name: baseline\n    guards: {repeat_guard: false}\n":                                            "spec.yaml:3:5: variant baseline: name: the name is the baseline's",
+		"name: x\ndesign: leave-one-out\nvariants:\n  - name: no_repeat_guard\n    aa: true\n":                                   "spec.yaml:4:5: variant no_repeat_guard: name: the name is a generated arm's (design: leave-one-out)",
+		"name: x\nbaseline:\n  seed: none\nvariants:\n  - name: floor\n    aa: true\n":                                           `spec.yaml:6:5: variant floor: aa: an other-seeds A/A arm runs with seed "+1000003"`,
+		"name: x\nbaseline:\n  seed: \"+2000006\"\nvariants:\n  - name: f1\n    aa: true\n  - name: f2\n    aa: true\n":          `spec.yaml:8:5: variant f2: aa: an other-seeds A/A arm runs with seed "+2000006"`,
 		"name: x\nbaseline:\n  seed: \"7\"\nvariants:\n  - name: floor\n    aa: true\n":                                          "",
 		"name: x\n": "no variants",
 	}
@@ -119,24 +119,24 @@ func FuzzParseSpec(f *testing.F) {
 // with `agent: builtin`; the command's folder is the spec's.
 func TestSpecAgentKey(t *testing.T) {
 	errs := map[string]string{
-		"name: x\nbaseline:\n  agent: {kind: docker, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   `dir/spec.yaml:3: baseline: agent.kind: "docker": expected command`,
-		"name: x\nbaseline:\n  agent: {kind: command, run: []}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   "dir/spec.yaml:3: baseline: agent.run: expected a non-empty list",
-		"name: x\nbaseline:\n  agent: {kind: command}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                            "dir/spec.yaml:3: baseline: agent.run: missing",
-		"name: x\nbaseline:\n  agent: {run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                 "dir/spec.yaml:3: baseline: agent.kind: missing",
-		"name: x\nbaseline:\n  agent: ./a.py\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     `dir/spec.yaml:3: baseline: agent: "./a.py": expected builtin (the built-in agent) or a mapping {kind: command, run: [COMMAND, ARGS…], env: {…}}`,
-		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env:\n        PORT: 8080\n":                   `dir/spec.yaml:8: variant v: agent.env.PORT: "8080" is not a string: quote it`,
-		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env: {A: {b: c}}\n":                           "dir/spec.yaml:7: variant v: agent.env.A: (a mapping) is not a string",
-		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], cmd: b}\n":                                                      `dir/spec.yaml:4: variant v: agent: unknown key "cmd"`,
-		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a, [b]]}\n":                                                         "dir/spec.yaml:4: variant v: agent.run[1]: (a sequence): expected a string",
-		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], env: {WEBBENCH_GOAL: x}}\n":                                     "dir/spec.yaml:4: variant v: agent: agent env WEBBENCH_GOAL: set by webbench",
-		"name: x\nbaseline:\n  prompt: p.txt\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n": "dir/spec.yaml:3: baseline: prompt: cannot apply to an external agent",
-		"name: x\nbaseline:\n  prompt: p.txt\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6: variant v: prompt: cannot apply to an external agent",
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    prompt: p.txt\n":                                  "dir/spec.yaml:6: variant v: prompt: cannot apply to an external agent",
-		"name: x\nvariants:\n  - name: v\n    aa: true\n    agent: {kind: command, run: [a]}\n":                                                "dir/spec.yaml:5: variant v: agent: an aa (A/A) arm is a copy of the baseline",
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: built-in\n":                                `dir/spec.yaml:6: variant v: agent: "built-in": expected builtin (the built-in agent) or a mapping`,
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: null\n":                                    `dir/spec.yaml:6: variant v: agent: "null": expected builtin (the built-in agent) or a mapping`,
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: [builtin]\n":                               "dir/spec.yaml:6: variant v: agent: (a sequence): expected builtin (the built-in agent) or a mapping",
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    aa: true\n    agent: builtin\n":                   "dir/spec.yaml:7: variant v: agent: an aa (A/A) arm is a copy of the baseline",
+		"name: x\nbaseline:\n  agent: {kind: docker, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   `dir/spec.yaml:3:11: baseline: agent.kind: "docker": expected command`,
+		"name: x\nbaseline:\n  agent: {kind: command, run: []}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                   "dir/spec.yaml:3:26: baseline: agent.run: expected a non-empty list",
+		"name: x\nbaseline:\n  agent: {kind: command}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                            "dir/spec.yaml:3:10: baseline: agent.run: missing",
+		"name: x\nbaseline:\n  agent: {run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                 "dir/spec.yaml:3:10: baseline: agent.kind: missing",
+		"name: x\nbaseline:\n  agent: ./a.py\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     `dir/spec.yaml:3:10: baseline: agent: "./a.py": expected builtin (the built-in agent) or a mapping {kind: command, run: [COMMAND, ARGS…], env: {…}}`,
+		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env:\n        PORT: 8080\n":                   `dir/spec.yaml:8:9: variant v: agent.env.PORT: "8080" is not a string: quote it`,
+		"name: x\nvariants:\n  - name: v\n    agent:\n      kind: command\n      run: [a]\n      env: {A: {b: c}}\n":                           "dir/spec.yaml:7:13: variant v: agent.env.A: (a mapping) is not a string",
+		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], cmd: b}\n":                                                      `dir/spec.yaml:4:38: variant v: agent: unknown key "cmd"`,
+		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a, [b]]}\n":                                                         "dir/spec.yaml:4:37: variant v: agent.run[1]: (a sequence): expected a string",
+		"name: x\nvariants:\n  - name: v\n    agent: {kind: command, run: [a], env: {WEBBENCH_GOAL: x}}\n":                                     "dir/spec.yaml:4:12: variant v: agent: agent env WEBBENCH_GOAL: set by webbench",
+		"name: x\nbaseline:\n  prompt: p.txt\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n": "dir/spec.yaml:3:3: baseline: prompt: cannot apply to an external agent",
+		"name: x\nbaseline:\n  prompt: p.txt\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6:5: variant v: prompt: cannot apply to an external agent",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    prompt: p.txt\n":                                  "dir/spec.yaml:6:5: variant v: prompt: cannot apply to an external agent",
+		"name: x\nvariants:\n  - name: v\n    aa: true\n    agent: {kind: command, run: [a]}\n":                                                "dir/spec.yaml:5:5: variant v: agent: an aa (A/A) arm is a copy of the baseline",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: built-in\n":                                `dir/spec.yaml:6:12: variant v: agent: "built-in": expected builtin (the built-in agent) or a mapping`,
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: null\n":                                    `dir/spec.yaml:6:12: variant v: agent: "null": expected builtin (the built-in agent) or a mapping`,
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    agent: [builtin]\n":                               "dir/spec.yaml:6:12: variant v: agent: (a sequence): expected builtin (the built-in agent) or a mapping",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    aa: true\n    agent: builtin\n":                   "dir/spec.yaml:7:5: variant v: agent: an aa (A/A) arm is a copy of the baseline",
 	}
 	for src, want := range errs {
 		_, err := ParseSpec("dir/spec.yaml", []byte(src))
@@ -210,18 +210,18 @@ func TestSpecAgentKey(t *testing.T) {
 // replaces it.
 func TestSpecToolsKey(t *testing.T) {
 	errs := map[string]string{
-		"name: x\nbaseline:\n  tools: {kind: stdio, command: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     `dir/spec.yaml:3: baseline: tools.kind: "stdio": expected mcp`,
-		"name: x\nbaseline:\n  tools: {kind: mcp}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                     "dir/spec.yaml:3: baseline: tools.command: missing",
-		"name: x\nbaseline:\n  tools: {command: [npx]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                "dir/spec.yaml:3: baseline: tools.kind: missing",
-		"name: x\nbaseline:\n  tools: npx\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                             "dir/spec.yaml:3: baseline: tools: expected a mapping",
-		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: []\n":                                                                         "dir/spec.yaml:6: variant v: tools.command: expected a non-empty list",
-		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: [npx, [b]]\n":                                                                 "dir/spec.yaml:6: variant v: tools.command[1]: (a sequence): expected a string",
-		"name: x\nvariants:\n  - name: v\n    tools: {kind: mcp, command: [npx], port: 3}\n":                                                                        `dir/spec.yaml:4: variant v: tools: unknown key "port"`,
-		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: [npx, \"@playwright/mcp@0.0.83\", --cdp-endpoint, ws://x]\n":                  "dir/spec.yaml:6: variant v: tools.command: tools command: --cdp-endpoint: set by webbench",
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\n  tools: {kind: mcp, command: [npx]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n": "dir/spec.yaml:4: baseline: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined with agent: {kind: command}",
-		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    tools: {kind: mcp, command: [npx]}\n":                                  "dir/spec.yaml:6: variant v: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined",
-		"name: x\nbaseline:\n  tools: {kind: mcp, command: [npx]}\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6: variant v: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined",
-		"name: x\nvariants:\n  - name: v\n    aa: true\n    tools: {kind: mcp, command: [npx]}\n":                                                                   "dir/spec.yaml:5: variant v: tools: an aa (A/A) arm is a copy of the baseline",
+		"name: x\nbaseline:\n  tools: {kind: stdio, command: [a]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                     `dir/spec.yaml:3:11: baseline: tools.kind: "stdio": expected mcp`,
+		"name: x\nbaseline:\n  tools: {kind: mcp}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                     "dir/spec.yaml:3:10: baseline: tools.command: missing",
+		"name: x\nbaseline:\n  tools: {command: [npx]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                "dir/spec.yaml:3:10: baseline: tools.kind: missing",
+		"name: x\nbaseline:\n  tools: npx\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n":                                                             "dir/spec.yaml:3:10: baseline: tools: expected a mapping",
+		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: []\n":                                                                         "dir/spec.yaml:6:7: variant v: tools.command: expected a non-empty list",
+		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: [npx, [b]]\n":                                                                 "dir/spec.yaml:6:22: variant v: tools.command[1]: (a sequence): expected a string",
+		"name: x\nvariants:\n  - name: v\n    tools: {kind: mcp, command: [npx], port: 3}\n":                                                                        `dir/spec.yaml:4:40: variant v: tools: unknown key "port"`,
+		"name: x\nvariants:\n  - name: v\n    tools:\n      kind: mcp\n      command: [npx, \"@playwright/mcp@0.0.83\", --cdp-endpoint, ws://x]\n":                  "dir/spec.yaml:6:16: variant v: tools.command: tools command: --cdp-endpoint: set by webbench",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\n  tools: {kind: mcp, command: [npx]}\nvariants:\n  - name: v\n    guards: {repeat_guard: false}\n": "dir/spec.yaml:4:3: baseline: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined with agent: {kind: command}",
+		"name: x\nbaseline:\n  agent: {kind: command, run: [a]}\nvariants:\n  - name: v\n    tools: {kind: mcp, command: [npx]}\n":                                  "dir/spec.yaml:6:5: variant v: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined",
+		"name: x\nbaseline:\n  tools: {kind: mcp, command: [npx]}\nvariants:\n  - name: v\n    agent: {kind: command, run: [a]}\n":                                  "dir/spec.yaml:6:5: variant v: tools: tools: {kind: mcp} is the built-in agent's tool backend and cannot be combined",
+		"name: x\nvariants:\n  - name: v\n    aa: true\n    tools: {kind: mcp, command: [npx]}\n":                                                                   "dir/spec.yaml:5:5: variant v: tools: an aa (A/A) arm is a copy of the baseline",
 	}
 	for src, want := range errs {
 		_, err := ParseSpec("dir/spec.yaml", []byte(src))
@@ -286,9 +286,9 @@ func TestExpandTargetTasks(t *testing.T) {
 		}
 	}
 	for src, want := range map[string]string{
-		"name: x\ndesign: leave-one-out\nscope: target\ntarget_tasks: {repeat_gard: \"a*\"}\n": `s.yaml:4: target_tasks: unknown guard "repeat_gard"`,
+		"name: x\ndesign: leave-one-out\nscope: target\ntarget_tasks: {repeat_gard: \"a*\"}\n": `s.yaml:4:16: target_tasks: unknown guard "repeat_gard"`,
 		"name: x\ndesign: leave-one-out\nscope: target\ntarget_tasks: {repeat_guard: \"[\"}\n": `target_tasks: repeat_guard: bad glob "["`,
-		"name: x\ndesign: leave-one-out\ntarget_tasks: {repeat_guard: \"a*\"}\n":               `s.yaml:3: target_tasks narrows the targets of scope target, but the scope is "all"`,
+		"name: x\ndesign: leave-one-out\ntarget_tasks: {repeat_guard: \"a*\"}\n":               `s.yaml:3:1: target_tasks narrows the targets of scope target, but the scope is "all"`,
 	} {
 		if _, err := ParseSpec("s.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", src, err, want)

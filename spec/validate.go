@@ -7,7 +7,6 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -18,6 +17,7 @@ import (
 	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/srcerr"
 )
 
 // ParseSpec parses spec YAML; name is used in error messages.
@@ -29,7 +29,14 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	s.file = name
 	var root yaml.Node
 	_ = yaml.Unmarshal(b, &root) // decoded above, so it parses
-	c := specCheck{name: name, line: lineFinder(b), at: nodeLines(&root)}
+	c := specCheck{name: name, data: b, line: lineFinder(b), at: nodeLines(&root)}
+	if len(root.Content) > 0 {
+		for i := 0; i+1 < len(root.Content[0].Content); i += 2 {
+			if k, v := root.Content[0].Content[i], root.Content[0].Content[i+1]; k.Value == "tasks" {
+				s.tasksAt = [2]int{v.Line, v.Column}
+			}
+		}
+	}
 	for _, step := range []func(specCheck) error{s.setDefaults, s.checkBaseline, s.parseVariantBackends,
 		s.checkGuardsAndObservation, s.checkDesign, s.checkVariants, s.checkSequential} {
 		if err := step(c); err != nil {
@@ -39,15 +46,29 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	return s, nil
 }
 
-// specCheck is what the checks of ParseSpec need to name a spec's mistakes: the file name, and the line of a
-// key (line: the first line holding a text; at: of a section's item's field, i -1 for the baseline).
+// specCheck is what the checks of ParseSpec need to name a spec's mistakes: the file name and its contents, and
+// the line of a key (line: the first line holding a text; at: of a section's item's field, i -1 for the
+// baseline).
 type specCheck struct {
 	name string
+	data []byte
 	line func(string) int
 	at   func(section string, i int, field string) int
 }
 
-// decodeSpec decodes spec YAML strictly (unknown keys are errors), every error as "name:line: …".
+// errKey is a spec error (srcerr's format) at the first occurrence of the text key; the message names the field.
+func (c specCheck) errKey(key, format string, args ...any) error {
+	line := c.line(key)
+	return srcerr.At(c.name, line, srcerr.Col(c.data, line, key), "", format, args...)
+}
+
+// errAt is a spec error (srcerr's format) at line, at the column of the line's key; the message names the field.
+func (c specCheck) errAt(line int, format string, args ...any) error {
+	return srcerr.At(c.name, line, srcerr.Col(c.data, line, ""), "", format, args...)
+}
+
+// decodeSpec decodes spec YAML strictly (unknown keys are errors, with a "did you mean" among the keys of the
+// block they stand in), every error in srcerr's format.
 func decodeSpec(name string, b []byte) (*Spec, error) {
 	var s Spec
 	dec := yaml.NewDecoder(bytes.NewReader(b))
@@ -58,26 +79,13 @@ func decodeSpec(name string, b []byte) (*Spec, error) {
 			_ = yaml.Unmarshal(b, &root) // decoded as far as the aa value, so it parses
 			return nil, aaErrorAt(name, &root, ae)
 		}
-		if te := (*yaml.TypeError)(nil); errors.As(err, &te) {
-			// yaml.v3 lists each field error as "line N: …": one "file:N: …" line each, as the other errors.
-			var lines []string
-			for _, e := range te.Errors {
-				e = unknownFieldRe.ReplaceAllString(e, "unknown key \"$1\"")
-				if m := yamlLineRe.FindStringSubmatch(e); m != nil {
-					e = m[1] + ": " + m[2]
-				} else {
-					e = " " + e
-				}
-				lines = append(lines, name+":"+e)
-			}
-			return nil, errors.New(strings.Join(lines, "\n"))
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = unknownFieldRe.ReplaceAllString(msg, "unknown key \"$1\"")
-		return nil, fmt.Errorf("%s: %s", name, msg)
+		return nil, srcerr.FromYAML(name, b, err, specKeys)
 	}
 	return &s, nil
 }
+
+// specKeys are the keys of each block of a spec, by the type name yaml.v3 gives in an unknown-key error.
+var specKeys = srcerr.Keys(Spec{}, Config{}, runner.Model{}, ObservationSpec{})
 
 // setDefaults fills the spec's defaults (suite zoo, one rep, α 0.05, power 0.8, min effect 0.1, the baseline's
 // name and scripted model) and checks the reps, α and power.
@@ -89,7 +97,7 @@ func (s *Spec) setDefaults(c specCheck) error {
 		s.Reps = 1
 	}
 	if s.Reps < 1 {
-		return fmt.Errorf("%s:%d: reps must be at least 1 (got %d)", c.name, c.line("reps"), s.Reps)
+		return c.errKey("reps", "reps must be at least 1 (got %d)", s.Reps)
 	}
 	if s.Alpha == 0 {
 		s.Alpha = 0.05
@@ -101,10 +109,10 @@ func (s *Spec) setDefaults(c specCheck) error {
 		s.MinEffect = 0.1
 	}
 	if s.Alpha <= 0 || s.Alpha >= 1 || s.Power <= 0 || s.Power >= 1 {
-		return fmt.Errorf("%s:%d: alpha and power must be in (0, 1)", c.name, c.line("alpha"))
+		return c.errKey("alpha", "alpha and power must be in (0, 1)")
 	}
 	if err := results.CheckCostMargins(s.FailIfCostlier); err != nil {
-		return fmt.Errorf("%s:%d: fail_if_costlier: %v", c.name, c.line("fail_if_costlier"), err)
+		return c.errKey("fail_if_costlier", "fail_if_costlier: %v", err)
 	}
 	switch {
 	case s.Record != "" && s.Replay != "":
@@ -126,11 +134,14 @@ func (s *Spec) setDefaults(c specCheck) error {
 // compatible (an external agent has its own prompt and tools).
 func (s *Spec) checkBaseline(c specCheck) error {
 	if s.Baseline.AA != "" {
-		return fmt.Errorf("%s:%d: baseline: aa marks a variant as an A/A arm (a copy of the baseline); the baseline "+
-			"cannot be one: remove it", c.name, c.at("baseline", -1, "aa"))
+		return c.errAt(c.at("baseline", -1, "aa"), "baseline: aa marks a variant as an A/A arm (a copy of the baseline); the baseline "+
+			"cannot be one: remove it")
 	}
 	if err := normModel(s.Baseline.Model); err != nil {
-		return fmt.Errorf("%s:%d: baseline.model: %v", c.name, c.line("model"), err)
+		return c.errKey("model", "baseline.model: %v", err)
+	}
+	if err := c.checkProfile(*s.Baseline.Model, "baseline"); err != nil {
+		return err
 	}
 	dir := filepath.Dir(c.name)
 	var err error
@@ -139,8 +150,8 @@ func (s *Spec) checkBaseline(c specCheck) error {
 			return err
 		}
 		if s.Baseline.agent != nil && s.Baseline.Prompt != "" {
-			return fmt.Errorf("%s:%d: baseline: prompt: cannot apply to an external agent (agent: line %d; it "+
-				"has its own prompt): remove it", c.name, c.at("baseline", -1, "prompt"), s.Baseline.Agent.Line)
+			return c.errAt(c.at("baseline", -1, "prompt"), "baseline: prompt: cannot apply to an external agent (agent: line %d; it "+
+				"has its own prompt): remove it", s.Baseline.Agent.Line)
 		}
 	}
 	if s.Baseline.Tools.Kind != 0 {
@@ -148,7 +159,7 @@ func (s *Spec) checkBaseline(c specCheck) error {
 			return err
 		}
 		if s.Baseline.agent != nil {
-			return fmt.Errorf("%s:%d: baseline: tools: %v", c.name, s.Baseline.Tools.Line, runner.ErrToolsWithAgent)
+			return c.errAt(s.Baseline.Tools.Line, "baseline: tools: %v", runner.ErrToolsWithAgent)
 		}
 	}
 	return nil
@@ -177,15 +188,15 @@ func (s *Spec) parseVariantBackends(c specCheck) error {
 			if v.Tools.Kind == 0 {
 				l = c.at("variants", i, "agent")
 			}
-			return fmt.Errorf("%s:%d: variant %s: tools: %v", c.name, l, v.Name, runner.ErrToolsWithAgent)
+			return c.errAt(l, "variant %s: tools: %v", v.Name, runner.ErrToolsWithAgent)
 		}
 		if external && v.AA == "" && (v.Prompt != "" || s.Baseline.Prompt != "") {
 			l := c.at("variants", i, "prompt")
 			if v.Prompt == "" {
 				l = c.at("variants", i, "agent")
 			}
-			return fmt.Errorf("%s:%d: variant %s: prompt: cannot apply to an external agent (it has its own "+
-				"prompt): remove the prompt or the agent", c.name, l, v.Name)
+			return c.errAt(l, "variant %s: prompt: cannot apply to an external agent (it has its own "+
+				"prompt): remove the prompt or the agent", v.Name)
 		}
 	}
 	return nil
@@ -196,7 +207,7 @@ func (s *Spec) checkGuardsAndObservation(c specCheck) error {
 	for _, cf := range append([]Config{s.Baseline}, s.Variants...) {
 		for g := range cf.Guards {
 			if !knownGuard(g) {
-				return fmt.Errorf("%s:%d: unknown guard %q (valid: %s)", c.name, c.line(g+":"), g,
+				return c.errKey(g+":", "unknown guard %q%s (valid: %s)", g, srcerr.Suggest(g, guard.Names()),
 					strings.Join(guard.Names(), ", "))
 			}
 		}
@@ -206,12 +217,12 @@ func (s *Spec) checkGuardsAndObservation(c specCheck) error {
 			return nil
 		}
 		if _, err := agent.ParseObservation(cf.Observation.Snapshot); err != nil || cf.Observation.Snapshot == "" {
-			return fmt.Errorf("%s:%d: %sobservation: snapshot %q: expected full, diff or none", c.name, l, what,
+			return c.errAt(l, "%sobservation: snapshot %q: expected full, diff or none", what,
 				cf.Observation.Snapshot)
 		}
 		if external {
-			return fmt.Errorf("%s:%d: %sobservation: the built-in agent's observation mode cannot apply to an "+
-				"external agent (it sees what the webbench MCP server returns): remove it", c.name, l, what)
+			return c.errAt(l, "%sobservation: the built-in agent's observation mode cannot apply to an "+
+				"external agent (it sees what the webbench MCP server returns): remove it", what)
 		}
 		return nil
 	}
@@ -233,23 +244,23 @@ func (s *Spec) checkDesign(c specCheck) error {
 	switch s.Design {
 	case "", "explicit":
 		if len(s.Variants) == 0 {
-			return fmt.Errorf("%s: no variants: give `variants:` or `design: leave-one-out|add-one`", c.name)
+			return srcerr.At(c.name, 0, 0, "", "no variants: give `variants:` or `design: leave-one-out|add-one`")
 		}
 	case "leave-one-out", "add-one":
 		// Beside a generated design, variants may only add A/A arms (aa: true or aa: same-seed).
 		for i, v := range s.Variants {
 			if v.AA == "" {
-				return fmt.Errorf("%s:%d: give either design: %s or variants, not both (beside a design, "+
-					"variants may only be A/A arms: aa: true or aa: same-seed)", c.name, c.at("variants", i, ""), s.Design)
+				return c.errAt(c.at("variants", i, ""), "give either design: %s or variants, not both (beside a design, "+
+					"variants may only be A/A arms: aa: true or aa: same-seed)", s.Design)
 			}
 		}
 	default:
-		return fmt.Errorf("%s:%d: design %q: expected leave-one-out, add-one or explicit", c.name, c.line("design"), s.Design)
+		return c.errKey("design", "design %q: expected leave-one-out, add-one or explicit", s.Design)
 	}
 	switch s.Scope {
 	case "", "all", "target":
 	default:
-		return fmt.Errorf("%s:%d: scope %q: expected all or target", c.name, c.line("scope"), s.Scope)
+		return c.errKey("scope", "scope %q: expected all or target", s.Scope)
 	}
 	return s.checkTargetTasks(c)
 }
@@ -257,17 +268,16 @@ func (s *Spec) checkDesign(c specCheck) error {
 // checkTargetTasks checks target_tasks: known guards, valid globs, and a scope that has targets to narrow.
 func (s *Spec) checkTargetTasks(c specCheck) error {
 	if len(s.TargetTasks) > 0 && s.Scope != "target" {
-		return fmt.Errorf("%s:%d: target_tasks narrows the targets of scope target, but the scope is %q",
-			c.name, c.line("target_tasks"), cmpOr(s.Scope, "all"))
+		return c.errKey("target_tasks", "target_tasks narrows the targets of scope target, but the scope is %q", cmpOr(s.Scope, "all"))
 	}
 	for _, g := range slices.Sorted(maps.Keys(s.TargetTasks)) {
 		if !knownGuard(g) {
-			return fmt.Errorf("%s:%d: target_tasks: unknown guard %q (valid: %s)", c.name, c.line(g+":"), g,
+			return c.errKey(g+":", "target_tasks: unknown guard %q%s (valid: %s)", g, srcerr.Suggest(g, guard.Names()),
 				strings.Join(guard.Names(), ", "))
 		}
 		for _, p := range strings.Split(s.TargetTasks[g], ",") {
 			if _, err := path.Match(strings.TrimSpace(p), ""); err != nil || strings.TrimSpace(p) == "" {
-				return fmt.Errorf("%s:%d: target_tasks: %s: bad glob %q", c.name, c.line(g+":"), g, p)
+				return c.errKey(g+":", "target_tasks: %s: bad glob %q", g, p)
 			}
 		}
 	}
@@ -287,19 +297,18 @@ func (s *Spec) checkVariants(c specCheck) error {
 	nAA := 0
 	for i, v := range s.Variants {
 		if v.Name == "" {
-			return fmt.Errorf("%s:%d: variants[%d] has no name", c.name, c.at("variants", i, ""), i)
+			return c.errAt(c.at("variants", i, ""), "variants[%d] has no name", i)
 		}
 		if generated[v.Name] {
-			return fmt.Errorf("%s:%d: variant %s: name: the name is a generated arm's (design: %s); arm names "+
-				"must be unique", c.name, c.at("variants", i, "name"), v.Name, s.Design)
+			return c.errAt(c.at("variants", i, "name"), "variant %s: name: the name is a generated arm's (design: %s); arm names "+
+				"must be unique", v.Name, s.Design)
 		}
 		if l, dup := seen[v.Name]; dup {
 			what := fmt.Sprintf("an earlier variant's (line %d)", l)
 			if v.Name == s.Baseline.Name {
 				what = "the baseline's"
 			}
-			return fmt.Errorf("%s:%d: variant %s: name: the name is %s; arm names must be unique", c.name,
-				c.at("variants", i, "name"), v.Name, what)
+			return c.errAt(c.at("variants", i, "name"), "variant %s: name: the name is %s; arm names must be unique", v.Name, what)
 		}
 		seen[v.Name] = c.at("variants", i, "name")
 		if v.Model != nil {
@@ -311,13 +320,16 @@ func (s *Spec) checkVariants(c specCheck) error {
 			}
 			merged := variantModel(*s.Baseline.Model, *v.Model)
 			if err := normModel(&merged); err != nil {
-				return fmt.Errorf("%s:%d: variant %s: model: %v", c.name, c.at("variants", i, "model"), v.Name, err)
+				return c.errAt(c.at("variants", i, "model"), "variant %s: model: %v", v.Name, err)
+			}
+			if err := c.checkProfile(merged, "variant "+v.Name); err != nil {
+				return err
 			}
 		}
 		switch v.Scope {
 		case "", "all", "target":
 		default:
-			return fmt.Errorf("%s:%d: variant %s: scope %q: expected all or target", c.name, c.line("name: "+v.Name), v.Name, v.Scope)
+			return c.errKey("name: "+v.Name, "variant %s: scope %q: expected all or target", v.Name, v.Scope)
 		}
 		if err := s.checkAAArm(c, i, v, &nAA); err != nil {
 			return err
@@ -334,9 +346,9 @@ func (s *Spec) checkAAArm(c specCheck, i int, v Config, nAA *int) error {
 		// seed sent: the arm would send seeds the baseline does not).
 		*nAA++
 		if aaSeed := results.AASeed(*nAA); s.Baseline.Seed == "none" || s.Baseline.Seed == aaSeed {
-			return fmt.Errorf("%s:%d: variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
+			return c.errAt(c.at("variants", i, "aa"), "variant %s: aa: an other-seeds A/A arm runs with seed %q (the base seed "+
 				"+ %s), which needs a baseline that sends other seeds; the baseline's seed is %q: leave it out "+
-				"(derived seeds), fix a number, or choose another offset", c.name, c.at("variants", i, "aa"), v.Name,
+				"(derived seeds), fix a number, or choose another offset", v.Name,
 				aaSeed, aaSeed[1:], s.Baseline.Seed)
 		}
 	}
@@ -348,10 +360,25 @@ func (s *Spec) checkAAArm(c specCheck, i int, v Config, nAA *int) error {
 			{"max_steps", v.MaxSteps != 0}, {"timeout", v.Timeout != 0}, {"seed", v.Seed != ""}, {"scope", v.Scope != ""},
 			{"agent", v.Agent.Kind != 0}, {"tools", v.Tools.Kind != 0}, {"observation", v.Observation != nil}} {
 			if f.set {
-				return fmt.Errorf("%s:%d: variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name",
-					c.name, c.at("variants", i, f.key), v.Name, f.key)
+				return c.errAt(c.at("variants", i, f.key), "variant %s: %s: an aa (A/A) arm is a copy of the baseline: give it only a name", v.Name, f.key)
 			}
 		}
+	}
+	return nil
+}
+
+// checkProfile refuses a scripted model m (of the arm named where) whose fault profile does not load, at the
+// spec's `profile:` line, with the profile's own error (a file's names its file, line and key).
+func (c specCheck) checkProfile(m runner.Model, where string) error {
+	if m.Kind != "scripted" || m.Profile == "" {
+		return nil
+	}
+	if err := runner.CheckProfile(m.Profile); err != nil {
+		key := "profile: " + m.Profile
+		if c.line(key) == 0 {
+			key = "profile:"
+		}
+		return c.errKey(key, "%s: model.profile: %v", where, err)
 	}
 	return nil
 }
@@ -385,12 +412,6 @@ func normModel(m *runner.Model) error {
 	}
 	return llm.Config{Omit: m.Omit, MaxTokensField: m.MaxTokensField}.Validate()
 }
-
-// unknownFieldRe rewrites yaml.v3's "field x not found in type pkg.T" into words a spec author knows.
-var unknownFieldRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
-
-// yamlLineRe splits a yaml.v3 field error ("line 10: …") into its line and message.
-var yamlLineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // lineFinder returns a function giving the 1-based line of the first occurrence of key in b (0 if absent).
 func lineFinder(b []byte) func(string) int {

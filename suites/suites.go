@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"webbench/srcerr"
 )
 
 // Task is one web task: a goal the agent is told, where it starts, how it is judged, and (for suites that have
@@ -246,13 +248,15 @@ func Open(name string, opts Options) (Suite, error) {
 	f, ok := factories[name]
 	mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown suite %q (valid: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown suite %q%s (valid: %s)", name, srcerr.Suggest(name, Names()),
+			strings.Join(Names(), ", "))
 	}
 	return f(opts)
 }
 
 // Filter returns the tasks whose id matches any of the comma-separated globs (path.Match syntax; empty
-// matches all). A glob that matches nothing is an error, so a typo never silently runs zero tasks.
+// matches all). A glob that matches nothing is an error, so a typo never silently runs zero tasks; the caller
+// names where the globs came from (a flag, a spec's line).
 func Filter(tasks []Task, globs string) ([]Task, error) {
 	if strings.TrimSpace(globs) == "" {
 		return tasks, nil
@@ -261,7 +265,7 @@ func Filter(tasks []Task, globs string) ([]Task, error) {
 	for _, g := range strings.Split(globs, ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			if _, err := path.Match(g, ""); err != nil {
-				return nil, fmt.Errorf("--tasks: bad glob %q: %v", g, err)
+				return nil, fmt.Errorf("bad glob %q: %v", g, err)
 			}
 			pats = append(pats, g)
 		}
@@ -282,7 +286,7 @@ func Filter(tasks []Task, globs string) ([]Task, error) {
 	}
 	for i, p := range pats {
 		if !hit[i] {
-			return nil, fmt.Errorf("--tasks: glob %q matches no task", p)
+			return nil, fmt.Errorf("glob %q matches no task", p)
 		}
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"webbench/agent"
+	"webbench/srcerr"
 )
 
 // entry is one registered guard: its name, its place in the hook order, whether it acts on a tool call and its
@@ -57,7 +58,8 @@ func Default() map[string]bool {
 func known(name string) bool { return slices.Contains(Names(), name) }
 
 func unknownErr(name string) error {
-	return fmt.Errorf("guard: unknown guard %q (valid: %s)", name, strings.Join(Names(), ", "))
+	return fmt.Errorf("guard: unknown guard %q%s (valid: %s)", name, srcerr.Suggest(name, Names()),
+		strings.Join(Names(), ", "))
 }
 
 // ParseSwitch parses an on/off value: on|true|yes|1 and off|false|no|0 (case-insensitive).

@@ -63,7 +63,7 @@ func (f *ablateFlags) apply(c *cobra.Command, sp *spec.Spec) error {
 		if strings.TrimSpace(f.tasks) == "" {
 			return usageErr("--tasks needs comma-separated task id globs, e.g. 'shop-*' (got an empty value)")
 		}
-		sp.Tasks = f.tasks
+		sp.OverrideTasks(f.tasks)
 	}
 	if c.Flags().Changed("fail-if-costlier") {
 		m, err := costMargins(f.failIfCostlier)

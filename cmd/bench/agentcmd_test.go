@@ -14,8 +14,9 @@ func TestAgentCmdFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--agent-cmd", "sh agent.sh", "--prompt", "p.txt", "--dry-run"}, "--prompt cannot apply to an external agent"},
-		{[]string{"run", "--agent-cmd", "sh agent.sh", "--screenshots", "--dry-run"}, "--screenshots cannot apply to an external agent"},
+		{[]string{"run", "--agent-cmd", "sh -c :", "--prompt", "p.txt", "--dry-run"}, "--prompt cannot apply to an external agent"},
+		{[]string{"run", "--agent-cmd", "sh -c :", "--screenshots", "--dry-run"}, "--screenshots cannot apply to an external agent"},
+		{[]string{"run", "--agent-cmd", "sh agnet.sh", "--dry-run"}, `agent script "agnet.sh" (the argument of sh) not found relative to `},
 		{[]string{"run", "--agent-cmd", "./no-such-agent --x", "--dry-run"}, `agent command "./no-such-agent" not found or not executable`},
 		{[]string{"run", "--agent-cmd", "no-such-agent-in-path", "--dry-run"}, `"no-such-agent-in-path" not found or not executable (looked in $PATH)`},
 		{[]string{"run", "--agent-cmd", "sh 'unclosed", "--dry-run"}, `--agent-cmd "sh 'unclosed"`},

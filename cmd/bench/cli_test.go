@@ -120,7 +120,7 @@ func TestAblateSpecErrors(t *testing.T) {
 		"bad-reps.yaml":      "name: x\nreps: -2\ndesign: leave-one-out\n",
 	}
 	wants := map[string]string{"unknown-guard.yaml": `unknown guard "no_such_guard"`, "unknown-suite.yaml": `unknown suite "atlantis"`,
-		"unknown-key.yaml": `unknown-key.yaml:3: unknown key "variants_typo"`, "bad-reps.yaml": "reps must be at least 1"}
+		"unknown-key.yaml": `unknown-key.yaml:3:1: unknown key "variants_typo"`, "bad-reps.yaml": "reps must be at least 1"}
 	for name, src := range cases {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(src), 0o644)
@@ -597,7 +597,7 @@ func TestV1RunDirectoriesRead(t *testing.T) {
 		t.Errorf("resumed plan %+v, was %+v", got, was)
 	}
 	if _, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", "shop-qa-yoga-mat-thickness", "--seed", "2", "--out", run); code != 2 ||
-		!strings.Contains(stderr, "base seed 1, now 2") {
+		!strings.Contains(stderr, "base seed: 1 → 2") {
 		t.Errorf("resume with another seed: exit %d: %s", code, stderr)
 	}
 }

@@ -81,6 +81,12 @@ func doctorCmd() *cobra.Command {
 				rep.WriteText(&out)
 			}
 			fmt.Fprint(c.OutOrStdout(), client.Redact(out.String()))
+			// Only a ready answer can be the policy's: it answers every request.
+			if m.Kind == "openai" && perr == nil && rep.ExitCode == 0 && scripted.IsPolicyEndpoint(c.Context(), cfg.BaseURL) {
+				fmt.Fprintf(c.ErrOrStderr(), "note: %s is webbench's scripted policy (bench policy serve), not a model: it "+
+					"answers any model name (%q here) and needs no key, so this check says nothing of a real endpoint\n",
+					cfg.BaseURL, cfg.Model)
+			}
 			switch {
 			case perr != nil:
 				return &exitError{rep.ExitCode, errors.New(client.Redact(perr.Error()))}

@@ -115,7 +115,7 @@ func judgeCmd() *cobra.Command {
 				for _, sk := range skipped {
 					fmt.Fprintf(c.ErrOrStderr(), "warning: %s looks like a WebVoyager result folder but has no interact_messages.json: skipped\n", sk)
 				}
-				refs, err := loadFolderRefs(c, sf, which)
+				refs, err := loadFolderRefs(c, sf, which, "WebVoyager result folders")
 				if err != nil {
 					return err
 				}
@@ -252,7 +252,7 @@ func runAnswersJSONL(c *cobra.Command, which string, opts judge.Options, sf suit
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	refs, err := loadFolderRefs(c, sf, which)
+	refs, err := loadFolderRefs(c, sf, which, "the answers of --answers-jsonl")
 	if err != nil {
 		return err
 	}

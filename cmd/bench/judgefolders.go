@@ -17,13 +17,14 @@ import (
 	"webbench/suites/webvoyager"
 )
 
-// loadFolderRefs reads --answers and --tasks-file for judging result folders (webvoyager.LoadReferences); nil
-// when neither is given. --suite other than webvoyager is a usage error (exit 2), as are the files' errors.
-func loadFolderRefs(c *cobra.Command, sf suiteFlags, which string) (*webvoyager.References, error) {
+// loadFolderRefs reads --answers and --tasks-file for judging subject, result folders or --answers-jsonl's
+// answers (webvoyager.LoadReferences); nil when neither is given. --suite other than webvoyager is a usage error
+// (exit 2), as are the files' errors.
+func loadFolderRefs(c *cobra.Command, sf suiteFlags, which, subject string) (*webvoyager.References, error) {
 	if c.Flags().Changed("suite") && sf.suite != webvoyager.Name {
-		return nil, usageErr("--suite %s: WebVoyager result folders are judged as the %s suite", sf.suite, webvoyager.Name)
+		return nil, usageErr("--suite %s: %s are judged as the %s suite", sf.suite, subject, webvoyager.Name)
 	}
-	refs, err := webvoyager.LoadReferences(sf.answers, sf.tasksFile, which == "answer")
+	refs, err := webvoyager.LoadReferences(sf.answers, sf.tasksFile, which == "answer", subject)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

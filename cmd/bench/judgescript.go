@@ -141,7 +141,11 @@ func (o *judgeOutput) finish(textLine string) error {
 	if s.ExitCode == 0 {
 		return nil
 	}
-	why := fmt.Sprintf("%d of %d answers are judge errors", s.JudgeErrors, s.Answers)
+	verb := "are judge errors"
+	if s.JudgeErrors == 1 {
+		verb = "is a judge error"
+	}
+	why := fmt.Sprintf("%d of %s %s", s.JudgeErrors, results.Count(s.Answers, "answer", "answers"), verb)
 	if len(s.UnknownTaskIDs) > 0 {
 		why += fmt.Sprintf(" (unknown task ids: %s)", strings.Join(s.UnknownTaskIDs, ", "))
 	}
@@ -212,8 +216,9 @@ func judgeAnswersJSONL(c *cobra.Command, path string, j judge.Judge, refs *webvo
 		out.add(a, fmt.Sprintf("%s: %s (%s)", label, outcomeText(v), firstLine(v.Reason+v.Error)))
 	}
 	s := out.sum
-	return out.finish(fmt.Sprintf("%d answers judged by %s: %d pass, %d fail, %d uncertain, %d judge errors",
-		s.Answers, j.Name(), s.Pass, s.Fail, s.Uncertain, s.JudgeErrors))
+	return out.finish(fmt.Sprintf("%s judged by %s: %d pass, %d fail, %d uncertain, %s",
+		results.Count(s.Answers, "answer", "answers"), j.Name(), s.Pass, s.Fail, s.Uncertain,
+		results.Count(s.JudgeErrors, "judge error", "judge errors")))
 }
 
 // folderRun is the run a result folder belongs to: its parent's path relative to root ("" directly under it).

@@ -21,17 +21,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := &cobra.Command{
-		Use:           "bench",
-		Short:         "webbench: evaluate LLM browser agents in real Chromium, with paired guard ablations",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(runCmd(), reportCmd(), suitesCmd(), policyCmd(), zooCmd())
-	for _, c := range extraCommands {
-		root.AddCommand(c())
-	}
-	err := root.ExecuteContext(ctx)
+	err := newRoot().ExecuteContext(ctx)
 	if err == nil {
 		return
 	}
@@ -46,6 +36,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", llm.RedactString(err.Error()))
 	}
 	os.Exit(code)
+}
+
+// newRoot is the bench command with every subcommand.
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "bench",
+		Short:         "webbench: evaluate LLM browser agents in real Chromium, with paired guard ablations",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(runCmd(), reportCmd(), suitesCmd(), policyCmd(), zooCmd())
+	for _, c := range extraCommands {
+		root.AddCommand(c())
+	}
+	return root
 }
 
 // extraCommands lets other files register commands (ablate, power, judge, compare, merge).

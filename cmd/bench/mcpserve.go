@@ -76,7 +76,7 @@ func mcpServeCmd() *cobra.Command {
 	c.Flags().StringVar(&f.profile, "profile", "clean", "scripted policy fault profile: clean, observed, harsh, or a YAML file")
 	c.Flags().BoolVar(&f.stdio, "stdio", false, "serve MCP over standard input/output instead of HTTP (all other output on standard error)")
 	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
-	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium-headless-shell for headless launches, /usr/lib/chromium/chromium, chromium/chrome on PATH, Playwright's cache; README \"Browser discovery\")")
+	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium-headless-shell for headless launches, /usr/lib/chromium/chromium, chromium/chrome on PATH, Playwright's cache; docs/SETUP.md \"Browser discovery\")")
 	c.Flags().BoolVar(&f.noEvaluate, "disable-evaluate", false, "remove browser_evaluate from the tools")
 	return c
 }

@@ -11,6 +11,7 @@ import (
 	"webbench/report"
 	"webbench/results"
 	"webbench/stats"
+	"webbench/suites"
 )
 
 func init() { extraCommands = append(extraCommands, powerCmd) }
@@ -26,12 +27,14 @@ func powerCmd() *cobra.Command {
 			"runs, stats.PairedDiff, simulated on the design) for G tasks × R reps, its MDE, and the smallest G × R\n" +
 			"combinations that reach --power. The effect is a change in mean pass rate, a drop by default\n" +
 			"(--effect -0.1: an ablation looks for harm), spread over tasks proportionally (analysis.ShiftRates).\n" +
-			"--pairing same-seed (arms of a (task, rep) share one outcome draw with probability --share), independent,\n" +
-			"or sticky (one arm's reps of a task share one draw with probability --share).\n\n" +
+			"--pairing same-seed (arms of a (task, rep) share one outcome draw with probability --share: the scripted\n" +
+			"policy replays its seed), independent (arms share only the task's rate: a real endpoint, which replays no\n" +
+			"seed; the default with --from a run of a real model), or sticky (one arm's reps of a task share one draw\n" +
+			"with probability --share). The output says which, and gives the design's figures at independent too.\n\n" +
 			"Unpaired figures (legacy): rates are pass rates in [0,1]. With --target: the runs per arm needed to detect\n" +
 			"base→target (normal approximation) and the exact one-sided Fisher power at that N; with --paired and\n" +
 			"--discordant ψ the number of pairs (McNemar, Connor 1987). With --n: the MDE at that N.",
-		Example: "  bench power --tasks 40 --reps 5 --mix issue --pairing same-seed   # primary test, issue 11's mix\n" +
+		Example: "  bench power --tasks 40 --reps 5 --mix issue --pairing same-seed   # primary test, the built-in mix\n" +
 			"  bench power --from runs/demo --pairing same-seed                   # baseline rates of a run\n" +
 			"  bench power --from runs/demo --outcome tokens --effect 0.15        # a 15% token increase, from the run's spread\n" +
 			"  bench power --tasks 12 --reps 2 --mix 0.4:1,0.2:0,0.4:0.2-0.9 --effect -0.15\n" +
@@ -39,6 +42,7 @@ func powerCmd() *cobra.Command {
 			"  bench power --paired --discordant 0.2 --base 0.8 --target 0.9",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			pf.pairingSet, pf.suiteSet = c.Flags().Changed("pairing"), c.Flags().Changed("suite")
 			if alpha <= 0 || alpha >= 1 || power <= 0 || power >= 1 {
 				return usageErr("--alpha and --power must be in (0,1)")
 			}
@@ -85,7 +89,7 @@ func powerCmd() *cobra.Command {
 // plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
 // modes cannot be mixed.
 var (
-	plannerFlags = []string{"tasks", "reps", "mix", "from", "pairing", "share", "effect", "outcome", "sequential",
+	plannerFlags = []string{"tasks", "reps", "mix", "from", "pairing", "share", "suite", "effect", "outcome", "sequential",
 		"variants", "min-effect", "sims", "seed"}
 	unpairedFlags = []string{"base", "target", "n", "paired", "discordant"}
 	// sequentialFlags are the planner flags only --sequential reads.
@@ -122,8 +126,12 @@ func checkPowerModes(c *cobra.Command) error {
 type planFlags struct {
 	tasks, reps                 int
 	mix, from, variant, pairing string
-	outcome                     string
-	share, effect               float64
+	// pairingSet and suiteSet are --pairing and --suite given; suite and suiteOpts the suite whose task count bounds the plan.
+	pairingSet, suiteSet bool
+	suite                string
+	suiteOpts            suites.Options
+	outcome              string
+	share, effect        float64
 	// The sequential planner's (--sequential).
 	sequential     bool
 	variants, sims int
@@ -141,6 +149,8 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 		"with --outcome: the variant whose cost to compare with the run's baseline (default: the run's first variant, in its spec's order, with judged pairs)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
+	c.Flags().StringVar(&pf.suite, "suite", "", "the suite planned for, whose task count the plan is held against "+
+		"(default: the run's with --from, else zoo; - for none)")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
 	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead ("+results.CostOutcomeList()+") from the run's per-unit spread")
 	c.Flags().BoolVar(&pf.sequential, "sequential", false, "plan a sequential ablation: expected and maximum attempts against the fixed design's, by simulation")
@@ -177,6 +187,18 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 			return d, src, usageErr("--from: %v", err)
 		}
 		src = analysis.PlanBaseline{Arm: cmp.Or(pf.variant, run.Manifest.Plan.Baseline), Dir: pf.from}
+		for _, v := range run.Manifest.Plan.Variants {
+			if v.Name == src.Arm {
+				src.RealModel = v.Model.Kind == "openai"
+			}
+		}
+		if src.RealModel && !pf.pairingSet {
+			// A real endpoint does not replay a seed: no shared draw to count on (report.pairingNote).
+			d.Model, d.Share = analysis.ModelIndependent, 0
+		}
+		if pf.suite == "" {
+			pf.suite, pf.suiteOpts = run.Manifest.Plan.Suite, run.Manifest.Plan.SuiteOptions
+		}
 		_, d.Rates, d.Reps = analysis.ArmRates(run.Final(), src.Arm)
 		if len(d.Rates) == 0 {
 			return d, src, usageErr("--from %s: arm %q has no judged attempt", pf.from, src.Arm)
@@ -189,6 +211,17 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 			return d, src, usageErr("%v", err)
 		}
 		d.Mix, d.Rates = mix, rates
+	}
+	if src.Suite = cmp.Or(pf.suite, "zoo"); src.Suite != "-" {
+		// A run's suite that no longer opens (another machine's tasks_file) only loses the bound; --suite must open.
+		st, err := suites.Open(src.Suite, pf.suiteOpts)
+		switch {
+		case err != nil && pf.suiteSet:
+			return d, src, usageErr("--suite: %v", err)
+		case err == nil:
+			src.SuiteTasks = len(st.Tasks())
+			st.Close()
+		}
 	}
 	return analysis.PlanDesign(d, pf.tasks, pf.reps), src, nil
 }

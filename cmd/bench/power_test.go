@@ -92,3 +92,28 @@ func TestPowerSequential(t *testing.T) {
 		}
 	}
 }
+
+// bench power says what its pairing assumes (with the design's figures at independent pairing), marks the
+// designs needing more tasks than the suite has, and plans a run of a real endpoint with independent pairing.
+func TestPowerPairingAndSuiteBound(t *testing.T) {
+	out, stderr, code := bench(t, "power", "--tasks", "40", "--mix", "issue")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Pairing same-seed: the two arms of a (task, rep) share one outcome draw with probability 0.80",
+		"so plan one with --pairing independent. Independent, this design has power 0.150",
+		"│ 1      │ 101 *   │", "*: more tasks than zoo has (40)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "issue", "--suite", "-", "--pairing", "independent")
+	if strings.Contains(out, "*") || strings.Contains(out, "Independent, this design") ||
+		!strings.Contains(out, "Pairing independent: the arms of a pair share the task") {
+		t.Errorf("--suite - --pairing independent:\n%s", out)
+	}
+	if _, stderr, code := bench(t, "power", "--tasks", "4", "--mix", "issue", "--suite", "zooo"); code != 2 ||
+		!strings.Contains(stderr, `--suite: unknown suite "zooo" (did you mean "zoo"?)`) {
+		t.Errorf("--suite zooo: exit %d, %s", code, stderr)
+	}
+}

@@ -40,7 +40,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.out, "out", "", "run directory (default runs/<timestamp>); re-running on it resumes")
 	c.Flags().StringVar(&f.shard, "shard", "", "run shard i/n of the plan (partitioned by pair_id); 'k8s/n' takes i from JOB_COMPLETION_INDEX")
 	c.Flags().StringVar(&f.driverDir, "driver-dir", "", "Playwright driver folder (default: .cache/driver found upward, or $WEBBENCH_DRIVER_DIR)")
-	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium-headless-shell for headless launches, /usr/lib/chromium/chromium, chromium/chrome on PATH, Playwright's cache; README \"Browser discovery\")")
+	c.Flags().StringVar(&f.chromium, "chromium", "", "Chromium binary (default: $WEBBENCH_CHROMIUM, /usr/lib/chromium/chromium-headless-shell for headless launches, /usr/lib/chromium/chromium, chromium/chrome on PATH, Playwright's cache; docs/SETUP.md \"Browser discovery\")")
 	f.remote.register(c)
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "start no attempt once the run's recorded model spend (earlier invocations of a resumed run included; a shard counts its own) reaches this many USD (those in flight finish and are recorded)")
 	c.Flags().IntVar(&f.maxAttempts, "max-attempts", 0, "start no attempt once the run's attempts across all arms (earlier invocations' included) reach this many (0: no limit)")

@@ -159,7 +159,7 @@ func TestAblateSequentialRefusesFailIfWorse(t *testing.T) {
 	if err := os.WriteFile(both, []byte(seqSpec+"sequential: true\nfail_if_worse: 0.05\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := bench(t, "ablate", both, "--out", out); code != 2 || !strings.Contains(stderr, "both.yaml:13: fail_if_worse:") {
+	if _, stderr, code := bench(t, "ablate", both, "--out", out); code != 2 || !strings.Contains(stderr, "both.yaml:13:1: fail_if_worse:") {
 		t.Errorf("spec with sequential and fail_if_worse: exit %d, stderr %s", code, stderr)
 	}
 }

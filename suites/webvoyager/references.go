@@ -1,7 +1,6 @@
 package webvoyager
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -24,13 +23,14 @@ type References struct {
 // LoadReferences reads the reference answers (answersFile: WebVoyager reference_answer.json, --answers) and
 // the tasks (tasksFile: WebVoyager or GAIA-format JSONL, --tasks-file) for judging result folders; nil when
 // neither is given. Errors, worded for bench judge's flags: a file that is missing or unreadable, naming it; and
-// when needAnswers (the answer judge), neither file given (the folders hold no reference answer) or only a tasks
-// file that gives no answer (not GAIA format).
-func LoadReferences(answersFile, tasksFile string, needAnswers bool) (*References, error) {
+// when needAnswers (the answer judge), neither file given (the answers judged, named by subject — "WebVoyager
+// result folders", "the answers of --answers-jsonl" — carry no reference answer) or only a tasks file that gives
+// no answer (not GAIA format).
+func LoadReferences(answersFile, tasksFile string, needAnswers bool, subject string) (*References, error) {
 	if answersFile == "" && tasksFile == "" {
 		if needAnswers {
-			return nil, errors.New("--judge answer on WebVoyager result folders needs --answers reference_answer.json " +
-				"(or a GAIA-format --tasks-file with \"Final answer\" fields): the folders hold no reference answer")
+			return nil, fmt.Errorf("--judge answer on %s needs --answers reference_answer.json (or a GAIA-format "+
+				"--tasks-file with \"Final answer\" fields): they hold no reference answer", subject)
 		}
 		return nil, nil
 	}
@@ -56,7 +56,7 @@ func LoadReferences(answersFile, tasksFile string, needAnswers bool) (*Reference
 	refs := newReferences(raws, answers, files)
 	if needAnswers && answersFile == "" && refs.Rules == 0 {
 		return nil, fmt.Errorf("--tasks-file %s gives no task an answer (no \"Final answer\" field: not GAIA format): "+
-			"--judge answer on WebVoyager result folders needs --answers reference_answer.json", tasksFile)
+			"--judge answer on %s needs --answers reference_answer.json", tasksFile, subject)
 	}
 	return refs, nil
 }

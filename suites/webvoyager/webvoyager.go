@@ -208,7 +208,7 @@ func New(cfg Config) (*Suite, error) {
 	}
 	if tasks, err = suites.Filter(tasks, cfg.IDs); err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("suite option tasks: %v", err)
 	}
 	for i := range tasks {
 		t := tasks[i]

@@ -40,13 +40,13 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -256,8 +256,6 @@ func parseAll(files []taskFile) ([]suites.Task, []suites.Task, error) {
 // normGoal folds case and collapses whitespace, so goals differing only in spacing count as duplicates.
 func normGoal(g string) string { return strings.ToLower(strings.Join(strings.Fields(g), " ")) }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
-
 // fileResult is what one task file declares: tasks, their family keys, families, and the errors found.
 type fileResult struct {
 	tasks    []suites.Task
@@ -270,14 +268,7 @@ type fileResult struct {
 func parseTaskFile(name string, data []byte) fileResult {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 1
-		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = yamlLineRe.ReplaceAllString(msg, "")
-		msg = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), ":")), ":")
-		return fileResult{errs: []error{fmt.Errorf("%s:%d: malformed YAML: %s", name, line, strings.TrimSpace(msg))}}
+		return fileResult{errs: []error{srcerr.FromYAML(name, data, err, nil)}}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return fileResult{} // empty file
@@ -290,8 +281,8 @@ func parseTaskFile(name string, data []byte) fileResult {
 	case yaml.SequenceNode:
 		items = root.Content
 	default:
-		return fileResult{errs: []error{fmt.Errorf("%s:%d: a task file holds a task mapping or a list of tasks, got %s",
-			name, root.Line, kindName(root))}}
+		return fileResult{errs: []error{srcerr.AtNode(name, root, "", "a task file holds a task mapping or a list of "+
+			"tasks, got %s", kindName(root))}}
 	}
 	var r fileResult
 	for _, it := range items {
@@ -357,16 +348,16 @@ type taskParser struct {
 }
 
 func (p *taskParser) errf(n *yaml.Node, field, format string, args ...any) {
-	where := fmt.Sprintf("%s:%d:", p.file, n.Line)
+	var where []string
 	if strings.HasPrefix(p.id, "family ") {
-		where += " " + p.id + ":"
+		where = append(where, p.id)
 	} else if p.id != "" {
-		where += " task " + p.id + ":"
+		where = append(where, "task "+p.id)
 	}
 	if field != "" {
-		where += " " + field + ":"
+		where = append(where, field)
 	}
-	p.errs = append(p.errs, fmt.Errorf("%s %s", where, fmt.Sprintf(format, args...)))
+	p.errs = append(p.errs, srcerr.AtNode(p.file, n, strings.Join(where, ": "), format, args...))
 }
 
 // fields returns a mapping's key → value nodes (and key nodes), reporting unknown and duplicate keys.

@@ -137,45 +137,45 @@ func TestLoaderErrors(t *testing.T) {
 		want  []string
 	}{
 		{"malformed YAML", map[string]string{"bad.yaml": "- id: x\n  app: shop\n  goal: [unclosed\n  start: /\n"},
-			[]string{"tasks/bad.yaml:", "malformed YAML"}},
+			[]string{"tasks/bad.yaml:3:3: YAML syntax: did not find expected ',' or ']'"}},
 		{"tab indentation", map[string]string{"bad.yaml": "- id: x\n\tapp: shop\n"},
-			[]string{"tasks/bad.yaml:2: malformed YAML"}},
+			[]string{"tasks/bad.yaml:2:2: YAML syntax: found a tab character"}},
 		{"unknown key", map[string]string{"bad.yaml": strings.Replace(goodTask, "  start: /\n",
 			"  start: /\n  mutation: [consent]\n", 1)},
-			[]string{`tasks/bad.yaml:4: task t-ok: unknown key "mutation"`}},
+			[]string{`tasks/bad.yaml:4:3: task t-ok: unknown key "mutation"`}},
 		{"unknown mutation", map[string]string{"bad.yaml": strings.Replace(goodTask, "  start: /\n",
 			"  start: /\n  mutations: [consent, cookie_wall]\n", 1)},
-			[]string{`tasks/bad.yaml:4: task t-ok: mutations: unknown mutation "cookie_wall"`, "valid: busy_script"}},
+			[]string{`tasks/bad.yaml:4:24: task t-ok: mutations: unknown mutation "cookie_wall"`, "valid: busy_script"}},
 		{"mutation of another app", map[string]string{"bad.yaml": strings.Replace(strings.Replace(goodTask,
 			"app: shop", "app: planner", 1), "  start: /\n", "  start: /\n  mutations:\n    - consent\n", 1)},
-			[]string{`tasks/bad.yaml:5: task t-ok: mutations: app planner does not implement mutation "consent"`}},
+			[]string{`tasks/bad.yaml:5:7: task t-ok: mutations: app planner does not implement mutation "consent"`}},
 		{"unknown step kind", map[string]string{"bad.yaml": strings.Replace(goodTask, "    - answer:",
 			"    - tap: {role: link, name: X}\n    - answer:", 1)},
-			[]string{`tasks/bad.yaml:7: task t-ok: solution[0]: unknown step kind "tap"`}},
+			[]string{`tasks/bad.yaml:7:7: task t-ok: solution[0]: unknown step kind "tap"`}},
 		{"two-key step", map[string]string{"bad.yaml": strings.Replace(goodTask, "    - answer:",
 			"    - click: {role: link, name: X}\n      fill: {role: textbox, name: Y, text: z}\n    - answer:", 1)},
-			[]string{`tasks/bad.yaml:7: task t-ok: solution[0]: a step is a one-key mapping`}},
+			[]string{`tasks/bad.yaml:7:7: task t-ok: solution[0]: a step is a one-key mapping`}},
 		{"step missing field", map[string]string{"bad.yaml": strings.Replace(goodTask, "    - answer:",
 			"    - fill: {role: textbox, name: Email}\n    - answer:", 1)},
-			[]string{`tasks/bad.yaml:7: task t-ok: solution[0].fill: missing text`}},
+			[]string{`tasks/bad.yaml:7:13: task t-ok: solution[0].fill: missing text`}},
 		{"bad regex", map[string]string{"bad.yaml": strings.Replace(goodTask, "    - answer: {literal: x}",
 			"    - answer: {from: {role: heading, name_regex: 'Order #(\\d+'}}", 1)},
-			[]string{`tasks/bad.yaml:7: task t-ok: solution[0].answer.from.name_regex: bad regex`}},
+			[]string{`tasks/bad.yaml:7:50: task t-ok: solution[0].answer.from.name_regex: bad regex`}},
 		{"missing answer step", map[string]string{"bad.yaml": strings.Replace(goodTask, "    - answer: {literal: x}",
 			"    - click: {role: link, name: X}", 1)},
-			[]string{`tasks/bad.yaml:7: task t-ok: solution: the last step must be an answer step`}},
+			[]string{`tasks/bad.yaml:7:7: task t-ok: solution: the last step must be an answer step`}},
 		{"missing required", map[string]string{"bad.yaml": strings.Replace(goodTask, "  goal: Find the thing.\n", "", 1)},
-			[]string{`tasks/bad.yaml:1: task t-ok: missing required key "goal"`}},
+			[]string{`tasks/bad.yaml:1:3: task t-ok: missing required key "goal"`}},
 		{"unknown app", map[string]string{"bad.yaml": strings.Replace(goodTask, "app: shop", "app: shopp", 1)},
-			[]string{`tasks/bad.yaml:2: task t-ok: app: unknown app "shopp"`}},
+			[]string{`tasks/bad.yaml:2:8: task t-ok: app: unknown app "shopp"`}},
 		{"bad timeout", map[string]string{"bad.yaml": strings.Replace(goodTask, "  start: /\n",
 			"  start: /\n  timeout: 90\n", 1)},
-			[]string{`tasks/bad.yaml:4: task t-ok: timeout: want a positive Go duration`}},
+			[]string{`tasks/bad.yaml:4:12: task t-ok: timeout: want a positive Go duration`}},
 		{"unknown check key", map[string]string{"bad.yaml": strings.Replace(goodTask, "{answer: {exact: x}}",
 			"{answer: {exakt: x}}", 1)},
-			[]string{`tasks/bad.yaml:5: task t-ok: check.answer: unknown key "exakt"`}},
+			[]string{`tasks/bad.yaml:5:20: task t-ok: check.answer: unknown key "exakt"`}},
 		{"relative start", map[string]string{"bad.yaml": strings.Replace(goodTask, "start: /", "start: cart", 1)},
-			[]string{`tasks/bad.yaml:3: task t-ok: start: "cart" must be a path`}},
+			[]string{`tasks/bad.yaml:3:10: task t-ok: start: "cart" must be a path`}},
 		{"duplicate id", map[string]string{"a.yaml": goodTask,
 			"b.yaml": "# another\n" + strings.Replace(goodTask, "Find the thing.", "Find another thing.", 1)},
 			[]string{"tasks/b.yaml:2: task t-ok: duplicate id, first defined at tasks/a.yaml:1"}},
@@ -184,7 +184,7 @@ func TestLoaderErrors(t *testing.T) {
 				"find  the THING.", 1)},
 			[]string{"tasks/b.yaml:3: task t-two: duplicate goal, same as task t-ok at tasks/a.yaml:1"}},
 		{"not a task list", map[string]string{"bad.yaml": "just a string\n"},
-			[]string{`tasks/bad.yaml:1: a task file holds a task mapping or a list of tasks`}},
+			[]string{`tasks/bad.yaml:1:1: a task file holds a task mapping or a list of tasks`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -206,8 +206,8 @@ func TestLoaderReportsAllErrors(t *testing.T) {
 		strings.Replace(strings.Replace(goodTask, "t-ok", "t-b", 1), "Find the thing.", "Other.", 1) +
 		"  colour: red\n"
 	err := loadOne(map[string]string{"x.yaml": two})
-	if err == nil || !strings.Contains(err.Error(), "tasks/x.yaml:4: task t-ok: mutations") ||
-		!strings.Contains(err.Error(), `tasks/x.yaml:16: task t-b: unknown key "colour"`) {
+	if err == nil || !strings.Contains(err.Error(), "tasks/x.yaml:4:15: task t-ok: mutations") ||
+		!strings.Contains(err.Error(), `tasks/x.yaml:16:3: task t-b: unknown key "colour"`) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -249,7 +249,7 @@ func TestSuiteTasksDir(t *testing.T) {
 	// builtin_tasks=false: only the directory; bad input names the file and line.
 	write("shop.yaml", strings.Replace(goodTask, "app: shop", "app: shop\n  mutations: [nope]", 1))
 	_, err = suites.Open("zoo", suites.Options{"tasks_dir": dir, "builtin_tasks": "false"})
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "shop.yaml")+`:3: task t-ok: mutations: unknown mutation "nope"`) {
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "shop.yaml")+`:3:15: task t-ok: mutations: unknown mutation "nope"`) {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := suites.Open("zoo", suites.Options{"builtin_tasks": "maybe"}); err == nil {

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// cliDoc is the reference page of the CLI; its flag tables are generated from the commands.
+const cliDoc = "../../docs/CLI.md"
+
+// flagsBlockRe matches one generated flag table: the command's path in the opening marker.
+var flagsBlockRe = regexp.MustCompile(`(?s)<!-- flags: ([a-z ]+) -->\n.*?<!-- end flags -->`)
+
+// TestDocsCoverFlags holds docs/CLI.md against the commands: every command has a generated flag table, each table
+// lists exactly its command's flags with their --help text, and no table names a command that is gone. Run with
+// WEBBENCH_UPDATE_DOCS=1 to rewrite the tables from the code.
+func TestDocsCoverFlags(t *testing.T) {
+	b, err := os.ReadFile(cliDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	want := map[string]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && c.Name() != "help" && c.Name() != "completion" {
+			want[c.CommandPath()] = flagTable(c)
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot())
+	seen := map[string]bool{}
+	out := flagsBlockRe.ReplaceAllStringFunc(doc, func(block string) string {
+		path := flagsBlockRe.FindStringSubmatch(block)[1]
+		seen[path] = true
+		table, ok := want[path]
+		if !ok {
+			t.Errorf("%s documents the flags of %q, which is no command", cliDoc, path)
+			return block
+		}
+		return fmt.Sprintf("<!-- flags: %s -->\n%s<!-- end flags -->", path, table)
+	})
+	for path := range want {
+		if !seen[path] {
+			t.Errorf("%s has no flag table for %q: add `<!-- flags: %s -->` and `<!-- end flags -->` lines under its "+
+				"heading and run this test with WEBBENCH_UPDATE_DOCS=1", cliDoc, path, path)
+		}
+	}
+	if out == doc {
+		return
+	}
+	if os.Getenv("WEBBENCH_UPDATE_DOCS") != "" {
+		if err := os.WriteFile(cliDoc, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's flag tables differ from the commands' flags (a flag added, gone or reworded): run "+
+		"WEBBENCH_UPDATE_DOCS=1 go test ./cmd/bench -run TestDocsCoverFlags and review the diff", cliDoc)
+}
+
+// flagTable is c's flags as a Markdown table: flag, default, --help text (pipes escaped).
+func flagTable(c *cobra.Command) string {
+	var b strings.Builder
+	b.WriteString("| flag | default | what it does |\n|---|---|---|\n")
+	esc := strings.NewReplacer("|", `\|`, "\n", " ")
+	n := 0
+	c.NonInheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Name == "help" || f.Hidden {
+			return
+		}
+		n++
+		name := "`--" + f.Name + "`"
+		if f.Shorthand != "" {
+			name = "`-" + f.Shorthand + "`, " + name
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" && f.DefValue != "0" && f.DefValue != "0s" {
+			def = "`" + esc.Replace(f.DefValue) + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, def, esc.Replace(f.Usage))
+	})
+	if n == 0 {
+		return "(no flags)\n"
+	}
+	return b.String()
+}
