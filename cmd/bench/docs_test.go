@@ -93,3 +93,29 @@ func flagTable(c *cobra.Command) string {
 	}
 	return b.String()
 }
+
+// TestReadmeIsAFrontDoor holds README.md to a first read: at most 300 lines, and no prose line over 120
+// characters (code blocks and tables are not prose: a command or a table row keeps its shape).
+func TestReadmeIsAFrontDoor(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 300 {
+		t.Errorf("README.md has %d lines, more than 300: move reference text to a page under docs/", len(lines))
+	}
+	inCode := false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode || strings.HasPrefix(l, "|") {
+			continue
+		}
+		if n := len([]rune(l)); n > 120 {
+			t.Errorf("README.md:%d: a prose line of %d characters (at most 120)", i+1, n)
+		}
+	}
+}
