@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"maps"
-	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -44,6 +43,10 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 		baseGuards[k] = v
 	}
 	configs := s.configs()
+	narrowed, err := s.narrowedTargets(tasks)
+	if err != nil {
+		return nil, err
+	}
 	out := &Arms{Switched: map[string][]string{}}
 	bv := toVariant(base, baseGuards, *base.Model)
 	bv.Name = base.Name
@@ -86,7 +89,7 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 			v.TaskIDs = map[string]bool{}
 			for _, t := range tasks {
 				for _, sw := range switched {
-					if t.HasTag(sw) && s.narrowedTarget(sw, t.ID) {
+					if keep, ok := narrowed[sw]; t.HasTag(sw) && (!ok || keep[t.ID]) {
 						v.TaskIDs[t.ID] = true
 						union[t.ID] = true
 					}
@@ -112,19 +115,22 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	return out, nil
 }
 
-// narrowedTarget reports whether task id stays a target of guard g under the spec's TargetTasks (true for a
-// guard it does not name). Its globs were checked by ParseSpec.
-func (s *Spec) narrowedTarget(g, id string) bool {
-	globs, ok := s.TargetTasks[g]
-	if !ok {
-		return true
-	}
-	for _, p := range strings.Split(globs, ",") {
-		if m, _ := path.Match(strings.TrimSpace(p), id); m {
-			return true
+// narrowedTargets returns, for each guard target_tasks names, the ids among tasks its globs select
+// (suites.Match: a glob may match none of tasks when they were narrowed first; Plan checks each matches some
+// task of the suite).
+func (s *Spec) narrowedTargets(tasks []suites.Task) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	for g, globs := range s.TargetTasks {
+		kept, _, err := suites.Match(tasks, globs)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: target_tasks: %s: %v", s.file, s.targetLines[g], g, err)
+		}
+		out[g] = map[string]bool{}
+		for _, t := range kept {
+			out[g][t.ID] = true
 		}
 	}
-	return false
+	return out, nil
 }
 
 // configs are the spec's variant configs: the explicit variants, or the generated ones of a design
@@ -339,7 +345,13 @@ func (s *Spec) OutDir(path string) string {
 func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIfWorse float64) (runner.Plan, error) {
 	tasks, err := suites.Filter(suite.Tasks(), s.Tasks)
 	if err != nil {
-		return runner.Plan{}, fmt.Errorf("%s: %v", path, err)
+		return runner.Plan{}, fmt.Errorf("%s: tasks: %v", path, err)
+	}
+	for _, g := range slices.Sorted(maps.Keys(s.TargetTasks)) {
+		// Against the whole suite: a typo is an error, while a --tasks that leaves a glob nothing is not.
+		if _, err := suites.Filter(suite.Tasks(), s.TargetTasks[g]); err != nil {
+			return runner.Plan{}, fmt.Errorf("%s:%d: target_tasks: %s: %v", path, s.targetLines[g], g, err)
+		}
 	}
 	arms, err := s.Expand(tasks)
 	if err != nil {

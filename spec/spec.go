@@ -66,6 +66,8 @@ type Spec struct {
 	Notes string `yaml:"notes"`
 
 	file string
+	// targetLines are the lines of target_tasks' guards in file, for Expand's errors.
+	targetLines map[string]int
 }
 
 // Config is the baseline or a variant: a change to the baseline. Unset fields inherit from the baseline.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"webbench/llm"
 	"webbench/results"
 	"webbench/runner"
+	"webbench/suites"
 )
 
 // ParseSpec parses spec YAML; name is used in error messages.
@@ -258,11 +258,16 @@ func (s *Spec) checkTargetTasks(c specCheck) error {
 			return fmt.Errorf("%s:%d: target_tasks: unknown guard %q (valid: %s)", c.name, c.line(g+":"), g,
 				strings.Join(guard.Names(), ", "))
 		}
-		for _, p := range strings.Split(s.TargetTasks[g], ",") {
-			if _, err := path.Match(strings.TrimSpace(p), ""); err != nil || strings.TrimSpace(p) == "" {
-				return fmt.Errorf("%s:%d: target_tasks: %s: bad glob %q", c.name, c.line(g+":"), g, p)
-			}
+		if strings.TrimSpace(s.TargetTasks[g]) == "" {
+			return fmt.Errorf("%s:%d: target_tasks: %s: no glob", c.name, c.line(g+":"), g)
 		}
+		if _, err := suites.Globs(s.TargetTasks[g]); err != nil {
+			return fmt.Errorf("%s:%d: target_tasks: %s: %v", c.name, c.line(g+":"), g, err)
+		}
+		if s.targetLines == nil {
+			s.targetLines = map[string]int{}
+		}
+		s.targetLines[g] = c.line(g + ":")
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func (f *suiteFlags) open() (suites.Suite, []suites.Task, error) {
 	tasks, err := suites.Filter(s.Tasks(), f.tasks)
 	if err != nil {
 		s.Close()
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, usageErr("--tasks: %v", err)
 	}
 	return s, tasks, nil
 }
