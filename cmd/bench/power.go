@@ -177,11 +177,18 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 			return d, src, usageErr("--from: %v", err)
 		}
 		src = analysis.PlanBaseline{Arm: cmp.Or(pf.variant, run.Manifest.Plan.Baseline), Dir: pf.from}
-		_, d.Rates, d.Reps = analysis.ArmRates(run.Final(), src.Arm)
+		recs := run.Final()
+		_, d.Rates, d.Reps = analysis.ArmRates(recs, src.Arm)
 		if len(d.Rates) == 0 {
 			return d, src, usageErr("--from %s: arm %q has no judged attempt", pf.from, src.Arm)
 		}
 		src.Tasks = len(d.Rates)
+		if u, ok := analysis.ArmClusters(recs, src.Arm); ok {
+			// The primary test flips the clusters' sums: plan over them (the family as the unit).
+			d = analysis.FamilyDesign(d, u)
+			src.Unit, src.Units, src.ICC = cmp.Or(run.Manifest.Plan.ClusterUnit, "cluster"), len(u.Units), u.ICC
+		}
+		src.Attempts, src.Widest = analysis.ArmAttempts(recs, src.Arm)
 	default:
 		src.Mix = cmp.Or(pf.mix, "issue")
 		mix, rates, err := analysis.ParseMix(src.Mix)
