@@ -136,3 +136,33 @@ func TestHetShare(t *testing.T) {
 		t.Errorf("σ = 0.5: hetShare %.3f, want ≈ 0.74", h)
 	}
 }
+
+// With Design.Sizes a unit of m tasks draws m·Rep reps in blocks of m and its statistic is m times its mean
+// difference (the family's sum): taskMoments' mean and variance match the simulated ones for a family of 7
+// tasks at 2 reps, and a family of 1 has its task's moments.
+func TestTaskMomentsSizes(t *testing.T) {
+	d := Design{Rates: []float64{0.6, 0.6}, Rep: 2, Sizes: []int{7, 1}, Model: ModelMixed, Share: 0.3, Sticky: 0.5}
+	alt := []float64{0.4, 0.4}
+	rng := newRand(32)
+	const n = 40000
+	var buf []float64
+	var sum, sum2 [2]float64
+	for range n {
+		buf = simDiffs(rng, d, d.Rates, alt, buf)
+		for u := range 2 {
+			sum[u] += buf[u]
+			sum2[u] += buf[u] * buf[u]
+		}
+	}
+	for u, m := range []float64{7, 1} {
+		wantMean, wantVar := taskMoments(d, u, 0.6, 0.4)
+		mean := sum[u] / n
+		v := sum2[u]/n - mean*mean
+		if math.Abs(wantMean-m*(-0.2)) > 1e-12 || math.Abs(mean-wantMean) > 0.02*m || math.Abs(v-wantVar) > 0.03*wantVar {
+			t.Errorf("unit of %v tasks: simulated mean %.4f var %.4f, taskMoments %.4f %.4f", m, mean, v, wantMean, wantVar)
+		}
+	}
+	if d.RepsOf(0) != 14 || d.RepsOf(1) != 2 || d.Attempts() != 16 {
+		t.Errorf("reps %d, %d, attempts %d; want 14, 2, 16", d.RepsOf(0), d.RepsOf(1), d.Attempts())
+	}
+}

@@ -19,6 +19,14 @@ type PlanBaseline struct {
 	SuiteTasks int
 	// RealModel is set when the rates come from a run of a real model endpoint (not the scripted policy).
 	RealModel bool
+	// Unit, when set, is the run's cluster noun ("family"): its tasks share clusters, so the plan's units are
+	// the Units clusters (FamilyDesign) with the intracluster correlation ICC (ICCAnova).
+	Unit  string
+	Units int
+	ICC   float64
+	// Attempts are the arm's judged attempts, and Widest the most any other arm of the run played (0: none):
+	// when Widest < Attempts the run compared its arms on fewer tasks than the plan's (scope target).
+	Attempts, Widest int
 }
 
 // PlanDesign completes the planned design d, whose Rates (with Reps, the

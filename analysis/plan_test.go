@@ -74,3 +74,23 @@ func TestCheckInfra(t *testing.T) {
 		}
 	}
 }
+
+// ICCAnova on hand-computed groups: two groups all pass, two all fail (n 3 each) is perfectly correlated (1);
+// identical mixed groups (2 of 4 each) have less between-group spread than binomial noise (clamped to 0); and
+// four groups of 4 with 0, 2, 2, 4 passes: Σy²/n = 6, Y = 8, N = 16, MSB = (6 − 4)/3 = 2/3, MSW = 2/12,
+// n0 = 4, ρ = (2/3 − 1/6)/(2/3 + 3/6) = 3/7.
+func TestICCAnova(t *testing.T) {
+	for _, c := range []struct {
+		y, n []int
+		want float64
+	}{
+		{[]int{3, 3, 0, 0}, []int{3, 3, 3, 3}, 1},
+		{[]int{2, 2, 2}, []int{4, 4, 4}, 0},
+		{[]int{0, 2, 2, 4}, []int{4, 4, 4, 4}, 3.0 / 7},
+		{[]int{1}, []int{4}, 0},
+	} {
+		if got := ICCAnova(c.y, c.n); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("ICCAnova(%v, %v) = %v, want %v", c.y, c.n, got, c.want)
+		}
+	}
+}

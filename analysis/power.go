@@ -71,7 +71,9 @@ const ApproxMinMoved = 40
 //	            + w·(s·p(1−p) + s·(ρ² + (1−ρ)²)·q(1−q) − 2ρ·s·c),
 //
 // w the ordered pairs of reps that can share a draw: n(n−1), or with
-// Design.Block = b the pairs within a block, Σ b_j(b_j − 1).
+// blocks of b reps (Design.Block, Sizes) the pairs within a block,
+// Σ b_j(b_j − 1). With Design.Sizes the unit's statistic is its size m
+// times d_t (simDiffs), so the mean is m·(q − p) and the variance m²·Var(d_t).
 func taskMoments(d Design, t int, p, q float64) (mean, variance float64) {
 	n := float64(d.RepsOf(t))
 	va, vb := p*(1-p), q*(1-q)
@@ -86,12 +88,13 @@ func taskMoments(d Design, t int, p, q float64) (mean, variance float64) {
 		rho, s = d.Share, d.Sticky
 	}
 	w := n * (n - 1)
-	if b := d.Block; b > 0 && d.Model == ModelMixed {
+	if b := d.blockOf(t); b > 0 && d.Model == ModelMixed {
 		full, rem := d.RepsOf(t)/b, d.RepsOf(t)%b
 		w = float64(full*b*(b-1) + rem*(rem-1))
 	}
 	v := n*(va+vb-2*rho*c) + w*(s*va+s*(rho*rho+(1-rho)*(1-rho))*vb-2*rho*s*c)
-	return q - p, v / (n * n)
+	m := float64(d.sizeOf(t))
+	return m * (q - p), m * m * v / (n * n)
 }
 
 // PowerPrimaryApprox returns the normal approximation to the power of the
@@ -240,6 +243,9 @@ func clampDelta(rates []float64, delta float64) float64 {
 	return math.Max(-m, math.Min(1-m, delta))
 }
 
+// Attempts returns the attempts per arm of one run of d: its pairs (a unit's, with Sizes, all its tasks').
+func (d Design) Attempts() int { return designPairs(d) }
+
 // designPairs returns the number of pairs of one run of d.
 func designPairs(d Design) int {
 	n := 0
@@ -323,7 +329,8 @@ func (a *designAcc) diff() (int, int) { return a.kb - a.ka, a.n }
 
 // matchSpread adjusts the shares of d so that the model's expected spread of
 // the per-task differences, E[s_d²] (see PowerPrimaryApprox) at the observed
-// Δ̂, equals the observed s_d² of the run (sums[task] = {Σ(B−A), n}): the
+// Δ̂, equals the observed s_d² of the run (sums[task] = {Σ(B−A), n}; with
+// Design.Sizes each unit's difference times its size, the family sum): the
 // spread is what the primary t test divides by. More spread than the model
 // raises the sticky share (bisection on [Sticky, 1]); less lowers it, then
 // raises the cross-arm share (bisection on [Share, 1]). Nothing changes with
@@ -335,10 +342,11 @@ func matchSpread(d *Design, names []string, sums map[string][2]int) bool {
 		return true
 	}
 	obs := make([]float64, g)
-	mean := 0.0
+	mean, shift := 0.0, 0.0
 	for i, name := range names {
 		x := sums[name]
-		obs[i] = float64(x[0]) / float64(x[1])
+		shift += float64(x[0]) / float64(x[1]) / float64(g)
+		obs[i] = float64(x[0]*d.sizeOf(i)) / float64(x[1]) // the unit's statistic, as simDiffs draws it
 		mean += obs[i]
 	}
 	mean /= float64(g)
@@ -350,7 +358,7 @@ func matchSpread(d *Design, names []string, sums map[string][2]int) bool {
 	if target <= 0 {
 		return true
 	}
-	alt := ShiftRates(d.Rates, clampDelta(d.Rates, mean))
+	alt := ShiftRates(d.Rates, clampDelta(d.Rates, shift))
 	spread := func(x Design) float64 {
 		mu := make([]float64, g)
 		m, sv := 0.0, 0.0
@@ -415,13 +423,15 @@ func matchSpread(d *Design, names []string, sums map[string][2]int) bool {
 //     number expected at the shrunk rates with independent arms.
 //
 // Tasks are in sorted order; pairs must satisfy PairedDiff's conditions.
-func DesignFromPairs(pairs []stats.Pair) Design { return designFromPairs(pairs, 0) }
+func DesignFromPairs(pairs []stats.Pair) Design { return designFromPairs(pairs, nil) }
 
-// designFromPairs is DesignFromPairs with Design.Block = block: when block
-// > 0 the disagreement rates S, X and W are pooled within each block of
-// block consecutive reps of a task (Rep 1…block, block+1…2·block, …), the
-// reps that may share a draw, instead of over all the task's reps.
-func designFromPairs(pairs []stats.Pair, block int) Design {
+// designFromPairs is DesignFromPairs over units that stand for sizes[unit]
+// tasks each (clusterUnits; nil: every unit is a task): Design.Sizes holds
+// them, and the disagreement rates S, X and W are pooled within each block
+// of size consecutive reps of a unit (Rep 1…size, size+1…2·size, …: one rep
+// of each of its tasks), the reps that may share a draw, instead of over all
+// the unit's reps.
+func designFromPairs(pairs []stats.Pair, sizes map[string]int) Design {
 	by, blocks := map[string]*designAcc{}, map[[2]any]*designAcc{}
 	add := func(a *designAcc, p stats.Pair) {
 		a.n++
@@ -442,7 +452,7 @@ func designFromPairs(pairs []stats.Pair, block int) Design {
 			by[p.Task] = a
 		}
 		add(a, p)
-		if block > 0 {
+		if block := sizes[p.Task]; block > 0 {
 			k := [2]any{p.Task, (p.Rep - 1) / block}
 			if blocks[k] == nil {
 				blocks[k] = &designAcc{}
@@ -451,11 +461,14 @@ func designFromPairs(pairs []stats.Pair, block int) Design {
 		}
 	}
 	names := slices.Sorted(maps.Keys(by))
-	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelMixed, Block: block}
+	d := Design{Rates: make([]float64, len(names)), Reps: make([]int, len(names)), Model: ModelMixed}
 	k, n := make([]int, len(names)), make([]int, len(names))
 	for i, name := range names {
 		a := by[name]
 		d.Reps[i], k[i], n[i] = a.n, a.ka, a.n
+		if sizes != nil {
+			d.Sizes = append(d.Sizes, max(1, sizes[name]))
+		}
 	}
 	copy(d.Rates, shrunkRates(k, n))
 	var sDis, sN, xDis, xN, wDis, wN, disc1, ind1 float64
@@ -465,7 +478,7 @@ func designFromPairs(pairs []stats.Pair, block int) Design {
 		ind1 += float64(a.n) * 2 * p * (1 - p)
 	}
 	share := slices.Collect(maps.Values(by))
-	if block > 0 {
+	if sizes != nil {
 		share = slices.Collect(maps.Values(blocks))
 	}
 	for _, a := range share {
@@ -649,12 +662,12 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.Power, p.MDE = p.ExactFisherUnpaired, p.MDEUnpaired
 		return p
 	}
-	block := 0
+	var sizes map[string]int
 	if c.Paired.Clustered {
-		pairs, block = clusterUnits(pairs)
+		pairs, sizes = clusterUnits(pairs)
 		p.G, p.Unit = c.Paired.C, c.ClusterUnit
 	}
-	d := designFromPairs(pairs, block)
+	d := designFromPairs(pairs, sizes)
 	c.design = &d
 	p.Test, p.PairShare, p.RepShare = PairedTestName(p.Unit), d.Share, d.Sticky
 	p.Reps = float64(c.Pairs) / float64(max(1, d.G()))
@@ -675,27 +688,31 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 
 // clusterUnits returns pairs with each pair's Task replaced by its cluster, so that DesignFromPairs sees every
 // cluster as one unit and its pairs as that unit's reps: the unit the clustered sign-flip test flips. A unit's
-// reps are numbered rep by rep (rep 1 of every task of the cluster, then rep 2, …), and block is the mean number
-// of tasks per cluster, rounded: the instances of a family attempted in one rep are one block of reps that may
-// share a draw (Design.Block), as a deterministic agent's attempts at near-identical instances do, while
-// different reps do not. Pooling a family's instances as reps of one rate keeps the unit's mean and its
-// binomial noise over all its pairs; heterogeneity among the instances only lowers that noise, so the power it
-// gives is not optimistic on that count. With unequal cluster sizes the blocks are approximate.
-func clusterUnits(pairs []stats.Pair) (out []stats.Pair, block int) {
+// reps are numbered rep by rep (rep 1 of every task of the cluster, then rep 2, …), and sizes are the units'
+// numbers of tasks: the instances of a family attempted in one rep are one block of reps that may share a draw
+// (Design.Sizes), as a deterministic agent's attempts at near-identical instances do, while different reps do
+// not, and a family weighs in the test by its size, as its sum does in PairedDiff's. Pooling a family's
+// instances as reps of one rate keeps the unit's mean and its binomial noise over all its pairs; heterogeneity
+// among the instances only lowers that noise, so the power it gives is not optimistic on that count.
+func clusterUnits(pairs []stats.Pair) (out []stats.Pair, sizes map[string]int) {
 	out = slices.Clone(pairs)
 	unit := func(p stats.Pair) string { return cmp.Or(p.Cluster, p.Task) }
 	slices.SortStableFunc(out, func(a, b stats.Pair) int {
 		return cmp.Or(cmp.Compare(unit(a), unit(b)), cmp.Compare(a.Rep, b.Rep), cmp.Compare(a.Task, b.Task))
 	})
-	n, tasks, units := map[string]int{}, map[string]bool{}, map[string]bool{}
+	n, tasks := map[string]int{}, map[string]bool{}
+	sizes = map[string]int{}
 	for i, p := range out {
 		u := unit(p)
-		tasks[p.Task], units[u] = true, true
+		if !tasks[p.Task] {
+			tasks[p.Task] = true
+			sizes[u]++
+		}
 		n[u]++
 		p.Task, p.Cluster, p.Rep = u, "", n[u]
 		out[i] = p
 	}
-	return out, max(1, int(math.Round(float64(len(tasks))/float64(max(1, len(units))))))
+	return out, sizes
 }
 
 // plannedEffect sets p.From, p.To and p.HasEffect from p.BaseFail and the

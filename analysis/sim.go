@@ -61,6 +61,13 @@ type Design struct {
 	// whose reps are its instances, Block instances per rep, shares draws
 	// among the instances of one rep, not across reps.
 	Block int
+	// Sizes, when set, makes each unit a cluster of tasks analysed as one (a task family): unit t stands for
+	// Sizes[t mod len(Sizes)] tasks, its reps are its tasks' attempts rep by rep (RepsOf: size × Rep unless
+	// Reps is set), ModelMixed's within-arm shared draw is one per block of size reps (one rep of every task of
+	// the family, instead of Block), and its difference in the test is the sum of its tasks' mean differences
+	// (its mean difference × size): the cluster sum PairedDiff's sign flip takes, so that a large family
+	// weighs more than a small one as it does in the analysis.
+	Sizes []int
 	// Mix, when set, draws the task rates afresh for every simulated run
 	// (e.g. IssueMix) instead of using Rates; Tasks is then the number of
 	// tasks.
@@ -76,12 +83,30 @@ func (d Design) G() int {
 	return len(d.Rates)
 }
 
-// RepsOf returns the reps of task t.
+// RepsOf returns the reps of task t (of unit t: its tasks' attempts, when Sizes is set). Reps and Sizes are
+// indexed cyclically (t mod their length), so a Mix design's units repeat their pattern.
 func (d Design) RepsOf(t int) int {
 	if d.Reps != nil {
-		return d.Reps[t]
+		return d.Reps[t%len(d.Reps)]
 	}
-	return max(1, d.Rep)
+	return max(1, d.Rep) * d.sizeOf(t)
+}
+
+// sizeOf returns the number of tasks unit t stands for (Sizes; 1 without).
+func (d Design) sizeOf(t int) int {
+	if len(d.Sizes) == 0 {
+		return 1
+	}
+	return d.Sizes[t%len(d.Sizes)]
+}
+
+// blockOf returns the reps of unit t that share ModelMixed's within-arm draw: its size when Sizes is set,
+// else Block (0: all its reps).
+func (d Design) blockOf(t int) int {
+	if len(d.Sizes) > 0 {
+		return d.sizeOf(t)
+	}
+	return d.Block
 }
 
 // IssueMix returns g task pass probabilities drawn from the calibration suite's realistic
@@ -251,7 +276,7 @@ func simDiffs(rng *rand.Rand, d Design, a, b []float64, buf []float64) []float64
 				k--
 			}
 		})
-		buf = append(buf, float64(k)/float64(d.RepsOf(t)))
+		buf = append(buf, float64(k*d.sizeOf(t))/float64(d.RepsOf(t)))
 	}
 	return buf
 }
@@ -271,8 +296,9 @@ func simTask(rng *rand.Rand, d Design, t int, pa, pb float64, emit func(k int, a
 		ua, ub = rng.Float64(), rng.Float64()
 	}
 	ub0 := ub
+	block := d.blockOf(t)
 	for k := range r {
-		if d.Model == ModelMixed && d.Block > 0 && k > 0 && k%d.Block == 0 {
+		if d.Model == ModelMixed && block > 0 && k > 0 && k%block == 0 {
 			sharedA, sharedB = rng.Float64() < d.Sticky, rng.Float64() < d.Sticky
 			ua, ub0 = rng.Float64(), rng.Float64()
 		}

@@ -90,3 +90,47 @@ func TestOneFamilyFallsBackToTasksAndSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// With the run clustered, the main table's primary test is the family-level one and its task-level tests move to
+// the diagnostics, labelled: the main table has no p_perm and no McNemar by task, the diagnostics have both (the
+// task-level sign flip's p over the 8 moved tasks, 2/2^8 = 0.0078, below the family-level floor 0.5), and the
+// notes name both tests by analysis.PairedTestName. An unclustered run keeps them in the main table.
+func TestClusteredRunMovesTaskLevelTestsToDiagnostics(t *testing.T) {
+	recs := familyRecords("FFFFFFFFPPPP", func(n int) string { return fmt.Sprintf("fam%d", n/4) })
+	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", ClusterUnit: "family", MinEffect: 0.25})
+	var md strings.Builder
+	if err := MarkdownReport(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	m := md.String()
+	main, diag, ok := strings.Cut(m, "Diagnostics (assume independent tasks or attempts")
+	if !ok {
+		t.Fatalf("no clustered diagnostics table:\n%s", m)
+	}
+	head := "| variant | scope | tasks (informative) | baseline | variant | Δ pts [95% CI] | p_paired | p_holm | MDE | power |"
+	if !strings.Contains(main, head) || strings.Contains(main, "| p_perm |") || strings.Contains(main, "McNemar by task (Durkalski)") {
+		t.Errorf("main table of a clustered run: want header %q without the task-level tests:\n%s", head, main)
+	}
+	for _, want := range []string{"| variant | scope | p_perm (task-level) | McNemar by task (task-level) | McNemar pooled over reps |",
+		"0.00781 (floor 0.00781)", analysis.PairedTestName(analysis.UnitTask)} {
+		if !strings.Contains(diag, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, diag)
+		}
+	}
+	if want := "p_paired is the " + analysis.PairedTestName("family"); !strings.Contains(main, want) {
+		t.Errorf("main table's note lacks %q:\n%s", want, main)
+	}
+
+	for i := range recs {
+		recs[i].Cluster = ""
+	}
+	a = analysis.Analyze(recs, analysis.Inputs{Baseline: "base", MinEffect: 0.25})
+	md.Reset()
+	if err := MarkdownReport(&md, a); err != nil {
+		t.Fatal(err)
+	}
+	if m := md.String(); !strings.Contains(m, "| p_paired | p_perm | p_holm | McNemar by task (Durkalski) |") ||
+		strings.Contains(m, "p_perm (task-level)") {
+		t.Errorf("an unclustered run's main table lost its task-level tests:\n%s", m)
+	}
+}

@@ -15,22 +15,35 @@ import (
 // design with its power and MDE, and a table of the smallest designs reaching the target power (a reps count no
 // design of at most p.MaxTasks tasks reaches is "> MaxTasks").
 func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
-	d := p.Design
-	src := "mix " + p.Baseline.Mix
-	if p.Baseline.Dir != "" {
-		src = fmt.Sprintf("per-task rates of arm %s in %s (%d tasks, shrunk toward the mean)", p.Baseline.Arm,
-			p.Baseline.Dir, p.Baseline.Tasks)
+	d, b := p.Design, p.Baseline
+	unit, units := analysis.UnitTask, "tasks"
+	src := "mix " + b.Mix
+	switch {
+	case b.Dir != "" && b.Unit != "":
+		unit, units = b.Unit, unitWord(2, b.Unit)
+		src = fmt.Sprintf("per-%s rates of arm %s in %s (%d %s, %d tasks, shrunk toward the mean; the tasks of a %s "+
+			"correlate within a rep at ICC %.2f, the ANOVA estimate of Donner & Klar, the plan's shared draw within a "+
+			"%s's rep)", b.Unit, b.Arm, b.Dir, b.Units, units, b.Tasks, b.Unit, b.ICC, b.Unit)
+	case b.Dir != "":
+		src = fmt.Sprintf("per-task rates of arm %s in %s (%d tasks, shrunk toward the mean)", b.Arm, b.Dir, b.Tasks)
 	}
-	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; pairing %s (share %.2f); α = %.3g, target power %.3g.\n%s\n\n",
-		analysis.PairedTestName(analysis.UnitTask), src, d.Model, d.Share, p.Alpha, p.Target,
-		strings.Join(wrap(pairingNote(p), "", "", 116), "\n"))
-	design := fmt.Sprintf("%d tasks × %d reps", d.G(), d.Rep)
+	model := fmt.Sprintf("pairing %s (share %.2f)", d.Model, d.Share)
+	if b.Unit != "" {
+		model = fmt.Sprintf("pairing share %.2f across arms", d.Share)
+	}
+	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; %s; α = %.3g, target power %.3g.\n%s\n", analysis.PairedTestName(unit),
+		src, model, p.Alpha, p.Target, strings.Join(wrap(pairingNote(p), "", "", 116), "\n"))
+	if b.Widest > 0 && b.Widest < b.Attempts {
+		fmt.Fprintf(w, "Arm %s played %d attempts and the run's other arms at most %d: they were compared on fewer "+
+			"tasks (scope target), so this plan is for the full arm's %s, not for the pairs the run compared.\n",
+			b.Arm, b.Attempts, b.Widest, units)
+	}
+	fmt.Fprintln(w)
+	design := fmt.Sprintf("%d %s × %d reps", d.G(), units, d.Rep)
 	if d.Reps != nil {
-		n := 0
-		for _, r := range d.Reps {
-			n += r
-		}
-		design = fmt.Sprintf("%d tasks × the run's reps (%d attempts per arm)", d.G(), n)
+		design = fmt.Sprintf("%d %s × the run's reps (%d attempts per arm)", d.G(), units, d.Attempts())
+	} else if b.Unit != "" {
+		design = fmt.Sprintf("%d %s × %d reps per task (%d attempts per arm)", d.G(), units, d.Rep, d.Attempts())
 	}
 	t := results.Table{Header: []string{"quantity", "value"}}
 	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
@@ -48,28 +61,46 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	if err := t.Render(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nSmallest designs reaching power %.2g for Δ %+.1f pts (tasks with the same rate mix):\n", p.Target,
-		100*p.Effect)
-	g := results.Table{Header: []string{"reps R", "tasks G", "G × R attempts per arm", "power"}}
+	fmt.Fprintf(w, "\nSmallest designs reaching power %.2g for Δ %+.1f pts (%s with the same rate mix):\n", p.Target,
+		100*p.Effect, units)
+	head := []string{"reps R", "tasks G", "G × R attempts per arm", "power"}
+	if b.Unit != "" {
+		head = []string{"reps R (per task)", units + " C", "attempts per arm (the run's sizes)", "power"}
+	}
+	g := results.Table{Header: head}
 	for _, r := range p.Unreachable {
 		g.Rows = append(g.Rows, []string{fmt.Sprint(r), fmt.Sprintf("> %d", p.MaxTasks), "-", "-"})
 	}
 	over := 0
 	for _, x := range p.Smallest {
 		tasks := fmt.Sprint(x.Tasks)
-		if n := p.Baseline.SuiteTasks; n > 0 && x.Tasks > n {
+		if n := b.SuiteTasks; b.Unit == "" && n > 0 && x.Tasks > n {
 			tasks += " *"
 			over++
 		}
-		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), tasks, fmt.Sprint(x.Tasks * x.Reps),
-			fmt.Sprintf("%.3f", x.Power)})
+		n := x.Tasks * x.Reps
+		if b.Unit != "" {
+			sd := analysis.ScaleTasks(d, x.Tasks)
+			sd.Reps, sd.Rep = nil, x.Reps
+			n = sd.Attempts()
+		}
+		g.Rows = append(g.Rows, []string{fmt.Sprint(x.Reps), tasks, fmt.Sprint(n), fmt.Sprintf("%.3f", x.Power)})
 	}
 	if err := g.Render(w); err != nil {
 		return err
 	}
+	return suiteBound(w, p, over)
+}
+
+// suiteBound writes the footnote of a plan needing more tasks than its suite has (the design above, or over of
+// the smallest designs, marked "*"); nothing when it fits or the suite's size is unknown. A plan by family is
+// not held against the suite's task count.
+func suiteBound(w io.Writer, p analysis.PrimaryPlan, over int) error {
 	b := p.Baseline
 	switch {
-	case b.SuiteTasks > 0 && d.G() > b.SuiteTasks:
+	case b.Unit != "":
+		return nil
+	case b.SuiteTasks > 0 && p.Design.G() > b.SuiteTasks:
 		_, err := fmt.Fprintf(w, "* and the design above: more tasks than %s has (%d); use more reps, or a suite "+
 			"with more tasks\n", b.Suite, b.SuiteTasks)
 		return err

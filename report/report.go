@@ -320,13 +320,33 @@ func ScopeLabel(v *analysis.VariantResult, c *analysis.Comparison) string {
 	return "all common"
 }
 
+// clusteredRun reports whether some comparison of a tests over clusters (the families): its task-level tests
+// (p_perm, McNemar by task) then move from the main table to the diagnostics, labelled as task-level.
+func clusteredRun(a *analysis.Analysis) bool {
+	for vi := range a.Variants {
+		for _, c := range append([]analysis.Comparison{a.Variants[vi].All}, a.Variants[vi].Targets...) {
+			if c.Matched && c.Paired.Clustered {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func comparisonTable(a *analysis.Analysis) ReportTable {
-	h := []string{"variant", "scope", "tasks (informative)", "baseline", "variant", "Δ pts [95% CI]", "p_paired", "p_perm",
-		"p_holm"}
+	clustered := clusteredRun(a)
+	h := []string{"variant", "scope", "tasks (informative)", "baseline", "variant", "Δ pts [95% CI]", "p_paired"}
+	if !clustered {
+		h = append(h, "p_perm")
+	}
+	h = append(h, "p_holm")
 	if a.BH {
 		h = append(h, "p_bh")
 	}
-	h = append(h, "McNemar by task (Durkalski)", "MDE", "power")
+	if !clustered {
+		h = append(h, "McNemar by task (Durkalski)")
+	}
+	h = append(h, "MDE", "power")
 	if a.FailIfWorse > 0 {
 		h = append(h, "gate")
 	}
@@ -347,7 +367,11 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 				holm, bh, gate = stats.FmtP(c.PHolm)+" (targets)", "-", "-"
 			}
 			row := []string{v.Name, ScopeLabel(v, &c), fmt.Sprintf("%d (%d)", c.G(), c.Informative),
-				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c), pPermCell(&c), holm}
+				countCell(c.A), countCell(c.B), deltaCell(&c), pPairedCell(&c)}
+			if !clustered {
+				row = append(row, pPermCell(&c))
+			}
+			row = append(row, holm)
 			if a.BH {
 				row = append(row, bh)
 			}
@@ -355,7 +379,10 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 			if v.AA {
 				mde, power = "-", "-" // a control has no effect to find
 			}
-			row = append(row, mcnemarCell(&c), mde, power)
+			if !clustered {
+				row = append(row, mcnemarCell(&c))
+			}
+			row = append(row, mde, power)
 			if a.FailIfWorse > 0 {
 				row = append(row, gate)
 			}
@@ -368,9 +395,7 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 	}
 	t.Note = fmt.Sprintf("Δ = p_variant − p_baseline on matched (task, rep) pairs: the mean over tasks of the per-task mean difference; "+
 		"its interval is the t interval from %d moved units on, else the adjusted Wald interval over the units (marked \"adj.\"); the units are the tasks, or the %[3]s when tasks share them. "+
-		"p_paired is the exact sign-flip p over the units, valid at every size. McNemar by task is "+
-		"Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = baseline failed and variant "+
-		"passed, broke = the reverse. Target rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
+		"p_paired is the exact sign-flip p over the units, valid at every size. %[4]sTarget rows (scope \"target: GUARD\") are secondary: their p_holm is Holm-adjusted "+
 		"over all target rows, and the gate never uses them. Below %[1]d moved units the interval and p_paired are different methods and can "+
 		"disagree (an interval that excludes 0 with p above α): decisions use p_holm. MDE and power are those of the primary paired test "+
 		"as run (simulated on this run's units, reps, per-unit rates and pairing; Fisher when unpaired) at the level the verdict "+
@@ -379,8 +404,20 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 		"pass-rate drop detectable with %.0f%% power (n/a when none is, as when that multiplier times 2/2^G is at least α); "+
 		"power = to detect the planned change (min_effect, the pass-rate change in the power column's cell), not the change observed. The verdict is the "+
 		"compact report's words for the primary row (p_holm against α), with why when no difference is shown.", stats.TIntervalMinInformative, 100*a.Power,
-		unitWord(2, a.ClusterUnit))
+		unitWord(2, a.ClusterUnit), mcnemarNote(a, clustered))
 	return t
+}
+
+// mcnemarNote words where the task-level McNemar is: in the main table, or with the run clustered, in the
+// diagnostics beside p_perm (the primary test is then the one over the clusters, analysis.PairedTestName).
+func mcnemarNote(a *analysis.Analysis, clustered bool) string {
+	if clustered {
+		return "p_paired is the " + analysis.PairedTestName(a.ClusterUnit) + "; the " +
+			analysis.PairedTestName(analysis.UnitTask) + " (p_perm) and McNemar by task take a " + a.ClusterUnit +
+			"'s tasks as independent and are in the Diagnostics table. "
+	}
+	return "McNemar by task is Durkalski's cluster-adjusted McNemar with the exact sign-flip reference: rescued = " +
+		"baseline failed and variant passed, broke = the reverse. "
 }
 
 // diagnosticsTable holds the tests that treat the attempts of a task as
@@ -388,19 +425,37 @@ func comparisonTable(a *analysis.Analysis) ReportTable {
 // correlated reps (a deterministic model, same-seed pairs) their p-values
 // are too small (McNemar rejected 0.29 of A/A runs with sticky
 // reps, R = 5, in the calibration suite), so they stay out of the main table.
+//
+// With the run clustered, the task-level tests of the main table join them (clusteredRun): they take a family's
+// tasks as independent, and rejected 0.05–0.40 of A/A runs with correlated instances (CALIBRATION.md
+// "Clustered designs", p_perm (tasks)).
 func diagnosticsTable(a *analysis.Analysis) ReportTable {
-	h := []string{"variant", "scope", "McNemar pooled over reps"}
+	clustered := clusteredRun(a)
+	h := []string{"variant", "scope"}
+	if clustered {
+		h = append(h, "p_perm (task-level)", "McNemar by task (task-level)")
+	}
+	h = append(h, "McNemar pooled over reps")
 	if a.CMH {
 		h = append(h, "p_cmh")
 	}
-	t := ReportTable{Title: "Diagnostics (assume independent attempts; not valid when reps of a task are correlated)", Header: h}
+	title := "Diagnostics (assume independent attempts; not valid when reps of a task are correlated)"
+	if clustered {
+		title = "Diagnostics (assume independent tasks or attempts; not valid when the tasks of a " + a.ClusterUnit +
+			" or the reps of a task are correlated)"
+	}
+	t := ReportTable{Title: title, Header: h}
 	for vi := range a.Variants {
 		v := &a.Variants[vi]
 		for _, c := range append([]analysis.Comparison{v.All}, v.Targets...) {
 			if !c.Matched {
 				continue
 			}
-			row := []string{v.Name, ScopeLabel(v, &c), fmt.Sprintf("p=%s; rescued %d, broke %d", stats.FmtP(c.PMcNemar), c.Rescued, c.Broke)}
+			row := []string{v.Name, ScopeLabel(v, &c)}
+			if clustered {
+				row = append(row, pPermCell(&c), mcnemarCell(&c))
+			}
+			row = append(row, fmt.Sprintf("p=%s; rescued %d, broke %d", stats.FmtP(c.PMcNemar), c.Rescued, c.Broke))
 			if a.CMH {
 				row = append(row, cmhCell(&c))
 			}
@@ -408,6 +463,12 @@ func diagnosticsTable(a *analysis.Analysis) ReportTable {
 		}
 	}
 	t.Note = "These p-values pool the reps of a task as if independent; use p_paired for decisions."
+	if clustered {
+		t.Note = "The task-level columns are the " + analysis.PairedTestName(analysis.UnitTask) + " (p_perm) and " +
+			"Durkalski's McNemar by task: they take the tasks of a " + a.ClusterUnit + " as independent, which its " +
+			"instances are not. The pooled McNemar and CMH also take the reps of a task as independent. Use p_paired " +
+			"(over the " + unitWord(2, a.ClusterUnit) + ") for decisions."
+	}
 	return t
 }
 

@@ -3,7 +3,6 @@ package spec
 import (
 	"fmt"
 	"maps"
-	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -45,6 +44,10 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 		baseGuards[k] = v
 	}
 	configs := s.configs()
+	narrowed, err := s.narrowedTargets(tasks)
+	if err != nil {
+		return nil, err
+	}
 	out := &Arms{Switched: map[string][]string{}}
 	bv := toVariant(base, baseGuards, *base.Model)
 	bv.Name = base.Name
@@ -87,7 +90,7 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 			v.TaskIDs = map[string]bool{}
 			for _, t := range tasks {
 				for _, sw := range switched {
-					if t.HasTag(sw) && s.narrowedTarget(sw, t.ID) {
+					if keep, ok := narrowed[sw]; t.HasTag(sw) && (!ok || keep[t.ID]) {
 						v.TaskIDs[t.ID] = true
 						union[t.ID] = true
 					}
@@ -113,19 +116,23 @@ func (s *Spec) Expand(tasks []suites.Task) (*Arms, error) {
 	return out, nil
 }
 
-// narrowedTarget reports whether task id stays a target of guard g under the spec's TargetTasks (true for a
-// guard it does not name). Its globs were checked by ParseSpec.
-func (s *Spec) narrowedTarget(g, id string) bool {
-	globs, ok := s.TargetTasks[g]
-	if !ok {
-		return true
-	}
-	for _, p := range strings.Split(globs, ",") {
-		if m, _ := path.Match(strings.TrimSpace(p), id); m {
-			return true
+// narrowedTargets returns, for each guard target_tasks names, the ids among tasks its globs select
+// (suites.Match: a glob may match none of tasks when they were narrowed first; Plan checks each matches some
+// task of the suite).
+func (s *Spec) narrowedTargets(tasks []suites.Task) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	for g, globs := range s.TargetTasks {
+		kept, _, err := suites.Match(tasks, globs)
+		if err != nil {
+			at := s.targetAt[g]
+			return nil, srcerr.At(s.file, at[0], at[1], "target_tasks", "%s: %v", g, err)
+		}
+		out[g] = map[string]bool{}
+		for _, t := range kept {
+			out[g][t.ID] = true
 		}
 	}
-	return false
+	return out, nil
 }
 
 // configs are the spec's variant configs: the explicit variants, or the generated ones of a design
@@ -344,6 +351,13 @@ func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIf
 			return runner.Plan{}, fmt.Errorf("--tasks: %v", err)
 		}
 		return runner.Plan{}, srcerr.At(path, s.tasksAt[0], s.tasksAt[1], "tasks", "%v", err)
+	}
+	for _, g := range slices.Sorted(maps.Keys(s.TargetTasks)) {
+		// Against the whole suite: a typo is an error, while a --tasks that leaves a glob nothing is not.
+		if _, err := suites.Filter(suite.Tasks(), s.TargetTasks[g]); err != nil {
+			at := s.targetAt[g]
+			return runner.Plan{}, srcerr.At(path, at[0], at[1], "target_tasks", "%s: %v", g, err)
+		}
 	}
 	arms, err := s.Expand(tasks)
 	if err != nil {

@@ -64,3 +64,34 @@ func TestOpenAndOutDir(t *testing.T) {
 		t.Errorf("an unknown suite: %v, want an error naming the file", err)
 	}
 }
+
+// target_tasks selects with suites.Filter over the whole suite: a glob that matches none of the suite's tasks is
+// an error naming the spec file and the guard's line, while one that the spec's tasks leave without a task only
+// leaves its arm no target (the no_task warning), and the kept targets are the tagged tasks it matches.
+func TestOpenTargetTaskGlobs(t *testing.T) {
+	src := "name: demo\nsuite: spec-open-test\ndesign: leave-one-out\nscope: target\ntasks: 'shop-*'\n" +
+		"target_tasks:\n  repeat_guard: 'shop-a,%s'\n"
+	s, err := ParseSpec("x/s.yaml", []byte(strings.ReplaceAll(src, "%s", "shopp-*")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Open("x/s.yaml", 0); err == nil || !strings.Contains(err.Error(), `x/s.yaml:7:3: target_tasks: repeat_guard: glob "shopp-*" matches no task`) {
+		t.Errorf("a target glob matching no task of the suite: error %v", err)
+	}
+	s, err = ParseSpec("x/s.yaml", []byte(strings.ReplaceAll(src, "%s", "stays-*")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Open("x/s.yaml", 0); err != nil {
+		t.Errorf("a target glob the spec's tasks leave without a task: %v", err)
+	}
+	arms, err := s.Expand([]suites.Task{{ID: "shop-a", Tags: []string{"repeat_guard"}}, {ID: "shop-b", Tags: []string{"repeat_guard"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range arms.Variants {
+		if got := v.TaskIDs; v.Name == "no_repeat_guard" && (len(got) != 1 || !got["shop-a"]) {
+			t.Errorf("no_repeat_guard's targets %v, want only shop-a", got)
+		}
+	}
+}

@@ -82,6 +82,8 @@ type Spec struct {
 	// --tasks replaced it (OverrideTasks), so a glob error names the flag rather than the file.
 	tasksAt   [2]int
 	tasksFlag bool
+	// targetAt are the line and column of target_tasks' guards in file, for Plan's errors.
+	targetAt map[string][2]int
 }
 
 // OverrideTasks replaces the spec's task globs with those of --tasks; Plan's glob errors then name the flag.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"webbench/results"
 	"webbench/runner"
 	"webbench/srcerr"
+	"webbench/suites"
 )
 
 // ParseSpec parses spec YAML; name is used in error messages.
@@ -275,11 +275,17 @@ func (s *Spec) checkTargetTasks(c specCheck) error {
 			return c.errKey(g+":", "target_tasks: unknown guard %q%s (valid: %s)", g, srcerr.Suggest(g, guard.Names()),
 				strings.Join(guard.Names(), ", "))
 		}
-		for _, p := range strings.Split(s.TargetTasks[g], ",") {
-			if _, err := path.Match(strings.TrimSpace(p), ""); err != nil || strings.TrimSpace(p) == "" {
-				return c.errKey(g+":", "target_tasks: %s: bad glob %q", g, p)
-			}
+		if strings.TrimSpace(s.TargetTasks[g]) == "" {
+			return c.errKey(g+":", "target_tasks: %s: no glob", g)
 		}
+		if _, err := suites.Globs(s.TargetTasks[g]); err != nil {
+			return c.errKey(g+":", "target_tasks: %s: %v", g, err)
+		}
+		if s.targetAt == nil {
+			s.targetAt = map[string][2]int{}
+		}
+		line := c.line(g + ":")
+		s.targetAt[g] = [2]int{line, srcerr.Col(c.data, line, g+":")}
 	}
 	return nil
 }

@@ -255,22 +255,30 @@ func Open(name string, opts Options) (Suite, error) {
 }
 
 // Filter returns the tasks whose id matches any of the comma-separated globs (path.Match syntax; empty
-// matches all). A glob that matches nothing is an error, so a typo never silently runs zero tasks; the caller
-// names where the globs came from (a flag, a spec's line).
+// matches all): the one task selection by id, of --tasks, a spec's tasks and target_tasks. A glob that
+// matches nothing is an error, so a typo never silently runs zero tasks; errors name the glob, and the caller
+// says where it came from.
 func Filter(tasks []Task, globs string) ([]Task, error) {
+	out, unmatched, err := Match(tasks, globs)
+	if err != nil {
+		return nil, err
+	}
+	if len(unmatched) > 0 {
+		return nil, fmt.Errorf("glob %q matches no task", unmatched[0])
+	}
+	return out, nil
+}
+
+// Match is Filter without the error for a glob that matches nothing: it returns such globs, in order, for a
+// caller whose tasks were narrowed first (a spec's target_tasks under --tasks). Bad syntax is still an error.
+func Match(tasks []Task, globs string) (out []Task, unmatched []string, err error) {
 	if strings.TrimSpace(globs) == "" {
-		return tasks, nil
+		return tasks, nil, nil
 	}
-	var pats []string
-	for _, g := range strings.Split(globs, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			if _, err := path.Match(g, ""); err != nil {
-				return nil, fmt.Errorf("bad glob %q: %v", g, err)
-			}
-			pats = append(pats, g)
-		}
+	pats, err := Globs(globs)
+	if err != nil {
+		return nil, nil, err
 	}
-	var out []Task
 	hit := make([]bool, len(pats))
 	for _, t := range tasks {
 		matched := false
@@ -286,8 +294,23 @@ func Filter(tasks []Task, globs string) ([]Task, error) {
 	}
 	for i, p := range pats {
 		if !hit[i] {
-			return nil, fmt.Errorf("glob %q matches no task", p)
+			unmatched = append(unmatched, p)
 		}
 	}
-	return out, nil
+	return out, unmatched, nil
+}
+
+// Globs splits comma-separated task id globs and checks each one's path.Match syntax (Filter's globs, checked
+// before any task is at hand); blanks between commas are skipped.
+func Globs(globs string) ([]string, error) {
+	var pats []string
+	for _, g := range strings.Split(globs, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fmt.Errorf("bad glob %q: %v", g, err)
+			}
+			pats = append(pats, g)
+		}
+	}
+	return pats, nil
 }

@@ -144,7 +144,7 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().IntVar(&pf.tasks, "tasks", 0, "number of tasks G (primary test; default: the run's with --from, else 40)")
 	c.Flags().IntVar(&pf.reps, "reps", 0, "reps per task R (primary test; default: the run's with --from, else 1)")
 	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: issue | W:RATE,W:LO-HI,… | a list of per-task rates")
-	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm")
+	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm (per family, with their sizes and ICC, when its tasks share families)")
 	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm whose per-task rates to take (default: the run's baseline (manifest), else the first); "+
 		"with --outcome: the variant whose cost to compare with the run's baseline (default: the run's first variant, in its spec's order, with judged pairs)")
 	c.Flags().StringVar(&pf.pairing, "pairing", "same-seed", "outcome model: same-seed | independent | sticky")
@@ -199,11 +199,18 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 		if pf.suite == "" {
 			pf.suite, pf.suiteOpts = run.Manifest.Plan.Suite, run.Manifest.Plan.SuiteOptions
 		}
-		_, d.Rates, d.Reps = analysis.ArmRates(run.Final(), src.Arm)
+		recs := run.Final()
+		_, d.Rates, d.Reps = analysis.ArmRates(recs, src.Arm)
 		if len(d.Rates) == 0 {
 			return d, src, usageErr("--from %s: arm %q has no judged attempt", pf.from, src.Arm)
 		}
 		src.Tasks = len(d.Rates)
+		if u, ok := analysis.ArmClusters(recs, src.Arm); ok {
+			// The primary test flips the clusters' sums: plan over them (the family as the unit).
+			d = analysis.FamilyDesign(d, u)
+			src.Unit, src.Units, src.ICC = cmp.Or(run.Manifest.Plan.ClusterUnit, "cluster"), len(u.Units), u.ICC
+		}
+		src.Attempts, src.Widest = analysis.ArmAttempts(recs, src.Arm)
 	default:
 		src.Mix = cmp.Or(pf.mix, "issue")
 		mix, rates, err := analysis.ParseMix(src.Mix)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -31,9 +32,54 @@ func TestPowerPlansTasksTimesReps(t *testing.T) {
 
 // bench power --from takes the per-task rates from a run's baseline arm.
 func TestPowerFromRun(t *testing.T) {
-	dir := t.TempDir()
 	d := analysis.Design{Rates: []float64{1, 1, 0, 0.5, 0.8, 0.3, 1, 0.6}, Rep: 3, Model: analysis.ModelSameSeed, Share: 0.8}
 	recs := analysis.SimRecords(d, []string{"base", "v"}, analysis.SimOutcomes(newRandForTest(), d, [][]float64{d.Rates, d.Rates}), 1)
+	dir := writePowerRun(t, recs, "")
+	out, stderr, code := bench(t, "power", "--from", dir, "--effect", "-0.2")
+	if code != 0 || !strings.Contains(out, "per-task rates of arm base in "+dir+" (8 tasks") || !strings.Contains(out, "8 tasks × the run's reps (24 attempts per arm)") {
+		t.Errorf("exit %d:\n%s%s", code, out, stderr)
+	}
+}
+
+// On a run whose tasks share families, bench power --from plans over the families (the unit the primary test
+// flips), with their sizes (2 and 4 tasks alternating: 6 families, 18 tasks, 54 attempts at 3 reps) and the ICC;
+// and it says when the run's other arms played fewer attempts than the planned arm (here v on 9 of the 18 tasks).
+func TestPowerFromClusteredRun(t *testing.T) {
+	rates := make([]float64, 18)
+	for i := range rates {
+		rates[i] = []float64{1, 0.5, 0.8}[i%3]
+	}
+	d := analysis.Design{Rates: rates, Rep: 3, Model: analysis.ModelSameSeed, Share: 0.8}
+	recs := analysis.SimRecords(d, []string{"base", "v"}, analysis.SimOutcomes(newRandForTest(), d, [][]float64{rates, rates}), 1)
+	fam := func(n int) string { // families of 2 and 4 tasks: t0 t1 | t2…t5 | t6 t7 | …
+		return fmt.Sprintf("f%d", 2*(n/6)+min(1, (n%6)/2))
+	}
+	var kept []results.Attempt
+	for _, r := range recs {
+		var n int
+		fmt.Sscanf(r.TaskID, "t%d", &n)
+		r.Cluster = fam(n)
+		if r.Variant == "base" || n < 9 {
+			kept = append(kept, r)
+		}
+	}
+	dir := writePowerRun(t, kept, "family")
+	out, stderr, code := bench(t, "power", "--from", dir, "--effect", "-0.2")
+	for _, want := range []string{"Primary test: " + analysis.PairedTestName("family"),
+		"per-family rates of arm base in " + dir + " (6 families, 18 tasks", "ICC ",
+		"Arm base played 54 attempts and the run's other arms at most 27",
+		"6 families × the run's reps (54 attempts per arm)", "families C"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, output lacks %q:\n%s%s", code, want, out, stderr)
+		}
+	}
+}
+
+// writePowerRun writes recs as a run directory (its attempts and a manifest of arms base and v, with the given
+// cluster unit) and returns it.
+func writePowerRun(t *testing.T, recs []results.Attempt, unit string) string {
+	t.Helper()
+	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, results.AttemptsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -45,17 +91,13 @@ func TestPowerFromRun(t *testing.T) {
 		}
 	}
 	f.Close()
-	// The run directory's manifest (schema version 1, which results.Open converts).
-	man := `{"schema_version": 1, "run_id": "t", "spec": {}, "plan": {"suite": "synthetic", "reps": 3,
-		"variants": [{"name": "base"}, {"name": "v"}]}, "webbench_version": "t", "go_version": "",
-		"system_prompt_sha256": {}, "host": "", "started_at": "2026-01-01T00:00:00Z", "shard": ""}`
-	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(man), 0o644); err != nil {
+	m := &results.Manifest{RunID: "t", Webbench: "t", StartedAt: "2026-01-01T00:00:00Z", Plan: results.Plan{
+		Suite: "synthetic", Reps: 3, ClusterUnit: unit, Baseline: "base",
+		Variants: []results.Variant{{Name: "base"}, {Name: "v"}}}}
+	if err := results.WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := bench(t, "power", "--from", dir, "--effect", "-0.2")
-	if code != 0 || !strings.Contains(out, "per-task rates of arm base in "+dir+" (8 tasks") || !strings.Contains(out, "8 tasks × the run's reps (24 attempts per arm)") {
-		t.Errorf("exit %d:\n%s%s", code, out, stderr)
-	}
+	return dir
 }
 
 func newRandForTest() *rand.Rand { return rand.New(rand.NewPCG(4, 2)) }

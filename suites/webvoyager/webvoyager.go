@@ -261,14 +261,9 @@ func FilterSites(tasks []suites.Task, globs string) ([]suites.Task, error) {
 	if strings.TrimSpace(globs) == "" {
 		return tasks, nil
 	}
-	var pats []string
-	for _, g := range strings.Split(globs, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			if _, err := path.Match(g, ""); err != nil {
-				return nil, fmt.Errorf("webvoyager: sites: bad glob %q: %v", g, err)
-			}
-			pats = append(pats, g)
-		}
+	pats, err := suites.Globs(globs)
+	if err != nil {
+		return nil, fmt.Errorf("webvoyager: sites: %v", err)
 	}
 	hit := make([]bool, len(pats))
 	var out []suites.Task
