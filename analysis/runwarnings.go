@@ -43,8 +43,10 @@ type RunWarning struct {
 	NoEnd bool
 	// Shard is the shard's "i/n" (empty_shard).
 	Shard string
-	// Variant is the arm all of whose attempts were infra errors (all_infra).
+	// Variant is the arm all of whose attempts were infra errors (all_infra), and Causes their errors grouped
+	// (InfraCauses), most attempts first.
 	Variant string
+	Causes  []ErrorCause
 }
 
 // RunWarnings are the warnings about the run a report is made of, in print order: a torn tail of its attempts
@@ -65,7 +67,8 @@ func RunWarnings(run *results.Run, recs []results.Attempt, arms []Arm) []RunWarn
 		}
 	}
 	for _, name := range AllInfra(arms) {
-		out = append(out, RunWarning{Kind: RunAllInfra, Variant: name})
+		causes := InfraCauses(recs, func(r results.Attempt) bool { return r.Variant == name })
+		out = append(out, RunWarning{Kind: RunAllInfra, Variant: name, Causes: causes})
 	}
 	return out
 }

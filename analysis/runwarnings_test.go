@@ -17,12 +17,19 @@ func TestRunWarnings(t *testing.T) {
 	if ws := RunWarnings(run, run.Final(), nil); len(ws) != 0 {
 		t.Fatalf("a finished run: %+v", ws)
 	}
-	recs := append(run.Final(), results.Attempt{Tokens: results.Tokens{Estimated: true}})
+	recs := append(run.Final(), results.Attempt{Tokens: results.Tokens{Estimated: true}},
+		// The all-infra arm's errors: one cause on two attempts (ports masked), grouped with an example.
+		results.Attempt{Variant: "down", Status: results.StatusError, ErrorClass: results.ClassInfra,
+			Error: "site unreachable: dial tcp 127.0.0.1:4431: connect: connection refused"},
+		results.Attempt{Variant: "down", Status: results.StatusError, ErrorClass: results.ClassInfra,
+			Error: "site unreachable: dial tcp 127.0.0.1:4432: connect: connection refused"})
 	arms := []Arm{{Name: "ok", Attempts: 2, N: 2}, {Name: "down", Attempts: 3, ErrorsByClass: map[string]int{"infra": 3}}}
 	m := run.Manifest
 	run.TornTail, m.Plan.Attempts, m.EndedAt = true, 5, ""
-	want := []RunWarning{{Kind: RunTornTail, Dir: run.Dir}, {Kind: RunEstimatedTokens, Count: 1, Of: 3},
-		{Kind: RunIncomplete, Missing: 3, Planned: 5, NoEnd: true}, {Kind: RunAllInfra, Variant: "down"}}
+	want := []RunWarning{{Kind: RunTornTail, Dir: run.Dir}, {Kind: RunEstimatedTokens, Count: 1, Of: 5},
+		{Kind: RunIncomplete, Missing: 3, Planned: 5, NoEnd: true}, {Kind: RunAllInfra, Variant: "down",
+			Causes: []ErrorCause{{Text: "site unreachable: dial tcp N.N.N.N:N: connect: connection refused",
+				Example: "site unreachable: dial tcp 127.0.0.1:4431: connect: connection refused", N: 2}}}}
 	if ws := RunWarnings(run, recs, arms); !reflect.DeepEqual(ws, want) {
 		t.Errorf("torn, estimated, unfinished, all infra:\n got %+v\nwant %+v", ws, want)
 	}

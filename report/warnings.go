@@ -517,7 +517,7 @@ func RunWarningText(w analysis.RunWarning) string {
 		return fmt.Sprintf("%s; %d of %d planned attempts have no record (resume with the same command)", why, w.Missing, w.Planned)
 	case analysis.RunAllInfra:
 		return fmt.Sprintf("variant %s: every attempt ended in an infrastructure error: its pass rate "+
-			"is undefined (n/a); see the error column of %s", w.Variant, results.AttemptsFile)
+			"is undefined (n/a); the causes:\n%s", w.Variant, CauseLines(w.Causes))
 	}
 	return string(w.Kind)
 }
@@ -529,4 +529,18 @@ func RunWarningLine(w analysis.RunWarning) string {
 		return "note: " + RunWarningText(w)
 	}
 	return "warning: " + RunWarningText(w)
+}
+
+// CauseLines words grouped errors (analysis.InfraCauses): the first five causes one a line, `  N attempts: TEXT`
+// (an example attempt's own text), and how many other causes there are.
+func CauseLines(cs []analysis.ErrorCause) string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i == 5 {
+			fmt.Fprintf(&b, "  … and %s more\n", results.Count(len(cs)-5, "other cause", "other causes"))
+			break
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", results.Count(c.N, "attempt", "attempts"), c.Example)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -335,8 +335,11 @@ func TestRunWarningText(t *testing.T) {
 			"warning: the run did not finish (no end time in the manifest: killed, or still running); 1 of 4 planned attempts have no record (resume with the same command)"},
 		{analysis.RunWarning{Kind: analysis.RunIncomplete, Missing: 2, Planned: 4},
 			"warning: the run did not finish; 2 of 4 planned attempts have no record (resume with the same command)"},
-		{analysis.RunWarning{Kind: analysis.RunAllInfra, Variant: "v"},
-			"warning: variant v: every attempt ended in an infrastructure error: its pass rate is undefined (n/a); see the error column of attempts.jsonl"},
+		{analysis.RunWarning{Kind: analysis.RunAllInfra, Variant: "v", Causes: []analysis.ErrorCause{
+			{Example: "site unreachable: dial tcp 127.0.0.1:4431: connect: connection refused", N: 2},
+			{Example: "attempt deadline 90s exceeded", N: 1}}},
+			"warning: variant v: every attempt ended in an infrastructure error: its pass rate is undefined (n/a); the causes:\n" +
+				"  2 attempts: site unreachable: dial tcp 127.0.0.1:4431: connect: connection refused\n  1 attempt: attempt deadline 90s exceeded"},
 	} {
 		if got := RunWarningLine(tc.w); got != tc.line {
 			t.Errorf("%s:\n got %q\nwant %q", tc.w.Kind, got, tc.line)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"webbench/analysis"
 	"webbench/browser"
+	"webbench/report"
 	"webbench/results"
 	"webbench/runner"
 )
@@ -88,19 +88,5 @@ func infraGate(run *results.Run) error {
 	return withCode(exitInfra, fmt.Errorf("%d of %d attempts ended in infrastructure errors after retries (> %.0f%%): "+
 		"the results cannot be trusted; the causes:\n%s\nfix the cause and re-run the same command to retry them (each "+
 		"record's \"error\" field in %s/%s has its own)", g.Infra, g.Attempts, 100*analysis.InfraGateFraction,
-		causeLines(g.Causes), run.Dir, results.AttemptsFile))
-}
-
-// causeLines prints the first five causes one a line, `  N attempts: TEXT` (an example attempt's own text), and
-// how many other causes there are.
-func causeLines(cs []analysis.ErrorCause) string {
-	var b strings.Builder
-	for i, c := range cs {
-		if i == 5 {
-			fmt.Fprintf(&b, "  … and %s more\n", results.Count(len(cs)-5, "other cause", "other causes"))
-			break
-		}
-		fmt.Fprintf(&b, "  %s: %s\n", results.Count(c.N, "attempt", "attempts"), c.Example)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+		report.CauseLines(g.Causes), run.Dir, results.AttemptsFile))
 }
