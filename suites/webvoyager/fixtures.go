@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -104,11 +105,11 @@ func FixtureSolutions() (map[string][]suites.Step, error) {
 // `- select: {role: combobox, name: Shipping, values: [Express]}`, `- press: Enter` (or {key: Enter}),
 // `- navigate: /path` (or {url: …}), `- hover: {…}`, `- visual_click: {…}`, `- evaluate: "() => …"` (or
 // {function: …}), `- answer: {from: {role: heading, name_regex: '…'}}` or `- answer: literal text` (or
-// {literal: …}). Target keys: role, name, name_regex, nth, within (a target). Errors name "file:line".
+// {literal: …}). Target keys: role, name, name_regex, nth, within (a target). Errors are srcerr's file:line:col.
 func DecodeSolutions(b []byte, name string) (map[string][]suites.Step, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, srcerr.FromYAML(name, b, err, nil)
 	}
 	out := map[string][]suites.Step{}
 	if len(doc.Content) == 0 {
@@ -116,21 +117,21 @@ func DecodeSolutions(b []byte, name string) (map[string][]suites.Step, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s:%d: want a map from task id to steps", name, root.Line)
+		return nil, srcerr.AtNode(name, root, "", "want a map from task id to steps")
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		id, list := root.Content[i], root.Content[i+1]
 		if _, dup := out[id.Value]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate task id %q", name, id.Line, id.Value)
+			return nil, srcerr.AtNode(name, id, "", "duplicate task id %q", id.Value)
 		}
 		if list.Kind != yaml.SequenceNode {
-			return nil, fmt.Errorf("%s:%d: %s: want a list of steps", name, list.Line, id.Value)
+			return nil, srcerr.AtNode(name, list, id.Value, "want a list of steps")
 		}
 		var steps []suites.Step
 		for _, n := range list.Content {
 			st, err := DecodeStep(n)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: %v", name, n.Line, id.Value, err)
+				return nil, srcerr.AtNode(name, n, id.Value, "%v", err)
 			}
 			steps = append(steps, st)
 		}

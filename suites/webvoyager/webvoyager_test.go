@@ -296,12 +296,12 @@ T--0:
 		}
 	}
 	for _, c := range []struct{ yaml, want string }{
-		{"T--0:\n  - click: {role: link}\n  - jump: {role: link}\n", "s.yaml:3: T--0: unknown step \"jump\""},
-		{"T--0:\n  - click: {role: link, colour: red}\n", "s.yaml:2: T--0: click: line 2: unknown key \"colour\""},
-		{"T--0:\n  - click: Yoga Mat\n", "s.yaml:2: T--0: click needs a map"},
+		{"T--0:\n  - click: {role: link}\n  - jump: {role: link}\n", "s.yaml:3:5: T--0: unknown step \"jump\""},
+		{"T--0:\n  - click: {role: link, colour: red}\n", "s.yaml:2:5: T--0: click: line 2: unknown key \"colour\""},
+		{"T--0:\n  - click: Yoga Mat\n", "s.yaml:2:5: T--0: click needs a map"},
 		{"T--0:\n  - fill: {text: x}\n", "fill needs a target"},
 		{"T--0:\n  - answer: {from: {role: heading}, role: x}\n", "either from or role/name"},
-		{"T--0: {click: x}\n", "s.yaml:1: T--0: want a list of steps"},
+		{"T--0: {click: x}\n", "s.yaml:1:7: T--0: want a list of steps"},
 		{"T--0:\n  - {click: {role: a}, fill: {role: b}}\n", "one-key map"},
 		{"T--0: [\n", "s.yaml:"},
 	} {

@@ -39,6 +39,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -83,9 +84,9 @@ type family struct {
 
 // familyRef is a hand-written task's `family:` key, checked once every file is read.
 type familyRef struct {
-	task suites.Task
-	name string
-	line int
+	task      suites.Task
+	name      string
+	line, col int
 }
 
 // errRefused marks a parameter combination the app cannot serve (a template function's refusal): a drawn
@@ -158,20 +159,22 @@ func checkFamilyRefs(tasks []suites.Task, refs []familyRef, fams map[string]*fam
 		byID[t.ID] = i
 	}
 	for _, r := range refs {
-		where := fmt.Sprintf("%s:%d: task %s: family:", strings.Split(r.task.Source, ":")[0], r.line, r.task.ID)
+		where := func(format string, args ...any) error {
+			return srcerr.At(strings.Split(r.task.Source, ":")[0], r.line, r.col, "task "+r.task.ID+": family", format, args...)
+		}
 		f, ok := fams[r.name]
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s unknown family %q", where, r.name))
+			errs = append(errs, where("unknown family %q", r.name))
 			continue
 		}
 		switch {
 		case f.App != r.task.App:
-			errs = append(errs, fmt.Errorf("%s family %s is of app %s, the task of %s", where, f.ID, f.App, r.task.App))
+			errs = append(errs, where("family %s is of app %s, the task of %s", f.ID, f.App, r.task.App))
 		case !slices.Equal(f.Mutations, r.task.Mutations):
-			errs = append(errs, fmt.Errorf("%s family %s declares mutations %v, the task has %v", where, f.ID,
+			errs = append(errs, where("family %s declares mutations %v, the task has %v", f.ID,
 				f.Mutations, r.task.Mutations))
 		case !slices.Equal(GuardTags(f.Tags), GuardTags(r.task.Tags)):
-			errs = append(errs, fmt.Errorf("%s family %s declares guard tags %v, the task has %v", where, f.ID,
+			errs = append(errs, where("family %s declares guard tags %v, the task has %v", f.ID,
 				GuardTags(f.Tags), GuardTags(r.task.Tags)))
 		default:
 			if i, ok := byID[r.task.ID]; ok {
@@ -223,12 +226,11 @@ func (fam *family) instances() ([]suites.Task, []error) {
 		case errors.Is(err, errRefused) && at == nil:
 			return false
 		case errors.As(err, &fe):
-			line := fe.line
+			line, col := fe.line, 0
 			if at != nil {
-				line = at.Line
+				line, col = at.Line, at.Column
 			}
-			p.errs = append(p.errs, fmt.Errorf("%s:%d: family %s: %s%s: %v", p.file, line, fam.ID, label, fe.field,
-				fe.err))
+			p.errs = append(p.errs, srcerr.At(p.file, line, col, "family "+fam.ID, "%s%s: %v", label, fe.field, fe.err))
 			return false
 		case err != nil:
 			p.errs = append(p.errs, err)

@@ -228,7 +228,7 @@ func TestFamilyLoaderErrors(t *testing.T) {
 		want  []string
 	}{
 		{"date outside the calendar", map[string]string{"s.yaml": familyStay},
-			[]string{"tasks/s.yaml:9: family stay-fam: instances[1]: check.answer.number: not served by the app: " +
+			[]string{"tasks/s.yaml:9:7: family stay-fam: instances[1]: check.answer.number: not served by the app: " +
 				"stay 2027-01-05 to 2027-01-08 is outside the stays calendar"}},
 		{"unknown record", map[string]string{"s.yaml": strings.Replace(familyStay, "{r: hotel-miradouro/deluxe, d: may}",
 			"{r: hotel-miradouro/penthouse, d: may}", 1)},
@@ -252,7 +252,7 @@ func TestFamilyLoaderErrors(t *testing.T) {
 			[]string{"task cart-fam/", "duplicate goal, same as task cart-fam/"}},
 		{"task of an unknown family", map[string]string{"a.yaml": strings.Replace(goodTask, "  app: shop",
 			"  family: nope\n  app: shop", 1)},
-			[]string{`tasks/a.yaml:2: task t-ok: family: unknown family "nope"`}},
+			[]string{`tasks/a.yaml:2:11: task t-ok: family: unknown family "nope"`}},
 		{"task with other mutations than its family", map[string]string{"f.yaml": familyCart,
 			"g.yaml": strings.Replace(goodTask, "  app: shop", "  family: cart-fam\n  app: shop\n  mutations: [consent]", 1)},
 			[]string{`task t-ok: family: family cart-fam declares mutations [], the task has [consent]`}},

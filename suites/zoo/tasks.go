@@ -448,7 +448,7 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 	t.Cluster = t.ID
 	if v, ok := f["family"]; ok {
 		if name := p.str(v, "family"); name != "" {
-			p.famRef = &familyRef{name: name, line: v.Line}
+			p.famRef = &familyRef{name: name, line: v.Line, col: v.Column}
 		}
 	}
 	var app App
