@@ -70,3 +70,15 @@ func CheckInfra(recs []results.Attempt) InfraGate {
 	})
 	return g
 }
+
+// DominantCause is the one error that ended most of recs' attempts (a run's final attempts), when there is one:
+// the errors of the attempts that did not pass, grouped as InfraCauses groups them, and ok when the largest
+// group holds more than half of recs. Such a run measured that cause (an agent command that crashes, a site that
+// is down), not the agent, and the terminal says so.
+func DominantCause(recs []results.Attempt) (ErrorCause, bool) {
+	cs := InfraCauses(recs, func(r results.Attempt) bool { return r.Status != results.StatusPass && r.Error != "" })
+	if len(cs) == 0 || 2*cs[0].N <= len(recs) {
+		return ErrorCause{}, false
+	}
+	return cs[0], true
+}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -58,5 +59,22 @@ func TestRunWarnings(t *testing.T) {
 	}
 	if ws := RunWarnings(run, run.Final(), nil); !reflect.DeepEqual(ws, want) {
 		t.Errorf("merged run:\n got %+v\nwant %+v", ws, want)
+	}
+}
+
+// TestDominantCause: the one error that ended more than half of a run's attempts is named (numbers masked in
+// grouping, an attempt's own text shown); half or less, or passing attempts' texts, are not.
+func TestDominantCause(t *testing.T) {
+	crash := func(pid int) results.Attempt {
+		return results.Attempt{Status: results.StatusError, Error: fmt.Sprintf("agent exited with status 127 (pid %d): sh: agnet.py: not found", pid)}
+	}
+	pass := results.Attempt{Status: results.StatusPass, Error: "agent exited with status 127 (pid 1): sh: agnet.py: not found"}
+	recs := []results.Attempt{crash(10), crash(11), crash(12), pass, {Status: results.StatusFail}}
+	c, ok := DominantCause(recs)
+	if !ok || c.N != 3 || c.Example != "agent exited with status 127 (pid 10): sh: agnet.py: not found" {
+		t.Errorf("3 of 5 crashed alike: %+v, %v", c, ok)
+	}
+	if c, ok := DominantCause(recs[1:]); ok {
+		t.Errorf("2 of 4 is not most: %+v", c)
 	}
 }

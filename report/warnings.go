@@ -544,3 +544,10 @@ func CauseLines(cs []analysis.ErrorCause) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// DominantCauseLine words analysis.DominantCause: how many of the run's attempts (of) one error ended, with one
+// attempt's own text.
+func DominantCauseLine(c analysis.ErrorCause, of int) string {
+	return fmt.Sprintf("warning: %d of %d attempts ended with one cause, so the run measured it, not the agent: %s",
+		c.N, of, c.Example)
+}

@@ -153,6 +153,7 @@ func reportAblation(c *cobra.Command, dir, htmlDir string, o analysis.RunOptions
 	} else {
 		fmt.Fprintf(c.ErrOrStderr(), "HTML report: %s\n", strings.TrimSpace(path.String()))
 	}
+	warnDominantCause(c.ErrOrStderr(), run)
 	return ablationGates(c, run, a, o.FailIfWorse, true)
 }
 

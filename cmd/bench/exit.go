@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"webbench/analysis"
 	"webbench/browser"
@@ -89,4 +90,16 @@ func infraGate(run *results.Run) error {
 		"the results cannot be trusted; the causes:\n%s\nfix the cause and re-run the same command to retry them (each "+
 		"record's \"error\" field in %s/%s has its own)", g.Infra, g.Attempts, 100*analysis.InfraGateFraction,
 		report.CauseLines(g.Causes), run.Dir, results.AttemptsFile))
+}
+
+// warnDominantCause prints, on w, the one error that ended most of the run's attempts (analysis.DominantCause),
+// unless the infrastructure gate fails, whose message lists the causes itself.
+func warnDominantCause(w io.Writer, run *results.Run) {
+	recs := run.Final()
+	if analysis.CheckInfra(recs).Failed {
+		return
+	}
+	if c, ok := analysis.DominantCause(recs); ok {
+		fmt.Fprintln(w, report.DominantCauseLine(c, len(recs)))
+	}
 }

@@ -193,6 +193,7 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 	if err := printRunReport(c, run, report.DefaultFormat); err != nil {
 		return err
 	}
+	warnDominantCause(c.ErrOrStderr(), run)
 	return infraGate(run)
 }
 
