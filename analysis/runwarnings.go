@@ -25,6 +25,9 @@ const (
 	// RunAllInfra: every attempt of Variant ended in an infrastructure error (AllInfra): its pass rate is
 	// undefined, not 0.
 	RunAllInfra RunWarningKind = "all_infra"
+	// RunCassetteMisses: Count of Of replayed attempts made requests the cassette had no answer for, Missed in
+	// all (each got a 404): pages the recording never saw, so those attempts did not see the recorded site.
+	RunCassetteMisses RunWarningKind = "cassette_misses"
 )
 
 // RunWarning is one warning about a run (RunWarnings); the fields its kind names are set.
@@ -43,6 +46,8 @@ type RunWarning struct {
 	NoEnd bool
 	// Shard is the shard's "i/n" (empty_shard).
 	Shard string
+	// Missed is the requests no recorded response answered, over the attempts with any (cassette_misses).
+	Missed int
 	// Variant is the arm all of whose attempts were infra errors (all_infra), and Causes their errors grouped
 	// (InfraCauses), most attempts first.
 	Variant string
@@ -65,6 +70,9 @@ func RunWarnings(run *results.Run, recs []results.Attempt, arms []Arm) []RunWarn
 		if w, ok := completenessWarning(run); ok {
 			out = append(out, w)
 		}
+	}
+	if w, ok := cassetteMissWarning(recs); ok {
+		out = append(out, w)
 	}
 	for _, name := range AllInfra(arms) {
 		causes := InfraCauses(recs, func(r results.Attempt) bool { return r.Variant == name })
@@ -98,4 +106,21 @@ func EstimatedTokens(recs []results.Attempt) int {
 		}
 	}
 	return n
+}
+
+// cassetteMissWarning is the cassette_misses warning of recs: set when some replayed attempt had a request the
+// cassette could not answer (Count of Of replayed attempts, Missed requests).
+func cassetteMissWarning(recs []results.Attempt) (RunWarning, bool) {
+	w := RunWarning{Kind: RunCassetteMisses}
+	for _, r := range recs {
+		if r.CassetteMisses == nil {
+			continue
+		}
+		w.Of++
+		if n := *r.CassetteMisses; n > 0 {
+			w.Count++
+			w.Missed += n
+		}
+	}
+	return w, w.Count > 0
 }

@@ -78,3 +78,17 @@ func TestDominantCause(t *testing.T) {
 		t.Errorf("2 of 4 is not most: %+v", c)
 	}
 }
+
+// TestCassetteMissWarning: replayed attempts with misses are counted among the replayed ones (records without a
+// cassette_misses field were not replayed), with the requests missed in all; none missed, no warning.
+func TestCassetteMissWarning(t *testing.T) {
+	n := func(k int) *int { return &k }
+	recs := []results.Attempt{{CassetteMisses: n(2)}, {CassetteMisses: n(0)}, {CassetteMisses: n(1)}, {}}
+	want := []RunWarning{{Kind: RunCassetteMisses, Count: 2, Of: 3, Missed: 3}}
+	if ws := RunWarnings(nil, recs, nil); !reflect.DeepEqual(ws, want) {
+		t.Errorf("got %+v\nwant %+v", ws, want)
+	}
+	if ws := RunWarnings(nil, recs[1:2], nil); len(ws) != 0 {
+		t.Errorf("no miss: %+v", ws)
+	}
+}

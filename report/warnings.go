@@ -515,6 +515,11 @@ func RunWarningText(w analysis.RunWarning) string {
 			why += " (no end time in the manifest: killed, or still running)"
 		}
 		return fmt.Sprintf("%s; %d of %d planned attempts have no record (resume with the same command)", why, w.Missing, w.Planned)
+	case analysis.RunCassetteMisses:
+		return fmt.Sprintf("%d of %d replayed attempts asked for pages the cassette does not hold (%s, each answered "+
+			"404): those attempts did not see the recorded site; the URLs are in each trajectory's cassette.misses "+
+			"(re-record those tasks, or --record-missing with network)", w.Count, w.Of,
+			results.Count(w.Missed, "request", "requests"))
 	case analysis.RunAllInfra:
 		return fmt.Sprintf("variant %s: every attempt ended in an infrastructure error: its pass rate "+
 			"is undefined (n/a); the causes:\n%s", w.Variant, CauseLines(w.Causes))

@@ -335,6 +335,8 @@ func TestRunWarningText(t *testing.T) {
 			"warning: the run did not finish (no end time in the manifest: killed, or still running); 1 of 4 planned attempts have no record (resume with the same command)"},
 		{analysis.RunWarning{Kind: analysis.RunIncomplete, Missing: 2, Planned: 4},
 			"warning: the run did not finish; 2 of 4 planned attempts have no record (resume with the same command)"},
+		{analysis.RunWarning{Kind: analysis.RunCassetteMisses, Count: 2, Of: 5, Missed: 3},
+			"warning: 2 of 5 replayed attempts asked for pages the cassette does not hold (3 requests, each answered 404): those attempts did not see the recorded site; the URLs are in each trajectory's cassette.misses (re-record those tasks, or --record-missing with network)"},
 		{analysis.RunWarning{Kind: analysis.RunAllInfra, Variant: "v", Causes: []analysis.ErrorCause{
 			{Example: "site unreachable: dial tcp 127.0.0.1:4431: connect: connection refused", N: 2},
 			{Example: "attempt deadline 90s exceeded", N: 1}}},

@@ -29,6 +29,21 @@ func checkCassette(plan Plan, opts Options) error {
 				"does not see", v.Name)
 		}
 	}
+	if opts.Cassette.Mode() != cassette.Replay {
+		return nil
+	}
+	var stateful []string
+	for _, t := range plan.Tasks {
+		if len(t.Check.State) > 0 {
+			stateful = append(stateful, t.ID)
+		}
+	}
+	if len(stateful) > 0 {
+		return fmt.Errorf("--replay: %s judged by the app's state (check.state), which a replay cannot change: "+
+			"the recorded answers reach the browser, not the app (e.g. %s); replay tasks judged by their answer "+
+			"(--tasks, e.g. the Zoo's *-qa-* tasks without a state check)",
+			results.Count(len(stateful), "task is", "tasks are"), stateful[0])
+	}
 	return nil
 }
 
