@@ -93,6 +93,7 @@ type SeqState struct {
 	designs []*gsdLevel // the error-spending design of each level
 	ci      []float64   // the interval's boundaries, GSDBounds(Alpha/Variants, ciLooks)
 	diffs   []float64
+	skipped int // units that gave no difference (Skip): they count toward MaxUnits, not the mean
 	s1, s2  float64
 	lastI   float64 // information Σd² at the latest look
 	h       float64 // grid step of the recursion, set at the first look
@@ -140,14 +141,37 @@ func (s *SeqState) Add(diff float64) {
 	if !(diff >= -1 && diff <= 1) {
 		panic(fmt.Sprintf("stats.SeqState.Add: difference %v outside [-1, 1]", diff))
 	}
-	if len(s.diffs) >= s.d.MaxUnits {
-		panic(fmt.Sprintf("stats.SeqState.Add: unit %d past the design's %d", len(s.diffs)+1, s.d.MaxUnits))
-	}
+	s.checkRoom("Add")
 	s.diffs = append(s.diffs, diff)
 	s.s1 += diff
 	s.s2 += diff * diff
 	s.interval()
-	final := len(s.diffs) == s.d.MaxUnits
+	s.advance()
+}
+
+// Skip records a planned unit that gave no difference (every pair of it
+// without a judged outcome on both arms): the unit count advances, the
+// information and the mean do not, and at the last planned unit the final
+// look still spends what is left of α, as Add's would. It panics past
+// MaxUnits units.
+func (s *SeqState) Skip() {
+	s.checkRoom("Skip")
+	s.skipped++
+	s.advance()
+}
+
+// units is the number of units recorded, by Add or Skip.
+func (s *SeqState) units() int { return len(s.diffs) + s.skipped }
+
+func (s *SeqState) checkRoom(op string) {
+	if s.units() >= s.d.MaxUnits {
+		panic(fmt.Sprintf("stats.SeqState.%s: unit %d past the design's %d", op, s.units()+1, s.d.MaxUnits))
+	}
+}
+
+// advance takes the look due after the latest unit, if any.
+func (s *SeqState) advance() {
+	final := s.units() == s.d.MaxUnits
 	dI := s.s2 - s.lastI
 	if dI <= 1e-12 {
 		if final && s.h > 0 {
@@ -178,7 +202,7 @@ func (s *SeqState) Add(diff float64) {
 // interval's) spends to its target at the look's information fraction, and
 // the repeated p and interval are updated.
 func (s *SeqState) look(dI float64, final bool) {
-	t := float64(len(s.diffs)) / float64(s.d.MaxUnits)
+	t := float64(s.units()) / float64(s.d.MaxUnits)
 	if s.d.Info > 0 {
 		t = s.s2 / s.d.Info
 	}
@@ -251,7 +275,8 @@ func seqInterval(n, s1, s2, c float64) (float64, float64) {
 
 // SeqLook is a variant's state after its latest unit.
 type SeqLook struct {
-	// N is the number of units added so far.
+	// N is the number of units added so far (Add; a skipped unit has no
+	// difference and is not counted).
 	N int
 	// Mean is the mean paired difference so far (0 with no unit).
 	Mean float64

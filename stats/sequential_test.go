@@ -145,3 +145,41 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestSeqSkipTakesFinalLook: a last planned unit that gave no difference
+// still takes the final look, which spends the rest of α exactly as a unit
+// of 0 would; without it the same differences stop short of the level.
+func TestSeqSkipTakesFinalLook(t *testing.T) {
+	d := SeqDesign{Alpha: 0.05, Variants: 1, MaxUnits: 20}
+	skipped, zero, short := NewSeq(d), NewSeq(d), NewSeq(d)
+	for i := range 19 {
+		x := 0.0
+		if i < 8 {
+			x = -1 // 8 units where the variant fails and the baseline passes, then 11 ties
+		}
+		skipped.Add(x)
+		zero.Add(x)
+		short.Add(x)
+	}
+	if p := short.Look().P; p != 0.2 {
+		t.Fatalf("19 of 20 units: P = %v, want 0.2 (the last look not yet taken)", p)
+	}
+	skipped.Skip()
+	zero.Add(0)
+	ls, lz := skipped.Look(), zero.Look()
+	if ls.P != d.Alpha || lz.P != d.Alpha {
+		t.Fatalf("final look: skipped P = %v, unit of 0 P = %v, want both %v", ls.P, lz.P, d.Alpha)
+	}
+	if ls.N != 19 || ls.Mean != -8.0/19 {
+		t.Fatalf("a skipped unit moved the estimate: %+v", ls)
+	}
+	if st := SeqDecide(d, []SeqLook{ls})[0]; st != SeqWorse {
+		t.Fatalf("decision after the skipped last unit %q, want %q", st, SeqWorse)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("Skip past MaxUnits did not panic")
+		}
+	}()
+	skipped.Skip()
+}
