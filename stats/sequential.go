@@ -54,9 +54,12 @@ type SeqDesign struct {
 	// added past it.
 	MaxUnits int
 	// Info is the planned information, the expected Σd² over the MaxUnits
-	// unit differences (PlanInfo): the spending runs on the information
-	// fraction t = min(1, Σd²/Info). 0: on the share of units,
-	// t = units/MaxUnits. Either way the boundaries are computed on the
+	// unit differences: the spending runs on the information fraction
+	// t = min(1, Σd²/Info). 0: on the share of units, t = units/MaxUnits.
+	// Only the spending study sets it (analysis' SeqCalDesign.InfoScale,
+	// the mean Σd² of simulated draws), to measure that scale against the
+	// units' share; the shipped design leaves it 0 (STATS.md "Why not the
+	// information scale"). Either way the boundaries are computed on the
 	// information observed (see gsdLevel), and the last unit spends what
 	// is left.
 	Info float64
