@@ -240,12 +240,21 @@ func (s *SeqState) look(dI float64, final bool) {
 	}
 }
 
+// SeqIntervalSpending is the spending of the repeated confidence interval's
+// boundaries (GSDBounds): O'Brien–Fleming-type over equally spaced looks on
+// the units, not the test's SeqDesign.Spending on the observed information.
+// The interval estimates the mean over every unit, moved or not, so its
+// information grows with the units; any spending gives a repeated interval
+// at its level, and the coverage CALIBRATION.md measures is this one's.
+var SeqIntervalSpending = Spending{Family: "obf"}
+
 // ciLooks is the number of equally spaced looks of the interval's
 // boundaries: MaxUnits, at most SeqMaxLooks.
 func (d SeqDesign) ciLooks() int { return min(d.MaxUnits, SeqMaxLooks) }
 
 // interval updates the repeated interval after the latest unit, with the
-// boundary of the calendar design at the interval's level (GSDBounds, look
+// boundary of the calendar design at the interval's level
+// (SeqIntervalSpending: GSDBounds, look
 // ⌈n·ciLooks/MaxUnits⌉): the mean difference is estimated by every unit,
 // moved or not, so the interval narrows on units of 0 too, where the test's
 // information does not grow.
