@@ -183,3 +183,41 @@ func TestSeqSkipTakesFinalLook(t *testing.T) {
 	}()
 	skipped.Skip()
 }
+
+// TestSeqSkipKeepsPower: on the same draws, a 20-unit design whose last unit
+// gave no difference (Skip) decides "worse" as often as a 19-unit design
+// that spends all of α on the same 19 units, and more often than the same
+// state left without its last look.
+func TestSeqSkipKeepsPower(t *testing.T) {
+	const sims = 1000
+	d20 := SeqDesign{Alpha: 0.05, Variants: 1, MaxUnits: 20}
+	d19 := d20
+	d19.MaxUnits = 19
+	rng := rand.New(rand.NewPCG(3, 4))
+	worse := func(s *SeqState) int {
+		if SeqDecide(d20, []SeqLook{s.Look()})[0] == SeqWorse {
+			return 1
+		}
+		return 0
+	}
+	var noLook, skipped, short int
+	for range sims {
+		a, b, c := NewSeq(d20), NewSeq(d20), NewSeq(d19)
+		for range 19 {
+			x := seqPairDiff(rng, 0.9, 0.65, 2)
+			a.Add(x)
+			b.Add(x)
+			c.Add(x)
+		}
+		b.Skip()
+		noLook, skipped, short = noLook+worse(a), skipped+worse(b), short+worse(c)
+	}
+	if d := skipped - short; d < -sims/100 || d > sims/100 {
+		t.Errorf("worse in %d of %d runs with the last unit skipped, %d with a 19-unit design: want within %d",
+			skipped, sims, short, sims/100)
+	}
+	if skipped-noLook < sims/50 {
+		t.Errorf("the skipped last unit's look added %d stops (%d → %d of %d), want ≥ %d", skipped-noLook, noLook,
+			skipped, sims, sims/50)
+	}
+}
