@@ -148,15 +148,23 @@ func (r *SeqRule) initialStep() seqStep {
 	return st
 }
 
-// step adds unit k (0-based) to st: each undecided variant's difference, then the decisions at the look.
+// step adds unit k (0-based) to st: each undecided variant's difference (a skipped unit when none of its pairs
+// was judged on both arms), then the decisions at the look.
 func (r *SeqRule) step(st *seqStep, k int, latest map[string]results.Attempt) {
 	pairs := r.units[k]
 	for i, v := range r.monitored {
 		if st.decisions[i].Stop != "" || st.states[i] == nil {
 			continue
 		}
+		if !slices.ContainsFunc(pairs, func(p seqPair) bool { return slices.Contains(p.arms, v) }) {
+			continue // not one of v's planned units
+		}
 		if diff, ok := r.unitDiff(pairs, v, latest); ok {
 			st.states[i].Add(diff)
+		} else {
+			// Every pair ended without a judged outcome on both arms: the unit still counts toward v's design,
+			// so that its last planned unit takes the final look.
+			st.states[i].Skip()
 		}
 	}
 	looks := make([]stats.SeqLook, len(r.monitored))

@@ -151,6 +151,31 @@ func TestSeqRuleDeterministicAndInPlanOrder(t *testing.T) {
 	}
 }
 
+// A variant's last planned unit whose pairs all ended in infrastructure errors still takes the final look and
+// spends the rest of α: 8 units where the variant fails and the baseline passes, 11 ties, and a unit 20 with no
+// judged pair decide the variant worse at unit 20 (19 units alone leave its repeated p at 0.2).
+func TestSeqRuleSkippedLastUnitTakesFinalLook(t *testing.T) {
+	p := seqPlan(20, "bad")
+	var recs []results.Attempt
+	for i, task := range p.Tasks {
+		b, v := seqRec(p, "baseline", task, true), seqRec(p, "bad", task, i >= 8)
+		if i == 19 {
+			b.Status, b.ErrorClass = results.StatusError, results.ClassInfra
+			v.Status, v.ErrorClass = results.StatusError, results.ClassInfra
+		}
+		recs = append(recs, b, v)
+	}
+	rule, _ := analysis.NewSeqRule(p, nil)
+	bad := rule.Result(recs, "").Variants[0]
+	if bad.Stop != stats.SeqWorse || bad.At != 20 || bad.Look.P != 0.05 || bad.Look.N != 19 {
+		t.Fatalf("with the last unit all errors: stop %q at unit %d, look %+v; want worse at 20, P 0.05 over 19 units",
+			bad.Stop, bad.At, bad.Look)
+	}
+	if res := rule.Result(recs[:38], ""); res.Variants[0].Stop != "" || res.Variants[0].Look.P != 0.2 {
+		t.Fatalf("19 units: stop %q, look %+v; want undecided, P 0.2", res.Variants[0].Stop, res.Variants[0].Look)
+	}
+}
+
 // A shard's rule looks only at the shard's pairs, and a plan without a design, or whose units name a task it
 // does not hold, has no rule.
 func TestSeqRuleShardAndErrors(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 
 // A clustered comparison is worded in the suite's unit: 12 tasks in 3 families, every task of two families
 // broken by the variant. The primary test flips the 3 families' sums, so its floor is 2/2^2 = 0.5 from the 2
-// families that moved (not 2/2^8 from the 8 tasks), the power warning plans in families, and the arms line
-// counts both the tasks and the families.
+// families that moved (not 2/2^8 from the 8 tasks), the power warning plans in families, and the arms line and
+// the headline count both the tasks and the families.
 func TestFamilyUnitWording(t *testing.T) {
 	recs := familyRecords("FFFFFFFFPPPP", func(n int) string { return fmt.Sprintf("fam%d", n/4) })
 	a := analysis.Analyze(recs, analysis.Inputs{Baseline: "base", ClusterUnit: "family", MinEffect: 0.25})
@@ -38,6 +38,7 @@ func TestFamilyUnitWording(t *testing.T) {
 		"with 3 families × 4 pairs each",
 		"Only 3 families are compared (fewer than 10): p_paired is the exact sign-flip p (with 2 of the 3 families moved it cannot go below 2/2^2 = 0.5",
 		"p_paired flips the signs of the 3 families' sums",
+		"% on 3 families (12 tasks), Δ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -43,7 +43,8 @@ func VerdictWord(vd analysis.Verdict) string {
 
 // HeadlineText is a variant's headline in one line: "no_repeat_guard: worse — 90% → 40% on 10 tasks, Δ -50.0 pts
 // [-80.1, -19.9]; tokens +83% [+31%, +160%]; top cause of 5 moved: broke 4 at a stale ref → 4
-// stale_ref_deadlock". The pass rates are over the same pairs as Δ; the cost part is the cost
+// stale_ref_deadlock" ("on 3 families (12 tasks)" when the comparison is clustered). The pass rates are over the
+// same pairs as Δ; the cost part is the cost
 // verdict's figure when it decides, else the change with "not shown"; the cause part is left out when no pair
 // moved or no divergence analysis was made.
 func HeadlineText(h analysis.Headline) string {
@@ -51,7 +52,7 @@ func HeadlineText(h analysis.Headline) string {
 	fmt.Fprintf(&b, "%s: %s", h.Variant, VerdictWord(h.Verdict))
 	if c := h.All; c.Method != analysis.MethodNone {
 		fmt.Fprintf(&b, " — %s → %s on %s, Δ %s pts [%s, %s]", stats.Pct(c.A.Rate), stats.Pct(c.B.Rate),
-			unitCount(c.G(), "task"), stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
+			headlineUnits(c), stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
 	}
 	if vd := h.Cost; vd != nil {
 		fmt.Fprintf(&b, "; %s %s", vd.Outcome, headlineCost(*vd))
@@ -61,6 +62,15 @@ func HeadlineText(h analysis.Headline) string {
 			fmt.Sprintf(outcomeVerbs[g.Outcome], len(g.Pairs)), causeWords(*g), countList(g.Endings))
 	}
 	return b.String()
+}
+
+// headlineUnits counts what the comparison's primary test flips: "10 tasks", or for a clustered comparison "3
+// families (12 tasks)", since its p and interval rest on the families, not the tasks.
+func headlineUnits(c *analysis.Comparison) string {
+	if u := c.Unit(); u != "task" {
+		return fmt.Sprintf("%s (%s)", unitCount(c.Paired.C, u), unitCount(c.G(), "task"))
+	}
+	return unitCount(c.G(), "task")
 }
 
 // headlineCost words a cost verdict for a headline: "+83% [+31%, +160%]" when it is decided (costlier or

@@ -6,6 +6,7 @@ import (
 
 	"webbench/analysis"
 	"webbench/results"
+	"webbench/stats"
 )
 
 // SeqPowerPlan writes bench power --sequential's plan p: the designs compared, a table of the attempts (fixed,
@@ -27,8 +28,8 @@ func SeqPowerPlan(w io.Writer, p analysis.SeqPlan) error {
 		scale = fmt.Sprintf("the information Σd² (planned %.3g over %d units)", p.Seq.Info, p.Seq.MaxUnits)
 	}
 	fmt.Fprintf(w, "Sequential design: group-sequential, %s spending on %s, a look after every unit that moved; "+
-		"Holm across %d variant(s) at α = %.3g; futility %s.\n", p.Seq.Spending, scale, p.Seq.Variants,
-		p.Seq.Alpha, futility)
+		"repeated intervals on %s boundaries over the units; Holm across %d variant(s) at α = %.3g; futility %s.\n",
+		p.Seq.Spending, scale, stats.SeqIntervalSpending, p.Seq.Variants, p.Seq.Alpha, futility)
 	fmt.Fprintf(w, "Baseline: %s; pairing %s (share %.2f); every variant at Δ %+.1f pts; %d simulated runs (seed %d).\n\n",
 		src, d.Model, d.Share, 100*p.Effect, p.Sims, p.Seed)
 	t := results.Table{Header: []string{"quantity", "fixed", "sequential"}}

@@ -31,9 +31,10 @@ func SeqHeader(a *analysis.Analysis) string {
 	s := a.Sequential
 	unit := cmpOrUnit(a.ClusterUnit)
 	h := fmt.Sprintf("Sequential: each variant tested after every %s in the plan's order (group-sequential design "+
-		"with α·t³ spending on the observed information: a variant stops worse or better when its repeated p passes Holm over "+
-		"the variants at α = %s, futile when its repeated interval excludes a drop of %s pts); looks reached %s %d "+
-		"of %d.", unit, stats.FmtP(s.Alpha), ptsAbs(s.MinEffect), unit, s.Looked, s.Units)
+		"with %s spending on the observed information: a variant stops worse or better when its repeated p passes Holm over "+
+		"the variants at α = %s, futile when its repeated interval, on %s boundaries over the %s, excludes a drop "+
+		"of %s pts); looks reached %s %d of %d.", unit, stats.SeqDefaultSpending, stats.FmtP(s.Alpha),
+		stats.SeqIntervalSpending, unitWord(2, unit), ptsAbs(s.MinEffect), unit, s.Looked, s.Units)
 	h += fmt.Sprintf(" %s of the %d planned were left unrun (%s)", results.Count(s.Saved, "attempt", "attempts"),
 		s.Planned, pct(s.Saved, s.Planned))
 	if s.TokensKnown {

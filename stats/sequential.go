@@ -54,9 +54,12 @@ type SeqDesign struct {
 	// added past it.
 	MaxUnits int
 	// Info is the planned information, the expected Σd² over the MaxUnits
-	// unit differences (PlanInfo): the spending runs on the information
-	// fraction t = min(1, Σd²/Info). 0: on the share of units,
-	// t = units/MaxUnits. Either way the boundaries are computed on the
+	// unit differences: the spending runs on the information fraction
+	// t = min(1, Σd²/Info). 0: on the share of units, t = units/MaxUnits.
+	// Only the spending study sets it (analysis' SeqCalDesign.InfoScale,
+	// the mean Σd² of simulated draws), to measure that scale against the
+	// units' share; the shipped design leaves it 0 (STATS.md "Why not the
+	// information scale"). Either way the boundaries are computed on the
 	// information observed (see gsdLevel), and the last unit spends what
 	// is left.
 	Info float64
@@ -93,6 +96,7 @@ type SeqState struct {
 	designs []*gsdLevel // the error-spending design of each level
 	ci      []float64   // the interval's boundaries, GSDBounds(Alpha/Variants, ciLooks)
 	diffs   []float64
+	skipped int // units that gave no difference (Skip): they count toward MaxUnits, not the mean
 	s1, s2  float64
 	lastI   float64 // information Σd² at the latest look
 	h       float64 // grid step of the recursion, set at the first look
@@ -140,14 +144,37 @@ func (s *SeqState) Add(diff float64) {
 	if !(diff >= -1 && diff <= 1) {
 		panic(fmt.Sprintf("stats.SeqState.Add: difference %v outside [-1, 1]", diff))
 	}
-	if len(s.diffs) >= s.d.MaxUnits {
-		panic(fmt.Sprintf("stats.SeqState.Add: unit %d past the design's %d", len(s.diffs)+1, s.d.MaxUnits))
-	}
+	s.checkRoom("Add")
 	s.diffs = append(s.diffs, diff)
 	s.s1 += diff
 	s.s2 += diff * diff
 	s.interval()
-	final := len(s.diffs) == s.d.MaxUnits
+	s.advance()
+}
+
+// Skip records a planned unit that gave no difference (every pair of it
+// without a judged outcome on both arms): the unit count advances, the
+// information and the mean do not, and at the last planned unit the final
+// look still spends what is left of α, as Add's would. It panics past
+// MaxUnits units.
+func (s *SeqState) Skip() {
+	s.checkRoom("Skip")
+	s.skipped++
+	s.advance()
+}
+
+// units is the number of units recorded, by Add or Skip.
+func (s *SeqState) units() int { return len(s.diffs) + s.skipped }
+
+func (s *SeqState) checkRoom(op string) {
+	if s.units() >= s.d.MaxUnits {
+		panic(fmt.Sprintf("stats.SeqState.%s: unit %d past the design's %d", op, s.units()+1, s.d.MaxUnits))
+	}
+}
+
+// advance takes the look due after the latest unit, if any.
+func (s *SeqState) advance() {
+	final := s.units() == s.d.MaxUnits
 	dI := s.s2 - s.lastI
 	if dI <= 1e-12 {
 		if final && s.h > 0 {
@@ -178,7 +205,7 @@ func (s *SeqState) Add(diff float64) {
 // interval's) spends to its target at the look's information fraction, and
 // the repeated p and interval are updated.
 func (s *SeqState) look(dI float64, final bool) {
-	t := float64(len(s.diffs)) / float64(s.d.MaxUnits)
+	t := float64(s.units()) / float64(s.d.MaxUnits)
 	if s.d.Info > 0 {
 		t = s.s2 / s.d.Info
 	}
@@ -213,12 +240,21 @@ func (s *SeqState) look(dI float64, final bool) {
 	}
 }
 
+// SeqIntervalSpending is the spending of the repeated confidence interval's
+// boundaries (GSDBounds): O'Brien–Fleming-type over equally spaced looks on
+// the units, not the test's SeqDesign.Spending on the observed information.
+// The interval estimates the mean over every unit, moved or not, so its
+// information grows with the units; any spending gives a repeated interval
+// at its level, and the coverage CALIBRATION.md measures is this one's.
+var SeqIntervalSpending = Spending{Family: "obf"}
+
 // ciLooks is the number of equally spaced looks of the interval's
 // boundaries: MaxUnits, at most SeqMaxLooks.
 func (d SeqDesign) ciLooks() int { return min(d.MaxUnits, SeqMaxLooks) }
 
 // interval updates the repeated interval after the latest unit, with the
-// boundary of the calendar design at the interval's level (GSDBounds, look
+// boundary of the calendar design at the interval's level
+// (SeqIntervalSpending: GSDBounds, look
 // ⌈n·ciLooks/MaxUnits⌉): the mean difference is estimated by every unit,
 // moved or not, so the interval narrows on units of 0 too, where the test's
 // information does not grow.
@@ -251,7 +287,8 @@ func seqInterval(n, s1, s2, c float64) (float64, float64) {
 
 // SeqLook is a variant's state after its latest unit.
 type SeqLook struct {
-	// N is the number of units added so far.
+	// N is the number of units added so far (Add; a skipped unit has no
+	// difference and is not counted).
 	N int
 	// Mean is the mean paired difference so far (0 with no unit).
 	Mean float64

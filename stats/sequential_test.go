@@ -145,3 +145,79 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestSeqSkipTakesFinalLook: a last planned unit that gave no difference
+// still takes the final look, which spends the rest of α exactly as a unit
+// of 0 would; without it the same differences stop short of the level.
+func TestSeqSkipTakesFinalLook(t *testing.T) {
+	d := SeqDesign{Alpha: 0.05, Variants: 1, MaxUnits: 20}
+	skipped, zero, short := NewSeq(d), NewSeq(d), NewSeq(d)
+	for i := range 19 {
+		x := 0.0
+		if i < 8 {
+			x = -1 // 8 units where the variant fails and the baseline passes, then 11 ties
+		}
+		skipped.Add(x)
+		zero.Add(x)
+		short.Add(x)
+	}
+	if p := short.Look().P; p != 0.2 {
+		t.Fatalf("19 of 20 units: P = %v, want 0.2 (the last look not yet taken)", p)
+	}
+	skipped.Skip()
+	zero.Add(0)
+	ls, lz := skipped.Look(), zero.Look()
+	if ls.P != d.Alpha || lz.P != d.Alpha {
+		t.Fatalf("final look: skipped P = %v, unit of 0 P = %v, want both %v", ls.P, lz.P, d.Alpha)
+	}
+	if ls.N != 19 || ls.Mean != -8.0/19 {
+		t.Fatalf("a skipped unit moved the estimate: %+v", ls)
+	}
+	if st := SeqDecide(d, []SeqLook{ls})[0]; st != SeqWorse {
+		t.Fatalf("decision after the skipped last unit %q, want %q", st, SeqWorse)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("Skip past MaxUnits did not panic")
+		}
+	}()
+	skipped.Skip()
+}
+
+// TestSeqSkipKeepsPower: on the same draws, a 20-unit design whose last unit
+// gave no difference (Skip) decides "worse" as often as a 19-unit design
+// that spends all of α on the same 19 units, and more often than the same
+// state left without its last look.
+func TestSeqSkipKeepsPower(t *testing.T) {
+	const sims = 1000
+	d20 := SeqDesign{Alpha: 0.05, Variants: 1, MaxUnits: 20}
+	d19 := d20
+	d19.MaxUnits = 19
+	rng := rand.New(rand.NewPCG(3, 4))
+	worse := func(s *SeqState) int {
+		if SeqDecide(d20, []SeqLook{s.Look()})[0] == SeqWorse {
+			return 1
+		}
+		return 0
+	}
+	var noLook, skipped, short int
+	for range sims {
+		a, b, c := NewSeq(d20), NewSeq(d20), NewSeq(d19)
+		for range 19 {
+			x := seqPairDiff(rng, 0.9, 0.65, 2)
+			a.Add(x)
+			b.Add(x)
+			c.Add(x)
+		}
+		b.Skip()
+		noLook, skipped, short = noLook+worse(a), skipped+worse(b), short+worse(c)
+	}
+	if d := skipped - short; d < -sims/100 || d > sims/100 {
+		t.Errorf("worse in %d of %d runs with the last unit skipped, %d with a 19-unit design: want within %d",
+			skipped, sims, short, sims/100)
+	}
+	if skipped-noLook < sims/50 {
+		t.Errorf("the skipped last unit's look added %d stops (%d → %d of %d), want ≥ %d", skipped-noLook, noLook,
+			skipped, sims, sims/50)
+	}
+}

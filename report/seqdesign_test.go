@@ -1,0 +1,36 @@
+package report_test
+
+import (
+	"strings"
+	"testing"
+
+	"webbench/analysis"
+	"webbench/report"
+	"webbench/stats"
+)
+
+// The sequential wording names both spendings: the test's (Kim–DeMets α·t³ on the observed information) and the
+// repeated interval's (O'Brien–Fleming-type over the units), which decides futility.
+func TestSeqWordingNamesBothSpendings(t *testing.T) {
+	a := &analysis.Analysis{ClusterUnit: "family", Sequential: &analysis.SeqResult{Alpha: 0.05, MinEffect: 0.25,
+		Units: 20, Looked: 7, Planned: 60, Saved: 12}}
+	h := report.SeqHeader(a)
+	for _, want := range []string{
+		"group-sequential design with Kim–DeMets α·t^3 spending on the observed information",
+		"futile when its repeated interval, on O'Brien–Fleming-type boundaries over the families, excludes a drop of 25",
+		"looks reached family 7 of 20.",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("header lacks %q:\n%s", want, h)
+		}
+	}
+	var b strings.Builder
+	p := analysis.SeqPlan{Seq: stats.SeqDesign{Alpha: 0.05, Variants: 2, MaxUnits: 20}}
+	if err := report.SeqPowerPlan(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Kim–DeMets α·t^3 spending on the share of the 20 units, a look after every unit that moved; " +
+		"repeated intervals on O'Brien–Fleming-type boundaries over the units; Holm across 2 variant(s)"; !strings.Contains(b.String(), want) {
+		t.Errorf("plan lacks %q:\n%s", want, b.String())
+	}
+}
