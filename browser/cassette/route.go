@@ -24,7 +24,7 @@ func (a *Attempt) Install(bctx playwright.BrowserContext) error {
 	return bctx.Route("**/*", a.recordRoute)
 }
 
-// SetClock sets a replay's page clock to the cassette's record time with Clock.SetSystemTime: Date starts
+// SetClock sets a replay's page clock to its task's record time (TaskTime) with Clock.SetSystemTime: Date starts
 // there and runs on, so date-relative pages render as recorded. Any clock call installs Playwright's fake
 // timers for the context's documents, resumed (they fire in real time); an init script added before SetClock
 // still sees the browser's own timers. A recording's clock is left alone.
@@ -32,7 +32,11 @@ func (a *Attempt) SetClock(bctx playwright.BrowserContext) error {
 	if a.c.mode != Replay {
 		return nil
 	}
-	if err := bctx.Clock().SetSystemTime(a.c.RecordedAt()); err != nil {
+	at, err := a.c.TaskTime(a.task)
+	if err != nil {
+		return fmt.Errorf("cassette: clock: %w", err)
+	}
+	if err := bctx.Clock().SetSystemTime(at); err != nil {
 		return fmt.Errorf("cassette: clock: %w", err)
 	}
 	return nil
