@@ -87,7 +87,7 @@ func cassetteLsCmd() *cobra.Command {
 			return map[string]any{"cassette": dir, "manifest": cas.Manifest(), "tasks": ls}
 		},
 		func(out io.Writer, dir string, cas *cassette.Cassette, ls []cassette.TaskSummary) error {
-			fmt.Fprintf(out, "%s: %s, recorded %s, secrets %s\n", dir, results.Count(len(ls), "task", "tasks"),
+			fmt.Fprintf(out, "%s: %s, first recorded %s, secrets %s\n", dir, results.Count(len(ls), "task", "tasks"),
 				cas.RecordedAt().Format(time.RFC3339), map[bool]string{true: "kept", false: "stripped"}[cas.Manifest().Secrets])
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TASK\tENTRIES\tATTEMPTS\tBYTES\tRECORDED")
