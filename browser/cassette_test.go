@@ -131,7 +131,7 @@ func TestCassetteSecrets(t *testing.T) {
 // Chromium whose every connection, loopback included, goes to a counting listener
 // (cassettetest.CountConnections).
 // The replay shows the recorded data and the record date, follows the recorded redirect, answers an unrecorded
-// page with a 404 counted as a miss, and opens no connection.
+// page with a 404 counted as a miss, closes a WebSocket the page opens (a miss too), and opens no connection.
 func TestCassetteReplayOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (needs Chromium)")
@@ -168,8 +168,18 @@ func TestCassetteReplayOffline(t *testing.T) {
 	if got := eval(t, s, `() => document.body.innerText`); !strings.Contains(got, "no recorded response") {
 		t.Errorf("unrecorded page shows %q, want the cassette's 404", got)
 	}
-	if m := att.Misses(); len(m) != 1 || m[0] != base+"/never-recorded?sid=REDACTED" {
-		t.Errorf("misses = %q, want the one unrecorded page", m)
+	// A WebSocket the page opens is closed by the cassette without a connection, and counted as a miss.
+	wsURL := "ws" + strings.TrimPrefix(base, "http") + "/ws"
+	closed := eval(t, s, `() => new Promise(done => {
+		const ws = new WebSocket(`+strconv.Quote(wsURL)+`);
+		ws.onopen = () => done('open');
+		ws.onclose = () => done('closed');
+	})`)
+	if closed != strconv.Quote("closed") {
+		t.Errorf("the page's WebSocket: %s, want closed", closed)
+	}
+	if m := att.Misses(); len(m) != 2 || m[0] != base+"/never-recorded?sid=REDACTED" || m[1] != wsURL {
+		t.Errorf("misses = %q, want the unrecorded page and the WebSocket %s", m, wsURL)
 	}
 	if n := conns.Load(); n != 0 {
 		t.Errorf("replay opened %d connections, want 0", n)

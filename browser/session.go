@@ -157,12 +157,18 @@ func (b *Browser) NewSession(o SessionOptions) (*Session, error) {
 }
 
 func (b *Browser) newSession(o SessionOptions) (*Session, error) {
-	bctx, err := b.b.NewContext(playwright.BrowserNewContextOptions{
+	copts := playwright.BrowserNewContextOptions{
 		Viewport:        &playwright.Size{Width: o.ViewportWidth, Height: o.ViewportHeight},
 		Locale:          playwright.String(o.Locale),
 		TimezoneId:      playwright.String(o.TimezoneID),
 		AcceptDownloads: playwright.Bool(true),
-	})
+	}
+	if o.Cassette != nil {
+		// A service worker's requests bypass the context's routes: recorded, they would be missing from the
+		// tape; replayed, they would reach the network.
+		copts.ServiceWorkers = playwright.ServiceWorkerPolicyBlock
+	}
+	bctx, err := b.b.NewContext(copts)
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
 	}

@@ -116,10 +116,9 @@ func (s *Spec) setDefaults(c specCheck) error {
 	}
 	switch {
 	case s.Record != "" && s.Replay != "":
-		return fmt.Errorf("%s:%d: record and replay: give one (record once with network, then replay)", c.name,
-			c.line("replay:"))
+		return c.errAt(c.at("replay", -1, ""), "replay: and record: give one (record once with network, then replay)")
 	case s.RecordSecrets && s.Record == "":
-		return fmt.Errorf("%s:%d: record_secrets needs record", c.name, c.line("record_secrets"))
+		return c.errAt(c.at("record_secrets", -1, ""), "record_secrets: needs record")
 	}
 	if s.Baseline.Name == "" {
 		s.Baseline.Name = "baseline"

@@ -46,9 +46,11 @@ type Manifest struct {
 	// Format is FormatName; Version the format number (Version).
 	Format  string `json:"format"`
 	Version int    `json:"version"`
-	// RecordedAt is when the cassette was created (UTC): the page clock and the stale-date "today" of a replay.
+	// RecordedAt is when the cassette was first recorded (UTC); re-recording a task leaves it alone. It is the
+	// stale-date "today" of a replay, and the page clock of a task whose tape has no record time of its own.
 	RecordedAt time.Time `json:"recorded_at"`
-	// Secrets is true when the cassette was recorded with --record-secrets (cookies, credentials, URL tokens kept).
+	// Secrets is true when the cassette was recorded with --record-secrets (cookies, credentials, URL tokens
+	// kept); every tape of a cassette is recorded in the same mode (Create refuses the other).
 	Secrets bool `json:"secrets,omitempty"`
 }
 
@@ -160,10 +162,23 @@ type Cassette struct {
 }
 
 // Create opens dir for recording, creating it and its manifest when missing. An existing cassette keeps its
-// blobs and the tapes of tasks this run does not play; its manifest's record time moves to now.
+// blobs, its manifest's record time and the tapes of tasks this run does not play; one recorded in the other
+// secrets mode is refused, since its manifest could then no longer say what its tapes hold.
 func Create(dir string, o Options) (*Cassette, error) {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	man := Manifest{Format: FormatName, Version: Version, RecordedAt: o.Now().UTC().Truncate(time.Second),
+		Secrets: o.Secrets}
+	switch old, err := readManifest(dir); {
+	case err == nil && old.Secrets != o.Secrets:
+		return nil, fmt.Errorf("cassette: %s was recorded with secrets %s; this recording would have them %s "+
+			"(record into another directory, or %s --record-secrets)", dir, secretsMode(old.Secrets),
+			secretsMode(o.Secrets), map[bool]string{true: "add", false: "drop"}[old.Secrets])
+	case err == nil:
+		man.RecordedAt = old.RecordedAt
+	case !isNotExist(err):
+		return nil, err
 	}
 	for _, d := range []string{dir, filepath.Join(dir, "tasks"), filepath.Join(dir, "blobs")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -174,8 +189,7 @@ func Create(dir string, o Options) (*Cassette, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.man = Manifest{Format: FormatName, Version: Version, RecordedAt: o.Now().UTC().Truncate(time.Second),
-		Secrets: o.Secrets}
+	c.man = man
 	if err := writeJSON(filepath.Join(dir, "cassette.json"), c.man); err != nil {
 		return nil, err
 	}
@@ -185,17 +199,9 @@ func Create(dir string, o Options) (*Cassette, error) {
 // Open opens the cassette at dir for replay (and for reading: Tasks, Tape, Blob). It fails when dir has no
 // manifest or one of another format.
 func Open(dir string) (*Cassette, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "cassette.json"))
+	m, err := readManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("cassette: %s is not a cassette: %w", dir, err)
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("cassette: %s/cassette.json: %w", dir, err)
-	}
-	if m.Format != FormatName || m.Version != Version {
-		return nil, fmt.Errorf("cassette: %s: format %q version %d, want %q version %d", dir, m.Format, m.Version,
-			FormatName, Version)
+		return nil, err
 	}
 	c, err := newCassette(dir, Replay, time.Now)
 	if err != nil {
@@ -203,6 +209,23 @@ func Open(dir string) (*Cassette, error) {
 	}
 	c.man = m
 	return c, nil
+}
+
+// readManifest reads DIR/cassette.json; an error wrapping fs.ErrNotExist when there is none.
+func readManifest(dir string) (Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cassette.json"))
+	if err != nil {
+		return Manifest{}, fmt.Errorf("cassette: %s is not a cassette: %w", dir, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Manifest{}, fmt.Errorf("cassette: %s/cassette.json: %w", dir, err)
+	}
+	if m.Format != FormatName || m.Version != Version {
+		return Manifest{}, fmt.Errorf("cassette: %s: format %q version %d, want %q version %d", dir, m.Format,
+			m.Version, FormatName, Version)
+	}
+	return m, nil
 }
 
 func newCassette(dir string, mode Mode, now func() time.Time) (*Cassette, error) {
@@ -227,8 +250,29 @@ func (c *Cassette) Mode() Mode { return c.mode }
 // Manifest is the cassette's manifest.
 func (c *Cassette) Manifest() Manifest { return c.man }
 
-// RecordedAt is the manifest's record time (UTC): the clock a replay sets pages to.
+// RecordedAt is the manifest's record time (UTC): when the cassette was first recorded.
 func (c *Cassette) RecordedAt() time.Time { return c.man.RecordedAt }
+
+// TaskTime is the clock a replay of task sets its pages to: its tape's record time, so a task re-recorded
+// later sees its own date and the others keep theirs; the manifest's record time when the tape has none.
+func (c *Cassette) TaskTime(task string) (time.Time, error) {
+	ix, err := c.tapeIndex(task)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if ix.tape != nil && !ix.tape.RecordedAt.IsZero() {
+		return ix.tape.RecordedAt, nil
+	}
+	return c.man.RecordedAt, nil
+}
+
+// secretsMode words a secrets flag as ls shows it.
+func secretsMode(kept bool) string {
+	if kept {
+		return "kept"
+	}
+	return "stripped"
+}
 
 // Tasks lists the ids of the tasks with a tape, sorted.
 func (c *Cassette) Tasks() ([]string, error) {

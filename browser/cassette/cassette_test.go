@@ -144,3 +144,76 @@ func dump(t *testing.T, c *Cassette) []byte {
 	}
 	return all
 }
+
+// recordAt records one exchange for task into dir at the time at, in the given secrets mode.
+func recordAt(t *testing.T, dir, task string, at time.Time, secrets bool) {
+	t.Helper()
+	c, err := Create(dir, Options{Secrets: secrets, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Attempt(task, task+"-1")
+	if err := a.Put(Exchange{Method: "GET", URL: "https://example.com/" + task, Status: 200,
+		Body: []byte(task)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReRecordKeepsOtherTaskTime(t *testing.T) {
+	dir := t.TempDir()
+	t1 := time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC)
+	t2 := time.Date(2026, 6, 20, 18, 30, 0, 0, time.UTC)
+	recordAt(t, dir, "a", t1, false)
+	recordAt(t, dir, "b", t1, false)
+	recordAt(t, dir, "b", t2, false) // the nightly pattern: re-record one drifted task alone
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.RecordedAt(); !got.Equal(t1) {
+		t.Errorf("manifest recorded_at = %v, want the first recording's %v", got, t1)
+	}
+	for task, want := range map[string]time.Time{"a": t1, "b": t2} {
+		tp, err := c.Tape(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tp.RecordedAt.Equal(want) {
+			t.Errorf("tape %s recorded_at = %v, want %v", task, tp.RecordedAt, want)
+		}
+		if got, err := c.TaskTime(task); err != nil || !got.Equal(want) {
+			t.Errorf("TaskTime(%s) = %v, %v; want %v (the replay clock)", task, got, err, want)
+		}
+	}
+	if got, err := c.TaskTime("untaped"); err != nil || !got.Equal(t1) {
+		t.Errorf("TaskTime of a task without a tape = %v, %v; want the manifest's %v", got, err, t1)
+	}
+}
+
+func TestCreateRefusesOtherSecretsMode(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC)
+	recordAt(t, dir, "a", at, false)
+	_, err := Create(dir, Options{Secrets: true})
+	if err == nil {
+		t.Fatal("Create with secrets into a cassette recorded without them: no error")
+	}
+	for _, want := range []string{dir, "secrets stripped", "have them kept"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Manifest().Secrets {
+		t.Error("the refused recording changed the manifest's secrets flag")
+	}
+	if _, err := Create(dir, Options{Secrets: false}); err != nil {
+		t.Errorf("Create in the cassette's own mode: %v", err)
+	}
+}

@@ -70,9 +70,9 @@ type ImportStats struct {
 }
 
 // ImportHAR reads an HTTP Archive (plain or gzip-compressed JSON) from r into a new cassette at dir as the tape
-// of task, entries in the HAR's order as one attempt ("har"). The cassette's record time is the HAR's first page
-// start (else its first entry's), so a replay's page clock reads the capture's date. Secrets are stripped as in a
-// recording unless o.Secrets. o.Now is replaced by the HAR's times.
+// of task, entries in the HAR's order as one attempt ("har"). The tape's record time is its first entry's start
+// and a new cassette's the HAR's first page start (else its first entry's), so a replay's page clock reads the
+// capture's date. Secrets are stripped as in a recording unless o.Secrets. o.Now is replaced by the HAR's times.
 func ImportHAR(dir, task string, r io.Reader, o Options) (ImportStats, error) {
 	var h harLog
 	br := bufio.NewReader(r)

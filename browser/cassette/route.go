@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -15,16 +16,35 @@ import (
 // replaying, each is answered from the tape (Route.Fulfill) and a request without an entry gets a 404 and is
 // counted (Misses).
 //
+// A replay also routes every WebSocket the pages open: a tape holds no WebSocket traffic, so each is closed
+// without connecting to its server and counted as a miss (its URL in Misses). A recording lets WebSockets
+// through unrecorded. The context should block service workers (the caller's BrowserNewContextOptions):
+// their requests do not pass through a context's routes.
+//
 // Install must run before any other route of the context: Playwright runs the last registered route first,
 // and a later allow-list route falls back to this one for the requests it lets through.
 func (a *Attempt) Install(bctx playwright.BrowserContext) error {
-	if a.c.mode == Replay {
-		return bctx.Route("**/*", a.replayRoute)
+	if a.c.mode != Replay {
+		return bctx.Route("**/*", a.recordRoute)
 	}
-	return bctx.Route("**/*", a.recordRoute)
+	if err := bctx.RouteWebSocket(anyURL, a.replayWebSocket); err != nil {
+		return fmt.Errorf("cassette: websocket route: %w", err)
+	}
+	return bctx.Route("**/*", a.replayRoute)
 }
 
-// SetClock sets a replay's page clock to the cassette's record time with Clock.SetSystemTime: Date starts
+// anyURL matches every URL (a glob would have to guess the ws:// and wss:// forms).
+var anyURL = regexp.MustCompile(`.*`)
+
+// replayWebSocket closes a page's WebSocket without connecting to its server and counts it as a miss.
+func (a *Attempt) replayWebSocket(ws playwright.WebSocketRoute) {
+	a.miss(ws.URL())
+	// 1008 (policy violation, RFC 6455 §7.4.1): the page learns the connection was refused on purpose.
+	ws.Close(playwright.WebSocketRouteCloseOptions{Code: playwright.Int(1008),
+		Reason: playwright.String("webbench cassette: WebSockets are not replayed")})
+}
+
+// SetClock sets a replay's page clock to its task's record time (TaskTime) with Clock.SetSystemTime: Date starts
 // there and runs on, so date-relative pages render as recorded. Any clock call installs Playwright's fake
 // timers for the context's documents, resumed (they fire in real time); an init script added before SetClock
 // still sees the browser's own timers. A recording's clock is left alone.
@@ -32,7 +52,11 @@ func (a *Attempt) SetClock(bctx playwright.BrowserContext) error {
 	if a.c.mode != Replay {
 		return nil
 	}
-	if err := bctx.Clock().SetSystemTime(a.c.RecordedAt()); err != nil {
+	at, err := a.c.TaskTime(a.task)
+	if err != nil {
+		return fmt.Errorf("cassette: clock: %w", err)
+	}
+	if err := bctx.Clock().SetSystemTime(at); err != nil {
 		return fmt.Errorf("cassette: clock: %w", err)
 	}
 	return nil

@@ -87,7 +87,7 @@ func cassetteLsCmd() *cobra.Command {
 			return map[string]any{"cassette": dir, "manifest": cas.Manifest(), "tasks": ls}
 		},
 		func(out io.Writer, dir string, cas *cassette.Cassette, ls []cassette.TaskSummary) error {
-			fmt.Fprintf(out, "%s: %s, recorded %s, secrets %s\n", dir, results.Count(len(ls), "task", "tasks"),
+			fmt.Fprintf(out, "%s: %s, first recorded %s, secrets %s\n", dir, results.Count(len(ls), "task", "tasks"),
 				cas.RecordedAt().Format(time.RFC3339), map[bool]string{true: "kept", false: "stripped"}[cas.Manifest().Secrets])
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TASK\tENTRIES\tATTEMPTS\tBYTES\tRECORDED")
@@ -152,8 +152,8 @@ func cassetteImportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import HAR --out CASSETTE --task ID",
 		Short: "Import an HTTP Archive (HAR 1.2, plain or gzip) as one task's tape of a new cassette",
-		Long: "The entries are stored in the HAR's order as one attempt; the record time is the HAR's first page\n" +
-			"start. Entries whose body the HAR left out (browsers omit binary bodies unless asked) are not stored:\n" +
+		Long: "The entries are stored in the HAR's order as one attempt; the tape's record time is its first\n" +
+			"entry's start. Entries whose body the HAR left out (browsers omit binary bodies unless asked) are not stored:\n" +
 			"a replay misses them. A 304 holding the cached body is stored as 200. Secrets are stripped as in a\n" +
 			"recording unless --record-secrets.",
 		Args: cobra.ExactArgs(1),

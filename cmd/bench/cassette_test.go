@@ -69,7 +69,7 @@ func TestCassetteCommands(t *testing.T) {
 	fixtureCassette(t, b, "http://127.0.0.1:4999", true) // another port: a loopback port is not part of the key
 
 	out, _, code := bench(t, "cassette", "ls", a)
-	if code != 0 || !strings.Contains(out, "2 tasks, recorded") || !strings.Contains(out, "FixtureRecipes--0  2        1") {
+	if code != 0 || !strings.Contains(out, "2 tasks, first recorded") || !strings.Contains(out, "FixtureRecipes--0  2        1") {
 		t.Errorf("ls: exit %d\n%s", code, out)
 	}
 	out, _, code = bench(t, "cassette", "stats", a)
