@@ -78,7 +78,7 @@ func (a *Attempt) Put(x Exchange) error {
 }
 
 // stripped counts the secrets Put leaves out of x (0 when the cassette keeps secrets): secret header lines of
-// the request and the response, and secret query values of the request URL.
+// the request and the response, and secret query and fragment values of the request URL.
 func (c *Cassette) stripped(x Exchange) int {
 	if c.man.Secrets {
 		return 0
@@ -97,6 +97,8 @@ func (c *Cassette) stripped(x Exchange) int {
 				n++
 			}
 		}
+		_, f := redactPairs(u.EscapedFragment())
+		n += f
 	}
 	return n
 }

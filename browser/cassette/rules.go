@@ -85,7 +85,7 @@ var (
 	// secretNames are query parameter names whose values are credentials or session ids (lower case).
 	secretNames = map[string]bool{"key": true, "api_key": true, "apikey": true, "sig": true, "sid": true, "auth": true,
 		"jsessionid": true, "phpsessid": true, "aspsessionid": true, "x-amz-credential": true,
-		"client_secret": true, "password": true, "passwd": true, "pwd": true, "otp": true}
+		"client_secret": true, "password": true, "passwd": true, "pwd": true, "otp": true, "code": true}
 	// secretParts mark a secret parameter or header when its name contains one.
 	secretParts = []string{"token", "secret", "session", "signature", "passw", "credential", "csrf", "xsrf"}
 	// secretHeaderParts mark a secret header when its name contains one.
@@ -93,7 +93,8 @@ var (
 )
 
 // SecretParam reports whether a query (or form) parameter named name carries a credential or session id:
-// access_token, id_token, key, api_key, sig, signature, sid, session_id, jsessionid, client_secret, … —
+// access_token, id_token, key, api_key, sig, signature, sid, session_id, jsessionid, client_secret, code (an
+// OAuth authorization code), … —
 // a known name, or one containing token, secret, session, signature, passw, credential, csrf or xsrf.
 func SecretParam(name string) bool {
 	n := strings.ToLower(name)
@@ -241,16 +242,17 @@ func canonicalForm(ct string, body []byte, at time.Time) []byte {
 // Key is a request's matching key after the Rules: "METHOD scheme://host[:port]/path[?query]", and " body="
 // with the hex SHA-256 of the normalised body when there is one. bodySum is that hash ("" without a body). at
 // is when the request is made (a value counts as a Unix-time cache-buster only near it). A URL that does not
-// parse is its own key.
+// parse is its own key, secret values redacted.
 func Key(method, rawURL, contentType string, body []byte, at time.Time) (key, bodySum string) {
 	method = strings.ToUpper(method)
 	u, err := url.Parse(rawURL)
 	if err != nil {
+		stripped := stripText(rawURL) // the key is stored: no secret value in it
 		if len(body) > 0 {
 			bodySum = Sum(body)
-			return method + " " + rawURL + " body=" + bodySum, bodySum
+			return method + " " + stripped + " body=" + bodySum, bodySum
 		}
-		return method + " " + rawURL, ""
+		return method + " " + stripped, ""
 	}
 	k := keyParts{method: method, scheme: u.Scheme, host: u.Hostname(), port: u.Port(), path: u.EscapedPath(),
 		query: parseQuery(u.RawQuery), contentType: contentType, body: body, at: at}
@@ -273,12 +275,13 @@ func Key(method, rawURL, contentType string, body []byte, at time.Time) (key, bo
 	return b.String(), bodySum
 }
 
-// StripURL replaces the value of every secret query parameter (SecretParam) with Redacted and drops user
-// information (user:password@); a URL that does not parse comes back unchanged.
+// StripURL replaces the value of every secret parameter (SecretParam) of the query and of the fragment (an
+// OAuth implicit-flow redirect carries #access_token=…) with Redacted and drops user information
+// (user:password@). A URL that does not parse gets the same replacements in its text.
 func StripURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return rawURL
+		return stripText(rawURL)
 	}
 	u.User = nil
 	if u.RawQuery != "" {
@@ -294,5 +297,51 @@ func StripURL(rawURL string) string {
 			u.RawQuery = encodeQuery(q)
 		}
 	}
+	if f, n := redactPairs(u.EscapedFragment()); n > 0 {
+		u.Fragment, u.RawFragment = "", ""
+		s := u.String()
+		return s + "#" + f
+	}
 	return u.String()
+}
+
+// userInfo is the user:password@ of a URL's text.
+var userInfo = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@`)
+
+// stripText is StripURL on a URL's text, for one url.Parse rejects.
+func stripText(raw string) string {
+	raw = userInfo.ReplaceAllString(raw, "$1")
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	out := base
+	if hasQuery {
+		q, _ := redactPairs(query)
+		out += "?" + q
+	}
+	if hasFrag {
+		f, _ := redactPairs(frag)
+		out += "#" + f
+	}
+	return out
+}
+
+// redactPairs replaces the values of the secret name=value pairs of raw (an &-separated query or fragment,
+// escaped) with Redacted, leaving the rest byte for byte; n is how many it replaced.
+func redactPairs(raw string) (out string, n int) {
+	parts := strings.Split(raw, "&")
+	for i, part := range parts {
+		name, _, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		if un, err := url.QueryUnescape(name); err == nil {
+			name = un
+		}
+		name = name[strings.LastIndex(name, "?")+1:] // a hash route's query: #/cb?code=…
+		if SecretParam(name) {
+			parts[i] = part[:strings.Index(part, "=")] + "=" + Redacted
+			n++
+		}
+	}
+	return strings.Join(parts, "&"), n
 }

@@ -1,7 +1,9 @@
 package cassette
 
 import (
+	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -76,3 +78,53 @@ func TestReplayPrefersExactURL(t *testing.T) {
 }
 
 func mustKeyNow(u string) string { k, _ := Key("GET", u, "", nil, time.Now()); return k }
+
+func TestStripURLFragmentAndUnparsable(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://a.com/cb?code=AUTHCODE&state=s#id_token=JWT&x=1":    "https://a.com/cb?code=REDACTED&state=s#id_token=REDACTED&x=1",
+		"https://a.com/cb#access_token=TOK&token_type=bearer":        "https://a.com/cb#access_token=REDACTED&token_type=REDACTED",
+		"https://a.com/app#/cb?code=AUTHCODE":                        "https://a.com/app#/cb?code=REDACTED",
+		"https://a.com/p%zz?access_token=SECRET&q=1#refresh_token=R": "https://a.com/p%zz?access_token=REDACTED&q=1#refresh_token=REDACTED",
+		"https://u:pw@a.com/p%zz?X-Amz-Signature=S":                  "https://a.com/p%zz?X-Amz-Signature=REDACTED",
+		"https://a.com/doc#section-2":                                "https://a.com/doc#section-2",
+	} {
+		if got := StripURL(in); got != want {
+			t.Errorf("StripURL(%s) = %q, want %q", in, got, want)
+		}
+	}
+	k1, _ := Key("GET", "https://a.com/p%zz?access_token=SECRET", "", nil, keyTime)
+	k2, _ := Key("GET", "https://a.com/p%zz?access_token=OTHER", "", nil, keyTime)
+	if k1 != k2 || strings.Contains(k1, "SECRET") {
+		t.Errorf("keys of an unparsable URL: %q and %q; want one key without the token", k1, k2)
+	}
+}
+
+// TestRedirectFragmentNotStored records an OAuth implicit-flow redirect and checks no token reaches the disk.
+func TestRedirectFragmentNotStored(t *testing.T) {
+	c, err := Create(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Attempt("task/1", "r/0")
+	x := Exchange{Method: "GET", URL: "https://idp.example.com/authorize?client_id=app", Status: 302,
+		ResponseHeaders: []Header{{"Location", "https://app.example.com/cb?code=AUTHCODE#access_token=IMPLICIT-TOK"}}}
+	if err := a.Put(x); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Put(Exchange{Method: "GET", URL: "https://app.example.com/cb?code=AUTHCODE#id_token=JWT-TOK",
+		Status: 200, Body: []byte("ok")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	all := dump(t, c)
+	for _, s := range []string{"AUTHCODE", "IMPLICIT-TOK", "JWT-TOK"} {
+		if bytes.Contains(all, []byte(s)) {
+			t.Errorf("cassette holds %s", s)
+		}
+	}
+	if e := a.Entries(); len(e) != 2 || e[1].Stripped != 2 {
+		t.Errorf("entries %d, second stripped %d; want 2 and 2 (code, id_token)", len(e), e[len(e)-1].Stripped)
+	}
+}
