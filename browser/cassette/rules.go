@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"webbench/secret"
 )
 
 // Rule is one row of the matching table: a normalisation applied to a request before its key is formed, so
@@ -82,50 +84,15 @@ var (
 	// numericVolatileNames are cache-buster names only when their value is a number: sites also use them for
 	// content (YouTube's ?v=<video>, a ?t=<topic>), and a content value must keep its own key.
 	numericVolatileNames = map[string]bool{"_": true, "t": true, "v": true}
-	// secretNames are query parameter names whose values are credentials or session ids (lower case).
-	secretNames = map[string]bool{"key": true, "api_key": true, "apikey": true, "sig": true, "sid": true, "auth": true,
-		"jsessionid": true, "phpsessid": true, "aspsessionid": true, "x-amz-credential": true,
-		"client_secret": true, "password": true, "passwd": true, "pwd": true, "otp": true, "code": true}
-	// secretParts mark a secret parameter or header when its name contains one.
-	secretParts = []string{"token", "secret", "session", "signature", "passw", "credential", "csrf", "xsrf"}
-	// secretHeaderParts mark a secret header when its name contains one.
-	secretHeaderParts = []string{"cookie", "authorization", "auth-", "api-key", "apikey", "x-amz-security"}
 )
 
-// SecretParam reports whether a query (or form) parameter named name carries a credential or session id:
-// access_token, id_token, key, api_key, sig, signature, sid, session_id, jsessionid, client_secret, code (an
-// OAuth authorization code), … —
-// a known name, or one containing token, secret, session, signature, passw, credential, csrf or xsrf.
-func SecretParam(name string) bool {
-	n := strings.ToLower(name)
-	if secretNames[n] {
-		return true
-	}
-	for _, p := range secretParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	return false
-}
+// SecretParam reports whether a query, form or fragment parameter named name carries a credential or session
+// id (secret.Param, the module's one rule).
+func SecretParam(name string) bool { return secret.Param(name) }
 
-// SecretHeader reports whether a request or response header carries a credential or session state: Cookie,
-// Set-Cookie, Authorization, Proxy-Authorization, X-Api-Key, X-Auth-Token, X-CSRF-Token, … — a name containing
-// cookie, authorization, auth-, api-key, apikey, or one of SecretParam's parts.
-func SecretHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, p := range secretHeaderParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	for _, p := range secretParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	return false
-}
+// SecretHeader reports whether a request or response header carries a credential or session state
+// (secret.Header).
+func SecretHeader(name string) bool { return secret.Header(name) }
 
 // KeptRequestHeaders are the request headers a cassette stores without secrets (lower case); with secrets it
 // stores every header.
