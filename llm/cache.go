@@ -10,12 +10,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"webbench/secret"
 )
 
 // CacheSchema is the schema_version of a model-cache entry file (CacheEntry).
@@ -136,9 +137,6 @@ type CacheEntry struct {
 	Response string `json:"response"`
 }
 
-// secretParam matches query parameter names that carry credentials (api-key, access_token, sig, …).
-var secretParam = regexp.MustCompile(`(?i)(key|token|secret|sig|signature|password|passwd|auth|credential)`)
-
 // CacheEndpoint is baseURL as the cache key names it: scheme and host lower-cased, no user info, no trailing
 // slash, and only the query parameters whose names do not look like credentials (sorted), so a key in the URL
 // never enters the key or the files. An unparsable URL is named by its redacted text.
@@ -151,7 +149,7 @@ func CacheEndpoint(baseURL string) string {
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
 	q := u.Query()
 	for k := range q {
-		if secretParam.MatchString(k) {
+		if secret.Param(k) {
 			q.Del(k)
 		}
 	}

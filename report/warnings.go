@@ -229,7 +229,7 @@ func cassetteMissesText(w analysis.Warning) string {
 		parts = append(parts, fmt.Sprintf("%s %s in %d of %d %s", m.Arm, results.Count(m.Misses, "miss", "misses"),
 			m.Missing, m.Attempts, results.Plural(m.Attempts, "attempt", "attempts")))
 	}
-	return fmt.Sprintf("The arms met different cassette misses in the replay (requests without a recorded response, "+
+	return fmt.Sprintf("The arms met different cassette misses on the (task, rep) pairs both replayed (requests without a recorded response, "+
 		"answered 404): %s. One arm browsed pages the recording never saw, so part of the difference is the "+
 		"cassette's; the trajectories list the missed URLs (cassette.misses): record them (re-record the tasks) "+
 		"before trusting the comparison.", strings.Join(parts, ", "))

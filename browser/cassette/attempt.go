@@ -78,7 +78,7 @@ func (a *Attempt) Put(x Exchange) error {
 }
 
 // stripped counts the secrets Put leaves out of x (0 when the cassette keeps secrets): secret header lines of
-// the request and the response, and secret query values of the request URL.
+// the request and the response, and secret query and fragment values of the request URL.
 func (c *Cassette) stripped(x Exchange) int {
 	if c.man.Secrets {
 		return 0
@@ -97,6 +97,8 @@ func (c *Cassette) stripped(x Exchange) int {
 				n++
 			}
 		}
+		_, f := redactPairs(u.EscapedFragment())
+		n += f
 	}
 	return n
 }
@@ -104,7 +106,7 @@ func (c *Cassette) stripped(x Exchange) int {
 // request is the stored form of a request: its key, its kept headers and cookie names, its URL stripped.
 func (a *Attempt) request(method, rawURL, rtype string, headers []Header, body []byte) Request {
 	ct := headerValue(headers, "content-type")
-	key, bodySum := Key(method, rawURL, ct, body)
+	key, bodySum := Key(method, rawURL, ct, body, a.c.now())
 	r := Request{Method: strings.ToUpper(method), URL: rawURL, Key: key, ResourceType: rtype, BodySHA256: bodySum,
 		CookieNames: cookieNames(headerValue(headers, "cookie"))}
 	secrets := a.c.man.Secrets
@@ -159,12 +161,14 @@ func cookieNames(cookie string) []string {
 }
 
 // Lookup finds the recorded entry for a request (Key) and reads its body. Among the entries of the request's
-// key it prefers those this attempt id recorded, then those sent with the same cookie names, and answers the
-// n-th lookup of a key with the n-th of them (the last once they run out), so a page fetched twice with state
-// changed in between gets both recorded answers. A request without an entry is a miss (Misses); ok is false.
+// key it prefers those recorded for the same URL (secrets redacted, no fragment: the rules may merge URLs a
+// site answers differently), then those this attempt id recorded, then those sent with the same cookie names,
+// and answers the n-th lookup of a key with the n-th of them (the last once they run out), so a page fetched
+// twice with state changed in between gets both recorded answers. A request without an entry is a miss
+// (Misses); ok is false.
 func (a *Attempt) Lookup(method, rawURL string, headers []Header, body []byte) (e Entry, respBody []byte, ok bool,
 	err error) {
-	key, _ := Key(method, rawURL, headerValue(headers, "content-type"), body)
+	key, _ := Key(method, rawURL, headerValue(headers, "content-type"), body, a.c.now())
 	ix, err := a.c.tapeIndex(a.task)
 	if err != nil {
 		return Entry{}, nil, false, err
@@ -174,6 +178,11 @@ func (a *Attempt) Lookup(method, rawURL string, headers []Header, body []byte) (
 		a.miss(rawURL)
 		return Entry{}, nil, false, nil
 	}
+	calls := key
+	u := exactURL(rawURL)
+	if exact := filterEntries(cands, func(e *Entry) bool { return exactURL(e.Request.URL) == u }); len(exact) > 0 {
+		cands, calls = exact, key+"\x00"+u
+	}
 	if own := filterEntries(cands, func(e *Entry) bool { return e.Attempt == a.attempt }); len(own) > 0 {
 		cands = own
 	}
@@ -182,8 +191,9 @@ func (a *Attempt) Lookup(method, rawURL string, headers []Header, body []byte) (
 		cands = same
 	}
 	a.mu.Lock()
-	n := a.calls[key+"\x00"+names]
-	a.calls[key+"\x00"+names] = n + 1
+	calls += "\x00" + names
+	n := a.calls[calls]
+	a.calls[calls] = n + 1
 	a.mu.Unlock()
 	e = *cands[min(n, len(cands)-1)]
 	respBody, err = a.c.Blob(e.Response.Body)
@@ -191,6 +201,13 @@ func (a *Attempt) Lookup(method, rawURL string, headers []Header, body []byte) (
 		return Entry{}, nil, false, err
 	}
 	return e, respBody, true, nil
+}
+
+// exactURL is rawURL as Lookup compares it with a recorded entry's: secret values redacted (the stored URL has
+// them redacted unless the cassette keeps secrets) and the fragment dropped (never sent to the server).
+func exactURL(rawURL string) string {
+	u, _, _ := strings.Cut(StripURL(rawURL), "#")
+	return u
 }
 
 func filterEntries(es []*Entry, keep func(*Entry) bool) []*Entry {

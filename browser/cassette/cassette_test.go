@@ -20,8 +20,8 @@ func TestKeyRules(t *testing.T) {
 		{"https://example.com/x#top", "https://example.com/x"},
 	}
 	for _, p := range same {
-		a, _ := Key("GET", p[0], "", nil)
-		b, _ := Key("GET", p[1], "", nil)
+		a, _ := Key("GET", p[0], "", nil, keyTime)
+		b, _ := Key("GET", p[1], "", nil, keyTime)
 		if a != b {
 			t.Errorf("%s and %s: keys %q and %q, want equal", p[0], p[1], a, b)
 		}
@@ -32,20 +32,20 @@ func TestKeyRules(t *testing.T) {
 		{"https://example.com/recipe/42", "https://example.com/recipe/43"},
 	}
 	for _, p := range differ {
-		a, _ := Key("GET", p[0], "", nil)
-		b, _ := Key("GET", p[1], "", nil)
+		a, _ := Key("GET", p[0], "", nil, keyTime)
+		b, _ := Key("GET", p[1], "", nil, keyTime)
 		if a == b {
 			t.Errorf("%s and %s: both key %q, want different", p[0], p[1], a)
 		}
 	}
-	j1, _ := Key("POST", "https://api.example.com/q", "application/json", []byte(`{"b": [1, 2], "a": "x"}`))
-	j2, _ := Key("post", "https://api.example.com/q", "application/json; charset=utf-8", []byte(`{"a":"x","b":[1,2]}`))
-	j3, _ := Key("POST", "https://api.example.com/q", "application/json", []byte(`{"a":"y","b":[1,2]}`))
+	j1, _ := Key("POST", "https://api.example.com/q", "application/json", []byte(`{"b": [1, 2], "a": "x"}`), keyTime)
+	j2, _ := Key("post", "https://api.example.com/q", "application/json; charset=utf-8", []byte(`{"a":"x","b":[1,2]}`), keyTime)
+	j3, _ := Key("POST", "https://api.example.com/q", "application/json", []byte(`{"a":"y","b":[1,2]}`), keyTime)
 	if j1 != j2 || j1 == j3 {
 		t.Errorf("JSON bodies: keys %q, %q, %q; want the first two equal, the third different", j1, j2, j3)
 	}
-	f1, _ := Key("POST", "https://e.com/f", "application/x-www-form-urlencoded", []byte("b=2&a=1&csrf_token=zz"))
-	f2, _ := Key("POST", "https://e.com/f", "application/x-www-form-urlencoded", []byte("a=1&b=2&csrf_token=yy"))
+	f1, _ := Key("POST", "https://e.com/f", "application/x-www-form-urlencoded", []byte("b=2&a=1&csrf_token=zz"), keyTime)
+	f2, _ := Key("POST", "https://e.com/f", "application/x-www-form-urlencoded", []byte("a=1&b=2&csrf_token=yy"), keyTime)
 	if f1 != f2 {
 		t.Errorf("form bodies: keys %q and %q, want equal", f1, f2)
 	}
@@ -54,7 +54,10 @@ func TestKeyRules(t *testing.T) {
 	}
 }
 
-func mustKey(m, u string) string { k, _ := Key(m, u, "", nil); return k }
+func mustKey(m, u string) string { k, _ := Key(m, u, "", nil, keyTime); return k }
+
+// keyTime is when TestKeyRules' requests are made: 1733400000 is a timestamp near it.
+var keyTime = time.Date(2024, 12, 6, 0, 0, 0, 0, time.UTC)
 
 func TestStripURL(t *testing.T) {
 	got := StripURL("https://user:pw@example.com/p?q=tea&access_token=s3cr3t&sig=abc#f")

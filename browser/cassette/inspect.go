@@ -207,7 +207,7 @@ func (c *Cassette) Later() drift.Later {
 			}
 			return nil, 0, err
 		}
-		key, _ := Key("GET", rawURL, "", nil)
+		key, _ := Key("GET", rawURL, "", nil, c.now())
 		for _, e := range t.Entries {
 			if e.Request.Key != key || e.Response.Status/100 == 3 {
 				continue

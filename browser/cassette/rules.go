@@ -7,7 +7,11 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
+
+	"webbench/secret"
 )
 
 // Rule is one row of the matching table: a normalisation applied to a request before its key is formed, so
@@ -24,6 +28,8 @@ type keyParts struct {
 	query                            [][2]string // name, value in request order
 	contentType                      string
 	body                             []byte
+	// at is when the request is keyed (recorded or replayed): a query value counts as a Unix time only near it.
+	at time.Time
 }
 
 // Rules is the matching table, applied in order by Key. Every rule only removes or rewrites volatile parts, so
@@ -39,24 +45,24 @@ var Rules = []Rule{
 				k.port = ""
 			}
 		}},
-	{Name: "opaque-path-id", Why: "session and tenant ids in paths (a hex string of 16+ digits, a UUID — the " +
-		"Zoo's /t/<tenant>/) are new in every session", apply: func(k *keyParts) {
-		segs := strings.Split(k.path, "/")
-		for i, s := range segs {
-			if opaqueID.MatchString(s) {
-				segs[i] = "{id}"
+	{Name: "opaque-path-id", Why: "the Zoo's tenant id (/t/<tenant>/: a hex string of 16+ digits or a UUID) is " +
+		"new in every session; elsewhere such a segment names a resource (a commit, an order) and is kept",
+		apply: func(k *keyParts) {
+			segs := strings.SplitN(k.path, "/", 4) // "", "t", tenant, rest
+			if len(segs) >= 3 && segs[0] == "" && segs[1] == "t" && opaqueID.MatchString(segs[2]) {
+				segs[2] = "{id}"
+				k.path = strings.Join(segs, "/")
 			}
-		}
-		k.path = strings.Join(segs, "/")
-	}},
+		}},
 	{Name: "secret-params", Why: "tokens and session ids in the query (access_token, sig, sid, …) change per " +
 		"session and are not stored (SecretParam)", apply: func(k *keyParts) {
 		k.query = dropParams(k.query, func(name, _ string) bool { return SecretParam(name) })
 	}},
-	{Name: "cache-busters", Why: "cache-busting and timestamp parameters (_=, cb=, v=, ts=, a 10- or 13-digit " +
-		"Unix time under any name) are new on every load", apply: func(k *keyParts) {
-		k.query = dropParams(k.query, volatileParam)
-	}},
+	{Name: "cache-busters", Why: "cache-busting and timestamp parameters (cb=, ts=, a number in _=, v= or t=, a " +
+		"10- or 13-digit Unix time within two years of the request under any name) are new on every load",
+		apply: func(k *keyParts) {
+			k.query = dropParams(k.query, func(n, v string) bool { return volatileParam(n, v, k.at) })
+		}},
 	{Name: "param-order", Why: "query parameter order carries no meaning for servers that read them into a map; " +
 		"scripts build queries from objects in varying order", apply: func(k *keyParts) {
 		sort.SliceStable(k.query, func(i, j int) bool { return k.query[i][0] < k.query[j][0] })
@@ -64,66 +70,57 @@ var Rules = []Rule{
 	{Name: "json-body", Why: "a JSON POST body's key order and whitespace vary with the serialiser",
 		apply: func(k *keyParts) { k.body = canonicalJSON(k.contentType, k.body) }},
 	{Name: "form-body", Why: "a form POST body is a query: the secret, cache-buster and order rules apply to it",
-		apply: func(k *keyParts) { k.body = canonicalForm(k.contentType, k.body) }},
+		apply: func(k *keyParts) { k.body = canonicalForm(k.contentType, k.body, k.at) }},
 }
 
 var (
 	opaqueID = regexp.MustCompile(`^(?i:[0-9a-f]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`)
 	unixTime = regexp.MustCompile(`^1\d{9}(?:\d{3})?$`)
+	number   = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*$`)
 	// volatileNames are cache-buster parameter names (lower case).
-	volatileNames = map[string]bool{"_": true, "cb": true, "cachebust": true, "cache_bust": true, "cachebuster": true,
-		"nocache": true, "rnd": true, "rand": true, "random": true, "ts": true, "timestamp": true, "t": true, "v": true,
+	volatileNames = map[string]bool{"cb": true, "cachebust": true, "cache_bust": true, "cachebuster": true,
+		"nocache": true, "rnd": true, "rand": true, "random": true, "ts": true, "timestamp": true,
 		"_t": true, "_ts": true, "bust": true}
-	// secretNames are query parameter names whose values are credentials or session ids (lower case).
-	secretNames = map[string]bool{"key": true, "api_key": true, "apikey": true, "sig": true, "sid": true, "auth": true,
-		"jsessionid": true, "phpsessid": true, "aspsessionid": true, "x-amz-credential": true,
-		"client_secret": true, "password": true, "passwd": true, "pwd": true, "otp": true}
-	// secretParts mark a secret parameter or header when its name contains one.
-	secretParts = []string{"token", "secret", "session", "signature", "passw", "credential", "csrf", "xsrf"}
-	// secretHeaderParts mark a secret header when its name contains one.
-	secretHeaderParts = []string{"cookie", "authorization", "auth-", "api-key", "apikey", "x-amz-security"}
+	// numericVolatileNames are cache-buster names only when their value is a number: sites also use them for
+	// content (YouTube's ?v=<video>, a ?t=<topic>), and a content value must keep its own key.
+	numericVolatileNames = map[string]bool{"_": true, "t": true, "v": true}
 )
 
-// SecretParam reports whether a query (or form) parameter named name carries a credential or session id:
-// access_token, id_token, key, api_key, sig, signature, sid, session_id, jsessionid, client_secret, … —
-// a known name, or one containing token, secret, session, signature, passw, credential, csrf or xsrf.
-func SecretParam(name string) bool {
-	n := strings.ToLower(name)
-	if secretNames[n] {
-		return true
-	}
-	for _, p := range secretParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	return false
-}
+// SecretParam reports whether a query, form or fragment parameter named name carries a credential or session
+// id (secret.Param, the module's one rule).
+func SecretParam(name string) bool { return secret.Param(name) }
 
-// SecretHeader reports whether a request or response header carries a credential or session state: Cookie,
-// Set-Cookie, Authorization, Proxy-Authorization, X-Api-Key, X-Auth-Token, X-CSRF-Token, … — a name containing
-// cookie, authorization, auth-, api-key, apikey, or one of SecretParam's parts.
-func SecretHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, p := range secretHeaderParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	for _, p := range secretParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	return false
-}
+// SecretHeader reports whether a request or response header carries a credential or session state
+// (secret.Header).
+func SecretHeader(name string) bool { return secret.Header(name) }
 
 // KeptRequestHeaders are the request headers a cassette stores without secrets (lower case); with secrets it
 // stores every header.
 var KeptRequestHeaders = []string{"accept", "accept-language", "content-type", "origin", "referer"}
 
-func volatileParam(name, value string) bool {
-	return volatileNames[strings.ToLower(name)] || unixTime.MatchString(value)
+// unixWindow is how far from the request's time a 10- or 13-digit value may lie to count as a timestamp: a
+// cache-buster is the loading time, while an id of the same shape (an ISBN-10, an account number) is mostly
+// far from it.
+const unixWindow = 2 * 365 * 24 * time.Hour
+
+func volatileParam(name, value string, at time.Time) bool {
+	n := strings.ToLower(name)
+	if volatileNames[n] || numericVolatileNames[n] && number.MatchString(value) {
+		return true
+	}
+	if !unixTime.MatchString(value) {
+		return false
+	}
+	v, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		return false
+	}
+	t := time.Unix(v, 0)
+	if len(value) == 13 {
+		t = time.UnixMilli(v)
+	}
+	d := t.Sub(at)
+	return d < unixWindow && d > -unixWindow
 }
 
 func isLoopback(host string) bool {
@@ -199,31 +196,33 @@ func canonicalJSON(ct string, body []byte) []byte {
 }
 
 // canonicalForm applies the query rules to an application/x-www-form-urlencoded body.
-func canonicalForm(ct string, body []byte) []byte {
+func canonicalForm(ct string, body []byte, at time.Time) []byte {
 	if mediaType(ct) != "application/x-www-form-urlencoded" {
 		return body
 	}
 	k := keyParts{query: parseQuery(string(body))}
-	k.query = dropParams(k.query, func(n, v string) bool { return SecretParam(n) || volatileParam(n, v) })
+	k.query = dropParams(k.query, func(n, v string) bool { return SecretParam(n) || volatileParam(n, v, at) })
 	sort.SliceStable(k.query, func(i, j int) bool { return k.query[i][0] < k.query[j][0] })
 	return []byte(encodeQuery(k.query))
 }
 
 // Key is a request's matching key after the Rules: "METHOD scheme://host[:port]/path[?query]", and " body="
-// with the hex SHA-256 of the normalised body when there is one. bodySum is that hash ("" without a body). A
-// URL that does not parse is its own key.
-func Key(method, rawURL, contentType string, body []byte) (key, bodySum string) {
+// with the hex SHA-256 of the normalised body when there is one. bodySum is that hash ("" without a body). at
+// is when the request is made (a value counts as a Unix-time cache-buster only near it). A URL that does not
+// parse is its own key, secret values redacted.
+func Key(method, rawURL, contentType string, body []byte, at time.Time) (key, bodySum string) {
 	method = strings.ToUpper(method)
 	u, err := url.Parse(rawURL)
 	if err != nil {
+		stripped := stripText(rawURL) // the key is stored: no secret value in it
 		if len(body) > 0 {
 			bodySum = Sum(body)
-			return method + " " + rawURL + " body=" + bodySum, bodySum
+			return method + " " + stripped + " body=" + bodySum, bodySum
 		}
-		return method + " " + rawURL, ""
+		return method + " " + stripped, ""
 	}
 	k := keyParts{method: method, scheme: u.Scheme, host: u.Hostname(), port: u.Port(), path: u.EscapedPath(),
-		query: parseQuery(u.RawQuery), contentType: contentType, body: body}
+		query: parseQuery(u.RawQuery), contentType: contentType, body: body, at: at}
 	for _, r := range Rules {
 		r.apply(&k)
 	}
@@ -243,12 +242,13 @@ func Key(method, rawURL, contentType string, body []byte) (key, bodySum string) 
 	return b.String(), bodySum
 }
 
-// StripURL replaces the value of every secret query parameter (SecretParam) with Redacted and drops user
-// information (user:password@); a URL that does not parse comes back unchanged.
+// StripURL replaces the value of every secret parameter (SecretParam) of the query and of the fragment (an
+// OAuth implicit-flow redirect carries #access_token=…) with Redacted and drops user information
+// (user:password@). A URL that does not parse gets the same replacements in its text.
 func StripURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return rawURL
+		return stripText(rawURL)
 	}
 	u.User = nil
 	if u.RawQuery != "" {
@@ -264,5 +264,51 @@ func StripURL(rawURL string) string {
 			u.RawQuery = encodeQuery(q)
 		}
 	}
+	if f, n := redactPairs(u.EscapedFragment()); n > 0 {
+		u.Fragment, u.RawFragment = "", ""
+		s := u.String()
+		return s + "#" + f
+	}
 	return u.String()
+}
+
+// userInfo is the user:password@ of a URL's text.
+var userInfo = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@]*@`)
+
+// stripText is StripURL on a URL's text, for one url.Parse rejects.
+func stripText(raw string) string {
+	raw = userInfo.ReplaceAllString(raw, "$1")
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	out := base
+	if hasQuery {
+		q, _ := redactPairs(query)
+		out += "?" + q
+	}
+	if hasFrag {
+		f, _ := redactPairs(frag)
+		out += "#" + f
+	}
+	return out
+}
+
+// redactPairs replaces the values of the secret name=value pairs of raw (an &-separated query or fragment,
+// escaped) with Redacted, leaving the rest byte for byte; n is how many it replaced.
+func redactPairs(raw string) (out string, n int) {
+	parts := strings.Split(raw, "&")
+	for i, part := range parts {
+		name, _, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		if un, err := url.QueryUnescape(name); err == nil {
+			name = un
+		}
+		name = name[strings.LastIndex(name, "?")+1:] // a hash route's query: #/cb?code=…
+		if SecretParam(name) {
+			parts[i] = part[:strings.Index(part, "=")] + "=" + Redacted
+			n++
+		}
+	}
+	return strings.Join(parts, "&"), n
 }

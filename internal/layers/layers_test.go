@@ -14,11 +14,13 @@ import (
 // mayImport is docs/DESIGN.md's table: for each top folder of the module, the top folders its non-test code may
 // import (a folder may always import its own subfolders and they it). Folders not listed (cmd, bench, examples,
 // internal) are the wiring and tools above everything, and may import anything.
-// anyMayImport are the leaf packages every layer may import: srcerr, the format of errors in users' files.
-var anyMayImport = []string{"srcerr"}
+// anyMayImport are the leaf packages every layer may import: srcerr, the format of errors in users' files, and
+// secret, which names carry credentials.
+var anyMayImport = []string{"srcerr", "secret"}
 
 var mayImport = map[string][]string{
 	"srcerr":   {},
+	"secret":   {},
 	"llm":      {},
 	"browser":  {},
 	"suites":   {},
