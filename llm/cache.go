@@ -38,7 +38,9 @@ const CacheSchema = 1
 //     looks like a secret), or the scripted policy's "scripted:PROFILE" — another server may answer otherwise;
 //   - "request": the request body as sent, re-encoded canonically (object keys sorted): model, messages, tools,
 //     temperature, top_p, max_tokens and the seed — everything the endpoint's answer can depend on;
-//   - "rep": the repetition, so that reps stay distinct samples also when no seed is sent (Inspect's epoch).
+//   - "rep": the repetition, so that reps stay distinct samples also when no seed is sent (Inspect's epoch);
+//   - "seed": the attempt's seed (CacheScope.Seed), also when the request does not carry it (seed mode none,
+//     an omitted seed), so that runs and arms with other seeds never replay each other's samples.
 //
 // The API key and every header are outside the key and the files: a key rotation does not invalidate the
 // cache, and nothing secret is written. Strings that differ between runs of the same attempt (a loopback
@@ -76,11 +78,13 @@ func OpenCache(dir string) (*Cache, error) {
 // Dir is the cache's directory.
 func (c *Cache) Dir() string { return c.dir }
 
-// CacheScope is what one attempt adds to the key beside the request: its repetition, the endpoint's name when
+// CacheScope is what one attempt adds to the key beside the request: its repetition and seed, the endpoint's name when
 // the base URL does not identify it, and the strings of its environment that change from run to run.
 type CacheScope struct {
 	// Rep is the attempt's 0-based repetition.
 	Rep int
+	// Seed is the attempt's seed (nil: none), keyed whether or not the request sends it.
+	Seed *int
 	// Endpoint names the endpoint in the key instead of the base URL (CacheEndpoint of it when ""): the
 	// scripted policy's loopback URL has a new port each run, so the runner names it "scripted:PROFILE".
 	Endpoint string
@@ -200,16 +204,17 @@ func (s *CacheSession) live(b []byte) []byte {
 }
 
 // CacheKey is the key of a request body sent to endpoint (a name from CacheEndpoint or a CacheScope.Endpoint)
-// in repetition rep: the hex SHA-256 of the canonical JSON object {"endpoint", "rep", "request"} whose request is
-// body decoded and encoded again (object keys sorted, numbers as written). Errors: body is not JSON.
-func CacheKey(endpoint string, rep int, body []byte) (string, error) {
+// in repetition rep by an attempt with seed (nil: none): the hex SHA-256 of the canonical JSON object
+// {"endpoint", "rep", "request", "seed"} whose request is body decoded and encoded again (object keys sorted,
+// numbers as written). Errors: body is not JSON.
+func CacheKey(endpoint string, rep int, seed *int, body []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var req any
 	if err := dec.Decode(&req); err != nil {
 		return "", fmt.Errorf("llm: cache key: %w", err)
 	}
-	canon, err := json.Marshal(map[string]any{"endpoint": endpoint, "rep": rep, "request": req})
+	canon, err := json.Marshal(map[string]any{"endpoint": endpoint, "rep": rep, "request": req, "seed": seed})
 	if err != nil {
 		return "", fmt.Errorf("llm: cache key: %w", err)
 	}
@@ -235,7 +240,7 @@ func (s *CacheSession) call(clientEndpoint string, body []byte) *cacheCall {
 	if ep == "" {
 		ep = clientEndpoint
 	}
-	key, err := CacheKey(ep, s.scope.Rep, s.stable(body))
+	key, err := CacheKey(ep, s.scope.Rep, s.scope.Seed, s.stable(body))
 	if err != nil {
 		return &cacheCall{s: s, endpoint: ep}
 	}
@@ -377,6 +382,9 @@ func (cc *cacheCall) store(model string, seed *int, raw []byte) error {
 		return nil
 	}
 	s := cc.s
+	if s.scope.Seed != nil {
+		seed = s.scope.Seed
+	}
 	resp := s.stable(raw)
 	if !json.Valid(resp) {
 		return errors.New("llm: model cache: response is not JSON")

@@ -369,7 +369,7 @@ func BenchmarkCacheKey(b *testing.B) {
 	}
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, body); err != nil {
+		if _, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, nil, body); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -465,5 +465,24 @@ func TestCacheFirstWriterWins(t *testing.T) {
 	}
 	if r := ask(cache.Session(scope), "same"); r != "reply 1" || got() != 3 {
 		t.Errorf("re-run replays %q after %d requests, want the first writer's reply 1", r, got())
+	}
+}
+
+// The attempt's seed is part of the key even when the request does not carry it: other seeds are other keys.
+func TestCacheKeySeed(t *testing.T) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"open the shop"}]}`)
+	key := func(seed *int) string {
+		k, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, seed, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	s11, s11b, s12 := 11, 11, 12
+	if key(&s11) != key(&s11b) {
+		t.Error("the same seed keys differently")
+	}
+	if key(&s11) == key(&s12) || key(&s11) == key(nil) {
+		t.Error("another seed (or none) keys the same")
 	}
 }
