@@ -472,9 +472,21 @@ type agentFor struct {
 	baseSeed int64
 }
 
+// ErrModelCacheUnused refuses --model-cache on a run none of whose variants is played by the built-in agent:
+// the cache would do nothing, and the user expects calls to be replayed.
+var ErrModelCacheUnused = errors.New("--model-cache caches the built-in agent's model calls, and no variant of " +
+	"this run uses it (external agents' calls go through the recording proxy, which does not replay): drop --model-cache")
+
 // useCache opens the model cache dir for the variants played by the built-in agent (an external agent's calls
-// go through the recording proxy, which does not replay).
+// go through the recording proxy, which does not replay). Errors: ErrModelCacheUnused, the directory's.
 func useCache(agents map[string]*agentFor, dir string, baseSeed int64) error {
+	builtin := false
+	for _, af := range agents {
+		builtin = builtin || af.v.Agent == nil
+	}
+	if !builtin {
+		return ErrModelCacheUnused
+	}
 	c, err := llm.OpenCache(dir)
 	if err != nil {
 		return err
@@ -628,7 +640,8 @@ func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, t
 	var endpoints []results.Endpoint
 	if opts.ModelCache != "" {
 		err = useCache(agents, opts.ModelCache, plan.BaseSeed)
-	} else {
+	}
+	if err == nil {
 		endpoints, err = preflight(ctx, plan, agents, todo, opts.Log)
 	}
 	if err != nil {
