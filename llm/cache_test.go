@@ -369,8 +369,120 @@ func BenchmarkCacheKey(b *testing.B) {
 	}
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, body); err != nil {
+		if _, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, nil, body); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// countingServer answers every chat request with the content "reply N" (N: the request's number) once release is
+// closed, counting the requests that arrived (got).
+func countingServer(t *testing.T, release <-chan struct{}) (*httptest.Server, func() int) {
+	t.Helper()
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"message":{"role":"assistant","content":"reply %d"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":4}}`, n)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() int { mu.Lock(); defer mu.Unlock(); return calls }
+}
+
+// Two identical requests in flight at once (the arms of a pair before a guard changes one) reach the endpoint
+// once: the second waits and gets the first's reply, the one stored, so a re-run replays what both received.
+func TestCacheSingleFlight(t *testing.T) {
+	release := make(chan struct{})
+	srv, got := countingServer(t, release)
+	cache, _ := llm.OpenCache(t.TempDir())
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "open the shop"}}
+	out := make([]string, 2)
+	cached := make([]bool, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := cacheClient(t, "m", srv.URL).Chat(context.Background(), llm.Request{Messages: msgs,
+				Cache: cache.Session(llm.CacheScope{Endpoint: "test"})})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			out[i], cached[i] = resp.Message.Content, resp.Cached
+		}()
+	}
+	for got() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(150 * time.Millisecond) // the second request reaches the server now unless it waits
+	close(release)
+	wg.Wait()
+	if got() != 1 || out[0] != "reply 1" || out[1] != "reply 1" {
+		t.Fatalf("%d requests sent, replies %q", got(), out)
+	}
+	if cached[0] == cached[1] {
+		t.Errorf("exactly one reply should be marked cached (the waiter's): %v", cached)
+	}
+	resp, err := cacheClient(t, "m", srv.URL).Chat(context.Background(), llm.Request{Messages: msgs,
+		Cache: cache.Session(llm.CacheScope{Endpoint: "test"})})
+	if err != nil || resp.Message.Content != "reply 1" || got() != 1 {
+		t.Errorf("re-run: %v, %v after %d requests", resp, err, got())
+	}
+}
+
+// A second sample of a stored request (sent by a session that diverged earlier) does not replace the entry:
+// the first writer wins, so the session that replayed or stored it first is reproduced on a re-run.
+func TestCacheFirstWriterWins(t *testing.T) {
+	release := make(chan struct{})
+	close(release)
+	srv, got := countingServer(t, release)
+	cache, _ := llm.OpenCache(t.TempDir())
+	ask := func(s *llm.CacheSession, content string) string {
+		resp, err := cacheClient(t, "m", srv.URL).Chat(context.Background(), llm.Request{Cache: s,
+			Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: content}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Message.Content
+	}
+	scope := llm.CacheScope{Endpoint: "test"}
+	if r := ask(cache.Session(scope), "same"); r != "reply 1" {
+		t.Fatalf("first: %q", r)
+	}
+	diverged := cache.Session(scope)
+	if r := ask(diverged, "other"); r != "reply 2" {
+		t.Fatalf("divergence: %q", r)
+	}
+	if r := ask(diverged, "same"); r != "reply 3" {
+		t.Fatalf("a diverged session sends: %q", r)
+	}
+	if r := ask(cache.Session(scope), "same"); r != "reply 1" || got() != 3 {
+		t.Errorf("re-run replays %q after %d requests, want the first writer's reply 1", r, got())
+	}
+}
+
+// The attempt's seed is part of the key even when the request does not carry it: other seeds are other keys.
+func TestCacheKeySeed(t *testing.T) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"open the shop"}]}`)
+	key := func(seed *int) string {
+		k, err := llm.CacheKey("http://127.0.0.1:1/v1", 0, seed, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	s11, s11b, s12 := 11, 11, 12
+	if key(&s11) != key(&s11b) {
+		t.Error("the same seed keys differently")
+	}
+	if key(&s11) == key(&s12) || key(&s11) == key(nil) {
+		t.Error("another seed (or none) keys the same")
 	}
 }

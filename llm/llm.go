@@ -356,11 +356,12 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 		if cc.key != "" {
 			newID = cc.newID
 		}
-		if resp := c.replay(cc, body); resp != nil {
+		if resp := c.replay(ctx, cc, body); resp != nil {
 			resp.DurationMS = time.Since(start).Milliseconds()
 			return resp, nil
 		}
 	}
+	defer cc.done()
 	backoff := c.backoff
 	var lastErr *Error
 	echoRetried := false
@@ -409,10 +410,11 @@ func (c *Client) Chat(ctx context.Context, r Request) (*Response, error) {
 	}
 }
 
-// replay answers the call from the cache when its key hits and the stored body decodes as a chat.completion;
-// nil otherwise (the session has then diverged: the call goes to the endpoint).
-func (c *Client) replay(cc *cacheCall, body []byte) *Response {
-	raw := cc.lookup()
+// replay answers the call from the cache when its key hits, or with the reply to an identical request in flight,
+// and that body decodes as a chat.completion; nil otherwise (the session has then diverged: the call goes to
+// the endpoint).
+func (c *Client) replay(ctx context.Context, cc *cacheCall, body []byte) *Response {
+	raw := cc.lookup(ctx)
 	if raw == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -155,5 +156,26 @@ func removeEntryWith(t *testing.T, dir, text string) {
 	}
 	if err := os.Remove(hits[0]); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A model cache on a run whose every variant is an external agent is refused (it would replay nothing), and
+// with a built-in variant the cache is that variant's, the external one's calls staying uncached; the seed of
+// an attempt in seed mode none is its pair's seed from the plan's base seed.
+func TestUseCacheNeedsBuiltinAgent(t *testing.T) {
+	ext := &agentFor{v: &Variant{Name: "ext", Agent: &AgentCmd{Kind: "command", Run: []string{"true"}}}}
+	dir := filepath.Join(t.TempDir(), "models")
+	if err := useCache(map[string]*agentFor{"ext": ext}, dir, 7); !errors.Is(err, ErrModelCacheUnused) {
+		t.Fatalf("external agents only: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the refused cache directory was created: %v", err)
+	}
+	in := &agentFor{v: &Variant{Name: "in"}}
+	if err := useCache(map[string]*agentFor{"ext": ext, "in": in}, dir, 7); err != nil {
+		t.Fatal(err)
+	}
+	if in.cache == nil || ext.cache != nil || in.baseSeed != 7 {
+		t.Errorf("cache on built-in %v, on external %v, base seed %d", in.cache != nil, ext.cache != nil, in.baseSeed)
 	}
 }

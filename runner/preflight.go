@@ -21,7 +21,7 @@ const preflightTimeout = 60 * time.Second
 
 // preflight sends one llm.Client.Preflight per distinct endpoint and request shape (preflightKey: base URL,
 // model, key variable and every setting that changes the request) of the variants that have attempts in todo
-// and talk to a real model; the in-process scripted policy (model kind "scripted") is skipped: the runner
+// and talk to a real model, except those the model cache serves (a replayed run sends nothing); the in-process scripted policy (model kind "scripted") is skipped: the runner
 // started it on loopback a moment ago with a known profile, so there is nothing to find out. An error of a
 // class that stops runs (config, auth, quota), or a context overflow (even the small preflight does not fit: a
 // config error with agent.ContextWindowHint), is returned as an *EndpointError before anything is recorded;
@@ -36,7 +36,8 @@ func preflight(ctx context.Context, plan Plan, agents map[string]*agentFor, todo
 	index := map[string]int{}
 	for _, v := range plan.Variants {
 		af := agents[v.Name]
-		if !used[v.Name] || af == nil || v.Model.Kind == "scripted" {
+		// A variant served from the model cache is not preflighted, so that a replayed run sends nothing.
+		if !used[v.Name] || af == nil || v.Model.Kind == "scripted" || af.cache != nil {
 			continue
 		}
 		cfg := af.client.Config()

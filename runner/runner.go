@@ -468,31 +468,51 @@ type agentFor struct {
 	player player
 	// cache is the run's model cache (nil: none, Options.ModelCache).
 	cache *llm.Cache
+	// baseSeed is the plan's base seed: an attempt that sends no seed is keyed by its pair's seed from it.
+	baseSeed int64
 }
 
+// ErrModelCacheUnused refuses --model-cache on a run none of whose variants is played by the built-in agent:
+// the cache would do nothing, and the user expects calls to be replayed.
+var ErrModelCacheUnused = errors.New("--model-cache caches the built-in agent's model calls, and no variant of " +
+	"this run uses it (external agents' calls go through the recording proxy, which does not replay): drop --model-cache")
+
 // useCache opens the model cache dir for the variants played by the built-in agent (an external agent's calls
-// go through the recording proxy, which does not replay).
-func useCache(agents map[string]*agentFor, dir string) error {
+// go through the recording proxy, which does not replay). Errors: ErrModelCacheUnused, the directory's.
+func useCache(agents map[string]*agentFor, dir string, baseSeed int64) error {
+	builtin := false
+	for _, af := range agents {
+		builtin = builtin || af.v.Agent == nil
+	}
+	if !builtin {
+		return ErrModelCacheUnused
+	}
 	c, err := llm.OpenCache(dir)
 	if err != nil {
 		return err
 	}
 	for _, af := range agents {
 		if af.v.Agent == nil {
-			af.cache = c
+			af.cache, af.baseSeed = c, baseSeed
 		}
 	}
 	return nil
 }
 
 // cacheSession is attempt a's session on its variant's model cache in environment env (nil without a cache):
-// keyed by the attempt's rep, the endpoint (the scripted policy by its profile, as its loopback port changes
+// keyed by the attempt's rep and seed (the pair's seed in seed mode none, so that runs with other base seeds
+// stay other samples), the endpoint (the scripted policy by its profile, as its loopback port changes
 // every run) and env's strings that change between runs (suites.Volatile).
 func (af *agentFor) cacheSession(a Attempt, env suites.Env) *llm.CacheSession {
 	if af.cache == nil {
 		return nil
 	}
-	scope := llm.CacheScope{Rep: a.Rep, Volatile: suites.Volatile(env)}
+	seed := a.Seed
+	if seed == nil {
+		s := results.Seed(a.PairID, af.baseSeed)
+		seed = &s
+	}
+	scope := llm.CacheScope{Rep: a.Rep, Seed: seed, Volatile: suites.Volatile(env)}
 	if af.v.Model.Kind == "scripted" {
 		scope.Endpoint = af.v.Model.String()
 	}
@@ -619,8 +639,9 @@ func prepare(ctx context.Context, plan Plan, suite suites.Suite, opts Options, t
 	}
 	var endpoints []results.Endpoint
 	if opts.ModelCache != "" {
-		err = useCache(agents, opts.ModelCache)
-	} else {
+		err = useCache(agents, opts.ModelCache, plan.BaseSeed)
+	}
+	if err == nil {
 		endpoints, err = preflight(ctx, plan, agents, todo, opts.Log)
 	}
 	if err != nil {

@@ -44,7 +44,8 @@ func withCode(code int, err error) error {
 	return &exitError{code, err}
 }
 
-// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, a remote
+// runErr maps runner errors to exit codes: interrupt 130, a different plan in the run directory 2, a model
+// cache no variant uses 2, a remote
 // browser server of another Playwright version or a remote browser that cannot load the suite's start page 2
 // (any other failed connect to it, and a server lost for the whole reconnect window, are infrastructure, 3), an
 // endpoint error that stops runs (runner.EndpointError) its class's code — config 2 (model name, base URL,
@@ -56,7 +57,7 @@ func runErr(err error) error {
 		return nil
 	case errors.Is(err, context.Canceled):
 		return &exitError{exitInterrupt, err}
-	case errors.Is(err, runner.ErrPlanMismatch):
+	case errors.Is(err, runner.ErrPlanMismatch), errors.Is(err, runner.ErrModelCacheUnused):
 		return usageErr("%v", err)
 	case errors.Is(err, browser.ErrVersionMismatch), errors.Is(err, runner.ErrBrowserUnreachable):
 		// Another Playwright version on the server, or a remote browser that cannot reach the suite's pages:

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"webbench/runner"
 )
 
 // --model-cache (a run flag of bench run and bench ablate) reaches the runner's options.
@@ -20,5 +25,15 @@ func TestModelCacheFlag(t *testing.T) {
 	}
 	if opts.ModelCache != "runs/models" {
 		t.Errorf("ModelCache %q", opts.ModelCache)
+	}
+}
+
+// A model cache no variant uses is a usage error (exit 2) whose message names the flag and why.
+func TestModelCacheUnusedExit(t *testing.T) {
+	err := runErr(fmt.Errorf("run: %w", runner.ErrModelCacheUnused))
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "--model-cache") ||
+		!strings.Contains(err.Error(), "built-in agent") {
+		t.Errorf("got %#v: %v", ee, err)
 	}
 }

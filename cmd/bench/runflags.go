@@ -51,7 +51,7 @@ func (f *runFlags) register(c *cobra.Command) {
 	c.Flags().BoolVar(&f.screenshots, "screenshots", false, "keep a screenshot after every step (for the llm judge)")
 	c.Flags().BoolVar(&f.trace, "trace", false, "keep a Playwright trace (traces/<attempt_id>.zip) of every attempt that did not pass")
 	c.Flags().BoolVar(&f.noEvaluate, "disable-evaluate", false, "remove browser_evaluate from the agent's tools")
-	c.Flags().StringVar(&f.modelCache, "model-cache", "", "model-call cache directory: the built-in agent's calls replay from it until an attempt's first request not stored, every response is stored; skips the endpoints' preflight (docs/MODEL-CACHE.md)")
+	c.Flags().StringVar(&f.modelCache, "model-cache", "", "model-call cache directory: the built-in agent's calls replay from it until an attempt's first request not stored, every response is stored; the variants it serves are not preflighted; refused (exit 2) when no variant uses the built-in agent (docs/MODEL-CACHE.md)")
 	f.cas.register(c)
 }
 
