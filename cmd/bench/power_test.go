@@ -111,7 +111,7 @@ func TestPowerSequential(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// 3 arms × 20 tasks × 2 reps = 120 attempts at most; a 50-point drop stops both variants well before.
-	for _, want := range []string{"Kim–DeMets α·t^3 spending on the share of the 20 units, a look after every unit that moved; Holm across 2 variant(s)",
+	for _, want := range []string{"Kim–DeMets α·t^3 spending on the share of the 20 units, a look after every unit that moved; repeated intervals on O'Brien–Fleming-type boundaries over the units; Holm across 2 variant(s)",
 		"attempts (all arms), maximum │ 120   │ 120", "40 simulated runs (seed 13)",
 		"futility stop when a drop of 10.0 pts or more is excluded"} { // the spec's default margin
 		if !strings.Contains(out, want) {
