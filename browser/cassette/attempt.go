@@ -168,11 +168,13 @@ func cookieNames(cookie string) []string {
 // (Misses); ok is false.
 func (a *Attempt) Lookup(method, rawURL string, headers []Header, body []byte) (e Entry, respBody []byte, ok bool,
 	err error) {
-	key, _ := Key(method, rawURL, headerValue(headers, "content-type"), body, a.c.now())
 	ix, err := a.c.tapeIndex(a.task)
 	if err != nil {
 		return Entry{}, nil, false, err
 	}
+	// Timestamps are told from content by their distance to the time the page saw: on replay its clock shows
+	// the task's record time (SetClock), whatever today is.
+	key, _ := Key(method, rawURL, headerValue(headers, "content-type"), body, a.c.tapeTime(ix))
 	cands := ix.byKey[key]
 	if len(cands) == 0 {
 		a.miss(rawURL)

@@ -260,10 +260,15 @@ func (c *Cassette) TaskTime(task string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	return c.tapeTime(ix), nil
+}
+
+// tapeTime is TaskTime of a task's index: its tape's record time, else the manifest's.
+func (c *Cassette) tapeTime(ix *tapeIndex) time.Time {
 	if ix.tape != nil && !ix.tape.RecordedAt.IsZero() {
-		return ix.tape.RecordedAt, nil
+		return ix.tape.RecordedAt
 	}
-	return c.man.RecordedAt, nil
+	return c.man.RecordedAt
 }
 
 // secretsMode words a secrets flag as ls shows it.

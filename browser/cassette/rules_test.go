@@ -128,3 +128,31 @@ func TestRedirectFragmentNotStored(t *testing.T) {
 		t.Errorf("entries %d, second stripped %d; want 2 and 2 (code, id_token)", len(e), e[len(e)-1].Stripped)
 	}
 }
+
+// TestReplayTimestampsAtRecordTime: a replay tells timestamps from content by their distance to the task's
+// record time, which its page clock shows, not to today: a cassette recorded years ago still matches a request
+// whose timestamp the page made at the record time.
+func TestReplayTimestampsAtRecordTime(t *testing.T) {
+	dir := t.TempDir()
+	rec := time.Date(2020, 3, 1, 12, 0, 0, 0, time.UTC)
+	c, err := Create(dir, Options{Now: func() time.Time { return rec }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := "https://e.com/feed?at=" + strconv.FormatInt(rec.Unix()-60, 10)
+	a := c.Attempt("task/1", "r/0")
+	if err := a.Put(Exchange{Method: "GET", URL: recorded, Status: 200, Body: []byte("feed")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := "https://e.com/feed?at=" + strconv.FormatInt(rec.Unix()+5, 10)
+	if _, body, ok, err := r.Attempt("task/1", "r/1").Lookup("GET", later, nil, nil); err != nil || !ok || string(body) != "feed" {
+		t.Errorf("Lookup(%s) = %q, %v, %v; want the recorded feed", later, body, ok, err)
+	}
+}
