@@ -22,8 +22,8 @@ type Warning struct {
 	// no_target_tasks, empty_arm, no_baseline, extra, variant_no_task,
 	// variant_identical, differential_errors,
 	// unequal_reps, holm_floor, cost_holm_floor, noise_floor (the Δ of an A/A arm, aa.go),
-	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go), sequential_fixed_p and sequential_budget
-	// (sequential_result.go), cassette_misses (cassette.go).
+	// flake_rate (flake.go), same_dir and seed_mismatch (compare.go), sequential_fixed_p, sequential_budget
+	// and sequential_shard_stop (sequential_result.go), cassette_misses (cassette.go).
 	Kind WarningKind
 	// Variants are the variants it concerns: one, or none for the whole run.
 	Variants []string
@@ -73,6 +73,8 @@ type Warning struct {
 	// Budget is the budget a sequential run stopped on (sequential_budget: results.BudgetCost or
 	// BudgetAttempts).
 	Budget string
+	// ShardSkip is a merged run's shard stop the merged looks had not made (sequential_shard_stop).
+	ShardSkip *results.SeqSkip
 	// Misses are the baseline's and the variant's cassette misses, in that order (cassette_misses,
 	// cassette.go).
 	Misses []ArmMisses

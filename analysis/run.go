@@ -37,15 +37,14 @@ func AnalyzeRun(run *results.Run, o RunOptions) (*Analysis, []results.Attempt, e
 	a := Analyze(recs, in)
 	a.LabelModels(run.Manifest.Plan.Variants)
 	if run.Manifest.Plan.Ablation.Sequential != nil {
-		rule, err := NewSeqRule(run.Manifest.Plan, nil)
+		rule, err := NewSeqRule(run.Manifest.Plan, run.ShardPairs())
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", run.Dir, err)
 		}
-		budget := ""
 		if s := run.Manifest.Summary; s != nil {
-			budget = s.Budget
+			rule.WithShardSkips(s.SeqSkips)
 		}
-		a.Sequential = rule.Result(recs, budget)
+		a.Sequential = rule.Result(recs, run.Manifest.Summary)
 		a.Warnings = append(seqWarnings(a.Sequential), a.Warnings...)
 	}
 	return a, recs, nil

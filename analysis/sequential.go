@@ -23,6 +23,9 @@ type SeqRule struct {
 	// the A/A arms run in full.
 	monitored []string
 	units     [][]seqPair
+	// shardLeft are the attempts shards' own rules left unrun where the merged replay still needed them
+	// (results.ShardSkips of a merged run's manifest), by attempt id: pairs without an outcome, not missing.
+	shardLeft map[string]results.SeqSkip
 	// mu guards cache: the looks after each unit so far, so that a replay after one more record recomputes
 	// only from the first unit whose records changed.
 	mu    sync.Mutex
@@ -79,6 +82,16 @@ func NewSeqRule(p results.Plan, keep func(pairID string) bool) (*SeqRule, error)
 		r.units = append(r.units, pairs)
 	}
 	return r, nil
+}
+
+// WithShardSkips makes r replay a merged run: the attempts of skips (the merged manifest's Summary.SeqSkips) that
+// name a shard were left unrun by that shard's own stop, so they count as recorded without an outcome (their
+// pairs add nothing to a look) instead of holding the looks as missing attempts would. It returns r.
+func (r *SeqRule) WithShardSkips(skips []results.SeqSkip) *SeqRule {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.shardLeft, r.cache = results.ShardSkips(skips), nil
+	return r
 }
 
 // SeqDecision is one monitored variant's state at the last look: its stop ("" undecided), the unit it was
@@ -249,7 +262,8 @@ func (r *SeqRule) needed(arm string, p seqPair, k int, ds []SeqDecision) bool {
 func (r *SeqRule) complete(pairs []seqPair, k int, ds []SeqDecision, latest map[string]results.Attempt) bool {
 	for _, p := range pairs {
 		for _, a := range p.arms {
-			if _, ok := latest[results.AttemptID(a, p.id)]; !ok && r.needed(a, p, k, ds) {
+			id := results.AttemptID(a, p.id)
+			if _, ok := latest[id]; !ok && r.shardLeft[id].Shard == "" && r.needed(a, p, k, ds) {
 				return false
 			}
 		}
@@ -286,9 +300,11 @@ func pass(a results.Attempt) float64 {
 	return 0
 }
 
-// Skips maps the planned attempt ids the design no longer needs and that have no record in latest (the final
-// record of each attempt id so far) to why: the variant's stop and the unit it was decided at, or for the
-// baseline, that no arm still needed on its pair (Attempts 1 each). The runner starts none of them.
+// Skips maps the planned attempt ids left unrun that have no record in latest (the final record of each attempt
+// id so far) to why (Attempts 1 each): those the design no longer needs, with the variant's stop and the unit it
+// was decided at, or for the baseline, that no arm still needed on its pair; and in a merged run
+// (WithShardSkips) those a shard's own stop left unrun where the merged looks still needed them, naming the
+// shard. The runner starts none of them; a merged manifest records them (results.SumSkips).
 func (r *SeqRule) Skips(latest map[string]results.Attempt) map[string]results.SeqSkip {
 	return r.skips(latest, r.replay(latest).decisions)
 }
@@ -299,7 +315,13 @@ func (r *SeqRule) skips(latest map[string]results.Attempt, ds []SeqDecision) map
 		for _, p := range pairs {
 			for _, a := range p.arms {
 				id := results.AttemptID(a, p.id)
-				if _, ok := latest[id]; ok || r.needed(a, p, k+1, ds) {
+				if _, ok := latest[id]; ok {
+					continue
+				}
+				if r.needed(a, p, k+1, ds) {
+					if s, ok := r.shardLeft[id]; ok {
+						out[id] = s
+					}
 					continue
 				}
 				s := results.SeqSkip{Variant: a, Attempts: 1}
@@ -311,4 +333,45 @@ func (r *SeqRule) skips(latest map[string]results.Attempt, ds []SeqDecision) map
 		}
 	}
 	return out
+}
+
+// MergedSeqSkips is the Summary.SeqSkips of the run merged from shards (the run directories bench merge joins,
+// of plan p), whose records are recs: the design replayed over recs in plan order, each shard's own stops taken
+// as that shard's rule made them (its rule over its own pairs, Run.ShardPairs, and records). An attempt a shard
+// left unrun that the merged replay no longer needs is the merged rule's skip; one it still needed is kept as that
+// shard's skip (SeqSkip.Shard, the shard's "i/n", with its attempt ids) and counts as a pair without an outcome. A
+// shard that is itself a merged run brings its own shard skips. It is an error when p has no sequential design
+// or its units do not fit p.
+func MergedSeqSkips(p results.Plan, shards []*results.Run, recs []results.Attempt) ([]results.SeqSkip, error) {
+	left := map[string]results.SeqSkip{}
+	for _, sh := range shards {
+		rule, err := NewSeqRule(p, sh.ShardPairs())
+		if err != nil {
+			return nil, err
+		}
+		if sum := sh.Manifest.Summary; sum != nil {
+			rule.WithShardSkips(sum.SeqSkips)
+		}
+		for id, s := range rule.Skips(latestRecords(sh.Records)) {
+			if s.Shard == "" {
+				s.Shard = sh.Manifest.Shard
+			}
+			left[id] = s
+		}
+	}
+	arms := p.VariantNames()
+	merged, err := NewSeqRule(p, nil)
+	if err != nil {
+		return nil, err
+	}
+	return results.SumSkips(merged.WithShardSkips(results.SumSkips(left, arms)).Skips(latestRecords(recs)), arms), nil
+}
+
+// latestRecords maps each attempt id of recs to its last record (recs in the order they were written).
+func latestRecords(recs []results.Attempt) map[string]results.Attempt {
+	latest := make(map[string]results.Attempt, len(recs))
+	for _, a := range recs {
+		latest[a.AttemptID] = a
+	}
+	return latest
 }

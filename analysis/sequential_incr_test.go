@@ -54,7 +54,7 @@ func TestSeqRuleIncrementalMatchesFromScratch(t *testing.T) {
 			for _, a := range latest {
 				all = append(all, a)
 			}
-			if got, want := inc.Result(all, ""), fresh.Result(all, ""); !reflect.DeepEqual(got, want) {
+			if got, want := inc.Result(all, nil), fresh.Result(all, nil); !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d, record %d: incremental result %+v, from scratch %+v", seed, i, got, want)
 			}
 		}

@@ -17,6 +17,10 @@ const (
 	// WarnSeqBudget: the run stopped on a budget (Budget: results.BudgetCost or BudgetAttempts) before every
 	// variant was decided; the repeated intervals and decisions hold at that stop.
 	WarnSeqBudget WarningKind = "sequential_budget"
+	// WarnSeqShardStop: in a merged run, a shard's own rule left attempts unrun (ShardSkip: the shard, the arm,
+	// its stop and unit, the attempts) that the merged looks still needed when they reached them, so those pairs
+	// count without an outcome.
+	WarnSeqShardStop WarningKind = "sequential_shard_stop"
 )
 
 // SeqResult is a sequential ablation's outcome: the design, how far the looks got, each monitored variant's
@@ -38,6 +42,13 @@ type SeqResult struct {
 	TokensKnown, CostKnown    bool
 	// Budget is the budget the run stopped on (results.Summary.Budget; "" when none).
 	Budget string
+	// Budgets are the budgets the run ran under (results.Summary.Budgets; nil: none), counted per shard in a
+	// sharded run: ShardBudgets are the merged shards' own, Budgets then their sum.
+	Budgets      *results.Budgets
+	ShardBudgets []results.ShardBudget
+	// ShardStops are the attempts shards' own stops left unrun where the merged looks still needed them (a
+	// merged run's skips naming a shard, their ids left out), per shard and arm; Saved counts them too.
+	ShardStops []results.SeqSkip
 }
 
 // SeqVariant is one arm in a sequential outcome: its decision (SeqDecision; none for the baseline), the units it
@@ -49,17 +60,22 @@ type SeqVariant struct {
 	SavedTokens, SavedCostUSD float64
 }
 
-// Result is the sequential outcome of recs (the run's final records) under r; budget is the budget the run
-// stopped on ("" none).
-func (r *SeqRule) Result(recs []results.Attempt, budget string) *SeqResult {
-	latest := make(map[string]results.Attempt, len(recs))
-	for _, a := range recs {
-		latest[a.AttemptID] = a
-	}
+// Result is the sequential outcome of recs (the run's final records) under r; sum is the run's manifest summary
+// (its budget stop and budgets; nil: none).
+func (r *SeqRule) Result(recs []results.Attempt, sum *results.Summary) *SeqResult {
+	latest := latestRecords(recs)
 	rp := r.replay(latest)
 	skips := r.skips(latest, rp.decisions)
-	out := &SeqResult{Alpha: r.design.Alpha, MinEffect: r.design.MinEffect, Units: len(r.units), Looked: rp.looked,
-		Budget: budget}
+	out := &SeqResult{Alpha: r.design.Alpha, MinEffect: r.design.MinEffect, Units: len(r.units), Looked: rp.looked}
+	if sum != nil {
+		out.Budget, out.Budgets, out.ShardBudgets = sum.Budget, sum.Budgets, sum.ShardBudgets
+	}
+	for _, s := range results.SumSkips(skips, append([]string{r.baseline}, r.monitored...)) {
+		if s.Shard != "" {
+			s.IDs = nil
+			out.ShardStops = append(out.ShardStops, s)
+		}
+	}
 	arm := func(name string) SeqVariant {
 		v := SeqVariant{SeqDecision: SeqDecision{Variant: name}, Units: r.plannedUnits(name)}
 		for _, pairs := range r.units {
@@ -108,6 +124,14 @@ func seqWarnings(s *SeqResult) []Warning {
 	out := []Warning{{Kind: WarnSeqFixedP}}
 	if s.Budget != "" && slices.ContainsFunc(s.Variants, func(v SeqVariant) bool { return v.Stop == "" }) {
 		out = append(out, Warning{Kind: WarnSeqBudget, Budget: s.Budget})
+	}
+	for i := range s.ShardStops {
+		k := &s.ShardStops[i]
+		w := Warning{Kind: WarnSeqShardStop, ShardSkip: k}
+		if k.Stop != "" { // a variant's stop; the baseline's skips concern the whole run
+			w.Variants = []string{k.Variant}
+		}
+		out = append(out, w)
 	}
 	return out
 }

@@ -83,7 +83,7 @@ func TestSeqRuleStopsAndSkips(t *testing.T) {
 	p := seqPlan(n, "bad", "same")
 	recs := simulate(t, p, func(v, _ string) bool { return v != "bad" })
 	rule, _ := analysis.NewSeqRule(p, nil)
-	res := rule.Result(recs, "")
+	res := rule.Result(recs, nil)
 	bad, same := res.Variants[0], res.Variants[1]
 	if bad.Stop != stats.SeqWorse || same.Stop != stats.SeqFutile {
 		t.Fatalf("stops %q, %q; want worse, futile", bad.Stop, same.Stop)
@@ -124,11 +124,11 @@ func TestSeqRuleDeterministicAndInPlanOrder(t *testing.T) {
 	p := seqPlan(30, "bad", "same")
 	recs := simulate(t, p, func(v, _ string) bool { return v != "bad" })
 	rule, _ := analysis.NewSeqRule(p, nil)
-	want := rule.Result(recs, "")
+	want := rule.Result(recs, nil)
 	for seed := range uint64(5) {
 		shuffled := slices.Clone(recs)
 		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		if got := rule.Result(shuffled, ""); !reflect.DeepEqual(got, want) {
+		if got := rule.Result(shuffled, nil); !reflect.DeepEqual(got, want) {
 			t.Fatalf("order %d: %+v, want %+v", seed, got, want)
 		}
 	}
@@ -136,7 +136,7 @@ func TestSeqRuleDeterministicAndInPlanOrder(t *testing.T) {
 	killed := resume(t, p, func(v, _ string) bool { return v != "bad" }, nil, 23)
 	killed = slices.Delete(killed, 10, 13)
 	resumed := resume(t, p, func(v, _ string) bool { return v != "bad" }, killed, 0)
-	if got := rule.Result(resumed, ""); len(resumed) != len(recs) || !reflect.DeepEqual(got, want) {
+	if got := rule.Result(resumed, nil); len(resumed) != len(recs) || !reflect.DeepEqual(got, want) {
 		t.Errorf("killed and resumed: %d records, %+v; uninterrupted: %d, %+v", len(resumed), got, len(recs), want)
 	}
 	// Remove the baseline's record of unit 2: the looks stop after unit 1, nothing is decided, and only the
@@ -144,7 +144,7 @@ func TestSeqRuleDeterministicAndInPlanOrder(t *testing.T) {
 	gap := slices.DeleteFunc(slices.Clone(recs), func(r results.Attempt) bool {
 		return r.Variant == "baseline" && r.TaskID == p.Ablation.Sequential.Units[1].Tasks[0]
 	})
-	got := rule.Result(gap, "")
+	got := rule.Result(gap, nil)
 	if got.Looked != 1 || got.Variants[0].Stop != "" || got.Variants[1].Stop != "" || got.Saved != 0 {
 		t.Errorf("with unit 2 incomplete: looked %d, stops %q %q, saved %d; want 1, undecided, 0", got.Looked,
 			got.Variants[0].Stop, got.Variants[1].Stop, got.Saved)
@@ -166,12 +166,12 @@ func TestSeqRuleSkippedLastUnitTakesFinalLook(t *testing.T) {
 		recs = append(recs, b, v)
 	}
 	rule, _ := analysis.NewSeqRule(p, nil)
-	bad := rule.Result(recs, "").Variants[0]
+	bad := rule.Result(recs, nil).Variants[0]
 	if bad.Stop != stats.SeqWorse || bad.At != 20 || bad.Look.P != 0.05 || bad.Look.N != 19 {
 		t.Fatalf("with the last unit all errors: stop %q at unit %d, look %+v; want worse at 20, P 0.05 over 19 units",
 			bad.Stop, bad.At, bad.Look)
 	}
-	if res := rule.Result(recs[:38], ""); res.Variants[0].Stop != "" || res.Variants[0].Look.P != 0.2 {
+	if res := rule.Result(recs[:38], nil); res.Variants[0].Stop != "" || res.Variants[0].Look.P != 0.2 {
 		t.Fatalf("19 units: stop %q, look %+v; want undecided, P 0.2", res.Variants[0].Stop, res.Variants[0].Look)
 	}
 }
@@ -185,7 +185,7 @@ func TestSeqRuleShardAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := rule.Result(nil, ""); res.Planned != 2 || res.Baseline.Units != 1 {
+	if res := rule.Result(nil, nil); res.Planned != 2 || res.Baseline.Units != 1 {
 		t.Errorf("one pair kept: planned %d, baseline units %d; want 2, 1", res.Planned, res.Baseline.Units)
 	}
 	bare := p

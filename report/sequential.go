@@ -5,6 +5,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"webbench/analysis"
 	"webbench/results"
@@ -44,11 +45,46 @@ func SeqHeader(a *analysis.Analysis) string {
 		h += fmt.Sprintf(" and $%.2f", s.SavedCostUSD)
 	}
 	h += "."
+	h += seqBudgets(s)
 	if s.Budget != "" {
 		h += fmt.Sprintf(" The run stopped on its budget (%s); the intervals and decisions below hold at that stop.",
 			budgetFlag(s.Budget))
 	}
 	return h
+}
+
+// seqBudgets words the budgets a sequential run ran under ("" none): " Budget: --max-attempts 50, counted over this
+// run directory's records (a shard counts its own)." or, merged, each shard's and their sum.
+func seqBudgets(s *analysis.SeqResult) string {
+	if len(s.ShardBudgets) > 0 {
+		var per []string
+		for _, b := range s.ShardBudgets {
+			per = append(per, fmt.Sprintf("shard %s %s", b.Shard, budgetsText(b.Budgets)))
+		}
+		total := "no cap on the whole run (a shard ran without one)"
+		if s.Budgets != nil {
+			total = budgetsText(*s.Budgets) + " on the whole run"
+		}
+		return fmt.Sprintf(" Budgets per shard, each counted over its own shard's records (shards share no count): %s; "+
+			"%s.", strings.Join(per, ", "), total)
+	}
+	if s.Budgets == nil {
+		return ""
+	}
+	return fmt.Sprintf(" Budget: %s, counted over this run directory's records (a shard counts its own).",
+		budgetsText(*s.Budgets))
+}
+
+// budgetsText words budgets as flags: "--max-attempts 50 and --max-cost $5.00".
+func budgetsText(b results.Budgets) string {
+	var parts []string
+	if b.MaxAttempts > 0 {
+		parts = append(parts, fmt.Sprintf("--max-attempts %d", b.MaxAttempts))
+	}
+	if b.MaxCostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("--max-cost $%.2f", b.MaxCostUSD))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // SeqLine is a variant's sequential line: "NAME: worse than the baseline at family 7 of 85 (Δ −40.0 pts over 7,
@@ -127,13 +163,32 @@ func SeqTable(a *analysis.Analysis) ReportTable {
 
 // seqWarningText words the sequential warnings.
 func seqWarningText(w analysis.Warning) string {
-	if w.Kind == analysis.WarnSeqBudget {
+	switch {
+	case w.Kind == analysis.WarnSeqShardStop:
+		return shardStopText(w.ShardSkip)
+	case w.Kind == analysis.WarnSeqBudget:
 		return fmt.Sprintf("The run stopped on its budget (%s) before every variant was decided: the undecided ones "+
 			"are reported at the last complete unit, and the repeated intervals and decisions hold at that stop.",
 			budgetFlag(w.Budget))
 	}
 	return "Sequential run: variants were stopped on the data they are tested on, so the fixed-size p-values, " +
 		"intervals and verdicts of the comparison tables are diagnostics, not the result; the sequential decisions are."
+}
+
+// shardStopText words a merged run's shard stop that the merged looks had not made (k nil: in general).
+func shardStopText(k *results.SeqSkip) string {
+	if k == nil {
+		return "A shard's own stop left attempts unrun that the merged looks over all shards still needed: " +
+			"those pairs count without an outcome."
+	}
+	left := results.Count(k.Attempts, "attempt", "attempts")
+	if k.Stop == "" {
+		return fmt.Sprintf("Shard %s left %s of %s unrun once no undecided variant of that shard needed them, "+
+			"where the merged looks still did: those pairs count without an outcome.", k.Shard, left, k.Variant)
+	}
+	return fmt.Sprintf("Shard %s stopped %s (%s, at unit %d) on its own pairs, where the merged looks over all "+
+		"shards had not decided it by then: the %s it left unrun count as pairs without an outcome, so the merged "+
+		"decision rests on fewer pairs than planned.", k.Shard, k.Variant, k.Stop, k.Unit, left)
 }
 
 // budgetFlag names a budget by its flag.

@@ -57,6 +57,7 @@ var kindSummaries = map[analysis.WarningKind]string{
 	analysis.WarnCostHolmFloor:      "too few tasks moved for a cost difference to be shown after Holm's adjustment",
 	analysis.WarnSeqFixedP:          "a sequential run's fixed-size p is a diagnostic, not the decision",
 	analysis.WarnSeqBudget:          "the sequential run stopped at its budget",
+	analysis.WarnSeqShardStop:       "a shard's own stop left pairs the merged looks needed",
 }
 
 // KindSummary is warning kind k in a few words (the kind's name, spaced, for a kind without one).

@@ -183,7 +183,7 @@ func WarningText(w analysis.Warning, wd Wording) string {
 			strings.Join(w.Variants, ", "), wd.BaselineArm, stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]), c.P, c.G(), results.Plural(c.G(), "task", "tasks"))
 	case analysis.WarnFlakeRate:
 		return flakeWarningText(w.Flake)
-	case analysis.WarnSeqFixedP, analysis.WarnSeqBudget:
+	case analysis.WarnSeqFixedP, analysis.WarnSeqBudget, analysis.WarnSeqShardStop:
 		return seqWarningText(w)
 	case analysis.WarnSameDir:
 		return fmt.Sprintf("%s and %s are the same directory: every pair agrees by construction.", wd.TheBaseline, wd.Variant)

@@ -42,3 +42,15 @@ func isShard(s string) bool {
 	n, nerr := strconv.Atoi(ns)
 	return ok && ierr == nil && nerr == nil && n > 1 && i >= 1 && i <= n
 }
+
+// ShardPairs is the pair test of r's shard when r is one shard of several (InShard over its manifest's "i/n"),
+// nil for a whole or merged run (every pair of the plan).
+func (r *Run) ShardPairs() func(pairID string) bool {
+	if !isShard(r.Manifest.Shard) {
+		return nil
+	}
+	is, ns, _ := strings.Cut(r.Manifest.Shard, "/")
+	i, _ := strconv.Atoi(is)
+	n, _ := strconv.Atoi(ns)
+	return func(pairID string) bool { return InShard(pairID, i, n) }
+}

@@ -31,3 +31,14 @@ func Seed(pairID string, base int64) int {
 	h := sha256.Sum256([]byte(fmt.Sprintf("seed\x1f%s\x1f%d", pairID, base)))
 	return int(binary.BigEndian.Uint32(h[:4]) & 0x7fffffff)
 }
+
+// InShard reports whether pair pairID belongs to shard i of n (1-based; n ≤ 1: the whole plan): the plan's pairs
+// are partitioned by the pair id's first 8 bytes as a big-endian integer, modulo n. The runner's shards
+// (runner.Shard) and a shard's own sequential looks (ShardPairs) use this one partition.
+func InShard(pairID string, i, n int) bool {
+	if n <= 1 {
+		return true
+	}
+	b, _ := hex.DecodeString(pairID)
+	return len(b) >= 8 && int(binary.BigEndian.Uint64(b)%uint64(n)) == i-1
+}

@@ -135,6 +135,10 @@ type Summary struct {
 	// SeqSkips are the planned attempts a sequential design left unrun, per arm, as of the end of this
 	// invocation (the whole run's, resumed invocations included); absent for a fixed-size run.
 	SeqSkips []SeqSkip `json:"seq_skips,omitempty"`
+	// Budgets are the budgets this invocation ran under (nil: none; absent in older manifests); in a merged run,
+	// the shards' budgets added up (SumBudgets), each shard's in ShardBudgets.
+	Budgets      *Budgets      `json:"budgets,omitempty"`
+	ShardBudgets []ShardBudget `json:"shard_budgets,omitempty"`
 }
 
 // Plan is the expanded plan: suite and its options, tasks, reps, base seed, the arms as data, and for an

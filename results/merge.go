@@ -55,8 +55,10 @@ func mergeBrowser(shards []*Run) *BrowserInfo {
 // mergeSpan is the merged manifest's time span and summary: the earliest start, the latest end ("" when a
 // shard has none: it was killed or is still running, so the merged run is not finished either), and the shards'
 // summaries added up (Planned is the sum of the shards' shares, so a missing shard shows as fewer planned than
-// the plan's attempts), their stop reasons joined as "shard I/N: reason; …". The summary is nil when no shard
-// has one. Times are RFC 3339 strings, compared as times (an unparsable one is kept only when no other parses).
+// the plan's attempts), their stop reasons joined as "shard I/N: reason; …", each shard's budgets listed
+// (ShardBudgets) and added up (SumBudgets). The sequential skips are not the shards' added up (their looks saw
+// their own pairs only): Merge's caller recomputes them over the merged records. The summary is nil when no
+// shard has one. Times are RFC 3339 strings, compared as times (an unparsable one is kept only when no other parses).
 func mergeSpan(shards []*Run) (started, ended string, sum *Summary) {
 	var t0, t1 time.Time
 	ended = "-"
@@ -85,7 +87,9 @@ func mergeSpan(shards []*Run) (started, ended string, sum *Summary) {
 			sum.Failed += s.Failed
 			sum.Errors += s.Errors
 			sum.Uncertain += s.Uncertain
-			sum.SeqSkips = append(sum.SeqSkips, s.SeqSkips...)
+			if s.Budgets != nil {
+				sum.ShardBudgets = append(sum.ShardBudgets, ShardBudget{Shard: m.Shard, Budgets: *s.Budgets})
+			}
 			sum.Budget = cmp.Or(sum.Budget, s.Budget)
 			if s.Stopped != "" {
 				stops = append(stops, fmt.Sprintf("shard %s: %s", m.Shard, s.Stopped))
@@ -97,18 +101,25 @@ func mergeSpan(shards []*Run) (started, ended string, sum *Summary) {
 	}
 	if sum != nil {
 		sum.Stopped = strings.Join(stops, "; ")
+		sum.Budgets = SumBudgets(sum.ShardBudgets, len(shards))
 	}
 	return started, ended, sum
 }
+
+// SeqMerger gives a merged run's sequential skips (Summary.SeqSkips) from the shards and the merged records (out's
+// records before the merge, then the shards' new ones, in that order): the sequential rule's, which results does
+// not own (analysis.MergedSeqSkips).
+type SeqMerger func(shards []*Run, recs []Attempt) ([]SeqSkip, error)
 
 // Merge joins shard run directories of one plan into the run directory out: it appends the shards' records
 // (those not already in out, compared as written: RecordKey)
 // to out, copies their trajectories, screenshots and traces, joins their re-judged verdicts and writes the
 // first shard's manifest with the span, summary and browser section of all shards (mergeSpan, mergeBrowser),
 // before any record, so an interrupted merge leaves a run directory; it returns the
-// number of records appended. An out that already holds a run of another plan, or that cannot be read, is
-// refused with a *MergeRefusedError before anything is written; other errors are the file system's.
-func Merge(out string, shards []*Run) (int, error) {
+// number of records appended. A plan with a sequential design needs seq, which gives the summary's skips over
+// the merged records. An out that already holds a run of another plan, or that cannot be read, is refused
+// with a *MergeRefusedError before anything is written; other errors are the file system's and seq's.
+func Merge(out string, shards []*Run, seq SeqMerger) (int, error) {
 	w, err := OpenWriter(out)
 	if err != nil {
 		return 0, err
@@ -127,28 +138,41 @@ func Merge(out string, shards []*Run) (int, error) {
 	m.Shard = "merged from " + Count(len(shards), "shard", "shards")
 	m.Browser = mergeBrowser(shards)
 	m.StartedAt, m.EndedAt, m.Summary = mergeSpan(shards)
-	if err := WriteManifest(out, &m); err != nil {
-		return 0, err
-	}
 	have := map[string]bool{}
+	var all, add []Attempt
 	if prev != nil {
 		for _, r := range prev.Records {
 			have[RecordKey(r)] = true
 		}
+		all = slices.Clone(prev.Records)
 	}
-	n := 0
 	for _, run := range shards {
 		for _, r := range run.Records {
-			k := RecordKey(r)
-			if have[k] {
-				continue
+			if k := RecordKey(r); !have[k] {
+				have[k] = true
+				add = append(add, r)
 			}
-			have[k] = true
-			if err := w.Append(r); err != nil {
-				return n, err
-			}
-			n++
 		}
+	}
+	if m.Plan.Ablation != nil && m.Plan.Ablation.Sequential != nil && m.Summary != nil {
+		if seq == nil {
+			return 0, fmt.Errorf("the plan is sequential but no sequential rule was given to recompute its skips")
+		}
+		if m.Summary.SeqSkips, err = seq(shards, append(all, add...)); err != nil {
+			return 0, err
+		}
+	}
+	if err := WriteManifest(out, &m); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range add {
+		if err := w.Append(r); err != nil {
+			return n, err
+		}
+		n++
+	}
+	for _, run := range shards {
 		for _, sub := range []string{TrajectoriesDir, ScreenshotsDir, TracesDir} {
 			if err := copyTree(filepath.Join(run.Dir, sub), filepath.Join(out, sub)); err != nil {
 				return n, err

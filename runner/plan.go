@@ -4,8 +4,6 @@
 package runner
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -272,11 +270,7 @@ func (s Shard) Select(atts []Attempt) []Attempt {
 
 // Has reports whether the pair pairID is in this shard (every pair is in the whole plan's shard 1/1).
 func (s Shard) Has(pairID string) bool {
-	if s.N <= 1 {
-		return true
-	}
-	b, _ := hex.DecodeString(pairID)
-	return int(binary.BigEndian.Uint64(b)%uint64(s.N)) == s.I-1
+	return results.InShard(pairID, s.I, s.N)
 }
 
 // VariantNames lists variant names in plan order.

@@ -62,8 +62,9 @@ type Options struct {
 	// Log receives progress lines and the model endpoints' connection-limiter lines (llm.SetLimiterLog; default
 	// os.Stderr); Progress draws a bar when Log is a terminal.
 	Log io.Writer
-	// MaxCostUSD stops starting attempts once the spend recorded in this invocation reaches it (0 = no limit);
-	// the attempts in flight finish and are recorded, and the summary names the budget (Summary.Budget).
+	// MaxCostUSD stops starting attempts once the spend recorded in the run directory (earlier invocations'
+	// records included: a shard counts its own) reaches it (0 = no limit); the attempts in flight finish and are
+	// recorded, and the summary names the budget (Summary.Budget). Both budgets are recorded (Summary.Budgets).
 	MaxCostUSD float64
 	// MaxAttempts stops starting attempts once the run's attempts across all arms — those with a record before
 	// this invocation and those it started — reach it (0 = no limit); the attempts in flight finish.
@@ -155,7 +156,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Planned: len(atts)}
+	sum := &Summary{Planned: len(atts), Budgets: budgetsOf(opts)}
 	todo, retriesSoFar := remaining(atts, prev, sum, opts.Sequential != nil)
 	todo, err = startOrder(plan, opts, todo)
 	if err != nil {
@@ -229,6 +230,14 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return sum, context.Canceled
 	}
 	return sum, nil
+}
+
+// budgetsOf is the summary's record of opts' budgets (nil: none), counted over this run directory's records.
+func budgetsOf(opts Options) *results.Budgets {
+	if opts.MaxAttempts <= 0 && opts.MaxCostUSD <= 0 {
+		return nil
+	}
+	return &results.Budgets{MaxAttempts: max(opts.MaxAttempts, 0), MaxCostUSD: max(opts.MaxCostUSD, 0)}
 }
 
 // endSummary records in sum why the run stopped early, if it did (ctx's cause, an interrupt, or a budget the gate

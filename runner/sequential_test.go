@@ -76,7 +76,7 @@ func unitOf(units []results.SeqUnit, task string) string {
 // One worker, four Zoo tasks, a rule that decides the variant at its first record: the variant's other attempts
 // never start and the summary records them as skipped with the reason; the baseline runs in full, in the units'
 // order; a re-run has nothing to run and keeps the skips; resuming without the design is refused. Then the
-// attempt budget: it stops new starts across invocations, and the summary names it.
+// attempt budget: it stops new starts across invocations, the summary names it and the manifest records it.
 func TestRunSequentialSkipsAndBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -145,5 +145,10 @@ func TestRunSequentialSkipsAndBudget(t *testing.T) {
 	bopts.MaxAttempts = 3
 	if bsum, err = Run(context.Background(), fixed, s, bopts); err != nil || bsum.Ran != 1 || bsum.Budget != results.BudgetAttempts {
 		t.Errorf("budget 3 on resume: %+v, %v; want 1 more run (the run's attempts count across invocations)", bsum, err)
+	}
+	// The manifest records the budget the invocation ran under, so the report can state it.
+	if m, err := results.ReadManifest(bdir); err != nil || m.Summary == nil ||
+		!reflect.DeepEqual(m.Summary.Budgets, &results.Budgets{MaxAttempts: 3}) {
+		t.Errorf("manifest summary %+v (%v): want budgets {max_attempts: 3}", m.Summary, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"webbench/analysis"
 	"webbench/results"
 )
 
@@ -20,8 +21,11 @@ func mergeCmd() *cobra.Command {
 			"parameters). Records are appended in shard order (those already in --out are skipped, so merging again\n" +
 			"adds only new ones); trajectories, screenshots and traces are copied; re-judged verdicts\n" +
 			"(verdicts-<judge>.jsonl) are joined; the manifest is rebuilt from the shards given (so merge all of them again, not\n" +
-			"only a re-run one): the first shard's, with the shards' summaries added up,\n" +
-			"their earliest start and latest end, and their browser launches joined (schema version 1 shards are converted).",
+			"only a re-run one): the first shard's, with the shards' summaries and budgets added up,\n" +
+			"their earliest start and latest end, and their browser launches joined (schema version 1 shards are converted).\n" +
+			"A sequential ablation's decisions are recomputed over the merged records: the attempts left unrun are the\n" +
+			"merged rule's, and a shard's own stop that the merged looks had not made is kept, named, and warned about\n" +
+			"(STATS.md \"Sequential ablations\").",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
@@ -38,7 +42,10 @@ func mergeCmd() *cobra.Command {
 				}
 				shards = append(shards, run)
 			}
-			n, err := results.Merge(out, shards)
+			plan := shards[0].Manifest.Plan
+			n, err := results.Merge(out, shards, func(rs []*results.Run, recs []results.Attempt) ([]results.SeqSkip, error) {
+				return analysis.MergedSeqSkips(plan, rs, recs)
+			})
 			var refused *results.MergeRefusedError
 			switch {
 			case errors.As(err, &refused):
@@ -49,7 +56,8 @@ func mergeCmd() *cobra.Command {
 			first := shards[0].Manifest
 			fmt.Fprintf(c.OutOrStdout(), "merged %s from %s into %s\n", results.Count(n, "record", "records"),
 				results.Count(len(args), "shard", "shards"), out)
-			if got, err := results.Open(out); err == nil && len(got.Final()) < first.Plan.Attempts {
+			// Attempts a sequential design left unrun are not missing (Completeness).
+			if got, err := results.Open(out); err == nil && got.Completeness().Missing > 0 {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the merged run holds %d of the plan's %d attempts: a shard is missing or "+
 					"unfinished (re-run it, then merge all the shards again into the same --out: records already there are skipped, and the manifest is rebuilt from the shards given)\n", len(got.Final()), first.Plan.Attempts)
 			}

@@ -210,6 +210,13 @@ const JSONSchemaVersion = 1
 //	    planned, saved int   all arms' planned attempts and those the stops left unrun; saved_tokens,
 //	    saved_tokens, saved_cost_usd number|null  saved_cost_usd their estimates (null: unknown).
 //	    budget      string|null  the budget the run stopped on (max_cost, max_attempts).
+//	    budgets     object|null  the budgets the run ran under: max_attempts, max_cost_usd (absent: none), each
+//	                         counted over its own run directory's records; in a merged run the shards' sum (a
+//	                         budget some shard ran without is absent).
+//	    shard_budgets [object] a merged run's per-shard budgets: shard "i/n", max_attempts, max_cost_usd.
+//	    shard_stops [object] a merged run's attempts that a shard's own stop left unrun where the merged looks
+//	                         still needed them (they count as pairs without an outcome): variant, stop, unit (the
+//	                         shard's), attempts, shard "i/n".
 //	    header      string   the outcome's first sentence in words.
 //	    variants    [object] per monitored variant: name; stop "worse", "better", "futile" or "" (undecided);
 //	                         decision in words; at int|null the unit decided at (1-based); units planned for it;

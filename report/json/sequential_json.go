@@ -3,23 +3,27 @@ package json
 import (
 	"webbench/analysis"
 	"webbench/report"
+	"webbench/results"
 )
 
 // jsonSeq is a sequential run's outcome in jsonDoc (analysis.SeqResult).
 type jsonSeq struct {
-	Alpha       float64          `json:"alpha"`
-	MinEffect   float64          `json:"min_effect"`
-	Unit        string           `json:"unit"`
-	Units       int              `json:"units"`
-	Looked      int              `json:"looked"`
-	Planned     int              `json:"planned"`
-	Saved       int              `json:"saved"`
-	SavedTokens *float64         `json:"saved_tokens"`
-	SavedCost   *float64         `json:"saved_cost_usd"`
-	Budget      *string          `json:"budget"`
-	Header      string           `json:"header"`
-	Variants    []jsonSeqVariant `json:"variants"`
-	Baseline    jsonSeqVariant   `json:"baseline"`
+	Alpha       float64               `json:"alpha"`
+	MinEffect   float64               `json:"min_effect"`
+	Unit        string                `json:"unit"`
+	Units       int                   `json:"units"`
+	Looked      int                   `json:"looked"`
+	Planned     int                   `json:"planned"`
+	Saved       int                   `json:"saved"`
+	SavedTokens *float64              `json:"saved_tokens"`
+	SavedCost   *float64              `json:"saved_cost_usd"`
+	Budget      *string               `json:"budget"`
+	Budgets     *results.Budgets      `json:"budgets"`
+	ShardBudget []results.ShardBudget `json:"shard_budgets"`
+	ShardStops  []results.SeqSkip     `json:"shard_stops"`
+	Header      string                `json:"header"`
+	Variants    []jsonSeqVariant      `json:"variants"`
+	Baseline    jsonSeqVariant        `json:"baseline"`
 }
 
 // jsonSeqVariant is one arm of jsonSeq.
@@ -55,6 +59,13 @@ func jsonSeqOf(a *analysis.Analysis) *jsonSeq {
 	}
 	if s.Budget != "" {
 		d.Budget = &s.Budget
+	}
+	d.Budgets, d.ShardBudget, d.ShardStops = s.Budgets, s.ShardBudgets, s.ShardStops
+	if d.ShardBudget == nil {
+		d.ShardBudget = []results.ShardBudget{}
+	}
+	if d.ShardStops == nil {
+		d.ShardStops = []results.SeqSkip{}
 	}
 	arm := func(v *analysis.SeqVariant, decided bool) jsonSeqVariant {
 		j := jsonSeqVariant{Name: v.Variant, Units: v.Units, Looked: v.Look.N, Planned: v.Planned, Saved: v.Saved}
