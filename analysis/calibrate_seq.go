@@ -305,11 +305,18 @@ const SeqSectionHeading = "## Sequential ablations"
 // produced it.
 func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nProduced by `%s` (`make calibrate-sequential`) in %s. Each variant monitored after every unit by "+
-		"`stats.SeqState` (group-sequential, Kim–DeMets α·t³ spending over the share of planned units, boundaries on the "+
-		"observed information Σd², exact sign-flip guard) and stopped by `stats.SeqDecide` (Holm across variants), as the runner stops it; futility off. Units in a "+
-		"shuffled order; task rates from the issue's mix; clustered settings as in \"Clustered designs\" (families the "+
-		"units). α = %.2g.\n\n", SeqSectionHeading, cmd, took.Round(time.Second), alpha)
+	mk := "make calibrate-sequential"
+	if len(res) > 0 && res[0].Runs != 400 {
+		mk += fmt.Sprintf(" CALIBRATE_RUNS=%d", res[0].Runs)
+	}
+	fmt.Fprintf(&b, "%s\n\nProduced by `%s` (`%s`) in %s. Each variant monitored after every unit by "+
+		"`stats.SeqState`, a group-sequential design with two spendings, as the run reports name them: the test, which "+
+		"makes the efficacy stops, spends %s over the share of planned units with boundaries on the observed "+
+		"information Σd² and an exact sign-flip guard; the repeated interval, which gives the coverage and the "+
+		"futility stops, has %s boundaries over the units. Stopped by `stats.SeqDecide` (Holm across variants), as "+
+		"the runner stops it; futility off except in the last two columns. Units in a shuffled order; task rates "+
+		"from the issue's mix; clustered settings as in \"Clustered designs\" (families the units). α = %.2g.\n\n",
+		SeqSectionHeading, cmd, mk, took.Round(time.Second), stats.SeqDefaultSpending, stats.SeqIntervalSpending, alpha)
 	b.WriteString("- `false stop`: A/A, one variant, share of runs stopped for efficacy; `late`: the same with the units " +
 		"that moved (d ≠ 0) moved last, in their order (drift in time); `FWER 7`: A/A, 7 variants, share of " +
 		"runs where any was (Holm); `cov A/A`, `cov MDE`: share of runs whose repeated interval held the true difference " +
