@@ -210,7 +210,7 @@ func CompactReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why, widt
 	printWrapped(w, fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
 		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "", width)
 	fmt.Fprintln(w)
-	printWrapped(w, HeadlineTitle, "", "  ", width)
+	printWrapped(w, HeadlineTitleOf(a), "", "  ", width)
 	for _, h := range Headlines(a, why) {
 		printWrapped(w, h, "  ", "      ", width)
 	}

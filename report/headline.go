@@ -13,6 +13,20 @@ import (
 // HeadlineTitle is the title of the headlines, in every format.
 const HeadlineTitle = "Answer (per variant: verdict; pass rate on the pairs compared; cost; top cause of the moved pairs)"
 
+// SeqHeadlineTitle is the headlines' title in a sequential run, whose verdicts are the fixed-size tests' on records
+// a sequential rule stopped: diagnostics, the sequential decisions being the result.
+const SeqHeadlineTitle = "Fixed-size diagnostics, not the decisions (per variant: verdict of the fixed-size test on the " +
+	"records the sequential rule stopped; pass rate on the pairs compared; cost; top cause of the moved pairs): the " +
+	"sequential decisions are the result"
+
+// HeadlineTitleOf is the headlines' title for a: SeqHeadlineTitle for a sequential run, else HeadlineTitle.
+func HeadlineTitleOf(a *analysis.Analysis) string {
+	if a.Sequential != nil {
+		return SeqHeadlineTitle
+	}
+	return HeadlineTitle
+}
+
 // VerdictWord is a verdict in a few words, the headline's first: "worse", "better", "WORSE (gate fails)",
 // "cannot tell: too few tasks" when at this size no difference can be shown whatever the outcomes, "cannot tell:
 // too few tasks moved" when the tasks that moved cannot reach α, "no difference shown after Holm's adjustment" when

@@ -74,7 +74,7 @@ func TerminalReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why, wid
 	line(fmt.Sprintf("Ablation: %s against the baseline arm %q (α = %s, power %.0f%%; p_holm is Holm-adjusted over the variants%s).",
 		ArmsCount(a), a.Baseline, stats.FmtP(a.Alpha), 100*a.Power, aaApart(a)), "", "")
 	fmt.Fprintln(w)
-	line(HeadlineTitle, "", "  ")
+	line(HeadlineTitleOf(a), "", "  ")
 	for _, h := range Headlines(a, why) {
 		line(h, "  ", "      ")
 	}
@@ -135,7 +135,7 @@ func MarkdownReportWhy(w io.Writer, a *analysis.Analysis, why *analysis.Why) err
 	fmt.Fprintf(w, "## Ablation: %s vs baseline `%s`\n\n", ArmsCount(a), mdCode(a.Baseline))
 	fmt.Fprintf(w, "α = %s, power %.0f%%; Δ = p_variant − p_baseline in percentage points with its 95%% interval; "+
 		"p_paired is the paired test over tasks, p_holm its Holm adjustment over the variants.\n\n", stats.FmtP(a.Alpha), 100*a.Power)
-	fmt.Fprintf(w, "**%s**\n\n", mdText(HeadlineTitle))
+	fmt.Fprintf(w, "**%s**\n\n", mdText(HeadlineTitleOf(a)))
 	for _, h := range Headlines(a, why) {
 		fmt.Fprintf(w, "- %s\n", mdText(h))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"webbench/analysis"
 	"webbench/report"
+	"webbench/report/reporttest"
 	"webbench/stats"
 )
 
@@ -32,5 +33,37 @@ func TestSeqWordingNamesBothSpendings(t *testing.T) {
 	if want := "Kim–DeMets α·t^3 spending on the share of the 20 units, a look after every unit that moved; " +
 		"repeated intervals on O'Brien–Fleming-type boundaries over the units; Holm across 2 variant(s)"; !strings.Contains(b.String(), want) {
 		t.Errorf("plan lacks %q:\n%s", want, b.String())
+	}
+}
+
+// In a sequential run the headlines are the fixed-size tests' verdicts on records the rule stopped: every text
+// format titles them as diagnostics, not the decisions; a fixed-size run keeps the Answer title.
+func TestSeqHeadlinesTitledDiagnostics(t *testing.T) {
+	recs, in := reporttest.ReportFixture()
+	a := analysis.Analyze(recs, in)
+	render := func() map[string]string {
+		var c, term, md strings.Builder
+		if err := report.CompactReport(&c, a, 120, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.TerminalReport(&term, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.MarkdownReport(&md, a); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"compact": c.String(), "terminal": term.String(), "md": md.String()}
+	}
+	for name, out := range render() {
+		if !strings.Contains(out, report.HeadlineTitle[:30]) || strings.Contains(out, "Fixed-size diagnostics, not the decisions") {
+			t.Errorf("fixed-size run, %s: the headlines are not titled Answer:\n%s", name, out)
+		}
+	}
+	a.Sequential = &analysis.SeqResult{Alpha: 0.05, MinEffect: 0.25, Units: 10, Looked: 10, Planned: 20}
+	for name, out := range render() {
+		if !strings.Contains(out, "Fixed-size diagnostics, not the decisions (per variant: verdict of the fixed-size test") ||
+			strings.Contains(out, report.HeadlineTitle[:30]) {
+			t.Errorf("sequential run, %s: the headlines are not titled diagnostics:\n%s", name, out)
+		}
 	}
 }

@@ -73,7 +73,10 @@ func htmlReport(dir string, a *analysis.Analysis, js *analysis.Judges, why *anal
 	if why != nil {
 		vm.Why = newWhyVM(why, report.NewWhyPart(why, a.Baseline))
 	}
-	vm.Headlines = report.Headlines(a, why)
+	vm.Headlines, vm.HeadlineTitle = report.Headlines(a, why), "Answer"
+	if a.Sequential != nil {
+		vm.HeadlineTitle = report.SeqHeadlineTitle
+	}
 	for _, g := range report.GroupWarnings(report.AnalysisWarnings(a)) {
 		vm.Warnings = append(vm.Warnings, warningGroupVM{Line: g.Line(report.TestedVariants(a)), Texts: g.Texts})
 	}
@@ -165,6 +168,8 @@ type reportVM struct {
 	Power string
 	// Headlines are the variants' headlines (report.Headlines), the report's first section.
 	Headlines []string
+	// HeadlineTitle is their heading: "Answer", or a sequential run's report.SeqHeadlineTitle.
+	HeadlineTitle string
 	// Warnings are the warnings grouped by cause, collapsed behind a one-line summary.
 	Warnings   []warningGroupVM
 	Flake      []string // report.FlakeLine of each same-seed A/A arm
@@ -707,7 +712,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(tmplFuncs).Parse(`<!
 <title>{{.Title}}</title><style>` + htmlCSS + `</style></head><body>
 <h1>{{.Title}}</h1>
 <p class="meta">α = {{.Alpha}}, power {{.Power}}. Δ = p_variant − p_baseline in percentage points; paired on (task, rep) with tasks as the unit of analysis; p_holm is Holm-adjusted over the variants.</p>
-{{if .Headlines}}<section class="answer"><h2>Answer</h2><ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
+{{if .Headlines}}<section class="answer"><h2>{{.HeadlineTitle}}</h2><ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul></section>{{end}}
 {{if .Warnings}}<details class="warnings"><summary>Warnings: {{len .Warnings}} causes (open for the full sentences)</summary><ul>{{range .Warnings}}<li><b>{{.Line}}</b><ul>{{range .Texts}}<li>{{.}}</li>{{end}}</ul></li>{{end}}</ul></details>{{end}}
 {{range .Flake}}<p class="flake">{{.}}</p>{{end}}
 {{if .Gate}}<p class="{{if .GateFailed}}gate-fail{{else}}gate-ok{{end}}">{{.Gate}}</p>{{end}}
