@@ -238,9 +238,12 @@ func (r *SeqRule) statsDesign() stats.SeqDesign {
 }
 
 // plannedUnits is the number of units with a pair variant v runs on.
-func (r *SeqRule) plannedUnits(v string) int {
+func (r *SeqRule) plannedUnits(v string) int { return r.unitsUpTo(v, len(r.units)) }
+
+// unitsUpTo is the number of units among the first k with a pair variant v runs on.
+func (r *SeqRule) unitsUpTo(v string, k int) int {
 	n := 0
-	for _, pairs := range r.units {
+	for _, pairs := range r.units[:k] {
 		if slices.ContainsFunc(pairs, func(p seqPair) bool { return slices.Contains(p.arms, v) }) {
 			n++
 		}

@@ -52,10 +52,12 @@ type SeqResult struct {
 }
 
 // SeqVariant is one arm in a sequential outcome: its decision (SeqDecision; none for the baseline), the units it
-// was planned on, its planned attempts, those the stops left unrun, and their estimated tokens and cost.
+// was planned on (Units, its design's K) and how many of them came up to the unit it was decided at (OwnAt: k of
+// K, where At counts the plan's units; 0 undecided), its planned attempts, those the stops left unrun, and their
+// estimated tokens and cost.
 type SeqVariant struct {
 	SeqDecision
-	Units                     int
+	Units, OwnAt              int
 	Planned, Saved            int
 	SavedTokens, SavedCostUSD float64
 }
@@ -113,6 +115,7 @@ func (r *SeqRule) Result(recs []results.Attempt, sum *results.Summary) *SeqResul
 	for i, name := range r.monitored {
 		v := arm(name)
 		v.SeqDecision = rp.decisions[i]
+		v.OwnAt = r.unitsUpTo(name, v.At)
 		out.Variants = append(out.Variants, v)
 	}
 	return out

@@ -207,3 +207,21 @@ func latestOf(recs []results.Attempt) map[string]results.Attempt {
 	}
 	return m
 }
+
+// A target-scoped variant's design has its own units: decided at unit k of the plan's order, it is at its own
+// j-th of its K planned units (SeqVariant.OwnAt, Units), j counting only the units it runs on.
+func TestSeqRuleOwnUnits(t *testing.T) {
+	p := seqPlan(40, "bad")
+	for i, task := range p.Tasks {
+		if i%2 == 0 {
+			p.Variants[1].TargetTasks = append(p.Variants[1].TargetTasks, task)
+		}
+	}
+	recs := simulate(t, p, func(v, _ string) bool { return v != "bad" })
+	rule, _ := analysis.NewSeqRule(p, nil)
+	bad := rule.Result(recs, nil).Variants[0]
+	if bad.Stop != stats.SeqWorse || bad.Units != 20 || bad.OwnAt != (bad.At+1)/2 || bad.OwnAt != bad.Look.N {
+		t.Errorf("bad: %s at unit %d, its %d of %d (look over %d); want worse, its (At+1)/2-th of 20, every one judged",
+			bad.Stop, bad.At, bad.OwnAt, bad.Units, bad.Look.N)
+	}
+}

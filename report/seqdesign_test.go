@@ -25,6 +25,12 @@ func TestSeqWordingNamesBothSpendings(t *testing.T) {
 			t.Errorf("header lacks %q:\n%s", want, h)
 		}
 	}
+	// A variant's line gives both counts: the unit in the plan's order and its own k of K.
+	v := analysis.SeqVariant{SeqDecision: analysis.SeqDecision{Variant: "no_x", Stop: stats.SeqWorse, At: 7,
+		Look: stats.SeqLook{N: 3, Mean: -1, P: 0.01, Lo: -1, Hi: -0.2}}, Units: 9, OwnAt: 3, Planned: 9, Saved: 6}
+	if got, want := report.SeqLine(a, &v), "no_x: worse than the baseline at family 7 of 20 in the plan's order, its 3rd of 9 ("; !strings.HasPrefix(got, want) {
+		t.Errorf("line %q, want it to start %q", got, want)
+	}
 	var b strings.Builder
 	p := analysis.SeqPlan{Seq: stats.SeqDesign{Alpha: 0.05, Variants: 2, MaxUnits: 20}}
 	if err := report.SeqPowerPlan(&b, p); err != nil {

@@ -87,12 +87,13 @@ func budgetsText(b results.Budgets) string {
 	return strings.Join(parts, " and ")
 }
 
-// SeqLine is a variant's sequential line: "NAME: worse than the baseline at family 7 of 85 (Δ −40.0 pts over 7,
-// repeated interval [−80.0, −5.0], repeated p 0.005); 12 of 20 attempts left unrun".
+// SeqLine is a variant's sequential line: "NAME: worse than the baseline at family 70 of 85 in the plan's order, its
+// 7th of 20 (Δ −40.0 pts over 7, repeated interval [−80.0, −5.0], repeated p 0.005); 12 of 20 attempts left unrun"
+// (its k of K: the variant's own planned families, its design's size).
 func SeqLine(a *analysis.Analysis, v *analysis.SeqVariant) string {
 	s := a.Sequential
 	unit := cmpOrUnit(a.ClusterUnit)
-	when := fmt.Sprintf("at %s %d of %d", unit, v.At, s.Units)
+	when := fmt.Sprintf("at %s %d of %d in the plan's order, its %s of %d", unit, v.At, s.Units, ordinal(v.OwnAt), v.Units)
 	if v.Stop == stats.SeqUndecided {
 		when = fmt.Sprintf("after %s %d of %d", unit, s.Looked, s.Units)
 	}
@@ -144,7 +145,7 @@ func SeqTable(a *analysis.Analysis) ReportTable {
 	}
 	for i := range s.Variants {
 		v := &s.Variants[i]
-		at := fmt.Sprintf("%d of %d", v.At, s.Units)
+		at := fmt.Sprintf("%d of %d (its %s of %d)", v.At, s.Units, ordinal(v.OwnAt), v.Units)
 		if v.Stop == stats.SeqUndecided {
 			at = fmt.Sprintf("— (looked at %d)", s.Looked)
 		}
@@ -227,6 +228,21 @@ func compactNum(x float64) string {
 		return fmt.Sprintf("%.1fk", x/1e3)
 	}
 	return fmt.Sprintf("%.0f", x)
+}
+
+// ordinal words n as "1st", "2nd", "3rd", "11th", "22nd".
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // ptsAbs formats a proportion as unsigned percentage points, "10.0".

@@ -219,7 +219,9 @@ const JSONSchemaVersion = 1
 //	                         shard's), attempts, shard "i/n".
 //	    header      string   the outcome's first sentence in words.
 //	    variants    [object] per monitored variant: name; stop "worse", "better", "futile" or "" (undecided);
-//	                         decision in words; at int|null the unit decided at (1-based); units planned for it;
+//	                         decision in words; at int|null the unit decided at (1-based, of the plan's units);
+//	                         own_at int|null how many of the variant's own planned units came up to it; units
+//	                         planned for it (its design's size);
 //	                         looked_units the units in its look; mean, repeated_ci [lo, hi], repeated_p the
 //	                         look's mean paired Δ, repeated confidence interval (level 1 − alpha/variants) and
 //	                         repeated p (null without a unit); planned, saved attempts and saved_tokens,

@@ -32,6 +32,7 @@ type jsonSeqVariant struct {
 	Stop     *string     `json:"stop"`
 	Decision string      `json:"decision,omitempty"`
 	At       *int        `json:"at"`
+	OwnAt    *int        `json:"own_at"`
 	Units    int         `json:"units"`
 	Looked   int         `json:"looked_units"`
 	Mean     *float64    `json:"mean"`
@@ -74,8 +75,8 @@ func jsonSeqOf(a *analysis.Analysis) *jsonSeq {
 			j.Stop = &stop
 			j.Decision = report.SeqStopText(v.Stop, s.MinEffect)
 			if v.At > 0 {
-				at := v.At
-				j.At = &at
+				at, own := v.At, v.OwnAt
+				j.At, j.OwnAt = &at, &own
 			}
 			if v.Look.N > 0 {
 				j.Mean, j.P = fptr(v.Look.Mean), fptr(v.Look.P)
