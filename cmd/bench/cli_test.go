@@ -431,35 +431,6 @@ func TestJudgeWebVoyagerExampleFolders(t *testing.T) {
 	}
 }
 
-// The same ablation spec run twice with the same seeds gives identical statistics: the gate spec of the K8s
-// tests (gateSpec over four visual_progress targets: the baseline passes them, no_visual_progress stalls on
-// them), run again beside the package's shared run of it (sharedGateWhole).
-func TestAblationDeterministic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test")
-	}
-	t.Parallel()
-	g := sharedGateWhole(t)
-	stats := func(out string) string {
-		js, _, code := bench(t, "report", out, "--format", "json")
-		if code != 0 {
-			t.Fatal("report failed")
-		}
-		return ablationStats(t, js)
-	}
-	again := filepath.Join(t.TempDir(), "again")
-	if _, stderr, code := bench(t, "ablate", g.spec, "--out", again); code != 0 {
-		t.Fatalf("ablate: exit %d: %s", code, stderr)
-	}
-	a, b := stats(g.dir), stats(again)
-	if a != b {
-		t.Fatalf("two runs with the same seeds differ:\n%s\n%s", a, b)
-	}
-	if !strings.Contains(a, "name=no_visual_progress;n=4;passes=0;") || !strings.Contains(a, "baseline=4/4;") {
-		t.Fatalf("unexpected report (want the baseline passing the 4 tasks, no_visual_progress none): %s", a)
-	}
-}
-
 // ablationStats extracts the analysis of an ablation report (bench report --format json) that two runs of the
 // same attempts must share — per variant its counts, rates, interval, effect and p-values, failure modes, per
 // arm its passes — leaving out what depends on the clock (wall times).

@@ -639,6 +639,11 @@ func runK8sPods(t *testing.T, s *k8sSet, spec string, mergeWant int) (run, stdou
 // `bench ablate` of the same spec, attempt for attempt and in its report. On 4 tasks the exact sign-flip p is
 // 2/2^4 = 0.125: the spec's fail_if_worse gate cannot fail, so the merge pod exits 0 and says the gate passed.
 // The unsharded run is the package's shared one of that spec (sharedGateWhole).
+//
+// The shards are also the package's same-seed re-run of an ablation: the same spec run again with the same
+// seeds (three processes, other workers beside each attempt) must give identical attempts and identical
+// statistics (ablationStats: counts, rates, intervals, Δ, p-values, failure modes), so no separate second
+// unsharded run is made for that.
 func TestK8sPodsCommandsMergedEqualUnsharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")

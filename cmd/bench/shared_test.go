@@ -21,7 +21,7 @@ type gateWholeRun struct {
 
 // gateWhole is the unsharded run of the gate spec over visualProgressTargets[1:5] (gateSpec: 4 tasks, the
 // baseline and no_visual_progress, 8 attempts): TestK8sPodsCommandsMergedEqualUnsharded compares the pods'
-// merged run with it, TestAblationDeterministic runs the spec again and compares the statistics.
+// merged run, a second run of the spec with the same seeds, with it.
 var gateWhole = sync.OnceValues(func() (gateWholeRun, error) {
 	dir, err := os.MkdirTemp(filepath.Dir(benchBin), "gate-whole")
 	if err != nil {
