@@ -318,6 +318,9 @@ func (a *Arms) TargetTasks() map[string][]string {
 func (s *Spec) Open(path string, failIfWorse float64) (runner.Plan, suites.Suite, error) {
 	opts := suites.Options{}
 	maps.Copy(opts, s.SuiteOptions)
+	if err := srcerr.OneOf("suite", s.Suite, suites.Names()); err != nil {
+		return runner.Plan{}, nil, srcerr.At(path, s.suiteAt[0], s.suiteAt[1], "suite", "%v", err)
+	}
 	suite, err := suites.Open(s.Suite, opts)
 	if err != nil {
 		return runner.Plan{}, nil, fmt.Errorf("%s: %v", path, err)

@@ -82,9 +82,17 @@ type Spec struct {
 	// --tasks replaced it (OverrideTasks), so a glob error names the flag rather than the file.
 	tasksAt   [2]int
 	tasksFlag bool
+	// suiteAt is the line and column of the spec's `suite:` value (zero when absent), for Open's error.
+	suiteAt [2]int
 	// targetAt are the line and column of target_tasks' guards in file, for Plan's errors.
 	targetAt map[string][2]int
 }
+
+// Designs are the values of a spec's `design:` key (Expand: explicit variants, or a generated design).
+var Designs = []string{"leave-one-out", "add-one", "explicit"}
+
+// Scopes are the values of a spec's or a variant's `scope:` key.
+var Scopes = []string{"all", "target"}
 
 // OverrideTasks replaces the spec's task globs with those of --tasks; Plan's glob errors then name the flag.
 func (s *Spec) OverrideTasks(globs string) {
