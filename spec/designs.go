@@ -323,7 +323,8 @@ func (s *Spec) Open(path string, failIfWorse float64) (runner.Plan, suites.Suite
 	}
 	suite, err := suites.Open(s.Suite, opts)
 	if err != nil {
-		return runner.Plan{}, nil, fmt.Errorf("%s: %v", path, err)
+		// What the suite refuses is its options (an unknown option, a file that does not load).
+		return runner.Plan{}, nil, srcerr.At(path, s.optionsAt[0], s.optionsAt[1], "suite_options", "%v", err)
 	}
 	plan, err := s.Plan(path, suite, opts, failIfWorse)
 	if err != nil {

@@ -82,8 +82,9 @@ type Spec struct {
 	// --tasks replaced it (OverrideTasks), so a glob error names the flag rather than the file.
 	tasksAt   [2]int
 	tasksFlag bool
-	// suiteAt is the line and column of the spec's `suite:` value (zero when absent), for Open's error.
-	suiteAt [2]int
+	// suiteAt and optionsAt are the line and column of the spec's `suite:` and `suite_options:` values (zero
+	// when absent), for Open's errors.
+	suiteAt, optionsAt [2]int
 	// targetAt are the line and column of target_tasks' guards in file, for Plan's errors.
 	targetAt map[string][2]int
 }

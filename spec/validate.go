@@ -35,6 +35,9 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	if _, v := nodeAt(&root, "suite", -1, ""); v != nil {
 		s.suiteAt = [2]int{v.Line, v.Column}
 	}
+	if _, v := nodeAt(&root, "suite_options", -1, ""); v != nil {
+		s.optionsAt = [2]int{v.Line, v.Column}
+	}
 	for _, step := range []func(specCheck) error{s.setDefaults, s.checkBaseline, s.parseVariantBackends,
 		s.checkGuardsAndObservation, s.checkDesign, s.checkVariants, s.checkSequential} {
 		if err := step(c); err != nil {
