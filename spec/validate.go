@@ -29,14 +29,12 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	var root yaml.Node
 	_ = yaml.Unmarshal(b, &root) // decoded above, so it parses
 	c := specCheck{name: name, data: b, line: lineFinder(b), at: nodeLines(&root), root: &root}
-	if _, v := nodeAt(&root, "tasks", -1, ""); v != nil {
-		s.tasksAt = [2]int{v.Line, v.Column}
-	}
-	if _, v := nodeAt(&root, "suite", -1, ""); v != nil {
-		s.suiteAt = [2]int{v.Line, v.Column}
-	}
-	if _, v := nodeAt(&root, "suite_options", -1, ""); v != nil {
-		s.optionsAt = [2]int{v.Line, v.Column}
+	s.top = map[string][2]int{}
+	if len(root.Content) > 0 {
+		for i := 0; i+1 < len(root.Content[0].Content); i += 2 {
+			k, v := root.Content[0].Content[i], root.Content[0].Content[i+1]
+			s.top[k.Value] = [2]int{v.Line, v.Column}
+		}
 	}
 	for _, step := range []func(specCheck) error{s.setDefaults, s.checkBaseline, s.parseVariantBackends,
 		s.checkGuardsAndObservation, s.checkDesign, s.checkVariants, s.checkSequential} {
