@@ -1,10 +1,10 @@
 package agent
 
 import (
-	"fmt"
 	"strings"
 
 	"webbench/browser"
+	"webbench/srcerr"
 )
 
 // Observation is what a tool result shows the model of the page after an action (Config.Observation; the spec
@@ -30,7 +30,17 @@ const (
 // Observations are the mode names as written in specs and flags.
 var Observations = []Observation{ObserveFull, ObserveDiff, ObserveNone}
 
-// ParseObservation reads a mode name ("" is ObserveFull); any other is an error listing the valid ones.
+// ObservationNames are Observations as strings, the closed set a spec's or flag's mode is checked against.
+func ObservationNames() []string {
+	out := make([]string, len(Observations))
+	for i, o := range Observations {
+		out[i] = string(o)
+	}
+	return out
+}
+
+// ParseObservation reads a mode name ("" is ObserveFull); any other is an error listing the valid ones
+// (srcerr.OneOf).
 func ParseObservation(s string) (Observation, error) {
 	switch o := Observation(strings.TrimSpace(s)); o {
 	case "", ObserveFull:
@@ -38,7 +48,7 @@ func ParseObservation(s string) (Observation, error) {
 	case ObserveDiff, ObserveNone:
 		return o, nil
 	}
-	return "", fmt.Errorf("observation snapshot %q: expected full, diff or none", s)
+	return "", srcerr.OneOf("observation snapshot mode", s, ObservationNames())
 }
 
 // ObservationHeading is the heading of the note on the first observation that tells the model the mode (diff

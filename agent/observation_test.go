@@ -20,7 +20,7 @@ func TestParseObservation(t *testing.T) {
 			t.Errorf("ParseObservation(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseObservation("incremental"); err == nil || !strings.Contains(err.Error(), "full, diff or none") {
+	if _, err := ParseObservation("incremental"); err == nil || err.Error() != `unknown observation snapshot mode "incremental" (valid: full, diff, none)` {
 		t.Errorf("ParseObservation(incremental): %v", err)
 	}
 }

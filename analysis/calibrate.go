@@ -99,7 +99,7 @@ type CalResult struct {
 	// interval (variant 1) covers the true Δ (0, resp. Setting.Delta).
 	CoverageAA, CoveragePower float64
 	// Predicted is the planner's power for the setting (PowerPrimary on the
-	// IssueMix design, as `bench power --mix issue` prints it); Reported the
+	// IssueMix design, as `bench power --mix seeds` prints it); Reported the
 	// mean post-hoc power the reports print (PowerAnalysis.Power at the true
 	// |Δ| as min_effect); Achieved the share of power runs with P < Alpha
 	// and Δ̂ < 0.
@@ -266,7 +266,7 @@ func CalibrationMarkdown(res []CalResult, cmd string, took time.Duration) string
 	b.WriteString("- **Diagnostics** columns: p_mcnemar (pooled McNemar) and p_cmh (Mantel–Haenszel over tasks): " +
 		"diagnostic, assumes independent attempts (no bound); the report shows them only in its Diagnostics table.\n")
 	b.WriteString("- **Power** columns: baseline against one variant whose per-task rates are `ShiftRates(rates, Δ)`; " +
-		"`planned` = `bench power --tasks G --reps R --mix issue --pairing … --effect Δ` (analysis.PowerPrimary on the " +
+		"`planned` = `bench power --tasks G --reps R --mix seeds --pairing … --effect Δ` (analysis.PowerPrimary on the " +
 		"mix), `reported` = mean post-hoc power the report prints (PowerAnalysis.Power with min_effect |Δ|), " +
 		"`achieved` = share of runs with p_paired < 0.05 and Δ̂ < 0, `covΔ` = coverage of the true Δ.\n")
 	fmt.Fprintf(&b, "- Bounds: every main-table p ≤ %.2f, gate ≤ %.3f, coverage ≥ %.2f, |planned − achieved| ≤ %.2f; ✗ = missed "+

@@ -334,15 +334,19 @@ func simTask(rng *rand.Rand, d Design, t int, pa, pb float64, emit func(k int, a
 	}
 }
 
+// SeedsMix names IssueMix on the command line (bench power --mix seeds): the
+// mix the calibration (CALIBRATION.md) and the seed write-ups report.
+const SeedsMix = "seeds"
+
 // ParseMix parses a baseline pass-rate mix for planning (bench power
-// --mix): "issue" is IssueMix; "W:R,W:LO-HI,…" is a mixture in which a task
+// --mix): SeedsMix is IssueMix; "W:R,W:LO-HI,…" is a mixture in which a task
 // has pass rate R (or a rate uniform in [LO, HI]) with weight W (weights are
-// normalised), e.g. "0.4:1,0.2:0,0.4:0.2-0.9" (the issue's mix); a plain
+// normalised), e.g. "0.4:1,0.2:0,0.4:0.2-0.9" (IssueMix's shape); a plain
 // list "0.9,0.5,1" gives fixed per-task rates (cycled over the tasks).
 // Exactly one of mix and rates is non-nil.
 func ParseMix(s string) (mix func(rng *rand.Rand, g int) []float64, rates []float64, err error) {
 	s = strings.TrimSpace(s)
-	if s == "issue" {
+	if s == SeedsMix {
 		return IssueMix, nil, nil
 	}
 	type comp struct{ w, lo, hi float64 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -91,7 +91,7 @@ func New(name string, opts Options) (Judge, error) {
 	f, ok := registry[name]
 	regMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("judge %q: expected one of %s", name, strings.Join(Names(), ", "))
+		return nil, srcerr.OneOf("judge", name, Names())
 	}
 	return f(opts)
 }

@@ -40,6 +40,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"webbench/srcerr"
 )
 
 // Config selects a model endpoint. A real model is only ever used when chosen explicitly.
@@ -133,15 +135,14 @@ var OmitFields = []string{"temperature", "top_p", "seed", "max_tokens"}
 // it so a typo fails before a run starts.
 func (c Config) Validate() error {
 	for _, f := range c.Omit {
-		if !slices.Contains(OmitFields, f) {
-			return fmt.Errorf("llm: omit: unknown field %q (known: %s)", f, strings.Join(OmitFields, ", "))
+		if err := srcerr.OneOf("field", f, OmitFields); err != nil {
+			return fmt.Errorf("llm: omit: %w", err)
 		}
 	}
-	switch c.MaxTokensField {
-	case "", "both", "max_tokens", "max_completion_tokens":
-	default:
-		return fmt.Errorf("llm: max_tokens_field %q: expected max_tokens, max_completion_tokens or both",
-			c.MaxTokensField)
+	if c.MaxTokensField != "" {
+		if err := srcerr.OneOf("max_tokens_field", c.MaxTokensField, []string{"max_tokens", "max_completion_tokens", "both"}); err != nil {
+			return fmt.Errorf("llm: %w", err)
+		}
 	}
 	if c.MaxConnections < 0 {
 		return fmt.Errorf("llm: max_connections %d is negative", c.MaxConnections)

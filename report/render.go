@@ -16,6 +16,7 @@ import (
 
 	"webbench/analysis"
 	"webbench/results"
+	"webbench/srcerr"
 )
 
 // RunReport is the report of a plain run (`bench run`, `bench report` of a
@@ -133,7 +134,7 @@ func LookupRenderer(name string) (Renderer, error) {
 	if r, ok := renderers[strings.ToLower(name)]; ok {
 		return r, nil
 	}
-	return nil, fmt.Errorf("--format %q: expected one of %s", name, strings.Join(slices.Sorted(maps.Keys(renderers)), ", "))
+	return nil, fmt.Errorf("--format: %w", srcerr.OneOf("format", name, slices.Sorted(maps.Keys(renderers))))
 }
 
 // Formats returns the registered format names, sorted.

@@ -2,8 +2,9 @@ package results
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+
+	"webbench/srcerr"
 )
 
 // CostOutcome names a per-attempt cost the analysis compares between arms on the same pairs (STATS.md "Cost
@@ -135,14 +136,19 @@ func ParseCostMargins(s string) (map[CostOutcome]float64, error) {
 // CheckCostMargins refuses an unknown outcome and a margin that is negative or not finite.
 func CheckCostMargins(m map[CostOutcome]float64) error {
 	for o, v := range m {
-		if !slices.Contains(CostOutcomes, o) {
-			return fmt.Errorf("unknown cost outcome %q (known: %s)", o, CostOutcomeList())
+		if err := CheckCostOutcome(o); err != nil {
+			return err
 		}
 		if !(v >= 0) || v > 1e6 {
 			return fmt.Errorf("%s: margin %v: a relative increase ≥ 0, e.g. 0.2 for 20 %% more", o, v)
 		}
 	}
 	return nil
+}
+
+// CheckCostOutcome refuses a name that is not one of CostOutcomes (srcerr.OneOf: with the nearest name).
+func CheckCostOutcome(o CostOutcome) error {
+	return srcerr.OneOf("cost outcome", string(o), strings.Split(CostOutcomeList(), ", "))
 }
 
 // CostOutcomeList names the cost outcomes for messages: "steps, tokens, usd, wall, repeated_calls, tool_bytes".

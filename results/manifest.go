@@ -47,6 +47,25 @@ type Manifest struct {
 	// model) of the arms that talk to a real model (the in-process scripted policy is not preflighted). Absent
 	// in manifests written before the preflight existed and in scripted-only runs.
 	Endpoints []Endpoint `json:"endpoints,omitempty"`
+	// Sources is where the attempts took the web and the model's replies from other than live: the cassette and
+	// the model cache the run was started with (a resume is refused when they changed: runner). Absent in
+	// manifests written before it, which a resume then does not compare.
+	Sources *Sources `json:"sources,omitempty"`
+}
+
+// Sources is a run's cassette (--record, --replay, --record-secrets, --record-missing, or the spec's keys) and
+// model cache (--model-cache, model_cache); each field empty or false when unused. Directories are as given,
+// cleaned (filepath.Clean).
+type Sources struct {
+	// Cassette is "record" or "replay" ("" without a cassette); CassetteDir its directory.
+	Cassette    string `json:"cassette,omitempty"`
+	CassetteDir string `json:"cassette_dir,omitempty"`
+	// RecordSecrets: the recording keeps secrets; RecordMissing: the replay fetches its misses live and appends
+	// them.
+	RecordSecrets bool `json:"record_secrets,omitempty"`
+	RecordMissing bool `json:"record_missing,omitempty"`
+	// ModelCache is the model-call cache directory ("" without one).
+	ModelCache string `json:"model_cache,omitempty"`
 }
 
 // BrowserInfo is the browser section of the manifest: how this invocation's workers got their browsers. A

@@ -53,7 +53,7 @@ func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []resul
 	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: id, Plan: plan.Record(),
 		Webbench: Version, GitSHA: gitSHA(), GoVersion: runtime.Version(), Playwright: playwrightVersion(),
 		Chromium: chromiumVersion(opts), Host: host, StartedAt: time.Now().UTC().Format(time.RFC3339),
-		Shard: opts.Shard.String(), Endpoints: endpoints}
+		Shard: opts.Shard.String(), Endpoints: endpoints, Sources: sourcesOf(opts)}
 	if opts.BrowserEndpoint != "" {
 		// Remote from the start (no browser connected yet); the end of the run completes it.
 		m.Browser = browserInfo(opts, 0, nil)

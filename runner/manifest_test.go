@@ -93,7 +93,7 @@ func TestCheckSamePlan(t *testing.T) {
 	// A bad manifest in the run directory is a plan mismatch naming the file.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, results.ManifestFile), []byte(`{"schema_version": 2, "plan": {"reps": "x"}}`), 0o644)
-	if _, err := previous(dir, p); !errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "field plan.reps") {
+	if _, err := previous(dir, p, &results.Sources{}); !errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "field plan.reps") {
 		t.Errorf("bad manifest: %v", err)
 	}
 }

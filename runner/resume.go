@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"webbench/browser/cassette"
 	"webbench/results"
 )
 
@@ -46,7 +47,7 @@ var ErrPlanMismatch = errors.New("run directory holds a different plan")
 // previous reads the records already in dir for resuming, after checking that dir holds a run of the same
 // plan (checkSamePlan), through results.Open. A directory without a manifest is a new run (refused when it
 // holds records all the same); so is one whose manifest is there but no attempt was recorded.
-func previous(dir string, plan Plan) (*results.ReadResult, error) {
+func previous(dir string, plan Plan, src *results.Sources) (*results.ReadResult, error) {
 	run, err := results.Open(dir)
 	switch {
 	case errors.Is(err, results.ErrNoManifest):
@@ -66,6 +67,9 @@ func previous(dir string, plan Plan) (*results.ReadResult, error) {
 		return &results.ReadResult{Latest: map[string]results.Attempt{}}, nil
 	}
 	if err := checkSamePlan(dir, run.Manifest.Plan, plan.Record()); err != nil {
+		return nil, err
+	}
+	if err := checkSameSources(dir, run.Manifest.Sources, src); err != nil {
 		return nil, err
 	}
 	rr := &results.ReadResult{Records: run.Records, Latest: map[string]results.Attempt{}, TornTail: run.TornTail}
@@ -103,6 +107,50 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 	}
 	return fmt.Errorf("%w: %s was run with another plan (%s); resuming would mix configurations — use another --out",
 		ErrPlanMismatch, dir, why)
+}
+
+// sourcesOf is the run's cassette and model cache as the manifest records them (results.Sources).
+func sourcesOf(opts Options) *results.Sources {
+	s := &results.Sources{}
+	if c := opts.Cassette; c != nil {
+		s.Cassette, s.CassetteDir = string(results.CassetteReplay), filepath.Clean(c.Dir())
+		if c.Mode() == cassette.Record {
+			s.Cassette = string(results.CassetteRecord)
+		}
+		s.RecordSecrets = c.Mode() == cassette.Record && c.Manifest().Secrets
+		s.RecordMissing = c.Fills()
+	}
+	if opts.ModelCache != "" {
+		s.ModelCache = filepath.Clean(opts.ModelCache)
+	}
+	return s
+}
+
+// checkSameSources refuses to resume a run (its manifest's sources old; nil: written before they were
+// recorded, not compared) with another cassette or model cache (cur), naming each differing field with both
+// values. What the agent sees would change between the attempts already recorded and the rest: a replay
+// answers with the recorded pages at the record time, a live run with today's; another recording or another
+// cache holds other pages and replies; and a recording resumed into another directory, or without one, leaves
+// neither cassette complete. The secrets mode is compared for the record it keeps (the cassette refuses a mixed
+// directory itself). Adding or dropping --record-missing is allowed: it changes only what a miss gets (a live
+// fetch instead of a 404), and every attempt's record counts its misses (cassette_misses), so the attempts it
+// touched stay named.
+func checkSameSources(dir string, old, cur *results.Sources) error {
+	if old == nil || cur == nil {
+		return nil
+	}
+	o, n := *old, *cur
+	o.RecordMissing, n.RecordMissing = false, false
+	diffs := fieldDiffs("", o, n)
+	if len(diffs) == 0 {
+		return nil
+	}
+	for i, d := range diffs {
+		diffs[i] = strings.TrimSpace(d)
+	}
+	return fmt.Errorf("%w: %s was run with another cassette or model cache (%s); resuming would mix attempts "+
+		"that saw different pages or replies — run it again as it was, or use another --out", ErrPlanMismatch, dir,
+		strings.Join(diffs, "; "))
 }
 
 // sameTargets reports whether the variants of old and cur (the same names, checked after) have the same target

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,5 +63,41 @@ func TestCheckSamePlanSequentialReps(t *testing.T) {
 	fixedOld.Ablation, fixedNew.Ablation = &results.Ablation{}, &results.Ablation{}
 	if err := checkSamePlan("d", fixedOld, fixedNew); err != nil {
 		t.Errorf("fixed-size, more reps: %v", err)
+	}
+}
+
+// A run resumed with another cassette mode or directory, another secrets mode, or another model cache is
+// refused, naming each differing field with both values; adding or dropping --record-missing is allowed, and a
+// manifest written before the sources were recorded (nil) is not compared.
+func TestCheckSameSources(t *testing.T) {
+	replay := results.Sources{Cassette: "replay", CassetteDir: "cas", ModelCache: "mc"}
+	for _, c := range []struct {
+		name string
+		cur  func(s *results.Sources)
+		want string // "" = allowed
+	}{
+		{"same", func(s *results.Sources) {}, ""},
+		{"record-missing added", func(s *results.Sources) { s.RecordMissing = true }, ""},
+		{"live", func(s *results.Sources) { s.Cassette, s.CassetteDir = "", "" },
+			"cassette: replay → (none); cassette_dir: cas → (none)"},
+		{"recording", func(s *results.Sources) { s.Cassette = "record" }, "cassette: replay → record"},
+		{"other cassette", func(s *results.Sources) { s.CassetteDir = "cas2" }, "cassette_dir: cas → cas2"},
+		{"secrets", func(s *results.Sources) { s.Cassette, s.RecordSecrets = "record", true },
+			"cassette: replay → record; record_secrets: (none) → true"},
+		{"no model cache", func(s *results.Sources) { s.ModelCache = "" }, "model_cache: mc → (none)"},
+		{"other model cache", func(s *results.Sources) { s.ModelCache = "mc2" }, "model_cache: mc → mc2"},
+	} {
+		cur := replay
+		c.cur(&cur)
+		err := checkSameSources("d", &replay, &cur)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.want != "" && (!errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "("+c.want+")")):
+			t.Errorf("%s: %v, want a plan mismatch naming (%s)", c.name, err, c.want)
+		}
+	}
+	if err := checkSameSources("d", nil, &replay); err != nil {
+		t.Errorf("an older manifest without sources: %v", err)
 	}
 }

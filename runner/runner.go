@@ -152,7 +152,7 @@ func Run(ctx context.Context, plan Plan, suite suites.Suite, opts Options) (*Sum
 		return nil, err
 	}
 	atts := opts.Shard.Select(all)
-	prev, err := previous(opts.OutDir, plan)
+	prev, err := previous(opts.OutDir, plan, sourcesOf(opts))
 	if err != nil {
 		return nil, err
 	}

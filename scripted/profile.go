@@ -107,8 +107,7 @@ func LoadProfile(nameOrPath string) (Profile, error) {
 	data, err := os.ReadFile(nameOrPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(nameOrPath, "/\\.") {
-			return Profile{}, fmt.Errorf("unknown fault profile %q%s (built-in: %s; or a YAML file path)",
-				nameOrPath, srcerr.Suggest(nameOrPath, ProfileNames()), strings.Join(ProfileNames(), ", "))
+			return Profile{}, srcerr.OneOf("fault profile", nameOrPath, ProfileNames(), "or a YAML file path")
 		}
 		return Profile{}, fmt.Errorf("fault profile: %w", err)
 	}
@@ -169,8 +168,7 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 		}
 		b, err := builtin(v.Value)
 		if err != nil {
-			return Profile{}, srcerr.AtNode(source, v, "base", "unknown profile %q%s (built-in: %s)", v.Value,
-				srcerr.Suggest(v.Value, ProfileNames()), strings.Join(ProfileNames(), ", "))
+			return Profile{}, srcerr.AtNode(source, v, "base", "%v", srcerr.OneOf("profile", v.Value, ProfileNames()))
 		}
 		p, baseSet = b, true
 	}
@@ -191,7 +189,7 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 			continue
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return Profile{}, srcerr.AtNode(source, v, "name", "want a non-empty string")
+				return Profile{}, srcerr.Mismatch(source, v, "name", "a non-empty string")
 			}
 			p.Name = v.Value
 			continue
@@ -209,9 +207,9 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 				continue
 			}
 			found = true
-			x, err := number(v)
-			if err != nil {
-				return Profile{}, srcerr.AtNode(source, v, k.Value, "%v", err)
+			x, ok := number(v)
+			if !ok {
+				return Profile{}, srcerr.Mismatch(source, v, k.Value, "a number")
 			}
 			if x < 0 || x > 1 {
 				return Profile{}, srcerr.AtNode(source, v, k.Value, "probability %v outside [0,1]", x)
@@ -219,8 +217,7 @@ func parseProfile(data []byte, source, name string, allowBase bool) (Profile, er
 			*f.ptr = x
 		}
 		if !found {
-			return Profile{}, srcerr.AtNode(source, k, k.Value, "unknown key%s (valid: %s)", srcerr.Suggest(k.Value, validKeys()),
-				strings.Join(validKeys(), ", "))
+			return Profile{}, srcerr.AtNode(source, k, "", "%v", srcerr.OneOf("key", k.Value, validKeys()))
 		}
 	}
 	return p, nil
@@ -238,7 +235,7 @@ func validKeys() []string {
 func parseLatency(v *yaml.Node, source string) (Latency, error) {
 	var lat Latency
 	if v.Kind != yaml.MappingNode {
-		return lat, srcerr.AtNode(source, v, "latency_ms", "want a mapping {mean, jitter}")
+		return lat, srcerr.Mismatch(source, v, "latency_ms", "a mapping {mean, jitter}")
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
@@ -249,11 +246,11 @@ func parseLatency(v *yaml.Node, source string) (Latency, error) {
 		case "jitter":
 			dst = &lat.Jitter
 		default:
-			return lat, srcerr.AtNode(source, k, "latency_ms."+k.Value, "unknown key%s (valid: mean, jitter)", srcerr.Suggest(k.Value, []string{"mean", "jitter"}))
+			return lat, srcerr.AtNode(source, k, "latency_ms", "%v", srcerr.OneOf("key", k.Value, []string{"mean", "jitter"}))
 		}
-		x, err := number(val)
-		if err != nil {
-			return lat, srcerr.AtNode(source, val, "latency_ms."+k.Value, "%v", err)
+		x, ok := number(val)
+		if !ok {
+			return lat, srcerr.Mismatch(source, val, "latency_ms."+k.Value, "a number")
 		}
 		if x < 0 {
 			return lat, srcerr.AtNode(source, val, "latency_ms."+k.Value, "%v ms is negative", x)
@@ -263,13 +260,11 @@ func parseLatency(v *yaml.Node, source string) (Latency, error) {
 	return lat, nil
 }
 
-func number(v *yaml.Node) (float64, error) {
-	if v.Kind != yaml.ScalarNode {
-		return 0, errors.New("want a number")
-	}
+// number is v as a finite number; false when it is not one.
+func number(v *yaml.Node) (float64, bool) {
 	var x float64
-	if err := v.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, fmt.Errorf("want a number, got %q", v.Value)
+	if v.Kind != yaml.ScalarNode || v.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, false
 	}
-	return x, nil
+	return x, true
 }

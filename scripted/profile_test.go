@@ -77,11 +77,14 @@ func TestProfileFile(t *testing.T) {
 
 func TestProfileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
-		{"unknown", "prose_final: 0.1\n\nblocked_click_understood: 0.5\n", `:3:1: blocked_click_understood: unknown key (did you mean "blocked_click_raw_understood"?)`},
+		{"unknown", "prose_final: 0.1\n\nblocked_click_understood: 0.5\n", `:3:1: unknown key "blocked_click_understood" (did you mean "blocked_click_raw_understood"?)`},
 		{"range", "post_answer_loop: 0.2\nheed_repeat_note: 1.5\n", `:2:19: heed_repeat_note: probability 1.5 outside [0,1]`},
 		{"negative", "prose_final: -0.1\n", `:1:14: prose_final: probability -0.1 outside [0,1]`},
 		{"not-number", "prose_final: often\n", `:1:14: prose_final: want a number, got "often"`},
-		{"latency", "latency_ms:\n  mean: 10\n  spread: 3\n", `:3:3: latency_ms.spread: unknown key (valid: mean, jitter)`},
+		{"latency", "latency_ms:\n  mean: 10\n  spread: 3\n", `:3:3: latency_ms: unknown key "spread" (valid: mean, jitter)`},
+		{"latency-type", "latency_ms:\n  mean: [10]\n", `:2:9: latency_ms.mean: want a number, got a list`},
+		{"latency-map", "latency_ms: 10\n", `:1:13: latency_ms: want a mapping {mean, jitter}, got "10"`},
+		{"name-type", "name: {a: b}\n", `:1:7: name: want a non-empty string, got a mapping`},
 		{"latency-neg", "latency_ms: {mean: -5}\n", `:1:20: latency_ms.mean: -5 ms is negative`},
 		{"base", "base: lenient\n", `:1:7: base: unknown profile "lenient"`},
 		{"twice", "prose_final: 0\nprose_final: 1\n", `:2:1: prose_final: given twice`},

@@ -21,7 +21,7 @@ func TestBadSpecFiles(t *testing.T) {
 			"intercept_hint, repeat_guard, final_recovery, snapshot_ready, stale_ref_refresh, evaluate_isolation, " +
 			"visual_progress)",
 		"profile.yaml": `profile.yaml:3:27: baseline: model.profile: unknown fault profile "observd" (did you ` +
-			`mean "observed"?) (built-in: clean, harsh, observed; or a YAML file path)`,
+			`mean "observed"?) (valid: clean, harsh, observed; or a YAML file path)`,
 	} {
 		path := filepath.Join("testdata", "bad", name)
 		b, err := os.ReadFile(path)

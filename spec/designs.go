@@ -318,9 +318,13 @@ func (a *Arms) TargetTasks() map[string][]string {
 func (s *Spec) Open(path string, failIfWorse float64) (runner.Plan, suites.Suite, error) {
 	opts := suites.Options{}
 	maps.Copy(opts, s.SuiteOptions)
+	if err := srcerr.OneOf("suite", s.Suite, suites.Names()); err != nil {
+		return runner.Plan{}, nil, srcerr.At(path, s.top["suite"][0], s.top["suite"][1], "suite", "%v", err)
+	}
 	suite, err := suites.Open(s.Suite, opts)
 	if err != nil {
-		return runner.Plan{}, nil, fmt.Errorf("%s: %v", path, err)
+		// What the suite refuses is its options (an unknown option, a file that does not load).
+		return runner.Plan{}, nil, srcerr.At(path, s.top["suite_options"][0], s.top["suite_options"][1], "suite_options", "%v", err)
 	}
 	plan, err := s.Plan(path, suite, opts, failIfWorse)
 	if err != nil {
@@ -350,7 +354,7 @@ func (s *Spec) Plan(path string, suite suites.Suite, opts suites.Options, failIf
 		if s.tasksFlag {
 			return runner.Plan{}, fmt.Errorf("--tasks: %v", err)
 		}
-		return runner.Plan{}, srcerr.At(path, s.tasksAt[0], s.tasksAt[1], "tasks", "%v", err)
+		return runner.Plan{}, srcerr.At(path, s.top["tasks"][0], s.top["tasks"][1], "tasks", "%v", err)
 	}
 	for _, g := range slices.Sorted(maps.Keys(s.TargetTasks)) {
 		// Against the whole suite: a typo is an error, while a --tasks that leaves a glob nothing is not.

@@ -11,9 +11,9 @@ import (
 // agent and on an A/A arm are errors naming the file, the line and the field.
 func TestObservationSpecErrors(t *testing.T) {
 	cases := map[string]string{
-		"name: x\nvariants:\n  - name: d\n    observation: {snapshot: incremental}\n":                                        `spec.yaml:4:5: variant d: observation: snapshot "incremental": expected full, diff or none`,
-		"name: x\nbaseline:\n  observation: {snapshot: all}\nvariants:\n  - name: d\n    observation: {snapshot: diff}\n":    `spec.yaml:3:3: baseline: observation: snapshot "all": expected full, diff or none`,
-		"name: x\nvariants:\n  - name: d\n    observation: {}\n":                                                             `spec.yaml:4:5: variant d: observation: snapshot "": expected full, diff or none`,
+		"name: x\nvariants:\n  - name: d\n    observation: {snapshot: incremental}\n":                                        `spec.yaml:4:5: variant d: observation: unknown snapshot mode "incremental" (valid: full, diff, none)`,
+		"name: x\nbaseline:\n  observation: {snapshot: all}\nvariants:\n  - name: d\n    observation: {snapshot: diff}\n":    `spec.yaml:3:3: baseline: observation: unknown snapshot mode "all" (did you mean "full"?) (valid: full, diff, none)`,
+		"name: x\nvariants:\n  - name: d\n    observation: {}\n":                                                             `spec.yaml:4:5: variant d: observation: unknown snapshot mode "" (valid: full, diff, none)`,
 		"name: x\nvariants:\n  - name: d\n    observation: {snapshots: diff}\n":                                              `spec.yaml:4:19: unknown key "snapshots"`,
 		"name: x\nvariants:\n  - name: d\n    agent: {kind: command, run: [/bin/true]}\n    observation: {snapshot: diff}\n": `spec.yaml:5:5: variant d: observation: the built-in agent's observation mode cannot apply to an external agent`,
 		"name: x\nvariants:\n  - name: f\n    aa: true\n    observation: {snapshot: diff}\n":                                 `spec.yaml:5:5: variant f: observation: an aa (A/A) arm is a copy of the baseline`,

@@ -60,8 +60,9 @@ func TestOpenAndOutDir(t *testing.T) {
 		t.Errorf("a filter matching no task: err %v, suite closed %v; want an error and the suite closed", err, opened.closed)
 	}
 	s.Suite = "no-such-suite"
-	if _, _, err := s.Open("x/s.yaml", 0); err == nil || !strings.HasPrefix(err.Error(), "x/s.yaml: unknown suite") {
-		t.Errorf("an unknown suite: %v, want an error naming the file", err)
+	want := `x/s.yaml:2:8: suite: unknown suite "no-such-suite" (valid: spec-open-test)`
+	if _, _, err := s.Open("x/s.yaml", 0); err == nil || err.Error() != want {
+		t.Errorf("an unknown suite: %v, want %s (the file, the value's line and column)", err, want)
 	}
 }
 

@@ -1,12 +1,11 @@
 package spec
 
 import (
-	"fmt"
-
 	"gopkg.in/yaml.v3"
 
 	"webbench/results"
 	"webbench/runner"
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -24,16 +23,13 @@ type SeqSetting struct {
 }
 
 // UnmarshalYAML reads `sequential:` as a boolean or a mapping of alpha and min_effect (numbers); anything else
-// is a *yaml.TypeError naming the line, as the spec's other errors.
+// is a *srcerr.Error at the value (srcerr.Decode names the file), as the spec's other errors.
 func (s *SeqSetting) UnmarshalYAML(n *yaml.Node) error {
-	fail := func(line int, msg string, args ...any) error {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: sequential%s", line, fmt.Sprintf(msg, args...))}}
-	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
 		return n.Decode(&s.On)
 	}
 	if n.Kind != yaml.MappingNode {
-		return fail(n.Line, ": %s: expected true, false or {alpha: A, min_effect: M}", nodeText(n))
+		return srcerr.Mismatch("", n, "sequential", "true, false or {alpha: A, min_effect: M}")
 	}
 	s.On = true
 	for j := 0; j+1 < len(n.Content); j += 2 {
@@ -45,10 +41,10 @@ func (s *SeqSetting) UnmarshalYAML(n *yaml.Node) error {
 		case "min_effect":
 			dst, s.minEffectSet = &s.MinEffect, true
 		default:
-			return fail(k.Line, ": unknown key %q (valid: alpha, min_effect)", k.Value)
+			return srcerr.AtNode("", k, "sequential", "%v", srcerr.OneOf("key", k.Value, []string{"alpha", "min_effect"}))
 		}
 		if v.Kind != yaml.ScalarNode || v.Decode(dst) != nil {
-			return fail(k.Line, ".%s: %s is not a number", k.Value, nodeText(v))
+			return srcerr.Mismatch("", v, "sequential."+k.Value, "a number")
 		}
 	}
 	return nil

@@ -31,9 +31,9 @@ func TestSequentialKey(t *testing.T) {
 		}
 	}
 	for src, want := range map[string]string{
-		"sequential: yes please\n":                `s.yaml:3:1: sequential: "yes please": expected true, false`,
-		"sequential: {alpha: 0.1, k: 3}\n":        `s.yaml:3:1: sequential: unknown key "k"`,
-		"sequential: {alpha: lots}\n":             `s.yaml:3:1: sequential.alpha: "lots" is not a number`,
+		"sequential: yes please\n":                `s.yaml:3:13: sequential: want true, false or {alpha: A, min_effect: M}, got "yes please"`,
+		"sequential: {alpha: 0.1, k: 3}\n":        `s.yaml:3:26: sequential: unknown key "k" (valid: alpha, min_effect)`,
+		"sequential: {alpha: lots}\n":             `s.yaml:3:21: sequential.alpha: want a number, got "lots"`,
 		"sequential: {alpha: 1.5}\n":              "s.yaml:3:1: sequential: alpha must be in (0, 1)",
 		"fail_if_worse: 0.05\nsequential: true\n": "s.yaml:3:1: fail_if_worse: a sequential ablation's answer is its decisions",
 	} {

@@ -78,13 +78,20 @@ type Spec struct {
 	RecordSecrets bool   `yaml:"record_secrets"`
 
 	file string
-	// tasksAt is the line and column of the spec's `tasks:` value (zero when absent); tasksFlag is set when
-	// --tasks replaced it (OverrideTasks), so a glob error names the flag rather than the file.
-	tasksAt   [2]int
+	// top are the line and column of each top-level key's value in file (absent keys: none), for the errors
+	// of Open and Plan and for At; tasksFlag is set when --tasks replaced the spec's tasks (OverrideTasks), so a
+	// glob error names the flag rather than the file.
+	top       map[string][2]int
 	tasksFlag bool
 	// targetAt are the line and column of target_tasks' guards in file, for Plan's errors.
 	targetAt map[string][2]int
 }
+
+// Designs are the values of a spec's `design:` key (Expand: explicit variants, or a generated design).
+var Designs = []string{"leave-one-out", "add-one", "explicit"}
+
+// Scopes are the values of a spec's or a variant's `scope:` key.
+var Scopes = []string{"all", "target"}
 
 // OverrideTasks replaces the spec's task globs with those of --tasks; Plan's glob errors then name the flag.
 func (s *Spec) OverrideTasks(globs string) {
@@ -391,6 +398,16 @@ func nodeText(n *yaml.Node) string {
 }
 
 func knownGuard(name string) bool { return slices.Contains(guard.Names(), name) }
+
+// At is where the spec sets the top-level key: "FILE:LINE:COL" of its value, or "" when the spec leaves it out
+// (a default), so that a refusal of a value can name the line it came from.
+func (s *Spec) At(key string) string {
+	p, ok := s.top[key]
+	if !ok {
+		return ""
+	}
+	return srcerr.Pos(s.file, p[0], p[1])
+}
 
 // CassetteDirs are Record and Replay, relative ones resolved against the spec file's folder ("" when unset).
 func (s *Spec) CassetteDirs() (record, replay string) {

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -29,12 +28,12 @@ func ParseSpec(name string, b []byte) (*Spec, error) {
 	s.file = name
 	var root yaml.Node
 	_ = yaml.Unmarshal(b, &root) // decoded above, so it parses
-	c := specCheck{name: name, data: b, line: lineFinder(b), at: nodeLines(&root)}
+	c := specCheck{name: name, data: b, line: lineFinder(b), at: nodeLines(&root), root: &root}
+	s.top = map[string][2]int{}
 	if len(root.Content) > 0 {
 		for i := 0; i+1 < len(root.Content[0].Content); i += 2 {
-			if k, v := root.Content[0].Content[i], root.Content[0].Content[i+1]; k.Value == "tasks" {
-				s.tasksAt = [2]int{v.Line, v.Column}
-			}
+			k, v := root.Content[0].Content[i], root.Content[0].Content[i+1]
+			s.top[k.Value] = [2]int{v.Line, v.Column}
 		}
 	}
 	for _, step := range []func(specCheck) error{s.setDefaults, s.checkBaseline, s.parseVariantBackends,
@@ -54,6 +53,18 @@ type specCheck struct {
 	data []byte
 	line func(string) int
 	at   func(section string, i int, field string) int
+	// root is the parsed document (nodeAt finds a value's node in it).
+	root *yaml.Node
+}
+
+// errValue is a spec error at the value of field in section (nodeAt's arguments; at the key's line when the value
+// is absent), field named in the error's field part.
+func (c specCheck) errValue(section string, i int, field, name, format string, args ...any) error {
+	k, v := nodeAt(c.root, section, i, field)
+	if v == nil {
+		v = k
+	}
+	return srcerr.AtNode(c.name, v, name, format, args...)
 }
 
 // errKey is a spec error (srcerr's format) at the first occurrence of the text key; the message names the field.
@@ -67,25 +78,20 @@ func (c specCheck) errAt(line int, format string, args ...any) error {
 	return srcerr.At(c.name, line, srcerr.Col(c.data, line, ""), "", format, args...)
 }
 
-// decodeSpec decodes spec YAML strictly (unknown keys are errors, with a "did you mean" among the keys of the
-// block they stand in), every error in srcerr's format.
+// decodeSpec decodes spec YAML strictly (srcerr.Decode: unknown keys with a "did you mean" among the keys of
+// the block they stand in, values of the wrong type at their field path), every error in srcerr's format.
 func decodeSpec(name string, b []byte) (*Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
+	if err := srcerr.Decode(name, b, &s); err != nil {
 		if ae := (*aaError)(nil); errors.As(err, &ae) {
 			var root yaml.Node
 			_ = yaml.Unmarshal(b, &root) // decoded as far as the aa value, so it parses
 			return nil, aaErrorAt(name, &root, ae)
 		}
-		return nil, srcerr.FromYAML(name, b, err, specKeys)
+		return nil, err
 	}
 	return &s, nil
 }
-
-// specKeys are the keys of each block of a spec, by the type name yaml.v3 gives in an unknown-key error.
-var specKeys = srcerr.Keys(Spec{}, Config{}, runner.Model{}, ObservationSpec{})
 
 // setDefaults fills the spec's defaults (suite zoo, one rep, α 0.05, power 0.8, min effect 0.1, the baseline's
 // name and scripted model) and checks the reps, α and power.
@@ -206,8 +212,7 @@ func (s *Spec) checkGuardsAndObservation(c specCheck) error {
 	for _, cf := range append([]Config{s.Baseline}, s.Variants...) {
 		for g := range cf.Guards {
 			if !knownGuard(g) {
-				return c.errKey(g+":", "unknown guard %q%s (valid: %s)", g, srcerr.Suggest(g, guard.Names()),
-					strings.Join(guard.Names(), ", "))
+				return c.errKey(g+":", "%v", srcerr.OneOf("guard", g, guard.Names()))
 			}
 		}
 	}
@@ -215,9 +220,8 @@ func (s *Spec) checkGuardsAndObservation(c specCheck) error {
 		if cf.Observation == nil {
 			return nil
 		}
-		if _, err := agent.ParseObservation(cf.Observation.Snapshot); err != nil || cf.Observation.Snapshot == "" {
-			return c.errAt(l, "%sobservation: snapshot %q: expected full, diff or none", what,
-				cf.Observation.Snapshot)
+		if err := srcerr.OneOf("snapshot mode", cf.Observation.Snapshot, agent.ObservationNames()); err != nil {
+			return c.errAt(l, "%sobservation: %v", what, err)
 		}
 		if external {
 			return c.errAt(l, "%sobservation: the built-in agent's observation mode cannot apply to an "+
@@ -254,12 +258,12 @@ func (s *Spec) checkDesign(c specCheck) error {
 			}
 		}
 	default:
-		return c.errKey("design", "design %q: expected leave-one-out, add-one or explicit", s.Design)
+		return c.errValue("design", -1, "", "design", "%v", srcerr.OneOf("design", s.Design, Designs))
 	}
-	switch s.Scope {
-	case "", "all", "target":
-	default:
-		return c.errKey("scope", "scope %q: expected all or target", s.Scope)
+	if s.Scope != "" {
+		if err := srcerr.OneOf("scope", s.Scope, Scopes); err != nil {
+			return c.errValue("scope", -1, "", "scope", "%v", err)
+		}
 	}
 	return s.checkTargetTasks(c)
 }
@@ -271,8 +275,7 @@ func (s *Spec) checkTargetTasks(c specCheck) error {
 	}
 	for _, g := range slices.Sorted(maps.Keys(s.TargetTasks)) {
 		if !knownGuard(g) {
-			return c.errKey(g+":", "target_tasks: unknown guard %q%s (valid: %s)", g, srcerr.Suggest(g, guard.Names()),
-				strings.Join(guard.Names(), ", "))
+			return c.errKey(g+":", "target_tasks: %v", srcerr.OneOf("guard", g, guard.Names()))
 		}
 		if strings.TrimSpace(s.TargetTasks[g]) == "" {
 			return c.errKey(g+":", "target_tasks: %s: no glob", g)
@@ -331,10 +334,10 @@ func (s *Spec) checkVariants(c specCheck) error {
 				return err
 			}
 		}
-		switch v.Scope {
-		case "", "all", "target":
-		default:
-			return c.errKey("name: "+v.Name, "variant %s: scope %q: expected all or target", v.Name, v.Scope)
+		if v.Scope != "" {
+			if err := srcerr.OneOf("scope", v.Scope, Scopes); err != nil {
+				return c.errValue("variants", i, "scope", "variant "+v.Name+": scope", "%v", err)
+			}
 		}
 		if err := s.checkAAArm(c, i, v, &nAA); err != nil {
 			return err
@@ -402,7 +405,7 @@ func normModel(m *runner.Model) error {
 		}
 	case "openai":
 	default:
-		return fmt.Errorf("kind %q: expected scripted or openai", m.Kind)
+		return fmt.Errorf("kind: %w", srcerr.OneOf("model kind", m.Kind, []string{"scripted", "openai"}))
 	}
 	if m.MaxConnections < 0 {
 		return fmt.Errorf("max_connections %d: must be at least 0 (0: no cap)", m.MaxConnections)
@@ -431,10 +434,22 @@ func lineFinder(b []byte) func(string) int {
 	}
 }
 
-// nodeLines returns a function giving the line of a spec field from the parsed document root: the value of
-// key section (i < 0: the section's mapping; else its i-th sequence item) and, in it, of field (""
-// or absent: the section or item's own line); 0 when the section is absent.
+// nodeLines returns a function giving the line of a spec field from the parsed document root (nodeAt): the
+// field's key, else the section's or item's own line; 0 when the section is absent.
 func nodeLines(root *yaml.Node) func(section string, i int, field string) int {
+	return func(section string, i int, field string) int {
+		k, _ := nodeAt(root, section, i, field)
+		if k == nil {
+			return 0
+		}
+		return k.Line
+	}
+}
+
+// nodeAt finds, in the parsed document root, key section's value (i < 0: the section's mapping; else its i-th
+// sequence item) and in it field's key and value nodes (field "" or absent: the section's key, or the item, and
+// the section's value or the item). Both are nil when the section is absent.
+func nodeAt(root *yaml.Node, section string, i int, field string) (key, val *yaml.Node) {
 	get := func(m *yaml.Node, key string) (k, v *yaml.Node) {
 		if m == nil || m.Kind != yaml.MappingNode {
 			return nil, nil
@@ -446,25 +461,24 @@ func nodeLines(root *yaml.Node) func(section string, i int, field string) int {
 		}
 		return nil, nil
 	}
-	return func(section string, i int, field string) int {
-		if root == nil || len(root.Content) == 0 {
-			return 0
-		}
-		k, n := get(root.Content[0], section)
-		if k == nil {
-			return 0
-		}
-		line := k.Line
-		if i >= 0 {
-			if n.Kind != yaml.SequenceNode || i >= len(n.Content) {
-				return line
-			}
-			n = n.Content[i]
-			line = n.Line
-		}
-		if fk, _ := get(n, field); fk != nil {
-			return fk.Line
-		}
-		return line
+	if root == nil || len(root.Content) == 0 {
+		return nil, nil
 	}
+	k, n := get(root.Content[0], section)
+	if k == nil {
+		return nil, nil
+	}
+	if i >= 0 {
+		if n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+			return k, n
+		}
+		n = n.Content[i]
+		k = n
+	}
+	if field != "" {
+		if fk, fv := get(n, field); fk != nil {
+			return fk, fv
+		}
+	}
+	return k, n
 }

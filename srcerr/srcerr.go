@@ -27,19 +27,24 @@ type Error struct {
 // Error formats e as `file:line:col: field: message`, leaving out the parts that are unknown.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
+	b.WriteString(Pos(e.File, e.Line, e.Col))
 	b.WriteString(": ")
 	if e.Field != "" {
 		b.WriteString(e.Field + ": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// Pos is the place part of the format, `file:line:col` (line 0: `file`; col 0: `file:line`).
+func Pos(file string, line, col int) string {
+	switch {
+	case line <= 0:
+		return file
+	case col <= 0:
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return fmt.Sprintf("%s:%d:%d", file, line, col)
 }
 
 // At returns an Error at line:col of file; the message is fmt.Sprintf(format, args...).

@@ -3,7 +3,9 @@ package srcerr
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -80,3 +82,69 @@ func TestFromYAMLTypeErrors(t *testing.T) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// TestDecodeTypeErrors: every value of the wrong type, in any block, comes out as `file:line:col: PATH: want
+// KIND, got VALUE` at the value's own line and column, beside unknown keys in document order.
+func TestDecodeTypeErrors(t *testing.T) {
+	type model struct {
+		Kind string   `yaml:"kind"`
+		Temp *float32 `yaml:"temperature"`
+	}
+	type arm struct {
+		Name    string          `yaml:"name"`
+		Model   *model          `yaml:"model"`
+		Guards  map[string]bool `yaml:"guards"`
+		Timeout time.Duration   `yaml:"timeout"`
+		Tags    []string        `yaml:"tags"`
+	}
+	type doc struct {
+		Reps  int     `yaml:"reps"`
+		Alpha float64 `yaml:"alpha"`
+		Arms  []arm   `yaml:"arms"`
+		Base  arm     `yaml:"base"`
+	}
+	for _, c := range []struct{ doc, want string }{
+		{"reps: two\n", `d.yaml:1:7: reps: want an integer, got "two"`},
+		{"alpha: 0.05\nreps:   3 reps\n", `d.yaml:2:9: reps: want an integer, got "3 reps"`},
+		{"alpha: [1, 2]\n", `d.yaml:1:8: alpha: want a number, got a list`},
+		{"arms:\n  - name: a\n  - name: b\n    guards: {repeat_guard: maybe}\n",
+			`d.yaml:4:28: arms[1].guards.repeat_guard: want true or false, got "maybe"`},
+		{"base:\n  model: {kind: openai, temperature: hot}\n",
+			`d.yaml:2:38: base.model.temperature: want a number, got "hot"`},
+		{"base:\n  timeout: soon\n", `d.yaml:2:12: base.timeout: want a duration like 90s, got "soon"`},
+		{"base:\n  tags: x\n  model: [a]\n", "d.yaml:2:9: base.tags: want a list, got \"x\"\n" +
+			"d.yaml:3:10: base.model: want a mapping, got a list"},
+		{"reps: x\nrpes: 2\n", "d.yaml:1:7: reps: want an integer, got \"x\"\n" +
+			`d.yaml:2:1: unknown key "rpes" (did you mean "reps"?)`},
+		{"arms: {name: a}\n", `d.yaml:1:7: arms: want a list, got a mapping`},
+		{"", ""},
+	} {
+		var d doc
+		err := Decode("d.yaml", []byte(c.doc), &d)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.doc, got, c.want)
+		}
+	}
+}
+
+func TestOneOf(t *testing.T) {
+	set := []string{"leave-one-out", "add-one", "explicit"}
+	for got, want := range map[string]string{
+		"leave-one-out": "",
+		"leave-on-out":  `unknown design "leave-on-out" (did you mean "leave-one-out"?) (valid: leave-one-out, add-one, explicit)`,
+		"random":        `unknown design "random" (valid: leave-one-out, add-one, explicit)`,
+	} {
+		err := OneOf("design", got, set)
+		if s := fmt.Sprint(err); err == nil && want != "" || err != nil && s != want {
+			t.Errorf("OneOf(%q) = %v, want %s", got, err, want)
+		}
+	}
+	if err := OneOf("profile", "cleen", []string{"clean"}, "or a YAML file path"); err == nil ||
+		err.Error() != `unknown profile "cleen" (did you mean "clean"?) (valid: clean; or a YAML file path)` {
+		t.Errorf("others: %v", err)
+	}
+}

@@ -248,8 +248,7 @@ func Open(name string, opts Options) (Suite, error) {
 	f, ok := factories[name]
 	mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown suite %q%s (valid: %s)", name, srcerr.Suggest(name, Names()),
-			strings.Join(Names(), ", "))
+		return nil, srcerr.OneOf("suite", name, Names())
 	}
 	return f(opts)
 }

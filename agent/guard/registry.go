@@ -58,8 +58,7 @@ func Default() map[string]bool {
 func known(name string) bool { return slices.Contains(Names(), name) }
 
 func unknownErr(name string) error {
-	return fmt.Errorf("guard: unknown guard %q%s (valid: %s)", name, srcerr.Suggest(name, Names()),
-		strings.Join(Names(), ", "))
+	return fmt.Errorf("guard: %w", srcerr.OneOf("guard", name, Names()))
 }
 
 // ParseSwitch parses an on/off value: on|true|yes|1 and off|false|no|0 (case-insensitive).

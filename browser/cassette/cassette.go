@@ -172,9 +172,7 @@ func Create(dir string, o Options) (*Cassette, error) {
 		Secrets: o.Secrets}
 	switch old, err := readManifest(dir); {
 	case err == nil && old.Secrets != o.Secrets:
-		return nil, fmt.Errorf("cassette: %s was recorded with secrets %s; this recording would have them %s "+
-			"(record into another directory, or %s --record-secrets)", dir, secretsMode(old.Secrets),
-			secretsMode(o.Secrets), map[bool]string{true: "add", false: "drop"}[old.Secrets])
+		return nil, &SecretsModeError{Dir: dir, Recorded: old.Secrets}
 	case err == nil:
 		man.RecordedAt = old.RecordedAt
 	case !isNotExist(err):
@@ -269,6 +267,19 @@ func (c *Cassette) tapeTime(ix *tapeIndex) time.Time {
 		return ix.tape.RecordedAt
 	}
 	return c.man.RecordedAt
+}
+
+// SecretsModeError is Create's refusal to record into a cassette made in the other secrets mode: Recorded is
+// the cassette's mode (true: secrets kept), the refused recording's the other one. Its text names no setting:
+// the caller knows whether the mode came from a flag or a spec key, and names that.
+type SecretsModeError struct {
+	Dir      string
+	Recorded bool
+}
+
+func (e *SecretsModeError) Error() string {
+	return fmt.Sprintf("cassette: %s was recorded with secrets %s; this recording would have them %s", e.Dir,
+		secretsMode(e.Recorded), secretsMode(!e.Recorded))
 }
 
 // secretsMode words a secrets flag as ls shows it.

@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,6 +204,10 @@ func TestCreateRefusesOtherSecretsMode(t *testing.T) {
 	_, err := Create(dir, Options{Secrets: true})
 	if err == nil {
 		t.Fatal("Create with secrets into a cassette recorded without them: no error")
+	}
+	var sm *SecretsModeError
+	if !errors.As(err, &sm) || sm.Dir != dir || sm.Recorded {
+		t.Errorf("error %#v: want a *SecretsModeError of %s, recorded without secrets", err, dir)
 	}
 	for _, want := range []string{dir, "secrets stripped", "have them kept"} {
 		if !strings.Contains(err.Error(), want) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,12 @@ type cassetteFlags struct {
 	secrets        bool
 	// missing is --record-missing: a replay fetches its misses live and appends them (cassette.OpenFill).
 	missing bool
+	// secretsAt is where the spec set record_secrets ("FILE:LINE:COL", fromSpec), "" when the flag or the
+	// default decided the secrets mode: a refusal names the setting to change.
+	secretsAt string
+	// secretsFlag is set when --record-secrets was given (fromSpec; without a spec, secrets kept can only
+	// come from the flag).
+	secretsFlag bool
 }
 
 func (f *cassetteFlags) register(c *cobra.Command) {
@@ -54,6 +62,9 @@ func (f *cassetteFlags) open() (*cassette.Cassette, error) {
 	switch {
 	case f.record != "":
 		c, err := cassette.Create(f.record, cassette.Options{Secrets: f.secrets})
+		if sm := (*cassette.SecretsModeError)(nil); errors.As(err, &sm) {
+			return nil, usageErr("--record: %v: %s", err, f.secretsRemedy(sm.Recorded))
+		}
 		if err != nil {
 			return nil, usageErr("--record: %v", err)
 		}
@@ -84,14 +95,30 @@ func suiteOptions(suite string, o suites.Options, c *cassette.Cassette) suites.O
 	return webvoyager.ReplayOptions(out, c.RecordedAt())
 }
 
+// secretsRemedy says where this recording's secrets mode came from — --record-secrets, the spec's
+// record_secrets at its line, or the default — and what would record into a cassette whose mode is recorded.
+func (f *cassetteFlags) secretsRemedy(recorded bool) string {
+	want := map[bool]string{true: "true", false: "false"}[recorded]
+	switch {
+	case f.secretsFlag || f.secrets && f.secretsAt == "":
+		return fmt.Sprintf("--record-secrets=%v asks for that; record into another directory, or give "+
+			"--record-secrets=%s", f.secrets, want)
+	case f.secretsAt != "":
+		return fmt.Sprintf("%s: record_secrets: %v asks for that; record into another directory, or set "+
+			"record_secrets: %s there (or give --record-secrets=%s)", f.secretsAt, f.secrets, want, want)
+	}
+	return "secrets are stripped by default; record into another directory, or give --record-secrets"
+}
+
 // fromSpec takes the spec's record, replay and record_secrets (spec.Spec.CassetteDirs) unless --record or
 // --replay is given; --record-secrets, when given, replaces record_secrets.
 func (f *cassetteFlags) fromSpec(c *cobra.Command, sp *spec.Spec) {
+	f.secretsFlag = c.Flags().Changed("record-secrets")
 	if c.Flags().Changed("record") || c.Flags().Changed("replay") {
 		return
 	}
 	f.record, f.replay = sp.CassetteDirs()
 	if !c.Flags().Changed("record-secrets") {
-		f.secrets = sp.RecordSecrets
+		f.secrets, f.secretsAt = sp.RecordSecrets, sp.At("record_secrets")
 	}
 }

@@ -56,10 +56,10 @@ func TestPowerRefusesBadModes(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--base", "0.8", "--target", "0.8"}, []string{"--base", "--target", "no effect"}},
-		{[]string{"--mix", "issue", "--base", "0.5", "--target", "0.3"}, []string{"--mix", "--base, --target", "different modes"}},
+		{[]string{"--mix", "seeds", "--base", "0.5", "--target", "0.3"}, []string{"--mix", "--base, --target", "different modes"}},
 		{[]string{"--tasks", "10", "--n", "50"}, []string{"--tasks", "--n", "different modes"}},
 		{[]string{"--tasks", "0"}, []string{"--tasks 0", "at least 1"}},
-		{[]string{"--mix", "issue", "--reps", "0"}, []string{"--reps 0", "at least 1"}},
+		{[]string{"--mix", "seeds", "--reps", "0"}, []string{"--reps 0", "at least 1"}},
 	} {
 		out, stderr, code := bench(t, append([]string{"power"}, c.args...)...)
 		if code != 2 {

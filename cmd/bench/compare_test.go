@@ -381,7 +381,7 @@ func TestReportFormats(t *testing.T) {
 	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<td>3/4 = 75.0% [30.1, 95.4]</td>") {
 		t.Errorf("report.html: %v\n%s", err, page)
 	}
-	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, "expected one of "+strings.Join(report.Formats(), ", ")) {
+	if _, stderr, code := bench(t, "report", dir, "--format", "xml"); code != 2 || !strings.Contains(stderr, `--format: unknown format "xml" (did you mean "html"?) (valid: `+strings.Join(report.Formats(), ", ")+")") {
 		t.Errorf("--format xml: exit %d, %q", code, stderr)
 	}
 }

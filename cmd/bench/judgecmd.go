@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +13,7 @@ import (
 	"webbench/llm"
 	"webbench/report"
 	"webbench/results"
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -98,8 +98,8 @@ func judgeCmd() *cobra.Command {
 			if which == results.OriginalJudge {
 				return usageErr("--judge %s names the verdicts recorded during the run; choose one of %s", which, judgeList())
 			}
-			if !slices.Contains(judge.Names(), which) {
-				return usageErr("--judge %q: expected one of %s", which, judgeList())
+			if err := srcerr.OneOf("judge", which, judge.Names()); err != nil {
+				return usageErr("--judge: %v", err)
 			}
 			j, err := judge.New(which, opts)
 			if err != nil {
@@ -245,8 +245,8 @@ func printAgreement(c *cobra.Command, dir, a, b string) error {
 // runAnswersJSONL is bench judge --answers-jsonl FILE: the judge, the references (--answers, --tasks-file: at
 // least one) and the output format, then judgeAnswersJSONL.
 func runAnswersJSONL(c *cobra.Command, which string, opts judge.Options, sf suiteFlags, path, format string) error {
-	if which == results.OriginalJudge || !slices.Contains(judge.Names(), which) {
-		return usageErr("--judge %q: expected one of %s", which, judgeList())
+	if err := srcerr.OneOf("judge", which, judge.Names()); err != nil {
+		return usageErr("--judge: %v", err)
 	}
 	j, err := judge.New(which, opts)
 	if err != nil {

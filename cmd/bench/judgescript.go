@@ -16,6 +16,7 @@ import (
 
 	"webbench/judge"
 	"webbench/results"
+	"webbench/srcerr"
 	"webbench/suites/webvoyager"
 )
 
@@ -71,10 +72,8 @@ type judgeOutput struct {
 }
 
 func newJudgeOutput(c *cobra.Command, format, judgeName string) (*judgeOutput, error) {
-	switch format {
-	case "text", "json", "jsonl":
-	default:
-		return nil, usageErr("--format %q: expected text, json or jsonl", format)
+	if err := srcerr.OneOf("format", format, []string{"text", "json", "jsonl"}); err != nil {
+		return nil, usageErr("--format: %v", err)
 	}
 	return &judgeOutput{format: format, w: c.OutOrStdout(), sum: judgeSummary{Judge: judgeName, UnknownTaskIDs: []string{}},
 		seen: map[string]bool{}}, nil

@@ -143,7 +143,7 @@ func TestRunDirectoryIsItsManifest(t *testing.T) {
 	if _, err := os.Stat(results.VerdictsPath(fix, results.OriginalJudge)); !os.IsNotExist(err) {
 		t.Errorf("verdicts-original.jsonl written: %v", err)
 	}
-	if _, stderr, code := bench(t, "judge", fix, "--judge", "nope"); code != 2 || !strings.Contains(stderr, `--judge "nope": expected one of `+strings.Join(judge.Names(), ", ")) {
+	if _, stderr, code := bench(t, "judge", fix, "--judge", "nope"); code != 2 || !strings.Contains(stderr, `--judge: unknown judge "nope" (valid: `+strings.Join(judge.Names(), ", ")+")") {
 		t.Errorf("--judge nope: exit %d: %s", code, stderr)
 	}
 	out, _, _ = bench(t, "judge", "--help")

@@ -9,7 +9,7 @@ import (
 // anything runs.
 func TestObservationFlag(t *testing.T) {
 	_, errOut, code := bench(t, "run", "--suite", "zoo", "--observation", "incremental", "--dry-run")
-	if code != 2 || !strings.Contains(errOut, `--observation: observation snapshot "incremental": expected full, diff or none`) {
+	if code != 2 || !strings.Contains(errOut, `--observation: unknown observation snapshot mode "incremental" (valid: full, diff, none)`) {
 		t.Errorf("bad mode: exit %d, stderr %q", code, errOut)
 	}
 	_, errOut, code = bench(t, "run", "--suite", "zoo", "--observation", "diff", "--agent-cmd", "/bin/true", "--dry-run")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"webbench/analysis"
 	"webbench/report"
 	"webbench/results"
+	"webbench/srcerr"
 	"webbench/stats"
 	"webbench/suites"
 )
@@ -34,7 +36,7 @@ func powerCmd() *cobra.Command {
 			"Unpaired figures (legacy): rates are pass rates in [0,1]. With --target: the runs per arm needed to detect\n" +
 			"base→target (normal approximation) and the exact one-sided Fisher power at that N; with --paired and\n" +
 			"--discordant ψ the number of pairs (McNemar, Connor 1987). With --n: the MDE at that N.",
-		Example: "  bench power --tasks 40 --reps 5 --mix issue --pairing same-seed   # primary test, the built-in mix\n" +
+		Example: "  bench power --tasks 40 --reps 5 --mix seeds --pairing same-seed   # primary test, the built-in mix\n" +
 			"  bench power --from runs/demo --pairing same-seed                   # baseline rates of a run\n" +
 			"  bench power --from runs/demo --outcome tokens --effect 0.15        # a 15% token increase, from the run's spread\n" +
 			"  bench power --tasks 12 --reps 2 --mix 0.4:1,0.2:0,0.4:0.2-0.9 --effect -0.15\n" +
@@ -43,6 +45,11 @@ func powerCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			pf.pairingSet, pf.suiteSet = c.Flags().Changed("pairing"), c.Flags().Changed("suite")
+			if pf.mix == deprecatedMix {
+				fmt.Fprintf(c.ErrOrStderr(), "bench power: --mix %s is deprecated: it is --mix %s now (the same mix)\n",
+					deprecatedMix, analysis.SeedsMix)
+				pf.mix = analysis.SeedsMix
+			}
 			if alpha <= 0 || alpha >= 1 || power <= 0 || power >= 1 {
 				return usageErr("--alpha and --power must be in (0,1)")
 			}
@@ -85,6 +92,10 @@ func powerCmd() *cobra.Command {
 	addPlanFlags(c, &pf)
 	return c
 }
+
+// deprecatedMix is the former name of analysis.SeedsMix, still accepted (with a notice on stderr) so that
+// scripts written with it keep working; --help names only the new one.
+const deprecatedMix = "issue"
 
 // plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
 // modes cannot be mixed.
@@ -143,7 +154,9 @@ type planFlags struct {
 func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().IntVar(&pf.tasks, "tasks", 0, "number of tasks G (primary test; default: the run's with --from, else 40)")
 	c.Flags().IntVar(&pf.reps, "reps", 0, "reps per task R (primary test; default: the run's with --from, else 1)")
-	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: issue | W:RATE,W:LO-HI,… | a list of per-task rates")
+	c.Flags().StringVar(&pf.mix, "mix", "", "baseline pass-rate mix: "+analysis.SeedsMix+
+		" (the mix the calibration and the seed write-ups use: 40 % of tasks always pass, 20 % always fail, 40 % "+
+		"uniform in 0.2-0.9; the default) | W:RATE,W:LO-HI,… | a list of per-task rates")
 	c.Flags().StringVar(&pf.from, "from", "", "take the per-task baseline rates (and G, R) from RUN_DIR's baseline arm (per family, with their sizes and ICC, when its tasks share families)")
 	c.Flags().StringVar(&pf.variant, "variant", "", "with --from: the arm whose per-task rates to take (default: the run's baseline (manifest), else the first); "+
 		"with --outcome: the variant whose cost to compare with the run's baseline (default: the run's first variant, in its spec's order, with judged pairs)")
@@ -173,7 +186,7 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 	case "sticky":
 		d.Model = analysis.ModelSticky
 	default:
-		return d, src, usageErr("--pairing %q: expected same-seed, independent or sticky", pf.pairing)
+		return d, src, usageErr("--pairing: %v", srcerr.OneOf("pairing", pf.pairing, []string{"same-seed", "independent", "sticky"}))
 	}
 	if pf.share < 0 || pf.share > 1 {
 		return d, src, usageErr("--share must be in [0,1]")
@@ -212,7 +225,7 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 		}
 		src.Attempts, src.Widest = analysis.ArmAttempts(recs, src.Arm)
 	default:
-		src.Mix = cmp.Or(pf.mix, "issue")
+		src.Mix = cmp.Or(pf.mix, analysis.SeedsMix)
 		mix, rates, err := analysis.ParseMix(src.Mix)
 		if err != nil {
 			return d, src, usageErr("%v", err)
@@ -250,8 +263,8 @@ func planPrimary(c *cobra.Command, pf planFlags, alpha, power float64) error {
 // of a run's variant against its baseline (--from, --variant), at --tasks units (default: the run's).
 func planCost(c *cobra.Command, pf planFlags, alpha, power float64) error {
 	o := results.CostOutcome(pf.outcome)
-	if !slices.Contains(results.CostOutcomes, o) {
-		return usageErr("--outcome %q: expected one of %s", pf.outcome, results.CostOutcomeList())
+	if err := results.CheckCostOutcome(o); err != nil {
+		return usageErr("--outcome: %v", err)
 	}
 	if pf.from == "" {
 		return usageErr("--outcome needs --from RUN_DIR: the plan resamples that run's per-unit costs")

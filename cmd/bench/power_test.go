@@ -15,7 +15,7 @@ import (
 
 // bench power plans tasks × reps for the primary paired test.
 func TestPowerPlansTasksTimesReps(t *testing.T) {
-	out, stderr, code := bench(t, "power", "--tasks", "40", "--reps", "5", "--mix", "issue", "--pairing", "same-seed")
+	out, stderr, code := bench(t, "power", "--tasks", "40", "--reps", "5", "--mix", "seeds", "--pairing", "same-seed")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -105,7 +105,7 @@ func newRandForTest() *rand.Rand { return rand.New(rand.NewPCG(4, 2)) }
 // bench power --sequential gives the expected and maximum attempts of a sequential design against the fixed one's,
 // and refuses what it cannot honour.
 func TestPowerSequential(t *testing.T) {
-	out, stderr, code := bench(t, "power", "--sequential", "--tasks", "20", "--reps", "2", "--mix", "issue",
+	out, stderr, code := bench(t, "power", "--sequential", "--tasks", "20", "--reps", "2", "--mix", "seeds",
 		"--variants", "2", "--effect", "-0.5", "--sims", "40")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -138,7 +138,7 @@ func TestPowerSequential(t *testing.T) {
 // bench power says what its pairing assumes (with the design's figures at independent pairing), marks the
 // designs needing more tasks than the suite has, and plans a run of a real endpoint with independent pairing.
 func TestPowerPairingAndSuiteBound(t *testing.T) {
-	out, stderr, code := bench(t, "power", "--tasks", "40", "--mix", "issue")
+	out, stderr, code := bench(t, "power", "--tasks", "40", "--mix", "seeds")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -149,13 +149,33 @@ func TestPowerPairingAndSuiteBound(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "issue", "--suite", "-", "--pairing", "independent")
+	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "seeds", "--suite", "-", "--pairing", "independent")
 	if strings.Contains(out, "*") || strings.Contains(out, "Independent, this design") ||
 		!strings.Contains(out, "Pairing independent: the arms of a pair share the task") {
 		t.Errorf("--suite - --pairing independent:\n%s", out)
 	}
-	if _, stderr, code := bench(t, "power", "--tasks", "4", "--mix", "issue", "--suite", "zooo"); code != 2 ||
+	if _, stderr, code := bench(t, "power", "--tasks", "4", "--mix", "seeds", "--suite", "zooo"); code != 2 ||
 		!strings.Contains(stderr, `--suite: unknown suite "zooo" (did you mean "zoo"?)`) {
 		t.Errorf("--suite zooo: exit %d, %s", code, stderr)
+	}
+}
+
+// --mix issue, the mix's former name, still plans the same design, with a one-line notice on stderr naming
+// the new name; --help names only the new one.
+func TestPowerMixIssueAlias(t *testing.T) {
+	want, _, code := bench(t, "power", "--tasks", "12", "--reps", "2", "--mix", "seeds", "--suite", "-")
+	if code != 0 {
+		t.Fatalf("--mix seeds: exit %d", code)
+	}
+	got, stderr, code := bench(t, "power", "--tasks", "12", "--reps", "2", "--mix", "issue", "--suite", "-")
+	if code != 0 || got != want {
+		t.Errorf("--mix issue: exit %d, output differs from --mix seeds:\n%s\nwant\n%s", code, got, want)
+	}
+	if stderr != "bench power: --mix issue is deprecated: it is --mix seeds now (the same mix)\n" {
+		t.Errorf("--mix issue: stderr %q, want the one-line notice", stderr)
+	}
+	help, _, _ := bench(t, "power", "--help")
+	if strings.Contains(help, "issue") || !strings.Contains(help, "--mix seeds") {
+		t.Errorf("--help names the old mix or not the new one:\n%s", help)
 	}
 }

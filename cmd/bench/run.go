@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,9 @@ func runCmd() *cobra.Command {
 			m, err := runner.ParseModel(model, baseURL, profile)
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			if err := checkProfileFlag(c, m); err != nil {
+				return err
 			}
 			m.CallTimeout = callTimeout
 			g, err := guard.Parse(guards)
@@ -207,6 +211,22 @@ func checkBudgets(c *cobra.Command, maxSteps int, timeout, callTimeout time.Dura
 		return usageErr("--timeout %v: must be above 0 (default: the task's, else 600s)", timeout)
 	case callTimeout < 0:
 		return usageErr("--call-timeout %v: must be above 0 (default 120s)", callTimeout)
+	}
+	return nil
+}
+
+// checkProfileFlag refuses a scripted model m whose fault profile does not load, naming the flag it came from:
+// --profile, or --model scripted:PROFILE.
+func checkProfileFlag(c *cobra.Command, m runner.Model) error {
+	if m.Kind != "scripted" {
+		return nil
+	}
+	if err := runner.CheckProfile(m.Profile); err != nil {
+		flag := "--model"
+		if c.Flags().Changed("profile") && !strings.Contains(c.Flag("model").Value.String(), ":") {
+			flag = "--profile"
+		}
+		return usageErr("%s: %v", flag, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"webbench/results"
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -111,6 +112,9 @@ func (f *suiteFlags) options() suites.Options {
 }
 
 func (f *suiteFlags) open() (suites.Suite, []suites.Task, error) {
+	if err := srcerr.OneOf("suite", f.suite, suites.Names()); err != nil {
+		return nil, nil, usageErr("--suite: %v", err)
+	}
 	s, err := suites.Open(f.suite, f.options())
 	if err != nil {
 		return nil, nil, usageErr("%v", err)

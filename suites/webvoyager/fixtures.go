@@ -149,12 +149,8 @@ func DecodeStep(n *yaml.Node) (suites.Step, error) {
 		return st, errors.New("a step is a one-key map like {click: {role: button, name: OK}}")
 	}
 	kind, arg := n.Content[0].Value, n.Content[1]
-	known := false
-	for _, k := range stepKinds {
-		known = known || k == kind
-	}
-	if !known {
-		return st, fmt.Errorf("unknown step %q (valid: %s)", kind, strings.Join(stepKinds, ", "))
+	if err := srcerr.OneOf("step", kind, stepKinds); err != nil {
+		return st, err
 	}
 	st.Kind = kind
 	if arg.Kind == yaml.ScalarNode {

@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -76,12 +77,8 @@ var optionKeys = []string{"tasks_file", "answers", "stale_dates", "sites", "task
 func ConfigFromOptions(o suites.Options) (Config, error) {
 	var c Config
 	for k := range o {
-		known := false
-		for _, x := range optionKeys {
-			known = known || k == x
-		}
-		if !known {
-			return c, fmt.Errorf("webvoyager: unknown option %q (valid: %s)", k, strings.Join(optionKeys, ", "))
+		if err := srcerr.OneOf("option", k, optionKeys); err != nil {
+			return c, fmt.Errorf("webvoyager: %w", err)
 		}
 	}
 	c.TasksFile, c.AnswersFile, c.StaleDates = o["tasks_file"], o["answers"], o["stale_dates"]

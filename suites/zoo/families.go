@@ -29,6 +29,7 @@ package zoo
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -139,7 +140,7 @@ func (p *taskParser) family(n *yaml.Node) *family {
 	}
 	app, known := lookupApp(fam.App)
 	if !known && fam.App != "" {
-		p.errf(f["app"], "app", "unknown app %q (valid: %s)", fam.App, strings.Join(AppNames(), ", "))
+		p.errf(f["app"], "app", "%v", srcerr.OneOf("app", fam.App, AppNames()))
 	}
 	if v, ok := f["mutations"]; ok {
 		fam.Mutations = p.mutations(v, app)
@@ -164,7 +165,7 @@ func checkFamilyRefs(tasks []suites.Task, refs []familyRef, fams map[string]*fam
 		}
 		f, ok := fams[r.name]
 		if !ok {
-			errs = append(errs, where("unknown family %q", r.name))
+			errs = append(errs, where("%v", srcerr.OneOf("family", r.name, slices.Sorted(maps.Keys(fams)))))
 			continue
 		}
 		switch {
@@ -198,10 +199,10 @@ func (fam *family) instances() ([]suites.Task, []error) {
 	}
 	count, seed := 0, 1
 	if v, ok := f["count"]; ok && (v.Decode(&count) != nil || count < 0) {
-		p.errf(v, "count", "want an integer ≥ 0")
+		p.mismatch(v, "count", "an integer ≥ 0")
 	}
 	if v, ok := f["seed"]; ok && (v.Decode(&seed) != nil) {
-		p.errf(v, "seed", "want an integer")
+		p.mismatch(v, "seed", "an integer")
 	}
 	if len(p.errs) > 0 || len(params) == 0 {
 		return nil, p.errs

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"webbench/srcerr"
 )
 
 // A family's params (families.go): each names a catalog domain, optionally filtered, or literal values.
@@ -47,7 +49,7 @@ func (p *taskParser) params(n *yaml.Node, app string) []param {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
-		p.errf(n, "params", "want a mapping of parameter names, got %s", kindName(n))
+		p.mismatch(n, "params", "a mapping of parameter names")
 		return nil
 	}
 	var out []param
@@ -83,7 +85,7 @@ func (p *taskParser) domain(dn, where *yaml.Node, app, field string) []paramValu
 	name := p.str(dn, field+".domain")
 	mk, ok := catalogDomains[name]
 	if !ok {
-		p.errf(dn, field+".domain", "unknown domain %q (valid: %s)", name, strings.Join(DomainNames(), ", "))
+		p.errf(dn, field+".domain", "%v", srcerr.OneOf("domain", name, DomainNames()))
 		return nil
 	}
 	if a, _, _ := strings.Cut(name, "."); a != app {
@@ -141,7 +143,7 @@ func recordFields(recs []map[string]any) []string {
 // their position).
 func (p *taskParser) literals(n *yaml.Node, field string) []paramValue {
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, field+".values", "want a list, got %s", kindName(n))
+		p.mismatch(n, field+".values", "a list")
 		return nil
 	}
 	var out []paramValue
@@ -167,7 +169,7 @@ func (p *taskParser) literals(n *yaml.Node, field string) []paramValue {
 // app's catalog lacks, or one the where filter excludes, is refused.
 func (p *taskParser) fixedInstances(n *yaml.Node, params []param) []fixedInstance {
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, "instances", "want a list of parameter mappings, got %s", kindName(n))
+		p.mismatch(n, "instances", "a list of parameter mappings")
 		return nil
 	}
 	names := make([]string, len(params))

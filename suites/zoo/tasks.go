@@ -282,7 +282,7 @@ func parseTaskFile(name string, data []byte) fileResult {
 		items = root.Content
 	default:
 		return fileResult{errs: []error{srcerr.AtNode(name, root, "", "a task file holds a task mapping or a list of "+
-			"tasks, got %s", kindName(root))}}
+			"tasks, got %s", srcerr.Got(root))}}
 	}
 	var r fileResult
 	for _, it := range items {
@@ -323,20 +323,6 @@ func isFamily(n *yaml.Node) bool {
 	return fam && !id
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("the scalar %q", n.Value)
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	return "nothing"
-}
-
 // taskParser collects the errors of one task.
 type taskParser struct {
 	file   string
@@ -348,6 +334,17 @@ type taskParser struct {
 }
 
 func (p *taskParser) errf(n *yaml.Node, field, format string, args ...any) {
+	p.errs = append(p.errs, srcerr.AtNode(p.file, n, p.where(field), format, args...))
+}
+
+// mismatch records a value n of field that is not what the field takes (want, with its article: "a number"),
+// in srcerr's wording of a type mismatch.
+func (p *taskParser) mismatch(n *yaml.Node, field, want string) {
+	p.errs = append(p.errs, srcerr.Mismatch(p.file, n, p.where(field), want))
+}
+
+// where is an error's field part: the task or family being parsed, then field.
+func (p *taskParser) where(field string) string {
 	var where []string
 	if strings.HasPrefix(p.id, "family ") {
 		where = append(where, p.id)
@@ -357,7 +354,7 @@ func (p *taskParser) errf(n *yaml.Node, field, format string, args ...any) {
 	if field != "" {
 		where = append(where, field)
 	}
-	p.errs = append(p.errs, srcerr.AtNode(p.file, n, strings.Join(where, ": "), format, args...))
+	return strings.Join(where, ": ")
 }
 
 // fields returns a mapping's key → value nodes (and key nodes), reporting unknown and duplicate keys.
@@ -365,13 +362,13 @@ func (p *taskParser) fields(n *yaml.Node, field string, allowed []string) (map[s
 	map[string]*yaml.Node) {
 	vals, keys := map[string]*yaml.Node{}, map[string]*yaml.Node{}
 	if n.Kind != yaml.MappingNode {
-		p.errf(n, field, "want a mapping, got %s", kindName(n))
+		p.mismatch(n, field, "a mapping")
 		return vals, keys
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !slices.Contains(allowed, k.Value) {
-			p.errf(k, field, "unknown key %q (valid: %s)", k.Value, strings.Join(allowed, ", "))
+			p.errf(k, field, "%v", srcerr.OneOf("key", k.Value, allowed))
 			continue
 		}
 		if prev, dup := keys[k.Value]; dup {
@@ -385,7 +382,7 @@ func (p *taskParser) fields(n *yaml.Node, field string, allowed []string) (map[s
 
 func (p *taskParser) str(n *yaml.Node, field string) string {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		p.errf(n, field, "want a string, got %s", kindName(n))
+		p.mismatch(n, field, "a string")
 		return ""
 	}
 	return n.Value
@@ -396,7 +393,7 @@ func (p *taskParser) strs(n *yaml.Node, field string) []string {
 		return []string{n.Value}
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, field, "want a list of strings, got %s", kindName(n))
+		p.mismatch(n, field, "a list of strings")
 		return nil
 	}
 	out := []string{}
@@ -411,7 +408,7 @@ func (p *taskParser) strs(n *yaml.Node, field string) []string {
 func (p *taskParser) num(n *yaml.Node, field string) float64 {
 	var f float64
 	if n.Kind != yaml.ScalarNode || n.Decode(&f) != nil {
-		p.errf(n, field, "want a number, got %s", kindName(n))
+		p.mismatch(n, field, "a number")
 	}
 	return f
 }
@@ -419,7 +416,7 @@ func (p *taskParser) num(n *yaml.Node, field string) float64 {
 func (p *taskParser) task(n *yaml.Node) suites.Task {
 	t := suites.Task{Suite: "zoo", Source: fmt.Sprintf("%s:%d", p.file, n.Line)}
 	if n.Kind != yaml.MappingNode {
-		p.errf(n, "", "want a task mapping, got %s", kindName(n))
+		p.mismatch(n, "", "a task mapping")
 		return t
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 { // know the id before reporting any error of the task
@@ -457,7 +454,7 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		if a, ok := lookupApp(t.App); ok {
 			app = a
 		} else if t.App != "" {
-			p.errf(v, "app", "unknown app %q (valid: %s)", t.App, strings.Join(AppNames(), ", "))
+			p.errf(v, "app", "%v", srcerr.OneOf("app", t.App, AppNames()))
 		}
 	}
 	if v, ok := f["start"]; ok {
@@ -480,14 +477,14 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 	}
 	if v, ok := f["max_steps"]; ok {
 		if v.Kind != yaml.ScalarNode || v.Decode(&t.MaxSteps) != nil || t.MaxSteps < 0 {
-			p.errf(v, "max_steps", "want an integer ≥ 0, got %s", kindName(v))
+			p.mismatch(v, "max_steps", "an integer ≥ 0")
 		}
 	}
 	if v, ok := f["timeout"]; ok {
 		s := p.str(v, "timeout")
 		d, err := time.ParseDuration(s)
 		if s != "" && (err != nil || d <= 0) {
-			p.errf(v, "timeout", "want a positive Go duration like 90s, got %q", s)
+			p.mismatch(v, "timeout", "a positive Go duration like 90s")
 		}
 		t.Timeout = d
 	}
@@ -503,7 +500,7 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 // mutations reads a list of mutation names that app (nil: unknown) implements; sorted, deduplicated.
 func (p *taskParser) mutations(v *yaml.Node, app App) []string {
 	if v.Kind != yaml.SequenceNode {
-		p.errf(v, "mutations", "want a list of mutation names, got %s", kindName(v))
+		p.mismatch(v, "mutations", "a list of mutation names")
 		return nil
 	}
 	var out []string
@@ -513,7 +510,7 @@ func (p *taskParser) mutations(v *yaml.Node, app App) []string {
 			continue
 		}
 		if _, ok := LookupMutation(m); !ok {
-			p.errf(c, "mutations", "unknown mutation %q (valid: %s)", m, strings.Join(MutationNames(), ", "))
+			p.errf(c, "mutations", "%v", srcerr.OneOf("mutation", m, MutationNames()))
 		} else if app != nil && !slices.Contains(app.Mutations(), m) {
 			p.errf(c, "mutations", "app %s does not implement mutation %q (it implements: %s)", app.Name(), m,
 				strings.Join(app.Mutations(), ", "))
@@ -533,7 +530,7 @@ func (p *taskParser) check(n *yaml.Node) suites.Check {
 	}
 	if v, ok := f["state"]; ok {
 		if v.Kind != yaml.MappingNode {
-			p.errf(v, "check.state", "want a mapping (an expected subset of the app state), got %s", kindName(v))
+			p.mismatch(v, "check.state", "a mapping (an expected subset of the app state)")
 		} else {
 			var raw any
 			if err := v.Decode(&raw); err != nil {
@@ -586,7 +583,7 @@ func (p *taskParser) answerRule(n *yaml.Node) *suites.AnswerRule {
 
 func (p *taskParser) solution(n *yaml.Node) []suites.Step {
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, "solution", "want a list of steps, got %s", kindName(n))
+		p.mismatch(n, "solution", "a list of steps")
 		return nil
 	}
 	if len(n.Content) == 0 {
@@ -598,12 +595,12 @@ func (p *taskParser) solution(n *yaml.Node) []suites.Step {
 		field := fmt.Sprintf("solution[%d]", i)
 		if sn.Kind != yaml.MappingNode || len(sn.Content) != 2 {
 			p.errf(sn, field, "a step is a one-key mapping like `- click: {role: link, name: Cart}`, got %s",
-				kindName(sn))
+				srcerr.Got(sn))
 			continue
 		}
 		k, v := sn.Content[0], sn.Content[1]
 		if !slices.Contains(StepKinds, k.Value) {
-			p.errf(k, field, "unknown step kind %q (valid: %s)", k.Value, strings.Join(StepKinds, ", "))
+			p.errf(k, field, "%v", srcerr.OneOf("step kind", k.Value, StepKinds))
 			continue
 		}
 		steps = append(steps, p.step(k.Value, v, field+"."+k.Value))
@@ -730,7 +727,7 @@ func (p *taskParser) target(n *yaml.Node, f map[string]*yaml.Node, field string,
 	}
 	if v, ok := f["nth"]; ok {
 		if v.Kind != yaml.ScalarNode || v.Decode(&t.Nth) != nil || t.Nth < 0 {
-			p.errf(v, field+".nth", "want an integer ≥ 0")
+			p.mismatch(v, field+".nth", "an integer ≥ 0")
 		}
 	}
 	if v, ok := f["within"]; ok {
