@@ -26,8 +26,15 @@ func Decode(file string, data []byte, out any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	err := dec.Decode(out)
-	if err == nil || errors.Is(err, io.EOF) {
+	if errors.Is(err, io.EOF) {
 		return nil
+	}
+	if err == nil {
+		// yaml.v3 truncates a number with a fraction into an integer field (`reps: 3.5` reads as 3) without error;
+		// the walk refuses it.
+		var root yaml.Node
+		_ = yaml.Unmarshal(data, &root)
+		return joinErrors(typeMismatches(file, &root, reflect.TypeOf(out)))
 	}
 	if se := (*Error)(nil); errors.As(err, &se) {
 		// An UnmarshalYAML method's error in the format, placed at its node: the file is known here.
@@ -56,14 +63,19 @@ func Decode(file string, data []byte, out any) error {
 		}
 		errs = append(errs, fieldError(file, data, e, keys))
 	}
+	return joinErrors(errs)
+}
+
+// joinErrors joins errs in document order (line, then column); nil when there are none.
+func joinErrors(errs []*Error) error {
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].Line < errs[j].Line || errs[i].Line == errs[j].Line && errs[i].Col < errs[j].Col
 	})
-	out2 := make([]error, len(errs))
+	out := make([]error, len(errs))
 	for i, e := range errs {
-		out2[i] = e
+		out[i] = e
 	}
-	return errors.Join(out2...)
+	return errors.Join(out...)
 }
 
 // Mismatch is the error of a value n (in file, at field path) that is not of the type wanted: `want WANT, got
@@ -184,13 +196,29 @@ func typeMismatches(file string, root *yaml.Node, t reflect.Type) []*Error {
 				walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 			}
 		default:
-			if n.Kind != yaml.ScalarNode || n.Decode(reflect.New(t).Interface()) != nil {
+			if n.Kind != yaml.ScalarNode || n.Decode(reflect.New(t).Interface()) != nil || fraction(n, t) {
 				out = append(out, Mismatch(file, n, path, Want(t)))
 			}
 		}
 	}
 	walk(root, t, "")
 	return out
+}
+
+// fraction reports a number with a fractional part (a !!float that is not whole) meant for an integer type t,
+// which yaml.v3 would truncate.
+func fraction(n *yaml.Node, t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	default:
+		return false
+	}
+	if n.ShortTag() != "!!float" {
+		return false
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	return err != nil || f != float64(int64(f))
 }
 
 // join is the field path of key in the block at path.

@@ -117,6 +117,10 @@ func TestDecodeTypeErrors(t *testing.T) {
 		{"reps: x\nrpes: 2\n", "d.yaml:1:7: reps: want an integer, got \"x\"\n" +
 			`d.yaml:2:1: unknown key "rpes" (did you mean "reps"?)`},
 		{"arms: {name: a}\n", `d.yaml:1:7: arms: want a list, got a mapping`},
+		// yaml.v3 alone would read these as 3 and 0 without error.
+		{"reps: 3.5\n", `d.yaml:1:7: reps: want an integer, got "3.5"`},
+		{"alpha: 0.1\nreps: 1e-1\n", `d.yaml:2:7: reps: want an integer, got "1e-1"`},
+		{"reps: 2.0\nalpha: 1\n", ""},
 		{"", ""},
 	} {
 		var d doc
