@@ -93,7 +93,7 @@ func TestCassetteCommands(t *testing.T) {
 		t.Errorf("diff: drifted %v, reviews %v, counts %v, pages %d", d, r.Reviews(), r.Counts, r.Pages)
 	}
 	out, _, _ = bench(t, append([]string{"cassette", "diff", a, "--against", b}, refs...)...)
-	for _, want := range []string{"2 tasks, 4 pages: 1 drifted, 1 unchanged, 0 errors",
+	for _, want := range []string{"2 tasks, 4 pages: 1 drifted, 1 unchanged, 0 unknown (0 pages could not be read now)",
 		"drifted   FixtureRecipes--0 (reference answer on the page: recorded yes, now yes; REVIEW its reference answer)",
 		"    - Rated 4.6 out of 5 from 181 reviews", "    + Rated 4.6 out of 5 from 182 reviews",
 		"unchanged FixtureStore--0 (reference answer on the page: recorded yes, now yes)"} {
@@ -113,8 +113,32 @@ func TestCassetteCommands(t *testing.T) {
 	live := filepath.Join(tmp, "live")
 	fixtureCassette(t, live, srv.URL, false)
 	out, _, code = bench(t, "cassette", "diff", live, "--live", "--format", "md")
-	if code != 0 || !strings.Contains(out, "**1 drifted**, 1 unchanged") || !strings.Contains(out, "| FixtureRecipes--0 | drifted | "+srv.URL+fixtureLasagna) {
+	if code != 0 || !strings.Contains(out, "1 drifted, 1 unchanged") || !strings.Contains(out, "| FixtureRecipes--0 | drifted | "+srv.URL+fixtureLasagna) {
 		t.Errorf("diff --live --format md: exit %d\n%s", code, out)
+	}
+
+	// Against sites that cannot be reached now (the recording's port closed): every answer unknown with the
+	// error, no task drifted, the unknowns counted apart.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(tmp, "gone")
+	fixtureCassette(t, gone, "http://"+l.Addr().String(), false)
+	l.Close()
+	out, _, code = bench(t, append([]string{"cassette", "diff", gone, "--live"}, refs...)...)
+	for _, want := range []string{"2 tasks, 4 pages: 0 drifted, 0 unchanged, 2 unknown (4 pages could not be read now)",
+		"error     FixtureStore--0 (reference answer on the page: recorded yes, now unknown (not read: Get "} {
+		if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "now no") {
+			t.Errorf("diff --live on unreachable pages: exit %d, lacks %q (or says \"now no\"):\n%s", code, want, out)
+		}
+	}
+	// Without --suite no answer is checked, and --help says so (no default suite).
+	out, _, _ = bench(t, "cassette", "diff", a, "--against", b)
+	help, _, _ := bench(t, "cassette", "diff", "--help")
+	if !strings.Contains(out, "(no reference answer to look for)") || strings.Contains(out, "recorded yes") ||
+		!strings.Contains(help, "default: none, no answer is checked") || strings.Contains(help, `(default "zoo")`) {
+		t.Errorf("diff without --suite:\n%s\nhelp:\n%s", out, help)
 	}
 
 	for _, bad := range [][]string{{"cassette", "diff", a}, {"cassette", "diff", a, "--live", "--against", b},
