@@ -91,7 +91,9 @@ func ablateCmd() *cobra.Command {
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
 			}
-			return reportAblation(c, ropts.OutDir, f.htmlDir, analysis.RunOptions{BH: f.bh, FailIfWorse: f.failIfWorse})
+			err = reportAblation(c, ropts.OutDir, f.htmlDir, analysis.RunOptions{BH: f.bh, FailIfWorse: f.failIfWorse})
+			printCassetteSession(c.ErrOrStderr(), ropts.Cassette)
+			return err
 		},
 	}
 	rf.register(c)

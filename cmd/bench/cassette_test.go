@@ -178,7 +178,8 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 	cas := filepath.Join(tmp, "cas")
 	suite := []string{"run", "--suite", "webvoyager", "--tasks-file", "suites/webvoyager/fixtures/tasks.jsonl",
 		"--tasks", "FixtureRecipes--0"}
-	if _, errs, code := bench(t, append(suite, "--record", cas, "--out", filepath.Join(tmp, "rec"))...); code != 0 {
+	_, errs, code := bench(t, append(suite, "--record", cas, "--out", filepath.Join(tmp, "rec"))...)
+	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, errs)
 	}
 	c, err := cassette.Open(cas)
@@ -190,6 +191,12 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(tape.Entries)
+	// The run ends with one line saying what it recorded and how to replay it.
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if want := fmt.Sprintf("recorded into cassette %s: 1 task, %d entries (requests), ", cas, n); !strings.HasPrefix(lines[len(lines)-1], want) ||
+		!strings.Contains(lines[len(lines)-1], "; secrets stripped (") || !strings.HasSuffix(lines[len(lines)-1], "; replay with --replay "+cas) {
+		t.Errorf("the recording's last line %q; want it to start %q and name the secrets and --replay", lines[len(lines)-1], want)
+	}
 	tape.Entries = slices.DeleteFunc(tape.Entries, func(e cassette.Entry) bool { return strings.HasSuffix(e.Request.URL, fixtureLasagna) })
 	if len(tape.Entries) != n-1 {
 		t.Fatalf("the recording has %d entries, %d of them the lasagna page; want one", n, n-len(tape.Entries))
@@ -211,6 +218,11 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 		recs := readAttempts(t, filepath.Join(tmp, fmt.Sprint("replay", i)))
 		if code != 0 || len(recs) != 1 || recs[0]["status"] != "pass" || recs[0]["cassette_misses"] != want {
 			t.Fatalf("replay %d: exit %d, records %v; want a pass with %v misses\n%s", i, code, recs, want, errs)
+		}
+		// The filled page's body is still among the blobs (only its entry was taken out): no new body.
+		filled := "filled cassette " + cas + ": 1 missed request fetched live and appended to 1 task's tape, 0 bodies new (0 B stored)"
+		if strings.Contains(errs, filled) != (i == 0) || strings.Contains(errs, "recorded into cassette") {
+			t.Errorf("replay %d: stderr says %q: %v; want it only with --record-missing:\n%s", i, filled, strings.Contains(errs, filled), errs)
 		}
 	}
 	if again, _ := c.Tape("FixtureRecipes--0"); len(again.Entries) != n {
