@@ -145,11 +145,82 @@ type RunComparison struct {
 	// Warnings are the comparison's own warnings (same directory, seed
 	// mismatches) followed by the analysis' warnings.
 	Warnings []Warning
-	// Gate is the gate verdict, nil without CompareOptions.FailIfWorse.
+	// Gate is the gate verdict, nil without CompareOptions.FailIfWorse or when Ungated.
 	Gate *RunGate
+	// Overlap is what the two sides' judged records have in common.
+	Overlap Overlap
+	// Ungated says that a gate was asked for (FailIfWorse or FailIfCostlier) on runs that share no (task, rep)
+	// pair judged in both: there is no gate verdict, and GateError says why.
+	Ungated bool
 	// Why is the divergence analysis of the new failures, fixes and materially costlier or cheaper pairs
 	// (Explain, run B's variant against run A's), nil unless both sides have Trajectories.
 	Why *Why
+}
+
+// Overlap is what the compared variants of two runs have in common, counted over judged attempts: tasks
+// judged in run A, in run B and in both (at any reps), and (task, rep) pairs judged in both (the paired test's
+// pairs; 0 when none is, and then the comparison has no verdict), with DroppedPairs the common pairs dropped
+// because either side ended in an error.
+type Overlap struct {
+	TasksA, TasksB, CommonTasks int
+	CommonPairs, DroppedPairs   int
+}
+
+// None reports whether the runs share no (task, rep) pair judged in both.
+func (o Overlap) None() bool { return o.CommonPairs == 0 }
+
+// Partial reports whether some judged task of either run is not judged in the other (the comparison covers
+// fewer tasks than a run has).
+func (o Overlap) Partial() bool {
+	return o.CommonTasks < o.TasksA || o.CommonTasks < o.TasksB
+}
+
+// overlapOf counts the overlap of a comparison from its per-task changes and its primary comparison all.
+func overlapOf(diffs []TaskDiff, all *Comparison) Overlap {
+	o := Overlap{DroppedPairs: all.DroppedPairs}
+	if all.Matched {
+		o.CommonPairs = all.Pairs
+	}
+	for _, d := range diffs {
+		if d.Change != ChangeOnlyB {
+			o.TasksA++
+		}
+		if d.Change != ChangeOnlyA {
+			o.TasksB++
+		}
+		if d.Change != ChangeOnlyA && d.Change != ChangeOnlyB {
+			o.CommonTasks++
+		}
+	}
+	return o
+}
+
+// Verdict is the comparison's verdict: VerdictNoCommonPairs when the runs share no judged pair (an unpaired Δ
+// over different tasks is no answer), else the analysis' verdict of run B at the gate's margin
+// (Analysis.VerdictOf).
+func (c *RunComparison) Verdict() Verdict {
+	if c.Overlap.None() {
+		return Verdict{Kind: VerdictNoCommonPairs, Alpha: c.Analysis.Alpha}
+	}
+	return c.Analysis.VerdictOf(c.Result(), c.Analysis.FailIfWorse)
+}
+
+// Headline is the comparison's headline (Analysis.Headlines of its one variant) with its Verdict and its
+// Overlap, so the wording can say how much of the runs the answer covers.
+func (c *RunComparison) Headline() Headline {
+	h := c.Analysis.Headlines(c.Why)[0]
+	h.Verdict = c.Verdict()
+	o := c.Overlap
+	h.Overlap = &o
+	return h
+}
+
+// GateError is the error of a gate asked for on runs without a common judged pair (Ungated), nil otherwise.
+func (c *RunComparison) GateError() error {
+	if !c.Ungated {
+		return nil
+	}
+	return &NoCommonTaskError{A: c.A.Name, B: c.B.Name, Differences: c.Differences, Dropped: c.Overlap.DroppedPairs}
 }
 
 // NewFailureModes counts the failure modes of side B's failed attempts on the new failures (TaskDiff.ModesB
@@ -205,8 +276,8 @@ func (e *MissingVariantError) Error() string {
 // judged attempt of its variant.
 var ErrNothingToCompare = errors.New("nothing to compare")
 
-// NoCommonTaskError is returned by CompareRuns when a gate is asked for on
-// runs that share no task judged in both: Δ would compare different tasks.
+// NoCommonTaskError is RunComparison.GateError: a gate asked for on runs that share no (task, rep) pair judged in
+// both, where Δ would compare different tasks.
 type NoCommonTaskError struct {
 	// A and B are the runs' names; Differences what differs between them
 	// (RunComparison.Differences); Dropped the common pairs dropped because
@@ -228,9 +299,10 @@ func (e *NoCommonTaskError) Error() string {
 // so any variant of one run can be compared with any of the other. The
 // primary test, power, warnings and gate are those of Analyze with a as the
 // baseline and b as the one variant (the arms named by the labels);
-// with one variant, Holm's p is the p. It fails with *MissingVariantError,
-// *NoCommonTaskError (a gate on runs without a common judged pair), or an
-// error wrapping ErrNothingToCompare (a side without a judged attempt).
+// with one variant, Holm's p is the p. A gate asked for on runs without a
+// common judged pair is not applied (RunComparison.Ungated). It fails with
+// *MissingVariantError or an error wrapping ErrNothingToCompare (a side
+// without a judged attempt).
 func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 	if a.Label == "" || a.Label == b.Label {
 		return nil, fmt.Errorf("compare: the sides need two different labels (got %q, %q)", a.Label, b.Label)
@@ -265,6 +337,7 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 		c.PFisher = stats.FisherExact(armA.Passes, armA.N, armB.Passes, armB.N)
 	}
 	c.Tasks, c.NewFailures, c.Fixed = TaskDiffs(recsA, recsB)
+	c.Overlap = overlapOf(c.Tasks, &c.Result().All)
 	if opts.SameDir {
 		c.Warnings = append(c.Warnings, Warning{Kind: WarnSameDir, Alpha: c.Analysis.Alpha, Power: c.Analysis.Power})
 	}
@@ -274,12 +347,8 @@ func CompareRuns(a, b RunSide, opts CompareOptions) (*RunComparison, error) {
 			Comparison: &all, SeedMismatches: c.SeedMismatches})
 	}
 	c.Warnings = append(c.Warnings, c.Analysis.Warnings...)
-	if opts.FailIfWorse > 0 || len(opts.FailIfCostlier) > 0 {
-		if all := c.Result().All; all.Method == MethodFisher {
-			return nil, &NoCommonTaskError{A: a.Name, B: b.Name, Differences: c.Differences, Dropped: all.DroppedPairs}
-		}
-	}
-	if opts.FailIfWorse > 0 {
+	c.Ungated = (opts.FailIfWorse > 0 || len(opts.FailIfCostlier) > 0) && c.Overlap.None()
+	if opts.FailIfWorse > 0 && !c.Ungated {
 		c.Gate = runGate(c, opts.FailIfWorse)
 	}
 	if armA.N == 0 || armB.N == 0 {

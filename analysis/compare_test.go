@@ -17,7 +17,8 @@ func sides(recs []results.Attempt, va, vb string) (RunSide, RunSide) {
 		RunSide{Label: LabelRunB, Name: "b", Attempts: recs, Variant: vb}
 }
 
-// TestCompareRunsErrors: a missing variant, a gate without a common task, a side without a judged attempt.
+// TestCompareRunsErrors: a missing variant, a gate without a common task (not applied, no verdict), a side without
+// a judged attempt.
 func TestCompareRunsErrors(t *testing.T) {
 	recs := analysistest.Cat(analysistest.TasksOf("base", "PPPP"), analysistest.TasksOf("v", "FFFF"))
 	a, b := sides(recs, "base", "nope")
@@ -30,9 +31,13 @@ func TestCompareRunsErrors(t *testing.T) {
 	a, b = RunSide{Label: LabelRunA, Name: "a", Attempts: recs, Suite: "zoo"},
 		RunSide{Label: LabelRunB, Name: "b", Attempts: other, Suite: "shop"}
 	var nc *NoCommonTaskError
-	if _, err := CompareRuns(a, b, CompareOptions{FailIfWorse: 0.05}); !errors.As(err, &nc) || nc.A != "a" ||
-		!strings.Contains(err.Error(), "share no task judged in both (suite zoo → shop; tasks: 4 only in A, 2 only in B; 0 common pairs") {
-		t.Errorf("gate without a common task: %v", err)
+	g, err := CompareRuns(a, b, CompareOptions{FailIfWorse: 0.05})
+	if err != nil || !g.Ungated || g.Gate != nil || !errors.As(g.GateError(), &nc) || nc.A != "a" ||
+		!strings.Contains(g.GateError().Error(), "share no task judged in both (suite zoo → shop; tasks: 4 only in A, 2 only in B; 0 common pairs") {
+		t.Errorf("gate without a common task: %v, %+v", err, g)
+	}
+	if v := g.Verdict(); v.Kind != VerdictNoCommonPairs || g.Overlap != (Overlap{TasksA: 4, TasksB: 2}) {
+		t.Errorf("no common task: verdict %s, overlap %+v; want no_common_pairs, 4 and 2 tasks, none common", v.Kind, g.Overlap)
 	}
 	c, err := CompareRuns(a, b, CompareOptions{})
 	if err != nil || c.Result().All.Method != MethodFisher || c.Gate != nil {

@@ -9,7 +9,9 @@ var HeadlineCosts = []results.CostOutcome{results.CostTokens, results.CostSteps}
 // Headline is the answer about one variant that every report leads with: its verdict (VerdictOf at the gate's
 // margin), its primary comparison (All: Δ with its interval, the pass rates over the same pairs), the verdict of
 // its first recorded HeadlineCosts outcome (nil when it has none) and the largest group of its moved pairs'
-// causes (Cause nil when no pair moved or no divergence analysis was made; Moved counts its discordant pairs).
+// causes (Cause nil when no pair moved or no divergence analysis was made; Moved counts its discordant pairs);
+// Overlap is what two compared runs have in common (RunComparison.Headline; nil for an ablation, whose arms
+// share their pairs by design).
 type Headline struct {
 	Variant string
 	Verdict Verdict
@@ -17,6 +19,7 @@ type Headline struct {
 	Cost    *CostVerdict
 	Cause   *CauseGroup
 	Moved   int
+	Overlap *Overlap
 }
 
 // Headlines are the headlines of a's variants, in a's order; w is the divergence analysis of a (Explain; nil:

@@ -13,10 +13,16 @@ const PlanDefaultTasks = 40
 type PlanBaseline struct {
 	Mix, Arm, Dir string
 	Tasks         int
-	// Suite is the suite the plan is for and SuiteTasks how many tasks it has (with its options; 0: not
-	// known), so a plan needing more tasks than it has can say so.
-	Suite      string
-	SuiteTasks int
+	// Suite is the suite the plan is for and SuiteTasks how many tasks its selection has (with its options and
+	// the run's task globs; 0: not known), SuiteUnits how many clusters those tasks form, so a plan needing more
+	// than it has can say so. Selection words the selection's options ("instances=all, tasks shop-*"; "" for
+	// the suite's default). Wider is a suite option that selects more tasks ("instances=all"; "" for none),
+	// with WiderTasks and WiderUnits its counts.
+	Suite                  string
+	SuiteTasks, SuiteUnits int
+	Selection              string
+	Wider                  string
+	WiderTasks, WiderUnits int
 	// RealModel is set when the rates come from a run of a real model endpoint (not the scripted policy).
 	RealModel bool
 	// Unit, when set, is the run's cluster noun ("family"): its tasks share clusters, so the plan's units are

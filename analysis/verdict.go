@@ -10,6 +10,9 @@ type VerdictKind string
 const (
 	// VerdictNoComparison: an arm has no judged attempt on the common tasks.
 	VerdictNoComparison VerdictKind = "no_comparison"
+	// VerdictNoCommonPairs: two runs compared (bench compare) share no (task, rep) pair judged in both, so a Δ
+	// would compare different tasks: no verdict (RunComparison.Verdict).
+	VerdictNoCommonPairs VerdictKind = "no_common_pairs"
 	// VerdictAADiffers: an A/A control whose primary p is below α (the environment is not reproducible).
 	VerdictAADiffers VerdictKind = "aa_differs"
 	// VerdictAASame: an A/A control within noise, as expected.

@@ -34,11 +34,22 @@ func CompareWarnings(c *analysis.RunComparison) []string {
 
 // CompareVerdict is the comparison's answer in one line, printed first in every format: "Verdict: run B vs run
 // A: worse — 90% → 60% on 12 tasks, Δ …; tokens …; top cause …" (HeadlineText of the one variant, named by the
-// sides' labels), in words whether or not a gate was asked for.
+// sides' labels), in words whether or not a gate was asked for; "Verdict: run B vs run A: no verdict — the runs
+// share no (task, rep) pair judged in both: …" when they share none (RunComparison.Headline).
 func CompareVerdict(c *analysis.RunComparison) string {
-	h := c.Analysis.Headlines(c.Why)[0]
+	h := c.Headline()
 	h.Variant = c.B.Label + " vs " + c.A.Label
 	return "Verdict: " + HeadlineText(h)
+}
+
+// UngatedLine says that the gates asked for were not applied to runs without a common judged pair, and how
+// `bench compare` exits: "" when the comparison is gated (or no gate was asked for).
+func UngatedLine(c *analysis.RunComparison) string {
+	if !c.Ungated {
+		return ""
+	}
+	return "Gate: not applied: the runs share no (task, rep) pair judged in both, so Δ would compare different " +
+		"tasks; bench compare exits 2 (an input error): compare runs of the same tasks (same suite, --tasks and --reps)."
 }
 
 // NewFailureModesLine words the failure modes of the new failures' failed attempts in run B
@@ -54,7 +65,8 @@ func NewFailureModesLine(c *analysis.RunComparison) string {
 
 // CompareFooter returns the lines printed under a comparison's tables: how the
 // new failures failed (NewFailureModesLine), how many tasks did not change,
-// what differs between the runs, and the gate verdict (when there is a gate).
+// what differs between the runs, and the gate verdict (when there is a gate;
+// UngatedLine when it was not applied).
 func CompareFooter(c *analysis.RunComparison) []string {
 	same := 0
 	for _, d := range c.Tasks {
@@ -78,7 +90,9 @@ func CompareFooter(c *analysis.RunComparison) []string {
 	if c.Gate != nil {
 		lines = append(lines, CompareGateLine(c))
 	}
-	if len(c.Analysis.FailIfCostlier) > 0 {
+	if l := UngatedLine(c); l != "" {
+		lines = append(lines, l)
+	} else if len(c.Analysis.FailIfCostlier) > 0 {
 		lines = append(lines, CostGateLineWith(c.Analysis, RunCostWording(c)))
 	}
 	return lines

@@ -35,6 +35,8 @@ func VerdictWord(vd analysis.Verdict) string {
 	switch vd.Kind {
 	case analysis.VerdictNoComparison:
 		return "nothing to compare"
+	case analysis.VerdictNoCommonPairs:
+		return "no verdict"
 	case analysis.VerdictAADiffers:
 		return "A/A control DIFFERS"
 	case analysis.VerdictAASame:
@@ -60,13 +62,23 @@ func VerdictWord(vd analysis.Verdict) string {
 // stale_ref_deadlock" ("on 3 families (12 tasks)" when the comparison is clustered). The pass rates are over the
 // same pairs as Δ; the cost part is the cost
 // verdict's figure when it decides, else the change with "not shown"; the cause part is left out when no pair
-// moved or no divergence analysis was made.
+// moved or no divergence analysis was made. Two compared runs (h.Overlap set) that share no judged pair get no
+// verdict, only why (OverlapText); when they share some, the units say of how many ("on 3 tasks, of 40 in run A
+// and 38 in run B").
 func HeadlineText(h analysis.Headline) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", h.Variant, VerdictWord(h.Verdict))
+	if h.Verdict.Kind == analysis.VerdictNoCommonPairs {
+		b.WriteString(" — " + OverlapText(*h.Overlap))
+		return b.String()
+	}
 	if c := h.All; c.Method != analysis.MethodNone {
+		units := headlineUnits(c)
+		if o := h.Overlap; o != nil && o.Partial() {
+			units += fmt.Sprintf(", of %d in run A and %d in run B", o.TasksA, o.TasksB)
+		}
 		fmt.Fprintf(&b, " — %s → %s on %s, Δ %s pts [%s, %s]", stats.Pct(c.A.Rate), stats.Pct(c.B.Rate),
-			headlineUnits(c), stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
+			units, stats.Pts(c.Delta), stats.Pts(c.CI[0]), stats.Pts(c.CI[1]))
 	}
 	if vd := h.Cost; vd != nil {
 		fmt.Fprintf(&b, "; %s %s", vd.Outcome, headlineCost(*vd))
@@ -76,6 +88,23 @@ func HeadlineText(h analysis.Headline) string {
 			fmt.Sprintf(outcomeVerbs[g.Outcome], len(g.Pairs)), causeWords(*g), countList(g.Endings))
 	}
 	return b.String()
+}
+
+// OverlapText says why two runs sharing no judged pair have no verdict, with the counts: "the runs share no
+// (task, rep) pair judged in both: run A has 10 judged tasks, run B 10, none in common; compare runs of the same
+// tasks (same suite, --tasks and --reps)"; tasks judged in both at no common rep, and common pairs dropped for
+// errors, are named.
+func OverlapText(o analysis.Overlap) string {
+	common := "none in common"
+	if o.CommonTasks > 0 {
+		common = fmt.Sprintf("%d in common but at no common rep", o.CommonTasks)
+	}
+	if o.DroppedPairs > 0 {
+		common += fmt.Sprintf(" (%s dropped: an attempt ended in an error)",
+			unitCount(o.DroppedPairs, "common pair"))
+	}
+	return fmt.Sprintf("the runs share no (task, rep) pair judged in both: run A has %s, run B %d, %s; "+
+		"compare runs of the same tasks (same suite, --tasks and --reps)", unitCount(o.TasksA, "judged task"), o.TasksB, common)
 }
 
 // headlineUnits counts what the comparison's primary test flips: "10 tasks", or for a clustered comparison "3

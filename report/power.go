@@ -11,7 +11,7 @@ import (
 	"webbench/stats"
 )
 
-// PowerPlan writes bench power's primary-test plan p: the test, the baseline and outcome model, a table of the
+// PowerPlan writes bench power's primary-test plan p: the answer in one sentence (PlanConclusionText), the test, the baseline and outcome model, a table of the
 // design with its power and MDE, and a table of the smallest designs reaching the target power (a reps count no
 // design of at most p.MaxTasks tasks reaches is "> MaxTasks").
 func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
@@ -31,6 +31,7 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	if b.Unit != "" {
 		model = fmt.Sprintf("pairing share %.2f across arms", d.Share)
 	}
+	fmt.Fprintf(w, "%s\n\n", strings.Join(wrap("Answer: "+PlanConclusionText(p), "", "  ", 116), "\n"))
 	fmt.Fprintf(w, "Primary test: %s.\nBaseline: %s; %s; α = %.3g, target power %.3g.\n%s\n", analysis.PairedTestName(unit),
 		src, model, p.Alpha, p.Target, strings.Join(wrap(pairingNote(p), "", "", 116), "\n"))
 	if b.Widest > 0 && b.Widest < b.Attempts {
@@ -92,8 +93,8 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	return suiteBound(w, p, over)
 }
 
-// suiteBound writes the footnote of a plan needing more tasks than its suite has (the design above, or over of
-// the smallest designs, marked "*"); nothing when it fits or the suite's size is unknown. A plan by family is
+// suiteBound writes the footnote of a plan needing more tasks than its suite selection has (the design above, or
+// over of the smallest designs, marked "*"); nothing when it fits or the suite's size is unknown. A plan by family is
 // not held against the suite's task count.
 func suiteBound(w io.Writer, p analysis.PrimaryPlan, over int) error {
 	b := p.Baseline
@@ -101,12 +102,12 @@ func suiteBound(w io.Writer, p analysis.PrimaryPlan, over int) error {
 	case b.Unit != "":
 		return nil
 	case b.SuiteTasks > 0 && p.Design.G() > b.SuiteTasks:
-		_, err := fmt.Fprintf(w, "* and the design above: more tasks than %s has (%d); use more reps, or a suite "+
-			"with more tasks\n", b.Suite, b.SuiteTasks)
+		_, err := fmt.Fprintf(w, "* and the design above: more tasks than the selection has (%s; the answer says what to use)\n",
+			selectionWords(b, b.SuiteTasks, 0))
 		return err
 	case over > 0:
-		_, err := fmt.Fprintf(w, "*: more tasks than %s has (%d); use the designs with more reps, or a suite with "+
-			"more tasks\n", b.Suite, b.SuiteTasks)
+		_, err := fmt.Fprintf(w, "*: more tasks than the selection has (%s; the answer says what to use)\n",
+			selectionWords(b, b.SuiteTasks, 0))
 		return err
 	}
 	return nil

@@ -3,13 +3,15 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"webbench/analysis"
 	"webbench/results"
 	"webbench/stats"
 )
 
-// SeqPowerPlan writes bench power --sequential's plan p: the designs compared, a table of the attempts (fixed,
+// SeqPowerPlan writes bench power --sequential's plan p: the answer in one sentence (SeqConclusionText), the
+// designs compared, a table of the attempts (fixed,
 // sequential maximum, expected and 90th percentile) with the units a variant runs, the power of both designs
 // and the shares of the sequential decisions.
 func SeqPowerPlan(w io.Writer, p analysis.SeqPlan) error {
@@ -27,6 +29,7 @@ func SeqPowerPlan(w io.Writer, p analysis.SeqPlan) error {
 	if p.Seq.Info > 0 {
 		scale = fmt.Sprintf("the information Σd² (planned %.3g over %d units)", p.Seq.Info, p.Seq.MaxUnits)
 	}
+	fmt.Fprintf(w, "%s\n\n", strings.Join(wrap("Answer: "+SeqConclusionText(p), "", "  ", 116), "\n"))
 	fmt.Fprintf(w, "Sequential design: group-sequential, %s spending on %s, a look after every unit that moved; "+
 		"repeated intervals on %s boundaries over the units; Holm across %d variant(s) at α = %.3g; futility %s.\n",
 		p.Seq.Spending, scale, stats.SeqIntervalSpending, p.Seq.Variants, p.Seq.Alpha, futility)

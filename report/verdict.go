@@ -14,6 +14,8 @@ func VerdictText(vd analysis.Verdict) string {
 	switch vd.Kind {
 	case analysis.VerdictNoComparison:
 		return "nothing to compare: an arm has no judged attempt on the common tasks"
+	case analysis.VerdictNoCommonPairs:
+		return "no verdict: the runs share no (task, rep) pair judged in both"
 	case analysis.VerdictAADiffers:
 		return "A/A control DIFFERS from the baseline: the environment is not reproducible enough to trust small effects"
 	case analysis.VerdictAASame:

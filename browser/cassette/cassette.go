@@ -159,6 +159,7 @@ type Cassette struct {
 	mu    sync.Mutex
 	tapes map[string]*Tape // record: this run's tapes so far; replay: tapes read
 	index map[string]*tapeIndex
+	sess  sessionCounts
 }
 
 // Create opens dir for recording, creating it and its manifest when missing. An existing cassette keeps its
@@ -374,9 +375,11 @@ func (c *Cassette) PutBlob(body []byte) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", fmt.Errorf("cassette: %w", err)
 	}
-	if err := writeAtomic(p, c.enc.EncodeAll(body, nil)); err != nil {
+	z := c.enc.EncodeAll(body, nil)
+	if err := writeAtomic(p, z); err != nil {
 		return "", err
 	}
+	c.storedBlob(sum, int64(len(z)))
 	return sum, nil
 }
 

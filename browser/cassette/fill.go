@@ -63,6 +63,7 @@ func (c *Cassette) appendFilled(task string, entries []Entry) error {
 	if err := writeJSON(c.TapePath(task), t); err != nil {
 		return fmt.Errorf("cassette: task %s: %w", task, err)
 	}
+	c.filledEntries(task, len(entries))
 	delete(c.index, task)
 	return nil
 }

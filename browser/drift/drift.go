@@ -12,20 +12,39 @@ import (
 type Status string
 
 // The statuses. A task is Drifted when one of its pages is Drifted or Gone, Error when none is but one could not
-// be read, else Unchanged.
+// be read (no evidence either way: unknown, not drift), else Unchanged.
 const (
 	// Unchanged: the main text is the same (volatile bits masked) and the reference answer did not vanish.
 	Unchanged Status = "unchanged"
 	// Drifted: the main text changed, or the reference answer was on the page and is no longer.
 	Drifted Status = "drifted"
-	// Gone: the later version has no such page (the live site answers 4xx or 5xx).
+	// Gone: the later version has no such page (the live site answers 4xx or 5xx other than 502, 503, 504).
 	Gone Status = "gone"
 	// NotCompared: the other recording has no response for the page (its attempt did not visit it): no evidence
 	// either way.
 	NotCompared Status = "not_compared"
-	// Error: the later version could not be read (network error).
+	// Error: the later version could not be read now (a network error; 502, 503 or 504).
 	Error Status = "error"
 )
+
+// Presence is whether a task's reference answer is on a page: Present, Absent, or Unknown when the page's later
+// version could not be read (the page's Error says why); "" when the task has no answer test.
+type Presence string
+
+// The presences.
+const (
+	Present Presence = "present"
+	Absent  Presence = "absent"
+	Unknown Presence = "unknown"
+)
+
+// presence is the Presence of a read page: Present when on is true.
+func presence(on bool) Presence {
+	if on {
+		return Present
+	}
+	return Absent
+}
 
 // MaxLines caps the removed and added lines a PageDiff lists (the counts are exact).
 const MaxLines = 5
@@ -65,10 +84,11 @@ type PageDiff struct {
 	RemovedCount int      `json:"removed_count"`
 	AddedCount   int      `json:"added_count"`
 	// AnswerBefore and AnswerAfter say whether the reference answer was on the recorded page and is on the later
-	// one; absent when the task has no answer test (or, after, when there is no later page).
-	AnswerBefore *bool  `json:"answer_before,omitempty"`
-	AnswerAfter  *bool  `json:"answer_after,omitempty"`
-	Error        string `json:"error,omitempty"`
+	// one (Unknown when the later one could not be read: Error); "" when the task has no answer test (or, after,
+	// when the other recording has no such page).
+	AnswerBefore Presence `json:"answer_before,omitempty"`
+	AnswerAfter  Presence `json:"answer_after,omitempty"`
+	Error        string   `json:"error,omitempty"`
 }
 
 // TaskDiff is one task's comparison: its pages, and whether its reference answer needs review.
@@ -76,22 +96,26 @@ type TaskDiff struct {
 	Task   string     `json:"task"`
 	Status Status     `json:"status"`
 	Pages  []PageDiff `json:"pages"`
-	// AnswerBefore: the reference answer was on one of the recorded pages; AnswerAfter: it is on one of the later
-	// pages. Absent when the task has no answer test.
-	AnswerBefore *bool `json:"answer_before,omitempty"`
-	AnswerAfter  *bool `json:"answer_after,omitempty"`
+	// AnswerBefore: whether the reference answer was on one of the recorded pages; AnswerAfter: whether it is on
+	// one of the later pages — Present when a read page has it, else Unknown when a page could not be read
+	// (AnswerError is the first such page's error), else Absent. "" when the task has no answer test.
+	AnswerBefore Presence `json:"answer_before,omitempty"`
+	AnswerAfter  Presence `json:"answer_after,omitempty"`
+	AnswerError  string   `json:"answer_error,omitempty"`
 	// Review: the answer was on a recorded page and is not on that page's later version (read, or gone), so the
 	// reference answer may be stale and should be checked before the task is re-recorded.
 	Review bool `json:"review"`
 }
 
-// Report is a whole comparison, tasks in input order, with the counts of each task status.
+// Report is a whole comparison, tasks in input order, with the counts of each task status, of pages, and of
+// pages whose later version could not be read (Unread: an Error page, no evidence of drift).
 type Report struct {
 	// Against names the later version: "live" or the other cassette's path.
 	Against string         `json:"against"`
 	Tasks   []TaskDiff     `json:"tasks"`
 	Counts  map[Status]int `json:"counts"`
 	Pages   int            `json:"pages"`
+	Unread  int            `json:"unread_pages"`
 }
 
 // Compare compares every task's recorded pages with their later versions, page by page (ComparePage).
@@ -102,33 +126,26 @@ func Compare(ctx context.Context, against string, tasks []TaskInput, later Later
 		// lost: the answer was on a recorded page and is not on its later version; after: it is on a later page.
 		var before, lost, after bool
 		for _, p := range t.Pages {
-			body, status, err := later(ctx, t.ID, p.URL)
-			var pd PageDiff
-			switch {
-			case err != nil:
-				pd = PageDiff{URL: p.URL, Status: Error, Error: err.Error()}
-			case status == 0:
-				pd = PageDiff{URL: p.URL, Status: NotCompared}
-			case status >= 400:
-				pd = PageDiff{URL: p.URL, Status: Gone, HTTPStatus: status}
-				if t.Answer != nil {
-					pd.AnswerAfter = boolp(false)
+			pd := comparePage(ctx, t, p, later)
+			before = before || pd.AnswerBefore == Present
+			lost = lost || (pd.AnswerBefore == Present && pd.AnswerAfter == Absent)
+			after = after || pd.AnswerAfter == Present
+			if pd.Status == Error {
+				r.Unread++
+				if td.AnswerError == "" && t.Answer != nil {
+					td.AnswerError = pd.Error
 				}
-			default:
-				pd = ComparePage(p.URL, p.Body, body, t.Answer)
-				pd.HTTPStatus = status
 			}
-			if t.Answer != nil && pd.AnswerBefore == nil {
-				pd.AnswerBefore = boolp(t.Answer(joinLines(Extract(p.Body).Visible)))
-			}
-			before = before || isTrue(pd.AnswerBefore)
-			lost = lost || (isTrue(pd.AnswerBefore) && pd.AnswerAfter != nil && !*pd.AnswerAfter)
-			after = after || isTrue(pd.AnswerAfter)
 			td.Status = worse(td.Status, pd.Status)
 			td.Pages = append(td.Pages, pd)
 		}
 		if t.Answer != nil {
-			td.AnswerBefore, td.AnswerAfter = boolp(before), boolp(after)
+			td.AnswerBefore, td.AnswerAfter = presence(before), presence(after)
+			if !after && td.AnswerError != "" {
+				td.AnswerAfter = Unknown
+			} else {
+				td.AnswerError = ""
+			}
 			td.Review = lost
 		}
 		r.Tasks = append(r.Tasks, td)
@@ -136,6 +153,40 @@ func Compare(ctx context.Context, against string, tasks []TaskInput, later Later
 		r.Pages += len(t.Pages)
 	}
 	return r
+}
+
+// comparePage compares one recorded page p of task t with its later version: Error (answer Unknown) when it
+// cannot be read now — a network error, or a 502, 503 or 504, which say a gateway or the server is unavailable
+// for now (RFC 9110 §15.6.3–15.6.5), not that the page is gone —, NotCompared when the other recording lacks it,
+// Gone on another 4xx or 5xx, else ComparePage.
+func comparePage(ctx context.Context, t TaskInput, p Page, later Later) PageDiff {
+	body, status, err := later(ctx, t.ID, p.URL)
+	if err == nil && (status == http.StatusBadGateway || status == http.StatusServiceUnavailable ||
+		status == http.StatusGatewayTimeout) {
+		err = fmt.Errorf("HTTP %d %s", status, http.StatusText(status))
+	}
+	var pd PageDiff
+	switch {
+	case err != nil:
+		pd = PageDiff{URL: p.URL, Status: Error, Error: err.Error(), HTTPStatus: status}
+		if t.Answer != nil {
+			pd.AnswerAfter = Unknown
+		}
+	case status == 0:
+		pd = PageDiff{URL: p.URL, Status: NotCompared}
+	case status >= 400:
+		pd = PageDiff{URL: p.URL, Status: Gone, HTTPStatus: status}
+		if t.Answer != nil {
+			pd.AnswerAfter = Absent
+		}
+	default:
+		pd = ComparePage(p.URL, p.Body, body, t.Answer)
+		pd.HTTPStatus = status
+	}
+	if t.Answer != nil && pd.AnswerBefore == "" {
+		pd.AnswerBefore = presence(t.Answer(joinLines(Extract(p.Body).Visible)))
+	}
+	return pd
 }
 
 // worse is the task status after a page's: Drifted (from a Drifted or Gone page) over Error over Unchanged;
@@ -159,10 +210,10 @@ func ComparePage(url string, old, new []byte, answer AnswerFunc) PageDiff {
 	pd := PageDiff{URL: url, Status: Unchanged, RemovedCount: len(removed), AddedCount: len(added)}
 	pd.Removed, pd.Added = removed[:min(len(removed), MaxLines)], added[:min(len(added), MaxLines)]
 	if answer != nil {
-		pd.AnswerBefore = boolp(answer(joinLines(a.Visible)))
-		pd.AnswerAfter = boolp(answer(joinLines(b.Visible)))
+		pd.AnswerBefore = presence(answer(joinLines(a.Visible)))
+		pd.AnswerAfter = presence(answer(joinLines(b.Visible)))
 	}
-	if len(removed) > 0 || len(added) > 0 || (isTrue(pd.AnswerBefore) && !isTrue(pd.AnswerAfter)) {
+	if len(removed) > 0 || len(added) > 0 || (pd.AnswerBefore == Present && pd.AnswerAfter == Absent) {
 		pd.Status = Drifted
 	}
 	return pd
@@ -232,7 +283,3 @@ func (r Report) WithStatus(s Status) []string {
 }
 
 func joinLines(ls []string) string { return strings.Join(ls, "\n") }
-
-func boolp(b bool) *bool { return &b }
-
-func isTrue(b *bool) bool { return b != nil && *b }

@@ -94,19 +94,19 @@ func TestComparePage(t *testing.T) {
 	later := strings.NewReplacer("5 minutes ago", "2 hours ago", "12,034 views", "12,101 views", "December 5, 2026",
 		"December 6, 2026", "9:30 pm", "10:00 am", "2026-12-05", "2026-12-06").Replace(page)
 	pd := ComparePage("u", []byte(page), []byte(later), contains("181"))
-	if pd.Status != Unchanged || pd.RemovedCount != 0 || pd.AddedCount != 0 || !*pd.AnswerBefore || !*pd.AnswerAfter {
+	if pd.Status != Unchanged || pd.RemovedCount != 0 || pd.AddedCount != 0 || pd.AnswerBefore != Present || pd.AnswerAfter != Present {
 		t.Errorf("volatile-only change: %+v", pd)
 	}
 	// The answer changed: drifted, the line named, the answer gone.
 	changed := strings.Replace(page, "<b>181</b>", "<b>182</b>", 1)
 	pd = ComparePage("u", []byte(page), []byte(changed), contains("181"))
 	if pd.Status != Drifted || !slices.Equal(pd.Removed, []string{"Rated 4.8 by 181 reviews · <count>"}) ||
-		!slices.Equal(pd.Added, []string{"Rated 4.8 by 182 reviews · <count>"}) || !*pd.AnswerBefore || *pd.AnswerAfter {
+		!slices.Equal(pd.Added, []string{"Rated 4.8 by 182 reviews · <count>"}) || pd.AnswerBefore != Present || pd.AnswerAfter != Absent {
 		t.Errorf("answer change: %+v", pd)
 	}
 	// The frame changed (nav, aside): unchanged, the answer still there.
 	framed := strings.Replace(page, "Trending: Banana bread", "Trending: Pancakes", 1)
-	if pd = ComparePage("u", []byte(page), []byte(framed), nil); pd.Status != Unchanged || pd.AnswerBefore != nil {
+	if pd = ComparePage("u", []byte(page), []byte(framed), nil); pd.Status != Unchanged || pd.AnswerBefore != "" {
 		t.Errorf("frame change: %+v", pd)
 	}
 }
@@ -118,7 +118,7 @@ func TestCompareTasks(t *testing.T) {
 		{ID: "changed", Pages: []Page{{URL: "/b", Body: []byte(page)}, {URL: "/a", Body: []byte(page)}}, Answer: contains("181")},
 		{ID: "unrecorded", Pages: []Page{{URL: "/none", Body: []byte(page)}}, Answer: contains("181")},
 		{ID: "gone", Pages: []Page{{URL: "/404", Body: []byte(page)}}},
-		{ID: "offline", Pages: []Page{{URL: "/err", Body: []byte(page)}}},
+		{ID: "offline", Pages: []Page{{URL: "/err", Body: []byte(page)}}, Answer: contains("181")},
 	}
 	later := func(_ context.Context, _, url string) ([]byte, int, error) {
 		switch url {
@@ -148,25 +148,39 @@ func TestCompareTasks(t *testing.T) {
 	if rv := r.Reviews(); !slices.Equal(rv, []string{"changed"}) {
 		t.Errorf("reviews %v, want [changed]", rv)
 	}
-	if td := r.Tasks[1]; !*td.AnswerBefore || !*td.AnswerAfter {
-		t.Errorf("changed: answer before %v after %v, want both (on /a)", *td.AnswerBefore, *td.AnswerAfter)
+	if td := r.Tasks[1]; td.AnswerBefore != Present || td.AnswerAfter != Present {
+		t.Errorf("changed: answer before %v after %v, want both (on /a)", td.AnswerBefore, td.AnswerAfter)
+	}
+	// A page that cannot be read now says nothing about the answer: unknown, with the error; not drifted.
+	if td := r.Tasks[4]; td.Status != Error || td.AnswerBefore != Present || td.AnswerAfter != Unknown ||
+		td.AnswerError != "connection refused" || td.Review || td.Pages[0].AnswerAfter != Unknown {
+		t.Errorf("offline: %+v; want error, answer present then unknown (connection refused), no review", td)
 	}
 	if d := r.WithStatus(Drifted); !slices.Equal(d, []string{"changed", "gone"}) {
 		t.Errorf("drifted %v", d)
 	}
-	if r.Counts[Drifted] != 2 || r.Counts[Unchanged] != 2 || r.Counts[Error] != 1 || r.Pages != 6 {
-		t.Errorf("counts %v pages %d", r.Counts, r.Pages)
+	if r.Counts[Drifted] != 2 || r.Counts[Unchanged] != 2 || r.Counts[Error] != 1 || r.Pages != 6 || r.Unread != 1 {
+		t.Errorf("counts %v pages %d unread %d; want 2 drifted, 2 unchanged, 1 error, 6 pages, 1 unread", r.Counts, r.Pages, r.Unread)
+	}
+	// A 503 is the site unavailable now, not the page gone: unknown; a 500 stays gone.
+	for code, want := range map[int]Status{503: Error, 500: Drifted} {
+		r = Compare(context.Background(), "live", tasks[0:1:1], func(context.Context, string, string) ([]byte, int, error) {
+			return []byte("busy"), code, nil
+		})
+		if r.Tasks[0].Status != want {
+			t.Errorf("HTTP %d: %s, want %s", code, r.Tasks[0].Status, want)
+		}
 	}
 	// The answer gone from every page: review, and no page has it after.
 	r = Compare(context.Background(), "B", tasks[1:2:2], func(_ context.Context, _, url string) ([]byte, int, error) {
 		return []byte(other), 200, nil
 	})
-	if !r.Tasks[0].Review || *r.Tasks[0].AnswerAfter {
+	if !r.Tasks[0].Review || r.Tasks[0].AnswerAfter != Absent {
 		t.Errorf("answer gone from every page: %+v", r.Tasks[0])
 	}
 	// A page the other recording lacks says nothing about the answer: no review.
 	r = Compare(context.Background(), "B", tasks[2:3:3], later)
-	if r.Tasks[0].Review || r.Tasks[0].Pages[0].AnswerAfter != nil {
+	if r.Tasks[0].Review || r.Tasks[0].Pages[0].AnswerAfter != "" {
 		t.Errorf("not compared: %+v", r.Tasks[0])
 	}
 }

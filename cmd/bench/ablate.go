@@ -91,7 +91,9 @@ func ablateCmd() *cobra.Command {
 			if _, err := runner.Run(c.Context(), plan, s, ropts); err != nil {
 				return runErr(err)
 			}
-			return reportAblation(c, ropts.OutDir, f.htmlDir, analysis.RunOptions{BH: f.bh, FailIfWorse: f.failIfWorse})
+			err = reportAblation(c, ropts.OutDir, f.htmlDir, analysis.RunOptions{BH: f.bh, FailIfWorse: f.failIfWorse})
+			printCassetteSession(c.ErrOrStderr(), ropts.Cassette)
+			return err
 		},
 	}
 	rf.register(c)
@@ -200,10 +202,10 @@ func gate(c *cobra.Command, a *analysis.Analysis, margin float64, shown bool) er
 
 // failIfCostlierHelp is the help of --fail-if-costlier on bench ablate and bench report.
 var failIfCostlierHelp = "exit 1 when a variant is costlier than the baseline: " + costMarginsHelp +
-	" with its whole 95% interval above 1.2 and its Holm-adjusted p < alpha)"
+	", its whole 95% interval above it, Holm p < alpha)"
 
 // costMarginsHelp is the value --fail-if-costlier takes, for its help.
-var costMarginsHelp = "OUTCOME=MARGIN,… over " + results.CostOutcomeList() + " (e.g. tokens=0.2: the ratio of " +
+var costMarginsHelp = "OUTCOME=MARGIN,… over " + results.CostOutcomeList() + " (tokens=0.2: the ratio of " +
 	"per-task mean tokens on the same pairs above 1.2"
 
 // costGateSource names where the cost gate comes from for a message: --fail-if-costlier when given, else the

@@ -201,9 +201,10 @@ func cassetteDiffCmd() *cobra.Command {
 			"when its main text changed (the page without scripts, styles, hidden elements, navigation, header,\n" +
 			"footer and asides, dates, clock times, relative ages and view counters masked) or when the task's\n" +
 			"reference answer was on it and is no longer: then the task's answer is marked for review. Reference\n" +
-			"answers come from the suite (--suite and its flags, as for bench run); without --suite none is checked.\n" +
-			"Tasks: unchanged, drifted (re-record them: --format json | jq '.tasks[] | select(.status==\"drifted\")'),\n" +
-			"error (a page could not be read). Exit 0 whatever drifted.",
+			"answers come from the suite named by --suite (and its flags, as for bench run); --suite has no default\n" +
+			"here: without it no answer is checked. Tasks: unchanged, drifted (re-record them: --format json |\n" +
+			"jq '.tasks[] | select(.status==\"drifted\")'), error (a page could not be read now: a network error,\n" +
+			"HTTP 502/503/504; not drift, and the answer on it is unknown). Exit 0 whatever drifted.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runCassetteDiff(c, args[0], df, sf)
@@ -214,6 +215,10 @@ func cassetteDiffCmd() *cobra.Command {
 	c.Flags().StringVar(&df.format, "format", "text", "output: text, md, json (the drift report of docs/CASSETTES.md)")
 	c.Flags().DurationVar(&df.timeout, "timeout", 30*time.Second, "--live: time limit per page")
 	sf.register(c)
+	// Reference answers are optional: a suite is checked only when named, so --suite has no default here.
+	sf.suite = ""
+	f := c.Flags().Lookup("suite")
+	f.DefValue, f.Usage = "", "suite whose reference answers are looked for on the pages (default: none, no answer is checked)"
 	return c
 }
 
@@ -281,7 +286,7 @@ func runCassetteDiff(c *cobra.Command, dir string, df diffFlags, sf suiteFlags) 
 // diffReferences are the suite's tasks by id when --suite was given (a live WebVoyager suite without its
 // reachability probe: only its answers are read), else none.
 func diffReferences(c *cobra.Command, sf suiteFlags) (map[string]suites.Task, error) {
-	if !c.Flags().Changed("suite") {
+	if sf.suite == "" {
 		return nil, nil
 	}
 	if sf.suite == "webvoyager" {
@@ -305,31 +310,46 @@ func diffReferences(c *cobra.Command, sf suiteFlags) (map[string]suites.Task, er
 	return refs, nil
 }
 
-// answerWord words a page's or task's answer presence before and after.
-func answerWord(before, after *bool) string {
-	yn := func(b *bool) string {
-		if b == nil {
-			return "?"
+// answerWord words a page's or task's answer presence before and after; why is the error that left it unknown
+// now.
+func answerWord(before, after drift.Presence, why string) string {
+	word := func(p drift.Presence) string {
+		switch p {
+		case drift.Present:
+			return "yes"
+		case drift.Absent:
+			return "no"
+		case drift.Unknown:
+			if why != "" {
+				return "unknown (not read: " + why + ")"
+			}
+			return "unknown (not read)"
 		}
-		return map[bool]string{true: "yes", false: "no"}[*b]
+		return "?"
 	}
-	if before == nil {
+	if before == "" {
 		return "no reference answer to look for"
 	}
-	return "reference answer on the page: recorded " + yn(before) + ", now " + yn(after)
+	return "reference answer on the page: recorded " + word(before) + ", now " + word(after)
+}
+
+// driftSummary is the report's count line: tasks and pages, then drifted, unchanged and unknown tasks (a page
+// could not be read now), with the unread pages.
+func driftSummary(r drift.Report) string {
+	return fmt.Sprintf("%s, %s: %d drifted, %d unchanged, %d unknown (%s could not be read now)",
+		results.Count(len(r.Tasks), "task", "tasks"), results.Count(r.Pages, "page", "pages"), r.Counts[drift.Drifted],
+		r.Counts[drift.Unchanged], r.Counts[drift.Error], results.Count(r.Unread, "page", "pages"))
 }
 
 // writeDriftText is the text rendering: a summary, each task's status, and the changed pages of drifted tasks.
 func writeDriftText(w io.Writer, dir string, r drift.Report) {
-	fmt.Fprintf(w, "%s vs %s: %s, %s: %d drifted, %d unchanged, %d errors\n", dir, r.Against,
-		results.Count(len(r.Tasks), "task", "tasks"), results.Count(r.Pages, "page", "pages"), r.Counts[drift.Drifted],
-		r.Counts[drift.Unchanged], r.Counts[drift.Error])
+	fmt.Fprintf(w, "%s vs %s: %s\n", dir, r.Against, driftSummary(r))
 	for _, t := range r.Tasks {
 		review := ""
 		if t.Review {
 			review = "; REVIEW its reference answer"
 		}
-		fmt.Fprintf(w, "%-9s %s (%s%s)\n", t.Status, t.Task, answerWord(t.AnswerBefore, t.AnswerAfter), review)
+		fmt.Fprintf(w, "%-9s %s (%s%s)\n", t.Status, t.Task, answerWord(t.AnswerBefore, t.AnswerAfter, t.AnswerError), review)
 		if t.Status == drift.Unchanged {
 			continue
 		}
@@ -356,15 +376,13 @@ func pageDetail(p drift.PageDiff) string {
 	case drift.Error:
 		return " (" + p.Error + ")"
 	}
-	return fmt.Sprintf(" (%d lines removed, %d added; %s)", p.RemovedCount, p.AddedCount, answerWord(p.AnswerBefore, p.AnswerAfter))
+	return fmt.Sprintf(" (%d lines removed, %d added; %s)", p.RemovedCount, p.AddedCount, answerWord(p.AnswerBefore, p.AnswerAfter, p.Error))
 }
 
 // writeDriftMarkdown is the Markdown rendering (a job summary): the counts, a table of the tasks that are not
 // unchanged, the reviews.
 func writeDriftMarkdown(w io.Writer, dir string, r drift.Report) {
-	fmt.Fprintf(w, "## Cassette drift: `%s` vs %s\n\n%s, %s: **%d drifted**, %d unchanged, %d errors\n\n", dir, r.Against,
-		results.Count(len(r.Tasks), "task", "tasks"), results.Count(r.Pages, "page", "pages"), r.Counts[drift.Drifted],
-		r.Counts[drift.Unchanged], r.Counts[drift.Error])
+	fmt.Fprintf(w, "## Cassette drift: `%s` vs %s\n\n%s\n\n", dir, r.Against, driftSummary(r))
 	if r.Counts[drift.Drifted]+r.Counts[drift.Error] == 0 {
 		return
 	}
@@ -375,7 +393,7 @@ func writeDriftMarkdown(w io.Writer, dir string, r drift.Report) {
 				continue
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", t.Task, p.Status, mdCell(p.URL), mdCell(strings.TrimSpace(pageDetail(p))),
-				mdCell(answerWord(p.AnswerBefore, p.AnswerAfter)))
+				mdCell(answerWord(p.AnswerBefore, p.AnswerAfter, p.Error)))
 		}
 	}
 	if rv := r.Reviews(); len(rv) > 0 {

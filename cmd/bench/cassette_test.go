@@ -93,7 +93,7 @@ func TestCassetteCommands(t *testing.T) {
 		t.Errorf("diff: drifted %v, reviews %v, counts %v, pages %d", d, r.Reviews(), r.Counts, r.Pages)
 	}
 	out, _, _ = bench(t, append([]string{"cassette", "diff", a, "--against", b}, refs...)...)
-	for _, want := range []string{"2 tasks, 4 pages: 1 drifted, 1 unchanged, 0 errors",
+	for _, want := range []string{"2 tasks, 4 pages: 1 drifted, 1 unchanged, 0 unknown (0 pages could not be read now)",
 		"drifted   FixtureRecipes--0 (reference answer on the page: recorded yes, now yes; REVIEW its reference answer)",
 		"    - Rated 4.6 out of 5 from 181 reviews", "    + Rated 4.6 out of 5 from 182 reviews",
 		"unchanged FixtureStore--0 (reference answer on the page: recorded yes, now yes)"} {
@@ -113,8 +113,32 @@ func TestCassetteCommands(t *testing.T) {
 	live := filepath.Join(tmp, "live")
 	fixtureCassette(t, live, srv.URL, false)
 	out, _, code = bench(t, "cassette", "diff", live, "--live", "--format", "md")
-	if code != 0 || !strings.Contains(out, "**1 drifted**, 1 unchanged") || !strings.Contains(out, "| FixtureRecipes--0 | drifted | "+srv.URL+fixtureLasagna) {
+	if code != 0 || !strings.Contains(out, "1 drifted, 1 unchanged") || !strings.Contains(out, "| FixtureRecipes--0 | drifted | "+srv.URL+fixtureLasagna) {
 		t.Errorf("diff --live --format md: exit %d\n%s", code, out)
+	}
+
+	// Against sites that cannot be reached now (the recording's port closed): every answer unknown with the
+	// error, no task drifted, the unknowns counted apart.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(tmp, "gone")
+	fixtureCassette(t, gone, "http://"+l.Addr().String(), false)
+	l.Close()
+	out, _, code = bench(t, append([]string{"cassette", "diff", gone, "--live"}, refs...)...)
+	for _, want := range []string{"2 tasks, 4 pages: 0 drifted, 0 unchanged, 2 unknown (4 pages could not be read now)",
+		"error     FixtureStore--0 (reference answer on the page: recorded yes, now unknown (not read: Get "} {
+		if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "now no") {
+			t.Errorf("diff --live on unreachable pages: exit %d, lacks %q (or says \"now no\"):\n%s", code, want, out)
+		}
+	}
+	// Without --suite no answer is checked, and --help says so (no default suite).
+	out, _, _ = bench(t, "cassette", "diff", a, "--against", b)
+	help, _, _ := bench(t, "cassette", "diff", "--help")
+	if !strings.Contains(out, "(no reference answer to look for)") || strings.Contains(out, "recorded yes") ||
+		!strings.Contains(help, "default: none, no answer is checked") || strings.Contains(help, `(default "zoo")`) {
+		t.Errorf("diff without --suite:\n%s\nhelp:\n%s", out, help)
 	}
 
 	for _, bad := range [][]string{{"cassette", "diff", a}, {"cassette", "diff", a, "--live", "--against", b},
@@ -154,7 +178,8 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 	cas := filepath.Join(tmp, "cas")
 	suite := []string{"run", "--suite", "webvoyager", "--tasks-file", "suites/webvoyager/fixtures/tasks.jsonl",
 		"--tasks", "FixtureRecipes--0"}
-	if _, errs, code := bench(t, append(suite, "--record", cas, "--out", filepath.Join(tmp, "rec"))...); code != 0 {
+	_, errs, code := bench(t, append(suite, "--record", cas, "--out", filepath.Join(tmp, "rec"))...)
+	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, errs)
 	}
 	c, err := cassette.Open(cas)
@@ -166,6 +191,12 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(tape.Entries)
+	// The run ends with one line saying what it recorded and how to replay it.
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if want := fmt.Sprintf("recorded into cassette %s: 1 task, %d entries (requests), ", cas, n); !strings.HasPrefix(lines[len(lines)-1], want) ||
+		!strings.Contains(lines[len(lines)-1], "; secrets stripped (") || !strings.HasSuffix(lines[len(lines)-1], "; replay with --replay "+cas) {
+		t.Errorf("the recording's last line %q; want it to start %q and name the secrets and --replay", lines[len(lines)-1], want)
+	}
 	tape.Entries = slices.DeleteFunc(tape.Entries, func(e cassette.Entry) bool { return strings.HasSuffix(e.Request.URL, fixtureLasagna) })
 	if len(tape.Entries) != n-1 {
 		t.Fatalf("the recording has %d entries, %d of them the lasagna page; want one", n, n-len(tape.Entries))
@@ -187,6 +218,11 @@ func TestRecordMissingRefillsAReplay(t *testing.T) {
 		recs := readAttempts(t, filepath.Join(tmp, fmt.Sprint("replay", i)))
 		if code != 0 || len(recs) != 1 || recs[0]["status"] != "pass" || recs[0]["cassette_misses"] != want {
 			t.Fatalf("replay %d: exit %d, records %v; want a pass with %v misses\n%s", i, code, recs, want, errs)
+		}
+		// The filled page's body is still among the blobs (only its entry was taken out): no new body.
+		filled := "filled cassette " + cas + ": 1 missed request fetched live and appended to 1 task's tape, 0 bodies new (0 B stored)"
+		if strings.Contains(errs, filled) != (i == 0) || strings.Contains(errs, "recorded into cassette") {
+			t.Errorf("replay %d: stderr says %q: %v; want it only with --record-missing:\n%s", i, filled, strings.Contains(errs, filled), errs)
 		}
 	}
 	if again, _ := c.Tape("FixtureRecipes--0"); len(again.Entries) != n {

@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 
 	"github.com/spf13/cobra"
 
 	"webbench/browser/cassette"
+	"webbench/report"
+	"webbench/results"
 	"webbench/spec"
 	"webbench/suites"
 	"webbench/suites/webvoyager"
@@ -120,5 +123,30 @@ func (f *cassetteFlags) fromSpec(c *cobra.Command, sp *spec.Spec) {
 	f.record, f.replay = sp.CassetteDirs()
 	if !c.Flags().Changed("record-secrets") {
 		f.secrets, f.secretsAt = sp.RecordSecrets, sp.At("record_secrets")
+	}
+}
+
+// printCassetteSession prints, on w, the one line a run with --record or --record-missing ends with: what it
+// added to the cassette (cassette.Session) and how to replay it; nothing for a plain replay or no cassette.
+func printCassetteSession(w io.Writer, c *cassette.Cassette) {
+	if c == nil {
+		return
+	}
+	s := c.Session()
+	bodies := fmt.Sprintf("%s new (%s stored)", results.Count(s.NewBlobs, "body", "bodies"), sizeOf(s.NewBytes))
+	replay := "; replay with --replay " + report.ShellQuote(c.Dir())
+	switch {
+	case s.Mode == cassette.Record:
+		secrets := fmt.Sprintf("secrets stripped (%d left out)", s.Stripped)
+		if s.Secrets {
+			secrets = "secrets kept (--record-secrets)"
+		}
+		fmt.Fprintf(w, "recorded into cassette %s: %s, %s, %s; %s%s\n", c.Dir(),
+			results.Count(s.Tasks, "task", "tasks"), results.Count(s.Entries, "entry", "entries")+" (requests)", bodies,
+			secrets, replay)
+	case c.Fills():
+		fmt.Fprintf(w, "filled cassette %s: %s fetched live and appended to %s, %s%s\n", c.Dir(),
+			results.Count(s.Filled, "missed request", "missed requests"),
+			results.Count(s.FilledTasks, "task's tape", "tasks' tapes"), bodies, replay)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,8 +28,9 @@ func compareCmd() *cobra.Command {
 			"When the runs share (task, rep) pairs (same suite, tasks and reps), the comparison is paired: Δ = mean\n" +
 			"over tasks of the per-task change in pass rate, the exact sign-flip p over tasks (paired_signflip), a t\n" +
 			"interval from 12 moved tasks or clusters on (else an adjusted Wald interval), and McNemar by task (STATS.md §2). The\n" +
-			"same --seed adds shared randomness and power. Without common pairs: Δ = rate_B − rate_A with a Newcombe\n" +
-			"interval and a Fisher exact p. The analysis, warnings and gate are those of bench ablate (analysis.CompareRuns),\n" +
+			"same --seed adds shared randomness and power. Without common pairs there is no verdict: the report says\n" +
+			"why (each run's judged tasks, none shared) and shows Δ = rate_B − rate_A unpaired (Newcombe interval, Fisher\n" +
+			"exact p); a gate asked for is not applied and the command exits 2. The analysis, warnings and gate are those of bench ablate (analysis.CompareRuns),\n" +
 			"at the ablation spec's alpha, power and min_effect when run A (else run B) is an ablation.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -71,13 +73,10 @@ func compareCmd() *cobra.Command {
 			opts.SameDir = sides[0].Variant == sides[1].Variant && sameDir(args[0], args[1])
 			cmp, err := analysis.CompareRuns(sides[0], sides[1], opts)
 			var mv *analysis.MissingVariantError
-			var nc *analysis.NoCommonTaskError
 			switch {
 			case errors.As(err, &mv):
 				flag := map[string]string{"a": "--variant", "b": "--variant-b (run B's variant, default: --variant)"}[mv.Side]
 				return usageErr("%v; choose one with %s", err, flag)
-			case errors.As(err, &nc):
-				return usageErr("--fail-if-worse: %v", err)
 			case err != nil:
 				return withCode(exitInfra, err)
 			}
@@ -86,6 +85,10 @@ func compareCmd() *cobra.Command {
 			}
 			if err := r.Compare(c.OutOrStdout(), cmp); err != nil {
 				return err
+			}
+			if err := cmp.GateError(); err != nil {
+				// No common pair: the report says so; a gate without a verdict must not pass.
+				return usageErr("%s: %v", gateFlags(c), err)
 			}
 			if cmp.Gate != nil && cmp.Gate.Failed {
 				// The report's gate line says why; stderr only names what failed.
@@ -108,6 +111,17 @@ func compareCmd() *cobra.Command {
 		" with its whole 95% interval above 1.2 and p < alpha)")
 	c.Flags().Float64Var(&failIfWorse, "fail-if-worse", 0, "exit 1 when RUN_B's Δ is below −MARGIN (a proportion in (0, 1): 0.05 = 5 points) with its whole 95% interval below zero and p below alpha (0.05 unless the runs are ablations)")
 	return c
+}
+
+// gateFlags names the gate flags given to c: "--fail-if-worse", "--fail-if-costlier", or both.
+func gateFlags(c *cobra.Command) string {
+	var out []string
+	for _, f := range []string{"fail-if-worse", "fail-if-costlier"} {
+		if c.Flags().Changed(f) {
+			out = append(out, "--"+f)
+		}
+	}
+	return strings.Join(out, " and ")
 }
 
 // readSide reads one run of a comparison through results.Open (schema 1 directories are converted on load): its

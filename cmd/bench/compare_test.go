@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,9 +128,10 @@ type comparison struct {
 	Differences []string `json:"differences"`
 	Warnings    []string `json:"warnings"`
 	Gate        *struct {
-		Margin float64 `json:"margin"`
-		Failed bool    `json:"failed"`
-		Why    string  `json:"why"`
+		Margin     float64 `json:"margin"`
+		Failed     bool    `json:"failed"`
+		Why        string  `json:"why"`
+		NotApplied bool    `json:"not_applied"`
 	} `json:"gate"`
 	// The paired figures (README "Results").
 	CIMethod           *string        `json:"ci_method"`
@@ -264,8 +266,15 @@ func TestCompare(t *testing.T) {
 		!strings.Contains(strings.Join(c.Differences, "; "), "tasks: 10 only in A, 10 only in B") {
 		t.Errorf("no common task: warnings %q, differences %q", c.Warnings, c.Differences)
 	}
-	if _, stderr, code := bench(t, "compare", a, otherTasks, "--fail-if-worse", "0.05"); code != 2 || !strings.Contains(stderr, "share no task") {
-		t.Errorf("gate on runs without a common task: exit %d, %q; want exit 2", code, stderr)
+	if c.VerdictKind != "no_common_pairs" || !strings.HasPrefix(c.Verdict, "Verdict: run B vs run A: no verdict — the runs share no "+
+		"(task, rep) pair judged in both: run A has 10 judged tasks, run B 10, none in common") || c.Gate != nil {
+		t.Errorf("no common task: verdict %q (%s), gate %+v; want no verdict with the counts, no gate", c.Verdict, c.VerdictKind, c.Gate)
+	}
+	if out, stderr, code := bench(t, "compare", a, otherTasks, "--fail-if-worse", "0.05"); code != 2 ||
+		!strings.Contains(stderr, "--fail-if-worse: "+a+" and "+otherTasks+" share no task") ||
+		!strings.Contains(out, "no verdict") || !strings.Contains(out, "Gate: not applied") || strings.Contains(out, "passed") {
+		t.Errorf("gate on runs without a common task: exit %d, %q\n%s; want exit 2, the report with no verdict and the gate not applied",
+			code, stderr, out)
 	}
 
 	table, _, _ := bench(t, "compare", a, b, "--fail-if-worse", "0.05")
@@ -275,6 +284,40 @@ func TestCompare(t *testing.T) {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
+	}
+}
+
+// TestCompareNoCommonPair: runs of tasks 0–9 and 10–19 share no pair; every format says there is no verdict and
+// why, without a verdict word, and a gate is not applied (exit 2, the report still printed). Runs sharing 2 of
+// their 10 tasks compare those 2 and say so in the headline.
+func TestCompareNoCommonPair(t *testing.T) {
+	a := writeRun(t, runSpec{tasks: 10, reps: 1, seed: 1})
+	b := writeRun(t, runSpec{first: 10, tasks: 10, reps: 1, seed: 1, fail: func(i int) bool { return i < 16 }})
+	why := "the runs share no (task, rep) pair judged in both: run A has 10 judged tasks, run B 10, none in common"
+	for _, f := range []string{"table", "md", "json", "html", "junit"} {
+		out, stderr, code := bench(t, "compare", "--format", f, a, b)
+		flat := strings.Join(strings.Fields(html.UnescapeString(out)), " ")
+		if code != 0 || !strings.Contains(flat, "no verdict") || !strings.Contains(flat, why) {
+			t.Errorf("--format %s: exit %d, %s; want no verdict and %q in\n%s", f, code, stderr, why, out)
+		}
+		for _, word := range []string{"worse —", "better —", "no difference shown"} {
+			if strings.Contains(flat, word) {
+				t.Errorf("--format %s says %q on runs without a common pair:\n%s", f, word, out)
+			}
+		}
+		out, stderr, code = bench(t, "compare", "--format", f, a, b, "--fail-if-worse", "0.05")
+		flat = strings.Join(strings.Fields(html.UnescapeString(out)), " ")
+		if code != 2 || !strings.Contains(flat, "Gate: not applied") || !strings.Contains(stderr, "share no task judged in both") {
+			t.Errorf("--format %s --fail-if-worse: exit %d, %q; want exit 2 and the gate not applied in\n%s", f, code, stderr, out)
+		}
+	}
+	if c := compareJSON(t, a, b, "--fail-if-worse", "0.05"); c.Gate == nil || !c.Gate.NotApplied || c.Gate.Failed {
+		t.Errorf("json gate %+v; want not_applied, not failed", c.Gate)
+	}
+	near := writeRun(t, runSpec{first: 8, tasks: 10, reps: 1, seed: 1})
+	if c := compareJSON(t, a, near); c.VerdictKind == "no_common_pairs" || c.Pairs != 2 ||
+		!strings.Contains(c.Verdict, "on 2 tasks, of 10 in run A and 10 in run B, Δ") {
+		t.Errorf("2 of 10 tasks in common: %d pairs, verdict %q (%s); want the 2 compared and the 10 named", c.Pairs, c.Verdict, c.VerdictKind)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -116,6 +117,49 @@ func TestReadmeIsAFrontDoor(t *testing.T) {
 		}
 		if n := len([]rune(l)); n > 120 {
 			t.Errorf("README.md:%d: a prose line of %d characters (at most 120)", i+1, n)
+		}
+	}
+}
+
+// TestDocsAreReadable holds the pages under docs/ to what a reader can take in: no prose line over 120
+// characters on any page (code blocks and table rows are not prose), and on docs/CLI.md, whose tables are the
+// command overview, the exit codes and the generated flag tables, no table cell over 300 characters — a
+// command's or an exit code's long text belongs in prose under its heading, and a flag's --help must say it
+// in that much.
+func TestDocsAreReadable(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("docs/*.md: %v, %d pages", err, len(pages))
+	}
+	cellSep := regexp.MustCompile(`[^\\]\|`)
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "docs/" + filepath.Base(p)
+		inCode := false
+		for i, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				inCode = !inCode
+				continue
+			}
+			switch {
+			case inCode:
+			case strings.HasPrefix(l, "|"):
+				if filepath.Base(p) != "CLI.md" {
+					continue
+				}
+				// Split on unescaped pipes; the row's own leading and trailing ones leave empty ends.
+				for _, cell := range cellSep.Split(" "+l, -1) {
+					if n := len([]rune(strings.TrimSpace(cell))); n > 300 {
+						t.Errorf("%s:%d: a table cell of %d characters (at most 300): move the text into prose "+
+							"under the command's heading, or shorten the flag's help", name, i+1, n)
+					}
+				}
+			case len([]rune(l)) > 120:
+				t.Errorf("%s:%d: a prose line of %d characters (at most 120)", name, i+1, len([]rune(l)))
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"webbench/srcerr"
 	"webbench/stats"
 	"webbench/suites"
+	"webbench/suites/zoo"
 )
 
 func init() { extraCommands = append(extraCommands, powerCmd) }
@@ -50,6 +52,7 @@ func powerCmd() *cobra.Command {
 					deprecatedMix, analysis.SeedsMix)
 				pf.mix = analysis.SeedsMix
 			}
+			pf.suiteOptsSet = c.Flags().Changed("suite-option")
 			if alpha <= 0 || alpha >= 1 || power <= 0 || power >= 1 {
 				return usageErr("--alpha and --power must be in (0,1)")
 			}
@@ -100,7 +103,7 @@ const deprecatedMix = "issue"
 // plannerFlags are bench power's primary-test planner flags and unpairedFlags its unpaired (legacy) ones: the two
 // modes cannot be mixed.
 var (
-	plannerFlags = []string{"tasks", "reps", "mix", "from", "pairing", "share", "suite", "effect", "outcome", "sequential",
+	plannerFlags = []string{"tasks", "reps", "mix", "from", "pairing", "share", "suite", "suite-option", "effect", "outcome", "sequential",
 		"variants", "min-effect", "sims", "seed"}
 	unpairedFlags = []string{"base", "target", "n", "paired", "discordant"}
 	// sequentialFlags are the planner flags only --sequential reads.
@@ -137,12 +140,13 @@ func checkPowerModes(c *cobra.Command) error {
 type planFlags struct {
 	tasks, reps                 int
 	mix, from, variant, pairing string
-	// pairingSet and suiteSet are --pairing and --suite given; suite and suiteOpts the suite whose task count bounds the plan.
-	pairingSet, suiteSet bool
-	suite                string
-	suiteOpts            suites.Options
-	outcome              string
-	share, effect        float64
+	// pairingSet, suiteSet and suiteOptsSet are --pairing, --suite and --suite-option given; suite, suiteOpts
+	// and taskFilter (the --from run's task globs) the selection whose task count bounds the plan.
+	pairingSet, suiteSet, suiteOptsSet bool
+	suite, taskFilter                  string
+	suiteOpts                          suites.Options
+	outcome                            string
+	share, effect                      float64
 	// The sequential planner's (--sequential).
 	sequential     bool
 	variants, sims int
@@ -164,6 +168,8 @@ func addPlanFlags(c *cobra.Command, pf *planFlags) {
 	c.Flags().Float64Var(&pf.share, "share", 0.8, "shared-draw probability of --pairing same-seed or sticky")
 	c.Flags().StringVar(&pf.suite, "suite", "", "the suite planned for, whose task count the plan is held against "+
 		"(default: the run's with --from, else zoo; - for none)")
+	c.Flags().StringToStringVar((*map[string]string)(&pf.suiteOpts), "suite-option", nil, "option of the suite planned "+
+		"for, key=value, repeatable (default: the run's with --from; zoo: instances=all counts every family instance)")
 	c.Flags().Float64Var(&pf.effect, "effect", -0.1, "change in mean pass rate to detect (negative: a drop); with --outcome, the relative change in cost (0.15 unless given: 15% more)")
 	c.Flags().StringVar(&pf.outcome, "outcome", "", "with --from: plan a cost outcome's comparison instead ("+results.CostOutcomeList()+") from the run's per-unit spread")
 	c.Flags().BoolVar(&pf.sequential, "sequential", false, "plan a sequential ablation: expected and maximum attempts against the fixed design's, by simulation")
@@ -210,7 +216,10 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 			d.Model, d.Share = analysis.ModelIndependent, 0
 		}
 		if pf.suite == "" {
-			pf.suite, pf.suiteOpts = run.Manifest.Plan.Suite, run.Manifest.Plan.SuiteOptions
+			pf.suite, pf.taskFilter = run.Manifest.Plan.Suite, run.Manifest.Plan.TaskFilter
+			if !pf.suiteOptsSet {
+				pf.suiteOpts = run.Manifest.Plan.SuiteOptions
+			}
 		}
 		recs := run.Final()
 		_, d.Rates, d.Reps = analysis.ArmRates(recs, src.Arm)
@@ -233,17 +242,61 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 		d.Mix, d.Rates = mix, rates
 	}
 	if src.Suite = cmp.Or(pf.suite, "zoo"); src.Suite != "-" {
-		// A run's suite that no longer opens (another machine's tasks_file) only loses the bound; --suite must open.
-		st, err := suites.Open(src.Suite, pf.suiteOpts)
-		switch {
-		case err != nil && pf.suiteSet:
-			return d, src, usageErr("--suite: %v", err)
-		case err == nil:
-			src.SuiteTasks = len(st.Tasks())
-			st.Close()
+		if err := suiteBounds(&src, pf); err != nil {
+			return d, src, err
 		}
 	}
 	return analysis.PlanDesign(d, pf.tasks, pf.reps), src, nil
+}
+
+// suiteBounds counts the tasks and clusters of the plan's suite selection in force (its options, and the task
+// globs of the --from run), and of the wider selection "instances=all" when the suite is the Zoo without it. A
+// run's suite that no longer opens (another machine's tasks_file) only loses the bound; --suite must open.
+func suiteBounds(src *analysis.PlanBaseline, pf planFlags) error {
+	count := func(opts suites.Options) (tasks, units int, err error) {
+		st, err := suites.Open(src.Suite, opts)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer st.Close()
+		ts, err := suites.Filter(st.Tasks(), pf.taskFilter)
+		if err != nil {
+			return 0, 0, err
+		}
+		seen := map[string]bool{}
+		for _, t := range ts {
+			seen[cmp.Or(t.Cluster, t.ID)] = true
+		}
+		return len(ts), len(seen), nil
+	}
+	var err error
+	src.SuiteTasks, src.SuiteUnits, err = count(pf.suiteOpts)
+	switch {
+	case err != nil && pf.suiteSet:
+		return usageErr("--suite: %v", err)
+	case err != nil:
+		return nil
+	}
+	var sel []string
+	for _, k := range slices.Sorted(maps.Keys(pf.suiteOpts)) {
+		sel = append(sel, k+"="+pf.suiteOpts[k])
+	}
+	if pf.taskFilter != "" {
+		sel = append(sel, "tasks "+pf.taskFilter)
+	}
+	src.Selection = strings.Join(sel, ", ")
+	// The Zoo's families have more instances than its hand-written tasks (docs/ZOO.md "Task families").
+	if src.Suite == "zoo" && pf.suiteOpts["instances"] != zoo.SelectAll && pf.suiteOpts["mix"] == "" {
+		wider := maps.Clone(pf.suiteOpts)
+		if wider == nil {
+			wider = suites.Options{}
+		}
+		wider["instances"] = zoo.SelectAll
+		if n, u, err := count(wider); err == nil && n > src.SuiteTasks {
+			src.Wider, src.WiderTasks, src.WiderUnits = "instances="+zoo.SelectAll, n, u
+		}
+	}
+	return nil
 }
 
 // planPrimary prints the primary test's power and MDE for the planned design and the smallest tasks × reps

@@ -68,7 +68,7 @@ func TestPowerFromClusteredRun(t *testing.T) {
 	for _, want := range []string{"Primary test: " + analysis.PairedTestName("family"),
 		"per-family rates of arm base in " + dir + " (6 families, 18 tasks", "ICC ",
 		"Arm base played 54 attempts and the run's other arms at most 27",
-		"6 families × the run's reps (54 attempts per arm)", "families C"} {
+		"6 families × the run's reps (54 attempts per arm)", "families C", "Answer: 6 families × the run's reps: power "} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, output lacks %q:\n%s%s", code, want, out, stderr)
 		}
@@ -113,7 +113,8 @@ func TestPowerSequential(t *testing.T) {
 	// 3 arms × 20 tasks × 2 reps = 120 attempts at most; a 50-point drop stops both variants well before.
 	for _, want := range []string{"Kim–DeMets α·t^3 spending on the share of the 20 units, a look after every unit that moved; repeated intervals on O'Brien–Fleming-type boundaries over the units; Holm across 2 variant(s)",
 		"attempts (all arms), maximum │ 120   │ 120", "40 simulated runs (seed 13)",
-		"futility stop when a drop of 10.0 pts or more is excluded"} { // the spec's default margin
+		"futility stop when a drop of 10.0 pts or more is excluded", // the spec's default margin
+		"Answer: 20 tasks × 2 reps, sequential: power ", "of the fixed\n  design's 120 attempts"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -144,10 +145,28 @@ func TestPowerPairingAndSuiteBound(t *testing.T) {
 	}
 	for _, want := range []string{"Pairing same-seed: the two arms of a (task, rep) share one outcome draw with probability 0.80",
 		"so plan one with --pairing independent. Independent, this design has power 0.150",
-		"│ 1      │ 101 *   │", "*: more tasks than zoo has (40)"} {
+		"│ 1      │ 101 *   │", "*: more tasks than the selection has (suite zoo has 40 tasks"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// The answer comes first, in one sentence, and counts the selection in force: the Zoo's hand-written tasks,
+	// and every family instance with --suite-option instances=all.
+	all, _, _ := bench(t, "suites", "--suite", "zoo", "--suite-option", "instances=all")
+	var n int
+	if _, err := fmt.Sscanf(all, "%d tasks in zoo", &n); err != nil || n <= 40 {
+		t.Fatalf("zoo with instances=all: %v, %d tasks:\n%.200s", err, n, all)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if want := fmt.Sprintf("40 tasks × 1 rep: power 0.%%d for a 10.0-pt drop — not enough; 101 tasks × 1 rep reach 0.80, but "+
+		"suite zoo has 40 tasks, %d with --suite-option instances=all: use ", n); !strings.HasPrefix(out, "Answer: ") ||
+		!strings.Contains(flat, strings.Split(want, "0.%d")[1]) {
+		t.Errorf("the answer lacks %q:\n%s", want, out)
+	}
+	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "seeds", "--suite-option", "instances=all")
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat,
+		fmt.Sprintf("101 tasks × 1 rep reach 0.80 (suite zoo has %d tasks with instances=all): use 101 tasks × 1 rep.", n)) {
+		t.Errorf("--suite-option instances=all: the answer does not count %d tasks:\n%s", n, out)
 	}
 	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "seeds", "--suite", "-", "--pairing", "independent")
 	if strings.Contains(out, "*") || strings.Contains(out, "Independent, this design") ||
@@ -167,7 +186,7 @@ func TestPowerMixIssueAlias(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--mix seeds: exit %d", code)
 	}
-	got, stderr, code := bench(t, "power", "--tasks", "12", "--reps", "2", "--mix", "issue", "--suite", "-")
+	got, stderr, code := bench(t, "power", "--tasks", "12", "--reps", "2", "--mix", "seeds", "--suite", "-")
 	if code != 0 || got != want {
 		t.Errorf("--mix issue: exit %d, output differs from --mix seeds:\n%s\nwant\n%s", code, got, want)
 	}

@@ -33,10 +33,9 @@ func (f *remoteFlags) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.headerEnv, "browser-header-env", nil, "'Name=VAR': send header Name with the value of "+
 		"$VAR (repeatable; keeps tokens out of shell history and the process list)")
 	c.Flags().StringVar(&f.exposeNetwork, "browser-expose-network", "", "Playwright's exposeNetwork rules for "+
-		"--browser-endpoint, e.g. '<loopback>': the remote browser reaches these hosts through this machine (the Zoo "+
-		"on its loopback); honoured by servers in 'playwright run-server' mode, ignored by launchServer and "+
-		"launch-server ones (the check before the run refuses a remote browser that cannot load a start page on this "+
-		"machine's loopback; a rule must match the start URL's host as written: 127.0.0.1 does not cover localhost)")
+		"--browser-endpoint, e.g. '<loopback>': hosts the remote browser reaches through this machine (the Zoo); "+
+		"only 'playwright run-server' servers honour it; a rule matches the start URL's host as written "+
+		"(127.0.0.1 does not cover localhost)")
 	c.Flags().DurationVar(&f.connectTimeout, "browser-connect-timeout", browser.DefaultConnectTimeout, "bound of one connect to --browser-endpoint")
 	c.Flags().DurationVar(&f.reconnect, "browser-reconnect", runner.DefaultBrowserReconnect, "how long --browser-endpoint "+
 		"may stay unreachable during a run (one window for all workers) before the run stops, exit 3, resumable "+

@@ -91,8 +91,8 @@ func reportCmd() *cobra.Command {
 	c.Flags().StringVar(&o.Judge, "judge", "", "report the verdicts of this re-judge (bench judge) instead of the run's own")
 	c.Flags().BoolVar(&o.BH, "bh", false, "ablation runs: also report Benjamini–Hochberg adjusted p-values")
 	c.Flags().BoolVar(&withGate, "gate", false, "after the report, apply the run's gates: exit 3 when the run stopped or planned attempts have no record (a missing shard), exit 1 when an ablation's recorded fail_if_worse or fail_if_costlier gate fails, exit 3 when more than 10% of the attempts are infrastructure errors")
-	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "ablation runs: the cost gate the report shows and --gate applies, "+
-		"instead of the run's recorded fail_if_costlier: "+failIfCostlierHelp)
+	c.Flags().StringVar(&costlier, "fail-if-costlier", "", "ablation runs, replacing the recorded "+
+		"gate: "+failIfCostlierHelp)
 	c.Flags().BoolVar(&o.CMH, "cmh", false, "ablation runs: also report the Cochran–Mantel–Haenszel test across tasks (p_cmh)")
 	return c
 }

@@ -198,6 +198,7 @@ func execute(ctx context.Context, c *cobra.Command, plan runner.Plan, s suites.S
 		return err
 	}
 	warnDominantCause(c.ErrOrStderr(), run)
+	printCassetteSession(c.ErrOrStderr(), opts.Cassette)
 	return infraGate(run)
 }
 

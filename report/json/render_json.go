@@ -145,6 +145,9 @@ type compareGateDoc struct {
 	Margin float64 `json:"margin"`
 	Failed bool    `json:"failed"`
 	Why    string  `json:"why"`
+	// NotApplied is true when the runs share no judged pair (RunComparison.Ungated): no verdict, failed false,
+	// and bench compare exits 2.
+	NotApplied bool `json:"not_applied,omitempty"`
 }
 
 func newCompareDoc(c *analysis.RunComparison) compareDoc {
@@ -157,7 +160,7 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 		DroppedPairs: all.DroppedPairs, SeedMismatches: c.SeedMismatches, PFisher: c.PFisher,
 		NewFailures: nonNil(c.NewFailures), Fixed: nonNil(c.Fixed), Differences: nonNil(c.Differences),
 		Warnings: report.CompareWarnings(c), Verdict: report.CompareVerdict(c),
-		VerdictKind: string(c.Analysis.VerdictOf(c.Result(), c.Analysis.FailIfWorse).Kind), NewFailureModes: c.NewFailureModes()}
+		VerdictKind: string(c.Verdict().Kind), NewFailureModes: c.NewFailureModes()}
 	if c.Why != nil {
 		p := report.ComparePart(c)
 		d.Why, d.WhyLines = c.Why, &jsonWhyLines{Unread: p.Unread, Noise: p.Noise, Note: p.Note, Moved: lineTexts(p.Moved), Cost: lineTexts(p.Cost)}
@@ -182,6 +185,9 @@ func newCompareDoc(c *analysis.RunComparison) compareDoc {
 	}
 	if g := c.Gate; g != nil {
 		d.Gate = &compareGateDoc{Margin: g.Margin, Failed: g.Failed, Why: report.RunGateText(c)}
+	}
+	if c.Ungated {
+		d.Gate = &compareGateDoc{Margin: c.Analysis.FailIfWorse, Why: report.UngatedLine(c), NotApplied: true}
 	}
 	d.Costs, d.CostGate = jsonCosts(c.Analysis, c.Result()), jsonCostGateOf(c.Analysis)
 	return d

@@ -179,7 +179,10 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		analysis.VariantRecords(c.B.Attempts, c.B.Variant), c.A.Name)
 	s.Properties = append(junitProps(c.Analysis, v),
 		junitProperty{"run_a", c.A.Name}, junitProperty{"run_b", c.B.Name}, junitProperty{"variant_a", c.A.Variant})
-	out := junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures)
+	out := report.CompareVerdict(c)
+	if !c.Overlap.None() {
+		out = junitSummary(c.Analysis, c.B.Name+" ("+c.B.Variant+")", c.A.Name+" ("+c.A.Variant+")", v, s.Failures)
+	}
 	for _, l := range report.ComparePart(c).Lines() {
 		out += "\n" + l
 	}
@@ -190,7 +193,9 @@ func (junitRenderer) Compare(w io.Writer, c *analysis.RunComparison) error {
 		ws = append(ws, report.WordedWarning{Text: text})
 	}
 	gate := report.CompareGateLine(c)
-	if len(c.Analysis.FailIfCostlier) > 0 {
+	if l := report.UngatedLine(c); l != "" {
+		gate = l
+	} else if len(c.Analysis.FailIfCostlier) > 0 {
 		gate = strings.TrimSpace(gate + "\n" + report.CostGateLineWith(c.Analysis, report.RunCostWording(c)))
 	}
 	s.SystemErr = junitText(junitNotices(ws, "", gate))
