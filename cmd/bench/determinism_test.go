@@ -19,7 +19,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"webbench/agent/guard"
 	"webbench/browser"
 	"webbench/results"
 	"webbench/runner"
@@ -42,8 +41,8 @@ import (
 //     report's environment flake rate is 0 of its pairs, one per sampled task.
 //
 // "The same" is outcomeKey: status, failure mode, verdict, steps, final answer (maskFinal: only the tenant's URL
-// token, the origin's port, order and confirmation numbers are masked) and guard events, except the timer-based
-// guards (timerGuards). Every attempt of both runs (both arms) must have finished (pass or fail: an infrastructure
+// token, the origin's port, order and confirmation numbers are masked) and guard events (snapshot_ready's too:
+// it waits for the page rather than a timer, so a late render costs it one re-capture on any machine). Every attempt of both runs (both arms) must have finished (pass or fail: an infrastructure
 // error would compare equal to another one, so it fails the test). No click may have been decided without the
 // click probe (probeSkips).
 //
@@ -353,12 +352,6 @@ func finalByID(t *testing.T, dir string) map[string]results.Attempt {
 	return out
 }
 
-// timerGuards are the guards whose event counts depend on wall-clock time, left out of guard_events in the
-// comparison (an explicit exception, ZOO.md): snapshot_ready re-captures a snapshot after a timed wait until the
-// page looks interactive, so how many re-captures a slow page needs depends on the machine's speed (2 vs 3 in
-// a chat task under load); its effect on the outcome is still compared (status, steps, final).
-var timerGuards = map[string]bool{guard.NameSnapshotReady: true}
-
 // The run-specific parts of a final answer (maskFinal): everything else in it, every other number included (a
 // price, a rating, a calorie count), must be equal between two runs.
 var (
@@ -397,11 +390,11 @@ func maskFinal(s string) string {
 }
 
 // outcomeKey is what must be equal between two runs of an attempt with the same seed: status, failure mode,
-// verdict, steps, final answer (its run-specific parts masked: maskFinal) and guard events (timerGuards left out).
+// verdict, steps, final answer (its run-specific parts masked: maskFinal) and guard events.
 func outcomeKey(r results.Attempt) string {
 	var ev []string
 	for g, n := range r.GuardEvents {
-		if !timerGuards[g] && n != 0 {
+		if n != 0 {
 			ev = append(ev, fmt.Sprintf("%s=%d", g, n))
 		}
 	}
