@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -32,3 +33,14 @@ type Backend interface {
 }
 
 var _ Backend = (*Session)(nil)
+
+// InteractiveWaiter is a Backend that can wait, without polling from Go, for the page to show what makes a
+// snapshot actionable: *Session (WaitInteractive). snapshot_ready waits on it instead of a fixed timer; a Playwright
+// MCP backend (browser/mcptools.Client) has no such tool and is not one.
+type InteractiveWaiter interface {
+	// WaitInteractive waits at most timeout for the current page to show a visible element with one of
+	// InteractiveRoles; it reports whether one appeared (false: timeout). Errors are Playwright's (a closed page).
+	WaitInteractive(timeout time.Duration) (bool, error)
+}
+
+var _ InteractiveWaiter = (*Session)(nil)

@@ -410,6 +410,34 @@ func (s *Session) Snapshot(boxes bool) (string, error) {
 	return snap, nil
 }
 
+// WaitInteractive implements InteractiveWaiter with Playwright's role selector (getByRole, one per
+// InteractiveRoles, joined by Locator.or), the role computation the AI snapshot makes, over the elements the AI
+// snapshot lists: the visible ones, an aria-hidden subtree's too (includeHidden, and the visible filter:
+// https://playwright.dev/docs/api/class-page#page-get-by-role; TestWaitInteractive holds the two to agreeing).
+// Playwright re-checks the locator as the page changes and across a navigation; the wait ends on the first match.
+func (s *Session) WaitInteractive(timeout time.Duration) (bool, error) {
+	p := s.cur()
+	if p == nil {
+		return false, errClosed
+	}
+	var loc playwright.Locator
+	for _, r := range InteractiveRoles {
+		l := p.GetByRole(playwright.AriaRole(r), playwright.PageGetByRoleOptions{IncludeHidden: playwright.Bool(true)})
+		if loc == nil {
+			loc = l
+		} else {
+			loc = loc.Or(l)
+		}
+	}
+	err := loc.Filter(playwright.LocatorFilterOptions{Visible: playwright.Bool(true)}).First().
+		WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateAttached,
+			Timeout: playwright.Float(ms(timeout))})
+	if errors.Is(err, playwright.ErrTimeout) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // snapshotRoles maps every ref of a snapshot to its node's role ("" when the line has no leading role).
 func snapshotRoles(snap string) map[string]string {
 	out := map[string]string{}

@@ -658,6 +658,48 @@ func TestDiscoveryErrors(t *testing.T) {
 // A snapshot is bounded by the navigation timeout, not the action timeout: a page whose main thread is busy
 // for 7 s (a large page's capture on a loaded machine, here a script's loop) is captured once it is free
 // instead of failing at the 5 s action timeout.
+// WaitInteractive waits for what HasInteractiveRef counts in an AI snapshot: a visible element of an interactive
+// role (one in an aria-hidden subtree too: the AI snapshot lists it), not a hidden one nor one without a role.
+func TestWaitInteractive(t *testing.T) {
+	s, _ := newSession(t, SessionOptions{})
+	set := func(html string) {
+		t.Helper()
+		if _, err := s.Page().Evaluate(`(h) => { document.body.innerHTML = h; }`, html); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, html := range []string{`<img alt="Logo">`, `<div style="display:none"><button>Go</button></div>`,
+		`<button hidden>Go</button><a>no href</a>`} {
+		set(html)
+		if shown, err := s.WaitInteractive(300 * time.Millisecond); shown || err != nil {
+			t.Fatalf("%s: shown %v, err %v; want a timeout", html, shown, err)
+		}
+		if snap, _ := s.Snapshot(false); HasInteractiveRef(snap) {
+			t.Fatalf("%s: the snapshot has an interactive ref:\n%s", html, snap)
+		}
+	}
+	set(`<div aria-hidden="true"><button>Go</button></div>`)
+	if shown, err := s.WaitInteractive(30 * time.Second); !shown || err != nil {
+		t.Fatalf("aria-hidden button: shown %v, err %v", shown, err)
+	}
+	if snap, _ := s.Snapshot(false); !HasInteractiveRef(snap) {
+		t.Fatalf("aria-hidden button: the snapshot has no interactive ref:\n%s", snap)
+	}
+	// A hidden button first, the link the page adds later: the wait ends when the link is there.
+	set(`<button hidden>Go</button><img alt="Logo">`)
+	if _, err := s.Page().Evaluate(`() => { setTimeout(() => {
+		const a = document.createElement('a'); a.href = '/next'; a.textContent = 'Next'; document.body.append(a);
+	}, 200); }`); err != nil {
+		t.Fatal(err)
+	}
+	if shown, err := s.WaitInteractive(30 * time.Second); !shown || err != nil {
+		t.Fatalf("shown %v, err %v; want the link", shown, err)
+	}
+	if snap, _ := s.Snapshot(false); !HasInteractiveRef(snap) || !strings.Contains(snap, `link "Next"`) {
+		t.Fatalf("snapshot after the wait:\n%s", snap)
+	}
+}
+
 func TestSnapshotOutlastsTheActionTimeout(t *testing.T) {
 	s, _ := newSession(t, SessionOptions{})
 	if _, err := s.Page().Evaluate(`() => { setTimeout(() => { const end = Date.now() + 7000; while (Date.now() < end) {} }, 0); }`); err != nil {

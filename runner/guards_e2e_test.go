@@ -177,8 +177,8 @@ var guardE2ECases = []guardE2E{
 	},
 	{
 		// Seed 002, fix 1. late_hydration serves the chat's loading shell (generic > img, no interactive ref)
-		// for 2.0 s. On: the first observation is re-captured every second until the login form is there. Off:
-		// the policy sees the empty shell and gives up with ok=false.
+		// for 2–8 s after the load (4 × the load's time). On: the first observation is re-captured once the page
+		// shows the login form. Off: the policy sees the empty shell and gives up with ok=false.
 		guard: guard.NameSnapshotReady, task: "chat-post-release-planning-dana",
 		offMode: "empty_snapshot", onActions: []string{"recapture", "ready"},
 		check: func(t *testing.T, on, off *agent.Trajectory) {

@@ -2,6 +2,8 @@ package guard
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +50,7 @@ func TestSnapshotReady(t *testing.T) {
 
 	// Hydrates on the 2nd re-capture.
 	var calls int
-	g := SnapshotReady{Wait: 20 * time.Millisecond, capture: func(*agent.Attempt, bool) (string, error) {
+	g := SnapshotReady{Wait: 20 * time.Millisecond, MaxRecaptures: 3, capture: func(*agent.Attempt, bool) (string, error) {
 		calls++
 		if calls == 2 {
 			return form, nil
@@ -84,6 +86,19 @@ func TestSnapshotReady(t *testing.T) {
 		t.Fatalf("calls %d events %+v", calls, ev)
 	}
 
+	// Without MaxRecaptures the budget bounds the re-captures: at most ReadyTimeout / Wait of them.
+	calls = 0
+	g = SnapshotReady{Wait: 20 * time.Millisecond, ReadyTimeout: 100 * time.Millisecond,
+		capture: func(*agent.Attempt, bool) (string, error) { calls++; return shell, nil }}
+	a = newAttempt(t)
+	if got := g.AfterSnapshot(a, shell); got != shell {
+		t.Fatalf("got %q", got)
+	}
+	if ev := a.Events(); calls < 1 || calls > 5 || ev[len(ev)-1].Action != "gave_up" ||
+		ev[len(ev)-1].Detail != fmt.Sprintf("recaptures=%d", calls) {
+		t.Fatalf("calls %d events %+v", calls, ev)
+	}
+
 	// A snapshot with an actionable element is a no-op; boxes are kept on re-capture.
 	calls = 0
 	a = newAttempt(t)
@@ -95,6 +110,67 @@ func TestSnapshotReady(t *testing.T) {
 	g.AfterSnapshot(a, "- img [ref=e2] [box=0,0,10,10]")
 	if !boxes {
 		t.Fatal("boxes not kept")
+	}
+}
+
+// On a backend that can wait for the page (waitReady), snapshot_ready waits on it and re-captures once the page
+// shows an interactive element; it falls back to the timer when that wait fails or the re-capture disagrees.
+func TestSnapshotReadyWaitsForThePage(t *testing.T) {
+	shell := "- generic [ref=e1]:\n  - img [ref=e2]"
+	form := "- generic [ref=e1]:\n  - textbox \"Email\" [ref=e3]\n  - button \"Log in\" [ref=e4]"
+	type answer struct {
+		shown bool
+		err   error
+	}
+	cases := []struct {
+		name     string
+		waits    []answer // what each wait for the page answers
+		captures []string // what each re-capture returns
+		want     string
+		events   []string // action detail
+	}{
+		{"renders", []answer{{true, nil}}, []string{form}, form,
+			[]string{"recapture n=1 interactive=true bytes=77", "ready recaptures=1"}},
+		{"never renders: one wait, then the last capture", []answer{{false, nil}}, []string{shell}, shell,
+			[]string{"recapture n=1 interactive=false bytes=36", "gave_up recaptures=1"}},
+		{"the snapshot disagrees with the page: the timer next", []answer{{true, nil}}, []string{shell, form}, form,
+			[]string{"recapture n=1 interactive=false bytes=36", "recapture n=2 interactive=true bytes=77",
+				"ready recaptures=2"}},
+		{"the wait fails: the timer", []answer{{false, errors.New("page closed")}}, []string{form}, form,
+			[]string{"recapture n=1 interactive=true bytes=77", "ready recaptures=1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var waits, captures int
+			var timeouts []time.Duration
+			g := SnapshotReady{Wait: 10 * time.Millisecond, ReadyTimeout: 5 * time.Second,
+				waitReady: func(_ *agent.Attempt, d time.Duration) (bool, error) {
+					timeouts = append(timeouts, d)
+					waits++
+					if waits > len(c.waits) {
+						t.Fatalf("wait %d: the page was waited for again", waits)
+					}
+					return c.waits[waits-1].shown, c.waits[waits-1].err
+				},
+				capture: func(*agent.Attempt, bool) (string, error) {
+					captures++
+					return c.captures[captures-1], nil
+				}}
+			a := newAttempt(t)
+			if got := g.AfterSnapshot(a, shell); got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+			var got []string
+			for _, e := range a.Events() {
+				got = append(got, e.Action+" "+e.Detail)
+			}
+			if !slices.Equal(got, c.events) || captures != len(c.captures) || waits != len(c.waits) {
+				t.Fatalf("events %q (want %q), %d captures, %d waits", got, c.events, captures, waits)
+			}
+			if timeouts[0] <= 0 || timeouts[0] > 5*time.Second {
+				t.Fatalf("waited for the page at most %v, want the rest of ReadyTimeout (5 s)", timeouts[0])
+			}
+		})
 	}
 }
 

@@ -87,8 +87,8 @@ func TestNodeAgentToolGuardsLeaveOneOut(t *testing.T) {
 				}
 				b := base[a.TaskID]
 				if g == "snapshot_ready" && (late(t, run, b) || late(t, run, a)) {
-					// The chat app renders 2.0 s after its script starts (late_hydration, suites/zoo/chat.go), a
-					// wall-clock fault: an external agent whose first snapshot comes that late (a slow Node start on
+					// The chat app renders 2–8 s after its load event (late_hydration, suites/zoo/hydration.go
+					// hydrationDelay: at least 2.0 s), a wall-clock fault: an external agent whose first snapshot comes that late (a slow Node start on
 					// a loaded machine) finds the page rendered, with the guard on or off. Such a pair shows
 					// nothing about the guard either way, so it is left out (and logged).
 					outcomes = append(outcomes[:len(outcomes)-1], outcomes[len(outcomes)-1]+" (first snapshot after the render: left out)")
@@ -117,7 +117,7 @@ func TestNodeAgentToolGuardsLeaveOneOut(t *testing.T) {
 
 // late reports whether attempt a's first browser_snapshot started 1.5 s or more after its MCP server began
 // (trajectory started_ms): the page, which began loading before that, has then most likely rendered already
-// (late_hydration's fixed 2.0 s), so the attempt cannot show the empty-snapshot fault.
+// (late_hydration's delay is at least 2.0 s after the load), so the attempt cannot show the empty-snapshot fault.
 func late(t *testing.T, run *results.Run, a results.Attempt) bool {
 	t.Helper()
 	tr, err := run.Trajectory(a.AttemptID)

@@ -31,17 +31,14 @@ import (
 //	GET  /api/v4/channels/{name}/posts → 200 [post] (history + this tenant's posts) | 401 | 404
 //	POST /api/v4/posts          {"channel", "message"} → 201 post | 400 | 401 | 404
 //
-// Mutation late_hydration: the script renders the app exactly chatHydrationDelayMS after the page's load event
-// (a fixed setTimeout, no jitter; from the load, as hydration.go says why); until then the page is the shell alone (`generic > img "Huddle"` in an AI snapshot).
+// Mutation late_hydration: the script renders the app lateHydration's delay after the page's load event
+// (hydration.go: hydrationDelay); until then the page is the shell alone (`generic > img "Huddle"` in an AI snapshot).
 // Without the mutation it renders at once. Only a full page load shows the shell; in-app navigation does not.
 
 //go:embed assets/chat
 var chatFS embed.FS
 
 var chatTpl = ParseTemplates(chatFS, "assets/chat", nil)
-
-// chatHydrationDelayMS is the late_hydration render delay in milliseconds, the Zoo's one delay (hydration.go).
-const chatHydrationDelayMS = lateHydrationDelayMS
 
 // chatUser is a seeded account.
 type chatUser struct {
@@ -205,9 +202,9 @@ func (c *chatInstance) State() []byte {
 
 // chatShellData is what the shell template gets.
 type chatShellData struct {
-	Base    string
-	DelayMS int    // 0 = render at once
-	Initial string // JSON of chatInitial, read by chat.js at boot
+	Base      string
+	Hydration hydrationDelay // the zero value renders at once
+	Initial   string         // JSON of chatInitial, read by chat.js at boot
 }
 
 // chatInitial is the data the shell embeds for the first render (so it needs no request): the session's user
@@ -222,7 +219,7 @@ type chatInitial struct {
 func (c *chatInstance) shell(w http.ResponseWriter, r *http.Request) {
 	d := chatShellData{Base: c.env.Base}
 	if c.env.Mutations.Has("late_hydration") {
-		d.DelayMS = chatHydrationDelayMS
+		d.Hydration = lateHydration
 	}
 	var init chatInitial
 	if u := c.user(r); u != nil {

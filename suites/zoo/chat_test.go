@@ -173,8 +173,9 @@ func TestChatLateHydrationShell(t *testing.T) {
 	var buf bytes.Buffer
 	buf.ReadFrom(res.Body)
 	res.Body.Close()
-	if !strings.Contains(buf.String(), `data-hydration-delay-ms="2000"`) {
-		t.Fatalf("late_hydration shell lacks the 2000 ms delay:\n%s", buf.String())
+	want := `<body data-hydration-delay-ms="2000" data-hydration-load-factor="4" data-hydration-max-ms="8000" `
+	if !strings.Contains(buf.String(), want) {
+		t.Fatalf("late_hydration shell lacks the delay rule %s:\n%s", want, buf.String())
 	}
 }
 
@@ -208,6 +209,20 @@ const cpHydratedAtScript = `(() => {
   obs.observe(document, { childList: true, subtree: true });
 })();`
 
+// cpPageMS evaluates expr, a time in ms on the page's clock, on page p.
+func cpPageMS(t *testing.T, p playwright.Page, expr string) float64 {
+	t.Helper()
+	v, err := p.Evaluate("() => " + expr)
+	if n, isInt := v.(int); isInt { // a whole number of ms comes back as an int
+		return float64(n)
+	}
+	f, ok := v.(float64)
+	if err != nil || !ok {
+		t.Fatalf("%s = %v (%v)", expr, v, err)
+	}
+	return f
+}
+
 func TestChatBrowser(t *testing.T) {
 	b := launchChromium(t)
 
@@ -223,7 +238,7 @@ func TestChatBrowser(t *testing.T) {
 		}
 		snap := aiSnapshot(t, p, false)
 		el := time.Since(start)
-		// The shell is only visible before the 2.0 s render; a machine too loaded to take the first snapshot
+		// The shell is only visible before the render (≥ 2.0 s after the load); a machine too loaded to take the first snapshot
 		// by 1.7 s cannot tell the shell from the app, so the pre-hydration checks are then logged, not
 		// asserted (the page's own clock, below, still bounds the render).
 		if el > 1700*time.Millisecond {
@@ -238,19 +253,18 @@ func TestChatBrowser(t *testing.T) {
 			t.Logf("pre-hydration snapshot:\n%s", snap)
 		}
 		// … then the login form, once the render happened; on the page's own clock (which a loaded machine
-		// can only make later), no interactive element appeared before the 2.0 s render timer (10 ms spared
-		// for the timers' and the clock's rounding).
+		// can only make later), no interactive element appeared before the load event plus the delay the rule
+		// gives for that load's time (hydrationDelay; 10 ms spared for the timers' and the clock's rounding).
 		if err := p.GetByRole("textbox", playwright.PageGetByRoleOptions{Name: "Email or Username"}).WaitFor(); err != nil {
 			t.Fatalf("the login form never rendered: %v", err)
 		}
-		at, err := p.Evaluate("() => window.__hydratedAt")
-		ms, ok := at.(float64)
-		if n, isInt := at.(int); isInt { // a whole number of ms comes back as an int
-			ms, ok = float64(n), true
-		}
-		if err != nil || !ok || ms < chatHydrationDelayMS-10 {
-			t.Fatalf("first interactive element at %v ms after the navigation began (%v), want ≥ %d ms", at, err,
-				chatHydrationDelayMS)
+		ms, load := cpPageMS(t, p, "window.__hydratedAt"), cpPageMS(t, p,
+			"performance.getEntriesByType('navigation')[0].loadEventStart")
+		h := lateHydration
+		want := load + min(float64(h.MaxMS), max(float64(h.MinMS), float64(h.LoadFactor)*load))
+		if ms < want-10 {
+			t.Fatalf("first interactive element at %.0f ms after the navigation began, want ≥ %.0f ms (load at %.0f ms)",
+				ms, want, load)
 		}
 		snap = aiSnapshot(t, p, false)
 		for _, want := range []string{`textbox "Email or Username"`, `textbox "Password"`, `button "Log in"`} {
@@ -341,8 +355,8 @@ func TestChatBrowser(t *testing.T) {
 }
 
 // cpPlay plays a task's solution in Chromium the way the scripted policy does — every target is looked up by
-// role and accessible name in a fresh AI snapshot (retaken for up to 4 s while it is missing, as on a
-// hydrating page); visual_click clicks the centre of the target's [box=…] with the mouse — and returns the
+// role and accessible name in a fresh AI snapshot (retaken while it is missing, up to 2 s past late_hydration's
+// longest delay, as on a hydrating page); visual_click clicks the centre of the target's [box=…] with the mouse — and returns the
 // judge's verdict on the final state ("" = the check passes).
 func cpPlay(t *testing.T, b playwright.Browser, tk suites.Task) string {
 	t.Helper()
@@ -353,7 +367,8 @@ func cpPlay(t *testing.T, b playwright.Browser, tk suites.Task) string {
 		t.Fatal(err)
 	}
 	if slices.Contains(tk.Mutations, "late_hydration") {
-		// Taken well before the 2.0 s render (when the machine is not too loaded to tell), it is the shell.
+		// Taken well before the render (≥ 2.0 s after the load; when the machine is not too loaded to tell), it is
+		// the shell.
 		snap := aiSnapshot(t, p, false)
 		if time.Since(start) < 1900*time.Millisecond && cpInteractiveRe.MatchString(snap) {
 			t.Fatalf("%s: the first snapshot under late_hydration has an interactive ref:\n%s", tk.ID, snap)
@@ -362,7 +377,7 @@ func cpPlay(t *testing.T, b playwright.Browser, tk suites.Task) string {
 	for i, st := range tk.Solution {
 		var n *snapNode
 		if st.Target != nil && st.Kind != "answer" {
-			deadline := time.Now().Add(4 * time.Second)
+			deadline := time.Now().Add(time.Duration(lateHydration.MaxMS)*time.Millisecond + 2*time.Second)
 			for {
 				n = findNode(parseSnapshot(aiSnapshot(t, p, st.Kind == "visual_click")), st.Target, true)
 				if n != nil || time.Now().After(deadline) {

@@ -39,9 +39,8 @@ import (
 // starred and watched repositories, and every settings switch's saved value. Mutations:
 //   - consent: the shared OneTrust-like overlay.
 //   - late_hydration: every full page load ships the app's markup inside a <template> and shows only the
-//     loading mark (`img "Gitlane"`) until static/code.js mounts it codeHydrationDelayMS after the load event
-//     (fixed);
-//     client-side navigation renders at once.
+//     loading mark (`img "Gitlane"`) until static/code.js mounts it lateHydration's delay after the load
+//     event (hydration.go: hydrationDelay); client-side navigation renders at once.
 //   - ref_churn: the organisation's repository list and the issue list re-render at the first mouse press after
 //     every user action and after the load (the shop's static/churn.js): fresh nodes, secondary names alternate.
 //   - hung_fetch: the contributors API never answers (the handler blocks until the request's context is done);
@@ -55,8 +54,6 @@ import (
 var codeFS embed.FS
 
 const (
-	// codeHydrationDelayMS is the late_hydration mount delay (ZOO.md: 2.0 s, fixed).
-	codeHydrationDelayMS = 2000
 	// codeBusyMS is how long window.computeLanguageBreakdown blocks under busy_script (ZOO.md: 30 s).
 	codeBusyMS = 30000
 )
@@ -192,7 +189,7 @@ type codePage struct {
 	Base, Title    string
 	Overlays       template.HTML
 	Hydrate        bool // late_hydration: the markup ships in a <template>
-	DelayMS        int
+	Hydration      hydrationDelay
 	Churn, Busy    bool
 	BusyMS         int
 	Nameless       bool
@@ -209,7 +206,7 @@ func (s *codeInstance) newPage(r *http.Request, title string) *codePage {
 	p := &codePage{Base: s.env.Base, Title: title, Overlays: s.env.Overlays.HTML(r), Viewer: codeViewer,
 		Churn: s.env.Mutations.Has("ref_churn"), Nameless: s.env.Mutations.Has("nameless_switch")}
 	if s.env.Mutations.Has("late_hydration") {
-		p.Hydrate, p.DelayMS = true, codeHydrationDelayMS
+		p.Hydrate, p.Hydration = true, lateHydration
 	}
 	if s.env.Mutations.Has("busy_script") {
 		p.Busy, p.BusyMS = true, codeBusyMS

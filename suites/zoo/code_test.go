@@ -135,7 +135,7 @@ func TestCodeMutations(t *testing.T) {
 	late := newTenant(t, srv, "code", "late_hydration")
 	_, body, _ := rsGet(t, late.URL("northwind/storefront/issues"))
 	rsWant(t, body, `<div id="boot" class="boot"><img src="static/mark.svg" alt="Gitlane"`, `<template id="app">`,
-		`data-hydration-delay-ms="2000"`)
+		`data-hydration-delay-ms="2000" data-hydration-load-factor="4" data-hydration-max-ms="8000"`)
 	if i, j := strings.Index(body, "<template id=\"app\">"), strings.Index(body, "New issue"); i < 0 || j < i {
 		t.Errorf("the issue list is not inside the template")
 	}

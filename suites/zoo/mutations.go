@@ -33,7 +33,8 @@ var Mutations = []Mutation{
 		"clicks are intercepted", "intercept_hint"},
 	{"icon_over_input", "a styled icon drawn over its own radio input; its label is clickable",
 		"clicks on the input are intercepted", "intercept_hint"},
-	{"late_hydration", "the page ships an empty shell and renders its content 2.0 s after its load event (fixed)",
+	{"late_hydration", "the page ships an empty shell and renders its content after its load event, 4 × the " +
+		"load's time later (2–8 s)",
 		"first snapshot has no refs", "snapshot_ready"},
 	{"ref_churn", "lists re-render with new nodes and changed names at the first mouse press after each user " +
 		"action (and after the load): the click that press begins is lost and fails as a stale ref; no timer",

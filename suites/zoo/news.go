@@ -37,7 +37,7 @@ import (
 // Mutations:
 //   - consent, geo_redirect: the shared overlays.
 //   - late_hydration: the client-rendered pages (search results, scoreboard) show only the loading shell
-//     (`generic > img`) for newsHydrationDelayMS after the load event (a fixed timeout, no jitter), then
+//     (`generic > img`) for lateHydration's delay after the load event (hydration.go: hydrationDelay), then
 //     render; without it they render at once, from the page's own data (no request).
 //   - ref_churn: the home page's "Live scores" ticker and "Most read" list re-render (the shop's mechanism,
 //     static/churn.js), alternating a secondary text ("Updated 1 min ago" ↔ "Updated just now").
@@ -50,9 +50,6 @@ import (
 
 //go:embed assets/news
 var newsFS embed.FS
-
-// newsHydrationDelayMS is the late_hydration render delay in milliseconds (ZOO.md: 2.0 s, fixed).
-const newsHydrationDelayMS = 2000
 
 // newsBusyMS is how long window.recalculateWinProbability blocks under busy_script (ZOO.md: 30 s).
 const newsBusyMS = 30000
@@ -264,9 +261,9 @@ func (s *newsInstance) article(w http.ResponseWriter, r *http.Request) {
 // newsAppView is the data of a client-rendered page (app.html): which view the script renders, the render delay
 // and the view's data, embedded in the page as JSON so that the first render needs no request.
 type newsAppView struct {
-	View    string // "search" or "scores"
-	DelayMS int
-	JSON    string
+	View      string // "search" or "scores"
+	Hydration hydrationDelay
+	JSON      string
 }
 
 // newsResult is one search result as the client renders it.
@@ -300,7 +297,7 @@ func (s *newsInstance) renderApp(w http.ResponseWriter, r *http.Request, title, 
 	b, _ := json.Marshal(data)
 	v := &newsAppView{View: view, JSON: string(b)}
 	if s.env.Mutations.Has("late_hydration") {
-		v.DelayMS = newsHydrationDelayMS
+		v.Hydration = lateHydration
 	}
 	p := s.newPage(r, title, section)
 	p.Data = v

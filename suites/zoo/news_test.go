@@ -191,7 +191,7 @@ func TestNewsMutationsHTTP(t *testing.T) {
 	late := newTenant(t, srv, "news", "late_hydration")
 	for _, p := range []string{"sport/scores", "search?q=comet"} {
 		_, body, _ := rsGet(t, late.URL(p))
-		rsWant(t, body, `data-hydration-delay-ms="2000"`, `<img class="loading-logo" src="static/logo.svg" alt="Meridian News"`)
+		rsWant(t, body, `data-hydration-delay-ms="2000" data-hydration-load-factor="4" data-hydration-max-ms="8000"`, `<img class="loading-logo" src="static/logo.svg" alt="Meridian News"`)
 	}
 	_, body, _ := rsGet(t, late.URL("sport/match/4101"))
 	rsWant(t, body, `<tr aria-label="Venue: Rivermead Park">`) // server-rendered pages are unaffected

@@ -36,8 +36,9 @@ func TestLateHydrationShellHTTP(t *testing.T) {
 		late := newTenant(t, srv, c.app, "late_hydration")
 		_, body, _ := rsGet(t, late.URL(c.path))
 		shell, inner := hydrationParts(t, body)
-		// The render runs 2.0 s after the load event, not after the script's start.
-		rsWant(t, shell, `<div class="zoo-loading"`, c.alt, "setTimeout(render, 2000)",
+		// The render runs after the load event, not after the script's start: 4 × the load's time, 2–8 s.
+		rsWant(t, shell, `<div class="zoo-loading"`, c.alt,
+			"setTimeout(render, Math.min(8000, Math.max(2000, 4 * performance.now())))",
 			`window.addEventListener("load", later, { once: true })`)
 		// At load the page has no control at all: the only element with a role is the logo image.
 		for _, tag := range []string{"<a ", "<button", "<input", "<select", "<form"} {

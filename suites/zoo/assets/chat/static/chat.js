@@ -6,6 +6,12 @@
   var root = document.getElementById('root');
   var base = document.querySelector('base').getAttribute('href');
   var delay = parseInt(document.body.getAttribute('data-hydration-delay-ms') || '0', 10) || 0;
+  // late_hydration: the delay after the load event (data-hydration-*: hydration.go hydrationDelay): load-factor times the
+  // page's load time (performance.now() at the load event), at least delay-ms, at most max-ms.
+  function hydrationDelay() {
+    var attr = function (n) { return parseInt(document.body.getAttribute('data-hydration-' + n) || '0', 10) || 0; };
+    return Math.min(attr('max-ms'), Math.max(delay, attr('load-factor') * performance.now()));
+  }
   var TEAM = 'Northwind';
 
   var state = {
@@ -276,10 +282,9 @@
 
   window.addEventListener('popstate', function () { dispatch(true); });
   // The delay runs from the load event (at once when the document has already loaded), not from this
-  // script's start: a harness waits for the load before its first snapshot, so a load that a busy machine
-  // slows delays the render and that snapshot alike.
+  // script's start: a harness waits for the load before its first snapshot.
   function afterLoad(f) {
     if (document.readyState === 'complete') f(); else window.addEventListener('load', f, { once: true });
   }
-  if (delay > 0) afterLoad(function () { setTimeout(boot, delay); }); else boot();
+  if (delay > 0) afterLoad(function () { setTimeout(boot, hydrationDelay()); }); else boot();
 })();

@@ -3,7 +3,7 @@
 // the "Edit labels" menu, the Contributors box (loaded from the contributors API) and the legacy global
 // window.computeLanguageBreakdown() kept for embeds. Every handler is delegated from the document, so content
 // swapped in by a navigation (or re-rendered by churn.js) needs no set-up. Deterministic: the only timer is the
-// fixed hydration delay.
+// hydration delay.
 (function () {
   "use strict";
   var body = document.body;
@@ -104,12 +104,16 @@
 
   function start() { loadContributors(); }
 
-  // late_hydration: the markup waits in <template id="app"> behind the loading mark for the fixed delay.
+  // late_hydration: the markup waits in <template id="app"> behind the loading mark for the delay after the load event (data-hydration-*: hydration.go hydrationDelay): load-factor times the
+  // page's load time (performance.now() at the load event), at least delay-ms, at most max-ms.
   var delay = parseInt(body.getAttribute("data-hydration-delay-ms") || "0", 10) || 0;
+  function hydrationDelay() {
+    var attr = function (n) { return parseInt(body.getAttribute("data-hydration-" + n) || "0", 10) || 0; };
+    return Math.min(attr("max-ms"), Math.max(delay, attr("load-factor") * performance.now()));
+  }
   var tpl = document.getElementById("app");
   // The delay runs from the load event (at once when the document has already loaded), not from this
-  // script's start: a harness waits for the load before its first snapshot, so a load that a busy machine
-  // slows delays the mount and that snapshot alike.
+  // script's start: a harness waits for the load before its first snapshot.
   function afterLoad(f) {
     if (document.readyState === "complete") f(); else window.addEventListener("load", f, { once: true });
   }
@@ -120,7 +124,7 @@
         tpl.replaceWith(tpl.content.cloneNode(true));
         if (boot) boot.remove();
         start();
-      }, delay);
+      }, hydrationDelay());
     });
   } else {
     start();

@@ -1,6 +1,6 @@
 // Meridian News client-rendered views (app.html): the search results and the football scoreboard. The server
 // embeds the view's data in body[data-app] (JSON), so the first render needs no request; it runs at once, or
-// body[data-hydration-delay-ms] after the load event (late_hydration: a fixed timeout, no jitter) — until then the page is the
+// after the load event (late_hydration: body[data-hydration-*], hydrationDelay below) — until then the page is the
 // loading shell alone. The masthead and footer come from the page's <template>s; everything else is built
 // here with textContent (no HTML from data).
 (function () {
@@ -8,6 +8,12 @@
   var body = document.body;
   var data = JSON.parse(body.getAttribute("data-app") || "{}");
   var delay = parseInt(body.getAttribute("data-hydration-delay-ms") || "0", 10) || 0;
+  // late_hydration: the delay after the load event (data-hydration-*: hydration.go hydrationDelay): load-factor times the
+  // page's load time (performance.now() at the load event), at least delay-ms, at most max-ms.
+  function hydrationDelay() {
+    var attr = function (n) { return parseInt(body.getAttribute("data-hydration-" + n) || "0", 10) || 0; };
+    return Math.min(attr("max-ms"), Math.max(delay, attr("load-factor") * performance.now()));
+  }
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -75,10 +81,9 @@
   }
 
   // The delay runs from the load event (at once when the document has already loaded), not from this
-  // script's start: a harness waits for the load before its first snapshot, so a load that a busy machine
-  // slows delays the render and that snapshot alike.
+  // script's start: a harness waits for the load before its first snapshot.
   function afterLoad(f) {
     if (document.readyState === "complete") f(); else window.addEventListener("load", f, { once: true });
   }
-  if (delay > 0) afterLoad(function () { setTimeout(render, delay); }); else render();
+  if (delay > 0) afterLoad(function () { setTimeout(render, hydrationDelay()); }); else render();
 })();
