@@ -274,6 +274,9 @@ type PowerAnalysis struct {
 	// primary test PowerPrimary on the observed design with the pass-rate
 	// change applied by ShiftRates; unmatched, ExactFisherUnpaired.
 	Power float64
+	// TaskReps is the mean matched pairs per task (its reps; 0 when unmatched): a clustered unit's Reps are its
+	// tasks × their reps.
+	TaskReps float64
 	// PairShare and RepShare are the estimated cross-arm (same-seed) and within-arm (sticky reps; clustered:
 	// a family's instances in one rep) shared-draw shares of the design (DesignFromPairs; NaN when unmatched).
 	PairShare, RepShare float64

@@ -162,6 +162,9 @@ type ClusterCalResult struct {
 	// each family one unit); Achieved the share of power runs with
 	// p_paired < alpha and Δ̂ < 0.
 	Predicted, Reported, Achieved float64
+	// Labelled is the share of power runs whose printed power is labelled as possibly overstated
+	// (PowerAnalysis.MayOverstate).
+	Labelled float64
 }
 
 // clusterRates draws one run's instance rates of s (family f's instances at
@@ -342,10 +345,12 @@ func CalibrateClustered(s ClusterSetting, runsAA, runsPower int, alpha float64, 
 			reported += pw
 			nrep++
 		}
+		res.Labelled += b2f(c.Power.MayOverstate())
 	}
 	np := float64(max(1, runsPower))
 	res.Achieved /= np
 	res.CoveragePower /= np
+	res.Labelled /= np
 	res.Reported = math.NaN()
 	if nrep > 0 {
 		res.Reported = reported / float64(nrep)

@@ -76,3 +76,24 @@ func (p PowerAnalysis) AdjustedPower() float64 {
 	}
 	return p.Power
 }
+
+// PowerOverstatement is how far the post-hoc power of a clustered comparison overstated the achieved power where
+// MayOverstate holds, in calibration (CALIBRATION.md "Clustered designs" and STATS.md, 2 reps under strong
+// within-family correlation, κ 0.95, 1,000 runs each: 12 families × 4 instances 0.379 printed against 0.251
+// achieved; 30 families 0.501 against 0.416; 6 families 0.039 against 0.011; at 400 runs 0.372 against 0.228).
+// Elsewhere it was within 0.06.
+const PowerOverstatement = 0.15
+
+// StrongRepShare is the estimated within-cluster shared-draw share (PowerAnalysis.RepShare) from which
+// MayOverstate holds: in calibration with 2 reps it estimated 0.67–0.83 under strong correlation (κ 0.95) and
+// 0.40–0.52 under moderate (κ 0.5), where the printed power was within 0.06 of the achieved.
+const StrongRepShare = 0.6
+
+// MayOverstate reports whether p's Power is in the region where calibration found the post-hoc power of a
+// clustered comparison too high, by up to PowerOverstatement: the unit is a cluster, every task has about 2 or
+// more reps (TaskReps ≥ 1.5) and the estimated within-cluster share is strong (RepShare ≥ StrongRepShare). The
+// design estimated from a few clusters whose instances move together understates the spread of the cluster sums
+// there; the figure is labelled, not corrected.
+func (p PowerAnalysis) MayOverstate() bool {
+	return p.Unit != UnitTask && p.Unit != "" && p.TaskReps >= 1.5 && p.RepShare >= StrongRepShare
+}

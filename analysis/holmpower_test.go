@@ -102,3 +102,21 @@ func TestHolmMDEOnTheWhyRun(t *testing.T) {
 		t.Errorf("%d variants with an unadjusted MDE and none after Holm, want 2", hidden)
 	}
 }
+
+// The post-hoc power is labelled where calibration found it too high (clustered, 2 reps, strong within-cluster
+// share) and nowhere else: not over tasks, not at 1 rep, not at a moderate share.
+func TestMayOverstate(t *testing.T) {
+	for _, c := range []struct {
+		p    PowerAnalysis
+		want bool
+	}{
+		{PowerAnalysis{Unit: "family", TaskReps: 2, RepShare: 0.67}, true},
+		{PowerAnalysis{Unit: "family", TaskReps: 2, RepShare: 0.47}, false},
+		{PowerAnalysis{Unit: "family", TaskReps: 1, RepShare: 0.9}, false},
+		{PowerAnalysis{Unit: UnitTask, TaskReps: 2, RepShare: 0.9}, false},
+	} {
+		if got := c.p.MayOverstate(); got != c.want {
+			t.Errorf("%+v: MayOverstate %v, want %v", c.p, got, c.want)
+		}
+	}
+}

@@ -662,6 +662,11 @@ func powerAnalysis(c *Comparison, pairs []stats.Pair, in Inputs) PowerAnalysis {
 		p.Power, p.MDE = p.ExactFisherUnpaired, p.MDEUnpaired
 		return p
 	}
+	tasks := map[string]bool{}
+	for _, pr := range pairs {
+		tasks[pr.Task] = true
+	}
+	p.TaskReps = float64(len(pairs)) / float64(max(1, len(tasks)))
 	var sizes map[string]int
 	if c.Paired.Clustered {
 		pairs, sizes = clusterUnits(pairs)

@@ -545,7 +545,12 @@ func powerCell(c *analysis.Comparison) string {
 	if !p.HasEffect || math.IsNaN(pw) {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f (pass %s→%s)", pw, stats.Pct(1-p.From), stats.Pct(1-p.To))
+	out := fmt.Sprintf("%.2f (pass %s→%s)", pw, stats.Pct(1-p.From), stats.Pct(1-p.To))
+	if p.MayOverstate() {
+		out += fmt.Sprintf("; may overstate by up to %.2f (strong within-%s correlation, CALIBRATION.md)",
+			analysis.PowerOverstatement, p.Unit)
+	}
+	return out
 }
 
 // guardNames lists every guard seen in any arm, sorted.

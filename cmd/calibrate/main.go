@@ -41,12 +41,15 @@ func main() {
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
 	delta := flag.Float64("delta", 0, "-write-run: pass-rate change of the first variant (the others are A/A copies)")
+	match := flag.String("match", "", "-only clustered: run only the settings whose name contains this (e.g. \"R=2 strong\"), power runs only, and print their planned, reported and achieved power instead of writing -out")
 	only := flag.String("only", "", "run only one section: clustered, judge or sequential (written into -out's section), or the cost calibration of one model, printed: tokens or counts")
 	flag.Parse()
 	var err error
 	switch {
 	case *writeRun != "":
 		err = writeRunDir(*writeRun, *tasks, *reps, *arms, *model, *delta, *seed)
+	case *only == "clustered" && *match != "":
+		fmt.Print(clusteredPower(*runs, *seed, *match))
 	case *only == "clustered":
 		err = writeSection(*out, analysis.ClusterSectionHeading, clusteredSection(*runs, *seed, onlyCmd("clustered", *runs, *seed)))
 	case *only == "judge":
@@ -127,6 +130,24 @@ func clusteredSection(runs int, seed uint64, cmd string) string {
 		fmt.Fprintf(os.Stderr, "clustered %-22s %v\n", s, time.Since(t0).Round(time.Millisecond))
 	}
 	return analysis.ClusterCalibrationMarkdown(res, cmd, time.Since(start))
+}
+
+// clusteredPower runs the power runs of the clustered settings whose name contains match (setting i from seed +
+// i, as clusteredSection seeds them) and prints planned, reported and achieved power, and the share of runs whose
+// report labels its power as possibly overstated (analysis.PowerAnalysis.MayOverstate).
+func clusteredPower(runs int, seed uint64, match string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| setting | runs | planned | reported | achieved | labelled |\n|---|---|---|---|---|---|\n")
+	for i, s := range analysis.ClusterSettings() {
+		if !strings.Contains(s.String(), match) {
+			continue
+		}
+		t0 := time.Now()
+		r := analysis.CalibrateClustered(s, 0, runs, 0.05, seed+uint64(i))
+		fmt.Fprintf(os.Stderr, "clustered %-22s %v\n", s, time.Since(t0).Round(time.Millisecond))
+		fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, runs, r.Predicted, r.Reported, r.Achieved, r.Labelled)
+	}
+	return b.String()
 }
 
 // judgeSection runs every judge-error setting (setting i from seed + i) and renders the section; cmd is the

@@ -5,9 +5,11 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -47,6 +49,9 @@ type Suite struct {
 //	instances       "tasks" (default): the hand-written tasks; "all": those and every instance of every
 //	                family (ZOO.md "Task families"); "one": one task of every family (a hand-written one
 //	                where the family has any). Families are checked either way.
+//	tag_instances   with instances=one, more tasks of the families carrying a tag: "TAG=N|TAG=N" (e.g.
+//	                "evaluate_isolation=2": two instances of each of that guard's families, whose failure is
+//	                drawn per attempt, so that its verdict holds at more seeds; docs/ZOO.md "Seed robustness").
 //	mix             "realistic": from every task and instance, the realistic mix (mix.go, SelectMix): each
 //	                failure mode at the share of tasks the seeds report; implies instances=all.
 //	mix_seed        the mix's draw of instances (default 1).
@@ -97,9 +102,18 @@ func newSuite(opts suites.Options) (*Suite, error) {
 	default:
 		return nil, fmt.Errorf("zoo: mix: want %s, got %q", MixRealistic, opts["mix"])
 	}
-	tasks, err := parseTaskFiles(files, sel)
+	more, err := parseTagInstances(opts["tag_instances"], sel)
 	if err != nil {
 		return nil, err
+	}
+	tasks, err := parseTaskFilesMore(files, sel, more)
+	if err != nil {
+		return nil, err
+	}
+	for _, tag := range slices.Sorted(maps.Keys(more)) {
+		if !slices.ContainsFunc(tasks, func(t suites.Task) bool { return t.HasTag(tag) }) {
+			return nil, fmt.Errorf("zoo: tag_instances: no task carries %q", tag)
+		}
 	}
 	if opts["mix"] != "" {
 		seed, err := parseMixSeed(opts["mix_seed"])
@@ -115,6 +129,27 @@ func newSuite(opts suites.Options) (*Suite, error) {
 	}
 	s.tasks = tasks
 	return s, nil
+}
+
+// parseTagInstances parses the suite option tag_instances ("TAG=N|TAG=N", N ≥ 1), which only instances=one
+// takes.
+func parseTagInstances(v, sel string) (map[string]int, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	if sel != SelectOne {
+		return nil, fmt.Errorf("zoo: tag_instances: needs instances=%s, got instances=%q", SelectOne, sel)
+	}
+	out := map[string]int{}
+	for _, item := range strings.Split(v, "|") {
+		tag, n, ok := strings.Cut(strings.TrimSpace(item), "=")
+		k, err := strconv.Atoi(strings.TrimSpace(n))
+		if !ok || err != nil || k < 1 || strings.TrimSpace(tag) == "" {
+			return nil, fmt.Errorf("zoo: tag_instances: want TAG=N (N ≥ 1) separated by \"|\", got %q", item)
+		}
+		out[strings.TrimSpace(tag)] = k
+	}
+	return out, nil
 }
 
 // selectTags keeps the tasks carrying at least one of the "|"-separated tags (all tasks when tags is empty); a

@@ -44,3 +44,59 @@ func TestSuiteTagsOption(t *testing.T) {
 		t.Errorf("unknown tag: error %v", err)
 	}
 }
+
+// tag_instances gives the families carrying a tag more tasks than instances=one's one: with
+// "evaluate_isolation=2" each of that guard's 14 families has two (its hand-written task first, where it has
+// one), every other family one, and the one-per-family tasks are those instances=one selects. It needs
+// instances=one, N ≥ 1 and a tag some task carries.
+func TestSuiteTagInstancesOption(t *testing.T) {
+	one, err := NewSuite(suites.Options{"instances": SelectOne})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := NewSuite(suites.Options{"instances": SelectOne, "tag_instances": "evaluate_isolation=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, task := range two.Tasks() {
+		ids[task.ID] = true
+	}
+	for _, task := range one.Tasks() {
+		if !ids[task.ID] {
+			t.Errorf("%s (instances=one) is not among tag_instances' tasks", task.ID)
+		}
+	}
+	per := map[string]int{}
+	for _, task := range two.Tasks() {
+		per[Family(task)]++
+	}
+	evalFams := 0
+	for _, task := range one.Tasks() {
+		want := 1
+		if task.HasTag("evaluate_isolation") {
+			want = 2
+			evalFams++
+		}
+		if got := per[Family(task)]; got != want {
+			t.Errorf("family %s: %d tasks, want %d", Family(task), got, want)
+		}
+	}
+	if evalFams != 14 || len(two.Tasks()) != len(one.Tasks())+14 {
+		t.Errorf("%d evaluate_isolation families, %d tasks against %d: want 14 families, 14 more tasks",
+			evalFams, len(two.Tasks()), len(one.Tasks()))
+	}
+	for _, c := range []struct {
+		opts suites.Options
+		want string
+	}{
+		{suites.Options{"tag_instances": "evaluate_isolation=2"}, "needs instances=one"},
+		{suites.Options{"instances": SelectOne, "tag_instances": "evaluate_isolation=0"}, "want TAG=N"},
+		{suites.Options{"instances": SelectOne, "tag_instances": "evaluate_isolation"}, "want TAG=N"},
+		{suites.Options{"instances": SelectOne, "tag_instances": "nope=2"}, `no task carries "nope"`},
+	} {
+		if _, err := NewSuite(c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.opts, err, c.want)
+		}
+	}
+}

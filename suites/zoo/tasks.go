@@ -138,6 +138,12 @@ func isYAML(name string) bool {
 // tasks, so a load is kept by the files' contents (every suite open and test reads the embedded files again;
 // making the instances takes tens of milliseconds). Tasks of two loads share their check maps: read-only.
 func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
+	return parseTaskFilesMore(files, sel, nil)
+}
+
+// parseTaskFilesMore is parseTaskFiles where, with SelectOne, a family whose tasks carry a tag of more gives its
+// first more[tag] tasks (the largest such count) instead of one.
+func parseTaskFilesMore(files []taskFile, sel string, more map[string]int) ([]suites.Task, error) {
 	if sel != SelectTasks && sel != SelectAll && sel != SelectOne && sel != "" {
 		return nil, fmt.Errorf("zoo: instances: want %s, %s or %s, got %q", SelectTasks, SelectAll, SelectOne, sel)
 	}
@@ -169,22 +175,29 @@ func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
 	case SelectAll:
 		return append(slices.Clone(l.tasks), l.insts...), nil
 	case SelectOne:
-		return onePerFamily(l.tasks, l.insts), nil
+		return perFamily(l.tasks, l.insts, more), nil
 	}
 	return slices.Clone(l.tasks), nil
 }
 
-// onePerFamily returns one task of every family: the first hand-written task of a family by id (Sample), so
-// the families the hand-written tasks form keep the tasks the demo has always run, then the first instance by id
-// of every family no hand-written task belongs to.
-func onePerFamily(tasks, insts []suites.Task) []suites.Task {
-	out := Sample(tasks, 1)
-	seen := map[string]bool{}
-	for _, t := range out {
-		seen[Family(t)] = true
+// perFamily returns one task of every family — more[tag] for a family whose tasks carry tag (the largest count
+// of its tags in more) —: the first hand-written tasks of a family by id (Sample), so the families the
+// hand-written tasks form keep the tasks the demo has always run, then the first instances by id.
+func perFamily(tasks, insts []suites.Task, more map[string]int) []suites.Task {
+	want := func(t suites.Task) int {
+		n := 1
+		for tag, k := range more {
+			if t.HasTag(tag) {
+				n = max(n, k)
+			}
+		}
+		return n
 	}
-	for _, t := range Sample(insts, 1) {
-		if !seen[Family(t)] {
+	taken := map[string]int{}
+	var out []suites.Task
+	for _, t := range append(Sample(tasks, 0), Sample(insts, 0)...) {
+		if f := Family(t); taken[f] < want(t) {
+			taken[f]++
 			out = append(out, t)
 		}
 	}
