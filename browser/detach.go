@@ -3,7 +3,6 @@ package browser
 import (
 	"errors"
 	"strings"
-	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
 )
@@ -151,20 +150,30 @@ const (
 
 // clickProbe arms the probe on loc's element within the action timeout and returns the element (nil when the
 // probe could not be armed in time: skipped is then true) and read, which reads the probe after the click
-// within the action timeout. gone reports that the element could not be resolved because its node has left
-// the page since the ref was checked.
+// within the action timeout. gone reports that loc resolves to no node: the node has left the page since its
+// snapshot.
 func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandle, read func() probeOutcome, gone, skipped bool) {
 	var h playwright.ElementHandle
 	var err error
+	none := false
 	wait := s.opts.ActionTimeout
-	// Playwright's own timeout ends the arming first; the Go bound, a second later, only guards a driver that
-	// does not answer (with equal bounds a node that left between the ref check and
-	// the arming read as "probe skipped" and the fallback locator click waited out a second timeout).
-	// Two driver calls: the element handle, then the arming on it. (Locator.EvaluateHandle would take three, as
-	// it resolves a handle of its own, evaluates on it and waits for its disposal.)
-	if !bounded(wait+time.Second, func() {
-		h, err = loc.ElementHandle(playwright.LocatorElementHandleOptions{Timeout: playwright.Float(ms(wait))})
-		if err == nil && h != nil {
+	// Two driver calls: the element handles, which Playwright returns at once (Frame.querySelectorAll does not
+	// wait for a node to appear: none is the gone node, with no separate count), then the arming on the handle.
+	// (Locator.EvaluateHandle would take three, as it resolves a handle of its own, evaluates on it and waits
+	// for its disposal.) The bound only guards a page or driver that does not answer.
+	if !bounded(wait, func() {
+		var hs []playwright.ElementHandle
+		hs, err = loc.ElementHandles()
+		for i, x := range hs {
+			if i == 0 {
+				h = x
+			} else {
+				go func(x playwright.ElementHandle) { _ = x.Dispose() }(x)
+			}
+		}
+		// An aria-ref whose frame is gone fails to resolve, as Locator's count does.
+		none = err == nil && h == nil || err != nil && strings.Contains(err.Error(), "aria-ref")
+		if h != nil {
 			if _, err = h.Evaluate(clickProbeArm); err != nil {
 				go func(h playwright.ElementHandle) { _ = h.Dispose() }(h)
 			}
@@ -172,7 +181,10 @@ func (s *Session) clickProbe(loc playwright.Locator) (el playwright.ElementHandl
 	}) {
 		return nil, nil, false, true // the page does not answer: asking it whether the node is gone would not either
 	}
-	if err != nil || h == nil {
+	if none {
+		return nil, nil, true, false
+	}
+	if err != nil {
 		if s.nodeGone(loc) {
 			return nil, nil, true, false
 		}

@@ -104,6 +104,8 @@ type Session struct {
 	netCh chan struct{}
 	// newPages are pages (tabs, popups) opened in the context since the session started, not yet adopted.
 	newPages []playwright.Page
+	// title is the title read with the snapshot of the tool call under way (observeTitled), nil when none.
+	title *titleRead
 
 	closeOnce sync.Once
 	closeErr  error
@@ -504,11 +506,69 @@ func (s *Session) PageInfo() (url, title string) {
 		return "", ""
 	}
 	url = p.URL()
-	var t string
-	if bounded(titleWait, func() { t, _ = p.Title() }) {
-		title = t
-	}
+	title, _ = s.readTitle(p)()
 	return url, title
+}
+
+// titleRead is a title read started early (readTitle) for the result of the tool call under way: page and
+// url are the page and its URL when it started, get waits for it.
+type titleRead struct {
+	page playwright.Page
+	url  string
+	get  func() (string, bool)
+}
+
+// readTitle starts reading p's title and returns a function that waits for it, at most titleWait from now;
+// ok is false when the page did not answer in time or the read failed (a navigation destroyed the document).
+func (s *Session) readTitle(p playwright.Page) func() (title string, ok bool) {
+	type answer struct {
+		t  string
+		ok bool
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		t, err := p.Title()
+		ch <- answer{t, err == nil}
+	}()
+	t := time.NewTimer(titleWait)
+	return func() (string, bool) {
+		defer t.Stop()
+		select {
+		case a := <-ch:
+			return a.t, a.ok
+		case <-t.C:
+			return "", false
+		}
+	}
+}
+
+// observeTitled is Observe with the page's title read at the same time (two driver calls in flight instead of
+// one after the other); the result's PageInfo (finish) uses that title when the page and its URL are still
+// those it was read from.
+func (s *Session) observeTitled(boxes bool) (string, error) {
+	if p := s.cur(); p != nil {
+		tr := &titleRead{page: p, url: p.URL(), get: s.readTitle(p)}
+		s.mu.Lock()
+		s.title = tr
+		s.mu.Unlock()
+	}
+	return s.Observe(boxes)
+}
+
+// resultPageInfo is PageInfo for the result of a tool call: the title observeTitled read when it still holds.
+func (s *Session) resultPageInfo() (url, title string) {
+	s.mu.Lock()
+	tr := s.title
+	s.title = nil
+	s.mu.Unlock()
+	p := s.cur()
+	if tr == nil || p == nil || tr.page != p || p.URL() != tr.url {
+		return s.PageInfo()
+	}
+	if t, ok := tr.get(); ok {
+		return tr.url, t
+	}
+	return s.PageInfo()
 }
 
 // Locator resolves a target (a ref such as "e12" or "f1e3", also accepted as "ref=e12" or "[ref=e12]") to a
@@ -517,6 +577,30 @@ func (s *Session) PageInfo() (url, title string) {
 // the count within half the action timeout (at most 2 s; a busy page script), the locator is returned
 // unchecked so that the action itself times out with Playwright's error.
 func (s *Session) Locator(target string) (playwright.Locator, error) {
+	loc, err := s.refLocator(target)
+	if err != nil {
+		return nil, err
+	}
+	ref, _ := ParseRef(target)
+	var n int
+	if !bounded(min(s.opts.ActionTimeout/2, 2*time.Second), func() { n, err = loc.Count() }) {
+		return loc, nil
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "aria-ref") {
+			return nil, &StaleRefError{Ref: ref}
+		}
+		return nil, err
+	}
+	if n == 0 {
+		return nil, &StaleRefError{Ref: ref}
+	}
+	return loc, nil
+}
+
+// refLocator is Locator without the count: the target must be a ref of the last snapshot, and the locator is
+// not asked whether its node is still there (a click asks that as it resolves its element, clickProbe).
+func (s *Session) refLocator(target string) (playwright.Locator, error) {
 	ref, ok := ParseRef(target)
 	if !ok {
 		return nil, &StaleRefError{Ref: strings.TrimSpace(target)}
@@ -532,22 +616,7 @@ func (s *Session) Locator(target string) (playwright.Locator, error) {
 	if !known {
 		return nil, &StaleRefError{Ref: ref}
 	}
-	loc := p.GetByRef(ref)
-	var n int
-	var err error
-	if !bounded(min(s.opts.ActionTimeout/2, 2*time.Second), func() { n, err = loc.Count() }) {
-		return loc, nil
-	}
-	if err != nil {
-		if strings.Contains(err.Error(), "aria-ref") {
-			return nil, &StaleRefError{Ref: ref}
-		}
-		return nil, err
-	}
-	if n == 0 {
-		return nil, &StaleRefError{Ref: ref}
-	}
-	return loc, nil
+	return p.GetByRef(ref), nil
 }
 
 // Screenshot captures a PNG of the viewport and keeps it among the last KeepScreenshots (the

@@ -252,6 +252,7 @@ func missing(tool ToolName, field string) Result {
 func (s *Session) call(tool ToolName, args json.RawMessage) Result {
 	s.mu.Lock()
 	closed := s.closed
+	s.title = nil
 	s.mu.Unlock()
 	if closed {
 		return Result{Error: errClosed.Error()}
@@ -287,7 +288,7 @@ func (s *Session) back() Result {
 }
 
 func (s *Session) snapshotTool(a *snapshotArgs) Result {
-	snap, err := s.Observe(a.Boxes)
+	snap, err := s.observeTitled(a.Boxes)
 	r := Result{Snapshot: Snapshot{YAML: snap}}
 	if err != nil {
 		r.Error = err.Error()
@@ -298,12 +299,14 @@ func (s *Session) snapshotTool(a *snapshotArgs) Result {
 // click clicks the ref's element through the element handle the click probe resolved (detach.go): a node the
 // page replaced before the press fails at once as a stale ref (WhyDetached), with no abandoned call left to
 // click a node that comes back later; a click that was lost because the page replaced the node between press
-// and release (no click event, the page did not act) fails as a stale ref (WhyClickLost). When the probe cannot
-// answer within the action timeout, the click falls back to the locator and to "the ref no longer resolves and
-// the URL is unchanged" for a lost click, and records ProbeSkipped in r.Harness.
+// and release (no click event, the page did not act) fails as a stale ref (WhyClickLost). The probe is read
+// while the page settles (actChecked): a lost click fails once the page is quiet, a delivered one does not
+// wait for the read before its settle. When the probe cannot answer within the action timeout, the click falls
+// back to the locator and to "the ref no longer resolves and the URL is unchanged" for a lost click, and
+// records ProbeSkipped in r.Harness.
 func (s *Session) click(a *clickArgs) Result {
 	var skipped string
-	r := s.onTarget(ToolClick, a.Target, func(loc playwright.Locator) error {
+	r := s.onLocator(ToolClick, a.Target, s.refLocator, func(loc playwright.Locator) (func() error, error) {
 		var btn *playwright.MouseButton
 		switch a.Button {
 		case "", "left":
@@ -312,66 +315,77 @@ func (s *Session) click(a *clickArgs) Result {
 		case "middle":
 			btn = playwright.MouseButtonMiddle
 		default:
-			return fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
+			return nil, fmt.Errorf("Invalid arguments for %s: button must be left, right or middle, not %q",
 				ToolClick, a.Button)
 		}
 		ref, _ := ParseRef(a.Target)
 		el, read, gone, noProbe := s.clickProbe(loc)
 		if gone {
-			return &StaleRefError{Ref: ref, Why: WhyDetached}
+			// The element lookup is the click's count of the ref's node (refLocator): gone when the action
+			// starts, as Locator reports it for the other tools.
+			return nil, &StaleRefError{Ref: ref}
 		}
-		url0, before := s.cur().URL(), s.mark()
-		var err error
-		switch {
-		case el == nil && a.DoubleClick && btn == nil:
-			// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
-			err = loc.Dblclick()
-		case el == nil && a.DoubleClick:
-			err = loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
-		case el == nil:
-			err = loc.Click(playwright.LocatorClickOptions{Button: btn})
-		case a.DoubleClick && btn == nil:
-			err = el.Dblclick()
-		case a.DoubleClick:
-			err = el.Click(playwright.ElementHandleClickOptions{Button: btn, ClickCount: playwright.Int(2)})
-		default:
-			err = el.Click(playwright.ElementHandleClickOptions{Button: btn})
-		}
+		p0 := s.cur()
+		url0, before := p0.URL(), s.mark()
+		err := clickOn(el, loc, btn, a.DoubleClick)
 		if clickDoneWaitingNavigation(err) {
 			// Delivered: wait for the navigation's commit within the navigation timeout, as a navigate would
 			// (the snapshot cannot be taken while the commit is pending), then settle as after any click.
 			s.waitNet(time.Now().Add(s.opts.NavigationTimeout), func() bool { return s.net.commits > before.commits })
 			err = nil
 		}
-		out := probeSkipped
-		if el != nil {
-			err = s.withPreview(el, err)
-			out = read() // read (and disarm) the probe either way
-		}
 		if err != nil {
-			return err
-		}
-		switch out {
-		case probeLost:
-			return &StaleRefError{Ref: ref, Why: WhyClickLost}
-		case probeSkipped:
-			lost := s.cur().URL() == url0 && s.nodeGone(loc)
-			why := "not armed"
-			if !noProbe {
-				why = "no answer"
+			if el != nil {
+				err = s.withPreview(el, err)
+				_ = read() // disarm the probe
 			}
-			skipped = fmt.Sprintf("%s (%s within the %v action timeout): ref %s, lost=%t", ProbeSkipped, why,
-				s.opts.ActionTimeout, ref, lost)
-			if lost {
+			return nil, err
+		}
+		return func() error {
+			out := probeSkipped
+			if el != nil {
+				out = read()
+			}
+			switch out {
+			case probeLost:
 				return &StaleRefError{Ref: ref, Why: WhyClickLost}
+			case probeSkipped:
+				lost := p0.URL() == url0 && s.nodeGone(loc)
+				why := "not armed"
+				if !noProbe {
+					why = "no answer"
+				}
+				skipped = fmt.Sprintf("%s (%s within the %v action timeout): ref %s, lost=%t", ProbeSkipped, why,
+					s.opts.ActionTimeout, ref, lost)
+				if lost {
+					return &StaleRefError{Ref: ref, Why: WhyClickLost}
+				}
 			}
-		}
-		return nil
+			return nil
+		}, nil
 	})
 	if skipped != "" {
 		r.Harness = append(r.Harness, skipped)
 	}
 	return r
+}
+
+// clickOn clicks (double-clicks) el with button btn (nil: left), or loc when el is nil (the probe was skipped).
+func clickOn(el playwright.ElementHandle, loc playwright.Locator, btn *playwright.MouseButton, double bool) error {
+	switch {
+	case el == nil && double && btn == nil:
+		// playwright-go v0.6401.0 rejects any LocatorDblclickOptions ("extra field Steps").
+		return loc.Dblclick()
+	case el == nil && double:
+		return loc.Click(playwright.LocatorClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+	case el == nil:
+		return loc.Click(playwright.LocatorClickOptions{Button: btn})
+	case double && btn == nil:
+		return el.Dblclick()
+	case double:
+		return el.Click(playwright.ElementHandleClickOptions{Button: btn, ClickCount: playwright.Int(2)})
+	}
+	return el.Click(playwright.ElementHandleClickOptions{Button: btn})
 }
 
 func (s *Session) typeText(a *typeArgs) Result {
@@ -402,7 +416,7 @@ func (s *Session) selectOption(a *selectArgs) Result {
 
 // finish adds Page and Events to r.
 func (s *Session) finish(r Result) Result {
-	r.URL, r.Title = s.PageInfo()
+	r.URL, r.Title = s.resultPageInfo()
 	if ev := s.drainEvents(); len(ev) > 0 {
 		r.Events = append(r.Events, ev...)
 	}
@@ -412,12 +426,30 @@ func (s *Session) finish(r Result) Result {
 // act runs an action, lets the page settle and takes the post-action snapshot. A failed action returns its
 // error without a snapshot.
 func (s *Session) act(f func() error) Result {
+	return s.actChecked(func() (func() error, error) { return nil, f() })
+}
+
+// actChecked is act for an action whose outcome is known only after a further driver call (the click probe's
+// read): f returns that check, which runs while the page settles (its call in flight beside the settle's
+// instead of before it). A check error fails the action as an error of f would, without a snapshot.
+func (s *Session) actChecked(f func() (check func() error, err error)) Result {
 	m := s.mark()
-	if err := f(); err != nil {
+	check, err := f()
+	if err != nil {
 		return Result{Error: err.Error()}
 	}
+	var checked chan error
+	if check != nil {
+		checked = make(chan error, 1)
+		go func() { checked <- check() }()
+	}
 	s.settle(m)
-	snap, err := s.Observe(false)
+	if checked != nil {
+		if err := <-checked; err != nil {
+			return Result{Error: err.Error()}
+		}
+	}
+	snap, err := s.observeTitled(false)
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
@@ -427,15 +459,27 @@ func (s *Session) act(f func() error) Result {
 // onTarget resolves target (stale refs fail at once) and runs an action on it; an action whose node the page
 // replaced while Playwright waited for it fails as a stale ref too (detachedError).
 func (s *Session) onTarget(tool ToolName, target string, f func(playwright.Locator) error) Result {
+	return s.onLocator(tool, target, s.Locator, func(loc playwright.Locator) (func() error, error) {
+		return nil, f(loc)
+	})
+}
+
+// onLocator is onTarget with the target resolved by resolve (Locator, or refLocator for an action that checks
+// the node itself) and an action that may return a check (actChecked).
+func (s *Session) onLocator(tool ToolName, target string, resolve func(string) (playwright.Locator, error),
+	f func(playwright.Locator) (func() error, error)) Result {
 	if strings.TrimSpace(target) == "" {
 		return missing(tool, "target")
 	}
-	loc, err := s.Locator(target)
+	loc, err := resolve(target)
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
 	ref, _ := ParseRef(target)
-	return s.act(func() error { return s.detachedError(ref, loc, f(loc)) })
+	return s.actChecked(func() (func() error, error) {
+		check, err := f(loc)
+		return check, s.detachedError(ref, loc, err)
+	})
 }
 
 // checkable are the roles fill_form sets with a click (setChecked).
