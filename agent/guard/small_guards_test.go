@@ -138,6 +138,11 @@ func TestSnapshotReadyWaitsForThePage(t *testing.T) {
 				"ready recaptures=2"}},
 		{"the wait fails: the timer", []answer{{false, errors.New("page closed")}}, []string{form}, form,
 			[]string{"recapture n=1 interactive=true bytes=77", "ready recaptures=1"}},
+		// The page was shown but its re-capture failed: the next one comes after the timer, not after another
+		// wait that would return at once (a loop of re-captures without a pause).
+		{"shown, the capture fails: the timer next", []answer{{true, nil}}, []string{"error", form}, form,
+			[]string{"recapture n=1 error=snapshot failed", "recapture n=2 interactive=true bytes=77",
+				"ready recaptures=2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -154,6 +159,9 @@ func TestSnapshotReadyWaitsForThePage(t *testing.T) {
 				},
 				capture: func(*agent.Attempt, bool) (string, error) {
 					captures++
+					if c.captures[captures-1] == "error" {
+						return "", errors.New("snapshot failed")
+					}
 					return c.captures[captures-1], nil
 				}}
 			a := newAttempt(t)

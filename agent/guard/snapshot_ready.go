@@ -89,6 +89,11 @@ func (g SnapshotReady) AfterSnapshot(a *agent.Attempt, snapshot string) string {
 		if a.Ctx != nil && a.Ctx.Err() != nil {
 			return best // the attempt ended meanwhile; the loop no longer waits for this result
 		}
+		if shown {
+			// The page shows an interactive element: a wait on it would end at once, so a snapshot that still
+			// lacks one (or a failed capture) is re-taken on the timer.
+			waitReady = nil
+		}
 		if err != nil {
 			a.Event(NameSnapshotReady, "recapture", fmt.Sprintf("n=%d error=%v", n, err))
 			continue
@@ -102,9 +107,6 @@ func (g SnapshotReady) AfterSnapshot(a *agent.Attempt, snapshot string) string {
 		}
 		if timedOut {
 			break
-		}
-		if shown {
-			waitReady = nil // the page shows an element the snapshot does not: waiting on it would end at once
 		}
 	}
 	reason := ""
