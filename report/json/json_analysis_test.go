@@ -141,10 +141,19 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 	pw := v["power"].(map[string]any)
 	for _, k := range []string{"n", "base_fail", "from", "to", "test", "method", "power", "tasks_for",
-		"power_at_tasks_for", "exact_fisher_unpaired", "p_zero", "min_runs_zero"} {
+		"power_at_tasks_for", "exact_fisher_unpaired", "p_zero", "min_runs_zero", "may_overstate_by"} {
 		if _, ok := pw[k]; !ok {
 			t.Errorf("power lacks %q", k)
 		}
+	}
+	if pw["may_overstate_by"] != nil { // tasks as the unit: calibration found no overstatement
+		t.Errorf("may_overstate_by = %v on a by-task comparison, want null", pw["may_overstate_by"])
+	}
+	// A clustered comparison at 2 reps with a strong within-family share carries the calibrated bound.
+	c := a.Variants[0].All
+	c.Power.Unit, c.Power.TaskReps, c.Power.RepShare = "family", 2, 0.8
+	if got := jsonComparison(&c).Power.MayOverstateBy; got == nil || *got != analysis.PowerOverstatement {
+		t.Errorf("may_overstate_by = %v in the strong clustered case, want %v", got, analysis.PowerOverstatement)
 	}
 	arm := m["arms"].([]any)[0].(map[string]any)
 	for _, k := range []string{"name", "attempts", "n", "passes", "errors", "errors_by_class", "rate", "wilson",

@@ -369,6 +369,9 @@ type jsonPower struct {
 	HolmM               int      `json:"holm_m"`
 	MDEHolm             *float64 `json:"mde_holm"`
 	PowerHolm           *float64 `json:"power_holm"`
+	// MayOverstateBy is analysis.PowerOverstatement where PowerAnalysis.MayOverstate holds (a clustered
+	// comparison's post-hoc power that calibration found too high by up to that much), else null.
+	MayOverstateBy *float64 `json:"may_overstate_by"`
 }
 
 // jsonComparisonDoc is one comparison of a variant with the baseline.
@@ -591,6 +594,9 @@ func jsonComparison(c *analysis.Comparison) jsonComparisonDoc {
 	if p.MinRunsZero > 0 {
 		n := p.MinRunsZero
 		j.Power.MinRunsZero = &n
+	}
+	if p.MayOverstate() {
+		j.Power.MayOverstateBy = fptr(analysis.PowerOverstatement)
 	}
 	return j
 }
