@@ -113,7 +113,7 @@ func checkSamePlan(dir string, old, cur results.Plan) error {
 func sourcesOf(opts Options) *results.Sources {
 	s := &results.Sources{}
 	if c := opts.Cassette; c != nil {
-		s.Cassette, s.CassetteDir = string(results.CassetteReplay), filepath.Clean(c.Dir())
+		s.Cassette, s.CassetteDir = string(results.CassetteReplay), absDir(c.Dir())
 		if c.Mode() == cassette.Record {
 			s.Cassette = string(results.CassetteRecord)
 		}
@@ -121,9 +121,18 @@ func sourcesOf(opts Options) *results.Sources {
 		s.RecordMissing = c.Fills()
 	}
 	if opts.ModelCache != "" {
-		s.ModelCache = filepath.Clean(opts.ModelCache)
+		s.ModelCache = absDir(opts.ModelCache)
 	}
 	return s
+}
+
+// absDir is dir as an absolute path, so that a resume from another working directory, or with the same directory
+// given relative instead of absolute, compares the same place; dir cleaned when it has no absolute form.
+func absDir(dir string) string {
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return filepath.Clean(dir)
 }
 
 // checkSameSources refuses to resume a run (its manifest's sources old; nil: written before they were

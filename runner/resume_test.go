@@ -2,6 +2,8 @@ package runner
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,5 +101,22 @@ func TestCheckSameSources(t *testing.T) {
 	}
 	if err := checkSameSources("d", nil, &replay); err != nil {
 		t.Errorf("an older manifest without sources: %v", err)
+	}
+}
+
+// The sources record directories as absolute paths: the same model cache given relative or absolute resumes,
+// and the same relative name from another working directory is another place.
+func TestSourcesAbsolute(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, abs := sourcesOf(Options{ModelCache: "mc"}), sourcesOf(Options{ModelCache: filepath.Join(wd, "mc")})
+	if rel.ModelCache != filepath.Join(wd, "mc") || checkSameSources("d", rel, abs) != nil {
+		t.Errorf("relative %q vs absolute %q: want the same place", rel.ModelCache, abs.ModelCache)
+	}
+	t.Chdir(t.TempDir())
+	if other := sourcesOf(Options{ModelCache: "mc"}); checkSameSources("d", rel, other) == nil {
+		t.Errorf("mc from another directory (%q) resumed %q", other.ModelCache, rel.ModelCache)
 	}
 }
