@@ -305,13 +305,19 @@ func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 		if !v.All.Matched || v.AA {
 			continue
 		}
-		g, unit := v.All.G(), "task"
-		if v.All.Paired.Clustered {
-			g, unit = v.All.Paired.C, v.All.ClusterUnit
-		}
-		floors[v.Name], units[v.Name] = 2/math.Pow(2, float64(min(g, 1000))), unit
+		floors[v.Name], _, units[v.Name] = sizeFloor(&v.All)
 	}
 	return holmFloors(floors, units, a.Alpha)
+}
+
+// sizeFloor is the smallest p c's exact paired test can reach at its size whatever the outcomes, 2/2^g with g its
+// independent units (tasks, or clusters when the test is clustered), with g and the unit's name.
+func sizeFloor(c *Comparison) (floor float64, g int, unit string) {
+	g, unit = c.G(), "task"
+	if c.Paired.Clustered {
+		g, unit = c.Paired.C, c.ClusterUnit
+	}
+	return 2 / math.Pow(2, float64(min(g, 1000))), g, unit
 }
 
 // holmFloors is HolmFloorOf's rule over any Holm family: per name with a floor f (the smallest p its exact test

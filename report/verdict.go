@@ -28,6 +28,10 @@ func VerdictText(vd analysis.Verdict) string {
 		return "better than the baseline"
 	case analysis.VerdictHolmFloor:
 		h := vd.Holm
+		if h.M == 1 {
+			return fmt.Sprintf("no difference shown: at this size none can be (p ≥ %s with %s compared; it takes %s)",
+				stats.FmtP(h.Floor), unitCount(h.G, h.Unit), unitCount(h.Need, h.Unit))
+		}
 		return fmt.Sprintf("no difference shown: at this size none can be (p_holm ≥ %s with %s compared and %d variants sharing the floor)",
 			stats.FmtP(float64(h.M)*h.Floor), unitCount(h.G, h.Unit), h.M)
 	case analysis.VerdictPermFloor:
