@@ -22,16 +22,15 @@ import (
 var LargeEffectGuards = []string{"intercept_hint", "snapshot_ready", "stale_ref_refresh", "evaluate_isolation",
 	"visual_progress"}
 
-// ObservedSeedModel is the per-attempt outcome model of the scripted policy under the `observed` profile on the
-// Zoo (analysis.SeedModel), for SeedRobustness. From the profile: evaluate_isolation's targets break when the
-// policy evaluates on a hung page (evaluate_on_hung_pages, drawn per attempt), snapshot_ready's when it gives up
-// on an empty snapshot (empty_snapshot_give_up; 48 of 53 such attempts in the demo's records failed),
-// stale_ref_refresh's when it acts on a stale ref (stale_ref_without_refresh), visual_progress's always (a
-// nameless control is never clicked without the visual click). Measured, from the demo's runs at seeds 1–3
-// (2026-12-05, 221- and 257-attempt verdicts.yaml runs, on the targets of today's families): intercept_hint off
-// fails 46 of 66 target attempts (the raw call log is understood with probability 0.25 per blocked step, but
-// an attempt meets several); a baseline attempt fails in 28 of 309 (0.09: loops, prose finals and, under load,
-// timeouts), counted as failing in every arm of its pair; repeat_guard off adds about 0.03 (0.121 against 0.091
+// ObservedSeedModel is the per-attempt outcome model of the scripted policy under the `observed` profile on the Zoo
+// (analysis.SeedModel), for SeedRobustness. From the profile: evaluate_isolation's targets break when the policy
+// evaluates on a hung page (evaluate_on_hung_pages, drawn per attempt), snapshot_ready's when it gives up on an empty
+// snapshot (empty_snapshot_give_up; 48 of 53 such attempts in the demo's records failed), stale_ref_refresh's when it
+// acts on a stale ref (stale_ref_without_refresh), visual_progress's always (a nameless control is never clicked
+// without the visual click). Measured from the demo's runs (where and when: docs/ZOO.md "Seed robustness"):
+// intercept_hint off fails 46 of 66 target attempts (the raw call log is understood with probability 0.25 per blocked
+// step, but an attempt meets several); a baseline attempt fails in 28 of 309 (0.09: loops, prose finals and, under
+// load, timeouts), counted as failing in every arm of its pair; repeat_guard off adds about 0.03 (0.121 against 0.091
 // on its targets), final_recovery off nothing measurable.
 func ObservedSeedModel() (analysis.SeedModel, error) {
 	p, err := scripted.LoadProfile("observed")

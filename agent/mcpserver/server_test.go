@@ -530,7 +530,7 @@ func TestUnknownGuard(t *testing.T) {
 }
 
 // snapshot_ready as server middleware (the session's snapshot filter runs the AfterSnapshot hooks): under the
-// Zoo's late_hydration mutation the chat ships an empty shell and renders its form 2 s after the page loads,
+// Zoo's late_hydration mutation the chat ships an empty shell and renders its form 2–8 s after the page loads,
 // so an agent's first browser_snapshot, right after the runner opened the start page, has no interactive ref.
 // On, the guard re-captures until the form is there (events "recapture" … "ready" on that step); off, the
 // agent gets the empty shell.
