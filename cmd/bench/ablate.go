@@ -97,6 +97,8 @@ func ablateCmd() *cobra.Command {
 		},
 	}
 	rf.register(c)
+	// An ablation's run directory is named after its spec (Spec.OutDir), not the time, so a re-run resumes it.
+	c.Flags().Lookup("out").Usage = "run directory (default runs/<the spec's name:, else its file name>); re-running on it resumes"
 	f.register(c)
 	pf.register(c, "every real-model arm")
 	return c
