@@ -364,7 +364,7 @@ func TestOneTaskPerFamily(t *testing.T) {
 	if !slices.EqualFunc(one, again, func(a, b suites.Task) bool { return a.ID == b.ID }) {
 		t.Error("two loads select different tasks")
 	}
-	if _, err := LoadTasks(taskFS, "tasks", "some"); err == nil || !strings.Contains(err.Error(), `got "some"`) {
+	if _, err := LoadTasks(taskFS, "tasks", "some"); err == nil || !strings.Contains(err.Error(), `unknown selection "some"`) {
 		t.Errorf("unknown selection: %v", err)
 	}
 }
