@@ -179,6 +179,25 @@ func TestPowerPairingAndSuiteBound(t *testing.T) {
 	}
 }
 
+// A --suite-option the suite refuses is a usage error naming the flag and the suite's message, not an answer
+// without the bound; --suite - takes no --suite-option.
+func TestPowerRefusesBadSuiteOption(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--suite-option", "instances=al"},
+			`--suite-option: zoo: instances: unknown selection "al" (did you mean "all"?) (valid: tasks, all, one)`},
+		{[]string{"--suite", "zoo", "--suite-option", "instancs=all"}, `--suite-option: zoo: unknown option "instancs" (did you mean "instances"?)`},
+		{[]string{"--suite", "-", "--suite-option", "instances=all"}, "--suite-option: --suite - plans no suite to take it"},
+	} {
+		args := append([]string{"power", "--tasks", "40", "--mix", "seeds"}, c.args...)
+		if out, stderr, code := bench(t, args...); code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(out, "Answer") {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q, no answer:\n%s", c.args, code, stderr, c.want, out)
+		}
+	}
+}
+
 // --mix issue, the mix's former name, still plans the same design, with a one-line notice on stderr naming
 // the new name; --help names only the new one.
 func TestPowerMixIssueAlias(t *testing.T) {
