@@ -274,6 +274,7 @@ func suiteBounds(src *analysis.PlanBaseline, pf planFlags) error {
 	}
 	var err error
 	src.SuiteTasks, src.SuiteUnits, err = count(pf.suiteOpts)
+	src.SuiteUnit = suites.ClusterUnit(src.Suite)
 	switch {
 	case err != nil && pf.suiteOptsSet && slices.Contains(suites.Names(), src.Suite):
 		// The options the user gave are what the suite refused: a bound they asked for is never dropped.
