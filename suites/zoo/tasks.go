@@ -501,7 +501,7 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		t.Tags = p.strs(v, "tags")
 	}
 	if v, ok := f["max_steps"]; ok {
-		if v.Kind != yaml.ScalarNode || v.Decode(&t.MaxSteps) != nil || t.MaxSteps < 0 {
+		if !srcerr.Scalar(v, &t.MaxSteps) || t.MaxSteps < 0 {
 			p.mismatch(v, "max_steps", "an integer ≥ 0")
 		}
 	}
@@ -751,7 +751,7 @@ func (p *taskParser) target(n *yaml.Node, f map[string]*yaml.Node, field string,
 		p.errf(n, field, "missing name, name_regex or nth")
 	}
 	if v, ok := f["nth"]; ok {
-		if v.Kind != yaml.ScalarNode || v.Decode(&t.Nth) != nil || t.Nth < 0 {
+		if !srcerr.Scalar(v, &t.Nth) || t.Nth < 0 {
 			p.mismatch(v, field+".nth", "an integer ≥ 0")
 		}
 	}
