@@ -210,7 +210,7 @@ func TestPowerMixIssueAlias(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--mix seeds: exit %d", code)
 	}
-	got, stderr, code := bench(t, "power", "--tasks", "12", "--reps", "2", "--mix", "seeds", "--suite", "-")
+	got, stderr, code := bench(t, "power", "--tasks", "12", "--reps", "2", "--mix", "issue", "--suite", "-")
 	if code != 0 || got != want {
 		t.Errorf("--mix issue: exit %d, output differs from --mix seeds:\n%s\nwant\n%s", code, got, want)
 	}
