@@ -61,7 +61,8 @@ type Suite struct {
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
 //
-// Errors name the file and line of bad task input. The server starts on the first Open (or Server()).
+// An unknown key, selection, mix or tag is an error with its near miss. Errors name the file and line of bad
+// task input. The server starts on the first Open (or Server()).
 func NewSuite(opts suites.Options) (suites.Suite, error) { return newSuite(opts) }
 
 // optionKeys are the option keys NewSuite understands; any other is refused, so that a misspelt key does not
