@@ -254,7 +254,7 @@ func binomSlack(p float64, n int) float64 {
 func CalibrationMarkdown(res []CalResult, cmd string, took time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Calibration of the ablation statistics\n\n")
-	fmt.Fprintf(&b, "Produced by `%s` (`make calibrate`) in %s. Simulated ablations: task pass rates from the issue's mix "+
+	fmt.Fprintf(&b, "Produced by `%s` (`make calibrate`) in %s. Simulated ablations: task pass rates from the seeds mix "+
 		"(40 %% always pass, 20 %% always fail, 40 %% uniform in 0.2–0.9, drawn afresh per run), G tasks × R reps, "+
 		"three outcome models (share 0.8), records built as the runner builds them (analysis.SimRecords: pair ids, "+
 		"seeds, variants) and fed to the real `analysis.Analyze` at α = 0.05.\n\n", cmd, took.Round(time.Second))

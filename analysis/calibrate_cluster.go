@@ -379,7 +379,7 @@ func ClusterCalibrationMarkdown(res []ClusterCalResult, cmd string, took time.Du
 	if strings.Contains(cmd, "-only clustered") {
 		alone = " (this section alone, `make calibrate-clustered`; `make calibrate` regenerates it with the others)"
 	}
-	fmt.Fprintf(&b, "Produced by `%s` in %s%s. C families × m instances × R reps, family pass rates from the issue's mix "+
+	fmt.Fprintf(&b, "Produced by `%s` in %s%s. C families × m instances × R reps, family pass rates from the seeds mix "+
 		"(as above), instance i of family f at logistic(logit p_f + σZ_i); for each arm, family and rep, with "+
 		"probability κ all m instances' attempts use one shared draw (they pass or fail together), else each its own: "+
 		"κ is the within-family correlation of two instances' outcomes in one arm and rep (at equal rates). "+

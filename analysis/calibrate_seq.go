@@ -315,7 +315,7 @@ func SeqCalibrationMarkdown(res []SeqCalResult, alpha float64, cmd string, took 
 		"information Σd² and an exact sign-flip guard; the repeated interval, which gives the coverage and the "+
 		"futility stops, has %s boundaries over the units. Stopped by `stats.SeqDecide` (Holm across variants), as "+
 		"the runner stops it; futility off except in the last two columns. Units in a shuffled order; task rates "+
-		"from the issue's mix; clustered settings as in \"Clustered designs\" (families the units). α = %.2g.\n\n",
+		"from the seeds mix; clustered settings as in \"Clustered designs\" (families the units). α = %.2g.\n\n",
 		SeqSectionHeading, cmd, mk, took.Round(time.Second), stats.SeqDefaultSpending, stats.SeqIntervalSpending, alpha)
 	b.WriteString("- `false stop`: A/A, one variant, share of runs stopped for efficacy; `late`: the same with the units " +
 		"that moved (d ≠ 0) moved last, in their order (drift in time); `FWER 7`: A/A, 7 variants, share of " +

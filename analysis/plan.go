@@ -17,8 +17,9 @@ type PlanBaseline struct {
 	// the run's task globs; 0: not known), SuiteUnits how many clusters those tasks form, so a plan needing more
 	// than it has can say so. Selection words the selection's options ("instances=all, tasks shop-*"; "" for
 	// the suite's default). Wider is a suite option that selects more tasks ("instances=all"; "" for none),
-	// with WiderTasks and WiderUnits its counts.
-	Suite                  string
+	// with WiderTasks and WiderUnits its counts. SuiteUnit is the noun of the suite's clusters ("family"; "" when
+	// it has none).
+	Suite, SuiteUnit       string
 	SuiteTasks, SuiteUnits int
 	Selection              string
 	Wider                  string

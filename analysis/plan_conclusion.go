@@ -34,7 +34,7 @@ type PlanConclusion struct {
 }
 
 // Conclusion concludes p: enough when its design reaches the target power, else the design to use within the
-// units the planned suite selection has (Baseline.SuiteUnits for a plan by cluster, else SuiteTasks), and the
+// units the planned suite selection has (Baseline.Bounds), and the
 // wider selection's when that one needs fewer reps or is the only one.
 func (p PrimaryPlan) Conclusion() PlanConclusion {
 	c := PlanConclusion{Reaches: p.Power >= p.Target}
@@ -87,10 +87,20 @@ func (p PrimaryPlan) Conclusion() PlanConclusion {
 }
 
 // Bounds are the units the plan's suite selection has and the wider selection's (0: not known): its clusters
-// for a plan by cluster, else its tasks.
+// for a plan by cluster; else its tasks, or its clusters when they are fewer (Independent).
 func (b PlanBaseline) Bounds() (bound, wider int) {
 	if b.Unit != "" {
 		return b.SuiteUnits, b.WiderUnits
 	}
-	return b.SuiteTasks, b.WiderTasks
+	return Independent(b.SuiteTasks, b.SuiteUnits), Independent(b.WiderTasks, b.WiderUnits)
+}
+
+// Independent is how many independent tasks a selection of tasks tasks in units clusters (0: not known) can
+// give a plan that counts independent tasks: one per cluster when the clusters are fewer, since a run of such a
+// suite is analysed by cluster and a cluster's tasks are correlated.
+func Independent(tasks, units int) int {
+	if units > 0 && units < tasks {
+		return units
+	}
+	return tasks
 }

@@ -49,3 +49,27 @@ func TestPlanConclusion(t *testing.T) {
 		t.Errorf("no design reaches the target: %s, want unreachable", c.Kind)
 	}
 }
+
+// A plan of independent tasks is bound by the selection's clusters when they are fewer than its tasks (the
+// Zoo's instances: 535 tasks in 99 families, analysed by family), so 101 tasks × 1 rep does not fit; a plan
+// by cluster keeps its clusters, and a suite whose every task is its own cluster keeps its tasks.
+func TestPlanBoundsByIndependentUnits(t *testing.T) {
+	smallest := []DesignPower{{Reps: 1, Tasks: 101, Power: 0.82}, {Reps: 2, Tasks: 54, Power: 0.805}}
+	p := PrimaryPlan{Design: Design{Mix: func(*rand.Rand, int) []float64 { return nil }, Tasks: 40, Rep: 1},
+		Power: 0.2, Target: 0.8, Smallest: smallest,
+		Baseline: PlanBaseline{SuiteTasks: 40, SuiteUnits: 22, WiderTasks: 535, WiderUnits: 99, Wider: "instances=all"}}
+	if b, w := p.Baseline.Bounds(); b != 22 || w != 99 {
+		t.Errorf("Bounds = %d, %d; want 22 families, 99 families", b, w)
+	}
+	if c := p.Conclusion(); c.Kind != AdviceWider || c.Wider == nil || c.Wider.Tasks != 54 {
+		t.Errorf("conclusion %s, wider %+v; want wider with 54 tasks × 2 reps (101 exceeds 99 families)", c.Kind, c.Wider)
+	}
+	p.Baseline = PlanBaseline{SuiteTasks: 120, SuiteUnits: 120}
+	if b, _ := p.Baseline.Bounds(); b != 120 {
+		t.Errorf("every task its own cluster: bound %d, want 120 tasks", b)
+	}
+	p.Baseline = PlanBaseline{Unit: "family", SuiteTasks: 535, SuiteUnits: 99}
+	if b, _ := p.Baseline.Bounds(); b != 99 {
+		t.Errorf("a plan by family: bound %d, want 99", b)
+	}
+}

@@ -103,14 +103,27 @@ func selectionWords(b analysis.PlanBaseline, bound, wider int) string {
 	if bound <= 0 {
 		return ""
 	}
-	out := fmt.Sprintf("suite %s has %s", b.Suite, unitCount(bound, cmp.Or(b.Unit, "task")))
+	out := fmt.Sprintf("suite %s has %s", b.Suite, boundWords(b, bound, b.SuiteTasks))
 	if b.Selection != "" {
 		out += " with " + b.Selection
 	}
 	if wider > bound {
-		out += fmt.Sprintf(", %d with --suite-option %s", wider, b.Wider)
+		w := fmt.Sprint(wider)
+		if b.Unit == "" && wider < b.WiderTasks {
+			w = boundWords(b, wider, b.WiderTasks)
+		}
+		out += fmt.Sprintf(", %s with --suite-option %s", w, b.Wider)
 	}
 	return out
+}
+
+// boundWords words a bound of a selection of tasks tasks: "40 tasks", "31 families" for a plan by cluster, and
+// "99 families (535 tasks)" for a plan of independent tasks bound by fewer clusters (analysis.Independent).
+func boundWords(b analysis.PlanBaseline, bound, tasks int) string {
+	if b.Unit == "" && bound < tasks {
+		return fmt.Sprintf("%s (%s)", unitCount(bound, cmp.Or(b.SuiteUnit, "cluster")), unitCount(tasks, "task"))
+	}
+	return unitCount(bound, cmp.Or(b.Unit, "task"))
 }
 
 // SeqConclusionText words a sequential plan in one sentence: "40 tasks × 2 reps, sequential: power 0.740 for a

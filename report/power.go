@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -75,7 +76,7 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 	over := 0
 	for _, x := range p.Smallest {
 		tasks := fmt.Sprint(x.Tasks)
-		if n := b.SuiteTasks; b.Unit == "" && n > 0 && x.Tasks > n {
+		if n, _ := b.Bounds(); b.Unit == "" && n > 0 && x.Tasks > n {
 			tasks += " *"
 			over++
 		}
@@ -98,16 +99,20 @@ func PowerPlan(w io.Writer, p analysis.PrimaryPlan) error {
 // not held against the suite's task count.
 func suiteBound(w io.Writer, p analysis.PrimaryPlan, over int) error {
 	b := p.Baseline
+	n, _ := b.Bounds()
+	more := "more tasks than the selection has"
+	if n < b.SuiteTasks {
+		more = "more tasks than the selection has " + unitWord(2, cmp.Or(b.SuiteUnit, "cluster"))
+	}
 	switch {
 	case b.Unit != "":
 		return nil
-	case b.SuiteTasks > 0 && p.Design.G() > b.SuiteTasks:
-		_, err := fmt.Fprintf(w, "* and the design above: more tasks than the selection has (%s; the answer says what to use)\n",
-			selectionWords(b, b.SuiteTasks, 0))
+	case n > 0 && p.Design.G() > n:
+		_, err := fmt.Fprintf(w, "* and the design above: %s (%s; the answer says what to use)\n", more,
+			selectionWords(b, n, 0))
 		return err
 	case over > 0:
-		_, err := fmt.Fprintf(w, "*: more tasks than the selection has (%s; the answer says what to use)\n",
-			selectionWords(b, b.SuiteTasks, 0))
+		_, err := fmt.Fprintf(w, "*: %s (%s; the answer says what to use)\n", more, selectionWords(b, n, 0))
 		return err
 	}
 	return nil

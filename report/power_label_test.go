@@ -28,3 +28,25 @@ func TestPowerPlanMDELabel(t *testing.T) {
 		t.Errorf("MDE 25 pts at power 0.9:\n%s", out)
 	}
 }
+
+// A plan of independent tasks bound by fewer families than tasks says both counts, in the answer and the
+// table's footnote, and marks the design that needs more tasks than there are families.
+func TestPowerPlanWordsFamilyBound(t *testing.T) {
+	p := analysis.PrimaryPlan{Design: analysis.Design{Rates: []float64{0.5, 0.5, 0.5}, Rep: 1},
+		Baseline: analysis.PlanBaseline{Mix: "x", Suite: "zoo", SuiteUnit: "family", SuiteTasks: 535, SuiteUnits: 99,
+			Selection: "instances=all"},
+		Effect: -0.1, Alpha: 0.05, Target: 0.8, Method: "simulation", Power: 0.2, MDE: 0.2,
+		Smallest: []analysis.DesignPower{{Reps: 1, Tasks: 101, Power: 0.82}, {Reps: 2, Tasks: 54, Power: 0.805}}}
+	if got, want := PlanConclusionText(p), "101 tasks × 1 rep reach 0.80, but suite zoo has 99 families (535 tasks) "+
+		"with instances=all: use 54 tasks × 2 reps (power 0.805)."; !strings.HasSuffix(got, want) {
+		t.Errorf("answer %q, want it to end %q", got, want)
+	}
+	var b strings.Builder
+	if err := PowerPlan(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "│ 101 *") || !strings.Contains(out,
+		"*: more tasks than the selection has families (suite zoo has 99 families (535 tasks) with instances=all;") {
+		t.Errorf("table lacks the mark or the footnote:\n%s", out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"webbench/suites"
+	_ "webbench/suites/zoo"
 )
 
 // fakeSuite is a suite of fixed tasks that records the options it was opened with and whether it was closed.
@@ -60,7 +61,7 @@ func TestOpenAndOutDir(t *testing.T) {
 		t.Errorf("a filter matching no task: err %v, suite closed %v; want an error and the suite closed", err, opened.closed)
 	}
 	s.Suite = "no-such-suite"
-	want := `x/s.yaml:2:8: suite: unknown suite "no-such-suite" (valid: spec-open-test)`
+	want := `x/s.yaml:2:8: suite: unknown suite "no-such-suite" (valid: ` + strings.Join(suites.Names(), ", ") + `)`
 	if _, _, err := s.Open("x/s.yaml", 0); err == nil || err.Error() != want {
 		t.Errorf("an unknown suite: %v, want %s (the file, the value's line and column)", err, want)
 	}
@@ -94,5 +95,18 @@ func TestOpenTargetTaskGlobs(t *testing.T) {
 		if got := v.TaskIDs; v.Name == "no_repeat_guard" && (len(got) != 1 || !got["shop-a"]) {
 			t.Errorf("no_repeat_guard's targets %v, want only shop-a", got)
 		}
+	}
+}
+
+// A Zoo option the suite refuses (a misspelt key) is placed at the spec's suite_options, not run as the
+// default selection.
+func TestOpenZooRefusesUnknownOption(t *testing.T) {
+	s, err := ParseSpec("x/z.yaml", []byte("suite: zoo\nsuite_options: {instancs: one}\nvariants:\n  - name: off\n    guards: {repeat_guard: false}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `x/z.yaml:2:16: suite_options: zoo: unknown option "instancs" (did you mean "instances"?)`
+	if _, _, err := s.Open("x/z.yaml", 0); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a misspelt zoo option: %v, want one starting %s", err, want)
 	}
 }

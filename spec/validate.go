@@ -78,6 +78,26 @@ func (c specCheck) errAt(line int, format string, args ...any) error {
 	return srcerr.At(c.name, line, srcerr.Col(c.data, line, ""), "", format, args...)
 }
 
+// checkCostGate checks fail_if_costlier (results.CheckCostMargins) entry by entry in document order, so that the
+// error stands where the mistake is: an unknown outcome at its name, a bad margin at its value.
+func (c specCheck) checkCostGate(m map[results.CostOutcome]float64) error {
+	if results.CheckCostMargins(m) == nil {
+		return nil
+	}
+	_, v := nodeAt(c.root, "fail_if_costlier", -1, "")
+	for i := 0; v != nil && v.Kind == yaml.MappingNode && i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		o := results.CostOutcome(k.Value)
+		if err := results.CheckCostOutcome(o); err != nil {
+			return srcerr.AtNode(c.name, k, "fail_if_costlier", "%v", err)
+		}
+		if err := results.CheckCostMargins(map[results.CostOutcome]float64{o: m[o]}); err != nil {
+			return srcerr.AtNode(c.name, val, "fail_if_costlier", "%v", err)
+		}
+	}
+	return c.errKey("fail_if_costlier", "fail_if_costlier: %v", results.CheckCostMargins(m))
+}
+
 // decodeSpec decodes spec YAML strictly (srcerr.Decode: unknown keys with a "did you mean" among the keys of
 // the block they stand in, values of the wrong type at their field path), every error in srcerr's format.
 func decodeSpec(name string, b []byte) (*Spec, error) {
@@ -117,8 +137,8 @@ func (s *Spec) setDefaults(c specCheck) error {
 	if s.Alpha <= 0 || s.Alpha >= 1 || s.Power <= 0 || s.Power >= 1 {
 		return c.errKey("alpha", "alpha and power must be in (0, 1)")
 	}
-	if err := results.CheckCostMargins(s.FailIfCostlier); err != nil {
-		return c.errKey("fail_if_costlier", "fail_if_costlier: %v", err)
+	if err := c.checkCostGate(s.FailIfCostlier); err != nil {
+		return err
 	}
 	switch {
 	case s.Record != "" && s.Replay != "":

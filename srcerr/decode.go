@@ -205,6 +205,17 @@ func typeMismatches(file string, root *yaml.Node, t reflect.Type) []*Error {
 	return out
 }
 
+// Scalar decodes the scalar n into out (a pointer) by yaml.v3's rule, with Decode's one refusal on top: a
+// number with a fractional part meant for an integer (fraction), which yaml.v3 would truncate. false when n is
+// not a scalar or does not decode; the caller words the mismatch (Mismatch) at n. For files read node by node
+// (task files), so that they refuse what a spec refuses.
+func Scalar(n *yaml.Node, out any) bool {
+	if n == nil || n.Kind != yaml.ScalarNode || fraction(n, reflect.TypeOf(out).Elem()) {
+		return false
+	}
+	return n.Decode(out) == nil
+}
+
 // fraction reports a number with a fractional part (a !!float that is not whole) meant for an integer type t,
 // which yaml.v3 would truncate.
 func fraction(n *yaml.Node, t reflect.Type) bool {

@@ -152,3 +152,32 @@ func TestOneOf(t *testing.T) {
 		t.Errorf("others: %v", err)
 	}
 }
+
+// Scalar decodes a scalar as yaml.v3 does but refuses a fraction meant for an integer (yaml.v3 would make 3.5
+// a 3); a whole float, a float for a float and a non-scalar come out as they should.
+func TestScalar(t *testing.T) {
+	node := func(src string) *yaml.Node {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Content[0]
+	}
+	var i int
+	if Scalar(node("3.5"), &i) {
+		t.Errorf("3.5 into an int accepted as %d", i)
+	}
+	if !Scalar(node("4.0"), &i) || i != 4 {
+		t.Errorf("4.0 into an int: %d, want 4", i)
+	}
+	if !Scalar(node("7"), &i) || i != 7 {
+		t.Errorf("7 into an int: %d, want 7", i)
+	}
+	if Scalar(node("[1]"), &i) || Scalar(node("two"), &i) {
+		t.Error("a list or a word into an int accepted")
+	}
+	var f float64
+	if !Scalar(node("3.5"), &f) || f != 3.5 {
+		t.Errorf("3.5 into a float64: %v", f)
+	}
+}

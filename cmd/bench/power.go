@@ -245,13 +245,16 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 		if err := suiteBounds(&src, pf); err != nil {
 			return d, src, err
 		}
+	} else if pf.suiteOptsSet {
+		return d, src, usageErr("--suite-option: --suite - plans no suite to take it; name the suite or leave out --suite-option")
 	}
 	return analysis.PlanDesign(d, pf.tasks, pf.reps), src, nil
 }
 
 // suiteBounds counts the tasks and clusters of the plan's suite selection in force (its options, and the task
 // globs of the --from run), and of the wider selection "instances=all" when the suite is the Zoo without it. A
-// run's suite that no longer opens (another machine's tasks_file) only loses the bound; --suite must open.
+// run's suite that no longer opens (another machine's tasks_file) only loses the bound; --suite and
+// --suite-option must open.
 func suiteBounds(src *analysis.PlanBaseline, pf planFlags) error {
 	count := func(opts suites.Options) (tasks, units int, err error) {
 		st, err := suites.Open(src.Suite, opts)
@@ -271,7 +274,11 @@ func suiteBounds(src *analysis.PlanBaseline, pf planFlags) error {
 	}
 	var err error
 	src.SuiteTasks, src.SuiteUnits, err = count(pf.suiteOpts)
+	src.SuiteUnit = suites.ClusterUnit(src.Suite)
 	switch {
+	case err != nil && pf.suiteOptsSet && slices.Contains(suites.Names(), src.Suite):
+		// The options the user gave are what the suite refused: a bound they asked for is never dropped.
+		return usageErr("--suite-option: %v", err)
 	case err != nil && pf.suiteSet:
 		return usageErr("--suite: %v", err)
 	case err != nil:

@@ -143,30 +143,35 @@ func TestPowerPairingAndSuiteBound(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// The answer comes first, in one sentence, and bounds the design by the selection in force: the Zoo's
+	// hand-written tasks, and every family instance with --suite-option instances=all, each counted by family
+	// when the families are fewer (a Zoo run is analysed by family).
+	count := func(args ...string) (tasks, fams int) {
+		out, _, _ := bench(t, append([]string{"suites", "--suite", "zoo"}, args...)...)
+		if _, err := fmt.Sscanf(out, "%d tasks in zoo: %d families", &tasks, &fams); err != nil || fams >= tasks {
+			t.Fatalf("zoo %v: %v, %d tasks in %d families:\n%.200s", args, err, tasks, fams, out)
+		}
+		return tasks, fams
+	}
+	n, f := count("--suite-option", "instances=all")
+	n0, f0 := count()
 	for _, want := range []string{"Pairing same-seed: the two arms of a (task, rep) share one outcome draw with probability 0.80",
 		"so plan one with --pairing independent. Independent, this design has power 0.150",
-		"│ 1      │ 101 *   │", "*: more tasks than the selection has (suite zoo has 40 tasks"} {
+		"│ 1      │ 101 *   │", fmt.Sprintf("more tasks than the selection has families (suite zoo has %d families (%d tasks)", f0, n0)} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	// The answer comes first, in one sentence, and counts the selection in force: the Zoo's hand-written tasks,
-	// and every family instance with --suite-option instances=all.
-	all, _, _ := bench(t, "suites", "--suite", "zoo", "--suite-option", "instances=all")
-	var n int
-	if _, err := fmt.Sscanf(all, "%d tasks in zoo", &n); err != nil || n <= 40 {
-		t.Fatalf("zoo with instances=all: %v, %d tasks:\n%.200s", err, n, all)
-	}
 	flat := strings.Join(strings.Fields(out), " ")
 	if want := fmt.Sprintf("40 tasks × 1 rep: power 0.%%d for a 10.0-pt drop — not enough; 101 tasks × 1 rep reach 0.80, but "+
-		"suite zoo has 40 tasks, %d with --suite-option instances=all: use ", n); !strings.HasPrefix(out, "Answer: ") ||
+		"suite zoo has %d families (%d tasks), %d families (%d tasks) with --suite-option instances=all: use ", f0, n0, f, n); !strings.HasPrefix(out, "Answer: ") ||
 		!strings.Contains(flat, strings.Split(want, "0.%d")[1]) {
 		t.Errorf("the answer lacks %q:\n%s", want, out)
 	}
 	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "seeds", "--suite-option", "instances=all")
 	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat,
-		fmt.Sprintf("101 tasks × 1 rep reach 0.80 (suite zoo has %d tasks with instances=all): use 101 tasks × 1 rep.", n)) {
-		t.Errorf("--suite-option instances=all: the answer does not count %d tasks:\n%s", n, out)
+		fmt.Sprintf("101 tasks × 1 rep reach 0.80, but suite zoo has %d families (%d tasks) with instances=all: use 54 tasks × 2 reps", f, n)) {
+		t.Errorf("--suite-option instances=all: the answer does not bound 101 tasks by %d families:\n%s", f, out)
 	}
 	out, _, _ = bench(t, "power", "--tasks", "40", "--mix", "seeds", "--suite", "-", "--pairing", "independent")
 	if strings.Contains(out, "*") || strings.Contains(out, "Independent, this design") ||
@@ -176,6 +181,25 @@ func TestPowerPairingAndSuiteBound(t *testing.T) {
 	if _, stderr, code := bench(t, "power", "--tasks", "4", "--mix", "seeds", "--suite", "zooo"); code != 2 ||
 		!strings.Contains(stderr, `--suite: unknown suite "zooo" (did you mean "zoo"?)`) {
 		t.Errorf("--suite zooo: exit %d, %s", code, stderr)
+	}
+}
+
+// A --suite-option the suite refuses is a usage error naming the flag and the suite's message, not an answer
+// without the bound; --suite - takes no --suite-option.
+func TestPowerRefusesBadSuiteOption(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--suite-option", "instances=al"},
+			`--suite-option: zoo: instances: unknown selection "al" (did you mean "all"?) (valid: tasks, all, one)`},
+		{[]string{"--suite", "zoo", "--suite-option", "instancs=all"}, `--suite-option: zoo: unknown option "instancs" (did you mean "instances"?)`},
+		{[]string{"--suite", "-", "--suite-option", "instances=all"}, "--suite-option: --suite - plans no suite to take it"},
+	} {
+		args := append([]string{"power", "--tasks", "40", "--mix", "seeds"}, c.args...)
+		if out, stderr, code := bench(t, args...); code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(out, "Answer") {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q, no answer:\n%s", c.args, code, stderr, c.want, out)
+		}
 	}
 }
 

@@ -36,7 +36,7 @@ func main() {
 	runs := flag.Int("runs", 400, "simulated A/A runs and power runs per setting")
 	seed := flag.Uint64("seed", 1, "PCG seed of the suite")
 	writeRun := flag.String("write-run", "", "write a synthetic ablation run directory here instead")
-	tasks := flag.Int("tasks", 40, "-write-run: tasks (rates from the issue's mix)")
+	tasks := flag.Int("tasks", 40, "-write-run: tasks (rates from the seeds mix)")
 	reps := flag.Int("reps", 5, "-write-run: reps per task")
 	arms := flag.Int("arms", 8, "-write-run: arms (a baseline and arms−1 variants)")
 	model := flag.String("model", analysis.ModelSameSeed, "-write-run: outcome model (independent, same_seed, sticky)")
@@ -203,7 +203,8 @@ func spliceSection(doc, heading, sec string) string {
 	}
 	rest := doc[i+len(heading):]
 	if j := strings.Index(rest, "\n## "); j >= 0 {
-		return doc[:i] + sec + "\n" + rest[j+1:]
+		// One blank line before the next heading, whether or not sec ends in a newline (the judge's does not).
+		return doc[:i] + strings.TrimRight(sec, "\n") + "\n\n" + rest[j+1:]
 	}
 	return doc[:i] + sec
 }

@@ -16,4 +16,9 @@ func TestSpliceSection(t *testing.T) {
 			t.Errorf("spliceSection(%q) = %q, want %q", tc.doc, got, tc.want)
 		}
 	}
+	// A section without a final newline still leaves a blank line before the next heading.
+	doc, want := "# T\n\n## Clustered\n\nold\n\n## Cost\n\nc\n", "# T\n\n## Clustered\n\nnew\n\n## Cost\n\nc\n"
+	if got := spliceSection(doc, h, "## Clustered\n\nnew"); got != want {
+		t.Errorf("spliceSection of a section without a final newline = %q, want %q", got, want)
+	}
 }

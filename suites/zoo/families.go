@@ -198,10 +198,10 @@ func (fam *family) instances() ([]suites.Task, []error) {
 		slugTpl = p.str(v, "slug")
 	}
 	count, seed := 0, 1
-	if v, ok := f["count"]; ok && (v.Decode(&count) != nil || count < 0) {
+	if v, ok := f["count"]; ok && (!srcerr.Scalar(v, &count) || count < 0) {
 		p.mismatch(v, "count", "an integer ≥ 0")
 	}
-	if v, ok := f["seed"]; ok && (v.Decode(&seed) != nil) {
+	if v, ok := f["seed"]; ok && !srcerr.Scalar(v, &seed) {
 		p.mismatch(v, "seed", "an integer")
 	}
 	if len(p.errs) > 0 || len(params) == 0 {

@@ -245,6 +245,10 @@ func TestFamilyLoaderErrors(t *testing.T) {
 		{"missing key in a template", map[string]string{"f.yaml": strings.Replace(familyCart, "{{.v.name}} in size",
 			"{{.v.colour}} in size", 1)},
 			[]string{`tasks/f.yaml:10: family cart-fam: goal:`, `map has no entry for key "colour"`}},
+		{"count a fraction", map[string]string{"f.yaml": strings.Replace(familyCart, "count: 3", "count: 2.5", 1)},
+			[]string{`tasks/f.yaml:8:10: family cart-fam: count: want an integer ≥ 0, got "2.5"`}},
+		{"seed a fraction", map[string]string{"f.yaml": strings.Replace(familyCart, "count: 3", "count: 3\n  seed: 1.5", 1)},
+			[]string{`tasks/f.yaml:9:9: family cart-fam: seed: want an integer, got "1.5"`}},
 		{"too few distinct instances", map[string]string{"f.yaml": strings.Replace(familyCart, "count: 3", "count: 500", 1)},
 			[]string{`family cart-fam: count: only`, `want 500`}},
 		{"goal without the params", map[string]string{"f.yaml": strings.Replace(familyCart,
@@ -364,7 +368,7 @@ func TestOneTaskPerFamily(t *testing.T) {
 	if !slices.EqualFunc(one, again, func(a, b suites.Task) bool { return a.ID == b.ID }) {
 		t.Error("two loads select different tasks")
 	}
-	if _, err := LoadTasks(taskFS, "tasks", "some"); err == nil || !strings.Contains(err.Error(), `got "some"`) {
+	if _, err := LoadTasks(taskFS, "tasks", "some"); err == nil || !strings.Contains(err.Error(), `unknown selection "some"`) {
 		t.Errorf("unknown selection: %v", err)
 	}
 }

@@ -112,7 +112,7 @@ func TestMixOption(t *testing.T) {
 	if got := s.Tasks(); len(got) != len(want) || got[0].ID != want[0].ID {
 		t.Errorf("suite option mix: %d tasks, SelectMix %d", len(got), len(want))
 	}
-	if _, err := NewSuite(suites.Options{"mix": "typical"}); err == nil || !strings.Contains(err.Error(), "want realistic") {
+	if _, err := NewSuite(suites.Options{"mix": "typical"}); err == nil || !strings.Contains(err.Error(), `unknown mix "typical" (valid: realistic)`) {
 		t.Errorf("mix=typical: %v", err)
 	}
 	if _, err := NewSuite(suites.Options{"mix": MixRealistic, "mix_seed": "-1"}); err == nil {

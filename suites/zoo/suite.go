@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"webbench/srcerr"
 	"webbench/suites"
 )
 
@@ -60,10 +61,20 @@ type Suite struct {
 //	addr            the app listener address (default 127.0.0.1:0).
 //	control_addr    the control API address (default 127.0.0.1:0).
 //
-// Errors name the file and line of bad task input. The server starts on the first Open (or Server()).
+// An unknown key, selection, mix or tag is an error with its near miss. Errors name the file and line of bad
+// task input. The server starts on the first Open (or Server()).
 func NewSuite(opts suites.Options) (suites.Suite, error) { return newSuite(opts) }
 
+// optionKeys are the option keys NewSuite understands; any other is refused, so that a misspelt key does not
+// quietly plan the default selection.
+var optionKeys = []string{"tasks_dir", "builtin_tasks", "instances", "tag_instances", "mix", "mix_seed", "tags", "addr", "control_addr"}
+
 func newSuite(opts suites.Options) (*Suite, error) {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		if err := srcerr.OneOf("option", k, optionKeys); err != nil {
+			return nil, fmt.Errorf("zoo: %w", err)
+		}
+	}
 	s := &Suite{opts: Options{Addr: opts["addr"], ControlAddr: opts["control_addr"]}}
 	var files []taskFile
 	switch opts["builtin_tasks"] {
@@ -95,12 +106,15 @@ func newSuite(opts suites.Options) (*Suite, error) {
 		}
 	}
 	sel := opts["instances"]
+	if err := checkSelection(sel); err != nil {
+		return nil, err
+	}
 	switch opts["mix"] {
 	case "":
 	case MixRealistic:
 		sel = SelectAll
 	default:
-		return nil, fmt.Errorf("zoo: mix: want %s, got %q", MixRealistic, opts["mix"])
+		return nil, fmt.Errorf("zoo: mix: %w", srcerr.OneOf("mix", opts["mix"], []string{MixRealistic}))
 	}
 	more, err := parseTagInstances(opts["tag_instances"], sel)
 	if err != nil {
@@ -112,7 +126,7 @@ func newSuite(opts suites.Options) (*Suite, error) {
 	}
 	for _, tag := range slices.Sorted(maps.Keys(more)) {
 		if !slices.ContainsFunc(tasks, func(t suites.Task) bool { return t.HasTag(tag) }) {
-			return nil, fmt.Errorf("zoo: tag_instances: no task carries %q", tag)
+			return nil, fmt.Errorf("zoo: tag_instances: no task carries %q%s", tag, srcerr.Suggest(tag, tagsOf(tasks)))
 		}
 	}
 	if opts["mix"] != "" {
@@ -137,8 +151,11 @@ func parseTagInstances(v, sel string) (map[string]int, error) {
 	if strings.TrimSpace(v) == "" {
 		return nil, nil
 	}
+	if sel == "" {
+		sel = SelectTasks
+	}
 	if sel != SelectOne {
-		return nil, fmt.Errorf("zoo: tag_instances: needs instances=%s, got instances=%q", SelectOne, sel)
+		return nil, fmt.Errorf("zoo: tag_instances: needs instances=%s, got instances=%s", SelectOne, sel)
 	}
 	out := map[string]int{}
 	for _, item := range strings.Split(v, "|") {
@@ -163,7 +180,7 @@ func selectTags(tasks []suites.Task, tags string) ([]suites.Task, error) {
 	for i, tag := range want {
 		want[i] = strings.TrimSpace(tag)
 		if !slices.ContainsFunc(tasks, func(t suites.Task) bool { return t.HasTag(want[i]) }) {
-			return nil, fmt.Errorf("zoo: tags: no task carries %q", want[i])
+			return nil, fmt.Errorf("zoo: tags: no task carries %q%s", want[i], srcerr.Suggest(want[i], tagsOf(tasks)))
 		}
 	}
 	for _, t := range tasks {
@@ -172,6 +189,17 @@ func selectTags(tasks []suites.Task, tags string) ([]suites.Task, error) {
 		}
 	}
 	return out, nil
+}
+
+// tagsOf lists the tags the tasks carry, sorted: the candidates of a misspelt tag's "did you mean".
+func tagsOf(tasks []suites.Task) []string {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		for _, tag := range t.Tags {
+			seen[tag] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Name implements suites.Suite.

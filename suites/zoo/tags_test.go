@@ -100,3 +100,25 @@ func TestSuiteTagInstancesOption(t *testing.T) {
 		}
 	}
 }
+
+// The suite refuses what it does not understand instead of planning its default selection: an unknown option
+// key, a selection, mix or tag that is not one, each with the near miss it probably meant.
+func TestNewSuiteRefusesUnknownOptions(t *testing.T) {
+	for _, c := range []struct {
+		opts suites.Options
+		want string
+	}{
+		{suites.Options{"instancs": "one"}, `zoo: unknown option "instancs" (did you mean "instances"?) (valid: tasks_dir, `},
+		{suites.Options{"instances": "al"}, `zoo: instances: unknown selection "al" (did you mean "all"?) (valid: tasks, all, one)`},
+		{suites.Options{"mix": "realistc"}, `zoo: mix: unknown mix "realistc" (did you mean "realistic"?) (valid: realistic)`},
+		{suites.Options{"tag_instances": "evaluate_isolation=2"}, `needs instances=one, got instances=tasks`},
+		{suites.Options{"instances": SelectOne, "tag_instances": "evaluate_isolaton=2"},
+			`zoo: tag_instances: no task carries "evaluate_isolaton" (did you mean "evaluate_isolation"?)`},
+		{suites.Options{"tags": "intercept_hnt"}, `zoo: tags: no task carries "intercept_hnt" (did you mean "intercept_hint"?)`},
+	} {
+		_, err := NewSuite(c.opts)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) && !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one starting or ending with %q", c.opts, err, c.want)
+		}
+	}
+}

@@ -77,6 +77,18 @@ const (
 	SelectOne   = "one"
 )
 
+// checkSelection refuses a value of the option "instances" that is not a selection ("" is the default,
+// SelectTasks).
+func checkSelection(sel string) error {
+	if sel == "" {
+		return nil
+	}
+	if err := srcerr.OneOf("selection", sel, []string{SelectTasks, SelectAll, SelectOne}); err != nil {
+		return fmt.Errorf("zoo: instances: %w", err)
+	}
+	return nil
+}
+
 // LoadTasks loads every *.yaml / *.yml file directly in dir of fsys, in name order, and checks them together
 // (duplicate ids and goals across files are errors, families' instances included), returning the tasks of sel
 // (SelectTasks or SelectAll). Source fields read "<dir>/<file>:<line>".
@@ -144,8 +156,8 @@ func parseTaskFiles(files []taskFile, sel string) ([]suites.Task, error) {
 // parseTaskFilesMore is parseTaskFiles where, with SelectOne, a family whose tasks carry a tag of more gives its
 // first more[tag] tasks (the largest such count) instead of one.
 func parseTaskFilesMore(files []taskFile, sel string, more map[string]int) ([]suites.Task, error) {
-	if sel != SelectTasks && sel != SelectAll && sel != SelectOne && sel != "" {
-		return nil, fmt.Errorf("zoo: instances: want %s, %s or %s, got %q", SelectTasks, SelectAll, SelectOne, sel)
+	if err := checkSelection(sel); err != nil {
+		return nil, err
 	}
 	h := sha256.New()
 	for _, f := range files {
@@ -489,7 +501,7 @@ func (p *taskParser) task(n *yaml.Node) suites.Task {
 		t.Tags = p.strs(v, "tags")
 	}
 	if v, ok := f["max_steps"]; ok {
-		if v.Kind != yaml.ScalarNode || v.Decode(&t.MaxSteps) != nil || t.MaxSteps < 0 {
+		if !srcerr.Scalar(v, &t.MaxSteps) || t.MaxSteps < 0 {
 			p.mismatch(v, "max_steps", "an integer ≥ 0")
 		}
 	}
@@ -739,7 +751,7 @@ func (p *taskParser) target(n *yaml.Node, f map[string]*yaml.Node, field string,
 		p.errf(n, field, "missing name, name_regex or nth")
 	}
 	if v, ok := f["nth"]; ok {
-		if v.Kind != yaml.ScalarNode || v.Decode(&t.Nth) != nil || t.Nth < 0 {
+		if !srcerr.Scalar(v, &t.Nth) || t.Nth < 0 {
 			p.mismatch(v, field+".nth", "an integer ≥ 0")
 		}
 	}
