@@ -42,6 +42,12 @@ func PlanConclusionText(p analysis.PrimaryPlan) string {
 		fmt.Fprintf(&b, "; %s reach %s", planDesignWords(p, c.Same.Tasks, c.Same.Reps), target)
 	}
 	bound := suiteWords(p, c)
+	but := func(s string) string { // a design that reaches the target already said "but more than …"
+		if c.Reaches {
+			return " (" + s + ")"
+		}
+		return ", but " + s
+	}
 	switch {
 	case c.Kind == analysis.AdviceUse && c.Use == c.Same:
 		if bound != "" {
@@ -50,15 +56,15 @@ func PlanConclusionText(p analysis.PrimaryPlan) string {
 		fmt.Fprintf(&b, ": use %s", planDesignWords(p, c.Use.Tasks, c.Use.Reps))
 	case c.Kind == analysis.AdviceUse:
 		if bound != "" {
-			b.WriteString(", but " + bound)
+			b.WriteString(but(bound))
 		}
 		fmt.Fprintf(&b, ": use %s (power %.3f)", planDesignWords(p, c.Use.Tasks, c.Use.Reps), c.Use.Power)
 	case c.Kind == analysis.AdviceWider:
-		fmt.Fprintf(&b, ", but %s: use --suite-option %s with %s", bound, p.Baseline.Wider,
+		fmt.Fprintf(&b, "%s: use --suite-option %s with %s", but(bound), p.Baseline.Wider,
 			planDesignWords(p, c.Wider.Tasks, c.Wider.Reps))
 	default:
-		fmt.Fprintf(&b, ", but %s, and no design within them reaches %s at up to 10 reps: use a suite with more "+
-			"%s, or plan for a larger effect (--effect)", bound, target, planUnits(p))
+		fmt.Fprintf(&b, "%s, and no design within them reaches %s at up to 10 reps: use a suite with more "+
+			"%s, or plan for a larger effect (--effect)", but(bound), target, planUnits(p))
 	}
 	if c.Kind == analysis.AdviceUse && c.Wider != nil {
 		fmt.Fprintf(&b, ", or --suite-option %s with %s", p.Baseline.Wider, planDesignWords(p, c.Wider.Tasks, c.Wider.Reps))

@@ -41,6 +41,15 @@ func TestPowerPlanWordsFamilyBound(t *testing.T) {
 		"with instances=all: use 54 tasks × 2 reps (power 0.805)."; !strings.HasSuffix(got, want) {
 		t.Errorf("answer %q, want it to end %q", got, want)
 	}
+	// A planned design that reaches the target with more tasks than the selection has says so once ("but" once),
+	// then the design to use within it.
+	big := p
+	big.Design.Rates, big.Power = make([]float64, 200), 0.95
+	if got, want := PlanConclusionText(big), "200 tasks × 1 rep: power 0.950 for a 10.0-pt drop — enough, but more "+
+		"tasks than the selection has (suite zoo has 99 families (535 tasks) with instances=all): use 54 tasks × 2 "+
+		"reps (power 0.805)."; got != want {
+		t.Errorf("answer %q, want %q", got, want)
+	}
 	var b strings.Builder
 	if err := PowerPlan(&b, p); err != nil {
 		t.Fatal(err)

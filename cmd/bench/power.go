@@ -256,13 +256,19 @@ func planDesign(pf planFlags) (analysis.Design, analysis.PlanBaseline, error) {
 // run's suite that no longer opens (another machine's tasks_file) only loses the bound; --suite and
 // --suite-option must open.
 func suiteBounds(src *analysis.PlanBaseline, pf planFlags) error {
+	// A --from run's task globs bound the plan (a family of tasks the user chose); a plain list of task ids does
+	// not: it names what was run, and a plan beyond it adds tasks of the same suite selection.
+	filter := pf.taskFilter
+	if !strings.ContainsAny(filter, "*?[") {
+		filter = ""
+	}
 	count := func(opts suites.Options) (tasks, units int, err error) {
 		st, err := suites.Open(src.Suite, opts)
 		if err != nil {
 			return 0, 0, err
 		}
 		defer st.Close()
-		ts, err := suites.Filter(st.Tasks(), pf.taskFilter)
+		ts, err := suites.Filter(st.Tasks(), filter)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -288,8 +294,8 @@ func suiteBounds(src *analysis.PlanBaseline, pf planFlags) error {
 	for _, k := range slices.Sorted(maps.Keys(pf.suiteOpts)) {
 		sel = append(sel, k+"="+pf.suiteOpts[k])
 	}
-	if pf.taskFilter != "" {
-		sel = append(sel, "tasks "+pf.taskFilter)
+	if filter != "" {
+		sel = append(sel, "tasks "+filter)
 	}
 	src.Selection = strings.Join(sel, ", ")
 	// The Zoo's families have more instances than its hand-written tasks (docs/ZOO.md "Task families").
