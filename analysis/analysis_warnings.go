@@ -310,6 +310,9 @@ func HolmFloorOf(a *Analysis) map[string]HolmFloor {
 	return holmFloors(floors, units, a.Alpha)
 }
 
+// unitsNeeded is the fewest units whose exact floor 2/2^g, times m comparisons sharing it, is below alpha.
+func unitsNeeded(m int, alpha float64) int { return int(math.Floor(math.Log2(2*float64(m)/alpha))) + 1 }
+
 // sizeFloor is the smallest p c's exact paired test can reach at its size whatever the outcomes, 2/2^g with g its
 // independent units (tasks, or clusters when the test is clustered), with g and the unit's name.
 func sizeFloor(c *Comparison) (floor float64, g int, unit string) {
@@ -339,7 +342,7 @@ func holmFloors(floors map[string]float64, units map[string]string, alpha float6
 			continue
 		}
 		out[name] = HolmFloor{G: int(math.Round(math.Log2(2 / f))), M: m, Floor: f, Unit: units[name],
-			Need: int(math.Floor(math.Log2(2*float64(m)/alpha))) + 1}
+			Need: unitsNeeded(m, alpha)}
 	}
 	return out
 }

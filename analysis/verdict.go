@@ -100,7 +100,7 @@ func noDifferenceKind(a *Analysis, v *VariantResult, vd *Verdict) VerdictKind {
 	if f, g, unit := sizeFloor(c); c.Matched && f >= vd.Alpha {
 		// One comparison (no Holm family, as in bench compare) with no unit moved, whose exact test could not
 		// reach α at this size even if every unit moved: "too few tasks", with a family of one.
-		vd.Holm = HolmFloor{G: g, M: 1, Floor: f, Unit: unit, Need: int(math.Floor(math.Log2(2/vd.Alpha))) + 1}
+		vd.Holm = HolmFloor{G: g, M: 1, Floor: f, Unit: unit, Need: unitsNeeded(1, vd.Alpha)}
 		return VerdictHolmFloor
 	}
 	if c.P < vd.Alpha && !math.IsNaN(v.PHolm) {

@@ -196,7 +196,7 @@ func typeMismatches(file string, root *yaml.Node, t reflect.Type) []*Error {
 				walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 			}
 		default:
-			if n.Kind != yaml.ScalarNode || n.Decode(reflect.New(t).Interface()) != nil || fraction(n, t) {
+			if !Scalar(n, reflect.New(t).Interface()) {
 				out = append(out, Mismatch(file, n, path, Want(t)))
 			}
 		}
