@@ -39,6 +39,9 @@ func ablateCmd() *cobra.Command {
 			if err := f.apply(c, sp); err != nil {
 				return err
 			}
+			if err := rf.check(); err != nil {
+				return err
+			}
 			rf.cas.fromSpec(c, sp)
 			cas, err := rf.openCassette()
 			if err != nil {

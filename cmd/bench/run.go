@@ -128,9 +128,12 @@ func runCmd() *cobra.Command {
 	return c
 }
 
-// openRunSuite opens the cassette of --record or --replay, then the suite with its options for it
-// (suiteOptions).
+// openRunSuite checks the run flags (runFlags.check), opens the cassette of --record or --replay, then the
+// suite with its options for it (suiteOptions).
 func openRunSuite(sf *suiteFlags, rf *runFlags) (suites.Suite, []suites.Task, error) {
+	if err := rf.check(); err != nil {
+		return nil, nil, err
+	}
 	cas, err := rf.openCassette()
 	if err != nil {
 		return nil, nil, err

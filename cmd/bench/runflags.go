@@ -69,6 +69,14 @@ func (f *runFlags) openCassette() (*cassette.Cassette, error) {
 	return c, err
 }
 
+// check makes the refusals of options before a command opens its suite, so that a usage error costs no
+// suite load; the command takes options once it has set what it fills in from elsewhere (the cassette, a spec's
+// workers and output folder), none of which options refuses.
+func (f *runFlags) check() error {
+	_, err := f.options()
+	return err
+}
+
 // options are the runner's options from the flags; a bad value is a usage error naming the flag.
 func (f *runFlags) options() (runner.Options, error) {
 	// 0 workers is the default ("number of cores"); negative counts and spend limits are mistakes.
