@@ -10,12 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"webbench/results"
 )
@@ -291,22 +290,25 @@ func checkMergedEqualsWhole(t *testing.T, whole, merged string, n, attempts int,
 	return passed
 }
 
-// Shards 1/3, 2/3, 3/3 run separately and merged equal one unsharded run, attempt for attempt.
+// Shards 1/3, 2/3, 3/3 run separately and merged equal one unsharded run of the same command, attempt for
+// attempt: the package's killed and resumed run (killedThenResumed).
 func TestShardsMergedEqualUnsharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	t.Parallel()
 	tmp := t.TempDir()
+	k := shared(t, killedThenResumed)
 	run := func(out string, extra ...string) {
-		args := append([]string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
-			"--model", "scripted", "--profile", "clean", "--out", out}, extra...)
+		args := append(append(slices.Clone(k.args[:len(k.args)-2]), "--out", out), extra...)
 		if _, stderr, code := bench(t, args...); code != 0 {
 			t.Fatalf("bench %v: exit %d\n%s", args, code, stderr)
 		}
 	}
-	whole := filepath.Join(tmp, "whole")
-	run(whole)
+	if k.resumeCode != 0 {
+		t.Fatalf("the unsharded run's resume: exit %d\n%s", k.resumeCode, k.resumeStderr)
+	}
+	whole := k.dir
 	var shards []string
 	for _, s := range []string{"1/3", "2/3", "3/3"} {
 		d := filepath.Join(tmp, "shard"+s[:1])
@@ -333,37 +335,20 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 	}
 }
 
-// bench killed with SIGKILL mid-run, then resumed: exactly one record per planned attempt.
+// bench killed with SIGKILL mid-run, then resumed: exactly one record per planned attempt. The run is the
+// package's shared one (killedThenResumed).
 func TestSigkillThenResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	t.Parallel()
-	out := filepath.Join(t.TempDir(), "run")
-	args := []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
-		"--model", "scripted", "--profile", "clean", "--out", out}
-	cmd := exec.Command(benchBin, args...)
-	cmd.Dir = "../.."
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	k := shared(t, killedThenResumed)
+	out := k.dir
+	if k.killedAt == 0 || k.killedAt >= 4 {
+		t.Logf("killed with %d of 4 attempts recorded", k.killedAt)
 	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(filepath.Join(out, "attempts.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the whole group: bench, its driver and browsers
-	cmd.Wait()
-	before := len(finalRecords(t, out))
-	if before == 0 || before >= 4 {
-		t.Logf("killed with %d of 4 attempts recorded", before)
-	}
-	_, stderr, code := bench(t, args...)
-	if code != 0 {
-		t.Fatalf("resume: exit %d: %s", code, stderr)
+	if k.resumeCode != 0 {
+		t.Fatalf("resume: exit %d: %s", k.resumeCode, k.resumeStderr)
 	}
 	recs := finalRecords(t, out)
 	if len(recs) != 4 {

@@ -124,6 +124,10 @@ var reasoningRE = regexp.MustCompile(`^Step \d+: I read the page snapshot and de
 // policy's clean profile passes all four).
 const endpointTasks = "shop-qa-yoga-mat-thickness,shop-qa-hero-hoodie-sku,shop-checkout-cork-blocks-standard,stays-book-santa-cruz-suites-seville"
 
+// twoQuestions are endpointTasks' two shop questions (the clean scripted policy answers them in 3 and 2 model
+// calls), for the runs that need two attempts and not the longer checkout and booking.
+const twoQuestions = "shop-qa-yoga-mat-thickness,shop-qa-hero-hoodie-sku"
+
 func endpointRun(e *endpoint, out, model string, extra ...string) []string {
 	return append([]string{"run", "--suite", "zoo", "--tasks", endpointTasks, "--reps", "1", "--workers", "2",
 		"--model", "openai:" + model, "--base-url", e.url, "--out", out}, extra...)
@@ -151,7 +155,7 @@ func TestMistypedModelExitsTwoAndResumes(t *testing.T) {
 		t.Skip("browser test")
 	}
 	t.Parallel()
-	m := sharedMistypedRun(t)
+	m := shared(t, mistypedThenFixed)
 	if m.stopCode != 2 || !strings.Contains(m.stopStderr, "The model `gpt-4o-mnii` does not exist") ||
 		!strings.Contains(m.stopStderr, "config") ||
 		!strings.Contains(m.stopStderr, "fix the model settings (the hint above) and re-run; the run directory resumes") {
@@ -252,7 +256,7 @@ func TestReasoningShapePassesLikePlain(t *testing.T) {
 		t.Skip("browser test")
 	}
 	t.Parallel()
-	m := sharedMistypedRun(t)
+	m := shared(t, mistypedThenFixed)
 	if m.fixCode != 0 {
 		t.Fatalf("plain run: exit %d\n%s", m.fixCode, m.fixStderr)
 	}

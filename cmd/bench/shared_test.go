@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"webbench/results"
 )
@@ -14,20 +18,31 @@ import (
 // asks (sync.OnceValues), in the binary's folder (removed by TestMain). A test only reads them: a run directory
 // it must change (resume, report --format html, which writes report.html) stays its own.
 
+// shared is the fixture that get makes (a sync.OnceValues below), failing the test when it could not be made.
+func shared[T any](t *testing.T, get func() (T, error)) T {
+	t.Helper()
+	v, err := get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // gateWholeRun is an unsharded `bench ablate` run of a spec: the spec file and the run directory.
 type gateWholeRun struct {
 	spec, dir string
 }
 
-// gateWhole is the unsharded run of the gate spec over visualProgressTargets[1:5] (gateSpec: 4 tasks, the
-// baseline and no_visual_progress, 8 attempts): TestK8sPodsCommandsMergedEqualUnsharded compares the pods'
-// merged run, a second run of the spec with the same seeds, with it.
+// gateWhole is the unsharded run of the gate spec over visualProgressTargets[:3] (gateSpec: 3 tasks, the
+// baseline and no_visual_progress, 6 attempts): TestK8sPodsCommandsMergedEqualUnsharded compares the pods'
+// merged run, a second run of the spec with the same seeds, with it. Three tasks are the fewest that give each
+// of the three shard pods a pair: their pair ids fall on shards 2, 1 and 3.
 var gateWhole = sync.OnceValues(func() (gateWholeRun, error) {
 	dir, err := os.MkdirTemp(filepath.Dir(benchBin), "gate-whole")
 	if err != nil {
 		return gateWholeRun{}, err
 	}
-	spec, err := writeGateSpec(dir, visualProgressTargets[1:5])
+	spec, err := writeGateSpec(dir, visualProgressTargets[:3])
 	if err != nil {
 		return gateWholeRun{}, err
 	}
@@ -38,16 +53,6 @@ var gateWhole = sync.OnceValues(func() (gateWholeRun, error) {
 	}
 	return gateWholeRun{spec: spec, dir: out}, err
 })
-
-// sharedGateWhole is gateWhole, failing the test when the run could not be made.
-func sharedGateWhole(t *testing.T) gateWholeRun {
-	t.Helper()
-	r, err := gateWhole()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // mistypedRun is a `bench run` over endpointTasks (workers 2) against a replay endpoint of its own, first with a
 // mistyped model name (openai:gpt-4o-mnii: the endpoint's recorded 404 model_not_found), then with the right one
@@ -90,12 +95,44 @@ var mistypedThenFixed = sync.OnceValues(func() (mistypedRun, error) {
 	return m, err
 })
 
-// sharedMistypedRun is mistypedThenFixed, failing the test when the runs could not be made.
-func sharedMistypedRun(t *testing.T) mistypedRun {
-	t.Helper()
-	m, err := mistypedThenFixed()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+// killedRun is a `bench run` of twoShopTasks (2 reps, 2 workers, the clean scripted policy: 4 attempts) killed
+// with SIGKILL, its whole process group, once its first attempt is recorded, then resumed to its end with the
+// same command.
+type killedRun struct {
+	args         []string // the command's arguments, --out dir last
+	dir          string   // the run directory
+	killedAt     int      // lines of attempts.jsonl when it was killed
+	resumeStderr string   // the resumed run's standard error
+	resumeCode   int      // and its exit code
 }
+
+// killedThenResumed is the shared killedRun: TestSigkillThenResume checks its records, and
+// TestShardsMergedEqualUnsharded takes it as its unsharded run (the same command), which also shows that the
+// resumed run's attempts are those of the sharded ones.
+var killedThenResumed = sync.OnceValues(func() (killedRun, error) {
+	dir, err := os.MkdirTemp(filepath.Dir(benchBin), "killed")
+	if err != nil {
+		return killedRun{}, err
+	}
+	k := killedRun{dir: filepath.Join(dir, "run")}
+	k.args = []string{"run", "--suite", "zoo", "--tasks", twoShopTasks, "--reps", "2", "--workers", "2",
+		"--model", "scripted", "--profile", "clean", "--out", k.dir}
+	cmd := exec.Command(benchBin, k.args...)
+	cmd.Dir = "../.."
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return k, err
+	}
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(k.dir, "attempts.jsonl")); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
+			break
+		}
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the whole group: bench, its driver and browsers
+	cmd.Wait()
+	if b, err := os.ReadFile(filepath.Join(k.dir, "attempts.jsonl")); err == nil {
+		k.killedAt = bytes.Count(b, []byte("\n"))
+	}
+	_, k.resumeStderr, k.resumeCode, err = runBench(nil, k.args...)
+	return k, err
+})
