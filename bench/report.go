@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"webbench/browser"
 )
 
 // Machine describes where the figures were taken.
@@ -289,6 +291,9 @@ func stepSections(steps []PageFigures) []section {
 			"Stale-ref error texts — webbench: `" + p.Webbench.StaleText + "`; MCP: `" + p.MCP.StaleText + "`.",
 		}
 		out = append(out, s)
+		if len(p.ClickPhases) > 0 {
+			out = append(out, clickPhaseSection(p))
+		}
 	}
 	if len(steps) > 0 {
 		last := &out[len(out)-1]
@@ -298,6 +303,50 @@ func stepSections(steps []PageFigures) []section {
 		)
 	}
 	return out
+}
+
+// clickPhaseLabels name the parts of a browser_click (browser.Phase*, "other", "total") in the table.
+var clickPhaseLabels = map[string]string{
+	browser.PhaseProbe:           "resolve the element, arm the click probe (2 driver calls)",
+	browser.PhaseAction:          "Playwright's click (actionability checks, hit-target check, input events)",
+	browser.PhaseSettleRequests:  "settle: requests the click started",
+	browser.PhaseSettleDOM:       "settle: DOM quiet window and two animation frames (one Evaluate)",
+	browser.PhaseSettleDOMPage:   "  of it in the page",
+	browser.PhaseSettleQuietLeft: "  of it the quiet window still to run when the wait started",
+	browser.PhaseCheck:           "click probe read, beyond the settle",
+	browser.PhaseSnapshot:        "snapshot (and the title beside it)",
+	browser.PhasePageInfo:        "result URL and title",
+	"other":                      "the rest (Go side)",
+	"total":                      "browser_click, whole call",
+}
+
+// clickPhaseSection is the breakdown of webbench's browser_click on a page (PageFigures.ClickPhases).
+func clickPhaseSection(p PageFigures) section {
+	s := section{
+		short:    fmt.Sprintf("BROWSER_CLICK PART BY PART: %s page", p.Page),
+		title:    fmt.Sprintf("Where a browser_click's time goes — %s page", p.Page),
+		baseline: "–", ratio: "–", command: CmdSteps,
+	}
+	for _, ph := range p.ClickPhases {
+		label := clickPhaseLabels[ph.Phase]
+		if label == "" {
+			label = ph.Phase
+		}
+		goal := ""
+		if ph.Phase == "total" {
+			goal = GoalClick
+		}
+		s.rows = append(s.rows, row{label + " (median / p90)", fdist(ph.Dist), "–", "", goal})
+	}
+	n := 0
+	if len(p.ClickPhases) > 0 {
+		n = p.ClickPhases[0].Dist.N
+	}
+	s.notes = []string{fmt.Sprintf("%d clicks on the same checkbox, webbench only, one after another after the interleaved "+
+		"comparison; each part timed inside browser.Session (SessionOptions.Phases), medians per part, so the parts' "+
+		"medians need not add up to the total's. The probe read runs beside the settle: its row is only the wait "+
+		"left after the settle. \"The rest\" is the whole call minus the sequential parts of the same click.", n)}
+	return s
 }
 
 // startupSection is the attempt start-up: a new context in a running browser against a fresh browser (and a
