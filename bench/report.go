@@ -247,13 +247,15 @@ func overheadSection(o *OverheadFigures) section {
 			{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio), GoalAttemptRatio},
 			{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), "", ""},
 			{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", "", ""},
-			{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", "", ""},
+			{"in an attempt: the rest (set-up and loop)", fms(o.OtherMS), "–", "", ""},
+			{"  of it set-up: tenant, browser context, start page (direct: to the start page loaded)", fms(o.SetupMS), fms(o.DirectSetupMS), "", ""},
+			{"  of it the agent loop outside model and tool calls (prompts, guards, recording)", fms(o.LoopMS), "–", "", ""},
 			{"run directory per attempt (bytes of every file runner.Run wrote ÷ attempts)", fsize(o.RunDirPerAttempt), "–", "", GoalRunDirPerAttempt},
 		},
 		notes: []string{
 			"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
 			"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (on events: the requests the action started, a navigation's commit and load, then DOM quiet for 40 ms, 100 ms after a script's requests, with two animation frames since the last mutation; no fixed sleep) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
-			"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
+			"Breakdown rows are medians over attempts from the records and trajectories (model_ms, tool duration_ms, the loop's duration_ms; set-up is the attempt's duration_ms minus its loop's). An attempt's duration_ms ends when its agent loop does: the judge and closing the context come after it (the direct program's attempt time includes closing its context).",
 			"Run directory per attempt: the sum of the file sizes of one webbench run's directory (records, trajectories, manifest, …; kB = 1,000 bytes) over its attempts, median over runs. These are clean scripted checkouts of one task, and run-wide files are shared by only a few attempts; the issue's ≈ 240 KB per attempt was measured on the demo ablation (45 MB for 188 attempts).",
 		},
 	}
