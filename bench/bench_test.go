@@ -264,11 +264,13 @@ func TestReportRendering(t *testing.T) {
 		Machine: Machine{Cores: 2, Go: "go1.26", Chrome: "156", Driver: "1.64.1", MCP: MCPVersion, LoadAvg: "0.5 → 0.7"},
 		Overhead: &OverheadFigures{Task: OverheadTask, Attempts: 3, RunWebbench: d(20000), RunDirect: d(8000), RunRatio: 2.5,
 			AttemptWebbench: d(6000, 6500), AttemptDirect: d(2000), AttemptRatio: 3.1, ModelMS: 120, ToolMS: 5000, OtherMS: 900,
+			SetupMS: 700, LoopMS: 200, DirectSetupMS: 450,
 			Steps: 17, ToolCalls: 16, Actions: 16, RunDirPerAttempt: 61_400},
 		Steps: []PageFigures{{Page: "checkout (40 controls)",
 			Webbench:      StepFigures{Refs: 89, Snapshot: d(12, 14), Click: d(300), Type: d(280), StaleUnknown: d(1.2), StaleRemoved: d(3), SnapshotBytes: 6040, ClickBytes: 6050, StaleText: "Ref e1 not found"},
 			MCP:           StepFigures{Refs: 89, Snapshot: d(13), Click: d(560), Type: d(25), StaleUnknown: d(2.8), StaleRemoved: d(2.9), SnapshotBytes: 6040, ClickBytes: 274, StaleText: "Error: Ref e1 not found"},
-			SnapshotRatio: 1.08, ClickRatio: 1.87, TypeRatio: 0.09},
+			SnapshotRatio: 1.08, ClickRatio: 1.87, TypeRatio: 0.09,
+			ClickPhases: []PhaseDist{{Phase: browser.PhaseAction, Dist: d(38, 38, 41)}, {Phase: "total", Dist: d(117, 117, 130)}}},
 			{Page: "results (2,000 results)",
 				Webbench: StepFigures{Refs: 2014, Snapshot: d(270), Click: d(490), StaleUnknown: d(2.4), StaleRemoved: d(3.6), SnapshotBytes: 306_000, ClickBytes: 306_200, DiffClickBytes: 1_850},
 				MCP:      StepFigures{Refs: 2014, Snapshot: d(350), Click: d(735), StaleUnknown: d(2.4), StaleRemoved: d(4.7), SnapshotBytes: 306_000, ClickBytes: 277}}},
@@ -282,9 +284,13 @@ func TestReportRendering(t *testing.T) {
 		"| measure | webbench | direct playwright-go | webbench ÷ direct | goal (issue 14) |",
 		"| one attempt (median / p90) | 6.25 s / 6.50 s | 2.00 s / 2.00 s | 3.10× | ≤ 1.5× |",
 		"| whole run of 3 attempt(s) (median / p90) | 20.0 s / 20.0 s | 8.00 s / 8.00 s | 2.50× | – |",
+		"|   of it set-up: tenant, browser context, start page (direct: to the start page loaded) | 700 ms | 450 ms | – | – |",
 		"| run directory per attempt (bytes of every file runner.Run wrote ÷ attempts) | 61 KB | – | – | ≤ 50 KB |",
 		"| browser_click, checkbox (median / p90) | 300 ms / 300 ms | 560 ms / 560 ms | 1.87× | ≤ 100 ms |",
 		"| browser_type, text box (median / p90) | 280 ms / 280 ms | 25.0 ms / 25.0 ms | 0.09× | ≤ 80 ms |",
+		"| Playwright's click (actionability checks, hit-target check, input events) (median / p90) | 38.0 ms / 41.0 ms | – | – | – |",
+		"| browser_click, whole call (median / p90) | 117 ms / 130 ms | – | – | ≤ 100 ms |",
+		"## Where a browser_click's time goes — checkout (40 controls) page",
 		"| observation bytes: browser_click | 6050 B | 274 B | 0.045× | – |",
 		"| browser_click, checkbox (median / p90) | 490 ms / 490 ms | 735 ms / 735 ms | – | – |",
 		"| observation bytes: browser_click | 299 KiB | 277 B | 0.0009× | ≤ 30 KiB |",
@@ -351,5 +357,22 @@ func TestReportMCPVersions(t *testing.T) {
 	}
 	if strings.Contains(md.String(), "browser_type") {
 		t.Errorf("a row for a tool no arm called:\n%s", md.String())
+	}
+}
+
+// TestPhaseRecorder checks that the recorder keeps only the parts of the call between start and take, summing a
+// part reported twice (a settle of two rounds).
+func TestPhaseRecorder(t *testing.T) {
+	r := &phaseRecorder{}
+	r.add(browser.PhaseProbe, time.Second) // before start: not recorded
+	r.start()
+	r.add(browser.PhaseSettleDOM, 30*time.Millisecond)
+	r.add(browser.PhaseSettleDOM, 12*time.Millisecond)
+	r.add(browser.PhaseAction, 40*time.Millisecond)
+	got := r.take()
+	r.add(browser.PhaseSnapshot, time.Second) // after take: not recorded
+	want := map[string]float64{browser.PhaseSettleDOM: 42, browser.PhaseAction: 40}
+	if len(got) != len(want) || got[browser.PhaseSettleDOM] != 42 || got[browser.PhaseAction] != 40 {
+		t.Fatalf("recorded %v, want %v", got, want)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"webbench/browser"
 )
 
 // Machine describes where the figures were taken.
@@ -245,13 +247,15 @@ func overheadSection(o *OverheadFigures) section {
 			{"one attempt (median / p90)", fdist(o.AttemptWebbench), fdist(o.AttemptDirect), fratio(o.AttemptRatio), GoalAttemptRatio},
 			{fmt.Sprintf("in an attempt: %d tool calls (act, settle, snapshot)", o.ToolCalls), fms(o.ToolMS), fmt.Sprintf("%d actions", o.Actions), "", ""},
 			{fmt.Sprintf("in an attempt: %d model calls (scripted policy)", o.Steps), fms(o.ModelMS), "–", "", ""},
-			{"in an attempt: the rest (tenant, context, loop, judge)", fms(o.OtherMS), "–", "", ""},
+			{"in an attempt: the rest (set-up and loop)", fms(o.OtherMS), "–", "", ""},
+			{"  of it set-up: tenant, browser context, start page (direct: to the start page loaded)", fms(o.SetupMS), fms(o.DirectSetupMS), "", ""},
+			{"  of it the agent loop outside model and tool calls (prompts, guards, recording)", fms(o.LoopMS), "–", "", ""},
 			{"run directory per attempt (bytes of every file runner.Run wrote ÷ attempts)", fsize(o.RunDirPerAttempt), "–", "", GoalRunDirPerAttempt},
 		},
 		notes: []string{
 			"Both sides start a Playwright driver and one Chromium with the same flags, then run the attempts one after another, each in a fresh Zoo tenant and browser context; every attempt on both sides passes the task's state check.",
 			"The direct program performs the task's solution steps as role locators (click, fill, select_option, keyboard press) with Playwright's auto-waiting only. webbench goes through the agent loop: a model call per step, and after every action the MCP-style settle (on events: the requests the action started, a navigation's commit and load, then DOM quiet for 40 ms, 100 ms after a script's requests, with two animation frames since the last mutation; no fixed sleep) and a fresh AI snapshot; requests are routed through the tenant allow-list.",
-			"Breakdown rows are medians over attempts from the trajectories (model_ms, tool duration_ms).",
+			"Breakdown rows are medians over attempts from the records and trajectories (model_ms, tool duration_ms, the loop's duration_ms; set-up is the attempt's duration_ms minus its loop's). An attempt's duration_ms ends when its agent loop does: the judge and closing the context come after it (the direct program's attempt time includes closing its context).",
 			"Run directory per attempt: the sum of the file sizes of one webbench run's directory (records, trajectories, manifest, …; kB = 1,000 bytes) over its attempts, median over runs. These are clean scripted checkouts of one task, and run-wide files are shared by only a few attempts; the issue's ≈ 240 KB per attempt was measured on the demo ablation (45 MB for 188 attempts).",
 		},
 	}
@@ -289,6 +293,9 @@ func stepSections(steps []PageFigures) []section {
 			"Stale-ref error texts — webbench: `" + p.Webbench.StaleText + "`; MCP: `" + p.MCP.StaleText + "`.",
 		}
 		out = append(out, s)
+		if len(p.ClickPhases) > 0 {
+			out = append(out, clickPhaseSection(p))
+		}
 	}
 	if len(steps) > 0 {
 		last := &out[len(out)-1]
@@ -298,6 +305,50 @@ func stepSections(steps []PageFigures) []section {
 		)
 	}
 	return out
+}
+
+// clickPhaseLabels name the parts of a browser_click (browser.Phase*, "other", "total") in the table.
+var clickPhaseLabels = map[string]string{
+	browser.PhaseProbe:           "resolve the element, arm the click probe (2 driver calls)",
+	browser.PhaseAction:          "Playwright's click (actionability checks, hit-target check, input events)",
+	browser.PhaseSettleRequests:  "settle: requests the click started",
+	browser.PhaseSettleDOM:       "settle: DOM quiet window and two animation frames (one Evaluate)",
+	browser.PhaseSettleDOMPage:   "  of it in the page",
+	browser.PhaseSettleQuietLeft: "  of it the quiet window still to run when the wait started",
+	browser.PhaseCheck:           "click probe read, beyond the settle",
+	browser.PhaseSnapshot:        "snapshot (and the title beside it)",
+	browser.PhasePageInfo:        "result URL and title",
+	"other":                      "the rest (Go side)",
+	"total":                      "browser_click, whole call",
+}
+
+// clickPhaseSection is the breakdown of webbench's browser_click on a page (PageFigures.ClickPhases).
+func clickPhaseSection(p PageFigures) section {
+	s := section{
+		short:    fmt.Sprintf("BROWSER_CLICK PART BY PART: %s page", p.Page),
+		title:    fmt.Sprintf("Where a browser_click's time goes — %s page", p.Page),
+		baseline: "–", ratio: "–", command: CmdSteps,
+	}
+	for _, ph := range p.ClickPhases {
+		label := clickPhaseLabels[ph.Phase]
+		if label == "" {
+			label = ph.Phase
+		}
+		goal := ""
+		if ph.Phase == "total" {
+			goal = GoalClick
+		}
+		s.rows = append(s.rows, row{label + " (median / p90)", fdist(ph.Dist), "–", "", goal})
+	}
+	n := 0
+	if len(p.ClickPhases) > 0 {
+		n = p.ClickPhases[0].Dist.N
+	}
+	s.notes = []string{fmt.Sprintf("%d clicks on the same checkbox, webbench only, one after another after the interleaved "+
+		"comparison; each part timed inside browser.Session (SessionOptions.Phases), medians per part, so the parts' "+
+		"medians need not add up to the total's. The probe read runs beside the settle: its row is only the wait "+
+		"left after the settle. \"The rest\" is the whole call minus the sequential parts of the same click.", n)}
+	return s
 }
 
 // startupSection is the attempt start-up: a new context in a running browser against a fresh browser (and a

@@ -59,6 +59,8 @@ func (m mcpSide) close() { _ = m.c.Close() }
 type StepOptions struct {
 	// Samples of each measurement on each side, interleaved (default 15).
 	Samples int
+	// PhaseSamples is the number of webbench clicks on the checkout page timed part by part (default 31).
+	PhaseSamples int
 	// MCP locates the @playwright/mcp install.
 	MCP MCPOptions
 	// Log receives progress lines (nil: none).
@@ -98,6 +100,9 @@ type PageFigures struct {
 	// Ratios are medians over samples i of (MCP latency_i / webbench latency_i) per measurement, where
 	// sample i ran on both sides back to back.
 	SnapshotRatio, ClickRatio, TypeRatio, StaleUnknownRatio, StaleRemovedRatio float64
+	// ClickPhases break webbench's browser_click into its parts (measureClickPhases), on the page whose
+	// click has a latency goal; nil on the others.
+	ClickPhases []PhaseDist `json:"click_phases,omitempty"`
 }
 
 // pageSpec says what to do on a page: its path, the checkbox to click, the text box to type into ("" = no
@@ -191,6 +196,9 @@ func MeasureSteps(ctx context.Context, o StepOptions) ([]PageFigures, error) {
 	if o.Samples <= 0 {
 		o.Samples = 15
 	}
+	if o.PhaseSamples <= 0 {
+		o.PhaseSamples = 31
+	}
 	logf := o.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -200,7 +208,8 @@ func MeasureSteps(ctx context.Context, o StepOptions) ([]PageFigures, error) {
 		return nil, err
 	}
 	defer pages.Close()
-	wb, mp, stop, err := startSides(ctx, o.MCP)
+	rec := &phaseRecorder{}
+	wb, mp, stop, err := startSides(ctx, o.MCP, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -219,14 +228,24 @@ func MeasureSteps(ctx context.Context, o StepOptions) ([]PageFigures, error) {
 		if err != nil {
 			return nil, err
 		}
+		if sp.goals.click != "" {
+			logf("steps: %s: browser_click part by part × %d (webbench)", sp.name, o.PhaseSamples)
+			s := &sideState{side: wb, name: "webbench", figs: &StepFigures{}}
+			if err := s.setUp(ctx, sp, pages.URL(sp.path)); err != nil {
+				return nil, err
+			}
+			if pf.ClickPhases, err = measureClickPhases(ctx, s, sp, rec, o.PhaseSamples); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, pf)
 	}
 	return out, nil
 }
 
-// startSides starts both tool sides: webbench (a driver, a browser and one Session) and an MCP server. stop
-// closes whatever was started, in reverse order.
-func startSides(ctx context.Context, mo MCPOptions) (wb webbenchSide, mp mcpSide, stop func(), err error) {
+// startSides starts both tool sides: webbench (a driver, a browser and one Session reporting its parts to rec)
+// and an MCP server. stop closes whatever was started, in reverse order.
+func startSides(ctx context.Context, mo MCPOptions, rec *phaseRecorder) (wb webbenchSide, mp mcpSide, stop func(), err error) {
 	var undo []func()
 	stop = func() {
 		for _, f := range slices.Backward(undo) {
@@ -248,7 +267,7 @@ func startSides(ctx context.Context, mo MCPOptions) (wb webbenchSide, mp mcpSide
 		return wb, mp, stop, err
 	}
 	undo = append(undo, func() { _ = b.Close() })
-	sess, err := b.NewSession(browser.SessionOptions{})
+	sess, err := b.NewSession(browser.SessionOptions{Phases: rec.add})
 	if err != nil {
 		return wb, mp, stop, err
 	}

@@ -99,12 +99,14 @@ func runZoo(ctx context.Context, suite suites.Suite, plan runner.Plan, workers i
 	return zooRun{Wall: wall, Records: recs, Dir: dir, Run: run}, nil
 }
 
-// breakdown sums an attempt trajectory's model time, tool time and tool calls.
-func breakdown(run *results.Run, rec results.Attempt) (modelMS, toolMS float64, calls, steps int, err error) {
+// breakdown sums an attempt trajectory's model time, tool time and tool calls; loopMS is the agent loop's
+// wall time (Trajectory.DurationMS).
+func breakdown(run *results.Run, rec results.Attempt) (modelMS, toolMS, loopMS float64, calls, steps int, err error) {
 	t, err := run.Trajectory(rec.AttemptID)
 	if err != nil {
-		return 0, 0, 0, 0, err
+		return 0, 0, 0, 0, 0, err
 	}
+	loopMS = float64(t.DurationMS)
 	for _, s := range t.Steps {
 		if s == nil {
 			continue
@@ -115,7 +117,7 @@ func breakdown(run *results.Run, rec results.Attempt) (modelMS, toolMS float64, 
 			calls++
 		}
 	}
-	return modelMS, toolMS, calls, len(t.Steps), nil
+	return modelMS, toolMS, loopMS, calls, len(t.Steps), nil
 }
 
 // OverheadOptions size the harness-overhead measurement.
@@ -139,8 +141,13 @@ type OverheadFigures struct {
 	AttemptWebbench, AttemptDirect Dist
 	AttemptRatio                   float64
 	// Breakdown of a webbench attempt (medians over attempts, ms): time in model calls (HTTP to the
-	// scripted policy), in tool calls (action + settle + snapshot), and the rest (loop, hooks, recording).
-	ModelMS, ToolMS, OtherMS float64
+	// scripted policy), in tool calls (action + settle + snapshot), and the rest (OtherMS), itself split into
+	// SetupMS (the attempt's time outside its agent loop: tenant, browser context, start page) and LoopMS (the
+	// agent loop's time outside model and tool calls: prompts, guards, recording).
+	ModelMS, ToolMS, OtherMS, SetupMS, LoopMS float64
+	// DirectSetupMS is the direct program's time from the start of an attempt to its start page loaded
+	// (tenant, browser context, page, navigation), median over attempts, ms.
+	DirectSetupMS float64
 	// Steps (model calls) and ToolCalls per webbench attempt; Actions is the number of browser actions the
 	// direct program performs.
 	Steps, ToolCalls, Actions int
@@ -173,7 +180,7 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 		return OverheadFigures{}, err
 	}
 	f := OverheadFigures{Task: task.ID, Attempts: o.Attempts}
-	var runW, runD, attW, attD, runRatios, attRatios, modelS, toolS, otherS, dirS []float64
+	var runW, runD, attW, attD, runRatios, attRatios, modelS, toolS, otherS, setupS, loopS, dSetupS, dirS []float64
 	for r := 0; r < o.Runs; r++ {
 		logf("overhead: run %d/%d: webbench runner.Run (1 worker, %d attempts)", r+1, o.Runs, o.Attempts)
 		zr, err := runZoo(ctx, suite, scriptedPlan([]suites.Task{task}, o.Attempts), 1, true)
@@ -188,13 +195,14 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 					rec.FailureMode, rec.Verdict.Reason)
 			}
 			aw = append(aw, float64(rec.DurationMS))
-			m, t, calls, steps, err := breakdown(zr.Run, rec)
+			m, t, loop, calls, steps, err := breakdown(zr.Run, rec)
 			if err != nil {
 				os.RemoveAll(zr.Dir)
 				return f, err
 			}
 			modelS, toolS = append(modelS, m), append(toolS, t)
 			otherS = append(otherS, float64(rec.DurationMS)-m-t)
+			setupS, loopS = append(setupS, float64(rec.DurationMS)-loop), append(loopS, loop-m-t)
 			f.ToolCalls, f.Steps = calls, steps
 		}
 		size, err := dirBytes(zr.Dir)
@@ -204,10 +212,11 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 		}
 		dirS = append(dirS, float64(size)/float64(len(zr.Records)))
 		logf("overhead: run %d/%d: direct playwright-go", r+1, o.Runs)
-		wall, ad, actions, err := directRun(ctx, suite, task, o.Attempts)
+		wall, ad, ds, actions, err := directRun(ctx, suite, task, o.Attempts)
 		if err != nil {
 			return f, err
 		}
+		dSetupS = append(dSetupS, ds...)
 		f.Actions = actions
 		runW, runD = append(runW, ms(zr.Wall)), append(runD, ms(wall))
 		runRatios = append(runRatios, ms(zr.Wall)/ms(wall))
@@ -217,6 +226,7 @@ func MeasureOverhead(ctx context.Context, o OverheadOptions) (OverheadFigures, e
 	f.RunWebbench, f.RunDirect, f.RunRatio = NewDist(runW), NewDist(runD), Median(runRatios)
 	f.AttemptWebbench, f.AttemptDirect, f.AttemptRatio = NewDist(attW), NewDist(attD), Median(attRatios)
 	f.ModelMS, f.ToolMS, f.OtherMS = Median(modelS), Median(toolS), Median(otherS)
+	f.SetupMS, f.LoopMS, f.DirectSetupMS = Median(setupS), Median(loopS), Median(dSetupS)
 	f.RunDirPerAttempt = Median(dirS)
 	return f, nil
 }
@@ -243,42 +253,43 @@ func dirBytes(dir string) (int64, error) {
 
 // directRun starts a driver and a browser (same launch flags as the runner's workers) and runs n attempts of
 // task with directAttempt, each in a fresh context and tenant. It returns the whole run's wall time, each
-// attempt's wall time (ms) and the number of browser actions per attempt.
-func directRun(ctx context.Context, suite suites.Suite, task suites.Task, n int) (time.Duration, []float64, int, error) {
+// attempt's wall time and its time to the start page loaded (ms), and the number of browser actions per attempt.
+func directRun(ctx context.Context, suite suites.Suite, task suites.Task, n int) (time.Duration, []float64, []float64, int, error) {
 	t0 := time.Now()
 	drv, err := browser.StartDriver(browser.DriverOptions{})
 	if err != nil {
-		return 0, nil, 0, err
+		return 0, nil, nil, 0, err
 	}
 	defer drv.Stop()
 	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
 	if err != nil {
-		return 0, nil, 0, err
+		return 0, nil, nil, 0, err
 	}
 	defer b.Close()
-	var per []float64
+	var per, setup []float64
 	actions := 0
 	for i := 0; i < n; i++ {
 		a0 := time.Now()
-		k, err := directAttempt(ctx, suite, b.Playwright(), task, i)
+		k, ready, err := directAttempt(ctx, suite, b.Playwright(), task, i)
 		if err != nil {
-			return 0, nil, 0, err
+			return 0, nil, nil, 0, err
 		}
 		actions = k
-		per = append(per, ms(time.Since(a0)))
+		per, setup = append(per, ms(time.Since(a0))), append(setup, ms(ready.Sub(a0)))
 	}
-	return time.Since(t0), per, actions, nil
+	return time.Since(t0), per, setup, actions, nil
 }
 
 // directAttempt is what a hand-written playwright-go script does for the task: a fresh tenant and context
 // (1280×720, en-US, UTC, as webbench's sessions), the start page, then each solution step as a role locator
 // (exact accessible name, nth match, within an ancestor when the step says so) — click, fill, select_option,
 // keyboard press — and the answer read from the heading. Playwright's auto-waiting is the only
-// synchronisation. The state judge must pass. It returns the number of browser actions.
-func directAttempt(ctx context.Context, suite suites.Suite, pw playwright.Browser, task suites.Task, i int) (int, error) {
+// synchronisation. The state judge must pass. It returns the number of browser actions and when the start page
+// had loaded.
+func directAttempt(ctx context.Context, suite suites.Suite, pw playwright.Browser, task suites.Task, i int) (actions int, ready time.Time, err error) {
 	env, err := suite.Open(ctx, task, fmt.Sprintf("direct-%d", i))
 	if err != nil {
-		return 0, err
+		return 0, ready, err
 	}
 	defer env.Close(context.Background())
 	bctx, err := pw.NewContext(playwright.BrowserNewContextOptions{
@@ -286,19 +297,19 @@ func directAttempt(ctx context.Context, suite suites.Suite, pw playwright.Browse
 		Locale:   playwright.String(browser.DefaultLocale), TimezoneId: playwright.String(browser.DefaultTimezoneID),
 	})
 	if err != nil {
-		return 0, err
+		return 0, ready, err
 	}
 	defer bctx.Close()
 	bctx.SetDefaultTimeout(ms(browser.DefaultActionTimeout))
 	p, err := bctx.NewPage()
 	if err != nil {
-		return 0, err
+		return 0, ready, err
 	}
 	if _, err := p.Goto(env.StartURL()); err != nil {
-		return 0, err
+		return 0, ready, err
 	}
+	ready = time.Now()
 	final := ""
-	actions := 0
 	for si, st := range task.Solution {
 		var err error
 		switch st.Kind {
@@ -328,24 +339,24 @@ func directAttempt(ctx context.Context, suite suites.Suite, pw playwright.Browse
 			final = txt
 			continue
 		default:
-			return 0, fmt.Errorf("bench: direct script: step kind %q not supported", st.Kind)
+			return 0, ready, fmt.Errorf("bench: direct script: step kind %q not supported", st.Kind)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("bench: direct script step %d (%s %+v): %w", si+1, st.Kind, st.Target, err)
+			return 0, ready, fmt.Errorf("bench: direct script step %d (%s %+v): %w", si+1, st.Kind, st.Target, err)
 		}
 		actions++
 	}
 	state, err := env.State(ctx)
 	if err != nil {
-		return 0, err
+		return 0, ready, err
 	}
 	tr := &results.Trajectory{State: state, Finish: results.FinishRecord{Reason: results.FinishAnswered,
 		Final: &results.FinalAnswer{OK: true, Final: final}}}
 	if rec := directRecord(ctx, task, tr); rec.Status != results.StatusPass {
 		v := rec.Verdict
-		return 0, fmt.Errorf("bench: direct script did not pass %s: %s %s", task.ID, v.Reason, v.Error)
+		return 0, ready, fmt.Errorf("bench: direct script did not pass %s: %s %s", task.ID, v.Reason, v.Error)
 	}
-	return actions, nil
+	return actions, ready, nil
 }
 
 // directRecord is the record of the direct script's attempt on task, whose trajectory tr holds its final

@@ -52,6 +52,40 @@ type SessionOptions struct {
 	// Cassette, when set, records every request of the context into the attempt's tape or answers it from
 	// the tape (cassette.Attempt.Install; docs/CASSETTES.md). The caller closes it after the session.
 	Cassette *cassette.Attempt
+	// Phases, when set, is told the wall time of each part of an action tool call as it ends (the Phase*
+	// names; a settle of several rounds reports each round's parts), on the tool call's goroutine: the
+	// benchmark's breakdown of a click. Nil costs nothing.
+	Phases func(phase string, d time.Duration)
+}
+
+// Parts of an action tool call reported to SessionOptions.Phases.
+const (
+	// PhaseProbe: resolving a click's element and arming the click probe (two driver calls).
+	PhaseProbe = "probe"
+	// PhaseAction: the Playwright action itself (a click: scroll into view, actionability checks, input events).
+	PhaseAction = "action"
+	// PhaseSettleRequests: a settle round's wait for the requests the action started (and a navigation's commit).
+	PhaseSettleRequests = "settle.requests"
+	// PhaseSettleDOM: a settle round's DOM wait (settleDOMScript's Evaluate, round trip included).
+	PhaseSettleDOM = "settle.dom"
+	// PhaseSettleDOMPage: the part of PhaseSettleDOM the script spent in the page (quiet window and frames).
+	PhaseSettleDOMPage = "settle.dom.page"
+	// PhaseSettleQuietLeft: what was left of the quiet window when the DOM wait started (0 when the page had
+	// been quiet for the whole window already).
+	PhaseSettleQuietLeft = "settle.quiet_left"
+	// PhaseCheck: the wait for a click probe's read after the settle ended (it runs beside the settle).
+	PhaseCheck = "check"
+	// PhaseSnapshot: the post-action snapshot (Observe, the title read beside it).
+	PhaseSnapshot = "snapshot"
+	// PhasePageInfo: the result's URL and title (finish).
+	PhasePageInfo = "page_info"
+)
+
+// phase reports to SessionOptions.Phases that part name of a tool call took from t0 until now.
+func (s *Session) phase(name string, t0 time.Time) {
+	if s.opts.Phases != nil {
+		s.opts.Phases(name, time.Since(t0))
+	}
 }
 
 func (o SessionOptions) withDefaults() SessionOptions {

@@ -88,7 +88,8 @@ const settleInitScript = `(() => {
 // settle), and two animation frames run since the last of those changes (the page rendered what it mutated; at
 // most frameCap ms each when frames do not run, a hidden page) — or cap ms after it starts, to {tab: whether the
 // page asked for a tab since the last call, init: whether the init script ran, reqs: whether a request started
-// since the last settle}. The frames are counted while the quiet window runs, not after it: a frame callback
+// since the last settle, ms: its time in the page, quietLeft: what was left of the quiet window at its start, ms}.
+// The frames are counted while the quiet window runs, not after it: a frame callback
 // that mutates the DOM restarts both. A document without the init script (about:blank, a page opened before it
 // was installed) waits two frames.
 const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((resolve) => {
@@ -99,11 +100,12 @@ const settleDOMScript = `([quiet, quietNet, cap, frameCap]) => new Promise((reso
   const changed = () => st ? Math.max(st.last, st.lastReq) : t0;
   // frames: animation frames run since the later of the start and the last change (mark).
   let done = false, reqs = false, frames = 0, mark = changed(), armed = false;
+  const quietLeft = Math.max(0, quiet - (t0 - mark));
   const end = () => {
     done = true;
     const tab = !!(st && st.tab);
     if (st) { st.tab = false; st.settledAt = performance.now(); }
-    resolve({ tab, init: !!st, reqs });
+    resolve({ tab, init: !!st, reqs, ms: performance.now() - t0, quietLeft });
   };
   const check = () => {
     if (done) return;
@@ -143,6 +145,10 @@ type settleDOM struct {
 	Tab  bool `json:"tab"`
 	Init bool `json:"init"`
 	Reqs bool `json:"reqs"`
+	// PageMS is the script's time in the page, ms; QuietLeftMS what was left of the quiet window when it
+	// started, ms.
+	PageMS      float64 `json:"ms"`
+	QuietLeftMS float64 `json:"quietLeft"`
 }
 
 // netChanged returns a channel closed at the next change of s.net (a request started or ended, a main-frame
@@ -208,7 +214,9 @@ func (s *Session) settle(m netMark) {
 	seen := m.seq
 	navigated, loaded := false, false
 	for round := 0; ; round++ {
+		t0 := time.Now()
 		s.waitRequests(m, capAt, navEnd)
+		s.phase(PhaseSettleRequests, t0)
 		s.mu.Lock()
 		seen = s.net.seq
 		called := s.net.calls > m.calls
@@ -234,6 +242,7 @@ func (s *Session) settle(m netMark) {
 		}
 		var dom settleDOM
 		var err error
+		t0 = time.Now()
 		answered := bounded(left+time.Second, func() {
 			var v any
 			v, err = p.Evaluate(settleDOMScript, []any{ms(quiet), ms(settleQuietNet), ms(left), ms(settleFrameCap)})
@@ -241,8 +250,15 @@ func (s *Session) settle(m netMark) {
 				dom.Tab, _ = mv["tab"].(bool)
 				dom.Init, _ = mv["init"].(bool)
 				dom.Reqs, _ = mv["reqs"].(bool)
+				dom.PageMS, _ = mv["ms"].(float64)
+				dom.QuietLeftMS, _ = mv["quietLeft"].(float64)
 			}
 		})
+		s.phase(PhaseSettleDOM, t0)
+		if answered && err == nil && s.opts.Phases != nil {
+			s.opts.Phases(PhaseSettleDOMPage, time.Duration(dom.PageMS*float64(time.Millisecond)))
+			s.opts.Phases(PhaseSettleQuietLeft, time.Duration(dom.QuietLeftMS*float64(time.Millisecond)))
+		}
 		if !answered {
 			return
 		}

@@ -319,7 +319,9 @@ func (s *Session) click(a *clickArgs) Result {
 				ToolClick, a.Button)
 		}
 		ref, _ := ParseRef(a.Target)
+		t0 := time.Now()
 		el, read, gone, noProbe := s.clickProbe(loc)
+		s.phase(PhaseProbe, t0)
 		if gone {
 			// The element lookup is the click's count of the ref's node (refLocator): gone when the action
 			// starts, as Locator reports it for the other tools.
@@ -327,7 +329,9 @@ func (s *Session) click(a *clickArgs) Result {
 		}
 		p0 := s.cur()
 		url0, before := p0.URL(), s.mark()
+		t0 = time.Now()
 		err := clickOn(el, loc, btn, a.DoubleClick)
+		s.phase(PhaseAction, t0)
 		if clickDoneWaitingNavigation(err) {
 			// Delivered: wait for the navigation's commit within the navigation timeout, as a navigate would
 			// (the snapshot cannot be taken while the commit is pending), then settle as after any click.
@@ -416,7 +420,9 @@ func (s *Session) selectOption(a *selectArgs) Result {
 
 // finish adds Page and Events to r.
 func (s *Session) finish(r Result) Result {
+	t0 := time.Now()
 	r.URL, r.Title = s.resultPageInfo()
+	s.phase(PhasePageInfo, t0)
 	if ev := s.drainEvents(); len(ev) > 0 {
 		r.Events = append(r.Events, ev...)
 	}
@@ -445,11 +451,16 @@ func (s *Session) actChecked(f func() (check func() error, err error)) Result {
 	}
 	s.settle(m)
 	if checked != nil {
-		if err := <-checked; err != nil {
+		t0 := time.Now()
+		err := <-checked
+		s.phase(PhaseCheck, t0)
+		if err != nil {
 			return Result{Error: err.Error()}
 		}
 	}
+	t0 := time.Now()
 	snap, err := s.observeTitled(false)
+	s.phase(PhaseSnapshot, t0)
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
