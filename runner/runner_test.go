@@ -110,7 +110,6 @@ func TestRunResumeAfterInterrupt(t *testing.T) {
 	}
 	plan := Plan{Suite: "zoo", Tasks: tasks, Reps: 2, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
 	dir := t.TempDir()
-	endpoint := sharedBrowser(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { // interrupt once two attempts are recorded, as Ctrl-C midway would
 		for ctx.Err() == nil {
@@ -121,7 +120,7 @@ func TestRunResumeAfterInterrupt(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	_, err := Run(ctx, plan, s, Options{OutDir: dir, Workers: 2, Log: os.Stderr, BrowserEndpoint: endpoint})
+	_, err := Run(ctx, plan, s, Options{OutDir: dir, Workers: 2, Log: os.Stderr})
 	if err == nil {
 		t.Log("run finished before the interrupt took effect")
 	}
@@ -133,7 +132,7 @@ func TestRunResumeAfterInterrupt(t *testing.T) {
 	if before >= len(tasks)*2 {
 		t.Logf("interrupt came late: %d/%d recorded", before, len(tasks)*2)
 	}
-	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: os.Stderr, BrowserEndpoint: endpoint})
+	sum, err := Run(context.Background(), plan, s, Options{OutDir: dir, Workers: 2, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

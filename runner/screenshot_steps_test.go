@@ -23,8 +23,7 @@ func TestScreenshotStepsRecorded(t *testing.T) {
 	s, task := zooTask(t, "shop-checkout-cork-blocks-standard") // 16 tool calls: more steps than the kept window
 	out := t.TempDir()
 	plan := Plan{Suite: "zoo", Tasks: []suites.Task{task}, Reps: 1, Variants: []Variant{cleanVariant()}, BaseSeed: 1}
-	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 1, Log: io.Discard, Screenshots: true,
-		BrowserEndpoint: sharedBrowser(t)}); err != nil {
+	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 1, Log: io.Discard, Screenshots: true}); err != nil {
 		t.Fatal(err)
 	}
 	rr, err := results.ReadAttempts(out)
