@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The `make` of internal/workflows/run_test.go, put first on PATH for the workflows' run: steps. Every checkout of
 # the local run is the same working tree, and `make build` is `go build -o bin/bench ./cmd/bench` and nothing else
-# (the test checks the Makefile says so), so every `make build` of the test makes the same bin/bench. The first
-# one runs, and its bin/bench is kept as $FAKE_MAKE_BENCH; each later one copies that binary into its checkout's
-# bin/ instead of building it again (a go build in a fresh checkout relinks the binary, and compiles the whole
-# module again when the checkout's path is new to go's build cache). The call's other targets run with the real
-# make ($FAKE_MAKE_REAL), in their order; a call without the target build, or with arguments other than
+# (the test checks the Makefile says so), so every `make build` of the test makes the same bin/bench: the test
+# builds it once, in the repository itself, as $FAKE_MAKE_BENCH, and each `make build` copies that binary into its
+# checkout's bin/ instead of building it again (a go build in a checkout compiles the whole module again: go's
+# build cache keys a package's compile by its directory unless -trimpath, and every checkout's path is new to it,
+# while the repository's own packages are compiled already by the test pass). The call's other targets run with
+# the real make ($FAKE_MAKE_REAL), in their order; a call without the target build, or with arguments other than
 # [-C DIR] TARGET…, runs the real make unchanged. Every call is appended to $FAKE_MAKE_LOG as
 #   ran ARGS…                      (the real make ran the whole call)
-#   kept DIR/bin/bench             (after the first build: its binary is the one shared from now on)
-#   copied DIR/bin/bench           (a later build, replaced by the copy)
+#   copied DIR/bin/bench           (a build, replaced by the copy)
 set -euo pipefail
 : "${FAKE_MAKE_REAL:?fake make: FAKE_MAKE_REAL is not set}" "${FAKE_MAKE_BENCH:?fake make: FAKE_MAKE_BENCH is not set}"
 : "${FAKE_MAKE_LOG:?fake make: FAKE_MAKE_LOG is not set}"
@@ -23,15 +23,13 @@ for a in "$@"; do
   build) build=yes ;;
   esac
 done
-if [ "${build}" = no ] || [ ! -f "${FAKE_MAKE_BENCH}" ]; then
+if [ "${build}" = no ]; then
   printf 'ran %s\n' "${args[*]}" >>"${FAKE_MAKE_LOG}"
-  "${FAKE_MAKE_REAL}" "${args[@]}"
-  if [ "${build}" = yes ]; then
-    mkdir -p "$(dirname "${FAKE_MAKE_BENCH}")"
-    cp "${dir}/bin/bench" "${FAKE_MAKE_BENCH}"
-    printf 'kept %s/bin/bench\n' "${dir}" >>"${FAKE_MAKE_LOG}"
-  fi
-  exit 0
+  exec "${FAKE_MAKE_REAL}" "${args[@]}"
+fi
+if [ ! -f "${FAKE_MAKE_BENCH}" ]; then
+  echo "fake make: no ${FAKE_MAKE_BENCH} to copy for make build (the test builds it before the first run)" >&2
+  exit 2
 fi
 pending=()
 flush() {
