@@ -76,14 +76,24 @@ var DefaultLaunchArgs = []string{
 // Playwright leaves it out when PLAYWRIGHT_LEGACY_SCREENSHOT is set, and so does launchArgs.
 const playwrightEnabledFeatures = "CDPScreenshotNewSurface"
 
+// playwrightDisabledFeatures is the --disable-features list of playwright-core's chromiumSwitches (1.64,
+// disabledFeatures): Playwright puts it before DefaultLaunchArgs, so a caller's --disable-features would
+// otherwise replace it (and turn PaintHolding, HttpsUpgrades, Translate and the rest back on).
+const playwrightDisabledFeatures = "AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose," +
+	"DialMediaRouteProvider,GlobalMediaControls,HttpsUpgrades,LensOverlay,MediaRouter,PaintHolding," +
+	"ThirdPartyStoragePartitioning,BlockOriginHeaderModificationOnRedirect,AvoidCorsURLLoaderRestartOnRedirect," +
+	"Translate,AutoDeElevate,OptimizationHints,NetworkTimeServiceQuerying,AimEnabled,msForceBrowserSignIn," +
+	"msEdgeUpdateLaunchServicesPreferredVersion"
+
 // featureSwitches are the Chromium switches whose value is a comma-separated feature list, of which Chromium
 // keeps only the last occurrence.
 var featureSwitches = []string{"--enable-features=", "--disable-features="}
 
 // launchArgs are the flags of a local launch or a launched browser server: DefaultLaunchArgs then extra, with
 // every --enable-features (and every --disable-features) merged into one switch in place of the last, so that
-// a caller's feature list adds to DefaultLaunchArgs' instead of replacing it. Names keep their first position;
-// repeats are dropped.
+// a caller's feature list adds to DefaultLaunchArgs' instead of replacing it; a --disable-features switch starts
+// with playwrightDisabledFeatures, which it would otherwise replace. Names keep their first position; repeats
+// are dropped.
 func launchArgs(extra []string) []string {
 	args := append(append([]string{}, DefaultLaunchArgs...), extra...)
 	legacyShot := os.Getenv("PLAYWRIGHT_LEGACY_SCREENSHOT") != ""
@@ -94,6 +104,9 @@ func launchArgs(extra []string) []string {
 		for i, a := range args {
 			if !strings.HasPrefix(a, sw) {
 				continue
+			}
+			if last < 0 && sw == "--disable-features=" {
+				a = sw + playwrightDisabledFeatures + "," + strings.TrimPrefix(a, sw)
 			}
 			last = i
 			for _, n := range strings.Split(strings.TrimPrefix(a, sw), ",") {
