@@ -53,7 +53,8 @@ var DefaultLaunchArgs = []string{
 	"--disable-component-update", "--disable-sync",
 	// The software compositor (what --disable-gpu leaves of the GPU process) runs as a thread of the browser
 	// process (content/gpu/in_process_gpu_thread.h: "creates a GPU thread (instead of a GPU process), when
-	// running with --in-process-gpu"). WebGL still works (SwiftShader, loaded in the browser process instead).
+	// running with --in-process-gpu"). WebGL still works (SwiftShader, loaded in the browser process instead)
+	// unless NoSoftwareGLFlag is added, as the runner does for a suite whose pages need no WebGL.
 	"--in-process-gpu",
 	// Renderers are forked and exec'd by the browser process instead of forked from two zygote processes kept
 	// for the whole run. The zygote exists for the sandbox, which --no-sandbox turns off; without it "the time
@@ -70,6 +71,14 @@ var DefaultLaunchArgs = []string{
 	// CDPScreenshotNewSurface) and launchArgs merges any of the caller's.
 	"--enable-features=" + playwrightEnabledFeatures + ",NetworkServiceInProcess2",
 }
+
+// NoSoftwareGLFlag turns off Chromium's software GL (SwiftShader), the only GL --disable-gpu leaves: the browser
+// process, which runs the GPU thread in-process (DefaultLaunchArgs), then does not load it, 9–10 MiB less
+// anonymous memory per worker on Zoo pages (docs/DESIGN.md "Browser tools"), and canvas.getContext("webgl")
+// returns null. Screenshots still work (the software compositor draws them, TestScreenshotWithoutSoftwareGL).
+// Not in DefaultLaunchArgs: live sites draw with WebGL; the runner adds it to the launches of a suite whose
+// pages need none (suites.NeedsWebGL).
+const NoSoftwareGLFlag = "--disable-software-rasterizer"
 
 // playwrightEnabledFeatures is the --enable-features list of playwright-core's chromiumSwitches (1.64), which
 // the driver puts before DefaultLaunchArgs and which a later --enable-features switch would otherwise replace.
