@@ -52,18 +52,19 @@ var ErrBrowserUnreachable = errors.New("the remote browser cannot reach the suit
 func launchOptions(opts Options, suite suites.Suite) browser.LaunchOptions {
 	return browser.LaunchOptions{ExecutablePath: opts.Chromium, Headless: true, Endpoint: opts.BrowserEndpoint,
 		Headers: opts.BrowserHeaders, ExposeNetwork: opts.BrowserExposeNetwork,
-		ConnectTimeout: opts.BrowserConnectTimeout, Args: browserArgs(opts.BrowserArgs, suite)}
+		ConnectTimeout: opts.BrowserConnectTimeout, Args: SuiteBrowserArgs(opts.BrowserArgs, suite)}
 }
 
 // glChoiceFlags are the Chromium flags by which a caller picks a GL implementation itself; with any of them in
 // Options.BrowserArgs the runner leaves GL alone (the caller's choice wins).
 var glChoiceFlags = []string{"--use-gl", "--use-angle", "--enable-unsafe-swiftshader"}
 
-// browserArgs are the Chromium flags of suite's launches after browser.DefaultLaunchArgs: the caller's (Options.
-// BrowserArgs, in their order), then browser.NoSoftwareGLFlag when suite's pages need no WebGL
-// (suites.NeedsWebGL; 9–10 MiB less anonymous memory per worker), unless the caller already gave it or chose a
-// GL implementation (glChoiceFlags).
-func browserArgs(user []string, suite suites.Suite) []string {
+// SuiteBrowserArgs are the Chromium flags of the runner's launches for suite's attempts, after
+// browser.DefaultLaunchArgs: user (Options.BrowserArgs, in their order, not modified), then
+// browser.NoSoftwareGLFlag when suite's pages need no WebGL (suites.NeedsWebGL; 9–10 MiB less anonymous memory
+// per worker), unless user already has it or chose a GL implementation (glChoiceFlags). A nil suite adds
+// nothing.
+func SuiteBrowserArgs(user []string, suite suites.Suite) []string {
 	args := slices.Clone(user)
 	if suite == nil || suites.NeedsWebGL(suite) {
 		return args

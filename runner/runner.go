@@ -78,7 +78,7 @@ type Options struct {
 	// DisableEvaluate removes browser_evaluate from the agent's tools.
 	DisableEvaluate bool
 	// BrowserArgs are extra Chromium command-line arguments for local launches, after browser.DefaultLaunchArgs;
-	// the runner appends browser.NoSoftwareGLFlag for a suite whose pages need no WebGL (browserArgs).
+	// the runner appends browser.NoSoftwareGLFlag for a suite whose pages need no WebGL (SuiteBrowserArgs).
 	BrowserArgs []string
 	// Trace records a Playwright trace of every attempt and keeps it as traces/<attempt_id>.zip in the run
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
@@ -345,7 +345,7 @@ func (sc *scheduler) browserInfo() *results.BrowserInfo {
 func browserInfo(opts Options, suite suites.Suite, launches int, versions []string) *results.BrowserInfo {
 	bi := &results.BrowserInfo{Launches: launches, Versions: slices.Clone(versions)}
 	if opts.BrowserEndpoint == "" {
-		bi.Args = browserArgs(opts.BrowserArgs, suite)
+		bi.Args = SuiteBrowserArgs(opts.BrowserArgs, suite)
 	} else {
 		bi.Remote = true
 		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
