@@ -30,7 +30,7 @@ type ThroughputOptions struct {
 	// SampleEvery is the memory sampling period (default 500 ms).
 	SampleEvery time.Duration
 	// BrowserArgs are extra Chromium flags for the workers' browsers (runner.Options.BrowserArgs), to compare
-	// flags by their memory; none by default.
+	// flags by their memory; none by default (the runner adds its own for the Zoo: browser.NoSoftwareGLFlag).
 	BrowserArgs []string
 	Log         func(format string, args ...any)
 }

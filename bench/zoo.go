@@ -261,7 +261,9 @@ func directRun(ctx context.Context, suite suites.Suite, task suites.Task, n int)
 		return 0, nil, nil, 0, err
 	}
 	defer drv.Stop()
-	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true})
+	// The runner's flags for the suite, so that both sides run the same browser.
+	b, err := drv.Launch(browser.LaunchOptions{ExecutablePath: chromiumPath(), Headless: true,
+		Args: runner.SuiteBrowserArgs(nil, suite)})
 	if err != nil {
 		return 0, nil, nil, 0, err
 	}

@@ -53,7 +53,8 @@ var DefaultLaunchArgs = []string{
 	"--disable-component-update", "--disable-sync",
 	// The software compositor (what --disable-gpu leaves of the GPU process) runs as a thread of the browser
 	// process (content/gpu/in_process_gpu_thread.h: "creates a GPU thread (instead of a GPU process), when
-	// running with --in-process-gpu"). WebGL still works (SwiftShader, loaded in the browser process instead).
+	// running with --in-process-gpu"). WebGL still works (SwiftShader, loaded in the browser process instead)
+	// unless NoSoftwareGLFlag is added, as the runner does for a suite whose pages need no WebGL.
 	"--in-process-gpu",
 	// Renderers are forked and exec'd by the browser process instead of forked from two zygote processes kept
 	// for the whole run. The zygote exists for the sandbox, which --no-sandbox turns off; without it "the time
@@ -71,10 +72,27 @@ var DefaultLaunchArgs = []string{
 	"--enable-features=" + playwrightEnabledFeatures + ",NetworkServiceInProcess2",
 }
 
+// NoSoftwareGLFlag turns off Chromium's software GL (SwiftShader), the only GL --disable-gpu leaves: the browser
+// process, which runs the GPU thread in-process (DefaultLaunchArgs), then does not load it, 9–10 MiB less
+// anonymous memory per worker on Zoo pages (docs/DESIGN.md "Browser tools"), and canvas.getContext("webgl")
+// returns null. Screenshots still work (the software compositor draws them, TestScreenshotWithoutSoftwareGL).
+// Not in DefaultLaunchArgs: live sites draw with WebGL; the runner adds it to the launches of a suite whose
+// pages need none (suites.NeedsWebGL).
+const NoSoftwareGLFlag = "--disable-software-rasterizer"
+
 // playwrightEnabledFeatures is the --enable-features list of playwright-core's chromiumSwitches (1.64), which
 // the driver puts before DefaultLaunchArgs and which a later --enable-features switch would otherwise replace.
 // Playwright leaves it out when PLAYWRIGHT_LEGACY_SCREENSHOT is set, and so does launchArgs.
 const playwrightEnabledFeatures = "CDPScreenshotNewSurface"
+
+// playwrightDisabledFeatures is the --disable-features list of playwright-core's chromiumSwitches (1.64,
+// disabledFeatures): Playwright puts it before DefaultLaunchArgs, so a caller's --disable-features would
+// otherwise replace it (and turn PaintHolding, HttpsUpgrades, Translate and the rest back on).
+const playwrightDisabledFeatures = "AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose," +
+	"DialMediaRouteProvider,GlobalMediaControls,HttpsUpgrades,LensOverlay,MediaRouter,PaintHolding," +
+	"ThirdPartyStoragePartitioning,BlockOriginHeaderModificationOnRedirect,AvoidCorsURLLoaderRestartOnRedirect," +
+	"Translate,AutoDeElevate,OptimizationHints,NetworkTimeServiceQuerying,AimEnabled,msForceBrowserSignIn," +
+	"msEdgeUpdateLaunchServicesPreferredVersion"
 
 // featureSwitches are the Chromium switches whose value is a comma-separated feature list, of which Chromium
 // keeps only the last occurrence.
@@ -82,8 +100,9 @@ var featureSwitches = []string{"--enable-features=", "--disable-features="}
 
 // launchArgs are the flags of a local launch or a launched browser server: DefaultLaunchArgs then extra, with
 // every --enable-features (and every --disable-features) merged into one switch in place of the last, so that
-// a caller's feature list adds to DefaultLaunchArgs' instead of replacing it. Names keep their first position;
-// repeats are dropped.
+// a caller's feature list adds to DefaultLaunchArgs' instead of replacing it; a --disable-features switch starts
+// with playwrightDisabledFeatures, which it would otherwise replace. Names keep their first position; repeats
+// are dropped.
 func launchArgs(extra []string) []string {
 	args := append(append([]string{}, DefaultLaunchArgs...), extra...)
 	legacyShot := os.Getenv("PLAYWRIGHT_LEGACY_SCREENSHOT") != ""
@@ -94,6 +113,9 @@ func launchArgs(extra []string) []string {
 		for i, a := range args {
 			if !strings.HasPrefix(a, sw) {
 				continue
+			}
+			if last < 0 && sw == "--disable-features=" {
+				a = sw + playwrightDisabledFeatures + "," + strings.TrimPrefix(a, sw)
 			}
 			last = i
 			for _, n := range strings.Split(strings.TrimPrefix(a, sw), ",") {

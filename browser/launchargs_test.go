@@ -22,12 +22,15 @@ func TestLaunchArgsMergesFeatureLists(t *testing.T) {
 	if want := []string{"CDPScreenshotNewSurface,NetworkServiceInProcess2,Foo,Bar"}; !slices.Equal(enable, want) {
 		t.Errorf("--enable-features switches = %q, want %q", enable, want)
 	}
-	if want := []string{"A,B"}; !slices.Equal(disable, want) {
+	// Playwright's own --disable-features switch comes first on the command line, and Chromium keeps only the
+	// last one: the merged switch restates its list.
+	if want := []string{playwrightDisabledFeatures + ",A,B"}; !slices.Equal(disable, want) {
 		t.Errorf("--disable-features switches = %q, want %q", disable, want)
 	}
 	// Everything else keeps its order; the merged switch takes the place of the last one.
 	want := append(append([]string{}, DefaultLaunchArgs[:len(DefaultLaunchArgs)-1]...), "--mute-audio",
-		"--enable-features=CDPScreenshotNewSurface,NetworkServiceInProcess2,Foo,Bar", "--disable-features=A,B")
+		"--enable-features=CDPScreenshotNewSurface,NetworkServiceInProcess2,Foo,Bar",
+		"--disable-features="+playwrightDisabledFeatures+",A,B")
 	if !slices.Equal(got, want) {
 		t.Errorf("launchArgs = %q\nwant %q", got, want)
 	}
@@ -43,10 +46,19 @@ func TestLaunchArgsMergesFeatureLists(t *testing.T) {
 }
 
 // The launched browser runs the process model DefaultLaunchArgs asks for — a main process and renderers, no
-// zygote, GPU or utility process — and its last --enable-features switch (the one Chromium keeps) still holds
-// every feature an earlier one (Playwright's chromiumSwitches) enabled.
+// zygote, GPU or utility process — and its last --enable-features and --disable-features switches (the ones
+// Chromium keeps) still hold every feature an earlier one (Playwright's chromiumSwitches) named, also when the
+// caller disables a feature of its own.
 func TestLaunchProcessModelAndFeatures(t *testing.T) {
-	b := launchOwn(t)
+	if testing.Short() {
+		t.Skip("browser test (needs Chromium)")
+	}
+	const own = "WebbenchTestFeature" // unknown to Chromium, which ignores it
+	b, err := testDriver.Launch(LaunchOptions{Headless: true, Args: []string{"--disable-features=" + own}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Kill() })
 	s, err := b.NewSession(SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -72,21 +84,26 @@ func TestLaunchProcessModelAndFeatures(t *testing.T) {
 	if count["main"] != 1 || count["renderer"] < 1 || len(count) != 2 {
 		t.Errorf("process types of the launched browser = %v, want one main process and its renderers only", count)
 	}
-	var enabled []string
-	for _, a := range strings.Split(mainCL, "\x00") {
-		if v, ok := strings.CutPrefix(a, "--enable-features="); ok {
-			enabled = append(enabled, v)
+	for _, sw := range featureSwitches {
+		var lists []string
+		for _, a := range strings.Split(mainCL, "\x00") {
+			if v, ok := strings.CutPrefix(a, sw); ok {
+				lists = append(lists, v)
+			}
 		}
-	}
-	if len(enabled) < 2 {
-		t.Fatalf("main process has --enable-features %q: want Playwright's and DefaultLaunchArgs' switches", enabled)
-	}
-	last := strings.Split(enabled[len(enabled)-1], ",")
-	for _, sw := range enabled[:len(enabled)-1] {
-		for _, name := range strings.Split(sw, ",") {
-			if name != "" && !slices.Contains(last, name) {
-				t.Errorf("feature %s of an earlier --enable-features=%s is not in the last one %q (Chromium keeps "+
-					"only the last): restate it in DefaultLaunchArgs", name, sw, last)
+		if len(lists) < 2 {
+			t.Fatalf("main process has %s%q: want Playwright's switch and a later one", sw, lists)
+		}
+		last := strings.Split(lists[len(lists)-1], ",")
+		if sw == "--disable-features=" && !slices.Contains(last, own) {
+			t.Errorf("the last %s%s lacks the caller's %s", sw, lists[len(lists)-1], own)
+		}
+		for _, list := range lists[:len(lists)-1] {
+			for _, name := range strings.Split(list, ",") {
+				if name != "" && !slices.Contains(last, name) {
+					t.Errorf("feature %s of an earlier %s%s is not in the last one %q (Chromium keeps only the "+
+						"last): restate it in DefaultLaunchArgs or the driver's Playwright list", name, sw, list, last)
+				}
 			}
 		}
 	}

@@ -87,6 +87,11 @@ type BrowserInfo struct {
 	// Versions are the browser versions the launched or connected browsers reported (e.g. "156.0.8078.108"),
 	// distinct, in the order first seen: more than one when a reconnect found another server.
 	Versions []string `json:"versions,omitempty"`
+	// Args are the Chromium flags the local launches got after the harness's own (browser.DefaultLaunchArgs):
+	// runner.Options.BrowserArgs, then --disable-software-rasterizer when the suite's pages need no WebGL
+	// (suites.NeedsWebGL). Empty with a remote browser, whose flags its server chose, and in manifests written
+	// before it existed.
+	Args []string `json:"args,omitempty"`
 	// Launches counts the browsers launched or connected (one per worker, plus one per relaunch after a crash or
 	// reconnect after a lost server).
 	Launches int `json:"launches"`

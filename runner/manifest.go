@@ -56,7 +56,7 @@ func startManifest(w *results.Writer, plan Plan, opts Options, endpoints []resul
 		Shard: opts.Shard.String(), Endpoints: endpoints, Sources: sourcesOf(opts)}
 	if opts.BrowserEndpoint != "" {
 		// Remote from the start (no browser connected yet); the end of the run completes it.
-		m.Browser = browserInfo(opts, 0, nil)
+		m.Browser = browserInfo(opts, nil, 0, nil)
 	}
 	if prev != nil && len(prev.Records) > 0 {
 		if old, err := results.ReadManifest(w.Dir()); err == nil {

@@ -43,7 +43,7 @@ func OpenAttempt(ctx context.Context, opts Options, suite suites.Suite, t suites
 	if o.drv, err = browser.StartDriver(browser.DriverOptions{DriverDir: opts.DriverDir}); err != nil {
 		return nil, fmt.Errorf("start the Playwright driver: %w", err)
 	}
-	if o.Browser, err = o.drv.Launch(launchOptions(opts)); err != nil {
+	if o.Browser, err = o.drv.Launch(launchOptions(opts, suite)); err != nil {
 		return nil, fmt.Errorf("launch browser: %w", err)
 	}
 	if o.Env, err = suite.Open(ctx, t, attemptID); err != nil {

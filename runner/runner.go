@@ -77,7 +77,8 @@ type Options struct {
 	RunID string
 	// DisableEvaluate removes browser_evaluate from the agent's tools.
 	DisableEvaluate bool
-	// BrowserArgs are extra Chromium command-line arguments.
+	// BrowserArgs are extra Chromium command-line arguments for local launches, after browser.DefaultLaunchArgs;
+	// the runner appends browser.NoSoftwareGLFlag for a suite whose pages need no WebGL (SuiteBrowserArgs).
 	BrowserArgs []string
 	// Trace records a Playwright trace of every attempt and keeps it as traces/<attempt_id>.zip in the run
 	// directory when the attempt did not pass (open with `npx playwright show-trace`).
@@ -336,14 +337,16 @@ func (sc *scheduler) launched(b *browser.Browser) {
 func (sc *scheduler) browserInfo() *results.BrowserInfo {
 	sc.bmu.Lock()
 	defer sc.bmu.Unlock()
-	return browserInfo(sc.opts, sc.launches, sc.versions)
+	return browserInfo(sc.opts, sc.suite, sc.launches, sc.versions)
 }
 
 // browserInfo is the manifest's browser section of opts after launches launches or connects that reported
-// versions.
-func browserInfo(opts Options, launches int, versions []string) *results.BrowserInfo {
+// versions, for suite's attempts (the local launches' flags; suite is not asked with a remote browser).
+func browserInfo(opts Options, suite suites.Suite, launches int, versions []string) *results.BrowserInfo {
 	bi := &results.BrowserInfo{Launches: launches, Versions: slices.Clone(versions)}
-	if opts.BrowserEndpoint != "" {
+	if opts.BrowserEndpoint == "" {
+		bi.Args = SuiteBrowserArgs(opts.BrowserArgs, suite)
+	} else {
 		bi.Remote = true
 		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
 		bi.ExposeNetwork = opts.BrowserExposeNetwork
@@ -358,7 +361,7 @@ func (sc *scheduler) run(ctx context.Context, todo []Attempt) error {
 	p := pool.New().WithErrors().WithContext(ctx)
 	for range min(sc.opts.Workers, len(todo)) {
 		p.Go(func(ctx context.Context) error {
-			wk := &worker{drv: sc.drv, opts: sc.opts, launched: sc.launched, down: &sc.down}
+			wk := &worker{drv: sc.drv, opts: sc.opts, suite: sc.suite, launched: sc.launched, down: &sc.down}
 			defer wk.close()
 			for a := range jobs {
 				if ctx.Err() != nil || !sc.admit(a) {
@@ -558,6 +561,7 @@ type worker struct {
 	drv      *browser.Driver
 	b        *browser.Browser
 	opts     Options
+	suite    suites.Suite // what the launches are for (launchOptions)
 	launched func(*browser.Browser)
 	// down is the remote server's state shared by the run's workers (nil: the worker's own).
 	down *remoteDown

@@ -26,6 +26,14 @@ func TestScreenshotStepsRecorded(t *testing.T) {
 	if _, err := Run(context.Background(), plan, s, Options{OutDir: out, Workers: 1, Log: io.Discard, Screenshots: true}); err != nil {
 		t.Fatal(err)
 	}
+	// The Zoo's pages need no WebGL: the run's browsers launched without software GL, and took the screenshots.
+	man, err := results.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Browser == nil || !slices.Equal(man.Browser.Args, []string{browser.NoSoftwareGLFlag}) {
+		t.Errorf("manifest browser section %+v: want args [%s]", man.Browser, browser.NoSoftwareGLFlag)
+	}
 	rr, err := results.ReadAttempts(out)
 	if err != nil {
 		t.Fatal(err)

@@ -190,6 +190,24 @@ type Suite interface {
 	Close() error
 }
 
+// WebGLNeeds is implemented by a suite that states whether its pages may need WebGL. The runner launches the
+// browsers of a run whose suite says no with --disable-software-rasterizer: the headless browser then loads no
+// software GL (SwiftShader, 9–10 MiB of anonymous memory per worker), and canvas.getContext("webgl") returns null.
+type WebGLNeeds interface {
+	// NeedsWebGL is false when no page of the suite draws with WebGL.
+	NeedsWebGL() bool
+}
+
+// NeedsWebGL reports whether s's pages may need WebGL: s's own answer (WebGLNeeds), and true for a suite that
+// does not say — a live site may draw with it (Google Maps does), and a page without it fails in ways an agent
+// cannot tell from the site's own faults.
+func NeedsWebGL(s Suite) bool {
+	if n, ok := s.(WebGLNeeds); ok {
+		return n.NeedsWebGL()
+	}
+	return true
+}
+
 // Options configure a suite at construction (flags and config): file paths and suite-specific settings.
 type Options map[string]string
 

@@ -293,6 +293,9 @@ func FilterSites(tasks []suites.Task, globs string) ([]suites.Task, error) {
 // Name is "webvoyager".
 func (s *Suite) Name() string { return Name }
 
+// NeedsWebGL implements suites.WebGLNeeds: true, live sites draw with WebGL (Google Maps' map is a WebGL canvas).
+func (s *Suite) NeedsWebGL() bool { return true }
+
 // Tasks lists the tasks in file order (stale ones dropped under stale_dates=skip). The slice is a copy.
 func (s *Suite) Tasks() []suites.Task { return append([]suites.Task(nil), s.tasks...) }
 

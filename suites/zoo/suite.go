@@ -205,6 +205,10 @@ func tagsOf(tasks []suites.Task) []string {
 // Name implements suites.Suite.
 func (s *Suite) Name() string { return "zoo" }
 
+// NeedsWebGL implements suites.WebGLNeeds: false, no Zoo page draws on a canvas (TestNoZooPageUsesWebGL), so
+// the runner launches a Zoo run's browsers without software GL.
+func (s *Suite) NeedsWebGL() bool { return false }
+
 // Tasks implements suites.Suite: the loaded tasks in file order, then order within a file.
 func (s *Suite) Tasks() []suites.Task { return append([]suites.Task(nil), s.tasks...) }
 
