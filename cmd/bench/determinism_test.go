@@ -30,15 +30,17 @@ import (
 
 // Same seed, same outcome: every paired comparison assumes an arm reproduces its outcome when it runs
 // again with the same seeds. On a loaded machine (cpuHogs busy processes beside the run, one per core of the
-// machine: runtime.NumCPU), with 2 workers, on one task of each Zoo family (zootest.Sample: every app under
-// every page condition, acting and answering; WEBBENCH_TEST_WHOLE_ZOO=1 runs every task instead):
+// machine: runtime.NumCPU), with 2 workers, on one hand-written task per cell, app × mutations
+// (zootest.SampleTaskCells: every page condition of every app with hand-written tasks, the mutations' timers
+// on each app's own pages; WEBBENCH_TEST_ZOO_FAMILIES=1 one task of each family, WEBBENCH_TEST_WHOLE_ZOO=1
+// every task):
 //
 //   - the sample under the clean profile, reps 1, run twice with the same seed (two `bench run --tasks`):
 //     every attempt's status, failure mode and verdict are the same in both runs, and every attempt passes
 //     (ZOO.md: clean with all guards on passes every task);
 //   - the guard-on baseline arm of the demo spec (suites/zoo/ablations/demo.yaml: profile observed, seed 1, on
 //     the union of the variants' target tasks; replaySpec copies its baseline as written), reps 1, with a
-//     same-seed A/A arm (`aa: same-seed`), on the sample of that arm's tasks (`bench ablate --tasks`): the
+//     same-seed A/A arm (`aa: same-seed`), on the cell sample of that arm's tasks (`bench ablate --tasks`): the
 //     report's environment flake rate is 0 of its pairs, one per sampled task.
 //
 // "The same" is outcomeKey: status, failure mode, verdict, steps, final answer (maskFinal: only the tenant's URL
@@ -67,7 +69,7 @@ func TestSameSeedSameOutcome(t *testing.T) {
 	})
 
 	t.Run("clean_zoo", func(t *testing.T) {
-		sample := zootest.Sample(t, 1, nil)
+		sample := zootest.SampleTaskCells(t, nil, nil)
 		run := func(name string) map[string]results.Attempt {
 			out := filepath.Join(keep, name)
 			_, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", strings.Join(sample, ","), "--reps", "1",
@@ -112,7 +114,7 @@ func TestSameSeedSameOutcome(t *testing.T) {
 		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ids := zootest.Sample(t, 1, func(task suites.Task) bool { return slices.Contains(all, task.ID) })
+		ids := zootest.SampleTaskCells(t, func(task suites.Task) bool { return slices.Contains(all, task.ID) }, nil)
 		out := filepath.Join(keep, "observed")
 		if _, stderr, code := bench(t, "ablate", path, "--tasks", strings.Join(ids, ","), "--out", out); code != 0 {
 			t.Fatalf("bench ablate: exit %d\n%s", code, stderr)

@@ -11,43 +11,26 @@ import (
 	"webbench/suites/zoo/zootest"
 )
 
-// TestReferenceAgentsPassWholeZoo checks "Both reference agents pass the Zoo clean profile in make test", on one
-// task of every Zoo family (zootest.Sample: app, mutations, what the check judges; every task with
-// WEBBENCH_TEST_WHOLE_ZOO=1): `bench ablate reference.yaml --tasks SAMPLE` runs the Node agent (baseline) and the
-// Python agent (variant) as external agents (agent: {kind: command}) on each sampled task once, with the scripted
-// policy's clean profile behind webbench's recording model proxy. The sample must cover every family of the
-// suite's own task list. The run directory is read back with package results: every task of the sample (not the
-// plan's list) has one attempt per arm, each a pass judged by its task's judge, with a trajectory whose
-// model-call steps carry the usage the scripted policy reported (so the record's tokens are the proxy's, not
-// estimates); `bench report --format json` reads the run and reports both arms at N/N, N the sample's size.
-func TestReferenceAgentsPassWholeZoo(t *testing.T) {
+// TestReferenceAgentsPassZooCells checks "Both reference agents pass the Zoo clean profile in make test" on a
+// sample of the Zoo's family instances: one per app and one per mutation (zootest.SampleAppsMutations: every
+// app's pages and every mutation met at least once; WEBBENCH_TEST_ZOO_CELLS=1 one per app × mutations,
+// WEBBENCH_TEST_ZOO_FAMILIES=1 one per family, WEBBENCH_TEST_WHOLE_ZOO=1 every instance, the whole Zoo):
+// `bench ablate reference.yaml --tasks SAMPLE` runs the Node agent (baseline) and the Python agent (variant) as
+// external agents (agent: {kind: command}) on each sampled instance once, with the scripted policy's clean
+// profile behind webbench's recording model proxy. The sample must meet every app and every mutation of the
+// Zoo's instances (unless WEBBENCH_TEST_ZOO_FAMILIES names families). The run directory is read back with
+// package results: every task of the sample (not the plan's list) has one attempt per arm, each a pass judged by
+// its task's judge, with a trajectory whose model-call steps carry the usage the scripted policy reported (so
+// the record's tokens are the proxy's, not estimates); `bench report --format json` reads the run and reports
+// both arms at N/N, N the sample's size.
+func TestReferenceAgentsPassZooCells(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
 	}
 	needNodeAgent(t)
-	ids := zootest.Sample(t, 1, nil)
-	suiteTasks := zooTasks(t)
-	if len(suiteTasks) != 40 {
-		t.Fatalf("the Zoo has %d tasks; this test counts on 40", len(suiteTasks))
-	}
-	families := map[string]bool{}
-	sampled := map[string]bool{}
-	found := 0
-	for _, task := range suiteTasks {
-		families[zoo.Family(task)] = true
-		if slices.Contains(ids, task.ID) {
-			sampled[zoo.Family(task)] = true
-			found++
-		}
-	}
-	if found != len(ids) || len(sampled) != len(families) {
-		t.Fatalf("the sample %v: %d of its %d tasks in the suite, %d of the Zoo's %d families covered", ids, found,
-			len(ids), len(sampled), len(families))
-	}
-	if os.Getenv(zootest.WholeZooEnv) == "1" && len(ids) != len(suiteTasks) {
-		t.Fatalf("%s=1 but the sample has %d of the suite's %d tasks", zootest.WholeZooEnv, len(ids), len(suiteTasks))
-	}
-	t.Logf("%d tasks, one of each of the Zoo's %d families (%s=1: all 40)", len(ids), len(families), zootest.WholeZooEnv)
+	ids := zootest.SampleAppsMutations(t)
+	checkMeetsAppsAndMutations(t, ids)
+	t.Logf("%d family instances: one per app and one per mutation", len(ids))
 	run, _ := runAblate(t, "reference.yaml", "--tasks", strings.Join(ids, ","))
 
 	plan := run.Manifest.Plan
@@ -135,5 +118,45 @@ func checkPassWithModelSteps(t *testing.T, run *results.Run, a results.Attempt) 
 	}
 	if a.Tokens != sum || sum.Prompt == 0 {
 		t.Errorf("%s: record tokens %+v, the model-call steps sum to %+v", what, a.Tokens, sum)
+	}
+}
+
+// checkMeetsAppsAndMutations fails the test unless the sample ids meets every app and every mutation of the Zoo's
+// family instances, and, with zootest.WholeZooEnv=1, is every instance. A family filter (zootest.FamiliesEnv as
+// a regular expression) narrows what the sample may meet, and skips the check.
+func checkMeetsAppsAndMutations(t *testing.T, ids []string) {
+	t.Helper()
+	if v := os.Getenv(zootest.FamiliesEnv); v != "" && v != "1" {
+		return
+	}
+	all, err := zoo.BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotApps, gotMuts := map[string]bool{}, map[string]bool{} // by name: whether the sample meets it
+	n := 0
+	for _, task := range all {
+		if !strings.Contains(task.ID, "/") {
+			continue // a hand-written task, not a family instance
+		}
+		n++
+		in := slices.Contains(ids, task.ID)
+		gotApps[task.App] = gotApps[task.App] || in
+		for _, m := range task.Mutations {
+			gotMuts[m] = gotMuts[m] || in
+		}
+	}
+	for what, got := range map[string]map[string]bool{"app": gotApps, "mutation": gotMuts} {
+		for name, met := range got {
+			if !met {
+				t.Errorf("the sample %v meets no instance of %s %s", ids, what, name)
+			}
+		}
+	}
+	if len(gotApps) < 7 || len(gotMuts) < 8 {
+		t.Errorf("the Zoo's instances: %d apps, %d mutations; this test counts on at least 7 and 8", len(gotApps), len(gotMuts))
+	}
+	if os.Getenv(zootest.WholeZooEnv) == "1" && len(ids) != n {
+		t.Fatalf("%s=1 but the sample has %d of the Zoo's %d instances", zootest.WholeZooEnv, len(ids), n)
 	}
 }

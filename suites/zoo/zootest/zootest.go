@@ -1,6 +1,6 @@
-// Package zootest chooses the Zoo tasks a browser test runs: one or a few tasks of every family (zoo.Sample)
-// instead of the whole Zoo, so that make test stays fast as the Zoo grows; WholeZooEnv=1 runs every task (the
-// nightly and anyone changing the Zoo's pages).
+// Package zootest chooses the Zoo tasks a browser test runs: one or a few tasks of every family (zoo.Sample),
+// or one per cell of apps and mutations (SampleCells), instead of the whole Zoo, so that make test stays fast as
+// the Zoo grows; WholeZooEnv=1 runs every task (the nightly and anyone changing the Zoo's pages).
 package zootest
 
 import (
@@ -111,10 +111,31 @@ func SampleCells(t testing.TB, keep func(suites.Task) bool, cell func(suites.Tas
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sampleCells(t, all, func(task suites.Task) bool {
+		return strings.Contains(task.ID, "/") && (keep == nil || keep(task))
+	}, cell)
+}
+
+// SampleTaskCells is SampleCells over the hand-written tasks (zoo.BuiltinTasks, the suite's default selection,
+// each an instance of its family) instead of the generated instances: one task per cell, the first family of
+// the cell by id, its first task by id; FamiliesEnv and CellsEnv as there, WholeZooEnv=1 every accepted task.
+// For a test whose tasks come from a spec on the default selection (the demo's).
+func SampleTaskCells(t testing.TB, keep func(suites.Task) bool, cell func(suites.Task) string) []string {
+	t.Helper()
+	all, err := zoo.BuiltinTasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sampleCells(t, all, keep, cell)
+}
+
+// sampleCells is SampleCells over the tasks of all that keep accepts (nil: all).
+func sampleCells(t testing.TB, all []suites.Task, keep func(suites.Task) bool, cell func(suites.Task) string) []string {
+	t.Helper()
 	fam := familyFilter(t)
 	var inst []suites.Task
 	for _, task := range all {
-		if strings.Contains(task.ID, "/") && (keep == nil || keep(task)) && (fam == nil || fam.MatchString(zoo.Family(task))) {
+		if (keep == nil || keep(task)) && (fam == nil || fam.MatchString(zoo.Family(task))) {
 			inst = append(inst, task)
 		}
 	}
@@ -126,14 +147,26 @@ func SampleCells(t testing.TB, keep func(suites.Task) bool, cell func(suites.Tas
 	}
 	seen := map[string]bool{}
 	var ids []string
-	for _, task := range zoo.Sample(inst, 1) { // one instance per family, in id order
+	for _, task := range zoo.Sample(inst, 1) { // one task per family, in id order
 		if c := cell(task); !seen[c] {
 			seen[c] = true
 			ids = append(ids, task.ID)
 		}
 	}
 	if len(ids) == 0 {
-		t.Fatal("zootest: no Zoo instance accepted")
+		t.Fatal("zootest: no Zoo task accepted")
 	}
 	return ids
+}
+
+// SampleAppsMutations is SampleCells by app (every instance) together with SampleCells by mutations (mutated
+// instances), in id order, each id once: every app's pages and every mutation met at least once, in about as
+// many instances as there are apps and mutations, where app × mutations takes one per pair. CellsEnv=1 takes
+// one per app × mutations, FamiliesEnv and WholeZooEnv as in SampleCells.
+func SampleAppsMutations(t testing.TB) []string {
+	t.Helper()
+	ids := SampleCells(t, nil, App)
+	ids = append(ids, SampleCells(t, func(task suites.Task) bool { return len(task.Mutations) > 0 }, Mutations)...)
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
