@@ -74,21 +74,27 @@ build:
 demo: setup build
 	./bin/bench ablate suites/zoo/ablations/verdicts.yaml --out runs/verdicts
 
-# The determinism test (two runs of one task per Zoo family beside CPU hogs) runs on its own, after the rest, so
-# that its hogs do not load the other packages' browser tests. The rest runs three test packages at a time (go
-# test's default is one per core): a browser test spends most of its wall time waiting on pages, timers and
-# subprocesses (the whole pass used 0.9 of the 2 cores at two at a time). The slow browser packages are named
-# first, longest first (SLOW_TEST_PKGS): go test starts the packages' test binaries in the order its command line
-# names them (cmd/go/internal/test: a barrier chains the run actions in package order), so they start at once
-# instead of queueing behind the short packages that ./... lists before them; ./... adds the rest, each package
-# once. A name here that no longer exists fails the pass.
+# The determinism test (two runs of one hand-written task per Zoo cell and an A/A ablation, the same seed) runs
+# beside the package pass, as a second go test process without its CPU hogs (WEBBENCH_TEST_HOGS=0): the pass's
+# browser tests load both cores more than the hogs would (load 12-14 on 2 cores), and the pass no longer waits
+# for it afterwards. Its output is held in a file and printed after the pass, so the two do not interleave.
+# The pass runs three test packages at a time (go test's default is one per core): a browser test spends much of
+# its wall time waiting on pages, timers and subprocesses. The slow browser packages are named first, longest
+# first (SLOW_TEST_PKGS): go test starts the packages' test binaries in the order its command line names them
+# (cmd/go/internal/test: a barrier chains the run actions in package order), so they start at once instead of
+# queueing behind the short packages that ./... lists before them; ./... adds the rest, each package once. A name
+# here that no longer exists fails the pass.
 SLOW_TEST_PKGS := ./cmd/bench ./runner ./examples/agents ./suites/zoo ./internal/workflows ./browser ./browser/mcptools
 TEST_PASS := -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLOW_TEST_PKGS) ./...
 TEST_DETERMINISM := -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
+# BESIDE_PASS runs its first argument (a shell command writing to the file $$d) in the background, then the package
+# pass (its second argument), waits for both and fails when either failed.
+BESIDE_PASS = d=$$(mktemp); (WEBBENCH_TEST_HOGS=0 $(1)) > $$d 2>&1 & det=$$!; \
+	  $(2); a=$$?; wait $$det; b=$$?; \
+	  echo "--- determinism test (beside the pass):"; cat $$d; rm -f $$d; [ $$a = 0 ] && [ $$b = 0 ]
 test: setup
 	$(GO) vet ./...
-	$(GO) test $(TEST_PASS)
-	$(GO) test $(TEST_DETERMINISM)
+	$(call BESIDE_PASS,$(GO) test $(TEST_DETERMINISM),$(GO) test $(TEST_PASS))
 
 vet:
 	$(GO) vet ./...
@@ -113,8 +119,7 @@ TEST_TIMING_JSON := $(TEST_TIMING_DIR)/pass.json,$(TEST_TIMING_DIR)/determinism.
 test-timing: setup
 	mkdir -p $(TEST_TIMING_DIR)
 	$(GO) vet ./...
-	$(GO) test -json $(TEST_PASS) > $(TEST_TIMING_DIR)/pass.json; a=$$?; \
-	  $(GO) test -json $(TEST_DETERMINISM) > $(TEST_TIMING_DIR)/determinism.json; b=$$?; [ $$a = 0 ] && [ $$b = 0 ]
+	$(call BESIDE_PASS,$(GO) test -json $(TEST_DETERMINISM) > $(TEST_TIMING_DIR)/determinism.json,$(GO) test -json $(TEST_PASS) > $(TEST_TIMING_DIR)/pass.json)
 
 test-short:
 	$(GO) test -short -count=1 ./...

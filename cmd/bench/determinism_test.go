@@ -51,11 +51,14 @@ import (
 //
 // A difference is a bug to find (in the browser tools, the Zoo's pages or the policy), not a retry to add. The
 // test asserts no timing: the hogs only make races likelier. Its run directories are kept when it fails.
+//
+// The load comes from one CPU hog per core, or from what WEBBENCH_TEST_HOGS says (hogsEnv): make test sets it to 0
+// and runs this test beside its package pass, whose browser tests load both cores more than the hogs would.
 func TestSameSeedSameOutcome(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (two runs of a Zoo sample, one ablation)")
 	}
-	cpuHogs(t, runtime.NumCPU())
+	cpuHogs(t, hogCount(t))
 	keep, err := os.MkdirTemp("", "determinism")
 	if err != nil {
 		t.Fatal(err)
@@ -494,6 +497,23 @@ func cpuHog() {
 	for x := uint64(1); ; x = x*6364136223846793005 + 1442695040888963407 {
 		_ = x
 	}
+}
+
+// hogsEnv overrides the determinism test's number of CPU hogs (default: one per core). make test sets 0 when the
+// test runs beside the package pass, whose browser tests are its load.
+const hogsEnv = "WEBBENCH_TEST_HOGS"
+
+// hogCount is the number of CPU hogs the determinism test starts: hogsEnv's value (a count ≥ 0) or one per core.
+func hogCount(t *testing.T) int {
+	v, ok := os.LookupEnv(hogsEnv)
+	if !ok || v == "" {
+		return runtime.NumCPU()
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a count of CPU hogs (0 or more)", hogsEnv, v)
+	}
+	return n
 }
 
 // cpuHogs starts n busy processes (this test binary re-executed as a hog), killed when the test ends, and
