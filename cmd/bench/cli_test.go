@@ -26,8 +26,8 @@ var benchBin string
 // -test.parallel at once (GOMAXPROCS by default: 2 on a 2-core machine): most of a run's time is waiting on its
 // browser and endpoint, so two overlap. What they compare between runs (the clean profile's outcomes, a
 // guard-on arm's, a stall with visual_progress off) is reproducible under load, as the determinism test checks
-// beside CPU hogs. TestRedesignEquivalence stays sequential (its doc says why), and so does the determinism
-// test, which make test runs on its own.
+// under CPU load. TestRedesignEquivalence stays sequential (its doc says why), and so does the determinism
+// test, which make test runs in a go test process of its own beside the package pass.
 //
 // TestMain builds the bench binary that every test runs (benchBin), or turns the binary into a CPU hog.
 func TestMain(m *testing.M) {
