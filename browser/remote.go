@@ -73,6 +73,27 @@ var ErrVersionMismatch = errors.New("browser: Playwright version mismatch betwee
 // Redacted replaces secret parts of endpoints and errors.
 const Redacted = "REDACTED"
 
+// RedactArgs returns Chromium flags as a record may show them: a flag value holding a URL ("--proxy-pac-url=…")
+// goes through RedactEndpoint, and one with user info but no scheme ("user:token@host") becomes Redacted whole;
+// other flags are kept as given. args is not changed.
+func RedactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		name, value, ok := strings.Cut(a, "=")
+		switch {
+		case !ok:
+			out[i] = a
+		case strings.Contains(value, "://"):
+			out[i] = name + "=" + RedactEndpoint(value)
+		case strings.Contains(value, "@"):
+			out[i] = name + "=" + Redacted
+		default:
+			out[i] = a
+		}
+	}
+	return out
+}
+
 // RedactEndpoint returns endpoint with its secrets replaced by Redacted: the user info's password (or a lone
 // user name, which hosted pools use as a token), every query value (browserless' ?token=…) and the path, which
 // becomes "/REDACTED" unless it is empty or "/" (launchServer's wsPath is the only secret of its server: whoever

@@ -3,6 +3,7 @@ package browser
 import (
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,20 @@ func TestRemoteConnectErrors(t *testing.T) {
 	defer b.Close()
 	if !b.IsConnected() || b.Version() == "" {
 		t.Errorf("connected browser: connected %v, version %q", b.IsConnected(), b.Version())
+	}
+}
+
+// TestRedactArgs: a flag value's URL secrets and bare user info never reach a record; plain flags are kept.
+func TestRedactArgs(t *testing.T) {
+	in := []string{"--disable-software-rasterizer", "--proxy-pac-url=http://u:pw@proxy.example/p.pac?key=s3cret",
+		"--proxy-server=user:tok@proxy.example:3128", "--lang=de-DE"}
+	got := RedactArgs(in)
+	want := []string{"--disable-software-rasterizer", "--proxy-pac-url=http://u:REDACTED@proxy.example/REDACTED?key=REDACTED",
+		"--proxy-server=REDACTED", "--lang=de-DE"}
+	if !slices.Equal(got, want) {
+		t.Errorf("RedactArgs:\n got %q\nwant %q", got, want)
+	}
+	if in[1] != "--proxy-pac-url=http://u:pw@proxy.example/p.pac?key=s3cret" {
+		t.Error("RedactArgs changed its argument")
 	}
 }

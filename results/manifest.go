@@ -89,8 +89,9 @@ type BrowserInfo struct {
 	Versions []string `json:"versions,omitempty"`
 	// Args are the Chromium flags the local launches got after the harness's own (browser.DefaultLaunchArgs):
 	// runner.Options.BrowserArgs, then --disable-software-rasterizer when the suite's pages need no WebGL
-	// (suites.NeedsWebGL). Empty with a remote browser, whose flags its server chose, and in manifests written
-	// before it existed.
+	// (suites.NeedsWebGL), with secrets in flag values redacted (browser.RedactArgs: a URL's user info, path and
+	// query values; bare user info). Empty with a remote browser, whose flags its server chose, and in manifests
+	// written before it existed.
 	Args []string `json:"args,omitempty"`
 	// Launches counts the browsers launched or connected (one per worker, plus one per relaunch after a crash or
 	// reconnect after a lost server).

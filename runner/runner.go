@@ -345,7 +345,7 @@ func (sc *scheduler) browserInfo() *results.BrowserInfo {
 func browserInfo(opts Options, suite suites.Suite, launches int, versions []string) *results.BrowserInfo {
 	bi := &results.BrowserInfo{Launches: launches, Versions: slices.Clone(versions)}
 	if opts.BrowserEndpoint == "" {
-		bi.Args = SuiteBrowserArgs(opts.BrowserArgs, suite)
+		bi.Args = browser.RedactArgs(SuiteBrowserArgs(opts.BrowserArgs, suite))
 	} else {
 		bi.Remote = true
 		bi.Endpoint = browser.RedactEndpoint(opts.BrowserEndpoint)
