@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -548,36 +546,12 @@ func rsBrowserTasks(t *testing.T, b playwright.Browser, srv *Server, app string,
 	if len(tasks) < minTasks {
 		t.Fatalf("%d %s tasks, want ≥ %d", len(tasks), app, minTasks)
 	}
-	var kept []suites.Task
 	for _, tk := range tasks {
-		if skip == nil || !skip(tk) {
-			kept = append(kept, tk)
+		if skip != nil && skip(tk) {
+			continue
 		}
-	}
-	for _, tk := range rsSampleCells(kept) {
 		t.Run(tk.ID, func(t *testing.T) { rsBrowserTask(t, b, srv, tk) })
 	}
-}
-
-// rsSampleCells keeps, in id order, the first task of each cell — its mutations and what its check judges (state,
-// answer or both) — or every task with WEBBENCH_TEST_WHOLE_ZOO=1 (make zoo-check). What rsBrowserTask asserts
-// depends on the cell alone: the tasks of a cell play the same pages under the same mutation to the same kind of
-// check, so a second one costs a full play (an AI snapshot of the page per step) and shows nothing new.
-func rsSampleCells(tasks []suites.Task) []suites.Task {
-	if os.Getenv("WEBBENCH_TEST_WHOLE_ZOO") == "1" {
-		return tasks
-	}
-	sorted := slices.SortedFunc(slices.Values(tasks), func(a, b suites.Task) int { return strings.Compare(a.ID, b.ID) })
-	seen := map[string]bool{}
-	var out []suites.Task
-	for _, tk := range sorted {
-		cell := fmt.Sprint(slices.Sorted(slices.Values(tk.Mutations)), tk.Check.State != nil, tk.Check.Answer != nil)
-		if !seen[cell] {
-			seen[cell] = true
-			out = append(out, tk)
-		}
-	}
-	return out
 }
 
 // rsBrowserTask checks task tk in Chromium: the first solution target is in the start page's AI snapshot (by
