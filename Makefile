@@ -75,9 +75,10 @@ demo: setup build
 	./bin/bench ablate suites/zoo/ablations/verdicts.yaml --out runs/verdicts
 
 # The determinism test (two runs of one hand-written task per Zoo cell and an A/A ablation, the same seed) runs
-# beside the package pass, as a second go test process without its CPU hogs (WEBBENCH_TEST_HOGS=0): the pass's
-# browser tests load both cores more than the hogs would (load 12-14 on 2 cores), and the pass no longer waits
-# for it afterwards. Its output is held in a file and printed after the pass, so the two do not interleave.
+# beside the package pass, as a second go test process, so that the pass need not wait for it: on 2 cores the
+# pass's browser tests are its CPU load (load 12-14), more than its own hogs (one per core) would be, so it
+# starts hogs only for the cores beyond two (WEBBENCH_TEST_HOGS). Its output is held in a file and printed after
+# the pass's, so the two do not interleave; an interrupt stops it and removes the file.
 # The pass runs three test packages at a time (go test's default is one per core): a browser test spends much of
 # its wall time waiting on pages, timers and subprocesses. The slow browser packages are named first, longest
 # first (SLOW_TEST_PKGS): go test starts the packages' test binaries in the order its command line names them
@@ -89,7 +90,8 @@ TEST_PASS := -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLO
 TEST_DETERMINISM := -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
 # BESIDE_PASS runs its first argument (a shell command writing to the file $$d) in the background, then the package
 # pass (its second argument), waits for both and fails when either failed.
-BESIDE_PASS = d=$$(mktemp); (WEBBENCH_TEST_HOGS=0 $(1)) > $$d 2>&1 & det=$$!; \
+BESIDE_PASS = d=$$(mktemp); n=$$(nproc); (WEBBENCH_TEST_HOGS=$$(( n > 2 ? n - 2 : 0 )) $(1)) > $$d 2>&1 & det=$$!; \
+	  trap 'kill $$det 2>/dev/null; rm -f $$d; exit 130' INT TERM; \
 	  $(2); a=$$?; wait $$det; b=$$?; \
 	  echo "--- determinism test (beside the pass):"; cat $$d; rm -f $$d; [ $$a = 0 ] && [ $$b = 0 ]
 test: setup

@@ -17,8 +17,10 @@ var clickPhaseOrder = []string{browser.PhaseProbe, browser.PhaseAction, browser.
 // PhaseDist is one part of a tool call (a browser.Phase* name) over samples, ms; a part that ran several times
 // in one call (a settle of several rounds) counts as their sum.
 type PhaseDist struct {
+	// Phase is a browser.Phase* name (in clickPhaseOrder), "other" (the call minus its parts) or "total".
 	Phase string `json:"phase"`
-	Dist  Dist   `json:"dist"`
+	// Dist is the part's duration over samples, ms.
+	Dist Dist `json:"dist"`
 }
 
 // phaseRecorder collects the parts of one tool call at a time (browser.SessionOptions.Phases); it records only

@@ -52,8 +52,10 @@ import (
 // A difference is a bug to find (in the browser tools, the Zoo's pages or the policy), not a retry to add. The
 // test asserts no timing: the hogs only make races likelier. Its run directories are kept when it fails.
 //
-// The load comes from one CPU hog per core, or from what WEBBENCH_TEST_HOGS says (hogsEnv): make test sets it to 0
-// and runs this test beside its package pass, whose browser tests load both cores more than the hogs would.
+// The load comes from one CPU hog per core, or as many as WEBBENCH_TEST_HOGS says (hogsEnv): make test runs this
+// test beside its package pass, whose browser tests load two cores more than two hogs would, and starts hogs only
+// for the cores beyond two. The load average is logged at each run's start and end (loadAvg), since a failure
+// beside the pass met a load no later run repeats.
 func TestSameSeedSameOutcome(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test (two runs of a Zoo sample, one ablation)")
@@ -75,6 +77,8 @@ func TestSameSeedSameOutcome(t *testing.T) {
 		sample := zootest.SampleTaskCells(t, nil, nil)
 		run := func(name string) map[string]results.Attempt {
 			out := filepath.Join(keep, name)
+			loadAvg(t, "before "+name)
+			defer loadAvg(t, "after "+name)
 			_, stderr, code := bench(t, "run", "--suite", "zoo", "--tasks", strings.Join(sample, ","), "--reps", "1",
 				"--workers", "2", "--model", "scripted", "--profile", "clean", "--seed", "17", "--out", out)
 			if code != 0 {
@@ -119,6 +123,8 @@ func TestSameSeedSameOutcome(t *testing.T) {
 		}
 		ids := zootest.SampleTaskCells(t, func(task suites.Task) bool { return slices.Contains(all, task.ID) }, nil)
 		out := filepath.Join(keep, "observed")
+		loadAvg(t, "before the ablation")
+		defer loadAvg(t, "after the ablation")
 		if _, stderr, code := bench(t, "ablate", path, "--tasks", strings.Join(ids, ","), "--out", out); code != 0 {
 			t.Fatalf("bench ablate: exit %d\n%s", code, stderr)
 		}
@@ -499,9 +505,17 @@ func cpuHog() {
 	}
 }
 
-// hogsEnv overrides the determinism test's number of CPU hogs (default: one per core). make test sets 0 when the
-// test runs beside the package pass, whose browser tests are its load.
+// hogsEnv overrides the determinism test's number of CPU hogs (default: one per core). make test sets the cores
+// beyond two when the test runs beside the package pass, whose browser tests load the first two.
 const hogsEnv = "WEBBENCH_TEST_HOGS"
+
+// loadAvg logs the 1-, 5- and 15-minute load averages (/proc/loadavg; nothing where it does not exist) with when,
+// so that a failing run's load can be read from its log.
+func loadAvg(t *testing.T, when string) {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		t.Logf("load average %s: %s", when, strings.Join(strings.Fields(string(b))[:3], " "))
+	}
+}
 
 // hogCount is the number of CPU hogs the determinism test starts: hogsEnv's value (a count ≥ 0) or one per core.
 func hogCount(t *testing.T) int {
