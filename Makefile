@@ -79,14 +79,16 @@ demo: setup build
 # pass's browser tests are its CPU load (load 12-14), more than its own hogs (one per core) would be, so it
 # starts hogs only for the cores beyond two (WEBBENCH_TEST_HOGS). Its output is held in a file and printed after
 # the pass's, so the two do not interleave; an interrupt stops it and removes the file.
-# The pass runs three test packages at a time (go test's default is one per core): a browser test spends much of
-# its wall time waiting on pages, timers and subprocesses. The slow browser packages are named first, longest
+# The pass runs four test packages at a time (go test's default is one per core): a browser test spends much of
+# its wall time waiting on pages, timers and subprocesses, and at three at a time the packages queued behind the
+# third slot (agents, zoo, workflows: 800 s one after another) ended as late as cmd/bench, leaving a 130 s tail of
+# short packages at 1.6 of the 2 cores. The slow browser packages are named first, longest
 # first (SLOW_TEST_PKGS): go test starts the packages' test binaries in the order its command line names them
 # (cmd/go/internal/test: a barrier chains the run actions in package order), so they start at once instead of
 # queueing behind the short packages that ./... lists before them; ./... adds the rest, each package once. A name
 # here that no longer exists fails the pass.
 SLOW_TEST_PKGS := ./cmd/bench ./runner ./examples/agents ./suites/zoo ./internal/workflows ./browser ./browser/mcptools
-TEST_PASS := -p 3 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLOW_TEST_PKGS) ./...
+TEST_PASS := -p 4 -count=1 -timeout 25m -skip '^TestSameSeedSameOutcome$$' $(SLOW_TEST_PKGS) ./...
 TEST_DETERMINISM := -count=1 -timeout 30m -run '^TestSameSeedSameOutcome$$' ./cmd/bench
 # BESIDE_PASS runs its first argument (a shell command writing to the file $$d) in the background, then the package
 # pass (its second argument), waits for both and fails when either failed.

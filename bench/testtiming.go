@@ -142,8 +142,8 @@ func testTimingSection(f *TestTimingFigures) section {
 		short: "MAKE TEST (go test -json)", title: "make test — where the time goes (go test -json)",
 		first: "seconds", command: CmdTestTiming, rows: rows,
 		notes: []string{
-			"`make test-timing` runs make test's two passes (the packages three at a time, and beside them the determinism test) with -json into runs/test-timing/; `make bench` reads them when they are there (benchreport -test-json).",
-			"A package's figure is its test binary's elapsed time; the packages run three at a time and the determinism test beside them, so the wall is about the longest chain, not their sum. A parallel test's figure overlaps its package's other tests.",
+			"`make test-timing` runs make test's two passes (the packages four at a time, and beside them the determinism test) with -json into runs/test-timing/; `make bench` reads them when they are there (benchreport -test-json).",
+			"A package's figure is its test binary's elapsed time; the packages run four at a time and the determinism test beside them, so the wall is about the longest chain, not their sum. A parallel test's figure overlaps its package's other tests.",
 			"Not included: make setup and go vet (about 20 s on a warm cache).",
 		},
 	}
