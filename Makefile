@@ -70,7 +70,7 @@ build:
 	$(GO) build -o bin/bench ./cmd/bench
 
 # The main job: the guard ablation (leave-one-out over the seven guards, scripted policy, profile observed).
-# Re-running resumes runs/demo; delete it for a fresh run.
+# Re-running resumes runs/verdicts; delete it for a fresh run.
 demo: setup build
 	./bin/bench ablate suites/zoo/ablations/verdicts.yaml --out runs/verdicts
 
