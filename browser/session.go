@@ -370,7 +370,8 @@ func (s *Session) Options() SessionOptions { return s.opts }
 
 // Navigate opens url in the page and waits for the load event (bounded by the navigation timeout): it waits
 // for DOMContentLoaded within the navigation timeout, then for load at most 5 s more, as Playwright MCP does.
-// The error is Playwright's, verbatim.
+// The error is Playwright's, verbatim; a navigation interrupted by the error page of an earlier failed one is
+// made once more.
 func (s *Session) Navigate(url string) error {
 	p := s.cur()
 	if p == nil {
@@ -384,7 +385,14 @@ func (s *Session) Navigate(url string) error {
 		return err
 	}
 	m := s.mark()
-	if err := goto_(); err != nil {
+	err := goto_()
+	if err != nil && strings.Contains(err.Error(), `interrupted by another navigation to "chrome-error://`) {
+		// The error page of an earlier failed navigation committed later than the wait below allowed (a
+		// loaded machine); this navigation was not refused, so it is made again, once.
+		m = s.mark()
+		err = goto_()
+	}
+	if err != nil {
 		if strings.Contains(err.Error(), "net::ERR_") {
 			// Chromium commits its error page a few ms after the failure; wait for it so that the next
 			// navigation is not "interrupted by another navigation to chrome-error://chromewebdata/".

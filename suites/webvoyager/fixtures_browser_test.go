@@ -104,7 +104,7 @@ func TestFixturesInBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.SetDefaultTimeout(5000)
+			p.SetDefaultTimeout(20000) // must-succeed waits: generous, CI machines are loaded
 			if _, err := p.Goto(tk.Start); err != nil {
 				t.Fatal(err)
 			}

@@ -66,7 +66,7 @@ func TestChurnFirstPressIsLost(t *testing.T) {
 		t.Fatalf("the first press was delivered as a click (%v clicks, %v)", n, err)
 	}
 	press()
-	if err := p.WaitForURL("**/hotel/palacio-douro**", playwright.PageWaitForURLOptions{Timeout: playwright.Float(5000)}); err != nil {
+	if err := p.WaitForURL("**/hotel/palacio-douro**", playwright.PageWaitForURLOptions{Timeout: playwright.Float(20000)}); err != nil {
 		t.Fatalf("the second press was not delivered: %v (at %s)", err, p.URL())
 	}
 }

@@ -134,7 +134,7 @@ func newPage(t *testing.T, b playwright.Browser, tn *Tenant) (playwright.Page, p
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.SetDefaultTimeout(5000)
+	p.SetDefaultTimeout(20000) // must-succeed waits: generous, CI machines run 4 browser packages on 2 cores
 	return p, ctx, blocked
 }
 

@@ -617,7 +617,7 @@ func TestRecipesBrowser(t *testing.T) {
 		p, ctx, _ := newPage(t, b, tn)
 		p.Goto(tn.URL("recipe/52210/chicken-tikka-masala"))
 		if err := p.Locator("table.nutrition-full").WaitFor(playwright.LocatorWaitForOptions{
-			State: playwright.WaitForSelectorStateAttached, Timeout: playwright.Float(3000)}); err != nil {
+			State: playwright.WaitForSelectorStateAttached, Timeout: playwright.Float(20000)}); err != nil {
 			t.Fatalf("full nutrition label not rendered: %v", err)
 		}
 		if err := p.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Show full nutrition label"}).Click(); err != nil {
