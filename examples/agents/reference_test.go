@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"webbench/judge"
 	"webbench/results"
+	"webbench/suites"
 	"webbench/suites/zoo"
 	"webbench/suites/zoo/zootest"
 )
@@ -20,9 +22,9 @@ import (
 // profile behind webbench's recording model proxy. The sample must meet every app and every mutation of the
 // Zoo's instances (unless WEBBENCH_TEST_ZOO_FAMILIES names families). The run directory is read back with
 // package results: every task of the sample (not the plan's list) has one attempt per arm, each a pass judged by
-// its task's judge, with a trajectory whose model-call steps carry the usage the scripted policy reported (so
-// the record's tokens are the proxy's, not estimates); `bench report --format json` reads the run and reports
-// both arms at N/N, N the sample's size.
+// its task's judges (checkJudgedByTask), with a trajectory whose model-call steps carry the usage the scripted
+// policy reported (so the record's tokens are the proxy's, not estimates); `bench report --format json` reads the
+// run and reports both arms at N/N, N the sample's size.
 func TestReferenceAgentsPassZooCells(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-Chromium test (-short)")
@@ -59,6 +61,7 @@ func TestReferenceAgentsPassZooCells(t *testing.T) {
 		}
 		for _, a := range recs {
 			checkPassWithModelSteps(t, run, a)
+			checkJudgedByTask(t, a)
 		}
 	}
 
@@ -118,6 +121,37 @@ func checkPassWithModelSteps(t *testing.T, run *results.Run, a results.Attempt) 
 	}
 	if a.Tokens != sum || sum.Prompt == 0 {
 		t.Errorf("%s: record tokens %+v, the model-call steps sum to %+v", what, a.Tokens, sum)
+	}
+}
+
+// checkJudgedByTask asserts that attempt a's verdict came from the judges its task declares (judge.ForTask: a
+// state check, an answer rule or both, "state+answer"), with a decided part per judge when there are several:
+// a pass by the wrong judge (an answer task judged on its state only) would otherwise count.
+func checkJudgedByTask(t *testing.T, a results.Attempt) {
+	t.Helper()
+	all, err := zoo.BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(all, func(task suites.Task) bool { return task.ID == a.TaskID })
+	if i < 0 {
+		t.Fatalf("%s: no such Zoo task", a.TaskID)
+	}
+	var names []string
+	for _, j := range judge.ForTask(all[i]) {
+		names = append(names, j.Name())
+	}
+	want := strings.Join(names, "+")
+	if len(names) == 0 || a.Verdict.Judge != want {
+		t.Errorf("%s/%s: judged by %q, the task declares %q", a.Variant, a.TaskID, a.Verdict.Judge, want)
+	}
+	if len(names) > 1 && len(a.Verdict.Parts) != len(names) {
+		t.Errorf("%s/%s: %d verdict parts, want one per judge %v", a.Variant, a.TaskID, len(a.Verdict.Parts), names)
+	}
+	for _, p := range a.Verdict.Parts {
+		if !p.Pass {
+			t.Errorf("%s/%s: judge %s did not pass: %s", a.Variant, a.TaskID, p.Judge, p.Reason)
+		}
 	}
 }
 
