@@ -87,7 +87,8 @@ const playwrightEnabledFeatures = "CDPScreenshotNewSurface"
 
 // playwrightDisabledFeatures is the --disable-features list of playwright-core's chromiumSwitches (1.64,
 // disabledFeatures): Playwright puts it before DefaultLaunchArgs, so a caller's --disable-features would
-// otherwise replace it (and turn PaintHolding, HttpsUpgrades, Translate and the rest back on).
+// otherwise replace it (and turn PaintHolding, HttpsUpgrades, Translate and the rest back on). A test reads the
+// installed driver's list and fails when this copy differs.
 const playwrightDisabledFeatures = "AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose," +
 	"DialMediaRouteProvider,GlobalMediaControls,HttpsUpgrades,LensOverlay,MediaRouter,PaintHolding," +
 	"ThirdPartyStoragePartitioning,BlockOriginHeaderModificationOnRedirect,AvoidCorsURLLoaderRestartOnRedirect," +

@@ -1,6 +1,9 @@
 package browser
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -106,5 +109,32 @@ func TestLaunchProcessModelAndFeatures(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPlaywrightDisabledFeaturesMatchDriver checks playwrightDisabledFeatures against the list the installed
+// playwright-core launches Chromium with (chromiumSwitches' disabledFeatures array in its bundle): launchArgs
+// restates that list in the merged --disable-features switch, so a driver upgrade that changes it must change
+// the copy too.
+func TestPlaywrightDisabledFeaturesMatchDriver(t *testing.T) {
+	cli, err := findDriverCLI("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(filepath.Dir(cli), "lib", "coreBundle.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(src), "disabledFeatures = [")
+	list, _, ok2 := strings.Cut(list, "].filter(Boolean)")
+	if !ok || !ok2 {
+		t.Fatalf("no disabledFeatures = [ … ].filter(Boolean) in %s's bundle", cli)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*"([A-Za-z0-9]+)",?\s*$`).FindAllStringSubmatch(list, -1) {
+		names = append(names, m[1])
+	}
+	if got := strings.Join(names, ","); got != playwrightDisabledFeatures {
+		t.Errorf("playwright-core disables %s\nplaywrightDisabledFeatures is %s", got, playwrightDisabledFeatures)
 	}
 }
