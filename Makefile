@@ -117,13 +117,15 @@ pr-gate-check: setup
 
 # `make test-timing`: make test's two passes as make test runs them, recorded with go test -json into
 # runs/test-timing/ (pass.json, determinism.json) for BENCHMARKS.md's "make test" section, which make bench adds
-# when the files are there (benchreport -test-json). Failing tests still record their time; the target fails.
+# when the files are there (benchreport -test-json). Failing tests still record their time; the target fails and
+# prints their output (benchreport -test-fails).
 TEST_TIMING_DIR := runs/test-timing
 TEST_TIMING_JSON := $(TEST_TIMING_DIR)/pass.json,$(TEST_TIMING_DIR)/determinism.json
 test-timing: setup
 	mkdir -p $(TEST_TIMING_DIR)
 	$(GO) vet ./...
-	$(call BESIDE_PASS,$(GO) test -json $(TEST_DETERMINISM) > $(TEST_TIMING_DIR)/determinism.json,$(GO) test -json $(TEST_PASS) > $(TEST_TIMING_DIR)/pass.json)
+	$(call BESIDE_PASS,$(GO) test -json $(TEST_DETERMINISM) > $(TEST_TIMING_DIR)/determinism.json,$(GO) test -json $(TEST_PASS) > $(TEST_TIMING_DIR)/pass.json) \
+	  || { $(GO) run ./bench/cmd/benchreport -test-fails $(TEST_TIMING_JSON); exit 1; }
 
 test-short:
 	$(GO) test -short -count=1 ./...

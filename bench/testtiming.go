@@ -49,6 +49,7 @@ type testEvent struct {
 	Package string
 	Test    string
 	Elapsed float64
+	Output  string
 }
 
 // ReadTestJSON reads `go test -json` outputs (one file per pass; lines that are not JSON, such as build
@@ -155,4 +156,58 @@ func fsec(s float64) string {
 		return fmt.Sprintf("%.0f s", s)
 	}
 	return fmt.Sprintf("%.1f s", s)
+}
+
+// TestFailures is what the failing tests of `go test -json` outputs printed (make test-timing keeps go test's text
+// in its files, so it prints this when a pass fails): per file, in order, one block per failed top-level test
+// (its subtests' output included) and per failed package for its output outside tests (a panic, a TestMain),
+// each block headed "=== <file>: <package> <test>", then the file's lines that are not events (a build failure).
+// It returns no block when nothing failed; an unreadable file is an error.
+func TestFailures(files []string) ([]string, error) {
+	var blocks []string
+	for _, name := range files {
+		type key struct{ pkg, test string }
+		out := map[key]*strings.Builder{}
+		var failed []key
+		var raw strings.Builder
+		r, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var e testEvent
+			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action == "" {
+				raw.WriteString(sc.Text() + "\n")
+				continue
+			}
+			top, _, _ := strings.Cut(e.Test, "/")
+			k := key{e.Package, top}
+			switch {
+			case e.Action == "output":
+				if out[k] == nil {
+					out[k] = &strings.Builder{}
+				}
+				out[k].WriteString(e.Output)
+			case e.Action == "fail" && e.Test == top:
+				failed = append(failed, k)
+			}
+		}
+		r.Close()
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for _, k := range failed {
+			text := ""
+			if out[k] != nil {
+				text = out[k].String()
+			}
+			blocks = append(blocks, fmt.Sprintf("=== %s: %s %s\n%s", filepath.Base(name), k.pkg, k.test, text))
+		}
+		if len(failed) > 0 && raw.Len() > 0 {
+			blocks = append(blocks, fmt.Sprintf("=== %s: lines that are not test events\n%s", filepath.Base(name), raw.String()))
+		}
+	}
+	return blocks, nil
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -53,5 +54,52 @@ func TestReadTestJSON(t *testing.T) {
 	os.WriteFile(empty, []byte("FAIL\n"), 0o644)
 	if _, err := ReadTestJSON([]string{empty}, 10); err == nil || !strings.Contains(err.Error(), "no go test -json event") {
 		t.Errorf("a file with no event: err %v", err)
+	}
+}
+
+// TestFailures reads real `go test -json` output (a throwaway module with a passing test, a failing one with a
+// failing subtest and a log line, run by this machine's go): one block for the failing top-level test, with its
+// subtest's output, one for the failed package's own output, none for the passing test.
+func TestTestFailuresFromGoTestJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module failing\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(`package failing
+
+import "testing"
+
+func TestOK(t *testing.T) { t.Log("quiet") }
+
+func TestBad(t *testing.T) {
+	t.Log("before the subtest")
+	t.Run("sub", func(t *testing.T) { t.Error("the reason it broke") })
+}
+`), 0o644)
+	cmd := exec.Command("go", "test", "-json", "-count=1", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	js, err := cmd.Output()
+	if err == nil {
+		t.Fatal("go test of a failing test exited 0")
+	}
+	file := filepath.Join(dir, "pass.json")
+	os.WriteFile(file, js, 0o644)
+	blocks, err := TestFailures([]string{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("%d blocks, want TestBad's and the package's:\n%s", len(blocks), strings.Join(blocks, ""))
+	}
+	for _, s := range []string{"=== pass.json: failing TestBad\n", "before the subtest", "the reason it broke",
+		"--- FAIL: TestBad/sub"} {
+		if !strings.Contains(blocks[0], s) {
+			t.Errorf("TestBad's block lacks %q:\n%s", s, blocks[0])
+		}
+	}
+	if strings.Contains(blocks[0], "quiet") || !strings.HasPrefix(blocks[1], "=== pass.json: failing \n") {
+		t.Errorf("blocks:\n%s", strings.Join(blocks, ""))
 	}
 }

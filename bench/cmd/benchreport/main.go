@@ -33,8 +33,12 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes: a smoke test, not figures to quote")
 	jsonOut := flag.String("json", "", "also write the raw figures as JSON to this file")
 	testJSON := flag.String("test-json", "", "comma-separated go test -json outputs of make test's passes (make test-timing): adds the make test section")
+	testFails := flag.String("test-fails", "", "comma-separated go test -json outputs: print their failed tests' output and exit 1 if any (runs nothing else)")
 	mcpDir := flag.String("mcp-dir", "", "@playwright/mcp install folder (default bench/mcp found upward, or $WEBBENCH_MCP_DIR)")
 	flag.Parse()
+	if *testFails != "" {
+		os.Exit(printTestFailures(strings.Split(*testFails, ",")))
+	}
 
 	want, err := sections(*only)
 	if err != nil {
@@ -201,4 +205,21 @@ func versions() (chromium, driver string) {
 	}
 	defer b.Close()
 	return b.Version(), driver
+}
+
+// printTestFailures prints the failed tests of go test -json files (bench.TestFailures) and returns the exit code:
+// 1 when any failed, 2 when a file cannot be read, else 0.
+func printTestFailures(files []string) int {
+	blocks, err := bench.TestFailures(files)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport: -test-fails:", err)
+		return 2
+	}
+	for _, b := range blocks {
+		fmt.Print(b)
+	}
+	if len(blocks) > 0 {
+		return 1
+	}
+	return 0
 }
