@@ -56,14 +56,16 @@ setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Late 
 </script>
 </body></html>`
 
-// settlePage has one button per kind of work settle waits for: a render in the next animation frame, a chain of
-// two requests (the second starts when the first's body is read, then the page renders), and a tab opened by
-// window.open from a timer after the click.
+// settlePage has one control per kind of work settle waits for: a render in the next animation frame after a
+// click, a chain of two requests (the second starts when the first's body is read, then the page renders), a tab
+// opened by window.open from a timer after the click, and a text box whose input handler renders in the next
+// animation frame.
 const settlePage = `<!doctype html><html><head><title>Settle</title></head><body>
 <button onclick="requestAnimationFrame(() => { document.getElementById('out').textContent = 'rendered in a frame'; })">Frame</button>
 <button onclick="fetch('/api/a').then(r => r.text()).then(a => fetch('/api/b').then(r => r.text()).then(b => { document.getElementById('out').textContent = 'chain ' + a + b; }))">Chain</button>
 <button onclick="setTimeout(() => window.open('/popup'), 0)">Open tab</button>
-<p id="out">idle</p>
+<input aria-label="Name" oninput="const v = this.value; requestAnimationFrame(() => { document.getElementById('typed').textContent = 'typed ' + v; })">
+<p id="out">idle</p><p id="typed">none</p>
 </body></html>`
 
 func TestMain(m *testing.M) {
@@ -821,10 +823,12 @@ func TestRemoteEndpoint(t *testing.T) {
 }
 
 // TestSettleOnEvents checks that the snapshot after an action shows what the page did, without fixed sleeps:
-// a render in the next animation frame (settle waits two frames after the DOM is quiet: the page's frame
-// callback runs before settle's own in the same frame), a chain of requests (the second request starts
-// before the round's DOM window ends, so a second round waits for it and the render), and a tab the page
-// asked for from a timer (window.open is recorded by the init script, so settle awaits the tab's page event).
+// a render in the next animation frame after a click and after a fill on a page that was quiet before the
+// action (settle waits two frames after the DOM is quiet: the page's frame callback runs before settle's own in
+// the same frame; a fill dispatches no pointer or key event, only input), a chain of requests (the second
+// request starts before the round's DOM window ends, so a second round waits for it and the render), and a tab
+// the page asked for from a timer (window.open is recorded by the init script, so settle awaits the tab's page
+// event).
 func TestSettleOnEvents(t *testing.T) {
 	s, _ := newSession(t, SessionOptions{})
 	r := mustOK(t, call(t, s, ToolNavigate, map[string]any{"url": testServer.URL + "/settle"}))
@@ -832,6 +836,10 @@ func TestSettleOnEvents(t *testing.T) {
 	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, snap, `button "Frame"`)}))
 	if !strings.Contains(r.Snapshot.YAML, "rendered in a frame") {
 		t.Fatalf("frame render missing after click:\n%s", r.Snapshot.YAML)
+	}
+	r = mustOK(t, call(t, s, ToolType, map[string]any{"target": refOf(t, r.Snapshot.YAML, `textbox "Name"`), "text": "abc"}))
+	if !strings.Contains(r.Snapshot.YAML, "typed abc") {
+		t.Fatalf("frame render missing after fill:\n%s", r.Snapshot.YAML)
 	}
 	r = mustOK(t, call(t, s, ToolClick, map[string]any{"target": refOf(t, r.Snapshot.YAML, `button "Chain"`)}))
 	if !strings.Contains(r.Snapshot.YAML, "chain ab") {

@@ -203,6 +203,9 @@ func (s *Session) waitNet(deadline time.Time, cond func() bool) bool {
 //     event is awaited (≤ settleTab) and the tab becomes the current page (adoptNewPage);
 //  3. when a request started during the round, another round.
 //
+// After a navigation the snapshot's first query in the new document is started before the DOM wait
+// (primeSnapshot), so that its set-up runs while the wait idles.
+//
 // A round whose Evaluate meets a navigation (execution context destroyed) waits for the load event and goes
 // on; an Evaluate that does not answer (a busy page script) ends settle at the 2 s cap. A page that chains
 // requests (log in, then load the channels, then the posts: the Zoo's chat) starts the next one while the DOM
@@ -212,7 +215,7 @@ func (s *Session) settle(m netMark) {
 	capAt := start.Add(settleRequests)
 	navEnd := start.Add(s.opts.NavigationTimeout) // one navigation budget for the whole settle, not per round
 	seen := m.seq
-	navigated, loaded := false, false
+	navigated, loaded, primed := false, false, false
 	for round := 0; ; round++ {
 		t0 := time.Now()
 		s.waitRequests(m, capAt, navEnd)
@@ -231,6 +234,10 @@ func (s *Session) settle(m netMark) {
 			loaded = true
 			_ = p.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
 				State: playwright.LoadStateLoad, Timeout: playwright.Float(ms(settleLoad))})
+		}
+		if navigated && !primed {
+			primed = true
+			primeSnapshot(p)
 		}
 		quiet := settleQuiet
 		if called {
@@ -284,6 +291,14 @@ func (s *Session) settle(m netMark) {
 			return
 		}
 	}
+}
+
+// primeSnapshot starts, without waiting for it, a selector query in p's document: the first one in a document
+// makes Playwright build its injected script there (the script the snapshot's query runs in; about 20 ms of the
+// page's main thread, the better part of the snapshot after a navigation), and started before the DOM wait it
+// runs while that wait idles on timers and frames instead of after it. The query reads the document only.
+func primeSnapshot(p playwright.Page) {
+	go func() { _, _ = p.Locator("body").Count() }()
 }
 
 // waitRequests waits, at most until capAt, for the requests started after m to finish and for a main-frame
