@@ -50,10 +50,14 @@ type testEvent struct {
 	Test    string
 	Elapsed float64
 	Output  string
+	// ImportPath names the package of a build-output event (Go 1.24 on: the compiler's output, with no Time),
+	// FailedBuild the one whose build failed on a package's fail event.
+	ImportPath  string
+	FailedBuild string
 }
 
-// ReadTestJSON reads `go test -json` outputs (one file per pass; lines that are not JSON, such as build
-// errors, are skipped) and keeps the slowest top-level tests. A file with no test event is an error.
+// ReadTestJSON reads `go test -json` outputs (one file per pass; lines that are not JSON events are skipped)
+// and keeps the slowest top-level tests. A file with no test event is an error.
 func ReadTestJSON(files []string, slowest int) (*TestTimingFigures, error) {
 	f := &TestTimingFigures{}
 	pkgs := map[string]float64{}
@@ -96,7 +100,8 @@ func ReadTestJSON(files []string, slowest int) (*TestTimingFigures, error) {
 	return f, nil
 }
 
-// readTestEvents calls fn on every event of a `go test -json` file and returns its first and last event times.
+// readTestEvents calls fn on every event of a `go test -json` file and returns its first and last event times;
+// events without a time (build output) reach fn without counting for either.
 func readTestEvents(name string, fn func(testEvent)) (first, last time.Time, err error) {
 	r, err := os.Open(name)
 	if err != nil {
@@ -107,7 +112,11 @@ func readTestEvents(name string, fn func(testEvent)) (first, last time.Time, err
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var e testEvent
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Time.IsZero() {
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action == "" {
+			continue
+		}
+		if e.Time.IsZero() {
+			fn(e)
 			continue
 		}
 		if first.IsZero() {
@@ -160,43 +169,38 @@ func fsec(s float64) string {
 
 // TestFailures is what the failing tests of `go test -json` outputs printed (make test-timing keeps go test's text
 // in its files, so it prints this when a pass fails): per file, in order, one block per failed top-level test
-// (its subtests' output included) and per failed package for its output outside tests (a panic, a TestMain),
-// each block headed "=== <file>: <package> <test>", then the file's lines that are not events (a build failure).
-// It returns no block when nothing failed; an unreadable file is an error.
+// (its subtests' output included) and per failed package for its output outside tests (a panic, a TestMain) and,
+// when its build failed, the compiler's output (go test -json's build-output events, Go 1.24 on), each block
+// headed "=== <file>: <package> <test>". It returns no block when nothing failed; a file that cannot be read or
+// holds no event is an error.
 func TestFailures(files []string) ([]string, error) {
+	type key struct{ pkg, test string }
 	var blocks []string
 	for _, name := range files {
-		type key struct{ pkg, test string }
 		out := map[key]*strings.Builder{}
-		var failed []key
-		var raw strings.Builder
-		r, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var e testEvent
-			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action == "" {
-				raw.WriteString(sc.Text() + "\n")
-				continue
+		add := func(k key, text string) {
+			if out[k] == nil {
+				out[k] = &strings.Builder{}
 			}
+			out[k].WriteString(text)
+		}
+		var failed []key
+		_, _, err := readTestEvents(name, func(e testEvent) {
 			top, _, _ := strings.Cut(e.Test, "/")
-			k := key{e.Package, top}
 			switch {
 			case e.Action == "output":
-				if out[k] == nil {
-					out[k] = &strings.Builder{}
-				}
-				out[k].WriteString(e.Output)
+				add(key{e.Package, top}, e.Output)
+			case e.Action == "build-output":
+				add(key{"build", e.ImportPath}, e.Output)
 			case e.Action == "fail" && e.Test == top:
-				failed = append(failed, k)
+				if e.FailedBuild != "" {
+					failed = append(failed, key{"build", e.FailedBuild})
+				}
+				failed = append(failed, key{e.Package, top})
 			}
-		}
-		r.Close()
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		})
+		if err != nil {
+			return nil, err
 		}
 		for _, k := range failed {
 			text := ""
@@ -204,9 +208,6 @@ func TestFailures(files []string) ([]string, error) {
 				text = out[k].String()
 			}
 			blocks = append(blocks, fmt.Sprintf("=== %s: %s %s\n%s", filepath.Base(name), k.pkg, k.test, text))
-		}
-		if len(failed) > 0 && raw.Len() > 0 {
-			blocks = append(blocks, fmt.Sprintf("=== %s: lines that are not test events\n%s", filepath.Base(name), raw.String()))
 		}
 	}
 	return blocks, nil

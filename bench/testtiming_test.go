@@ -57,16 +57,23 @@ func TestReadTestJSON(t *testing.T) {
 	}
 }
 
-// TestFailures reads real `go test -json` output (a throwaway module with a passing test, a failing one with a
-// failing subtest and a log line, run by this machine's go): one block for the failing top-level test, with its
-// subtest's output, one for the failed package's own output, none for the passing test.
+// TestTestFailuresFromGoTestJSON reads real `go test -json` output (a throwaway module run by this machine's go:
+// a package with a passing test and a failing one with a failing subtest and a log line, and a package that does
+// not compile): one block for the failing top-level test, with its subtest's output, one for its package's own
+// output, one with the compiler's error for the package that did not build, none for the passing test.
 func TestTestFailuresFromGoTestJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test")
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module failing\n\ngo 1.22\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "x_test.go"), []byte(`package failing
+	write := func(name, text string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module failing\n\ngo 1.26\n")
+	write("x_test.go", `package failing
 
 import "testing"
 
@@ -76,30 +83,41 @@ func TestBad(t *testing.T) {
 	t.Log("before the subtest")
 	t.Run("sub", func(t *testing.T) { t.Error("the reason it broke") })
 }
-`), 0o644)
-	cmd := exec.Command("go", "test", "-json", "-count=1", ".")
+`)
+	write("broken/b_test.go", "package broken\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { undefinedName() }\n")
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	js, err := cmd.Output()
 	if err == nil {
 		t.Fatal("go test of a failing test exited 0")
 	}
-	file := filepath.Join(dir, "pass.json")
-	os.WriteFile(file, js, 0o644)
-	blocks, err := TestFailures([]string{file})
+	write("pass.json", string(js))
+	blocks, err := TestFailures([]string{filepath.Join(dir, "pass.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(blocks) != 2 {
-		t.Fatalf("%d blocks, want TestBad's and the package's:\n%s", len(blocks), strings.Join(blocks, ""))
+	all := strings.Join(blocks, "")
+	if len(blocks) != 4 {
+		t.Fatalf("%d blocks, want TestBad's, its package's, the broken package's build and its package's:\n%s", len(blocks), all)
 	}
-	for _, s := range []string{"=== pass.json: failing TestBad\n", "before the subtest", "the reason it broke",
-		"--- FAIL: TestBad/sub"} {
-		if !strings.Contains(blocks[0], s) {
-			t.Errorf("TestBad's block lacks %q:\n%s", s, blocks[0])
+	var bad string
+	for _, b := range blocks {
+		if strings.HasPrefix(b, "=== pass.json: failing TestBad\n") {
+			bad = b
 		}
 	}
-	if strings.Contains(blocks[0], "quiet") || !strings.HasPrefix(blocks[1], "=== pass.json: failing \n") {
-		t.Errorf("blocks:\n%s", strings.Join(blocks, ""))
+	for _, s := range []string{"before the subtest", "the reason it broke", "--- FAIL: TestBad/sub"} {
+		if !strings.Contains(bad, s) {
+			t.Errorf("TestBad's block lacks %q:\n%s", s, all)
+		}
+	}
+	for _, s := range []string{"=== pass.json: build failing/broken", "undefined: undefinedName", "=== pass.json: failing \n"} {
+		if !strings.Contains(all, s) {
+			t.Errorf("blocks lack %q:\n%s", s, all)
+		}
+	}
+	if strings.Contains(all, "quiet") {
+		t.Errorf("the passing test's output is in a block:\n%s", all)
 	}
 }
