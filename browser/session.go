@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	playwright "github.com/mxschmitt/playwright-go"
@@ -123,6 +124,9 @@ type Session struct {
 	ctx  playwright.BrowserContext
 	page playwright.Page
 	opts SessionOptions
+	// navFailed is whether the last Navigate failed with a network error (net::ERR_…), whose error page
+	// Chromium commits after the failure (atomic: a cancelled call may still be running beside the next).
+	navFailed atomic.Bool
 	// filter post-processes every snapshot a tool captures (the agent's AfterSnapshot hooks).
 	filter func(snapshot string) string
 
@@ -370,8 +374,8 @@ func (s *Session) Options() SessionOptions { return s.opts }
 
 // Navigate opens url in the page and waits for the load event (bounded by the navigation timeout): it waits
 // for DOMContentLoaded within the navigation timeout, then for load at most 5 s more, as Playwright MCP does.
-// The error is Playwright's, verbatim; a navigation interrupted by the error page of an earlier failed one is
-// made once more.
+// The error is Playwright's, verbatim; a navigation interrupted by the error page of the previous one, which
+// failed, is made once more.
 func (s *Session) Navigate(url string) error {
 	p := s.cur()
 	if p == nil {
@@ -386,14 +390,17 @@ func (s *Session) Navigate(url string) error {
 	}
 	m := s.mark()
 	err := goto_()
-	if err != nil && strings.Contains(err.Error(), `interrupted by another navigation to "chrome-error://`) {
-		// The error page of an earlier failed navigation committed later than the wait below allowed (a
-		// loaded machine); this navigation was not refused, so it is made again, once.
+	if err != nil && s.navFailed.Load() && strings.Contains(err.Error(), `interrupted by another navigation to "chrome-error://`) {
+		// The error page of the previous, failed navigation committed later than the wait below allowed (a
+		// loaded machine); this navigation was not refused, so it is made again, once. A page whose own script
+		// moved to an unreachable address reads the same, which is why only after a failed navigation.
 		m = s.mark()
 		err = goto_()
 	}
+	failed := err != nil && strings.Contains(err.Error(), "net::ERR_")
+	s.navFailed.Store(failed)
 	if err != nil {
-		if strings.Contains(err.Error(), "net::ERR_") {
+		if failed {
 			// Chromium commits its error page a few ms after the failure; wait for it so that the next
 			// navigation is not "interrupted by another navigation to chrome-error://chromewebdata/".
 			s.waitCommit(m, time.Second)

@@ -294,9 +294,13 @@ func (s *Session) settle(m netMark) {
 }
 
 // primeSnapshot starts, without waiting for it, a selector query in p's document: the first one in a document
-// makes Playwright build its injected script there (the script the snapshot's query runs in; about 20 ms of the
-// page's main thread, the better part of the snapshot after a navigation), and started before the DOM wait it
-// runs while that wait idles on timers and frames instead of after it. The query reads the document only.
+// makes Playwright build its injected script there (the script the snapshot's query runs in, in the main world;
+// about 20 ms of the page's main thread, the better part of the snapshot after a navigation), and started before
+// the DOM wait it runs while that wait idles on timers and frames instead of after it. The query mutates no DOM
+// node, so the settle's observer sees nothing; the injected script's own window listeners and document observer
+// go in during the settle rather than at the snapshot, a moment later. A count does not wait for the node (unlike
+// a waitFor, whose injected script may be another world's): on a page whose script holds the main thread it
+// answers when the thread is free, or fails when the page closes at the attempt's end.
 func primeSnapshot(p playwright.Page) {
 	go func() { _, _ = p.Locator("body").Count() }()
 }

@@ -46,6 +46,10 @@ func TestReferenceAgentsPassZooCells(t *testing.T) {
 		}
 	}
 
+	all, err := zoo.BuiltinInstances()
+	if err != nil {
+		t.Fatal(err)
+	}
 	arms := byArm(run.Final())
 	if len(arms) != 2 {
 		t.Fatalf("records of %d arms, want 2 (node, python)", len(arms))
@@ -61,7 +65,7 @@ func TestReferenceAgentsPassZooCells(t *testing.T) {
 		}
 		for _, a := range recs {
 			checkPassWithModelSteps(t, run, a)
-			checkJudgedByTask(t, a)
+			checkJudgedByTask(t, all, a)
 		}
 	}
 
@@ -124,15 +128,12 @@ func checkPassWithModelSteps(t *testing.T, run *results.Run, a results.Attempt) 
 	}
 }
 
-// checkJudgedByTask asserts that attempt a's verdict came from the judges its task declares (judge.ForTask: a
-// state check, an answer rule or both, "state+answer"), with a decided part per judge when there are several:
-// a pass by the wrong judge (an answer task judged on its state only) would otherwise count.
-func checkJudgedByTask(t *testing.T, a results.Attempt) {
+// checkJudgedByTask asserts that the verdict of attempt a (on a task among all) came from the judges its task
+// declares (judge.ForTask: a state check, an answer rule or both, "state+answer"), with a passing part per judge
+// when there are several: a pass by the wrong judge (an answer task judged on its state only) would otherwise
+// count.
+func checkJudgedByTask(t *testing.T, all []suites.Task, a results.Attempt) {
 	t.Helper()
-	all, err := zoo.BuiltinInstances()
-	if err != nil {
-		t.Fatal(err)
-	}
 	i := slices.IndexFunc(all, func(task suites.Task) bool { return task.ID == a.TaskID })
 	if i < 0 {
 		t.Fatalf("%s: no such Zoo task", a.TaskID)
