@@ -168,11 +168,12 @@ func fsec(s float64) string {
 }
 
 // TestFailures is what the failing tests of `go test -json` outputs printed (make test-timing keeps go test's text
-// in its files, so it prints this when a pass fails): per file, in order, one block per failed top-level test
-// (its subtests' output included) and per failed package for its output outside tests (a panic, a TestMain) and,
-// when its build failed, the compiler's output (go test -json's build-output events, Go 1.24 on), each block
-// headed "=== <file>: <package> <test>". It returns no block when nothing failed; a file that cannot be read or
-// holds no event is an error.
+// in its files, so it prints this when a pass fails): per file, in order, one block per failed top-level test (its
+// subtests' output included; a test still running when its package failed, as at go test's -timeout, counts as
+// failed) and per failed package for its output outside tests (a panic, a TestMain) and, when its build failed, the
+// compiler's output (go test -json's build-output events, Go 1.24 on), each block headed "=== <file>: <package>
+// <test>" ("=== <file>: <package>" for a package's own output). It returns no block when nothing failed; a file
+// that cannot be read or holds no event is an error.
 func TestFailures(files []string) ([]string, error) {
 	type key struct{ pkg, test string }
 	var blocks []string
@@ -184,19 +185,34 @@ func TestFailures(files []string) ([]string, error) {
 			}
 			out[k].WriteString(text)
 		}
-		var failed []key
+		var failed, started []key
+		ended := map[key]bool{}
 		_, _, err := readTestEvents(name, func(e testEvent) {
 			top, _, _ := strings.Cut(e.Test, "/")
+			k := key{e.Package, top}
 			switch {
+			case e.Action == "run" && e.Test == top:
+				started = append(started, k)
 			case e.Action == "output":
-				add(key{e.Package, top}, e.Output)
+				add(k, e.Output)
 			case e.Action == "build-output":
 				add(key{"build", e.ImportPath}, e.Output)
-			case e.Action == "fail" && e.Test == top:
+			case e.Test != top: // a subtest's end: its top-level test's comes later
+			case e.Action == "pass" || e.Action == "skip":
+				ended[k] = true
+			case e.Action == "fail":
+				ended[k] = true
 				if e.FailedBuild != "" {
 					failed = append(failed, key{"build", e.FailedBuild})
 				}
-				failed = append(failed, key{e.Package, top})
+				if top == "" { // a package that failed with tests still running (-timeout): theirs first
+					for _, r := range started {
+						if r.pkg == e.Package && !ended[r] {
+							failed = append(failed, r)
+						}
+					}
+				}
+				failed = append(failed, k)
 			}
 		})
 		if err != nil {
@@ -207,7 +223,8 @@ func TestFailures(files []string) ([]string, error) {
 			if out[k] != nil {
 				text = out[k].String()
 			}
-			blocks = append(blocks, fmt.Sprintf("=== %s: %s %s\n%s", filepath.Base(name), k.pkg, k.test, text))
+			head := strings.TrimSpace(k.pkg + " " + k.test)
+			blocks = append(blocks, fmt.Sprintf("=== %s: %s\n%s", filepath.Base(name), head, text))
 		}
 	}
 	return blocks, nil

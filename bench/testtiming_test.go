@@ -59,8 +59,9 @@ func TestReadTestJSON(t *testing.T) {
 
 // TestTestFailuresFromGoTestJSON reads real `go test -json` output (a throwaway module run by this machine's go:
 // a package with a passing test and a failing one with a failing subtest and a log line, and a package that does
-// not compile): one block for the failing top-level test, with its subtest's output, one for its package's own
-// output, one with the compiler's error for the package that did not build, none for the passing test.
+// not compile, and a test that go test's -timeout ends): one block for the failing top-level test, with its
+// subtest's output, one for its package's own output, one with the compiler's error for the package that did not
+// build, one for the timed-out test with its log and the timeout's panic, none for the passing test.
 func TestTestFailuresFromGoTestJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test")
@@ -84,6 +85,9 @@ func TestBad(t *testing.T) {
 	t.Run("sub", func(t *testing.T) { t.Error("the reason it broke") })
 }
 `)
+	write("slow/s_test.go", "package slow\n\nimport (\n\t\"os\"\n\t\"testing\"\n\t\"time\"\n)\n\n"+
+		"func TestSlow(t *testing.T) {\n\tif os.Getenv(\"SLOW\") == \"\" {\n\t\tt.Skip()\n\t}\n"+
+		"\tt.Log(\"still working\")\n\ttime.Sleep(time.Minute)\n}\n")
 	write("broken/b_test.go", "package broken\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { undefinedName() }\n")
 	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
 	cmd.Dir = dir
@@ -92,14 +96,21 @@ func TestBad(t *testing.T) {
 	if err == nil {
 		t.Fatal("go test of a failing test exited 0")
 	}
+	// A test that go test's -timeout ends has output but no end event of its own.
+	cmd = exec.Command("go", "test", "-json", "-count=1", "-timeout", "3s", "./slow")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "SLOW=1")
+	timedOut, _ := cmd.Output()
 	write("pass.json", string(js))
-	blocks, err := TestFailures([]string{filepath.Join(dir, "pass.json")})
+	write("slow.json", string(timedOut))
+	blocks, err := TestFailures([]string{filepath.Join(dir, "pass.json"), filepath.Join(dir, "slow.json")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(blocks, "")
-	if len(blocks) != 4 {
-		t.Fatalf("%d blocks, want TestBad's, its package's, the broken package's build and its package's:\n%s", len(blocks), all)
+	if len(blocks) != 6 {
+		t.Fatalf("%d blocks, want TestBad's, its package's, the broken package's build and its package's, TestSlow's "+
+			"and its package's:\n%s", len(blocks), all)
 	}
 	var bad string
 	for _, b := range blocks {
@@ -112,7 +123,8 @@ func TestBad(t *testing.T) {
 			t.Errorf("TestBad's block lacks %q:\n%s", s, all)
 		}
 	}
-	for _, s := range []string{"=== pass.json: build failing/broken", "undefined: undefinedName", "=== pass.json: failing \n"} {
+	for _, s := range []string{"=== pass.json: build failing/broken", "undefined: undefinedName", "=== pass.json: failing\n",
+		"=== slow.json: failing/slow TestSlow\n", "still working", "panic: test timed out after 3s"} {
 		if !strings.Contains(all, s) {
 			t.Errorf("blocks lack %q:\n%s", s, all)
 		}

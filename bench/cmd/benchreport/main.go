@@ -5,9 +5,11 @@
 //
 //	go run ./bench/cmd/benchreport [-out BENCHMARKS.md] [-only overhead,steps,startup,throughput,mcp-versions,make-test] [-quick]
 //	                               [-json FILE] [-mcp-dir bench/mcp] [-test-json FILE,FILE]
+//	go run ./bench/cmd/benchreport -test-fails FILE,FILE
 //
 // -test-json adds the "make test" section from make test's passes recorded with go test -json (make
-// test-timing writes them into runs/test-timing/); it measures nothing itself.
+// test-timing writes them into runs/test-timing/); it measures nothing itself. -test-fails prints the output of
+// the failed tests in such files and exits 1 when there are any, 0 when none; it runs nothing else.
 // -quick shrinks every measurement to a smoke test (a minute or so; figures are not meant to be quoted).
 // Progress goes to stderr; the table to stdout. Exit status 1 when a measurement fails (the report is still
 // written with the sections that completed).
