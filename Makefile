@@ -76,7 +76,7 @@ demo: setup build
 
 # The determinism test (two runs of one hand-written task per Zoo cell and an A/A ablation, the same seed) runs
 # beside the package pass, as a second go test process, so that the pass need not wait for it: on 2 cores the
-# pass's browser tests are its CPU load (load 12-14), more than its own hogs (one per core) would be, so it
+# pass's browser tests are its CPU load (load 12-18), more than its own hogs (one per core) would be, so it
 # starts hogs only for the cores beyond two (WEBBENCH_TEST_HOGS). Its output is held in a file and printed after
 # the pass's, so the two do not interleave; an interrupt stops it and removes the file.
 # The pass runs four test packages at a time (go test's default is one per core): a browser test spends much of
